@@ -1,0 +1,144 @@
+// Package content is folio's content model and the parsing of one file or a
+// whole site tree into it. It knows nothing of Git, HTTP or media.
+package content
+
+import "time"
+
+// Page is one page of the site: a title, SEO data and an ordered tree of sections.
+type Page struct {
+	ID          string    `json:"id"`
+	Slug        string    `json:"slug"`
+	Title       string    `json:"title"`
+	IsHomepage  bool      `json:"isHomepage"`
+	Sections    []Section `json:"sections"`
+	SEO         SEO       `json:"seo"`
+	PublishedAt time.Time `json:"publishedAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+
+	Meta Meta `json:"-"`
+}
+
+// Section is one node of a page's content tree.
+type Section struct {
+	ID    string         `json:"id"`
+	Type  string         `json:"type"`
+	Order int            `json:"order"`
+	Data  map[string]any `json:"data"`
+}
+
+// SEO is a page's search-engine and social-sharing data.
+type SEO struct {
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	OGImage     string `json:"ogImage"`
+}
+
+// Item is one content item of a content type (a post, a product, ...).
+type Item struct {
+	ID          string         `json:"id"`
+	Type        string         `json:"type"`
+	Title       string         `json:"title"`
+	Slug        string         `json:"slug"`
+	Data        map[string]any `json:"data"`
+	PublishedAt time.Time      `json:"publishedAt"`
+	UpdatedAt   time.Time      `json:"updatedAt"`
+
+	Meta Meta `json:"-"`
+}
+
+// Meta is what the service needs to know about a page or item but does not
+// serve: where it came from and when it is visible.
+type Meta struct {
+	Path      string    // repository path of the source file
+	Draft     bool      // draft: true, published: false or status: draft
+	ExpiresAt time.Time // zero: never expires
+	// PublishedSet tells whether PublishedAt came from the file (true) or
+	// was filled in from the commit time (false).
+	PublishedSet bool
+}
+
+// Visible tells whether a published (non-draft) view at instant now shows
+// the document: not a draft, already published, not yet expired.
+func (m Meta) Visible(publishedAt, now time.Time) bool {
+	if m.Draft || publishedAt.After(now) {
+		return false
+	}
+	return m.ExpiresAt.IsZero() || now.Before(m.ExpiresAt)
+}
+
+// Globals are the site-wide settings of globals.yaml.
+type Globals struct {
+	SiteName string       `json:"siteName"`
+	LogoURL  string       `json:"logoUrl"`
+	Nav      []NavLink    `json:"nav"`
+	Footer   Footer       `json:"footer"`
+	Social   []SocialLink `json:"social"`
+	// Extra holds any other top-level keys of globals.yaml; they are served
+	// beside the fields above.
+	Extra map[string]any `json:"-"`
+}
+
+// NavLink is one entry of a navigation menu.
+type NavLink struct {
+	Label string `json:"label"`
+	URL   string `json:"url"`
+}
+
+// Footer is the site footer.
+type Footer struct {
+	CopyrightText string    `json:"copyrightText"`
+	Links         []NavLink `json:"links,omitempty"`
+}
+
+// SocialLink is one social profile of the site.
+type SocialLink struct {
+	Platform string `json:"platform"`
+	URL      string `json:"url"`
+}
+
+// Config is folio.yaml: per content type options.
+type Config struct {
+	Types map[string]TypeConfig `yaml:"types" json:"types"`
+}
+
+// TypeConfig holds the options of one content type.
+type TypeConfig struct {
+	// Public types are also served without a key under /api/v1/public/collections.
+	Public bool `yaml:"public" json:"public"`
+	// Sortable lists the data fields that `sort` accepts on top of
+	// publishedAt, updatedAt, title and slug.
+	Sortable []string `yaml:"sortable" json:"sortable"`
+	// DefaultSort is the sort of a list without `sort`; "-publishedAt" if empty.
+	DefaultSort string `yaml:"defaultSort" json:"defaultSort"`
+}
+
+// Problem is something wrong with one file of the site, positioned for the
+// site author. A file with a problem is left out; the rest is served.
+type Problem struct {
+	Path    string `json:"path"`
+	Line    int    `json:"line,omitempty"` // 1-based; 0 when not known
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return p.Path + ":" + itoa(p.Line) + ": " + p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+func (p Problem) Error() string { return p.String() }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}

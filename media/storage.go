@@ -1,0 +1,43 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// ErrNotExist is returned by a Storage for a key it does not hold.
+var ErrNotExist = errors.New("media: object does not exist")
+
+// ErrUnavailable wraps failures to reach the storage backend (network,
+// server down); the HTTP layer maps it to 503.
+var ErrUnavailable = errors.New("media: storage unavailable")
+
+// Storage holds the bytes of originals and derivatives under slash-separated
+// keys like "2026/11/photo.jpg". Keys never start with "/" and never contain
+// "." or ".." segments; adapters must refuse such keys. Every adapter runs
+// the conformance suite of media/storagetest.
+type Storage interface {
+	// Put stores r under key; the object appears whole or not at all.
+	// size is -1 when unknown.
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// Open reads an object; ErrNotExist when missing.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Stat returns the object's size; ErrNotExist when missing.
+	Stat(ctx context.Context, key string) (int64, error)
+	// Delete removes an object; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+	// URL is the address the object is served at: "/uploads/<key>" on local
+	// storage, an absolute URL on cloud storage.
+	URL(key string) string
+}
+
+// Presigner is implemented by cloud storages that can grant a direct upload.
+type Presigner interface {
+	// PresignPut returns a URL that accepts one PUT of exactly size bytes of
+	// contentType under key until expires, and the headers the client must send.
+	PresignPut(ctx context.Context, key, contentType string, size int64, expires time.Duration) (url string, headers map[string]string, err error)
+	// FullKey is the object key in the bucket, with the site prefix.
+	FullKey(key string) string
+}
