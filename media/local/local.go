@@ -1,0 +1,230 @@
+// Package local is the media Storage on the local file system: objects are
+// plain files at <root>/<key>, served by the HTTP layer under /uploads/.
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/internal/objkey"
+)
+
+var _ media.Storage = (*Storage)(nil)
+
+// URLPrefix is where the HTTP layer serves local objects.
+const URLPrefix = "/uploads/"
+
+// Storage stores objects as files under a root directory. All file access
+// goes through an os.Root, so a symbolic link inside the media root cannot
+// lead a key outside it.
+type Storage struct {
+	dir  string
+	root *os.Root
+}
+
+// New opens (creating it if needed) the media root directory.
+func New(root string) (*Storage, error) {
+	if root == "" {
+		return nil, errors.New("local storage: empty root directory")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	return &Storage{dir: abs, root: r}, nil
+}
+
+// Root is the absolute path of the media root directory.
+func (s *Storage) Root() string { return s.dir }
+
+// Close releases the handle on the root directory.
+func (s *Storage) Close() error { return s.root.Close() }
+
+// Put writes the object to a temporary file beside its final place, syncs
+// it, renames it over the key and syncs the directory, so that after a crash
+// the key holds either the old bytes or the new ones, never a part. Temporary
+// names begin with "." and so are never valid keys.
+func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) (err error) {
+	if err := objkey.Check(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name := filepath.FromSlash(key)
+	dir := filepath.Dir(name)
+	if err := s.root.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	tmp := filepath.Join(dir, ".tmp-"+rand.Text())
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			s.root.Remove(tmp)
+		}
+	}()
+	src := &ctxReader{ctx: ctx, r: r}
+	var n int64
+	if size >= 0 {
+		// One byte more than announced, to notice a longer body.
+		n, err = io.Copy(f, io.LimitReader(src, size+1))
+	} else {
+		n, err = io.Copy(f, src)
+	}
+	if err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if size >= 0 && n != size {
+		return fmt.Errorf("local storage: put %q: got %d bytes, announced %d", key, n, size)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if err = s.root.Rename(tmp, name); err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if err := s.syncDir(dir); err != nil {
+		// The object is in place; only its durability across a crash is in
+		// doubt. Report it rather than remove a complete object.
+		return fmt.Errorf("local storage: put %q: sync dir: %w", key, err)
+	}
+	return nil
+}
+
+func (s *Storage) syncDir(dir string) error {
+	d, err := s.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Open reads an object. Directories are not objects.
+func (s *Storage) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := objkey.Check(key); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := s.root.Open(filepath.FromSlash(key))
+	if err != nil {
+		return nil, s.fsErr("open", key, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, s.fsErr("open", key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("local storage: open %q: %w", key, media.ErrNotExist)
+	}
+	return f, nil
+}
+
+// Stat returns the size of an object.
+func (s *Storage) Stat(ctx context.Context, key string) (int64, error) {
+	if err := objkey.Check(key); err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	fi, err := s.root.Stat(filepath.FromSlash(key))
+	if err != nil {
+		return 0, s.fsErr("stat", key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("local storage: stat %q: %w", key, media.ErrNotExist)
+	}
+	return fi.Size(), nil
+}
+
+// Delete removes an object. A directory at key is not an object and is left
+// alone; empty parent directories are left too, since the media library
+// keeps its sidecars in them.
+func (s *Storage) Delete(ctx context.Context, key string) error {
+	if err := objkey.Check(key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name := filepath.FromSlash(key)
+	fi, err := s.root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("local storage: delete %q: %w", key, err)
+	}
+	if fi.IsDir() {
+		return nil
+	}
+	if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("local storage: delete %q: %w", key, err)
+	}
+	if err := s.syncDir(filepath.Dir(name)); err != nil {
+		return fmt.Errorf("local storage: delete %q: sync dir: %w", key, err)
+	}
+	return nil
+}
+
+// URL is the path the HTTP layer serves the object at, each segment escaped.
+func (s *Storage) URL(key string) string {
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	return URLPrefix + strings.Join(segs, "/")
+}
+
+// errNotDir is what the file system says when a key goes through a file
+// ("a.jpg/b"); for a storage that key simply does not exist.
+var errNotDir error = syscall.ENOTDIR
+
+func (s *Storage) fsErr(op, key string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+		return fmt.Errorf("local storage: %s %q: %w", op, key, media.ErrNotExist)
+	}
+	return fmt.Errorf("local storage: %s %q: %w", op, key, err)
+}
+
+// ctxReader stops a copy when the context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,165 @@
+package local_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/local"
+	"github.com/folio-cms/folio/media/storagetest"
+)
+
+func mustNew(tb testing.TB, root string) *local.Storage {
+	tb.Helper()
+	s, err := local.New(root)
+	if err != nil {
+		tb.Fatalf("local.New(%q): %v", root, err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStorage_Conformance(t *testing.T) {
+	storagetest.Run(t, func(t *testing.T) media.Storage {
+		s := mustNew(t, t.TempDir())
+		// Whatever happened, no temporary file may be left behind.
+		t.Cleanup(func() { assertNoTemp(t, s.Root()) })
+		return s
+	})
+}
+
+func assertNoTemp(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", p)
+		}
+		return nil
+	})
+}
+
+func TestNew(t *testing.T) {
+	t.Run("CreatesRoot", func(t *testing.T) {
+		root := filepath.Join(t.TempDir(), "a", "b")
+		s := mustNew(t, root)
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			t.Fatalf("root not created: %v", err)
+		}
+		if got := s.Root(); got != root {
+			t.Errorf("Root() = %q, want %q", got, root)
+		}
+	})
+	t.Run("RelativeRootMadeAbsolute", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		s := mustNew(t, "media")
+		if !filepath.IsAbs(s.Root()) {
+			t.Errorf("Root() = %q, want absolute", s.Root())
+		}
+	})
+	t.Run("ErrEmptyRoot", func(t *testing.T) {
+		if _, err := local.New(""); err == nil {
+			t.Error("New(\"\") = nil error")
+		}
+	})
+	t.Run("ErrRootIsFile", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(f, []byte("x"), 0o644)
+		if _, err := local.New(f); err == nil {
+			t.Error("New(file) = nil error")
+		}
+	})
+}
+
+func TestStorage_Put(t *testing.T) {
+	ctx := context.Background()
+	t.Run("FileAtKey", func(t *testing.T) {
+		s := mustNew(t, t.TempDir())
+		storagetest.MustPut(t, s, "2026/11/a.jpg", []byte("abc"))
+		b, err := os.ReadFile(filepath.Join(s.Root(), "2026", "11", "a.jpg"))
+		if err != nil || string(b) != "abc" {
+			t.Fatalf("file = %q, %v; want %q", b, err, "abc")
+		}
+		fi, _ := os.Stat(filepath.Join(s.Root(), "2026", "11", "a.jpg"))
+		if got := fi.Mode().Perm(); got&0o044 != 0o044 {
+			t.Errorf("mode = %v, want readable by the web server", got)
+		}
+	})
+	t.Run("BadKeyCreatesNothing", func(t *testing.T) {
+		root := t.TempDir()
+		s := mustNew(t, root)
+		for _, tc := range storagetest.BadKeys {
+			s.Put(ctx, tc.Key, strings.NewReader("x"), 1, "text/plain")
+		}
+		entries, _ := os.ReadDir(root)
+		if len(entries) != 0 {
+			t.Errorf("bad keys created %d entries in the root, first %q", len(entries), entries[0].Name())
+		}
+		// Nor outside it.
+		if _, err := os.Stat(filepath.Join(filepath.Dir(root), "a.jpg")); err == nil {
+			t.Error("a bad key wrote outside the root")
+		}
+	})
+	t.Run("ErrSymlinkOutOfRoot", func(t *testing.T) {
+		outside := t.TempDir()
+		root := t.TempDir()
+		if err := os.Symlink(outside, filepath.Join(root, "2026")); err != nil {
+			t.Fatal(err)
+		}
+		s := mustNew(t, root)
+		if err := s.Put(ctx, "2026/x.jpg", strings.NewReader("x"), 1, "image/jpeg"); err == nil {
+			t.Error("Put through a symlink out of the root = nil error")
+		}
+		if _, err := os.Stat(filepath.Join(outside, "x.jpg")); err == nil {
+			t.Error("Put wrote through a symlink out of the root")
+		}
+		os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
+		if _, err := s.Open(ctx, "2026/secret"); err == nil {
+			t.Error("Open through a symlink out of the root = nil error")
+		}
+	})
+	t.Run("ErrParentIsFile", func(t *testing.T) {
+		s := mustNew(t, t.TempDir())
+		storagetest.MustPut(t, s, "a", []byte("x"))
+		err := s.Put(ctx, "a/b", strings.NewReader("x"), 1, "text/plain")
+		if err == nil || errors.Is(err, media.ErrNotExist) {
+			t.Errorf("Put under a file = %v, want a plain error", err)
+		}
+	})
+}
+
+func TestStorage_Delete(t *testing.T) {
+	t.Run("KeepsSidecarDir", func(t *testing.T) {
+		s := mustNew(t, t.TempDir())
+		storagetest.MustPut(t, s, "2026/11/a.jpg", []byte("abc"))
+		meta := filepath.Join(s.Root(), "2026", "11", ".meta")
+		os.MkdirAll(meta, 0o755)
+		if err := s.Delete(context.Background(), "2026/11/a.jpg"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(meta); err != nil {
+			t.Errorf("sidecar dir gone: %v", err)
+		}
+	})
+	t.Run("EmptyDirIsNotObject", func(t *testing.T) {
+		s := mustNew(t, t.TempDir())
+		os.MkdirAll(filepath.Join(s.Root(), "empty", "dir"), 0o755)
+		if err := s.Delete(context.Background(), "empty/dir"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(s.Root(), "empty", "dir")); err != nil {
+			t.Errorf("Delete removed a directory: %v", err)
+		}
+	})
+}
+
+func TestStorage_URL(t *testing.T) {
+	s := mustNew(t, t.TempDir())
+	if got, want := s.URL("2026/11/a b.jpg"), "/uploads/2026/11/a%20b.jpg"; got != want {
+		t.Errorf("URL = %q, want %q", got, want)
+	}
+}
