@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/folio-cms/folio/content"
+)
+
+// The cache file: magic, the cache key (parser generation), the site, the
+// documents (each introduced by a 1 byte, ended by a 0), the recent per-path
+// times, and a CRC-32 of everything before it. Written atomically, so a
+// crash leaves the old file or the new one.
+const cacheMagic = "folio-parsed-docs/1\n"
+
+// SaveCache writes the parsed documents and recent Updated times to the
+// cache file, so a restart skips parsing. The file is tens of MB for a large
+// site, so after the first write it is rewritten only once many documents
+// (1000, or a tenth of the cache) were parsed since: a few lost documents
+// cost a few parses at the next start. Close writes whatever is left.
+func (s *Source) SaveCache() error { return s.saveCache(false) }
+
+func (s *Source) saveCache(force bool) error {
+	if s.cache == "" {
+		return nil
+	}
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+
+	c := s.docs
+	c.mu.Lock()
+	worth := !c.onDisk || c.unsaved >= max(1000, len(c.docs)/10)
+	if !c.dirty || !(force || worth) {
+		c.mu.Unlock()
+		return nil
+	}
+	unsaved := c.unsaved
+	c.unsaved = 0
+	docs := make(map[docKey]*content.Doc, len(c.docs))
+	for k, e := range c.docs {
+		docs[k] = e.doc
+	}
+	times := append([]pathTimes(nil), c.times...)
+	c.dirty = false
+	c.mu.Unlock()
+
+	// Documents are immutable, so they are encoded outside the lock.
+	data, skipped := encodeCache(s.cfg.CacheKey, s.siteID(), docs, times)
+	if skipped > 0 {
+		s.log.Debug("source: documents not persisted (unencodable values)", "count", skipped)
+	}
+	if err := writeFileAtomic(s.cache, data); err != nil {
+		c.mu.Lock()
+		c.dirty = true
+		c.unsaved += unsaved
+		c.mu.Unlock()
+		return fmt.Errorf("source: save cache: %w", err)
+	}
+	c.mu.Lock()
+	c.onDisk = true
+	c.mu.Unlock()
+	return nil
+}
+
+func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTimes) ([]byte, int) {
+	e := &cacheEncoder{b: make([]byte, 0, 1<<20)}
+	e.b = append(e.b, cacheMagic...)
+	e.str(key)
+	e.str(site)
+	skipped := 0
+	for k, d := range docs {
+		mark := len(e.b)
+		e.b = append(e.b, 1)
+		e.b = append(e.b, k.blob[:]...)
+		e.str(k.ext)
+		if err := e.doc(d); err != nil {
+			e.b = e.b[:mark]
+			skipped++
+		}
+	}
+	e.b = append(e.b, 0)
+	e.uvarint(uint64(len(times)))
+	for _, pt := range times {
+		e.b = append(e.b, pt.commit[:]...)
+		e.uvarint(uint64(len(pt.times)))
+		for p, t := range pt.times {
+			e.str(p)
+			bin, err := t.MarshalBinary()
+			if err != nil {
+				bin, _ = t.UTC().MarshalBinary()
+			}
+			e.str(string(bin))
+		}
+	}
+	e.b = binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b))
+	return e.b, skipped
+}
+
+// loadCache reads the cache file into the empty document cache. A file
+// written for another parser generation or site is ignored.
+func (s *Source) loadCache() error {
+	data, err := os.ReadFile(s.cache)
+	if err != nil {
+		return err
+	}
+	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+		return errors.New("not a cache file of this version")
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return errCacheCorrupt
+	}
+	d := &cacheDecoder{b: body[len(cacheMagic):]}
+	if key := d.str(); key != s.cfg.CacheKey {
+		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
+		return nil
+	}
+	if site := d.str(); site != s.siteID() {
+		return nil
+	}
+	docs := map[docKey]*docEntry{}
+	for d.err == nil && d.byte1() == 1 {
+		var k docKey
+		copy(k.blob[:], d.bytes(20))
+		k.ext = d.str()
+		docs[k] = &docEntry{doc: d.doc()}
+	}
+	n := d.count()
+	var times []pathTimes
+	for range n {
+		if d.err != nil {
+			break
+		}
+		var pt pathTimes
+		copy(pt.commit[:], d.bytes(20))
+		m := d.count()
+		pt.times = make(map[string]time.Time, m)
+		for range m {
+			p := d.str()
+			var t time.Time
+			if err := t.UnmarshalBinary(d.bytes(d.uvarint())); err != nil {
+				d.fail()
+				break
+			}
+			pt.times[p] = t
+		}
+		times = append(times, pt)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if len(times) > keepPathTimes {
+		times = times[:keepPathTimes]
+	}
+	c := s.docs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.docs = docs
+	c.times = times
+	c.fromDsk = len(docs)
+	c.dirty = false
+	c.unsaved = 0
+	c.onDisk = true
+	return nil
+}
+
+// writeFileAtomic writes data to a temporary file beside name, syncs it and
+// renames it over name.
+func writeFileAtomic(name string, data []byte) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after the rename there is nothing to remove
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // make the rename durable; not all systems allow it
+		d.Close()
+	}
+	return nil
+}

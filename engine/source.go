@@ -1,0 +1,289 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/folio-cms/folio/content"
+)
+
+// ErrUnknownBranch is returned by Source.Resolve for a branch the repository
+// does not have.
+var ErrUnknownBranch = errors.New("unknown branch")
+
+// SourceConfig configures a Git source.
+type SourceConfig struct {
+	// Site is a local repository path (bare or with a work tree) or a remote
+	// URL (https://, ssh://, user@host:path, file://).
+	Site string
+	// CacheDir holds remote clones (CacheDir/clones/<hash of URL>) and the
+	// persisted parsed-document cache. Empty: no clone dir (remote sites
+	// then fail) and no persisted cache.
+	CacheDir string
+	Logger   *slog.Logger
+
+	// Parse and Relevant default to content.Parse and content.Relevant.
+	Parse    func(path string, data []byte) (*content.Doc, error)
+	Relevant func(path string) bool
+	// Workers parse cache misses in parallel; default runtime.NumCPU().
+	Workers int
+	// HistoryLimit caps the commits walked to find each path's last change;
+	// default 1000. Paths not attributed within it get the oldest walked
+	// commit's time.
+	HistoryLimit int
+	// CacheKey names the parser generation of the persisted cache: a cache
+	// written under another key is ignored. Empty: derived from the running
+	// executable (size and modification time), so a new build re-parses.
+	CacheKey string
+}
+
+// Source is a Git repository that content snapshots are loaded from. Its
+// methods are safe for concurrent use; Loads run one at a time.
+type Source struct {
+	cfg    SourceConfig
+	log    *slog.Logger
+	remote bool
+	gitDir string // directory holding refs and objects
+	cache  string // persisted cache file; "" when none
+
+	mu   sync.Mutex      // guards repo (refs reads and fetches)
+	repo *git.Repository // long-lived handle for refs and fetch
+
+	loadMu sync.Mutex // serialises Load
+	saveMu sync.Mutex // serialises SaveCache
+
+	docs *docCache
+}
+
+// Tree is every content file of one commit, parsed.
+type Tree struct {
+	Commit string
+	Time   time.Time      // committer time of the commit
+	Files  []content.File // relevant paths only, sorted by path
+}
+
+const remoteFetchSpec = "+refs/heads/*:refs/heads/*"
+
+// OpenSource opens a local repository, or clones (or reopens the clone of)
+// a remote one and fetches it, and loads the persisted document cache.
+func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
+	if cfg.Site == "" {
+		return nil, errors.New("source: no site repository given")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Parse == nil {
+		cfg.Parse = content.Parse
+	}
+	if cfg.Relevant == nil {
+		cfg.Relevant = content.Relevant
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.HistoryLimit <= 0 {
+		cfg.HistoryLimit = 1000
+	}
+	if cfg.CacheKey == "" {
+		cfg.CacheKey = executableKey()
+	}
+	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site)}
+	s.docs = newDocCache()
+
+	var err error
+	if s.remote {
+		err = s.openRemote(ctx)
+	} else {
+		err = s.openLocal()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cfg.CacheDir != "" {
+		s.cache = filepath.Join(cfg.CacheDir, "parsed-"+shortHash(s.siteID())+".cache")
+		if err := s.loadCache(); err != nil && !errors.Is(err, os.ErrNotExist) {
+			// A bad cache costs a cold parse, never an outage.
+			s.log.Warn("source: ignoring parsed-document cache", "file", s.cache, "err", err)
+		}
+	}
+	return s, nil
+}
+
+// isRemoteURL tells a URL (scheme://… or scp-like user@host:path) from a
+// local path.
+func isRemoteURL(site string) bool {
+	if strings.Contains(site, "://") {
+		return true
+	}
+	// scp-like: host:path with no slash before the colon, not a Windows drive.
+	if i := strings.Index(site, ":"); i > 1 && !strings.Contains(site[:i], "/") {
+		return true
+	}
+	return false
+}
+
+func (s *Source) siteID() string {
+	if s.remote {
+		return s.cfg.Site
+	}
+	return s.gitDir
+}
+
+func shortHash(v string) string {
+	h := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(h[:8])
+}
+
+func (s *Source) openLocal() error {
+	path, err := filepath.Abs(s.cfg.Site)
+	if err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	repo, err := git.PlainOpen(path)
+	if err != nil {
+		return fmt.Errorf("source: open %s: %w", path, err)
+	}
+	// A work tree keeps its repository in .git; only that is ever read, so
+	// uncommitted edits in the work tree never reach a snapshot.
+	s.gitDir = path
+	if fi, err := os.Stat(filepath.Join(path, git.GitDirName)); err == nil && fi.IsDir() {
+		s.gitDir = filepath.Join(path, git.GitDirName)
+	} else if err == nil {
+		return fmt.Errorf("source: %s: a .git file (linked work tree or submodule) is not supported; give the repository directory", path)
+	}
+	s.repo = repo
+	return nil
+}
+
+func (s *Source) openRemote(ctx context.Context) error {
+	if s.cfg.CacheDir == "" {
+		return errors.New("source: a remote site needs a cache directory for its clone")
+	}
+	s.gitDir = filepath.Join(s.cfg.CacheDir, "clones", shortHash(s.cfg.Site))
+	repo, err := git.PlainOpen(s.gitDir)
+	fresh := false
+	switch {
+	case errors.Is(err, git.ErrRepositoryNotExists):
+		if err := os.MkdirAll(s.gitDir, 0o755); err != nil {
+			return fmt.Errorf("source: %w", err)
+		}
+		repo, err = git.PlainInit(s.gitDir, true)
+		if err != nil {
+			return fmt.Errorf("source: init clone: %w", err)
+		}
+		fresh = true
+	case err != nil:
+		return fmt.Errorf("source: open clone %s: %w", s.gitDir, err)
+	}
+	// (Re)state the remote every time, so a clone dir always mirrors the
+	// configured URL with branch refs that force pushes overwrite.
+	_ = repo.DeleteRemote(git.DefaultRemoteName)
+	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{
+		Name:  git.DefaultRemoteName,
+		URLs:  []string{s.cfg.Site},
+		Fetch: []gitconfig.RefSpec{remoteFetchSpec},
+	})
+	if err != nil {
+		return fmt.Errorf("source: configure remote: %w", err)
+	}
+	s.repo = repo
+	if err := s.Fetch(ctx); err != nil {
+		if fresh {
+			_ = os.RemoveAll(s.gitDir)
+			return err
+		}
+		// An existing clone still serves its last fetched state.
+		s.log.Warn("source: fetch failed; serving the existing clone", "site", s.cfg.Site, "err", err)
+	}
+	return nil
+}
+
+// Remote tells whether the site is a remote URL (cloned into CacheDir).
+func (s *Source) Remote() bool { return s.remote }
+
+// GitDir is the directory holding the repository's refs and objects (the
+// clone for a remote site).
+func (s *Source) GitDir() string { return s.gitDir }
+
+// Resolve returns the commit hash a branch points to. For a remote site that
+// is the state of the last Fetch.
+func (s *Source) Resolve(branch string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref, err := s.repo.Reference(plumbing.NewBranchReferenceName(branch), true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", fmt.Errorf("source: branch %q: %w", branch, ErrUnknownBranch)
+	}
+	if err != nil {
+		return "", fmt.Errorf("source: branch %q: %w", branch, err)
+	}
+	return ref.Hash().String(), nil
+}
+
+// Fetch updates every branch of a remote site from its remote, force, and
+// drops branches deleted there. For a local site it does nothing.
+func (s *Source) Fetch(ctx context.Context) error {
+	if !s.remote {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: git.DefaultRemoteName,
+		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec},
+		Tags:       git.NoTags,
+		Force:      true,
+		Prune:      true,
+	})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return fmt.Errorf("source: fetch %s: %w", s.cfg.Site, err)
+	}
+	return nil
+}
+
+// Close releases the source and writes the parsed-document cache if it
+// changed since the last save.
+func (s *Source) Close() error { return s.saveCache(true) }
+
+// openStorage opens a fresh object store on the repository. Each Load and
+// each of its workers gets its own: go-git's storage is not safe for
+// concurrent use, and a fresh one sees packs written since the last Load.
+func (s *Source) openStorage(cacheBytes cache.FileSize) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(
+		osfs.New(s.gitDir, osfs.WithBoundOS()),
+		cache.NewObjectLRU(cacheBytes),
+		filesystem.Options{KeepDescriptors: true},
+	)
+}
+
+// executableKey identifies the running build, so a cache written by another
+// build (maybe another parser) is not trusted.
+func executableKey() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s:%d:%d", filepath.Base(exe), fi.Size(), fi.ModTime().UnixNano())
+}
