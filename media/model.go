@@ -30,6 +30,10 @@ type Item struct {
 	DominantColor string `yaml:"dominantColor,omitempty" json:"dominantColor,omitempty"`
 	// Version counts the writes of the sidecar; it makes the ETag.
 	Version int `yaml:"version" json:"-"`
+	// URL is where the original is served. It is not stored: the Library
+	// fills it (and each Size's URL) from Storage.URL on every copy it
+	// returns, so a change of CDN or bucket address needs no rewrite.
+	URL string `yaml:"-" json:"url"`
 }
 
 // Size is one WebP derivative of an image.

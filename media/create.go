@@ -1,0 +1,275 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+)
+
+// UploadInput is one file of an upload.
+type UploadInput struct {
+	// Filename is the client's name for the file; only a sanitized last
+	// element of it is kept.
+	Filename string
+	// Body is read once, to its end or to MaxUploadBytes+1.
+	Body   io.Reader
+	Folder string
+	Alt    string
+}
+
+// Limits of the text fields of an item.
+const (
+	MaxAltBytes         = 1000
+	MaxTitleBytes       = 1000
+	MaxDescriptionBytes = 10000
+)
+
+func checkText(field, s string, max int) error {
+	if len(s) > max {
+		return errorf(ErrBadInput, "%s longer than %d bytes", field, max)
+	}
+	if !utf8.ValidString(s) {
+		return errorf(ErrBadInput, "%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+// Create stores an uploaded file as a new item. The body is streamed to a
+// temporary file (never held in memory) and refused beyond MaxUploadBytes;
+// its type is sniffed from its bytes, never taken from its name.
+//
+// Writes are ordered so that a crash at any instant leaves no item or a
+// whole one: intent, original, derivatives, and the sidecar last; Open
+// deletes the objects of an intent whose sidecar never came.
+func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
+	folder, err := l.checkFolder(in.Folder)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText("alt", in.Alt, MaxAltBytes); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Join(l.cfg.Root, tmpDir), "upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("media: temp file: %w", err)
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	size, err := copyLimited(f, &ctxReader{ctx: ctx, r: in.Body}, l.cfg.MaxUploadBytes)
+	if err != nil {
+		return nil, err
+	}
+	mime, err := sniff(f, size)
+	if err != nil {
+		return nil, err
+	}
+	p, err := l.process(ctx, f, size, mime)
+	if err != nil {
+		return nil, err
+	}
+	name := SanitizeFilename(in.Filename, mime)
+	key, dkeys := l.reserveName(name, p)
+	defer l.release(key, dkeys)
+
+	var body io.Reader = io.NewSectionReader(f, 0, size)
+	if p.svg != nil {
+		body, size = bytes.NewReader(p.svg), int64(len(p.svg))
+	}
+	it := &Item{
+		ID:            newID(),
+		Filename:      path.Base(key),
+		MimeType:      mime,
+		Size:          size,
+		Width:         p.width,
+		Height:        p.height,
+		Alt:           in.Alt,
+		Folder:        folder,
+		FocalX:        DefaultFocal,
+		FocalY:        DefaultFocal,
+		CreatedAt:     l.now().UTC(),
+		Key:           key,
+		Placeholder:   p.placeholder,
+		DominantColor: p.dominantColor,
+		Version:       1,
+	}
+	if err := l.store(ctx, it, body, p, dkeys, true); err != nil {
+		return nil, err
+	}
+	return l.view(it), nil
+}
+
+// store puts the original (when putOriginal) and the derivatives under an
+// intent, then commits the item with its sidecar. On failure it removes
+// what it put, best effort; what it cannot remove the intent keeps for
+// Open.
+func (l *Library) store(ctx context.Context, it *Item, original io.Reader, p *processed, dkeys []string, putOriginal bool) (err error) {
+	// The original is listed even when adopted: a client's object becomes
+	// part of the library only once committed, and a crash before that
+	// drops it like any other orphan.
+	in := intent{Key: it.Key, Keys: append([]string{it.Key}, dkeys...)}
+	iname, err := l.writeIntent(in)
+	if err != nil {
+		return err
+	}
+	var put []string
+	defer func() {
+		if err == nil {
+			l.dropIntent(iname)
+			return
+		}
+		clean := context.WithoutCancel(ctx)
+		ok := true
+		for _, k := range put {
+			if l.cfg.Storage.Delete(clean, k) != nil {
+				ok = false
+			}
+		}
+		if ok {
+			l.dropIntent(iname)
+		}
+	}()
+	if putOriginal {
+		put = append(put, it.Key)
+		if err := l.cfg.Storage.Put(ctx, it.Key, original, it.Size, it.MimeType); err != nil {
+			return storageError(err)
+		}
+	}
+	for i, d := range p.derivs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		put = append(put, dkeys[i])
+		if err := l.cfg.Storage.Put(ctx, dkeys[i], bytes.NewReader(d.data), int64(len(d.data)), "image/webp"); err != nil {
+			return storageError(err)
+		}
+		it.Sizes = append(it.Sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
+	}
+	return l.commitNew(it)
+}
+
+// commitNew writes the sidecar of a new item and adds it to the index,
+// after checking, under the folder read lock, that its folder still exists.
+func (l *Library) commitNew(it *Item) error {
+	l.folderMu.RLock()
+	defer l.folderMu.RUnlock()
+	l.mu.RLock()
+	ok := l.folderExistsRLocked(it.Folder)
+	l.mu.RUnlock()
+	if !ok {
+		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
+	}
+	data, err := encodeSidecar(it)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(l.root, sidecarPath(it.Key), data); err != nil {
+		return fmt.Errorf("media: write sidecar: %w", err)
+	}
+	l.mu.Lock()
+	l.addLocked(it)
+	l.mu.Unlock()
+	l.changed(it, false)
+	return nil
+}
+
+// reserveName picks the first free name "<name>", "<name-1>", … in the
+// current month folder such that neither the original's key nor any of its
+// derivative keys is claimed by an item or reserved by a write in flight,
+// and reserves them all until release.
+func (l *Library) reserveName(name string, p *processed) (key string, dkeys []string) {
+	month := l.now().UTC().Format("2006/01")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for n := 0; ; n++ {
+		cand := numbered(name, n)
+		if n > 1000 {
+			// Pathological: a thousand files of one name in one month.
+			cand = numbered(name, 0)
+			cand = cand[:len(cand)-len(path.Ext(cand))] + "-" + newID() + path.Ext(cand)
+		}
+		key = month + "/" + cand
+		dkeys = dkeys[:0]
+		for _, d := range p.derivs {
+			dkeys = append(dkeys, derivativeKey(key, d.width))
+		}
+		if l.freeLocked(key) && l.allFreeLocked(dkeys) {
+			l.reserveLocked(key, time.Time{})
+			for _, k := range dkeys {
+				l.reserveLocked(k, time.Time{})
+			}
+			return key, dkeys
+		}
+	}
+}
+
+func (l *Library) allFreeLocked(keys []string) bool {
+	for _, k := range keys {
+		if !l.freeLocked(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// freeLocked reports whether no item claims key and no write reserves it.
+func (l *Library) freeLocked(key string) bool {
+	k := claimKey(key)
+	if _, ok := l.claimed[k]; ok {
+		return false
+	}
+	if exp, ok := l.reserved[k]; ok {
+		if exp.IsZero() || l.now().Before(exp) {
+			return false
+		}
+		delete(l.reserved, k)
+	}
+	return true
+}
+
+// reserveLocked holds key until expires (zero: until released).
+func (l *Library) reserveLocked(key string, expires time.Time) {
+	l.reserved[claimKey(key)] = expires
+}
+
+func (l *Library) release(key string, dkeys []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.reserved, claimKey(key))
+	for _, k := range dkeys {
+		delete(l.reserved, claimKey(k))
+	}
+}
+
+// storageError keeps the storage's own error for the log and the HTTP
+// layer (ErrUnavailable → 503) but never shows a key to the client: the
+// HTTP layer shows only sentinel messages.
+func storageError(err error) error {
+	if errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("media: storage: %w", err)
+}
+
+// ctxReader stops a copy when the context ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

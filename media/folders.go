@@ -1,0 +1,192 @@
+package media
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
+
+// foldersFile lists the explicitly created folders, one path per entry.
+const foldersFile = ".folders.yaml"
+
+type foldersDoc struct {
+	Folders []string `yaml:"folders"`
+}
+
+func (l *Library) loadFolders() error {
+	data, err := l.root.ReadFile(foldersFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("media: read %s: %w", foldersFile, err)
+	}
+	var doc foldersDoc
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		// A folder list that does not parse loses only empty folders: the
+		// folders of items come from the sidecars. Serve on, loudly.
+		l.log.Error("media: folder list does not parse; explicit folders ignored", "file", foldersFile, "err", err)
+		return nil
+	}
+	for _, p := range doc.Folders {
+		c, err := CleanFolder(p)
+		if err != nil || c == RootFolder {
+			l.log.Warn("media: invalid folder in folder list skipped", "folder", p)
+			continue
+		}
+		l.explicit[c] = true
+	}
+	return nil
+}
+
+// saveFoldersLocked writes the explicit folders atomically; l.mu is held.
+func (l *Library) saveFoldersLocked(explicit map[string]bool) error {
+	doc := foldersDoc{Folders: make([]string, 0, len(explicit))}
+	for p := range explicit {
+		doc.Folders = append(doc.Folders, p)
+	}
+	slices.Sort(doc.Folders)
+	data, err := yaml.Marshal(&doc)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(l.root, foldersFile, data)
+}
+
+// Folders lists every folder, sorted: the root, the explicitly created
+// folders, the folders items are in, and all their parents.
+func (l *Library) Folders() []string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	set := map[string]bool{RootFolder: true}
+	add := func(p string) {
+		set[p] = true
+		for _, q := range folderParents(p) {
+			set[q] = true
+		}
+	}
+	for p := range l.explicit {
+		add(p)
+	}
+	for p := range l.inFolder {
+		add(p)
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// folderExistsRLocked reports whether the clean path p is a folder; l.mu
+// is held.
+func (l *Library) folderExistsRLocked(p string) bool {
+	if p == RootFolder || l.explicit[p] || l.inFolder[p] > 0 {
+		return true
+	}
+	for q := range l.explicit {
+		if below(q, p) {
+			return true
+		}
+	}
+	for q := range l.inFolder {
+		if below(q, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// CreateFolder creates a folder and its missing parents (they persist too,
+// like mkdir -p). Creating a folder that already exists, explicitly or
+// because items are in it, fails with ErrFolderExists, which the HTTP
+// layer answers with 409, as Strapi does for a duplicate folder name.
+func (l *Library) CreateFolder(p string) error {
+	c, err := CleanFolder(p)
+	if err != nil {
+		return err
+	}
+	l.folderMu.Lock()
+	defer l.folderMu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.folderExistsRLocked(c) {
+		return errorf(ErrFolderExists, "folder %s already exists", c)
+	}
+	next := make(map[string]bool, len(l.explicit)+1)
+	for q := range l.explicit {
+		next[q] = true
+	}
+	next[c] = true
+	for _, q := range folderParents(c) {
+		next[q] = true
+	}
+	if err := l.saveFoldersLocked(next); err != nil {
+		return fmt.Errorf("media: save folders: %w", err)
+	}
+	l.explicit = next
+	return nil
+}
+
+// DeleteFolder deletes an empty folder: no item in it and no folder below
+// it. The root cannot be deleted.
+func (l *Library) DeleteFolder(p string) error {
+	c, err := CleanFolder(p)
+	if err != nil {
+		return err
+	}
+	if c == RootFolder {
+		return errorf(ErrBadInput, "the root folder cannot be deleted")
+	}
+	l.folderMu.Lock()
+	defer l.folderMu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.folderExistsRLocked(c) {
+		return errorf(ErrFolderNotFound, "folder %s not found", c)
+	}
+	if l.inFolder[c] > 0 {
+		return errorf(ErrFolderNotEmpty, "folder %s is not empty", c)
+	}
+	for q := range l.explicit {
+		if below(q, c) {
+			return errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
+		}
+	}
+	for q := range l.inFolder {
+		if below(q, c) {
+			return errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
+		}
+	}
+	next := make(map[string]bool, len(l.explicit))
+	for q := range l.explicit {
+		if q != c {
+			next[q] = true
+		}
+	}
+	if err := l.saveFoldersLocked(next); err != nil {
+		return fmt.Errorf("media: save folders: %w", err)
+	}
+	l.explicit = next
+	return nil
+}
+
+// checkFolder cleans p and checks that it exists. The caller holds
+// l.folderMu for reading until the item is committed.
+func (l *Library) checkFolder(p string) (string, error) {
+	c, err := CleanFolder(p)
+	if err != nil {
+		return "", err
+	}
+	l.mu.RLock()
+	ok := l.folderExistsRLocked(c)
+	l.mu.RUnlock()
+	if !ok {
+		return "", errorf(ErrFolderNotFound, "folder %s not found", c)
+	}
+	return c, nil
+}

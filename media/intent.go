@@ -1,0 +1,97 @@
+package media
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/folio-cms/folio/media/internal/objkey"
+)
+
+// An intent is written, durably, before a write that puts or deletes
+// objects in storage, and removed once the sidecar tells the outcome. If
+// the process dies in between, Open finds the intent and reads the
+// outcome off the sidecar: when the sidecar of Key exists the item is
+// whole (a create that committed, a delete that had not begun) and the
+// objects stay; when it does not, the item does not exist, and every
+// object listed that no item claims is deleted. That is what keeps
+// storages that cannot be listed (S3) free of orphans, and it makes the
+// rule one: the sidecar is the commit point of every write.
+type intent struct {
+	Key  string   `yaml:"key"`
+	Keys []string `yaml:"keys"`
+}
+
+const intentPrefix = "intent-"
+
+func (l *Library) writeIntent(in intent) (name string, err error) {
+	data, err := yaml.Marshal(&in)
+	if err != nil {
+		return "", err
+	}
+	name = filepath.Join(tmpDir, intentPrefix+rand.Text()+".yaml")
+	if err := writeFileAtomic(l.root, name, data); err != nil {
+		return "", fmt.Errorf("media: write intent: %w", err)
+	}
+	return name, nil
+}
+
+// dropIntent removes an intent whose write has reached its sidecar. No
+// sync: an intent that survives a crash is harmless, Open settles it.
+func (l *Library) dropIntent(name string) {
+	if name != "" {
+		l.root.Remove(name)
+	}
+}
+
+// settleIntents applies the rule above to every intent left in .tmp, and
+// removes every other temporary file there (uploads a crash interrupted).
+func (l *Library) settleIntents(ctx context.Context) error {
+	ents, err := fs.ReadDir(l.root.FS(), tmpDir)
+	if err != nil {
+		return fmt.Errorf("media: read %s: %w", tmpDir, err)
+	}
+next:
+	for _, e := range ents {
+		name := filepath.Join(tmpDir, e.Name())
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if !strings.HasPrefix(e.Name(), intentPrefix) {
+			l.root.Remove(name)
+			continue
+		}
+		data, err := l.root.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("media: read intent: %w", err)
+		}
+		var in intent
+		if err := yaml.Unmarshal(data, &in); err != nil {
+			l.log.Error("media: corrupt intent removed", "file", name, "err", err)
+			l.root.Remove(name)
+			continue
+		}
+		// The sidecar file, not the index, tells: a sidecar that exists but
+		// does not parse still protects its objects.
+		if _, err := l.root.Stat(sidecarPath(in.Key)); objkey.Check(in.Key) == nil && err != nil {
+			for _, k := range in.Keys {
+				if objkey.Check(k) != nil || l.claimed[claimKey(k)] != "" {
+					continue
+				}
+				if err := l.cfg.Storage.Delete(ctx, k); err != nil {
+					// Keep the intent, so the next start tries again.
+					l.log.Error("media: leftover object not deleted", "key", k, "err", err)
+					continue next
+				}
+				l.log.Warn("media: object of an interrupted write deleted", "key", k)
+			}
+		}
+		l.root.Remove(name)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package media
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// Sort orders of List.
+const (
+	SortCreatedAt = "createdAt"
+	SortFilename  = "filename"
+	SortSize      = "size"
+)
+
+// Query selects and orders items for List.
+type Query struct {
+	// Folder keeps the items directly in that folder ("" = every folder).
+	Folder string
+	// Type keeps "image", "video" or "document" items ("" = all).
+	Type string
+	// IDs keeps only these items (the hits of a search); nil keeps all.
+	// With Sort "" the items come in the order of IDs (relevance).
+	IDs []string
+	// Sort is createdAt (the default), filename or size; ties are broken
+	// by id so that pages never overlap.
+	Sort string
+	Desc bool
+	// Limit ≤ 0 means no limit; the HTTP layer clamps it.
+	Limit, Offset int
+}
+
+// List returns one page of the items the query selects, as copies with
+// URLs, and the number of items it selects in all.
+func (l *Library) List(q Query) (items []*Item, total int) {
+	folder := ""
+	if q.Folder != "" {
+		f, err := CleanFolder(q.Folder)
+		if err != nil {
+			return nil, 0
+		}
+		folder = f
+	}
+	keep := func(it *Item) bool {
+		return (folder == "" || it.Folder == folder) && (q.Type == "" || Kind(it.MimeType) == q.Type)
+	}
+	var page []*Item
+	add := func(it *Item) {
+		if !keep(it) {
+			return
+		}
+		if total >= q.Offset && (q.Limit <= 0 || len(page) < q.Limit) {
+			page = append(page, it)
+		}
+		total++
+	}
+
+	l.mu.RLock()
+	if q.IDs != nil && q.Sort == "" {
+		seen := make(map[string]bool, len(q.IDs))
+		ids := q.IDs
+		if q.Desc {
+			ids = slices.Clone(ids)
+			slices.Reverse(ids)
+		}
+		for _, id := range ids {
+			if it, ok := l.items[id]; ok && !seen[id] {
+				seen[id] = true
+				add(it)
+			}
+		}
+		l.mu.RUnlock()
+	} else {
+		var in map[string]bool
+		if q.IDs != nil {
+			in = make(map[string]bool, len(q.IDs))
+			for _, id := range q.IDs {
+				in[id] = true
+			}
+		}
+		order := l.orderRLocked(q.Sort)
+		l.mu.RUnlock()
+		// order is never changed once built, so it is read without the lock.
+		for i := range order {
+			it := order[i]
+			if q.Desc {
+				it = order[len(order)-1-i]
+			}
+			if in == nil || in[it.ID] {
+				add(it)
+			}
+		}
+	}
+	items = make([]*Item, len(page))
+	for i, it := range page {
+		items[i] = l.view(it)
+	}
+	return items, total
+}
+
+// orderRLocked returns every item in ascending order of the sort field,
+// building and caching it on the first call after a write. l.mu is held
+// for reading; building under a read lock is safe because the cache is
+// only filled with a fresh slice under orderMu.
+func (l *Library) orderRLocked(sort string) []*Item {
+	switch sort {
+	case SortFilename, SortSize:
+	default:
+		sort = SortCreatedAt
+	}
+	l.orderMu.Lock()
+	defer l.orderMu.Unlock()
+	if o, ok := l.orders[sort]; ok {
+		return o
+	}
+	o := make([]*Item, 0, len(l.items))
+	for _, it := range l.items {
+		o = append(o, it)
+	}
+	slices.SortFunc(o, func(a, b *Item) int {
+		var c int
+		switch sort {
+		case SortFilename:
+			c = strings.Compare(strings.ToLower(a.Filename), strings.ToLower(b.Filename))
+		case SortSize:
+			c = cmp.Compare(a.Size, b.Size)
+		default:
+			c = a.CreatedAt.Compare(b.CreatedAt)
+		}
+		if c == 0 {
+			c = strings.Compare(a.ID, b.ID)
+		}
+		return c
+	})
+	l.orders[sort] = o
+	return o
+}

@@ -1,0 +1,194 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+var (
+	yearRe  = regexp.MustCompile(`^[0-9]{4}$`)
+	monthRe = regexp.MustCompile(`^[0-9]{2}$`)
+)
+
+// monthDirs lists the "<yyyy>/<mm>" folders under the media root.
+func (l *Library) monthDirs() ([]string, error) {
+	years, err := fs.ReadDir(l.root.FS(), ".")
+	if err != nil {
+		return nil, fmt.Errorf("media: read root: %w", err)
+	}
+	var out []string
+	for _, y := range years {
+		if !y.IsDir() || !yearRe.MatchString(y.Name()) {
+			continue
+		}
+		months, err := fs.ReadDir(l.root.FS(), y.Name())
+		if err != nil {
+			return nil, fmt.Errorf("media: read %s: %w", y.Name(), err)
+		}
+		for _, m := range months {
+			if m.IsDir() && monthRe.MatchString(m.Name()) {
+				out = append(out, y.Name()+"/"+m.Name())
+			}
+		}
+	}
+	return out, nil
+}
+
+// load rebuilds the index from the sidecars, then settles what a crash
+// may have left behind: interrupted writes (intents) and orphans.
+func (l *Library) load(ctx context.Context) error {
+	if err := l.loadFolders(); err != nil {
+		return err
+	}
+	months, err := l.monthDirs()
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, m := range months {
+		ents, err := fs.ReadDir(l.root.FS(), m+"/"+metaDir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("media: read %s: %w", m, err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			switch {
+			case strings.HasPrefix(name, ".tmp-"):
+				// A sidecar write a crash interrupted before its rename.
+				l.root.Remove(filepath.FromSlash(m + "/" + metaDir + "/" + name))
+			case e.Type().IsRegular() && strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, "."):
+				files = append(files, m+"/"+metaDir+"/"+name)
+			}
+		}
+	}
+
+	// Reading and parsing is the cost of a start; spread it over the cores.
+	// Parsed items land in a slice by position, so no lock is needed.
+	parsed := make([]*Item, len(files))
+	corrupt := make([]bool, len(files))
+	workers := 2 * runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				data, err := l.root.ReadFile(filepath.FromSlash(files[i]))
+				if err != nil {
+					l.log.Error("media: sidecar unreadable; item skipped", "file", files[i], "err", err)
+					continue
+				}
+				it, err := decodeSidecar(files[i], data)
+				if err != nil {
+					l.log.Error("media: corrupt sidecar; item skipped", "file", files[i], "err", err)
+					corrupt[i] = true
+					continue
+				}
+				parsed[i] = it
+			}
+		})
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, it := range parsed {
+		if it == nil {
+			continue
+		}
+		if prev, dup := l.items[it.ID]; dup {
+			l.log.Error("media: duplicate id; sidecar skipped", "file", files[i], "id", it.ID, "key", prev.Key)
+			continue
+		}
+		conflict := false
+		for _, k := range itemKeys(it) {
+			if _, taken := l.claimed[claimKey(k)]; taken {
+				conflict = true
+			}
+		}
+		if conflict {
+			l.log.Error("media: sidecar claims a file another item owns; skipped", "file", files[i], "id", it.ID)
+			continue
+		}
+		l.addLocked(it)
+	}
+
+	// The files of an item whose sidecar is skipped are kept: a typo in a
+	// hand-edited sidecar must not cost the original and its derivatives.
+	keep := map[string]bool{}
+	for i, c := range corrupt {
+		if !c {
+			continue
+		}
+		rel := files[i]
+		key := path.Dir(path.Dir(rel)) + "/" + strings.TrimSuffix(path.Base(rel), ".yaml")
+		keep[claimKey(key)] = true
+		for _, w := range DerivativeWidths {
+			keep[claimKey(derivativeKey(key, w))] = true
+		}
+	}
+
+	if err := l.settleIntents(ctx); err != nil {
+		return err
+	}
+	if err := l.sweepLocal(ctx, months, keep); err != nil {
+		return err
+	}
+	return nil
+}
+
+// localRoot is implemented by storages that keep objects as files under a
+// directory (media/local).
+type localRoot interface{ Root() string }
+
+// sweepLocal deletes the objects no item claims, when the storage keeps its
+// files under the media root: an original whose sidecar a crash never let
+// be written, or a derivative left by an interrupted delete. Dotfiles in
+// the month folders are temporary files of interrupted writes and go too.
+// On other storages the intents do this work for the writes of this
+// library (storages cannot be listed through the Storage interface).
+func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[string]bool) error {
+	lr, ok := l.cfg.Storage.(localRoot)
+	if !ok || filepath.Clean(lr.Root()) != l.cfg.Root {
+		return nil
+	}
+	for _, m := range months {
+		ents, err := fs.ReadDir(l.root.FS(), m)
+		if err != nil {
+			return fmt.Errorf("media: read %s: %w", m, err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			key := m + "/" + name
+			switch {
+			case !e.Type().IsRegular():
+			case strings.HasPrefix(name, ".tmp-"):
+				l.root.Remove(filepath.FromSlash(key))
+			case strings.HasPrefix(name, "."):
+			case l.claimed[claimKey(key)] == "" && !keep[claimKey(key)]:
+				l.log.Warn("media: orphan file removed", "key", key)
+				if err := l.cfg.Storage.Delete(ctx, key); err != nil {
+					l.log.Error("media: orphan file not removed", "key", key, "err", err)
+				}
+			}
+		}
+	}
+	return nil
+}
