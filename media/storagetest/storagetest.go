@@ -342,6 +342,8 @@ func testFailedReader(t *testing.T, s media.Storage) {
 	}
 }
 
+// A body that is not of its announced size is refused whole: cutting a
+// longer one short would store a truncated file without anyone noticing.
 func testSizeMismatch(t *testing.T, s media.Storage) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -356,12 +358,7 @@ func testSizeMismatch(t *testing.T, s media.Storage) {
 			key := "mismatch/" + tc.name
 			err := s.Put(ctx, key, strings.NewReader(tc.body), tc.size, "text/plain")
 			if err == nil {
-				// Storing exactly the announced prefix is also acceptable
-				// for a longer body; storing anything else is not.
-				if tc.size < int64(len(tc.body)) && string(MustRead(t, s, key)) == tc.body[:tc.size] {
-					return
-				}
-				t.Fatalf("Put(%d bytes, size %d) = nil, want error", len(tc.body), tc.size)
+				t.Errorf("Put(%d bytes, size %d) = nil, want error", len(tc.body), tc.size)
 			}
 			AssertMissing(t, s, key)
 		})
