@@ -1,0 +1,55 @@
+# folio: `make run` serves the fixture site, `make test` runs every test.
+GO      ?= go
+BIN     := $(CURDIR)/.bin
+FOLIO   := $(BIN)/folio
+DATA    := $(CURDIR)/data
+ADDR    ?= 127.0.0.1:8080
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+ALL_SCOPES := content:read,content:draft,media:read,media:write,media:delete
+
+# versitygw is the real S3 server the S3 tests run against (posix backend on
+# 127.0.0.1), built from the Go module proxy at a pinned version into .bin/.
+VERSITYGW_VERSION ?= v1.8.0
+VERSITYGW ?= $(BIN)/versitygw
+
+.PHONY: all build run test test-short bench lint versitygw clean
+all: build
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(FOLIO) ./cmd/folio
+
+versitygw: $(VERSITYGW)
+$(VERSITYGW):
+	GOBIN=$(BIN) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+# run serves fixtures/site (copied into a Git repository under data/, which
+# git ignores) and the fixture media, and prints a key with every scope.
+run: build
+	@mkdir -p $(DATA)
+	@if [ ! -d $(DATA)/site/.git ]; then \
+		rm -rf $(DATA)/site && cp -R fixtures/site $(DATA)/site && cd $(DATA)/site && \
+		git init -q -b main && git add -A && \
+		git -c user.name=folio -c user.email=folio@localhost commit -q -m "Fixture site"; fi
+	@if [ ! -s $(DATA)/dev.key ] || [ ! -s $(DATA)/keys.yaml ]; then \
+		rm -f $(DATA)/keys.yaml && \
+		$(FOLIO) keys create --keys $(DATA)/keys.yaml --name dev --scopes $(ALL_SCOPES) 2>/dev/null | tail -n 1 > $(DATA)/dev.key; fi
+	@if [ ! -d $(DATA)/media ]; then $(FOLIO) media import --media $(DATA)/media fixtures/media/*.* ; fi
+	@echo
+	@echo "API key (all scopes): $$(cat $(DATA)/dev.key)"
+	@echo "Try:  curl -H 'Authorization: Bearer $$(cat $(DATA)/dev.key)' http://$(ADDR)/api/v1/pages"
+	@echo
+	$(FOLIO) serve --site $(DATA)/site --keys $(DATA)/keys.yaml --media $(DATA)/media \
+		--cache-dir $(DATA)/cache --addr $(ADDR)
+
+test: $(VERSITYGW)
+	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -timeout 30m ./...
+
+test-short:
+	FOLIO_SKIP_S3=1 $(GO) test -short -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+clean:
+	rm -rf $(BIN) $(DATA)

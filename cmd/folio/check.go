@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/folio-cms/folio/engine"
+)
+
+// runCheck loads the site as serve would and prints each problem as
+// path:line: message. It exits 1 when there is any.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	site := fs.String("site", "", "the content repository: a local path or a remote URL")
+	branch := fs.String("branch", "main", "the branch to check")
+	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *site == "" {
+		return fmt.Errorf("check: --site is required")
+	}
+	eng, err := engine.Open(ctx, engine.Config{Site: *site, Branch: *branch, CacheDir: *cacheDir})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	st := eng.Status()
+	for _, p := range st.Problems {
+		fmt.Fprintln(stdout, p.String())
+	}
+	if len(st.Problems) > 0 {
+		fmt.Fprintf(stderr, "%d problem(s) in %s at %.12s\n", len(st.Problems), *branch, st.Commit)
+		return exitError(1)
+	}
+	fmt.Fprintf(stderr, "no problems in %s at %.12s\n", *branch, st.Commit)
+	return nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server"
+)
+
+type serveFlags struct {
+	site, branch, draftBranch, addr, keys, cacheDir string
+	poll                                            time.Duration
+	webhookSecret                                   string
+	rateIP, rateKey                                 float64
+	logLevel                                        string
+	media                                           mediaFlags
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.site, "site", "", "the content repository: a local path (bare or with a work tree) or a remote URL")
+	fs.StringVar(&f.branch, "branch", "main", "the published branch")
+	fs.StringVar(&f.draftBranch, "draft-branch", "", "a branch served to draft=true requests (default: the published branch, drafts included)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	fs.StringVar(&f.keys, "keys", "keys.yaml", "the API keys file (see 'folio keys')")
+	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
+	fs.DurationVar(&f.poll, "poll", time.Minute, "how often to fetch a remote site; 0 disables polling")
+	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "the secret of POST /api/v1/hooks/git; empty disables the webhook")
+	fs.Float64Var(&f.rateIP, "rate-ip", 50, "requests a second per client IP (bursts of twice that); 0 disables")
+	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.media.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.site == "" {
+		return fmt.Errorf("serve: --site is required")
+	}
+	logger, err := newLogger(stderr, f.logLevel)
+	if err != nil {
+		return err
+	}
+
+	eng, err := engine.Open(ctx, engine.Config{
+		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
+		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	keys, err := server.OpenKeys(f.keys)
+	if err != nil {
+		return err
+	}
+	lib, err := f.media.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+
+	srv := server.New(server.Config{
+		Engine:        eng,
+		Keys:          keys,
+		Media:         lib.Library,
+		MediaSearch:   lib.Search,
+		MediaRoot:     lib.PublicRoot,
+		Presigns:      lib.Grants,
+		WebhookSecret: f.webhookSecret,
+		RateIP:        server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
+		RateKey:       server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
+		Logger:        logger,
+	})
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	st := eng.Status()
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems))
+	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
+
+	go func() {
+		if err := eng.Run(ctx); err != nil {
+			logger.Error("engine stopped", "err", err)
+		}
+	}()
+	return srv.Serve(ctx, ln)
+}
+
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+		return nil, fmt.Errorf("bad --log-level %q", level)
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func defaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "folio")
+	}
+	return filepath.Join(os.TempDir(), "folio-cache")
+}

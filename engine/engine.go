@@ -1,0 +1,276 @@
+// Package engine turns a Git branch into immutable snapshots of a site and
+// keeps them current: it loads a commit off to the side, swaps the new
+// snapshot in atomically, and keeps the last good one when a commit fails.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/folio-cms/folio/content"
+)
+
+// Config configures an Engine.
+type Config struct {
+	Site        string // local repository path or remote URL
+	Branch      string // published branch; "main" when empty
+	DraftBranch string // optional branch served to draft=true requests
+	CacheDir    string // clones of remote sites and the parsed-document cache
+	// Poll is how often a remote site is fetched; 0 disables polling
+	// (webhooks and Sync still work). Local repositories are watched.
+	Poll   time.Duration
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Branch == "" {
+		c.Branch = "main"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Engine serves the current snapshots of a site.
+type Engine struct {
+	cfg Config
+	src *Source
+
+	published atomic.Pointer[Snapshot]
+	draft     atomic.Pointer[Snapshot] // same as published when no draft branch
+
+	reloadMu sync.Mutex // one reload at a time
+	failMu   sync.Mutex
+	failed   map[string]string // branch -> commit that failed to load
+	lastErr  atomic.Pointer[loadError]
+
+	wake chan struct{}
+}
+
+type loadError struct {
+	Commit string
+	At     time.Time
+	Err    string
+}
+
+// Open opens the site and loads its first snapshot. It fails when the
+// published branch cannot be loaded at all: there is no last good snapshot
+// to fall back on yet.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	cfg.setDefaults()
+	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1)}
+	if err := e.Reload(ctx); err != nil {
+		src.Close()
+		return nil, err
+	}
+	if e.published.Load() == nil {
+		src.Close()
+		if le := e.lastErr.Load(); le != nil {
+			return nil, fmt.Errorf("load branch %q: %s", cfg.Branch, le.Err)
+		}
+		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
+	}
+	if err := src.SaveCache(); err != nil {
+		cfg.Logger.Warn("save parse cache", "err", err)
+	}
+	return e, nil
+}
+
+// Close releases the repository.
+func (e *Engine) Close() error { return e.src.Close() }
+
+// Published is the snapshot of the published branch.
+func (e *Engine) Published() *Snapshot { return e.published.Load() }
+
+// View is the current view of the site: the published one, or with draft
+// the draft branch (or published branch) with drafts and scheduled items.
+func (e *Engine) View(draft bool) *View {
+	if draft {
+		return e.draft.Load().View(true, e.cfg.Now())
+	}
+	return e.published.Load().View(false, e.cfg.Now())
+}
+
+// Run keeps the snapshots current until ctx is done: it watches a local
+// repository's refs, polls a remote one every Config.Poll, and serves
+// Trigger requests.
+func (e *Engine) Run(ctx context.Context) error {
+	if !e.src.Remote() {
+		go func() {
+			if err := e.src.Watch(ctx, e.Trigger); err != nil && ctx.Err() == nil {
+				e.cfg.Logger.Error("watch repository", "err", err)
+			}
+		}()
+	}
+	var tick <-chan time.Time
+	if e.src.Remote() && e.cfg.Poll > 0 {
+		t := time.NewTicker(e.cfg.Poll)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick:
+		case <-e.wake:
+		}
+		if err := e.Sync(ctx); err != nil && ctx.Err() == nil {
+			e.cfg.Logger.Error("sync", "err", err)
+		}
+	}
+}
+
+// Trigger asks Run to fetch and reload soon; calls coalesce.
+func (e *Engine) Trigger() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Sync fetches a remote site and reloads what changed.
+func (e *Engine) Sync(ctx context.Context) error {
+	if e.src.Remote() {
+		if err := e.src.Fetch(ctx); err != nil {
+			e.recordError("", err)
+			return err
+		}
+	}
+	return e.Reload(ctx)
+}
+
+// Reload loads the branches' current commits, when they changed, and swaps
+// the new snapshots in. A commit that fails keeps the last good snapshot and
+// is not retried until the branch moves.
+func (e *Engine) Reload(ctx context.Context) error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	pub, err := e.reloadBranch(ctx, e.cfg.Branch, e.published.Load())
+	if err != nil {
+		return err
+	}
+	if pub != nil {
+		e.published.Store(pub)
+		if e.cfg.DraftBranch == "" {
+			e.draft.Store(pub)
+		}
+	}
+	if e.cfg.DraftBranch != "" {
+		d, err := e.reloadBranch(ctx, e.cfg.DraftBranch, e.draft.Load())
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			e.draft.Store(d)
+		} else if e.draft.Load() == nil {
+			// No draft branch yet: preview the published branch.
+			e.draft.Store(e.published.Load())
+		}
+	}
+	if pub != nil {
+		if err := e.src.SaveCache(); err != nil {
+			e.cfg.Logger.Warn("save parse cache", "err", err)
+		}
+	}
+	return nil
+}
+
+// reloadBranch returns a new snapshot of branch, or nil when nothing changed
+// or the commit cannot be loaded (then the error is recorded, not returned:
+// serving goes on). Only a cancelled ctx is returned as an error.
+func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot) (*Snapshot, error) {
+	commit, err := e.src.Resolve(branch)
+	if err != nil {
+		e.recordError("", fmt.Errorf("resolve branch %q: %w", branch, err))
+		return nil, nil
+	}
+	if cur != nil && cur.Commit == commit && cur.Branch == branch {
+		return nil, nil
+	}
+	e.failMu.Lock()
+	failedBefore := e.failed[branch] == commit
+	e.failMu.Unlock()
+	if failedBefore {
+		return nil, nil
+	}
+	start := time.Now()
+	tree, err := e.src.Load(ctx, commit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e.failMu.Lock()
+		e.failed[branch] = commit
+		e.failMu.Unlock()
+		e.recordError(commit, err)
+		e.cfg.Logger.Error("load commit, keeping the last good snapshot", "branch", branch, "commit", commit, "err", err)
+		return nil, nil
+	}
+	site, problems := content.Assemble(tree.Files)
+	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now())
+	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
+		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
+	for _, p := range problems {
+		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
+	}
+	return snap, nil
+}
+
+func (e *Engine) recordError(commit string, err error) {
+	e.lastErr.Store(&loadError{Commit: commit, At: e.cfg.Now().UTC(), Err: err.Error()})
+}
+
+// Status describes what the engine serves.
+type Status struct {
+	Branch      string            `json:"branch"`
+	Commit      string            `json:"commit"`
+	CommitTime  time.Time         `json:"commitTime"`
+	LoadedAt    time.Time         `json:"loadedAt"`
+	DraftBranch string            `json:"draftBranch,omitempty"`
+	DraftCommit string            `json:"draftCommit,omitempty"`
+	Problems    []content.Problem `json:"problems"`
+	LastError   *StatusError      `json:"lastError,omitempty"`
+}
+
+// StatusError is the last failure to fetch or load a commit.
+type StatusError struct {
+	Commit  string    `json:"commit,omitempty"`
+	At      time.Time `json:"at"`
+	Message string    `json:"message"`
+}
+
+// Status reports the served commits, their problems and the last failure.
+func (e *Engine) Status() Status {
+	p := e.published.Load()
+	st := Status{Branch: p.Branch, Commit: p.Commit, CommitTime: p.CommitTime, LoadedAt: p.LoadedAt, Problems: p.Problems}
+	if st.Problems == nil {
+		st.Problems = []content.Problem{}
+	}
+	if e.cfg.DraftBranch != "" {
+		st.DraftBranch = e.cfg.DraftBranch
+		if d := e.draft.Load(); d != nil && d.Branch == e.cfg.DraftBranch {
+			st.DraftCommit = d.Commit
+		}
+	}
+	if le := e.lastErr.Load(); le != nil {
+		st.LastError = &StatusError{Commit: le.Commit, At: le.At, Message: le.Err}
+	}
+	return st
+}
+
+// ErrBadSort is returned for a sort that a content type does not allow.
+var ErrBadSort = errors.New("bad sort")

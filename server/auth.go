@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// access says what a route needs of the Authorization header.
+type access struct {
+	scope    string // required scope; "" with required: any valid key
+	required bool   // false: a key is optional, but if sent it must be valid
+}
+
+var (
+	noKey    = access{}
+	anyKey   = access{required: true}
+	needsKey = func(scope string) access { return access{scope: scope, required: true} }
+)
+
+type keyCtx struct{}
+
+// keyFrom returns the verified key of the request, nil without one.
+func keyFrom(ctx context.Context) *Key {
+	k, _ := ctx.Value(keyCtx{}).(*Key)
+	return k
+}
+
+// bearer extracts the token of "Authorization: Bearer <token>". ok is false
+// for a header that is present but malformed.
+func bearer(r *http.Request) (token string, present, ok bool) {
+	h, present := r.Header["Authorization"]
+	if !present {
+		return "", false, false
+	}
+	if len(h) != 1 {
+		return "", true, false
+	}
+	scheme, tok, found := strings.Cut(h[0], " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", true, false
+	}
+	tok = strings.TrimSpace(tok)
+	if tok == "" || len(tok) > 256 || strings.ContainsAny(tok, " \t") {
+		return "", true, false
+	}
+	return tok, true, true
+}
+
+// authenticate verifies the request's key against a. It returns the request
+// carrying the key, or the 401/403 to send.
+func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) {
+	tok, present, ok := bearer(r)
+	if !present {
+		if a.required {
+			return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "an API key is required: send Authorization: Bearer <key>")
+		}
+		return r, nil
+	}
+	if !ok {
+		return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "malformed Authorization header: expected Bearer <key>")
+	}
+	k, valid := s.keys.Verify(tok)
+	if !valid {
+		return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "invalid API key")
+	}
+	if a.scope != "" && !k.Has(a.scope) {
+		return nil, forbidden(a.scope)
+	}
+	return r.WithContext(context.WithValue(r.Context(), keyCtx{}, k)), nil
+}
+
+func forbidden(scope string) *Error {
+	return errorf(http.StatusForbidden, CodeForbidden, "this API key lacks the %s scope", scope)
+}
+
+// requireScope checks a scope beyond the route's own, e.g. content:draft for
+// draft=true: 401 without a key, 403 with a key lacking it.
+func requireScope(r *http.Request, scope string) error {
+	k := keyFrom(r.Context())
+	if k == nil {
+		return errorf(http.StatusUnauthorized, CodeUnauthorized, "an API key with the %s scope is required", scope)
+	}
+	if !k.Has(scope) {
+		return forbidden(scope)
+	}
+	return nil
+}

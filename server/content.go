@@ -1,0 +1,213 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine"
+	"github.com/julienschmidt/httprouter"
+)
+
+// Page sizes of pages and content lists (contract §8).
+const (
+	contentDefaultLimit = 20
+	contentMaxLimit     = 100
+)
+
+// view picks the published or the draft view for the request: draft=true
+// needs the content:draft scope.
+func (s *Server) view(r *http.Request) (*engine.View, string, error) {
+	draft, err := parseBool(r.URL.Query(), "draft")
+	if err != nil {
+		return nil, "", err
+	}
+	if !draft {
+		return s.engine.View(false), cachePrivate, nil
+	}
+	if err := requireScope(r, ScopeContentDraft); err != nil {
+		return nil, "", err
+	}
+	return s.engine.View(true), cacheNoStore, nil
+}
+
+// slugParam reads a catch-all slug ("/guides/install" → "guides/install").
+func slugParam(p httprouter.Params) (string, error) {
+	slug := strings.TrimPrefix(p.ByName("slug"), "/")
+	if !content.ValidSlug(slug) {
+		return "", badRequest("invalid slug: use letters, digits, '.', '_', '~', '-' and '/' between segments, at most 200 characters")
+	}
+	return slug, nil
+}
+
+func typeParam(p httprouter.Params) (string, error) {
+	t := p.ByName("type")
+	if !content.ValidType(t) {
+		return "", badRequest("invalid content type: use lower-case letters, digits, '_' and '-'")
+	}
+	return t, nil
+}
+
+func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	pg, err := parsePage(r.URL.Query(), contentDefaultLimit, contentMaxLimit)
+	if err != nil {
+		return err
+	}
+	v, cc, err := s.view(r)
+	if err != nil {
+		return err
+	}
+	all := v.Pages()
+	from, to := pg.window(len(all))
+	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset))
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		return serveBody(w, r, nil, etag, cc)
+	}
+	return serveBody(w, r, listBody("items", bodies(all[from:to]), len(all), pg.Limit, pg.Offset), etag, cc)
+}
+
+func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	slug, err := slugParam(p)
+	if err != nil {
+		return err
+	}
+	v, cc, err := s.view(r)
+	if err != nil {
+		return err
+	}
+	res, ok := v.Page(slug)
+	if !ok {
+		return notFound("no page with slug %q", slug)
+	}
+	body, etag := res.Body()
+	return serveBody(w, r, body, etag, cc)
+}
+
+func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	v, cc, err := s.view(r)
+	if err != nil {
+		return err
+	}
+	return s.serveItemList(w, r, p, v, cc, false)
+}
+
+func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	v, cc, err := s.view(r)
+	if err != nil {
+		return err
+	}
+	return s.serveItem(w, r, p, v, cc, false)
+}
+
+func (s *Server) listPublicItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if err := refuseDraft(r); err != nil {
+		return err
+	}
+	return s.serveItemList(w, r, p, s.engine.View(false), cachePublicShort, true)
+}
+
+func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if err := refuseDraft(r); err != nil {
+		return err
+	}
+	return s.serveItem(w, r, p, s.engine.View(false), cachePublicShort, true)
+}
+
+// refuseDraft: the public surface never serves drafts, whatever the key.
+func refuseDraft(r *http.Request) error {
+	draft, err := parseBool(r.URL.Query(), "draft")
+	if err != nil {
+		return err
+	}
+	if draft {
+		return badRequest("drafts are not served on the public surface: use /api/v1/content with a key holding content:draft")
+	}
+	return nil
+}
+
+// contentType finds a type of the view; public-only lookups hide the types
+// that folio.yaml does not mark public.
+func contentType(v *engine.View, p httprouter.Params, publicOnly bool) (*engine.TypeList, error) {
+	name, err := typeParam(p)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := v.Type(name)
+	if !ok || (publicOnly && !t.Config.Public) {
+		return nil, notFound("no content type %q", name)
+	}
+	return t, nil
+}
+
+func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
+	q := r.URL.Query()
+	pg, err := parsePage(q, contentDefaultLimit, contentMaxLimit)
+	if err != nil {
+		return err
+	}
+	t, err := contentType(v, p, publicOnly)
+	if err != nil {
+		return err
+	}
+	items, sort, err := t.Sorted(q.Get("sort"))
+	if errors.Is(err, engine.ErrBadSort) {
+		return badRequest("cannot sort %s by %q: use publishedAt, updatedAt, title, slug%s, with '-' for descending",
+			t.Name, q.Get("sort"), sortableList(t.Config))
+	}
+	if err != nil {
+		return err
+	}
+	from, to := pg.window(len(items))
+	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset))
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		return serveBody(w, r, nil, etag, cc)
+	}
+	return serveBody(w, r, listBody("items", bodies(items[from:to]), len(items), pg.Limit, pg.Offset), etag, cc)
+}
+
+func sortableList(c content.TypeConfig) string {
+	if len(c.Sortable) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(c.Sortable, ", ")
+}
+
+func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
+	t, err := contentType(v, p, publicOnly)
+	if err != nil {
+		return err
+	}
+	slug, err := slugParam(p)
+	if err != nil {
+		return err
+	}
+	res, ok := t.Item(slug)
+	if !ok {
+		return notFound("no %s with slug %q", t.Name, slug)
+	}
+	body, etag := res.Body()
+	return serveBody(w, r, body, etag, cc)
+}
+
+func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	v, cc, err := s.view(r)
+	if err != nil {
+		return err
+	}
+	res, ok := v.Globals()
+	if !ok {
+		return notFound("the site has no globals file")
+	}
+	body, etag := res.Body()
+	return serveBody(w, r, body, etag, cc)
+}
+
+func bodies(rs []*engine.Resource) [][]byte {
+	out := make([][]byte, len(rs))
+	for i, r := range rs {
+		out[i], _ = r.Body()
+	}
+	return out
+}

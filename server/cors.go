@@ -1,0 +1,41 @@
+package server
+
+import (
+	"net"
+	"net/http"
+	"strings"
+)
+
+// setCORS opens a public route to every origin: it serves no credentials
+// and nothing private.
+func setCORS(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "ETag, Retry-After, Content-Length, Content-Range")
+}
+
+// preflight answers OPTIONS: a CORS preflight on the public surface, a
+// plain 204 with Allow (set by the router) elsewhere.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	if isPublicPath(r.URL.Path) {
+		h := w.Header()
+		setCORS(h)
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, Range")
+		h.Set("Access-Control-Max-Age", "86400")
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func isPublicPath(p string) bool {
+	return strings.HasPrefix(p, "/api/v1/public/") || strings.HasPrefix(p, "/uploads/")
+}
+
+// clientIP is the peer's address. Behind a CDN or proxy every request has
+// the proxy's address: size --rate-ip for that (or set it to 0) there.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,61 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Error codes of the contract (§7) and the ones DESIGN.md adds.
+const (
+	CodeBadRequest         = "BAD_REQUEST"
+	CodeUnauthorized       = "UNAUTHORIZED"
+	CodeForbidden          = "FORBIDDEN"
+	CodeNotFound           = "NOT_FOUND"
+	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
+	CodeConflict           = "CONFLICT"
+	CodePreconditionFailed = "PRECONDITION_FAILED"
+	CodeTooLarge           = "PAYLOAD_TOO_LARGE"
+	CodeRateLimited        = "RATE_LIMITED"
+	CodeInternal           = "INTERNAL_ERROR"
+	CodeUnavailable        = "STORAGE_UNAVAILABLE"
+)
+
+// Error is an error a client may see: a status, a code and a message safe
+// to show. Any other error reaching the HTTP layer is internal: it is logged
+// and the client gets a generic 500.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func errorf(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) *Error {
+	return errorf(http.StatusBadRequest, CodeBadRequest, format, args...)
+}
+
+func notFound(format string, args ...any) *Error {
+	return errorf(http.StatusNotFound, CodeNotFound, format, args...)
+}
+
+var errInternal = &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal server error"}
+
+// asError maps any error to the client-facing one.
+func asError(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return errInternal, false
+}
+
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}

@@ -1,0 +1,214 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server"
+)
+
+// gitRepo is a bare repository that the server reads, and a work clone that
+// the test commits in and pushes from, with the real git CLI.
+type gitRepo struct {
+	t          testing.TB
+	bare, work string
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@localhost",
+		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newRepo makes a bare repository holding one commit of files on main.
+func newRepo(t testing.TB, files map[string]string) *gitRepo {
+	t.Helper()
+	root := t.TempDir()
+	r := &gitRepo{t: t, bare: filepath.Join(root, "site.git"), work: filepath.Join(root, "work")}
+	git(t, root, "init", "-q", "--bare", r.bare)
+	git(t, root, "init", "-q", r.work)
+	git(t, r.work, "remote", "add", "origin", r.bare)
+	r.commit("initial", files)
+	return r
+}
+
+// commit writes files (an empty content deletes the file), commits and pushes.
+func (r *gitRepo) commit(msg string, files map[string]string) string {
+	r.t.Helper()
+	r.write(files)
+	git(r.t, r.work, "add", "-A")
+	git(r.t, r.work, "commit", "-q", "--allow-empty", "-m", msg)
+	git(r.t, r.work, "push", "-q", "origin", "HEAD:main")
+	return git(r.t, r.work, "rev-parse", "HEAD")
+}
+
+func (r *gitRepo) write(files map[string]string) {
+	r.t.Helper()
+	for name, body := range files {
+		p := filepath.Join(r.work, filepath.FromSlash(name))
+		if body == "" {
+			os.Remove(p)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+// testServer is folio serving a repository over loopback.
+type testServer struct {
+	URL    string
+	Engine *engine.Engine
+	keys   *server.KeyStore
+	secret map[string]string
+}
+
+type serverOpt func(*engine.Config, *server.Config)
+
+func startServer(t testing.TB, site string, opts ...serverOpt) *testServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ecfg := engine.Config{Site: site, CacheDir: t.TempDir()}
+	keys, err := server.OpenKeys(filepath.Join(t.TempDir(), "keys.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg := server.Config{Keys: keys}
+	for _, o := range opts {
+		o(&ecfg, &scfg)
+	}
+	eng, err := engine.Open(ctx, ecfg)
+	if err != nil {
+		cancel()
+		t.Fatalf("engine.Open: %v", err)
+	}
+	scfg.Engine = eng
+	srv := server.New(scfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{}, 2)
+	go func() { eng.Run(ctx); done <- struct{}{} }()
+	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		eng.Close()
+	})
+	ts := &testServer{URL: "http://" + ln.Addr().String(), Engine: eng, keys: keys, secret: map[string]string{}}
+	return ts
+}
+
+// key creates (once) a key named name with scopes and returns its secret.
+func (ts *testServer) key(t testing.TB, name string, scopes ...string) string {
+	t.Helper()
+	if s, ok := ts.secret[name]; ok {
+		return s
+	}
+	s, err := ts.keys.Create(name, scopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.secret[name] = s
+	return s
+}
+
+// reader is a key with content:read.
+func (ts *testServer) reader(t testing.TB) string {
+	return ts.key(t, "reader", server.ScopeContentRead)
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("response is not a JSON object: %v\n%s", err, r.Body)
+	}
+	return m
+}
+
+// do sends a request; key "" sends no Authorization header.
+func do(t testing.TB, method, url, key string, body io.Reader, header ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+func get(t testing.TB, url, key string, header ...string) response {
+	t.Helper()
+	return do(t, http.MethodGet, url, key, nil, header...)
+}
+
+// wantError asserts an error response in the contract's shape.
+func wantError(t testing.TB, r response, status int, code string) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	var e struct{ Error, Message string }
+	if err := json.Unmarshal(r.Body, &e); err != nil {
+		t.Fatalf("error body is not JSON: %v: %s", err, r.Body)
+	}
+	if e.Error != code || e.Message == "" {
+		t.Fatalf("error body = %s, want code %s and a message", r.Body, code)
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

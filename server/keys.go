@@ -1,0 +1,236 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Scopes a key can hold.
+const (
+	ScopeContentRead  = "content:read"
+	ScopeContentDraft = "content:draft"
+	ScopeMediaRead    = "media:read"
+	ScopeMediaWrite   = "media:write"
+	ScopeMediaDelete  = "media:delete"
+)
+
+// AllScopes lists every scope, in a stable order.
+var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete}
+
+// Key is one API key as stored: its secret only as a SHA-256 hash. Keys are
+// 160 random bits, so an unsalted fast hash is enough: nothing to brute-force.
+type Key struct {
+	Name      string    `yaml:"name"`
+	Hash      string    `yaml:"hash"`
+	Scopes    []string  `yaml:"scopes"`
+	CreatedAt time.Time `yaml:"createdAt"`
+	hash      []byte
+}
+
+// Has tells whether the key holds scope.
+func (k *Key) Has(scope string) bool { return slices.Contains(k.Scopes, scope) }
+
+type keysFile struct {
+	Keys []*Key `yaml:"keys"`
+}
+
+// KeyStore is the keys file: YAML, outside the content repository. The
+// server re-reads it when it changes, so keys created or revoked with the
+// CLI take effect without a restart.
+type KeyStore struct {
+	path string
+
+	mu      sync.Mutex
+	keys    []*Key
+	modTime time.Time
+	size    int64
+	checked time.Time
+}
+
+var keyNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// OpenKeys reads the keys file at path; a missing file is an empty store.
+func OpenKeys(path string) (*KeyStore, error) {
+	ks := &KeyStore{path: path}
+	if err := ks.load(); err != nil {
+		return nil, err
+	}
+	return ks, nil
+}
+
+func (ks *KeyStore) load() error {
+	fi, err := os.Stat(ks.path)
+	if errors.Is(err, os.ErrNotExist) {
+		ks.keys, ks.modTime, ks.size = nil, time.Time{}, 0
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(ks.path)
+	if err != nil {
+		return err
+	}
+	var f keysFile
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		return fmt.Errorf("keys file %s: %w", ks.path, err)
+	}
+	for _, k := range f.Keys {
+		h, err := hex.DecodeString(k.Hash)
+		if err != nil || len(h) != sha256.Size {
+			return fmt.Errorf("keys file %s: key %q has a bad hash", ks.path, k.Name)
+		}
+		k.hash = h
+	}
+	ks.keys, ks.modTime, ks.size = f.Keys, fi.ModTime(), fi.Size()
+	return nil
+}
+
+// refresh re-reads the file when it changed, at most once a second. A file
+// that became unreadable keeps the keys last read.
+func (ks *KeyStore) refresh(now time.Time) {
+	if now.Sub(ks.checked) < time.Second {
+		return
+	}
+	ks.checked = now
+	fi, err := os.Stat(ks.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		ks.keys = nil
+	case err != nil:
+	case !fi.ModTime().Equal(ks.modTime) || fi.Size() != ks.size:
+		_ = ks.load()
+	}
+}
+
+// Verify returns the key whose secret is token. Every stored hash is
+// compared in constant time, so timing tells nothing about which matched.
+func (ks *KeyStore) Verify(token string) (*Key, bool) {
+	sum := sha256.Sum256([]byte(token))
+	ks.mu.Lock()
+	ks.refresh(time.Now())
+	keys := ks.keys
+	ks.mu.Unlock()
+	var found *Key
+	for _, k := range keys {
+		if subtle.ConstantTimeCompare(sum[:], k.hash) == 1 {
+			found = k
+		}
+	}
+	return found, found != nil
+}
+
+// Create adds a key named name with scopes and returns its secret, which is
+// shown once and stored only as a hash.
+func (ks *KeyStore) Create(name string, scopes []string) (string, error) {
+	if !keyNameRE.MatchString(name) {
+		return "", fmt.Errorf("bad key name %q: use letters, digits, '.', '_' or '-', at most 64", name)
+	}
+	if len(scopes) == 0 {
+		return "", errors.New("a key needs at least one scope")
+	}
+	for _, s := range scopes {
+		if !slices.Contains(AllScopes, s) {
+			return "", fmt.Errorf("unknown scope %q (scopes: %s)", s, strings.Join(AllScopes, ", "))
+		}
+	}
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	if err := ks.load(); err != nil {
+		return "", err
+	}
+	for _, k := range ks.keys {
+		if k.Name == name {
+			return "", fmt.Errorf("a key named %q exists already", name)
+		}
+	}
+	var raw [20]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	secret := "folio_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw[:]))
+	sum := sha256.Sum256([]byte(secret))
+	k := &Key{Name: name, Hash: hex.EncodeToString(sum[:]), Scopes: slices.Clone(scopes), CreatedAt: time.Now().UTC().Truncate(time.Second), hash: sum[:]}
+	if err := ks.save(append(slices.Clone(ks.keys), k)); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// Revoke removes the key named name.
+func (ks *KeyStore) Revoke(name string) error {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	if err := ks.load(); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ks.keys, func(k *Key) bool { return k.Name == name })
+	if i < 0 {
+		return fmt.Errorf("no key named %q", name)
+	}
+	return ks.save(slices.Delete(slices.Clone(ks.keys), i, i+1))
+}
+
+// List returns the keys (hashes only).
+func (ks *KeyStore) List() ([]Key, error) {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	if err := ks.load(); err != nil {
+		return nil, err
+	}
+	out := make([]Key, len(ks.keys))
+	for i, k := range ks.keys {
+		out[i] = *k
+	}
+	return out, nil
+}
+
+// save writes the file atomically with owner-only permissions.
+func (ks *KeyStore) save(keys []*Key) error {
+	data, err := yaml.Marshal(keysFile{Keys: keys})
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(ks.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".keys-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), ks.path); err != nil {
+		return err
+	}
+	return ks.load()
+}

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Cache-Control values (DESIGN.md: anything that depends on a key is
+// private, drafts are never stored).
+const (
+	cachePrivate     = "private, no-cache"
+	cacheNoStore     = "private, no-store"
+	cachePublicShort = "public, max-age=60"
+	cachePublicHour  = "public, max-age=3600"
+)
+
+// writeJSON encodes v and writes it with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// serveBody writes a 200 JSON body with its ETag and Cache-Control, or a
+// 304 when the client's If-None-Match already names that ETag.
+func serveBody(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string) error {
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", cacheControl)
+	h.Add("Vary", "Authorization")
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	_, err := w.Write(body)
+	return err
+}
+
+// serveJSON encodes v and serves it with an ETag computed from the bytes.
+func serveJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	body := bytes.TrimRight(buf.Bytes(), "\n")
+	return serveBody(w, r, body, etagOf(body), cacheControl)
+}
+
+// etagMatches implements the weak comparison of If-None-Match.
+func etagMatches(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, part := range strings.Split(header, ",") {
+		part = strings.TrimSpace(part)
+		if part == "*" || strings.TrimPrefix(part, "W/") == strings.TrimPrefix(etag, "W/") {
+			return true
+		}
+	}
+	return false
+}
+
+// listWriter builds `{"items":[...],"total":N,"limit":L,"offset":O}` (or
+// with another key) from pre-encoded item bodies, without re-encoding them.
+func listBody(key string, items [][]byte, total, limit, offset int) []byte {
+	n := 64
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(offset), 10)
+	b = append(b, '}')
+	return b
+}

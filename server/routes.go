@@ -1,0 +1,175 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// handler is a route's handler: it writes a response or returns an error,
+// which the router turns into the contract's error shape.
+type handler func(w http.ResponseWriter, r *http.Request, p httprouter.Params) error
+
+// route is one row of the route table.
+type route struct {
+	method string
+	path   string
+	access access
+	cors   bool // the public surface: CORS for any origin
+	h      handler
+}
+
+// table is every route of the API, in one place.
+func (s *Server) table() []route {
+	return []route{
+		{"GET", "/healthz", noKey, false, s.healthz},
+		{"GET", "/api/v1/status", anyKey, false, s.status},
+		{"POST", "/api/v1/hooks/git", noKey, false, s.gitHook},
+
+		{"GET", "/api/v1/pages", needsKey(ScopeContentRead), false, s.listPages},
+		{"GET", "/api/v1/pages/*slug", needsKey(ScopeContentRead), false, s.getPage},
+		{"GET", "/api/v1/content/:type", needsKey(ScopeContentRead), false, s.listItems},
+		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
+		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
+		{"GET", "/api/v1/public/collections/:type", noKey, true, s.listPublicItems},
+		{"GET", "/api/v1/public/collections/:type/*slug", noKey, true, s.getPublicItem},
+
+		{"GET", "/api/v1/public/media", noKey, true, s.listPublicMedia},
+		{"GET", "/api/v1/public/media/:id", noKey, true, s.getPublicMedia},
+		{"GET", "/api/v1/media", needsKey(ScopeMediaRead), false, s.listMedia},
+		{"POST", "/api/v1/media", needsKey(ScopeMediaWrite), false, s.upload},
+		{"GET", "/api/v1/media/folders", needsKey(ScopeMediaRead), false, s.listFolders},
+		{"POST", "/api/v1/media/folders", needsKey(ScopeMediaWrite), false, s.createFolder},
+		{"DELETE", "/api/v1/media/folders", needsKey(ScopeMediaDelete), false, s.deleteFolder},
+		{"POST", "/api/v1/media/presign", needsKey(ScopeMediaWrite), false, s.presign},
+		{"POST", "/api/v1/media/confirm", needsKey(ScopeMediaWrite), false, s.confirm},
+		{"GET", "/api/v1/media/:id", needsKey(ScopeMediaRead), false, s.getMedia},
+		{"PATCH", "/api/v1/media/:id", needsKey(ScopeMediaWrite), false, s.patchMedia},
+		{"DELETE", "/api/v1/media/:id", needsKey(ScopeMediaDelete), false, s.deleteMedia},
+
+		{"GET", "/uploads/*key", noKey, true, s.serveUpload},
+	}
+}
+
+// routes builds the router from the table. httprouter v1.3 cannot hold a
+// static segment beside a parameter (/media/folders beside /media/:id), so
+// such static routes become named cases of the parameter route.
+func (s *Server) routes() http.Handler {
+	rt := httprouter.New()
+	rt.RedirectTrailingSlash = false
+	rt.RedirectFixedPath = false
+	rt.HandleMethodNotAllowed = true
+	rt.NotFound = s.errorHandler(notFound("no such route"))
+	rt.MethodNotAllowed = s.errorHandler(errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this route"))
+	rt.PanicHandler = s.panicked
+	rt.GlobalOPTIONS = http.HandlerFunc(s.preflight)
+
+	type key struct{ method, path string }
+	table := s.table()
+	paramRoute := map[string]string{} // dir -> the parameter route in it
+	for _, rte := range table {
+		if dir, last := path.Split(rte.path); strings.HasPrefix(last, ":") {
+			paramRoute[dir] = rte.path
+		}
+	}
+	handles := map[key]httprouter.Handle{}
+	named := map[key]map[string]httprouter.Handle{}
+	for _, rte := range table {
+		h := s.handle(rte)
+		dir, last := path.Split(rte.path)
+		if pr, ok := paramRoute[dir]; ok && pr != rte.path {
+			k := key{rte.method, pr}
+			if named[k] == nil {
+				named[k] = map[string]httprouter.Handle{}
+			}
+			named[k][last] = h
+			continue
+		}
+		handles[key{rte.method, rte.path}] = h
+	}
+	for k, names := range named {
+		param := strings.TrimPrefix(path.Base(k.path), ":")
+		fallback := handles[k]
+		if fallback == nil {
+			fallback = func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+				rt.MethodNotAllowed.ServeHTTP(w, r)
+			}
+		}
+		handles[k] = func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+			if h, ok := names[p.ByName(param)]; ok {
+				h(w, r, p)
+				return
+			}
+			fallback(w, r, p)
+		}
+	}
+	for k, h := range handles {
+		rt.Handle(k.method, k.path, h)
+		if k.method == http.MethodGet {
+			rt.Handle(http.MethodHead, k.path, h)
+		}
+	}
+	return rt
+}
+
+// handle applies, in order: the per-IP rate limit, CORS headers, the key
+// check, the per-key rate limit, and the error mapping of the handler.
+func (s *Server) handle(rte route) httprouter.Handle {
+	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
+		start := time.Now()
+		if err := s.serve(w, r, rte, p); err != nil {
+			s.writeError(w, r, err)
+		}
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "took", time.Since(start))
+	}
+}
+
+// errorHandler answers every request with err (unknown routes, methods).
+func (s *Server) errorHandler(err *Error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.ipLimit.allow(clientIP(r)); !ok {
+			s.writeError(w, r, rateLimited(w, wait))
+			return
+		}
+		s.writeError(w, r, err)
+	})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p httprouter.Params) error {
+	if ok, wait := s.ipLimit.allow(clientIP(r)); !ok {
+		return rateLimited(w, wait)
+	}
+	if rte.cors {
+		setCORS(w.Header())
+	}
+	r, err := s.authenticate(r, rte.access)
+	if err != nil {
+		return err
+	}
+	if k := keyFrom(r.Context()); k != nil {
+		if ok, wait := s.keyLimit.allow(k.Name); !ok {
+			return rateLimited(w, wait)
+		}
+	}
+	return rte.h(w, r, p)
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, known := asError(err)
+	if !known {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	w.Header().Del("ETag")
+	w.Header().Del("Content-Length")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = writeJSON(w, e.Status, errorBody{Error: e.Code, Message: e.Message})
+}
+
+func (s *Server) panicked(w http.ResponseWriter, r *http.Request, v any) {
+	s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+	s.writeError(w, r, errInternal)
+}

@@ -1,0 +1,106 @@
+// Package server is folio's HTTP interface: one route table, handlers that
+// return errors, API keys and scopes, rate limits, CORS and caching headers.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media"
+)
+
+// Config wires a Server.
+type Config struct {
+	Engine *engine.Engine
+	Keys   *KeyStore
+	// Media is the media library.
+	Media *media.Library
+	// MediaRoot is the folder /uploads/ serves from (local storage); ""
+	// when media lives on cloud storage.
+	MediaRoot string
+
+	WebhookSecret string // "" disables POST /api/v1/hooks/git
+	RateIP        RateLimit
+	RateKey       RateLimit
+	Logger        *slog.Logger
+	Now           func() time.Time
+}
+
+// Server serves the API.
+type Server struct {
+	engine     *engine.Engine
+	keys       *KeyStore
+	media      *media.Library
+	mediaRoot  string
+	hookSecret string
+	ipLimit    *limiter
+	keyLimit   *limiter
+	log        *slog.Logger
+	now        func() time.Time
+	handler    http.Handler
+}
+
+// New builds the server and its route table.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{
+		engine:     cfg.Engine,
+		keys:       cfg.Keys,
+		media:      cfg.Media,
+		mediaRoot:  cfg.MediaRoot,
+		hookSecret: cfg.WebhookSecret,
+		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
+		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
+		log:        cfg.Logger,
+		now:        cfg.Now,
+	}
+	s.handler = s.routes()
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// HTTPServer returns an http.Server for s with the timeouts set. Uploads
+// extend their own read deadline.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.HTTPServer(ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

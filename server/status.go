@@ -1,0 +1,51 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// maxHookBody bounds a webhook delivery; GitHub's push payloads stay far below.
+const maxHookBody = 5 << 20
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "commit": s.engine.Published().Commit})
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	return serveJSON(w, r, s.engine.Status(), cacheNoStore)
+}
+
+// gitHook verifies a GitHub-style push webhook (X-Hub-Signature-256: an
+// HMAC-SHA256 of the body with the shared secret) and triggers a sync.
+func (s *Server) gitHook(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.hookSecret == "" {
+		return notFound("webhooks are disabled: start folio with --webhook-secret")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
+	if err != nil {
+		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "webhook body over %d bytes", maxHookBody)
+	}
+	sig, ok := strings.CutPrefix(r.Header.Get("X-Hub-Signature-256"), "sha256=")
+	if !ok {
+		return errorf(http.StatusUnauthorized, CodeUnauthorized, "missing X-Hub-Signature-256 header")
+	}
+	got, err := hex.DecodeString(sig)
+	if err != nil {
+		return errorf(http.StatusUnauthorized, CodeUnauthorized, "malformed X-Hub-Signature-256 header")
+	}
+	mac := hmac.New(sha256.New, []byte(s.hookSecret))
+	mac.Write(body)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return errorf(http.StatusUnauthorized, CodeUnauthorized, "webhook signature does not match")
+	}
+	s.engine.Trigger()
+	return writeJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
+}
