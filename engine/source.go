@@ -75,7 +75,7 @@ type Source struct {
 // Tree is every content file of one commit, parsed.
 type Tree struct {
 	Commit string
-	Time   time.Time      // committer time of the commit
+	Time   time.Time      // committer time of the commit, UTC
 	Files  []content.File // relevant paths only, sorted by path
 }
 

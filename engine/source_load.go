@@ -79,7 +79,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.docs.finish(gen, parsed, hits, walked, time.Since(start))
-	return &Tree{Commit: h.String(), Time: c.Committer.When, Files: out}, nil
+	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
 }
 
 // walkTree lists the relevant regular files and symlinks below tree h.

@@ -200,7 +200,7 @@ func (s *Source) attribute(ctx context.Context, st storer.EncodedObjectStorer, c
 		if err := ctx.Err(); err != nil {
 			return nil, walked, err
 		}
-		when := cur.Committer.When
+		when := cur.Committer.When.UTC() // one zone, so cached and walked times are identical
 		if cur != c && knownCommits[cur.Hash] {
 			if known := s.docs.pathTimesFor(cur.Hash); known != nil {
 				root.settleKnown(known, times)

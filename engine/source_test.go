@@ -1,0 +1,524 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/content"
+)
+
+var srcT0 = time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func srcDay(n int) time.Time { return srcT0.AddDate(0, 0, n) }
+
+func TestSource_LocalBare(t *testing.T) {
+	r := newSrcBareSite(t)
+	want := r.commit(srcDay(0), map[string]string{
+		"globals.yaml":              "siteName: x\n",
+		"content/posts/hello.md":    "# hello\n",
+		"content/posts/a/b/deep.md": "deep\n",
+		"README.md":                 "not content\n",
+		"static/logo.svg":           "<svg/>",
+	})
+	r.push(false)
+
+	p := &srcTestParser{}
+	src := openSrc(t, r.site(), t.TempDir(), p)
+	if src.Remote() {
+		t.Fatal("a local path is not remote")
+	}
+	got, err := src.Resolve("main")
+	if err != nil || got != want {
+		t.Fatalf("Resolve(main) = %q, %v; want %q", got, err, want)
+	}
+	if _, err := src.Resolve("nope"); !errors.Is(err, ErrUnknownBranch) {
+		t.Fatalf("Resolve(nope) err = %v, want ErrUnknownBranch", err)
+	}
+	tree := srcLoad(t, src, "main")
+	if tree.Commit != want || !tree.Time.Equal(srcDay(0)) {
+		t.Fatalf("tree = %s at %v, want %s at %v", tree.Commit, tree.Time, want, srcDay(0))
+	}
+	wantPaths := []string{"content/posts/a/b/deep.md", "content/posts/hello.md", "globals.yaml"}
+	if got := srcPaths(tree); !reflect.DeepEqual(got, wantPaths) {
+		t.Fatalf("paths = %v, want %v", got, wantPaths)
+	}
+	f := srcFile(t, tree, "content/posts/hello.md")
+	if f.Err != nil || f.Doc == nil || f.Doc.Body != "# hello\n" {
+		t.Fatalf("hello.md = %+v", f)
+	}
+	if p.count("README.md") != 0 {
+		t.Fatal("irrelevant file was parsed")
+	}
+}
+
+func TestSource_WorkTree(t *testing.T) {
+	r := newSrcWorkTreeSite(t)
+	want := r.commit(srcDay(0), map[string]string{"content/posts/a.md": "committed\n"})
+	// Uncommitted edits and files never reach a snapshot.
+	r.write(map[string]string{"content/posts/a.md": "edited\n", "content/posts/new.md": "new\n"})
+
+	src := openSrc(t, r.site(), "", &srcTestParser{})
+	got, err := src.Resolve("main")
+	if err != nil || got != want {
+		t.Fatalf("Resolve = %q, %v; want %q", got, err, want)
+	}
+	tree := srcLoad(t, src, "main")
+	if got := srcPaths(tree); !reflect.DeepEqual(got, []string{"content/posts/a.md"}) {
+		t.Fatalf("paths = %v", got)
+	}
+	if body := srcFile(t, tree, "content/posts/a.md").Doc.Body; body != "committed\n" {
+		t.Fatalf("body = %q, want the committed one", body)
+	}
+}
+
+func TestSource_Remote(t *testing.T) {
+	r := newSrcBareSite(t)
+	c1 := r.commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
+	r.push(false)
+	url := "file://" + r.bare
+	cacheDir := t.TempDir()
+
+	src := openSrc(t, url, cacheDir, &srcTestParser{})
+	if !src.Remote() {
+		t.Fatal("a file:// URL is remote")
+	}
+	if !strings.HasPrefix(src.GitDir(), filepath.Join(cacheDir, "clones")) {
+		t.Fatalf("clone at %s, want under the cache dir", src.GitDir())
+	}
+	if got, _ := src.Resolve("main"); got != c1 {
+		t.Fatalf("Resolve = %s, want %s", got, c1)
+	}
+
+	t.Run("Fetch", func(t *testing.T) {
+		c2 := r.commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
+		r.push(false)
+		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
+		if got, _ := src.Resolve("main"); got != c1 {
+			t.Fatalf("before Fetch Resolve = %s, want still %s", got, c1)
+		}
+		if err := src.Fetch(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := src.Resolve("main"); got != c2 {
+			t.Fatalf("after Fetch Resolve = %s, want %s", got, c2)
+		}
+		if got, _ := src.Resolve("draft"); got != c2 {
+			t.Fatalf("draft = %s, want %s", got, c2)
+		}
+		if got := srcPaths(srcLoad(t, src, "main")); len(got) != 2 {
+			t.Fatalf("paths = %v", got)
+		}
+	})
+
+	t.Run("ForcePush", func(t *testing.T) {
+		srcGit(t, r.dir, "reset", "-q", "--hard", c1)
+		c3 := r.commit(srcDay(2), map[string]string{"content/posts/c.md": "three\n"})
+		r.push(true)
+		srcGit(t, r.dir, "push", "-q", "origin", ":refs/heads/draft")
+		if err := src.Fetch(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := src.Resolve("main"); got != c3 {
+			t.Fatalf("after force push Resolve = %s, want %s", got, c3)
+		}
+		if _, err := src.Resolve("draft"); !errors.Is(err, ErrUnknownBranch) {
+			t.Fatalf("deleted branch: err = %v, want ErrUnknownBranch", err)
+		}
+		tree := srcLoad(t, src, "main")
+		if got := srcPaths(tree); !reflect.DeepEqual(got, []string{"content/posts/a.md", "content/posts/c.md"}) {
+			t.Fatalf("paths = %v", got)
+		}
+		if got := srcFile(t, tree, "content/posts/a.md").Updated; !got.Equal(srcDay(0)) {
+			t.Fatalf("a.md updated %v, want %v", got, srcDay(0))
+		}
+	})
+
+	t.Run("Reopen", func(t *testing.T) {
+		again := openSrc(t, url, cacheDir, &srcTestParser{})
+		if again.GitDir() != src.GitDir() {
+			t.Fatalf("reopened clone at %s, want %s", again.GitDir(), src.GitDir())
+		}
+		want, _ := src.Resolve("main")
+		if got, _ := again.Resolve("main"); got != want {
+			t.Fatalf("Resolve = %s, want %s", got, want)
+		}
+	})
+
+	t.Run("Unreachable", func(t *testing.T) {
+		_, err := OpenSource(context.Background(), SourceConfig{Site: "file://" + filepath.Join(t.TempDir(), "none.git"), CacheDir: t.TempDir()})
+		if err == nil {
+			t.Fatal("opening a missing remote succeeded")
+		}
+	})
+}
+
+func TestSource_Updated(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"content/posts/a.md": "a1", "content/posts/b.md": "b1",
+		"content/docs/x/c.md": "c1", "globals.yaml": "g1",
+	})
+	r.commit(srcDay(1), map[string]string{"content/posts/a.md": "a2", "README.md": "r"})
+	r.commit(srcDay(2), map[string]string{"content/docs/x/d.md": "d1"})
+	srcGit(t, r.dir, "mv", "content/posts/b.md", "content/posts/b2.md")
+	r.commit(srcDay(3), nil)
+	r.commit(srcDay(4), map[string]string{"README.md": "r2"}) // touches no content
+	r.push(false)
+
+	want := map[string]time.Time{
+		"content/posts/a.md": srcDay(1), "content/posts/b2.md": srcDay(3),
+		"content/docs/x/c.md": srcDay(0), "content/docs/x/d.md": srcDay(2),
+		"globals.yaml": srcDay(0),
+	}
+	check := func(t *testing.T, tree *Tree, want map[string]time.Time) {
+		t.Helper()
+		if len(tree.Files) != len(want) {
+			t.Fatalf("paths = %v", srcPaths(tree))
+		}
+		for _, f := range tree.Files {
+			if !f.Updated.Equal(want[f.Path]) {
+				t.Errorf("%s updated %v, want %v", f.Path, f.Updated, want[f.Path])
+			}
+		}
+	}
+
+	src := openSrc(t, r.site(), "", &srcTestParser{})
+	check(t, srcLoad(t, src, "main"), want)
+
+	t.Run("Incremental", func(t *testing.T) {
+		before := src.Stats().CommitsWalked
+		r.commit(srcDay(5), map[string]string{"content/posts/b2.md": "b3"})
+		r.commit(srcDay(6), map[string]string{"content/posts/new.md": "n"}, "globals.yaml")
+		r.push(false)
+		delete(want, "globals.yaml")
+		want["content/posts/b2.md"] = srcDay(5)
+		want["content/posts/new.md"] = srcDay(6)
+		check(t, srcLoad(t, src, "main"), want)
+		if walked := src.Stats().CommitsWalked - before; walked != 2 {
+			t.Fatalf("walked %d commits for two new ones, want 2", walked)
+		}
+		// A fresh source walks the whole history and agrees.
+		check(t, srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main"), want)
+	})
+
+	t.Run("ForcePush", func(t *testing.T) {
+		srcGit(t, r.dir, "reset", "-q", "--hard", "HEAD~2")
+		r.commit(srcDay(7), map[string]string{"content/posts/a.md": "a3"})
+		r.push(true)
+		check(t, srcLoad(t, src, "main"), map[string]time.Time{
+			"content/posts/a.md": srcDay(7), "content/posts/b2.md": srcDay(3),
+			"content/docs/x/c.md": srcDay(0), "content/docs/x/d.md": srcDay(2),
+			"globals.yaml": srcDay(0),
+		})
+	})
+
+	t.Run("HistoryLimit", func(t *testing.T) {
+		lim, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), Parse: (&srcTestParser{}).parse, Relevant: srcRelevant, HistoryLimit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := srcLoad(t, lim, "main")
+		// Only the newest commit was compared: what it did not change gets
+		// the time of the oldest commit looked at, its parent.
+		if got := srcFile(t, tree, "content/posts/a.md").Updated; !got.Equal(srcDay(7)) {
+			t.Errorf("a.md = %v, want %v", got, srcDay(7))
+		}
+		if got := srcFile(t, tree, "globals.yaml").Updated; !got.Equal(srcDay(4)) {
+			t.Errorf("globals.yaml = %v, want %v", got, srcDay(4))
+		}
+	})
+}
+
+func TestSource_Symlink(t *testing.T) {
+	r := newSrcBareSite(t)
+	if err := os.MkdirAll(filepath.Join(r.dir, "content/posts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(r.dir, "content/posts/evil.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.commit(srcDay(0), map[string]string{"content/posts/ok.md": "ok"})
+	r.push(false)
+
+	p := &srcTestParser{}
+	tree := srcLoad(t, openSrc(t, r.site(), "", p), "main")
+	f := srcFile(t, tree, "content/posts/evil.md")
+	if f.Doc != nil || srcProblem(f.Err) != "symlink not followed" {
+		t.Fatalf("evil.md = %+v, want the symlink problem", f)
+	}
+	if p.count("content/posts/evil.md") != 0 {
+		t.Fatal("symlink was read and parsed")
+	}
+	if srcFile(t, tree, "content/posts/ok.md").Doc == nil {
+		t.Fatal("ok.md not loaded")
+	}
+}
+
+func TestSource_LargeAndBroken(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"content/posts/big.md":    strings.Repeat("x", content.MaxFileSize+1),
+		"content/posts/broken.md": "BROKEN",
+		"content/posts/fine.md":   "fine",
+		// One blob under two extensions parses twice, once per parser.
+		"content/posts/same.md":   "same",
+		"content/posts/same.yaml": "same",
+		"content/posts/same2.md":  "same",
+	})
+	r.push(false)
+
+	p := &srcTestParser{}
+	src := openSrc(t, r.site(), "", p)
+	tree := srcLoad(t, src, "main")
+	big := srcFile(t, tree, "content/posts/big.md")
+	if big.Doc != nil || !strings.Contains(srcProblem(big.Err), "limit") {
+		t.Fatalf("big.md = %v, want the size problem", big.Err)
+	}
+	if p.count("content/posts/big.md") != 0 {
+		t.Fatal("oversized blob was parsed")
+	}
+	broken := srcFile(t, tree, "content/posts/broken.md")
+	var prob content.Problem
+	if broken.Doc != nil || !errors.As(broken.Err, &prob) || prob.Line != 1 {
+		t.Fatalf("broken.md = %+v", broken)
+	}
+	if srcFile(t, tree, "content/posts/fine.md").Doc == nil {
+		t.Fatal("fine.md not loaded")
+	}
+	if a, b := srcFile(t, tree, "content/posts/same.md").Doc, srcFile(t, tree, "content/posts/same2.md").Doc; a == nil || a != b {
+		t.Fatal("one blob under one extension should be one document")
+	}
+	if got := p.count("content/posts/same.md") + p.count("content/posts/same2.md"); got != 1 {
+		t.Fatalf("same blob parsed %d times, want once", got)
+	}
+	if p.count("content/posts/same.yaml") != 1 {
+		t.Fatal("same blob as .yaml not parsed on its own")
+	}
+	if st := src.Stats(); st.Parsed != 3 {
+		t.Fatalf("parsed %d, want 3 (fine, same.md, same.yaml; failures are not cached)", st.Parsed)
+	}
+
+	// A reload of a new commit parses only the changed blob; failures are
+	// parsed again, they are not cached.
+	r.commit(srcDay(1), map[string]string{"content/posts/fine.md": "finer"})
+	r.push(false)
+	srcLoad(t, src, "main")
+	if st := src.Stats(); st.LastParsed != 1 {
+		t.Fatalf("reload parsed %d, want 1", st.LastParsed)
+	}
+	if p.count("content/posts/broken.md") != 2 {
+		t.Fatalf("broken.md parsed %d times, want 2", p.count("content/posts/broken.md"))
+	}
+}
+
+func TestSource_Cache(t *testing.T) {
+	r := newSrcBareSite(t)
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		files["content/posts/"+n+".md"] = "post " + n
+	}
+	r.commit(srcDay(0), files)
+	r.commit(srcDay(1), map[string]string{"content/posts/b.md": "post b2"})
+	r.push(false)
+	cacheDir := t.TempDir()
+
+	first := openSrc(t, r.site(), cacheDir, &srcTestParser{})
+	want := srcLoad(t, first, "main")
+	if err := first.SaveCache(); err != nil {
+		t.Fatal(err)
+	}
+
+	p := &srcTestParser{}
+	second := openSrc(t, r.site(), cacheDir, p)
+	if st := second.Stats(); st.LoadedFromDisk != 4 {
+		t.Fatalf("loaded %d documents from disk, want 4", st.LoadedFromDisk)
+	}
+	got := srcLoad(t, second, "main")
+	if st := second.Stats(); st.Parsed != 0 || st.CommitsWalked != 0 {
+		t.Fatalf("after restart: parsed %d, walked %d commits; want 0, 0", st.Parsed, st.CommitsWalked)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("restarted tree differs:\n got %+v\nwant %+v", got, want)
+	}
+
+	t.Run("OtherBuild", func(t *testing.T) {
+		other, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), CacheDir: cacheDir,
+			Parse: (&srcTestParser{}).parse, Relevant: srcRelevant, CacheKey: "another parser"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcLoad(t, other, "main")
+		if st := other.Stats(); st.LoadedFromDisk != 0 || st.Parsed != 4 {
+			t.Fatalf("other build: loaded %d, parsed %d; want 0, 4", st.LoadedFromDisk, st.Parsed)
+		}
+	})
+
+	t.Run("Corrupt", func(t *testing.T) {
+		if err := os.WriteFile(first.cache, []byte("garbage"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src := openSrc(t, r.site(), cacheDir, &srcTestParser{})
+		if tree := srcLoad(t, src, "main"); len(tree.Files) != 4 {
+			t.Fatalf("paths = %v", srcPaths(tree))
+		}
+	})
+}
+
+func TestSource_CacheCodec(t *testing.T) {
+	when := time.Date(2024, 5, 6, 7, 8, 9, 10, time.FixedZone("", 2*3600))
+	doc := &content.Doc{
+		Meta: map[string]any{
+			"title": "Hi", "n": 3, "i64": int64(-5), "u": uint64(7), "f": 1.5, "yes": true, "no": false,
+			"nil": nil, "when": when, "tags": []any{"a", 2, map[string]any{"k": "v"}},
+			"nested":   map[string]any{"deep": []any{when, 2.25}},
+			"strs":     []string{"x", "y"},
+			"anykeys":  map[any]any{1: "one", "two": 2},
+			"tables":   []map[string]any{{"a": 1}, {"b": "c"}},
+			"emptyMap": map[string]any{},
+		},
+		Body: "<p>body</p>", HasBody: true, Line: 4,
+	}
+	e := &cacheEncoder{}
+	if err := e.doc(doc); err != nil {
+		t.Fatal(err)
+	}
+	d := &cacheDecoder{b: e.b}
+	got := d.doc()
+	if d.err != nil || len(d.b) != 0 {
+		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
+	}
+	gotWhen := got.Meta["when"].(time.Time)
+	if !gotWhen.Equal(when) {
+		t.Fatalf("time = %v, want %v", gotWhen, when)
+	}
+	if _, off := gotWhen.Zone(); off != 2*3600 {
+		t.Fatalf("zone offset = %d, want 7200", off)
+	}
+	// Times compare by instant; everything else must be identical.
+	delete(got.Meta, "when")
+	delete(doc.Meta, "when")
+	got.Meta["nested"].(map[string]any)["deep"].([]any)[0] = when
+	if !reflect.DeepEqual(got, doc) {
+		t.Fatalf("round trip:\n got %#v\nwant %#v", got, doc)
+	}
+
+	if err := (&cacheEncoder{}).doc(&content.Doc{Meta: map[string]any{"c": make(chan int)}}); !errors.Is(err, errCacheUnencodable) {
+		t.Fatalf("unknown type: err = %v", err)
+	}
+	// Truncated data fails cleanly, at every length.
+	for n := range len(e.b) {
+		d := &cacheDecoder{b: e.b[:n]}
+		d.doc()
+		if d.err == nil {
+			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.b))
+		}
+	}
+}
+
+func TestSource_Watch(t *testing.T) {
+	watch := func(t *testing.T, src *Source) *atomic.Int64 {
+		var n atomic.Int64
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- src.Watch(ctx, func() { n.Add(1) }) }()
+		t.Cleanup(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Watch: %v", err)
+			}
+		})
+		return &n
+	}
+
+	t.Run("BarePush", func(t *testing.T) {
+		r := newSrcBareSite(t)
+		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
+		r.push(false)
+		src := openSrc(t, r.site(), "", &srcTestParser{})
+		n := watch(t, src)
+		// The watch starts asynchronously: push until it has seen one.
+		want := ""
+		srcWaitFor(t, "a notification after git push", func() bool {
+			if n.Load() > 0 {
+				return true
+			}
+			want = r.commit(time.Now(), map[string]string{"content/posts/a.md": time.Now().String()})
+			r.push(false)
+			time.Sleep(100 * time.Millisecond)
+			return n.Load() > 0
+		})
+		srcWaitFor(t, "the pushed commit", func() bool { got, _ := src.Resolve("main"); return got == want })
+		// A new branch in a new ref folder is seen too.
+		before := n.Load()
+		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/feature/x")
+		srcWaitFor(t, "a notification for a nested branch", func() bool { return n.Load() > before })
+	})
+
+	t.Run("WorkTreeCommit", func(t *testing.T) {
+		r := newSrcWorkTreeSite(t)
+		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
+		src := openSrc(t, r.site(), "", &srcTestParser{})
+		n := watch(t, src)
+		srcWaitFor(t, "a notification after git commit", func() bool {
+			if n.Load() > 0 {
+				return true
+			}
+			r.commit(time.Now(), map[string]string{"content/posts/a.md": time.Now().String()})
+			time.Sleep(100 * time.Millisecond)
+			return n.Load() > 0
+		})
+	})
+}
+
+// TestSource_RealParser runs the real content parser once it exists.
+func TestSource_RealParser(t *testing.T) {
+	if _, err := content.Parse("x.md", []byte("---\ntitle: T\n---\nbody\n")); err != nil {
+		t.Skipf("content.Parse not usable yet: %v", err)
+	}
+	if !content.Relevant("content/posts/hello.md") {
+		t.Skip("content.Relevant not implemented yet")
+	}
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"content/posts/hello.md": "---\ntitle: Hello\ndate: 2024-01-02T03:04:05Z\ntags: [a, b]\n---\n# Hi\n",
+		"README.md":              "# not content\n",
+	})
+	r.push(false)
+	cacheDir := t.TempDir()
+	src, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), CacheDir: cacheDir, CacheKey: "real"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := srcLoad(t, src, "main")
+	f := srcFile(t, tree, "content/posts/hello.md")
+	if f.Err != nil || f.Doc.Meta["title"] != "Hello" || !strings.Contains(f.Doc.Body, "Hi") {
+		t.Fatalf("hello.md = %+v / %+v", f, f.Doc)
+	}
+	for _, f := range tree.Files {
+		if f.Path == "README.md" {
+			t.Fatal("README.md is not content")
+		}
+	}
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), CacheDir: cacheDir, CacheKey: "real"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	got := srcFile(t, srcLoad(t, again, "main"), "content/posts/hello.md")
+	if again.Stats().Parsed != 0 {
+		t.Fatal("restart parsed again")
+	}
+	if !reflect.DeepEqual(got.Doc.Body, f.Doc.Body) || len(got.Doc.Meta) != len(f.Doc.Meta) {
+		t.Fatalf("cached doc differs: %+v vs %+v", got.Doc, f.Doc)
+	}
+}
