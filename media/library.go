@@ -51,6 +51,9 @@ type Library struct {
 	root *os.Root
 	log  *slog.Logger
 	now  func() time.Time
+	// sweeps is true when the storage keeps its files under the media
+	// root, where Open can find orphans by listing (see sweepLocal).
+	sweeps bool
 
 	// folderMu orders folder creation and deletion (write lock) against
 	// writes that put an item in a folder (read lock), so an item never
@@ -118,6 +121,9 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		explicit: map[string]bool{},
 		orders:   map[string][]*Item{},
 		locks:    map[string]*sync.Mutex{},
+	}
+	if lr, ok := cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == abs {
+		l.sweeps = true
 	}
 	if err := l.load(ctx); err != nil {
 		root.Close()

@@ -165,8 +165,7 @@ type localRoot interface{ Root() string }
 // On other storages the intents do this work for the writes of this
 // library (storages cannot be listed through the Storage interface).
 func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[string]bool) error {
-	lr, ok := l.cfg.Storage.(localRoot)
-	if !ok || filepath.Clean(lr.Root()) != l.cfg.Root {
+	if !l.sweeps {
 		return nil
 	}
 	for _, m := range months {
