@@ -3,6 +3,7 @@ package local_test
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -162,4 +163,24 @@ func TestStorage_URL(t *testing.T) {
 	if got, want := s.URL("2026/11/a b.jpg"), "/uploads/2026/11/a%20b.jpg"; got != want {
 		t.Errorf("URL = %q, want %q", got, want)
 	}
+}
+
+func BenchmarkPut_Streamed(b *testing.B) {
+	s := mustNew(b, b.TempDir())
+	const size = 64 << 20
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		r := io.LimitReader(zeros{}, size)
+		if err := s.Put(context.Background(), "bench/big.bin", r, -1, "application/octet-stream"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

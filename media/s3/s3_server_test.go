@@ -272,3 +272,73 @@ func TestStorage_CanceledIsNotUnavailable(t *testing.T) {
 		t.Errorf("Stat with a canceled context = %v, want context.Canceled only", err)
 	}
 }
+
+// A failed multipart upload must not leave its parts behind: S3 keeps (and
+// bills) incomplete uploads until they are aborted.
+func TestStorage_FailedPutLeavesNoUpload(t *testing.T) {
+	srv := s3test.NewServer(t)
+	cfg := srv.NewBucket(t)
+	s := mustNew(t, cfg)
+	big := func() io.Reader { return bytes.NewReader(make([]byte, s3.PartSize+1<<20)) }
+
+	t.Run("BrokenReader", func(t *testing.T) {
+		r := io.MultiReader(big(), errReader{errors.New("broken")})
+		if err := s.Put(context.Background(), "a/broken.bin", r, -1, "application/octet-stream"); err == nil {
+			t.Fatal("Put = nil error")
+		}
+		assertNoUploads(t, cfg)
+	})
+	t.Run("Canceled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r := io.MultiReader(big(), readFunc(func([]byte) (int, error) {
+			cancel()
+			return 0, nil
+		}), big())
+		if err := s.Put(ctx, "a/canceled.bin", r, -1, "application/octet-stream"); err == nil {
+			t.Fatal("Put = nil error")
+		}
+		assertNoUploads(t, cfg)
+	})
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+type readFunc func([]byte) (int, error)
+
+func (f readFunc) Read(p []byte) (int, error) { return f(p) }
+
+func assertNoUploads(t *testing.T, cfg s3.Config) {
+	t.Helper()
+	for u := range rawClient(t, cfg).ListIncompleteUploads(context.Background(), cfg.Bucket, "", true) {
+		if u.Err != nil {
+			t.Fatal(u.Err)
+		}
+		t.Errorf("incomplete upload left: %s (%s)", u.Key, u.UploadID)
+	}
+}
+
+// BenchmarkPut_Streamed measures a 64 MiB Put of unknown size: memory per
+// Put should stay near one part (PartSize) plus the read-ahead.
+func BenchmarkPut_Streamed(b *testing.B) {
+	srv := s3test.NewServer(b)
+	s := mustNew(b, srv.NewBucket(b))
+	const size = 64 << 20
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		r := io.LimitReader(zeros{}, size)
+		if err := s.Put(context.Background(), "bench/big.bin", r, -1, "application/octet-stream"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
