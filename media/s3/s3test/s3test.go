@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,8 +139,9 @@ func freeAddr() (string, error) {
 // Endpoint is the server's base URL.
 func (s *Server) Endpoint() string { return "http://" + s.addr }
 
-// Dir is the directory the server keeps buckets in, one subdirectory each.
-func (s *Server) Dir() string { return s.dir }
+// Dir is the directory the server keeps buckets in, one subdirectory each;
+// an object is the file <Dir>/<bucket>/<object key>.
+func (s *Server) Dir() string { return filepath.Join(s.dir, "data") }
 
 // Config is a configuration for bucket on this server, with prefix Prefix.
 func (s *Server) Config(bucket string) s3.Config {
@@ -187,15 +189,31 @@ func (s *Server) start() error {
 	if s.cmd != nil {
 		return errors.New("server already running")
 	}
+	data, meta := filepath.Join(s.dir, "data"), filepath.Join(s.dir, "meta")
+	for _, d := range []string{data, meta} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	// Metadata (content types) go to a sidecar directory rather than to
+	// extended attributes, which some file systems (tmpfs before Linux 6.6)
+	// lack.
 	cmd := exec.Command(s.bin,
 		"--port", s.addr,
 		"--access", AccessKey,
 		"--secret", SecretKey,
 		"--region", Region,
 		"--quiet",
-		"posix", s.dir)
-	// The gateway reads its settings from VGW_* and ROOT_* variables too;
-	// the flags above win over anything in the environment.
+		"posix", "--sidecar", meta, data)
+	// The gateway reads settings from VGW_* and ROOT_* variables too: keep
+	// a developer's own gateway settings out of the tests. (A nil Env
+	// would inherit everything.)
+	cmd.Env = []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VGW_") && !strings.HasPrefix(kv, "ROOT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	cmd.Stdout = s.log
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
