@@ -1,0 +1,47 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/julienschmidt/httprouter"
+)
+
+type folderBody struct {
+	Path string `json:"path"`
+}
+
+func (s *Server) listFolders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	return serveJSON(w, r, map[string][]string{"folders": s.media.Folders()}, cachePrivate)
+}
+
+// createFolder answers 201 {path, folders}; an existing folder is 409.
+func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	var b folderBody
+	if err := decodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	path, err := media.CleanFolder(b.Path)
+	if err != nil {
+		return mediaError(err)
+	}
+	if err := s.media.CreateFolder(path); err != nil {
+		return mediaError(err)
+	}
+	return writeJSON(w, http.StatusCreated, map[string]any{"path": path, "folders": s.media.Folders()})
+}
+
+// deleteFolder takes the path as a JSON body {path}, or as ?path= for
+// clients that cannot send a body with DELETE. It answers {success, folders}.
+func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	var b folderBody
+	if q := r.URL.Query(); q.Has("path") {
+		b.Path = q.Get("path")
+	} else if err := decodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	if err := s.media.DeleteFolder(b.Path); err != nil {
+		return mediaError(err)
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"success": true, "folders": s.media.Folders()})
+}

@@ -1,0 +1,365 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/julienschmidt/httprouter"
+)
+
+// Page sizes of media lists (contract §8; the authenticated maximum is not
+// shown there, we use the public one).
+const (
+	mediaDefaultLimit = 24
+	mediaMaxLimit     = 100
+	// maxSearchHits bounds the matches a search ranks and counts.
+	maxSearchHits = 10000
+	maxJSONBody   = 64 << 10
+)
+
+// publicItem is the public view of a media item (contract §2.1).
+type publicItem struct {
+	ID            string       `json:"id"`
+	Filename      string       `json:"filename"`
+	MimeType      string       `json:"mimeType"`
+	Width         int          `json:"width"`
+	Height        int          `json:"height"`
+	Alt           string       `json:"alt"`
+	URL           string       `json:"url"`
+	FocalX        float64      `json:"focalX"`
+	FocalY        float64      `json:"focalY"`
+	Sizes         []media.Size `json:"sizes"`
+	Placeholder   string       `json:"placeholder,omitempty"`
+	DominantColor string       `json:"dominantColor,omitempty"`
+}
+
+func publicView(it *media.Item) publicItem {
+	return publicItem{ID: it.ID, Filename: it.Filename, MimeType: it.MimeType, Width: it.Width, Height: it.Height,
+		Alt: it.Alt, URL: it.URL, FocalX: it.FocalX, FocalY: it.FocalY, Sizes: sizesOf(it),
+		Placeholder: it.Placeholder, DominantColor: it.DominantColor}
+}
+
+// fullView is the item with every field; sizes is always an array.
+func fullView(it *media.Item) *media.Item {
+	it.Sizes = sizesOf(it)
+	return it
+}
+
+func sizesOf(it *media.Item) []media.Size {
+	if it.Sizes == nil {
+		return []media.Size{}
+	}
+	return it.Sizes
+}
+
+// mediaETag names one version of an item's representation.
+func mediaETag(it *media.Item, public bool) string {
+	v := `"` + it.ID + "." + strconv.Itoa(it.Version)
+	if public {
+		return v + `.p"`
+	}
+	return v + `"`
+}
+
+// mediaError maps the library's errors to the contract's statuses.
+func mediaError(err error) error {
+	var e *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, media.ErrNotFound), errors.Is(err, media.ErrFolderNotFound):
+		return notFound("%s", err.Error())
+	case errors.Is(err, media.ErrBadInput), errors.Is(err, media.ErrUnsupportedType):
+		return badRequest("%s", err.Error())
+	case errors.Is(err, media.ErrTooLarge):
+		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "%s", err.Error())
+	case errors.Is(err, media.ErrConflict), errors.Is(err, media.ErrFolderNotEmpty), errors.Is(err, media.ErrFolderExists):
+		return errorf(http.StatusConflict, CodeConflict, "%s", err.Error())
+	case errors.Is(err, media.ErrUnavailable):
+		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "media storage is unavailable; try again shortly")
+	}
+	return err
+}
+
+// mediaQuery is a parsed media list request.
+type mediaQuery struct {
+	q      media.Query
+	page   page
+	search string
+}
+
+// parseMediaQuery reads folder, type, limit and offset, and, when allowed,
+// search, sort and order.
+func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
+	q := r.URL.Query()
+	var mq mediaQuery
+	pg, err := parsePage(q, mediaDefaultLimit, mediaMaxLimit)
+	if err != nil {
+		return mq, err
+	}
+	mq.page = pg
+	mq.q.Limit, mq.q.Offset = pg.Limit, pg.Offset
+	if f, ok := q["folder"]; ok {
+		c, err := media.CleanFolder(f[0])
+		if err != nil {
+			return mq, mediaError(err)
+		}
+		mq.q.Folder = c
+	}
+	switch t := q.Get("type"); t {
+	case "", "image", "document", "video":
+		mq.q.Type = t
+	default:
+		return mq, badRequest("type must be image, document or video")
+	}
+	if !withSearch {
+		for _, p := range []string{"search", "sort", "order"} {
+			if q.Has(p) {
+				return mq, errorf(http.StatusUnauthorized, CodeUnauthorized,
+					"%s on the public media list needs an API key with the media:read scope", p)
+			}
+		}
+		return mq, nil
+	}
+	mq.search = strings.TrimSpace(q.Get("search"))
+	if len(mq.search) > 200 {
+		return mq, badRequest("search is limited to 200 bytes")
+	}
+	switch s := q.Get("sort"); s {
+	case "":
+		if mq.search == "" {
+			mq.q.Sort = media.SortCreatedAt
+		}
+	case media.SortCreatedAt, media.SortFilename, media.SortSize:
+		mq.q.Sort = s
+	default:
+		return mq, badRequest("sort must be createdAt, filename or size")
+	}
+	switch o := q.Get("order"); o {
+	case "", "desc":
+		mq.q.Desc = true
+	case "asc":
+	default:
+		return mq, badRequest("order must be asc or desc")
+	}
+	return mq, nil
+}
+
+// list runs a media query: a search ranks by relevance unless sort is given.
+func (s *Server) list(mq mediaQuery) ([]*media.Item, int, error) {
+	if mq.q.Folder != "" && !s.folderExists(mq.q.Folder) {
+		return nil, 0, notFound("no folder %q", mq.q.Folder)
+	}
+	if mq.search != "" {
+		ids, err := s.search.Search(mq.search, maxSearchHits)
+		if err != nil {
+			return nil, 0, err
+		}
+		mq.q.IDs = ids
+		if mq.q.IDs == nil {
+			mq.q.IDs = []string{}
+		}
+	}
+	items, total := s.media.List(mq.q)
+	return items, total, nil
+}
+
+func (s *Server) folderExists(f string) bool {
+	for _, x := range s.media.Folders() {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+type mediaList[T any] struct {
+	Data    []T      `json:"data"`
+	Total   int      `json:"total"`
+	Limit   int      `json:"limit"`
+	Offset  int      `json:"offset"`
+	Folders []string `json:"folders,omitempty"`
+}
+
+func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	mq, err := parseMediaQuery(r, true)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.list(mq)
+	if err != nil {
+		return err
+	}
+	out := mediaList[*media.Item]{Data: make([]*media.Item, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset, Folders: s.media.Folders()}
+	for i, it := range items {
+		out.Data[i] = fullView(it)
+	}
+	return serveJSON(w, r, out, cachePrivate)
+}
+
+func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	cc := cachePublicShort
+	withSearch := false
+	if k := keyFrom(r.Context()); k != nil {
+		if !k.Has(ScopeMediaRead) {
+			return forbidden(ScopeMediaRead)
+		}
+		withSearch, cc = true, cachePrivate
+	}
+	mq, err := parseMediaQuery(r, withSearch)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.list(mq)
+	if err != nil {
+		return err
+	}
+	out := mediaList[publicItem]{Data: make([]publicItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset}
+	for i, it := range items {
+		out.Data[i] = publicView(it)
+	}
+	return serveJSON(w, r, out, cc)
+}
+
+// item finds the item of the :id parameter.
+func (s *Server) item(p httprouter.Params) (*media.Item, error) {
+	id := p.ByName("id")
+	if !media.ValidID(id) {
+		return nil, notFound("no media item %q", id)
+	}
+	it, ok := s.media.Get(id)
+	if !ok {
+		return nil, notFound("no media item %q", id)
+	}
+	return it, nil
+}
+
+func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	it, err := s.item(p)
+	if err != nil {
+		return err
+	}
+	return serveItem(w, r, fullView(it), mediaETag(it, false), cachePrivate)
+}
+
+func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	it, err := s.item(p)
+	if err != nil {
+		return err
+	}
+	return serveItem(w, r, publicView(it), mediaETag(it, true), cachePublicHour)
+}
+
+func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string) error {
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		return serveBody(w, r, nil, etag, cc)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return serveBody(w, r, b, etag, cc)
+}
+
+// patchBody is the PATCH request; every field optional.
+type patchBody struct {
+	Alt         *string  `json:"alt"`
+	Title       *string  `json:"title"`
+	Description *string  `json:"description"`
+	Folder      *string  `json:"folder"`
+	FocalX      *float64 `json:"focalX"`
+	FocalY      *float64 `json:"focalY"`
+}
+
+func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	it, err := s.item(p)
+	if err != nil {
+		return err
+	}
+	var body patchBody
+	if err := decodeJSON(w, r, &body); err != nil {
+		return err
+	}
+	patch := media.Patch{Alt: body.Alt, Title: body.Title, Description: body.Description, Folder: body.Folder, FocalX: body.FocalX, FocalY: body.FocalY}
+	if im := r.Header.Get("If-Match"); im != "" {
+		v, ok := versionFromETag(im, it.ID)
+		if !ok {
+			return errorf(http.StatusPreconditionFailed, CodePreconditionFailed, "If-Match does not name the current version of this item")
+		}
+		patch.IfVersion = v
+	}
+	updated, err := s.media.Patch(r.Context(), it.ID, patch)
+	if errors.Is(err, media.ErrConflict) && patch.IfVersion != 0 {
+		return errorf(http.StatusPreconditionFailed, CodePreconditionFailed, "the item was changed since the ETag in If-Match")
+	}
+	if err != nil {
+		return mediaError(err)
+	}
+	w.Header().Set("ETag", mediaETag(updated, false))
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, fullView(updated))
+}
+
+// versionFromETag reads the version of `"<id>.<version>"` (either view's).
+func versionFromETag(h, id string) (int, bool) {
+	h = strings.TrimPrefix(strings.TrimSpace(h), "W/")
+	h = strings.Trim(h, `"`)
+	h = strings.TrimSuffix(h, ".p")
+	rest, ok := strings.CutPrefix(h, id+".")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(rest)
+	if err != nil || v < 1 {
+		return 0, false
+	}
+	return v, true
+}
+
+func (s *Server) deleteMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	it, err := s.item(p)
+	if err != nil {
+		return err
+	}
+	// A delete that has begun finishes even if the client goes away.
+	ctx := context.WithoutCancel(r.Context())
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := s.media.Delete(ctx, it.ID); err != nil {
+		return mediaError(err)
+	}
+	return writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+}
+
+// decodeJSON reads a small JSON object body strictly: unknown fields,
+// trailing data and wrong types are 400.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return badRequest("the body must be JSON (Content-Type: application/json)")
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "JSON body over %d bytes", maxJSONBody)
+		}
+		if errors.Is(err, io.EOF) {
+			return badRequest("empty body: send a JSON object")
+		}
+		return badRequest("invalid JSON body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return badRequest("invalid JSON body: data after the object")
+	}
+	return nil
+}

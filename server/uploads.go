@@ -1,0 +1,92 @@
+package server
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+)
+
+// uploadTypes are the Content-Types of what /uploads/ serves, by extension.
+// Anything else is not served: the library stores nothing else.
+var uploadTypes = map[string]string{
+	".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
+	".webp": "image/webp", ".svg": "image/svg+xml", ".pdf": "application/pdf",
+	".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm",
+}
+
+// svgPolicy sandboxes SVG opened directly: no script, no external loads.
+const svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
+
+// serveUpload serves originals and derivatives of local storage with Range
+// support and a year-long immutable lifetime (a stored key never changes
+// content). Sidecars, dotfiles and directories are never served.
+func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	if s.mediaRoot == "" {
+		return notFound("media is on cloud storage: use the item's url")
+	}
+	key := strings.TrimPrefix(p.ByName("key"), "/")
+	ctype, ok := uploadTypes[strings.ToLower(path.Ext(key))]
+	if !ok || !validUploadKey(key) {
+		return notFound("no such file")
+	}
+	root, err := os.OpenRoot(s.mediaRoot)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	f, err := root.Open(key)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || isPathError(err) {
+		return notFound("no such file")
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return notFound("no such file")
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	if ctype == "image/svg+xml" {
+		h.Set("Content-Security-Policy", svgPolicy)
+	}
+	h.Set("ETag", `"`+fi.ModTime().UTC().Format("20060102150405.000000000")+"-"+strconv.FormatInt(fi.Size(), 10)+`"`)
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+	return nil
+}
+
+// validUploadKey refuses empty, dot and dotfile segments (sidecars live
+// under .meta/), backslashes and control characters.
+func validUploadKey(key string) bool {
+	if key == "" || len(key) > 1024 {
+		return false
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "" || strings.HasPrefix(seg, ".") {
+			return false
+		}
+	}
+	for _, c := range key {
+		if c < 0x20 || c == 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func isPathError(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe)
+}
