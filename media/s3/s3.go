@@ -199,28 +199,33 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		contentType = "application/octet-stream"
 	}
 	opts := minio.PutObjectOptions{ContentType: contentType, PartSize: PartSize}
-	var body io.Reader = &ctxReader{ctx: ctx, r: r}
+	src := &body{ctx: ctx, r: r, left: size}
+	var rd io.Reader = src
 	if size >= 0 {
-		body = &exactReader{r: body, left: size}
 		if size < PartSize {
 			// minio-go refuses a part size larger than the object.
 			opts.PartSize = 0
 		}
 	} else {
 		head := make([]byte, smallObject)
-		n, err := io.ReadFull(body, head)
+		n, err := io.ReadFull(src, head)
 		switch err {
 		case io.EOF, io.ErrUnexpectedEOF:
-			body, size = bytes.NewReader(head[:n]), int64(n)
+			rd, size = bytes.NewReader(head[:n]), int64(n)
 			opts.PartSize = 0
 		case nil:
-			body = io.MultiReader(bytes.NewReader(head), body)
+			rd = io.MultiReader(bytes.NewReader(head), src)
 		default:
 			return fmt.Errorf("s3 storage: put %q: %w", key, err)
 		}
 	}
-	_, err := s.client.PutObject(ctx, s.cfg.Bucket, s.FullKey(key), body, size, opts)
+	_, err := s.client.PutObject(ctx, s.cfg.Bucket, s.FullKey(key), rd, size, opts)
 	if err != nil {
+		if src.err != nil {
+			// The body failed, not the storage: that is the caller's error
+			// (a broken upload), not ErrUnavailable.
+			return fmt.Errorf("s3 storage: put %q: %w", key, src.err)
+		}
 		return s.wrap(ctx, "put", key, err)
 	}
 	return nil
@@ -338,67 +343,79 @@ func isNetErr(err error) bool {
 		errors.Is(err, syscall.EPIPE)
 }
 
-// ctxReader stops an upload when the context ends, between reads.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
 // errSize is returned when a body does not have its announced size.
 var errSize = errors.New("body size differs from the announced size")
 
-// exactReader yields exactly left bytes and fails otherwise, before the
-// last byte goes out: minio-go stops reading at the announced size, so a
-// longer body would otherwise be stored cut short without an error.
-type exactReader struct {
+// body is the reader an upload reads from. It stops when the context ends;
+// with a known size (left >= 0) it yields exactly that many bytes and fails
+// otherwise, before the last byte goes out: minio-go stops reading at the
+// announced size, so a longer body would otherwise be stored cut short
+// without an error. It keeps its first error, so that Put can tell a failed
+// body from a failed storage.
+type body struct {
+	ctx  context.Context
 	r    io.Reader
 	left int64
 	done bool
+	err  error
 }
 
-func (e *exactReader) Read(p []byte) (int, error) {
-	if e.done {
+func (b *body) fail(err error) (int, error) {
+	b.err = err
+	return 0, err
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.done {
 		return 0, io.EOF
 	}
+	if err := b.ctx.Err(); err != nil {
+		return b.fail(err)
+	}
+	if b.left < 0 {
+		n, err := b.r.Read(p)
+		if err != nil && err != io.EOF {
+			b.err = err
+		}
+		return n, err
+	}
 	n := 0
-	if e.left > 0 {
-		if int64(len(p)) > e.left {
-			p = p[:e.left]
+	if b.left > 0 {
+		if int64(len(p)) > b.left {
+			p = p[:b.left]
 		}
 		var err error
-		n, err = e.r.Read(p)
-		e.left -= int64(n)
-		if e.left > 0 {
-			if err == io.EOF {
-				return n, fmt.Errorf("%w: %d bytes missing", errSize, e.left)
-			}
+		n, err = b.r.Read(p)
+		b.left -= int64(n)
+		if err != nil && err != io.EOF {
+			b.err = err
 			return n, err
 		}
-		if err != nil && err != io.EOF {
-			return n, err
+		if b.left > 0 {
+			if err == io.EOF {
+				b.err = fmt.Errorf("%w: %d bytes missing", errSize, b.left)
+				return n, b.err
+			}
+			return n, nil
 		}
 	}
 	// All announced bytes are in; the body must end here.
 	var one [1]byte
 	for range 100 {
-		m, err := e.r.Read(one[:])
+		m, err := b.r.Read(one[:])
 		if m > 0 {
-			return 0, fmt.Errorf("%w: more bytes than announced", errSize)
+			return b.fail(fmt.Errorf("%w: more bytes than announced", errSize))
 		}
 		if err == io.EOF {
-			e.done = true
+			b.done = true
 			return n, io.EOF
 		}
 		if err != nil {
-			return 0, err
+			return b.fail(err)
 		}
 	}
-	return 0, io.ErrNoProgress
+	return b.fail(io.ErrNoProgress)
 }

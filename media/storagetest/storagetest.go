@@ -325,8 +325,10 @@ func testFailedReader(t *testing.T, s media.Storage) {
 		for _, size := range []int64{-1, n * 2} {
 			key := fmt.Sprintf("broken/%d-%d.bin", n, size)
 			err := s.Put(ctx, key, brokenAfter(n), size, "application/octet-stream")
-			if err == nil {
-				t.Errorf("Put(%d bytes then error, size %d) = nil, want error", n, size)
+			// The reader's own error, so that a broken upload is told apart
+			// from a broken storage.
+			if !errors.Is(err, errBroken) || errors.Is(err, media.ErrUnavailable) {
+				t.Errorf("Put(%d bytes then error, size %d) = %v, want the reader's error", n, size, err)
 			}
 			AssertMissing(t, s, key)
 		}
@@ -357,8 +359,8 @@ func testSizeMismatch(t *testing.T, s media.Storage) {
 		t.Run(tc.name, func(t *testing.T) {
 			key := "mismatch/" + tc.name
 			err := s.Put(ctx, key, strings.NewReader(tc.body), tc.size, "text/plain")
-			if err == nil {
-				t.Errorf("Put(%d bytes, size %d) = nil, want error", len(tc.body), tc.size)
+			if err == nil || errors.Is(err, media.ErrUnavailable) {
+				t.Errorf("Put(%d bytes, size %d) = %v, want an error, not ErrUnavailable", len(tc.body), tc.size, err)
 			}
 			AssertMissing(t, s, key)
 		})
@@ -369,8 +371,8 @@ func testCanceled(t *testing.T, s media.Storage) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	key := "canceled/a.txt"
-	if err := s.Put(ctx, key, strings.NewReader("x"), 1, "text/plain"); err == nil {
-		t.Errorf("Put with a canceled context = nil, want error")
+	if err := s.Put(ctx, key, strings.NewReader("x"), 1, "text/plain"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Put with a canceled context = %v, want context.Canceled", err)
 	}
 	AssertMissing(t, s, key)
 
@@ -381,8 +383,8 @@ func testCanceled(t *testing.T, s media.Storage) {
 		cancel()
 		return 0, nil
 	}), generator(2, 1<<20))
-	if err := s.Put(ctx, key, r, -1, "text/plain"); err == nil {
-		t.Errorf("Put canceled mid-body = nil, want error")
+	if err := s.Put(ctx, key, r, -1, "text/plain"); !errors.Is(err, context.Canceled) || errors.Is(err, media.ErrUnavailable) {
+		t.Errorf("Put canceled mid-body = %v, want context.Canceled", err)
 	}
 	AssertMissing(t, s, key)
 }
