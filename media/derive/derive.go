@@ -1,0 +1,303 @@
+// Package derive turns an uploaded raster image into its WebP derivatives,
+// a blurhash placeholder and a dominant color. It decodes once, checks the
+// pixel and byte limits before decoding, applies EXIF orientation, and
+// never panics on crafted input.
+package derive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/disintegration/imaging"
+	"golang.org/x/image/webp"
+
+	"github.com/folio-cms/folio/media/probe"
+)
+
+// Quality is the WebP quality of every derivative.
+const Quality = 80
+
+// Defaults for zero fields of Limits.
+const (
+	DefaultMaxPixels = probe.MaxPixels
+	DefaultMaxBytes  = 100 << 20
+)
+
+var (
+	// ErrDecode wraps every failure to read the image itself: truncated,
+	// corrupt, or a decoder that gave up (or panicked).
+	ErrDecode = errors.New("derive: cannot decode image")
+	// ErrTooLarge is probe.ErrTooLarge, so one errors.Is covers both
+	// packages: the header claims more pixels, or the file has more bytes,
+	// than the limits allow.
+	ErrTooLarge = probe.ErrTooLarge
+	// ErrUnsupported is returned for a type that has no derivatives (SVG,
+	// PDF, video).
+	ErrUnsupported = errors.New("derive: no derivatives for this type")
+)
+
+// Limits bound the work Images accepts. Zero fields take the defaults.
+type Limits struct {
+	MaxPixels int   // width × height as stored; default DefaultMaxPixels
+	MaxBytes  int64 // size of the encoded input; default DefaultMaxBytes
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxPixels <= 0 {
+		l.MaxPixels = DefaultMaxPixels
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	return l
+}
+
+// Derivative is one WebP-encoded rendition.
+type Derivative struct {
+	Width, Height int
+	Data          []byte
+}
+
+// Result is what Images produces.
+type Result struct {
+	// Derivatives are ordered as the widths asked for, skipping widths not
+	// strictly smaller than the image (no upscaling) and duplicates.
+	Derivatives []Derivative
+	// Width and Height are the displayed size, after EXIF orientation.
+	Width, Height int
+	// Placeholder is a blurhash with 4×3 components.
+	Placeholder string
+	// DominantColor is "#rrggbb": the centre of the most common color
+	// bucket of a small rendition.
+	DominantColor string
+}
+
+// Images decodes the image read from r (of the sniffed mimeType: JPEG, PNG,
+// GIF first frame, WebP) once and produces a WebP derivative for each
+// width smaller than the oriented image, plus placeholder and dominant
+// color. Limits are checked from the header before any pixel is decoded.
+// The context is checked between steps; encoding runs in parallel with the
+// next resize.
+func Images(ctx context.Context, r io.ReadSeeker, mimeType string, widths []int, lim Limits) (*Result, error) {
+	return images(ctx, r, mimeType, widths, lim.withDefaults(), defaultPipeline)
+}
+
+// pipeline holds the choices measured in BenchmarkImages12MP, kept as
+// parameters so the benchmark can compare them.
+type pipeline struct {
+	first       imaging.ResampleFilter // source → largest derivative
+	next        imaging.ResampleFilter // derivative → next smaller one
+	progressive bool                   // resize from the previous derivative, not the source
+	prescale    bool                   // halve the source with a box filter while it is ≥ 2× the largest target
+}
+
+var defaultPipeline = pipeline{
+	first:       imaging.CatmullRom,
+	next:        imaging.CatmullRom,
+	progressive: true,
+	prescale:    true,
+}
+
+func images(ctx context.Context, r io.ReadSeeker, mimeType string, widths []int, lim Limits, p pipeline) (*Result, error) {
+	switch mimeType {
+	case probe.JPEG, probe.PNG, probe.GIF, probe.WebP:
+	default:
+		return nil, fmt.Errorf("%w: %q", ErrUnsupported, mimeType)
+	}
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, fmt.Errorf("derive: %w", err)
+	}
+	if size > lim.MaxBytes {
+		return nil, fmt.Errorf("%w: %d bytes is more than %d", ErrTooLarge, size, lim.MaxBytes)
+	}
+	if size == 0 {
+		return nil, fmt.Errorf("%w: empty file", ErrDecode)
+	}
+
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("derive: %w", err)
+	}
+	cfg, err := probe.DecodeConfig(r, mimeType)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+	}
+	if err := probe.CheckPixels(cfg.Width, cfg.Height, lim.MaxPixels); err != nil {
+		return nil, err
+	}
+	orientation := 1
+	if mimeType == probe.JPEG {
+		if _, err := r.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("derive: %w", err)
+		}
+		orientation = probe.JPEGOrientation(r)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("derive: %w", err)
+	}
+	src, err := decode(io.LimitReader(r, lim.MaxBytes), mimeType)
+	if err != nil {
+		return nil, err
+	}
+	b := src.Bounds()
+	if b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+		// The header we checked must be the image we got.
+		return nil, fmt.Errorf("%w: decoded %dx%d, header said %dx%d", ErrDecode, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return render(ctx, src, orientation, widths, p)
+}
+
+// decode runs the decoder for mimeType, turning a panic into ErrDecode:
+// some decoders have panicked on crafted input in the past.
+func decode(r io.Reader, mimeType string) (m image.Image, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m, err = nil, fmt.Errorf("%w: %s decoder panic: %v", ErrDecode, mimeType, p)
+		}
+	}()
+	switch mimeType {
+	case probe.JPEG:
+		m, err = jpeg.Decode(r)
+	case probe.PNG:
+		m, err = png.Decode(r)
+	case probe.GIF:
+		m, err = gif.Decode(r) // the first frame
+	case probe.WebP:
+		// The pure-Go decoder, not libwebp through cgo: a memory-safety bug
+		// in C on an uploaded file would be a crash or worse, not an error.
+		if m, err = webp.Decode(r); err == nil {
+			m = limitedToNRGBA(m)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrDecode, mimeType, err)
+	}
+	return m, nil
+}
+
+// render produces the derivatives of the decoded src, oriented.
+func render(ctx context.Context, src image.Image, orientation int, widths []int, p pipeline) (*Result, error) {
+	sb := src.Bounds()
+	swap := orientation >= 5 && orientation <= 8
+	ow, oh := sb.Dx(), sb.Dy()
+	if swap {
+		ow, oh = oh, ow
+	}
+	res := &Result{Width: ow, Height: oh}
+
+	// Largest first, so each can be made from the one before.
+	var todo []int
+	for _, w := range widths {
+		if w > 0 && w < ow && !slices.Contains(todo, w) {
+			todo = append(todo, w)
+		}
+	}
+	order := slices.Clone(todo)
+	slices.SortFunc(order, func(a, b int) int { return b - a })
+
+	type job struct {
+		img *image.NRGBA
+		out *Derivative
+		err error
+	}
+	derivs := make([]Derivative, len(order))
+	var wg sync.WaitGroup
+	jobs := make([]*job, len(order))
+
+	prev := src // in stored orientation until the first resize
+	prevOriented := false
+	var smallest *image.NRGBA
+	for i, w := range order {
+		if err := ctx.Err(); err != nil {
+			wg.Wait()
+			return nil, err
+		}
+		h := max(1, (oh*w+ow/2)/ow)
+		var img *image.NRGBA
+		if !prevOriented {
+			// Resize in stored orientation and rotate the small result:
+			// rotating the full-size source would cost a full-size copy.
+			sw, sh := w, h
+			if swap {
+				sw, sh = h, w
+			}
+			from := prev
+			if p.prescale {
+				from = halve(from, sw, sh)
+			}
+			img = orient(imaging.Resize(from, sw, sh, p.first), orientation)
+		} else {
+			img = imaging.Resize(prev, w, h, p.next)
+		}
+		if p.progressive {
+			prev, prevOriented = img, true
+		}
+		smallest = img
+		j := &job{img: img, out: &derivs[i]}
+		jobs[i] = j
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			data, err := encodeWebP(j.img)
+			*j.out = Derivative{Width: j.img.Bounds().Dx(), Height: j.img.Bounds().Dy(), Data: data}
+			j.err = err
+		}()
+	}
+
+	// The placeholder comes from the smallest derivative when there is one,
+	// else from the (small) source itself.
+	var base image.Image = smallest
+	if smallest == nil {
+		base = orient(imaging.Clone(src), orientation)
+	}
+	tiny := imaging.Resize(base, min(placeholderWidth, base.Bounds().Dx()), 0, imaging.Linear)
+	ph, err := placeholder(tiny)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range jobs {
+		if j.err != nil {
+			return nil, j.err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.Placeholder = ph
+	res.DominantColor = dominantColor(tiny)
+	// Back to the order the caller asked for.
+	for _, w := range todo {
+		i := slices.Index(order, w)
+		res.Derivatives = append(res.Derivatives, derivs[i])
+	}
+	return res, nil
+}
+
+// halve shrinks src by 2×2 box averaging while it stays at least twice the
+// target size: a cheap, alias-free first step before the real filter,
+// which then has far fewer source pixels per output pixel to weigh.
+func halve(src image.Image, w, h int) image.Image {
+	for {
+		b := src.Bounds()
+		if b.Dx() < 2*w*2 || b.Dy() < 2*h*2 {
+			return src
+		}
+		src = imaging.Resize(src, b.Dx()/2, b.Dy()/2, imaging.Box)
+	}
+}
