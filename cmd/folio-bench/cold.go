@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// readyLimit bounds one start; 100k files with an empty cache is the
+// slowest case.
+const readyLimit = 5 * time.Minute
+
+// coldStart measures, per site size, the time from exec to the first 200
+// of GET /api/v1/pages and the peak RSS at that moment: first with an
+// empty parsed-document cache (a new --cache-dir each run), then restarts
+// on the cache the first run left. The OS page cache is warm in both (the
+// files were just generated or read); dropping it would need root and would
+// disturb everyone else on the machine.
+func (b *bench) coldStart() error {
+	media, err := b.scratch("media-empty")
+	if err != nil {
+		return err
+	}
+	for _, n := range b.sizes {
+		dir, _, err := b.dataset(n, 0)
+		if err != nil {
+			return err
+		}
+		site := filepath.Join(dir, "site")
+		var firstT, firstRSS, warmT, warmRSS []float64
+		var warmCache string
+		for i := range b.runs {
+			cache, err := b.scratch(fmt.Sprintf("cache-%d", n))
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				warmCache = cache
+			}
+			t, rss, err := b.startOnce(site, media, cache)
+			if err != nil {
+				return fmt.Errorf("%d files, first start: %w", n, err)
+			}
+			firstT, firstRSS = append(firstT, t), append(firstRSS, rss)
+		}
+		for range b.runs {
+			t, rss, err := b.startOnce(site, media, warmCache)
+			if err != nil {
+				return fmt.Errorf("%d files, restart: %w", n, err)
+			}
+			warmT, warmRSS = append(warmT, t), append(warmRSS, rss)
+		}
+		label := sizeLabel(n)
+		first := row{Figure: "cold start " + label + " files, first start (empty cache)", Sum: summarize(firstT), Unit: unitMS}
+		warm := row{Figure: "cold start " + label + " files, restart (warm cache)", Sum: summarize(warmT), Unit: unitMS}
+		if n == 10000 {
+			first = first.check("≤ 1000 ms", first.Sum.Median <= 1000)
+			warm = warm.check("≤ 1000 ms", warm.Sum.Median <= 1000)
+		}
+		first.Note = "exec of `folio serve` to the first 200 of GET /api/v1/pages (polled every 1 ms), work-tree repository, empty media library"
+		b.add(first)
+		b.add(warm)
+		b.add(row{Figure: "peak RSS at ready, " + label + " files, first start", Sum: summarize(firstRSS), Unit: unitMB,
+			Note: "VmHWM of the folio process when it first answered"})
+		b.add(row{Figure: "peak RSS at ready, " + label + " files, restart", Sum: summarize(warmRSS), Unit: unitMB})
+	}
+	return nil
+}
+
+// startOnce starts folio, waits until it serves, and returns the time to
+// ready in ms and VmHWM in MB.
+func (b *bench) startOnce(site, media, cache string) (float64, float64, error) {
+	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-cold.log")})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.stop()
+	d, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit)
+	if err != nil {
+		return 0, 0, err
+	}
+	rss, err := procStatus(s.pid(), "VmHWM")
+	if err != nil {
+		return 0, 0, err
+	}
+	return ms(d), rss, nil
+}
+
+func sizeLabel(n int) string {
+	switch {
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	default:
+		return fmt.Sprint(n)
+	}
+}

@@ -1,0 +1,247 @@
+// Command folio-bench measures what users of folio feel: cold start, push
+// to serve, read throughput and latency against nginx serving the same
+// bytes, media search, image derivatives and a large upload. It starts
+// `folio serve` (and nginx) as subprocesses on 127.0.0.1 only, on sites and
+// media libraries written by folio-gen (cached under -data), and prints a
+// Markdown table that it also writes to -out.
+//
+//	folio-bench -folio .bin/folio -gen .bin/folio-gen -out bench/out/results.md
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// groups are the measurements -only selects from, in the order they run.
+var groups = []string{"cold", "push", "load", "search", "mediastart", "derive", "upload"}
+
+type bench struct {
+	folio, gen, nginx string
+	dataDir, outFile  string
+	tmp               string
+	seed              uint64
+	runs              int
+	dur               time.Duration
+	conns             int
+	sizes             []int
+	loadSize          int // site size for push, load and search
+	mediaN            int
+	only              map[string]bool
+
+	keysFile, key string
+	client        *http.Client // for polling and single requests
+	rows          []row
+	notes         []string
+	progress      io.Writer
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "folio-bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("folio-bench", flag.ContinueOnError)
+	b := &bench{progress: os.Stderr}
+	fs.StringVar(&b.folio, "folio", ".bin/folio", "the folio binary")
+	fs.StringVar(&b.gen, "gen", ".bin/folio-gen", "the folio-gen binary")
+	fs.StringVar(&b.nginx, "nginx", "", "the nginx binary (default: nginx on PATH, else /usr/sbin/nginx; the comparison is skipped without one)")
+	fs.StringVar(&b.dataDir, "data", "bench/out/data", "where generated sites and libraries are cached")
+	fs.StringVar(&b.outFile, "out", "bench/out/results.md", "the results file (Markdown)")
+	fs.Uint64Var(&b.seed, "seed", 1, "generator seed")
+	quick := fs.Bool("quick", false, "a quick run: 1k and 10k files, 10k media, 3 runs, 2 s loads")
+	runs := fs.Int("runs", 0, "runs per figure (default 5, 3 with -quick)")
+	dur := fs.Duration("duration", 0, "length of one load run (default 5s, 2s with -quick)")
+	fs.IntVar(&b.conns, "conns", 64, "concurrent connections of the load runs")
+	sizes := fs.String("sizes", "", "site sizes for cold start (default 1000,10000,100000; 1000,10000 with -quick)")
+	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
+	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b.runs, b.dur = 5, 5*time.Second
+	defSizes, defMedia := "1000,10000,100000", 100000
+	if *quick {
+		b.runs, b.dur, defSizes, defMedia = 3, 2*time.Second, "1000,10000", 10000
+	}
+	if *runs > 0 {
+		b.runs = *runs
+	}
+	if *dur > 0 {
+		b.dur = *dur
+	}
+	if *sizes == "" {
+		*sizes = defSizes
+	}
+	if b.mediaN == 0 {
+		b.mediaN = defMedia
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("bad -sizes entry %q", s)
+		}
+		b.sizes = append(b.sizes, n)
+	}
+	b.loadSize = 10000
+	b.only = map[string]bool{}
+	for _, g := range strings.Split(*only, ",") {
+		if g = strings.TrimSpace(g); g == "" {
+			continue
+		}
+		if !contains(groups, g) {
+			return fmt.Errorf("-only: unknown group %q (have %s)", g, strings.Join(groups, ","))
+		}
+		b.only[g] = true
+	}
+	for _, p := range []*string{&b.folio, &b.gen, &b.dataDir, &b.outFile} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		*p = abs
+	}
+	if b.nginx == "" {
+		b.nginx = findNginx()
+	}
+	if err := os.MkdirAll(filepath.Dir(b.outFile), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(b.outFile), "run-")
+	if err != nil {
+		return err
+	}
+	b.tmp = tmp
+	defer os.RemoveAll(tmp)
+	b.keysFile = filepath.Join(tmp, "keys.yaml")
+	if b.key, err = createKey(b.folio, b.keysFile); err != nil {
+		return err
+	}
+	b.client = newClient(4)
+
+	started := time.Now()
+	loadBefore := loadAvg()
+	steps := map[string]func() error{
+		"cold": b.coldStart, "push": b.pushToServe, "load": b.throughput, "search": b.search,
+		"mediastart": b.mediaStart, "derive": b.derivatives, "upload": b.bigUpload,
+	}
+	for _, g := range groups {
+		if len(b.only) > 0 && !b.only[g] {
+			continue
+		}
+		b.logf("== %s", g)
+		if err := steps[g](); err != nil {
+			b.logf("%s failed: %v", g, err)
+			b.notes = append(b.notes, fmt.Sprintf("**%s failed**: %v", g, err))
+		}
+	}
+	report := b.report(args, started, loadBefore)
+	fmt.Print(report)
+	return os.WriteFile(b.outFile, []byte(report), 0o644)
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(b.progress, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func (b *bench) add(r row) {
+	b.rows = append(b.rows, r)
+	b.logf("  %s: median %s (min %s, max %s, n=%d)", r.Figure, r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Sum.N)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func findNginx() string {
+	if p, err := exec.LookPath("nginx"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
+		return "/usr/sbin/nginx"
+	}
+	return ""
+}
+
+// manifest is what folio-gen writes last into its output directory
+// (cmd/folio-gen: Manifest); only the fields used here.
+type manifest struct {
+	Files       int      `json:"files"`
+	Media       int      `json:"media"`
+	Pages       []string `json:"pages"`
+	Posts       []string `json:"posts"`
+	MediaIDs    []string `json:"mediaIds"`
+	SearchWords []string `json:"searchWords"`
+	SiteBytes   int64    `json:"siteBytes"`
+}
+
+// dataset returns the directory of generated data, generating it first
+// unless a complete copy (one with folio-gen's manifest) is cached.
+func (b *bench) dataset(files, mediaN int) (string, manifest, error) {
+	var name string
+	if files > 0 {
+		name = fmt.Sprintf("site-n%d-s%d", files, b.seed)
+	} else {
+		name = fmt.Sprintf("media-m%d-s%d", mediaN, b.seed)
+	}
+	dir := filepath.Join(b.dataDir, name)
+	mf := filepath.Join(dir, ".folio-gen.json")
+	if _, err := os.Stat(mf); err != nil {
+		b.logf("generating %s", name)
+		if err := os.RemoveAll(dir); err != nil {
+			return "", manifest{}, err
+		}
+		cmd := exec.Command(b.gen, "-out", dir, "-files", strconv.Itoa(files), "-media", strconv.Itoa(mediaN),
+			"-seed", strconv.FormatUint(b.seed, 10), "-bare")
+		cmd.Stdout, cmd.Stderr = b.progress, b.progress
+		if err := cmd.Run(); err != nil {
+			return "", manifest{}, fmt.Errorf("folio-gen %s: %w", name, err)
+		}
+	}
+	data, err := os.ReadFile(mf)
+	if err != nil {
+		return "", manifest{}, err
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return "", manifest{}, fmt.Errorf("%s: %w", mf, err)
+	}
+	return dir, m, nil
+}
+
+// scratch returns a new empty directory under the run's temp dir.
+func (b *bench) scratch(name string) (string, error) {
+	return os.MkdirTemp(b.tmp, name+"-")
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+)
+
+// searchRequests is how many sequential searches one run sends.
+const searchRequests = 300
+
+// search measures the latency of one client searching the big library:
+// requests one after another, cycling over a few words of different
+// selectivity, so that the figure is the search itself and not queueing
+// behind 63 other connections (the load run reports that).
+func (b *bench) search() error {
+	s, _, mm, err := b.fullServer("folio-search")
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	var urls []string
+	for _, w := range mm.SearchWords {
+		urls = append(urls, s.base+"/api/v1/media?search="+url.QueryEscape(w))
+	}
+	client := newClient(1)
+	defer client.CloseIdleConnections()
+	sequential(client, urls, b.key, 50, readyLimit) // warm-up
+	var p50, p99 []float64
+	errs := 0
+	for range b.runs {
+		lat, e := sequential(client, urls, b.key, searchRequests, readyLimit)
+		errs += e
+		if len(lat) == 0 {
+			return fmt.Errorf("every search failed")
+		}
+		p50, p99 = append(p50, ms(percentile(lat, 0.5))), append(p99, ms(percentile(lat, 0.99)))
+	}
+	label := sizeLabel(b.mediaN)
+	r := row{Figure: "media search p50, " + label + " items", Sum: summarize(p50), Unit: unitMS2,
+		Note: fmt.Sprintf("GET /api/v1/media?search=… (words %q), one connection, %d requests per run; %d failed", mm.SearchWords, searchRequests, errs)}
+	b.add(r.check("≤ 2 ms", r.Sum.Median <= 2))
+	b.add(row{Figure: "media search p99, " + label + " items", Sum: summarize(p99), Unit: unitMS2})
+	return nil
+}
+
+// mediaStart times start-up with the big library: exec to the first 200
+// of GET /api/v1/media. The site is the 1k one on a warm cache, so the
+// figure is mostly the library (sidecars, search index).
+func (b *bench) mediaStart() error {
+	dir, _, err := b.dataset(1000, 0)
+	if err != nil {
+		return err
+	}
+	mdir, _, err := b.dataset(0, b.mediaN)
+	if err != nil {
+		return err
+	}
+	cache, err := b.scratch("cache-media-start")
+	if err != nil {
+		return err
+	}
+	var ts, rss []float64
+	for i := range b.runs + 1 {
+		s, err := b.startFolio(serveOpts{Site: filepath.Join(dir, "site"), Media: filepath.Join(mdir, "media"),
+			CacheDir: cache, Log: filepath.Join(b.tmp, "folio-media-start.log")})
+		if err != nil {
+			return err
+		}
+		d, err := s.waitReady(b.client, "/api/v1/media", b.key, readyLimit)
+		if err != nil {
+			s.stop()
+			return err
+		}
+		hwm, err := procStatus(s.pid(), "VmHWM")
+		s.stop()
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			continue // fills the site's parsed-document cache
+		}
+		ts, rss = append(ts, ms(d)), append(rss, hwm)
+	}
+	label := sizeLabel(b.mediaN)
+	b.add(row{Figure: "start-up with " + label + " media items", Sum: summarize(ts), Unit: unitMS,
+		Note: "exec to the first 200 of GET /api/v1/media; 1k-file site on a warm cache; sidecars in the OS page cache"})
+	b.add(row{Figure: "peak RSS at ready, " + label + " media items", Sum: summarize(rss), Unit: unitMB})
+	return nil
+}
+
+func execOutput(bin string, args ...string) (string, error) {
+	var out bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// allScopes is every scope, so one key drives every endpoint.
+const allScopes = "content:read,content:draft,media:read,media:write,media:delete"
+
+// createKey writes a fresh keys file and returns the key's secret, which
+// `folio keys create` prints on the last line of its stdout.
+func createKey(folio, keysFile string) (string, error) {
+	cmd := exec.Command(folio, "keys", "create", "--keys", keysFile, "--name", "bench", "--scopes", allScopes)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("folio keys create: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	key := strings.TrimSpace(lines[len(lines)-1])
+	if key == "" {
+		return "", errors.New("folio keys create printed no key")
+	}
+	return key, nil
+}
+
+// freePort asks the kernel for a free loopback port. Another process could
+// take it before folio binds it; on this machine that is a rare failure
+// that shows up as a start error, not as a wrong figure.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// serveOpts are the arguments of one `folio serve`.
+type serveOpts struct {
+	Site, Media, CacheDir string
+	// Log is where folio's stdout and stderr go (appended).
+	Log string
+}
+
+// server is a running folio (or nginx) process.
+type server struct {
+	cmd     *exec.Cmd
+	base    string // http://127.0.0.1:port
+	started time.Time
+	logf    *os.File
+	done    chan error
+}
+
+func (b *bench) startFolio(o serveOpts) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	args := []string{"serve", "--site", o.Site, "--keys", b.keysFile, "--media", o.Media,
+		"--cache-dir", o.CacheDir, "--addr", addr, "--rate-ip", "0", "--rate-key", "0", "--log-level", "warn"}
+	return startProcess(b.folio, args, "http://"+addr, o.Log)
+}
+
+func startProcess(bin string, args []string, base, logPath string) (*server, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	s := &server{cmd: cmd, base: base, logf: logf, done: make(chan error, 1)}
+	s.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	go func() { s.done <- cmd.Wait() }()
+	return s, nil
+}
+
+// waitReady polls GET base+path (with key, if any) until it answers 200,
+// and returns the time since the process was started. It polls every
+// millisecond: a coarser poll would add its own delay to the figure.
+func (s *server) waitReady(client *http.Client, path, key string, limit time.Duration) (time.Duration, error) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return 0, fmt.Errorf("process exited before it was ready: %v (log: %s)", err, s.logf.Name())
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, "GET", s.base+path, nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				cancel()
+				return time.Since(s.started), nil
+			}
+		}
+		cancel()
+		time.Sleep(time.Millisecond)
+	}
+	return 0, fmt.Errorf("not ready after %s (log: %s)", limit, s.logf.Name())
+}
+
+// stop ends the process: SIGTERM, then SIGKILL after five seconds.
+func (s *server) stop() {
+	if s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
+	s.logf.Close()
+}
+
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
+// procStatus reads a kB field of /proc/<pid>/status ("VmHWM", "VmRSS") in MB.
+func procStatus(pid int, field string) (float64, error) {
+	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok || name != field {
+			continue
+		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 64)
+		if err != nil {
+			return 0, err
+		}
+		return kb / 1024, nil
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no %s", pid, field)
+}
+
+// resetPeak resets the process's VmHWM to its current RSS (Linux
+// clear_refs "5"), so a later VmHWM is the peak of what happened since.
+func resetPeak(pid int) error {
+	return os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "clear_refs"), []byte("5"), 0)
+}

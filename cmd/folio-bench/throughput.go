@@ -1,0 +1,216 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fullServer starts folio on the load-test site (warm parsed-document
+// cache) and the big media library, and returns it ready.
+func (b *bench) fullServer(name string) (*server, manifest, manifest, error) {
+	dir, sm, err := b.dataset(b.loadSize, 0)
+	if err != nil {
+		return nil, sm, manifest{}, err
+	}
+	mdir, mm, err := b.dataset(0, b.mediaN)
+	if err != nil {
+		return nil, sm, mm, err
+	}
+	cache := filepath.Join(b.tmp, fmt.Sprintf("cache-full-%d", b.loadSize))
+	s, err := b.startFolio(serveOpts{Site: filepath.Join(dir, "site"), Media: filepath.Join(mdir, "media"),
+		CacheDir: cache, Log: filepath.Join(b.tmp, name+".log")})
+	if err != nil {
+		return nil, sm, mm, err
+	}
+	if _, err := s.waitReady(b.client, "/api/v1/media", b.key, readyLimit); err != nil {
+		s.stop()
+		return nil, sm, mm, err
+	}
+	return s, sm, mm, nil
+}
+
+// pageSlug picks a top-level published page.
+func pageSlug(m manifest) (string, error) {
+	for _, p := range m.Pages {
+		if !strings.Contains(p, "/") && p != "home" {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("the generated site has no top-level page")
+}
+
+// endpoint is one URL set under load.
+type endpoint struct {
+	name string
+	urls []string
+	key  string
+	// nginx is set for the endpoint compared with nginx.
+	nginx bool
+}
+
+// throughput loads each endpoint at b.conns connections for b.dur, b.runs
+// times, after a short warm-up. The page endpoint alternates runs with
+// nginx serving the same bytes, so that load from others on the machine
+// hits both alike.
+func (b *bench) throughput() error {
+	s, sm, mm, err := b.fullServer("folio-load")
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	slug, err := pageSlug(sm)
+	if err != nil {
+		return err
+	}
+	pagePath := "/api/v1/pages/" + slug
+	var mediaURLs, searchURLs []string
+	for _, id := range mm.MediaIDs {
+		mediaURLs = append(mediaURLs, s.base+"/api/v1/public/media/"+id)
+	}
+	for _, w := range mm.SearchWords {
+		searchURLs = append(searchURLs, s.base+"/api/v1/media?search="+url.QueryEscape(w))
+	}
+	eps := []endpoint{
+		{name: "GET /pages/{slug}", urls: []string{s.base + pagePath}, key: b.key, nginx: true},
+		{name: "GET /content/posts?limit=20", urls: []string{s.base + "/api/v1/content/posts?limit=20"}, key: b.key},
+		{name: "GET /public/media/{id}", urls: mediaURLs},
+		{name: "GET /media?search=…", urls: searchURLs, key: b.key},
+	}
+
+	var ngx *server
+	if b.nginx != "" {
+		ngx, err = b.startNginx(s.base+pagePath, pagePath)
+		if err != nil {
+			b.notes = append(b.notes, "nginx comparison skipped: "+err.Error())
+			ngx = nil
+		} else {
+			defer ngx.stop()
+		}
+	} else {
+		b.notes = append(b.notes, "nginx comparison skipped: no nginx binary")
+	}
+
+	client := newClient(b.conns)
+	defer client.CloseIdleConnections()
+	for _, ep := range eps {
+		runLoad(client, ep.urls, ep.key, b.conns, b.dur/4) // warm-up: connections, caches
+		var rps, p50, p99, nrps, np50, np99 []float64
+		errs, nerrs := 0, 0
+		for range b.runs {
+			r := runLoad(client, ep.urls, ep.key, b.conns, b.dur)
+			rps, p50, p99 = append(rps, r.RPS), append(p50, ms(r.P50)), append(p99, ms(r.P99))
+			errs += r.Errors
+			if ep.nginx && ngx != nil {
+				n := runLoad(client, []string{ngx.base + pagePath}, ep.key, b.conns, b.dur)
+				nrps, np50, np99 = append(nrps, n.RPS), append(np50, ms(n.P50)), append(np99, ms(n.P99))
+				nerrs += n.Errors
+			}
+		}
+		rr := row{Figure: ep.name + " throughput", Sum: summarize(rps), Unit: unitRPS,
+			Note: fmt.Sprintf("%d connections over loopback, %s per run, Go net/http load generator on the same 2 cores; %d failed requests in all runs", b.conns, b.dur, errs)}
+		p99r := row{Figure: ep.name + " p99 latency", Sum: summarize(p99), Unit: unitMS2}
+		if ep.nginx {
+			p99r = p99r.check("≤ 5 ms", p99r.Sum.Median <= 5)
+		}
+		b.add(rr)
+		b.add(row{Figure: ep.name + " p50 latency", Sum: summarize(p50), Unit: unitMS2})
+		b.add(p99r)
+		if ep.nginx && ngx != nil {
+			ns := summarize(nrps)
+			b.add(row{Figure: "nginx, same page JSON as a static file: throughput", Sum: ns, Unit: unitRPS,
+				Note: fmt.Sprintf("nginx %s, worker_processes 2, access_log off, same load generator and URL; runs alternate with folio's; %d failed requests", nginxVersion(b.nginx), nerrs)})
+			b.add(row{Figure: "nginx p50 latency", Sum: summarize(np50), Unit: unitMS2})
+			b.add(row{Figure: "nginx p99 latency", Sum: summarize(np99), Unit: unitMS2})
+			ratio := make([]float64, len(rps))
+			for i := range rps {
+				ratio[i] = rps[i] / nrps[i]
+			}
+			rt := row{Figure: "GET /pages/{slug}: folio / nginx throughput", Sum: summarize(ratio), Unit: unitX,
+				Note: "ratio of each folio run to the nginx run right after it"}
+			b.add(rt.check("≥ 0.80×", rt.Sum.Median >= 0.8))
+		}
+	}
+	return nil
+}
+
+// startNginx writes the body of src to a file at urlPath under a temp web
+// root and serves it with nginx on a free loopback port.
+func (b *bench) startNginx(src, urlPath string) (*server, error) {
+	req, _ := http.NewRequest("GET", src, nil)
+	req.Header.Set("Authorization", "Bearer "+b.key)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d %v", src, resp.StatusCode, err)
+	}
+	dir, err := b.scratch("nginx")
+	if err != nil {
+		return nil, err
+	}
+	www := filepath.Join(dir, "www")
+	file := filepath.Join(www, filepath.FromSlash(urlPath))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	// Temp paths are set because the packaged defaults under /var/lib/nginx
+	// may not be writable; keepalive_requests is raised because the
+	// default (1000) would make the client reconnect, which folio's server
+	// never asks for.
+	conf := fmt.Sprintf(`worker_processes 2;
+daemon off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 10000000;
+    keepalive_timeout 65;
+    client_body_temp_path %[1]s/body;
+    default_type application/json;
+    server {
+        listen 127.0.0.1:%[2]d;
+        root %[3]s;
+        location / { try_files $uri =404; }
+    }
+}
+`, dir, port, www)
+	confPath := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	s, err := startProcess(b.nginx, []string{"-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log")},
+		"http://127.0.0.1:"+strconv.Itoa(port), filepath.Join(dir, "stdout.log"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.waitReady(b.client, urlPath, "", 10*time.Second); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func nginxVersion(bin string) string {
+	out, _ := execOutput(bin, "-v")
+	return strings.TrimPrefix(strings.TrimSpace(out), "nginx version: ")
+}
