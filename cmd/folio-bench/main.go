@@ -28,6 +28,7 @@ var groups = []string{"cold", "push", "load", "search", "mediastart", "derive", 
 
 type bench struct {
 	folio, gen, nginx string
+	wrk               string // "" uses the Go load generator
 	dataDir, outFile  string
 	tmp               string
 	seed              uint64
@@ -61,6 +62,7 @@ func run(args []string) error {
 	fs.StringVar(&b.folio, "folio", ".bin/folio", "the folio binary")
 	fs.StringVar(&b.gen, "gen", ".bin/folio-gen", "the folio-gen binary")
 	fs.StringVar(&b.nginx, "nginx", "", "the nginx binary (default: nginx on PATH, else /usr/sbin/nginx; the comparison is skipped without one)")
+	loadgen := fs.String("loadgen", "auto", "load generator: wrk, go, or auto (wrk when installed)")
 	fs.StringVar(&b.dataDir, "data", "bench/out/data", "where generated sites and libraries are cached")
 	fs.StringVar(&b.outFile, "out", "bench/out/results.md", "the results file (Markdown)")
 	fs.Uint64Var(&b.seed, "seed", 1, "generator seed")
@@ -118,6 +120,17 @@ func run(args []string) error {
 	}
 	if b.nginx == "" {
 		b.nginx = findNginx()
+	}
+	switch *loadgen {
+	case "go":
+	case "wrk", "auto":
+		p, err := exec.LookPath("wrk")
+		if err != nil && *loadgen == "wrk" {
+			return fmt.Errorf("-loadgen wrk: %w", err)
+		}
+		b.wrk = p
+	default:
+		return fmt.Errorf("-loadgen must be wrk, go or auto")
 	}
 	if err := os.MkdirAll(filepath.Dir(b.outFile), 0o755); err != nil {
 		return err

@@ -97,24 +97,33 @@ func (b *bench) throughput() error {
 		b.notes = append(b.notes, "nginx comparison skipped: no nginx binary")
 	}
 
-	client := newClient(b.conns)
-	defer client.CloseIdleConnections()
+	gen := &loadGen{wrk: b.wrk, conns: b.conns, threads: 2, tmp: b.tmp, client: newClient(b.conns)}
+	defer gen.client.CloseIdleConnections()
 	for _, ep := range eps {
-		runLoad(client, ep.urls, ep.key, b.conns, b.dur/4) // warm-up: connections, caches
+		// Warm-up: connections, caches, the Go runtime's heap.
+		if _, err := gen.run(ep.urls, ep.key, max(time.Second, b.dur/4)); err != nil {
+			return err
+		}
 		var rps, p50, p99, nrps, np50, np99 []float64
 		errs, nerrs := 0, 0
 		for range b.runs {
-			r := runLoad(client, ep.urls, ep.key, b.conns, b.dur)
+			r, err := gen.run(ep.urls, ep.key, b.dur)
+			if err != nil {
+				return err
+			}
 			rps, p50, p99 = append(rps, r.RPS), append(p50, ms(r.P50)), append(p99, ms(r.P99))
 			errs += r.Errors
 			if ep.nginx && ngx != nil {
-				n := runLoad(client, []string{ngx.base + pagePath}, ep.key, b.conns, b.dur)
+				n, err := gen.run([]string{ngx.base + pagePath}, ep.key, b.dur)
+				if err != nil {
+					return err
+				}
 				nrps, np50, np99 = append(nrps, n.RPS), append(np50, ms(n.P50)), append(np99, ms(n.P99))
 				nerrs += n.Errors
 			}
 		}
 		rr := row{Figure: ep.name + " throughput", Sum: summarize(rps), Unit: unitRPS,
-			Note: fmt.Sprintf("%d connections over loopback, %s per run, Go net/http load generator on the same 2 cores; %d failed requests in all runs", b.conns, b.dur, errs)}
+			Note: fmt.Sprintf("%d connections over loopback, %s per run, %s on the same 2 cores; %d failed requests in all runs", b.conns, b.dur, gen.name(), errs)}
 		p99r := row{Figure: ep.name + " p99 latency", Sum: summarize(p99), Unit: unitMS2}
 		if ep.nginx {
 			p99r = p99r.check("≤ 5 ms", p99r.Sum.Median <= 5)
