@@ -57,9 +57,9 @@ clean:
 # bench measures what users feel (cmd/folio-bench): cold start, push to
 # serve, throughput against nginx, media search, derivatives, a 50 MB
 # upload. Generated sites and libraries are cached under bench/out/data;
-# the table is printed and written to bench/out/results.md. nginx is
-# installed from Debian's mirror when missing (needs root); without it the
-# comparison is skipped. BENCH_FLAGS=-quick for a short run, -only to pick.
+# the table is printed and written to bench/out/results.md. nginx and wrk
+# are installed from Debian's mirror when missing (needs root); without
+# them the Go load generator is used and the nginx comparison skipped. BENCH_FLAGS=-quick for a short run, -only to pick.
 BENCH_OUT   ?= $(CURDIR)/bench/out
 BENCH_FLAGS ?=
 FOLIO_GEN   := $(BIN)/folio-gen
@@ -68,8 +68,8 @@ FOLIO_BENCH := $(BIN)/folio-bench
 bench: build
 	$(GO) build -o $(FOLIO_GEN) ./cmd/folio-gen
 	$(GO) build -o $(FOLIO_BENCH) ./cmd/folio-bench
-	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
-		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nginx-light; } || \
-		echo "bench: no nginx; the nginx comparison will be skipped"
+	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null && command -v wrk >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nginx-light wrk; } || \
+		echo "bench: nginx or wrk missing; the Go load generator is used and nginx is skipped if absent"
 	@mkdir -p $(BENCH_OUT)
 	$(FOLIO_BENCH) -folio $(FOLIO) -gen $(FOLIO_GEN) -data $(BENCH_OUT)/data -out $(BENCH_OUT)/results.md $(BENCH_FLAGS)
