@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -42,6 +43,9 @@ func (b *bench) coldStart() error {
 				return fmt.Errorf("%d files, first start: %w", n, err)
 			}
 			firstT, firstRSS = append(firstT, t), append(firstRSS, rss)
+			if i > 0 {
+				os.RemoveAll(cache) // only the first is reused; 100k caches are large
+			}
 		}
 		for range b.runs {
 			t, rss, err := b.startOnce(site, media, warmCache)
