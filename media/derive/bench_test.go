@@ -1,0 +1,99 @@
+package derive
+
+import (
+	"bytes"
+	"context"
+	"image/jpeg"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/disintegration/imaging"
+
+	"github.com/folio-cms/folio/media/probe"
+)
+
+// photo12MP is a 4000×3000 JPEG of gradients and noise, the size of a
+// phone photo.
+func photo12MP(b *testing.B) []byte {
+	b.Helper()
+	return encode(b, probe.JPEG, gradient(4000, 3000, 12))
+}
+
+// cpuTime is the user+system CPU time of the process so far. The machine
+// is shared, so wall time per op is noisy; CPU per op is the steadier
+// figure to compare strategies by.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkImages12MP is the whole job for a phone photo: decode, four
+// derivatives, placeholder and dominant color.
+func BenchmarkImages12MP(b *testing.B) {
+	data := photo12MP(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime(b)
+	defer reportCPU(b, start)
+	for b.Loop() {
+		if _, err := Images(context.Background(), bytes.NewReader(data), probe.JPEG, widths, Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecode12MP is the floor: the JPEG decode alone.
+func BenchmarkDecode12MP(b *testing.B) {
+	data := photo12MP(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime(b)
+	defer reportCPU(b, start)
+	for b.Loop() {
+		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPipelines compares the resize strategies on the decoded photo
+// (decode excluded), to justify defaultPipeline.
+func BenchmarkPipelines(b *testing.B) {
+	src, err := jpeg.Decode(bytes.NewReader(photo12MP(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		p    pipeline
+	}{
+		{"lanczos-from-source", pipeline{first: imaging.Lanczos, next: imaging.Lanczos}},
+		{"catmullrom-from-source", pipeline{first: imaging.CatmullRom, next: imaging.CatmullRom}},
+		{"lanczos-progressive", pipeline{first: imaging.Lanczos, next: imaging.Lanczos, progressive: true}},
+		{"catmullrom-progressive", pipeline{first: imaging.CatmullRom, next: imaging.CatmullRom, progressive: true}},
+		{"linear-progressive", pipeline{first: imaging.Linear, next: imaging.Linear, progressive: true}},
+		{"shrink-catmullrom-progressive", pipeline{first: imaging.CatmullRom, next: imaging.CatmullRom, progressive: true, prescale: true}},
+		{"shrink-linear-progressive", pipeline{first: imaging.Linear, next: imaging.Linear, progressive: true, prescale: true}},
+		{"shrink-lanczos-progressive", pipeline{first: imaging.Lanczos, next: imaging.Lanczos, progressive: true, prescale: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime(b)
+			defer reportCPU(b, start)
+			for b.Loop() {
+				if _, err := render(context.Background(), src, 1, widths, tc.p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
