@@ -1,17 +1,274 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/grant"
 	"github.com/julienschmidt/httprouter"
 )
 
-// presign and confirm serve the direct-to-storage upload flow; they need a
-// cloud storage adapter.
-func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return badRequest("presigned uploads need cloud storage (--storage s3); on local storage use POST /api/v1/media")
+// DefaultPresignTTL is how long a presign grant lasts (the contract leaves
+// it open): long enough for a 500 MB upload over a slow link, short enough
+// that a leaked URL is soon useless.
+const DefaultPresignTTL = 15 * time.Minute
+
+// CodeGrantExpired answers a confirm after the grant's expiresAt (410): the
+// client must ask for a new grant and upload again. It is its own code so
+// that a client can tell it from a bad request without parsing messages.
+const CodeGrantExpired = "GRANT_EXPIRED"
+
+const maxFilenameBytes = 255
+
+// presignKeyTries bounds how often presign asks the library for another
+// key while the one it got is still held by a grant from before a restart
+// (the library's reservations live in memory only).
+const presignKeyTries = 100
+
+type presignRequest struct {
+	Filename string `json:"filename"`
+	MimeType string `json:"mimeType"`
+	Size     int64  `json:"size"`
 }
 
+// presignGrant is the grant of the contract (§2.3).
+type presignGrant struct {
+	UploadURL  string            `json:"uploadUrl"`
+	PublicURL  string            `json:"publicUrl"`
+	StorageKey string            `json:"storageKey"`
+	ExpiresAt  string            `json:"expiresAt"`
+	Method     string            `json:"method"`
+	Headers    map[string]string `json:"headers"`
+}
+
+type confirmRequest struct {
+	StorageKey string `json:"storageKey"`
+	Filename   string `json:"filename"`
+	MimeType   string `json:"mimeType"`
+	Size       int64  `json:"size"`
+	Folder     string `json:"folder"`
+}
+
+type confirmedItem struct {
+	ID        string    `json:"id"`
+	Filename  string    `json:"filename"`
+	URL       string    `json:"url"`
+	Folder    string    `json:"folder"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+type confirmResponse struct {
+	Success bool          `json:"success"`
+	Data    confirmedItem `json:"data"`
+}
+
+// presigner returns the storage's presigner, or the contract's 400 when
+// media lives on local storage.
+func (s *Server) presigner() (media.Presigner, error) {
+	if s.media != nil && s.grants != nil {
+		if p, ok := s.media.Storage().(media.Presigner); ok {
+			return p, nil
+		}
+	}
+	return nil, badRequest("presigned uploads need cloud storage (--storage s3); on local storage use the multipart POST /api/v1/media")
+}
+
+// checkFilename refuses names that could not be a file name anywhere: the
+// library sanitizes what it stores, but a name with a path or control
+// characters in it is a client bug or an attack, and is told so.
+func checkFilename(name string) error {
+	switch {
+	case name == "":
+		return badRequest("filename is required")
+	case len(name) > maxFilenameBytes:
+		return badRequest("filename is longer than %d bytes", maxFilenameBytes)
+	case !utf8.ValidString(name):
+		return badRequest("filename is not valid UTF-8")
+	case strings.ContainsAny(name, `/\`):
+		return badRequest("filename must not contain / or \\")
+	case strings.Contains(name, ".."):
+		return badRequest("filename must not contain ..")
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return badRequest("filename must not contain control characters")
+	}
+	return nil
+}
+
+func (s *Server) checkDeclared(filename, mimeType string, size int64) error {
+	if err := checkFilename(filename); err != nil {
+		return err
+	}
+	if !media.Supported(mimeType) {
+		return badRequest("mimeType %q is not supported: JPEG, PNG, GIF, WebP, SVG, PDF, MP4 or WebM", mimeType)
+	}
+	if max := s.media.MaxUploadBytes(); size < 1 || size > max {
+		return badRequest("size must be between 1 and %d bytes", max)
+	}
+	return nil
+}
+
+func (s *Server) ttl() time.Duration {
+	if s.presignTTL > 0 {
+		return s.presignTTL
+	}
+	return DefaultPresignTTL
+}
+
+// presign grants one direct upload to storage. The grant is persisted
+// before it is answered, so a restarted service still honours it.
+func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	p, err := s.presigner()
+	if err != nil {
+		return err
+	}
+	var req presignRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if err := s.checkDeclared(req.Filename, req.MimeType, req.Size); err != nil {
+		return err
+	}
+	ttl := s.ttl()
+	// Whole seconds, rounded down: the grant never outlives its URL.
+	expires := s.now().Add(ttl).UTC().Truncate(time.Second)
+	var key string
+	for try := 0; ; try++ {
+		if try == presignKeyTries {
+			return errors.New("presign: no free key")
+		}
+		if key, err = s.media.PresignKey(req.Filename, req.MimeType, req.Size, ttl); err != nil {
+			return mediaError(err)
+		}
+		if !s.grants.Pending(key) {
+			break
+		}
+	}
+	url, headers, err := p.PresignPut(r.Context(), key, req.MimeType, req.Size, ttl)
+	if err != nil {
+		return mediaError(err)
+	}
+	g := grant.Grant{
+		Key: key, FullKey: p.FullKey(key), Filename: req.Filename, MimeType: req.MimeType,
+		Size: req.Size, ExpiresAt: expires,
+	}
+	if k := keyFrom(r.Context()); k != nil {
+		g.KeyName = k.Name
+	}
+	switch err := s.grants.Add(g); {
+	case errors.Is(err, grant.ErrFull):
+		w.Header().Set("Retry-After", "60")
+		return errorf(http.StatusTooManyRequests, CodeRateLimited, "too many pending upload grants; confirm or let some expire first")
+	case err != nil:
+		return err
+	}
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	if _, ok := headers["Content-Type"]; !ok {
+		headers["Content-Type"] = req.MimeType
+	}
+	w.Header().Set("Cache-Control", cacheNoStore)
+	return writeJSON(w, http.StatusOK, presignGrant{
+		UploadURL: url, PublicURL: s.media.Storage().URL(key), StorageKey: g.FullKey,
+		ExpiresAt: expires.Format(time.RFC3339), Method: http.MethodPut, Headers: headers,
+	})
+}
+
+// confirm registers an uploaded object as a media item. Statuses: 400 for
+// a key outside the site's prefix, a body that differs from the grant, an
+// object that is not what was declared (the object is then deleted) or
+// nothing uploaded yet; 404 for a key never granted; 409 for a grant
+// already confirmed or being confirmed; 410 GRANT_EXPIRED after expiresAt;
+// 503 when storage is down. The grant is used up only when the item was
+// registered, or the object was refused and deleted; otherwise the client
+// may confirm again while the grant lasts.
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return badRequest("presigned uploads need cloud storage (--storage s3); on local storage use POST /api/v1/media")
+	p, err := s.presigner()
+	if err != nil {
+		return err
+	}
+	var req confirmRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.StorageKey == "" {
+		return badRequest("storageKey is required")
+	}
+	if prefix := strings.TrimSuffix(p.FullKey("x"), "x"); !strings.HasPrefix(req.StorageKey, prefix) {
+		return badRequest("storageKey is outside this site's storage prefix %q", prefix)
+	}
+	if req.Filename != "" {
+		if err := checkFilename(req.Filename); err != nil {
+			return err
+		}
+	}
+	folder, err := media.CleanFolder(req.Folder)
+	if err != nil {
+		return mediaError(err)
+	}
+	if !s.folderExists(folder) {
+		return notFound("folder %s not found", folder)
+	}
+	g, err := s.grants.Claim(req.StorageKey)
+	switch {
+	case errors.Is(err, grant.ErrNotGranted):
+		return notFound("storageKey was not granted by this service; ask POST /api/v1/media/presign for a grant")
+	case errors.Is(err, grant.ErrConfirmed):
+		return errorf(http.StatusConflict, CodeConflict, "this upload was already confirmed")
+	case errors.Is(err, grant.ErrBusy):
+		return errorf(http.StatusConflict, CodeConflict, "this upload is being confirmed by another request")
+	case errors.Is(err, grant.ErrExpired):
+		return errorf(http.StatusGone, CodeGrantExpired, "the upload grant expired; ask for a new grant and upload again")
+	case err != nil:
+		return err
+	}
+	taken := false
+	defer func() {
+		if !taken {
+			s.grants.Release(g.FullKey)
+		}
+	}()
+	if req.MimeType != g.MimeType {
+		return badRequest("mimeType %q differs from the granted %q", req.MimeType, g.MimeType)
+	}
+	if req.Size != g.Size {
+		return badRequest("size %d differs from the granted %d", req.Size, g.Size)
+	}
+	it, err := s.media.Adopt(r.Context(), media.AdoptInput{
+		Key: g.Key, Filename: g.Filename, MimeType: g.MimeType, Size: g.Size, Folder: folder,
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, media.ErrUnavailable), errors.Is(err, context.Canceled),
+		errors.Is(err, media.ErrFolderNotFound), errors.Is(err, media.ErrConflict):
+		// Nothing was deleted: the same grant works once the cause is gone.
+		return mediaError(err)
+	case errors.Is(err, media.ErrNotFound):
+		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
+	default:
+		// Adopt deleted the refused object: the grant is spent.
+		if terr := s.grants.Take(g.FullKey); terr != nil {
+			s.log.Error("presign: refused grant not consumed", "key", g.FullKey, "err", terr)
+		}
+		taken = true
+		return mediaError(err)
+	}
+	taken = true
+	if err := s.grants.Take(g.FullKey); err != nil {
+		// The item exists; a repeated confirm finds it claimed in the
+		// library (409), so an unrecorded grant does no harm.
+		s.log.Error("presign: confirmed grant not recorded", "key", g.FullKey, "err", err)
+		s.grants.Release(g.FullKey)
+	}
+	s.log.Info("media confirmed", "id", it.ID, "key", g.FullKey, "apiKey", g.KeyName)
+	w.Header().Set("Cache-Control", cacheNoStore)
+	return writeJSON(w, http.StatusCreated, confirmResponse{Success: true, Data: confirmedItem{
+		ID: it.ID, Filename: it.Filename, URL: it.URL, Folder: it.Folder, CreatedAt: it.CreatedAt,
+	}})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/grant"
 )
 
 // Config wires a Server.
@@ -23,6 +24,11 @@ type Config struct {
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
+	// Grants records presigned uploads for the confirm step; nil turns the
+	// presign flow off. PresignTTL is how long a grant lasts (default 15
+	// minutes).
+	Grants     *grant.Store
+	PresignTTL time.Duration
 
 	WebhookSecret string // "" disables POST /api/v1/hooks/git
 	RateIP        RateLimit
@@ -37,6 +43,8 @@ type Server struct {
 	keys       *KeyStore
 	media      *media.Library
 	mediaRoot  string
+	grants     *grant.Store
+	presignTTL time.Duration
 	hookSecret string
 	ipLimit    *limiter
 	keyLimit   *limiter
@@ -58,6 +66,8 @@ func New(cfg Config) *Server {
 		keys:       cfg.Keys,
 		media:      cfg.Media,
 		mediaRoot:  cfg.MediaRoot,
+		grants:     cfg.Grants,
+		presignTTL: cfg.PresignTTL,
 		hookSecret: cfg.WebhookSecret,
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),

@@ -9,11 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
 	"github.com/folio-cms/folio/media/s3"
+	"github.com/folio-cms/folio/server"
 )
 
 // mediaFlags configure the media library and its storage.
@@ -22,6 +25,8 @@ type mediaFlags struct {
 	storage   string
 	maxUpload int64
 	s3        s3.Config
+	// presignTTL is how long a presigned upload grant lasts (s3 only).
+	presignTTL time.Duration
 }
 
 func (f *mediaFlags) register(fs *flag.FlagSet) {
@@ -33,6 +38,7 @@ func (f *mediaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.s3.Region, "s3-region", "us-east-1", "bucket region")
 	fs.StringVar(&f.s3.Prefix, "s3-prefix", "site", "the site's key prefix in the bucket")
 	fs.StringVar(&f.s3.PublicURL, "s3-public-url", "", "base URL files are served from (default: the endpoint and bucket)")
+	fs.DurationVar(&f.presignTTL, "presign-ttl", server.DefaultPresignTTL, "how long a presigned upload grant lasts (with --storage s3)")
 }
 
 // mediaStack is the opened library with its search index.
@@ -41,6 +47,10 @@ type mediaStack struct {
 	Search     *engine.MediaSearch
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
 	Storage    media.Storage
+	// Grants holds the presigned-upload grants; nil on local storage,
+	// which cannot presign.
+	Grants     *grant.Store
+	PresignTTL time.Duration
 	close      []func() error
 }
 
@@ -84,6 +94,16 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		if maxUpload == 0 {
 			maxUpload = media.DefaultMaxUploadCloud
 		}
+		if f.presignTTL <= 0 {
+			return nil, errors.New("--presign-ttl must be positive")
+		}
+		// The grants file sits beside the sidecars on the media root, so
+		// grants survive a restart like the items do.
+		grants, err := grant.Open(grant.Config{Path: filepath.Join(root, ".grants.yaml")})
+		if err != nil {
+			return nil, err
+		}
+		m.Grants, m.PresignTTL = grants, f.presignTTL
 	default:
 		return nil, fmt.Errorf("--storage must be local or s3, not %q", f.storage)
 	}
