@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -158,6 +159,13 @@ func images(ctx context.Context, r io.ReadSeeker, mimeType string, widths []int,
 		return nil, err
 	}
 	b := src.Bounds()
+	if mimeType == probe.GIF && b != image.Rect(0, 0, cfg.Width, cfg.Height) && b.In(image.Rect(0, 0, cfg.Width, cfg.Height)) {
+		// A first frame smaller than the logical screen: place it on a
+		// transparent screen-sized canvas, as a browser shows it.
+		canvas := image.NewNRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))
+		draw.Draw(canvas, b, src, b.Min, draw.Src)
+		src, b = canvas, canvas.Bounds()
+	}
 	if b.Dx() != cfg.Width || b.Dy() != cfg.Height {
 		// The header we checked must be the image we got.
 		return nil, fmt.Errorf("%w: decoded %dx%d, header said %dx%d", ErrDecode, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
@@ -268,11 +276,16 @@ func render(ctx context.Context, src image.Image, orientation int, widths []int,
 
 	// The placeholder comes from the smallest derivative when there is one,
 	// else from the (small) source itself.
-	var base image.Image = smallest
-	if smallest == nil {
-		base = orient(imaging.Clone(src), orientation)
+	var tiny *image.NRGBA
+	if smallest != nil {
+		tiny = imaging.Resize(smallest, min(placeholderWidth, smallest.Bounds().Dx()), 0, imaging.Linear)
+	} else {
+		// Shrink in stored orientation and rotate the tiny result, never a
+		// full-size copy.
+		tw := min(placeholderWidth, sb.Dx())
+		from := shrink(src, shrinkFactor(sb.Dx(), sb.Dy(), tw, max(1, sb.Dy()*tw/sb.Dx())))
+		tiny = orient(imaging.Resize(from, tw, 0, imaging.Linear), orientation)
 	}
-	tiny := imaging.Resize(base, min(placeholderWidth, base.Bounds().Dx()), 0, imaging.Linear)
 	ph, err := placeholder(tiny)
 	wg.Wait()
 	if err != nil {

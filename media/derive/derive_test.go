@@ -311,3 +311,46 @@ func pngBomb(w, h uint32) []byte {
 	// must be enough to refuse it.
 	return b
 }
+
+// TestImages_GIFSmallFirstFrame: a first frame covering part of the logical
+// screen is placed on a screen-sized canvas.
+func TestImages_GIFSmallFirstFrame(t *testing.T) {
+	pal := color.Palette{color.Transparent, color.NRGBA{255, 0, 0, 255}}
+	frame := image.NewPaletted(image.Rect(10, 10, 60, 40), pal)
+	for i := range frame.Pix {
+		frame.Pix[i] = 1
+	}
+	var b bytes.Buffer
+	g := &gif.GIF{Image: []*image.Paletted{frame}, Delay: []int{0}, Config: image.Config{Width: 100, Height: 80, ColorModel: pal}}
+	if err := gif.EncodeAll(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Images(context.Background(), bytes.NewReader(b.Bytes()), probe.GIF, []int{50}, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Width != 100 || res.Height != 80 || res.Derivatives[0].Height != 40 {
+		t.Fatalf("%dx%d, derivative %dx%d", res.Width, res.Height, res.Derivatives[0].Width, res.Derivatives[0].Height)
+	}
+	if res.DominantColor != "#ff0000" {
+		t.Errorf("dominant color %s (transparent pixels must not count)", res.DominantColor)
+	}
+}
+
+func TestImages_NoWidths(t *testing.T) {
+	data, err := os.ReadFile("../probe/testdata/orient6.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Images(context.Background(), bytes.NewReader(data), probe.JPEG, nil, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Width != 40 || res.Height != 60 || len(res.Derivatives) != 0 || res.Placeholder == "" {
+		t.Fatalf("%+v", res)
+	}
+	// Two thirds of the fixture are blue.
+	if c := res.DominantColor; c[5:] < "c0" || c[1:3] > "40" {
+		t.Errorf("dominant color %s, want blue", c)
+	}
+}
