@@ -68,7 +68,11 @@ func (s *Source) saveCache(force bool) error {
 }
 
 func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTimes) ([]byte, int) {
-	e := &cacheEncoder{b: make([]byte, 0, 1<<20)}
+	size := 1 << 16
+	for _, d := range docs {
+		size += len(d.Body) + 64 + 32*len(d.Meta) // a guess that avoids regrowing
+	}
+	e := &cacheEncoder{b: make([]byte, 0, size)}
 	e.b = append(e.b, cacheMagic...)
 	e.str(key)
 	e.str(site)

@@ -266,13 +266,20 @@ func (s *Source) Close() error { return s.saveCache(true) }
 // openStorage opens a fresh object store on the repository. Each Load and
 // each of its workers gets its own: go-git's storage is not safe for
 // concurrent use, and a fresh one sees packs written since the last Load.
-func (s *Source) openStorage(cacheBytes cache.FileSize) *filesystem.Storage {
+// They share objects, the cache of resolved objects and delta bases, which
+// is safe for concurrent use. It must be large: in a packed repository most
+// blobs are deltas, and with a small cache each read resolves its delta
+// chain again (10k files, 76 MB: 13 s with 8 MB, 0.5-0.9 s with 96 MB).
+func (s *Source) openStorage(objects cache.Object) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(
 		osfs.New(s.gitDir, osfs.WithBoundOS()),
-		cache.NewObjectLRU(cacheBytes),
-		filesystem.Options{KeepDescriptors: true},
+		objects,
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: content.MaxFileSize},
 	)
 }
+
+// loadCacheSize bounds the object cache of one Load; it is dropped after.
+const loadCacheSize = 128 * cache.MiByte
 
 // executableKey identifies the running build, so a cache written by another
 // build (maybe another parser) is not trusted.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
@@ -37,7 +38,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	defer s.loadMu.Unlock()
 	start := time.Now()
 
-	st := s.openStorage(32 << 20)
+	objects := cache.NewObjectLRU(loadCacheSize)
+	st := s.openStorage(objects)
 	defer st.Close()
 	c, err := object.GetCommit(st, h)
 	if err != nil {
@@ -74,7 +76,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		}
 		misses[k] = append(misses[k], i)
 	}
-	parsed, err := s.parseMisses(ctx, misses, out)
+	parsed, err := s.parseMisses(ctx, objects, misses, out)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
@@ -114,7 +116,7 @@ type parseResult struct {
 
 // parseMisses reads and parses the missed blobs with cfg.Workers workers,
 // each on its own object store, fills out, and returns the new documents.
-func (s *Source) parseMisses(ctx context.Context, misses map[docKey][]int, out []content.File) (map[docKey]*content.Doc, error) {
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File) (map[docKey]*content.Doc, error) {
 	parsed := map[docKey]*content.Doc{}
 	if len(misses) == 0 {
 		return parsed, nil
@@ -138,7 +140,7 @@ func (s *Source) parseMisses(ctx context.Context, misses map[docKey][]int, out [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st := s.openStorage(8 << 20)
+			st := s.openStorage(objects)
 			defer st.Close()
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
@@ -176,7 +178,7 @@ func (s *Source) parseMisses(ctx context.Context, misses map[docKey][]int, out [
 		out[idx[0]].Err = r.err
 		// Errors may name the path, so a shared blob gets each path's own.
 		for _, j := range idx[1:] {
-			out[j].Err = s.reparseErr(r, out[j].Path)
+			out[j].Err = s.reparseErr(objects, r, out[j].Path)
 		}
 	}
 	return parsed, nil
@@ -184,8 +186,8 @@ func (s *Source) parseMisses(ctx context.Context, misses map[docKey][]int, out [
 
 // reparseErr gives the failure of a blob under another path. An oversized
 // blob is refused on its size again, not read.
-func (s *Source) reparseErr(r parseResult, p string) error {
-	st := s.openStorage(8 << 20)
+func (s *Source) reparseErr(objects cache.Object, r parseResult, p string) error {
+	st := s.openStorage(objects)
 	defer st.Close()
 	_, perr, err := s.readParse(st, r.key.blob, p)
 	if err != nil {
@@ -201,18 +203,8 @@ func tooLarge(p string, size int64) content.Problem {
 // readParse reads one blob and parses it. perr is the file's problem (too
 // large, does not parse); err means the repository could not be read.
 func (s *Source) readParse(st storer.EncodedObjectStorer, blob plumbing.Hash, p string) (doc *content.Doc, perr, err error) {
-	sizer, ok := st.(interface {
-		EncodedObjectSize(plumbing.Hash) (int64, error)
-	})
-	if ok {
-		size, err := sizer.EncodedObjectSize(blob)
-		if err != nil {
-			return nil, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
-		}
-		if size > content.MaxFileSize {
-			return nil, tooLarge(p, size), nil
-		}
-	}
+	// Stores open with LargeObjectThreshold, and packs return objects over
+	// 16 KB lazily, so a large blob's size is known without reading it.
 	obj, err := st.EncodedObject(plumbing.BlobObject, blob)
 	if err != nil {
 		return nil, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)

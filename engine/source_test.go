@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/folio-cms/folio/content"
 )
 
@@ -520,5 +524,51 @@ func TestSource_RealParser(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.Doc.Body, f.Doc.Body) || len(got.Doc.Meta) != len(f.Doc.Meta) {
 		t.Fatalf("cached doc differs: %+v vs %+v", got.Doc, f.Doc)
+	}
+}
+
+// TestSource_GitOrder checks the merge in the history walk against the
+// order Git itself writes, with names that sort differently as files and
+// as folders.
+func TestSource_GitOrder(t *testing.T) {
+	r := newSrcBareSite(t)
+	names := []string{"content/a-b.md", "content/a.md", "content/a/x.md", "content/a0.md", "content/a/b/y.md", "content/ab.md"}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n] = n
+	}
+	r.commit(srcDay(0), files)
+	// Replace the folder content/a with a file, and a file with a folder.
+	r.commit(srcDay(1), nil, "content/a", "content/a0.md")
+	r.commit(srcDay(2), map[string]string{"content/a": "now a file", "content/a0.md/z.md": "now a folder", "content/ab.md": "changed"})
+	r.commit(srcDay(3), map[string]string{"content/a-b.md": "changed"})
+	r.push(false)
+
+	tree := srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main")
+	want := map[string]time.Time{
+		"content/a": srcDay(2), "content/a-b.md": srcDay(3), "content/a.md": srcDay(0),
+		"content/a0.md/z.md": srcDay(2), "content/ab.md": srcDay(2),
+	}
+	if len(tree.Files) != len(want) {
+		t.Fatalf("paths = %v", srcPaths(tree))
+	}
+	for _, f := range tree.Files {
+		if !f.Updated.Equal(want[f.Path]) {
+			t.Errorf("%s updated %v, want %v", f.Path, f.Updated, want[f.Path])
+		}
+	}
+
+	st := openSrc(t, r.site(), "", &srcTestParser{}).openStorage(cache.NewObjectLRUDefault())
+	defer st.Close()
+	head, _ := object.GetCommit(st, plumbing.NewHash(tree.Commit))
+	root, _ := head.Tree()
+	sub, err := root.Tree("content")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(sub.Entries); i++ {
+		if gitOrder(sub.Entries[i-1], sub.Entries[i]) >= 0 {
+			t.Errorf("gitOrder(%s, %s) >= 0, git sorts them the other way", sub.Entries[i-1].Name, sub.Entries[i].Name)
+		}
 	}
 }

@@ -102,36 +102,63 @@ func (n *timeNode) settleKnown(known map[string]time.Time, times map[string]time
 // parent's with the grandparent's.
 type treeEntries struct {
 	st      storer.EncodedObjectStorer
-	m       map[plumbing.Hash]map[string]object.TreeEntry
+	m       map[plumbing.Hash][]object.TreeEntry
 	entries int
 }
 
 const maxCachedTreeEntries = 1 << 18
 
-func (tc *treeEntries) get(h plumbing.Hash) (map[string]object.TreeEntry, error) {
-	if m, ok := tc.m[h]; ok {
-		return m, nil
+func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if es, ok := tc.m[h]; ok {
+		return es, nil
 	}
 	t, err := object.GetTree(tc.st, h)
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]object.TreeEntry, len(t.Entries))
-	for _, e := range t.Entries {
-		m[e.Name] = e
-	}
-	if tc.entries+len(m) > maxCachedTreeEntries {
+	if tc.entries+len(t.Entries) > maxCachedTreeEntries {
 		clear(tc.m)
 		tc.entries = 0
 	}
-	tc.m[h] = m
-	tc.entries += len(m)
-	return m, nil
+	tc.m[h] = t.Entries
+	tc.entries += len(t.Entries)
+	return t.Entries, nil
+}
+
+// gitOrder compares tree entry names the way Git sorts them: a folder as if
+// its name ended in "/".
+func gitOrder(a object.TreeEntry, b object.TreeEntry) int {
+	an, bn := a.Name, b.Name
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	ac, bc := gitNameEnd(an, n, a.Mode), gitNameEnd(bn, n, b.Mode)
+	switch {
+	case ac < bc:
+		return -1
+	case ac > bc:
+		return 1
+	}
+	return 0
+}
+
+// gitNameEnd is the byte of name at i, "/" past the end of a folder's name
+// and 0 past the end of a file's.
+func gitNameEnd(name string, i int, mode filemode.FileMode) int {
+	if i < len(name) {
+		return int(name[i])
+	}
+	if mode == filemode.Dir {
+		return '/'
+	}
+	return 0
 }
 
 // diff gives time t to the waiting files below n that differ between tree a
 // (of a commit) and tree b (of its parent). Equal subtree hashes mean
-// nothing below changed, so unchanged parts of the tree are never opened.
+// nothing below changed, so unchanged parts of the tree are never opened;
+// both entry lists are sorted, so they are merged without lookups.
 func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times map[string]time.Time) error {
 	if a == b || n.pending == 0 {
 		return nil
@@ -140,30 +167,31 @@ func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times 
 	if err != nil {
 		return err
 	}
-	var tb map[string]object.TreeEntry
-	if !b.IsZero() {
-		if tb, err = tc.get(b); err != nil {
-			return err
-		}
+	tb, err := tc.get(b)
+	if err != nil {
+		return err
 	}
-	for name, kid := range n.kids {
-		if kid.pending == 0 {
+	j := 0
+	for _, ea := range ta {
+		for j < len(tb) && gitOrder(tb[j], ea) < 0 {
+			j++
+		}
+		same := j < len(tb) && tb[j].Name == ea.Name && tb[j].Mode == ea.Mode
+		if same && tb[j].Hash == ea.Hash {
 			continue
 		}
-		ea, ok := ta[name]
-		if !ok {
-			continue // cannot happen: a waiting path is unchanged since the start
+		kid := n.kids[ea.Name]
+		if kid == nil || kid.pending == 0 {
+			continue
 		}
-		eb, ok := tb[name]
-		switch {
-		case ok && ea.Hash == eb.Hash && ea.Mode == eb.Mode:
-		case ok && ea.Mode == filemode.Dir && eb.Mode == filemode.Dir && kid.kids != nil:
-			if err := tc.diff(kid, ea.Hash, eb.Hash, t, times); err != nil {
+		if same && ea.Mode == filemode.Dir && kid.kids != nil {
+			if err := tc.diff(kid, ea.Hash, tb[j].Hash, t, times); err != nil {
 				return err
 			}
-		default:
-			kid.settle(t, times)
+			continue
 		}
+		// Added here, changed, or changed kind (file, folder, link).
+		kid.settle(t, times)
 	}
 	return nil
 }
@@ -194,7 +222,7 @@ func (s *Source) attribute(ctx context.Context, st storer.EncodedObjectStorer, c
 
 	root := newTimeTree(files)
 	knownCommits := s.docs.knownCommits()
-	tc := &treeEntries{st: st, m: map[plumbing.Hash]map[string]object.TreeEntry{}}
+	tc := &treeEntries{st: st, m: map[plumbing.Hash][]object.TreeEntry{}}
 	cur, walked := c, 0
 	for root.pending > 0 {
 		if err := ctx.Err(); err != nil {
