@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -63,6 +65,12 @@ func serveJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl strin
 	}
 	body := bytes.TrimRight(buf.Bytes(), "\n")
 	return serveBody(w, r, body, etagOf(body), cacheControl)
+}
+
+// etagOf is a strong ETag of a body.
+func etagOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 }
 
 // etagMatches implements the weak comparison of If-None-Match.

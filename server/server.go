@@ -19,8 +19,9 @@ import (
 type Config struct {
 	Engine *engine.Engine
 	Keys   *KeyStore
-	// Media is the media library.
-	Media *media.Library
+	// Media is the media library; MediaSearch its search index.
+	Media       *media.Library
+	MediaSearch *engine.MediaSearch
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
@@ -42,6 +43,7 @@ type Server struct {
 	engine     *engine.Engine
 	keys       *KeyStore
 	media      *media.Library
+	search     *engine.MediaSearch
 	mediaRoot  string
 	grants     *grant.Store
 	presignTTL time.Duration
@@ -65,6 +67,7 @@ func New(cfg Config) *Server {
 		engine:     cfg.Engine,
 		keys:       cfg.Keys,
 		media:      cfg.Media,
+		search:     cfg.MediaSearch,
 		mediaRoot:  cfg.MediaRoot,
 		grants:     cfg.Grants,
 		presignTTL: cfg.PresignTTL,

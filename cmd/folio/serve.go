@@ -76,6 +76,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Media:         lib.Library,
 		MediaSearch:   lib.Search,
 		MediaRoot:     lib.PublicRoot,
+		Grants:        lib.Grants,
+		PresignTTL:    lib.PresignTTL,
 		WebhookSecret: f.webhookSecret,
 		RateIP:        server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
 		RateKey:       server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err = run(context.Background(), args, &o, &e)
+	return o.String(), e.String(), err
+}
+
+func TestKeys(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	out, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "site", "--scopes", "content:read,media:read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	secret := lines[len(lines)-1]
+	if !strings.HasPrefix(secret, "folio_") || len(secret) < 30 {
+		t.Fatalf("last line %q is not a key", secret)
+	}
+	data, _ := os.ReadFile(keys)
+	if bytes.Contains(data, []byte(secret)) {
+		t.Fatal("the keys file holds the secret in clear")
+	}
+	if fi, _ := os.Stat(keys); fi.Mode().Perm() != 0o600 {
+		t.Errorf("keys file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "site", "--scopes", "content:read"); err == nil {
+		t.Fatal("duplicate name accepted")
+	}
+	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "x", "--scopes", "content:write"); err == nil {
+		t.Fatal("unknown scope accepted")
+	}
+	out, _, err = runCLI(t, "keys", "list", "--keys", keys)
+	if err != nil || !strings.Contains(out, "site") || !strings.Contains(out, "content:read,media:read") {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	t.Setenv("FOLIO_KEYS", keys)
+	if _, _, err := runCLI(t, "keys", "revoke", "--name", "site"); err != nil {
+		t.Fatalf("revoke with FOLIO_KEYS: %v", err)
+	}
+	out, _, _ = runCLI(t, "keys", "list")
+	if strings.Contains(out, "site") {
+		t.Fatalf("revoked key still listed:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "keys", "revoke", "--name", "site"); err == nil {
+		t.Fatal("revoking a missing key succeeded")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitCmd := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write("content/posts/ok.md", "---\ntitle: OK\n---\nfine\n")
+	gitCmd("init", "-q")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "ok")
+	cache := t.TempDir()
+	if _, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache); err != nil {
+		t.Fatalf("clean site: %v", err)
+	}
+	write("content/posts/bad.md", "---\ntitle: [broken\n---\n")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "bad")
+	out, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1", err)
+	}
+	if !strings.HasPrefix(out, "content/posts/bad.md:") {
+		t.Fatalf("output %q, want path:line: message", out)
+	}
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	if out, _, err := runCLI(t, "version"); err != nil || !strings.HasPrefix(out, "folio ") {
+		t.Fatalf("version: %q %v", out, err)
+	}
+	if _, _, err := runCLI(t, "frobnicate"); err == nil {
+		t.Fatal("unknown command accepted")
+	}
+	if _, _, err := runCLI(t, "serve"); err == nil || !strings.Contains(err.Error(), "--site") {
+		t.Fatalf("serve without --site: %v", err)
+	}
+}
