@@ -25,7 +25,12 @@ func TestLibrary_Concurrent(t *testing.T) {
 	const n = 16
 	seed := make([]*media.Item, n)
 	for i := range seed {
-		seed[i] = mustCreate(t, l, "seed.pdf", pdfBytes, "")
+		// seed[0] starts in /f, so /f is never empty.
+		folder := ""
+		if i == 0 {
+			folder = "/f"
+		}
+		seed[i] = mustCreate(t, l, "seed.pdf", pdfBytes, folder)
 	}
 	var (
 		wg      sync.WaitGroup

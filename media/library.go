@@ -137,8 +137,12 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 	return l, nil
 }
 
-// Close releases the handle on the media root.
-func (l *Library) Close() error { return l.root.Close() }
+// Close saves the index cache for a fast next start and releases the
+// media root. Call it after the last write has returned.
+func (l *Library) Close() error {
+	l.SaveIndexCache()
+	return l.root.Close()
+}
 
 // MaxUploadBytes is the configured bound of one file.
 func (l *Library) MaxUploadBytes() int64 { return l.cfg.MaxUploadBytes }

@@ -73,16 +73,31 @@ func (l *Library) load(ctx context.Context) error {
 		}
 	}
 
-	// Reading and parsing is the cost of a start; spread it over the cores.
-	// Parsed items land in a slice by position, so no lock is needed.
+	// Reading and parsing is the cost of a start; spread it over the cores,
+	// and skip the sidecars the cache holds unchanged. Results land in
+	// slices by position, so no lock is needed.
+	cache := l.readCache()
 	parsed := make([]*Item, len(files))
 	corrupt := make([]bool, len(files))
+	stamps := make([]cacheEntry, len(files))
+	fresh := make([]bool, len(files))
 	workers := 2 * runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
-	next := make(chan int)
+	next := make(chan int, 256)
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
+				fi, err := l.lstat(files[i])
+				if err != nil {
+					l.log.Error("media: sidecar unreadable; item skipped", "file", files[i], "err", err)
+					continue
+				}
+				if e, ok := cache[files[i]]; ok && e.matches(fi) {
+					it := e.Item
+					parsed[i] = &it
+					stamps[i] = e
+					continue
+				}
 				data, err := l.root.ReadFile(filepath.FromSlash(files[i]))
 				if err != nil {
 					l.log.Error("media: sidecar unreadable; item skipped", "file", files[i], "err", err)
@@ -95,6 +110,11 @@ func (l *Library) load(ctx context.Context) error {
 					continue
 				}
 				parsed[i] = it
+				// Stamp taken before the read: if the file changed in
+				// between, the stamp is stale and the next start parses it.
+				size, mtime, ino := fileStamp(fi)
+				stamps[i] = cacheEntry{Size: size, MTime: mtime, Ino: ino, Item: *it}
+				fresh[i] = true
 			}
 		})
 	}
@@ -108,6 +128,17 @@ func (l *Library) load(ctx context.Context) error {
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	rewrite := len(cache) != len(files)
+	entries := make(map[string]cacheEntry, len(files))
+	for i := range files {
+		if parsed[i] != nil {
+			entries[files[i]] = stamps[i]
+			rewrite = rewrite || fresh[i]
+		}
+	}
+	if rewrite {
+		l.writeCache(entries)
 	}
 	for i, it := range parsed {
 		if it == nil {

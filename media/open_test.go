@@ -177,3 +177,51 @@ func TestOpen_Intents(t *testing.T) {
 		t.Errorf("intents left: %v", ents)
 	}
 }
+
+func TestOpen_Cache(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	l := e.open(t)
+	a := mustCreate(t, l, "a.pdf", pdfBytes, "")
+	b := mustCreate(t, l, "b.pdf", pdfBytes, "")
+	l.Close() // writes the cache
+	if !fileExists(t, filepath.Join(e.root, ".index.cache")) {
+		t.Fatal("no cache after Close")
+	}
+	// A write the cache does not know (another process, or a crash before
+	// Close): the sidecar is newer than its cache entry.
+	l2 := e.open(t)
+	if _, err := l2.Patch(ctx, a.ID, media.Patch{Alt: ptr("changed after the cache")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.Delete(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Hand edit in place (same inode) that changes the size.
+	sc := sidecarOf(e.root, a.Key)
+	data, _ := os.ReadFile(sc)
+	f, err := os.OpenFile(sc, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(bytes.Replace(data, []byte("title: \"\""), []byte("title: by hand"), 1))
+	f.Close()
+
+	l3, err := media.Open(ctx, e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := l3.Get(a.ID)
+	if !ok || g.Alt != "changed after the cache" || g.Title != "by hand" {
+		t.Errorf("stale cache served: %+v", g)
+	}
+	if _, ok := l3.Get(b.ID); ok {
+		t.Error("deleted item back from the cache")
+	}
+	l3.Close()
+	// A damaged cache is ignored.
+	writeFile(t, filepath.Join(e.root, ".index.cache"), []byte("garbage"))
+	if g, ok := e.open(t).Get(a.ID); !ok || g.Title != "by hand" {
+		t.Errorf("with a damaged cache: %+v", g)
+	}
+}
