@@ -276,13 +276,18 @@ func (a *assembler) common(f File, kind, rel string) (common, bool) {
 		}
 	}
 	c.meta.Path = f.Path
-	key := kind + ":" + c.id
-	if prev, dup := a.ids[key]; dup {
-		a.problem(f.Path, 0, "id %q is used by %s already; this file is left out", c.id, prev)
-		return c, false
-	}
-	a.ids[key] = f.Path
 	return c, true
+}
+
+// claimID records the id of kind for path, or reports the file that has it.
+func (a *assembler) claimID(kind, id, path string) bool {
+	key := kind + ":" + id
+	if prev, dup := a.ids[key]; dup {
+		a.problem(path, 0, "id %q is used by %s already; this file is left out", id, prev)
+		return false
+	}
+	a.ids[key] = path
+	return true
 }
 
 // timeLayouts are the date formats front matter may use; no zone is UTC.
@@ -319,6 +324,9 @@ func (a *assembler) page(f File, rel string) {
 	}
 	if prev, dup := a.pageSlugs[c.slug]; dup {
 		a.problem(f.Path, 0, "page slug %q is used by %s already; this file is left out", c.slug, prev)
+		return
+	}
+	if !a.claimID("page", c.id, f.Path) {
 		return
 	}
 	p := &Page{ID: c.id, Slug: c.slug, Title: c.title, PublishedAt: c.publishedAt, UpdatedAt: c.updated, Meta: c.meta}
@@ -414,6 +422,9 @@ func (a *assembler) item(f File, typ, rel string) {
 	key := typ + "/" + c.slug
 	if prev, dup := a.itemSlugs[key]; dup {
 		a.problem(f.Path, 0, "%s slug %q is used by %s already; this file is left out", typ, c.slug, prev)
+		return
+	}
+	if !a.claimID(typ, c.id, f.Path) {
 		return
 	}
 	if f.Doc.HasBody {
