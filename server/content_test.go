@@ -449,3 +449,22 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("another key was limited too: %d", r.Status)
 	}
 }
+
+// TestUpdatedAtFromGit: without updatedAt in front matter, an item's
+// updatedAt is the time of the last commit that touched its file.
+func TestUpdatedAtFromGit(t *testing.T) {
+	repo := newRepoAt(t, "2026-01-01T10:00:00Z", map[string]string{
+		"content/posts/a.md": "---\ntitle: A\ndate: 2026-01-01\n---\n",
+		"content/posts/b.md": "---\ntitle: B\ndate: 2026-01-01\nupdatedAt: 2025-12-24T18:00:00Z\n---\n",
+		"content/posts/c.md": "---\ntitle: C\ndate: 2026-01-01\n---\n",
+	})
+	repo.date = "2026-02-02T12:00:00Z"
+	repo.commit("edit a", map[string]string{"content/posts/a.md": "---\ntitle: A2\ndate: 2026-01-01\n---\n"})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	for slug, want := range map[string]string{"a": "2026-02-02T12:00:00Z", "b": "2025-12-24T18:00:00Z", "c": "2026-01-01T10:00:00Z"} {
+		if got := get(t, ts.URL+"/api/v1/content/posts/"+slug, key).json(t)["updatedAt"]; got != want {
+			t.Errorf("%s: updatedAt = %v, want %s", slug, got, want)
+		}
+	}
+}

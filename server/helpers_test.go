@@ -22,14 +22,20 @@ import (
 type gitRepo struct {
 	t          testing.TB
 	bare, work string
+	date       string // commit date of the next commits; "" for now
 }
 
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return gitEnv(t, dir, nil, args...)
+}
+
+func gitEnv(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@localhost",
 		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -40,8 +46,14 @@ func git(t testing.TB, dir string, args ...string) string {
 // newRepo makes a bare repository holding one commit of files on main.
 func newRepo(t testing.TB, files map[string]string) *gitRepo {
 	t.Helper()
+	return newRepoAt(t, "", files)
+}
+
+// newRepoAt is newRepo with commits dated date (RFC 3339; "" for now).
+func newRepoAt(t testing.TB, date string, files map[string]string) *gitRepo {
+	t.Helper()
 	root := t.TempDir()
-	r := &gitRepo{t: t, bare: filepath.Join(root, "site.git"), work: filepath.Join(root, "work")}
+	r := &gitRepo{t: t, bare: filepath.Join(root, "site.git"), work: filepath.Join(root, "work"), date: date}
 	git(t, root, "init", "-q", "--bare", r.bare)
 	git(t, root, "init", "-q", r.work)
 	git(t, r.work, "remote", "add", "origin", r.bare)
@@ -54,7 +66,11 @@ func (r *gitRepo) commit(msg string, files map[string]string) string {
 	r.t.Helper()
 	r.write(files)
 	git(r.t, r.work, "add", "-A")
-	git(r.t, r.work, "commit", "-q", "--allow-empty", "-m", msg)
+	var env []string
+	if r.date != "" {
+		env = []string{"GIT_AUTHOR_DATE=" + r.date, "GIT_COMMITTER_DATE=" + r.date}
+	}
+	gitEnv(r.t, r.work, env, "commit", "-q", "--allow-empty", "-m", msg)
 	git(r.t, r.work, "push", "-q", "origin", "HEAD:main")
 	return git(r.t, r.work, "rev-parse", "HEAD")
 }
