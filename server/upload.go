@@ -93,8 +93,13 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				fail = err
 			} else if name == "folder" {
 				folder, folderSet = v, true
-				if _, err := media.CleanFolder(v); err != nil {
+				// The folder is one for the whole request: an unknown one
+				// refuses it (404, as PATCH does) wherever the field stands,
+				// rather than failing each file on its own.
+				if c, err := media.CleanFolder(v); err != nil {
 					fail = mediaError(err)
+				} else if !s.folderExists(c) {
+					fail = notFound("no folder %q: create it first (POST /api/v1/media/folders)", c)
 				}
 			} else {
 				alt, altSet = v, true
