@@ -87,7 +87,7 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// listWriter builds `{"items":[...],"total":N,"limit":L,"offset":O}` (or
+// listBody builds `{"items":[...],"total":N,"limit":L,"offset":O}` (or
 // with another key) from pre-encoded item bodies, without re-encoding them.
 func listBody(key string, items [][]byte, total, limit, offset int) []byte {
 	n := 64

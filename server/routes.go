@@ -116,7 +116,7 @@ func (s *Server) routes() http.Handler {
 	return rt
 }
 
-// handle applies, in order: the per-IP rate limit, CORS headers, the key
+// handle applies, in order: CORS headers, the per-IP rate limit, the key
 // check, the per-key rate limit, and the error mapping of the handler.
 func (s *Server) handle(rte route) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
@@ -140,11 +140,11 @@ func (s *Server) errorHandler(err *Error) http.Handler {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p httprouter.Params) error {
-	if ok, wait := s.ipLimit.allow(clientIP(r)); !ok {
-		return rateLimited(w, wait)
-	}
 	if rte.cors {
 		setCORS(w.Header())
+	}
+	if ok, wait := s.ipLimit.allow(clientIP(r)); !ok {
+		return rateLimited(w, wait)
 	}
 	r, err := s.authenticate(r, rte.access)
 	if err != nil {
