@@ -100,7 +100,8 @@ func (b *bench) throughput() error {
 	gen := &loadGen{wrk: b.wrk, conns: b.conns, threads: 2, tmp: b.tmp, client: newClient(b.conns)}
 	defer gen.client.CloseIdleConnections()
 	for _, ep := range eps {
-		// Warm-up: connections, caches, the Go runtime's heap.
+		// Warm-up: connections, caches, the Go runtime's heap. A slow
+		// endpoint may complete nothing in it; the runs say so.
 		if _, err := gen.run(ep.urls, ep.key, max(time.Second, b.dur/4)); err != nil {
 			return err
 		}
@@ -166,6 +167,13 @@ func (b *bench) startNginx(src, urlPath string) (*server, error) {
 	dir, err := b.scratch("nginx")
 	if err != nil {
 		return nil, err
+	}
+	// nginx started as root runs its workers as an unprivileged user, who
+	// must be able to reach the file through the 0700 temp dirs.
+	for _, d := range []string{b.tmp, dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	www := filepath.Join(dir, "www")
 	file := filepath.Join(www, filepath.FromSlash(urlPath))

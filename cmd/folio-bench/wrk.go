@@ -104,7 +104,7 @@ func parseWrk(out string) (loadResult, error) {
 			}
 		}
 	}
-	if r.RPS == 0 || r.P50 == 0 {
+	if !strings.Contains(out, "Requests/sec:") {
 		return r, fmt.Errorf("cannot read wrk's report: %s", out)
 	}
 	return r, nil
