@@ -290,7 +290,8 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 		return err
 	}
 	patch := media.Patch{Alt: body.Alt, Title: body.Title, Description: body.Description, Folder: body.Folder, FocalX: body.FocalX, FocalY: body.FocalY}
-	if im := r.Header.Get("If-Match"); im != "" {
+	// If-Match "*" holds for any existing item (RFC 9110 §13.1.1).
+	if im := strings.TrimSpace(r.Header.Get("If-Match")); im != "" && im != "*" {
 		v, ok := versionFromETag(im, it.ID)
 		if !ok {
 			return errorf(http.StatusPreconditionFailed, CodePreconditionFailed, "If-Match does not name the current version of this item")

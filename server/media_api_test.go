@@ -465,6 +465,9 @@ func TestMediaPatch(t *testing.T) {
 	}
 	wantError(t, ms.patch(t, ms.write, id, `{"title":"stale"}`, "If-Match", etag), http.StatusPreconditionFailed, "PRECONDITION_FAILED")
 	wantError(t, ms.patch(t, ms.write, id, `{"title":"garbage"}`, "If-Match", `"nonsense"`), http.StatusPreconditionFailed, "PRECONDITION_FAILED")
+	if r := ms.patch(t, ms.write, id, `{"title":"Any version"}`, "If-Match", "*"); r.Status != http.StatusOK {
+		t.Errorf("If-Match *: %d %s", r.Status, r.Body)
+	}
 	// The public ETag of the current version is accepted too.
 	pub := get(t, ms.URL+"/api/v1/public/media/"+id, "")
 	if r := ms.patch(t, ms.write, id, `{"title":"Via public ETag"}`, "If-Match", pub.Header.Get("ETag")); r.Status != http.StatusOK {

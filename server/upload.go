@@ -103,6 +103,11 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				}
 			} else {
 				alt, altSet = v, true
+				// Checked here so that a bad alt refuses the request the
+				// same way before or after the files.
+				if len(v) > media.MaxAltBytes {
+					fail = badRequest("alt longer than %d bytes", media.MaxAltBytes)
+				}
 			}
 		case name == "files" || name == "files[]" || name == "file":
 			files++
@@ -170,7 +175,8 @@ func (s *Server) applyLateFields(ctx context.Context, res *uploadResult, folder,
 		if folderSet && it.Folder != mustClean(folder) {
 			p.Folder = &folder
 		}
-		if altSet && it.Alt != alt && media.Kind(it.MimeType) == "image" {
+		// alt applies to every file, as it does to the files after it.
+		if altSet && it.Alt != alt {
 			p.Alt = &alt
 		}
 		if p.Folder == nil && p.Alt == nil {
