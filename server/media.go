@@ -210,10 +210,15 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 	cc := cachePublicShort
 	withSearch := false
 	if k := keyFrom(r.Context()); k != nil {
-		if !k.Has(ScopeMediaRead) {
+		// A key (say content:read, sent by a site that uses one key for
+		// everything) does not lock it out of the public list; only the
+		// key-only parameters need media:read.
+		cc = cachePrivate
+		if k.Has(ScopeMediaRead) {
+			withSearch = true
+		} else if q := r.URL.Query(); q.Has("search") || q.Has("sort") || q.Has("order") {
 			return forbidden(ScopeMediaRead)
 		}
-		withSearch, cc = true, cachePrivate
 	}
 	mq, err := parseMediaQuery(r, withSearch)
 	if err != nil {

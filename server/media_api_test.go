@@ -337,6 +337,10 @@ func TestMediaPublic(t *testing.T) {
 	}
 	wantError(t, get(t, ms.URL+"/api/v1/public/media?folder=/nope", ""), http.StatusNotFound, "NOT_FOUND")
 	wantError(t, get(t, ms.URL+"/api/v1/public/media", "bogus"), http.StatusUnauthorized, "UNAUTHORIZED")
+	// A valid key without media:read still reads the public list.
+	if r := get(t, ms.URL+"/api/v1/public/media?type=image", ms.write); r.Status != http.StatusOK || len(decode[listRes](t, r).Data) != 3 {
+		t.Errorf("public list with a media:write key: %d %s", r.Status, r.Body)
+	}
 
 	// Preflight.
 	pre := do(t, http.MethodOptions, ms.URL+"/api/v1/public/media", "", nil, "Origin", "https://example.test", "Access-Control-Request-Method", "GET")

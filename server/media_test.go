@@ -291,6 +291,19 @@ func hugePNG(t testing.TB, w, h uint32) []byte {
 	return b
 }
 
+// hugeGIF is a GIF header claiming w×h on its logical screen and image.
+func hugeGIF(w, h uint16) []byte {
+	b := []byte("GIF89a")
+	b = binary.LittleEndian.AppendUint16(b, w)
+	b = binary.LittleEndian.AppendUint16(b, h)
+	b = append(b, 0, 0, 0)
+	b = append(b, 0x2c, 0, 0, 0, 0)
+	b = binary.LittleEndian.AppendUint16(b, w)
+	b = binary.LittleEndian.AppendUint16(b, h)
+	b = append(b, 0, 2, 2, 0x4c, 0x01, 0, 0x3b)
+	return b
+}
+
 var (
 	uploadFields  = []string{"id", "filename", "mimeType", "size", "width", "height", "url", "folder", "focalX", "focalY", "createdAt"}
 	createdAtForm = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
@@ -515,16 +528,12 @@ func isBookkeeping(f string) bool {
 func TestMediaUploadMixed(t *testing.T) {
 	ms := newMediaServer(t)
 	html := []byte("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>")
-	full := pngBytes(t, 300, 300)
-	jp := jpegBytes(t, 300, 300)
 	bad := []part{
 		// Named and typed as a JPEG, but HTML: the bytes decide.
 		{field: "files", filename: "photo.jpg", ctype: "image/jpeg", data: html},
 		filePart("empty.png", nil),
-		filePart("truncated.png", full[:len(full)/2]),
-		filePart("truncated.jpg", jp[:len(jp)/2]),
-		filePart("header-only.png", full[:40]),
 		filePart("bomb.png", hugePNG(t, 50000, 50000)),
+		filePart("bomb.gif", hugeGIF(50000, 50000)),
 		filePart("random.bin", bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 100)),
 	}
 	parts := append([]part{filePart("good.png", pngBytes(t, 40, 40))}, bad...)
@@ -551,7 +560,7 @@ func TestMediaUploadMixed(t *testing.T) {
 			continue
 		}
 		want := "BAD_REQUEST"
-		if p.filename == "bomb.png" {
+		if strings.HasPrefix(p.filename, "bomb.") {
 			want = "PAYLOAD_TOO_LARGE"
 		}
 		if e.Error != want {
@@ -564,9 +573,7 @@ func TestMediaUploadMixed(t *testing.T) {
 
 	// All bad: 400, the same body, nothing more stored.
 	r = ms.upload(t, ms.write, bad...)
-	if r.Status != http.StatusBadRequest {
-		t.Fatalf("all bad: status %d: %s", r.Status, r.Body)
-	}
+	wantError(t, r, http.StatusBadRequest, "BAD_REQUEST")
 	if res := decode[uploadRes](t, r); len(res.Data) != 0 || len(res.Errors) != len(bad) {
 		t.Errorf("all bad: %s", r.Body)
 	}
@@ -579,6 +586,44 @@ func TestMediaUploadMixed(t *testing.T) {
 	ents, _ := os.ReadDir(filepath.Join(ms.root, ".tmp"))
 	if len(ents) != 0 {
 		t.Errorf("temp files left: %v", ents)
+	}
+}
+
+// TestMediaUploadCorruptImages: an image whose header is fine but whose
+// data is cut or damaged is refused with an error entry (it cannot be
+// decoded for derivatives), never stored, and the server stays up.
+func TestMediaUploadCorruptImages(t *testing.T) {
+	ms := newMediaServer(t)
+	full := pngBytes(t, 300, 300)
+	jp := jpegBytes(t, 300, 300)
+	gf := gifBytes(t, 300, 300)
+	damaged := bytes.Clone(full)
+	for i := 60; i < len(damaged)-20; i += 7 {
+		damaged[i] ^= 0x5a
+	}
+	bad := []part{
+		filePart("truncated.png", full[:len(full)/2]),
+		filePart("truncated.jpg", jp[:len(jp)/2]),
+		filePart("truncated.gif", gf[:len(gf)/2]),
+		filePart("header-only.png", full[:40]),
+		filePart("damaged.png", damaged),
+	}
+	r := ms.upload(t, ms.write, append(bad, filePart("good.png", pngBytes(t, 20, 20)))...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	res := decode[uploadRes](t, r)
+	got := map[string]bool{}
+	for _, e := range res.Errors {
+		got[e.Filename] = e.Error == "BAD_REQUEST"
+	}
+	for _, p := range bad {
+		if !got[p.filename] {
+			t.Errorf("%s: stored or wrong error (errors %+v)", p.filename, res.Errors)
+		}
+	}
+	if len(res.Data) != 1 || ms.list(t, "").Total != 1 {
+		t.Errorf("stored %d (%s), want only good.png", len(res.Data), r.Body)
 	}
 }
 
@@ -598,9 +643,7 @@ func TestMediaUploadTooBig(t *testing.T) {
 	}
 	// Every file too large: 413 with the upload body, the entry saying why.
 	r = ms.upload(t, ms.write, filePart("big.pdf", big), filePart("big2.pdf", big))
-	if r.Status != http.StatusRequestEntityTooLarge {
-		t.Fatalf("status %d: %s", r.Status, r.Body)
-	}
+	wantError(t, r, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
 	if res := decode[uploadRes](t, r); len(res.Data) != 0 || len(res.Errors) != 2 || res.Errors[1].Error != "PAYLOAD_TOO_LARGE" {
 		t.Errorf("got %s", r.Body)
 	}

@@ -30,8 +30,12 @@ type uploadError struct {
 }
 
 type uploadResult struct {
-	Data   []*media.Item `json:"data"`
-	Errors []uploadError `json:"errors"`
+	// Error and Message are set when no file was stored, so that the 4xx
+	// body has the contract's error shape as well as the per-file errors.
+	Error   string        `json:"error,omitempty"`
+	Message string        `json:"message,omitempty"`
+	Data    []*media.Item `json:"data"`
+	Errors  []uploadError `json:"errors"`
 }
 
 // upload streams a multipart request part by part into the library: no
@@ -156,10 +160,11 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	status := http.StatusCreated
 	if len(res.Data) == 0 {
-		status = http.StatusBadRequest
+		status, res.Error = http.StatusBadRequest, CodeBadRequest
 		if allTooBig {
-			status = http.StatusRequestEntityTooLarge
+			status, res.Error = http.StatusRequestEntityTooLarge, CodeTooLarge
 		}
+		res.Message = "no file was stored: see errors for each file"
 	}
 	for i, it := range res.Data {
 		res.Data[i] = fullView(it)
