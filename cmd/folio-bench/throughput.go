@@ -12,9 +12,11 @@ import (
 	"time"
 )
 
-// fullServer starts folio on the load-test site (warm parsed-document
-// cache) and the big media library, and returns it ready.
-func (b *bench) fullServer(name string) (*server, manifest, manifest, error) {
+// fullServer returns folio on the load-test site (warm parsed-document
+// cache) and the big media library, ready. It is started once and shared
+// by the load and search groups (b.stopFull ends it): with 100k media
+// items a start takes tens of seconds.
+func (b *bench) fullServer() (*server, manifest, manifest, error) {
 	dir, sm, err := b.dataset(b.loadSize, 0)
 	if err != nil {
 		return nil, sm, manifest{}, err
@@ -23,9 +25,12 @@ func (b *bench) fullServer(name string) (*server, manifest, manifest, error) {
 	if err != nil {
 		return nil, sm, mm, err
 	}
+	if b.full != nil {
+		return b.full, sm, mm, nil
+	}
 	cache := filepath.Join(b.tmp, fmt.Sprintf("cache-full-%d", b.loadSize))
 	s, err := b.startFolio(serveOpts{Site: filepath.Join(dir, "site"), Media: filepath.Join(mdir, "media"),
-		CacheDir: cache, Log: filepath.Join(b.tmp, name+".log")})
+		CacheDir: cache, Log: filepath.Join(b.tmp, "folio-full.log")})
 	if err != nil {
 		return nil, sm, mm, err
 	}
@@ -33,7 +38,15 @@ func (b *bench) fullServer(name string) (*server, manifest, manifest, error) {
 		s.stop()
 		return nil, sm, mm, err
 	}
+	b.full = s
 	return s, sm, mm, nil
+}
+
+func (b *bench) stopFull() {
+	if b.full != nil {
+		b.full.stop()
+		b.full = nil
+	}
 }
 
 // pageSlug picks a top-level published page.
@@ -60,11 +73,10 @@ type endpoint struct {
 // nginx serving the same bytes, so that load from others on the machine
 // hits both alike.
 func (b *bench) throughput() error {
-	s, sm, mm, err := b.fullServer("folio-load")
+	s, sm, mm, err := b.fullServer()
 	if err != nil {
 		return err
 	}
-	defer s.stop()
 	slug, err := pageSlug(sm)
 	if err != nil {
 		return err
