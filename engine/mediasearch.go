@@ -95,7 +95,8 @@ func (m *MediaSearch) flushLocked() error {
 		return nil
 	}
 	err := m.idx.Batch(m.pending)
-	m.pending.Reset()
+	// bleve may still read the batch it was handed: start a new one.
+	m.pending = m.idx.NewBatch()
 	return err
 }
 
