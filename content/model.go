@@ -82,6 +82,8 @@ type Globals struct {
 type NavLink struct {
 	Label string `json:"label"`
 	URL   string `json:"url"`
+	// Children is a submenu (drop-down); nav entries may nest.
+	Children []NavLink `json:"children,omitempty"`
 }
 
 // Footer is the site footer.

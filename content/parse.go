@@ -1,6 +1,11 @@
 package content
 
-import "errors"
+import (
+	"bytes"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
 
 // MaxFileSize is the largest content file folio parses; a larger one is a
 // problem. Callers check it before reading a file's bytes.
@@ -9,19 +14,110 @@ const MaxFileSize = 4 << 20
 // Relevant tells whether a repository path is a content file that Assemble
 // uses (globals, folio.yaml, pages/..., content/<type>/...), so a source can
 // skip reading every other blob.
-func Relevant(path string) bool {
-	return false // TODO(content): implemented by the content package owner
+//
+// A path with any segment starting with "." or "_" is never relevant: that
+// leaves out dotfiles and Hugo's "_index.md" list pages and Jekyll's
+// "_drafts"-style folders. Extensions are matched case-insensitively.
+// Type folder names are not checked here: Assemble reports a bad one.
+func Relevant(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return false
+	}
+	segs := strings.Split(p, "/")
+	for _, s := range segs {
+		if s == "" || s[0] == '.' || s[0] == '_' {
+			return false
+		}
+	}
+	ext := strings.ToLower(path.Ext(p))
+	switch len(segs) {
+	case 1:
+		base := strings.TrimSuffix(strings.ToLower(p), ext)
+		return (base == "globals" || base == "folio") && isDataExt(ext)
+	}
+	switch segs[0] {
+	case "pages":
+		return isDocExt(ext)
+	case "content":
+		// content/<type>/<file>: a file right inside content/ has no type.
+		return len(segs) >= 3 && isDocExt(ext)
+	}
+	return false
 }
+
+func isDataExt(ext string) bool {
+	switch ext {
+	case ".yaml", ".yml", ".json", ".toml":
+		return true
+	}
+	return false
+}
+
+func isMarkdownExt(ext string) bool { return ext == ".md" || ext == ".markdown" }
+
+func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) }
 
 // Parse parses one file: front matter (YAML, TOML or JSON) and a Markdown
 // body for .md/.markdown files, a whole document for .yaml/.yml/.json/.toml.
 // The result does not depend on path beyond its extension.
-func Parse(path string, data []byte) (*Doc, error) {
-	return nil, errors.New("not implemented")
+//
+// Errors are Problem values carrying path and, when known, the line.
+func Parse(p string, data []byte) (*Doc, error) {
+	doc, err := parse(strings.ToLower(path.Ext(p)), data)
+	if err != nil {
+		pr, ok := err.(Problem)
+		if !ok {
+			pr = Problem{Message: err.Error()}
+		}
+		pr.Path = p
+		return nil, pr
+	}
+	return doc, nil
 }
 
-// Assemble builds a Site from parsed files and reports a problem for each
-// file left out.
-func Assemble(files []File) (*Site, []Problem) {
-	return &Site{Items: map[string][]*Item{}}, nil
+func parse(ext string, data []byte) (*Doc, error) {
+	if len(data) > MaxFileSize {
+		return nil, problemAt(0, "file is %d bytes, over the limit of %d", len(data), MaxFileSize)
+	}
+	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // editors on Windows add a BOM
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, problemAt(lineAt(data, i), "binary file: contains a NUL byte")
+	}
+	if !utf8.Valid(data) {
+		return nil, problemAt(lineAt(data, invalidUTF8(data)), "not valid UTF-8 text")
+	}
+	var (
+		meta map[string]any
+		err  error
+	)
+	switch {
+	case isMarkdownExt(ext):
+		return parseMarkdown(data)
+	case ext == ".yaml" || ext == ".yml":
+		lines := map[string]int{}
+		if meta, err = decodeYAML(data, 0, lines); err == nil {
+			return &Doc{Meta: meta, Lines: lines}, nil
+		}
+	case ext == ".json":
+		meta, err = decodeJSON(data, 0)
+	case ext == ".toml":
+		meta, err = decodeTOML(data, 0)
+	default:
+		return nil, problemAt(0, "unsupported file type %q", ext)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Doc{Meta: meta}, nil
+}
+
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }

@@ -11,6 +11,9 @@ type Doc struct {
 	Body    string         // Markdown body as HTML; "" when none
 	HasBody bool           // the file had a Markdown body
 	Line    int            // line where the body starts (for problems)
+	// Lines is the file line of each top-level key, when the format tells
+	// (YAML documents and YAML front matter); nil otherwise.
+	Lines map[string]int
 }
 
 // File is one file of a site tree handed to Assemble.

@@ -1,0 +1,99 @@
+package content
+
+import (
+	"strings"
+	"time"
+)
+
+// commonKeys are the front matter keys that pages and items share, lower
+// case, with their Hugo and Jekyll aliases.
+var commonKeys = []string{
+	"id", "slug", "title",
+	"draft", "published", "status",
+	"publishedat", "publishdate", "date",
+	"updatedat", "lastmod",
+	"expiresat", "expirydate",
+}
+
+// common is what pages and items share: identity, visibility and times.
+type common struct {
+	id, slug, title    string
+	meta               Meta
+	published, updated time.Time
+}
+
+// readCommon reads the shared keys. pathSlug is the slug the file's path
+// gives; idScope names the id namespace (page or item type) for the
+// derived id.
+func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) {
+	c := common{meta: Meta{Path: file.Path}}
+	slug, err := f.text("slug")
+	if err != nil {
+		return c, err
+	}
+	if slug = strings.Trim(slug, "/"); slug != "" {
+		if !ValidSlug(slug) {
+			return c, f.errorf("slug", "%q is not a valid slug: use segments of letters, digits, '.', '_', '~' and '-' joined by '/', no '.' or '..' segment, at most %d characters", slug, MaxSlugLen)
+		}
+	} else {
+		slug = pathSlug
+		if !ValidSlug(slug) {
+			return c, problemAt(0, "the file name gives the slug %q, which is not valid: rename the file or set slug (letters, digits, '.', '_', '~', '-')", slug)
+		}
+	}
+	c.slug = slug
+
+	if c.title, err = f.text("title"); err != nil {
+		return c, err
+	}
+	if v, ok := f.get("id"); ok && v != nil {
+		id, isText := scalarText(v)
+		if !isText || !validID(id) {
+			return c, f.errorf("id", "%v is not a valid id: use letters, digits, '.', '_', '~', '-' or ':', at most %d characters", v, MaxSlugLen)
+		}
+		c.id = id
+	} else {
+		c.id = stableID(idScope, slug)
+	}
+
+	draft, _, err := f.boolean("draft")
+	if err != nil {
+		return c, err
+	}
+	published, pubSet, err := f.boolean("published")
+	if err != nil {
+		return c, err
+	}
+	c.meta.Draft = draft || pubSet && !published
+	// status is folio's only when it says draft or published; any other
+	// value (a product's "in-stock") is the author's data.
+	if v, ok := f.get("status"); ok {
+		s, _ := v.(string)
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "draft":
+			c.meta.Draft = true
+		case "published":
+		default:
+			f.untake("status")
+		}
+	}
+
+	if c.published, c.meta.PublishedSet, err = f.date("publishedat", "publishdate", "date"); err != nil {
+		return c, err
+	}
+	updated, updSet, err := f.date("updatedat", "lastmod")
+	if err != nil {
+		return c, err
+	}
+	if c.meta.ExpiresAt, _, err = f.date("expiresat", "expirydate"); err != nil {
+		return c, err
+	}
+	c.updated = updated
+	if !updSet {
+		c.updated = file.Updated.UTC()
+	}
+	if !c.meta.PublishedSet {
+		c.published = file.Updated.UTC()
+	}
+	return c, nil
+}

@@ -1,0 +1,135 @@
+package content
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// BuiltinSortFields are the fields every content type sorts by.
+var builtinSortFields = []string{"publishedAt", "updatedAt", "title", "slug"}
+
+// DefaultSort is the sort of a list when neither the request nor
+// folio.yaml names one.
+const DefaultSort = "-publishedAt"
+
+// readConfig builds Config from folio.yaml. It is strict: an unknown key
+// or a bad value is a problem and the whole file is left out, so a typo
+// never silently makes a private type public or the other way round.
+func readConfig(doc *Doc) (Config, error) {
+	cfg := Config{Types: map[string]TypeConfig{}}
+	for k, v := range doc.Meta {
+		if k != "types" {
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: types)", k)
+		}
+		if v == nil {
+			continue
+		}
+		types, err := wantMap(v, "types")
+		if err != nil {
+			return Config{}, problemAt(doc.Lines[k], "%v", err)
+		}
+		for name, tv := range types {
+			tc, err := readTypeConfig(name, tv)
+			if err != nil {
+				return Config{}, problemAt(doc.Lines[k], "types.%s: %v", name, err)
+			}
+			cfg.Types[name] = tc
+		}
+	}
+	return cfg, nil
+}
+
+func readTypeConfig(name string, v any) (TypeConfig, error) {
+	var tc TypeConfig
+	if !ValidType(name) {
+		return tc, fmt.Errorf("not a valid content type name (lower-case letters, digits, '_', '-')")
+	}
+	if v == nil {
+		return tc, nil
+	}
+	m, err := wantMap(v, "options")
+	if err != nil {
+		return tc, err
+	}
+	for k, v := range m {
+		switch k {
+		case "public":
+			b, ok := v.(bool)
+			if !ok {
+				return tc, fmt.Errorf("public: want true or false, found %s", kindOf(v))
+			}
+			tc.Public = b
+		case "sortable":
+			list, err := wantList(v)
+			if err != nil {
+				return tc, fmt.Errorf("sortable: %v", err)
+			}
+			for _, e := range list {
+				s, ok := e.(string)
+				if !ok || !validSortField(s) {
+					return tc, fmt.Errorf("sortable: %v is not a field name (letters, digits and '_')", e)
+				}
+				tc.Sortable = append(tc.Sortable, s)
+			}
+		case "defaultSort":
+			s, ok := v.(string)
+			if !ok {
+				return tc, fmt.Errorf("defaultSort: want text like \"-publishedAt\", found %s", kindOf(v))
+			}
+			tc.DefaultSort = s
+		default:
+			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort)", k)
+		}
+	}
+	if tc.DefaultSort != "" {
+		if _, _, err := ParseSort(tc.DefaultSort, tc); err != nil {
+			return tc, fmt.Errorf("defaultSort: %v", err)
+		}
+	}
+	return tc, nil
+}
+
+func validSortField(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// SortFields lists the fields a type sorts by: the built-in ones, then its
+// sortable data fields.
+func SortFields(cfg TypeConfig) []string {
+	out := slices.Clone(builtinSortFields)
+	for _, f := range cfg.Sortable {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ParseSort validates a sort parameter, "field" or "-field" (descending),
+// against the fields cfg allows. An empty s is cfg.DefaultSort, or
+// DefaultSort when that is empty too. A data field (one in cfg.Sortable)
+// sorts by Item.Data[field].
+func ParseSort(s string, cfg TypeConfig) (field string, desc bool, err error) {
+	if s == "" {
+		s = cfg.DefaultSort
+	}
+	if s == "" {
+		s = DefaultSort
+	}
+	field, desc = strings.CutPrefix(s, "-")
+	allowed := SortFields(cfg)
+	if !slices.Contains(allowed, field) {
+		return "", false, fmt.Errorf("cannot sort by %q; allowed: %s (prefix - for descending)", field, strings.Join(allowed, ", "))
+	}
+	return field, desc, nil
+}

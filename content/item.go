@@ -1,0 +1,23 @@
+package content
+
+// readItem builds an item from a file under content/<typ>/; rel is the
+// path below the type folder. Every key that is not a known one goes into
+// Data; a Markdown body becomes Data["body"] (over a front matter "body").
+func readItem(file File, typ, rel string) (*Item, error) {
+	f, err := newFields(file.Doc, commonKeys)
+	if err != nil {
+		return nil, err
+	}
+	c, err := readCommon(f, file, pathSlug(rel), "item\x00"+typ)
+	if err != nil {
+		return nil, err
+	}
+	data := f.rest()
+	if file.Doc.HasBody {
+		data["body"] = file.Doc.Body
+	}
+	return &Item{
+		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
+		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
+	}, nil
+}

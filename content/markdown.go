@@ -1,0 +1,207 @@
+package content
+
+import (
+	"bytes"
+	"sync"
+
+	"github.com/adrg/frontmatter"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+)
+
+// markdown is built once and shared: goldmark's parsers and renderers are
+// stateless and Convert is safe for concurrent use (yuin/goldmark author in
+// gohugoio/hugo#6484). Raw HTML is not passed through (goldmark's default,
+// and Hugo's): it renders as an HTML comment, and dangerous link schemes
+// such as javascript: are dropped. See README "Markdown".
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.Footnote),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+	)
+})
+
+type fmKind int
+
+const (
+	fmYAML fmKind = iota + 1
+	fmTOML
+	fmJSON
+)
+
+// fmCapture receives the raw front matter from adrg/frontmatter; it is
+// decoded by this package so that problems get file lines and limits.
+type fmCapture struct {
+	kind   fmKind
+	src    []byte
+	delims bool // src includes the delimiter lines (JSON "{ ... }")
+}
+
+func capture(kind fmKind, delims bool) frontmatter.UnmarshalFunc {
+	return func(data []byte, v any) error {
+		*v.(*fmCapture) = fmCapture{kind: kind, src: data, delims: delims}
+		return nil
+	}
+}
+
+func fmFormats() []*frontmatter.Format {
+	jsonBraces := frontmatter.NewFormat("{", "}", capture(fmJSON, true))
+	jsonBraces.UnmarshalDelims = true
+	jsonBraces.RequiresNewLine = true
+	return []*frontmatter.Format{
+		frontmatter.NewFormat("---", "---", capture(fmYAML, false)),
+		frontmatter.NewFormat("---yaml", "---", capture(fmYAML, false)),
+		frontmatter.NewFormat("+++", "+++", capture(fmTOML, false)),
+		frontmatter.NewFormat("---toml", "---", capture(fmTOML, false)),
+		frontmatter.NewFormat(";;;", ";;;", capture(fmJSON, false)),
+		frontmatter.NewFormat("---json", "---", capture(fmJSON, false)),
+		jsonBraces,
+	}
+}
+
+// fmOpeners are the first lines that start a front matter.
+var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
+
+func parseMarkdown(data []byte) (*Doc, error) {
+	var fm fmCapture
+	rest, err := frontmatter.Parse(bytes.NewReader(data), &fm, fmFormats()...)
+	if err != nil {
+		return nil, problemAt(0, "front matter: %v", err)
+	}
+	openLine, opener := firstLine(data)
+	if fm.kind == 0 {
+		for _, o := range fmOpeners {
+			if opener == o {
+				return nil, problemAt(openLine, "front matter opened with %q is never closed", o)
+			}
+		}
+	}
+	meta := map[string]any{}
+	var lines map[string]int
+	if fm.kind != 0 {
+		offset := openLine
+		if fm.delims {
+			offset--
+		}
+		switch fm.kind {
+		case fmYAML:
+			lines = map[string]int{}
+			meta, err = decodeYAML(fm.src, offset, lines)
+		case fmTOML:
+			meta, err = decodeTOML(fm.src, offset)
+		case fmJSON:
+			meta, err = decodeJSON(fm.src, offset)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	doc := &Doc{Meta: meta, Lines: lines, Line: lineAt(data, len(data)-len(rest))}
+	if len(bytes.TrimSpace(rest)) == 0 {
+		return doc, nil
+	}
+	if l := markdownTooDeep(rest); l > 0 {
+		return nil, problemAt(doc.Line+l-1, "Markdown nested more than %d levels deep (block quotes, lists or indentation)", maxMarkdownDepth)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(rest) + len(rest)/4)
+	if err := markdown().Convert(rest, &buf); err != nil {
+		return nil, problemAt(doc.Line, "markdown: %v", err)
+	}
+	doc.Body, doc.HasBody = buf.String(), true
+	return doc, nil
+}
+
+// firstLine returns the 1-based number and trimmed text of the first
+// non-blank line, the one adrg/frontmatter looks at for a delimiter.
+func firstLine(data []byte) (int, string) {
+	line := 1
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		l := data
+		if i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if t := bytes.TrimSpace(l); len(t) > 0 {
+			return line, string(t)
+		}
+		line++
+	}
+	return line, ""
+}
+
+// maxMarkdownDepth bounds block nesting in Markdown. goldmark's block parser
+// is quadratic (and worse for lists) in nesting depth: 16,000 nested block
+// quotes take a third of a second and 1,600 nested list levels take
+// seconds, so a 4 MiB file could hold the parser for hours.
+const maxMarkdownDepth = 64
+
+// markdownTooDeep returns the first line whose block nesting, estimated from
+// its prefix, exceeds maxMarkdownDepth, or 0. Every ">" and list marker at
+// the start of a line counts one level and every two columns of indentation
+// count one level (a nested list item is indented at least two columns).
+// Lines inside ``` or ~~~ fences are skipped so that indented code is fine.
+func markdownTooDeep(data []byte) int {
+	line := 0
+	var fence byte
+	for len(data) > 0 {
+		line++
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		depth, cols, i := 0, 0, 0
+	prefix:
+		for i < len(l) {
+			switch c := l[i]; {
+			case c == ' ':
+				cols++
+				i++
+			case c == '\t':
+				cols += 4
+				i++
+			case c == '>':
+				depth++
+				i++
+			case (c == '-' || c == '*' || c == '+') && i+1 < len(l) && (l[i+1] == ' ' || l[i+1] == '\t'):
+				depth++
+				i++
+			case c >= '0' && c <= '9':
+				j := i
+				for j < len(l) && l[j] >= '0' && l[j] <= '9' {
+					j++
+				}
+				if j+1 < len(l) && (l[j] == '.' || l[j] == ')') && (l[j+1] == ' ' || l[j+1] == '\t') {
+					depth++
+					i = j + 1
+					continue
+				}
+				break prefix
+			default:
+				break prefix
+			}
+		}
+		rest := l[i:]
+		if len(rest) >= 3 && (rest[0] == '`' || rest[0] == '~') && rest[1] == rest[0] && rest[2] == rest[0] {
+			switch fence {
+			case 0:
+				fence = rest[0]
+			case rest[0]:
+				fence = 0
+			}
+			continue
+		}
+		if fence != 0 {
+			continue
+		}
+		if depth+cols/2 > maxMarkdownDepth {
+			return line
+		}
+	}
+	return 0
+}
