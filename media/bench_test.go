@@ -68,7 +68,17 @@ const N100k = 100_000
 func BenchmarkOpen100k(b *testing.B) {
 	e := newEnv(b)
 	writeLibrary(b, e.root, N100k)
+	b.Run("cold", func(b *testing.B) { benchOpen(b, e, true) })
+	b.Run("cached", func(b *testing.B) { benchOpen(b, e, false) })
+}
+
+func benchOpen(b *testing.B, e *env, cold bool) {
 	for b.Loop() {
+		if cold {
+			b.StopTimer()
+			os.Remove(filepath.Join(e.root, ".index.cache"))
+			b.StartTimer()
+		}
 		l, err := media.Open(context.Background(), e.cfg)
 		if err != nil {
 			b.Fatal(err)

@@ -111,4 +111,3 @@ func (l *Library) SaveIndexCache() {
 	}
 	l.writeCache(entries)
 }
-

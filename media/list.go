@@ -113,25 +113,38 @@ func (l *Library) orderRLocked(sort string) []*Item {
 	if o, ok := l.orders[sort]; ok {
 		return o
 	}
-	o := make([]*Item, 0, len(l.items))
-	for _, it := range l.items {
-		o = append(o, it)
+	// The lower-case names are made once, not once per comparison.
+	type entry struct {
+		it    *Item
+		lower string
 	}
-	slices.SortFunc(o, func(a, b *Item) int {
+	es := make([]entry, 0, len(l.items))
+	for _, it := range l.items {
+		e := entry{it: it}
+		if sort == SortFilename {
+			e.lower = strings.ToLower(it.Filename)
+		}
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b entry) int {
 		var c int
 		switch sort {
 		case SortFilename:
-			c = strings.Compare(strings.ToLower(a.Filename), strings.ToLower(b.Filename))
+			c = strings.Compare(a.lower, b.lower)
 		case SortSize:
-			c = cmp.Compare(a.Size, b.Size)
+			c = cmp.Compare(a.it.Size, b.it.Size)
 		default:
-			c = a.CreatedAt.Compare(b.CreatedAt)
+			c = a.it.CreatedAt.Compare(b.it.CreatedAt)
 		}
 		if c == 0 {
-			c = strings.Compare(a.ID, b.ID)
+			c = strings.Compare(a.it.ID, b.it.ID)
 		}
 		return c
 	})
+	o := make([]*Item, len(es))
+	for i, e := range es {
+		o[i] = e.it
+	}
 	l.orders[sort] = o
 	return o
 }

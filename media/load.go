@@ -54,24 +54,26 @@ func (l *Library) load(ctx context.Context) error {
 	}
 	var files []string
 	for _, m := range months {
-		ents, err := fs.ReadDir(l.root.FS(), m+"/"+metaDir)
+		names, err := l.readNames(m + "/" + metaDir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("media: read %s: %w", m, err)
 		}
-		for _, e := range ents {
-			name := e.Name()
+		for _, name := range names {
 			switch {
 			case strings.HasPrefix(name, ".tmp-"):
 				// A sidecar write a crash interrupted before its rename.
 				l.root.Remove(filepath.FromSlash(m + "/" + metaDir + "/" + name))
-			case e.Type().IsRegular() && strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, "."):
+			case strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, "."):
+				// Not-regular files are refused by lstat in the workers.
 				files = append(files, m+"/"+metaDir+"/"+name)
 			}
 		}
 	}
+	l.items = make(map[string]*Item, len(files))
+	l.claimed = make(map[string]string, len(files)*(1+len(DerivativeWidths)))
 
 	// Reading and parsing is the cost of a start; spread it over the cores,
 	// and skip the sidecars the cache holds unchanged. Results land in
@@ -88,6 +90,9 @@ func (l *Library) load(ctx context.Context) error {
 		wg.Go(func() {
 			for i := range next {
 				fi, err := l.lstat(files[i])
+				if err == nil && !fi.Mode().IsRegular() {
+					err = errors.New("not a regular file")
+				}
 				if err != nil {
 					l.log.Error("media: sidecar unreadable; item skipped", "file", files[i], "err", err)
 					continue
@@ -200,19 +205,19 @@ func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[stri
 		return nil
 	}
 	for _, m := range months {
-		ents, err := fs.ReadDir(l.root.FS(), m)
+		names, err := l.readNames(m)
 		if err != nil {
 			return fmt.Errorf("media: read %s: %w", m, err)
 		}
-		for _, e := range ents {
-			name := e.Name()
+		for _, name := range names {
 			key := m + "/" + name
 			switch {
-			case !e.Type().IsRegular():
 			case strings.HasPrefix(name, ".tmp-"):
 				l.root.Remove(filepath.FromSlash(key))
 			case strings.HasPrefix(name, "."):
-			case l.claimed[claimKey(key)] == "" && !keep[claimKey(key)]:
+			case l.claimed[claimKey(key)] != "" || keep[claimKey(key)]:
+			case !l.isRegular(key):
+			default:
 				l.log.Warn("media: orphan file removed", "key", key)
 				if err := l.cfg.Storage.Delete(ctx, key); err != nil {
 					l.log.Error("media: orphan file not removed", "key", key, "err", err)
@@ -221,4 +226,20 @@ func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[stri
 		}
 	}
 	return nil
+}
+
+// readNames lists the names in a directory under the root without a stat
+// per entry: at 100k items the stats of fs.ReadDir are most of a start.
+func (l *Library) readNames(dir string) ([]string, error) {
+	f, err := l.root.Open(filepath.FromSlash(dir))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+func (l *Library) isRegular(key string) bool {
+	fi, err := l.lstat(key)
+	return err == nil && fi.Mode().IsRegular()
 }
