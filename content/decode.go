@@ -33,20 +33,47 @@ func problemAt(line int, format string, args ...any) Problem {
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 
+// yamlParserErrors are the messages of yaml.v3's parser (as opposed to its
+// scanner). For those it reports a 0-based line (go-yaml's fail() adds one
+// for scanner errors only), so one is added here.
+var yamlParserErrors = []string{"did not find expected ',' or", "did not find expected '-' indicator",
+	"did not find expected <", "did not find expected key", "did not find expected node content",
+	"found duplicate %", "found incompatible YAML document", "found undefined tag handle"}
+
+// yamlErrorLine returns the 1-based line of a yaml.v3 error and its message
+// without the position. An error without a line is on line 1, except for
+// errors that are not about syntax (unknown anchor), whose line is 0.
+func yamlErrorLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		msg = msg[:m[0]] + msg[m[1]:]
+	}
+	msg = strings.TrimSpace(msg)
+	for _, pe := range yamlParserErrors {
+		if strings.HasPrefix(msg, pe) {
+			return line + 1, msg
+		}
+	}
+	if line == 0 && (strings.HasPrefix(msg, "found ") || strings.HasPrefix(msg, "did not find") ||
+		strings.HasPrefix(msg, "mapping values") || strings.HasPrefix(msg, "could not find")) {
+		line = 1
+	}
+	return line, msg
+}
+
 // decodeYAML decodes one YAML mapping. offset is the file line just before
 // src starts, so that problems carry file lines. lines, when not nil,
 // receives the file line of each top-level key.
 func decodeYAML(src []byte, offset int, lines map[string]int) (map[string]any, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 0
-		if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
-			line, _ = strconv.Atoi(msg[m[2]:m[3]])
-			msg = msg[:m[0]] + msg[m[1]:]
+		line, msg := yamlErrorLine(err)
+		if line > 0 {
 			line += offset
 		}
-		return nil, problemAt(line, "invalid YAML: %s", strings.TrimSpace(msg))
+		return nil, problemAt(line, "invalid YAML: %s", msg)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return map[string]any{}, nil // empty document
@@ -71,6 +98,9 @@ type yamlWalker struct {
 	lines   map[string]int // top-level key lines, filled when not nil
 	aliased int            // nodes produced by alias expansion so far
 	inAlias int            // >0 while expanding an alias
+	// expanding holds the anchors being expanded, to catch an anchor that
+	// contains an alias of itself.
+	expanding []*yaml.Node
 }
 
 func (w *yamlWalker) value(n *yaml.Node, depth int) (any, error) {
@@ -85,9 +115,16 @@ func (w *yamlWalker) value(n *yaml.Node, depth int) (any, error) {
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
+		for _, a := range w.expanding {
+			if a == n.Alias {
+				return nil, problemAt(n.Line+w.offset, "alias *%s is inside its own anchor", n.Value)
+			}
+		}
+		w.expanding = append(w.expanding, n.Alias)
 		w.inAlias++
 		v, err := w.value(n.Alias, depth)
 		w.inAlias--
+		w.expanding = w.expanding[:len(w.expanding)-1]
 		return v, err
 	case yaml.MappingNode:
 		return w.mapping(n, depth)
