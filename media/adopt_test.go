@@ -27,7 +27,7 @@ func TestLibrary_Adopt(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t)
 		l := e.open(t)
-		body := pngBytes(t, 20, 10)
+		body := pngBytes(t, 500, 250)
 		key, err := l.PresignKey("../My Pic.png", "image/png", int64(len(body)), time.Hour)
 		if err != nil {
 			t.Fatal(err)
@@ -44,8 +44,11 @@ func TestLibrary_Adopt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if it.Key != key || it.Width != 20 || it.Height != 10 || it.URL != "/uploads/"+key || it.Filename != "My-Pic.png" {
+		if it.Key != key || it.Width != 500 || it.Height != 250 || it.URL != "/uploads/"+key || it.Filename != "My-Pic.png" {
 			t.Errorf("got %+v", it)
+		}
+		if len(it.Sizes) != 2 || it.Sizes[1].Key != "2026/03/My-Pic-400.webp" || gone(t, e, it.Sizes[1].Key) {
+			t.Errorf("derivatives %+v", it.Sizes)
 		}
 		if _, err := l.Adopt(ctx, media.AdoptInput{Key: key, MimeType: "image/png", Size: int64(len(body))}); !errors.Is(err, media.ErrConflict) {
 			t.Errorf("second confirm: %v", err)
