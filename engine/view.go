@@ -2,10 +2,10 @@ package engine
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,152 +137,32 @@ func (t *TypeList) Item(slug string) (*Resource, bool) {
 func (t *TypeList) Len() int { return len(t.items) }
 
 // Sorted returns the items in the order of sort ("field" or "-field"; ""
-// for the type's default). Allowed fields are publishedAt, updatedAt, title,
-// slug and the data fields folio.yaml declares sortable; any other is
-// ErrBadSort. It also returns the canonical sort, for ETags.
+// for the type's default): see content.ParseSort for the fields allowed and
+// content.CompareItems for the order. A sort not allowed is ErrBadSort. It
+// also returns the canonical sort, for ETags. Each order is computed once
+// per view.
 func (t *TypeList) Sorted(sort string) ([]*Resource, string, error) {
-	if sort == "" {
-		sort = t.Config.DefaultSort
-		if sort == "" {
-			sort = "-publishedAt"
-		}
+	field, desc, err := content.ParseSort(sort, t.Config)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", ErrBadSort, err)
 	}
-	if cached, ok := t.sorted.Load(sort); ok {
-		return cached.([]*Resource), sort, nil
+	canonical := field
+	if desc {
+		canonical = "-" + field
 	}
-	field, desc := strings.CutPrefix(sort, "-")
-	if !t.sortable(field) {
-		return nil, "", ErrBadSort
+	if cached, ok := t.sorted.Load(canonical); ok {
+		return cached.([]*Resource), canonical, nil
 	}
 	entries := slices.Clone(t.items)
 	slices.SortStableFunc(entries, func(a, b *itemEntry) int {
-		return compareItems(a.item, b.item, field, desc)
+		return content.CompareItems(a.item, b.item, field, desc)
 	})
 	out := make([]*Resource, len(entries))
 	for i, e := range entries {
 		out[i] = e.res
 	}
-	t.sorted.Store(sort, out)
-	return out, sort, nil
-}
-
-func (t *TypeList) sortable(field string) bool {
-	switch field {
-	case "publishedAt", "updatedAt", "title", "slug":
-		return true
-	}
-	return slices.Contains(t.Config.Sortable, field)
-}
-
-// compareItems orders by field, items lacking the field last in either
-// direction, ties by slug ascending so every order is deterministic.
-func compareItems(a, b *content.Item, field string, desc bool) int {
-	va, okA := sortValue(a, field)
-	vb, okB := sortValue(b, field)
-	switch {
-	case okA && !okB:
-		return -1
-	case !okA && okB:
-		return 1
-	case okA && okB:
-		c := compareValues(va, vb)
-		if desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return strings.Compare(a.Slug, b.Slug)
-}
-
-func sortValue(it *content.Item, field string) (any, bool) {
-	switch field {
-	case "publishedAt":
-		return it.PublishedAt, true
-	case "updatedAt":
-		return it.UpdatedAt, true
-	case "title":
-		return it.Title, true
-	case "slug":
-		return it.Slug, true
-	}
-	v, ok := it.Data[field]
-	if !ok || v == nil {
-		return nil, false
-	}
-	return v, true
-}
-
-// compareValues orders numbers before times before strings before anything
-// else; within a kind by value.
-func compareValues(a, b any) int {
-	ka, kb := valueKind(a), valueKind(b)
-	if ka != kb {
-		return cmp.Compare(ka, kb)
-	}
-	switch ka {
-	case 0:
-		return cmp.Compare(toFloat(a), toFloat(b))
-	case 1:
-		return a.(time.Time).Compare(b.(time.Time))
-	case 2:
-		return strings.Compare(strings.ToLower(a.(string)), strings.ToLower(b.(string)))
-	case 3:
-		return cmp.Compare(boolInt(a.(bool)), boolInt(b.(bool)))
-	}
-	return 0
-}
-
-func valueKind(v any) int {
-	switch v.(type) {
-	case int, int64, uint64, float64, float32, int32, uint32, uint, int8, int16, uint8, uint16:
-		return 0
-	case time.Time:
-		return 1
-	case string:
-		return 2
-	case bool:
-		return 3
-	}
-	return 4
-}
-
-func toFloat(v any) float64 {
-	switch n := v.(type) {
-	case int:
-		return float64(n)
-	case int64:
-		return float64(n)
-	case uint64:
-		return float64(n)
-	case float64:
-		return n
-	case float32:
-		return float64(n)
-	case int32:
-		return float64(n)
-	case uint32:
-		return float64(n)
-	case uint:
-		return float64(n)
-	case int8:
-		return float64(n)
-	case int16:
-		return float64(n)
-	case uint8:
-		return float64(n)
-	case uint16:
-		return float64(n)
-	}
-	return 0
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	t.sorted.Store(canonical, out)
+	return out, canonical, nil
 }
 
 // pageSummary is one item of the page list (contract §2.4).
@@ -332,7 +212,13 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	slices.SortStableFunc(v.pages, func(a, b *pageEntry) int {
 		ha := a.summary.value.(pageSummary).IsHomepage
 		hb := b.summary.value.(pageSummary).IsHomepage
-		return -cmp.Compare(boolInt(ha), boolInt(hb))
+		switch {
+		case ha == hb:
+			return 0
+		case ha:
+			return -1
+		}
+		return 1
 	})
 	for name, items := range site.Items {
 		t := &TypeList{Name: name, Config: site.Config.Types[name], bySlug: make(map[string]*itemEntry, len(items))}

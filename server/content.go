@@ -153,8 +153,7 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	}
 	items, sort, err := t.Sorted(q.Get("sort"))
 	if errors.Is(err, engine.ErrBadSort) {
-		return badRequest("cannot sort %s by %q: use publishedAt, updatedAt, title, slug%s, with '-' for descending",
-			t.Name, q.Get("sort"), sortableList(t.Config))
+		return badRequest("%s: %v", t.Name, err)
 	}
 	if err != nil {
 		return err
@@ -165,13 +164,6 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return serveBody(w, r, nil, etag, cc)
 	}
 	return serveBody(w, r, listBody("items", bodies(items[from:to]), len(items), pg.Limit, pg.Offset), etag, cc)
-}
-
-func sortableList(c content.TypeConfig) string {
-	if len(c.Sortable) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(c.Sortable, ", ")
 }
 
 func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
