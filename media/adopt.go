@@ -45,6 +45,16 @@ func (l *Library) PresignKey(filename, mime string, size int64, ttl time.Duratio
 	month := l.now().UTC().Format("2006/01")
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.reserved) > 10000 {
+		// Grants that were never confirmed expire only when looked at;
+		// drop them all now and then so they cannot pile up.
+		now := l.now()
+		for k, exp := range l.reserved {
+			if !exp.IsZero() && !now.Before(exp) {
+				delete(l.reserved, k)
+			}
+		}
+	}
 	for n := 0; ; n++ {
 		cand := numbered(name, n)
 		if n > 1000 {

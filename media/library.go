@@ -69,6 +69,9 @@ type Library struct {
 	orders   map[string][]*Item // cached sort orders, dropped on every write (orderMu and mu held)
 	orderMu  sync.Mutex
 	locks    map[string]*sync.Mutex
+	// writes counts index changes since Open, so Close rewrites the index
+	// cache only when something changed.
+	writes int
 }
 
 // tmpDir holds upload temp files and write intents.
@@ -129,6 +132,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		root.Close()
 		return nil, err
 	}
+	l.writes = 0
 	if cfg.OnChange != nil {
 		for _, it := range l.items {
 			cfg.OnChange(l.view(it), false)
@@ -140,7 +144,12 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 // Close saves the index cache for a fast next start and releases the
 // media root. Call it after the last write has returned.
 func (l *Library) Close() error {
-	l.SaveIndexCache()
+	l.mu.RLock()
+	changed := l.writes > 0
+	l.mu.RUnlock()
+	if changed {
+		l.SaveIndexCache()
+	}
 	return l.root.Close()
 }
 
@@ -204,6 +213,7 @@ func (l *Library) addLocked(it *Item) {
 	}
 	l.inFolder[it.Folder]++
 	clear(l.orders)
+	l.writes++
 }
 
 // removeLocked takes it out of the index; l.mu must be held for writing.
@@ -218,6 +228,7 @@ func (l *Library) removeLocked(it *Item) {
 		delete(l.inFolder, it.Folder)
 	}
 	clear(l.orders)
+	l.writes++
 }
 
 // lockItem serialises the writes of one item and returns the unlock.
