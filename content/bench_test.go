@@ -1,0 +1,112 @@
+package content
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// post is a typical blog post: YAML front matter and about 1,000 words of
+// Markdown with headings, lists, links, emphasis, code and a table.
+func post(i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\ntitle: Post number %d\ndate: 2024-01-%02dT10:00:00Z\nauthor: Ann Author\ntags: [go, cms, \"tag %d\"]\n", i, i%28+1, i%10)
+	b.WriteString("excerpt: A short summary of the post that goes on for a line or so.\nfeaturedImage: https://cdn.test/img.jpg\n---\n")
+	para := "Folio serves **content** from Git as JSON, with _Markdown_ bodies, [links](https://example.com/x) and `code`. " +
+		"Each paragraph has a few sentences so that the word count adds up to a realistic post length for a blog. "
+	for s := 0; s < 5; s++ {
+		fmt.Fprintf(&b, "## Section %d\n\n", s)
+		for p := 0; p < 3; p++ {
+			b.WriteString(para + para + "\n\n")
+		}
+		b.WriteString("- first item\n- second item with https://example.org\n- [x] done task\n\n")
+		b.WriteString("```go\nfunc main() { fmt.Println(\"hi\") }\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n")
+	}
+	return b.String()
+}
+
+func BenchmarkParse(b *testing.B) {
+	src := []byte(post(1))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("content/posts/p.md", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseYAML(b *testing.B) {
+	src := []byte("title: Home\nseo: {title: Home, description: The home page}\nsections:\n" +
+		strings.Repeat("  - {type: hero, heading: Hi, items: [a, b, c], image: {src: /a.jpg, alt: A}}\n", 20))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("pages/home.yaml", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// siteFiles parses n posts spread over 10 types, once; Assemble gets the
+// cached Docs as the engine would hand them over.
+func siteFiles(tb testing.TB, n int) []File {
+	tb.Helper()
+	doc, err := Parse("x.md", []byte(post(1)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files := make([]File, 0, n+2)
+	for i := range n {
+		files = append(files, File{Path: fmt.Sprintf("content/type%d/%d/post-%d.md", i%10, i%100, i), Doc: doc, Updated: time.Unix(int64(i), 0)})
+	}
+	return files
+}
+
+func BenchmarkAssemble(b *testing.B) {
+	files := siteFiles(b, 10_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		site, probs := Assemble(files)
+		if len(probs) != 0 || len(site.Items["type0"]) != 1000 {
+			b.Fatalf("%d problems, %d items", len(probs), len(site.Items["type0"]))
+		}
+	}
+}
+
+func BenchmarkSortItems(b *testing.B) {
+	site, _ := Assemble(siteFiles(b, 10_000))
+	items := site.Items["type0"]
+	b.ReportAllocs()
+	for b.Loop() {
+		SortItems(items, "title", false)
+		SortItems(items, "publishedAt", true)
+	}
+}
+
+// Parse shares one goldmark instance; parsing from many goroutines at once
+// must give the same result as parsing alone (run with -race).
+func TestParse_Concurrent(t *testing.T) {
+	srcs := make([]string, 8)
+	want := make([]*Doc, len(srcs))
+	for i := range srcs {
+		srcs[i] = post(i)
+		want[i] = mustParse(t, "a.md", srcs[i])
+	}
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for r := range 5 {
+				i := (g + r) % len(srcs)
+				doc, err := Parse("a.md", []byte(srcs[i]))
+				if err != nil || !reflect.DeepEqual(doc, want[i]) {
+					t.Errorf("goroutine %d: doc %d differs (%v)", g, i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
