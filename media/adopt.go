@@ -231,3 +231,23 @@ func (l *Library) reserveDerivatives(key string, p *processed) []string {
 		}
 	}
 }
+
+// Reserve holds key until the given time, as PresignKey does, so that no
+// upload takes it. Reservations live in memory: a server that keeps its
+// presign grants across restarts calls Reserve for every outstanding grant
+// after Open, or a Create could pick the key of an upload still to come.
+func (l *Library) Reserve(key string, until time.Time) error {
+	if err := checkAdoptKey(key); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, taken := l.claimed[claimKey(key)]; taken {
+		return errorf(ErrConflict, "this key belongs to a media item")
+	}
+	if exp, ok := l.reserved[claimKey(key)]; ok && (exp.IsZero() || exp.After(until)) {
+		return nil
+	}
+	l.reserveLocked(key, until)
+	return nil
+}

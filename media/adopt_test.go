@@ -120,6 +120,28 @@ func TestLibrary_Adopt(t *testing.T) {
 		}
 	})
 
+	t.Run("ReserveAfterRestart", func(t *testing.T) {
+		e := newEnv(t)
+		l := e.open(t)
+		if err := l.Reserve("2026/03/a.pdf", e.clock.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if it := mustCreate(t, l, "a.pdf", pdfBytes, ""); it.Key == "2026/03/a.pdf" {
+			t.Error("Create took a reserved key")
+		}
+		if k, _ := l.PresignKey("a.pdf", "application/pdf", 10, time.Hour); k == "2026/03/a.pdf" {
+			t.Error("PresignKey gave a reserved key")
+		}
+		for _, bad := range []string{"../a.pdf", "a.pdf", "2026/03/.meta/a.pdf.yaml"} {
+			if err := l.Reserve(bad, e.clock.Now().Add(time.Hour)); !errors.Is(err, media.ErrBadInput) {
+				t.Errorf("Reserve(%q) = %v", bad, err)
+			}
+		}
+		if err := l.Reserve("2026/03/a-1.pdf", e.clock.Now().Add(time.Hour)); !errors.Is(err, media.ErrConflict) {
+			t.Errorf("Reserve of an item's key = %v", err)
+		}
+	})
+
 	t.Run("PresignErrors", func(t *testing.T) {
 		e := newEnv(t)
 		l := e.open(t)
