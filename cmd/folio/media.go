@@ -124,6 +124,16 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	}
 	m.Library = lib
 	m.close = append(m.close, lib.Close)
+	if m.Grants != nil {
+		// Reservations live in memory: hold the keys of the grants still
+		// pending, or a plain upload could take a name a client is about
+		// to PUT to.
+		for _, g := range m.Grants.Unconfirmed() {
+			if err := lib.Reserve(g.Key, g.ExpiresAt); err != nil {
+				logger.Warn("presign grant not reserved", "key", g.Key, "err", err)
+			}
+		}
+	}
 	return m, nil
 }
 

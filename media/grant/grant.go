@@ -196,6 +196,21 @@ func (s *Store) Pending(key string) bool {
 	return false
 }
 
+// Unconfirmed returns the grants not yet confirmed and not yet expired, so
+// that a library opened after a restart can reserve their keys again.
+func (s *Store) Unconfirmed() []Grant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.cfg.Now()
+	var out []Grant
+	for _, g := range s.grants {
+		if g.ConfirmedAt.IsZero() && now.Before(g.ExpiresAt) {
+			out = append(out, *g)
+		}
+	}
+	return out
+}
+
 // Lookup returns the grant of fullKey as it is, whatever its state.
 func (s *Store) Lookup(fullKey string) (Grant, bool) {
 	s.mu.Lock()

@@ -384,3 +384,20 @@ func TestOpen(t *testing.T) {
 		}
 	})
 }
+
+func TestStore_Unconfirmed(t *testing.T) {
+	e := newEnv(t)
+	s := e.open(t)
+	pending, taken, short := e.grant("a.png", time.Minute), e.grant("b.png", time.Minute), e.grant("c.png", time.Second)
+	for _, g := range []grant.Grant{pending, taken, short} {
+		mustAdd(t, s, g)
+	}
+	if err := s.Take(taken.FullKey); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(2 * time.Second)
+	got := e.open(t).Unconfirmed()
+	if len(got) != 1 || got[0].Key != pending.Key {
+		t.Fatalf("Unconfirmed after restart = %+v, want only %s", got, pending.Key)
+	}
+}
