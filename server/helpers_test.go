@@ -94,10 +94,11 @@ func (r *gitRepo) write(files map[string]string) {
 
 // testServer is folio serving a repository over loopback.
 type testServer struct {
-	URL    string
-	Engine *engine.Engine
-	keys   *server.KeyStore
-	secret map[string]string
+	URL     string
+	Handler http.Handler
+	Engine  *engine.Engine
+	keys    *server.KeyStore
+	secret  map[string]string
 }
 
 type serverOpt func(*engine.Config, *server.Config)
@@ -134,7 +135,7 @@ func startServer(t testing.TB, site string, opts ...serverOpt) *testServer {
 		<-done
 		eng.Close()
 	})
-	ts := &testServer{URL: "http://" + ln.Addr().String(), Engine: eng, keys: keys, secret: map[string]string{}}
+	ts := &testServer{URL: "http://" + ln.Addr().String(), Handler: srv, Engine: eng, keys: keys, secret: map[string]string{}}
 	return ts
 }
 
