@@ -186,6 +186,12 @@ func do(t testing.TB, method, url, key string, body io.Reader, header ...string)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
+	return send(t, req)
+}
+
+// send sends req and reads the whole response.
+func send(t testing.TB, req *http.Request) response {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
@@ -111,17 +110,7 @@ func (e *s3Env) fetch(t testing.TB, url string) response {
 		t.Fatal(err)
 	}
 	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
-	req = signer.SignV4(*req, s3test.AccessKey, s3test.SecretKey, "", s3test.Region)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+	return send(t, signer.SignV4(*req, s3test.AccessKey, s3test.SecretKey, "", s3test.Region))
 }
 
 // fullKeyOf turns an object URL of e's bucket into the object key.
