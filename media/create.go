@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/folio-cms/folio/media/internal/ctxio"
 	"io"
 	"os"
 	"path"
@@ -64,7 +65,7 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		f.Close()
 		os.Remove(f.Name())
 	}()
-	size, err := copyLimited(f, &ctxReader{ctx: ctx, r: in.Body}, l.cfg.MaxUploadBytes)
+	size, err := copyLimited(f, ctxio.Reader(ctx, in.Body), l.cfg.MaxUploadBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -257,19 +258,6 @@ func storageError(err error) error {
 		return err
 	}
 	return fmt.Errorf("media: storage: %w", err)
-}
-
-// ctxReader stops a copy when the context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/folio-cms/folio/media/internal/ctxio"
 	"io"
 	"io/fs"
 	"net/url"
@@ -84,7 +85,7 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 			s.root.Remove(tmp)
 		}
 	}()
-	src := &ctxReader{ctx: ctx, r: r}
+	src := ctxio.Reader(ctx, r)
 	var n int64
 	if size >= 0 {
 		// One byte more than announced, to notice a longer body.
@@ -214,17 +215,4 @@ func (s *Storage) fsErr(op, key string, err error) error {
 		return fmt.Errorf("local storage: %s %q: %w", op, key, media.ErrNotExist)
 	}
 	return fmt.Errorf("local storage: %s %q: %w", op, key, err)
-}
-
-// ctxReader stops a copy when the context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
