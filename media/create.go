@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/folio-cms/folio/media/internal/ctxio"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"time"
 	"unicode/utf8"
+
+	"github.com/folio-cms/folio/media/internal/ctxio"
 )
 
 // UploadInput is one file of an upload.

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/folio-cms/folio/media/internal/ctxio"
 	"io"
 	"io/fs"
 	"net/url"
@@ -17,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/internal/ctxio"
 	"github.com/folio-cms/folio/media/internal/objkey"
 )
 
