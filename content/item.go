@@ -2,7 +2,8 @@ package content
 
 // readItem builds an item from a file under content/<typ>/; rel is the
 // path below the type folder. Every key that is not a known one goes into
-// Data; a Markdown body becomes Data["body"] (over a front matter "body").
+// Data; a Markdown body becomes Data["body"] (over a front matter "body"),
+// a Markdown value that encodes as its HTML.
 func readItem(file File, typ, rel string) (*Item, error) {
 	f, err := newFields(file.Doc, commonKeys)
 	if err != nil {

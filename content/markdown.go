@@ -101,15 +101,12 @@ func parseMarkdown(data []byte) (*Doc, error) {
 	if len(bytes.TrimSpace(rest)) == 0 {
 		return doc, nil
 	}
+	// The nesting check is what bounds goldmark's time, so it runs here,
+	// at load, although the body is rendered on first use.
 	if l := markdownTooDeep(rest); l > 0 {
 		return nil, problemAt(doc.Line+l-1, "Markdown nested more than %d levels deep (block quotes, lists or indentation)", maxMarkdownDepth)
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(rest) + len(rest)/4)
-	if err := markdown().Convert(rest, &buf); err != nil {
-		return nil, problemAt(doc.Line, "markdown: %v", err)
-	}
-	doc.Body, doc.HasBody = buf.String(), true
+	doc.Body, doc.HasBody = NewMarkdown(string(rest)), true
 	return doc, nil
 }
 

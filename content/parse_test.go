@@ -44,8 +44,8 @@ func TestParse_Meta(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Meta = %#v, want %#v", got, want)
 			}
-			if doc.HasBody || doc.Body != "" {
-				t.Errorf("body = %q, want none", doc.Body)
+			if doc.HasBody || doc.Body.Source() != "" {
+				t.Errorf("body = %q, want none", doc.Body.Source())
 			}
 		})
 	}
@@ -106,14 +106,18 @@ func TestParse_Markdown(t *testing.T) {
 			if !doc.HasBody {
 				t.Fatal("HasBody = false")
 			}
+			if doc.Body.Rendered() {
+				t.Error("body rendered at parse time")
+			}
+			html := doc.Body.HTML()
 			for _, w := range tt.want {
-				if !strings.Contains(doc.Body, w) {
-					t.Errorf("body lacks %q:\n%s", w, doc.Body)
+				if !strings.Contains(html, w) {
+					t.Errorf("body lacks %q:\n%s", w, html)
 				}
 			}
 			for _, w := range tt.not {
-				if strings.Contains(doc.Body, w) {
-					t.Errorf("body has %q:\n%s", w, doc.Body)
+				if strings.Contains(html, w) {
+					t.Errorf("body has %q:\n%s", w, html)
 				}
 			}
 			if doc.Line != tt.line {

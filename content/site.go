@@ -3,12 +3,13 @@ package content
 import "time"
 
 // Doc is the path-independent result of parsing one file: its front matter
-// (or whole YAML/JSON document) and its Markdown body rendered to HTML.
+// (or whole YAML/JSON document) and its Markdown body, rendered to HTML on
+// first use (see Markdown).
 // The engine caches Docs by Git blob hash, so a Doc must not depend on the
 // file's path and must never be modified after Parse returns it.
 type Doc struct {
 	Meta    map[string]any // front matter / document keys
-	Body    string         // Markdown body as HTML; "" when none
+	Body    Markdown       // Markdown body; empty when none
 	HasBody bool           // the file had a Markdown body
 	Line    int            // line where the body starts (for problems)
 	// Lines is the file line of each top-level key, when the format tells

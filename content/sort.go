@@ -32,7 +32,8 @@ func CompareItems(a, b *Item, field string, desc bool) int {
 	case "slug":
 		c = compareText(a.Slug, b.Slug)
 	default:
-		ra, rb := rank(a.Data[field]), rank(b.Data[field])
+		va, vb := sortValue(a.Data[field]), sortValue(b.Data[field])
+		ra, rb := rank(va), rank(vb)
 		if ra == rankNone || rb == rankNone {
 			if ra != rb {
 				return cmp.Compare(ra, rb) // missing last, whatever desc says
@@ -40,7 +41,7 @@ func CompareItems(a, b *Item, field string, desc bool) int {
 		} else if ra != rb {
 			c = cmp.Compare(ra, rb)
 		} else {
-			c = compareValues(a.Data[field], b.Data[field])
+			c = compareValues(va, vb)
 		}
 	}
 	if desc {
@@ -61,6 +62,15 @@ const (
 	rankBool
 	rankNone
 )
+
+// sortValue is a data value as it sorts: a Markdown body by its HTML, the
+// text it is served as.
+func sortValue(v any) any {
+	if m, ok := v.(Markdown); ok {
+		return m.HTML()
+	}
+	return v
+}
 
 func rank(v any) int {
 	switch v.(type) {

@@ -51,7 +51,7 @@ func (e *cacheEncoder) doc(d *content.Doc) error {
 	if err := e.strMap(d.Meta); err != nil {
 		return err
 	}
-	e.str(d.Body)
+	e.str(d.Body.Source()) // the Markdown, not HTML: it renders on first use
 	if d.HasBody {
 		e.b = append(e.b, 1)
 	} else {
@@ -242,7 +242,9 @@ func (d *cacheDecoder) count() int {
 
 func (d *cacheDecoder) doc() *content.Doc {
 	doc := &content.Doc{Meta: d.strMap()}
-	doc.Body = d.str()
+	if src := d.str(); src != "" {
+		doc.Body = content.NewMarkdown(src)
+	}
 	doc.HasBody = d.byte1() == 1
 	doc.Line = int(d.varint())
 	return doc

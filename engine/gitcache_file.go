@@ -16,7 +16,8 @@ import (
 // documents (each introduced by a 1 byte, ended by a 0), the recent per-path
 // times, and a CRC-32 of everything before it. Written atomically, so a
 // crash leaves the old file or the new one.
-const cacheMagic = "folio-parsed-docs/1\n"
+// Version 2 holds Markdown bodies as source (version 1 held HTML).
+const cacheMagic = "folio-parsed-docs/2\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
@@ -70,7 +71,7 @@ func (s *Source) saveCache(force bool) error {
 func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTimes) ([]byte, int) {
 	size := 1 << 16
 	for _, d := range docs {
-		size += len(d.Body) + 64 + 32*len(d.Meta) // a guess that avoids regrowing
+		size += len(d.Body.Source()) + 64 + 32*len(d.Meta) // a guess that avoids regrowing
 	}
 	e := &cacheEncoder{b: make([]byte, 0, size)}
 	e.b = append(e.b, cacheMagic...)

@@ -136,7 +136,7 @@ func (p *srcTestParser) parse(path string, data []byte) (*content.Doc, error) {
 	if strings.Contains(string(data), "BROKEN") {
 		return nil, content.Problem{Path: path, Line: 1, Message: "broken file"}
 	}
-	return &content.Doc{Meta: map[string]any{"size": len(data)}, Body: string(data), HasBody: true, Line: 1}, nil
+	return &content.Doc{Meta: map[string]any{"size": len(data)}, Body: content.NewMarkdown(string(data)), HasBody: true, Line: 1}, nil
 }
 
 func (p *srcTestParser) count(path string) int {

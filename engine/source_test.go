@@ -54,7 +54,7 @@ func TestSource_LocalBare(t *testing.T) {
 		t.Fatalf("paths = %v, want %v", got, wantPaths)
 	}
 	f := srcFile(t, tree, "content/posts/hello.md")
-	if f.Err != nil || f.Doc == nil || f.Doc.Body != "# hello\n" {
+	if f.Err != nil || f.Doc == nil || f.Doc.Body.Source() != "# hello\n" {
 		t.Fatalf("hello.md = %+v", f)
 	}
 	if p.count("README.md") != 0 {
@@ -77,7 +77,7 @@ func TestSource_WorkTree(t *testing.T) {
 	if got := srcPaths(tree); !reflect.DeepEqual(got, []string{"content/posts/a.md"}) {
 		t.Fatalf("paths = %v", got)
 	}
-	if body := srcFile(t, tree, "content/posts/a.md").Doc.Body; body != "committed\n" {
+	if body := srcFile(t, tree, "content/posts/a.md").Doc.Body.Source(); body != "committed\n" {
 		t.Fatalf("body = %q, want the committed one", body)
 	}
 }
@@ -387,7 +387,7 @@ func TestSource_CacheCodec(t *testing.T) {
 			"tables":   []map[string]any{{"a": 1}, {"b": "c"}},
 			"emptyMap": map[string]any{},
 		},
-		Body: "<p>body</p>", HasBody: true, Line: 4,
+		Body: content.NewMarkdown("# body\n"), HasBody: true, Line: 4,
 	}
 	e := &cacheEncoder{}
 	if err := e.doc(doc); err != nil {
@@ -502,7 +502,7 @@ func TestSource_RealParser(t *testing.T) {
 	}
 	tree := srcLoad(t, src, "main")
 	f := srcFile(t, tree, "content/posts/hello.md")
-	if f.Err != nil || f.Doc.Meta["title"] != "Hello" || !strings.Contains(f.Doc.Body, "Hi") {
+	if f.Err != nil || f.Doc.Meta["title"] != "Hello" || !strings.Contains(f.Doc.Body.HTML(), "Hi") {
 		t.Fatalf("hello.md = %+v / %+v", f, f.Doc)
 	}
 	for _, f := range tree.Files {
@@ -522,7 +522,10 @@ func TestSource_RealParser(t *testing.T) {
 	if again.Stats().Parsed != 0 {
 		t.Fatal("restart parsed again")
 	}
-	if !reflect.DeepEqual(got.Doc.Body, f.Doc.Body) || len(got.Doc.Meta) != len(f.Doc.Meta) {
+	if got.Doc.Body.Rendered() {
+		t.Fatal("a cached body was rendered at load")
+	}
+	if got.Doc.Body.Source() != f.Doc.Body.Source() || got.Doc.Body.HTML() != f.Doc.Body.HTML() || len(got.Doc.Meta) != len(f.Doc.Meta) {
 		t.Fatalf("cached doc differs: %+v vs %+v", got.Doc, f.Doc)
 	}
 }

@@ -1,0 +1,70 @@
+package content
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+	"testing"
+)
+
+// A Markdown body encodes exactly as its HTML as a string would, with and
+// without HTML escaping, in maps and structs, and renders once.
+func TestMarkdown_JSON(t *testing.T) {
+	src := "# Tom & Jerry\n\n<b>raw</b> \"quoted\" \u2028 line sep, <https://x.test/?a=1&b=2>, `a<b`\n\n| a |\n|---|\n| é |\n"
+	doc := mustParse(t, "x.md", "---\ntitle: T\n---\n"+src)
+	if doc.Body.Source() != src {
+		t.Fatalf("source = %q, want %q", doc.Body.Source(), src)
+	}
+	if doc.Body.Rendered() {
+		t.Fatal("rendered at parse time")
+	}
+	html := doc.Body.HTML()
+	if !doc.Body.Rendered() || html == "" {
+		t.Fatalf("HTML = %q", html)
+	}
+	for _, escape := range []bool{false, true} {
+		enc := func(v any) string {
+			var b bytes.Buffer
+			e := json.NewEncoder(&b)
+			e.SetEscapeHTML(escape)
+			if err := e.Encode(v); err != nil {
+				t.Fatal(err)
+			}
+			return b.String()
+		}
+		type wrap struct {
+			Data map[string]any `json:"data"`
+		}
+		got := enc(wrap{Data: map[string]any{"body": doc.Body, "n": 1}})
+		want := enc(wrap{Data: map[string]any{"body": html, "n": 1}})
+		if got != want {
+			t.Errorf("escape %v:\n got %s\nwant %s", escape, got, want)
+		}
+	}
+	var zero Markdown
+	if b, err := json.Marshal(zero); err != nil || string(b) != `""` || zero.HTML() != "" || zero.Source() != "" {
+		t.Errorf("zero Markdown = %s, %v", b, err)
+	}
+}
+
+// Copies of a body share its one render, also when asked concurrently
+// (run with -race).
+func TestMarkdown_Shared(t *testing.T) {
+	doc := mustParse(t, "x.md", post(3))
+	want, _ := Parse("y.md", []byte(post(3)))
+	copies := []Markdown{doc.Body, doc.Body}
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Go(func() { got[i] = copies[i%2].HTML() })
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != want.Body.HTML() {
+			t.Fatalf("render %d differs", i)
+		}
+	}
+	if !doc.Body.Rendered() {
+		t.Error("the copies' render did not reach the document")
+	}
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchEngineSite is the 10k-file site of the engine benchmarks: the
+// folio-gen site named by FOLIO_BENCH_SITE (a bare repository, e.g.
+// bench/out/data/site-n10000-s1/site.git, cloned so pushes never change
+// it), else benchSite's generated one.
+func benchEngineSite(b *testing.B) string {
+	if dir := os.Getenv("FOLIO_BENCH_SITE"); dir != "" {
+		bare := filepath.Join(b.TempDir(), "site.git")
+		srcGit(b, filepath.Dir(bare), "clone", "-q", "--bare", dir, bare)
+		return bare
+	}
+	return benchSite(b, 10000, 50)
+}
+
+// BenchmarkEngine measures what a server feels on a 10k-file site: Open
+// with an empty parse cache up to the first encoded page list and item
+// (cold start), and a one-file push up to the changed item's new body
+// (Reload: load, assemble, view, encode).
+func BenchmarkEngine(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates a large repository")
+	}
+	site := benchEngineSite(b)
+	ctx := context.Background()
+	open := func(b *testing.B, cacheDir string) *Engine {
+		e, err := Open(ctx, Config{Site: site, CacheDir: cacheDir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
+	}
+	firstItem := func(b *testing.B, e *Engine) (string, string) {
+		site := e.Published().Site
+		for _, typ := range []string{"posts", "docs"} {
+			for _, it := range site.Items[typ] {
+				if it.Meta.Visible(it.PublishedAt, e.cfg.Now()) {
+					return typ, it.Meta.Path
+				}
+			}
+		}
+		b.Fatal("no visible item")
+		return "", ""
+	}
+	serve := func(b *testing.B, e *Engine) {
+		v := e.View(false)
+		for _, r := range v.Pages() {
+			r.Body()
+		}
+	}
+
+	b.Run("Cold", func(b *testing.B) {
+		for b.Loop() {
+			e := open(b, b.TempDir())
+			serve(b, e)
+			b.StopTimer()
+			e.Close()
+			b.StartTimer()
+		}
+	})
+
+	b.Run("ReloadOneFile", func(b *testing.B) {
+		e := open(b, b.TempDir())
+		defer e.Close()
+		typ, p := firstItem(b, e)
+		work := filepath.Join(b.TempDir(), "work")
+		srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
+		r := &srcTestRepo{tb: b, dir: work, bare: site}
+		orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var slug string
+		for _, it := range e.Published().Site.Items[typ] {
+			if it.Meta.Path == p {
+				slug = it.Slug
+			}
+		}
+		n := 0
+		for b.Loop() {
+			b.StopTimer()
+			n++
+			marker := fmt.Sprintf("edit %d", n)
+			r.commit(srcT0.AddDate(1, 0, n), map[string]string{p: string(orig) + "\n" + marker + "\n"})
+			r.push(false)
+			b.StartTimer()
+			if err := e.Reload(ctx); err != nil {
+				b.Fatal(err)
+			}
+			t, ok := e.View(false).Type(typ)
+			if !ok {
+				b.Fatal("no type")
+			}
+			res, ok := t.Item(slug)
+			if !ok {
+				b.Fatalf("no item %s", slug)
+			}
+			body, _ := res.Body()
+			if !strings.Contains(string(body), marker) {
+				b.Fatalf("item does not show %q", marker)
+			}
+		}
+	})
+}
