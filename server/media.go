@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
 	"github.com/julienschmidt/httprouter"
 )
@@ -19,9 +20,7 @@ import (
 const (
 	mediaDefaultLimit = 24
 	mediaMaxLimit     = 100
-	// maxSearchHits bounds the matches a search ranks and counts.
-	maxSearchHits = 10000
-	maxJSONBody   = 64 << 10
+	maxJSONBody       = 64 << 10
 )
 
 // publicItem is the public view of a media item (contract §2.1).
@@ -154,21 +153,36 @@ func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
 	return mq, nil
 }
 
-// list runs a media query: a search ranks by relevance unless sort is given.
-func (s *Server) list(mq mediaQuery) ([]*media.Item, int, error) {
+// list runs a media query. A search without sort is paged by the index
+// itself (relevance, best first; order=asc reverses it) and only the page's
+// items are read from the library; a search with sort takes every hit,
+// unscored, from the index and lets the library order them. Folder and type
+// filter inside the index either way.
+func (s *Server) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, error) {
 	if mq.q.Folder != "" && !s.folderExists(mq.q.Folder) {
 		return nil, 0, notFound("no folder %q", mq.q.Folder)
 	}
-	if mq.search != "" {
-		ids, err := s.search.Search(mq.search, maxSearchHits)
+	if mq.search == "" {
+		items, total := s.media.List(mq.q)
+		return items, total, nil
+	}
+	sq := engine.MediaQuery{Text: mq.search, Folder: mq.q.Folder, Type: mq.q.Type}
+	if mq.q.Sort == "" {
+		sq.Offset, sq.Limit, sq.Reverse = mq.q.Offset, mq.q.Limit, !mq.q.Desc
+		ids, total, err := s.search.Find(ctx, sq)
 		if err != nil {
 			return nil, 0, err
 		}
-		mq.q.IDs = ids
-		if mq.q.IDs == nil {
-			mq.q.IDs = []string{}
-		}
+		// In the order of ids; an item deleted since the search is left out.
+		items, _ := s.media.List(media.Query{IDs: ids})
+		return items, total, nil
 	}
+	sq.All = true
+	ids, _, err := s.search.Find(ctx, sq)
+	if err != nil {
+		return nil, 0, err
+	}
+	mq.q.IDs = ids
 	items, total := s.media.List(mq.q)
 	return items, total, nil
 }
@@ -195,7 +209,7 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	items, total, err := s.list(mq)
+	items, total, err := s.list(r.Context(), mq)
 	if err != nil {
 		return err
 	}
@@ -224,7 +238,7 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 	if err != nil {
 		return err
 	}
-	items, total, err := s.list(mq)
+	items, total, err := s.list(r.Context(), mq)
 	if err != nil {
 		return err
 	}
