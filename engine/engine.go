@@ -54,6 +54,13 @@ type Engine struct {
 	lastErr  atomic.Pointer[loadError]
 
 	wake chan struct{}
+
+	// The parse cache is written in the background (tens of MB for a large
+	// site): a start or a reload does not wait for it. Close does.
+	saveMu      sync.Mutex
+	saveRunning bool
+	savePending bool
+	saveWG      sync.WaitGroup
 }
 
 type loadError struct {
@@ -73,24 +80,54 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1)}
 	if err := e.Reload(ctx); err != nil {
-		src.Close()
+		e.Close()
 		return nil, err
 	}
 	if e.published.Load() == nil {
-		src.Close()
+		e.Close()
 		if le := e.lastErr.Load(); le != nil {
 			return nil, fmt.Errorf("load branch %q: %s", cfg.Branch, le.Err)
 		}
 		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
 	}
-	if err := src.SaveCache(); err != nil {
-		cfg.Logger.Warn("save parse cache", "err", err)
-	}
 	return e, nil
 }
 
-// Close releases the repository.
-func (e *Engine) Close() error { return e.src.Close() }
+// Close waits for a parse-cache write under way and releases the
+// repository, writing what the cache still lacks.
+func (e *Engine) Close() error {
+	e.saveWG.Wait()
+	return e.src.Close()
+}
+
+// saveCacheLater writes the parse cache in the background, one write at a
+// time; a request during a write makes one more write after it.
+func (e *Engine) saveCacheLater() {
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
+	if e.saveRunning {
+		e.savePending = true
+		return
+	}
+	e.saveRunning = true
+	e.saveWG.Add(1)
+	go func() {
+		defer e.saveWG.Done()
+		for {
+			if err := e.src.SaveCache(); err != nil {
+				e.cfg.Logger.Warn("save parse cache", "err", err)
+			}
+			e.saveMu.Lock()
+			if !e.savePending {
+				e.saveRunning = false
+				e.saveMu.Unlock()
+				return
+			}
+			e.savePending = false
+			e.saveMu.Unlock()
+		}
+	}()
+}
 
 // Published is the snapshot of the published branch.
 func (e *Engine) Published() *Snapshot { return e.published.Load() }
@@ -182,9 +219,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 		}
 	}
 	if pub != nil {
-		if err := e.src.SaveCache(); err != nil {
-			e.cfg.Logger.Warn("save parse cache", "err", err)
-		}
+		e.saveCacheLater()
 	}
 	return nil
 }
