@@ -7,6 +7,7 @@ import (
 
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Assemble builds a Site from parsed files and reports a problem for each
@@ -18,15 +19,84 @@ import (
 // path stays and the other is a problem. Paths that Relevant rejects are
 // ignored. See README.md for the conventions.
 func Assemble(files []File) (*Site, []Problem) {
-	sorted := slices.Clone(files)
-	slices.SortStableFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return new(Assembler).Assemble(files)
+}
+
+// Assembler assembles successive versions of one site, reusing the page or
+// item of every file whose path, document and Updated time are those of the
+// previous call: only changed files are read again, and the whole-site
+// rules (duplicate slugs and ids, the homepage) are applied afresh to the
+// reused and new ones alike, so the result is always what Assemble gives.
+// An unchanged file yields the same *Page or *Item pointer as before, which
+// callers may use to keep per-document work (encoded JSON) across calls.
+// Pages and items must not be modified by callers. Safe for concurrent use;
+// calls run one at a time.
+type Assembler struct {
+	mu    sync.Mutex
+	gen   uint64
+	units map[unitKey]*unit
+}
+
+// unitKey is what a page's or an item's reading depends on.
+type unitKey struct {
+	path    string
+	doc     *Doc
+	sec     int64 // Updated, as an instant
+	nsec    int
+	hasTime bool
+}
+
+// unit is one file read as a page or an item, before whole-site rules. A
+// page is kept as its front matter says (IsHomepage may change later, on a
+// copy).
+type unit struct {
+	used    uint64
+	page    *Page
+	homeSet bool
+	item    *Item
+	typ     string
+	slugKey string // item: type "\x00" slug
+	idKey   string // item: type "\x00" id
+	err     error  // the file's problem, when it cannot be read
+}
+
+func newUnitKey(f File) unitKey {
+	k := unitKey{path: f.Path, doc: f.Doc}
+	if !f.Updated.IsZero() {
+		k.sec, k.nsec, k.hasTime = f.Updated.Unix(), f.Updated.Nanosecond(), true
+	}
+	return k
+}
+
+// Assemble is Assemble, reusing what the previous call read; see Assembler.
+func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.units == nil {
+		as.units = map[unitKey]*unit{}
+	}
+	as.gen++
+	sorted := files
+	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(files, byPath) {
+		sorted = slices.Clone(files)
+		slices.SortStableFunc(sorted, byPath)
+	}
 	a := &assembler{
 		site:      &Site{Items: map[string][]*Item{}, Config: Config{Types: map[string]TypeConfig{}}},
-		pageSlugs: map[string]string{}, pageIDs: map[string]string{},
-		itemSlugs: map[string]string{}, itemIDs: map[string]string{},
+		pageSlugs: make(map[string]string, len(files)/4), pageIDs: make(map[string]string, len(files)/4),
+		itemSlugs: make(map[string]string, len(files)), itemIDs: make(map[string]string, len(files)),
 	}
 	var globalsFrom, configFrom string
 	for _, f := range sorted {
+		if f.Err == nil && f.Doc != nil {
+			k := newUnitKey(f)
+			if u := as.units[k]; u != nil {
+				u.used = as.gen
+				a.unit(f, u)
+				continue
+			}
+		}
 		if !Relevant(f.Path) {
 			continue
 		}
@@ -55,9 +125,20 @@ func Assemble(files []File) (*Site, []Problem) {
 				a.site.Config, configFrom = cfg, f.Path
 			}
 		case segs[0] == "pages":
-			a.page(f, strings.TrimPrefix(f.Path, "pages/"))
+			u := readPageUnit(f, strings.TrimPrefix(f.Path, "pages/"))
+			u.used = as.gen
+			as.units[newUnitKey(f)] = u
+			a.unit(f, u)
 		case segs[0] == "content":
-			a.item(f, segs[1], segs[2])
+			u := readItemUnit(f, segs[1], segs[2])
+			u.used = as.gen
+			as.units[newUnitKey(f)] = u
+			a.unit(f, u)
+		}
+	}
+	for k, u := range as.units {
+		if u.used != as.gen {
+			delete(as.units, k)
 		}
 	}
 	a.homepage()
@@ -78,7 +159,7 @@ type assembler struct {
 	pageIDs   map[string]string // id -> path
 	itemSlugs map[string]string // type "\x00" slug -> path
 	itemIDs   map[string]string // type "\x00" id -> path
-	marked    []*Page           // pages whose front matter says isHomepage: true
+	marked    []int             // indexes in site.Pages of pages whose front matter says isHomepage: true
 	unmarked  map[string]bool   // slugs of pages that say isHomepage: false
 }
 
@@ -109,11 +190,39 @@ func (a *assembler) fileErr(f File) {
 	a.check(f.Path, f.Err)
 }
 
-func (a *assembler) page(f File, rel string) {
+// readPageUnit reads a file under pages/; rel is the path below pages/.
+func readPageUnit(f File, rel string) *unit {
 	p, homeSet, err := readPage(f, rel)
-	if !a.check(f.Path, err) {
+	return &unit{page: p, homeSet: homeSet, err: err}
+}
+
+// readItemUnit reads a file under content/<typ>/; rel is the path below.
+func readItemUnit(f File, typ, rel string) *unit {
+	if !ValidType(typ) {
+		return &unit{err: problemAt(0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)}
+	}
+	it, err := readItem(f, typ, rel)
+	if err != nil {
+		return &unit{err: err}
+	}
+	return &unit{item: it, typ: typ, slugKey: typ + "\x00" + it.Slug, idKey: typ + "\x00" + it.ID}
+}
+
+// unit adds a file's page or item to the site, unless a file before it
+// (by path) has the same slug or id.
+func (a *assembler) unit(f File, u *unit) {
+	if !a.check(f.Path, u.err) {
 		return
 	}
+	if u.item != nil {
+		a.item(f, u)
+		return
+	}
+	a.page(f, u)
+}
+
+func (a *assembler) page(f File, u *unit) {
+	p := u.page
 	if prev, dup := a.pageSlugs[p.Slug]; dup {
 		a.problem(f.Path, 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
 		return
@@ -126,13 +235,21 @@ func (a *assembler) page(f File, rel string) {
 	a.site.Pages = append(a.site.Pages, p)
 	switch {
 	case p.IsHomepage:
-		a.marked = append(a.marked, p)
-	case homeSet:
+		a.marked = append(a.marked, len(a.site.Pages)-1)
+	case u.homeSet:
 		if a.unmarked == nil {
 			a.unmarked = map[string]bool{}
 		}
 		a.unmarked[p.Slug] = true
 	}
+}
+
+// setHomepage makes page i the homepage or not, on a copy: pages may be
+// shared with earlier sites of an Assembler.
+func (a *assembler) setHomepage(i int, home bool) {
+	cp := *a.site.Pages[i]
+	cp.IsHomepage = home
+	a.site.Pages[i] = &cp
 }
 
 // homepage makes at most one page the homepage: the one whose front matter
@@ -141,9 +258,10 @@ func (a *assembler) page(f File, rel string) {
 // unless that page says isHomepage: false.
 func (a *assembler) homepage() {
 	if len(a.marked) > 0 {
-		for _, p := range a.marked[1:] {
-			p.IsHomepage = false
-			a.problem(p.Meta.Path, 0, "isHomepage: %s is the homepage already; this page is served as an ordinary page", a.marked[0].Meta.Path)
+		home := a.site.Pages[a.marked[0]].Meta.Path
+		for _, i := range a.marked[1:] {
+			a.setHomepage(i, false)
+			a.problem(a.site.Pages[i].Meta.Path, 0, "isHomepage: %s is the homepage already; this page is served as an ordinary page", home)
 		}
 		return
 	}
@@ -151,34 +269,25 @@ func (a *assembler) homepage() {
 		if a.unmarked[slug] {
 			continue
 		}
-		for _, p := range a.site.Pages {
+		for i, p := range a.site.Pages {
 			if p.Slug == slug {
-				p.IsHomepage = true
+				a.setHomepage(i, true)
 				return
 			}
 		}
 	}
 }
 
-func (a *assembler) item(f File, typ, rel string) {
-	if !ValidType(typ) {
-		a.problem(f.Path, 0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)
+func (a *assembler) item(f File, u *unit) {
+	it := u.item
+	if prev, dup := a.itemSlugs[u.slugKey]; dup {
+		a.problem(f.Path, 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
 		return
 	}
-	it, err := readItem(f, typ, rel)
-	if !a.check(f.Path, err) {
+	if prev, dup := a.itemIDs[u.idKey]; dup {
+		a.problem(f.Path, f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
 		return
 	}
-	key := typ + "\x00" + it.Slug
-	if prev, dup := a.itemSlugs[key]; dup {
-		a.problem(f.Path, 0, "%s slug %q is used by %s already; this file is left out", typ, it.Slug, prev)
-		return
-	}
-	idKey := typ + "\x00" + it.ID
-	if prev, dup := a.itemIDs[idKey]; dup {
-		a.problem(f.Path, f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", typ, it.ID, prev)
-		return
-	}
-	a.itemSlugs[key], a.itemIDs[idKey] = f.Path, f.Path
-	a.site.Items[typ] = append(a.site.Items[typ], it)
+	a.itemSlugs[u.slugKey], a.itemIDs[u.idKey] = f.Path, f.Path
+	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
 }

@@ -77,6 +77,28 @@ func BenchmarkAssemble(b *testing.B) {
 	}
 }
 
+// BenchmarkAssembleIncremental is a reload after a one-file push: an
+// Assembler that saw the site before, one file with a new document.
+func BenchmarkAssembleIncremental(b *testing.B) {
+	files := siteFiles(b, 10_000)
+	as := new(Assembler)
+	as.Assemble(files)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		doc, err := Parse("x.md", []byte(fmt.Sprintf("---\ntitle: edit %d\n---\nbody\n", n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		files[5000].Doc, files[5000].Updated = doc, time.Unix(int64(1e9+n), 0)
+		site, probs := as.Assemble(files)
+		if len(probs) != 0 || len(site.Items["type0"]) != 1000 {
+			b.Fatalf("%d problems, %d items", len(probs), len(site.Items["type0"]))
+		}
+	}
+}
+
 func BenchmarkSortItems(b *testing.B) {
 	site, _ := Assemble(siteFiles(b, 10_000))
 	items := site.Items["type0"]
