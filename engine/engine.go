@@ -49,6 +49,10 @@ type Engine struct {
 	draft     atomic.Pointer[Snapshot] // same as published when no draft branch
 
 	reloadMu sync.Mutex // one reload at a time
+	// One Assembler per branch (published, draft), used under reloadMu:
+	// a reload reads only the files that changed.
+	assemblers map[string]*content.Assembler
+
 	failMu   sync.Mutex
 	failed   map[string]string // branch -> commit that failed to load
 	lastErr  atomic.Pointer[loadError]
@@ -78,7 +82,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1)}
+	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{}}
 	if err := e.Reload(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -255,8 +259,13 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.cfg.Logger.Error("load commit, keeping the last good snapshot", "branch", branch, "commit", commit, "err", err)
 		return nil, nil
 	}
-	site, problems := content.Assemble(tree.Files)
-	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now())
+	as := e.assemblers[branch]
+	if as == nil {
+		as = new(content.Assembler)
+		e.assemblers[branch] = as
+	}
+	site, problems := as.Assemble(tree.Files)
+	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {

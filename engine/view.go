@@ -200,11 +200,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		if !visible(p.Meta, p.PublishedAt) {
 			continue
 		}
-		e := &pageEntry{
-			full: newResource(p),
-			summary: newResource(pageSummary{ID: p.ID, Slug: p.Slug, Title: p.Title, IsHomepage: p.IsHomepage,
-				PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt}),
-		}
+		e := s.pageRes[p]
 		v.pages = append(v.pages, e)
 		v.pageBySlug[p.Slug] = e
 	}
@@ -226,7 +222,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 			if !visible(it.Meta, it.PublishedAt) {
 				continue
 			}
-			e := &itemEntry{item: it, res: newResource(it)}
+			e := &itemEntry{item: it, res: s.itemRes[it]}
 			t.items = append(t.items, e)
 			t.bySlug[it.Slug] = e
 		}
