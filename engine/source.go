@@ -70,6 +70,8 @@ type Source struct {
 	saveMu sync.Mutex // serialises SaveCache
 
 	docs *docCache
+
+	lastRoot *dirRec // the root folder of the last Load; guarded by loadMu
 }
 
 // Tree is every content file of one commit, parsed.

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,13 +46,18 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	var files []gitFile
-	if err := walkTree(st, c.TreeHash, "", s.cfg.Relevant, &files); err != nil {
+	tc := &treeEntries{st: st, m: map[plumbing.Hash][]object.TreeEntry{}}
+	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.cfg.Relevant)
+	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	var files []gitFile
+	root.collect(&files)
+	if !slices.IsSortedFunc(files, gitFileOrder) {
+		slices.SortFunc(files, gitFileOrder)
+	}
 
-	times, walked, err := s.attribute(ctx, st, c, files)
+	times, walked, err := s.attribute(ctx, tc, c, files)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
 	}
@@ -80,32 +86,79 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
+	s.lastRoot = root
 	s.docs.finish(gen, parsed, hits, walked, time.Since(start))
 	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
 }
 
-// walkTree lists the relevant regular files and symlinks below tree h.
-// Submodules are skipped: their commits are not in this repository.
-func walkTree(st storer.EncodedObjectStorer, h plumbing.Hash, prefix string, relevant func(string) bool, out *[]gitFile) error {
-	t, err := object.GetTree(st, h)
-	if err != nil {
-		return fmt.Errorf("tree %s%s: %w", prefix, h, err)
+func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
+
+// dirRec is one folder of the last loaded commit: its tree and the relevant
+// files directly in it, and its subfolders. A Load keeps the records of the
+// previous one, so a folder whose tree hash did not change is not read
+// again: a one-file push decodes only the trees on that file's path.
+type dirRec struct {
+	hash    plumbing.Hash
+	entries []object.TreeEntry
+	files   []gitFile // relevant regular files and symlinks directly here
+	dirs    []*dirRec // in tree order
+	names   []string  // names of dirs
+}
+
+func (d *dirRec) kid(name string) *dirRec {
+	if d == nil {
+		return nil
 	}
-	for _, e := range t.Entries {
-		p := prefix + e.Name
-		switch e.Mode {
-		case filemode.Dir:
-			if err := walkTree(st, e.Hash, p+"/", relevant, out); err != nil {
-				return err
-			}
-		case filemode.Submodule:
-		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
-			if relevant(p) {
-				*out = append(*out, gitFile{path: p, blob: e.Hash, mode: e.Mode})
-			}
+	for i, n := range d.names {
+		if n == name {
+			return d.dirs[i]
 		}
 	}
 	return nil
+}
+
+func (d *dirRec) collect(out *[]gitFile) {
+	*out = append(*out, d.files...)
+	for _, k := range d.dirs {
+		k.collect(out)
+	}
+}
+
+// walkDir lists the relevant regular files and symlinks below tree h at
+// prefix, reusing old (the record at the same place in the previous Load)
+// when its tree is the same. Submodules are skipped: their commits are not
+// in this repository. The trees it reads, and those of old along the way,
+// go into tc for the history walk.
+func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relevant func(string) bool) (*dirRec, error) {
+	if old != nil {
+		tc.put(old.hash, old.entries)
+		if old.hash == h {
+			return old, nil
+		}
+	}
+	entries, err := tc.get(h)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s%s: %w", prefix, h, err)
+	}
+	d := &dirRec{hash: h, entries: entries}
+	for _, e := range entries {
+		p := prefix + e.Name
+		switch e.Mode {
+		case filemode.Dir:
+			kid, err := walkDir(tc, e.Hash, p+"/", old.kid(e.Name), relevant)
+			if err != nil {
+				return nil, err
+			}
+			d.dirs = append(d.dirs, kid)
+			d.names = append(d.names, e.Name)
+		case filemode.Submodule:
+		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
+			if relevant(p) {
+				d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
+			}
+		}
+	}
+	return d, nil
 }
 
 type parseResult struct {

@@ -575,3 +575,57 @@ func TestSource_GitOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSource_OnePushAtATime loads every commit as it arrives (the fast path
+// from the parent's attribution, and the folder records of the last Load)
+// and checks files, blobs and Updated times against a fresh source at each
+// step: edits, adds, deletes, a file that becomes a folder and back,
+// renames, a commit touching no content, a merge.
+func TestSource_OnePushAtATime(t *testing.T) {
+	r := newSrcBareSite(t)
+	src := openSrc(t, r.site(), "", &srcTestParser{})
+	steps := []struct {
+		files map[string]string
+		rm    []string
+		mv    [2]string
+	}{
+		{files: map[string]string{"content/posts/a.md": "a1", "content/posts/b.md": "b1", "content/docs/x/c.md": "c1", "globals.yaml": "g1", "pages/p.md": "p1"}},
+		{files: map[string]string{"content/posts/a.md": "a2"}},
+		{files: map[string]string{"README.md": "r"}},
+		{files: map[string]string{"content/docs/x/d.md": "d1", "content/docs/y/e.md": "e1"}},
+		{rm: []string{"content/posts/b.md"}},
+		{files: map[string]string{"content/posts/b.md/inner.md": "i1"}},
+		{rm: []string{"content/posts/b.md"}, files: map[string]string{"content/posts/b.md": "b2"}},
+		{mv: [2]string{"content/docs/x/c.md", "content/docs/z/c.md"}},
+		{files: map[string]string{"content/posts/a.md": "a1"}}, // back to an older blob
+		{rm: []string{"content/docs"}},
+	}
+	for i, st := range steps {
+		if st.mv[0] != "" {
+			full := filepath.Join(r.dir, filepath.FromSlash(st.mv[1]))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			srcGit(t, r.dir, "mv", st.mv[0], st.mv[1])
+		}
+		for _, p := range st.rm {
+			srcGit(t, r.dir, "rm", "-q", "-r", p)
+		}
+		r.commit(srcDay(i), st.files)
+		r.push(false)
+		got := srcLoad(t, src, "main")
+		want := srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main")
+		if !reflect.DeepEqual(srcPaths(got), srcPaths(want)) {
+			t.Fatalf("step %d: paths %v, want %v", i, srcPaths(got), srcPaths(want))
+		}
+		for j, f := range got.Files {
+			w := want.Files[j]
+			if !f.Updated.Equal(w.Updated) || f.Doc.Body.Source() != w.Doc.Body.Source() {
+				t.Errorf("step %d: %s updated %v body %q, want %v %q", i, f.Path, f.Updated, f.Doc.Body.Source(), w.Updated, w.Doc.Body.Source())
+			}
+		}
+	}
+	if st := src.Stats(); st.CommitsWalked != len(steps)-1 {
+		t.Errorf("walked %d commits for %d one-commit pushes, want one each", st.CommitsWalked, len(steps)-1)
+	}
+}

@@ -108,6 +108,15 @@ type treeEntries struct {
 
 const maxCachedTreeEntries = 1 << 18
 
+// put records trees known already (from an earlier Load).
+func (tc *treeEntries) put(h plumbing.Hash, entries []object.TreeEntry) {
+	if _, ok := tc.m[h]; ok || tc.entries+len(entries) > maxCachedTreeEntries {
+		return
+	}
+	tc.m[h] = entries
+	tc.entries += len(entries)
+}
+
 func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := tc.m[h]; ok {
 		return es, nil
@@ -202,7 +211,8 @@ func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times 
 // is known (an earlier Load) is reached, history ends, or HistoryLimit
 // commits were compared (the rest then get the oldest compared commit's
 // time). It returns the number of commits compared.
-func (s *Source) attribute(ctx context.Context, st storer.EncodedObjectStorer, c *object.Commit, files []gitFile) (map[string]time.Time, int, error) {
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, int, error) {
+	st := tc.st
 	times := make(map[string]time.Time, len(files))
 	if known := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
@@ -220,9 +230,12 @@ func (s *Source) attribute(ctx context.Context, st storer.EncodedObjectStorer, c
 		clear(times)
 	}
 
+	if times, ok, err := s.attributeFromParent(tc, c, files); err != nil || ok {
+		return times, 1, err
+	}
+
 	root := newTimeTree(files)
 	knownCommits := s.docs.knownCommits()
-	tc := &treeEntries{st: st, m: map[plumbing.Hash][]object.TreeEntry{}}
 	cur, walked := c, 0
 	for root.pending > 0 {
 		if err := ctx.Err(); err != nil {
@@ -258,4 +271,80 @@ func (s *Source) attribute(ctx context.Context, st storer.EncodedObjectStorer, c
 	}
 	s.docs.putPathTimes(c.Hash, times)
 	return times, walked, nil
+}
+
+// attributeFromParent is attribute's fast path, when the first parent's
+// attribution is known (the usual push of one commit): a file changed by c
+// (or added) gets c's time, every other one its time in the parent. That is
+// what the history walk gives, without building its tree of 10k paths.
+// ok is false when the parent's attribution is not known.
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, bool, error) {
+	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
+		return nil, false, nil
+	}
+	known := s.docs.pathTimesFor(c.ParentHashes[0])
+	if known == nil {
+		return nil, false, nil
+	}
+	parent, err := object.GetCommit(tc.st, c.ParentHashes[0])
+	if err != nil {
+		return nil, false, nil // e.g. shallow: the walk knows what to do
+	}
+	changed := map[string]bool{}
+	if err := tc.changedFiles(c.TreeHash, parent.TreeHash, "", changed); err != nil {
+		return nil, false, err
+	}
+	when := c.Committer.When.UTC()
+	times := make(map[string]time.Time, len(files))
+	for _, f := range files {
+		t, ok := known[f.path]
+		if !ok || changed[f.path] {
+			t = when
+		}
+		times[f.path] = t
+	}
+	s.docs.putPathTimes(c.Hash, times)
+	return times, true, nil
+}
+
+// changedFiles adds to out the paths of the files (and symlinks, and
+// anything that is no folder) below tree a that tree b does not have the
+// same: changed, added, or changed kind. Equal subtrees are not opened.
+func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[string]bool) error {
+	if a == b {
+		return nil
+	}
+	ta, err := tc.get(a)
+	if err != nil {
+		return err
+	}
+	var tb []object.TreeEntry
+	if !b.IsZero() {
+		if tb, err = tc.get(b); err != nil {
+			return err
+		}
+	}
+	j := 0
+	for _, ea := range ta {
+		for j < len(tb) && gitOrder(tb[j], ea) < 0 {
+			j++
+		}
+		same := j < len(tb) && tb[j].Name == ea.Name && tb[j].Mode == ea.Mode
+		if same && tb[j].Hash == ea.Hash {
+			continue
+		}
+		p := prefix + ea.Name
+		if ea.Mode == filemode.Dir {
+			var bh plumbing.Hash // zero: everything below is new
+			if same {
+				bh = tb[j].Hash
+			}
+			if err := tc.changedFiles(ea.Hash, bh, p+"/", out); err != nil {
+				return err
+			}
+			continue
+		}
+		out[p] = true
+	}
+	return nil
 }
