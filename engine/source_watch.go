@@ -15,6 +15,13 @@ import (
 
 // watchDebounce coalesces the burst of events one ref update makes (lock
 // file, rename, reflog) into one notification.
+//
+// Git writes a ref (or packed-refs) to a lock file and renames it into
+// place, after the objects it names are written: the rename, a Create
+// event of the ref file, means the new value is complete. For a local
+// repository that event notifies at once (push to serve does not wait for
+// the debounce), and the debounced notification follows as before; the
+// reload it asks for finds nothing new when nothing else moved.
 const watchDebounce = 20 * time.Millisecond
 
 // Watch calls notify (debounced) whenever a branch ref may have moved: it
@@ -58,10 +65,16 @@ func (s *Source) Watch(ctx context.Context, notify func()) error {
 			}
 			if ev.Has(fsnotify.Create) {
 				// A new branch folder (refs/heads/feature/) needs its own watch.
-				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+				fi, err := os.Stat(ev.Name)
+				if err == nil && fi.IsDir() {
 					if err := watchTree(w, ev.Name); err != nil {
 						s.log.Warn("source: watch new ref folder", "dir", ev.Name, "err", err)
 					}
+				} else if err == nil && !s.remote {
+					// A ref renamed into place (see watchDebounce). A clone
+					// of a remote site is written by go-git's Fetch, not
+					// always by renames, and Sync reloads after it anyway.
+					notify()
 				}
 			}
 			timer.Reset(watchDebounce)
