@@ -302,3 +302,63 @@ func TestMediaSearchSeesEarlierWrites(t *testing.T) {
 		t.Errorf("not ready after a search")
 	}
 }
+
+// TestMediaSearchCompacts writes one item per batch, well past
+// compactAfter, with updates and deletes while rebuilds run: every search
+// stays exact, and the index ends with few segments.
+func TestMediaSearchCompacts(t *testing.T) {
+	m, err := NewMediaSearch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	const n = 5 * compactAfter
+	for i := range n {
+		m.Follow(&media.Item{ID: fmt.Sprintf("i%03d", i), Filename: fmt.Sprintf("shot-%03d.jpg", i), Folder: "/"}, false)
+		if i%3 == 0 && i > 0 {
+			// Move the previous one; it must be found in its new folder.
+			m.Follow(&media.Item{ID: fmt.Sprintf("i%03d", i-1), Filename: fmt.Sprintf("shot-%03d.jpg", i-1), Folder: "/moved"}, false)
+		}
+		if i%5 == 0 && i > 0 {
+			m.Follow(&media.Item{ID: fmt.Sprintf("i%03d", i-2)}, true)
+		}
+		ids, total := mustFind(t, m, MediaQuery{Text: fmt.Sprintf("shot %03d", i), Limit: 10})
+		if total != 1 || ids[0] != fmt.Sprintf("i%03d", i) {
+			t.Fatalf("item %d: %v (total %d)", i, ids, total)
+		}
+	}
+	m.bg.Wait() // the last rebuild, if one runs
+	want := map[string]string{}
+	for i := range n {
+		want[fmt.Sprintf("i%03d", i)] = "/"
+	}
+	for i := range n {
+		if i%3 == 0 && i > 0 {
+			want[fmt.Sprintf("i%03d", i-1)] = "/moved"
+		}
+		if i%5 == 0 && i > 0 {
+			delete(want, fmt.Sprintf("i%03d", i-2))
+		}
+	}
+	for _, f := range []string{"/", "/moved"} {
+		ids, total := mustFind(t, m, MediaQuery{Text: "shot", Folder: f, All: true})
+		var exp []string
+		for id, wf := range want {
+			if wf == f {
+				exp = append(exp, id)
+			}
+		}
+		sort.Strings(exp)
+		sort.Strings(ids)
+		if total != len(exp) || !slices.Equal(ids, exp) {
+			t.Errorf("folder %s: %d hits, want %d", f, total, len(exp))
+		}
+	}
+	m.idxMu.RLock()
+	segs := m.idx.StatsMap()["index"].(map[string]any)["num_root_memorysegments"]
+	m.idxMu.RUnlock()
+	if s, ok := segs.(uint64); !ok || s > compactAfter {
+		t.Errorf("%v segments after %d batches", segs, n)
+	}
+	t.Logf("%v segments after %d batches", segs, n)
+}
