@@ -19,6 +19,9 @@ const (
 	CodeRateLimited        = "RATE_LIMITED"
 	CodeInternal           = "INTERNAL_ERROR"
 	CodeUnavailable        = "STORAGE_UNAVAILABLE"
+	// CodeGrantExpired answers a confirm after the grant's expiresAt (410):
+	// the client must ask for a new grant and upload again.
+	CodeGrantExpired = "GRANT_EXPIRED"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

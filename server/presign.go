@@ -19,11 +19,6 @@ import (
 // that a leaked URL is soon useless.
 const DefaultPresignTTL = 15 * time.Minute
 
-// CodeGrantExpired answers a confirm after the grant's expiresAt (410): the
-// client must ask for a new grant and upload again. It is its own code so
-// that a client can tell it from a bad request without parsing messages.
-const CodeGrantExpired = "GRANT_EXPIRED"
-
 const maxFilenameBytes = 255
 
 // presignKeyTries bounds how often presign asks the library for another
