@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode"
@@ -234,7 +235,7 @@ func (m *MediaSearch) apply() {
 		return
 	}
 	m.applyMu.Lock()
-	err := m.idx.Batch(batchOf(m.idx, q))
+	err := indexChanges(m.idx, q)
 	for _, c := range q {
 		if c.doc == nil {
 			delete(m.docs, c.id)
@@ -261,6 +262,39 @@ func (m *MediaSearch) apply() {
 	close(m.progress)
 	m.progress = make(chan struct{})
 	m.mu.Unlock()
+}
+
+// parallelFrom is the batch size from which a batch is split between the
+// cores: scorch analyses a batch's documents in parallel but builds its
+// segment on one goroutine.
+const parallelFrom = 8192
+
+// indexChanges applies q to idx: one batch, or for a large q (start-up)
+// one batch per core, each item's last change in exactly one of them so
+// that their order does not matter.
+func indexChanges(idx bleve.Index, q []change) error {
+	n := runtime.GOMAXPROCS(0)
+	if len(q) < parallelFrom || n < 2 {
+		return idx.Batch(batchOf(idx, q))
+	}
+	last := make(map[string]int, len(q))
+	for i, c := range q {
+		last[c.id] = i
+	}
+	parts := make([][]change, n)
+	for i, c := range q {
+		if last[c.id] == i {
+			k := i % n
+			parts[k] = append(parts[k], c)
+		}
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k, p := range parts {
+		wg.Go(func() { errs[k] = idx.Batch(batchOf(idx, p)) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // batchOf makes the batch of changes q, in order.
