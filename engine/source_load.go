@@ -161,6 +161,11 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 	return d, nil
 }
 
+// packBlobsMin is the number of documents to parse from which a Load reads
+// whole blobs from the packs itself (see packBlobs): a cold start, not a
+// push.
+var packBlobsMin = 256 // a variable for tests
+
 type parseResult struct {
 	key docKey
 	doc *content.Doc
@@ -180,6 +185,10 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	}
 	results := make([]parseResult, len(keys))
 	workers := min(s.cfg.Workers, len(keys))
+	var packs *packBlobs
+	if len(keys) >= packBlobsMin {
+		packs = openPackBlobs(s.gitDir)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -195,6 +204,11 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 			defer wg.Done()
 			st := s.openStorage(objects)
 			defer st.Close()
+			var pr *packReader
+			if packs != nil {
+				pr = packs.reader()
+				defer pr.Close()
+			}
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(keys) {
@@ -202,7 +216,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 				}
 				k := keys[i]
 				first := out[misses[k][0]].Path
-				doc, perr, err := s.readParse(st, k.blob, first)
+				doc, perr, err := s.readParse(st, pr, k.blob, first)
 				if err != nil {
 					errOnce.Do(func() { readErr = err })
 					cancel()
@@ -242,7 +256,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 func (s *Source) reparseErr(objects cache.Object, r parseResult, p string) error {
 	st := s.openStorage(objects)
 	defer st.Close()
-	_, perr, err := s.readParse(st, r.key.blob, p)
+	_, perr, err := s.readParse(st, nil, r.key.blob, p)
 	if err != nil {
 		return err
 	}
@@ -255,7 +269,13 @@ func tooLarge(p string, size int64) content.Problem {
 
 // readParse reads one blob and parses it. perr is the file's problem (too
 // large, does not parse); err means the repository could not be read.
-func (s *Source) readParse(st storer.EncodedObjectStorer, blob plumbing.Hash, p string) (doc *content.Doc, perr, err error) {
+func (s *Source) readParse(st storer.EncodedObjectStorer, pr *packReader, blob plumbing.Hash, p string) (doc *content.Doc, perr, err error) {
+	if data, size, ok := pr.read(blob); ok {
+		if data == nil {
+			return nil, tooLarge(p, size), nil
+		}
+		return s.parseData(p, data)
+	}
 	// Stores open with LargeObjectThreshold, and packs return objects over
 	// 16 KB lazily, so a large blob's size is known without reading it.
 	obj, err := st.EncodedObject(plumbing.BlobObject, blob)
@@ -275,6 +295,10 @@ func (s *Source) readParse(st storer.EncodedObjectStorer, blob plumbing.Hash, p 
 	if err != nil {
 		return nil, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
 	}
+	return s.parseData(p, data)
+}
+
+func (s *Source) parseData(p string, data []byte) (doc *content.Doc, perr, err error) {
 	doc, perr = s.safeParse(p, data)
 	if perr == nil && doc == nil {
 		perr = content.Problem{Path: p, Message: "parser returned no document"}

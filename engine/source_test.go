@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -627,5 +628,66 @@ func TestSource_OnePushAtATime(t *testing.T) {
 	}
 	if st := src.Stats(); st.CommitsWalked != len(steps)-1 {
 		t.Errorf("walked %d commits for %d one-commit pushes, want one each", st.CommitsWalked, len(steps)-1)
+	}
+}
+
+// TestSource_PackBlobs checks the cold-start reader of whole blobs from
+// packs against go-git's object store: a packed repository with deltas,
+// loose objects on top, an oversized blob, a broken file and a symlink give
+// the same files, documents and problems either way.
+func TestSource_PackBlobs(t *testing.T) {
+	r := newSrcBareSite(t)
+	files := map[string]string{
+		"content/posts/big.md":    strings.Repeat("x", content.MaxFileSize+1),
+		"content/posts/broken.md": "BROKEN",
+		"globals.yaml":            "siteName: x",
+	}
+	base := strings.Repeat("A line of text that repeats so that git stores deltas. ", 40)
+	for i := range 300 {
+		files[fmt.Sprintf("content/posts/p%03d.md", i)] = fmt.Sprintf("---\ntitle: %d\n---\n%s %d\n", i, base, i)
+	}
+	r.commit(srcDay(0), files)
+	r.push(false)
+	// Deltas against each other, and a second pack of loose objects.
+	srcGit(t, r.bare, "repack", "-a", "-d", "-f", "-q", "--depth=10", "--window=50")
+	more := map[string]string{}
+	for i := range 300 {
+		more[fmt.Sprintf("content/posts/q%03d.md", i)] = fmt.Sprintf("loose %d %s", i, base)
+	}
+	r.commit(srcDay(1), more)
+	if err := os.Symlink("/etc/passwd", filepath.Join(r.dir, "content/posts/link.md")); err != nil {
+		t.Fatal(err)
+	}
+	r.commit(srcDay(2), nil)
+	r.push(false)
+
+	load := func(min int) *Tree {
+		old := packBlobsMin
+		packBlobsMin = min
+		defer func() { packBlobsMin = old }()
+		return srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main")
+	}
+	comparePackTrees(t, load(1), load(1<<30))
+	// One pack without deltas: every blob is read whole.
+	srcGit(t, r.bare, "repack", "-a", "-d", "-f", "-q", "--window=0")
+	comparePackTrees(t, load(1), load(1<<30))
+}
+
+func comparePackTrees(t *testing.T, got, want *Tree) {
+	t.Helper()
+	if !reflect.DeepEqual(srcPaths(got), srcPaths(want)) || len(got.Files) != 604 {
+		t.Fatalf("paths differ: %d vs %d", len(got.Files), len(want.Files))
+	}
+	for i, f := range got.Files {
+		w := want.Files[i]
+		if srcProblem(f.Err) != srcProblem(w.Err) || (f.Doc == nil) != (w.Doc == nil) {
+			t.Fatalf("%s: %v / %v, want %v / %v", f.Path, f.Doc, f.Err, w.Doc, w.Err)
+		}
+		if f.Doc != nil && (f.Doc.Body.Source() != w.Doc.Body.Source() || !reflect.DeepEqual(f.Doc.Meta, w.Doc.Meta)) {
+			t.Fatalf("%s: documents differ", f.Path)
+		}
+	}
+	if f := srcFile(t, got, "content/posts/big.md"); !strings.Contains(srcProblem(f.Err), "limit") {
+		t.Fatalf("big.md: %v", f.Err)
 	}
 }
