@@ -53,9 +53,9 @@ type Engine struct {
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
 
-	failMu   sync.Mutex
-	failed   map[string]string // branch -> commit that failed to load
-	lastErr  atomic.Pointer[loadError]
+	failMu  sync.Mutex
+	failed  map[string]string // branch -> commit that failed to load
+	lastErr atomic.Pointer[loadError]
 
 	wake chan struct{}
 
@@ -65,7 +65,14 @@ type Engine struct {
 	saveRunning bool
 	savePending bool
 	saveWG      sync.WaitGroup
+	closing     chan struct{} // closed by Close
+	closeOnce   sync.Once
 }
+
+// firstSaveDelay puts off the first write of the parse cache after Open, so
+// that it does not compete for the CPU with the first requests of a cold
+// start. Close writes it at once.
+const firstSaveDelay = 2 * time.Second
 
 type loadError struct {
 	Commit string
@@ -82,7 +89,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{}}
+	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
+		closing: make(chan struct{})}
+	e.saveMu.Lock()
+	e.saveRunning = true // the first save waits; see firstSaveDelay
+	e.saveMu.Unlock()
 	if err := e.Reload(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -94,12 +105,28 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
 	}
+	e.saveWG.Add(1)
+	go func() {
+		defer e.saveWG.Done()
+		t := time.NewTimer(firstSaveDelay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-e.closing:
+			return // Close writes the cache
+		}
+		e.saveMu.Lock()
+		e.saveRunning, e.savePending = false, false
+		e.saveMu.Unlock()
+		e.saveCacheLater()
+	}()
 	return e, nil
 }
 
 // Close waits for a parse-cache write under way and releases the
 // repository, writing what the cache still lacks.
 func (e *Engine) Close() error {
+	e.closeOnce.Do(func() { close(e.closing) })
 	e.saveWG.Wait()
 	return e.src.Close()
 }
