@@ -3,6 +3,7 @@ package content
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -20,12 +21,23 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ext, src string) {
 		p := "content/posts/x" + ext
 		doc, err := Parse(p, []byte(src))
+		// The front matter fast path agrees with parsing the whole file.
+		fmFastPath = false
+		whole, wholeErr := Parse(p, []byte(src))
+		fmFastPath = true
+		if !reflect.DeepEqual(err, wholeErr) || (doc == nil) != (whole == nil) ||
+			doc != nil && (doc.Body.Source() != whole.Body.Source() || doc.Line != whole.Line || !reflect.DeepEqual(doc.Lines, whole.Lines)) {
+			t.Fatalf("fast path differs: %v / %v", err, wholeErr)
+		}
 		if err != nil {
 			var pr Problem
 			if !errors.As(err, &pr) || pr.Path != p || pr.Message == "" {
 				t.Fatalf("error %#v is not a Problem for %s", err, p)
 			}
 			return
+		}
+		if _, err := json.Marshal(doc.Body); err != nil { // renders the Markdown
+			t.Fatalf("Body does not encode: %v", err)
 		}
 		if _, err := json.Marshal(doc.Meta); err != nil {
 			t.Fatalf("Meta does not encode: %v", err)

@@ -65,9 +65,25 @@ var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 
 func parseMarkdown(data []byte) (*Doc, error) {
 	var fm fmCapture
-	rest, err := frontmatter.Parse(bytes.NewReader(data), &fm, fmFormats()...)
-	if err != nil {
-		return nil, problemAt(0, "front matter: %v", err)
+	// adrg/frontmatter copies the whole file, body included; it is given
+	// only the part up to the front matter's closing line when that is
+	// plain to see. It reads line by line and stops at the first closing
+	// line, so the front matter is the same; the body is then the rest of
+	// data. When it finds none in the part, the whole file is parsed.
+	var rest []byte
+	var err error
+	if end := fmEnd(data); end > 0 && fmFastPath {
+		rest, err = frontmatter.Parse(bytes.NewReader(data[:end]), &fm, fmFormats()...)
+		if err == nil && fm.kind != 0 {
+			rest = data[end-len(rest):]
+		} else {
+			fm, rest, err = fmCapture{}, nil, nil
+		}
+	}
+	if rest == nil {
+		if rest, err = frontmatter.Parse(bytes.NewReader(data), &fm, fmFormats()...); err != nil {
+			return nil, problemAt(0, "front matter: %v", err)
+		}
 	}
 	openLine, opener := firstLine(data)
 	if fm.kind == 0 {
@@ -108,6 +124,45 @@ func parseMarkdown(data []byte) (*Doc, error) {
 	}
 	doc.Body, doc.HasBody = NewMarkdown(string(rest)), true
 	return doc, nil
+}
+
+// fmFastPath is off in tests that compare with the whole-file parse.
+var fmFastPath = true
+
+// fmEnd returns the offset just past the first line that closes a front
+// matter opened by the first non-blank line with ---, +++ or ;;; (also
+// ---yaml, ---toml, ---json), or 0.
+func fmEnd(data []byte) int {
+	var closer string
+	off := 0
+	for off < len(data) {
+		i := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if i >= 0 {
+			next = off + i + 1
+		}
+		t := string(bytes.TrimSpace(data[off:next]))
+		off = next
+		if closer == "" {
+			switch t {
+			case "":
+				continue
+			case "---", "---yaml", "---toml", "---json":
+				closer = "---"
+			case "+++":
+				closer = "+++"
+			case ";;;":
+				closer = ";;;"
+			default:
+				return 0
+			}
+			continue
+		}
+		if t == closer {
+			return off
+		}
+	}
+	return 0
 }
 
 // firstLine returns the 1-based number and trimmed text of the first
