@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Assemble builds a Site from parsed files and reports a problem for each
@@ -87,15 +89,12 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		pageSlugs: make(map[string]string, len(files)/4), pageIDs: make(map[string]string, len(files)/4),
 		itemSlugs: make(map[string]string, len(files)), itemIDs: make(map[string]string, len(files)),
 	}
+	units := as.readUnits(sorted)
 	var globalsFrom, configFrom string
-	for _, f := range sorted {
-		if f.Err == nil && f.Doc != nil {
-			k := newUnitKey(f)
-			if u := as.units[k]; u != nil {
-				u.used = as.gen
-				a.unit(f, u)
-				continue
-			}
+	for i, f := range sorted {
+		if u := units[i]; u != nil {
+			a.unit(f, u)
+			continue
 		}
 		if !Relevant(f.Path) {
 			continue
@@ -124,16 +123,6 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 			if a.check(f.Path, err) {
 				a.site.Config, configFrom = cfg, f.Path
 			}
-		case segs[0] == "pages":
-			u := readPageUnit(f, strings.TrimPrefix(f.Path, "pages/"))
-			u.used = as.gen
-			as.units[newUnitKey(f)] = u
-			a.unit(f, u)
-		case segs[0] == "content":
-			u := readItemUnit(f, segs[1], segs[2])
-			u.used = as.gen
-			as.units[newUnitKey(f)] = u
-			a.unit(f, u)
 		}
 	}
 	for k, u := range as.units {
@@ -188,6 +177,68 @@ func (a *assembler) fileErr(f File) {
 		return
 	}
 	a.check(f.Path, f.Err)
+}
+
+// parallelUnits is the number of files to read from which readUnits uses
+// every CPU (a cold start; a reload reads a few).
+const parallelUnits = 256
+
+// readUnits returns the unit of every page and item file of sorted (nil for
+// other files and failed parses): the known ones, and the others read, in
+// parallel when there are many.
+func (as *Assembler) readUnits(sorted []File) []*unit {
+	units := make([]*unit, len(sorted))
+	var todo []int
+	for i, f := range sorted {
+		if f.Err != nil || f.Doc == nil {
+			continue
+		}
+		if u := as.units[newUnitKey(f)]; u != nil {
+			u.used = as.gen
+			units[i] = u
+			continue
+		}
+		if !Relevant(f.Path) {
+			continue
+		}
+		if strings.HasPrefix(f.Path, "pages/") || strings.HasPrefix(f.Path, "content/") {
+			todo = append(todo, i)
+		}
+	}
+	read := func(i int) {
+		f := sorted[i]
+		if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
+			units[i] = readPageUnit(f, rel)
+			return
+		}
+		segs := strings.SplitN(f.Path, "/", 3)
+		units[i] = readItemUnit(f, segs[1], segs[2])
+	}
+	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					n := int(next.Add(1)) - 1
+					if n >= len(todo) {
+						return
+					}
+					read(todo[n])
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		for _, i := range todo {
+			read(i)
+		}
+	}
+	for _, i := range todo {
+		units[i].used = as.gen
+		as.units[newUnitKey(sorted[i])] = units[i]
+	}
+	return units
 }
 
 // readPageUnit reads a file under pages/; rel is the path below pages/.
