@@ -15,6 +15,7 @@ import (
 	unicodetok "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/folio-cms/folio/media"
@@ -78,9 +79,6 @@ const (
 
 // maxQueryTerms bounds the terms of one search.
 const maxQueryTerms = 8
-
-// maxAllHits bounds the ids of an unranked search (MediaQuery.All).
-const maxAllHits = 1 << 24
 
 // Field names of the index.
 const (
@@ -464,18 +462,16 @@ func (m *MediaSearch) Find(ctx context.Context, q MediaQuery) (ids []string, tot
 		k.SetField(fieldKind)
 		parts = append(parts, k)
 	}
-	var req *bleve.SearchRequest
 	if q.All {
-		req = bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(parts...), maxAllHits, 0, false)
-		req.Score = "none"
-	} else {
-		if q.Limit <= 0 {
-			return []string{}, 0, nil
-		}
-		req = bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(parts...), q.Limit, max(q.Offset, 0), false)
-		if q.Reverse {
-			req.SortBy([]string{"_score"})
-		}
+		ids, err := allHits(ctx, idx, bleve.NewConjunctionQuery(parts...))
+		return ids, len(ids), err
+	}
+	if q.Limit <= 0 {
+		return []string{}, 0, nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(parts...), q.Limit, max(q.Offset, 0), false)
+	if q.Reverse {
+		req.SortBy([]string{"_score"})
 	}
 	res, err := idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -486,6 +482,46 @@ func (m *MediaSearch) Find(ctx context.Context, q MediaQuery) (ids []string, tot
 		ids[i] = h.ID
 	}
 	return ids, int(res.Total), nil
+}
+
+// allHits returns the id of every document q matches, in index order,
+// unscored. It drives the searcher itself: bleve's collector would put
+// every hit through a heap to sort them, for nothing.
+func allHits(ctx context.Context, idx bleve.Index, q query.Query) ([]string, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	s, err := q.Searcher(ctx, r, idx.Mapping(), search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
+	ids := make([]string, 0, s.Count())
+	for i := 0; ; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		d, err := s.Next(sctx)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return ids, nil
+		}
+		id, err := r.ExternalID(d.IndexInternalID)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+		sctx.DocumentMatchPool.Put(d)
+	}
 }
 
 // exactBoost makes an exact word match outscore any prefix match: a
