@@ -61,6 +61,11 @@ func (b *markdownBody) render() {
 			b.html = ""
 		}
 	}()
+	// Parse refused sources nested too deeply; a body from elsewhere (a
+	// persisted cache) is checked again, as goldmark's time depends on it.
+	if markdownTooDeep([]byte(b.src)) > 0 {
+		return
+	}
 	var buf bytes.Buffer
 	buf.Grow(len(b.src) + len(b.src)/4)
 	// Writing to a bytes.Buffer cannot fail, so neither can Convert.

@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -66,5 +67,17 @@ func TestMarkdown_Shared(t *testing.T) {
 	}
 	if !doc.Body.Rendered() {
 		t.Error("the copies' render did not reach the document")
+	}
+}
+
+// A body that did not come through Parse is still bounded: nested deeper
+// than the limit, it renders empty instead of holding goldmark.
+func TestMarkdown_DepthGuardAtRender(t *testing.T) {
+	deep := NewMarkdown(strings.Repeat("> ", maxMarkdownDepth+1) + "x\n")
+	if html := deep.HTML(); html != "" {
+		t.Fatalf("HTML = %q, want empty", html)
+	}
+	if html := NewMarkdown(strings.Repeat("> ", 3) + "x\n").HTML(); !strings.Contains(html, "<blockquote>") {
+		t.Fatalf("HTML = %q", html)
 	}
 }
