@@ -101,7 +101,7 @@ func (r *packReader) read(h plumbing.Hash) (data []byte, size int64, ok bool) {
 func (r *packReader) readAt(f *os.File, off int64) ([]byte, int64, bool) {
 	sec := io.NewSectionReader(f, off, 1<<62)
 	if r.br == nil {
-		r.br = bufio.NewReaderSize(sec, 32<<10)
+		r.br = bufio.NewReaderSize(sec, 8<<10)
 	} else {
 		r.br.Reset(sec)
 	}
