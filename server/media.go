@@ -156,7 +156,7 @@ func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
 // list runs a media query. A search without sort is paged by the index
 // itself (relevance, best first; order=asc reverses it) and only the page's
 // items are read from the library; a search with sort takes every hit,
-// unscored, from the index and lets the library order them. Folder and type
+// unscored, from the index and the library orders only those. Folder and type
 // filter inside the index either way.
 func (s *Server) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, error) {
 	if mq.q.Folder != "" && !s.folderExists(mq.q.Folder) {
@@ -182,8 +182,7 @@ func (s *Server) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	mq.q.IDs = ids
-	items, total := s.media.List(mq.q)
+	items, total := s.media.ListHits(ids, mq.q)
 	return items, total, nil
 }
 
