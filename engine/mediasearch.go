@@ -172,6 +172,11 @@ func (m *MediaSearch) Close() error {
 	close(m.done)
 	<-m.stopped
 	m.bg.Wait()
+	// Searches still waiting for indexing see closed and give up.
+	m.mu.Lock()
+	close(m.progress)
+	m.progress = make(chan struct{})
+	m.mu.Unlock()
 	m.idxMu.Lock()
 	defer m.idxMu.Unlock()
 	return m.idx.Close()

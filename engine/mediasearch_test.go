@@ -362,3 +362,23 @@ func TestMediaSearchCompacts(t *testing.T) {
 	}
 	t.Logf("%v segments after %d batches", segs, n)
 }
+
+// TestMediaSearchClosed: after Close, Follow is ignored and a search
+// fails instead of waiting.
+func TestMediaSearchClosed(t *testing.T) {
+	m, err := NewMediaSearch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Follow(&media.Item{ID: "a", Filename: "a.jpg"}, false)
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	m.Follow(&media.Item{ID: "b", Filename: "b.jpg"}, false)
+	if _, _, err := m.Find(context.Background(), MediaQuery{Text: "a", Limit: 1}); err == nil {
+		t.Errorf("search after Close succeeded")
+	}
+}
