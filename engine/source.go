@@ -52,6 +52,10 @@ type SourceConfig struct {
 	// written under another key is ignored. Empty: derived from the running
 	// executable (size and modification time), so a new build re-parses.
 	CacheKey string
+	// PackBlobsMin is the number of documents to parse from which a Load
+	// reads whole blobs from the packs itself (see packBlobs): a cold
+	// start, not a push. Default 256.
+	PackBlobsMin int
 }
 
 // Source is a Git repository that content snapshots are loaded from. Its
@@ -103,6 +107,9 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	}
 	if cfg.HistoryLimit <= 0 {
 		cfg.HistoryLimit = 1000
+	}
+	if cfg.PackBlobsMin <= 0 {
+		cfg.PackBlobsMin = 256
 	}
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()

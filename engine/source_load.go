@@ -161,11 +161,6 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 	return d, nil
 }
 
-// packBlobsMin is the number of documents to parse from which a Load reads
-// whole blobs from the packs itself (see packBlobs): a cold start, not a
-// push.
-var packBlobsMin = 256 // a variable for tests
-
 type parseResult struct {
 	key docKey
 	doc *content.Doc
@@ -186,7 +181,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	results := make([]parseResult, len(keys))
 	workers := min(s.cfg.Workers, len(keys))
 	var packs *packBlobs
-	if len(keys) >= packBlobsMin {
+	if len(keys) >= s.cfg.PackBlobsMin {
 		packs = openPackBlobs(s.gitDir)
 	}
 

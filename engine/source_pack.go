@@ -2,13 +2,13 @@ package engine
 
 import (
 	"bufio"
-	"github.com/klauspost/compress/zlib"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/klauspost/compress/zlib"
 
 	"github.com/folio-cms/folio/content"
 )

@@ -662,10 +662,9 @@ func TestSource_PackBlobs(t *testing.T) {
 	r.push(false)
 
 	load := func(min int) *Tree {
-		old := packBlobsMin
-		packBlobsMin = min
-		defer func() { packBlobsMin = old }()
-		return srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main")
+		src := openSrc(t, r.site(), "", &srcTestParser{})
+		src.cfg.PackBlobsMin = min
+		return srcLoad(t, src, "main")
 	}
 	comparePackTrees(t, load(1), load(1<<30))
 	// One pack without deltas: every blob is read whole.
