@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path"
 	"strings"
@@ -124,7 +125,11 @@ func (s *Server) handle(rte route) httprouter.Handle {
 		if err := s.serve(w, r, rte, p); err != nil {
 			s.writeError(w, r, err)
 		}
-		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "took", time.Since(start))
+		// Checked first: building the arguments allocates even when the
+		// level is off, on every request.
+		if s.log.Enabled(r.Context(), slog.LevelDebug) {
+			s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "took", time.Since(start))
+		}
 	}
 }
 
