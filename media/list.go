@@ -113,38 +113,48 @@ func (l *Library) orderRLocked(sort string) []*Item {
 	if o, ok := l.orders[sort]; ok {
 		return o
 	}
-	// The lower-case names are made once, not once per comparison.
-	type entry struct {
-		it    *Item
-		lower string
-	}
-	es := make([]entry, 0, len(l.items))
+	es := make([]sortEntry, 0, len(l.items))
 	for _, it := range l.items {
-		e := entry{it: it}
-		if sort == SortFilename {
-			e.lower = strings.ToLower(it.Filename)
-		}
-		es = append(es, e)
+		es = append(es, newSortEntry(it, sort))
 	}
-	slices.SortFunc(es, func(a, b entry) int {
-		var c int
-		switch sort {
-		case SortFilename:
-			c = strings.Compare(a.lower, b.lower)
-		case SortSize:
-			c = cmp.Compare(a.it.Size, b.it.Size)
-		default:
-			c = a.it.CreatedAt.Compare(b.it.CreatedAt)
-		}
-		if c == 0 {
-			c = strings.Compare(a.it.ID, b.it.ID)
-		}
-		return c
-	})
+	slices.SortFunc(es, func(a, b sortEntry) int { return compareEntries(a, b, sort) })
 	o := make([]*Item, len(es))
 	for i, e := range es {
 		o[i] = e.it
 	}
 	l.orders[sort] = o
 	return o
+}
+
+// sortEntry is an item with its sort key made once, not once per
+// comparison (the lower-case name for SortFilename).
+type sortEntry struct {
+	it    *Item
+	lower string
+}
+
+func newSortEntry(it *Item, sort string) sortEntry {
+	e := sortEntry{it: it}
+	if sort == SortFilename {
+		e.lower = strings.ToLower(it.Filename)
+	}
+	return e
+}
+
+// compareEntries orders ascending by sort (createdAt unless filename or
+// size), ties by id, so that pages never overlap.
+func compareEntries(a, b sortEntry, sort string) int {
+	var c int
+	switch sort {
+	case SortFilename:
+		c = strings.Compare(a.lower, b.lower)
+	case SortSize:
+		c = cmp.Compare(a.it.Size, b.it.Size)
+	default:
+		c = a.it.CreatedAt.Compare(b.it.CreatedAt)
+	}
+	if c == 0 {
+		c = strings.Compare(a.it.ID, b.it.ID)
+	}
+	return c
 }

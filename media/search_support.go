@@ -1,9 +1,7 @@
 package media
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 )
 
 // topKInsert is the page end up to which ListHits keeps the best entries
@@ -25,17 +23,13 @@ func (l *Library) ListHits(ids []string, q Query) (items []*Item, total int) {
 		}
 		folder = f
 	}
-	type entry struct {
-		it    *Item
-		lower string
-	}
 	sortBy := q.Sort
 	switch sortBy {
 	case SortFilename, SortSize:
 	default:
 		sortBy = SortCreatedAt
 	}
-	hits := make([]entry, 0, len(ids))
+	hits := make([]sortEntry, 0, len(ids))
 	seen := make(map[string]bool, len(ids))
 	l.mu.RLock()
 	for _, id := range ids {
@@ -44,32 +38,15 @@ func (l *Library) ListHits(ids []string, q Query) (items []*Item, total int) {
 			continue
 		}
 		seen[id] = true
-		hits = append(hits, entry{it: it})
+		hits = append(hits, newSortEntry(it, sortBy))
 	}
 	l.mu.RUnlock()
-	if sortBy == SortFilename {
-		for i := range hits {
-			hits[i].lower = strings.ToLower(hits[i].it.Filename)
-		}
-	}
-	// The comparison of orderRLocked, reversed whole for Desc.
-	compare := func(a, b entry) int {
-		var c int
-		switch sortBy {
-		case SortFilename:
-			c = strings.Compare(a.lower, b.lower)
-		case SortSize:
-			c = cmp.Compare(a.it.Size, b.it.Size)
-		default:
-			c = a.it.CreatedAt.Compare(b.it.CreatedAt)
-		}
-		if c == 0 {
-			c = strings.Compare(a.it.ID, b.it.ID)
-		}
+	// The order of orderRLocked, reversed whole for Desc.
+	compare := func(a, b sortEntry) int {
 		if q.Desc {
-			c = -c
+			return compareEntries(b, a, sortBy)
 		}
-		return c
+		return compareEntries(a, b, sortBy)
 	}
 	total = len(hits)
 	offset := max(q.Offset, 0)
@@ -80,10 +57,10 @@ func (l *Library) ListHits(ids []string, q Query) (items []*Item, total int) {
 	if q.Limit > 0 {
 		end = min(total, offset+q.Limit)
 	}
-	var sorted []entry
+	var sorted []sortEntry
 	if end <= topKInsert && end < total {
 		// The first end entries, kept sorted; most hits lose to the last.
-		sorted = make([]entry, 0, end+1)
+		sorted = make([]sortEntry, 0, end+1)
 		for _, e := range hits {
 			if len(sorted) == end && compare(e, sorted[end-1]) >= 0 {
 				continue
