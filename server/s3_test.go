@@ -234,3 +234,33 @@ func TestS3Upload(t *testing.T) {
 	}
 	wantError(t, get(t, ts.URL+"/api/v1/media/"+it.ID, key), http.StatusNotFound, server.CodeNotFound)
 }
+
+// TestS3UploadStorageDown: with the S3 server stopped, a multipart upload
+// answers 503 STORAGE_UNAVAILABLE and registers nothing; once storage is
+// back the same upload works.
+func TestS3UploadStorageDown(t *testing.T) {
+	e := newS3Env(t)
+	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt)
+	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
+	upload := func() response {
+		var mp bytes.Buffer
+		mw := multipart.NewWriter(&mp)
+		fw, err := mw.CreateFormFile("files", "down.png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(testPNG(t, 300, 200))
+		mw.Close()
+		return do(t, http.MethodPost, ts.URL+"/api/v1/media", key, &mp, "Content-Type", mw.FormDataContentType())
+	}
+	e.srv.Stop()
+	r := upload()
+	wantError(t, r, http.StatusServiceUnavailable, server.CodeUnavailable)
+	if n := mediaTotal(t, ts, key); n != 0 {
+		t.Fatalf("%d items registered while storage was down", n)
+	}
+	e.srv.Start()
+	if r := upload(); r.Status != http.StatusCreated {
+		t.Fatalf("upload after storage came back = %d: %s", r.Status, r.Body)
+	}
+}

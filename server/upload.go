@@ -68,7 +68,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		folderSet bool
 		altSet    bool
 		files     int
-		allTooBig = true
+		// failed is the error every failed file shared so far; nil once
+		// two files failed differently.
+		failed    *Error
+		anyFailed bool
 		fail      error
 	)
 	rollback := func() {
@@ -129,8 +132,10 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				if !known {
 					s.log.Error("upload failed", "err", err)
 				}
-				if e.Code != CodeTooLarge {
-					allTooBig = false
+				if !anyFailed {
+					failed, anyFailed = e, true
+				} else if failed != nil && failed.Code != e.Code {
+					failed = nil
 				}
 				res.Errors = append(res.Errors, uploadError{Filename: part.FileName(), Error: e.Code, Message: e.Message})
 				continue
@@ -160,9 +165,11 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	status := http.StatusCreated
 	if len(res.Data) == 0 {
+		// Every file failed: their common status (413 when all were too
+		// large, 503 when storage is down), else 400.
 		status, res.Error = http.StatusBadRequest, CodeBadRequest
-		if allTooBig {
-			status, res.Error = http.StatusRequestEntityTooLarge, CodeTooLarge
+		if failed != nil && failed.Status != http.StatusInternalServerError {
+			status, res.Error = failed.Status, failed.Code
 		}
 		res.Message = "no file was stored: see errors for each file"
 	}
