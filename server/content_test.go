@@ -468,3 +468,30 @@ func TestUpdatedAtFromGit(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitBehindProxy: behind a trusted proxy, each client named by
+// X-Forwarded-For has its own bucket; an untrusted peer cannot dodge its
+// limit by writing the header itself.
+func TestRateLimitBehindProxy(t *testing.T) {
+	repo := newRepo(t, siteFiles)
+	limit := server.RateLimit{PerSecond: 0.01, Burst: 1}
+	for _, trusted := range []bool{true, false} {
+		ts := startServer(t, repo.bare, func(_ *engine.Config, s *server.Config) {
+			s.RateIP = limit
+			if trusted {
+				s.TrustedProxies, _ = server.ParseProxies("127.0.0.0/8")
+			}
+		})
+		first := get(t, ts.URL+"/healthz", "", "X-Forwarded-For", "203.0.113.1")
+		second := get(t, ts.URL+"/healthz", "", "X-Forwarded-For", "203.0.113.2")
+		if first.Status != 200 {
+			t.Fatalf("trusted=%v: first client %d", trusted, first.Status)
+		}
+		if trusted && second.Status != 200 {
+			t.Fatalf("another client behind the proxy was limited: %d", second.Status)
+		}
+		if !trusted {
+			wantError(t, second, 429, "RATE_LIMITED")
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net"
 	"net/http"
 	"strings"
 )
@@ -28,14 +27,4 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 
 func isPublicPath(p string) bool {
 	return strings.HasPrefix(p, "/api/v1/public/") || strings.HasPrefix(p, "/uploads/")
-}
-
-// clientIP is the peer's address. Behind a CDN or proxy every request has
-// the proxy's address: size --rate-ip for that (or set it to 0) there.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -136,7 +136,7 @@ func (s *Server) handle(rte route) httprouter.Handle {
 // errorHandler answers every request with err (unknown routes, methods).
 func (s *Server) errorHandler(err *Error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.ipLimit.allow(clientIP(r)); !ok {
+		if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
 			s.writeError(w, r, rateLimited(w, wait))
 			return
 		}
@@ -148,7 +148,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	if rte.cors {
 		setCORS(w.Header())
 	}
-	if ok, wait := s.ipLimit.allow(clientIP(r)); !ok {
+	if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
 		return rateLimited(w, wait)
 	}
 	r, err := s.authenticate(r, rte.access)

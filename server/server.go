@@ -34,8 +34,11 @@ type Config struct {
 	WebhookSecret string // "" disables POST /api/v1/hooks/git
 	RateIP        RateLimit
 	RateKey       RateLimit
-	Logger        *slog.Logger
-	Now           func() time.Time
+	// TrustedProxies are the CDN edges or proxies whose X-Forwarded-For
+	// names the client for the per-IP rate limit; none by default.
+	TrustedProxies Proxies
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 // Server serves the API.
@@ -49,6 +52,7 @@ type Server struct {
 	presignTTL time.Duration
 	hookSecret string
 	ipLimit    *limiter
+	proxies    Proxies
 	keyLimit   *limiter
 	log        *slog.Logger
 	now        func() time.Time
@@ -73,6 +77,7 @@ func New(cfg Config) *Server {
 		presignTTL: cfg.PresignTTL,
 		hookSecret: cfg.WebhookSecret,
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
+		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
 		log:        cfg.Logger,
 		now:        cfg.Now,

@@ -21,6 +21,7 @@ type serveFlags struct {
 	poll                                            time.Duration
 	webhookSecret                                   string
 	rateIP, rateKey                                 float64
+	trustedProxies                                  string
 	logLevel                                        string
 	media                                           mediaFlags
 }
@@ -39,6 +40,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "the secret of POST /api/v1/hooks/git; empty disables the webhook")
 	fs.Float64Var(&f.rateIP, "rate-ip", 50, "requests a second per client IP (bursts of twice that); 0 disables")
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -48,6 +50,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("serve: --site is required")
 	}
 	logger, err := newLogger(stderr, f.logLevel)
+	if err != nil {
+		return err
+	}
+	proxies, err := server.ParseProxies(f.trustedProxies)
 	if err != nil {
 		return err
 	}
@@ -71,17 +77,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer lib.Close()
 
 	srv := server.New(server.Config{
-		Engine:        eng,
-		Keys:          keys,
-		Media:         lib.Library,
-		MediaSearch:   lib.Search,
-		MediaRoot:     lib.PublicRoot,
-		Grants:        lib.Grants,
-		PresignTTL:    lib.PresignTTL,
-		WebhookSecret: f.webhookSecret,
-		RateIP:        server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
-		RateKey:       server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
-		Logger:        logger,
+		Engine:         eng,
+		Keys:           keys,
+		Media:          lib.Library,
+		MediaSearch:    lib.Search,
+		MediaRoot:      lib.PublicRoot,
+		Grants:         lib.Grants,
+		PresignTTL:     lib.PresignTTL,
+		WebhookSecret:  f.webhookSecret,
+		RateIP:         server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
+		RateKey:        server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
+		TrustedProxies: proxies,
+		Logger:         logger,
 	})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// Proxies are the addresses of the proxies and CDN edges in front of folio,
+// whose X-Forwarded-For the per-IP rate limit believes.
+type Proxies []netip.Prefix
+
+// ParseProxies reads a comma-separated list of CIDR prefixes or addresses
+// ("10.0.0.0/8, 2001:db8::/32, 192.0.2.7").
+func ParseProxies(s string) (Proxies, error) {
+	var out Proxies
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("trusted proxy %q: %w", f, err)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q: %w", f, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+func (ps Proxies) trusts(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientIP is the address the per-IP rate limit counts: the peer, or, when
+// the peer is a trusted proxy, the nearest address in X-Forwarded-For that
+// is not one. Entries a client wrote itself stand to the left of those its
+// proxies appended, so they are never reached while a trusted hop remains;
+// an untrusted peer's header is ignored.
+func (s *Server) clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if len(s.proxies) == 0 {
+		return host
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !s.proxies.trusts(peer) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			// A malformed hop ends what can be believed: count the last
+			// trusted address rather than anything a client invented.
+			return host
+		}
+		if !s.proxies.trusts(a) {
+			return a.Unmap().String()
+		}
+		host = a.Unmap().String()
+	}
+	return host
+}
