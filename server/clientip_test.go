@@ -12,7 +12,7 @@ func TestClientIP(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, peer, xff, want string
-		trusted             bool
+		trusted               bool
 	}{
 		{"no proxies configured", "10.1.1.1:5000", "203.0.113.9", "10.1.1.1", false},
 		{"untrusted peer ignores the header", "198.51.100.1:5000", "203.0.113.9", "198.51.100.1", true},
