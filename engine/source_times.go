@@ -166,41 +166,55 @@ func gitNameEnd(name string, i int, mode filemode.FileMode) int {
 
 // diff gives time t to the waiting files below n that differ between tree a
 // (of a commit) and tree b (of its parent). Equal subtree hashes mean
-// nothing below changed, so unchanged parts of the tree are never opened;
-// both entry lists are sorted, so they are merged without lookups.
+// nothing below changed, so unchanged parts of the tree are never opened.
 func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times map[string]time.Time) error {
 	if a == b || n.pending == 0 {
 		return nil
 	}
+	return tc.changed(a, b, func(ea object.TreeEntry, before *object.TreeEntry) error {
+		kid := n.kids[ea.Name]
+		if kid == nil || kid.pending == 0 {
+			return nil
+		}
+		if before != nil && ea.Mode == filemode.Dir && kid.kids != nil {
+			return tc.diff(kid, ea.Hash, before.Hash, t, times)
+		}
+		// Added here, changed, or changed kind (file, folder, link).
+		kid.settle(t, times)
+		return nil
+	})
+}
+
+// changed calls fn for each entry of tree a that tree b (zero: an empty
+// tree) does not hold the same, with b's entry of the same name and kind,
+// or nil when b has none. Both entry lists are sorted, so they are merged
+// without lookups.
+func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, before *object.TreeEntry) error) error {
 	ta, err := tc.get(a)
 	if err != nil {
 		return err
 	}
-	tb, err := tc.get(b)
-	if err != nil {
-		return err
+	var tb []object.TreeEntry
+	if !b.IsZero() {
+		if tb, err = tc.get(b); err != nil {
+			return err
+		}
 	}
 	j := 0
 	for _, ea := range ta {
 		for j < len(tb) && gitOrder(tb[j], ea) < 0 {
 			j++
 		}
-		same := j < len(tb) && tb[j].Name == ea.Name && tb[j].Mode == ea.Mode
-		if same && tb[j].Hash == ea.Hash {
-			continue
-		}
-		kid := n.kids[ea.Name]
-		if kid == nil || kid.pending == 0 {
-			continue
-		}
-		if same && ea.Mode == filemode.Dir && kid.kids != nil {
-			if err := tc.diff(kid, ea.Hash, tb[j].Hash, t, times); err != nil {
-				return err
+		var before *object.TreeEntry
+		if j < len(tb) && tb[j].Name == ea.Name && tb[j].Mode == ea.Mode {
+			if tb[j].Hash == ea.Hash {
+				continue
 			}
-			continue
+			before = &tb[j]
 		}
-		// Added here, changed, or changed kind (file, folder, link).
-		kid.settle(t, times)
+		if err := fn(ea, before); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -314,37 +328,16 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 	if a == b {
 		return nil
 	}
-	ta, err := tc.get(a)
-	if err != nil {
-		return err
-	}
-	var tb []object.TreeEntry
-	if !b.IsZero() {
-		if tb, err = tc.get(b); err != nil {
-			return err
-		}
-	}
-	j := 0
-	for _, ea := range ta {
-		for j < len(tb) && gitOrder(tb[j], ea) < 0 {
-			j++
-		}
-		same := j < len(tb) && tb[j].Name == ea.Name && tb[j].Mode == ea.Mode
-		if same && tb[j].Hash == ea.Hash {
-			continue
-		}
+	return tc.changed(a, b, func(ea object.TreeEntry, before *object.TreeEntry) error {
 		p := prefix + ea.Name
 		if ea.Mode == filemode.Dir {
 			var bh plumbing.Hash // zero: everything below is new
-			if same {
-				bh = tb[j].Hash
+			if before != nil {
+				bh = before.Hash
 			}
-			if err := tc.changedFiles(ea.Hash, bh, p+"/", out); err != nil {
-				return err
-			}
-			continue
+			return tc.changedFiles(ea.Hash, bh, p+"/", out)
 		}
 		out[p] = true
-	}
-	return nil
+		return nil
+	})
 }
