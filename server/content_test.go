@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -354,13 +353,6 @@ func TestDraftBranch(t *testing.T) {
 		return get(t, ts.URL+"/api/v1/content/posts/a?draft=true", dk).json(t)["title"] == "Alpha preview 2"
 	})
 }
-
-// clock is a settable time for the engine.
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) Now() time.Time   { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Set(t time.Time)  { c.ns.Store(t.UnixNano()) }
-func newClock(t time.Time) *clock { c := &clock{}; c.Set(t); return c }
 
 func TestScheduling(t *testing.T) {
 	repo := newRepo(t, map[string]string{

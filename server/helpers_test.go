@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,3 +236,12 @@ func eventually(t testing.TB, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// clock is a Now the test sets or moves by hand.
+type clock struct{ ns atomic.Int64 }
+
+func newClock(t time.Time) *clock { c := &clock{}; c.Set(t); return c }
+
+func (c *clock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
+func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }

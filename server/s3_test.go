@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,20 +26,6 @@ import (
 	"github.com/minio/minio-go/v7/pkg/signer"
 )
 
-// testClock is a Now the test moves by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // s3Env is a media library on a real S3 server (versitygw on loopback),
 // with the sidecars and the grants file on a temporary media root.
 type s3Env struct {
@@ -50,7 +35,7 @@ type s3Env struct {
 	lib    *media.Library
 	grants *grant.Store
 	root   string
-	clock  *testClock
+	clock  *clock
 	ttl    time.Duration
 }
 
@@ -62,7 +47,7 @@ func newS3Env(t *testing.T) *s3Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &s3Env{srv: srv, cfg: cfg, store: st, root: t.TempDir(), clock: &testClock{t: time.Now()}, ttl: time.Hour}
+	e := &s3Env{srv: srv, cfg: cfg, store: st, root: t.TempDir(), clock: newClock(time.Now()), ttl: time.Hour}
 	e.lib, err = media.Open(context.Background(), media.Config{
 		Root: e.root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadCloud,
 	})
