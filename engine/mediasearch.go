@@ -403,9 +403,6 @@ func (m *MediaSearch) Ready() bool {
 	return m.applied == m.queued
 }
 
-// ErrBadQuery is a search with nothing to search for.
-var ErrBadQuery = errors.New("search has no words")
-
 // MediaQuery is one search.
 type MediaQuery struct {
 	// Text is the words: every one must match (as a prefix) a word of the
