@@ -32,6 +32,9 @@ type AdoptInput struct {
 // ttl so that no other upload takes it before the confirm step. The
 // filename is sanitized as for Create, with the extension of mime.
 func (l *Library) PresignKey(filename, mime string, size int64, ttl time.Duration) (string, error) {
+	if l.cfg.ReadOnly {
+		return "", errReadOnly
+	}
 	if !Supported(mime) {
 		return "", errorf(ErrUnsupportedType, "unsupported file type %q", mime)
 	}
@@ -86,6 +89,9 @@ func checkAdoptKey(key string) error {
 // deleted, so a refused upload leaves nothing behind. Images get their
 // derivatives as on Create.
 func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
+	if l.cfg.ReadOnly {
+		return nil, errReadOnly
+	}
 	if err := checkAdoptKey(in.Key); err != nil {
 		return nil, err
 	}
@@ -237,6 +243,9 @@ func (l *Library) reserveDerivatives(key string, p *processed) []string {
 // presign grants across restarts calls Reserve for every outstanding grant
 // after Open, or a Create could pick the key of an upload still to come.
 func (l *Library) Reserve(key string, until time.Time) error {
+	if l.cfg.ReadOnly {
+		return errReadOnly
+	}
 	if err := checkAdoptKey(key); err != nil {
 		return err
 	}

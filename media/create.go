@@ -51,6 +51,9 @@ func checkText(field, s string, max int) error {
 // whole one: intent, original, derivatives, and the sidecar last; Open
 // deletes the objects of an intent whose sidecar never came.
 func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
+	if l.cfg.ReadOnly {
+		return nil, errReadOnly
+	}
 	folder, err := l.checkFolder(in.Folder)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,12 @@ var (
 	ErrFolderNotFound  = errors.New("folder not found")
 	ErrFolderNotEmpty  = errors.New("folder not empty")
 	ErrFolderExists    = errors.New("folder already exists")
+	// ErrReadOnly refuses a write to a library opened with Config.ReadOnly.
+	ErrReadOnly = errors.New("media library is read-only")
 )
+
+// errReadOnly is what every write of a read-only library returns.
+var errReadOnly = errorf(ErrReadOnly, "this folio serves media read-only: send writes to a box started without --read-only")
 
 // clientError wraps a sentinel with a message meant for the client. Error()
 // is the message alone, so the HTTP layer can show err.Error() as it is.

@@ -106,6 +106,9 @@ func (l *Library) folderExistsRLocked(p string) bool {
 // because items are in it, fails with ErrFolderExists, which the HTTP
 // layer answers with 409, as Strapi does for a duplicate folder name.
 func (l *Library) CreateFolder(p string) error {
+	if l.cfg.ReadOnly {
+		return errReadOnly
+	}
 	c, err := CleanFolder(p)
 	if err != nil {
 		return err
@@ -135,6 +138,9 @@ func (l *Library) CreateFolder(p string) error {
 // DeleteFolder deletes an empty folder: no item in it and no folder below
 // it. The root cannot be deleted.
 func (l *Library) DeleteFolder(p string) error {
+	if l.cfg.ReadOnly {
+		return errReadOnly
+	}
 	c, err := CleanFolder(p)
 	if err != nil {
 		return err

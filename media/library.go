@@ -41,6 +41,11 @@ type Config struct {
 	// search index can follow the library. Calls for one item arrive in
 	// the order of its writes. It receives a copy it may keep.
 	OnChange func(it *Item, deleted bool)
+	// ReadOnly opens the library for reading only: Open writes nothing
+	// (no temporary folder, no index cache, no crash recovery, no orphan
+	// sweep; those are the writer's work), and every write fails with
+	// ErrReadOnly.
+	ReadOnly bool
 }
 
 // Library is the media library: an in-memory index of every item, rebuilt
@@ -105,8 +110,10 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		return nil, fmt.Errorf("media: %w", err)
 	}
 	cfg.Root = abs
-	if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o755); err != nil {
-		return nil, fmt.Errorf("media: %w", err)
+	if !cfg.ReadOnly {
+		if err := os.MkdirAll(filepath.Join(abs, tmpDir), 0o755); err != nil {
+			return nil, fmt.Errorf("media: %w", err)
+		}
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
@@ -145,7 +152,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 // media root. Call it after the last write has returned.
 func (l *Library) Close() error {
 	l.mu.RLock()
-	changed := l.writes > 0
+	changed := l.writes > 0 && !l.cfg.ReadOnly
 	l.mu.RUnlock()
 	if changed {
 		l.SaveIndexCache()

@@ -65,6 +65,9 @@ func (l *Library) load(ctx context.Context) error {
 			switch {
 			case strings.HasPrefix(name, ".tmp-"):
 				// A sidecar write a crash interrupted before its rename.
+				if l.cfg.ReadOnly {
+					continue
+				}
 				l.root.Remove(filepath.FromSlash(m + "/" + metaDir + "/" + name))
 			case strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, "."):
 				// Not-regular files are refused by lstat in the workers.
@@ -142,7 +145,7 @@ func (l *Library) load(ctx context.Context) error {
 			rewrite = rewrite || fresh[i]
 		}
 	}
-	if rewrite {
+	if rewrite && !l.cfg.ReadOnly {
 		l.writeCache(entries)
 	}
 	for i, it := range parsed {
@@ -181,6 +184,9 @@ func (l *Library) load(ctx context.Context) error {
 		}
 	}
 
+	if l.cfg.ReadOnly {
+		return nil
+	}
 	if err := l.settleIntents(ctx); err != nil {
 		return err
 	}

@@ -18,6 +18,9 @@ type Patch struct {
 // Patch applies p to the item and rewrites its sidecar atomically. The
 // writes of one item are serialised; Version grows by one.
 func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) {
+	if l.cfg.ReadOnly {
+		return nil, errReadOnly
+	}
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -122,6 +125,9 @@ func (p Patch) check() error {
 // on the item is gone, and a crash can leave only orphan objects, which
 // the intent makes Open delete), then the original and its derivatives.
 func (l *Library) Delete(ctx context.Context, id string) error {
+	if l.cfg.ReadOnly {
+		return errReadOnly
+	}
 	if !ValidID(id) {
 		return errorf(ErrNotFound, "media item not found")
 	}

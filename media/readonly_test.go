@@ -1,0 +1,88 @@
+package media_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/folio-cms/folio/media"
+)
+
+// A read-only library serves what a writer left, refuses every write with
+// ErrReadOnly, and leaves the media root exactly as it found it.
+func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
+	e := newEnv(t)
+	l := e.open(t)
+	if err := l.CreateFolder("/x"); err != nil {
+		t.Fatal(err)
+	}
+	a := mustCreate(t, l, "a.png", pngBytes(t, 300, 200), "/x")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := treeOf(t, e.cfg.Root)
+
+	cfg := e.cfg
+	cfg.ReadOnly = true
+	ro, err := media.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := ro.Get(a.ID); !ok || got.Filename != "a.png" || len(got.Sizes) == 0 {
+		t.Fatalf("Get on read-only library = %+v, %v", got, ok)
+	}
+	ctx := context.Background()
+	writes := map[string]error{
+		"Create":       func() error { _, err := ro.Create(ctx, media.UploadInput{Filename: "b.png", Body: nil}); return err }(),
+		"Patch":        func() error { _, err := ro.Patch(ctx, a.ID, media.Patch{Alt: ptr("x")}); return err }(),
+		"Delete":       ro.Delete(ctx, a.ID),
+		"CreateFolder": ro.CreateFolder("/y"),
+		"DeleteFolder": ro.DeleteFolder("/x"),
+		"PresignKey":   func() error { _, err := ro.PresignKey("b.png", "image/png", 10, 0); return err }(),
+		"Adopt":        func() error { _, err := ro.Adopt(ctx, media.AdoptInput{}); return err }(),
+	}
+	for name, err := range writes {
+		if !errors.Is(err, media.ErrReadOnly) {
+			t.Errorf("%s on a read-only library: %v, want ErrReadOnly", name, err)
+		}
+	}
+	if err := ro.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := treeOf(t, e.cfg.Root); !equalTrees(before, after) {
+		t.Errorf("read-only library changed the media root:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// treeOf maps every path under root to its size and modification time.
+func treeOf(tb testing.TB, root string) map[string]string {
+	tb.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[rel] = fmt.Sprint(fi.Mode(), fi.ModTime().UnixNano(), fi.Size())
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func equalTrees(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
