@@ -1,0 +1,143 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/internal/objkey"
+)
+
+var _ media.StateStore = (*State)(nil)
+
+// State is the library's private state area in the bucket, under its own
+// prefix beside the site's public one (Config.StatePrefix), written with
+// S3 conditional writes (If-None-Match: * to create, If-Match to replace),
+// which AWS S3, MinIO, R2 and versitygw support.
+type State struct {
+	s      *Storage
+	prefix string // with a trailing slash
+}
+
+// DefaultStatePrefix is where the state of a site with prefix p lives:
+// "folio-state/<p>", outside "<p>/", so that making the site's prefix
+// publicly readable never exposes grants or unpublished metadata.
+func DefaultStatePrefix(p string) string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "folio-state"
+	}
+	return "folio-state/" + p
+}
+
+// State returns the state area at prefix (see DefaultStatePrefix). It
+// must not lie under the site's prefix.
+func (s *Storage) State(prefix string) (*State, error) {
+	prefix = strings.Trim(prefix, "/")
+	if err := objkey.Check(prefix); err != nil {
+		return nil, fmt.Errorf("s3 storage: state prefix: %w", err)
+	}
+	if site := s.cfg.Prefix; site == "" || prefix == site || strings.HasPrefix(prefix, site+"/") {
+		return nil, fmt.Errorf("s3 storage: the state prefix %q must lie outside the site's public prefix %q", prefix, site)
+	}
+	return &State{s: s, prefix: prefix + "/"}, nil
+}
+
+// Prefix is the state area's prefix in the bucket, with a trailing slash.
+func (st *State) Prefix() string { return st.prefix }
+
+// maxStateObject bounds what Get reads: checkpoints of large libraries are
+// the biggest state objects (about 300 bytes an item, compressed).
+const maxStateObject = 1 << 30
+
+func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
+	obj, err := st.s.client.GetObject(ctx, st.s.cfg.Bucket, st.prefix+key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, "", st.wrap(ctx, "get", key, err)
+	}
+	defer obj.Close()
+	info, err := obj.Stat()
+	if err != nil {
+		return nil, "", st.wrap(ctx, "get", key, err)
+	}
+	if info.Size > maxStateObject {
+		return nil, "", fmt.Errorf("s3 state: %q is %d bytes, over %d", key, info.Size, maxStateObject)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size))
+	if _, err := io.Copy(buf, obj); err != nil {
+		return nil, "", st.wrap(ctx, "get", key, err)
+	}
+	return buf.Bytes(), info.ETag, nil
+}
+
+func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
+	opts.SetMatchETagExcept("*")
+	return st.put(ctx, key, data, opts)
+}
+
+func (st *State) Replace(ctx context.Context, key string, data []byte, etag string) (string, error) {
+	if etag == "" || etag == "*" {
+		return "", fmt.Errorf("s3 state: replace %q: an etag is required", key)
+	}
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
+	opts.SetMatchETag(etag)
+	return st.put(ctx, key, data, opts)
+}
+
+func (st *State) put(ctx context.Context, key string, data []byte, opts minio.PutObjectOptions) (string, error) {
+	info, err := st.s.client.PutObject(ctx, st.s.cfg.Bucket, st.prefix+key, bytes.NewReader(data), int64(len(data)), opts)
+	if err != nil {
+		return "", st.wrap(ctx, "put", key, err)
+	}
+	return info.ETag, nil
+}
+
+func (st *State) Delete(ctx context.Context, key string) error {
+	err := st.s.client.RemoveObject(ctx, st.s.cfg.Bucket, st.prefix+key, minio.RemoveObjectOptions{})
+	if err != nil {
+		if err = st.wrap(ctx, "delete", key, err); errors.Is(err, media.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(media.StateObject) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := minio.ListObjectsOptions{Prefix: st.prefix + prefix, Recursive: true}
+	if startAfter != "" {
+		opts.StartAfter = st.prefix + startAfter
+	}
+	for obj := range st.s.client.ListObjects(ctx, st.s.cfg.Bucket, opts) {
+		if obj.Err != nil {
+			return st.wrap(ctx, "list", prefix, obj.Err)
+		}
+		o := media.StateObject{Key: strings.TrimPrefix(obj.Key, st.prefix), ETag: obj.ETag, LastModified: obj.LastModified}
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrap maps conditional-write failures to media.ErrPrecondition (412, and
+// the 409 AWS answers when two conditional writes of a key overlap) and
+// the rest as Storage.wrap does.
+func (st *State) wrap(ctx context.Context, op, key string, err error) error {
+	resp := minio.ToErrorResponse(err)
+	if ctx.Err() == nil && (resp.StatusCode == http.StatusPreconditionFailed || resp.Code == "PreconditionFailed" ||
+		resp.StatusCode == http.StatusConflict && resp.Code == "ConditionalRequestConflict") {
+		return fmt.Errorf("s3 state: %s %q: %w", op, key, media.ErrPrecondition)
+	}
+	return st.s.wrap(ctx, op, "state:"+key, err)
+}

@@ -1,0 +1,42 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrPrecondition is returned by a StateStore write whose condition failed:
+// the object exists (Create) or has changed since it was read (Replace).
+var ErrPrecondition = errors.New("media: state object changed concurrently")
+
+// StateStore is a private area of an object store, beside the media files
+// but never under their public prefix, where a library keeps its state
+// when several boxes share one bucket: sidecars, the folder list, key
+// claims, the change log and its checkpoints, presign grants. Every write
+// that could race another box's is a compare-and-swap (S3 conditional
+// writes). Keys are slash-separated and relative to the area.
+type StateStore interface {
+	// Get reads an object and the tag of this version of it;
+	// ErrNotExist when missing.
+	Get(ctx context.Context, key string) (data []byte, etag string, err error)
+	// Create writes an object that must not exist yet (If-None-Match: *);
+	// ErrPrecondition when it does.
+	Create(ctx context.Context, key string, data []byte) (etag string, err error)
+	// Replace writes an object whose current version is etag (If-Match);
+	// ErrPrecondition when it changed, ErrNotExist or ErrPrecondition when
+	// it is gone.
+	Replace(ctx context.Context, key string, data []byte, etag string) (newEtag string, err error)
+	// Delete removes an object; a missing one is not an error.
+	Delete(ctx context.Context, key string) error
+	// List calls fn for every object under prefix whose key sorts after
+	// startAfter ("" for all), in key order, until fn returns an error.
+	List(ctx context.Context, prefix, startAfter string, fn func(StateObject) error) error
+}
+
+// StateObject is one entry of a StateStore listing.
+type StateObject struct {
+	Key          string
+	ETag         string
+	LastModified time.Time
+}
