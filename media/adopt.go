@@ -31,7 +31,7 @@ type AdoptInput struct {
 // of type mime, unique in the current month folder, and reserves it for
 // ttl so that no other upload takes it before the confirm step. The
 // filename is sanitized as for Create, with the extension of mime.
-func (l *Library) PresignKey(filename, mime string, size int64, ttl time.Duration) (string, error) {
+func (l *Library) PresignKey(ctx context.Context, filename, mime string, size int64, ttl time.Duration) (string, error) {
 	if l.cfg.ReadOnly {
 		return "", errReadOnly
 	}
@@ -45,6 +45,32 @@ func (l *Library) PresignKey(filename, mime string, size int64, ttl time.Duratio
 		return "", errorf(ErrTooLarge, "file larger than %d bytes", l.cfg.MaxUploadBytes)
 	}
 	name := SanitizeFilename(filename, mime)
+	for range 64 {
+		key := l.reservePresignKey(name, ttl)
+		if l.sh == nil {
+			return key, nil
+		}
+		// Shared: the claim in the bucket holds the key on every box. Its
+		// owner is the grant, not yet an item.
+		err := l.claimKeys(ctx, "presign "+l.now().Add(ttl).UTC().Format(time.RFC3339), []string{key})
+		if err == nil {
+			return key, nil
+		}
+		l.release(key, nil)
+		var taken *errKeyTaken
+		if !errors.As(err, &taken) {
+			return "", err
+		}
+		l.mu.Lock()
+		l.reserveLocked(key, l.now().Add(time.Hour))
+		l.mu.Unlock()
+	}
+	return "", errors.New("media: no free name found")
+}
+
+// reservePresignKey picks the first free key for name in the current month
+// folder and reserves it for ttl.
+func (l *Library) reservePresignKey(name string, ttl time.Duration) string {
 	month := l.now().UTC().Format("2006/01")
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -68,7 +94,7 @@ func (l *Library) PresignKey(filename, mime string, size int64, ttl time.Duratio
 		// free then; only the original's key is reserved here.
 		if l.freeLocked(key) {
 			l.reserveLocked(key, l.now().Add(ttl))
-			return key, nil
+			return key
 		}
 	}
 }
@@ -180,9 +206,15 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 	if err != nil {
 		return nil, nil, err
 	}
+	id := newID()
 	dkeys := l.reserveDerivatives(in.Key, p)
+	if l.sh != nil {
+		if dkeys, err = l.claimDerivatives(ctx, id, in.Key, p, dkeys); err != nil {
+			return nil, dkeys, err
+		}
+	}
 	it := &Item{
-		ID:            newID(),
+		ID:            id,
 		Filename:      path.Base(in.Key),
 		MimeType:      mime,
 		Size:          size,
@@ -205,6 +237,9 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 		}
 	}
 	if err := l.store(ctx, it, nil, p, dkeys, false); err != nil {
+		if l.sh != nil {
+			l.releaseClaims(ctx, dkeys)
+		}
 		return nil, dkeys, err
 	}
 	return l.view(it), dkeys, nil
@@ -236,6 +271,28 @@ func (l *Library) reserveDerivatives(key string, p *processed) []string {
 			return dkeys
 		}
 	}
+}
+
+// claimDerivatives claims the derivative keys of an adopted original in
+// the bucket, naming them anew while another box holds one. dkeys are the
+// ones reserveDerivatives chose; the returned ones are reserved instead.
+func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *processed, dkeys []string) ([]string, error) {
+	for range 64 {
+		err := l.claimKeys(ctx, id, dkeys)
+		if err == nil {
+			return dkeys, nil
+		}
+		l.release("", dkeys)
+		var taken *errKeyTaken
+		if !errors.As(err, &taken) {
+			return nil, err
+		}
+		l.mu.Lock()
+		l.reserveLocked(taken.key, l.now().Add(time.Hour))
+		l.mu.Unlock()
+		dkeys = l.reserveDerivatives(key, p)
+	}
+	return nil, errors.New("media: no free name found")
 }
 
 // Reserve holds key until the given time, as PresignKey does, so that no

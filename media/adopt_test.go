@@ -28,7 +28,7 @@ func TestLibrary_Adopt(t *testing.T) {
 		e := newEnv(t)
 		l := e.open(t)
 		body := pngBytes(t, 500, 250)
-		key, err := l.PresignKey("../My Pic.png", "image/png", int64(len(body)), time.Hour)
+		key, err := l.PresignKey(context.Background(), "../My Pic.png", "image/png", int64(len(body)), time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestLibrary_Adopt(t *testing.T) {
 			t.Errorf("key %q", key)
 		}
 		// The key is reserved: a second grant for the same name differs.
-		if k2, _ := l.PresignKey("My Pic.png", "image/png", 5, time.Hour); k2 == key {
+		if k2, _ := l.PresignKey(context.Background(), "My Pic.png", "image/png", 5, time.Hour); k2 == key {
 			t.Error("two grants for one key")
 		}
 		put(t, e, key, body)
@@ -129,7 +129,7 @@ func TestLibrary_Adopt(t *testing.T) {
 		if it := mustCreate(t, l, "a.pdf", pdfBytes, ""); it.Key == "2026/03/a.pdf" {
 			t.Error("Create took a reserved key")
 		}
-		if k, _ := l.PresignKey("a.pdf", "application/pdf", 10, time.Hour); k == "2026/03/a.pdf" {
+		if k, _ := l.PresignKey(context.Background(), "a.pdf", "application/pdf", 10, time.Hour); k == "2026/03/a.pdf" {
 			t.Error("PresignKey gave a reserved key")
 		}
 		for _, bad := range []string{"../a.pdf", "a.pdf", "2026/03/.meta/a.pdf.yaml"} {
@@ -155,7 +155,7 @@ func TestLibrary_Adopt(t *testing.T) {
 			{"image/png", -5, media.ErrBadInput},
 			{"image/png", media.DefaultMaxUploadLocal + 1, media.ErrTooLarge},
 		} {
-			if _, err := l.PresignKey("a.png", tc.mime, tc.size, time.Hour); !errors.Is(err, tc.want) {
+			if _, err := l.PresignKey(context.Background(), "a.png", tc.mime, tc.size, time.Hour); !errors.Is(err, tc.want) {
 				t.Errorf("%s %d: %v, want %v", tc.mime, tc.size, err, tc.want)
 			}
 		}

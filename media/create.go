@@ -82,7 +82,16 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		return nil, err
 	}
 	name := SanitizeFilename(in.Filename, mime)
-	key, dkeys := l.reserveName(name, p)
+	id := newID()
+	var key string
+	var dkeys []string
+	if l.sh != nil {
+		if key, dkeys, err = l.reserveShared(ctx, id, name, p); err != nil {
+			return nil, err
+		}
+	} else {
+		key, dkeys = l.reserveName(name, p)
+	}
 	defer l.release(key, dkeys)
 
 	var body io.Reader = io.NewSectionReader(f, 0, size)
@@ -90,7 +99,7 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		body, size = bytes.NewReader(p.svg), int64(len(p.svg))
 	}
 	it := &Item{
-		ID:            newID(),
+		ID:            id,
 		Filename:      path.Base(key),
 		MimeType:      mime,
 		Size:          size,
@@ -107,6 +116,9 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		Version:       1,
 	}
 	if err := l.store(ctx, it, body, p, dkeys, true); err != nil {
+		if l.sh != nil {
+			l.releaseClaims(ctx, append([]string{key}, dkeys...))
+		}
 		return nil, err
 	}
 	return l.view(it), nil
@@ -158,12 +170,12 @@ func (l *Library) store(ctx context.Context, it *Item, original io.Reader, p *pr
 		}
 		it.Sizes = append(it.Sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
 	}
-	return l.commitNew(it)
+	return l.commitNew(ctx, it)
 }
 
 // commitNew writes the sidecar of a new item and adds it to the index,
 // after checking, under the folder read lock, that its folder still exists.
-func (l *Library) commitNew(it *Item) error {
+func (l *Library) commitNew(ctx context.Context, it *Item) error {
 	l.folderMu.RLock()
 	defer l.folderMu.RUnlock()
 	l.mu.RLock()
@@ -171,6 +183,9 @@ func (l *Library) commitNew(it *Item) error {
 	l.mu.RUnlock()
 	if !ok {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
+	}
+	if l.sh != nil {
+		return l.commitShared(ctx, it)
 	}
 	data, err := encodeSidecar(it)
 	if err != nil {

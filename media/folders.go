@@ -1,10 +1,12 @@
 package media
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -113,26 +115,20 @@ func (l *Library) CreateFolder(p string) error {
 	if err != nil {
 		return err
 	}
-	l.folderMu.Lock()
-	defer l.folderMu.Unlock()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.folderExistsRLocked(c) {
-		return errorf(ErrFolderExists, "folder %s already exists", c)
-	}
-	next := make(map[string]bool, len(l.explicit)+1)
-	for q := range l.explicit {
-		next[q] = true
-	}
-	next[c] = true
-	for _, q := range folderParents(c) {
-		next[q] = true
-	}
-	if err := l.saveFoldersLocked(next); err != nil {
-		return fmt.Errorf("media: save folders: %w", err)
-	}
-	l.explicit = next
-	return nil
+	return l.changeFolders(func(explicit map[string]bool) (map[string]bool, error) {
+		if l.folderExistsRLocked(c) {
+			return nil, errorf(ErrFolderExists, "folder %s already exists", c)
+		}
+		next := make(map[string]bool, len(explicit)+1)
+		for q := range explicit {
+			next[q] = true
+		}
+		next[c] = true
+		for _, q := range folderParents(c) {
+			next[q] = true
+		}
+		return next, nil
+	})
 }
 
 // DeleteFolder deletes an empty folder: no item in it and no folder below
@@ -148,31 +144,53 @@ func (l *Library) DeleteFolder(p string) error {
 	if c == RootFolder {
 		return errorf(ErrBadInput, "the root folder cannot be deleted")
 	}
+	return l.changeFolders(func(explicit map[string]bool) (map[string]bool, error) {
+		if !l.folderExistsRLocked(c) {
+			return nil, errorf(ErrFolderNotFound, "folder %s not found", c)
+		}
+		if l.inFolder[c] > 0 {
+			return nil, errorf(ErrFolderNotEmpty, "folder %s is not empty", c)
+		}
+		for q := range explicit {
+			if below(q, c) {
+				return nil, errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
+			}
+		}
+		for q := range l.inFolder {
+			if below(q, c) {
+				return nil, errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
+			}
+		}
+		next := make(map[string]bool, len(explicit))
+		for q := range explicit {
+			if q != c {
+				next[q] = true
+			}
+		}
+		return next, nil
+	})
+}
+
+// folderWriteTimeout bounds a folder change of a shared library, whose
+// methods take no context.
+const folderWriteTimeout = 30 * time.Second
+
+// changeFolders replaces the explicit folders with what edit makes of
+// them; edit runs with l.mu held and may refuse. Folder changes are
+// ordered against item writes by folderMu.
+func (l *Library) changeFolders(edit func(explicit map[string]bool) (map[string]bool, error)) error {
 	l.folderMu.Lock()
 	defer l.folderMu.Unlock()
+	if l.sh != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), folderWriteTimeout)
+		defer cancel()
+		return l.foldersShared(ctx, edit)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.folderExistsRLocked(c) {
-		return errorf(ErrFolderNotFound, "folder %s not found", c)
-	}
-	if l.inFolder[c] > 0 {
-		return errorf(ErrFolderNotEmpty, "folder %s is not empty", c)
-	}
-	for q := range l.explicit {
-		if below(q, c) {
-			return errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
-		}
-	}
-	for q := range l.inFolder {
-		if below(q, c) {
-			return errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
-		}
-	}
-	next := make(map[string]bool, len(l.explicit))
-	for q := range l.explicit {
-		if q != c {
-			next[q] = true
-		}
+	next, err := edit(l.explicit)
+	if err != nil {
+		return err
 	}
 	if err := l.saveFoldersLocked(next); err != nil {
 		return fmt.Errorf("media: save folders: %w", err)

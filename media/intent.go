@@ -30,9 +30,10 @@ type intent struct {
 const intentPrefix = "intent-"
 
 func (l *Library) writeIntent(in intent) (name string, err error) {
-	if l.sweeps {
+	if l.sweeps || l.sh != nil {
 		// Local storage under the media root: Open's sweep finds every
-		// unclaimed file anyway, so the two fsyncs of an intent buy nothing.
+		// unclaimed file anyway, so the two fsyncs of an intent buy
+		// nothing. A shared library's claims in the bucket are its intents.
 		return "", nil
 	}
 	data, err := yaml.Marshal(&in)

@@ -46,6 +46,13 @@ type Config struct {
 	// sweep; those are the writer's work), and every write fails with
 	// ErrReadOnly.
 	ReadOnly bool
+	// State, when set, makes the library shared: its sidecars, folders,
+	// claims and change log live in this store (a private area of the
+	// bucket), Root only holds temporary files, and the library follows
+	// the writes of other boxes every PollInterval (default
+	// DefaultPollInterval). See shared.go.
+	State        StateStore
+	PollInterval time.Duration
 }
 
 // Library is the media library: an in-memory index of every item, rebuilt
@@ -74,6 +81,8 @@ type Library struct {
 	orders   map[string][]*Item // cached sort orders, dropped on every write (orderMu and mu held)
 	orderMu  sync.Mutex
 	locks    map[string]*sync.Mutex
+	// sh is the state of a shared library (Config.State); nil otherwise.
+	sh *sharedState
 	// writes counts index changes since Open, so Close rewrites the index
 	// cache only when something changed.
 	writes int
@@ -132,6 +141,13 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		orders:   map[string][]*Item{},
 		locks:    map[string]*sync.Mutex{},
 	}
+	if cfg.State != nil {
+		if err := l.openShared(ctx); err != nil {
+			root.Close()
+			return nil, err
+		}
+		return l, nil
+	}
 	if lr, ok := cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == abs {
 		l.sweeps = true
 	}
@@ -151,8 +167,9 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 // Close saves the index cache for a fast next start and releases the
 // media root. Call it after the last write has returned.
 func (l *Library) Close() error {
+	l.closeShared()
 	l.mu.RLock()
-	changed := l.writes > 0 && !l.cfg.ReadOnly
+	changed := l.writes > 0 && !l.cfg.ReadOnly && l.sh == nil
 	l.mu.RUnlock()
 	if changed {
 		l.SaveIndexCache()

@@ -47,6 +47,15 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if l.sh != nil {
+		l.mu.RLock()
+		folderOK := p.Folder == nil || l.folderExistsRLocked(folder)
+		l.mu.RUnlock()
+		if !folderOK {
+			return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
+		}
+		return l.patchShared(ctx, id, p, func(next *Item) { p.apply(next, folder) })
+	}
 	l.mu.RLock()
 	cur, ok := l.items[id]
 	folderOK := p.Folder == nil || l.folderExistsRLocked(folder)
@@ -61,24 +70,7 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 		return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
 	}
 	next := *cur
-	if p.Alt != nil {
-		next.Alt = *p.Alt
-	}
-	if p.Title != nil {
-		next.Title = *p.Title
-	}
-	if p.Description != nil {
-		next.Description = *p.Description
-	}
-	if p.Folder != nil {
-		next.Folder = folder
-	}
-	if p.FocalX != nil {
-		next.FocalX = *p.FocalX
-	}
-	if p.FocalY != nil {
-		next.FocalY = *p.FocalY
-	}
+	p.apply(&next, folder)
 	next.Version++
 	data, err := encodeSidecar(&next)
 	if err != nil {
@@ -93,6 +85,28 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	l.mu.Unlock()
 	l.changed(&next, false)
 	return l.view(&next), nil
+}
+
+// apply sets the fields p changes; folder is p.Folder cleaned.
+func (p Patch) apply(it *Item, folder string) {
+	if p.Alt != nil {
+		it.Alt = *p.Alt
+	}
+	if p.Title != nil {
+		it.Title = *p.Title
+	}
+	if p.Description != nil {
+		it.Description = *p.Description
+	}
+	if p.Folder != nil {
+		it.Folder = folder
+	}
+	if p.FocalX != nil {
+		it.FocalX = *p.FocalX
+	}
+	if p.FocalY != nil {
+		it.FocalY = *p.FocalY
+	}
 }
 
 func (p Patch) check() error {
@@ -133,6 +147,9 @@ func (l *Library) Delete(ctx context.Context, id string) error {
 	}
 	unlock := l.lockItem(id)
 	defer unlock()
+	if l.sh != nil {
+		return l.deleteShared(ctx, id)
+	}
 	l.mu.RLock()
 	it, ok := l.items[id]
 	l.mu.RUnlock()

@@ -41,7 +41,7 @@ func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
 		"Delete":       ro.Delete(ctx, a.ID),
 		"CreateFolder": ro.CreateFolder("/y"),
 		"DeleteFolder": ro.DeleteFolder("/x"),
-		"PresignKey":   func() error { _, err := ro.PresignKey("b.png", "image/png", 10, 0); return err }(),
+		"PresignKey":   func() error { _, err := ro.PresignKey(context.Background(), "b.png", "image/png", 10, 0); return err }(),
 		"Adopt":        func() error { _, err := ro.Adopt(ctx, media.AdoptInput{}); return err }(),
 	}
 	for name, err := range writes {

@@ -137,7 +137,7 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		if try == presignKeyTries {
 			return errors.New("presign: no free key")
 		}
-		if key, err = s.media.PresignKey(req.Filename, req.MimeType, req.Size, ttl); err != nil {
+		if key, err = s.media.PresignKey(r.Context(), req.Filename, req.MimeType, req.Size, ttl); err != nil {
 			return mediaError(err)
 		}
 		if !s.grants.Pending(key) {

@@ -1,0 +1,992 @@
+package media
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/folio-cms/folio/media/internal/objkey"
+)
+
+// A shared library keeps everything it knows in a StateStore (Config.State)
+// so that any number of boxes can serve one bucket, and any of them can
+// die: the media root on local disk only holds upload temporary files.
+//
+// Layout of the state area (keys relative to it):
+//
+//	items/<id>.yaml           one sidecar per item: the truth, and the
+//	                          compare-and-swap point of its writes
+//	folders.yaml              the explicitly created folders, with a version
+//	claims/<lower-cased key>  one per storage key an item (or a pending
+//	                          presigned upload) owns: created if absent, so
+//	                          two boxes never store two files under one key
+//	log/<20-digit seq>        the change log: each write's outcome, created
+//	                          if absent at the next free number, so the
+//	                          entries are totally ordered (Delta Lake style)
+//	checkpoints/<20-digit seq>.gob.gz
+//	                          the whole library as of a log entry, so a box
+//	                          with an empty disk starts from one object
+//
+// Every box applies the log in order (polling with StartAfter); the
+// sidecars decide every race (If-Match), and the log carries their
+// outcomes to the other boxes. A box that finds a gap in the log (its
+// entries were compacted away) reloads from the newest checkpoint.
+const (
+	stateItems       = "items/"
+	stateFolders     = "folders.yaml"
+	stateClaims      = "claims/"
+	stateLog         = "log/"
+	stateCheckpoints = "checkpoints/"
+)
+
+// Defaults of the shared library's background work.
+const (
+	DefaultPollInterval = 500 * time.Millisecond
+	// checkpointEvery is how many log entries a writer lets pass before it
+	// writes a checkpoint; checkpointAge bounds how old the newest one
+	// gets while entries keep coming.
+	checkpointEvery = 1000
+	checkpointAge   = 10 * time.Minute
+	// logRetain keeps compacted log entries this long, so a box that is
+	// polling behind a compaction still finds them.
+	logRetain = 10 * time.Minute
+	// tombRetain is how long a deleted id is remembered, so that a late
+	// log entry of an item's earlier write cannot bring it back.
+	tombRetain = 7 * 24 * time.Hour
+	// casRetries bounds the compare-and-swap loops of one write.
+	casRetries = 16
+)
+
+func itemStateKey(id string) string { return stateItems + id + ".yaml" }
+func claimStateKey(key string) string {
+	return stateClaims + claimKey(key)
+}
+func logStateKey(seq int64) string { return fmt.Sprintf("%s%020d", stateLog, seq) }
+func checkpointStateKey(seq int64) string {
+	return fmt.Sprintf("%s%020d.gob.gz", stateCheckpoints, seq)
+}
+
+// seqOf parses the sequence number at the end of a log or checkpoint key.
+func seqOf(key, prefix string) (int64, bool) {
+	s := strings.TrimSuffix(strings.TrimPrefix(key, prefix), ".gob.gz")
+	if len(s) != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n > 0
+}
+
+// Log entry operations.
+const (
+	opPut     = "put"
+	opDelete  = "delete"
+	opFolders = "folders"
+	// opRescan tells every box to re-read every sidecar: written after a
+	// migration, whose items have no entries of their own.
+	opRescan = "rescan"
+)
+
+// logEntry is one change, as its writer committed it.
+type logEntry struct {
+	Op   string
+	Item *Item // opPut: the item as written; opDelete: the item deleted
+	// Folders and FoldersVersion are the folder list as written (opFolders).
+	Folders        []string
+	FoldersVersion int
+	At             time.Time
+	// Box and Nonce identify the writer and the write, so that a writer
+	// whose create was retried can recognise its own entry.
+	Box, Nonce string
+}
+
+// foldersState is the folders.yaml document.
+type foldersState struct {
+	Version int      `yaml:"version"`
+	Folders []string `yaml:"folders"`
+}
+
+// checkpointDoc is the whole library as of log entry Seq.
+type checkpointDoc struct {
+	Seq            int64
+	Items          []Item
+	Folders        []string
+	FoldersVersion int
+	Tombs          map[string]time.Time
+	At             time.Time
+}
+
+// sharedState is what a shared library knows beyond the items: l.mu
+// guards it.
+type sharedState struct {
+	st  StateStore
+	box string
+	// seq is the last log entry applied.
+	seq int64
+	// foldersVersion is the version of the folder list in l.explicit.
+	foldersVersion int
+	// tombs are the ids deleted, with when.
+	tombs map[string]time.Time
+	// checkpointSeq and checkpointAt describe the newest checkpoint known.
+	checkpointSeq int64
+	checkpointAt  time.Time
+
+	poll time.Duration
+	stop chan struct{}
+	done chan struct{}
+	// loopMu serialises the poller's work with Sync.
+	loopMu sync.Mutex
+}
+
+func encodeGob(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeSharedSidecar parses items/<id>.yaml and checks it as
+// decodeSidecar checks a local one: its id is its name, its keys are
+// library keys, its derivatives beside its original.
+func decodeSharedSidecar(id string, data []byte) (*Item, error) {
+	var it Item
+	if err := yaml.Unmarshal(data, &it); err != nil {
+		return nil, err
+	}
+	switch {
+	case !ValidID(it.ID) || it.ID != id:
+		return nil, fmt.Errorf("id %q does not match the sidecar's name %q", it.ID, id)
+	case checkAdoptKey(it.Key) != nil:
+		return nil, fmt.Errorf("invalid key %q", it.Key)
+	case it.Size < 0:
+		return nil, fmt.Errorf("negative size")
+	}
+	folder, err := CleanFolder(it.Folder)
+	if err != nil {
+		return nil, fmt.Errorf("folder %q: %v", it.Folder, err)
+	}
+	it.Folder = folder
+	for _, s := range it.Sizes {
+		if objkey.Check(s.Key) != nil || path.Dir(s.Key) != path.Dir(it.Key) {
+			return nil, fmt.Errorf("invalid derivative key %q", s.Key)
+		}
+	}
+	return &it, nil
+}
+
+// checkEntryItem applies the sidecar checks to an item carried by a log
+// entry or a checkpoint.
+func checkEntryItem(it *Item) error {
+	if it == nil {
+		return errors.New("no item")
+	}
+	data, err := encodeSidecar(it)
+	if err != nil {
+		return err
+	}
+	_, err = decodeSharedSidecar(it.ID, data)
+	return err
+}
+
+// openShared loads a shared library: the newest checkpoint, else every
+// sidecar, then the log after it; and starts following the log.
+func (l *Library) openShared(ctx context.Context) error {
+	l.sh = &sharedState{
+		st:    l.cfg.State,
+		box:   rand.Text()[:12],
+		tombs: map[string]time.Time{},
+		poll:  l.cfg.PollInterval,
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	if l.sh.poll <= 0 {
+		l.sh.poll = DefaultPollInterval
+	}
+	if !l.cfg.ReadOnly {
+		if err := l.migrateLocal(ctx); err != nil {
+			return err
+		}
+	}
+	loaded, err := l.loadCheckpoint(ctx, 0)
+	if err != nil {
+		return err
+	}
+	if !loaded {
+		if err := l.rescan(ctx); err != nil {
+			return err
+		}
+	}
+	if err := l.tail(ctx); err != nil {
+		return err
+	}
+	go l.follow()
+	return nil
+}
+
+// closeShared stops following the log.
+func (l *Library) closeShared() {
+	if l.sh == nil {
+		return
+	}
+	select {
+	case <-l.sh.stop:
+	default:
+		close(l.sh.stop)
+	}
+	<-l.sh.done
+}
+
+// follow polls the log until Close; writers also write checkpoints and
+// compact the log.
+func (l *Library) follow() {
+	defer close(l.sh.done)
+	t := time.NewTicker(l.sh.poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.sh.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		go func() {
+			select {
+			case <-l.sh.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if err := l.Sync(ctx); err != nil && ctx.Err() == nil {
+			l.log.Warn("media: following the shared library's log failed; retrying", "err", err)
+		}
+		if !l.cfg.ReadOnly && ctx.Err() == nil {
+			if err := l.maybeCheckpoint(ctx); err != nil && ctx.Err() == nil {
+				l.log.Warn("media: checkpoint failed", "err", err)
+			}
+		}
+		cancel()
+	}
+}
+
+// Sync applies the changes other boxes made since the last call. A shared
+// library calls it by itself every poll interval; tests and tools call it
+// to catch up at once. It is a no-op on an unshared library.
+func (l *Library) Sync(ctx context.Context) error {
+	if l.sh == nil {
+		return nil
+	}
+	return l.tail(ctx)
+}
+
+// tail applies the log entries after the last one applied.
+func (l *Library) tail(ctx context.Context) error {
+	l.sh.loopMu.Lock()
+	defer l.sh.loopMu.Unlock()
+	l.mu.RLock()
+	seq := l.sh.seq
+	l.mu.RUnlock()
+	var keys []string
+	err := l.sh.st.List(ctx, stateLog, logStateKey(seq), func(o StateObject) error {
+		keys = append(keys, o.Key)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		n, ok := seqOf(k, stateLog)
+		if !ok {
+			continue
+		}
+		if n != seq+1 {
+			// The entries between were compacted: start again from the
+			// newest checkpoint, which covers them.
+			l.log.Info("media: behind the log's compaction; reloading from a checkpoint", "at", seq, "next", n)
+			loaded, err := l.loadCheckpointLocked(ctx, seq+1)
+			if err != nil {
+				return err
+			}
+			if !loaded {
+				if err := l.rescanLocked(ctx); err != nil {
+					return err
+				}
+			}
+			return nil // the next call goes on from there
+		}
+		data, _, err := l.sh.st.Get(ctx, k)
+		if errors.Is(err, ErrNotExist) {
+			return nil // compacted just now; the next call reloads
+		}
+		if err != nil {
+			return err
+		}
+		var e logEntry
+		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&e); err != nil {
+			l.log.Error("media: corrupt log entry skipped", "entry", k, "err", err)
+		} else if e.Op == opRescan {
+			if err := l.rescanLocked(ctx); err != nil {
+				return err
+			}
+		} else {
+			l.apply(&e)
+		}
+		l.mu.Lock()
+		l.sh.seq = n
+		l.mu.Unlock()
+		seq = n
+	}
+	return nil
+}
+
+// apply makes one log entry's change in the index, unless the index holds
+// it already or something newer (entries of one item can reach the log out
+// of the order their sidecar writes won in; Version orders them).
+func (l *Library) apply(e *logEntry) {
+	switch e.Op {
+	case opPut:
+		if err := checkEntryItem(e.Item); err != nil {
+			l.log.Error("media: invalid item in the log skipped", "err", err)
+			return
+		}
+		it := *e.Item
+		l.mu.Lock()
+		if _, gone := l.sh.tombs[it.ID]; gone {
+			l.mu.Unlock()
+			return
+		}
+		cur, ok := l.items[it.ID]
+		if ok && cur.Version >= it.Version {
+			l.mu.Unlock()
+			return
+		}
+		if ok {
+			l.removeLocked(cur)
+		}
+		l.addLocked(&it)
+		l.mu.Unlock()
+		l.changed(&it, false)
+	case opDelete:
+		if e.Item == nil || !ValidID(e.Item.ID) {
+			return
+		}
+		l.mu.Lock()
+		l.sh.tombs[e.Item.ID] = e.At
+		cur, ok := l.items[e.Item.ID]
+		if ok {
+			l.removeLocked(cur)
+			delete(l.locks, cur.ID)
+		}
+		l.mu.Unlock()
+		if ok {
+			l.changed(cur, true)
+		}
+	case opFolders:
+		l.setFolders(e.Folders, e.FoldersVersion)
+	}
+}
+
+// setFolders replaces the explicit folders with a newer version.
+func (l *Library) setFolders(folders []string, version int) {
+	next := map[string]bool{}
+	for _, p := range folders {
+		if c, err := CleanFolder(p); err == nil && c != RootFolder {
+			next[c] = true
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if version <= l.sh.foldersVersion {
+		return
+	}
+	l.explicit = next
+	l.sh.foldersVersion = version
+	clear(l.orders)
+}
+
+// appendLog writes e at the next free place of the log. The write has
+// already been committed to its sidecar: failing here delays other boxes
+// until the next rescan or checkpoint, so the failure is logged, not
+// returned.
+func (l *Library) appendLog(ctx context.Context, e logEntry) {
+	e.At = l.now().UTC()
+	e.Box, e.Nonce = l.sh.box, rand.Text()
+	data, err := encodeGob(&e)
+	if err == nil {
+		err = l.appendLogData(context.WithoutCancel(ctx), data)
+	}
+	if err != nil {
+		l.log.Error("media: change not written to the shared log; other boxes see it at their next rescan", "op", e.Op, "err", err)
+	}
+}
+
+func (l *Library) appendLogData(ctx context.Context, data []byte) error {
+	l.mu.RLock()
+	seq := l.sh.seq + 1
+	l.mu.RUnlock()
+	for range 1000 {
+		_, err := l.sh.st.Create(ctx, logStateKey(seq), data)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, ErrPrecondition) {
+			return err
+		}
+		// Taken, by another write or by our own retried request. Ours if
+		// the bytes are ours; else jump to the end of the log.
+		if got, _, gerr := l.sh.st.Get(ctx, logStateKey(seq)); gerr == nil && bytes.Equal(got, data) {
+			return nil
+		}
+		last := seq
+		if err := l.sh.st.List(ctx, stateLog, logStateKey(seq), func(o StateObject) error {
+			if n, ok := seqOf(o.Key, stateLog); ok {
+				last = n
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		seq = last + 1
+	}
+	return errors.New("media: no free place in the shared log")
+}
+
+// rescan reads every sidecar and the folder list, and replaces the index
+// with what they say. The log position is taken first, so entries written
+// during the scan are applied again after it (which is harmless).
+func (l *Library) rescan(ctx context.Context) error {
+	l.sh.loopMu.Lock()
+	defer l.sh.loopMu.Unlock()
+	return l.rescanLocked(ctx)
+}
+
+func (l *Library) rescanLocked(ctx context.Context) error {
+	var last int64
+	if err := l.sh.st.List(ctx, stateLog, "", func(o StateObject) error {
+		if n, ok := seqOf(o.Key, stateLog); ok {
+			last = n
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var ids []string
+	if err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
+			ids = append(ids, id)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	items := make([]*Item, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 32 {
+		wg.Go(func() {
+			for i := range next {
+				data, _, err := l.sh.st.Get(ctx, itemStateKey(ids[i]))
+				if errors.Is(err, ErrNotExist) {
+					continue // deleted meanwhile
+				}
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				it, err := decodeSharedSidecar(ids[i], data)
+				if err != nil {
+					l.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", ids[i], "err", err)
+					continue
+				}
+				items[i] = it
+			}
+		})
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	fs, _, err := l.readFolders(ctx)
+	if err != nil {
+		return err
+	}
+	l.replaceAll(items, fs.Folders, fs.Version, nil, last)
+	return nil
+}
+
+// readFolders reads folders.yaml; a missing one is an empty list.
+func (l *Library) readFolders(ctx context.Context) (foldersState, string, error) {
+	data, etag, err := l.sh.st.Get(ctx, stateFolders)
+	if errors.Is(err, ErrNotExist) {
+		return foldersState{}, "", nil
+	}
+	if err != nil {
+		return foldersState{}, "", err
+	}
+	var fs foldersState
+	if err := yaml.Unmarshal(data, &fs); err != nil {
+		return foldersState{}, "", fmt.Errorf("media: %s does not parse: %w", stateFolders, err)
+	}
+	return fs, etag, nil
+}
+
+// replaceAll makes the index what items say, as of log entry seq, and
+// tells OnChange what changed: an item added or changed, or deleted.
+func (l *Library) replaceAll(items []*Item, folders []string, foldersVersion int, tombs map[string]time.Time, seq int64) {
+	var changed, deleted []*Item
+	l.mu.Lock()
+	seen := make(map[string]bool, len(items))
+	for _, it := range items {
+		if it == nil || seen[it.ID] {
+			continue
+		}
+		seen[it.ID] = true
+		cur, ok := l.items[it.ID]
+		if ok && cur.Version >= it.Version {
+			continue
+		}
+		conflict := false
+		for _, k := range itemKeys(it) {
+			if owner, taken := l.claimed[claimKey(k)]; taken && owner != it.ID {
+				conflict = true
+			}
+		}
+		if conflict {
+			l.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
+			continue
+		}
+		if ok {
+			l.removeLocked(cur)
+		}
+		l.addLocked(it)
+		changed = append(changed, it)
+	}
+	for id, cur := range l.items {
+		if !seen[id] {
+			l.removeLocked(cur)
+			deleted = append(deleted, cur)
+		}
+	}
+	for id, at := range tombs {
+		l.sh.tombs[id] = at
+	}
+	l.sh.seq = seq
+	l.sh.foldersVersion = -1 // what was read replaces what was known
+	l.mu.Unlock()
+	l.setFolders(folders, max(foldersVersion, 0))
+	for _, it := range deleted {
+		l.changed(it, true)
+	}
+	for _, it := range changed {
+		l.changed(it, false)
+	}
+}
+
+// loadCheckpoint replaces the index with the newest checkpoint, if there
+// is one at or after minSeq. It reports whether it found one.
+func (l *Library) loadCheckpoint(ctx context.Context, minSeq int64) (bool, error) {
+	l.sh.loopMu.Lock()
+	defer l.sh.loopMu.Unlock()
+	return l.loadCheckpointLocked(ctx, minSeq)
+}
+
+func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool, error) {
+	newest, err := l.checkpoints(ctx)
+	if err != nil {
+		return false, err
+	}
+	for i := len(newest) - 1; i >= 0; i-- {
+		if newest[i] < minSeq {
+			break
+		}
+		doc, err := l.readCheckpoint(ctx, newest[i])
+		if errors.Is(err, ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			l.log.Error("media: checkpoint unreadable; trying an older one", "seq", newest[i], "err", err)
+			continue
+		}
+		items := make([]*Item, 0, len(doc.Items))
+		for i := range doc.Items {
+			if err := checkEntryItem(&doc.Items[i]); err != nil {
+				l.log.Error("media: invalid item in a checkpoint skipped", "id", doc.Items[i].ID, "err", err)
+				continue
+			}
+			items = append(items, &doc.Items[i])
+		}
+		l.replaceAll(items, doc.Folders, doc.FoldersVersion, doc.Tombs, doc.Seq)
+		l.mu.Lock()
+		l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
+		l.mu.Unlock()
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkpoints lists the sequence numbers of the checkpoints, oldest first.
+func (l *Library) checkpoints(ctx context.Context) ([]int64, error) {
+	var out []int64
+	err := l.sh.st.List(ctx, stateCheckpoints, "", func(o StateObject) error {
+		if n, ok := seqOf(o.Key, stateCheckpoints); ok {
+			out = append(out, n)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+func (l *Library) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc, error) {
+	data, _, err := l.sh.st.Get(ctx, checkpointStateKey(seq))
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var doc checkpointDoc
+	if err := gob.NewDecoder(zr).Decode(&doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// maybeCheckpoint writes a checkpoint when the log has grown enough since
+// the newest one, then compacts.
+func (l *Library) maybeCheckpoint(ctx context.Context) error {
+	l.mu.RLock()
+	behind := l.sh.seq - l.sh.checkpointSeq
+	old := l.now().Sub(l.sh.checkpointAt) > checkpointAge
+	l.mu.RUnlock()
+	if behind <= 0 || (behind < checkpointEvery && !old) {
+		return nil
+	}
+	return l.Checkpoint(ctx)
+}
+
+// Checkpoint writes the whole library, as of the last log entry applied,
+// as one object, so that a new box starts from it instead of reading every
+// sidecar; then it deletes the log entries and checkpoints that the one
+// before it covers (kept for logRetain, for boxes polling behind).
+func (l *Library) Checkpoint(ctx context.Context) error {
+	if l.sh == nil || l.cfg.ReadOnly {
+		return nil
+	}
+	l.sh.loopMu.Lock()
+	defer l.sh.loopMu.Unlock()
+	l.mu.RLock()
+	doc := checkpointDoc{
+		Seq:            l.sh.seq,
+		Items:          make([]Item, 0, len(l.items)),
+		FoldersVersion: l.sh.foldersVersion,
+		Tombs:          make(map[string]time.Time, len(l.sh.tombs)),
+		At:             l.now().UTC(),
+	}
+	for _, it := range l.items {
+		doc.Items = append(doc.Items, *it)
+	}
+	for p := range l.explicit {
+		doc.Folders = append(doc.Folders, p)
+	}
+	for id, at := range l.sh.tombs {
+		if doc.At.Sub(at) < tombRetain {
+			doc.Tombs[id] = at
+		}
+	}
+	l.mu.RUnlock()
+	if doc.Seq == 0 {
+		return nil
+	}
+	slices.SortFunc(doc.Items, func(a, b Item) int { return strings.Compare(a.ID, b.ID) })
+	slices.Sort(doc.Folders)
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err := gob.NewEncoder(zw).Encode(&doc); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if _, err := l.sh.st.Create(ctx, checkpointStateKey(doc.Seq), buf.Bytes()); err != nil && !errors.Is(err, ErrPrecondition) {
+		return err
+	}
+	l.mu.Lock()
+	l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
+	l.mu.Unlock()
+	return l.compact(ctx)
+}
+
+// compact deletes what the second newest checkpoint covers: older
+// checkpoints, and log entries up to it written over logRetain ago.
+func (l *Library) compact(ctx context.Context) error {
+	cps, err := l.checkpoints(ctx)
+	if err != nil || len(cps) < 2 {
+		return err
+	}
+	keep := cps[len(cps)-2]
+	for _, n := range cps[:len(cps)-2] {
+		if err := l.sh.st.Delete(ctx, checkpointStateKey(n)); err != nil {
+			return err
+		}
+	}
+	cutoff := l.now().Add(-logRetain)
+	var old []string
+	if err := l.sh.st.List(ctx, stateLog, "", func(o StateObject) error {
+		n, ok := seqOf(o.Key, stateLog)
+		if !ok || n > keep {
+			return errStopList
+		}
+		if o.LastModified.Before(cutoff) {
+			old = append(old, o.Key)
+		}
+		return nil
+	}); err != nil && !errors.Is(err, errStopList) {
+		return err
+	}
+	for _, k := range old {
+		if err := l.sh.st.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errStopList = errors.New("stop listing")
+
+// --- writes ---
+
+// errKeyTaken is returned by claimKeys when another item or upload holds
+// one of the keys.
+type errKeyTaken struct{ key string }
+
+func (e *errKeyTaken) Error() string { return "media: key " + e.key + " is taken" }
+
+// claimKeys claims every key for owner in the bucket, all or none.
+func (l *Library) claimKeys(ctx context.Context, owner string, keys []string) error {
+	body := []byte(owner)
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Go(func() {
+			_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
+			if errors.Is(err, ErrPrecondition) {
+				// Ours, if a retried request had made it.
+				if got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k)); gerr == nil && bytes.Equal(got, body) {
+					err = nil
+				} else {
+					err = &errKeyTaken{key: k}
+				}
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	var taken *errKeyTaken
+	var failed error
+	var made []string
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			made = append(made, keys[i])
+		case errors.As(err, &taken):
+		default:
+			failed = err
+		}
+	}
+	if taken == nil && failed == nil {
+		return nil
+	}
+	l.releaseClaims(ctx, made)
+	if failed != nil {
+		return storageError(failed)
+	}
+	return taken
+}
+
+// releaseClaims deletes claims, best effort: a claim left behind only
+// keeps a name from being used.
+func (l *Library) releaseClaims(ctx context.Context, keys []string) {
+	ctx = context.WithoutCancel(ctx)
+	for _, k := range keys {
+		if err := l.sh.st.Delete(ctx, claimStateKey(k)); err != nil {
+			l.log.Warn("media: claim not released", "key", k, "err", err)
+		}
+	}
+}
+
+// reserveShared picks a name as reserveName does and claims its keys in
+// the bucket for id, trying the next name while another box holds one.
+func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
+	for range 64 {
+		key, dkeys := l.reserveName(name, p)
+		err := l.claimKeys(ctx, id, append([]string{key}, dkeys...))
+		if err == nil {
+			return key, dkeys, nil
+		}
+		l.release(key, dkeys)
+		var taken *errKeyTaken
+		if !errors.As(err, &taken) {
+			return "", nil, err
+		}
+		// Held elsewhere: skip it here for a while (an upload in flight
+		// on another box becomes an item this box learns of).
+		l.mu.Lock()
+		l.reserveLocked(taken.key, l.now().Add(time.Hour))
+		l.mu.Unlock()
+	}
+	return "", nil, errors.New("media: no free name found")
+}
+
+// commitShared creates the sidecar of a new item, adds it to the index and
+// logs it.
+func (l *Library) commitShared(ctx context.Context, it *Item) error {
+	data, err := encodeSidecar(it)
+	if err != nil {
+		return err
+	}
+	if _, err := l.sh.st.Create(ctx, itemStateKey(it.ID), data); err != nil {
+		return fmt.Errorf("media: write sidecar: %w", storageError(err))
+	}
+	l.mu.Lock()
+	l.addLocked(it)
+	l.mu.Unlock()
+	l.changed(it, false)
+	l.appendLog(ctx, logEntry{Op: opPut, Item: it})
+	return nil
+}
+
+// patchShared applies p to the sidecar in the bucket with a compare-and-
+// swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
+// when another box changed the item first; one without retries on the
+// newer version.
+func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item)) (*Item, error) {
+	for range casRetries {
+		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
+		if errors.Is(err, ErrNotExist) {
+			return nil, errorf(ErrNotFound, "media item not found")
+		}
+		if err != nil {
+			return nil, storageError(err)
+		}
+		cur, err := decodeSharedSidecar(id, data)
+		if err != nil {
+			return nil, fmt.Errorf("media: sidecar of %s: %w", id, err)
+		}
+		if p.IfVersion != 0 && p.IfVersion != cur.Version {
+			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
+		}
+		next := *cur
+		edit(&next)
+		next.Version++
+		out, err := encodeSidecar(&next)
+		if err != nil {
+			return nil, err
+		}
+		_, err = l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
+		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
+			continue // changed or deleted meanwhile: read again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
+		}
+		l.apply(&logEntry{Op: opPut, Item: &next})
+		l.appendLog(ctx, logEntry{Op: opPut, Item: &next})
+		return l.view(&next), nil
+	}
+	return nil, errorf(ErrConflict, "media item is being changed by others; try again")
+}
+
+// deleteShared removes the sidecar in the bucket (the commit point), logs
+// the delete, then removes the files and their claims.
+func (l *Library) deleteShared(ctx context.Context, id string) error {
+	data, _, err := l.sh.st.Get(ctx, itemStateKey(id))
+	if errors.Is(err, ErrNotExist) {
+		l.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
+		return errorf(ErrNotFound, "media item not found")
+	}
+	if err != nil {
+		return storageError(err)
+	}
+	it, err := decodeSharedSidecar(id, data)
+	if err != nil {
+		return fmt.Errorf("media: sidecar of %s: %w", id, err)
+	}
+	if err := l.sh.st.Delete(ctx, itemStateKey(id)); err != nil {
+		return fmt.Errorf("media: remove sidecar: %w", storageError(err))
+	}
+	e := logEntry{Op: opDelete, Item: it, At: l.now().UTC()}
+	l.apply(&e)
+	l.appendLog(ctx, e)
+	clean := context.WithoutCancel(ctx)
+	var keys []string
+	for _, k := range itemKeys(it) {
+		if err := l.cfg.Storage.Delete(clean, k); err != nil {
+			l.log.Error("media: object of a deleted item not removed; its claim is kept", "key", k, "err", err)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	l.releaseClaims(clean, keys)
+	return nil
+}
+
+// foldersShared changes the folder list in the bucket with a compare-and-
+// swap: edit gets the list as the bucket has it (after the index has taken
+// it in) and returns the new one or an error.
+func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[string]bool) (map[string]bool, error)) error {
+	for range casRetries {
+		fs, etag, err := l.readFolders(ctx)
+		if err != nil {
+			return storageError(err)
+		}
+		l.setFolders(fs.Folders, fs.Version)
+		l.mu.RLock()
+		next, err := edit(l.explicit)
+		l.mu.RUnlock()
+		if err != nil {
+			return err
+		}
+		doc := foldersState{Version: fs.Version + 1}
+		for p := range next {
+			doc.Folders = append(doc.Folders, p)
+		}
+		slices.Sort(doc.Folders)
+		data, err := yaml.Marshal(&doc)
+		if err != nil {
+			return err
+		}
+		if etag == "" {
+			_, err = l.sh.st.Create(ctx, stateFolders, data)
+		} else {
+			_, err = l.sh.st.Replace(ctx, stateFolders, data, etag)
+		}
+		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("media: save folders: %w", storageError(err))
+		}
+		l.setFolders(doc.Folders, doc.Version)
+		l.appendLog(ctx, logEntry{Op: opFolders, Folders: doc.Folders, FoldersVersion: doc.Version})
+		return nil
+	}
+	return errorf(ErrConflict, "the folder list is being changed by others; try again")
+}
