@@ -126,4 +126,3 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (bool, error) {
 	}
 	return err == nil, err
 }
-

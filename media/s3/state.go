@@ -3,6 +3,8 @@ package s3
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -57,24 +59,67 @@ func (st *State) Prefix() string { return st.prefix }
 // the biggest state objects (about 300 bytes an item, compressed).
 const maxStateObject = 1 << 30
 
+// Get reads an object. Content and tag come from one response, and when
+// the tag is the content's MD5 (what S3, MinIO, R2 and versitygw give an
+// object written in one PUT, as every state object is) they are checked
+// against each other: a server that reads the file and its tag apart
+// (versitygw's posix backend does) can pair old bytes with a new tag,
+// and a compare-and-swap on that pair would lose the newer write.
 func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
+	var data []byte
+	var etag string
+	for range 8 {
+		var err error
+		data, etag, err = st.get(ctx, key)
+		if errors.Is(err, media.ErrPrecondition) {
+			continue // changed between two reads of one GET: read again
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if !looksLikeMD5(etag) || md5Hex(data) == etag {
+			return data, etag, nil
+		}
+	}
+	if data == nil {
+		return nil, "", fmt.Errorf("s3 state: get %q: %w", key, media.ErrUnavailable)
+	}
+	// Tags that never match the content are not MD5s (SSE-KMS): trust them.
+	return data, etag, nil
+}
+
+func (st *State) get(ctx context.Context, key string) ([]byte, string, error) {
 	obj, err := st.s.client.GetObject(ctx, st.s.cfg.Bucket, st.prefix+key, minio.GetObjectOptions{})
 	if err != nil {
 		return nil, "", st.wrap(ctx, "get", key, err)
 	}
 	defer obj.Close()
+	// Reading first makes one request; Stat then answers from it.
+	data, err := io.ReadAll(io.LimitReader(obj, maxStateObject+1))
+	if err != nil {
+		return nil, "", st.wrap(ctx, "get", key, err)
+	}
+	if len(data) > maxStateObject {
+		return nil, "", fmt.Errorf("s3 state: %q is over %d bytes", key, maxStateObject)
+	}
 	info, err := obj.Stat()
 	if err != nil {
 		return nil, "", st.wrap(ctx, "get", key, err)
 	}
-	if info.Size > maxStateObject {
-		return nil, "", fmt.Errorf("s3 state: %q is %d bytes, over %d", key, info.Size, maxStateObject)
+	return data, strings.Trim(info.ETag, `"`), nil
+}
+
+func md5Hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func looksLikeMD5(etag string) bool {
+	if len(etag) != 32 {
+		return false
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, info.Size))
-	if _, err := io.Copy(buf, obj); err != nil {
-		return nil, "", st.wrap(ctx, "get", key, err)
-	}
-	return buf.Bytes(), info.ETag, nil
+	_, err := hex.DecodeString(etag)
+	return err == nil
 }
 
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {

@@ -1,0 +1,355 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/s3"
+	"github.com/folio-cms/folio/media/s3/s3test"
+)
+
+// bucket is one S3 bucket that several "boxes" (libraries with their own
+// empty media roots) share.
+type bucket struct {
+	store *s3.Storage
+	state *s3.State
+}
+
+func newBucket(tb testing.TB) *bucket {
+	tb.Helper()
+	cfg, _ := s3test.Start(tb)
+	st, err := s3.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &bucket{store: st, state: state}
+}
+
+// box opens a library on the bucket with a fresh, empty media root. Its
+// poll interval is long: the tests call Sync to catch up when they mean to.
+func (b *bucket) box(tb testing.TB, readOnly bool) *media.Library {
+	tb.Helper()
+	l, err := media.Open(context.Background(), media.Config{
+		Root: tb.TempDir(), Storage: b.store, State: b.state, ReadOnly: readOnly,
+		PollInterval: time.Hour, MaxUploadBytes: media.DefaultMaxUploadCloud,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { l.Close() })
+	return l
+}
+
+func mustSync(tb testing.TB, ls ...*media.Library) {
+	tb.Helper()
+	for _, l := range ls {
+		if err := l.Sync(context.Background()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// snapshot is what a box answers: every item (URLs included) and folder.
+func snapshot(l *media.Library) string {
+	items, _ := l.List(media.Query{Limit: 1 << 20})
+	return fmt.Sprintf("%+v\n%v", deref(items), l.Folders())
+}
+
+func deref(items []*media.Item) []media.Item {
+	out := make([]media.Item, len(items))
+	for i, it := range items {
+		out[i] = *it
+		out[i].CreatedAt = it.CreatedAt.UTC()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func TestShared_WritesOnOneBoxReachTheOthers(t *testing.T) {
+	b := newBucket(t)
+	ctx := context.Background()
+	w1, w2, ro := b.box(t, false), b.box(t, false), b.box(t, true)
+
+	if err := w1.CreateFolder("/blog/2026"); err != nil {
+		t.Fatal(err)
+	}
+	a := mustCreate(t, w1, "a.png", pngBytes(t, 500, 300), "/blog/2026")
+	c := mustCreate(t, w2, "c.pdf", pdfBytes, "")
+	mustSync(t, w1, w2, ro)
+	if got, ok := ro.Get(a.ID); !ok || len(got.Sizes) != 2 || got.Folder != "/blog/2026" {
+		t.Fatalf("read-only box: item %+v, %v", got, ok)
+	}
+	if _, ok := w1.Get(c.ID); !ok {
+		t.Fatal("box 1 does not see box 2's upload")
+	}
+
+	if _, err := w2.Patch(ctx, a.ID, media.Patch{Alt: ptr("a cat"), FocalX: ptr(20.0)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w1.Delete(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.CreateFolder("/empty"); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w1, w2, ro)
+	if got, _ := ro.Get(a.ID); got.Alt != "a cat" || got.FocalX != 20 || got.Version != 2 {
+		t.Fatalf("after patch on box 2, read-only box has %+v", got)
+	}
+	if _, ok := ro.Get(c.ID); ok {
+		t.Fatal("deleted item still on the read-only box")
+	}
+	if _, err := b.store.Stat(ctx, c.Key); !errors.Is(err, media.ErrNotExist) {
+		t.Fatalf("deleted item's file: %v", err)
+	}
+	want := snapshot(w1)
+	for i, l := range []*media.Library{w2, ro} {
+		if got := snapshot(l); got != want {
+			t.Fatalf("box %d differs:\n%s\nwant\n%s", i+2, got, want)
+		}
+	}
+
+	// A new box with an empty disk, before and after a checkpoint.
+	if got := snapshot(b.box(t, true)); got != want {
+		t.Fatalf("fresh box (no checkpoint):\n%s\nwant\n%s", got, want)
+	}
+	if err := w1.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, w2, "after.png", pngBytes(t, 20, 20), "/empty")
+	mustSync(t, w1)
+	want = snapshot(w1)
+	if got := snapshot(b.box(t, true)); got != want {
+		t.Fatalf("fresh box (checkpoint and log):\n%s\nwant\n%s", got, want)
+	}
+}
+
+// The search index of every box follows the others' writes: OnChange is
+// called for what the log brings.
+func TestShared_OnChangeFollowsOtherBoxes(t *testing.T) {
+	b := newBucket(t)
+	w := b.box(t, false)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	ro, err := media.Open(context.Background(), media.Config{
+		Root: t.TempDir(), Storage: b.store, State: b.state, ReadOnly: true, PollInterval: 20 * time.Millisecond,
+		OnChange: func(it *media.Item, deleted bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[it.ID] = !deleted
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	it := mustCreate(t, w, "x.png", pngBytes(t, 10, 10), "")
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return seen[it.ID] })
+	if err := w.Delete(context.Background(), it.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); v, ok := seen[it.ID]; return ok && !v })
+}
+
+func waitFor(tb testing.TB, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatal("condition not met within 30s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Two boxes PATCH one item from the same version at once: one wins, the
+// other is told the item changed; neither change is lost silently. Without
+// IfVersion both apply, one after the other.
+func TestShared_ConcurrentPatches(t *testing.T) {
+	b := newBucket(t)
+	ctx := context.Background()
+	w1, w2 := b.box(t, false), b.box(t, false)
+	it := mustCreate(t, w1, "p.png", pngBytes(t, 10, 10), "")
+	mustSync(t, w2)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, l := range []*media.Library{w1, w2} {
+		wg.Go(func() {
+			_, errs[i] = l.Patch(ctx, it.ID, media.Patch{Alt: ptr(fmt.Sprint("box ", i)), IfVersion: 1})
+		})
+	}
+	wg.Wait()
+	ok, conflict := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, media.ErrConflict):
+			conflict++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if ok != 1 || conflict != 1 {
+		t.Fatalf("with IfVersion: %d succeeded, %d conflicted (%v), want 1 and 1", ok, conflict, errs)
+	}
+
+	for i, l := range []*media.Library{w1, w2} {
+		wg.Go(func() {
+			if i == 0 {
+				_, errs[i] = l.Patch(ctx, it.ID, media.Patch{Title: ptr("title from box 1")})
+			} else {
+				_, errs[i] = l.Patch(ctx, it.ID, media.Patch{Description: ptr("description from box 2")})
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w1, w2)
+	for _, l := range []*media.Library{w1, w2} {
+		got, _ := l.Get(it.ID)
+		if got.Title != "title from box 1" || got.Description != "description from box 2" || got.Version != 4 {
+			data, _, _ := b.state.Get(ctx, "items/"+it.ID+".yaml")
+			t.Fatalf("a change was lost: %+v\nbucket: %s", got, data)
+		}
+	}
+}
+
+// Two boxes upload files of one name at the same instant: two items with
+// distinct keys, each file whole.
+func TestShared_ConcurrentUploadsOfOneName(t *testing.T) {
+	b := newBucket(t)
+	ctx := context.Background()
+	w1, w2 := b.box(t, false), b.box(t, false)
+	bodies := [][]byte{pngBytes(t, 400, 300), pngBytes(t, 401, 300)}
+	items := make([]*media.Item, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, l := range []*media.Library{w1, w2} {
+		wg.Go(func() {
+			items[i], errs[i] = l.Create(ctx, media.UploadInput{Filename: "photo.png", Body: bytes.NewReader(bodies[i])})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if items[0].Key == items[1].Key {
+		t.Fatalf("both uploads got key %s", items[0].Key)
+	}
+	for i, it := range items {
+		if got := readAll(t, b.store, it.Key); !bytes.Equal(got, bodies[i]) {
+			t.Fatalf("upload %d: stored file is not its body", i)
+		}
+		for _, s := range it.Sizes {
+			for _, o := range items[1-i].Sizes {
+				if s.Key == o.Key {
+					t.Fatalf("derivative key %s shared", s.Key)
+				}
+			}
+		}
+	}
+	mustSync(t, w1, w2)
+	if w1.Len() != 2 || w2.Len() != 2 {
+		t.Fatalf("boxes hold %d and %d items, want 2", w1.Len(), w2.Len())
+	}
+}
+
+// Folder races end as on one box: one create wins, the other is told it
+// exists; a delete racing a create of a subfolder never leaves a folder
+// that is both there and missing.
+func TestShared_FolderRaces(t *testing.T) {
+	b := newBucket(t)
+	w1, w2 := b.box(t, false), b.box(t, false)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, l := range []*media.Library{w1, w2} {
+		wg.Go(func() { errs[i] = l.CreateFolder("/race") })
+	}
+	wg.Wait()
+	if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errors.Join(errs...), media.ErrFolderExists) {
+		t.Fatalf("concurrent creates: %v", errs)
+	}
+	wg.Go(func() { errs[0] = w1.DeleteFolder("/race") })
+	wg.Go(func() { errs[1] = w2.CreateFolder("/race/sub") })
+	wg.Wait()
+	mustSync(t, w1, w2)
+	if !reflect.DeepEqual(w1.Folders(), w2.Folders()) {
+		t.Fatalf("boxes disagree: %v vs %v", w1.Folders(), w2.Folders())
+	}
+	switch {
+	case errs[0] == nil && errs[1] == nil:
+		// Delete first, then the create made /race again as a parent.
+	case errs[0] == nil && errors.Is(errs[1], media.ErrFolderNotFound):
+	case errors.Is(errs[0], media.ErrFolderNotEmpty) && errs[1] == nil:
+	default:
+		t.Fatalf("delete vs create of a subfolder: %v", errs)
+	}
+	if err := w1.CreateFolder(""); err == nil {
+		t.Fatal("empty folder path accepted")
+	}
+}
+
+// A library written by the previous release (sidecars and folders on the
+// media root, files in the bucket) moves into the bucket when opened
+// shared, with nothing lost, once: opening again changes nothing.
+func TestShared_MigratesALocalLibrary(t *testing.T) {
+	b := newBucket(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	old, err := media.Open(ctx, media.Config{Root: root, Storage: b.store, MaxUploadBytes: media.DefaultMaxUploadCloud})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.CreateFolder("/kept/empty"); err != nil {
+		t.Fatal(err)
+	}
+	a := mustCreate(t, old, "a.png", pngBytes(t, 900, 600), "/kept")
+	mustCreate(t, old, "b.pdf", pdfBytes, "")
+	if _, err := old.Patch(ctx, a.ID, media.Patch{Alt: ptr("kept alt"), FocalY: ptr(10.0)}); err != nil {
+		t.Fatal(err)
+	}
+	want := snapshot(old)
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	open := func(root string) *media.Library {
+		l, err := media.Open(ctx, media.Config{Root: root, Storage: b.store, State: b.state, PollInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	}
+	if got := snapshot(open(root)); got != want {
+		t.Fatalf("after migration:\n%s\nwant\n%s", got, want)
+	}
+	if got := snapshot(b.box(t, true)); got != want {
+		t.Fatalf("fresh box after migration:\n%s\nwant\n%s", got, want)
+	}
+	// Again, with the marker gone: create-if-absent changes nothing.
+	if err := os.Remove(filepath.Join(root, ".migrated-to-bucket")); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(open(root)); got != want {
+		t.Fatalf("after a second migration:\n%s\nwant\n%s", got, want)
+	}
+}
