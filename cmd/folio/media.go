@@ -27,10 +27,16 @@ type mediaFlags struct {
 	s3        s3.Config
 	// presignTTL is how long a presigned upload grant lasts (s3 only).
 	presignTTL time.Duration
+	// statePrefix is where, in the bucket, the library keeps its state
+	// (s3 only); poll is how often it looks for other boxes' writes.
+	statePrefix string
+	poll        time.Duration
+	// readOnly opens the library for reading only.
+	readOnly bool
 }
 
 func (f *mediaFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.dir, "media", "media", "the media root: sidecar metadata, and the files themselves on local storage")
+	fs.StringVar(&f.dir, "media", "media", "the media root: sidecars and files on local storage; with s3 only temporary files (a cache: may be empty)")
 	fs.StringVar(&f.storage, "storage", "local", "where media files live: local or s3")
 	fs.Int64Var(&f.maxUpload, "max-upload", 0, "largest file in bytes (default 50 MB on local storage, 500 MB on s3)")
 	fs.StringVar(&f.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint URL (with --storage s3)")
@@ -39,6 +45,8 @@ func (f *mediaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.s3.Prefix, "s3-prefix", "site", "the site's key prefix in the bucket")
 	fs.StringVar(&f.s3.PublicURL, "s3-public-url", "", "base URL files are served from (default: the endpoint and bucket)")
 	fs.DurationVar(&f.presignTTL, "presign-ttl", server.DefaultPresignTTL, "how long a presigned upload grant lasts (with --storage s3)")
+	fs.StringVar(&f.statePrefix, "s3-state-prefix", "", "where in the bucket the media library keeps its state: sidecars, folders, grants, change log (default folio-state/<s3-prefix>; must lie outside the public --s3-prefix)")
+	fs.DurationVar(&f.poll, "media-poll", media.DefaultPollInterval, "how often a box looks for the media writes of other boxes (with --storage s3)")
 }
 
 // mediaStack is the opened library with its search index.
@@ -51,7 +59,9 @@ type mediaStack struct {
 	// which cannot presign.
 	Grants     *grant.Store
 	PresignTTL time.Duration
-	close      []func() error
+	// State is the bucket's state area (s3 only).
+	State *s3.State
+	close []func() error
 }
 
 func (m *mediaStack) Close() error {
@@ -94,6 +104,13 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		if maxUpload == 0 {
 			maxUpload = media.DefaultMaxUploadCloud
 		}
+		prefix := f.statePrefix
+		if prefix == "" {
+			prefix = s3.DefaultStatePrefix(st.Config().Prefix)
+		}
+		if m.State, err = st.State(prefix); err != nil {
+			return nil, err
+		}
 		if f.presignTTL <= 0 {
 			return nil, errors.New("--presign-ttl must be positive")
 		}
@@ -114,10 +131,14 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	}
 	m.Search = search
 	m.close = append(m.close, search.Close)
-	lib, err := media.Open(ctx, media.Config{
+	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
-		OnChange: search.Follow,
-	})
+		OnChange: search.Follow, ReadOnly: f.readOnly, PollInterval: f.poll,
+	}
+	if m.State != nil {
+		cfg.State = m.State
+	}
+	lib, err := media.Open(ctx, cfg)
 	if err != nil {
 		m.Close()
 		return nil, err
