@@ -27,6 +27,10 @@ type mediaFlags struct {
 	s3        s3.Config
 	// presignTTL is how long a presigned upload grant lasts (s3 only).
 	presignTTL time.Duration
+	// readOnly opens the library read-only and writes nothing to the
+	// media root (serve --read-only; not a flag of its own here, so that
+	// `media import` has no such option).
+	readOnly bool
 }
 
 func (f *mediaFlags) register(fs *flag.FlagSet) {
@@ -48,7 +52,7 @@ type mediaStack struct {
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
 	Storage    media.Storage
 	// Grants holds the presigned-upload grants; nil on local storage,
-	// which cannot presign.
+	// which cannot presign, and on a read-only box, which refuses to.
 	Grants     *grant.Store
 	PresignTTL time.Duration
 	close      []func() error
@@ -62,8 +66,25 @@ func (m *mediaStack) Close() error {
 	return errors.Join(errs...)
 }
 
+// open opens the library. A read-only one writes nothing to the media
+// root: it must exist already (a read-only box serves a root that a writer
+// filled; a missing one is a wrong path or a mount that is not there, and
+// serving an empty library instead would make every media URL a 404 that a
+// CDN caches), and no grants file is opened, since presign and confirm are
+// refused anyway.
 func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack, error) {
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	if f.readOnly {
+		fi, err := os.Stat(f.dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("--read-only: the media root %s does not exist, and a read-only box creates nothing; point --media at the root a writing box fills (an empty directory serves no media)", f.dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("--media %s is not a directory", f.dir)
+		}
+	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
 		return nil, err
 	}
 	root, err := filepath.Abs(f.dir)
@@ -97,6 +118,9 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		if f.presignTTL <= 0 {
 			return nil, errors.New("--presign-ttl must be positive")
 		}
+		if f.readOnly {
+			break
+		}
 		// The grants file sits beside the sidecars on the media root, so
 		// grants survive a restart like the items do.
 		grants, err := grant.Open(grant.Config{Path: filepath.Join(root, ".grants.yaml")})
@@ -116,7 +140,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	m.close = append(m.close, search.Close)
 	lib, err := media.Open(ctx, media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
-		OnChange: search.Follow,
+		OnChange: search.Follow, ReadOnly: f.readOnly,
 	})
 	if err != nil {
 		m.Close()
