@@ -198,6 +198,7 @@ func TestServeReadOnlyS3(t *testing.T) {
 
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	key := newKey(t, keys, "all", "content:read,media:read,media:write,media:delete")
+	dropWriterLeftovers(t, mediaRoot)
 	before := treeOf(t, mediaRoot)
 	counter, proxyURL := countingProxy(t, endpoint)
 	t.Setenv("AWS_ACCESS_KEY_ID", readerAccess)
