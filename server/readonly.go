@@ -40,8 +40,8 @@ func (s *Server) refuseWrite(w http.ResponseWriter, r *http.Request) error {
 // anything is allowed, "" when nothing is.
 func (s *Server) readOnlyAllow(p string) string {
 	set := map[string]bool{}
-	for _, rte := range s.table() {
-		if rte.writes() || !matchPattern(rte.path, p) {
+	for _, rte := range s.readRoutes {
+		if !matchPattern(rte.path, p) {
 			continue
 		}
 		set[rte.method] = true

@@ -79,6 +79,11 @@ func (s *Server) routes() http.Handler {
 
 	type key struct{ method, path string }
 	table := s.table()
+	for _, rte := range table {
+		if !rte.writes() {
+			s.readRoutes = append(s.readRoutes, route{method: rte.method, path: rte.path})
+		}
+	}
 	paramRoute := map[string]string{} // dir -> the parameter route in it
 	for _, rte := range table {
 		if dir, last := path.Split(rte.path); strings.HasPrefix(last, ":") {

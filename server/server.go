@@ -56,6 +56,9 @@ type Server struct {
 	presignTTL time.Duration
 	hookSecret string
 	readOnly   bool
+	// readRoutes are the method and path of every route a read-only box
+	// serves, for its Allow headers.
+	readRoutes []route
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
