@@ -68,7 +68,7 @@ func matchPattern(pattern, p string) bool {
 	ps, xs := strings.Split(pattern, "/"), strings.Split(p, "/")
 	for i, seg := range ps {
 		if strings.HasPrefix(seg, "*") {
-			return i <= len(xs)
+			return i < len(xs)
 		}
 		if i >= len(xs) {
 			return false
