@@ -13,8 +13,12 @@ func setCORS(h http.Header) {
 }
 
 // preflight answers OPTIONS: a CORS preflight on the public surface, a
-// plain 204 with Allow (set by the router) elsewhere.
+// plain 204 with Allow (set by the router) elsewhere. On a read-only box
+// Allow leaves out the write methods the box refuses.
 func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	if s.readOnly {
+		w.Header().Set("Allow", s.readOnlyAllow(r.URL.Path))
+	}
 	if isPublicPath(r.URL.Path) {
 		h := w.Header()
 		setCORS(h)

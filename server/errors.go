@@ -22,6 +22,9 @@ const (
 	// CodeGrantExpired answers a confirm after the grant's expiresAt (410):
 	// the client must ask for a new grant and upload again.
 	CodeGrantExpired = "GRANT_EXPIRED"
+	// CodeReadOnly answers a write route on a box started with --read-only
+	// (405): writes go to a box without it.
+	CodeReadOnly = "READ_ONLY"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

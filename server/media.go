@@ -83,6 +83,10 @@ func mediaError(err error) error {
 		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "%s", err.Error())
 	case errors.Is(err, media.ErrConflict), errors.Is(err, media.ErrFolderNotEmpty), errors.Is(err, media.ErrFolderExists):
 		return errorf(http.StatusConflict, CodeConflict, "%s", err.Error())
+	case errors.Is(err, media.ErrReadOnly):
+		// Defence in depth: a read-only server refuses write routes before
+		// they reach the library.
+		return errReadOnly
 	case errors.Is(err, media.ErrUnavailable):
 		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "media storage is unavailable; try again shortly")
 	}

@@ -29,7 +29,7 @@ func (s *Server) table() []route {
 	return []route{
 		{"GET", "/healthz", noKey, false, s.healthz},
 		{"GET", "/api/v1/status", anyKey, false, s.status},
-		{"POST", "/api/v1/hooks/git", noKey, false, s.gitHook},
+		{"POST", hookPath, noKey, false, s.gitHook},
 
 		{"GET", "/api/v1/pages", needsKey(ScopeContentRead), false, s.listPages},
 		{"GET", "/api/v1/pages/*slug", needsKey(ScopeContentRead), false, s.getPage},
@@ -65,12 +65,25 @@ func (s *Server) routes() http.Handler {
 	rt.RedirectFixedPath = false
 	rt.HandleMethodNotAllowed = true
 	rt.NotFound = s.errorHandler(notFound("no such route"))
-	rt.MethodNotAllowed = s.errorHandler(errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this route"))
+	notAllowed := s.errorHandler(errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this route"))
+	rt.MethodNotAllowed = notAllowed
+	if s.readOnly {
+		// The router's Allow names the write methods too; this box refuses them.
+		rt.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", s.readOnlyAllow(r.URL.Path))
+			notAllowed.ServeHTTP(w, r)
+		})
+	}
 	rt.PanicHandler = s.panicked
 	rt.GlobalOPTIONS = http.HandlerFunc(s.preflight)
 
 	type key struct{ method, path string }
 	table := s.table()
+	for _, rte := range table {
+		if !rte.writes() {
+			s.readRoutes = append(s.readRoutes, route{method: rte.method, path: rte.path})
+		}
+	}
 	paramRoute := map[string]string{} // dir -> the parameter route in it
 	for _, rte := range table {
 		if dir, last := path.Split(rte.path); strings.HasPrefix(last, ":") {
@@ -117,8 +130,9 @@ func (s *Server) routes() http.Handler {
 	return rt
 }
 
-// handle applies, in order: CORS headers, the per-IP rate limit, the key
-// check, the per-key rate limit, and the error mapping of the handler.
+// handle applies, in order: CORS headers, the per-IP rate limit, the
+// read-only refusal of write routes, the key check, the per-key rate limit,
+// and the error mapping of the handler.
 func (s *Server) handle(rte route) httprouter.Handle {
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 		start := time.Now()
@@ -150,6 +164,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	}
 	if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
 		return rateLimited(w, wait)
+	}
+	// Before the key check: the refusal depends on the route alone, so it
+	// tells a caller without a key nothing it could not read in the docs,
+	// and it spares the key lookup.
+	if s.readOnly && rte.writes() {
+		return s.refuseWrite(w, r)
 	}
 	r, err := s.authenticate(r, rte.access)
 	if err != nil {

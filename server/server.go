@@ -32,8 +32,12 @@ type Config struct {
 	PresignTTL time.Duration
 
 	WebhookSecret string // "" disables POST /api/v1/hooks/git
-	RateIP        RateLimit
-	RateKey       RateLimit
+	// ReadOnly refuses every write route with 405 READ_ONLY (see
+	// route.writes); GET routes, /uploads/ and the webhook keep working.
+	// The media library should be opened read-only too.
+	ReadOnly bool
+	RateIP   RateLimit
+	RateKey  RateLimit
 	// TrustedProxies are the CDN edges or proxies whose X-Forwarded-For
 	// names the client for the per-IP rate limit; none by default.
 	TrustedProxies Proxies
@@ -51,6 +55,10 @@ type Server struct {
 	grants     *grant.Store
 	presignTTL time.Duration
 	hookSecret string
+	readOnly   bool
+	// readRoutes are the method and path of every route a read-only box
+	// serves, for its Allow headers.
+	readRoutes []route
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
@@ -76,6 +84,7 @@ func New(cfg Config) *Server {
 		grants:     cfg.Grants,
 		presignTTL: cfg.PresignTTL,
 		hookSecret: cfg.WebhookSecret,
+		readOnly:   cfg.ReadOnly,
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
 		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),

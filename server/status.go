@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/folio-cms/folio/engine"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -19,8 +20,15 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "commit": s.engine.Published().Commit})
 }
 
+// statusBody is the engine's status with what the server adds.
+type statusBody struct {
+	engine.Status
+	// ReadOnly is true on a box started with --read-only.
+	ReadOnly bool `json:"readOnly"`
+}
+
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, s.engine.Status(), cacheNoStore)
+	return serveJSON(w, r, statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}, cacheNoStore)
 }
 
 // gitHook verifies a GitHub-style push webhook (X-Hub-Signature-256: an

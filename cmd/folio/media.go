@@ -31,7 +31,9 @@ type mediaFlags struct {
 	// (s3 only); poll is how often it looks for other boxes' writes.
 	statePrefix string
 	poll        time.Duration
-	// readOnly opens the library for reading only.
+	// readOnly opens the library read-only and writes nothing to the
+	// media root (serve --read-only; not a flag of its own here, so that
+	// `media import` has no such option).
 	readOnly bool
 }
 
@@ -56,7 +58,7 @@ type mediaStack struct {
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
 	Storage    media.Storage
 	// Grants holds the presigned-upload grants; nil on local storage,
-	// which cannot presign.
+	// which cannot presign, and on a read-only box, which refuses to.
 	Grants     *grant.Store
 	PresignTTL time.Duration
 	// State is the bucket's state area (s3 only).
@@ -72,8 +74,27 @@ func (m *mediaStack) Close() error {
 	return errors.Join(errs...)
 }
 
+// open opens the library. A read-only one writes nothing to the media
+// root: it must exist already (a read-only box serves a root that a writer
+// filled; a missing one is a wrong path or a mount that is not there, and
+// serving an empty library instead would make every media URL a 404 that a
+// CDN caches), and no grants file is opened, since presign and confirm are
+// refused anyway. With s3 storage the media root is only a cache of
+// temporary files, created when missing, read-only or not: the bucket
+// holds the library.
 func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack, error) {
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	if f.readOnly && f.storage != "s3" {
+		fi, err := os.Stat(f.dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("--read-only: the media root %s does not exist, and a read-only box creates nothing; point --media at the root a writing box fills (an empty directory serves no media)", f.dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("--media %s is not a directory", f.dir)
+		}
+	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
 		return nil, err
 	}
 	root, err := filepath.Abs(f.dir)
@@ -113,6 +134,9 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		}
 		if f.presignTTL <= 0 {
 			return nil, errors.New("--presign-ttl must be positive")
+		}
+		if f.readOnly {
+			break
 		}
 		// The grants file sits beside the sidecars on the media root, so
 		// grants survive a restart like the items do.

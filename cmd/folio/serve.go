@@ -23,6 +23,7 @@ type serveFlags struct {
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
 	logLevel                                        string
+	readOnly                                        bool
 	media                                           mediaFlags
 }
 
@@ -42,10 +43,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.media.readOnly = f.readOnly
 	if f.site == "" {
 		return fmt.Errorf("serve: --site is required")
 	}
@@ -85,6 +88,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Grants:         lib.Grants,
 		PresignTTL:     lib.PresignTTL,
 		WebhookSecret:  f.webhookSecret,
+		ReadOnly:       f.readOnly,
 		RateIP:         server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
 		RateKey:        server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
 		TrustedProxies: proxies,
@@ -95,7 +99,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	st := eng.Status()
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems))
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly)
 	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
 
 	go func() {

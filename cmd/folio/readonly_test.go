@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/server"
+)
+
+// syncBuffer collects a server's log while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// folioBox is `folio serve` running in the test process on loopback.
+type folioBox struct {
+	URL  string
+	log  *syncBuffer
+	stop func() error
+}
+
+// serveBox runs `folio serve args...` on 127.0.0.1:0 until stop is called
+// or the test ends, and returns once it is serving.
+func serveBox(t *testing.T, args ...string) *folioBox {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	box := &folioBox{log: &syncBuffer{}}
+	errc := make(chan error, 1)
+	go func() {
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), pw, box.log)
+		pw.Close()
+		errc <- err
+	}()
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "folio serving "); ok {
+				urlc <- u
+			}
+		}
+		close(urlc)
+	}()
+	var once sync.Once
+	var stopErr error
+	box.stop = func() error {
+		once.Do(func() {
+			cancel()
+			stopErr = <-errc
+		})
+		return stopErr
+	}
+	t.Cleanup(func() { box.stop() })
+	u, ok := <-urlc
+	if !ok {
+		t.Fatalf("folio serve stopped before serving: %v\n%s", box.stop(), box.log.String())
+	}
+	box.URL = u
+	return box
+}
+
+type httpResult struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (b *folioBox) do(t *testing.T, method, path, key, body string) httpResult {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, b.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpResult{res.StatusCode, res.Header, data}
+}
+
+func (r httpResult) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.body, err)
+	}
+}
+
+// wantReadOnly asserts the 405 READ_ONLY refusal in the error shape.
+func (r httpResult) wantReadOnly(t *testing.T, what string) {
+	t.Helper()
+	var e struct{ Error, Message string }
+	json.Unmarshal(r.body, &e)
+	if r.status != http.StatusMethodNotAllowed || e.Error != server.CodeReadOnly || !strings.Contains(e.Message, "without --read-only") {
+		t.Errorf("%s: %d %s, want 405 %s saying where writes go", what, r.status, r.body, server.CodeReadOnly)
+	}
+}
+
+// siteRepo is a content repository with one page, committed with the git CLI.
+func siteRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pages"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "site"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// pngFile writes a w×h PNG with some noise (so that its WebP derivatives
+// are smaller and kept) and returns its path.
+func pngFile(t *testing.T, name string, w, h int) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			n := uint8((x*7 + y*13) % 61)
+			img.Set(x, y, color.NRGBA{R: uint8(x*191/w) + n, G: uint8(y*191/h) + n, B: 128 + n, A: 255})
+		}
+	}
+	p := filepath.Join(t.TempDir(), name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// newKey creates a key with scopes in the keys file and returns it.
+func newKey(t *testing.T, keys, name, scopes string) string {
+	t.Helper()
+	out, stderr, err := runCLI(t, "keys", "create", "--keys", keys, "--name", name, "--scopes", scopes)
+	if err != nil {
+		t.Fatalf("keys create: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}
+
+// dropWriterLeftovers removes what a writer leaves on a media root besides
+// the media (its temporary folder and index cache), as on a root copied
+// without them: a library opened for writing would make them again, so the
+// tests that the root stays unchanged catch a box that is not read-only.
+// The names are the media package's; if they change this only makes those
+// tests weaker.
+func dropWriterLeftovers(t *testing.T, root string) {
+	t.Helper()
+	for _, name := range []string{".tmp", ".index.cache"} {
+		if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// treeOf maps every path under root to its mode, modification time and size.
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = fmt.Sprint(fi.Mode(), " ", fi.ModTime().UnixNano(), " ", fi.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func diffTrees(before, after map[string]string) []string {
+	var d []string
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			d = append(d, "removed "+k)
+		} else if w != v {
+			d = append(d, "changed "+k)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			d = append(d, "added "+k)
+		}
+	}
+	sort.Strings(d)
+	return d
+}
+
+type listed struct {
+	Data []struct {
+		ID, Filename, URL, Folder string
+		Sizes                     []struct{ URL string }
+	}
+	Total   int
+	Folders []string
+}
+
+// TestServeReadOnlyLocal: `folio media import` (a writer) fills a media
+// root; `folio serve` with FOLIO_READ_ONLY=true serves its items and files,
+// refuses writes, says readOnly in status, and leaves the root unchanged.
+func TestServeReadOnlyLocal(t *testing.T) {
+	site := siteRepo(t)
+	root := filepath.Join(t.TempDir(), "media")
+	if _, stderr, err := runCLI(t, "media", "import", "--media", root, "--folder", "/kept", "--alt", "Glacier", pngFile(t, "lake.png", 600, 400)); err != nil {
+		t.Fatalf("media import: %v\n%s", err, stderr)
+	}
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "all", "content:read,media:read,media:write,media:delete")
+	dropWriterLeftovers(t, root)
+	before := treeOf(t, root)
+
+	t.Setenv("FOLIO_READ_ONLY", "true")
+	box := serveBox(t, "--site", site, "--media", root, "--keys", keys, "--cache-dir", t.TempDir())
+	var st map[string]any
+	box.do(t, "GET", "/api/v1/status", key, "").decode(t, &st)
+	if st["readOnly"] != true {
+		t.Errorf("status readOnly = %v", st["readOnly"])
+	}
+	var l listed
+	box.do(t, "GET", "/api/v1/media", key, "").decode(t, &l)
+	if l.Total != 1 || l.Data[0].Filename != "lake.png" || l.Data[0].Folder != "/kept" || len(l.Data[0].Sizes) == 0 {
+		t.Fatalf("list on the read-only box: %+v", l)
+	}
+	for _, u := range []string{l.Data[0].URL, l.Data[0].Sizes[0].URL} {
+		if r := box.do(t, "GET", u, "", ""); r.status != http.StatusOK || len(r.body) == 0 {
+			t.Errorf("GET %s: %d", u, r.status)
+		}
+	}
+	box.do(t, "POST", "/api/v1/media/folders", key, `{"path":"/new"}`).wantReadOnly(t, "POST folder")
+	box.do(t, "PATCH", "/api/v1/media/"+l.Data[0].ID, key, `{"alt":"x"}`).wantReadOnly(t, "PATCH")
+	box.do(t, "DELETE", "/api/v1/media/"+l.Data[0].ID, "", "").wantReadOnly(t, "DELETE without a key")
+	if err := box.stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, box.log.String())
+	}
+	if d := diffTrees(before, treeOf(t, root)); len(d) > 0 {
+		t.Errorf("the read-only box changed the media root: %v", d)
+	}
+}
+
+// TestServeReadOnlyNoMediaRoot: a read-only box does not create a missing
+// media root; it refuses to start and says why.
+func TestServeReadOnlyNoMediaRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "missing")
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	newKey(t, keys, "r", "content:read")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errb syncBuffer
+	err := run(ctx, []string{"serve", "--read-only", "--addr", "127.0.0.1:0", "--site", siteRepo(t), "--media", root, "--keys", keys, "--cache-dir", t.TempDir()}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("serve --read-only on a missing media root: %v", err)
+	}
+	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the read-only box created the media root: %v", err)
+	}
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// hookPath is the webhook route. It is a POST but not a write: it only
+// makes the box fetch the content repository, which a read-only box must
+// keep doing to serve new commits.
+const hookPath = "/api/v1/hooks/git"
+
+// errReadOnly answers a write on a box started with --read-only.
+var errReadOnly = errorf(http.StatusMethodNotAllowed, CodeReadOnly,
+	"this folio is read-only: send writes (uploads, metadata changes, deletes, folders, presign and confirm) to a box started without --read-only")
+
+// writes tells whether a route changes state the box owns. It is decided
+// by the method alone, so a write route added to the table later is
+// refused on a read-only box without anyone remembering to: everything but
+// GET (and the HEAD and OPTIONS the router adds) is a write, except the
+// webhook, which only triggers a fetch of content.
+func (rte route) writes() bool {
+	switch rte.method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return rte.path != hookPath
+}
+
+// refuseWrite answers a write route on a read-only box: 405 READ_ONLY with
+// Allow naming the methods this box does serve at the path.
+func (s *Server) refuseWrite(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Allow", s.readOnlyAllow(r.URL.Path))
+	return errReadOnly
+}
+
+// readOnlyAllow lists the methods a read-only box serves at path p, as the
+// router would write them in Allow: sorted, HEAD beside GET, OPTIONS when
+// anything is allowed, "" when nothing is.
+func (s *Server) readOnlyAllow(p string) string {
+	set := map[string]bool{}
+	for _, rte := range s.readRoutes {
+		if !matchPattern(rte.path, p) {
+			continue
+		}
+		set[rte.method] = true
+		if rte.method == http.MethodGet {
+			set[http.MethodHead] = true
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	set[http.MethodOptions] = true
+	methods := make([]string, 0, len(set))
+	for m := range set {
+		methods = append(methods, m)
+	}
+	sort.Strings(methods)
+	return strings.Join(methods, ", ")
+}
+
+// matchPattern reports whether the path p matches the route pattern of the
+// table: ":name" matches one non-empty segment, "*name" the rest of the
+// path (possibly empty), as in httprouter.
+func matchPattern(pattern, p string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(p, "/")
+	for i, seg := range ps {
+		if strings.HasPrefix(seg, "*") {
+			return i < len(xs)
+		}
+		if i >= len(xs) {
+			return false
+		}
+		if strings.HasPrefix(seg, ":") {
+			if xs[i] == "" {
+				return false
+			}
+			continue
+		}
+		if seg != xs[i] {
+			return false
+		}
+	}
+	return len(ps) == len(xs)
+}
