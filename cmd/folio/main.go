@@ -26,7 +26,9 @@ Usage:
   folio keys list --keys FILE
   folio keys revoke --keys FILE --name NAME
   folio media import --media DIR [--folder PATH] FILE...
-                                           add files to a local media library
+                                           add files to a media library
+  folio media migrate --media DIR --storage s3 --s3-endpoint URL --s3-bucket NAME [...]
+                                           move a library kept on the media root into the bucket
   folio version
 
 Every flag can also be set as an environment variable FOLIO_<FLAG>,

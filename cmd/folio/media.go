@@ -182,19 +182,56 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	return m, nil
 }
 
-// runMedia: `folio media import --media DIR [--folder PATH] [--alt TEXT] FILE...`
-// adds files to a local library as an upload would.
+// runMedia runs `folio media import` and `folio media migrate`.
 func runMedia(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "import" {
-		return errors.New("media: want import")
+	switch {
+	case len(args) > 0 && args[0] == "import":
+		return runMediaImport(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "migrate":
+		return runMediaMigrate(ctx, args[1:], stdout, stderr)
 	}
+	return errors.New("media: want import or migrate")
+}
+
+// runMediaMigrate: `folio media migrate --media DIR --storage s3 --s3-...`
+// moves a library that an earlier release kept on the media root (sidecars,
+// folders, presign grants) into the bucket, as `folio serve` does when it
+// starts on it, and writes a checkpoint so that new boxes start fast. It
+// is idempotent.
+func runMediaMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f mediaFlags
+	fs := flag.NewFlagSet("media migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.storage != "s3" {
+		return errors.New("media migrate: moves a library into a bucket: give --storage s3 and the --s3-* flags")
+	}
+	logger, _ := newLogger(stderr, "info")
+	m, err := f.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := m.Library.Checkpoint(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d media items and %d folders in the bucket under %s\n", m.Library.Len(), len(m.Library.Folders())-1, m.State.Prefix())
+	return nil
+}
+
+// runMediaImport: `folio media import --media DIR [--folder PATH] [--alt TEXT] FILE...`
+// adds files to a library as an upload would.
+func runMediaImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f mediaFlags
 	fs := flag.NewFlagSet("media import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
 	folder := fs.String("folder", "/", "the folder to put the files in")
 	alt := fs.String("alt", "", "alt text for images")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	logger, _ := newLogger(stderr, "warn")
