@@ -103,8 +103,8 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 // migrateItem claims the keys of it and creates its sidecar, unless it is
 // there already. It reports whether it created the sidecar.
 func (l *Library) migrateItem(ctx context.Context, it *Item) (bool, error) {
-	body := []byte(it.ID)
 	for _, k := range itemKeys(it) {
+		body := claimBody(it.ID, k)
 		_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
 		if errors.Is(err, ErrPrecondition) {
 			if got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k)); gerr == nil && !bytes.Equal(got, body) {

@@ -2,14 +2,12 @@ package media
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,7 +103,10 @@ type logEntry struct {
 	// Folders and FoldersVersion are the folder list as written (opFolders).
 	Folders        []string
 	FoldersVersion int
-	At             time.Time
+	// ETag is the tag of the sidecar the write left (opPut), so that
+	// reconcile can tell which sidecars changed without reading them.
+	ETag string
+	At   time.Time
 	// Box and Nonce identify the writer and the write, so that a writer
 	// whose create was retried can recognise its own entry.
 	Box, Nonce string
@@ -124,7 +125,9 @@ type checkpointDoc struct {
 	Folders        []string
 	FoldersVersion int
 	Tombs          map[string]time.Time
-	At             time.Time
+	// ETags are the tags of the items' sidecars, by id, where known.
+	ETags map[string]string
+	At    time.Time
 }
 
 // sharedState is what a shared library knows beyond the items: l.mu
@@ -138,13 +141,18 @@ type sharedState struct {
 	foldersVersion int
 	// tombs are the ids deleted, with when.
 	tombs map[string]time.Time
+	// etags are the tags of the sidecars the index holds, by id, where
+	// known (from the log, a read or a write): reconcile reads only the
+	// sidecars whose tag in a listing differs.
+	etags map[string]string
 	// checkpointSeq and checkpointAt describe the newest checkpoint known.
 	checkpointSeq int64
 	checkpointAt  time.Time
 
 	poll time.Duration
 	stop chan struct{}
-	done chan struct{}
+	// bg counts the background loops, follow and housekeep.
+	bg sync.WaitGroup
 	// loopMu serialises the poller's work with Sync.
 	loopMu sync.Mutex
 }
@@ -207,9 +215,9 @@ func (l *Library) openShared(ctx context.Context) error {
 		st:    l.cfg.State,
 		box:   rand.Text()[:12],
 		tombs: map[string]time.Time{},
+		etags: map[string]string{},
 		poll:  l.cfg.PollInterval,
 		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
 	}
 	if l.sh.poll <= 0 {
 		l.sh.poll = DefaultPollInterval
@@ -231,7 +239,8 @@ func (l *Library) openShared(ctx context.Context) error {
 	if err := l.tail(ctx); err != nil {
 		return err
 	}
-	go l.follow()
+	l.sh.bg.Go(l.follow)
+	l.sh.bg.Go(l.housekeepLoop)
 	return nil
 }
 
@@ -245,13 +254,12 @@ func (l *Library) closeShared() {
 	default:
 		close(l.sh.stop)
 	}
-	<-l.sh.done
+	l.sh.bg.Wait()
 }
 
 // follow polls the log until Close; writers also write checkpoints and
 // compact the log.
 func (l *Library) follow() {
-	defer close(l.sh.done)
 	t := time.NewTicker(l.sh.poll)
 	defer t.Stop()
 	for {
@@ -260,14 +268,7 @@ func (l *Library) follow() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		go func() {
-			select {
-			case <-l.sh.stop:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
+		ctx, cancel := l.stoppable(time.Minute)
 		if err := l.Sync(ctx); err != nil && ctx.Err() == nil {
 			l.log.Warn("media: following the shared library's log failed; retrying", "err", err)
 		}
@@ -278,6 +279,19 @@ func (l *Library) follow() {
 		}
 		cancel()
 	}
+}
+
+// stoppable is a context that ends after d or when the library closes.
+func (l *Library) stoppable(d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	go func() {
+		select {
+		case <-l.sh.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // Sync applies the changes other boxes made since the last call. A shared
@@ -368,6 +382,9 @@ func (l *Library) apply(e *logEntry) {
 		}
 		cur, ok := l.items[it.ID]
 		if ok && cur.Version >= it.Version {
+			if cur.Version == it.Version && e.ETag != "" {
+				l.sh.etags[it.ID] = e.ETag
+			}
 			l.mu.Unlock()
 			return
 		}
@@ -375,6 +392,11 @@ func (l *Library) apply(e *logEntry) {
 			l.removeLocked(cur)
 		}
 		l.addLocked(&it)
+		if e.ETag != "" {
+			l.sh.etags[it.ID] = e.ETag
+		} else {
+			delete(l.sh.etags, it.ID)
+		}
 		l.mu.Unlock()
 		l.changed(&it, false)
 	case opDelete:
@@ -383,6 +405,7 @@ func (l *Library) apply(e *logEntry) {
 		}
 		l.mu.Lock()
 		l.sh.tombs[e.Item.ID] = e.At
+		delete(l.sh.etags, e.Item.ID)
 		cur, ok := l.items[e.Item.ID]
 		if ok {
 			l.removeLocked(cur)
@@ -491,16 +514,18 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 		return err
 	}
 	items := make([]*Item, len(ids))
+	tags := make([]string, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 32 {
 		wg.Go(func() {
 			for i := range next {
-				data, _, err := l.sh.st.Get(ctx, itemStateKey(ids[i]))
+				data, tag, err := l.sh.st.Get(ctx, itemStateKey(ids[i]))
 				if errors.Is(err, ErrNotExist) {
 					continue // deleted meanwhile
 				}
+				tags[i] = tag
 				if err != nil {
 					errs[i] = err
 					continue
@@ -526,7 +551,13 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.replaceAll(items, fs.Folders, fs.Version, nil, last)
+	etags := make(map[string]string, len(ids))
+	for i, id := range ids {
+		if items[i] != nil {
+			etags[id] = tags[i]
+		}
+	}
+	l.replaceAll(items, etags, fs.Folders, fs.Version, nil, last)
 	return nil
 }
 
@@ -548,7 +579,7 @@ func (l *Library) readFolders(ctx context.Context) (foldersState, string, error)
 
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
-func (l *Library) replaceAll(items []*Item, folders []string, foldersVersion int, tombs map[string]time.Time, seq int64) {
+func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs map[string]time.Time, seq int64) {
 	var changed, deleted []*Item
 	l.mu.Lock()
 	seen := make(map[string]bool, len(items))
@@ -558,6 +589,9 @@ func (l *Library) replaceAll(items []*Item, folders []string, foldersVersion int
 		}
 		seen[it.ID] = true
 		cur, ok := l.items[it.ID]
+		if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
+			l.sh.etags[it.ID] = tag
+		}
 		if ok && cur.Version >= it.Version {
 			continue
 		}
@@ -580,6 +614,7 @@ func (l *Library) replaceAll(items []*Item, folders []string, foldersVersion int
 	for id, cur := range l.items {
 		if !seen[id] {
 			l.removeLocked(cur)
+			delete(l.sh.etags, id)
 			deleted = append(deleted, cur)
 		}
 	}
@@ -598,395 +633,4 @@ func (l *Library) replaceAll(items []*Item, folders []string, foldersVersion int
 	}
 }
 
-// loadCheckpoint replaces the index with the newest checkpoint, if there
-// is one at or after minSeq. It reports whether it found one.
-func (l *Library) loadCheckpoint(ctx context.Context, minSeq int64) (bool, error) {
-	l.sh.loopMu.Lock()
-	defer l.sh.loopMu.Unlock()
-	return l.loadCheckpointLocked(ctx, minSeq)
-}
-
-func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool, error) {
-	newest, err := l.checkpoints(ctx)
-	if err != nil {
-		return false, err
-	}
-	for i := len(newest) - 1; i >= 0; i-- {
-		if newest[i] < minSeq {
-			break
-		}
-		doc, err := l.readCheckpoint(ctx, newest[i])
-		if errors.Is(err, ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			l.log.Error("media: checkpoint unreadable; trying an older one", "seq", newest[i], "err", err)
-			continue
-		}
-		items := make([]*Item, 0, len(doc.Items))
-		for i := range doc.Items {
-			if err := checkEntryItem(&doc.Items[i]); err != nil {
-				l.log.Error("media: invalid item in a checkpoint skipped", "id", doc.Items[i].ID, "err", err)
-				continue
-			}
-			items = append(items, &doc.Items[i])
-		}
-		l.replaceAll(items, doc.Folders, doc.FoldersVersion, doc.Tombs, doc.Seq)
-		l.mu.Lock()
-		l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
-		l.mu.Unlock()
-		return true, nil
-	}
-	return false, nil
-}
-
-// checkpoints lists the sequence numbers of the checkpoints, oldest first.
-func (l *Library) checkpoints(ctx context.Context) ([]int64, error) {
-	var out []int64
-	err := l.sh.st.List(ctx, stateCheckpoints, "", func(o StateObject) error {
-		if n, ok := seqOf(o.Key, stateCheckpoints); ok {
-			out = append(out, n)
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return out, err
-}
-
-func (l *Library) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc, error) {
-	data, _, err := l.sh.st.Get(ctx, checkpointStateKey(seq))
-	if err != nil {
-		return nil, err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	var doc checkpointDoc
-	if err := gob.NewDecoder(zr).Decode(&doc); err != nil {
-		return nil, err
-	}
-	return &doc, nil
-}
-
-// maybeCheckpoint writes a checkpoint when the log has grown enough since
-// the newest one, then compacts.
-func (l *Library) maybeCheckpoint(ctx context.Context) error {
-	l.mu.RLock()
-	behind := l.sh.seq - l.sh.checkpointSeq
-	old := l.now().Sub(l.sh.checkpointAt) > checkpointAge
-	l.mu.RUnlock()
-	if behind <= 0 || (behind < checkpointEvery && !old) {
-		return nil
-	}
-	return l.Checkpoint(ctx)
-}
-
-// Checkpoint writes the whole library, as of the last log entry applied,
-// as one object, so that a new box starts from it instead of reading every
-// sidecar; then it deletes the log entries and checkpoints that the one
-// before it covers (kept for logRetain, for boxes polling behind).
-func (l *Library) Checkpoint(ctx context.Context) error {
-	if l.sh == nil || l.cfg.ReadOnly {
-		return nil
-	}
-	l.sh.loopMu.Lock()
-	defer l.sh.loopMu.Unlock()
-	l.mu.RLock()
-	doc := checkpointDoc{
-		Seq:            l.sh.seq,
-		Items:          make([]Item, 0, len(l.items)),
-		FoldersVersion: l.sh.foldersVersion,
-		Tombs:          make(map[string]time.Time, len(l.sh.tombs)),
-		At:             l.now().UTC(),
-	}
-	for _, it := range l.items {
-		doc.Items = append(doc.Items, *it)
-	}
-	for p := range l.explicit {
-		doc.Folders = append(doc.Folders, p)
-	}
-	for id, at := range l.sh.tombs {
-		if doc.At.Sub(at) < tombRetain {
-			doc.Tombs[id] = at
-		}
-	}
-	l.mu.RUnlock()
-	if doc.Seq == 0 {
-		return nil
-	}
-	slices.SortFunc(doc.Items, func(a, b Item) int { return strings.Compare(a.ID, b.ID) })
-	slices.Sort(doc.Folders)
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err := gob.NewEncoder(zw).Encode(&doc); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	if _, err := l.sh.st.Create(ctx, checkpointStateKey(doc.Seq), buf.Bytes()); err != nil && !errors.Is(err, ErrPrecondition) {
-		return err
-	}
-	l.mu.Lock()
-	l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
-	l.mu.Unlock()
-	return l.compact(ctx)
-}
-
-// compact deletes what the second newest checkpoint covers: older
-// checkpoints, and log entries up to it written over logRetain ago.
-func (l *Library) compact(ctx context.Context) error {
-	cps, err := l.checkpoints(ctx)
-	if err != nil || len(cps) < 2 {
-		return err
-	}
-	keep := cps[len(cps)-2]
-	for _, n := range cps[:len(cps)-2] {
-		if err := l.sh.st.Delete(ctx, checkpointStateKey(n)); err != nil {
-			return err
-		}
-	}
-	cutoff := l.now().Add(-logRetain)
-	var old []string
-	if err := l.sh.st.List(ctx, stateLog, "", func(o StateObject) error {
-		n, ok := seqOf(o.Key, stateLog)
-		if !ok || n > keep {
-			return errStopList
-		}
-		if o.LastModified.Before(cutoff) {
-			old = append(old, o.Key)
-		}
-		return nil
-	}); err != nil && !errors.Is(err, errStopList) {
-		return err
-	}
-	for _, k := range old {
-		if err := l.sh.st.Delete(ctx, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 var errStopList = errors.New("stop listing")
-
-// --- writes ---
-
-// errKeyTaken is returned by claimKeys when another item or upload holds
-// one of the keys.
-type errKeyTaken struct{ key string }
-
-func (e *errKeyTaken) Error() string { return "media: key " + e.key + " is taken" }
-
-// claimKeys claims every key for owner in the bucket, all or none.
-func (l *Library) claimKeys(ctx context.Context, owner string, keys []string) error {
-	body := []byte(owner)
-	errs := make([]error, len(keys))
-	var wg sync.WaitGroup
-	for i, k := range keys {
-		wg.Go(func() {
-			_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
-			if errors.Is(err, ErrPrecondition) {
-				// Ours, if a retried request had made it.
-				if got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k)); gerr == nil && bytes.Equal(got, body) {
-					err = nil
-				} else {
-					err = &errKeyTaken{key: k}
-				}
-			}
-			errs[i] = err
-		})
-	}
-	wg.Wait()
-	var taken *errKeyTaken
-	var failed error
-	var made []string
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			made = append(made, keys[i])
-		case errors.As(err, &taken):
-		default:
-			failed = err
-		}
-	}
-	if taken == nil && failed == nil {
-		return nil
-	}
-	l.releaseClaims(ctx, made)
-	if failed != nil {
-		return storageError(failed)
-	}
-	return taken
-}
-
-// releaseClaims deletes claims, best effort: a claim left behind only
-// keeps a name from being used.
-func (l *Library) releaseClaims(ctx context.Context, keys []string) {
-	ctx = context.WithoutCancel(ctx)
-	for _, k := range keys {
-		if err := l.sh.st.Delete(ctx, claimStateKey(k)); err != nil {
-			l.log.Warn("media: claim not released", "key", k, "err", err)
-		}
-	}
-}
-
-// reserveShared picks a name as reserveName does and claims its keys in
-// the bucket for id, trying the next name while another box holds one.
-func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
-	for range 64 {
-		key, dkeys := l.reserveName(name, p)
-		err := l.claimKeys(ctx, id, append([]string{key}, dkeys...))
-		if err == nil {
-			return key, dkeys, nil
-		}
-		l.release(key, dkeys)
-		var taken *errKeyTaken
-		if !errors.As(err, &taken) {
-			return "", nil, err
-		}
-		// Held elsewhere: skip it here for a while (an upload in flight
-		// on another box becomes an item this box learns of).
-		l.mu.Lock()
-		l.reserveLocked(taken.key, l.now().Add(time.Hour))
-		l.mu.Unlock()
-	}
-	return "", nil, errors.New("media: no free name found")
-}
-
-// commitShared creates the sidecar of a new item, adds it to the index and
-// logs it.
-func (l *Library) commitShared(ctx context.Context, it *Item) error {
-	data, err := encodeSidecar(it)
-	if err != nil {
-		return err
-	}
-	if _, err := l.sh.st.Create(ctx, itemStateKey(it.ID), data); err != nil {
-		return fmt.Errorf("media: write sidecar: %w", storageError(err))
-	}
-	l.mu.Lock()
-	l.addLocked(it)
-	l.mu.Unlock()
-	l.changed(it, false)
-	l.appendLog(ctx, logEntry{Op: opPut, Item: it})
-	return nil
-}
-
-// patchShared applies p to the sidecar in the bucket with a compare-and-
-// swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
-// when another box changed the item first; one without retries on the
-// newer version.
-func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item)) (*Item, error) {
-	for range casRetries {
-		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
-		if errors.Is(err, ErrNotExist) {
-			return nil, errorf(ErrNotFound, "media item not found")
-		}
-		if err != nil {
-			return nil, storageError(err)
-		}
-		cur, err := decodeSharedSidecar(id, data)
-		if err != nil {
-			return nil, fmt.Errorf("media: sidecar of %s: %w", id, err)
-		}
-		if p.IfVersion != 0 && p.IfVersion != cur.Version {
-			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
-		}
-		next := *cur
-		edit(&next)
-		next.Version++
-		out, err := encodeSidecar(&next)
-		if err != nil {
-			return nil, err
-		}
-		_, err = l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
-		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
-			continue // changed or deleted meanwhile: read again
-		}
-		if err != nil {
-			return nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
-		}
-		l.apply(&logEntry{Op: opPut, Item: &next})
-		l.appendLog(ctx, logEntry{Op: opPut, Item: &next})
-		return l.view(&next), nil
-	}
-	return nil, errorf(ErrConflict, "media item is being changed by others; try again")
-}
-
-// deleteShared removes the sidecar in the bucket (the commit point), logs
-// the delete, then removes the files and their claims.
-func (l *Library) deleteShared(ctx context.Context, id string) error {
-	data, _, err := l.sh.st.Get(ctx, itemStateKey(id))
-	if errors.Is(err, ErrNotExist) {
-		l.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
-		return errorf(ErrNotFound, "media item not found")
-	}
-	if err != nil {
-		return storageError(err)
-	}
-	it, err := decodeSharedSidecar(id, data)
-	if err != nil {
-		return fmt.Errorf("media: sidecar of %s: %w", id, err)
-	}
-	if err := l.sh.st.Delete(ctx, itemStateKey(id)); err != nil {
-		return fmt.Errorf("media: remove sidecar: %w", storageError(err))
-	}
-	e := logEntry{Op: opDelete, Item: it, At: l.now().UTC()}
-	l.apply(&e)
-	l.appendLog(ctx, e)
-	clean := context.WithoutCancel(ctx)
-	var keys []string
-	for _, k := range itemKeys(it) {
-		if err := l.cfg.Storage.Delete(clean, k); err != nil {
-			l.log.Error("media: object of a deleted item not removed; its claim is kept", "key", k, "err", err)
-			continue
-		}
-		keys = append(keys, k)
-	}
-	l.releaseClaims(clean, keys)
-	return nil
-}
-
-// foldersShared changes the folder list in the bucket with a compare-and-
-// swap: edit gets the list as the bucket has it (after the index has taken
-// it in) and returns the new one or an error.
-func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[string]bool) (map[string]bool, error)) error {
-	for range casRetries {
-		fs, etag, err := l.readFolders(ctx)
-		if err != nil {
-			return storageError(err)
-		}
-		l.setFolders(fs.Folders, fs.Version)
-		l.mu.RLock()
-		next, err := edit(l.explicit)
-		l.mu.RUnlock()
-		if err != nil {
-			return err
-		}
-		doc := foldersState{Version: fs.Version + 1}
-		for p := range next {
-			doc.Folders = append(doc.Folders, p)
-		}
-		slices.Sort(doc.Folders)
-		data, err := yaml.Marshal(&doc)
-		if err != nil {
-			return err
-		}
-		if etag == "" {
-			_, err = l.sh.st.Create(ctx, stateFolders, data)
-		} else {
-			_, err = l.sh.st.Replace(ctx, stateFolders, data, etag)
-		}
-		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("media: save folders: %w", storageError(err))
-		}
-		l.setFolders(doc.Folders, doc.Version)
-		l.appendLog(ctx, logEntry{Op: opFolders, Folders: doc.Folders, FoldersVersion: doc.Version})
-		return nil
-	}
-	return errorf(ErrConflict, "the folder list is being changed by others; try again")
-}

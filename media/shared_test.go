@@ -353,3 +353,91 @@ func TestShared_MigratesALocalLibrary(t *testing.T) {
 		t.Fatalf("after a second migration:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A writer that died between its sidecar and its log entry: the other
+// boxes find the change at their next reconcile.
+func TestShared_ReconcileFindsWhatTheLogMissed(t *testing.T) {
+	b := newBucket(t)
+	ctx := context.Background()
+	w, ro := b.box(t, false), b.box(t, true)
+	a := mustCreate(t, w, "a.png", pngBytes(t, 10, 10), "")
+	c := mustCreate(t, w, "c.png", pngBytes(t, 10, 10), "")
+	mustSync(t, ro)
+
+	data, tag, err := b.state.Get(ctx, "items/"+a.ID+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte("alt: \"\""), []byte("alt: edited behind the log"), 1)
+	edited = bytes.Replace(edited, []byte("version: 1"), []byte("version: 2"), 1)
+	if _, err := b.state.Replace(ctx, "items/"+a.ID+".yaml", edited, tag); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.state.Delete(ctx, "items/"+c.ID+".yaml"); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, ro)
+	if got, _ := ro.Get(a.ID); got.Alt != "" {
+		t.Fatalf("the log carried a change it never had: %q", got.Alt)
+	}
+	ro.Housekeep(ctx)
+	if got, _ := ro.Get(a.ID); got.Alt != "edited behind the log" || got.Version != 2 {
+		t.Fatalf("after reconcile: %+v", got)
+	}
+	if _, ok := ro.Get(c.ID); ok {
+		t.Fatal("an item whose sidecar is gone survived reconcile")
+	}
+}
+
+// An upload cut off after its claims and files but before its sidecar
+// leaves a claim and an object; the sweep of a writer removes both once
+// the claim is old, and leaves the claims of items and live grants alone.
+func TestShared_SweepRemovesLeftovers(t *testing.T) {
+	b := newBucket(t)
+	ctx := context.Background()
+	w := b.box(t, false)
+	kept := mustCreate(t, w, "kept.png", pngBytes(t, 500, 300), "")
+	grantKey, err := w.PresignKey(ctx, "later.png", "image/png", 10, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := "2026/01/orphan.png"
+	if err := b.store.Put(ctx, orphan, bytes.NewReader(pngBytes(t, 5, 5)), -1, "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.state.Create(ctx, "claims/"+orphan, media.ClaimBody("zzzzzzzzzzzzzzzz", orphan)); err != nil {
+		t.Fatal(err)
+	}
+
+	later, err := media.Open(ctx, media.Config{
+		Root: t.TempDir(), Storage: b.store, State: b.state, PollInterval: time.Hour,
+		Now: func() time.Time { return time.Now().Add(2 * time.Hour) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	later.Housekeep(ctx)
+	if _, err := b.store.Stat(ctx, orphan); !errors.Is(err, media.ErrNotExist) {
+		t.Fatalf("orphan object: %v", err)
+	}
+	if _, _, err := b.state.Get(ctx, "claims/"+orphan); !errors.Is(err, media.ErrNotExist) {
+		t.Fatalf("orphan claim: %v", err)
+	}
+	for _, k := range append([]string{kept.Key, grantKey}, sizeKeys(kept)...) {
+		if _, _, err := b.state.Get(ctx, "claims/"+k); err != nil {
+			t.Errorf("claim of %s: %v", k, err)
+		}
+	}
+	if _, err := b.store.Stat(ctx, kept.Key); err != nil {
+		t.Fatalf("kept item's file: %v", err)
+	}
+}
+
+func sizeKeys(it *media.Item) []string {
+	var out []string
+	for _, s := range it.Sizes {
+		out = append(out, s.Key)
+	}
+	return out
+}

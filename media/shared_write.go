@@ -1,0 +1,231 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// errKeyTaken is returned by claimKeys when another item or upload holds
+// one of the keys.
+type errKeyTaken struct{ key string }
+
+func (e *errKeyTaken) Error() string { return "media: key " + e.key + " is taken" }
+
+// claimKeys claims every key for owner in the bucket, all or none.
+func (l *Library) claimKeys(ctx context.Context, owner string, keys []string) error {
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Go(func() {
+			body := claimBody(owner, k)
+			_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
+			if errors.Is(err, ErrPrecondition) {
+				// Ours, if a retried request had made it.
+				if got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k)); gerr == nil && bytes.Equal(got, body) {
+					err = nil
+				} else {
+					err = &errKeyTaken{key: k}
+				}
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	var taken *errKeyTaken
+	var failed error
+	var made []string
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			made = append(made, keys[i])
+		case errors.As(err, &taken):
+		default:
+			failed = err
+		}
+	}
+	if taken == nil && failed == nil {
+		return nil
+	}
+	l.releaseClaims(ctx, made)
+	if failed != nil {
+		return storageError(failed)
+	}
+	return taken
+}
+
+// releaseClaims deletes claims, best effort: a claim left behind only
+// keeps a name from being used.
+func (l *Library) releaseClaims(ctx context.Context, keys []string) {
+	ctx = context.WithoutCancel(ctx)
+	for _, k := range keys {
+		if err := l.sh.st.Delete(ctx, claimStateKey(k)); err != nil {
+			l.log.Warn("media: claim not released", "key", k, "err", err)
+		}
+	}
+}
+
+// reserveShared picks a name as reserveName does and claims its keys in
+// the bucket for id, trying the next name while another box holds one.
+func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
+	for range 64 {
+		key, dkeys := l.reserveName(name, p)
+		err := l.claimKeys(ctx, id, append([]string{key}, dkeys...))
+		if err == nil {
+			return key, dkeys, nil
+		}
+		l.release(key, dkeys)
+		var taken *errKeyTaken
+		if !errors.As(err, &taken) {
+			return "", nil, err
+		}
+		// Held elsewhere: skip it here for a while (an upload in flight
+		// on another box becomes an item this box learns of).
+		l.mu.Lock()
+		l.reserveLocked(taken.key, l.now().Add(time.Hour))
+		l.mu.Unlock()
+	}
+	return "", nil, errors.New("media: no free name found")
+}
+
+// commitShared creates the sidecar of a new item, adds it to the index and
+// logs it.
+func (l *Library) commitShared(ctx context.Context, it *Item) error {
+	data, err := encodeSidecar(it)
+	if err != nil {
+		return err
+	}
+	tag, err := l.sh.st.Create(ctx, itemStateKey(it.ID), data)
+	if err != nil {
+		return fmt.Errorf("media: write sidecar: %w", storageError(err))
+	}
+	e := logEntry{Op: opPut, Item: it, ETag: tag}
+	l.apply(&e)
+	l.appendLog(ctx, e)
+	return nil
+}
+
+// patchShared applies p to the sidecar in the bucket with a compare-and-
+// swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
+// when another box changed the item first; one without retries on the
+// newer version.
+func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item)) (*Item, error) {
+	for range casRetries {
+		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
+		if errors.Is(err, ErrNotExist) {
+			return nil, errorf(ErrNotFound, "media item not found")
+		}
+		if err != nil {
+			return nil, storageError(err)
+		}
+		cur, err := decodeSharedSidecar(id, data)
+		if err != nil {
+			return nil, fmt.Errorf("media: sidecar of %s: %w", id, err)
+		}
+		if p.IfVersion != 0 && p.IfVersion != cur.Version {
+			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
+		}
+		next := *cur
+		edit(&next)
+		next.Version++
+		out, err := encodeSidecar(&next)
+		if err != nil {
+			return nil, err
+		}
+		tag, err := l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
+		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
+			continue // changed or deleted meanwhile: read again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
+		}
+		e := logEntry{Op: opPut, Item: &next, ETag: tag}
+		l.apply(&e)
+		l.appendLog(ctx, e)
+		return l.view(&next), nil
+	}
+	return nil, errorf(ErrConflict, "media item is being changed by others; try again")
+}
+
+// deleteShared removes the sidecar in the bucket (the commit point), logs
+// the delete, then removes the files and their claims.
+func (l *Library) deleteShared(ctx context.Context, id string) error {
+	data, _, err := l.sh.st.Get(ctx, itemStateKey(id))
+	if errors.Is(err, ErrNotExist) {
+		l.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
+		return errorf(ErrNotFound, "media item not found")
+	}
+	if err != nil {
+		return storageError(err)
+	}
+	it, err := decodeSharedSidecar(id, data)
+	if err != nil {
+		return fmt.Errorf("media: sidecar of %s: %w", id, err)
+	}
+	if err := l.sh.st.Delete(ctx, itemStateKey(id)); err != nil {
+		return fmt.Errorf("media: remove sidecar: %w", storageError(err))
+	}
+	e := logEntry{Op: opDelete, Item: it, At: l.now().UTC()}
+	l.apply(&e)
+	l.appendLog(ctx, e)
+	clean := context.WithoutCancel(ctx)
+	var keys []string
+	for _, k := range itemKeys(it) {
+		if err := l.cfg.Storage.Delete(clean, k); err != nil {
+			l.log.Error("media: object of a deleted item not removed; its claim is kept", "key", k, "err", err)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	l.releaseClaims(clean, keys)
+	return nil
+}
+
+// foldersShared changes the folder list in the bucket with a compare-and-
+// swap: edit gets the list as the bucket has it (after the index has taken
+// it in) and returns the new one or an error.
+func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[string]bool) (map[string]bool, error)) error {
+	for range casRetries {
+		fs, etag, err := l.readFolders(ctx)
+		if err != nil {
+			return storageError(err)
+		}
+		l.setFolders(fs.Folders, fs.Version)
+		l.mu.RLock()
+		next, err := edit(l.explicit)
+		l.mu.RUnlock()
+		if err != nil {
+			return err
+		}
+		doc := foldersState{Version: fs.Version + 1}
+		for p := range next {
+			doc.Folders = append(doc.Folders, p)
+		}
+		slices.Sort(doc.Folders)
+		data, err := yaml.Marshal(&doc)
+		if err != nil {
+			return err
+		}
+		if etag == "" {
+			_, err = l.sh.st.Create(ctx, stateFolders, data)
+		} else {
+			_, err = l.sh.st.Replace(ctx, stateFolders, data, etag)
+		}
+		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("media: save folders: %w", storageError(err))
+		}
+		l.setFolders(doc.Folders, doc.Version)
+		l.appendLog(ctx, logEntry{Op: opFolders, Folders: doc.Folders, FoldersVersion: doc.Version})
+		return nil
+	}
+	return errorf(ErrConflict, "the folder list is being changed by others; try again")
+}
