@@ -319,7 +319,8 @@ func (l *Library) tail(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, k := range keys {
+	datas, errs := l.fetchAll(ctx, keys)
+	for i, k := range keys {
 		n, ok := seqOf(k, stateLog)
 		if !ok {
 			continue
@@ -339,20 +340,20 @@ func (l *Library) tail(ctx context.Context) error {
 			}
 			return nil // the next call goes on from there
 		}
-		data, _, err := l.sh.st.Get(ctx, k)
-		if errors.Is(err, ErrNotExist) {
+		if errors.Is(errs[i], ErrNotExist) {
 			return nil // compacted just now; the next call reloads
 		}
-		if err != nil {
-			return err
+		if errs[i] != nil {
+			return errs[i]
 		}
 		var e logEntry
-		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&e); err != nil {
+		if err := gob.NewDecoder(bytes.NewReader(datas[i])).Decode(&e); err != nil {
 			l.log.Error("media: corrupt log entry skipped", "entry", k, "err", err)
 		} else if e.Op == opRescan {
 			if err := l.rescanLocked(ctx); err != nil {
 				return err
 			}
+			return nil // the rescan moved the position past this entry
 		} else {
 			l.apply(&e)
 		}
@@ -362,6 +363,33 @@ func (l *Library) tail(ctx context.Context) error {
 		seq = n
 	}
 	return nil
+}
+
+// fetchAll reads the objects at keys, several at a time: a box that is
+// far behind (a new box after its checkpoint) reads up to a thousand
+// entries.
+func (l *Library) fetchAll(ctx context.Context, keys []string) ([][]byte, []error) {
+	datas := make([][]byte, len(keys))
+	errs := make([]error, len(keys))
+	if len(keys) == 1 {
+		datas[0], _, errs[0] = l.sh.st.Get(ctx, keys[0])
+		return datas, errs
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(16, len(keys)) {
+		wg.Go(func() {
+			for i := range next {
+				datas[i], _, errs[i] = l.sh.st.Get(ctx, keys[i])
+			}
+		})
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return datas, errs
 }
 
 // apply makes one log entry's change in the index, unless the index holds

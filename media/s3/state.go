@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 
@@ -26,6 +28,9 @@ var _ media.StateStore = (*State)(nil)
 type State struct {
 	s      *Storage
 	prefix string // with a trailing slash
+	// md5Tags is set once a read's tag was its content's MD5: from then
+	// on a read whose tag is not is taken for torn (see Get).
+	md5Tags atomic.Bool
 }
 
 // DefaultStatePrefix is where the state of a site with prefix p lives:
@@ -60,32 +65,37 @@ func (st *State) Prefix() string { return st.prefix }
 const maxStateObject = 1 << 30
 
 // Get reads an object. Content and tag come from one response, and when
-// the tag is the content's MD5 (what S3, MinIO, R2 and versitygw give an
-// object written in one PUT, as every state object is) they are checked
-// against each other: a server that reads the file and its tag apart
-// (versitygw's posix backend does) can pair old bytes with a new tag,
-// and a compare-and-swap on that pair would lose the newer write.
+// the tags of this storage are the content's MD5 (what S3, MinIO, R2 and
+// versitygw give an object written in one PUT, as every state object is)
+// they are checked against each other: a server that reads the file and
+// its tag apart (versitygw's posix backend does, for some milliseconds
+// after a replace) can pair old bytes with the new tag, and a compare-
+// and-swap on that pair would lose the newer write. Such a read is made
+// again, with a growing pause, until it is consistent.
 func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
-	var data []byte
-	var etag string
-	for range 8 {
-		var err error
-		data, etag, err = st.get(ctx, key)
-		if errors.Is(err, media.ErrPrecondition) {
-			continue // changed between two reads of one GET: read again
-		}
-		if err != nil {
+	pause := time.Millisecond
+	for range 12 {
+		data, etag, err := st.get(ctx, key)
+		switch {
+		case errors.Is(err, media.ErrPrecondition):
+			// changed between two reads of one GET: read again
+		case err != nil:
 			return nil, "", err
-		}
-		if !looksLikeMD5(etag) || md5Hex(data) == etag {
+		case md5Hex(data) == etag:
+			st.md5Tags.Store(true)
+			return data, etag, nil
+		case !st.md5Tags.Load():
+			// Tags that are not MD5s (SSE-KMS) cannot be checked.
 			return data, etag, nil
 		}
+		select {
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 200*time.Millisecond)
 	}
-	if data == nil {
-		return nil, "", fmt.Errorf("s3 state: get %q: %w", key, media.ErrUnavailable)
-	}
-	// Tags that never match the content are not MD5s (SSE-KMS): trust them.
-	return data, etag, nil
+	return nil, "", fmt.Errorf("%w: s3 state: get %q: content and ETag keep disagreeing", media.ErrUnavailable, key)
 }
 
 func (st *State) get(ctx context.Context, key string) ([]byte, string, error) {
@@ -112,14 +122,6 @@ func (st *State) get(ctx context.Context, key string) ([]byte, string, error) {
 func md5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func looksLikeMD5(etag string) bool {
-	if len(etag) != 32 {
-		return false
-	}
-	_, err := hex.DecodeString(etag)
-	return err == nil
 }
 
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
