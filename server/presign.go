@@ -26,6 +26,10 @@ const maxFilenameBytes = 255
 // (the library's reservations live in memory only).
 const presignKeyTries = 100
 
+// grantWriteTimeout bounds the release or taking of a grant after a
+// confirm, which outlives the request.
+const grantWriteTimeout = 30 * time.Second
+
 type presignRequest struct {
 	Filename string `json:"filename"`
 	MimeType string `json:"mimeType"`
@@ -140,7 +144,11 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		if key, err = s.media.PresignKey(req.Filename, req.MimeType, req.Size, ttl); err != nil {
 			return mediaError(err)
 		}
-		if !s.grants.Pending(key) {
+		pending, err := s.grants.Pending(r.Context(), p.FullKey(key))
+		if err != nil {
+			return mediaError(err)
+		}
+		if !pending {
 			break
 		}
 	}
@@ -155,12 +163,12 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if k := keyFrom(r.Context()); k != nil {
 		g.KeyName = k.Name
 	}
-	switch err := s.grants.Add(g); {
+	switch err := s.grants.Add(r.Context(), g); {
 	case errors.Is(err, grant.ErrFull):
 		w.Header().Set("Retry-After", "60")
 		return errorf(http.StatusTooManyRequests, CodeRateLimited, "too many pending upload grants; confirm or let some expire first")
 	case err != nil:
-		return err
+		return mediaError(err)
 	}
 	if headers == nil {
 		headers = map[string]string{}
@@ -210,7 +218,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if !s.folderExists(folder) {
 		return notFound("folder %s not found", folder)
 	}
-	g, err := s.grants.Claim(req.StorageKey)
+	g, err := s.grants.Claim(r.Context(), req.StorageKey)
 	switch {
 	case errors.Is(err, grant.ErrNotGranted):
 		return notFound("storageKey was not granted by this service; ask POST /api/v1/media/presign for a grant")
@@ -221,12 +229,17 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	case errors.Is(err, grant.ErrExpired):
 		return errorf(http.StatusGone, CodeGrantExpired, "the upload grant expired; ask for a new grant and upload again")
 	case err != nil:
-		return err
+		return mediaError(err)
 	}
+	// Giving the grant back or spending it must happen even when the
+	// client hung up: a shared store would otherwise keep the claim until
+	// its lease runs out.
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), grantWriteTimeout)
+	defer cancel()
 	taken := false
 	defer func() {
 		if !taken {
-			s.grants.Release(g.FullKey)
+			s.release(gctx, g.FullKey)
 		}
 	}()
 	if req.MimeType != g.MimeType {
@@ -248,22 +261,30 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
 	default:
 		// Adopt deleted the refused object: the grant is spent.
-		if terr := s.grants.Take(g.FullKey); terr != nil {
+		if terr := s.grants.Take(gctx, g.FullKey); terr != nil {
 			s.log.Error("presign: refused grant not consumed", "key", g.FullKey, "err", terr)
 		}
 		taken = true
 		return mediaError(err)
 	}
 	taken = true
-	if err := s.grants.Take(g.FullKey); err != nil {
+	if err := s.grants.Take(gctx, g.FullKey); err != nil {
 		// The item exists; a repeated confirm finds it claimed in the
 		// library (409), so an unrecorded grant does no harm.
 		s.log.Error("presign: confirmed grant not recorded", "key", g.FullKey, "err", err)
-		s.grants.Release(g.FullKey)
+		s.release(gctx, g.FullKey)
 	}
 	s.log.Info("media confirmed", "id", it.ID, "key", g.FullKey, "apiKey", g.KeyName)
 	w.Header().Set("Cache-Control", cacheNoStore)
 	return writeJSON(w, http.StatusCreated, confirmResponse{Success: true, Data: confirmedItem{
 		ID: it.ID, Filename: it.Filename, URL: it.URL, Folder: it.Folder, CreatedAt: it.CreatedAt,
 	}})
+}
+
+// release gives a claimed grant back; when that fails the claim runs out
+// with its lease (state store) and the client may confirm again then.
+func (s *Server) release(ctx context.Context, fullKey string) {
+	if err := s.grants.Release(ctx, fullKey); err != nil {
+		s.log.Warn("presign: grant not released", "key", fullKey, "err", err)
+	}
 }

@@ -409,7 +409,7 @@ func TestPresign_Restart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	grants, err := grant.Open(grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
+	grants, err := grant.Open(context.Background(), grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestPresign_LocalStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	grants, err := grant.Open(grant.Config{Path: filepath.Join(t.TempDir(), ".grants.yaml")})
+	grants, err := grant.Open(context.Background(), grant.Config{Path: filepath.Join(t.TempDir(), ".grants.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
