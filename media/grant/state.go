@@ -98,6 +98,11 @@ func openState(ctx context.Context, cfg Config) (*stateStore, error) {
 // read reads the object key; a missing one is nil.
 func (s *stateStore) read(ctx context.Context, key string) (*record, string, error) {
 	data, etag, err := s.st.Get(ctx, key)
+	// s3.State reads in two requests, the second conditional on the
+	// first's etag: a write in between fails the read. Read again.
+	for try := 1; try < casTries && errors.Is(err, media.ErrPrecondition); try++ {
+		data, etag, err = s.st.Get(ctx, key)
+	}
 	if errors.Is(err, media.ErrNotExist) {
 		s.forget(key)
 		return nil, "", nil
