@@ -26,8 +26,8 @@ const maxFilenameBytes = 255
 // (the library's reservations live in memory only).
 const presignKeyTries = 100
 
-// grantWriteTimeout bounds the release or taking of a grant after a
-// confirm, which outlives the request.
+// grantWriteTimeout bounds giving back or spending a grant at the end of
+// a confirm (see detached).
 const grantWriteTimeout = 30 * time.Second
 
 type presignRequest struct {
@@ -231,15 +231,10 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	case err != nil:
 		return mediaError(err)
 	}
-	// Giving the grant back or spending it must happen even when the
-	// client hung up: a shared store would otherwise keep the claim until
-	// its lease runs out.
-	gctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), grantWriteTimeout)
-	defer cancel()
 	taken := false
 	defer func() {
 		if !taken {
-			s.release(gctx, g.FullKey)
+			s.release(r.Context(), g.FullKey)
 		}
 	}()
 	if req.MimeType != g.MimeType {
@@ -261,18 +256,18 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
 	default:
 		// Adopt deleted the refused object: the grant is spent.
-		if terr := s.grants.Take(gctx, g.FullKey); terr != nil {
+		if terr := s.take(r.Context(), g.FullKey); terr != nil {
 			s.log.Error("presign: refused grant not consumed", "key", g.FullKey, "err", terr)
 		}
 		taken = true
 		return mediaError(err)
 	}
 	taken = true
-	if err := s.grants.Take(gctx, g.FullKey); err != nil {
+	if err := s.take(r.Context(), g.FullKey); err != nil {
 		// The item exists; a repeated confirm finds it claimed in the
 		// library (409), so an unrecorded grant does no harm.
 		s.log.Error("presign: confirmed grant not recorded", "key", g.FullKey, "err", err)
-		s.release(gctx, g.FullKey)
+		s.release(r.Context(), g.FullKey)
 	}
 	s.log.Info("media confirmed", "id", it.ID, "key", g.FullKey, "apiKey", g.KeyName)
 	w.Header().Set("Cache-Control", cacheNoStore)
@@ -281,9 +276,25 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}})
 }
 
+// detached is ctx without its cancellation, with a deadline of its own: a
+// claimed grant must be given back or spent even when the client hung up,
+// or a shared grant store keeps the claim until its lease runs out.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), grantWriteTimeout)
+}
+
+// take spends a claimed grant.
+func (s *Server) take(ctx context.Context, fullKey string) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	return s.grants.Take(ctx, fullKey)
+}
+
 // release gives a claimed grant back; when that fails the claim runs out
 // with its lease (state store) and the client may confirm again then.
 func (s *Server) release(ctx context.Context, fullKey string) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	if err := s.grants.Release(ctx, fullKey); err != nil {
 		s.log.Warn("presign: grant not released", "key", fullKey, "err", err)
 	}
