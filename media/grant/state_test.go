@@ -1,10 +1,12 @@
 package grant_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -288,5 +290,57 @@ func TestState_Unavailable(t *testing.T) {
 	}
 	if err := s.Take(t.Context(), g.FullKey); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// countingState counts the reads of a state store.
+type countingState struct {
+	media.StateStore
+	mu   sync.Mutex
+	gets int
+}
+
+func (c *countingState) Get(ctx context.Context, key string) ([]byte, string, error) {
+	c.mu.Lock()
+	c.gets++
+	c.mu.Unlock()
+	return c.StateStore.Get(ctx, key)
+}
+
+func (c *countingState) reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.gets
+	c.gets = 0
+	return n
+}
+
+// A listing reads only the grants that changed since this Store saw them.
+func TestState_ListReadsChangesOnly(t *testing.T) {
+	e := newStateEnv(t, s3test.NewServer(t))
+	for _, name := range []string{"a.png", "b.png", "c.png"} {
+		mustAdd(t, e.open(t), e.grant(name, time.Minute))
+	}
+	counting := &countingState{StateStore: e.state}
+	e.state = counting
+	s := e.open(t)
+	if n := counting.reads(); n != 3 {
+		t.Errorf("Open read %d grants, want 3", n)
+	}
+	if got := unconfirmed(t, s); len(got) != 3 {
+		t.Errorf("Unconfirmed = %d grants, want 3", len(got))
+	}
+	if n := counting.reads(); n != 0 {
+		t.Errorf("Unconfirmed read %d unchanged grants", n)
+	}
+	if err := e.open(t).Take(t.Context(), "site/2026/03/b.png"); err != nil {
+		t.Fatal(err)
+	}
+	counting.reads()
+	if got := unconfirmed(t, s); len(got) != 2 {
+		t.Errorf("Unconfirmed = %d grants, want 2", len(got))
+	}
+	if n := counting.reads(); n != 1 {
+		t.Errorf("Unconfirmed read %d grants, want the 1 changed", n)
 	}
 }
