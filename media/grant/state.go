@@ -73,8 +73,10 @@ type stateStore struct {
 	cfg Config
 	st  media.StateStore
 
-	mu   sync.Mutex
-	held map[string]string // FullKey → token of a claim this Store holds
+	mu sync.Mutex
+	// held is the token of each claim this Store holds, by FullKey: the
+	// claims of a Store, not of one request, as with the file store.
+	held map[string]string
 	// seen is every grant object as this Store last read or wrote it, by
 	// object key: it counts pending grants for MaxPending, and spares a
 	// listing the reads of the objects whose etag did not change.
@@ -256,13 +258,13 @@ func (s *stateStore) token(fullKey string) string {
 }
 
 func (s *stateStore) release(ctx context.Context, fullKey string) error {
-	token := s.token(fullKey)
+	s.mu.Lock()
+	token := s.held[fullKey]
+	delete(s.held, fullKey)
+	s.mu.Unlock()
 	if token == "" {
 		return nil
 	}
-	s.mu.Lock()
-	delete(s.held, fullKey)
-	s.mu.Unlock()
 	return s.update(ctx, fullKey, func(old *record) (*record, error) {
 		if old == nil || old.ClaimToken != token {
 			return nil, nil // gone, or taken over after our lease ran out
