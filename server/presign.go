@@ -26,6 +26,10 @@ const maxFilenameBytes = 255
 // (the library's reservations live in memory only).
 const presignKeyTries = 100
 
+// grantWriteTimeout bounds giving back or spending a grant at the end of
+// a confirm (see detached).
+const grantWriteTimeout = 30 * time.Second
+
 type presignRequest struct {
 	Filename string `json:"filename"`
 	MimeType string `json:"mimeType"`
@@ -140,7 +144,11 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		if key, err = s.media.PresignKey(r.Context(), req.Filename, req.MimeType, req.Size, ttl); err != nil {
 			return mediaError(err)
 		}
-		if !s.grants.Pending(key) {
+		pending, err := s.grants.Pending(r.Context(), p.FullKey(key))
+		if err != nil {
+			return mediaError(err)
+		}
+		if !pending {
 			break
 		}
 	}
@@ -155,12 +163,12 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if k := keyFrom(r.Context()); k != nil {
 		g.KeyName = k.Name
 	}
-	switch err := s.grants.Add(g); {
+	switch err := s.grants.Add(r.Context(), g); {
 	case errors.Is(err, grant.ErrFull):
 		w.Header().Set("Retry-After", "60")
 		return errorf(http.StatusTooManyRequests, CodeRateLimited, "too many pending upload grants; confirm or let some expire first")
 	case err != nil:
-		return err
+		return mediaError(err)
 	}
 	if headers == nil {
 		headers = map[string]string{}
@@ -210,7 +218,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if !s.folderExists(folder) {
 		return notFound("folder %s not found", folder)
 	}
-	g, err := s.grants.Claim(req.StorageKey)
+	g, err := s.grants.Claim(r.Context(), req.StorageKey)
 	switch {
 	case errors.Is(err, grant.ErrNotGranted):
 		return notFound("storageKey was not granted by this service; ask POST /api/v1/media/presign for a grant")
@@ -221,12 +229,12 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	case errors.Is(err, grant.ErrExpired):
 		return errorf(http.StatusGone, CodeGrantExpired, "the upload grant expired; ask for a new grant and upload again")
 	case err != nil:
-		return err
+		return mediaError(err)
 	}
 	taken := false
 	defer func() {
 		if !taken {
-			s.grants.Release(g.FullKey)
+			s.release(r.Context(), g.FullKey)
 		}
 	}()
 	if req.MimeType != g.MimeType {
@@ -248,22 +256,46 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
 	default:
 		// Adopt deleted the refused object: the grant is spent.
-		if terr := s.grants.Take(g.FullKey); terr != nil {
+		if terr := s.take(r.Context(), g.FullKey); terr != nil {
 			s.log.Error("presign: refused grant not consumed", "key", g.FullKey, "err", terr)
 		}
 		taken = true
 		return mediaError(err)
 	}
 	taken = true
-	if err := s.grants.Take(g.FullKey); err != nil {
+	if err := s.take(r.Context(), g.FullKey); err != nil {
 		// The item exists; a repeated confirm finds it claimed in the
 		// library (409), so an unrecorded grant does no harm.
 		s.log.Error("presign: confirmed grant not recorded", "key", g.FullKey, "err", err)
-		s.grants.Release(g.FullKey)
+		s.release(r.Context(), g.FullKey)
 	}
 	s.log.Info("media confirmed", "id", it.ID, "key", g.FullKey, "apiKey", g.KeyName)
 	w.Header().Set("Cache-Control", cacheNoStore)
 	return writeJSON(w, http.StatusCreated, confirmResponse{Success: true, Data: confirmedItem{
 		ID: it.ID, Filename: it.Filename, URL: it.URL, Folder: it.Folder, CreatedAt: it.CreatedAt,
 	}})
+}
+
+// detached is ctx without its cancellation, with a deadline of its own: a
+// claimed grant must be given back or spent even when the client hung up,
+// or a shared grant store keeps the claim until its lease runs out.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), grantWriteTimeout)
+}
+
+// take spends a claimed grant.
+func (s *Server) take(ctx context.Context, fullKey string) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	return s.grants.Take(ctx, fullKey)
+}
+
+// release gives a claimed grant back; when that fails the claim runs out
+// with its lease (state store) and the client may confirm again then.
+func (s *Server) release(ctx context.Context, fullKey string) {
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if err := s.grants.Release(ctx, fullKey); err != nil {
+		s.log.Warn("presign: grant not released", "key", fullKey, "err", err)
+	}
 }

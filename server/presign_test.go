@@ -16,6 +16,7 @@ import (
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
+	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"github.com/folio-cms/folio/server"
 )
@@ -409,7 +410,7 @@ func TestPresign_Restart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	grants, err := grant.Open(grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
+	grants, err := grant.Open(context.Background(), grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func TestPresign_LocalStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	grants, err := grant.Open(grant.Config{Path: filepath.Join(t.TempDir(), ".grants.yaml")})
+	grants, err := grant.Open(context.Background(), grant.Config{Path: filepath.Join(t.TempDir(), ".grants.yaml")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,4 +455,67 @@ func TestPresign_LocalStorage(t *testing.T) {
 	}
 	c := confirmBody{StorageKey: "2026/01/a.png", Filename: "a.png", MimeType: "image/png", Size: 10, Folder: "/"}
 	wantError(t, confirmReq(t, ts, key, c), http.StatusBadRequest, server.CodeBadRequest)
+}
+
+// TestPresign_SharedGrants: two boxes on one bucket keep their grants in
+// its state area, so a grant given by one is confirmed at the other, and
+// once only. With the bucket down presign and confirm answer 503, and the
+// grant works once it is back.
+func TestPresign_SharedGrants(t *testing.T) {
+	e := newS3Env(t)
+	cfg := e.cfg
+	cfg.MaxRetries = 1
+	st, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := newRepo(t, minimalSite)
+	box := func(lib *media.Library) (*testServer, string) {
+		grants, err := grant.Open(context.Background(), grant.Config{State: state, Now: e.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := startServer(t, repo.bare, func(_ *engine.Config, c *server.Config) {
+			c.Media, c.Grants, c.PresignTTL, c.Now = lib, grants, e.ttl, e.clock.Now
+		})
+		return ts, ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
+	}
+	lib2, err := media.Open(context.Background(), media.Config{Root: t.TempDir(), Storage: e.store, MaxUploadBytes: media.DefaultMaxUploadCloud})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib2.Close() })
+	ts1, key1 := box(e.lib)
+	ts2, key2 := box(lib2)
+	img := testPNG(t, 40, 30)
+	size := int64(len(img))
+
+	g := mustPresign(t, ts1, key1, "shared.png", "image/png", size)
+	if got := put(t, g, img); got != http.StatusOK {
+		t.Fatalf("PUT = %d", got)
+	}
+	if again := mustPresign(t, ts2, key2, "shared.png", "image/png", size); again.StorageKey == g.StorageKey {
+		t.Fatalf("the other box granted %s again", g.StorageKey)
+	}
+	c := mustConfirm(t, ts2, key2, confirmOf(g, "shared.png", size))
+	if c.Data.URL != g.PublicURL {
+		t.Errorf("url %q, want %q", c.Data.URL, g.PublicURL)
+	}
+	wantError(t, confirmReq(t, ts1, key1, confirmOf(g, "shared.png", size)), http.StatusConflict, server.CodeConflict)
+
+	t.Run("StorageDown", func(t *testing.T) {
+		g := mustPresign(t, ts1, key1, "outage.png", "image/png", size)
+		if got := put(t, g, img); got != http.StatusOK {
+			t.Fatalf("PUT = %d", got)
+		}
+		e.srv.Stop()
+		wantError(t, presignReq(t, ts1, key1, "down.png", "image/png", size), http.StatusServiceUnavailable, server.CodeUnavailable)
+		wantError(t, confirmReq(t, ts2, key2, confirmOf(g, "outage.png", size)), http.StatusServiceUnavailable, server.CodeUnavailable)
+		e.srv.Start()
+		mustConfirm(t, ts2, key2, confirmOf(g, "outage.png", size))
+	})
 }

@@ -55,7 +55,7 @@ func newS3Env(t *testing.T) *s3Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.lib.Close() })
-	e.grants, err = grant.Open(grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
+	e.grants, err = grant.Open(context.Background(), grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		}
 		// The grants file sits beside the sidecars on the media root, so
 		// grants survive a restart like the items do.
-		grants, err := grant.Open(grant.Config{Path: filepath.Join(root, ".grants.yaml")})
+		grants, err := grant.Open(ctx, grant.Config{Path: filepath.Join(root, ".grants.yaml")})
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +173,12 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		// Reservations live in memory: hold the keys of the grants still
 		// pending, or a plain upload could take a name a client is about
 		// to PUT to.
-		for _, g := range m.Grants.Unconfirmed() {
+		pending, err := m.Grants.Unconfirmed(ctx)
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		for _, g := range pending {
 			if err := lib.Reserve(g.Key, g.ExpiresAt); err != nil {
 				logger.Warn("presign grant not reserved", "key", g.Key, "err", err)
 			}

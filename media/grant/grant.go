@@ -1,24 +1,29 @@
 // Package grant keeps the presigned-upload grants a service handed out, so
 // that the confirm step registers only objects this service allowed, once,
-// before they expire, and as they were declared. Grants are persisted in one
-// YAML file that is replaced atomically on every change, so pending grants
-// survive a restart.
+// before they expire, and as they were declared.
+//
+// A Store keeps its grants in one of two places:
+//
+//   - a YAML file (Config.Path) that is replaced atomically on every change,
+//     so pending grants survive a restart; one process owns the file, and a
+//     claim is held in its memory;
+//   - a media.StateStore (Config.State), one object per grant, so that every
+//     box sharing the bucket shares the grants: a grant given on one box can
+//     be confirmed on any other, and a claim is a lease written into the
+//     grant's object with a compare-and-swap (see state.go).
 package grant
 
 import (
-	"bytes"
+	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/folio-cms/folio/media"
 )
 
-// Errors of Claim and Take. The HTTP layer maps each to a status.
+// Errors of Add, Claim and Take. The HTTP layer maps each to a status.
+// Other errors are storage errors; those of a state store that cannot be
+// reached wrap media.ErrUnavailable.
 var (
 	ErrNotGranted = errors.New("grant: this storage key was not granted by this service")
 	ErrExpired    = errors.New("grant: the upload grant has expired")
@@ -51,47 +56,66 @@ type Grant struct {
 const (
 	DefaultRetain     = 24 * time.Hour
 	DefaultMaxPending = 10000
+	DefaultLease      = 2 * time.Minute
 )
 
-// Config configures a Store.
+// Config configures a Store. Exactly one of Path and State is set.
 type Config struct {
 	// Path is the grants file, e.g. "<media root>/.grants.yaml". Its
 	// directory must exist.
 	Path string
+	// State is the bucket's state area; the grants are objects
+	// "grants/<hex SHA-256 of FullKey>.yaml" in it.
+	State media.StateStore
 	// Retain is how long a grant is remembered past its expiry (or a
 	// confirmed one past its expiry), so that a late or repeated confirm
 	// gets "expired" or "already confirmed" instead of "not granted".
 	// 0 means DefaultRetain; a negative value forgets at expiry.
 	Retain time.Duration
 	// MaxPending bounds the unexpired, unconfirmed grants: every grant is
-	// a write of the whole file and a line in it, and a client with the
-	// media:write scope must not grow it without bound. 0 means
-	// DefaultMaxPending.
+	// a write and a record, and a client with the media:write scope must
+	// not grow them without bound. 0 means DefaultMaxPending. With State
+	// the bound is approximate: each Store counts the grants it saw at its
+	// last Open, Prune or Unconfirmed plus those it added since, so boxes
+	// together may exceed it by what the others added in between.
 	MaxPending int
-	Now        func() time.Time
+	// Lease is how long a Claim holds a grant in the state store before
+	// another box may take it over (the claiming box may have died
+	// mid-confirm). It must outlast a confirm (reading back and sniffing
+	// the object, making derivatives); boxes' clocks must agree to well
+	// within it. 0 means DefaultLease. The file store holds claims in
+	// memory and ignores it.
+	Lease time.Duration
+	Now   func() time.Time
 }
 
-// Store is the set of grants, in memory and in the grants file. It is safe
-// for concurrent use by one process; two processes must not share a file.
+// Store is the set of grants. It is safe for concurrent use. Several
+// Stores (on several boxes) may share one Config.State; a Config.Path
+// belongs to one Store.
 type Store struct {
-	cfg Config
-
-	mu     sync.Mutex
-	grants map[string]*Grant // by FullKey
-	busy   map[string]bool   // FullKeys a confirm holds (Claim), in memory only
+	b backend
 }
 
-type file struct {
-	Grants []*Grant `yaml:"grants"`
+// backend is where a Store keeps its grants: file or state.
+type backend interface {
+	add(ctx context.Context, g Grant) error
+	pending(ctx context.Context, fullKey string) (bool, error)
+	unconfirmed(ctx context.Context) ([]Grant, error)
+	lookup(ctx context.Context, fullKey string) (Grant, bool, error)
+	claim(ctx context.Context, fullKey string) (Grant, error)
+	release(ctx context.Context, fullKey string) error
+	take(ctx context.Context, fullKey string) error
+	prune(ctx context.Context) error
 }
 
-// Open loads the grants file (a missing file is an empty store) and drops
-// the grants past retention. A file that does not parse is an error: it is
-// only ever replaced whole, so a bad one was edited by hand and should be
-// looked at rather than silently forgotten.
-func Open(cfg Config) (*Store, error) {
-	if cfg.Path == "" {
-		return nil, errors.New("grant: empty path")
+// Open opens the grants of cfg and drops those past retention. A grants
+// file that is missing is an empty store; one that does not parse is an
+// error: it is only ever replaced whole, so a bad one was edited by hand
+// and should be looked at rather than silently forgotten. The same goes
+// for a grant object of the state store.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if (cfg.Path == "") == (cfg.State == nil) {
+		return nil, errors.New("grant: set exactly one of a path and a state store")
 	}
 	if cfg.Retain == 0 {
 		cfg.Retain = DefaultRetain
@@ -102,235 +126,84 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.MaxPending <= 0 {
 		cfg.MaxPending = DefaultMaxPending
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Store{cfg: cfg, grants: map[string]*Grant{}, busy: map[string]bool{}}
-	b, err := os.ReadFile(cfg.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		return s, nil
+	var b backend
+	var err error
+	if cfg.Path != "" {
+		b, err = openFile(cfg)
+	} else {
+		b, err = openState(ctx, cfg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("grant: %w", err)
+		return nil, err
 	}
-	var f file
-	if err := yaml.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("grant: %s: %w", cfg.Path, err)
-	}
-	for _, g := range f.Grants {
-		if g == nil || g.FullKey == "" || g.Key == "" {
-			return nil, fmt.Errorf("grant: %s: a grant without a key", cfg.Path)
-		}
-		s.grants[g.FullKey] = g
-	}
-	if s.pruneLocked() {
-		if err := s.saveLocked(); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-// pruneLocked forgets grants past expiry plus retention; it reports whether
-// any went.
-func (s *Store) pruneLocked() bool {
-	now := s.cfg.Now()
-	pruned := false
-	for k, g := range s.grants {
-		if !s.busy[k] && !now.Before(g.ExpiresAt.Add(s.cfg.Retain)) {
-			delete(s.grants, k)
-			pruned = true
-		}
-	}
-	return pruned
+	return &Store{b: b}, nil
 }
 
 // Add records a new grant and persists it before returning, so a grant the
-// client receives is one a restarted service still honours.
-func (s *Store) Add(g Grant) error {
+// client receives is one a restarted service (or another box) honours. It
+// fails with ErrExists while another grant of the same FullKey is pending
+// or claimed, and with ErrFull when MaxPending grants are pending.
+func (s *Store) Add(ctx context.Context, g Grant) error {
 	if g.Key == "" || g.FullKey == "" {
 		return errors.New("grant: empty key")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pruneLocked()
-	if old, ok := s.grants[g.FullKey]; ok && (s.busy[g.FullKey] || old.ConfirmedAt.IsZero() && s.cfg.Now().Before(old.ExpiresAt)) {
-		return ErrExists
-	}
-	now := s.cfg.Now()
-	pending := 0
-	for _, o := range s.grants {
-		if o.ConfirmedAt.IsZero() && now.Before(o.ExpiresAt) {
-			pending++
-		}
-	}
-	if pending >= s.cfg.MaxPending {
-		return ErrFull
-	}
 	g.ConfirmedAt = time.Time{}
-	old := s.grants[g.FullKey]
-	s.grants[g.FullKey] = &g
-	if err := s.saveLocked(); err != nil {
-		if old != nil {
-			s.grants[g.FullKey] = old
-		} else {
-			delete(s.grants, g.FullKey)
-		}
-		return err
-	}
-	return nil
+	return s.b.add(ctx, g)
 }
 
-// Pending reports whether key (the library key, without prefix) is held
-// by an unexpired grant that was not yet confirmed: a new grant must not
-// reuse it.
-func (s *Store) Pending(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.cfg.Now()
-	for fk, g := range s.grants {
-		if g.Key == key && g.ConfirmedAt.IsZero() && (s.busy[fk] || now.Before(g.ExpiresAt)) {
-			return true
-		}
-	}
-	return false
+// Pending reports whether fullKey is held by an unexpired grant that was
+// not yet confirmed, or by one being confirmed: a new grant must not reuse
+// its key.
+func (s *Store) Pending(ctx context.Context, fullKey string) (bool, error) {
+	return s.b.pending(ctx, fullKey)
 }
 
 // Unconfirmed returns the grants not yet confirmed and not yet expired, so
 // that a library opened after a restart can reserve their keys again.
-func (s *Store) Unconfirmed() []Grant {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.cfg.Now()
-	var out []Grant
-	for _, g := range s.grants {
-		if g.ConfirmedAt.IsZero() && now.Before(g.ExpiresAt) {
-			out = append(out, *g)
-		}
-	}
-	return out
+func (s *Store) Unconfirmed(ctx context.Context) ([]Grant, error) {
+	return s.b.unconfirmed(ctx)
 }
 
 // Lookup returns the grant of fullKey as it is, whatever its state.
-func (s *Store) Lookup(fullKey string) (Grant, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, ok := s.grants[fullKey]
-	if !ok {
-		return Grant{}, false
-	}
-	return *g, true
-}
-
-// checkLocked says why the grant of fullKey cannot be used now, if so.
-func (s *Store) checkLocked(fullKey string) (*Grant, error) {
-	g, ok := s.grants[fullKey]
-	switch {
-	case !ok:
-		return nil, ErrNotGranted
-	case !g.ConfirmedAt.IsZero():
-		return nil, ErrConfirmed
-	case s.busy[fullKey]:
-		return nil, ErrBusy
-	case !s.cfg.Now().Before(g.ExpiresAt):
-		return nil, ErrExpired
-	}
-	return g, nil
+func (s *Store) Lookup(ctx context.Context, fullKey string) (Grant, bool, error) {
+	return s.b.lookup(ctx, fullKey)
 }
 
 // Claim checks out the grant of fullKey for one confirm: until Take or
 // Release, other Claims get ErrBusy. It fails with ErrNotGranted,
-// ErrConfirmed, ErrBusy or ErrExpired. The claim is in memory only: after
-// a crash mid-confirm the grant is pending again.
-func (s *Store) Claim(fullKey string) (Grant, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, err := s.checkLocked(fullKey)
-	if err != nil {
-		return Grant{}, err
-	}
-	s.busy[fullKey] = true
-	return *g, nil
+// ErrConfirmed, ErrBusy or ErrExpired. A file store's claim is in memory
+// only: after a crash mid-confirm the grant is pending again. A state
+// store's claim is a lease of Config.Lease: after a crash mid-confirm the
+// grant is pending again once the lease ran out.
+func (s *Store) Claim(ctx context.Context, fullKey string) (Grant, error) {
+	return s.b.claim(ctx, fullKey)
 }
 
-// Release gives a claimed grant back unused, e.g. when storage was down:
-// the client may confirm again while the grant lasts.
-func (s *Store) Release(fullKey string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.busy, fullKey)
+// Release gives a grant this Store claimed back unused, e.g. when storage
+// was down: the client may confirm again while the grant lasts. When it
+// fails (state store unreachable) the claim runs out with its lease.
+func (s *Store) Release(ctx context.Context, fullKey string) error {
+	return s.b.release(ctx, fullKey)
 }
 
 // Take consumes the grant of fullKey, claimed or not, and persists that:
-// a later Claim or Take gets ErrConfirmed. A claimed grant may be taken
-// after its expiry (the confirm started in time).
-func (s *Store) Take(fullKey string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, ok := s.grants[fullKey]
-	if !s.busy[fullKey] || !ok {
-		var err error
-		if g, err = s.checkLocked(fullKey); err != nil {
-			return err
-		}
-	}
-	if !g.ConfirmedAt.IsZero() {
-		return ErrConfirmed
-	}
-	g.ConfirmedAt = s.cfg.Now().UTC()
-	if err := s.saveLocked(); err != nil {
-		g.ConfirmedAt = time.Time{}
-		return err
-	}
-	delete(s.busy, fullKey)
-	return nil
+// a later Claim or Take gets ErrConfirmed. A grant this Store claimed may
+// be taken after its expiry (the confirm started in time); an unclaimed
+// one fails as Claim would.
+func (s *Store) Take(ctx context.Context, fullKey string) error {
+	return s.b.take(ctx, fullKey)
 }
 
-// saveLocked replaces the grants file: temp file, fsync, rename, fsync of
-// the directory, so a crash leaves the old file or the new one.
-func (s *Store) saveLocked() (err error) {
-	var f file
-	for _, g := range s.grants {
-		f.Grants = append(f.Grants, g)
-	}
-	// A stable order keeps the file diffable and the tests deterministic.
-	sort.Slice(f.Grants, func(i, j int) bool { return f.Grants[i].FullKey < f.Grants[j].FullKey })
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&f); err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	dir := filepath.Dir(s.cfg.Path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(s.cfg.Path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), s.cfg.Path); err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	defer d.Close()
-	if err = d.Sync(); err != nil {
-		return fmt.Errorf("grant: %w", err)
-	}
-	return nil
+// Prune forgets the grants past expiry plus retention. Open prunes; a
+// file store also prunes on every Add. A state store shared by long-running
+// boxes needs a periodic Prune (every few minutes, on one or all writer
+// boxes: concurrent Prunes are harmless).
+func (s *Store) Prune(ctx context.Context) error {
+	return s.b.prune(ctx)
 }
