@@ -404,13 +404,14 @@ func TestPresign_Restart(t *testing.T) {
 		t.Fatalf("PUT = %d", got)
 	}
 
-	// A new library and grant store on the same media root and bucket.
-	lib, err := media.Open(context.Background(), media.Config{Root: e.root, Storage: e.store, MaxUploadBytes: media.DefaultMaxUploadCloud})
+	// A new box: a new library and grant store on the same bucket, with
+	// an empty media root.
+	lib, err := media.Open(context.Background(), media.Config{Root: t.TempDir(), Storage: e.store, State: e.state, MaxUploadBytes: media.DefaultMaxUploadCloud})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	grants, err := grant.Open(context.Background(), grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
+	grants, err := grant.Open(context.Background(), grant.Config{State: e.state, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +485,7 @@ func TestPresign_SharedGrants(t *testing.T) {
 		})
 		return ts, ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
 	}
-	lib2, err := media.Open(context.Background(), media.Config{Root: t.TempDir(), Storage: e.store, MaxUploadBytes: media.DefaultMaxUploadCloud})
+	lib2, err := media.Open(context.Background(), media.Config{Root: t.TempDir(), Storage: e.store, State: state, MaxUploadBytes: media.DefaultMaxUploadCloud})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,6 +507,12 @@ func TestPresign_SharedGrants(t *testing.T) {
 		t.Errorf("url %q, want %q", c.Data.URL, g.PublicURL)
 	}
 	wantError(t, confirmReq(t, ts1, key1, confirmOf(g, "shared.png", size)), http.StatusConflict, server.CodeConflict)
+	if err := e.lib.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if it, ok := e.lib.Get(c.Data.ID); !ok || it.URL != g.PublicURL {
+		t.Fatalf("the box that granted does not serve the item the other confirmed: %+v %v", it, ok)
+	}
 
 	t.Run("StorageDown", func(t *testing.T) {
 		g := mustPresign(t, ts1, key1, "outage.png", "image/png", size)

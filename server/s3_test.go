@@ -27,11 +27,13 @@ import (
 )
 
 // s3Env is a media library on a real S3 server (versitygw on loopback),
-// with the sidecars and the grants file on a temporary media root.
+// sharing the library's state and the grants through the bucket, as
+// `folio serve --storage s3` does; the media root is only temporary files.
 type s3Env struct {
 	srv    *s3test.Server
 	cfg    s3.Config
 	store  *s3.Storage
+	state  *s3.State
 	lib    *media.Library
 	grants *grant.Store
 	root   string
@@ -48,14 +50,18 @@ func newS3Env(t *testing.T) *s3Env {
 		t.Fatal(err)
 	}
 	e := &s3Env{srv: srv, cfg: cfg, store: st, root: t.TempDir(), clock: newClock(time.Now()), ttl: time.Hour}
+	e.state, err = st.State(s3.DefaultStatePrefix(cfg.Prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.lib, err = media.Open(context.Background(), media.Config{
-		Root: e.root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadCloud,
+		Root: e.root, Storage: st, State: e.state, MaxUploadBytes: media.DefaultMaxUploadCloud,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.lib.Close() })
-	e.grants, err = grant.Open(context.Background(), grant.Config{Path: filepath.Join(e.root, ".grants.yaml"), Now: e.clock.Now})
+	e.grants, err = grant.Open(context.Background(), grant.Config{State: e.state, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

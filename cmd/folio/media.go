@@ -138,13 +138,26 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		if f.readOnly {
 			break
 		}
-		// The grants file sits beside the sidecars on the media root, so
-		// grants survive a restart like the items do.
-		grants, err := grant.Open(ctx, grant.Config{Path: filepath.Join(root, ".grants.yaml")})
+		// Grants live in the bucket's state area, so that a grant given by
+		// one box is confirmed at any other; a grants file that an earlier
+		// release kept on the media root moves there first.
+		n, err := grant.Migrate(ctx, filepath.Join(root, ".grants.yaml"), m.State)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			logger.Info("presign grants moved into the bucket", "grants", n)
+		}
+		grants, err := grant.Open(ctx, grant.Config{State: m.State})
 		if err != nil {
 			return nil, err
 		}
 		m.Grants, m.PresignTTL = grants, f.presignTTL
+		m.close = append(m.close, every(grantPruneEvery, func(ctx context.Context) {
+			if err := grants.Prune(ctx); err != nil {
+				logger.Warn("pruning presign grants failed", "err", err)
+			}
+		}))
 	default:
 		return nil, fmt.Errorf("--storage must be local or s3, not %q", f.storage)
 	}
@@ -185,6 +198,34 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		}
 	}
 	return m, nil
+}
+
+// grantPruneEvery is how often a writer forgets the grants past their
+// retention.
+const grantPruneEvery = 10 * time.Minute
+
+// every runs fn every d in the background until the returned stop.
+func every(d time.Duration, fn func(ctx context.Context)) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				fn(ctx)
+			}
+		}
+	}()
+	return func() error {
+		cancel()
+		<-done
+		return nil
+	}
 }
 
 // runMedia runs `folio media import` and `folio media migrate`.
