@@ -283,6 +283,9 @@ func TestMediaPublic(t *testing.T) {
 	if r.Header.Get("ETag") == "" {
 		t.Error("public list has no ETag")
 	}
+	if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400" {
+		t.Errorf("public list Cache-Control %q", cc)
+	}
 	var raw struct {
 		Data                 []map[string]any
 		Total, Limit, Offset int
@@ -358,7 +361,7 @@ func TestMediaPublic(t *testing.T) {
 		t.Fatalf("public item: %d %s", r.Status, r.Body)
 	}
 	checkPublic(r.json(t))
-	if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=3600" {
+	if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400" {
 		t.Errorf("Cache-Control %q", cc)
 	}
 	if r.Header.Get("Access-Control-Allow-Origin") != "*" {

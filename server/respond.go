@@ -11,12 +11,18 @@ import (
 )
 
 // Cache-Control values (DESIGN.md: anything that depends on a key is
-// private, drafts are never stored).
+// private, drafts are never stored). Public responses let a CDN serve a
+// stale copy while it revalidates in the background, and for a day when
+// folio does not answer (RFC 5861), so an outage of the boxes behind it
+// is not an outage of the site.
 const (
 	cachePrivate     = "private, no-cache"
 	cacheNoStore     = "private, no-store"
-	cachePublicShort = "public, max-age=60"
-	cachePublicHour  = "public, max-age=3600"
+	cachePublicShort = "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400"
+	cachePublicHour  = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
+	// cacheImmutable is for /uploads/ files: a stored key never changes
+	// content.
+	cacheImmutable = "public, max-age=31536000, immutable, stale-if-error=86400"
 )
 
 // Header values every JSON response shares. The slices are never changed:

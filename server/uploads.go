@@ -58,7 +58,7 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httproute
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Cache-Control", cacheImmutable)
 	if ctype == "image/svg+xml" {
 		h.Set("Content-Security-Policy", svgPolicy)
 	}
