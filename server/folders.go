@@ -13,7 +13,7 @@ type folderBody struct {
 }
 
 func (s *Server) listFolders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, map[string][]string{"folders": s.media.Folders()}, cachePrivate)
+	return serveJSON(w, r, map[string][]string{"folders": s.media.Folders()}, cachePrivate, hdrKeyMedia)
 }
 
 // createFolder answers 201 {path, folders}; an existing folder is 409.

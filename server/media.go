@@ -216,7 +216,7 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.
 	for i, it := range items {
 		out.Data[i] = fullView(it)
 	}
-	return serveJSON(w, r, out, cachePrivate)
+	return serveJSON(w, r, out, cachePrivate, hdrKeyMedia)
 }
 
 func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -245,7 +245,7 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 	for i, it := range items {
 		out.Data[i] = publicView(it)
 	}
-	return serveJSON(w, r, out, cc)
+	return serveJSON(w, r, out, cc, hdrKeyMedia)
 }
 
 // item finds the item of the :id parameter.
@@ -266,7 +266,7 @@ func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.P
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, fullView(it), mediaETag(it, false), cachePrivate)
+	return serveItem(w, r, fullView(it), mediaETag(it, false), cachePrivate, mediaKeyHdr(it.ID))
 }
 
 func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -274,18 +274,18 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, publicView(it), mediaETag(it, true), cachePublicHour)
+	return serveItem(w, r, publicView(it), mediaETag(it, true), cachePublicHour, mediaKeyHdr(it.ID))
 }
 
-func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string) error {
+func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, keys keyHdr) error {
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc)
+		return serveBody(w, r, nil, etag, cc, keys)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return serveBody(w, r, b, etag, cc)
+	return serveBody(w, r, b, etag, cc, keys)
 }
 
 // patchBody is the PATCH request; every field optional.

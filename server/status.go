@@ -20,7 +20,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, s.engine.Status(), cacheNoStore)
+	return serveJSON(w, r, s.engine.Status(), cacheNoStore, keyHdr{})
 }
 
 // gitHook verifies a GitHub-style push webhook (X-Hub-Signature-256: an
