@@ -49,7 +49,7 @@ type mediaStack struct {
 	// Uploads names the item of each file under PublicRoot; nil on cloud
 	// storage.
 	Uploads *server.UploadIndex
-	Storage    media.Storage
+	Storage media.Storage
 	// Grants holds the presigned-upload grants; nil on local storage,
 	// which cannot presign.
 	Grants     *grant.Store
