@@ -34,6 +34,7 @@ func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	if err := s.media.CreateFolder(path); err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged()
 	return writeJSON(w, http.StatusCreated, map[string]any{"path": path, "folders": s.media.Folders()})
 }
 
@@ -52,6 +53,7 @@ func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	if err := s.media.DeleteFolder(b.Path); err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged()
 	return writeJSON(w, http.StatusOK, map[string]any{"success": true, "folders": s.media.Folders()})
 }
 

@@ -323,6 +323,7 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 	if err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged(updated.ID)
 	w.Header().Set("ETag", mediaETag(updated, false))
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, fullView(updated))
@@ -356,6 +357,7 @@ func (s *Server) deleteMedia(w http.ResponseWriter, r *http.Request, p httproute
 	if err := s.media.Delete(ctx, it.ID); err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged(it.ID)
 	return writeJSON(w, http.StatusOK, map[string]bool{"success": true})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/server/notify"
 )
 
 // Config wires a Server.
@@ -33,6 +34,11 @@ type Config struct {
 	// minutes).
 	Grants     *grant.Store
 	PresignTTL time.Duration
+
+	// Notifier is told the surrogate keys of every media write made
+	// through this server; nil tells no one. (Content swaps reach it
+	// through engine.Config.OnSwap: see NotifySwaps.)
+	Notifier *notify.Notifier
 
 	WebhookSecret string // "" disables POST /api/v1/hooks/git
 	RateIP        RateLimit
@@ -55,6 +61,7 @@ type Server struct {
 	grants     *grant.Store
 	presignTTL time.Duration
 	hookSecret string
+	notifier   *notify.Notifier
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
@@ -81,6 +88,7 @@ func New(cfg Config) *Server {
 		grants:     cfg.Grants,
 		presignTTL: cfg.PresignTTL,
 		hookSecret: cfg.WebhookSecret,
+		notifier:   cfg.Notifier,
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
 		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server"
+	"github.com/folio-cms/folio/server/notify"
 )
 
 type serveFlags struct {
@@ -24,6 +25,27 @@ type serveFlags struct {
 	trustedProxies                                  string
 	logLevel                                        string
 	media                                           mediaFlags
+	notify                                          urlList
+	notifySecret                                    string
+}
+
+// urlList is a repeatable flag; one value (or the environment variable)
+// may also hold several, comma-separated.
+type urlList []string
+
+func (l *urlList) String() string { return strings.Join(*l, ",") }
+
+func (l *urlList) Set(v string) error {
+	for _, u := range strings.Split(v, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		if err := notify.ValidURL(u); err != nil {
+			return err
+		}
+		*l = append(*l, u)
+	}
+	return nil
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,6 +64,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
+	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -58,9 +82,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 
+	// The notifier stops with ctx; its deliveries never hold up a
+	// request or a reload.
+	nctx, stopNotify := context.WithCancel(ctx)
+	notifier, err := notify.New(nctx, notify.Config{URLs: f.notify, Secret: f.notifySecret, Logger: logger})
+	if err != nil {
+		stopNotify()
+		return err
+	}
+	defer func() { stopNotify(); notifier.Wait() }()
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
+		OnSwap: server.NotifySwaps(notifier),
 	})
 	if err != nil {
 		return err
@@ -89,6 +123,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		RateIP:         server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
 		RateKey:        server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
 		TrustedProxies: proxies,
+		Notifier:       notifier,
 		Logger:         logger,
 	})
 	ln, err := net.Listen("tcp", f.addr)
