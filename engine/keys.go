@@ -109,8 +109,8 @@ func resourceKeys(v any) keyHeaders {
 //
 // A page or item that a reload did not touch is the same pointer in both
 // snapshots (content.Assembler), so the cost is two map lookups a document
-// plus an encoding of the changed ones only; about 10 ms for 100k documents
-// on one core. Callers run it off the reload path.
+// plus an encoding of the changed ones only: about 3 ms for 100k documents
+// on one core (BenchmarkChangedKeys). Callers run it off the reload path.
 func ChangedKeys(old, new *Snapshot) []string {
 	if old == nil || new == nil {
 		return nil
