@@ -63,7 +63,10 @@ func newHookReceiver(t testing.TB, secret string) *hookReceiver {
 			h.errs = append(h.errs, "body: "+string(body))
 			h.mu.Unlock()
 		}
-		h.events <- ev
+		select {
+		case h.events <- ev:
+		case <-r.Context().Done():
+		}
 	}))
 	t.Cleanup(func() {
 		h.Close()
