@@ -26,6 +26,12 @@ type Config struct {
 	Poll   time.Duration
 	Logger *slog.Logger
 	Now    func() time.Time
+	// OnSwap, when set, is called after a new snapshot of the published
+	// branch has replaced the one served (not for the first load), with
+	// both, in the order of the swaps. It runs on the reload path: it must
+	// return at once and leave the heavy work (ChangedKeys) to another
+	// goroutine.
+	OnSwap func(old, new *Snapshot)
 }
 
 func (c *Config) setDefaults() {
@@ -232,9 +238,12 @@ func (e *Engine) Reload(ctx context.Context) error {
 		return err
 	}
 	if pub != nil {
-		e.published.Store(pub)
+		old := e.published.Swap(pub)
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
+		}
+		if old != nil && e.cfg.OnSwap != nil {
+			e.cfg.OnSwap(old, pub)
 		}
 	}
 	if e.cfg.DraftBranch != "" {

@@ -38,19 +38,37 @@ type pageEntry struct {
 	summary *Resource
 }
 
-// Resource is one JSON body with its ETag, encoded once on first use.
+// Resource is one JSON body with its ETag and surrogate keys, encoded once
+// on first use.
 type Resource struct {
 	value any
 	once  sync.Once
 	body  []byte
 	etag  string
+	keys  keyHeaders
 }
 
 func newResource(v any) *Resource { return &Resource{value: v} }
 
+// Keys returns the values of the Surrogate-Key header (keys separated by
+// spaces) and of the Cache-Tag header (by commas) that name the resource
+// (see ChangedKeys for the scheme), as one-element slices to put in a
+// header map as they are; nil for a page summary. The slices are shared:
+// never modify them.
+func (r *Resource) Keys() (surrogateKey, cacheTag []string) {
+	r.encode()
+	return r.keys.surrogate, r.keys.tag
+}
+
 // Body returns the JSON encoding and its strong ETag (quoted).
 func (r *Resource) Body() ([]byte, string) {
+	r.encode()
+	return r.body, r.etag
+}
+
+func (r *Resource) encode() {
 	r.once.Do(func() {
+		r.keys = resourceKeys(r.value)
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
@@ -63,7 +81,6 @@ func (r *Resource) Body() ([]byte, string) {
 		r.body = bytes.TrimRight(buf.Bytes(), "\n")
 		r.etag = etagOf(r.body)
 	})
-	return r.body, r.etag
 }
 
 func etagOf(b []byte) string {
@@ -114,6 +131,7 @@ func (v *View) Type(name string) (*TypeList, bool) {
 type TypeList struct {
 	Name   string
 	Config content.TypeConfig
+	keys   keyHeaders
 	items  []*itemEntry // by slug
 	bySlug map[string]*itemEntry
 	sorted sync.Map // canonical sort -> []*Resource
@@ -131,6 +149,12 @@ func (t *TypeList) Item(slug string) (*Resource, bool) {
 		return nil, false
 	}
 	return e.res, true
+}
+
+// Keys returns the Surrogate-Key and Cache-Tag header values of the
+// type's list ("type:<type>"); shared, never modify them.
+func (t *TypeList) Keys() (surrogateKey, cacheTag []string) {
+	return t.keys.surrogate, t.keys.tag
 }
 
 // Len is the number of visible items.
@@ -217,7 +241,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		return 1
 	})
 	for name, items := range site.Items {
-		t := &TypeList{Name: name, Config: site.Config.Types[name], bySlug: make(map[string]*itemEntry, len(items))}
+		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(TypeKey(name)), bySlug: make(map[string]*itemEntry, len(items))}
 		for _, it := range items {
 			if !visible(it.Meta, it.PublishedAt) {
 				continue
@@ -230,7 +254,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	}
 	for name, cfg := range site.Config.Types {
 		if _, ok := v.types[name]; !ok {
-			v.types[name] = &TypeList{Name: name, Config: cfg, bySlug: map[string]*itemEntry{}}
+			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(TypeKey(name)), bySlug: map[string]*itemEntry{}}
 		}
 	}
 	if site.Globals != nil {

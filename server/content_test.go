@@ -247,8 +247,12 @@ func TestContent(t *testing.T) {
 		if r.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Errorf("no CORS header")
 		}
-		if r := get(t, ts.URL+"/api/v1/public/collections/posts/a", ""); r.Status != 200 {
-			t.Fatalf("public item %d", r.Status)
+		const cc = "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400"
+		if got := r.Header.Get("Cache-Control"); got != cc {
+			t.Errorf("public list Cache-Control %q, want %q", got, cc)
+		}
+		if r := get(t, ts.URL+"/api/v1/public/collections/posts/a", ""); r.Status != 200 || r.Header.Get("Cache-Control") != cc {
+			t.Fatalf("public item %d, Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
 		}
 		wantError(t, get(t, ts.URL+"/api/v1/public/collections/posts/c", ""), 404, "NOT_FOUND")
 		wantError(t, get(t, ts.URL+"/api/v1/public/collections/products", ""), 404, "NOT_FOUND")

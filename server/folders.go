@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/folio-cms/folio/media"
 	"github.com/julienschmidt/httprouter"
@@ -12,13 +13,18 @@ type folderBody struct {
 }
 
 func (s *Server) listFolders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, map[string][]string{"folders": s.media.Folders()}, cachePrivate)
+	return serveJSON(w, r, map[string][]string{"folders": s.media.Folders()}, cachePrivate, hdrKeyMedia)
 }
 
 // createFolder answers 201 {path, folders}; an existing folder is 409.
 func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var b folderBody
 	if err := decodeJSON(w, r, &b); err != nil {
+		return err
+	}
+	// media.CleanFolder reads "" as the root, which exists: without this
+	// check a missing path would be a confusing 409.
+	if err := requirePath(b.Path); err != nil {
 		return err
 	}
 	path, err := media.CleanFolder(b.Path)
@@ -28,6 +34,7 @@ func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	if err := s.media.CreateFolder(path); err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged()
 	return writeJSON(w, http.StatusCreated, map[string]any{"path": path, "folders": s.media.Folders()})
 }
 
@@ -40,8 +47,20 @@ func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	} else if err := decodeJSON(w, r, &b); err != nil {
 		return err
 	}
+	if err := requirePath(b.Path); err != nil {
+		return err
+	}
 	if err := s.media.DeleteFolder(b.Path); err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged()
 	return writeJSON(w, http.StatusOK, map[string]any{"success": true, "folders": s.media.Folders()})
+}
+
+// requirePath refuses a missing or blank folder path.
+func requirePath(p string) error {
+	if strings.TrimSpace(p) == "" {
+		return badRequest("path is required")
+	}
+	return nil
 }

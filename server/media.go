@@ -220,7 +220,7 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.
 	for i, it := range items {
 		out.Data[i] = fullView(it)
 	}
-	return serveJSON(w, r, out, cachePrivate)
+	return serveJSON(w, r, out, cachePrivate, hdrKeyMedia)
 }
 
 func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -249,7 +249,7 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 	for i, it := range items {
 		out.Data[i] = publicView(it)
 	}
-	return serveJSON(w, r, out, cc)
+	return serveJSON(w, r, out, cc, hdrKeyMedia)
 }
 
 // item finds the item of the :id parameter.
@@ -270,7 +270,7 @@ func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.P
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, fullView(it), mediaETag(it, false), cachePrivate)
+	return serveItem(w, r, fullView(it), mediaETag(it, false), cachePrivate, mediaKeyHdr(it.ID))
 }
 
 func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -278,18 +278,18 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, publicView(it), mediaETag(it, true), cachePublicHour)
+	return serveItem(w, r, publicView(it), mediaETag(it, true), cachePublicHour, mediaKeyHdr(it.ID))
 }
 
-func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string) error {
+func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, keys keyHdr) error {
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc)
+		return serveBody(w, r, nil, etag, cc, keys)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return serveBody(w, r, b, etag, cc)
+	return serveBody(w, r, b, etag, cc, keys)
 }
 
 // patchBody is the PATCH request; every field optional.
@@ -327,6 +327,7 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 	if err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged(updated.ID)
 	w.Header().Set("ETag", mediaETag(updated, false))
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, fullView(updated))
@@ -360,6 +361,7 @@ func (s *Server) deleteMedia(w http.ResponseWriter, r *http.Request, p httproute
 	if err := s.media.Delete(ctx, it.ID); err != nil {
 		return mediaError(err)
 	}
+	s.mediaChanged(it.ID)
 	return writeJSON(w, http.StatusOK, map[string]bool{"success": true})
 }
 

@@ -30,7 +30,7 @@ func TestMediaServeUploads(t *testing.T) {
 		if r.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: no nosniff", it.URL)
 		}
-		if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
+		if cc := r.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable, stale-if-error=86400" {
 			t.Errorf("%s: Cache-Control %q", it.URL, cc)
 		}
 		if int64(len(r.Body)) != it.Size {

@@ -47,7 +47,11 @@ func withLocalMedia(t testing.TB, root string, cfgs ...func(*media.Config)) serv
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: search.Follow}
+		uploads := server.NewUploadIndex()
+		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: func(it *media.Item, deleted bool) {
+			search.Follow(it, deleted)
+			uploads.Follow(it, deleted)
+		}}
 		for _, c := range cfgs {
 			c(&cfg)
 		}
@@ -60,7 +64,7 @@ func withLocalMedia(t testing.TB, root string, cfgs ...func(*media.Config)) serv
 			search.Close()
 			st.Close()
 		})
-		sc.Media, sc.MediaSearch, sc.MediaRoot = lib, search, root
+		sc.Media, sc.MediaSearch, sc.MediaRoot, sc.Uploads = lib, search, root, uploads
 	}
 }
 

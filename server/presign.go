@@ -270,6 +270,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		s.release(r.Context(), g.FullKey)
 	}
 	s.log.Info("media confirmed", "id", it.ID, "key", g.FullKey, "apiKey", g.KeyName)
+	s.mediaChanged(it.ID)
 	w.Header().Set("Cache-Control", cacheNoStore)
 	return writeJSON(w, http.StatusCreated, confirmResponse{Success: true, Data: confirmedItem{
 		ID: it.ID, Filename: it.Filename, URL: it.URL, Folder: it.Folder, CreatedAt: it.CreatedAt,

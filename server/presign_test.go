@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,7 +140,8 @@ const htmlPage = "<!DOCTYPE html><html><body><script>alert(1)</script></body></h
 func TestPresign(t *testing.T) {
 	e := newS3Env(t)
 	e.ttl = 15 * time.Minute
-	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt)
+	rc := newHookReceiver(t, "s")
+	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, withNotify(t, "s", rc.URL))
 	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 	month := e.clock.Now().UTC().Format("2006/01")
 	img := testPNG(t, 1300, 700)
@@ -176,6 +178,10 @@ func TestPresign(t *testing.T) {
 		}
 		if _, err := time.Parse(time.RFC3339, c.Data.CreatedAt); err != nil {
 			t.Errorf("createdAt %q: %v", c.Data.CreatedAt, err)
+		}
+		// The confirm is notified (a presign is not: nothing is listed yet).
+		if ev := rc.next(t); ev.Event != "media" || !slices.Equal(ev.Keys, []string{"media", "media:" + c.Data.ID}) {
+			t.Errorf("notified %+v", ev)
 		}
 
 		r := get(t, ts.URL+"/api/v1/media/"+c.Data.ID, key)

@@ -8,15 +8,23 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/folio-cms/folio/engine"
 )
 
 // Cache-Control values (DESIGN.md: anything that depends on a key is
-// private, drafts are never stored).
+// private, drafts are never stored). Public responses let a CDN serve a
+// stale copy while it revalidates in the background, and for a day when
+// folio does not answer (RFC 5861), so an outage of the boxes behind it
+// is not an outage of the site.
 const (
 	cachePrivate     = "private, no-cache"
 	cacheNoStore     = "private, no-store"
-	cachePublicShort = "public, max-age=60"
-	cachePublicHour  = "public, max-age=3600"
+	cachePublicShort = "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400"
+	cachePublicHour  = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
+	// cacheImmutable is for /uploads/ files: a stored key never changes
+	// content.
+	cacheImmutable = "public, max-age=31536000, immutable, stale-if-error=86400"
 )
 
 // Header values every JSON response shares. The slices are never changed:
@@ -42,12 +50,51 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return err
 }
 
-// serveBody writes a 200 JSON body with its ETag and Cache-Control, or a
-// 304 when the client's If-None-Match already names that ETag.
-func serveBody(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string) error {
+// keyHdr holds the values of the Surrogate-Key (space-separated) and
+// Cache-Tag (comma-separated) headers of a response: the surrogate keys
+// that name what it holds, so a CDN can purge by key (engine.ChangedKeys
+// has the scheme; media adds "media:<id>" and "media"). The slices are
+// shared and never changed, like hdrJSON.
+type keyHdr struct{ sk, ct []string }
+
+func keysOf(sk, ct []string) keyHdr { return keyHdr{sk, ct} }
+
+// Keys of media responses.
+const (
+	keyMedia       = "media"
+	keyMediaPrefix = "media:"
+)
+
+var (
+	hdrKeyPages = keyHdr{[]string{engine.KeyPages}, []string{engine.KeyPages}}
+	hdrKeyMedia = keyHdr{[]string{keyMedia}, []string{keyMedia}}
+)
+
+// mediaKey is the surrogate key of one media item (ids need no escaping:
+// media.ValidID).
+func mediaKey(id string) string { return keyMediaPrefix + id }
+
+func mediaKeyHdr(id string) keyHdr {
+	v := []string{mediaKey(id)}
+	return keyHdr{v, v}
+}
+
+// set puts the keys in h; no keys leaves h alone.
+func (k keyHdr) set(h http.Header) {
+	if k.sk != nil {
+		h["Surrogate-Key"] = k.sk
+		h["Cache-Tag"] = k.ct
+	}
+}
+
+// serveBody writes a 200 JSON body with its ETag, Cache-Control and
+// surrogate keys, or a 304 when the client's If-None-Match already names
+// that ETag.
+func serveBody(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string, keys keyHdr) error {
 	h := w.Header()
 	h["Etag"] = []string{etag}
 	h["Cache-Control"] = []string{cacheControl}
+	keys.set(h)
 	if _, ok := h["Vary"]; !ok {
 		h["Vary"] = hdrVary
 	} else {
@@ -68,7 +115,7 @@ func serveBody(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheC
 }
 
 // serveJSON encodes v and serves it with an ETag computed from the bytes.
-func serveJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl string) error {
+func serveJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl string, keys keyHdr) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -76,7 +123,7 @@ func serveJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl strin
 		return err
 	}
 	body := bytes.TrimRight(buf.Bytes(), "\n")
-	return serveBody(w, r, body, etagOf(body), cacheControl)
+	return serveBody(w, r, body, etagOf(body), cacheControl, keys)
 }
 
 // etagOf is a strong ETag of a body.

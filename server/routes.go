@@ -190,6 +190,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Del("ETag")
 	w.Header().Del("Content-Length")
+	w.Header().Del("Surrogate-Key")
+	w.Header().Del("Cache-Tag")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = writeJSON(w, e.Status, errorBody{Error: e.Code, Message: e.Message})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/server/notify"
 )
 
 // Config wires a Server.
@@ -25,11 +26,19 @@ type Config struct {
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
+	// Uploads maps the files under MediaRoot to their items for the
+	// surrogate keys of /uploads/ responses; nil leaves them unnamed.
+	Uploads *UploadIndex
 	// Grants records presigned uploads for the confirm step; nil turns the
 	// presign flow off. PresignTTL is how long a grant lasts (default 15
 	// minutes).
 	Grants     *grant.Store
 	PresignTTL time.Duration
+
+	// Notifier is told the surrogate keys of every media write made
+	// through this server; nil tells no one. (Content swaps reach it
+	// through engine.Config.OnSwap: see NotifySwaps.)
+	Notifier *notify.Notifier
 
 	WebhookSecret string // "" disables POST /api/v1/hooks/git
 	// ReadOnly refuses every write route with 405 READ_ONLY (see
@@ -52,6 +61,7 @@ type Server struct {
 	media      *media.Library
 	search     *engine.MediaSearch
 	mediaRoot  string
+	uploads    *UploadIndex
 	grants     *grant.Store
 	presignTTL time.Duration
 	hookSecret string
@@ -59,6 +69,7 @@ type Server struct {
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
+	notifier   *notify.Notifier
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
@@ -81,10 +92,12 @@ func New(cfg Config) *Server {
 		media:      cfg.Media,
 		search:     cfg.MediaSearch,
 		mediaRoot:  cfg.MediaRoot,
+		uploads:    cfg.Uploads,
 		grants:     cfg.Grants,
 		presignTTL: cfg.PresignTTL,
 		hookSecret: cfg.WebhookSecret,
 		readOnly:   cfg.ReadOnly,
+		notifier:   cfg.Notifier,
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
 		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),

@@ -28,7 +28,7 @@ type statusBody struct {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}, cacheNoStore)
+	return serveJSON(w, r, statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}, cacheNoStore, keyHdr{})
 }
 
 // gitHook verifies a GitHub-style push webhook (X-Hub-Signature-256: an

@@ -173,8 +173,13 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		}
 		res.Message = "no file was stored: see errors for each file"
 	}
+	ids := make([]string, len(res.Data))
 	for i, it := range res.Data {
 		res.Data[i] = fullView(it)
+		ids[i] = it.ID
+	}
+	if len(ids) > 0 {
+		s.mediaChanged(ids...)
 	}
 	return writeJSON(w, status, res)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -58,14 +59,44 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httproute
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Cache-Control", cacheImmutable)
 	if ctype == "image/svg+xml" {
 		h.Set("Content-Security-Policy", svgPolicy)
 	}
 	h.Set("ETag", `"`+fi.ModTime().UTC().Format("20060102150405.000000000")+"-"+strconv.FormatInt(fi.Size(), 10)+`"`)
+	if id, ok := s.uploads.id(key); ok {
+		mediaKeyHdr(id).set(h)
+		// ServeContent answers a bad Range or precondition itself: such
+		// an error names no keys.
+		w = keysOnSuccess{w}
+	}
 	http.ServeContent(w, r, "", fi.ModTime(), f)
 	return nil
 }
+
+// keysOnSuccess drops the surrogate keys from a response that turns out
+// to be an error.
+type keysOnSuccess struct{ http.ResponseWriter }
+
+func (k keysOnSuccess) WriteHeader(code int) {
+	if code >= 400 {
+		h := k.Header()
+		h.Del("Surrogate-Key")
+		h.Del("Cache-Tag")
+	}
+	k.ResponseWriter.WriteHeader(code)
+}
+
+// ReadFrom keeps sendfile for the body.
+func (k keysOnSuccess) ReadFrom(src io.Reader) (int64, error) {
+	if rf, ok := k.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(k.ResponseWriter, src)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (k keysOnSuccess) Unwrap() http.ResponseWriter { return k.ResponseWriter }
 
 // validUploadKey refuses empty, dot and dotfile segments (sidecars live
 // under .meta/), backslashes and control characters.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server"
+	"github.com/folio-cms/folio/server/notify"
 )
 
 type serveFlags struct {
@@ -25,6 +26,27 @@ type serveFlags struct {
 	logLevel                                        string
 	readOnly                                        bool
 	media                                           mediaFlags
+	notify                                          urlList
+	notifySecret                                    string
+}
+
+// urlList is a repeatable flag; one value (or the environment variable)
+// may also hold several, comma-separated.
+type urlList []string
+
+func (l *urlList) String() string { return strings.Join(*l, ",") }
+
+func (l *urlList) Set(v string) error {
+	for _, u := range strings.Split(v, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		if err := notify.ValidURL(u); err != nil {
+			return err
+		}
+		*l = append(*l, u)
+	}
+	return nil
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -44,6 +66,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
+	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
+	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -61,9 +85,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 
+	// The notifier stops with ctx; its deliveries never hold up a
+	// request or a reload.
+	nctx, stopNotify := context.WithCancel(ctx)
+	notifier, err := notify.New(nctx, notify.Config{URLs: f.notify, Secret: f.notifySecret, Logger: logger})
+	if err != nil {
+		stopNotify()
+		return err
+	}
+	defer func() { stopNotify(); notifier.Wait() }()
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
+		OnSwap: server.NotifySwaps(notifier),
 	})
 	if err != nil {
 		return err
@@ -85,6 +119,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Media:          lib.Library,
 		MediaSearch:    lib.Search,
 		MediaRoot:      lib.PublicRoot,
+		Uploads:        lib.Uploads,
 		Grants:         lib.Grants,
 		PresignTTL:     lib.PresignTTL,
 		WebhookSecret:  f.webhookSecret,
@@ -92,6 +127,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		RateIP:         server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
 		RateKey:        server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
 		TrustedProxies: proxies,
+		Notifier:       notifier,
 		Logger:         logger,
 	})
 	ln, err := net.Listen("tcp", f.addr)

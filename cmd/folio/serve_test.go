@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/server/notify"
+)
+
+func TestNotifyFlags(t *testing.T) {
+	parse := func(args ...string) (urlList, error) {
+		var l urlList
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Var(&l, "notify", "")
+		err := parseFlags(fs, args)
+		return l, err
+	}
+	l, err := parse("--notify", "http://127.0.0.1:1/a", "--notify", "https://127.0.0.1:2/b")
+	if err != nil || !slices.Equal(l, urlList{"http://127.0.0.1:1/a", "https://127.0.0.1:2/b"}) {
+		t.Fatalf("repeated flag: %v %v", l, err)
+	}
+	t.Setenv("FOLIO_NOTIFY", "http://127.0.0.1:1/a, http://127.0.0.1:3/c")
+	if l, err := parse(); err != nil || !slices.Equal(l, urlList{"http://127.0.0.1:1/a", "http://127.0.0.1:3/c"}) {
+		t.Fatalf("FOLIO_NOTIFY: %v %v", l, err)
+	}
+	if l, err := parse("--notify", "http://127.0.0.1:9/x"); err != nil || !slices.Equal(l, urlList{"http://127.0.0.1:9/x"}) {
+		t.Fatalf("the flag wins over the environment: %v %v", l, err)
+	}
+	for _, bad := range []string{"ftp://127.0.0.1/", "127.0.0.1:8080", "http://"} {
+		if _, err := parse("--notify", bad); err == nil {
+			t.Errorf("--notify %q accepted", bad)
+		}
+	}
+}
+
+// TestServeNotify runs `folio serve --notify URL --notify-secret S` and
+// commits to the site: the receiver gets the signed content event, and the
+// server stops cleanly.
+func TestServeNotify(t *testing.T) {
+	events := make(chan []byte, 10)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if got := r.Header.Get(notify.SignatureHeader); got != notify.Sign("s3", body) {
+			t.Errorf("signature %q", got)
+		}
+		select {
+		case events <- body:
+		case <-r.Context().Done():
+		}
+	}))
+	defer rc.Close()
+
+	dir := t.TempDir()
+	gitCmd := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pages/home.md", "---\ntitle: Home\nisHomepage: true\n---\nHi.\n")
+	gitCmd("init", "-q")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "one")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--site", dir, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir(),
+			"--keys", filepath.Join(t.TempDir(), "keys.yaml"), "--media", t.TempDir(), "--log-level", "error",
+			"--notify", rc.URL, "--notify-secret", "s3"}, &out, io.Discard)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "folio serving") {
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not start")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	write("pages/home.md", "---\ntitle: Home 2\nisHomepage: true\n---\nHi.\n")
+	gitCmd("commit", "-qam", "two")
+	commit := gitCmd("rev-parse", "HEAD")
+	var ev notify.Event
+	select {
+	case body := <-events:
+		if err := json.Unmarshal(body, &ev); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no notification")
+	}
+	if ev.Event != "content" || ev.Commit != commit || len(ev.Keys) != 2 || ev.Keys[1] != "pages" || !strings.HasPrefix(ev.Keys[0], "page:") {
+		t.Fatalf("event %+v, want content %s [page:<id> pages]", ev, commit)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
