@@ -262,6 +262,7 @@ func (l *Library) closeShared() {
 func (l *Library) follow() {
 	t := time.NewTicker(l.sh.poll)
 	defer t.Stop()
+	failing := false
 	for {
 		select {
 		case <-l.sh.stop:
@@ -269,8 +270,15 @@ func (l *Library) follow() {
 		case <-t.C:
 		}
 		ctx, cancel := l.stoppable(time.Minute)
-		if err := l.Sync(ctx); err != nil && ctx.Err() == nil {
-			l.log.Warn("media: following the shared library's log failed; retrying", "err", err)
+		// A failure is logged when it begins and when it ends, not at
+		// every poll of a bucket that is down.
+		switch err := l.Sync(ctx); {
+		case err != nil && ctx.Err() == nil && !failing:
+			failing = true
+			l.log.Warn("media: following the shared library's log failed; retrying every poll", "err", err)
+		case err == nil && failing:
+			failing = false
+			l.log.Info("media: following the shared library's log again")
 		}
 		if !l.cfg.ReadOnly && ctx.Err() == nil {
 			if err := l.maybeCheckpoint(ctx); err != nil && ctx.Err() == nil {
