@@ -7,15 +7,12 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/folio-cms/folio/media/internal/objkey"
 )
 
 // A shared library keeps everything it knows in a StateStore (Config.State)
@@ -166,46 +163,32 @@ func encodeGob(v any) ([]byte, error) {
 }
 
 // decodeSharedSidecar parses items/<id>.yaml and checks it as
-// decodeSidecar checks a local one: its id is its name, its keys are
-// library keys, its derivatives beside its original.
+// decodeSidecar checks a local one: its id is its name, its key a library
+// key, its derivatives beside its original.
 func decodeSharedSidecar(id string, data []byte) (*Item, error) {
 	var it Item
 	if err := yaml.Unmarshal(data, &it); err != nil {
 		return nil, err
 	}
-	switch {
-	case !ValidID(it.ID) || it.ID != id:
+	if it.ID != id {
 		return nil, fmt.Errorf("id %q does not match the sidecar's name %q", it.ID, id)
-	case checkAdoptKey(it.Key) != nil:
-		return nil, fmt.Errorf("invalid key %q", it.Key)
-	case it.Size < 0:
-		return nil, fmt.Errorf("negative size")
 	}
-	folder, err := CleanFolder(it.Folder)
-	if err != nil {
-		return nil, fmt.Errorf("folder %q: %v", it.Folder, err)
-	}
-	it.Folder = folder
-	for _, s := range it.Sizes {
-		if objkey.Check(s.Key) != nil || path.Dir(s.Key) != path.Dir(it.Key) {
-			return nil, fmt.Errorf("invalid derivative key %q", s.Key)
-		}
+	if err := checkEntryItem(&it); err != nil {
+		return nil, err
 	}
 	return &it, nil
 }
 
-// checkEntryItem applies the sidecar checks to an item carried by a log
-// entry or a checkpoint.
+// checkEntryItem checks an item of the bucket (a sidecar, a log entry, a
+// checkpoint) as a sidecar is checked.
 func checkEntryItem(it *Item) error {
 	if it == nil {
 		return errors.New("no item")
 	}
-	data, err := encodeSidecar(it)
-	if err != nil {
-		return err
+	if checkAdoptKey(it.Key) != nil {
+		return fmt.Errorf("invalid key %q", it.Key)
 	}
-	_, err = decodeSharedSidecar(it.ID, data)
-	return err
+	return checkItem(it)
 }
 
 // openShared loads a shared library: the newest checkpoint, else every

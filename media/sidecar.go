@@ -127,25 +127,37 @@ func decodeSidecar(rel string, data []byte) (*Item, error) {
 	}
 	monthDir := path.Dir(path.Dir(rel))
 	wantKey := monthDir + "/" + strings.TrimSuffix(path.Base(rel), ".yaml")
+	if ValidID(it.ID) && it.Key != wantKey {
+		return nil, fmt.Errorf("key %q does not match the sidecar's place (%q)", it.Key, wantKey)
+	}
+	if err := checkItem(&it); err != nil {
+		return nil, err
+	}
+	return &it, nil
+}
+
+// checkItem checks what a sidecar says of its item wherever it comes from
+// (a local sidecar, the bucket, a log entry, a checkpoint): a valid id and
+// key, a size, a folder (cleaned in place), derivatives beside the
+// original.
+func checkItem(it *Item) error {
 	switch {
 	case !ValidID(it.ID):
-		return nil, fmt.Errorf("invalid id %q", it.ID)
-	case it.Key != wantKey:
-		return nil, fmt.Errorf("key %q does not match the sidecar's place (%q)", it.Key, wantKey)
+		return fmt.Errorf("invalid id %q", it.ID)
 	case objkey.Check(it.Key) != nil:
-		return nil, fmt.Errorf("invalid key %q", it.Key)
+		return fmt.Errorf("invalid key %q", it.Key)
 	case it.Size < 0:
-		return nil, fmt.Errorf("negative size")
+		return fmt.Errorf("negative size")
 	}
 	folder, err := CleanFolder(it.Folder)
 	if err != nil {
-		return nil, fmt.Errorf("folder %q: %v", it.Folder, err)
+		return fmt.Errorf("folder %q: %v", it.Folder, err)
 	}
 	it.Folder = folder
 	for _, s := range it.Sizes {
-		if objkey.Check(s.Key) != nil || path.Dir(s.Key) != monthDir {
-			return nil, fmt.Errorf("invalid derivative key %q", s.Key)
+		if objkey.Check(s.Key) != nil || path.Dir(s.Key) != path.Dir(it.Key) {
+			return fmt.Errorf("invalid derivative key %q", s.Key)
 		}
 	}
-	return &it, nil
+	return nil
 }
