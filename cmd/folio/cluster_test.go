@@ -25,6 +25,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"github.com/folio-cms/folio/server"
 )
@@ -59,6 +60,11 @@ type cluster struct {
 	common []string // serve flags every box gets
 	mu     sync.Mutex
 	boxes  []*clusterBox
+
+	key    string    // an API key with every scope
+	work   string    // the work clone of the site's Git remote
+	types  []string  // the fixture site's content types
+	bucket s3.Config // the bucket every box shares
 }
 
 // buildFolio builds the folio binary from the module root into a
@@ -363,22 +369,15 @@ func sizeURLs(it clusterItem) []string {
 	return out
 }
 
-// TestCluster runs folio as a cluster behind a CDN would: one Git remote,
-// one S3 bucket, a writing box and two --read-only replicas (and later a
-// second writer), each its own OS process with an empty media root and
-// cache directory. A push and an upload reach every box within 2 s; two
-// writers racing on one If-Match both see the bucket decide (one 200, one
-// 412), and every box converges on the winner; a replica killed with
-// SIGKILL and restarted on empty directories catches up, and then every box
-// answers every list with the same bytes and ETag.
-func TestCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts versitygw and four folio processes")
-	}
+// newCluster starts the S3 server with a bucket, builds folio, makes the
+// Git remote with the fixture site and a work clone, and a keys file with
+// one key of every scope. The boxes it starts are killed when the test
+// ends, and their logs written to the test's log if it failed.
+func newCluster(t *testing.T) *cluster {
+	t.Helper()
 	s3srv := s3test.NewServer(t) // fails or skips (FOLIO_SKIP_S3=1) without versitygw
 	bucket := s3srv.NewBucket(t)
 	bin := buildFolio(t)
-	ctx := context.Background()
 
 	// The Git remote, and a work clone holding the fixture site.
 	gitDir := t.TempDir()
@@ -393,15 +392,6 @@ func TestCluster(t *testing.T) {
 	gitIn(t, work, "add", "-A")
 	gitIn(t, work, "commit", "-qm", "fixture site")
 	gitIn(t, work, "push", "-q", "origin", "HEAD:main")
-	push := func(msg string) time.Time {
-		t.Helper()
-		gitIn(t, work, "add", "-A")
-		gitIn(t, work, "commit", "-qm", msg)
-		at := time.Now()
-		gitIn(t, work, "push", "-q", "origin", "HEAD:main")
-		t.Logf("git push took %v", time.Since(at).Round(time.Millisecond))
-		return at
-	}
 	entries, err := os.ReadDir(filepath.Join(fixtures, "content"))
 	if err != nil {
 		t.Fatal(err)
@@ -425,7 +415,7 @@ func TestCluster(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	key := lines[len(lines)-1]
 
-	c := &cluster{t: t, bin: bin, env: childEnv(), common: []string{
+	c := &cluster{t: t, bin: bin, env: childEnv(), key: key, work: work, types: types, bucket: bucket, common: []string{
 		"--site", bare, "--keys", keysFile, "--addr", "127.0.0.1:0", "--rate-ip", "0", "--rate-key", "0",
 		"--storage", "s3", "--s3-endpoint", bucket.Endpoint, "--s3-bucket", bucket.Bucket,
 		"--s3-region", bucket.Region, "--s3-prefix", "site",
@@ -443,6 +433,38 @@ func TestCluster(t *testing.T) {
 			t.Logf("--- versitygw log:\n%s", s3srv.Log())
 		}
 	})
+	return c
+}
+
+// push commits everything in the work clone and pushes it; it returns
+// when the push started.
+func (c *cluster) push(msg string) time.Time {
+	t := c.t
+	t.Helper()
+	gitIn(t, c.work, "add", "-A")
+	gitIn(t, c.work, "commit", "-qm", msg)
+	at := time.Now()
+	gitIn(t, c.work, "push", "-q", "origin", "HEAD:main")
+	t.Logf("git push took %v", time.Since(at).Round(time.Millisecond))
+	return at
+}
+
+// TestCluster runs folio as a cluster behind a CDN would: one Git remote,
+// one S3 bucket, a writing box and two --read-only replicas (and later a
+// second writer), each its own OS process with an empty media root and
+// cache directory. A push and an upload reach every box within 2 s; two
+// writers racing on one If-Match both see the bucket decide (one 200, one
+// 412), and every box converges on the winner; a replica killed with
+// SIGKILL and restarted on empty directories catches up, and then every box
+// answers every list with the same bytes and ETag.
+func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts versitygw and four folio processes")
+	}
+	c := newCluster(t)
+	key, work, types, bucket := c.key, c.work, c.types, c.bucket
+	ctx := context.Background()
+
 	writer := c.start("writer")
 	replica1 := c.start("replica1", "--read-only")
 	replica2 := c.start("replica2", "--read-only")
@@ -476,7 +498,7 @@ func TestCluster(t *testing.T) {
 		}
 		return nil
 	}
-	pushed := push("retitle the about page")
+	pushed := c.push("retitle the about page")
 	waitAll(t, "push served (since git push started)", pushed, clusterPropagation, boxes, pageTitle)
 
 	// 2. An upload on the writer reaches the replicas, derivatives and all,
@@ -635,7 +657,7 @@ func TestCluster(t *testing.T) {
 		[]byte("---\ntitle: Written while a replica was down\npublishedAt: 2026-02-01\n---\nCaught up.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	push("a new item while a replica is down")
+	c.push("a new item while a replica is down")
 	replica3 := c.start("replica2 (restarted)", "--read-only")
 	restarted := time.Now()
 	boxes = []*clusterBox{writer, replica1, replica3, writer2}
