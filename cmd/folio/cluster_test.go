@@ -646,7 +646,7 @@ func TestCluster(t *testing.T) {
 	if r := writer2.must(t, "POST", "/api/v1/media/folders", key, strings.NewReader(`{"path":"/e2e"}`), "Content-Type", "application/json"); r.status/100 != 2 {
 		t.Fatalf("create folder on %s: %d %s", writer2.name, r.status, r.body)
 	}
-	second := upload(t, writer2, key, jpegFile(t, "cluster.jpg", 900, 700), "image/jpeg", "/e2e")
+	second := upload(t, writer, key, jpegFile(t, "cluster.jpg", 900, 700), "image/jpeg", "/e2e")
 	if len(second.Sizes) == 0 {
 		t.Errorf("the JPEG upload has no derivatives: %+v", second)
 	}
