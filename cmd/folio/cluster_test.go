@@ -160,6 +160,8 @@ func (c *cluster) start(name string, args ...string) *clusterBox {
 	c.mu.Lock()
 	c.boxes = append(c.boxes, b)
 	c.mu.Unlock()
+	// Registered after dir, so it runs before dir is removed.
+	t.Cleanup(b.kill)
 
 	timeout := time.After(clusterStart)
 	select {
