@@ -409,10 +409,13 @@ func newCluster(t *testing.T) *cluster {
 	}
 
 	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
-	out, err := exec.Command(bin, "keys", "create", "--keys", keysFile, "--name", "all",
-		"--scopes", "content:read,content:draft,media:read,media:write,media:delete").Output()
+	var stderr bytes.Buffer
+	keysCmd := exec.Command(bin, "keys", "create", "--keys", keysFile, "--name", "all",
+		"--scopes", "content:read,content:draft,media:read,media:write,media:delete")
+	keysCmd.Env, keysCmd.Stderr = childEnv(), &stderr
+	out, err := keysCmd.Output()
 	if err != nil {
-		t.Fatalf("folio keys create: %v", err)
+		t.Fatalf("folio keys create: %v\n%s", err, stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	key := lines[len(lines)-1]
@@ -668,6 +671,9 @@ func TestCluster(t *testing.T) {
 		"/api/v1/media/" + up.ID, "/api/v1/media/" + second.ID, "/api/v1/public/media/" + up.ID}
 	for _, typ := range types {
 		paths = append(paths, "/api/v1/content/"+typ)
+	}
+	if slices.Contains(types, "posts") { // public: true in the fixture's folio.yaml
+		paths = append(paths, "/api/v1/public/collections/posts")
 	}
 	type answer struct {
 		status int
