@@ -50,6 +50,10 @@ func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	if err := requirePath(b.Path); err != nil {
 		return err
 	}
+	// The folder must be empty: count the items other boxes put in it
+	// too. (This narrows the race with a concurrent upload on another box
+	// to the requests in flight; it does not close it.)
+	s.catchUp(r.Context())
 	if err := s.media.DeleteFolder(b.Path); err != nil {
 		return mediaError(err)
 	}

@@ -199,6 +199,37 @@ func (s *Server) folderExists(f string) bool {
 	return false
 }
 
+// catchUp applies what the other boxes sharing the media library (s3
+// storage) wrote since this box last polled; on an unshared library it
+// does nothing. Behind a load balancer a client's next write may land on
+// another box than the one that made the item or folder it names, before
+// that box's poll: the write routes call it once on such a miss rather
+// than answer 404 for something the bucket has. Reads do not: they serve
+// what the box has (a CDN caches them anyway), and a 404 of a read costs
+// no request to the bucket.
+func (s *Server) catchUp(ctx context.Context) bool {
+	if err := s.media.Sync(ctx); err != nil {
+		s.log.Warn("media: catching up with the other boxes failed", "err", err)
+		return false
+	}
+	return true
+}
+
+// folderToWrite is folderExists for the write routes: on a miss it
+// catches up once.
+func (s *Server) folderToWrite(ctx context.Context, f string) bool {
+	return s.folderExists(f) || (s.catchUp(ctx) && s.folderExists(f))
+}
+
+// itemToWrite is item for the write routes: on a miss it catches up once.
+func (s *Server) itemToWrite(ctx context.Context, p httprouter.Params) (*media.Item, error) {
+	it, err := s.item(p)
+	if err != nil && media.ValidID(p.ByName("id")) && s.catchUp(ctx) {
+		it, err = s.item(p)
+	}
+	return it, err
+}
+
 type mediaList[T any] struct {
 	Data    []T      `json:"data"`
 	Total   int      `json:"total"`
@@ -303,7 +334,7 @@ type patchBody struct {
 }
 
 func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	it, err := s.item(p)
+	it, err := s.itemToWrite(r.Context(), p)
 	if err != nil {
 		return err
 	}
@@ -321,6 +352,10 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 		patch.IfVersion = v
 	}
 	updated, err := s.media.Patch(r.Context(), it.ID, patch)
+	if errors.Is(err, media.ErrFolderNotFound) && s.catchUp(r.Context()) {
+		// A folder another box made (Patch checks folders before it writes).
+		updated, err = s.media.Patch(r.Context(), it.ID, patch)
+	}
 	if errors.Is(err, media.ErrConflict) && patch.IfVersion != 0 {
 		return errorf(http.StatusPreconditionFailed, CodePreconditionFailed, "the item was changed since the ETag in If-Match")
 	}
@@ -350,7 +385,7 @@ func versionFromETag(h, id string) (int, bool) {
 }
 
 func (s *Server) deleteMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	it, err := s.item(p)
+	it, err := s.itemToWrite(r.Context(), p)
 	if err != nil {
 		return err
 	}

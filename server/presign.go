@@ -215,7 +215,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if err != nil {
 		return mediaError(err)
 	}
-	if !s.folderExists(folder) {
+	if !s.folderToWrite(r.Context(), folder) {
 		return notFound("folder %s not found", folder)
 	}
 	g, err := s.grants.Claim(r.Context(), req.StorageKey)

@@ -105,7 +105,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 				// rather than failing each file on its own.
 				if c, err := media.CleanFolder(v); err != nil {
 					fail = mediaError(err)
-				} else if !s.folderExists(c) {
+				} else if !s.folderToWrite(r.Context(), c) {
 					fail = notFound("no folder %q: create it first (POST /api/v1/media/folders)", c)
 				}
 			} else {
