@@ -24,6 +24,8 @@ type mediaFlags struct {
 	dir       string
 	storage   string
 	maxUpload int64
+	// publicURL is the absolute base of /uploads/ URLs on local storage.
+	publicURL string
 	s3        s3.Config
 	// presignTTL is how long a presigned upload grant lasts (s3 only).
 	presignTTL time.Duration
@@ -40,6 +42,7 @@ type mediaFlags struct {
 func (f *mediaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "media", "media", "the media root: sidecars and files on local storage; with s3 only temporary files (a cache: may be empty)")
 	fs.StringVar(&f.storage, "storage", "local", "where media files live: local or s3")
+	fs.StringVar(&f.publicURL, "public-url", "", "with --storage local: the absolute base of media URLs (e.g. https://folio.example.com), so that pages on other origins can load /uploads/ files (default: site-relative /uploads/...)")
 	fs.Int64Var(&f.maxUpload, "max-upload", 0, "largest file in bytes (default 50 MB on local storage, 500 MB on s3)")
 	fs.StringVar(&f.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint URL (with --storage s3)")
 	fs.StringVar(&f.s3.Bucket, "s3-bucket", "", "bucket name")
@@ -108,7 +111,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	maxUpload := f.maxUpload
 	switch f.storage {
 	case "local":
-		st, err := local.New(root)
+		st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL})
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +121,9 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 			maxUpload = media.DefaultMaxUploadLocal
 		}
 	case "s3":
+		if f.publicURL != "" {
+			return nil, errors.New("--public-url is for local storage; with --storage s3 use --s3-public-url")
+		}
 		cfg := f.s3
 		cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 		st, err := s3.New(cfg)
