@@ -37,9 +37,16 @@ var mediaSite = map[string]string{"pages/home.md": "---\ntitle: Home\nisHomepage
 // (a small MaxUploadBytes, say). The library closes when the test (or
 // subtest) that started the server ends, after the server has stopped.
 func withLocalMedia(t testing.TB, root string, cfgs ...func(*media.Config)) serverOpt {
+	return withLocalStorage(t, local.Config{Root: root}, cfgs...)
+}
+
+// withLocalStorage is withLocalMedia with the storage's whole config (a
+// public URL).
+func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)) serverOpt {
+	root := lc.Root
 	return func(_ *engine.Config, sc *server.Config) {
 		t.Helper()
-		st, err := local.New(root)
+		st, err := local.Open(lc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -67,6 +68,9 @@ type mediaStack struct {
 	// which cannot presign, and on a read-only box, which refuses to.
 	Grants     *grant.Store
 	PresignTTL time.Duration
+	// Origins are where media URLs point when not at this box (the
+	// --public-url or S3 public URL origin), for the admin pages' CSP.
+	Origins []string
 	// State is the bucket's state area (s3 only).
 	State *s3.State
 	close []func() error
@@ -116,6 +120,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 			return nil, err
 		}
 		m.Storage, m.PublicRoot = st, root
+		m.Origins = originOf(f.publicURL)
 		m.close = append(m.close, st.Close)
 		if maxUpload == 0 {
 			maxUpload = media.DefaultMaxUploadLocal
@@ -131,6 +136,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 			return nil, err
 		}
 		m.Storage = st
+		m.Origins = originOf(st.Config().PublicURL)
 		if maxUpload == 0 {
 			maxUpload = media.DefaultMaxUploadCloud
 		}
@@ -327,4 +333,14 @@ func runMediaImport(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitError(1)
 	}
 	return nil
+}
+
+// originOf is the origin (scheme://host[:port]) of an absolute URL, as a
+// list of none or one.
+func originOf(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil
+	}
+	return []string{u.Scheme + "://" + u.Host}
 }
