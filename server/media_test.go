@@ -90,7 +90,19 @@ func newMediaServer(t testing.TB, cfgs ...func(*media.Config)) *mediaServer {
 
 func startMediaServer(t testing.TB, site, root string, cfgs ...func(*media.Config)) *mediaServer {
 	t.Helper()
-	ts := startServer(t, site, withLocalMedia(t, root, cfgs...))
+	return mediaServerOf(t, startServer(t, site, withLocalMedia(t, root, cfgs...)), root)
+}
+
+// startMediaServerWith is newMediaServer with more server options.
+func startMediaServerWith(t testing.TB, opts ...serverOpt) *mediaServer {
+	t.Helper()
+	root := t.TempDir()
+	return mediaServerOf(t, startServer(t, newRepo(t, mediaSite).bare, append([]serverOpt{withLocalMedia(t, root)}, opts...)...), root)
+}
+
+// mediaServerOf makes the media keys of ts, which serves the library on root.
+func mediaServerOf(t testing.TB, ts *testServer, root string) *mediaServer {
+	t.Helper()
 	return &mediaServer{
 		testServer: ts,
 		root:       root,
