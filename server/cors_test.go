@@ -105,6 +105,22 @@ func TestCORSKeyedRoutes(t *testing.T) {
 			t.Errorf("public media: Access-Control-Allow-Origin %q, want *", got)
 		}
 	})
+	t.Run("ReadOnlyBox", func(t *testing.T) {
+		ts := startServer(t, newRepo(t, mediaSite).bare, withLocalMedia(t, t.TempDir(), readOnlyLib), readOnlyServer, withCORS(t, front))
+		for path, methods := range map[string]string{
+			"/api/v1/media/abc":     "GET, HEAD, OPTIONS",
+			"/api/v1/media/folders": "GET, HEAD, OPTIONS",
+		} {
+			r := do(t, http.MethodOptions, ts.URL+path, "", nil, "Origin", front, "Access-Control-Request-Method", "PATCH")
+			if got := r.Header.Get("Access-Control-Allow-Methods"); got != methods {
+				t.Errorf("OPTIONS %s on a read-only box: methods %q, want %q", path, got, methods)
+			}
+		}
+		r := do(t, http.MethodOptions, ts.URL+"/api/v1/media/presign", "", nil, "Origin", front, "Access-Control-Request-Method", "POST")
+		if got := r.Header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("OPTIONS of a write-only route on a read-only box: Access-Control-Allow-Origin %q", got)
+		}
+	})
 	t.Run("NoneByDefault", func(t *testing.T) {
 		ms := newMediaServer(t)
 		r := get(t, ms.URL+"/api/v1/pages", ms.reader(t), "Origin", front)
