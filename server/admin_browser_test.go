@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/buckket/go-blurhash"
 	"github.com/chromedp/chromedp"
 	"github.com/folio-cms/folio/server"
 )
@@ -131,8 +132,63 @@ func TestAdminUI(t *testing.T) {
 		t.Errorf("folders after the delete: %v", f)
 	}
 
+	t.Run("DropUpload", func(t *testing.T) {
+		// A file dropped on the drop zone, as the browser hands it over: a
+		// drop event whose DataTransfer holds a PNG the page draws itself.
+		b.run(t, "open all media", chromedp.Click(chromedp.CSS(`.folder[data-path=""]`)))
+		b.setValue(t, "search", "")
+		b.waitJS(t, "the unfiltered grid", `document.getElementById("count").textContent === "0 items"`)
+		evalAs[chromedp.Void](t, b, `new Promise(done => {
+  const c = document.createElement("canvas"); c.width = 300; c.height = 200;
+  const g = c.getContext("2d"); g.fillStyle = "#2a6"; g.fillRect(0, 0, 300, 200); g.fillStyle = "#fc3"; g.fillRect(40, 40, 80, 60);
+  c.toBlob(blob => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([blob], "dropped.png", {type: "image/png"}));
+    document.getElementById("dropzone").dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+    done();
+  }, "image/png");
+})`)
+		b.waitJS(t, "the dropped file's upload", `[...document.querySelectorAll("#uploads .upload.done")].some(li => li.textContent.includes("dropped.png"))`)
+		b.waitJS(t, "its thumbnail", `[...document.querySelectorAll("#grid .tile")].some(t => t.textContent.includes("dropped.png") && t.querySelector(".thumb.loaded"))`)
+		if l := ms.list(t, "search=dropped"); l.Total != 1 || l.Data[0].Folder != "/" || l.Data[0].Width != 300 {
+			t.Errorf("after the drop: %+v", l)
+		}
+	})
+
 	b.run(t, "open the status tab", chromedp.Click(chromedp.ID("tab-status")))
 	b.waitJS(t, "the status", `document.getElementById("status-list").textContent.includes(`+jsString(ms.Engine.Status().Commit)+`)`)
 	b.shot(t, "status")
+	b.check(t)
+}
+
+// TestAdminBlurhash: the page's blurhash decoder paints what the Go
+// decoder does (github.com/buckket/go-blurhash), for the placeholders folio
+// stores.
+func TestAdminBlurhash(t *testing.T) {
+	b := newBrowser(t)
+	ts := startServer(t, newRepo(t, mediaSite).bare)
+	b.run(t, "open the admin page", chromedp.Navigate(ts.URL+"/admin/"), chromedp.WaitVisible(chromedp.ID("key-form")))
+	for _, hash := range []string{"LEHV6nWB2yk8pyo0adR*.7kCMdnj", "LGF5]+Yk^6#M@-5c,1J5@[or[Q6.", "00FFFF"} {
+		const w, h = 12, 8
+		got := evalAs[[]int](t, b, `import("./blurhash.js").then(m => Array.from(m.decode(`+jsString(hash)+`, 12, 8)))`)
+		img, err := blurhash.Decode(hash, w, h, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != w*h*4 {
+			t.Fatalf("%s: %d values, want %d", hash, len(got), w*h*4)
+		}
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				want := []int{int(r >> 8), int(g >> 8), int(bl >> 8)}
+				for c := range 3 {
+					if d := got[4*(y*w+x)+c] - want[c]; d < -2 || d > 2 {
+						t.Fatalf("%s at (%d,%d): JS %v, Go %v", hash, x, y, got[4*(y*w+x):4*(y*w+x)+3], want)
+					}
+				}
+			}
+		}
+	}
 	b.check(t)
 }
