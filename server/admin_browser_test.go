@@ -101,7 +101,8 @@ func TestAdminUI(t *testing.T) {
 	b.run(t, "open the item", chromedp.Click(chromedp.CSS("#grid .tile")))
 	b.waitJS(t, "the detail image", `!document.getElementById("detail").hidden && document.getElementById("detail-img").complete && document.getElementById("detail-img").naturalWidth > 0`)
 	b.setValue(t, "alt", "")
-	b.run(t, "write alt text", chromedp.SendKeys(chromedp.ID("alt"), "Boats in the harbour at dusk"))
+	b.run(t, "write alt text and a title", chromedp.SendKeys(chromedp.ID("alt"), "Boats in the harbour at dusk"),
+		chromedp.SendKeys(chromedp.ID("title"), "Harbour"))
 	type rect struct{ X, Y, W, H float64 }
 	r := evalAs[rect](t, b, `(() => { const r = document.getElementById("detail-img").getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; })()`)
 	b.run(t, "click the focal point", chromedp.MouseClickXY(r.X+0.25*r.W, r.Y+0.75*r.H))
@@ -111,8 +112,8 @@ func TestAdminUI(t *testing.T) {
 	b.shot(t, "detail")
 
 	got := decode[mItem](t, get(t, ms.URL+"/api/v1/media/"+it.ID, ms.read))
-	if got.Alt != "Boats in the harbour at dusk" {
-		t.Errorf("alt = %q", got.Alt)
+	if got.Alt != "Boats in the harbour at dusk" || got.Title != "Harbour" {
+		t.Errorf("alt = %q, title = %q", got.Alt, got.Title)
 	}
 	if math.Abs(got.FocalX-25) > 1.5 || math.Abs(got.FocalY-75) > 1.5 {
 		t.Errorf("focal point = (%v, %v), want about (25, 75)", got.FocalX, got.FocalY)
@@ -153,6 +154,8 @@ func TestAdminUI(t *testing.T) {
 		if l := ms.list(t, "search=dropped"); l.Total != 1 || l.Data[0].Folder != "/" || l.Data[0].Width != 300 {
 			t.Errorf("after the drop: %+v", l)
 		}
+		b.run(t, "clear finished uploads", chromedp.Click(chromedp.ID("uploads-clear")))
+		b.waitJS(t, "an empty upload list", `document.querySelectorAll("#uploads li").length === 0`)
 	})
 
 	b.run(t, "open the status tab", chromedp.Click(chromedp.ID("tab-status")))

@@ -313,8 +313,14 @@ async function uploadAll(files) {
     for (let j = queue.shift(); j; j = queue.shift()) await uploadOne(j, folder);
   };
   await Promise.all([worker(), worker(), worker()]);
+  $("uploads-clear").hidden = false;
   await Promise.all([loadMedia(), loadFolders()]);
 }
+
+$("uploads-clear").addEventListener("click", () => {
+  for (const li of $("uploads").querySelectorAll(".upload.done, .upload.failed")) li.remove();
+  $("uploads-clear").hidden = $("uploads").children.length === 0;
+});
 
 async function uploadOne({ file, li, bar, msg }, folder) {
   msg.textContent = "uploading";
@@ -407,6 +413,8 @@ async function openDetail(id) {
     setFocal(data.focalX, data.focalY);
   }
   $("alt").value = data.alt || "";
+  $("title").value = data.title || "";
+  $("description").value = data.description || "";
   $("detail-folder").value = data.folder;
   const dl = $("detail-facts");
   dl.replaceChildren();
@@ -443,7 +451,7 @@ $("detail-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const it = state.item;
   if (!it) return;
-  const patch = { alt: $("alt").value };
+  const patch = { alt: $("alt").value, title: $("title").value, description: $("description").value };
   if (it.mimeType.startsWith("image/")) Object.assign(patch, { focalX: state.focal.x, focalY: state.focal.y });
   if ($("detail-folder").value && $("detail-folder").value !== it.folder) patch.folder = $("detail-folder").value;
   $("save").disabled = true;
