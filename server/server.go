@@ -50,6 +50,9 @@ type Config struct {
 	// TrustedProxies are the CDN edges or proxies whose X-Forwarded-For
 	// names the client for the per-IP rate limit; none by default.
 	TrustedProxies Proxies
+	Logger         *slog.Logger
+	Now            func() time.Time
+
 	// CORSOrigins may call the keyed routes from a browser (the public
 	// surface answers any origin); none by default.
 	CORSOrigins Origins
@@ -57,8 +60,6 @@ type Config struct {
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
 	MediaOrigins []string
-	Logger       *slog.Logger
-	Now          func() time.Time
 }
 
 // Server serves the API.
@@ -76,18 +77,19 @@ type Server struct {
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
+	notifier   *notify.Notifier
+	ipLimit    *limiter
+	proxies    Proxies
+	keyLimit   *limiter
+	log        *slog.Logger
+	now        func() time.Time
+	handler    http.Handler
+
 	// keyedRoutes are the method and path of every route that needs a
 	// key, for CORS preflights from the --cors-origins.
 	keyedRoutes []route
 	corsOrigins Origins
 	admin       *adminFiles
-	notifier    *notify.Notifier
-	ipLimit     *limiter
-	proxies     Proxies
-	keyLimit    *limiter
-	log         *slog.Logger
-	now         func() time.Time
-	handler     http.Handler
 }
 
 // New builds the server and its route table.
@@ -99,24 +101,25 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		engine:      cfg.Engine,
-		keys:        cfg.Keys,
-		media:       cfg.Media,
-		search:      cfg.MediaSearch,
-		mediaRoot:   cfg.MediaRoot,
-		uploads:     cfg.Uploads,
-		grants:      cfg.Grants,
-		presignTTL:  cfg.PresignTTL,
-		hookSecret:  cfg.WebhookSecret,
-		readOnly:    cfg.ReadOnly,
-		notifier:    cfg.Notifier,
-		ipLimit:     newLimiter(cfg.RateIP, cfg.Now),
-		proxies:     cfg.TrustedProxies,
+		engine:     cfg.Engine,
+		keys:       cfg.Keys,
+		media:      cfg.Media,
+		search:     cfg.MediaSearch,
+		mediaRoot:  cfg.MediaRoot,
+		uploads:    cfg.Uploads,
+		grants:     cfg.Grants,
+		presignTTL: cfg.PresignTTL,
+		hookSecret: cfg.WebhookSecret,
+		readOnly:   cfg.ReadOnly,
+		notifier:   cfg.Notifier,
+		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
+		proxies:    cfg.TrustedProxies,
+		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
+		log:        cfg.Logger,
+		now:        cfg.Now,
+
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
-		keyLimit:    newLimiter(cfg.RateKey, cfg.Now),
-		log:         cfg.Logger,
-		now:         cfg.Now,
 	}
 	s.handler = s.routes()
 	return s
