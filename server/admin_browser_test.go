@@ -195,3 +195,34 @@ func TestAdminBlurhash(t *testing.T) {
 	}
 	b.check(t)
 }
+
+// TestAdminUIReadOnly: on a --read-only box the page shows the library and
+// says why it offers no uploads or changes.
+func TestAdminUIReadOnly(t *testing.T) {
+	b := newBrowser(t)
+	repo := newRepo(t, mediaSite)
+	root, img := writtenRoot(t, repo.bare)
+	ts := startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer)
+	key := ts.key(t, "all", server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+
+	b.run(t, "open the admin page", chromedp.Navigate(ts.URL+"/admin/"),
+		chromedp.SendKeys(chromedp.ID("key-input"), key), chromedp.Click(chromedp.ID("key-use")))
+	b.waitJS(t, "the library", `!document.getElementById("app").hidden && document.querySelector("#grid .tile") !== null`)
+	if !evalAs[bool](t, b, `!document.getElementById("read-only-note").hidden`) {
+		t.Error("no read-only note")
+	}
+	for _, id := range []string{"dropzone", "folder-form", "folder-delete"} {
+		if evalAs[bool](t, b, `document.getElementById(`+jsString(id)+`).offsetParent !== null`) {
+			t.Errorf("#%s shows on a read-only box", id)
+		}
+	}
+	b.run(t, "open the item", chromedp.Click(chromedp.CSS(`#grid .tile[data-id=`+jsString(img.ID)+`]`)))
+	b.waitJS(t, "the detail", `!document.getElementById("detail").hidden`)
+	for _, id := range []string{"save", "delete"} {
+		if evalAs[bool](t, b, `document.getElementById(`+jsString(id)+`).offsetParent !== null`) {
+			t.Errorf("#%s shows on a read-only box", id)
+		}
+	}
+	b.shot(t, "read-only")
+	b.check(t)
+}

@@ -52,6 +52,7 @@ function lock(msg) {
   $("detail").hidden = true;
   $("intro").hidden = false;
   $("key-forget").hidden = true;
+  $("read-only-note").hidden = true;
   document.body.classList.remove("unlocked");
   notice(msg);
 }
@@ -67,12 +68,16 @@ function failed(err, where) {
 }
 
 async function unlock() {
+  let status;
   try {
-    await api.get("/api/v1/status");
+    ({ data: status } = await api.get("/api/v1/status"));
   } catch (err) {
     lock(describe(err));
     return;
   }
+  // A read-only box refuses every write: offer none.
+  document.body.classList.toggle("read-only", Boolean(status.readOnly));
+  $("read-only-note").hidden = !status.readOnly;
   notice("");
   $("app").hidden = false;
   $("tabs").hidden = false;
