@@ -37,6 +37,7 @@ run: build
 	@echo
 	@echo "API key (all scopes): $$(cat $(DATA)/dev.key)"
 	@echo "Try:  curl -H 'Authorization: Bearer $$(cat $(DATA)/dev.key)' http://$(ADDR)/api/v1/pages"
+	@echo "Admin UI: http://$(ADDR)/admin/ (paste the key)"
 	@echo
 	$(FOLIO) serve --site $(DATA)/site --keys $(DATA)/keys.yaml --media $(DATA)/media \
 		--cache-dir $(DATA)/cache --addr $(ADDR)

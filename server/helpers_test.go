@@ -106,6 +106,17 @@ type serverOpt func(*engine.Config, *server.Config)
 
 func startServer(t testing.TB, site string, opts ...serverOpt) *testServer {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startServerOn(t, ln, site, opts...)
+}
+
+// startServerOn is startServer on a listener the test opened first (to
+// know the server's address before configuring it).
+func startServerOn(t testing.TB, ln net.Listener, site string, opts ...serverOpt) *testServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ecfg := engine.Config{Site: site, CacheDir: t.TempDir()}
 	keys, err := server.OpenKeys(filepath.Join(t.TempDir(), "keys.yaml"))
@@ -119,14 +130,11 @@ func startServer(t testing.TB, site string, opts ...serverOpt) *testServer {
 	eng, err := engine.Open(ctx, ecfg)
 	if err != nil {
 		cancel()
+		ln.Close()
 		t.Fatalf("engine.Open: %v", err)
 	}
 	scfg.Engine = eng
 	srv := server.New(scfg)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()

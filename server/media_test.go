@@ -37,9 +37,16 @@ var mediaSite = map[string]string{"pages/home.md": "---\ntitle: Home\nisHomepage
 // (a small MaxUploadBytes, say). The library closes when the test (or
 // subtest) that started the server ends, after the server has stopped.
 func withLocalMedia(t testing.TB, root string, cfgs ...func(*media.Config)) serverOpt {
+	return withLocalStorage(t, local.Config{Root: root}, cfgs...)
+}
+
+// withLocalStorage is withLocalMedia with the storage's whole config (a
+// public URL).
+func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)) serverOpt {
+	root := lc.Root
 	return func(_ *engine.Config, sc *server.Config) {
 		t.Helper()
-		st, err := local.New(root)
+		st, err := local.Open(lc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +90,19 @@ func newMediaServer(t testing.TB, cfgs ...func(*media.Config)) *mediaServer {
 
 func startMediaServer(t testing.TB, site, root string, cfgs ...func(*media.Config)) *mediaServer {
 	t.Helper()
-	ts := startServer(t, site, withLocalMedia(t, root, cfgs...))
+	return mediaServerOf(t, startServer(t, site, withLocalMedia(t, root, cfgs...)), root)
+}
+
+// startMediaServerWith is newMediaServer with more server options.
+func startMediaServerWith(t testing.TB, opts ...serverOpt) *mediaServer {
+	t.Helper()
+	root := t.TempDir()
+	return mediaServerOf(t, startServer(t, newRepo(t, mediaSite).bare, append([]serverOpt{withLocalMedia(t, root)}, opts...)...), root)
+}
+
+// mediaServerOf makes the media keys of ts, which serves the library on root.
+func mediaServerOf(t testing.TB, ts *testServer, root string) *mediaServer {
+	t.Helper()
 	return &mediaServer{
 		testServer: ts,
 		root:       root,

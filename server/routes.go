@@ -53,6 +53,9 @@ func (s *Server) table() []route {
 		{"DELETE", "/api/v1/media/:id", needsKey(ScopeMediaDelete), false, s.deleteMedia},
 
 		{"GET", "/uploads/*key", noKey, true, s.serveUpload},
+
+		{"GET", "/admin", noKey, false, s.adminRedirect},
+		{"GET", "/admin/*file", noKey, false, s.adminFile},
 	}
 }
 
@@ -82,6 +85,9 @@ func (s *Server) routes() http.Handler {
 	for _, rte := range table {
 		if !rte.writes() {
 			s.readRoutes = append(s.readRoutes, route{method: rte.method, path: rte.path})
+		}
+		if rte.access.required {
+			s.keyedRoutes = append(s.keyedRoutes, route{method: rte.method, path: rte.path})
 		}
 	}
 	paramRoute := map[string]string{} // dir -> the parameter route in it
@@ -130,7 +136,8 @@ func (s *Server) routes() http.Handler {
 	return rt
 }
 
-// handle applies, in order: CORS headers, the per-IP rate limit, the
+// handle applies, in order: CORS headers (any origin on the public
+// surface, the --cors-origins on keyed routes), the per-IP rate limit, the
 // read-only refusal of write routes, the key check, the per-key rate limit,
 // and the error mapping of the handler.
 func (s *Server) handle(rte route) httprouter.Handle {
@@ -161,6 +168,8 @@ func (s *Server) errorHandler(err *Error) http.Handler {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p httprouter.Params) error {
 	if rte.cors {
 		setCORS(w.Header())
+	} else if rte.access.required {
+		s.setKeyedCORS(w.Header(), r.Header.Get("Origin"))
 	}
 	if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
 		return rateLimited(w, wait)

@@ -52,6 +52,14 @@ type Config struct {
 	TrustedProxies Proxies
 	Logger         *slog.Logger
 	Now            func() time.Time
+
+	// CORSOrigins may call the keyed routes from a browser (the public
+	// surface answers any origin); none by default.
+	CORSOrigins Origins
+	// MediaOrigins are the origins media files are served from when not
+	// this one (the S3 or --public-url base), for the admin pages'
+	// Content-Security-Policy img-src.
+	MediaOrigins []string
 }
 
 // Server serves the API.
@@ -76,6 +84,12 @@ type Server struct {
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
+
+	// keyedRoutes are the method and path of every route that needs a
+	// key, for CORS preflights from the --cors-origins.
+	keyedRoutes []route
+	corsOrigins Origins
+	admin       *adminFiles
 }
 
 // New builds the server and its route table.
@@ -103,6 +117,9 @@ func New(cfg Config) *Server {
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
 		log:        cfg.Logger,
 		now:        cfg.Now,
+
+		corsOrigins: cfg.CORSOrigins,
+		admin:       newAdminFiles(cfg.MediaOrigins),
 	}
 	s.handler = s.routes()
 	return s

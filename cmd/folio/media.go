@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,8 @@ type mediaFlags struct {
 	dir       string
 	storage   string
 	maxUpload int64
+	// publicURL is the absolute base of /uploads/ URLs on local storage.
+	publicURL string
 	s3        s3.Config
 	// presignTTL is how long a presigned upload grant lasts (s3 only).
 	presignTTL time.Duration
@@ -40,6 +43,7 @@ type mediaFlags struct {
 func (f *mediaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "media", "media", "the media root: sidecars and files on local storage; with s3 only temporary files (a cache: may be empty)")
 	fs.StringVar(&f.storage, "storage", "local", "where media files live: local or s3")
+	fs.StringVar(&f.publicURL, "public-url", "", "with --storage local: the absolute base of media URLs (e.g. https://folio.example.com), so that pages on other origins can load /uploads/ files (default: site-relative /uploads/...)")
 	fs.Int64Var(&f.maxUpload, "max-upload", 0, "largest file in bytes (default 50 MB on local storage, 500 MB on s3)")
 	fs.StringVar(&f.s3.Endpoint, "s3-endpoint", "", "S3-compatible endpoint URL (with --storage s3)")
 	fs.StringVar(&f.s3.Bucket, "s3-bucket", "", "bucket name")
@@ -64,6 +68,9 @@ type mediaStack struct {
 	// which cannot presign, and on a read-only box, which refuses to.
 	Grants     *grant.Store
 	PresignTTL time.Duration
+	// Origins are where media URLs point when not at this box (the
+	// --public-url or S3 public URL origin), for the admin pages' CSP.
+	Origins []string
 	// State is the bucket's state area (s3 only).
 	State *s3.State
 	close []func() error
@@ -108,16 +115,20 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	maxUpload := f.maxUpload
 	switch f.storage {
 	case "local":
-		st, err := local.New(root)
+		st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL})
 		if err != nil {
 			return nil, err
 		}
 		m.Storage, m.PublicRoot = st, root
+		m.Origins = originOf(f.publicURL)
 		m.close = append(m.close, st.Close)
 		if maxUpload == 0 {
 			maxUpload = media.DefaultMaxUploadLocal
 		}
 	case "s3":
+		if f.publicURL != "" {
+			return nil, errors.New("--public-url is for local storage; with --storage s3 use --s3-public-url")
+		}
 		cfg := f.s3
 		cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 		st, err := s3.New(cfg)
@@ -125,6 +136,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 			return nil, err
 		}
 		m.Storage = st
+		m.Origins = originOf(st.Config().PublicURL)
 		if maxUpload == 0 {
 			maxUpload = media.DefaultMaxUploadCloud
 		}
@@ -321,4 +333,14 @@ func runMediaImport(ctx context.Context, args []string, stdout, stderr io.Writer
 		return exitError(1)
 	}
 	return nil
+}
+
+// originOf is the origin (scheme://host[:port]) of an absolute URL, as a
+// list of none or one.
+func originOf(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil
+	}
+	return []string{u.Scheme + "://" + u.Host}
 }

@@ -23,6 +23,7 @@ type serveFlags struct {
 	webhookSecret                                   string
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
+	corsOrigins                                     string
 	logLevel                                        string
 	readOnly                                        bool
 	media                                           mediaFlags
@@ -64,6 +65,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.rateIP, "rate-ip", 50, "requests a second per client IP (bursts of twice that); 0 disables")
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
+	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call the keyed routes from a browser; none by default (the public routes answer any origin)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
@@ -83,6 +85,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	proxies, err := server.ParseProxies(f.trustedProxies)
 	if err != nil {
 		return err
+	}
+	origins, err := server.ParseOrigins(f.corsOrigins)
+	if err != nil {
+		return fmt.Errorf("--cors-origins: %w", err)
 	}
 
 	// The notifier stops with ctx; its deliveries never hold up a
@@ -127,6 +133,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		RateIP:         server.RateLimit{PerSecond: f.rateIP, Burst: int(2 * f.rateIP)},
 		RateKey:        server.RateLimit{PerSecond: f.rateKey, Burst: int(2 * f.rateKey)},
 		TrustedProxies: proxies,
+		CORSOrigins:    origins,
+		MediaOrigins:   lib.Origins,
 		Notifier:       notifier,
 		Logger:         logger,
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -128,5 +129,121 @@ func TestServeNotify(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+}
+
+// TestServePublicURLAndCORS runs `folio serve --public-url … --cors-origins
+// …`: media URLs are absolute under the public URL, the admin pages' CSP
+// lets images come from it, and a listed origin may call keyed routes.
+func TestServePublicURLAndCORS(t *testing.T) {
+	site := t.TempDir()
+	gitCmd := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = site
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
+	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)
+	gitCmd("init", "-q")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "one")
+	mediaDir := t.TempDir()
+	if _, stderr, err := runCLI(t, "media", "import", "--media", mediaDir, filepath.Join("..", "..", "fixtures", "media", "alpine-lake.jpg")); err != nil {
+		t.Fatalf("media import: %v\n%s", err, stderr)
+	}
+	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
+	stdout, _, err := runCLI(t, "keys", "create", "--keys", keysFile, "--name", "k", "--scopes", "content:read,media:read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	key := lines[len(lines)-1]
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	public := "http://" + addr
+	args := []string{"serve", "--site", site, "--addr", addr, "--cache-dir", t.TempDir(), "--keys", keysFile,
+		"--media", mediaDir, "--log-level", "error", "--public-url", public + "/", "--cors-origins", "https://www.example.com"}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, &out, io.Discard) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "folio serving") {
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not start")
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+
+	res, err := http.Get(public + "/api/v1/public/media")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Data []struct{ URL string } }
+	json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	if len(list.Data) != 1 || !strings.HasPrefix(list.Data[0].URL, public+"/uploads/") {
+		t.Fatalf("public media %+v, want one URL under %s/uploads/", list, public)
+	}
+	if res, err := http.Get(list.Data[0].URL); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %v %v", list.Data[0].URL, res, err)
+	} else {
+		res.Body.Close()
+	}
+
+	res, err = http.Get(public + "/admin/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data: blob: "+public+";") {
+		t.Errorf("admin CSP %q, want %s in img-src", csp, public)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, public+"/api/v1/pages", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Origin", "https://www.example.com")
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Header.Get("Access-Control-Allow-Origin") != "https://www.example.com" {
+		t.Errorf("GET /pages from a listed origin: %d, Access-Control-Allow-Origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+
+	for _, bad := range [][]string{
+		{"--cors-origins", "*"},
+		{"--cors-origins", "https://example.com/app"},
+		{"--public-url", "example.com"},
+		{"--public-url", "http://127.0.0.1:1", "--storage", "s3", "--s3-endpoint", "http://127.0.0.1:1", "--s3-bucket", "b"},
+	} {
+		a := append([]string{"serve", "--site", site, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir(), "--keys", keysFile, "--media", t.TempDir(), "--log-level", "error"}, bad...)
+		if err := run(context.Background(), a, io.Discard, io.Discard); err == nil {
+			t.Errorf("serve %v: no error", bad)
+		}
 	}
 }

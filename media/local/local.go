@@ -31,10 +31,34 @@ const URLPrefix = "/uploads/"
 type Storage struct {
 	dir  string
 	root *os.Root
+	// base is prepended to URLPrefix in URLs: "" for site-relative URLs,
+	// else an absolute URL without a trailing slash.
+	base string
 }
 
-// New opens (creating it if needed) the media root directory.
-func New(root string) (*Storage, error) {
+// Config configures local storage.
+type Config struct {
+	// Root is the media root directory, created if needed.
+	Root string
+	// PublicURL, when set, is the absolute base (scheme, host, optional
+	// path) that URLs start with, so that a page on another origin can
+	// point at the file: "https://media.example.com" gives
+	// https://media.example.com/uploads/<key>. Empty gives site-relative
+	// /uploads/<key>.
+	PublicURL string
+}
+
+// New opens (creating it if needed) the media root directory; URLs are
+// site-relative.
+func New(root string) (*Storage, error) { return Open(Config{Root: root}) }
+
+// Open opens local storage as c says.
+func Open(c Config) (*Storage, error) {
+	root := c.Root
+	base, err := ParsePublicURL(c.PublicURL)
+	if err != nil {
+		return nil, err
+	}
 	if root == "" {
 		return nil, errors.New("local storage: empty root directory")
 	}
@@ -49,7 +73,24 @@ func New(root string) (*Storage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local storage: %w", err)
 	}
-	return &Storage{dir: abs, root: r}, nil
+	return &Storage{dir: abs, root: r, base: base}, nil
+}
+
+// ParsePublicURL checks a public URL base and returns it without a
+// trailing slash: an absolute http or https URL with a host and no query,
+// fragment or user info. "" stays "".
+func ParsePublicURL(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("local storage: public URL %q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("local storage: public URL %q must be an absolute http(s) URL with no user, query or fragment", raw)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // Root is the absolute path of the media root directory.
@@ -197,13 +238,14 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// URL is the path the HTTP layer serves the object at, each segment escaped.
+// URL is where the HTTP layer serves the object, each segment escaped:
+// /uploads/<key>, behind the public URL when one is configured.
 func (s *Storage) URL(key string) string {
 	segs := strings.Split(key, "/")
 	for i, seg := range segs {
 		segs[i] = url.PathEscape(seg)
 	}
-	return URLPrefix + strings.Join(segs, "/")
+	return s.base + URLPrefix + strings.Join(segs, "/")
 }
 
 // errNotDir is what the file system says when a key goes through a file

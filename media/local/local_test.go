@@ -184,3 +184,41 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+func TestOpen_PublicURL(t *testing.T) {
+	t.Run("Conformance", func(t *testing.T) {
+		storagetest.Run(t, func(t *testing.T) media.Storage {
+			s, err := local.Open(local.Config{Root: t.TempDir(), PublicURL: "https://media.example.com/folio/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		})
+	})
+	t.Run("URL", func(t *testing.T) {
+		for base, want := range map[string]string{
+			"":                         "/uploads/2026/11/my%20photo.jpg",
+			"http://127.0.0.1:8080":    "http://127.0.0.1:8080/uploads/2026/11/my%20photo.jpg",
+			"https://cdn.example.com/": "https://cdn.example.com/uploads/2026/11/my%20photo.jpg",
+			"https://example.com/cms":  "https://example.com/cms/uploads/2026/11/my%20photo.jpg",
+		} {
+			s, err := local.Open(local.Config{Root: t.TempDir(), PublicURL: base})
+			if err != nil {
+				t.Fatalf("Open(%q): %v", base, err)
+			}
+			if got := s.URL("2026/11/my photo.jpg"); got != want {
+				t.Errorf("base %q: URL = %q, want %q", base, got, want)
+			}
+			s.Close()
+		}
+	})
+	t.Run("Invalid", func(t *testing.T) {
+		for _, base := range []string{"example.com", "/uploads", "ftp://example.com", "https://", "https://example.com/?a=1", "https://example.com/#x", "https://u:p@example.com"} {
+			if s, err := local.Open(local.Config{Root: t.TempDir(), PublicURL: base}); err == nil {
+				s.Close()
+				t.Errorf("Open with public URL %q: no error", base)
+			}
+		}
+	})
+}

@@ -1,0 +1,212 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumBinary finds Chromium, or skips the test (fails it in CI, where
+// .ci/run installs Debian's chromium).
+func chromiumBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("FOLIO_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed; .ci/run installs it")
+	}
+	t.Skip("chromium is not installed: apt-get install chromium to run the browser tests (CI installs it)")
+	return ""
+}
+
+// browser is a headless Chromium that talks to 127.0.0.1 only: background
+// services are off and every host name but 127.0.0.1 fails to resolve. It
+// records uncaught exceptions and Content-Security-Policy violations of
+// every page it loads.
+type browser struct {
+	ctx context.Context
+
+	mu        sync.Mutex
+	failures  []string
+	shotsDir  string
+	shotCount int
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	bin := chromiumBinary(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	b := &browser{ctx: ctx, shotsDir: os.Getenv("FOLIO_SCREENSHOTS")}
+	// The first call starts the browser; it must not run under a timeout.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			b.fail("uncaught exception: " + msg)
+		case *runtime.EventConsoleAPICalled:
+			if string(ev.Type) == "error" {
+				var parts []string
+				for _, a := range ev.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				b.fail("console.error: " + strings.Join(parts, " "))
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Record CSP violations from the first script on: the pages cannot
+	// report them themselves (no inline script).
+	const watch = `window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));`
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watch}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (b *browser) fail(msg string) {
+	b.mu.Lock()
+	b.failures = append(b.failures, msg)
+	b.mu.Unlock()
+}
+
+// run runs actions and fails the test with what went wrong.
+func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.shot(t, "failed")
+		t.Fatalf("%s: %v%s", what, err, b.report())
+	}
+}
+
+// check fails the test if a page threw, logged an error or broke its CSP.
+func (b *browser) check(t *testing.T) {
+	t.Helper()
+	violations := evalAs[[]string](t, b, `window.__violations || []`)
+	for _, v := range violations {
+		b.fail("CSP violation: " + v)
+	}
+	if r := b.report(); r != "" {
+		t.Fatalf("the page misbehaved:%s", r)
+	}
+}
+
+func (b *browser) report() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.failures) == 0 {
+		return ""
+	}
+	return "\n  " + strings.Join(b.failures, "\n  ")
+}
+
+// shot saves a PNG screenshot under $FOLIO_SCREENSHOTS when it is set.
+func (b *browser) shot(t *testing.T, name string) {
+	t.Helper()
+	if b.shotsDir == "" {
+		return
+	}
+	buf, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	b.mu.Lock()
+	b.shotCount++
+	n := b.shotCount
+	b.mu.Unlock()
+	p := filepath.Join(b.shotsDir, t.Name()+"-"+string(rune('0'+n))+"-"+name+".png")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, buf, 0o644); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// evalAs evaluates a JavaScript expression, awaiting a promise, and
+// decodes its value.
+func evalAs[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.shot(t, "failed")
+		t.Fatalf("evaluating %s: %v%s", expr, err, b.report())
+	}
+	return v
+}
+
+// waitJS polls a JavaScript condition until it is true.
+func (b *browser) waitJS(t *testing.T, what, cond string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		b.shot(t, "timeout")
+		t.Fatalf("waiting for %s (%s): %v%s", what, cond, err, b.report())
+	}
+}
+
+// text returns the text of the element with the id.
+func (b *browser) text(t *testing.T, id string) string {
+	t.Helper()
+	return evalAs[string](t, b, `document.getElementById(`+jsString(id)+`).textContent`)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// setValue sets the value of a form field by id as a user would (input
+// and change events).
+func (b *browser) setValue(t *testing.T, id, value string) {
+	t.Helper()
+	evalAs[chromedp.Void](t, b, `(() => { const e = document.getElementById(`+jsString(id)+`); e.value = `+jsString(value)+`;
+e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+}
