@@ -50,8 +50,11 @@ type Config struct {
 	// TrustedProxies are the CDN edges or proxies whose X-Forwarded-For
 	// names the client for the per-IP rate limit; none by default.
 	TrustedProxies Proxies
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// Metrics, when set, counts requests by route, method and status;
+	// nil counts nothing (see NewMetrics).
+	Metrics *Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 // Server serves the API.
@@ -73,6 +76,7 @@ type Server struct {
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
+	metrics    *Metrics
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -101,6 +105,7 @@ func New(cfg Config) *Server {
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
 		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
+		metrics:    cfg.Metrics,
 		log:        cfg.Logger,
 		now:        cfg.Now,
 	}
