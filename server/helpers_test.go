@@ -127,6 +127,7 @@ func startServer(t testing.TB, site string, opts ...serverOpt) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	registerFolio(ln.Addr().String())
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()
@@ -193,7 +194,7 @@ func do(t testing.TB, method, url, key string, body io.Reader, header ...string)
 // send sends req and reads the whole response.
 func send(t testing.TB, req *http.Request) response {
 	t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	res, err := apiClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ func (s *Server) table() []route {
 	return []route{
 		{"GET", "/healthz", noKey, false, s.healthz},
 		{"GET", "/api/v1/status", anyKey, false, s.status},
+		{"GET", "/api/v1/openapi.json", noKey, true, s.openapi},
 		{"POST", hookPath, noKey, false, s.gitHook},
 
 		{"GET", "/api/v1/pages", needsKey(ScopeContentRead), false, s.listPages},

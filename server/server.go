@@ -77,6 +77,7 @@ type Server struct {
 	proxies    Proxies
 	keyLimit   *limiter
 	metrics    *Metrics
+	openapiDoc openapiBody
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -106,6 +107,7 @@ func New(cfg Config) *Server {
 		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
 		metrics:    cfg.Metrics,
+		openapiDoc: newOpenAPIBody(),
 		log:        cfg.Logger,
 		now:        cfg.Now,
 	}
