@@ -25,6 +25,7 @@ type Metrics struct {
 	latency  *prometheus.HistogramVec
 	limited  *prometheus.CounterVec
 	storage  prometheus.Counter
+	panics   prometheus.Counter
 
 	reloads       *prometheus.HistogramVec
 	reloadFailure *prometheus.CounterVec
@@ -60,6 +61,10 @@ func NewMetrics() *Metrics {
 		Name: "folio_storage_errors_total",
 		Help: "Responses of 503 STORAGE_UNAVAILABLE (media storage or its state store down).",
 	})
+	m.panics = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "folio_http_panics_total",
+		Help: "Handlers that panicked (answered 500 INTERNAL_ERROR; not in folio_http_requests_total).",
+	})
 	m.reloads = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "folio_content_reload_duration_seconds",
 		Help:    "Time to load a new commit into a snapshot, by branch (failed loads included).",
@@ -77,7 +82,7 @@ func NewMetrics() *Metrics {
 	for i, st := range preStatuses {
 		m.statusIdx[st] = uint8(i + 1)
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.limited, m.storage, m.reloads, m.reloadFailure, m.derive,
+	m.reg.MustRegister(m.requests, m.latency, m.limited, m.storage, m.panics, m.reloads, m.reloadFailure, m.derive,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	// Known label values show up at 0 before the first event.
 	m.limited.WithLabelValues("ip")
@@ -227,6 +232,13 @@ func (m *Metrics) unmatched(method string, status int) {
 		method = "other"
 	}
 	m.requests.WithLabelValues("unmatched", method, strconv.Itoa(status)).Inc()
+}
+
+// panicked counts a handler that panicked.
+func (m *Metrics) panicked() {
+	if m != nil {
+		m.panics.Inc()
+	}
 }
 
 // routeLabel writes a route pattern the way the OpenAPI document does:

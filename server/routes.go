@@ -229,5 +229,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 func (s *Server) panicked(w http.ResponseWriter, r *http.Request, v any) {
 	s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+	s.metrics.panicked()
 	s.writeError(w, r, errInternal)
 }
