@@ -343,12 +343,10 @@ func checkExchange(t testing.TB, req *http.Request, reqBody []byte, bodyKnown, l
 	if err := openapi3filter.ValidateRequest(ctx, in); err != nil && res.StatusCode < 400 && !lenient {
 		return "the document refuses this request, the server answered " + res.Status + ": " + err.Error()
 	}
+	// Bodies of types documented without a schema (/uploads/ files) are
+	// not decoded; their content type must still be documented. kin
+	// skips HEAD responses and 304s.
 	ropts := *opts
-	ct, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
-	if req.Method == http.MethodHead || (len(body) > 0 && ct != "application/json") {
-		// Files under /uploads/: the content type is the file's.
-		ropts.ExcludeResponseBody = true
-	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
 		Status:                 res.StatusCode,
@@ -356,9 +354,9 @@ func checkExchange(t testing.TB, req *http.Request, reqBody []byte, bodyKnown, l
 		Body:                   io.NopCloser(bytes.NewReader(body)),
 		Options:                &ropts,
 	}
-	if req.Method == http.MethodHead {
-		out.Header = res.Header.Clone()
-		out.Header.Del("Content-Type")
+	if res.StatusCode == http.StatusNotModified && res.Header.Get("ETag") == "" {
+		// kin-openapi does not look at 304s.
+		return "a 304 without its ETag"
 	}
 	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
 		return err.Error()
