@@ -4,6 +4,7 @@ BIN     := $(CURDIR)/.bin
 FOLIO   := $(BIN)/folio
 DATA    := $(CURDIR)/data
 ADDR    ?= 127.0.0.1:8080
+METRICS_ADDR ?= 127.0.0.1:9090
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 ALL_SCOPES := content:read,content:draft,media:read,media:write,media:delete
 
@@ -40,7 +41,7 @@ run: build
 	@echo "Admin UI: http://$(ADDR)/admin/ (paste the key)"
 	@echo
 	$(FOLIO) serve --site $(DATA)/site --keys $(DATA)/keys.yaml --media $(DATA)/media \
-		--cache-dir $(DATA)/cache --addr $(ADDR)
+		--cache-dir $(DATA)/cache --addr $(ADDR) --metrics-addr $(METRICS_ADDR)
 
 test: $(VERSITYGW)
 	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -timeout 30m ./...

@@ -32,6 +32,26 @@ type Config struct {
 	// return at once and leave the heavy work (ChangedKeys) to another
 	// goroutine.
 	OnSwap func(old, new *Snapshot)
+	// OnReload, when set, is told of every attempt to load a new commit
+	// and of every failed fetch (for metrics). It runs on the reload path
+	// and must return at once.
+	OnReload func(ReloadEvent)
+}
+
+// ReloadEvent is one attempt to load a commit of a branch, or a failed
+// fetch of a remote site (Stage "fetch").
+type ReloadEvent struct {
+	Stage  string // "fetch", "resolve" or "load"
+	Branch string
+	Commit string
+	Took   time.Duration // the load's duration; 0 for fetch and resolve
+	Err    error         // nil: the commit was loaded and is served
+}
+
+func (e *Engine) reloaded(ev ReloadEvent) {
+	if e.cfg.OnReload != nil {
+		e.cfg.OnReload(ev)
+	}
 }
 
 func (c *Config) setDefaults() {
@@ -221,6 +241,9 @@ func (e *Engine) Sync(ctx context.Context) error {
 	if e.src.Remote() {
 		if err := e.src.Fetch(ctx); err != nil {
 			e.recordError("", err)
+			if ctx.Err() == nil {
+				e.reloaded(ReloadEvent{Stage: "fetch", Branch: e.cfg.Branch, Err: err})
+			}
 			return err
 		}
 	}
@@ -270,7 +293,9 @@ func (e *Engine) Reload(ctx context.Context) error {
 func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot) (*Snapshot, error) {
 	commit, err := e.src.Resolve(branch)
 	if err != nil {
-		e.recordError("", fmt.Errorf("resolve branch %q: %w", branch, err))
+		err = fmt.Errorf("resolve branch %q: %w", branch, err)
+		e.recordError("", err)
+		e.reloaded(ReloadEvent{Stage: "resolve", Branch: branch, Err: err})
 		return nil, nil
 	}
 	if cur != nil && cur.Commit == commit && cur.Branch == branch {
@@ -292,6 +317,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.failed[branch] = commit
 		e.failMu.Unlock()
 		e.recordError(commit, err)
+		e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start), Err: err})
 		e.cfg.Logger.Error("load commit, keeping the last good snapshot", "branch", branch, "commit", commit, "err", err)
 		return nil, nil
 	}
@@ -302,6 +328,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	}
 	site, problems := as.Assemble(tree.Files)
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
+	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {

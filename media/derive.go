@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"time"
 
 	"github.com/folio-cms/folio/media/derive"
 )
@@ -12,10 +13,14 @@ import (
 // the dominant color of a raster image into p. Decoding happens here, once,
 // after process has checked the pixel limit on the header.
 func (l *Library) derive(ctx context.Context, f *os.File, p *processed) error {
+	start := time.Now()
 	res, err := derive.Images(ctx, f, p.mime, DerivativeWidths[:], derive.Limits{
 		MaxPixels: l.cfg.MaxPixels,
 		MaxBytes:  l.cfg.MaxUploadBytes,
 	})
+	if l.cfg.OnDerive != nil {
+		l.cfg.OnDerive(time.Since(start), err)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, derive.ErrTooLarge):

@@ -41,6 +41,9 @@ type Config struct {
 	// search index can follow the library. Calls for one item arrive in
 	// the order of its writes. It receives a copy it may keep.
 	OnChange func(it *Item, deleted bool)
+	// OnDerive, when set, is told how long the derivatives of each image
+	// took to render, and the error if rendering failed (for metrics).
+	OnDerive func(took time.Duration, err error)
 	// ReadOnly opens the library for reading only: Open writes nothing
 	// (no temporary folder, no index cache, no crash recovery, no orphan
 	// sweep; those are the writer's work), and every write fails with
@@ -188,6 +191,18 @@ func (l *Library) Len() int {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return len(l.items)
+}
+
+// Stats counts the items of the library and the bytes of their originals
+// (derivatives not included), for metrics. It walks the index: call it per
+// scrape, not per request.
+func (l *Library) Stats() (items int, bytes int64) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	for _, it := range l.items {
+		bytes += it.Size
+	}
+	return len(l.items), bytes
 }
 
 // Get returns a copy of the item with the given id, URLs filled in.

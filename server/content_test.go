@@ -70,11 +70,11 @@ func TestPages(t *testing.T) {
 		if len(m["items"].([]any)) != 1 || m["total"].(float64) != 3 || m["offset"].(float64) != 1 {
 			t.Fatalf("got %v", m)
 		}
-		m = get(t, ts.URL+"/api/v1/pages?limit=1000", key).json(t)
+		m = get(t, ts.URL+"/api/v1/pages?limit=1000", key, outsideSpec, "clamped").json(t)
 		if m["limit"].(float64) != 100 {
 			t.Fatalf("limit not clamped to 100: %v", m["limit"])
 		}
-		m = get(t, ts.URL+"/api/v1/pages?limit=99999999999999999999999&offset=99999999999999999999", key).json(t)
+		m = get(t, ts.URL+"/api/v1/pages?limit=99999999999999999999999&offset=99999999999999999999", key, outsideSpec, "clamped").json(t)
 		if m["limit"].(float64) != 100 || len(m["items"].([]any)) != 0 {
 			t.Fatalf("huge values: %v", m)
 		}

@@ -5,6 +5,10 @@ type TableRoute struct {
 	Method, Path string
 	// Writes: a read-only server refuses the route.
 	Writes bool
+	// Scope is the scope the route needs ("" for none); KeyRequired: a
+	// request without a valid key is 401.
+	Scope       string
+	KeyRequired bool
 }
 
 // Table lists s's route table, so that tests can cover every route,
@@ -12,7 +16,8 @@ type TableRoute struct {
 func (s *Server) Table() []TableRoute {
 	var out []TableRoute
 	for _, rte := range s.table() {
-		out = append(out, TableRoute{Method: rte.method, Path: rte.path, Writes: rte.writes()})
+		out = append(out, TableRoute{Method: rte.method, Path: rte.path, Writes: rte.writes(),
+			Scope: rte.access.scope, KeyRequired: rte.access.required})
 	}
 	return out
 }

@@ -135,6 +135,7 @@ func startServerOn(t testing.TB, ln net.Listener, site string, opts ...serverOpt
 	}
 	scfg.Engine = eng
 	srv := server.New(scfg)
+	registerFolio(ln.Addr().String())
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()
@@ -201,7 +202,7 @@ func do(t testing.TB, method, url, key string, body io.Reader, header ...string)
 // send sends req and reads the whole response.
 func send(t testing.TB, req *http.Request) response {
 	t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	res, err := apiClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

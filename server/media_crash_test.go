@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,9 @@ func startFolio(t *testing.T, bin string, args ...string) *folioProc {
 		t.Fatalf("folio serve did not start: %s", p.stderr)
 	}
 	p.url = u
+	if pu, err := url.Parse(u); err == nil {
+		registerFolio(pu.Host)
+	}
 	return p
 }
 
@@ -135,7 +139,8 @@ func TestMediaCrash(t *testing.T) {
 		deletes   atomic.Int64
 		ackedList []string
 	)
-	client := &http.Client{Timeout: 30 * time.Second}
+	client := apiClient(t)
+	client.Timeout = 30 * time.Second
 	const rounds = 5
 	for round := range rounds {
 		p := startFolio(t, bin, args...)

@@ -210,9 +210,9 @@ type listRes struct {
 }
 
 // list GETs the authenticated list with a raw query string.
-func (ms *mediaServer) list(t testing.TB, query string) listRes {
+func (ms *mediaServer) list(t testing.TB, query string, header ...string) listRes {
 	t.Helper()
-	r := get(t, ms.URL+"/api/v1/media?"+query, ms.read)
+	r := get(t, ms.URL+"/api/v1/media?"+query, ms.read, header...)
 	if r.Status != http.StatusOK {
 		t.Fatalf("list %q: status %d: %s", query, r.Status, r.Body)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/julienschmidt/httprouter"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestPanic: a panicking handler answers 500 INTERNAL_ERROR in the error
@@ -17,7 +18,8 @@ func TestPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Config{Keys: ks})
+	m := NewMetrics()
+	s := New(Config{Keys: ks, Metrics: m})
 	rt, ok := s.handler.(*httprouter.Router)
 	if !ok || rt.PanicHandler == nil {
 		t.Fatal("the router has no panic handler")
@@ -33,6 +35,9 @@ func TestPanic(t *testing.T) {
 	body := rec.Body.String()
 	if !strings.Contains(body, `"error":"INTERNAL_ERROR"`) || strings.Contains(body, "secret") {
 		t.Fatalf("body %s", body)
+	}
+	if n := testutil.ToFloat64(m.panics); n != 1 {
+		t.Fatalf("folio_http_panics_total = %v, want 1", n)
 	}
 }
 

@@ -29,6 +29,7 @@ func (s *Server) table() []route {
 	return []route{
 		{"GET", "/healthz", noKey, false, s.healthz},
 		{"GET", "/api/v1/status", anyKey, false, s.status},
+		{"GET", "/api/v1/openapi.json", noKey, true, s.openapi},
 		{"POST", hookPath, noKey, false, s.gitHook},
 
 		{"GET", "/api/v1/pages", needsKey(ScopeContentRead), false, s.listPages},
@@ -141,10 +142,35 @@ func (s *Server) routes() http.Handler {
 // read-only refusal of write routes, the key check, the per-key rate limit,
 // and the error mapping of the handler.
 func (s *Server) handle(rte route) httprouter.Handle {
+	label := routeLabel(rte.path)
+	rm := s.metrics.forRoute(label, rte.method)
+	var rmHead *routeMetrics
+	if rte.method == http.MethodGet {
+		rmHead = s.metrics.forRoute(label, http.MethodHead)
+	}
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
 		start := time.Now()
-		if err := s.serve(w, r, rte, p); err != nil {
-			s.writeError(w, r, err)
+		if rm == nil {
+			if err := s.serve(w, r, rte, p); err != nil {
+				s.writeError(w, r, err)
+			}
+		} else {
+			sw := statusWriters.Get().(*statusWriter)
+			sw.ResponseWriter, sw.status = w, 0
+			if err := s.serve(sw, r, rte, p); err != nil {
+				s.writeError(sw, r, err)
+			}
+			obs := rm
+			if r.Method == http.MethodHead && rmHead != nil {
+				obs = rmHead
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			obs.observe(status, time.Since(start))
+			sw.ResponseWriter = nil
+			statusWriters.Put(sw)
 		}
 		// Checked first: building the arguments allocates even when the
 		// level is off, on every request.
@@ -158,9 +184,12 @@ func (s *Server) handle(rte route) httprouter.Handle {
 func (s *Server) errorHandler(err *Error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
+			s.metrics.rateLimited("ip")
+			s.metrics.unmatched(r.Method, http.StatusTooManyRequests)
 			s.writeError(w, r, rateLimited(w, wait))
 			return
 		}
+		s.metrics.unmatched(r.Method, err.Status)
 		s.writeError(w, r, err)
 	})
 }
@@ -172,6 +201,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 		s.setKeyedCORS(w.Header(), r.Header.Get("Origin"))
 	}
 	if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
+		s.metrics.rateLimited("ip")
 		return rateLimited(w, wait)
 	}
 	// Before the key check: the refusal depends on the route alone, so it
@@ -186,6 +216,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	}
 	if k := keyFrom(r.Context()); k != nil {
 		if ok, wait := s.keyLimit.allow(k.Name); !ok {
+			s.metrics.rateLimited("key")
 			return rateLimited(w, wait)
 		}
 	}
@@ -207,5 +238,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 func (s *Server) panicked(w http.ResponseWriter, r *http.Request, v any) {
 	s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+	s.metrics.panicked()
 	s.writeError(w, r, errInternal)
 }

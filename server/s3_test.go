@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,10 +229,13 @@ func TestS3Upload(t *testing.T) {
 
 // TestS3UploadStorageDown: with the S3 server stopped, a multipart upload
 // answers 503 STORAGE_UNAVAILABLE and registers nothing; once storage is
-// back the same upload works.
+// back the same upload works. The 503 is counted in the metrics.
 func TestS3UploadStorageDown(t *testing.T) {
 	e := newS3Env(t)
-	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt)
+	m := server.NewMetrics()
+	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, func(_ *engine.Config, s *server.Config) { s.Metrics = m })
+	ms := httptest.NewServer(m.Handler())
+	defer ms.Close()
 	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
 	upload := func() response {
 		var mp bytes.Buffer
@@ -247,6 +251,13 @@ func TestS3UploadStorageDown(t *testing.T) {
 	e.srv.Stop()
 	r := upload()
 	wantError(t, r, http.StatusServiceUnavailable, server.CodeUnavailable)
+	text := scrape(t, ms.URL)
+	if v := metric(text, "folio_storage_errors_total"); v != 1 {
+		t.Errorf("folio_storage_errors_total = %v, want 1", v)
+	}
+	if v := metric(text, "folio_http_requests_total", `route="/api/v1/media"`, `method="POST"`, `status="503"`); v != 1 {
+		t.Errorf("503 uploads counted %v times, want 1", v)
+	}
 	if n := mediaTotal(t, ts, key); n != 0 {
 		t.Fatalf("%d items registered while storage was down", n)
 	}

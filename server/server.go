@@ -50,8 +50,11 @@ type Config struct {
 	// TrustedProxies are the CDN edges or proxies whose X-Forwarded-For
 	// names the client for the per-IP rate limit; none by default.
 	TrustedProxies Proxies
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// Metrics, when set, counts requests by route, method and status;
+	// nil counts nothing (see NewMetrics).
+	Metrics *Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time
 
 	// CORSOrigins may call the keyed routes from a browser (the public
 	// surface answers any origin); none by default.
@@ -81,6 +84,8 @@ type Server struct {
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
+	metrics    *Metrics
+	openapiDoc openapiBody
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -115,6 +120,8 @@ func New(cfg Config) *Server {
 		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
 		proxies:    cfg.TrustedProxies,
 		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
+		metrics:    cfg.Metrics,
+		openapiDoc: newOpenAPIBody(),
 		log:        cfg.Logger,
 		now:        cfg.Now,
 

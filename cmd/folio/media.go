@@ -38,6 +38,9 @@ type mediaFlags struct {
 	// media root (serve --read-only; not a flag of its own here, so that
 	// `media import` has no such option).
 	readOnly bool
+	// onDerive is told each image's derivative time (metrics); nil for
+	// none.
+	onDerive func(time.Duration, error)
 }
 
 func (f *mediaFlags) register(fs *flag.FlagSet) {
@@ -193,7 +196,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	}
 	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
-		OnChange: follow, ReadOnly: f.readOnly, PollInterval: f.poll,
+		OnChange: follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
 	}
 	if m.State != nil {
 		cfg.State = m.State
@@ -278,7 +281,7 @@ func runMediaMigrate(ctx context.Context, args []string, stdout, stderr io.Write
 	if f.storage != "s3" {
 		return errors.New("media migrate: moves a library into a bucket: give --storage s3 and the --s3-* flags")
 	}
-	logger, _ := newLogger(stderr, "info")
+	logger, _ := newLogger(stderr, "info", "json")
 	m, err := f.open(ctx, logger)
 	if err != nil {
 		return err
@@ -303,7 +306,7 @@ func runMediaImport(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	logger, _ := newLogger(stderr, "warn")
+	logger, _ := newLogger(stderr, "warn", "json")
 	m, err := f.open(ctx, logger)
 	if err != nil {
 		return err

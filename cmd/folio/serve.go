@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +26,8 @@ type serveFlags struct {
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
 	corsOrigins                                     string
-	logLevel                                        string
+	logLevel, logFormat                             string
+	metricsAddr                                     string
 	readOnly                                        bool
 	media                                           mediaFlags
 	notify                                          urlList
@@ -67,6 +70,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call the keyed routes from a browser; none by default (the public routes answer any origin)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log-format", "json", "json or text (slog's key=value lines)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
@@ -78,7 +83,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.site == "" {
 		return fmt.Errorf("serve: --site is required")
 	}
-	logger, err := newLogger(stderr, f.logLevel)
+	logger, err := newLogger(stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		return err
 	}
@@ -100,10 +105,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer func() { stopNotify(); notifier.Wait() }()
+	// Metrics have a registry of their own; the engine and the media
+	// library report through callbacks and know nothing of Prometheus.
+	var metrics *server.Metrics
+	var onReload func(engine.ReloadEvent)
+	if f.metricsAddr != "" {
+		metrics = server.NewMetrics()
+		onReload = metrics.ObserveReload
+		f.media.onDerive = metrics.ObserveDerive
+	}
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
-		OnSwap: server.NotifySwaps(notifier),
+		OnSwap: server.NotifySwaps(notifier), OnReload: onReload,
 	})
 	if err != nil {
 		return err
@@ -136,11 +150,28 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		CORSOrigins:    origins,
 		MediaOrigins:   lib.Origins,
 		Notifier:       notifier,
+		Metrics:        metrics,
 		Logger:         logger,
 	})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
+	}
+	if metrics != nil {
+		metrics.WatchEngine(eng, nil)
+		metrics.WatchMedia(lib.Library)
+		mln, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		logger.Info("serving metrics", "addr", "http://"+mln.Addr().String()+"/metrics")
+		fmt.Fprintf(stdout, "folio metrics http://%s/metrics\n", mln.Addr())
+		go func() {
+			if err := serveMetrics(ctx, mln, metrics, logger); err != nil {
+				logger.Error("metrics server stopped", "err", err)
+			}
+		}()
 	}
 	st := eng.Status()
 	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly)
@@ -154,12 +185,39 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return srv.Serve(ctx, ln)
 }
 
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		return nil, fmt.Errorf("bad --log-level %q", level)
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("bad --log-format %q: json or text", format)
+}
+
+// serveMetrics serves GET /metrics on ln until ctx is done. It is a
+// listener of its own, so that metrics can stay on a private address
+// while the API faces the CDN.
+func serveMetrics(ctx context.Context, ln net.Listener, m *server.Metrics, logger *slog.Logger) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 func defaultCacheDir() string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -245,5 +246,93 @@ func TestServePublicURLAndCORS(t *testing.T) {
 		if err := run(context.Background(), a, io.Discard, io.Discard); err == nil {
 			t.Errorf("serve %v: no error", bad)
 		}
+	}
+}
+
+// TestServeMetrics runs `folio serve --metrics-addr 127.0.0.1:0
+// --log-format text`: /metrics on its own listener counts a request by
+// its route and names the served commit, and the log is slog's text.
+func TestServeMetrics(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("git", "-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main", "init", "-q")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	os.MkdirAll(filepath.Join(dir, "pages"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pages", "home.md"), []byte("---\ntitle: Home\n---\nHi.\n"), 0o644)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-qm", "one"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, logs syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--site", dir, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir(),
+			"--keys", filepath.Join(t.TempDir(), "keys.yaml"), "--media", t.TempDir(),
+			"--metrics-addr", "127.0.0.1:0", "--log-format", "text"}, &out, &logs)
+	}()
+	var api, metrics string
+	deadline := time.Now().Add(30 * time.Second)
+	for api == "" || metrics == "" {
+		for _, line := range strings.Split(out.String(), "\n") {
+			if u, ok := strings.CutPrefix(line, "folio serving "); ok {
+				api = u
+			}
+			if u, ok := strings.CutPrefix(line, "folio metrics "); ok {
+				metrics = u
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start: %s", out.String())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	get := func(url string) string {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", url, res.StatusCode, b)
+		}
+		return string(b)
+	}
+	get(api + "/healthz")
+	text := get(metrics)
+	for _, want := range []string{
+		`folio_http_requests_total{method="GET",route="/healthz",status="200"} 1`,
+		`folio_content_commit_info{branch="main",commit="`,
+		`folio_media_items 0`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if l := logs.String(); !strings.Contains(l, "level=INFO msg=serving") || strings.Contains(l, `{"time"`) {
+		t.Errorf("--log-format text: %s", l)
+	}
+
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"serve", "--site", dir, "--log-format", "xml"}, io.Discard, &stderr); err == nil || !strings.Contains(err.Error(), "--log-format") {
+		t.Errorf("--log-format xml: %v", err)
 	}
 }

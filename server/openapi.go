@@ -1,0 +1,57 @@
+package server
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+	"gopkg.in/yaml.v3"
+)
+
+// openapiYAML is the OpenAPI 3.1 document of the API. It is written by
+// hand in YAML (easier to read and review than the JSON it becomes) beside
+// the route table; the tests keep the two in step (every route documented,
+// scopes as the table has them) and validate every response the server
+// tests receive against it.
+//
+//go:embed openapi.yaml
+var openapiYAML []byte
+
+// OpenAPI returns the OpenAPI document as JSON, as GET
+// /api/v1/openapi.json serves it.
+func OpenAPI() ([]byte, error) {
+	var doc any
+	if err := yaml.Unmarshal(openapiYAML, &doc); err != nil {
+		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// openapiBody is the document encoded once, with its ETag.
+type openapiBody struct {
+	body []byte
+	etag string
+}
+
+func newOpenAPIBody() openapiBody {
+	b, err := OpenAPI()
+	if err != nil {
+		// The file is embedded and checked by the tests: this is a build
+		// that was never tested.
+		panic(err)
+	}
+	return openapiBody{body: b, etag: etagOf(b)}
+}
+
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	return serveBody(w, r, s.openapiDoc.body, s.openapiDoc.etag, cachePublicShort, keyHdr{})
+}
