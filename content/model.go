@@ -110,7 +110,7 @@ type Config struct {
 // Languages are the values folio.yaml's language accepts: the languages
 // whose stemming rules the search index has (bleve's analyzers).
 var Languages = []string{"ar", "ckb", "da", "de", "en", "es", "fa", "fi", "fr", "hi", "hr",
-	"hu", "it", "ja", "ko", "nl", "no", "pl", "pt", "ro", "ru", "sv", "tr", "zh"}
+	"hu", "it", "ja", "ko", "nl", "no", "pt", "ro", "ru", "sv", "tr", "zh"}
 
 // TypeConfig holds the options of one content type.
 type TypeConfig struct {

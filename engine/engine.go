@@ -32,6 +32,9 @@ type Config struct {
 	// return at once and leave the heavy work (ChangedKeys) to another
 	// goroutine.
 	OnSwap func(old, new *Snapshot)
+	// Search keeps a search index of the content (see Engine.Search),
+	// built in the background after Open and following every reload.
+	Search bool
 }
 
 func (c *Config) setDefaults() {
@@ -65,6 +68,8 @@ type Engine struct {
 
 	wake chan struct{}
 
+	search *contentSearch // nil when Config.Search is off
+
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
 	saveMu      sync.Mutex
@@ -97,6 +102,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		closing: make(chan struct{})}
+	if cfg.Search {
+		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"))}
+	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
 	e.saveMu.Unlock()
@@ -132,7 +140,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // Close waits for a parse-cache write under way and releases the
 // repository, writing what the cache still lacks.
 func (e *Engine) Close() error {
-	e.closeOnce.Do(func() { close(e.closing) })
+	e.closeOnce.Do(func() {
+		close(e.closing)
+		if e.search != nil {
+			e.search.close()
+		}
+	})
 	e.saveWG.Wait()
 	return e.src.Close()
 }
@@ -238,6 +251,9 @@ func (e *Engine) Reload(ctx context.Context) error {
 		return err
 	}
 	if pub != nil {
+		// The index is told first: a search that sees the new snapshot
+		// then waits for the index to reach it (or a later one).
+		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
@@ -252,6 +268,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 			return err
 		}
 		if d != nil {
+			e.followSearch(d, true)
 			e.draft.Store(d)
 		} else if e.draft.Load() == nil {
 			// No draft branch yet: preview the published branch.

@@ -1,0 +1,830 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/ar"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/ckb"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/da"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/de"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/es"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/fa"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/fi"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/hi"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/hr"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/hu"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/it"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/no"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/pt"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/ro"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"
+	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"
+	"github.com/blevesearch/bleve/v2/mapping"
+	highlighthtml "github.com/blevesearch/bleve/v2/search/highlight/highlighter/html"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/folio-cms/folio/content"
+)
+
+// Content search: one bleve index per branch over the titles and text of
+// every page and item of the branch's snapshot, drafts and scheduled ones
+// included, each with its kind, type, draft flag and publish and expiry
+// instants, so that a published search filters inside the index (and
+// its total counts only what the published view shows).
+//
+// The index follows the snapshots: a swap only records the new snapshot
+// and wakes the index's goroutine, which re-indexes the documents whose
+// pointer changed (content.Assembler keeps the pointer of every document
+// a commit did not touch) and deletes the ones that are gone. A push is
+// therefore served before it is indexed; a search waits (at most
+// searchCatchUp) for the index to reach the snapshot served when it
+// started, and every hit is checked against the current view, so a
+// lagging index never shows a draft, a removed document or an old
+// version's title.
+//
+// In-memory scorch never merges segments, and every push adds one; after
+// compactAfter pushes, and when folio.yaml's language changes, the index
+// is rebuilt from a snapshot in the background and brought up to date
+// before it is swapped in, while searches go on against the old one.
+
+// Field names of the content index.
+const (
+	csTitle = "title"
+	csText  = "text"
+	csKind  = "kind"
+	csType  = "type"
+	csDraft = "draft"
+	csPub   = "pub" // publish instant, Unix milliseconds
+	csExp   = "exp" // expiry instant, Unix milliseconds; neverMS when none
+)
+
+// Kinds of search hits.
+const (
+	KindPage = "page"
+	KindItem = "item"
+)
+
+// neverMS stands for "never expires" in the exp field.
+const neverMS = float64(253402300799000) // 9999-12-31
+
+// searchCatchUp is how long a search waits for the index to reach the
+// snapshot served when the search started (a push is indexed in
+// milliseconds; a rebuild of a big site takes longer, and then the search
+// answers from the index as it is, filtered by the current view).
+const searchCatchUp = time.Second
+
+// searchFirstBuild is how long a search waits for the first build of an
+// index (at start-up, or the first draft search with a draft branch).
+const searchFirstBuild = 30 * time.Second
+
+// MaxSearchTerms bounds the words of one search.
+const MaxSearchTerms = 32
+
+// ErrSearchOff is returned by Search when Config.Search is off.
+var ErrSearchOff = errors.New("content search is off")
+
+// ErrSearchBusy is returned when the index is still being built after
+// searchFirstBuild.
+var ErrSearchBusy = errors.New("the search index is still being built")
+
+// SearchQuery is one content search.
+type SearchQuery struct {
+	Text string // the words; every one must match (stemmed per folio.yaml's language)
+	// Type keeps the items of one content type ("" = pages and items).
+	Type string
+	// PublicOnly keeps the items of the types folio.yaml marks public.
+	PublicOnly bool
+	// Draft searches the draft view (the draft branch when configured).
+	Draft         bool
+	Limit, Offset int
+}
+
+// SearchHit is one result, best first.
+type SearchHit struct {
+	Kind    string  `json:"kind"`           // KindPage or KindItem
+	Type    string  `json:"type,omitempty"` // the item's content type; "" for a page
+	ID      string  `json:"id"`
+	Slug    string  `json:"slug"`
+	Title   string  `json:"title"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet"` // HTML: escaped text, matches in <mark>
+}
+
+// SearchResult is a page of hits and the number of hits in all.
+type SearchResult struct {
+	Hits  []SearchHit
+	Total int
+}
+
+// contentSearch holds the index of each branch: the published one from
+// the first snapshot, the draft branch's on the first draft search.
+type contentSearch struct {
+	pub *contentIndex
+
+	draftMu sync.Mutex
+	draft   *contentIndex // nil until a draft search, or without a draft branch
+}
+
+func (cs *contentSearch) close() {
+	cs.pub.close()
+	cs.draftMu.Lock()
+	defer cs.draftMu.Unlock()
+	if cs.draft != nil {
+		cs.draft.close()
+	}
+}
+
+// Search runs a content search against the current view.
+func (e *Engine) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
+	if e.search == nil {
+		return SearchResult{}, ErrSearchOff
+	}
+	ci := e.search.pub
+	var snap *Snapshot
+	if q.Draft {
+		snap = e.draft.Load()
+		if e.cfg.DraftBranch != "" {
+			ci = e.draftIndex(snap)
+		}
+	} else {
+		snap = e.published.Load()
+	}
+	now := e.cfg.Now()
+	return ci.search(ctx, q, snap, snap.View(q.Draft, now), now)
+}
+
+// draftIndex returns the draft branch's index, made (and built from snap)
+// on first use.
+func (e *Engine) draftIndex(snap *Snapshot) *contentIndex {
+	e.search.draftMu.Lock()
+	defer e.search.draftMu.Unlock()
+	if e.search.draft == nil {
+		e.search.draft = newContentIndex(e.cfg.Logger.With("index", "draft search"))
+		e.search.draft.follow(snap)
+	}
+	return e.search.draft
+}
+
+// followSearch tells the indexes about a new snapshot (Reload, after the
+// swap): it only records it.
+func (e *Engine) followSearch(s *Snapshot, draftBranch bool) {
+	if e.search == nil || s == nil {
+		return
+	}
+	if !draftBranch {
+		e.search.pub.follow(s)
+		return
+	}
+	e.search.draftMu.Lock()
+	d := e.search.draft
+	e.search.draftMu.Unlock()
+	if d != nil {
+		d.follow(s)
+	}
+}
+
+// contentIndex is the index of one branch and the goroutine that keeps it
+// in step with the branch's snapshots.
+type contentIndex struct {
+	log interface {
+		Warn(msg string, args ...any)
+	}
+
+	idxMu sync.RWMutex // searches read idx and docs under it; updates write
+	idx   bleve.Index  // nil until the first build is in
+	lang  string       // folio.yaml language idx was built for
+	docs  map[string]any
+
+	mu       sync.Mutex
+	target   *Snapshot     // the latest snapshot: what the index must reach
+	applied  *Snapshot     // what the index holds
+	progress chan struct{} // closed (and replaced) whenever applied moves
+	closed   bool
+
+	batches    int  // batches since idx was built
+	rebuilding bool // a rebuild runs (only the worker reads or writes this)
+	rebuilt    chan *builtIndex
+	wake       chan struct{}
+	done       chan struct{}
+	stopped    chan struct{}
+	bg         sync.WaitGroup
+}
+
+// builtIndex is the result of a rebuild: idx holds docs, snap's documents.
+type builtIndex struct {
+	idx  bleve.Index
+	lang string
+	docs map[string]any
+	snap *Snapshot
+	err  error
+}
+
+func newContentIndex(log interface{ Warn(string, ...any) }) *contentIndex {
+	ci := &contentIndex{
+		log:      log,
+		progress: make(chan struct{}),
+		rebuilt:  make(chan *builtIndex, 1),
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		stopped:  make(chan struct{}),
+	}
+	go ci.run()
+	return ci
+}
+
+// follow records s as the snapshot to index and wakes the worker.
+func (ci *contentIndex) follow(s *Snapshot) {
+	ci.mu.Lock()
+	ci.target = s
+	ci.mu.Unlock()
+	select {
+	case ci.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (ci *contentIndex) close() {
+	ci.mu.Lock()
+	if ci.closed {
+		ci.mu.Unlock()
+		return
+	}
+	ci.closed = true
+	close(ci.progress)
+	ci.progress = make(chan struct{})
+	ci.mu.Unlock()
+	close(ci.done)
+	<-ci.stopped
+	ci.bg.Wait()
+	select {
+	case b := <-ci.rebuilt:
+		if b.idx != nil {
+			b.idx.Close()
+		}
+	default:
+	}
+	ci.idxMu.Lock()
+	defer ci.idxMu.Unlock()
+	if ci.idx != nil {
+		ci.idx.Close()
+		ci.idx = nil
+	}
+}
+
+// run brings the index up to the target snapshot whenever woken, and swaps
+// in rebuilt indexes.
+func (ci *contentIndex) run() {
+	defer close(ci.stopped)
+	for {
+		select {
+		case <-ci.done:
+			return
+		case <-ci.wake:
+		case b := <-ci.rebuilt:
+			ci.rebuilding = false
+			if b.err != nil {
+				ci.log.Warn("rebuild search index", "err", b.err)
+			} else {
+				ci.swapIn(b)
+			}
+		}
+		ci.step()
+	}
+}
+
+// step applies the target snapshot to the index, or starts a rebuild when
+// there is no index yet, the language changed, or the index has many
+// segments.
+func (ci *contentIndex) step() {
+	ci.mu.Lock()
+	s, applied := ci.target, ci.applied
+	ci.mu.Unlock()
+	if s == nil {
+		return
+	}
+	lang := s.Site.Config.Language
+	ci.idxMu.RLock()
+	idx, idxLang := ci.idx, ci.lang
+	ci.idxMu.RUnlock()
+	if !ci.rebuilding && (idx == nil || idxLang != lang || ci.batches >= max(compactAfter, len(ci.docs)/compactPer)) {
+		ci.rebuilding = true
+		ci.bg.Add(1)
+		go ci.rebuild(s)
+	}
+	if idx == nil || idxLang != lang || s == applied {
+		return // the rebuild brings it
+	}
+	if err := ci.apply(idx, ci.docs, s); err != nil {
+		ci.log.Warn("update search index", "err", err)
+		return
+	}
+	ci.batches++
+	ci.setApplied(s)
+}
+
+// swapIn brings a rebuilt index up to the target snapshot and makes it
+// the one searched.
+func (ci *contentIndex) swapIn(b *builtIndex) {
+	ci.mu.Lock()
+	s := ci.target
+	ci.mu.Unlock()
+	if s.Site.Config.Language != b.lang {
+		b.idx.Close() // the language changed again meanwhile: step rebuilds
+		return
+	}
+	if s != b.snap {
+		if err := ci.apply(b.idx, b.docs, s); err != nil {
+			ci.log.Warn("update rebuilt search index", "err", err)
+			b.idx.Close()
+			return
+		}
+	}
+	ci.idxMu.Lock()
+	old := ci.idx
+	ci.idx, ci.lang, ci.docs = b.idx, b.lang, b.docs
+	ci.idxMu.Unlock()
+	ci.batches = 1
+	if old != nil {
+		old.Close()
+	}
+	ci.setApplied(s)
+}
+
+func (ci *contentIndex) setApplied(s *Snapshot) {
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	ci.applied = s
+	if !ci.closed {
+		close(ci.progress)
+		ci.progress = make(chan struct{})
+	}
+}
+
+// rebuild indexes every document of s into a new index and hands it to
+// the worker.
+func (ci *contentIndex) rebuild(s *Snapshot) {
+	defer ci.bg.Done()
+	b := &builtIndex{lang: s.Site.Config.Language, docs: map[string]any{}, snap: s}
+	b.idx, b.err = newContentIndexFor(b.lang)
+	if b.err == nil {
+		b.err = ci.apply(b.idx, b.docs, s)
+		if b.err != nil {
+			b.idx.Close()
+			b.idx = nil
+		}
+	}
+	select {
+	case ci.rebuilt <- b:
+	case <-ci.done:
+		if b.idx != nil {
+			b.idx.Close()
+		}
+	}
+}
+
+// apply makes idx, which holds docs, hold the documents of s: it indexes
+// the documents whose pointer is not in docs and deletes those s lacks.
+func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot) error {
+	changed := map[string]any{}
+	seen := make(map[string]struct{}, len(docs))
+	for _, p := range s.Site.Pages {
+		id := pageDocID(p)
+		seen[id] = struct{}{}
+		if docs[id] != any(p) {
+			changed[id] = p
+		}
+	}
+	for _, items := range s.Site.Items {
+		for _, it := range items {
+			id := itemDocID(it)
+			seen[id] = struct{}{}
+			if docs[id] != any(it) {
+				changed[id] = it
+			}
+		}
+	}
+	var gone []string
+	for id := range docs {
+		if _, ok := seen[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	if len(changed) == 0 && len(gone) == 0 {
+		return nil
+	}
+	if err := indexDocs(idx, changed, gone); err != nil {
+		return err
+	}
+	// docs is read by searches when it is the served map.
+	ci.idxMu.Lock()
+	for id, d := range changed {
+		docs[id] = d
+	}
+	for _, id := range gone {
+		delete(docs, id)
+	}
+	ci.idxMu.Unlock()
+	return nil
+}
+
+// indexDocs indexes changed and deletes gone, in one batch, or for many
+// documents (a build) in one batch per core: scorch analyses a batch's
+// documents in parallel but builds its segment on one goroutine.
+func indexDocs(idx bleve.Index, changed map[string]any, gone []string) error {
+	n := runtime.GOMAXPROCS(0)
+	if len(changed) < 2048 || n < 2 {
+		n = 1
+	}
+	batches := make([]*bleve.Batch, n)
+	for i := range batches {
+		batches[i] = idx.NewBatch()
+	}
+	for _, id := range gone {
+		batches[0].Delete(id)
+	}
+	i := 0
+	for id, d := range changed {
+		if err := batches[i%n].Index(id, searchDocOf(d)); err != nil {
+			return fmt.Errorf("index %s: %w", id, err)
+		}
+		i++
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k, b := range batches {
+		wg.Go(func() { errs[k] = idx.Batch(b) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func pageDocID(p *content.Page) string  { return "p\x00" + p.ID }
+func itemDocID(it *content.Item) string { return "i\x00" + it.Type + "\x00" + it.ID }
+
+// searchDoc is what the index holds of a page or an item.
+type searchDoc struct {
+	Title string  `json:"title"`
+	Text  string  `json:"text"`
+	Kind  string  `json:"kind"`
+	Type  string  `json:"type"`
+	Draft string  `json:"draft"` // "t" or "f"
+	Pub   float64 `json:"pub"`
+	Exp   float64 `json:"exp"`
+}
+
+func searchDocOf(d any) *searchDoc {
+	var sd searchDoc
+	var m content.Meta
+	var pub time.Time
+	var tb textBuilder
+	switch d := d.(type) {
+	case *content.Page:
+		sd.Title, sd.Kind, m, pub = d.Title, KindPage, d.Meta, d.PublishedAt
+		tb.add(d.SEO.Description)
+		for _, sec := range d.Sections {
+			tb.walk(sec.Data)
+		}
+	case *content.Item:
+		sd.Title, sd.Kind, sd.Type, m, pub = d.Title, KindItem, d.Type, d.Meta, d.PublishedAt
+		// The body first: a snippet is cut from the start when the words
+		// are only in the title.
+		if b, ok := d.Data["body"]; ok {
+			tb.walk(b)
+		}
+		for _, k := range sortedKeys(d.Data) {
+			if k != "body" {
+				tb.walk(d.Data[k])
+			}
+		}
+	}
+	sd.Text = tb.String()
+	sd.Draft = "f"
+	if m.Draft {
+		sd.Draft = "t"
+	}
+	sd.Pub = float64(pub.UnixMilli())
+	sd.Exp = neverMS
+	if !m.ExpiresAt.IsZero() {
+		sd.Exp = float64(m.ExpiresAt.UnixMilli())
+	}
+	return &sd
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// textBuilder gathers the text of a document's string values.
+type textBuilder struct{ strings.Builder }
+
+func (tb *textBuilder) add(s string) {
+	s = content.PlainText(s)
+	if s == "" {
+		return
+	}
+	if tb.Len() > 0 {
+		tb.WriteString(" \u2026 ") // fields apart: a phrase never spans two
+	}
+	tb.WriteString(s)
+}
+
+// walk adds the strings of a front matter value: Markdown bodies and
+// strings, in maps (by key) and lists, but not the strings that are a
+// link or a path (no spaces, a scheme or a leading '/').
+func (tb *textBuilder) walk(v any) {
+	switch v := v.(type) {
+	case content.Markdown:
+		tb.add(v.Source())
+	case string:
+		if !strings.ContainsAny(v, " \t\n") && (strings.HasPrefix(v, "/") || strings.Contains(v, "://")) {
+			return
+		}
+		tb.add(v)
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			tb.walk(v[k])
+		}
+	case []any:
+		for _, e := range v {
+			tb.walk(e)
+		}
+	}
+}
+
+// analyzerFor is the bleve analyzer of a folio.yaml language.
+func analyzerFor(lang string) string {
+	switch lang {
+	case "":
+		return standard.Name
+	case "zh", "ja", "ko":
+		return cjk.AnalyzerName
+	}
+	return lang // bleve names its language analyzers by their code
+}
+
+func newContentMapping(lang string) (mapping.IndexMapping, error) {
+	an := analyzerFor(lang)
+	text := func() *mapping.FieldMapping {
+		f := mapping.NewTextFieldMapping()
+		f.Analyzer = an
+		f.Store = true // highlighting quotes from the stored text
+		f.IncludeTermVectors = true
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	keyword := func() *mapping.FieldMapping {
+		k := mapping.NewKeywordFieldMapping()
+		k.Store = false
+		k.IncludeTermVectors = false
+		k.IncludeInAll = false
+		k.DocValues = false
+		return k
+	}
+	number := func() *mapping.FieldMapping {
+		n := mapping.NewNumericFieldMapping()
+		n.Store = false
+		n.IncludeInAll = false
+		n.DocValues = false
+		return n
+	}
+	doc := mapping.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(csTitle, text())
+	doc.AddFieldMappingsAt(csText, text())
+	doc.AddFieldMappingsAt(csKind, keyword())
+	doc.AddFieldMappingsAt(csType, keyword())
+	doc.AddFieldMappingsAt(csDraft, keyword())
+	doc.AddFieldMappingsAt(csPub, number())
+	doc.AddFieldMappingsAt(csExp, number())
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
+	im := bleve.NewIndexMapping()
+	im.DefaultMapping = doc
+	im.DefaultAnalyzer = an
+	if err := im.Validate(); err != nil {
+		return nil, fmt.Errorf("search mapping for language %q: %w", lang, err)
+	}
+	return im, nil
+}
+
+func newContentIndexFor(lang string) (bleve.Index, error) {
+	im, err := newContentMapping(lang)
+	if err != nil {
+		return nil, err
+	}
+	return newMediaIndex(im) // in-memory scorch, as for media
+}
+
+// wait returns once the index holds snapshot s or the latest one it was
+// told of (follow is called before a snapshot is served, so that is s or
+// a later one), or after limit (or ctx); ready is false when there is no
+// index at all.
+func (ci *contentIndex) wait(ctx context.Context, s *Snapshot, limit time.Duration) (ready bool) {
+	var timeout <-chan time.Time
+	for {
+		ci.mu.Lock()
+		applied, ch, closed := ci.applied, ci.progress, ci.closed
+		caughtUp := applied != nil && (applied == s || applied == ci.target)
+		ci.mu.Unlock()
+		if caughtUp || closed {
+			return applied != nil
+		}
+		if timeout == nil {
+			t := time.NewTimer(limit)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			return applied != nil
+		case <-ctx.Done():
+			return applied != nil
+		}
+	}
+}
+
+// search runs q against the index and keeps the hits that view shows,
+// as they are in snap.
+func (ci *contentIndex) search(ctx context.Context, q SearchQuery, snap *Snapshot, view *View, now time.Time) (SearchResult, error) {
+	limit := searchCatchUp
+	ci.mu.Lock()
+	first := ci.applied == nil
+	ci.mu.Unlock()
+	if first {
+		limit = searchFirstBuild
+	}
+	if !ci.wait(ctx, snap, limit) {
+		if err := ctx.Err(); err != nil {
+			return SearchResult{}, err
+		}
+		return SearchResult{}, ErrSearchBusy
+	}
+	ci.idxMu.RLock()
+	defer ci.idxMu.RUnlock()
+	if ci.idx == nil {
+		return SearchResult{}, ErrSearchBusy
+	}
+	words, err := queryTerms(ci.idx, ci.lang, q.Text)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if len(words) == 0 || q.Limit <= 0 {
+		return SearchResult{Hits: []SearchHit{}}, nil
+	}
+	must := make([]query.Query, 0, len(words)+4)
+	for _, w := range words {
+		t := bleve.NewTermQuery(w)
+		t.SetField(csText)
+		ti := bleve.NewTermQuery(w)
+		ti.SetField(csTitle)
+		ti.SetBoost(3) // a word of the title counts thrice
+		must = append(must, bleve.NewDisjunctionQuery(t, ti))
+	}
+	// The filters add the same score to every hit: the order is the words'.
+	switch {
+	case q.Type != "":
+		must = append(must, termQuery(csKind, KindItem), termQuery(csType, q.Type))
+	case q.PublicOnly:
+		var types []query.Query
+		for _, name := range sortedKeys(snap.Site.Config.Types) {
+			if snap.Site.Config.Types[name].Public {
+				types = append(types, termQuery(csType, name))
+			}
+		}
+		if len(types) == 0 {
+			return SearchResult{Hits: []SearchHit{}}, nil
+		}
+		must = append(must, termQuery(csKind, KindItem), bleve.NewDisjunctionQuery(types...))
+	}
+	if !q.Draft {
+		ms := float64(now.UnixMilli())
+		incl, excl := true, false
+		pub := bleve.NewNumericRangeInclusiveQuery(nil, &ms, nil, &incl)
+		pub.SetField(csPub)
+		exp := bleve.NewNumericRangeInclusiveQuery(&ms, nil, &excl, nil)
+		exp.SetField(csExp)
+		must = append(must, termQuery(csDraft, "f"), pub, exp)
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(must...), q.Limit, q.Offset, false)
+	req.Highlight = bleve.NewHighlightWithStyle(highlighthtml.Name)
+	req.Highlight.Fields = []string{csText, csTitle}
+	res, err := ci.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out := SearchResult{Hits: make([]SearchHit, 0, len(res.Hits)), Total: int(res.Total)}
+	for _, h := range res.Hits {
+		hit, ok := view.hit(ci.docs[h.ID])
+		if !ok {
+			// Indexed, but not what the view shows (the index lags a
+			// push, or a scheduled instant just passed).
+			out.Total--
+			continue
+		}
+		hit.Score = h.Score
+		hit.Snippet = snippet(h.Fragments[csText], h.Fragments[csTitle], hit.Title)
+		out.Hits = append(out.Hits, hit)
+	}
+	out.Total = max(out.Total, q.Offset+len(out.Hits))
+	return out, nil
+}
+
+func termQuery(field, term string) query.Query {
+	t := bleve.NewTermQuery(term)
+	t.SetField(field)
+	return t
+}
+
+// queryTerms analyses text as the index's text is analysed (lower-cased,
+// stop words dropped, stemmed per the language), without repeats.
+func queryTerms(idx bleve.Index, lang, text string) ([]string, error) {
+	an := idx.Mapping().AnalyzerNamed(analyzerFor(lang))
+	if an == nil {
+		return nil, fmt.Errorf("no analyzer for language %q", lang)
+	}
+	var words []string
+	for _, tok := range an.Analyze([]byte(text)) {
+		if tok.Type == analysis.Shingle {
+			continue
+		}
+		w := string(tok.Term)
+		if !slices.Contains(words, w) {
+			words = append(words, w)
+			if len(words) == MaxSearchTerms {
+				break
+			}
+		}
+	}
+	return words, nil
+}
+
+// hit describes d (from the index's documents) when the view shows that
+// very document: same pointer, so a version the view no longer serves, a
+// draft, or a document scheduled for later never makes a hit.
+func (v *View) hit(d any) (SearchHit, bool) {
+	switch d := d.(type) {
+	case *content.Page:
+		e, ok := v.pageBySlug[d.Slug]
+		if !ok || e.full.value != any(d) {
+			return SearchHit{}, false
+		}
+		return SearchHit{Kind: KindPage, ID: d.ID, Slug: d.Slug, Title: d.Title}, true
+	case *content.Item:
+		t, ok := v.types[d.Type]
+		if !ok {
+			return SearchHit{}, false
+		}
+		e, ok := t.bySlug[d.Slug]
+		if !ok || e.item != d {
+			return SearchHit{}, false
+		}
+		return SearchHit{Kind: KindItem, Type: d.Type, ID: d.ID, Slug: d.Slug, Title: d.Title}, true
+	}
+	return SearchHit{}, false
+}
+
+// snippetLen is the length of a snippet made without a highlight.
+const snippetLen = 200
+
+// snippet is the best fragment of the text with the matches marked, else
+// the title's; bleve escapes the fragments' text and marks matches with
+// <mark>.
+func snippet(text, title []string, plainTitle string) string {
+	if len(text) > 0 {
+		return text[0]
+	}
+	if len(title) > 0 {
+		return title[0]
+	}
+	s := plainTitle
+	if len(s) > snippetLen {
+		i := snippetLen
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	return html.EscapeString(s)
+}
