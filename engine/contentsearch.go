@@ -808,15 +808,19 @@ func (v *View) hit(d any) (SearchHit, bool) {
 // snippetLen is the length of a snippet made without a highlight.
 const snippetLen = 200
 
-// snippet is the best fragment of the text with the matches marked, else
-// the title's; bleve escapes the fragments' text and marks matches with
-// <mark>.
+// snippet is the best fragment of the text that holds a match, else the
+// title's, else the text's start; bleve escapes the fragments' text and
+// marks matches with <mark>.
 func snippet(text, title []string, plainTitle string) string {
+	for _, frags := range [][]string{text, title} {
+		for _, f := range frags {
+			if strings.Contains(f, "<mark>") {
+				return f
+			}
+		}
+	}
 	if len(text) > 0 {
 		return text[0]
-	}
-	if len(title) > 0 {
-		return title[0]
 	}
 	s := plainTitle
 	if len(s) > snippetLen {

@@ -25,6 +25,7 @@ type serveFlags struct {
 	trustedProxies                                  string
 	logLevel                                        string
 	readOnly                                        bool
+	search                                          bool
 	media                                           mediaFlags
 	notify                                          urlList
 	notifySecret                                    string
@@ -65,6 +66,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&f.search, "search", true, "keep a search index of the content for GET /api/v1/search (false saves its memory; the search routes then answer 404)")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
@@ -97,7 +99,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
-		OnSwap: server.NotifySwaps(notifier),
+		OnSwap: server.NotifySwaps(notifier), Search: f.search,
 	})
 	if err != nil {
 		return err
