@@ -36,8 +36,12 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
-	highlighthtml "github.com/blevesearch/bleve/v2/search/highlight/highlighter/html"
+	"github.com/blevesearch/bleve/v2/search"
+	htmlfmt "github.com/blevesearch/bleve/v2/search/highlight/format/html"
+	simplefrag "github.com/blevesearch/bleve/v2/search/highlight/fragmenter/simple"
+	simplehl "github.com/blevesearch/bleve/v2/search/highlight/highlighter/simple"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/folio-cms/folio/content"
@@ -70,9 +74,9 @@ const (
 	csText  = "text"
 	csKind  = "kind"
 	csType  = "type"
-	csDraft = "draft"
-	csPub   = "pub" // publish instant, Unix milliseconds
-	csExp   = "exp" // expiry instant, Unix milliseconds; neverMS when none
+	csVis   = "vis" // visDraft, visLive or visTimed
+	csPub   = "pub" // publish instant of a timed document, Unix milliseconds
+	csExp   = "exp" // expiry instant of a timed document, Unix ms; neverMS when none
 )
 
 // Kinds of search hits.
@@ -161,7 +165,10 @@ func (e *Engine) Search(ctx context.Context, q SearchQuery) (SearchResult, error
 	if q.Draft {
 		snap = e.draft.Load()
 		if e.cfg.DraftBranch != "" {
-			ci = e.draftIndex(snap)
+			ci = e.draftIndex()
+			// Reload may have stored snap before the index existed to be
+			// told of it; follow never goes back to an older snapshot.
+			ci.follow(snap)
 		}
 	} else {
 		snap = e.published.Load()
@@ -170,14 +177,14 @@ func (e *Engine) Search(ctx context.Context, q SearchQuery) (SearchResult, error
 	return ci.search(ctx, q, snap, snap.View(q.Draft, now), now)
 }
 
-// draftIndex returns the draft branch's index, made (and built from snap)
-// on first use.
-func (e *Engine) draftIndex(snap *Snapshot) *contentIndex {
+// draftIndex returns the draft branch's index, made (and built from the
+// current draft snapshot) on first use.
+func (e *Engine) draftIndex() *contentIndex {
 	e.search.draftMu.Lock()
 	defer e.search.draftMu.Unlock()
 	if e.search.draft == nil {
-		e.search.draft = newContentIndex(e.cfg.Logger.With("index", "draft search"))
-		e.search.draft.follow(snap)
+		e.search.draft = newContentIndex(e.cfg.Logger.With("index", "draft search"), e.cfg.Now)
+		e.search.draft.follow(e.draft.Load())
 	}
 	return e.search.draft
 }
@@ -206,6 +213,7 @@ type contentIndex struct {
 	log interface {
 		Warn(msg string, args ...any)
 	}
+	now func() time.Time
 
 	idxMu sync.RWMutex // searches read idx and docs under it; updates write
 	idx   bleve.Index  // nil until the first build is in
@@ -236,9 +244,10 @@ type builtIndex struct {
 	err  error
 }
 
-func newContentIndex(log interface{ Warn(string, ...any) }) *contentIndex {
+func newContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time) *contentIndex {
 	ci := &contentIndex{
 		log:      log,
+		now:      now,
 		progress: make(chan struct{}),
 		rebuilt:  make(chan *builtIndex, 1),
 		wake:     make(chan struct{}, 1),
@@ -249,9 +258,14 @@ func newContentIndex(log interface{ Warn(string, ...any) }) *contentIndex {
 	return ci
 }
 
-// follow records s as the snapshot to index and wakes the worker.
+// follow records s as the snapshot to index, unless a later one is
+// recorded already, and wakes the worker.
 func (ci *contentIndex) follow(s *Snapshot) {
 	ci.mu.Lock()
+	if ci.target != nil && ci.target.seq >= s.seq {
+		ci.mu.Unlock()
+		return
+	}
 	ci.target = s
 	ci.mu.Unlock()
 	select {
@@ -429,7 +443,7 @@ func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 	if len(changed) == 0 && len(gone) == 0 {
 		return nil
 	}
-	if err := indexDocs(idx, changed, gone); err != nil {
+	if err := indexDocs(idx, changed, gone, ci.now()); err != nil {
 		return err
 	}
 	// docs is read by searches when it is the served map.
@@ -447,7 +461,7 @@ func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 // indexDocs indexes changed and deletes gone, in one batch, or for many
 // documents (a build) in one batch per core: scorch analyses a batch's
 // documents in parallel but builds its segment on one goroutine.
-func indexDocs(idx bleve.Index, changed map[string]any, gone []string) error {
+func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time) error {
 	n := runtime.GOMAXPROCS(0)
 	if len(changed) < 2048 || n < 2 {
 		n = 1
@@ -461,7 +475,7 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string) error {
 	}
 	i := 0
 	for id, d := range changed {
-		if err := batches[i%n].Index(id, searchDocOf(d)); err != nil {
+		if err := batches[i%n].Index(id, searchDocOf(d, now)); err != nil {
 			return fmt.Errorf("index %s: %w", id, err)
 		}
 		i++
@@ -478,31 +492,54 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string) error {
 func pageDocID(p *content.Page) string  { return "p\x00" + p.ID }
 func itemDocID(it *content.Item) string { return "i\x00" + it.Type + "\x00" + it.ID }
 
-// searchDoc is what the index holds of a page or an item.
-type searchDoc struct {
-	Title string  `json:"title"`
-	Text  string  `json:"text"`
-	Kind  string  `json:"kind"`
-	Type  string  `json:"type"`
-	Draft string  `json:"draft"` // "t" or "f"
-	Pub   float64 `json:"pub"`
-	Exp   float64 `json:"exp"`
+// Values of the vis field: whether a published view shows a document.
+// A document that is not a draft, was published when it was indexed and
+// never expires is shown from then on ("live"); one published later or
+// expiring ("timed") also has its instants indexed, compared with the
+// time of each search. Only the few timed documents have terms in the
+// pub and exp fields, so the range queries on them cost little.
+const (
+	visDraft = "draft"
+	visLive  = "live"
+	visTimed = "timed"
+)
+
+// searchDocOf is what the index holds of a page or an item, at instant
+// now.
+func searchDocOf(d any, now time.Time) map[string]any {
+	title, text, kind, typ, m, pub := docText(d, 0)
+	doc := map[string]any{csTitle: title, csText: text, csKind: kind, csType: typ}
+	switch {
+	case m.Draft:
+		doc[csVis] = visDraft
+	case !pub.After(now) && m.ExpiresAt.IsZero():
+		doc[csVis] = visLive
+	default:
+		doc[csVis] = visTimed
+		doc[csPub] = float64(pub.UnixMilli())
+		exp := neverMS
+		if !m.ExpiresAt.IsZero() {
+			exp = float64(m.ExpiresAt.UnixMilli())
+		}
+		doc[csExp] = exp
+	}
+	return doc
 }
 
-func searchDocOf(d any) *searchDoc {
-	var sd searchDoc
-	var m content.Meta
-	var pub time.Time
-	var tb textBuilder
+// docText is the title and text of a page or an item (limit, when not 0:
+// about the first limit bytes of the text), what kind it is, its type,
+// meta and publish instant.
+func docText(d any, limit int) (title, text, kind, typ string, m content.Meta, pub time.Time) {
+	tb := textBuilder{limit: limit}
 	switch d := d.(type) {
 	case *content.Page:
-		sd.Title, sd.Kind, m, pub = d.Title, KindPage, d.Meta, d.PublishedAt
+		title, kind, m, pub = d.Title, KindPage, d.Meta, d.PublishedAt
 		tb.add(d.SEO.Description)
 		for _, sec := range d.Sections {
 			tb.walk(sec.Data)
 		}
 	case *content.Item:
-		sd.Title, sd.Kind, sd.Type, m, pub = d.Title, KindItem, d.Type, d.Meta, d.PublishedAt
+		title, kind, typ, m, pub = d.Title, KindItem, d.Type, d.Meta, d.PublishedAt
 		// The body first: a snippet is cut from the start when the words
 		// are only in the title.
 		if b, ok := d.Data["body"]; ok {
@@ -514,17 +551,7 @@ func searchDocOf(d any) *searchDoc {
 			}
 		}
 	}
-	sd.Text = tb.String()
-	sd.Draft = "f"
-	if m.Draft {
-		sd.Draft = "t"
-	}
-	sd.Pub = float64(pub.UnixMilli())
-	sd.Exp = neverMS
-	if !m.ExpiresAt.IsZero() {
-		sd.Exp = float64(m.ExpiresAt.UnixMilli())
-	}
-	return &sd
+	return title, tb.String(), kind, typ, m, pub
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -537,9 +564,28 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // textBuilder gathers the text of a document's string values.
-type textBuilder struct{ strings.Builder }
+type textBuilder struct {
+	strings.Builder
+	// limit, when not 0, stops the text at about that many bytes.
+	limit int
+}
+
+func (tb *textBuilder) full() bool { return tb.limit > 0 && tb.Len() >= tb.limit }
 
 func (tb *textBuilder) add(s string) {
+	if tb.full() {
+		return
+	}
+	if tb.limit > 0 && len(s) > 2*tb.limit {
+		// Markup makes the text shorter than its source; twice the
+		// room left is plenty. Cut at a line end, so that no construct
+		// is cut in two, when there is one.
+		cut := 2 * tb.limit
+		if i := strings.LastIndexByte(s[:cut], '\n'); i > tb.limit {
+			cut = i
+		}
+		s = s[:cut]
+	}
 	s = content.PlainText(s)
 	if s == "" {
 		return
@@ -589,8 +635,12 @@ func newContentMapping(lang string) (mapping.IndexMapping, error) {
 	text := func() *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
 		f.Analyzer = an
-		f.Store = true // highlighting quotes from the stored text
-		f.IncludeTermVectors = true
+		// Neither the text nor the positions of its words are kept: at
+		// 10k documents they took gigabytes while a batch was indexed.
+		// Snippets are made from the document at query time, for the
+		// page of hits only (snippetOf).
+		f.Store = false
+		f.IncludeTermVectors = false
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
@@ -615,7 +665,7 @@ func newContentMapping(lang string) (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(csText, text())
 	doc.AddFieldMappingsAt(csKind, keyword())
 	doc.AddFieldMappingsAt(csType, keyword())
-	doc.AddFieldMappingsAt(csDraft, keyword())
+	doc.AddFieldMappingsAt(csVis, keyword())
 	doc.AddFieldMappingsAt(csPub, number())
 	doc.AddFieldMappingsAt(csExp, number())
 	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
@@ -725,18 +775,19 @@ func (ci *contentIndex) search(ctx context.Context, q SearchQuery, snap *Snapsho
 		pub.SetField(csPub)
 		exp := bleve.NewNumericRangeInclusiveQuery(&ms, nil, &excl, nil)
 		exp.SetField(csExp)
-		must = append(must, termQuery(csDraft, "f"), pub, exp)
+		must = append(must, bleve.NewDisjunctionQuery(termQuery(csVis, visLive),
+			bleve.NewConjunctionQuery(termQuery(csVis, visTimed), pub, exp)))
 	}
 	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(must...), q.Limit, q.Offset, false)
-	req.Highlight = bleve.NewHighlightWithStyle(highlighthtml.Name)
-	req.Highlight.Fields = []string{csText, csTitle}
 	res, err := ci.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return SearchResult{}, err
 	}
+	an := ci.idx.Mapping().AnalyzerNamed(analyzerFor(ci.lang))
 	out := SearchResult{Hits: make([]SearchHit, 0, len(res.Hits)), Total: int(res.Total)}
 	for _, h := range res.Hits {
-		hit, ok := view.hit(ci.docs[h.ID])
+		d := ci.docs[h.ID]
+		hit, ok := view.hit(d)
 		if !ok {
 			// Indexed, but not what the view shows (the index lags a
 			// push, or a scheduled instant just passed).
@@ -744,7 +795,7 @@ func (ci *contentIndex) search(ctx context.Context, q SearchQuery, snap *Snapsho
 			continue
 		}
 		hit.Score = h.Score
-		hit.Snippet = snippet(h.Fragments[csText], h.Fragments[csTitle], hit.Title)
+		hit.Snippet = snippetOf(d, an, words)
 		out.Hits = append(out.Hits, hit)
 	}
 	out.Total = max(out.Total, q.Offset+len(out.Hits))
@@ -805,30 +856,121 @@ func (v *View) hit(d any) (SearchHit, bool) {
 	return SearchHit{}, false
 }
 
-// snippetLen is the length of a snippet made without a highlight.
+// snippetLen is the length of a snippet.
 const snippetLen = 200
 
-// snippet is the best fragment of the text that holds a match, else the
-// title's, else the text's start; bleve escapes the fragments' text and
-// marks matches with <mark>.
-func snippet(text, title []string, plainTitle string) string {
-	for _, frags := range [][]string{text, title} {
-		for _, f := range frags {
-			if strings.Contains(f, "<mark>") {
-				return f
-			}
-		}
+// snippetChunk is how much of a document's text is analysed at a time
+// while looking for the first match.
+const snippetChunk = 512
+
+// snippetHighlighter cuts fragments of about snippetLen bytes around
+// matches and marks them: bleve's simple highlighter, as its "html" style.
+var snippetHighlighter = simplehl.NewHighlighter(simplefrag.NewFragmenter(snippetLen),
+	htmlfmt.NewFragmentFormatter("<mark>", "</mark>"), "\u2026")
+
+// snippetOf is the best fragment of the first part of d's text that holds
+// one of words (the analysed search words), with the matches marked;
+// else the title's; else the text's start. Only the hits of a page are
+// given one, so the text is analysed here rather than stored in the
+// index with the positions of every word.
+func snippetOf(d any, an analysis.Analyzer, words []string) string {
+	// The start of the text first: common words are found there, and
+	// the rest of a long body is then never read.
+	_, text, _, _, _, _ := docText(d, 2*snippetChunk)
+	if f, ok := firstFragment(text, an, words); ok {
+		return f
 	}
-	if len(text) > 0 {
-		return text[0]
+	title, text, _, _, _, _ := docText(d, 0)
+	if f, ok := firstFragment(text, an, words); ok {
+		return f
 	}
-	s := plainTitle
+	if f, ok := highlight(title, an, words); ok {
+		return f
+	}
+	s := text
+	if s == "" {
+		s = title
+	}
 	if len(s) > snippetLen {
 		i := snippetLen
 		for i > 0 && !utf8.RuneStart(s[i]) {
 			i--
 		}
-		s = s[:i]
+		s = s[:i] + "\u2026"
 	}
 	return html.EscapeString(s)
+}
+
+// firstFragment is the best fragment around the first match in text.
+// Analysing a whole body for every hit would cost more than the search,
+// so it analyses only the chunks around the places where the lower-cased
+// text holds the first bytes of a search word (a stem keeps a word's
+// start in the languages that stem; where it does not, the snippet
+// falls back to the title or the text's start).
+func firstFragment(text string, an analysis.Analyzer, words []string) (string, bool) {
+	if text == "" {
+		return "", false
+	}
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) {
+		lower = "" // a case change resized some letter: offsets differ
+	}
+	next := 0
+	for tries := 0; tries < 8 && next < len(text); tries++ {
+		at := len(text)
+		if lower == "" {
+			at = next // no probe: analyse chunk after chunk
+		} else {
+			for _, w := range words {
+				probe := w[:min(len(w), 3)]
+				if i := strings.Index(lower[next:], probe); i >= 0 && next+i < at {
+					at = next + i
+				}
+			}
+			if at == len(text) {
+				return "", false
+			}
+		}
+		from := max(0, at-snippetChunk/4)
+		if i := strings.LastIndexByte(text[:from], ' '); i >= 0 && from > 0 {
+			from = i + 1
+		} else {
+			from = 0
+		}
+		to := min(len(text), from+snippetChunk)
+		if to < len(text) {
+			if i := strings.LastIndexByte(text[at:to], ' '); i > 0 {
+				to = at + i
+			}
+		}
+		if f, ok := highlight(text[from:to], an, words); ok {
+			return f, true
+		}
+		next = max(to, at+1)
+	}
+	return "", false
+}
+
+// highlight marks the words in text and returns the best fragment; false
+// when none is there.
+func highlight(text string, an analysis.Analyzer, words []string) (string, bool) {
+	tlm := search.TermLocationMap{}
+	for _, tok := range an.Analyze([]byte(text)) {
+		if tok.Type == analysis.Shingle || !slices.Contains(words, string(tok.Term)) {
+			continue
+		}
+		tlm[string(tok.Term)] = append(tlm[string(tok.Term)], &search.Location{
+			Pos: uint64(tok.Position), Start: uint64(tok.Start), End: uint64(tok.End)})
+	}
+	if len(tlm) == 0 {
+		return "", false
+	}
+	dm := &search.DocumentMatch{Locations: search.FieldTermLocationMap{csText: tlm}}
+	doc := document.NewDocument("")
+	doc.AddField(document.NewTextField(csText, nil, []byte(text)))
+	frags := snippetHighlighter.BestFragmentsInField(dm, doc, csText, 1)
+	if len(frags) == 0 {
+		return "", false
+	}
+	return frags[0], true
 }

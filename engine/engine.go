@@ -58,6 +58,7 @@ type Engine struct {
 	draft     atomic.Pointer[Snapshot] // same as published when no draft branch
 
 	reloadMu sync.Mutex // one reload at a time
+	snapSeq  uint64     // the seq of the last snapshot loaded; under reloadMu
 	// One Assembler per branch (published, draft), used under reloadMu:
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
@@ -103,7 +104,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		closing: make(chan struct{})}
 	if cfg.Search {
-		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"))}
+		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now)}
 	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
@@ -319,6 +320,8 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	}
 	site, problems := as.Assemble(tree.Files)
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
+	e.snapSeq++
+	snap.seq = e.snapSeq
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {
