@@ -172,3 +172,52 @@ func TestAnalyzerFor(t *testing.T) {
 		idx.Close()
 	}
 }
+
+// TestContentIndex_LagNeverLeaks searches an index that still holds an
+// older snapshot against the view of a newer one: documents drafted,
+// deleted or retitled since are never shown as they were.
+func TestContentIndex_LagNeverLeaks(t *testing.T) {
+	ctx := context.Background()
+	r := newSrcBareSite(t)
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r.commit(day, map[string]string{
+		"content/posts/a.md": "---\ntitle: Otter one\ndate: 2026-01-01\n---\nOtters swim.\n",
+		"content/posts/b.md": "---\ntitle: Otter two\ndate: 2026-01-01\n---\nOtters sleep.\n",
+		"content/posts/c.md": "---\ntitle: Otter three\ndate: 2026-01-01\n---\nOtters eat.\n",
+		"pages/otters.md":    "---\ntitle: Otters\n---\nAll about otters.\n",
+	})
+	r.push(false)
+	now := func() time.Time { return day }
+	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	old := e.Published()
+	ci := newContentIndex(e.cfg.Logger, now)
+	defer ci.close()
+	ci.follow(old)
+	q := SearchQuery{Text: "otters", Limit: 10}
+	res, err := ci.search(ctx, q, old, old.View(false, day), day)
+	if err != nil || len(res.Hits) != 4 || res.Total != 4 {
+		t.Fatalf("before: %+v, %v", res, err)
+	}
+
+	r.commit(day, map[string]string{
+		"content/posts/a.md": "---\ntitle: Otter one\ndraft: true\n---\nOtters swim.\n",
+		"content/posts/c.md": "---\ntitle: Renamed\ndate: 2026-01-01\n---\nOtters eat.\n",
+	}, "content/posts/b.md", "pages/otters.md")
+	r.push(false)
+	if err := e.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur := e.Published()
+	// ci was never told of cur: it lags behind by one push.
+	res, err = ci.search(ctx, q, cur, cur.View(false, day), day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 0 || res.Total != 0 {
+		t.Errorf("lagging index showed %+v (total %d)", res.Hits, res.Total)
+	}
+}

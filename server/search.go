@@ -109,6 +109,10 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, sq engine.S
 	case errors.Is(err, engine.ErrSearchBusy):
 		w.Header().Set("Retry-After", "5")
 		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the search index is still being built; try again shortly")
+	case err != nil && r.Context().Err() != nil:
+		// The client hung up while the search waited for the index:
+		// nothing to log, and no one reads the answer.
+		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the request ended before the search index was ready")
 	case err != nil:
 		return err
 	}
