@@ -458,32 +458,59 @@ func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 	return nil
 }
 
-// indexDocs indexes changed and deletes gone, in one batch, or for many
-// documents (a build) in one batch per core: scorch analyses a batch's
-// documents in parallel but builds its segment on one goroutine.
+// buildBatch bounds the documents of one batch. Analysing a batch holds
+// every word of its documents at once: the whole 10k-file site in one
+// batch took a gigabyte. Each batch is one more in-memory segment (which
+// scorch never merges), a few µs more on each search.
+const buildBatch = 1000
+
+// indexDocs indexes changed and deletes gone: one batch for a push, or
+// for many documents (a build) batches of buildBatch, one per core at a
+// time (scorch analyses a batch's documents in parallel but builds its
+// segment on one goroutine).
 func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time) error {
-	n := runtime.GOMAXPROCS(0)
-	if len(changed) < 2048 || n < 2 {
-		n = 1
+	ids := make([]string, 0, len(changed))
+	for id := range changed {
+		ids = append(ids, id)
 	}
-	batches := make([]*bleve.Batch, n)
-	for i := range batches {
-		batches[i] = idx.NewBatch()
-	}
-	for _, id := range gone {
-		batches[0].Delete(id)
-	}
-	i := 0
-	for id, d := range changed {
-		if err := batches[i%n].Index(id, searchDocOf(d, now)); err != nil {
-			return fmt.Errorf("index %s: %w", id, err)
+	chunks := [][]string{nil} // the deletes go with the first
+	for len(ids) > 0 {
+		k := min(buildBatch, len(ids))
+		if len(chunks) == 1 && chunks[0] == nil {
+			chunks[0] = ids[:k]
+		} else {
+			chunks = append(chunks, ids[:k])
 		}
-		i++
+		ids = ids[k:]
 	}
-	errs := make([]error, n)
+	work := make(chan int, len(chunks))
+	for i := range chunks {
+		work <- i
+	}
+	close(work)
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	errs := make([]error, len(chunks))
 	var wg sync.WaitGroup
-	for k, b := range batches {
-		wg.Go(func() { errs[k] = idx.Batch(b) })
+	for range workers {
+		wg.Go(func() {
+			for c := range work {
+				b := idx.NewBatch()
+				if c == 0 {
+					for _, id := range gone {
+						b.Delete(id)
+					}
+				}
+				for _, id := range chunks[c] {
+					if err := b.Index(id, searchDocOf(changed[id], now)); err != nil {
+						errs[c] = fmt.Errorf("index %s: %w", id, err)
+						break
+					}
+				}
+				if errs[c] == nil {
+					errs[c] = idx.Batch(b)
+				}
+			}
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,6 +29,7 @@ func BenchmarkContentSearch(b *testing.B) {
 	runtime.GC()
 	var noIndex runtime.MemStats
 	runtime.ReadMemStats(&noIndex)
+	hwmBefore := peakRSS()
 	start := time.Now()
 	e.search = &contentSearch{pub: newContentIndex(e.cfg.Logger, e.cfg.Now)}
 	e.search.pub.follow(e.published.Load())
@@ -40,6 +43,7 @@ func BenchmarkContentSearch(b *testing.B) {
 		}
 	}
 	built := time.Since(start)
+	hwmAfter := peakRSS()
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -53,4 +57,21 @@ func BenchmarkContentSearch(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(built.Milliseconds()), "build-ms")
 	b.ReportMetric(float64(after.HeapInuse-noIndex.HeapInuse)/(1<<20), "index-MB")
+	b.ReportMetric(hwmAfter-hwmBefore, "peakRSS-growth-MB")
+}
+
+// peakRSS is the process's VmHWM in MB; 0 where /proc does not tell.
+func peakRSS() float64 {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(v), "%f", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
 }
