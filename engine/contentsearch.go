@@ -189,8 +189,8 @@ func (e *Engine) draftIndex() *contentIndex {
 	return e.search.draft
 }
 
-// followSearch tells the indexes about a new snapshot (Reload, after the
-// swap): it only records it.
+// followSearch tells the indexes about a new snapshot (Reload, before the
+// swap, so that a search that sees it waits for it): it only records it.
 func (e *Engine) followSearch(s *Snapshot, draftBranch bool) {
 	if e.search == nil || s == nil {
 		return
