@@ -15,8 +15,8 @@ var contentSearchWords = []string{"glacier", "canyon", "summit tent", "paddle", 
 // contentSearchRequests is how many sequential searches one run sends.
 const contentSearchRequests = 300
 
-// contentSearch measures GET /api/v1/search on the generated sites: the
-// latency of one client searching (as the media search group does), how
+// contentSearch measures GET /api/v1/search on the generated sites of
+// -sizes from 10k up: the latency of one client searching (as the media search group does), how
 // long the index takes to build after the start, and the memory the index
 // adds: folio started with --search=false, then with it, peak and current
 // RSS once the index is built (after a first search answers).
@@ -99,7 +99,7 @@ func (b *bench) contentSearchAt(n int) error {
 			return fmt.Errorf("%v %v", err1, err2)
 		}
 		onReady, onBuilt, onHWM, onRSS = append(onReady, ms(d)), append(onBuilt, ms(built)), append(onHWM, hwm), append(onRSS, rss)
-		if n == b.loadSize {
+		{
 			var urls []string
 			for _, w := range contentSearchWords {
 				urls = append(urls, s.base+"/api/v1/search?q="+url.QueryEscape(w))
