@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,4 +221,36 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 	if len(res.Hits) != 0 || res.Total != 0 {
 		t.Errorf("lagging index showed %+v (total %d)", res.Hits, res.Total)
 	}
+}
+
+// TestEngine_SearchSchedule: a scheduled post is found from its publish
+// instant and an expiring one until its expiry, with no push between.
+func TestEngine_SearchSchedule(t *testing.T) {
+	ctx := context.Background()
+	r := newSrcBareSite(t)
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r.commit(day, map[string]string{
+		"content/posts/soon.md":   "---\ntitle: Soon\ndate: 2026-03-02T00:00:00Z\n---\nA comet.\n",
+		"content/posts/brief.md":  "---\ntitle: Brief\ndate: 2026-01-01\nexpiryDate: 2026-03-03T00:00:00Z\n---\nA comet too.\n",
+		"content/posts/always.md": "---\ntitle: Always\ndate: 2026-01-01\n---\nA comet again.\n",
+	})
+	r.push(false)
+	now := day
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Search: true, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet"}, "item:posts/brief", "item:posts/always")
+	mu.Lock()
+	now = day.Add(24 * time.Hour)
+	mu.Unlock()
+	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/brief", "item:posts/always")
+	mu.Lock()
+	now = day.Add(72 * time.Hour)
+	mu.Unlock()
+	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/always")
+	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet", Draft: true}, "item:posts/soon", "item:posts/brief", "item:posts/always")
 }
