@@ -302,6 +302,19 @@ func (ci *contentIndex) close() {
 	}
 }
 
+// status tells which commit the index holds and whether that is served,
+// the snapshot being served.
+func (ci *contentIndex) status(served *Snapshot) *SearchStatus {
+	ci.mu.Lock()
+	defer ci.mu.Unlock()
+	st := &SearchStatus{}
+	if ci.applied != nil {
+		st.Commit = ci.applied.Commit
+		st.CaughtUp = ci.applied == served
+	}
+	return st
+}
+
 // run brings the index up to the target snapshot whenever woken, and swaps
 // in rebuilt indexes.
 func (ci *contentIndex) run() {

@@ -344,6 +344,17 @@ type Status struct {
 	DraftCommit string            `json:"draftCommit,omitempty"`
 	Problems    []content.Problem `json:"problems"`
 	LastError   *StatusError      `json:"lastError,omitempty"`
+	// Search is the published branch's search index; nil when search is
+	// off.
+	Search *SearchStatus `json:"search,omitempty"`
+}
+
+// SearchStatus tells which commit the search index holds: Commit is ""
+// while the first build runs, and CaughtUp is false while the index
+// follows a push (or a rebuild runs).
+type SearchStatus struct {
+	Commit   string `json:"commit"`
+	CaughtUp bool   `json:"caughtUp"`
 }
 
 // StatusError is the last failure to fetch or load a commit.
@@ -368,6 +379,9 @@ func (e *Engine) Status() Status {
 	}
 	if le := e.lastErr.Load(); le != nil {
 		st.LastError = &StatusError{Commit: le.Commit, At: le.At, Message: le.Err}
+	}
+	if e.search != nil {
+		st.Search = e.search.pub.status(p)
 	}
 	return st
 }

@@ -81,6 +81,10 @@ func TestSearch_FollowsPushes(t *testing.T) {
 
 	b := wantSearch(t, ts, "/api/v1/search?q=river", key,
 		"item:posts/run", "item:notes/river", "page:/about", "item:posts/blog/a/b")
+	st := get(t, ts.URL+"/api/v1/status", key).json(t)
+	if s, _ := st["search"].(map[string]any); s["caughtUp"] != true || s["commit"] != st["commit"] {
+		t.Errorf("status search = %v, commit %v", st["search"], st["commit"])
+	}
 	if b.Total != 4 || b.Limit != 20 || b.Offset != 0 {
 		t.Errorf("total %d limit %d offset %d", b.Total, b.Limit, b.Offset)
 	}
