@@ -304,10 +304,13 @@ func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 // scorch never merges), a few µs more on each search.
 const buildBatch = 1000
 
+// buildWorkers is how many batches are indexed at a time. One: scorch
+// analyses the documents of a batch on every core already, and each
+// batch in flight holds its words.
+const buildWorkers = 1
+
 // indexDocs indexes changed and deletes gone: one batch for a push, or
-// for many documents (a build) batches of buildBatch, one per core at a
-// time (scorch analyses a batch's documents in parallel but builds its
-// segment on one goroutine).
+// for many documents (a build) batches of buildBatch.
 func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time) error {
 	ids := make([]string, 0, len(changed))
 	for id := range changed {
@@ -328,7 +331,7 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 		work <- i
 	}
 	close(work)
-	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	workers := min(buildWorkers, len(chunks))
 	errs := make([]error, len(chunks))
 	var wg sync.WaitGroup
 	for range workers {
