@@ -121,7 +121,10 @@ func (b *bench) contentSearchAt(n int) error {
 	if len(p50) > 0 {
 		r := row{Figure: "content search p50, " + label + " files", Sum: summarize(p50), Unit: unitMS2,
 			Note: fmt.Sprintf("GET /api/v1/search?q=… (words %q, limit 20, highlighted), one connection, %d requests per run; %d failed", contentSearchWords, contentSearchRequests, errs)}
-		b.add(r.check("≤ 5 ms", r.Sum.Median <= 5))
+		if n == b.loadSize {
+			r = r.check("≤ 5 ms", r.Sum.Median <= 5)
+		}
+		b.add(r)
 		b.add(row{Figure: "content search p99, " + label + " files", Sum: summarize(p99), Unit: unitMS2})
 	}
 	b.add(row{Figure: "restart to ready, " + label + " files, --search=false", Sum: summarize(offReady), Unit: unitMS,
