@@ -19,8 +19,16 @@ const DefaultSort = "-publishedAt"
 func readConfig(doc *Doc) (Config, error) {
 	cfg := Config{Types: map[string]TypeConfig{}}
 	for k, v := range doc.Meta {
+		if k == "language" {
+			lang, ok := v.(string)
+			if !ok || !slices.Contains(Languages, lang) {
+				return Config{}, problemAt(doc.Lines[k], "language: want one of %s, found %v", strings.Join(Languages, ", "), v)
+			}
+			cfg.Language = lang
+			continue
+		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: types)", k)
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types)", k)
 		}
 		if v == nil {
 			continue

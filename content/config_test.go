@@ -6,7 +6,8 @@ import (
 )
 
 func TestAssemble_Config(t *testing.T) {
-	site, probs := assemble(t, map[string]string{"folio.yaml": `types:
+	site, probs := assemble(t, map[string]string{"folio.yaml": `language: en
+types:
   posts:
     public: true
     sortable: [rating, price_eur]
@@ -15,7 +16,7 @@ func TestAssemble_Config(t *testing.T) {
   pages-x: {public: false}
 `})
 	wantNoProblems(t, probs)
-	want := Config{Types: map[string]TypeConfig{
+	want := Config{Language: "en", Types: map[string]TypeConfig{
 		"posts":   {Public: true, Sortable: []string{"rating", "price_eur"}, DefaultSort: "-rating"},
 		"docs":    {},
 		"pages-x": {},
@@ -43,6 +44,8 @@ func TestAssemble_ConfigProblems(t *testing.T) {
 		"types:\n  posts: {defaultSort: [x]}\n":     "defaultSort: want text",
 		"types:\n  posts: {publik: true}\n":         `unknown key "publik"`,
 		"types:\n  posts: true\n":                   "options: want a map",
+		"language: english\n":                       "language: want one of ar, ckb,",
+		"language: [en]\n":                          "language: want one of",
 	}
 	for src, msg := range tests {
 		t.Run(msg, func(t *testing.T) {

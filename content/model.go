@@ -98,10 +98,19 @@ type SocialLink struct {
 	URL      string `json:"url"`
 }
 
-// Config is folio.yaml: per content type options.
+// Config is folio.yaml: the site's language and per content type options.
 type Config struct {
-	Types map[string]TypeConfig `yaml:"types" json:"types"`
+	// Language is the site's language (one of Languages), for search:
+	// words are stemmed and stop words dropped by its rules. "" is no
+	// particular language (words are only lower-cased).
+	Language string                `yaml:"language" json:"language,omitempty"`
+	Types    map[string]TypeConfig `yaml:"types" json:"types"`
 }
+
+// Languages are the values folio.yaml's language accepts: the languages
+// whose stemming rules the search index has (bleve's analyzers).
+var Languages = []string{"ar", "ckb", "da", "de", "en", "es", "fa", "fi", "fr", "hi", "hr",
+	"hu", "it", "ja", "ko", "nl", "no", "pt", "ro", "ru", "sv", "tr", "zh"}
 
 // TypeConfig holds the options of one content type.
 type TypeConfig struct {

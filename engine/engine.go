@@ -32,6 +32,9 @@ type Config struct {
 	// return at once and leave the heavy work (ChangedKeys) to another
 	// goroutine.
 	OnSwap func(old, new *Snapshot)
+	// Search keeps a search index of the content (see Engine.Search),
+	// built in the background after Open and following every reload.
+	Search bool
 	// OnReload, when set, is told of every attempt to load a new commit
 	// and of every failed fetch (for metrics). It runs on the reload path
 	// and must return at once.
@@ -75,6 +78,7 @@ type Engine struct {
 	draft     atomic.Pointer[Snapshot] // same as published when no draft branch
 
 	reloadMu sync.Mutex // one reload at a time
+	snapSeq  uint64     // the seq of the last snapshot loaded; under reloadMu
 	// One Assembler per branch (published, draft), used under reloadMu:
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
@@ -84,6 +88,8 @@ type Engine struct {
 	lastErr atomic.Pointer[loadError]
 
 	wake chan struct{}
+
+	search *contentSearch // nil when Config.Search is off
 
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
@@ -117,6 +123,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		closing: make(chan struct{})}
+	if cfg.Search {
+		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now)}
+	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
 	e.saveMu.Unlock()
@@ -152,7 +161,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // Close waits for a parse-cache write under way and releases the
 // repository, writing what the cache still lacks.
 func (e *Engine) Close() error {
-	e.closeOnce.Do(func() { close(e.closing) })
+	e.closeOnce.Do(func() {
+		close(e.closing)
+		if e.search != nil {
+			e.search.close()
+		}
+	})
 	e.saveWG.Wait()
 	return e.src.Close()
 }
@@ -261,6 +275,9 @@ func (e *Engine) Reload(ctx context.Context) error {
 		return err
 	}
 	if pub != nil {
+		// The index is told first: a search that sees the new snapshot
+		// then waits for the index to reach it (or a later one).
+		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
@@ -275,6 +292,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 			return err
 		}
 		if d != nil {
+			e.followSearch(d, true)
 			e.draft.Store(d)
 		} else if e.draft.Load() == nil {
 			// No draft branch yet: preview the published branch.
@@ -329,6 +347,8 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	site, problems := as.Assemble(tree.Files)
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
+	e.snapSeq++
+	snap.seq = e.snapSeq
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {
@@ -351,6 +371,17 @@ type Status struct {
 	DraftCommit string            `json:"draftCommit,omitempty"`
 	Problems    []content.Problem `json:"problems"`
 	LastError   *StatusError      `json:"lastError,omitempty"`
+	// Search is the published branch's search index; nil when search is
+	// off.
+	Search *SearchStatus `json:"search,omitempty"`
+}
+
+// SearchStatus tells which commit the search index holds: Commit is ""
+// while the first build runs, and CaughtUp is false while the index
+// follows a push (or a rebuild runs).
+type SearchStatus struct {
+	Commit   string `json:"commit"`
+	CaughtUp bool   `json:"caughtUp"`
 }
 
 // StatusError is the last failure to fetch or load a commit.
@@ -375,6 +406,9 @@ func (e *Engine) Status() Status {
 	}
 	if le := e.lastErr.Load(); le != nil {
 		st.LastError = &StatusError{Commit: le.Commit, At: le.At, Message: le.Err}
+	}
+	if e.search != nil {
+		st.Search = e.search.pub.status(p)
 	}
 	return st
 }

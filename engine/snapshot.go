@@ -18,6 +18,11 @@ type Snapshot struct {
 	Site       *content.Site
 	Problems   []content.Problem
 
+	// seq orders the snapshots an engine loaded (both branches): later
+	// loads have higher numbers. Search indexes never go back to an
+	// older one.
+	seq uint64
+
 	published atomic.Pointer[View] // the published view, until its validUntil
 	draft     atomic.Pointer[View] // every document; never goes stale
 

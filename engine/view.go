@@ -127,6 +127,9 @@ func (v *View) Type(name string) (*TypeList, bool) {
 	return t, ok
 }
 
+// TypeNames are the names of the view's content types, sorted.
+func (v *View) TypeNames() []string { return sortedKeys(v.types) }
+
 // TypeList is the visible items of one content type.
 type TypeList struct {
 	Name   string

@@ -25,6 +25,9 @@ const (
 	// CodeReadOnly answers a write route on a box started with --read-only
 	// (405): writes go to a box without it.
 	CodeReadOnly = "READ_ONLY"
+	// CodeSearchUnavailable answers a search while the index is first
+	// being built (503, with Retry-After).
+	CodeSearchUnavailable = "SEARCH_UNAVAILABLE"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

@@ -24,7 +24,7 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "push", "load", "search", "mediastart", "derive", "upload"}
+var groups = []string{"cold", "push", "load", "search", "csearch", "mediastart", "derive", "upload"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -152,7 +152,7 @@ func run(args []string) error {
 	started := time.Now()
 	loadBefore := loadAvg()
 	steps := map[string]func() error{
-		"cold": b.coldStart, "push": b.pushToServe, "load": b.throughput, "search": b.search,
+		"cold": b.coldStart, "push": b.pushToServe, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
 		"mediastart": b.mediaStart, "derive": b.derivatives, "upload": b.bigUpload,
 	}
 	for _, g := range groups {

@@ -55,6 +55,8 @@ type serveOpts struct {
 	Site, Media, CacheDir string
 	// Log is where folio's stdout and stderr go (appended).
 	Log string
+	// Args are more flags.
+	Args []string
 }
 
 // server is a running folio (or nginx) process.
@@ -74,6 +76,7 @@ func (b *bench) startFolio(o serveOpts) (*server, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	args := []string{"serve", "--site", o.Site, "--keys", b.keysFile, "--media", o.Media,
 		"--cache-dir", o.CacheDir, "--addr", addr, "--rate-ip", "0", "--rate-key", "0", "--log-level", "warn"}
+	args = append(args, o.Args...)
 	return startProcess(b.folio, args, "http://"+addr, o.Log)
 }
 

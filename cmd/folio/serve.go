@@ -29,6 +29,7 @@ type serveFlags struct {
 	logLevel, logFormat                             string
 	metricsAddr                                     string
 	readOnly                                        bool
+	search                                          bool
 	media                                           mediaFlags
 	notify                                          urlList
 	notifySecret                                    string
@@ -72,6 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text (slog's key=value lines)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
+	fs.BoolVar(&f.search, "search", true, "keep a search index of the content for GET /api/v1/search (false saves its memory; the search routes then answer 404)")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
@@ -117,7 +119,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
-		OnSwap: server.NotifySwaps(notifier), OnReload: onReload,
+		OnSwap: server.NotifySwaps(notifier), OnReload: onReload, Search: f.search,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine"
+	"github.com/julienschmidt/httprouter"
+)
+
+// maxSearchText bounds q, in bytes.
+const maxSearchText = 500
+
+// searchList is the body of a search response.
+type searchList struct {
+	Items  []engine.SearchHit `json:"items"`
+	Total  int                `json:"total"`
+	Limit  int                `json:"limit"`
+	Offset int                `json:"offset"`
+}
+
+// searchContent serves GET /api/v1/search: pages and items of the view
+// (draft=true: the draft view, with content:draft).
+func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	q := r.URL.Query()
+	sq, pg, err := parseSearch(q)
+	if err != nil {
+		return err
+	}
+	v, cc, err := s.view(r)
+	if err != nil {
+		return err
+	}
+	sq.Draft, _ = parseBool(q, "draft") // s.view checked it
+	var keys []string
+	if sq.Type != "" {
+		t, ok := v.Type(sq.Type)
+		if !ok {
+			return notFound("no content type %q", sq.Type)
+		}
+		keys = []string{engine.TypeKey(t.Name)}
+	} else {
+		keys = append([]string{engine.KeyPages}, typeKeys(v, false)...)
+	}
+	return s.serveSearch(w, r, sq, pg, cc, keys)
+}
+
+// searchPublic serves GET /api/v1/public/search: the published items of
+// the public types, without a key.
+func (s *Server) searchPublic(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := refuseDraft(r); err != nil {
+		return err
+	}
+	sq, pg, err := parseSearch(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	sq.PublicOnly = true
+	v := s.engine.View(false)
+	var keys []string
+	if sq.Type != "" {
+		t, ok := v.Type(sq.Type)
+		if !ok || !t.Config.Public {
+			return notFound("no content type %q", sq.Type)
+		}
+		keys = []string{engine.TypeKey(t.Name)}
+	} else {
+		keys = typeKeys(v, true)
+	}
+	return s.serveSearch(w, r, sq, pg, cachePublicShort, keys)
+}
+
+// parseSearch reads q, type, limit and offset; draft is the view's.
+func parseSearch(q url.Values) (engine.SearchQuery, page, error) {
+	var sq engine.SearchQuery
+	pg, err := parsePage(q, contentDefaultLimit, contentMaxLimit)
+	if err != nil {
+		return sq, pg, err
+	}
+	text := strings.TrimSpace(q.Get("q"))
+	switch {
+	case text == "":
+		return sq, pg, badRequest("q is required: the words to search for")
+	case len(text) > maxSearchText:
+		return sq, pg, badRequest("q is too long: at most %d bytes", maxSearchText)
+	case !utf8.ValidString(text):
+		return sq, pg, badRequest("q must be UTF-8 text")
+	}
+	sq.Text = text
+	if typ := q.Get("type"); typ != "" {
+		if !content.ValidType(typ) {
+			return sq, pg, badRequest("invalid content type: use lower-case letters, digits, '_' and '-'")
+		}
+		sq.Type = typ
+	}
+	sq.Limit, sq.Offset = pg.Limit, pg.Offset
+	return sq, pg, nil
+}
+
+func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, sq engine.SearchQuery, pg page, cc string, keys []string) error {
+	res, err := s.engine.Search(r.Context(), sq)
+	switch {
+	case errors.Is(err, engine.ErrSearchOff):
+		return notFound("content search is off on this server (folio serve --search=false)")
+	case errors.Is(err, engine.ErrSearchBusy):
+		w.Header().Set("Retry-After", "5")
+		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the search index is still being built; try again shortly")
+	case err != nil && r.Context().Err() != nil:
+		// The client hung up while the search waited for the index:
+		// nothing to log, and no one reads the answer.
+		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the request ended before the search index was ready")
+	case err != nil:
+		return err
+	}
+	kh := keyHdr{}
+	if len(keys) > 0 {
+		kh = keysOf([]string{strings.Join(keys, " ")}, []string{strings.Join(keys, ",")})
+	}
+	return serveJSON(w, r, searchList{Items: res.Hits, Total: res.Total, Limit: pg.Limit, Offset: pg.Offset}, cc, kh)
+}
+
+// typeKeys are the surrogate keys of the view's types (public ones only
+// with public), sorted.
+func typeKeys(v *engine.View, public bool) []string {
+	var keys []string
+	for _, name := range v.TypeNames() {
+		if t, _ := v.Type(name); !public || t.Config.Public {
+			keys = append(keys, engine.TypeKey(name))
+		}
+	}
+	return keys
+}
