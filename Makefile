@@ -65,11 +65,12 @@ BENCH_FLAGS ?=
 FOLIO_GEN   := $(BIN)/folio-gen
 FOLIO_BENCH := $(BIN)/folio-bench
 
-bench: build
+bench: build $(VERSITYGW)
 	$(GO) build -o $(FOLIO_GEN) ./cmd/folio-gen
 	$(GO) build -o $(FOLIO_BENCH) ./cmd/folio-bench
 	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null && command -v wrk >/dev/null || \
 		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nginx-light wrk; } || \
 		echo "bench: nginx or wrk missing; the Go load generator is used and nginx is skipped if absent"
 	@mkdir -p $(BENCH_OUT)
-	$(FOLIO_BENCH) -folio $(FOLIO) -gen $(FOLIO_GEN) -data $(BENCH_OUT)/data -out $(BENCH_OUT)/results.md $(BENCH_FLAGS)
+	$(FOLIO_BENCH) -folio $(FOLIO) -gen $(FOLIO_GEN) -versitygw $(VERSITYGW) \
+		-data $(BENCH_OUT)/data -out $(BENCH_OUT)/results.md $(BENCH_FLAGS)

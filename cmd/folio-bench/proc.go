@@ -55,6 +55,9 @@ type serveOpts struct {
 	Site, Media, CacheDir string
 	// Log is where folio's stdout and stderr go (appended).
 	Log string
+	// Args are more flags (the --storage s3 ones, --read-only); Env is
+	// added to the environment (S3 credentials).
+	Args, Env []string
 }
 
 // server is a running folio (or nginx) process.
@@ -74,15 +77,23 @@ func (b *bench) startFolio(o serveOpts) (*server, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	args := []string{"serve", "--site", o.Site, "--keys", b.keysFile, "--media", o.Media,
 		"--cache-dir", o.CacheDir, "--addr", addr, "--rate-ip", "0", "--rate-key", "0", "--log-level", "warn"}
-	return startProcess(b.folio, args, "http://"+addr, o.Log)
+	return startProcessEnv(b.folio, append(args, o.Args...), o.Env, "http://"+addr, o.Log)
 }
 
 func startProcess(bin string, args []string, base, logPath string) (*server, error) {
+	return startProcessEnv(bin, args, nil, base, logPath)
+}
+
+// startProcessEnv starts bin with env added to the bench's environment.
+func startProcessEnv(bin string, args, env []string, base, logPath string) (*server, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	s := &server{cmd: cmd, base: base, logf: logf, done: make(chan error, 1)}
 	s.started = time.Now()
