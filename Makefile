@@ -56,7 +56,9 @@ clean:
 
 # bench measures what users feel (cmd/folio-bench): cold start, push to
 # serve, throughput against nginx, media search, derivatives, a 50 MB
-# upload. Generated sites and libraries are cached under bench/out/data;
+# upload, the media library in a bucket on versitygw (migration, a fresh
+# box's start, cross-box visibility). Generated sites and libraries, and
+# the migrated bucket, are cached under bench/out/data;
 # the table is printed and written to bench/out/results.md. nginx and wrk
 # are installed from Debian's mirror when missing (needs root); without
 # them the Go load generator is used and the nginx comparison skipped. BENCH_FLAGS=-quick for a short run, -only to pick.

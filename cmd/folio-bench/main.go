@@ -1,8 +1,10 @@
 // Command folio-bench measures what users of folio feel: cold start, push
 // to serve, read throughput and latency against nginx serving the same
-// bytes, media search, image derivatives and a large upload. It starts
-// `folio serve` (and nginx) as subprocesses on 127.0.0.1 only, on sites and
-// media libraries written by folio-gen (cached under -data), and prints a
+// bytes, media search, image derivatives, a large upload, and the media
+// library in an S3 bucket (migration, a fresh box's start, a write seen
+// by another box). It starts `folio serve` (and nginx, and versitygw as
+// the S3 server) as subprocesses on 127.0.0.1 only, on sites and media
+// libraries written by folio-gen (cached under -data), and prints a
 // Markdown table that it also writes to -out.
 //
 //	folio-bench -folio .bin/folio -gen .bin/folio-gen -out bench/out/results.md

@@ -181,3 +181,24 @@ func procStatus(pid int, field string) (float64, error) {
 func resetPeak(pid int) error {
 	return os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "clear_refs"), []byte("5"), 0)
 }
+
+// procCPU is the CPU time (user and system) a process has used so far.
+func procCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command, which is in parentheses and may hold spaces.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	// USER_HZ is 100 on Linux whatever the kernel's HZ.
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
