@@ -58,7 +58,9 @@ clean:
 
 # bench measures what users feel (cmd/folio-bench): cold start, push to
 # serve, throughput against nginx, media search, derivatives, a 50 MB
-# upload. Generated sites and libraries are cached under bench/out/data;
+# upload, the media library in a bucket on versitygw (migration, a fresh
+# box's start, cross-box visibility). Generated sites and libraries, and
+# the migrated bucket, are cached under bench/out/data;
 # the table is printed and written to bench/out/results.md. nginx and wrk
 # are installed from Debian's mirror when missing (needs root); without
 # them the Go load generator is used and the nginx comparison skipped. BENCH_FLAGS=-quick for a short run, -only to pick.
@@ -67,11 +69,12 @@ BENCH_FLAGS ?=
 FOLIO_GEN   := $(BIN)/folio-gen
 FOLIO_BENCH := $(BIN)/folio-bench
 
-bench: build
+bench: build $(VERSITYGW)
 	$(GO) build -o $(FOLIO_GEN) ./cmd/folio-gen
 	$(GO) build -o $(FOLIO_BENCH) ./cmd/folio-bench
 	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null && command -v wrk >/dev/null || \
 		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nginx-light wrk; } || \
 		echo "bench: nginx or wrk missing; the Go load generator is used and nginx is skipped if absent"
 	@mkdir -p $(BENCH_OUT)
-	$(FOLIO_BENCH) -folio $(FOLIO) -gen $(FOLIO_GEN) -data $(BENCH_OUT)/data -out $(BENCH_OUT)/results.md $(BENCH_FLAGS)
+	$(FOLIO_BENCH) -folio $(FOLIO) -gen $(FOLIO_GEN) -versitygw $(VERSITYGW) \
+		-data $(BENCH_OUT)/data -out $(BENCH_OUT)/results.md $(BENCH_FLAGS)

@@ -1,8 +1,10 @@
 // Command folio-bench measures what users of folio feel: cold start, push
 // to serve, read throughput and latency against nginx serving the same
-// bytes, media search, image derivatives and a large upload. It starts
-// `folio serve` (and nginx) as subprocesses on 127.0.0.1 only, on sites and
-// media libraries written by folio-gen (cached under -data), and prints a
+// bytes, media search, image derivatives, a large upload, and the media
+// library in an S3 bucket (migration, a fresh box's start, a write seen
+// by another box). It starts `folio serve` (and nginx, and versitygw as
+// the S3 server) as subprocesses on 127.0.0.1 only, on sites and media
+// libraries written by folio-gen (cached under -data), and prints a
 // Markdown table that it also writes to -out.
 //
 //	folio-bench -folio .bin/folio -gen .bin/folio-gen -out bench/out/results.md
@@ -24,10 +26,12 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "push", "load", "search", "csearch", "mediastart", "derive", "upload"}
+var groups = []string{"cold", "push", "load", "search", "csearch", "mediastart", "derive", "upload", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
+	versitygw         string // the S3 server of the bucket group
+	rebuildBucket     bool
 	wrk               string // "" uses the Go load generator
 	dataDir, outFile  string
 	tmp               string
@@ -63,6 +67,8 @@ func run(args []string) error {
 	fs.StringVar(&b.folio, "folio", ".bin/folio", "the folio binary")
 	fs.StringVar(&b.gen, "gen", ".bin/folio-gen", "the folio-gen binary")
 	fs.StringVar(&b.nginx, "nginx", "", "the nginx binary (default: nginx on PATH, else /usr/sbin/nginx; the comparison is skipped without one)")
+	fs.StringVar(&b.versitygw, "versitygw", ".bin/versitygw", "the versitygw binary (S3 server of the bucket group; `make versitygw`)")
+	fs.BoolVar(&b.rebuildBucket, "rebuild-bucket", false, "migrate the media library into a new bucket even when one is cached under -data")
 	loadgen := fs.String("loadgen", "auto", "load generator: wrk, go, or auto (wrk when installed)")
 	fs.StringVar(&b.dataDir, "data", "bench/out/data", "where generated sites and libraries are cached")
 	fs.StringVar(&b.outFile, "out", "bench/out/results.md", "the results file (Markdown)")
@@ -112,7 +118,7 @@ func run(args []string) error {
 		}
 		b.only[g] = true
 	}
-	for _, p := range []*string{&b.folio, &b.gen, &b.dataDir, &b.outFile} {
+	for _, p := range []*string{&b.folio, &b.gen, &b.versitygw, &b.dataDir, &b.outFile} {
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			return err
@@ -154,6 +160,7 @@ func run(args []string) error {
 	steps := map[string]func() error{
 		"cold": b.coldStart, "push": b.pushToServe, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
 		"mediastart": b.mediaStart, "derive": b.derivatives, "upload": b.bigUpload,
+		"bucket": b.bucket,
 	}
 	for _, g := range groups {
 		if len(b.only) > 0 && !b.only[g] {

@@ -55,8 +55,9 @@ type serveOpts struct {
 	Site, Media, CacheDir string
 	// Log is where folio's stdout and stderr go (appended).
 	Log string
-	// Args are more flags.
-	Args []string
+	// Args are more flags (the --storage s3 ones, --read-only); Env is
+	// added to the environment (S3 credentials).
+	Args, Env []string
 }
 
 // server is a running folio (or nginx) process.
@@ -76,16 +77,23 @@ func (b *bench) startFolio(o serveOpts) (*server, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	args := []string{"serve", "--site", o.Site, "--keys", b.keysFile, "--media", o.Media,
 		"--cache-dir", o.CacheDir, "--addr", addr, "--rate-ip", "0", "--rate-key", "0", "--log-level", "warn"}
-	args = append(args, o.Args...)
-	return startProcess(b.folio, args, "http://"+addr, o.Log)
+	return startProcessEnv(b.folio, append(args, o.Args...), o.Env, "http://"+addr, o.Log)
 }
 
 func startProcess(bin string, args []string, base, logPath string) (*server, error) {
+	return startProcessEnv(bin, args, nil, base, logPath)
+}
+
+// startProcessEnv starts bin with env added to the bench's environment.
+func startProcessEnv(bin string, args, env []string, base, logPath string) (*server, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	s := &server{cmd: cmd, base: base, logf: logf, done: make(chan error, 1)}
 	s.started = time.Now()
@@ -172,4 +180,25 @@ func procStatus(pid int, field string) (float64, error) {
 // clear_refs "5"), so a later VmHWM is the peak of what happened since.
 func resetPeak(pid int) error {
 	return os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "clear_refs"), []byte("5"), 0)
+}
+
+// procCPU is the CPU time (user and system) a process has used so far.
+func procCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command, which is in parentheses and may hold spaces.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	// USER_HZ is 100 on Linux whatever the kernel's HZ.
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
