@@ -46,6 +46,7 @@ type Resource struct {
 	body  []byte
 	etag  string
 	keys  keyHeaders
+	enc   encodings // compressed forms, made on first use (compress.go)
 }
 
 func newResource(v any) *Resource { return &Resource{value: v} }

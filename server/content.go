@@ -62,10 +62,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	all := v.Pages()
 	from, to := pg.window(len(all))
 	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset))
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc, hdrKeyPages)
-	}
-	return serveBody(w, r, listBody("items", bodies(all[from:to]), len(all), pg.Limit, pg.Offset), etag, cc, hdrKeyPages)
+	return serveList(w, r, all[from:to], len(all), pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -81,8 +78,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if !ok {
 		return notFound("no page with slug %q", slug)
 	}
-	body, etag := res.Body()
-	return serveBody(w, r, body, etag, cc, keysOf(res.Keys()))
+	return serveResource(w, r, res, cc)
 }
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -160,11 +156,7 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	}
 	from, to := pg.window(len(items))
 	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset))
-	keys := keysOf(t.Keys())
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc, keys)
-	}
-	return serveBody(w, r, listBody("items", bodies(items[from:to]), len(items), pg.Limit, pg.Offset), etag, cc, keys)
+	return serveList(w, r, items[from:to], len(items), pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
 
 func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
@@ -180,8 +172,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if !ok {
 		return notFound("no %s with slug %q", t.Name, slug)
 	}
-	body, etag := res.Body()
-	return serveBody(w, r, body, etag, cc, keysOf(res.Keys()))
+	return serveResource(w, r, res, cc)
 }
 
 func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -193,8 +184,7 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if !ok {
 		return notFound("the site has no globals file")
 	}
-	body, etag := res.Body()
-	return serveBody(w, r, body, etag, cc, keysOf(res.Keys()))
+	return serveResource(w, r, res, cc)
 }
 
 func bodies(rs []*engine.Resource) [][]byte {
