@@ -46,7 +46,8 @@ type Resource struct {
 	body  []byte
 	etag  string
 	keys  keyHeaders
-	enc   encodings // compressed forms, made on first use (compress.go)
+	enc   encodings   // compressed forms, made on first use (compress.go)
+	proj  projections // narrowed by `fields` (fields.go)
 }
 
 func newResource(v any) *Resource { return &Resource{value: v} }
