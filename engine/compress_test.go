@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"strings"
@@ -74,5 +75,37 @@ func TestGzipJoin(t *testing.T) {
 	}
 	if got := gunzip(t, GzipJoin(nil, crc32.ChecksumIEEE(nil), 0)); len(got) != 0 {
 		t.Fatalf("empty join gave %q", got)
+	}
+}
+
+// benchPage is about the size of the load test's page (12 KB of JSON).
+func benchPage() *Resource {
+	var sections []map[string]any
+	for i := range 40 {
+		sections = append(sections, map[string]any{"id": fmt.Sprint("s", i), "type": "text",
+			"data": map[string]any{"html": fmt.Sprintf("<p>Paragraph %d of the page, with some words that repeat as real text does.</p>", i)}})
+	}
+	return newResource(map[string]any{"title": "A page", "slug": "a-page", "sections": sections})
+}
+
+// BenchmarkResourceGzip is the one-off cost of a page's kept gzip form.
+func BenchmarkResourceGzip(b *testing.B) {
+	body, etag := benchPage().Body()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		r := &Resource{}
+		r.once.Do(func() { r.body, r.etag = body, etag })
+		r.Gzip()
+	}
+}
+
+// BenchmarkResourceBrotli is the one-off cost of a page's kept brotli form.
+func BenchmarkResourceBrotli(b *testing.B) {
+	body, etag := benchPage().Body()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		r := &Resource{}
+		r.once.Do(func() { r.body, r.etag = body, etag })
+		r.Brotli()
 	}
 }

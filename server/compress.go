@@ -221,8 +221,7 @@ func serveCoded(w http.ResponseWriter, r *http.Request, c coding, body []byte, e
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	_, err := w.Write(body)
-	return err
+	return writeOnce(w, r, body)
 }
 
 // serveResource serves a pre-encoded page, item or globals in the coding
