@@ -65,7 +65,8 @@ func Deflate(b []byte) []byte {
 // and its ETag: Body's with "-gz" before the closing quote.
 func (r *Resource) Gzip() ([]byte, string) {
 	body, etag := r.Body()
-	r.enc.gzOnce.Do(func() {
+	e := &r.extra().enc
+	e.gzOnce.Do(func() {
 		frag := Deflate(body)
 		gz := make([]byte, 0, len(gzipHeader)+len(frag)+len(finalBlock)+gzTrailer)
 		gz = append(gz, gzipHeader...)
@@ -73,9 +74,9 @@ func (r *Resource) Gzip() ([]byte, string) {
 		gz = append(gz, finalBlock...)
 		gz = binary.LittleEndian.AppendUint32(gz, crc32.ChecksumIEEE(body))
 		gz = binary.LittleEndian.AppendUint32(gz, uint32(len(body)))
-		r.enc.gz = gz
+		e.gz = gz
 	})
-	return r.enc.gz, EncodedETag(etag, "gz")
+	return e.gz, EncodedETag(etag, "gz")
 }
 
 // Deflated returns Body as a DEFLATE fragment (see Deflate), the part of
@@ -90,14 +91,15 @@ func (r *Resource) Deflated() []byte {
 // kept) and its ETag, Body's with "-br".
 func (r *Resource) Brotli() ([]byte, string) {
 	body, etag := r.Body()
-	r.enc.brOnce.Do(func() {
+	e := &r.extra().enc
+	e.brOnce.Do(func() {
 		var buf bytes.Buffer
 		bw := brotli.NewWriterLevel(&buf, BrotliQuality)
 		bw.Write(body)
 		bw.Close()
-		r.enc.br = bytes.Clone(buf.Bytes())
+		e.br = bytes.Clone(buf.Bytes())
 	})
-	return r.enc.br, EncodedETag(etag, "br")
+	return e.br, EncodedETag(etag, "br")
 }
 
 // EncodedETag is the ETag of a content coding of the representation whose

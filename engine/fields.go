@@ -127,7 +127,8 @@ func (r *Resource) Project(f *Fields) *Resource {
 	if f == nil {
 		return r
 	}
-	if p, ok := r.proj.m.Load(f.key); ok {
+	proj := &r.extra().proj
+	if p, ok := proj.m.Load(f.key); ok {
 		return p.(*Resource)
 	}
 	body, _ := r.Body()
@@ -143,13 +144,13 @@ func (r *Resource) Project(f *Fields) *Resource {
 		p.body = out
 		p.etag = etagOf(append([]byte(f.key+"\x00"), out...))
 	})
-	if r.proj.n.Load() >= maxProjections {
+	if proj.n.Load() >= maxProjections {
 		return p
 	}
-	if got, loaded := r.proj.m.LoadOrStore(f.key, p); loaded {
+	if got, loaded := proj.m.LoadOrStore(f.key, p); loaded {
 		return got.(*Resource)
 	}
-	r.proj.n.Add(1)
+	proj.n.Add(1)
 	return p
 }
 
