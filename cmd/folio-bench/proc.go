@@ -170,3 +170,38 @@ func procStatus(pid int, field string) (float64, error) {
 func resetPeak(pid int) error {
 	return os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "clear_refs"), []byte("5"), 0)
 }
+
+// userHZ is the unit of the CPU times of /proc/<pid>/stat (USER_HZ, 100
+// on every Linux this runs on).
+const userHZ = 100
+
+// cpuTime is the CPU time (user and system, all threads) that process pid
+// and its child processes (nginx's workers) have used so far.
+func cpuTime(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(data, ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, _ := strconv.ParseInt(f[12], 10, 64) // field 15
+	total := time.Duration(utime+stime) * time.Second / userHZ
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, t := range tasks {
+		kids, _ := os.ReadFile(t)
+		for _, k := range strings.Fields(string(kids)) {
+			if kp, err := strconv.Atoi(k); err == nil {
+				c, err := cpuTime(kp)
+				if err == nil {
+					total += c
+				}
+			}
+		}
+	}
+	return total, nil
+}

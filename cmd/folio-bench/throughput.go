@@ -124,12 +124,16 @@ func (b *bench) throughput() error {
 		if _, err := gen.run(ep.urls, ep.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
 			return err
 		}
-		var rps, p50, p99, nrps, np50, np99 []float64
+		var rps, p50, p99, nrps, np50, np99, cpu, ncpu []float64
 		errs, nerrs, empty := 0, 0, 0
 		for range b.runs {
+			c0, _ := cpuTime(s.pid())
 			r, err := gen.run(ep.urls, ep.key, ep.enc, b.dur)
 			if err != nil {
 				return err
+			}
+			if c1, err := cpuTime(s.pid()); err == nil && r.Requests > 0 {
+				cpu = append(cpu, float64((c1-c0).Microseconds())/float64(r.Requests))
 			}
 			rps = append(rps, r.RPS)
 			if r.Requests > 0 { // no latency to report from a run in which nothing completed
@@ -139,9 +143,13 @@ func (b *bench) throughput() error {
 			}
 			errs += r.Errors
 			if ep.nginx != "" && ngx != nil {
+				c0, _ := cpuTime(ngx.pid())
 				n, err := gen.run([]string{ngx.base + pagePath}, ep.key, ep.enc, b.dur)
 				if err != nil {
 					return err
+				}
+				if c1, err := cpuTime(ngx.pid()); err == nil && n.Requests > 0 {
+					ncpu = append(ncpu, float64((c1-c0).Microseconds())/float64(n.Requests))
 				}
 				nrps, np50, np99 = append(nrps, n.RPS), append(np50, ms(n.P50)), append(np99, ms(n.P99))
 				nerrs += n.Errors
@@ -176,6 +184,13 @@ func (b *bench) throughput() error {
 			rt := row{Figure: ep.name + ": folio / " + ep.nginx + " throughput", Sum: summarize(ratio), Unit: unitX,
 				Note: "ratio of each folio run to the nginx run right after it"}
 			b.add(rt.check("≥ 0.80×", rt.Sum.Median >= 0.8))
+			// CPU time per request hardly depends on what else the
+			// machine runs, unlike throughput and latency.
+			if len(cpu) > 0 && len(ncpu) > 0 {
+				b.add(row{Figure: ep.name + ": folio CPU per request", Sum: summarize(cpu), Unit: unitUS,
+					Note: "folio's user and system CPU time during a run over the requests it answered"})
+				b.add(row{Figure: ep.name + ": " + ep.nginx + " CPU per request", Sum: summarize(ncpu), Unit: unitUS})
+			}
 			if len(p99) == len(np99) {
 				pr := make([]float64, len(p99))
 				for i := range p99 {
