@@ -28,19 +28,22 @@ func (l coalescingListener) Accept() (net.Conn, error) {
 }
 
 // coalescingConn passes writes through, except between hold and release,
-// when it gathers them into one.
+// when it gathers them into one buffer, taken from a pool so that idle
+// keep-alive connections hold none.
 type coalescingConn struct {
 	net.Conn
 	mu      sync.Mutex
 	holding bool
-	buf     []byte
+	buf     *[]byte
 }
+
+var holdBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 func (c *coalescingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.holding {
-		c.buf = append(c.buf, p...)
+		*c.buf = append(*c.buf, p...)
 		return len(p), nil
 	}
 	return c.Conn.Write(p)
@@ -49,8 +52,9 @@ func (c *coalescingConn) Write(p []byte) (int, error) {
 func (c *coalescingConn) hold(size int) {
 	c.mu.Lock()
 	c.holding = true
-	if cap(c.buf) < size {
-		c.buf = make([]byte, 0, size)
+	c.buf = holdBufs.Get().(*[]byte)
+	if cap(*c.buf) < size {
+		*c.buf = make([]byte, 0, size)
 	}
 	c.mu.Unlock()
 }
@@ -60,14 +64,15 @@ func (c *coalescingConn) release() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.holding = false
-	if len(c.buf) == 0 {
-		return nil
+	b := c.buf
+	c.buf = nil
+	var err error
+	if len(*b) > 0 {
+		_, err = c.Conn.Write(*b)
 	}
-	_, err := c.Conn.Write(c.buf)
-	if cap(c.buf) > 256<<10 { // keep no huge buffer on an idle connection
-		c.buf = nil
-	} else {
-		c.buf = c.buf[:0]
+	if cap(*b) <= 1<<20 { // let a rare huge one go
+		*b = (*b)[:0]
+		holdBufs.Put(b)
 	}
 	return err
 }
