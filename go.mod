@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/frontmatter v0.2.0
+	github.com/andybalholm/brotli v1.2.3
 	github.com/blevesearch/bleve/v2 v2.5.7
 	github.com/buckket/go-blurhash v1.1.0
 	github.com/chai2010/webp v1.4.0

@@ -86,8 +86,14 @@ func readTypeConfig(name string, v any) (TypeConfig, error) {
 				return tc, fmt.Errorf("defaultSort: want text like \"-publishedAt\", found %s", kindOf(v))
 			}
 			tc.DefaultSort = s
+		case "listBody":
+			b, ok := v.(bool)
+			if !ok {
+				return tc, fmt.Errorf("listBody: want true or false, found %s", kindOf(v))
+			}
+			tc.NoListBody = !b
 		default:
-			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort)", k)
+			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort, listBody)", k)
 		}
 	}
 	if tc.DefaultSort != "" {

@@ -121,6 +121,9 @@ type TypeConfig struct {
 	Sortable []string `yaml:"sortable" json:"sortable"`
 	// DefaultSort is the sort of a list without `sort`; "-publishedAt" if empty.
 	DefaultSort string `yaml:"defaultSort" json:"defaultSort"`
+	// NoListBody is `listBody: false`: the type's lists leave out each
+	// item's HTML body (data.body) unless `fields` asks for it.
+	NoListBody bool `yaml:"-" json:"noListBody,omitempty"`
 }
 
 // Problem is something wrong with one file of the site, positioned for the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/content"
@@ -46,6 +47,23 @@ type Resource struct {
 	body  []byte
 	etag  string
 	keys  keyHeaders
+	// Compressed forms and `fields` projections (compress.go,
+	// fields.go), allocated on first use: most resources of a big site
+	// never need them, and they are 136 bytes.
+	more atomic.Pointer[resourceMore]
+}
+
+type resourceMore struct {
+	enc  encodings
+	proj projections
+}
+
+func (r *Resource) extra() *resourceMore {
+	if m := r.more.Load(); m != nil {
+		return m
+	}
+	r.more.CompareAndSwap(nil, new(resourceMore))
+	return r.more.Load()
 }
 
 func newResource(v any) *Resource { return &Resource{value: v} }

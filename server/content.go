@@ -59,13 +59,14 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
+	f, err := fieldsParam(r, engine.PageSummaryFields)
+	if err != nil {
+		return err
+	}
 	all := v.Pages()
 	from, to := pg.window(len(all))
-	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset))
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc, hdrKeyPages)
-	}
-	return serveBody(w, r, listBody("items", bodies(all[from:to]), len(all), pg.Limit, pg.Offset), etag, cc, hdrKeyPages)
+	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
+	return serveList(w, r, project(all[from:to], f), len(all), pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -77,12 +78,15 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil {
 		return err
 	}
+	f, err := fieldsParam(r, engine.PageFields)
+	if err != nil {
+		return err
+	}
 	res, ok := v.Page(slug)
 	if !ok {
 		return notFound("no page with slug %q", slug)
 	}
-	body, etag := res.Body()
-	return serveBody(w, r, body, etag, cc, keysOf(res.Keys()))
+	return serveResource(w, r, res.Project(f), cc)
 }
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -151,6 +155,13 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if err != nil {
 		return err
 	}
+	f, err := fieldsParam(r, engine.ItemFields)
+	if err != nil {
+		return err
+	}
+	if f == nil && t.Config.NoListBody {
+		f = engine.WithoutBody
+	}
 	items, sort, err := t.Sorted(q.Get("sort"))
 	if errors.Is(err, engine.ErrBadSort) {
 		return badRequest("%s: %v", t.Name, err)
@@ -159,12 +170,8 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return err
 	}
 	from, to := pg.window(len(items))
-	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset))
-	keys := keysOf(t.Keys())
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc, keys)
-	}
-	return serveBody(w, r, listBody("items", bodies(items[from:to]), len(items), pg.Limit, pg.Offset), etag, cc, keys)
+	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
+	return serveList(w, r, project(items[from:to], f), len(items), pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
 
 func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
@@ -176,12 +183,15 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if err != nil {
 		return err
 	}
+	f, err := fieldsParam(r, engine.ItemFields)
+	if err != nil {
+		return err
+	}
 	res, ok := t.Item(slug)
 	if !ok {
 		return notFound("no %s with slug %q", t.Name, slug)
 	}
-	body, etag := res.Body()
-	return serveBody(w, r, body, etag, cc, keysOf(res.Keys()))
+	return serveResource(w, r, res.Project(f), cc)
 }
 
 func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -189,12 +199,39 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if err != nil {
 		return err
 	}
+	// Globals' keys vary by site: any name is accepted, and one the file
+	// lacks is absent from the response.
+	f, err := fieldsParam(r, nil)
+	if err != nil {
+		return err
+	}
 	res, ok := v.Globals()
 	if !ok {
 		return notFound("the site has no globals file")
 	}
-	body, etag := res.Body()
-	return serveBody(w, r, body, etag, cc, keysOf(res.Keys()))
+	return serveResource(w, r, res.Project(f), cc)
+}
+
+// fieldsParam reads `fields` (engine.ParseFields) against the top-level
+// fields of the route's resources; nil when absent.
+func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
+	f, err := engine.ParseFields(r.URL.Query().Get("fields"), allowed)
+	if err != nil {
+		return nil, badRequest("fields: %v", err)
+	}
+	return f, nil
+}
+
+// project narrows each resource to f (a no-op for nil).
+func project(rs []*engine.Resource, f *engine.Fields) []*engine.Resource {
+	if f == nil {
+		return rs
+	}
+	out := make([]*engine.Resource, len(rs))
+	for i, r := range rs {
+		out[i] = r.Project(f)
+	}
+	return out
 }
 
 func bodies(rs []*engine.Resource) [][]byte {

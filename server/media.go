@@ -313,9 +313,8 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 }
 
 func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, keys keyHdr) error {
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		return serveBody(w, r, nil, etag, cc, keys)
-	}
+	// Encoded even for a 304: whether the body is compressed, and so
+	// which ETag the 304 carries, depends on its size.
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -371,7 +370,7 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 // versionFromETag reads the version of `"<id>.<version>"` (either view's).
 func versionFromETag(h, id string) (int, bool) {
 	h = strings.TrimPrefix(strings.TrimSpace(h), "W/")
-	h = strings.Trim(h, `"`)
+	h = strings.Trim(uncoded(h), `"`)
 	h = strings.TrimSuffix(h, ".p")
 	rest, ok := strings.CutPrefix(h, id+".")
 	if !ok {

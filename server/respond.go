@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"hash/crc32"
 	"net/http"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ const (
 // the slice. Sharing them saves allocations on the hottest path.
 var (
 	hdrJSON = []string{"application/json; charset=utf-8"}
-	hdrVary = []string{"Authorization"}
+	hdrVary = []string{"Authorization, Accept-Encoding"}
 )
 
 // writeJSON encodes v and writes it with status.
@@ -89,29 +90,19 @@ func (k keyHdr) set(h http.Header) {
 
 // serveBody writes a 200 JSON body with its ETag, Cache-Control and
 // surrogate keys, or a 304 when the client's If-None-Match already names
-// that ETag.
+// that ETag. A body of compressMin bytes or more goes gzip-compressed on
+// the fly (pooled writer) to a client that takes gzip, with the ETag
+// marked "-gz".
 func serveBody(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string, keys keyHdr) error {
-	h := w.Header()
-	h["Etag"] = []string{etag}
-	h["Cache-Control"] = []string{cacheControl}
-	keys.set(h)
-	if _, ok := h["Vary"]; !ok {
-		h["Vary"] = hdrVary
-	} else {
-		h.Add("Vary", "Authorization")
+	if len(body) < compressMin || negotiate(r, false) != codingGzip {
+		return serveCoded(w, r, identity, body, etag, cacheControl, keys)
 	}
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return serveCoded(w, r, codingGzip, nil, etag, cacheControl, keys)
 	}
-	h["Content-Type"] = hdrJSON
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	if r.Method == http.MethodHead {
-		w.WriteHeader(http.StatusOK)
-		return nil
-	}
-	_, err := w.Write(body)
-	return err
+	g := gzipBody(body)
+	defer g.release()
+	return serveCoded(w, r, codingGzip, g.buf.Bytes(), etag, cacheControl, keys)
 }
 
 // serveJSON encodes v and serves it with an ETag computed from the bytes.
@@ -132,18 +123,33 @@ func etagOf(b []byte) string {
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 }
 
-// etagMatches implements the weak comparison of If-None-Match.
+// etagMatches implements the weak comparison of If-None-Match (RFC 9110
+// §13.1.2), with one more rule: the ETags of a representation's content
+// codings ("x", "x-gz", "x-br") all match each other. They name the same
+// content, so a client or cache holding any of them has it and may keep
+// using it; the 304 carries the ETag of the coding this request selects.
 func etagMatches(header, etag string) bool {
 	if header == "" {
 		return false
 	}
-	for _, part := range strings.Split(header, ",") {
+	etag = uncoded(strings.TrimPrefix(etag, "W/"))
+	for part := range strings.SplitSeq(header, ",") {
 		part = strings.TrimSpace(part)
-		if part == "*" || strings.TrimPrefix(part, "W/") == strings.TrimPrefix(etag, "W/") {
+		if part == "*" || uncoded(strings.TrimPrefix(part, "W/")) == etag {
 			return true
 		}
 	}
 	return false
+}
+
+// uncoded strips a coding mark ("-gz", "-br") from a quoted ETag.
+func uncoded(etag string) string {
+	for _, s := range []string{`-gz"`, `-br"`} {
+		if base, ok := strings.CutSuffix(etag, s); ok {
+			return base + `"`
+		}
+	}
+	return etag
 }
 
 // listBody builds `{"items":[...],"total":N,"limit":L,"offset":O}` (or
@@ -172,3 +178,46 @@ func listBody(key string, items [][]byte, total, limit, offset int) []byte {
 	b = append(b, '}')
 	return b
 }
+
+// serveList serves a list of pre-encoded resources as listBody does, in
+// the coding the client prefers: for gzip, the kept DEFLATE form of each
+// item is joined, with the list's own bytes between them in stored
+// blocks, so no item is compressed again (engine.GzipJoin).
+func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource, total, limit, offset int, etag, cacheControl string, keys keyHdr) error {
+	c := negotiate(r, false)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		return serveCoded(w, r, c, nil, etag, cacheControl, keys)
+	}
+	if c != codingGzip {
+		return serveCoded(w, r, identity, listBody("items", bodies(items), total, limit, offset), etag, cacheControl, keys)
+	}
+	return serveCoded(w, r, c, gzipList("items", items, total, limit, offset), etag, cacheControl, keys)
+}
+
+// gzipList is the gzip encoding of listBody(key, bodies(items), …).
+func gzipList(key string, items []*engine.Resource, total, limit, offset int) []byte {
+	head := []byte(`{"` + key + `":[`)
+	tail := listBody("", nil, total, limit, offset)
+	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
+	parts := make([]engine.GzipPart, 0, 2*len(items)+1)
+	parts = append(parts, engine.GzipPart{Raw: head})
+	crc := crc32.ChecksumIEEE(head)
+	size := len(head)
+	for i, it := range items {
+		if i > 0 {
+			parts = append(parts, engine.GzipPart{Raw: comma})
+			crc = crc32.Update(crc, crc32.IEEETable, comma)
+			size++
+		}
+		body, _ := it.Body()
+		parts = append(parts, engine.GzipPart{Deflated: it.Deflated()})
+		crc = crc32.Update(crc, crc32.IEEETable, body)
+		size += len(body)
+	}
+	parts = append(parts, engine.GzipPart{Raw: tail})
+	crc = crc32.Update(crc, crc32.IEEETable, tail)
+	size += len(tail)
+	return engine.GzipJoin(parts, crc, size)
+}
+
+var comma = []byte(",")

@@ -234,6 +234,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Del("Content-Length")
 	w.Header().Del("Surrogate-Key")
 	w.Header().Del("Cache-Tag")
+	w.Header().Del("Content-Encoding")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = writeJSON(w, e.Status, errorBody{Error: e.Code, Message: e.Message})
 }

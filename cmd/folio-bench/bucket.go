@@ -355,7 +355,7 @@ func (b *bench) freshBox(gw *gateway, site string, mm manifest) error {
 			s.stop()
 			return err
 		}
-		used, err := procCPU(s.pid())
+		used, err := cpuTime(s.pid())
 		if err != nil {
 			s.stop()
 			return err

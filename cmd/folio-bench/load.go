@@ -44,7 +44,7 @@ const maxPerWorker = 2_000_000
 // goroutines for dur, and records every latency; sorting all samples
 // gives exact percentiles, which is affordable at this scale (a few
 // hundred thousand samples per run).
-func runLoad(client *http.Client, urls []string, key string, conns int, dur time.Duration) loadResult {
+func runLoad(client *http.Client, urls []string, key, enc string, conns int, dur time.Duration) loadResult {
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
 	defer cancel()
 	samples := make([][]time.Duration, conns)
@@ -61,6 +61,9 @@ func runLoad(client *http.Client, urls []string, key string, conns int, dur time
 				reqs[i], _ = http.NewRequest("GET", u, nil)
 				if key != "" {
 					reqs[i].Header.Set("Authorization", "Bearer "+key)
+				}
+				if enc != "" {
+					reqs[i].Header.Set("Accept-Encoding", enc)
 				}
 			}
 			for i := w; i < maxPerWorker+w && ctx.Err() == nil; i++ {

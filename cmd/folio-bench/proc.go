@@ -182,23 +182,37 @@ func resetPeak(pid int) error {
 	return os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "clear_refs"), []byte("5"), 0)
 }
 
-// procCPU is the CPU time (user and system) a process has used so far.
-func procCPU(pid int) (time.Duration, error) {
+// userHZ is the unit of the CPU times of /proc/<pid>/stat (USER_HZ, 100
+// on every Linux this runs on).
+const userHZ = 100
+
+// cpuTime is the CPU time (user and system, all threads) that process pid
+// and its child processes (nginx's workers) have used so far.
+func cpuTime(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, err
 	}
-	// Fields after the command, which is in parentheses and may hold spaces.
-	_, rest, ok := strings.Cut(string(data), ") ")
-	f := strings.Fields(rest)
-	if !ok || len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(data, ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
 	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	utime, _ := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, _ := strconv.ParseInt(f[12], 10, 64) // field 15
+	total := time.Duration(utime+stime) * time.Second / userHZ
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, t := range tasks {
+		kids, _ := os.ReadFile(t)
+		for _, k := range strings.Fields(string(kids)) {
+			if kp, err := strconv.Atoi(k); err == nil {
+				c, err := cpuTime(kp)
+				if err == nil {
+					total += c
+				}
+			}
+		}
 	}
-	// USER_HZ is 100 on Linux whatever the kernel's HZ.
-	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+	return total, nil
 }

@@ -49,6 +49,7 @@ var (
 	unitMB   = unit{" MB", 0}
 	unitMBs  = unit{" MB/s", 0}
 	unitRPS  = unit{" req/s", 0}
+	unitUS   = unit{" µs", 1}
 	unitX    = unit{"×", 2}
 	unitNone = unit{"", 0}
 )

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,8 +66,12 @@ type endpoint struct {
 	name string
 	urls []string
 	key  string
-	// nginx is set for the endpoint compared with nginx.
-	nginx bool
+	// enc is the Accept-Encoding sent ("" sends none).
+	enc string
+	// nginx names the endpoint compared with nginx serving the same
+	// file ("" for none): "nginx" for the page as a static file, "nginx
+	// gzip_static" for its gzip file.
+	nginx string
 }
 
 // throughput loads each endpoint at b.conns connections for b.dur, b.runs
@@ -90,7 +96,8 @@ func (b *bench) throughput() error {
 		searchURLs = append(searchURLs, s.base+"/api/v1/media?search="+url.QueryEscape(w))
 	}
 	eps := []endpoint{
-		{name: "GET /pages/{slug}", urls: []string{s.base + pagePath}, key: b.key, nginx: true},
+		{name: "GET /pages/{slug}", urls: []string{s.base + pagePath}, key: b.key, nginx: "nginx"},
+		{name: "GET /pages/{slug} gzip", urls: []string{s.base + pagePath}, key: b.key, enc: "gzip", nginx: "nginx gzip_static"},
 		{name: "GET /content/posts?limit=20", urls: []string{s.base + "/api/v1/content/posts?limit=20"}, key: b.key},
 		{name: "GET /public/media/{id}", urls: mediaURLs},
 		{name: "GET /media?search=…", urls: searchURLs, key: b.key},
@@ -114,15 +121,19 @@ func (b *bench) throughput() error {
 	for _, ep := range eps {
 		// Warm-up: connections, caches, the Go runtime's heap. A slow
 		// endpoint may complete nothing in it; the runs say so.
-		if _, err := gen.run(ep.urls, ep.key, max(time.Second, b.dur/4)); err != nil {
+		if _, err := gen.run(ep.urls, ep.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
 			return err
 		}
-		var rps, p50, p99, nrps, np50, np99 []float64
+		var rps, p50, p99, nrps, np50, np99, cpu, ncpu []float64
 		errs, nerrs, empty := 0, 0, 0
 		for range b.runs {
-			r, err := gen.run(ep.urls, ep.key, b.dur)
+			c0, _ := cpuTime(s.pid())
+			r, err := gen.run(ep.urls, ep.key, ep.enc, b.dur)
 			if err != nil {
 				return err
+			}
+			if c1, err := cpuTime(s.pid()); err == nil && r.Requests > 0 {
+				cpu = append(cpu, float64((c1-c0).Microseconds())/float64(r.Requests))
 			}
 			rps = append(rps, r.RPS)
 			if r.Requests > 0 { // no latency to report from a run in which nothing completed
@@ -131,10 +142,14 @@ func (b *bench) throughput() error {
 				empty++
 			}
 			errs += r.Errors
-			if ep.nginx && ngx != nil {
-				n, err := gen.run([]string{ngx.base + pagePath}, ep.key, b.dur)
+			if ep.nginx != "" && ngx != nil {
+				c0, _ := cpuTime(ngx.pid())
+				n, err := gen.run([]string{ngx.base + pagePath}, ep.key, ep.enc, b.dur)
 				if err != nil {
 					return err
+				}
+				if c1, err := cpuTime(ngx.pid()); err == nil && n.Requests > 0 {
+					ncpu = append(ncpu, float64((c1-c0).Microseconds())/float64(n.Requests))
 				}
 				nrps, np50, np99 = append(nrps, n.RPS), append(np50, ms(n.P50)), append(np99, ms(n.P99))
 				nerrs += n.Errors
@@ -146,25 +161,44 @@ func (b *bench) throughput() error {
 			rr.Note += fmt.Sprintf("; %d of %d runs completed no request (latencies are of the others)", empty, b.runs)
 		}
 		p99r := row{Figure: ep.name + " p99 latency", Sum: summarize(p99), Unit: unitMS2}
-		if ep.nginx {
+		if ep.nginx == "nginx" {
 			p99r = p99r.check("≤ 5 ms", p99r.Sum.Median <= 5)
 		}
 		b.add(rr)
 		b.add(row{Figure: ep.name + " p50 latency", Sum: summarize(p50), Unit: unitMS2})
 		b.add(p99r)
-		if ep.nginx && ngx != nil {
+		if ep.nginx != "" && ngx != nil {
+			what := "same page JSON as a static file"
+			if ep.enc != "" {
+				what = "the same page's gzip file (gzip_static on), Accept-Encoding: " + ep.enc
+			}
 			ns := summarize(nrps)
-			b.add(row{Figure: "nginx, same page JSON as a static file: throughput", Sum: ns, Unit: unitRPS,
+			b.add(row{Figure: ep.nginx + ", " + what + ": throughput", Sum: ns, Unit: unitRPS,
 				Note: fmt.Sprintf("nginx %s, worker_processes 2, access_log off, same load generator and URL; runs alternate with folio's; %d failed requests", nginxVersion(b.nginx), nerrs)})
-			b.add(row{Figure: "nginx p50 latency", Sum: summarize(np50), Unit: unitMS2})
-			b.add(row{Figure: "nginx p99 latency", Sum: summarize(np99), Unit: unitMS2})
+			b.add(row{Figure: ep.nginx + " p50 latency", Sum: summarize(np50), Unit: unitMS2})
+			b.add(row{Figure: ep.nginx + " p99 latency", Sum: summarize(np99), Unit: unitMS2})
 			ratio := make([]float64, len(rps))
 			for i := range rps {
 				ratio[i] = rps[i] / nrps[i]
 			}
-			rt := row{Figure: "GET /pages/{slug}: folio / nginx throughput", Sum: summarize(ratio), Unit: unitX,
+			rt := row{Figure: ep.name + ": folio / " + ep.nginx + " throughput", Sum: summarize(ratio), Unit: unitX,
 				Note: "ratio of each folio run to the nginx run right after it"}
 			b.add(rt.check("≥ 0.80×", rt.Sum.Median >= 0.8))
+			// CPU time per request hardly depends on what else the
+			// machine runs, unlike throughput and latency.
+			if len(cpu) > 0 && len(ncpu) > 0 {
+				b.add(row{Figure: ep.name + ": folio CPU per request", Sum: summarize(cpu), Unit: unitUS,
+					Note: "folio's user and system CPU time during a run over the requests it answered"})
+				b.add(row{Figure: ep.name + ": " + ep.nginx + " CPU per request", Sum: summarize(ncpu), Unit: unitUS})
+			}
+			if len(p99) == len(np99) {
+				pr := make([]float64, len(p99))
+				for i := range p99 {
+					pr[i] = p99[i] / np99[i]
+				}
+				rp := row{Figure: ep.name + ": folio / " + ep.nginx + " p99 latency", Sum: summarize(pr), Unit: unitX}
+				b.add(rp.check("≤ 1.50×", rp.Sum.Median <= 1.5))
+			}
 		}
 	}
 	return nil
@@ -173,16 +207,23 @@ func (b *bench) throughput() error {
 // startNginx writes the body of src to a file at urlPath under a temp web
 // root and serves it with nginx on a free loopback port.
 func (b *bench) startNginx(src, urlPath string) (*server, error) {
-	req, _ := http.NewRequest("GET", src, nil)
-	req.Header.Set("Authorization", "Bearer "+b.key)
-	resp, err := b.client.Do(req)
+	body, _, err := b.fetch(src, "")
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %v", src, resp.StatusCode, err)
+	// The gzip file is folio's own gzip body when folio sends one, so both
+	// servers send the same bytes; else (a folio without compression) the
+	// page compressed at the same level folio uses.
+	gz, ce, err := b.fetch(src, "gzip")
+	if err != nil {
+		return nil, err
+	}
+	if ce != "gzip" {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, 6)
+		zw.Write(body)
+		zw.Close()
+		gz = buf.Bytes()
 	}
 	dir, err := b.scratch("nginx")
 	if err != nil {
@@ -201,6 +242,9 @@ func (b *bench) startNginx(src, urlPath string) (*server, error) {
 		return nil, err
 	}
 	if err := os.WriteFile(file, body, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(file+".gz", gz, 0o644); err != nil {
 		return nil, err
 	}
 	port, err := freePort()
@@ -227,7 +271,7 @@ http {
     server {
         listen 127.0.0.1:%[2]d;
         root %[3]s;
-        location / { try_files $uri =404; }
+        location / { gzip_static on; try_files $uri =404; }
     }
 }
 `, dir, port, www)
@@ -245,6 +289,26 @@ http {
 		return nil, err
 	}
 	return s, nil
+}
+
+// fetch GETs src with the bench's key and Accept-Encoding enc (when set)
+// and returns the body as sent and its Content-Encoding.
+func (b *bench) fetch(src, enc string) ([]byte, string, error) {
+	req, _ := http.NewRequest("GET", src, nil)
+	req.Header.Set("Authorization", "Bearer "+b.key)
+	if enc != "" {
+		req.Header.Set("Accept-Encoding", enc)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, "", fmt.Errorf("GET %s: %d %v", src, resp.StatusCode, err)
+	}
+	return body, resp.Header.Get("Content-Encoding"), nil
 }
 
 func nginxVersion(bin string) string {

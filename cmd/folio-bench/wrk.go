@@ -32,16 +32,18 @@ func (g *loadGen) name() string {
 	return "Go net/http generator"
 }
 
-func (g *loadGen) run(urls []string, key string, dur time.Duration) (loadResult, error) {
+// run loads urls for dur; key, when set, goes in Authorization and enc,
+// when set, in Accept-Encoding.
+func (g *loadGen) run(urls []string, key, enc string, dur time.Duration) (loadResult, error) {
 	if g.wrk == "" {
-		return runLoad(g.client, urls, key, g.conns, dur), nil
+		return runLoad(g.client, urls, key, enc, g.conns, dur), nil
 	}
-	return g.runWrk(urls, key, dur)
+	return g.runWrk(urls, key, enc, dur)
 }
 
 // runWrk runs wrk with a Lua script that cycles over the URLs' paths
 // (they share one host), and parses its report.
-func (g *loadGen) runWrk(urls []string, key string, dur time.Duration) (loadResult, error) {
+func (g *loadGen) runWrk(urls []string, key, enc string, dur time.Duration) (loadResult, error) {
 	u0, err := url.Parse(urls[0])
 	if err != nil {
 		return loadResult{}, err
@@ -68,6 +70,9 @@ func (g *loadGen) runWrk(urls []string, key string, dur time.Duration) (loadResu
 		"--timeout", "10s", "--latency", "-s", script.Name()}
 	if key != "" {
 		args = append(args, "-H", "Authorization: Bearer "+key)
+	}
+	if enc != "" {
+		args = append(args, "-H", "Accept-Encoding: "+enc)
 	}
 	args = append(args, u0.Scheme+"://"+u0.Host+"/")
 	out, err := exec.Command(g.wrk, args...).CombinedOutput()
