@@ -207,9 +207,9 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 		return nil, nil, err
 	}
 	id := newID()
-	dkeys := l.reserveDerivatives(in.Key, p)
+	dkeys := l.reserveDerivatives(in.Key, p, 0)
 	if l.sh != nil {
-		if dkeys, err = l.claimDerivatives(ctx, id, in.Key, p, dkeys); err != nil {
+		if dkeys, err = l.claimDerivatives(ctx, id, in.Key, p, dkeys, 0); err != nil {
 			return nil, dkeys, err
 		}
 	}
@@ -245,18 +245,19 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 	return l.view(it), dkeys, nil
 }
 
-// reserveDerivatives names the derivatives of an adopted original, whose
-// name is fixed: "<stem>-<w>.webp", else "<stem>-<n>-<w>.webp" for the
-// first n that is free for every width.
-func (l *Library) reserveDerivatives(key string, p *processed) []string {
+// reserveDerivatives names the derivatives of an original whose name is
+// fixed (adopted, or regenerated): "<stem>-<w>.webp", else
+// "<stem>-<n>-<w>.webp" for the first n from on that is free for every
+// width.
+func (l *Library) reserveDerivatives(key string, p *processed, from int) []string {
 	if len(p.derivs) == 0 {
 		return nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for n := 0; ; n++ {
+	for n := from; ; n++ {
 		base := numbered(key, n)
-		if n > 1000 {
+		if n-from > 1000 {
 			base = numbered(key, 0)
 			base = strings.TrimSuffix(base, path.Ext(base)) + "-" + newID() + path.Ext(base)
 		}
@@ -275,8 +276,9 @@ func (l *Library) reserveDerivatives(key string, p *processed) []string {
 
 // claimDerivatives claims the derivative keys of an adopted original in
 // the bucket, naming them anew while another box holds one. dkeys are the
-// ones reserveDerivatives chose; the returned ones are reserved instead.
-func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *processed, dkeys []string) ([]string, error) {
+// ones reserveDerivatives chose from from on; the returned ones are
+// reserved instead.
+func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *processed, dkeys []string, from int) ([]string, error) {
 	for range 64 {
 		err := l.claimKeys(ctx, id, dkeys)
 		if err == nil {
@@ -290,7 +292,7 @@ func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *proce
 		l.mu.Lock()
 		l.reserveLocked(taken.key, l.now().Add(time.Hour))
 		l.mu.Unlock()
-		dkeys = l.reserveDerivatives(key, p)
+		dkeys = l.reserveDerivatives(key, p, from)
 	}
 	return nil, errors.New("media: no free name found")
 }

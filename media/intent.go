@@ -22,9 +22,15 @@ import (
 // object listed that no item claims is deleted. That is what keeps
 // storages that cannot be listed (S3) free of orphans, and it makes the
 // rule one: the sidecar is the commit point of every write.
+//
+// A Replace intent (Regenerate) is written for an item that exists before
+// and after: its sidecar names either the old objects or the new ones,
+// and Open deletes every object listed that no item claims, whichever
+// set that is.
 type intent struct {
-	Key  string   `yaml:"key"`
-	Keys []string `yaml:"keys"`
+	Key     string   `yaml:"key"`
+	Keys    []string `yaml:"keys"`
+	Replace bool     `yaml:"replace,omitempty"`
 }
 
 const intentPrefix = "intent-"
@@ -84,7 +90,13 @@ next:
 		}
 		// The sidecar file, not the index, tells: a sidecar that exists but
 		// does not parse still protects its objects.
-		if _, err := l.root.Stat(sidecarPath(in.Key)); objkey.Check(in.Key) == nil && err != nil {
+		_, err = l.root.Stat(sidecarPath(in.Key))
+		settle := objkey.Check(in.Key) == nil && err != nil
+		if in.Replace && objkey.Check(in.Key) == nil {
+			// A sidecar that exists but did not load protects both sets.
+			settle = err != nil || l.claimed[claimKey(in.Key)] != ""
+		}
+		if settle {
 			for _, k := range in.Keys {
 				if objkey.Check(k) != nil || l.claimed[claimKey(k)] != "" {
 					continue

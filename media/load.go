@@ -172,6 +172,7 @@ func (l *Library) load(ctx context.Context) error {
 	// The files of an item whose sidecar is skipped are kept: a typo in a
 	// hand-edited sidecar must not cost the original and its derivatives.
 	keep := map[string]bool{}
+	var stems []string
 	for i, c := range corrupt {
 		if !c {
 			continue
@@ -179,9 +180,9 @@ func (l *Library) load(ctx context.Context) error {
 		rel := files[i]
 		key := path.Dir(path.Dir(rel)) + "/" + strings.TrimSuffix(path.Base(rel), ".yaml")
 		keep[claimKey(key)] = true
-		for _, w := range DerivativeWidths {
-			keep[claimKey(derivativeKey(key, w))] = true
-		}
+		// Its derivatives: "<stem>-<w>.webp", or numbered
+		// "<stem>-<n>-<w>.webp" (adopted, or regenerated).
+		stems = append(stems, claimKey(strings.TrimSuffix(key, path.Ext(key))+"-"))
 	}
 
 	if l.cfg.ReadOnly {
@@ -190,7 +191,7 @@ func (l *Library) load(ctx context.Context) error {
 	if err := l.settleIntents(ctx); err != nil {
 		return err
 	}
-	if err := l.sweepLocal(ctx, months, keep); err != nil {
+	if err := l.sweepLocal(ctx, months, keep, stems); err != nil {
 		return err
 	}
 	return nil
@@ -206,7 +207,7 @@ type localRoot interface{ Root() string }
 // the month folders are temporary files of interrupted writes and go too.
 // On other storages the intents do this work for the writes of this
 // library (storages cannot be listed through the Storage interface).
-func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[string]bool) error {
+func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[string]bool, stems []string) error {
 	if !l.sweeps {
 		return nil
 	}
@@ -221,7 +222,7 @@ func (l *Library) sweepLocal(ctx context.Context, months []string, keep map[stri
 			case strings.HasPrefix(name, ".tmp-"):
 				l.root.Remove(filepath.FromSlash(key))
 			case strings.HasPrefix(name, "."):
-			case l.claimed[claimKey(key)] != "" || keep[claimKey(key)]:
+			case l.claimed[claimKey(key)] != "" || keep[claimKey(key)] || keptDerivative(key, stems):
 			case !l.isRegular(key):
 			default:
 				l.log.Warn("media: orphan file removed", "key", key)
@@ -248,4 +249,19 @@ func (l *Library) readNames(dir string) ([]string, error) {
 func (l *Library) isRegular(key string) bool {
 	fi, err := l.lstat(key)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// keptDerivative reports whether key is a WebP file named after one of
+// stems (the "<stem>-" of an original whose sidecar did not load).
+func keptDerivative(key string, stems []string) bool {
+	k := claimKey(key)
+	if !strings.HasSuffix(k, ".webp") {
+		return false
+	}
+	for _, s := range stems {
+		if strings.HasPrefix(k, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,6 +27,8 @@ Usage:
   folio keys revoke --keys FILE --name NAME
   folio media import --media DIR [--folder PATH] FILE...
                                            add files to a media library
+  folio media regenerate --media DIR [--folder PATH] [...]
+                                           render the images' derivatives again
   folio media migrate --media DIR --storage s3 --s3-endpoint URL --s3-bucket NAME [...]
                                            move a library kept on the media root into the bucket
   folio version

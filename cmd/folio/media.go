@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -254,15 +255,17 @@ func every(d time.Duration, fn func(ctx context.Context)) (stop func() error) {
 	}
 }
 
-// runMedia runs `folio media import` and `folio media migrate`.
+// runMedia runs `folio media import`, `migrate` and `regenerate`.
 func runMedia(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch {
 	case len(args) > 0 && args[0] == "import":
 		return runMediaImport(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "migrate":
 		return runMediaMigrate(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "regenerate":
+		return runMediaRegenerate(ctx, args[1:], stdout, stderr)
 	}
-	return errors.New("media: want import or migrate")
+	return errors.New("media: want import, migrate or regenerate")
 }
 
 // runMediaMigrate: `folio media migrate --media DIR --storage s3 --s3-...`
@@ -295,7 +298,10 @@ func runMediaMigrate(ctx context.Context, args []string, stdout, stderr io.Write
 }
 
 // runMediaImport: `folio media import --media DIR [--folder PATH] [--alt TEXT] FILE...`
-// adds files to a library as an upload would.
+// adds files to a library as an upload would. On a terminal it shows a
+// progress bar; elsewhere a line per file (id, type, URL). A file that
+// fails is reported on stderr and the others go on; the exit status is 1
+// if any failed.
 func runMediaImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f mediaFlags
 	fs := flag.NewFlagSet("media import", flag.ContinueOnError)
@@ -317,21 +323,107 @@ func runMediaImport(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 	}
+	names := fs.Args()
+	sizes := make([]int64, len(names))
+	var total int64
+	for i, name := range names {
+		if fi, err := os.Stat(name); err == nil {
+			sizes[i] = fi.Size()
+			total += fi.Size()
+		}
+	}
+	p := newProgress(stdout, stderr, "import", len(names), total)
+	defer p.finish()
 	failed := 0
-	for _, name := range fs.Args() {
-		file, err := os.Open(name)
-		if err != nil {
+	var done int64
+	for i, name := range names {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		it, err := m.Library.Create(ctx, media.UploadInput{Filename: filepath.Base(name), Body: file, Folder: *folder, Alt: *alt})
-		file.Close()
+		it, err := importFile(ctx, m.Library, p, name, media.UploadInput{Filename: filepath.Base(name), Folder: *folder, Alt: *alt})
+		done += sizes[i]
 		if err != nil {
 			failed++
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			p.fail(name, err, done)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\n", it.ID, it.MimeType, it.URL)
+		p.item(fmt.Sprintf("%s\t%s\t%s", it.ID, it.MimeType, it.URL), done)
 	}
+	if failed > 0 {
+		return exitError(1)
+	}
+	return nil
+}
+
+func importFile(ctx context.Context, lib *media.Library, p *progress, name string, in media.UploadInput) (*media.Item, error) {
+	file, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	in.Body = p.reader(file)
+	return lib.Create(ctx, in)
+}
+
+// runMediaRegenerate: `folio media regenerate [--folder PATH] [media flags]`
+// renders the WebP derivatives, placeholder and dominant color of every
+// image (in PATH and the folders under it) again, under new keys, after a
+// change of widths or quality. Output as for import: a bar on a terminal,
+// else a line per image (id, type, number of derivatives); a summary on
+// stderr; exit status 1 if any failed.
+func runMediaRegenerate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f mediaFlags
+	fs := flag.NewFlagSet("media regenerate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	folder := fs.String("folder", "/", "regenerate the images in this folder and the folders under it")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	within, err := media.CleanFolder(*folder)
+	if err != nil {
+		return fmt.Errorf("--folder: %w", err)
+	}
+	logger, _ := newLogger(stderr, "warn", "json")
+	m, err := f.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	all, _ := m.Library.List(media.Query{Type: "image"})
+	var items []*media.Item
+	var total int64
+	for _, it := range all {
+		if within == media.RootFolder || it.Folder == within || strings.HasPrefix(it.Folder, within+"/") {
+			items = append(items, it)
+			total += it.Size
+		}
+	}
+	p := newProgress(stdout, stderr, "regenerate", len(items), total)
+	failed, changed, derivs := 0, 0, 0
+	var done int64
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			p.finish()
+			return err
+		}
+		got, err := m.Library.Regenerate(ctx, it.ID)
+		done += it.Size
+		if err != nil {
+			failed++
+			p.fail(it.ID+" ("+it.Filename+")", err, done)
+			continue
+		}
+		state := "unchanged"
+		if got.Version != it.Version {
+			changed++
+			derivs += len(got.Sizes)
+			state = fmt.Sprintf("%d derivatives", len(got.Sizes))
+		}
+		p.item(fmt.Sprintf("%s\t%s\t%s", got.ID, got.MimeType, state), done)
+	}
+	p.finish()
+	fmt.Fprintf(stderr, "regenerated %d of %d images (%d derivatives), %d failed\n", changed, len(items), derivs, failed)
 	if failed > 0 {
 		return exitError(1)
 	}

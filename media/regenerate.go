@@ -1,0 +1,289 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/folio-cms/folio/media/internal/ctxio"
+)
+
+// Regenerate renders the WebP derivatives, the placeholder and the dominant
+// color of an image item again from its original (after a change of the
+// widths or the encoder's quality), and returns the item as changed.
+// Items that are not raster images have nothing to render and are
+// returned as they are.
+//
+// A stored file never changes under its name (/uploads/ and CDNs cache
+// them as immutable), so the new derivatives get new keys: they are put
+// first, the sidecar is switched to them (the commit point, with Version
+// grown by one, as Patch commits), and only then are the old ones
+// deleted. A crash before the commit leaves the new files unclaimed, one
+// after it the old ones; either way Open (local storage: sweep or intent)
+// or the claim sweep (shared library) removes them, and the sidecar never
+// names a missing file.
+func (l *Library) Regenerate(ctx context.Context, id string) (*Item, error) {
+	if l.cfg.ReadOnly {
+		return nil, errReadOnly
+	}
+	if !ValidID(id) {
+		return nil, errorf(ErrNotFound, "media item not found")
+	}
+	cur, ok := l.Get(id)
+	if !ok {
+		return nil, errorf(ErrNotFound, "media item not found")
+	}
+	if !raster(cur.MimeType) {
+		return cur, nil
+	}
+	p, err := l.processStored(ctx, cur)
+	if err != nil {
+		return nil, err
+	}
+	from := max(cur.Version+1, derivativeNumber(cur)+1)
+	dkeys := l.reserveDerivatives(cur.Key, p, from)
+	defer func() { l.release("", dkeys) }()
+	if l.sh != nil {
+		if dkeys, err = l.claimDerivatives(ctx, id, cur.Key, p, dkeys, from); err != nil {
+			return nil, err
+		}
+		return l.regenerateShared(ctx, id, p, dkeys)
+	}
+	return l.regenerateLocal(ctx, id, p, dkeys)
+}
+
+// processStored copies the original of it from storage into a temporary
+// file (never into memory) and processes it as Create does.
+func (l *Library) processStored(ctx context.Context, it *Item) (*processed, error) {
+	f, err := os.CreateTemp(filepath.Join(l.cfg.Root, tmpDir), "regenerate-*")
+	if err != nil {
+		return nil, fmt.Errorf("media: temp file: %w", err)
+	}
+	defer func() {
+		f.Close()
+		os.Remove(f.Name())
+	}()
+	rc, err := l.cfg.Storage.Open(ctx, it.Key)
+	if err != nil {
+		return nil, storageError(err)
+	}
+	size, err := copyLimited(f, ctxio.Reader(ctx, rc), l.cfg.MaxUploadBytes)
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	return l.process(ctx, f, size, it.MimeType)
+}
+
+// derivativeNumber is the n of the current derivatives of it, named
+// "<stem>-<n>-<w>.webp" (0 for "<stem>-<w>.webp"), so that new ones are
+// numbered past it and a name this item used before is never used again.
+func derivativeNumber(it *Item) int {
+	if len(it.Sizes) == 0 {
+		return 0
+	}
+	stem := strings.TrimSuffix(it.Key, path.Ext(it.Key)) + "-"
+	rest, ok := strings.CutPrefix(it.Sizes[0].Key, stem)
+	if !ok {
+		return 0
+	}
+	rest = strings.TrimSuffix(rest, "-"+strconv.Itoa(it.Sizes[0].Width)+".webp")
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// putDerivatives stores the derivatives of p under dkeys and returns their
+// sizes and the keys it put (on failure too, so they can be deleted).
+func (l *Library) putDerivatives(ctx context.Context, p *processed, dkeys []string) ([]Size, []string, error) {
+	var sizes []Size
+	var put []string
+	for i, d := range p.derivs {
+		if err := ctx.Err(); err != nil {
+			return nil, put, err
+		}
+		put = append(put, dkeys[i])
+		if err := l.cfg.Storage.Put(ctx, dkeys[i], bytesReader(d.data), int64(len(d.data)), "image/webp"); err != nil {
+			return nil, put, storageError(err)
+		}
+		sizes = append(sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
+	}
+	return sizes, put, nil
+}
+
+// deleteObjects deletes keys, best effort, and returns the ones deleted.
+func (l *Library) deleteObjects(ctx context.Context, keys []string, why string) []string {
+	ctx = context.WithoutCancel(ctx)
+	var done []string
+	for _, k := range keys {
+		if err := l.cfg.Storage.Delete(ctx, k); err != nil {
+			l.log.Error("media: "+why+" not removed", "key", k, "err", err)
+			continue
+		}
+		done = append(done, k)
+	}
+	return done
+}
+
+// regenerated is cur with the derivatives, placeholder and color of p.
+func regenerated(cur *Item, p *processed, sizes []Size) *Item {
+	next := *cur
+	next.Sizes = sizes
+	next.Placeholder, next.DominantColor = p.placeholder, p.dominantColor
+	next.Width, next.Height = p.width, p.height
+	next.Version++
+	return &next
+}
+
+func sizeKeys(it *Item) []string {
+	var keys []string
+	for _, s := range it.Sizes {
+		keys = append(keys, s.Key)
+	}
+	return keys
+}
+
+// regenerateLocal commits the new derivatives of an item whose sidecar is
+// on the media root, under the item's lock, as Patch does.
+func (l *Library) regenerateLocal(ctx context.Context, id string, p *processed, dkeys []string) (*Item, error) {
+	unlock := l.lockItem(id)
+	defer unlock()
+	l.mu.RLock()
+	cur, ok := l.items[id]
+	l.mu.RUnlock()
+	if !ok {
+		return nil, errorf(ErrNotFound, "media item not found")
+	}
+	old := sizeKeys(cur)
+	iname, err := l.writeIntent(intent{Key: cur.Key, Keys: append(slices.Clone(dkeys), old...), Replace: true})
+	if err != nil {
+		return nil, err
+	}
+	undo := func(put []string) {
+		if len(l.deleteObjects(ctx, put, "derivative of a failed regeneration")) == len(put) {
+			l.dropIntent(iname)
+		}
+	}
+	sizes, put, err := l.putDerivatives(ctx, p, dkeys)
+	if err != nil {
+		undo(put)
+		return nil, err
+	}
+	next := regenerated(cur, p, sizes)
+	data, err := encodeSidecar(next)
+	if err != nil {
+		undo(put)
+		return nil, err
+	}
+	if err := writeFileAtomic(l.root, sidecarPath(next.Key), data); err != nil {
+		if l.sidecarNames(next.Key, dkeys) {
+			// Renamed, but not known to be durable: the sidecar may
+			// name either set after a crash, so both stay, and Open
+			// removes the one it does not name.
+			return nil, fmt.Errorf("media: write sidecar: %w", err)
+		}
+		undo(put)
+		return nil, fmt.Errorf("media: write sidecar: %w", err)
+	}
+	l.mu.Lock()
+	l.removeLocked(cur)
+	l.addLocked(next)
+	l.mu.Unlock()
+	l.changed(next, false)
+	if len(l.deleteObjects(ctx, old, "old derivative of a regenerated item; next start retries")) == len(old) {
+		l.dropIntent(iname)
+	}
+	return l.view(next), nil
+}
+
+// sidecarNames reports whether the sidecar of key on disk names any of
+// keys as a derivative.
+func (l *Library) sidecarNames(key string, keys []string) bool {
+	data, err := l.root.ReadFile(sidecarPath(key))
+	if err != nil {
+		return false
+	}
+	it, err := decodeSidecar(filepath.ToSlash(sidecarPath(key)), data)
+	if err != nil {
+		return true // cannot tell: keep everything
+	}
+	for _, s := range it.Sizes {
+		if slices.Contains(keys, s.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// regenerateShared commits the new derivatives of an item of a shared
+// library with a compare-and-swap on its sidecar in the bucket, as
+// patchShared does, so that a concurrent change on another box is kept.
+// The new keys are claimed (for id) already.
+func (l *Library) regenerateShared(ctx context.Context, id string, p *processed, dkeys []string) (*Item, error) {
+	unlock := l.lockItem(id)
+	defer unlock()
+	undo := func(put []string) {
+		done := l.deleteObjects(ctx, put, "derivative of a failed regeneration")
+		// A claim whose object could not be deleted stays for the sweep.
+		var release []string
+		for _, k := range dkeys {
+			if !slices.Contains(put, k) || slices.Contains(done, k) {
+				release = append(release, k)
+			}
+		}
+		l.releaseClaims(ctx, release)
+	}
+	sizes, put, err := l.putDerivatives(ctx, p, dkeys)
+	if err != nil {
+		undo(put)
+		return nil, err
+	}
+	for range casRetries {
+		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
+		if errors.Is(err, ErrNotExist) {
+			undo(put)
+			return nil, errorf(ErrNotFound, "media item not found")
+		}
+		if err != nil {
+			undo(put)
+			return nil, storageError(err)
+		}
+		cur, err := decodeSharedSidecar(id, data)
+		if err != nil {
+			undo(put)
+			return nil, fmt.Errorf("media: sidecar of %s: %w", id, err)
+		}
+		next := regenerated(cur, p, sizes)
+		out, err := encodeSidecar(next)
+		if err != nil {
+			undo(put)
+			return nil, err
+		}
+		tag, err := l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
+		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
+			continue // changed or deleted meanwhile: read again
+		}
+		if err != nil {
+			// The swap may have happened: keep the new files and their
+			// claims; whichever set the sidecar does not name, the claim
+			// sweep removes.
+			return nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
+		}
+		e := logEntry{Op: opPut, Item: next, ETag: tag}
+		l.apply(&e)
+		l.appendLog(ctx, e)
+		old := sizeKeys(cur)
+		l.releaseClaims(ctx, l.deleteObjects(ctx, old, "old derivative of a regenerated item; the claim sweep retries"))
+		return l.view(next), nil
+	}
+	undo(put)
+	return nil, errorf(ErrConflict, "media item is being changed by others; try again")
+}
