@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 )
 
@@ -105,26 +104,9 @@ func (s *Server) keyedMethods(p string) string {
 	for _, rte := range s.keyedRoutes {
 		exact = exact || rte.path == p
 	}
-	set := map[string]bool{}
-	for _, rte := range s.keyedRoutes {
-		if (exact && rte.path != p) || !matchPattern(rte.path, p) || (s.readOnly && rte.writes()) {
-			continue
-		}
-		set[rte.method] = true
-		if rte.method == http.MethodGet {
-			set[http.MethodHead] = true
-		}
-	}
-	if len(set) == 0 {
-		return ""
-	}
-	set[http.MethodOptions] = true
-	methods := make([]string, 0, len(set))
-	for m := range set {
-		methods = append(methods, m)
-	}
-	sort.Strings(methods)
-	return strings.Join(methods, ", ")
+	return allowList(s.keyedRoutes, func(rte route) bool {
+		return (!exact || rte.path == p) && matchPattern(rte.path, p) && !(s.readOnly && rte.writes())
+	})
 }
 
 func isPublicPath(p string) bool {

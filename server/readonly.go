@@ -39,9 +39,16 @@ func (s *Server) refuseWrite(w http.ResponseWriter, r *http.Request) error {
 // router would write them in Allow: sorted, HEAD beside GET, OPTIONS when
 // anything is allowed, "" when nothing is.
 func (s *Server) readOnlyAllow(p string) string {
+	return allowList(s.readRoutes, func(rte route) bool { return matchPattern(rte.path, p) })
+}
+
+// allowList formats the methods of the routes that keep selects as an
+// Allow header does: sorted, HEAD beside GET, OPTIONS when anything is
+// allowed, "" when nothing is.
+func allowList(routes []route, keep func(route) bool) string {
 	set := map[string]bool{}
-	for _, rte := range s.readRoutes {
-		if !matchPattern(rte.path, p) {
+	for _, rte := range routes {
+		if !keep(rte) {
 			continue
 		}
 		set[rte.method] = true
