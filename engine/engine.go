@@ -4,10 +4,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -345,6 +348,12 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.assemblers[branch] = as
 	}
 	site, problems := as.Assemble(tree.Files)
+	if refs := content.ReferenceProblems(site, tree.Files); len(refs) > 0 {
+		problems = slices.Concat(problems, refs)
+		slices.SortStableFunc(problems, func(a, b content.Problem) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+		})
+	}
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++

@@ -300,3 +300,20 @@ func copyLimited(dst io.Writer, src io.Reader, limit int64) (int64, error) {
 	}
 	return n, nil
 }
+
+// ByKey returns a copy of the item that owns a storage key (its original
+// or a derivative), URLs filled in: what an "/uploads/<key>" reference in
+// content names.
+func (l *Library) ByKey(key string) (*Item, bool) {
+	l.mu.RLock()
+	id, ok := l.claimed[claimKey(key)]
+	var it *Item
+	if ok {
+		it, ok = l.items[id]
+	}
+	l.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return l.view(it), true
+}

@@ -63,8 +63,15 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
+	e, err := expandParam(r, v, false)
+	if err != nil {
+		return err
+	}
 	all := v.Pages()
 	from, to := pg.window(len(all))
+	if e != nil {
+		return s.serveExpandedList(w, r, v, all[from:to], project(all[from:to], f), e, len(all), pg.Limit, pg.Offset, cc, hdrKeyPages)
+	}
 	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
 	return serveList(w, r, project(all[from:to], f), len(all), pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
 }
@@ -82,9 +89,16 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil {
 		return err
 	}
+	e, err := expandParam(r, v, false)
+	if err != nil {
+		return err
+	}
 	res, ok := v.Page(slug)
 	if !ok {
 		return notFound("no page with slug %q", slug)
+	}
+	if e != nil {
+		return s.serveExpanded(w, r, v, res, res.Project(f), e, cc)
 	}
 	return serveResource(w, r, res.Project(f), cc)
 }
@@ -162,6 +176,10 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if f == nil && t.Config.NoListBody {
 		f = engine.WithoutBody
 	}
+	e, err := expandParam(r, v, publicOnly)
+	if err != nil {
+		return err
+	}
 	items, sort, err := t.Sorted(q.Get("sort"))
 	if errors.Is(err, engine.ErrBadSort) {
 		return badRequest("%s: %v", t.Name, err)
@@ -170,6 +188,9 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return err
 	}
 	from, to := pg.window(len(items))
+	if e != nil {
+		return s.serveExpandedList(w, r, v, items[from:to], project(items[from:to], f), e, len(items), pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
+	}
 	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
 	return serveList(w, r, project(items[from:to], f), len(items), pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
@@ -187,9 +208,16 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if err != nil {
 		return err
 	}
+	e, err := expandParam(r, v, publicOnly)
+	if err != nil {
+		return err
+	}
 	res, ok := t.Item(slug)
 	if !ok {
 		return notFound("no %s with slug %q", t.Name, slug)
+	}
+	if e != nil {
+		return s.serveExpanded(w, r, v, res, res.Project(f), e, cc)
 	}
 	return serveResource(w, r, res.Project(f), cc)
 }

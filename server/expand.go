@@ -1,0 +1,77 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/folio-cms/folio/engine"
+)
+
+// expandParam reads `expand` (engine.ParseExpand) for view v; nil when
+// absent. On the public surface only public types expand.
+func expandParam(r *http.Request, v *engine.View, publicOnly bool) (*engine.Expand, error) {
+	e, err := engine.ParseExpand(r.URL.Query().Get("expand"), v, publicOnly)
+	if err != nil {
+		return nil, badRequest("expand: %v", err)
+	}
+	return e, nil
+}
+
+// mediaLookup is the media library as ExpandBody wants it; nil when the
+// server has none.
+func (s *Server) mediaLookup() engine.MediaLookup {
+	if s.media == nil {
+		return nil
+	}
+	return s.media
+}
+
+// serveExpanded serves one resource with its references expanded. The body
+// is built per request from the snapshot's encoding and the media library
+// as it is now, so its ETag (of the bytes) changes with either; the
+// surrogate keys name what it embeds too. orig is the resource before any
+// `fields` projection (it names the resource for the cycle check).
+func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *engine.Expand, cc string) error {
+	body, _ := res.Body()
+	out, extra, err := v.ExpandBody(body, e, s.mediaLookup(), orig.Ref())
+	if err != nil {
+		return err
+	}
+	return serveBody(w, r, out, etagOf(out), cc, withKeys(keysOf(orig.Keys()), extra))
+}
+
+// serveExpandedList is serveList with each item's references expanded
+// (serveExpanded); origs are the items before projection.
+func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *engine.Expand, total, limit, offset int, cc string, keys keyHdr) error {
+	bs := make([][]byte, len(items))
+	var extra []string
+	for i, it := range items {
+		body, _ := it.Body()
+		out, k, err := v.ExpandBody(body, e, s.mediaLookup(), origs[i].Ref())
+		if err != nil {
+			return err
+		}
+		bs[i] = out
+		extra = append(extra, k...)
+	}
+	body := listBody("items", bs, total, limit, offset)
+	return serveBody(w, r, body, etagOf(body), cc, withKeys(keys, extra))
+}
+
+// withKeys adds extra surrogate keys to k (new slices; k's are shared).
+func withKeys(k keyHdr, extra []string) keyHdr {
+	if len(extra) == 0 {
+		return k
+	}
+	var all []string
+	if len(k.sk) > 0 {
+		all = strings.Fields(k.sk[0])
+	}
+	for _, x := range extra {
+		if !slices.Contains(all, x) {
+			all = append(all, x)
+		}
+	}
+	return keyHdr{[]string{strings.Join(all, " ")}, []string{strings.Join(all, ",")}}
+}
