@@ -94,6 +94,23 @@ func TestCheck(t *testing.T) {
 	if !strings.HasPrefix(out, "content/posts/bad.md:") {
 		t.Fatalf("output %q, want path:line: message", out)
 	}
+
+	// References to a missing item and to a draft; a good one is no problem.
+	os.Remove(filepath.Join(dir, "content/posts/bad.md"))
+	write("content/authors/ann.md", "---\ntitle: Ann\n---\n")
+	write("content/authors/dan.md", "---\ntitle: Dan\ndraft: true\n---\n")
+	write("content/posts/ok.md", "---\ntitle: OK\nauthor: authors/ann\nreviewers: [authors/dan]\nghost: authors/zed\n---\nfine\n")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "refs")
+	out, _, err = runCLI(t, "check", "--site", dir, "--cache-dir", cache)
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1", err)
+	}
+	want := "content/posts/ok.md:4: reference to a draft item authors/dan (null when expanded)\n" +
+		"content/posts/ok.md:5: reference to a missing item authors/zed (null when expanded)\n"
+	if out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
 }
 
 func TestVersionAndUsage(t *testing.T) {
