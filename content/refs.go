@@ -55,9 +55,10 @@ func ParseRef(s string, isType func(string) bool) (Ref, bool) {
 // and items to items that are drafts or do not exist: a published view
 // serves them as null when expanded. The line is that of the top-level
 // key holding the reference, when the file's format tells it. files are
-// the files site was assembled from. Media references are not checked:
-// content knows nothing of media.
-func ReferenceProblems(site *Site, files []File) []Problem {
+// the files site was assembled from. Media references are checked only
+// when mediaExists is given (content knows nothing of media): one it
+// reports false for is a reference to a missing media item.
+func ReferenceProblems(site *Site, files []File, mediaExists func(Ref) bool) []Problem {
 	lines := make(map[string]map[string]int, len(files))
 	for _, f := range files {
 		if f.Doc != nil {
@@ -81,7 +82,14 @@ func ReferenceProblems(site *Site, files []File) []Problem {
 	check := func(path, key string, v any) {
 		walkStrings(v, func(s string) {
 			r, ok := ParseRef(s, isType)
-			if !ok || r.Kind != RefItem {
+			if !ok {
+				return
+			}
+			if r.Kind == RefMedia {
+				if mediaExists != nil && !mediaExists(r) {
+					out = append(out, Problem{Path: path, Line: lines[path][key],
+						Message: fmt.Sprintf("reference to a missing media item %s (null when expanded)", s)})
+				}
 				return
 			}
 			what := ""

@@ -24,6 +24,11 @@ type Config struct {
 	Branch      string // published branch; "main" when empty
 	DraftBranch string // optional branch served to draft=true requests
 	CacheDir    string // clones of remote sites and the parsed-document cache
+	// MediaExists, when set, also checks the media references of
+	// published documents (content.ReferenceProblems): `folio check
+	// --media`. A server leaves it nil: media change without a reload, so
+	// a problem list computed at load would go stale.
+	MediaExists func(content.Ref) bool
 	// Poll is how often a remote site is fetched; 0 disables polling
 	// (webhooks and Sync still work). Local repositories are watched.
 	Poll   time.Duration
@@ -348,7 +353,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.assemblers[branch] = as
 	}
 	site, problems := as.Assemble(tree.Files)
-	if refs := content.ReferenceProblems(site, tree.Files); len(refs) > 0 {
+	if refs := content.ReferenceProblems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
 		problems = slices.Concat(problems, refs)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))

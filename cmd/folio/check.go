@@ -6,24 +6,49 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
 )
 
 // runCheck loads the site as serve would and prints each problem as
-// path:line: message. It exits 1 when there is any.
+// path:line: message. It exits 1 when there is any. With --media (or
+// --storage) it opens that media library read-only and also reports
+// media references to items it does not hold.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
 	branch := fs.String("branch", "main", "the branch to check")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
+	var mf mediaFlags
+	mf.register(fs)
+	mf.readOnly = true
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *site == "" {
 		return fmt.Errorf("check: --site is required")
 	}
-	eng, err := engine.Open(ctx, engine.Config{Site: *site, Branch: *branch, CacheDir: *cacheDir})
+	cfg := engine.Config{Site: *site, Branch: *branch, CacheDir: *cacheDir}
+	withMedia := false
+	fs.Visit(func(f *flag.Flag) { withMedia = withMedia || f.Name == "media" || f.Name == "storage" })
+	if withMedia {
+		logger, _ := newLogger(stderr, "warn", "json")
+		m, err := mf.open(ctx, logger)
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		cfg.MediaExists = func(r content.Ref) bool {
+			if r.MediaID != "" {
+				_, ok := m.Library.Get(r.MediaID)
+				return ok
+			}
+			_, ok := m.Library.ByKey(r.MediaKey)
+			return ok
+		}
+	}
+	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -124,3 +124,41 @@ func TestVersionAndUsage(t *testing.T) {
 		t.Fatalf("serve without --site: %v", err)
 	}
 }
+
+// TestCheckMedia: with --media, check also reports media references to
+// items the library does not hold; without it, it does not look at them.
+func TestCheckMedia(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "media")
+	if _, stderr, err := runCLI(t, "media", "import", "--media", root, pngFile(t, "lake.png", 60, 40)); err != nil {
+		t.Fatalf("media import: %v\n%s", err, stderr)
+	}
+	found, _ := filepath.Glob(filepath.Join(root, "*", "*", "lake.png"))
+	if len(found) != 1 {
+		t.Fatalf("imported original: %v", found)
+	}
+	rel, _ := filepath.Rel(root, found[0])
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "content/posts"), 0o755)
+	post := "---\ntitle: OK\ncover: /uploads/" + filepath.ToSlash(rel) + "\nthumb: media:aaaaaaaaaaaaaaaa\n---\n"
+	if err := os.WriteFile(filepath.Join(dir, "content/posts/ok.md"), []byte(post), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "refs"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if _, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", t.TempDir()); err != nil {
+		t.Fatalf("without --media: %v", err)
+	}
+	out, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", t.TempDir(), "--media", root)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1", err)
+	}
+	if want := "content/posts/ok.md:4: reference to a missing media item media:aaaaaaaaaaaaaaaa (null when expanded)\n"; out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+}
