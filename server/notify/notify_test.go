@@ -213,6 +213,16 @@ func TestFullQueueMergesKeys(t *testing.T) {
 		want = append(want, k)
 		n.Send(notify.Content, "c"+k, []string{k})
 	}
+	// Events reach the URL's queue through an intake goroutine: wait
+	// until the last one is there (intake keeps their order), so that
+	// the queue is full before the receiver lets the first one go.
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(n.QueuedKeys(), want[len(want)-1]) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the last event never reached the queue: %v", n.QueuedKeys())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	// Release the receiver and read until the last event's key arrives:
 	// merged events keep the later event, so it is always delivered.
 	close(rc.hold)
