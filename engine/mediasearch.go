@@ -5,8 +5,10 @@ import (
 	"errors"
 	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
@@ -40,6 +42,12 @@ type MediaSearch struct {
 
 	idxMu sync.RWMutex // searches hold it for reading; the swap for writing
 	idx   bleve.Index  // changed with applyMu and idxMu held
+
+	// epoch moves after every change to what idx answers (a batch
+	// indexed, a rebuilt index swapped in); results holds the answers of
+	// the current epoch's searches.
+	epoch   atomic.Uint64
+	results resultCache
 
 	applyMu    sync.Mutex // orders batches and the swap
 	docs       map[string]*mediaDoc
@@ -242,6 +250,9 @@ func (m *MediaSearch) apply() {
 	}
 	m.applyMu.Lock()
 	err := indexChanges(m.idx, q)
+	// Before applied moves: a search that waited for this batch reads
+	// the new epoch.
+	m.epoch.Add(1)
 	for _, c := range q {
 		if c.doc == nil {
 			delete(m.docs, c.id)
@@ -361,6 +372,9 @@ func (m *MediaSearch) rebuild(snapshot map[string]*mediaDoc) {
 	m.idxMu.Lock()
 	old := m.idx
 	m.idx = idx
+	// The new index may number documents otherwise, and so order hits of
+	// equal score otherwise.
+	m.epoch.Add(1)
 	m.idxMu.Unlock()
 	m.rebuilding, m.redo, m.batches = false, nil, 1
 	m.applyMu.Unlock()
@@ -440,7 +454,25 @@ func (m *MediaSearch) Find(ctx context.Context, q MediaQuery) (ids []string, tot
 	}
 	m.idxMu.RLock()
 	defer m.idxMu.RUnlock()
-	idx := m.idx
+	// Read before the search: a batch indexed meanwhile moves the epoch,
+	// so an answer that may hold part of it is never served again.
+	epoch := m.epoch.Load()
+	key := resultKey{terms: strings.Join(terms, " "), folder: q.Folder, kind: q.Type, all: q.All}
+	if !q.All {
+		key.offset, key.limit, key.reverse = q.Offset, q.Limit, q.Reverse
+	}
+	if r, ok := m.results.get(epoch, key); ok {
+		return slices.Clone(r.ids), r.total, nil
+	}
+	ids, total, err = m.find(ctx, m.idx, terms, q)
+	if err == nil {
+		m.results.put(epoch, key, result{ids: slices.Clone(ids), total: total})
+	}
+	return ids, total, err
+}
+
+// find runs a search on idx.
+func (m *MediaSearch) find(ctx context.Context, idx bleve.Index, terms []string, q MediaQuery) (ids []string, total int, err error) {
 	parts := make([]query.Query, 0, len(terms)+2)
 	for _, t := range terms {
 		p, err := wordQuery(idx, t)

@@ -132,6 +132,7 @@ func BenchmarkMediaSearch100k(b *testing.B) {
 	for b.Loop() {
 		q := queries[i%len(queries)]
 		q.Limit = 24
+		m.epoch.Add(1) // the search itself, not the result cache
 		t := time.Now()
 		if _, _, err := m.Find(ctx, q); err != nil {
 			b.Fatal(err)
@@ -152,6 +153,7 @@ func BenchmarkMediaSearch100kAll(b *testing.B) {
 	var lat []time.Duration
 	i := 0
 	for b.Loop() {
+		m.epoch.Add(1) // the search itself, not the result cache
 		t := time.Now()
 		if _, _, err := m.Find(ctx, MediaQuery{Text: queries[i%len(queries)], All: true}); err != nil {
 			b.Fatal(err)

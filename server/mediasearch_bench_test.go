@@ -1,0 +1,120 @@
+package server_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/folio-cms/folio/media"
+)
+
+// benchMediaWords is the vocabulary of the generated library's filenames
+// and alt texts (a part of cmd/folio-gen's).
+var benchMediaWords = strings.Fields(`trail tent pack boot summit ridge valley river lake forest meadow glacier
+camp stove water filter map compass route weather storm sun wind snow rain canyon ultralight
+desert coast island peak pass hut bridge cliff cave bay dune ferry harbor`)
+
+// writeSearchLibrary writes n sidecars (originals empty) straight to root,
+// shaped like cmd/folio-gen's library: two or three words and a number in
+// the filename, five words of alt text, a handful of folders.
+func writeSearchLibrary(tb testing.TB, root string, n int) {
+	tb.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	w := func() string { return benchMediaWords[r.IntN(len(benchMediaWords))] }
+	folders := []string{"/", "/", "/blog", "/products", "/team", "/docs"}
+	t0 := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
+	made := map[string]bool{}
+	for i := range n {
+		month := fmt.Sprintf("%04d/%02d", 2022+i/24000, 1+(i/2000)%12)
+		words := []string{w(), w()}
+		if r.IntN(2) == 0 {
+			words = append(words, w())
+		}
+		name := fmt.Sprintf("%s-%d.jpg", strings.Join(words, "-"), i)
+		var idb [16]byte
+		for j := range idb {
+			idb[j] = "abcdefghijklmnopqrstuvwxyz234567"[r.IntN(32)]
+		}
+		it := media.Item{
+			ID: string(idb[:]), Filename: name, MimeType: "image/jpeg", Size: 123456, Width: 4000, Height: 3000,
+			Alt:    "A " + w() + " " + w() + " by the " + w() + " " + w(),
+			Folder: folders[r.IntN(len(folders))], FocalX: 50, FocalY: 50,
+			CreatedAt: t0.Add(time.Duration(i) * time.Minute), Key: month + "/" + name, Version: 1,
+			Placeholder: "LEHV6nWB2yk8pyo0adR*.7kCMdnj", DominantColor: "#aabbcc",
+		}
+		for _, dw := range media.DerivativeWidths {
+			it.Sizes = append(it.Sizes, media.Size{Width: dw, Height: dw * 3 / 4, Key: fmt.Sprintf("%s/%s-%d.webp", month, strings.TrimSuffix(name, ".jpg"), dw)})
+		}
+		data, err := yaml.Marshal(&it)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dir := filepath.Join(root, filepath.FromSlash(month))
+		if !made[month] {
+			if err := os.MkdirAll(filepath.Join(dir, ".meta"), 0o755); err != nil {
+				tb.Fatal(err)
+			}
+			made[month] = true
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".meta", name+".yaml"), data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMediaSearchHTTP drives GET /api/v1/media?search=… through the
+// server's real handler (key check, routing, search, list, JSON) from
+// parallel goroutines over a library of 50 000 items, with the searches
+// of cmd/folio-bench's throughput group (first page of 24 by relevance),
+// and reports requests per second besides ns/op. Run it with -cpu and
+// -cpuprofile/-mutexprofile to see where a request's time goes.
+func BenchmarkMediaSearchHTTP(b *testing.B) {
+	root := b.TempDir()
+	writeSearchLibrary(b, root, 50_000)
+	ms := startMediaServer(b, newRepo(b, mediaSite).bare, root)
+	paths := []string{}
+	for _, q := range []string{"glacier", "summit tent", "ultralight", "canyon river"} {
+		paths = append(paths, "/api/v1/media?search="+url.QueryEscape(q))
+	}
+	auth := "Bearer " + ms.read
+	do := func(p string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, p, nil)
+		req.Header.Set("Authorization", auth)
+		rec := httptest.NewRecorder()
+		ms.Handler.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, p := range paths { // the index is built; every search has hits
+		rec := do(p)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"total":`) || strings.Contains(rec.Body.String(), `"data":[]`) {
+			b.Fatalf("%s: %d %s", p, rec.Code, rec.Body.String()[:min(200, rec.Body.Len())])
+		}
+	}
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	t0 := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		i := int(n.Add(1))
+		for pb.Next() {
+			if rec := do(paths[i%len(paths)]); rec.Code != http.StatusOK {
+				b.Errorf("status %d", rec.Code)
+			}
+			i++
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "req/s")
+}
