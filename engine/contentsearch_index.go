@@ -385,27 +385,10 @@ func newContentMapping(lang string) (mapping.IndexMapping, error) {
 		// 10k documents they took gigabytes while a batch was indexed.
 		// Snippets are made from the document at query time, for the
 		// page of hits only (snippetOf).
-		f.Store = false
-		f.IncludeTermVectors = false
-		f.IncludeInAll = false
-		f.DocValues = false
-		return f
+		return indexOnly(f)
 	}
-	keyword := func() *mapping.FieldMapping {
-		k := mapping.NewKeywordFieldMapping()
-		k.Store = false
-		k.IncludeTermVectors = false
-		k.IncludeInAll = false
-		k.DocValues = false
-		return k
-	}
-	number := func() *mapping.FieldMapping {
-		n := mapping.NewNumericFieldMapping()
-		n.Store = false
-		n.IncludeInAll = false
-		n.DocValues = false
-		return n
-	}
+	keyword := func() *mapping.FieldMapping { return indexOnly(mapping.NewKeywordFieldMapping()) }
+	number := func() *mapping.FieldMapping { return indexOnly(mapping.NewNumericFieldMapping()) }
 	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt(csTitle, text())
 	doc.AddFieldMappingsAt(csText, text())

@@ -125,6 +125,17 @@ func NewMediaSearch() (*MediaSearch, error) {
 	return m, nil
 }
 
+// indexOnly makes a field searchable and nothing more: no stored value,
+// no term vectors, no _all, no doc values. Both search indexes rebuild
+// from their sources, so none of that is ever read back.
+func indexOnly(f *mapping.FieldMapping) *mapping.FieldMapping {
+	f.Store = false
+	f.IncludeTermVectors = false
+	f.IncludeInAll = false
+	f.DocValues = false
+	return f
+}
+
 func newMediaMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
 	if err := im.AddCustomAnalyzer("folio", map[string]any{
@@ -136,18 +147,8 @@ func newMediaMapping() (mapping.IndexMapping, error) {
 	}
 	text := mapping.NewTextFieldMapping()
 	text.Analyzer = "folio"
-	text.Store = false
-	text.IncludeTermVectors = false
-	text.IncludeInAll = false
-	text.DocValues = false
-	keyword := func() *mapping.FieldMapping {
-		k := mapping.NewKeywordFieldMapping()
-		k.Store = false
-		k.IncludeTermVectors = false
-		k.IncludeInAll = false
-		k.DocValues = false
-		return k
-	}
+	indexOnly(text)
+	keyword := func() *mapping.FieldMapping { return indexOnly(mapping.NewKeywordFieldMapping()) }
 	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt(fieldText, text)
 	doc.AddFieldMappingsAt(fieldFolder, keyword())

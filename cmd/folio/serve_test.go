@@ -87,26 +87,9 @@ func TestServeNotify(t *testing.T) {
 	gitCmd("add", "-A")
 	gitCmd("commit", "-qm", "one")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--site", dir, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir(),
-			"--keys", filepath.Join(t.TempDir(), "keys.yaml"), "--media", t.TempDir(), "--log-level", "error",
-			"--notify", rc.URL, "--notify-secret", "s3"}, &out, io.Discard)
-	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "folio serving") {
-		if time.Now().After(deadline) {
-			t.Fatal("serve did not start")
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	box := serveBox(t, "--site", dir, "--cache-dir", t.TempDir(),
+		"--keys", filepath.Join(t.TempDir(), "keys.yaml"), "--media", t.TempDir(), "--log-level", "error",
+		"--notify", rc.URL, "--notify-secret", "s3")
 	write("pages/home.md", "---\ntitle: Home 2\nisHomepage: true\n---\nHi.\n")
 	gitCmd("commit", "-qam", "two")
 	commit := gitCmd("rev-parse", "HEAD")
@@ -122,14 +105,8 @@ func TestServeNotify(t *testing.T) {
 	if ev.Event != "content" || ev.Commit != commit || len(ev.Keys) != 2 || ev.Keys[1] != "pages" || !strings.HasPrefix(ev.Keys[0], "page:") {
 		t.Fatalf("event %+v, want content %s [page:<id> pages]", ev, commit)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if err := box.stop(); err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }
 
@@ -170,25 +147,8 @@ func TestServePublicURLAndCORS(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	public := "http://" + addr
-	args := []string{"serve", "--site", site, "--addr", addr, "--cache-dir", t.TempDir(), "--keys", keysFile,
-		"--media", mediaDir, "--log-level", "error", "--public-url", public + "/", "--cors-origins", "https://www.example.com"}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out syncBuffer
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, &out, io.Discard) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(out.String(), "folio serving") {
-		if time.Now().After(deadline) {
-			t.Fatal("serve did not start")
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve stopped: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	box := serveBox(t, "--site", site, "--addr", addr, "--cache-dir", t.TempDir(), "--keys", keysFile,
+		"--media", mediaDir, "--log-level", "error", "--public-url", public+"/", "--cors-origins", "https://www.example.com")
 
 	res, err := http.Get(public + "/api/v1/public/media")
 	if err != nil {
@@ -226,14 +186,8 @@ func TestServePublicURLAndCORS(t *testing.T) {
 	if res.StatusCode != http.StatusOK || res.Header.Get("Access-Control-Allow-Origin") != "https://www.example.com" {
 		t.Errorf("GET /pages from a listed origin: %d, Access-Control-Allow-Origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop")
+	if err := box.stop(); err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 
 	for _, bad := range [][]string{
