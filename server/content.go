@@ -233,9 +233,16 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if err != nil {
 		return err
 	}
+	e, err := expandParam(r, v, false)
+	if err != nil {
+		return err
+	}
 	res, ok := v.Globals()
 	if !ok {
 		return notFound("the site has no globals file")
+	}
+	if e != nil {
+		return s.serveExpanded(w, r, v, res, res.Project(f), e, cc)
 	}
 	return serveResource(w, r, res.Project(f), cc)
 }

@@ -27,6 +27,7 @@ func TestExpand(t *testing.T) {
 	repo.commit("references", map[string]string{
 		"content/authors/ann.md": "---\ntitle: Ann\navatar: media:" + img.ID + "\nfriend: authors/bob\n---\n",
 		"content/authors/dan.md": "---\ntitle: Dan\ndraft: true\n---\n",
+		"globals.yaml":           "siteName: Lakes\nlogoUrl: " + img.URL + "\nowner: authors/bob\n",
 		"content/posts/a.md": "---\ntitle: A\ndate: 2026-01-10\nauthor: authors/ann\ncover: " + img.URL +
 			"\neditor: authors/dan\nghost: authors/zed\nlinks: [authors/bob, plain text]\nmissingMedia: media:zzzzzzzzzzzzzzzzzzzzzzzzzz\n---\nBody.\n",
 	})
@@ -98,6 +99,28 @@ func TestExpand(t *testing.T) {
 		}
 		if ct := r.Header.Get("Cache-Tag"); !strings.Contains(ct, ",media:"+img.ID) {
 			t.Fatalf("Cache-Tag %q", ct)
+		}
+	})
+
+	t.Run("Globals", func(t *testing.T) {
+		g := get(t, url("/api/v1/globals"), key).json(t)
+		if g["logoUrl"] != img.URL || g["owner"] != "authors/bob" {
+			t.Fatalf("globals without expand: %v", g)
+		}
+		r := get(t, url("/api/v1/globals?expand=*"), key)
+		g = r.json(t)
+		logo, ok := g["logoUrl"].(map[string]any)
+		if !ok || logo["id"] != img.ID || logo["alt"] != "A lake" || g["siteName"] != "Lakes" {
+			t.Fatalf("globals?expand=*: %v", g)
+		}
+		if owner, ok := g["owner"].(map[string]any); !ok || owner["title"] != "Bob" {
+			t.Fatalf("globals owner = %v", g["owner"])
+		}
+		if sk := r.Header.Get("Surrogate-Key"); !strings.Contains(sk, "globals") || !strings.Contains(sk, "media:"+img.ID) {
+			t.Fatalf("Surrogate-Key %q", sk)
+		}
+		if r := get(t, url("/api/v1/globals?expand=nope"), key); r.Status != 400 {
+			t.Fatalf("globals?expand=nope: %d", r.Status)
 		}
 	})
 
