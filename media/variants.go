@@ -1,13 +1,18 @@
 package media
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 
 	"github.com/folio-cms/folio/media/derive"
+	"github.com/folio-cms/folio/media/internal/ctxio"
 )
 
 // Variants are the crops and sizes of an image made on request
@@ -73,3 +78,76 @@ func Raster(it *Item) bool { return raster(it.MimeType) }
 
 // MaxPixels is the pixel limit of uploads, which variants share.
 func (l *Library) MaxPixels() int { return l.cfg.MaxPixels }
+
+// StoredVariant reads a variant made before; ErrNotExist when there is
+// none.
+func (l *Library) StoredVariant(ctx context.Context, key string) ([]byte, error) {
+	rc, err := l.cfg.Storage.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var b bytes.Buffer
+	if _, err := copyLimited(&b, ctxio.Reader(ctx, rc), maxVariantBytes); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// maxVariantBytes bounds what StoredVariant reads: a 4096×4096 PNG of
+// noise is about 64 MiB.
+const maxVariantBytes = 80 << 20
+
+// MakeVariant renders spec from the original of it (never from a
+// derivative), with the pixel and byte limits of uploads, and stores it
+// under key (unless the library is read-only: then it is only returned).
+// Errors are the library's: ErrTooLarge, ErrBadInput, ErrUnavailable.
+func (l *Library) MakeVariant(ctx context.Context, it *Item, spec derive.Spec, key string) ([]byte, error) {
+	if !raster(it.MimeType) {
+		return nil, errorf(ErrBadInput, "variants are made of raster images only (JPEG, PNG, GIF, WebP)")
+	}
+	rc, err := l.cfg.Storage.Open(ctx, it.Key)
+	if err != nil {
+		return nil, storageError(err)
+	}
+	defer rc.Close()
+	src, ok := rc.(io.ReadSeeker)
+	if !ok {
+		// Cloud storage: into a temporary file, never into memory.
+		f, err := os.CreateTemp("", "folio-variant-*")
+		if err != nil {
+			return nil, fmt.Errorf("media: temp file: %w", err)
+		}
+		defer func() {
+			f.Close()
+			os.Remove(f.Name())
+		}()
+		if _, err := copyLimited(f, ctxio.Reader(ctx, rc), l.cfg.MaxUploadBytes); err != nil {
+			return nil, storageError(err)
+		}
+		src = f
+	}
+	data, err := derive.Variant(ctx, src, it.MimeType, spec, it.FocalX, it.FocalY, derive.Limits{
+		MaxPixels: l.cfg.MaxPixels,
+		MaxBytes:  l.cfg.MaxUploadBytes,
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, derive.ErrTooLarge):
+		return nil, errorf(ErrTooLarge, "image has too many pixels")
+	case errors.Is(err, derive.ErrDecode):
+		return nil, errorf(ErrBadInput, "image is damaged and cannot be decoded")
+	case errors.Is(err, derive.ErrUnsupported):
+		return nil, errorf(ErrBadInput, "variants are made of raster images only (JPEG, PNG, GIF, WebP)")
+	default:
+		return nil, err
+	}
+	if l.cfg.ReadOnly {
+		return data, nil
+	}
+	if err := l.cfg.Storage.Put(ctx, key, bytes.NewReader(data), int64(len(data)), derive.ContentType(spec.Format)); err != nil {
+		// Served anyway; the next request makes it again.
+		l.log.Warn("media: variant not stored", "key", key, "err", err)
+	}
+	return data, nil
+}
