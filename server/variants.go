@@ -336,7 +336,10 @@ func (s *Server) makeVariant(ctx context.Context, it *media.Item, spec derive.Sp
 	})
 	select {
 	case res := <-ch:
-		if res.Err != nil && !errors.Is(res.Err, errBusy) {
+		if errors.Is(res.Err, errBusy) {
+			return nil, errBusy
+		}
+		if res.Err != nil {
 			return nil, mediaError(res.Err)
 		}
 		return res.Val.([]byte), nil
