@@ -38,7 +38,9 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httproute
 		return notFound("media is on cloud storage: use the item's url")
 	}
 	ctype, ok := uploadTypes[strings.ToLower(path.Ext(key))]
-	if !ok || !validUploadKey(key) {
+	if !ok || !validUploadKey(key) || strings.Contains(key, "-variants/") {
+		// Variants are served through their original's URL only
+		// (serveVariant), which knows whether they are current.
 		return notFound("no such file")
 	}
 	root, err := os.OpenRoot(s.mediaRoot)

@@ -201,6 +201,9 @@ func TestVariantPresetsAndFocalPoint(t *testing.T) {
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) < 3 {
 		t.Fatalf("variants folder: %v, %d files", err, len(ents))
 	}
+	ents, _ := os.ReadDir(dir)
+	// Only through the original's URL.
+	wantError(t, get(t, ms.URL+it.URL+"-variants/"+ents[0].Name(), ""), http.StatusNotFound, server.CodeNotFound)
 	if r := do(t, http.MethodDelete, ms.URL+"/api/v1/media/"+it.ID, ms.del, nil); r.Status != http.StatusOK {
 		t.Fatalf("delete: %d", r.Status)
 	}
