@@ -57,7 +57,9 @@ clean:
 	rm -rf $(BIN) $(DATA)
 
 # bench measures what users feel (cmd/folio-bench): cold start, push to
-# serve, throughput against nginx, media search, derivatives, a 50 MB
+# serve, throughput against nginx, media search, derivatives, an image
+# crop made on request against vipsthumbnail (Debian's libvips-tools,
+# installed when missing like nginx and wrk), a 50 MB
 # upload, the media library in a bucket on versitygw (migration, a fresh
 # box's start, cross-box visibility). Generated sites and libraries, and
 # the migrated bucket, are cached under bench/out/data;
@@ -75,6 +77,10 @@ bench: build $(VERSITYGW)
 	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null && command -v wrk >/dev/null || \
 		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nginx-light wrk; } || \
 		echo "bench: nginx or wrk missing; the Go load generator is used and nginx is skipped if absent"
+	@command -v vipsthumbnail >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] && { apt-get install -y -qq libvips-tools || \
+			{ apt-get update -qq && apt-get install -y -qq libvips-tools; }; }; } || \
+		echo "bench: vipsthumbnail missing (libvips-tools); the crop group skips its comparison"
 	@mkdir -p $(BENCH_OUT)
 	$(FOLIO_BENCH) -folio $(FOLIO) -gen $(FOLIO_GEN) -versitygw $(VERSITYGW) \
 		-data $(BENCH_OUT)/data -out $(BENCH_OUT)/results.md $(BENCH_FLAGS)

@@ -27,8 +27,16 @@ func readConfig(doc *Doc) (Config, error) {
 			cfg.Language = lang
 			continue
 		}
+		if k == "imagePresets" {
+			ps, err := readImagePresets(v)
+			if err != nil {
+				return Config{}, problemAt(doc.Lines[k], "imagePresets%v", err)
+			}
+			cfg.ImagePresets = ps
+			continue
+		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types)", k)
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets)", k)
 		}
 		if v == nil {
 			continue
@@ -146,4 +154,111 @@ func ParseSort(s string, cfg TypeConfig) (field string, desc bool, err error) {
 		return "", false, fmt.Errorf("cannot sort by %q; allowed: %s (prefix - for descending)", field, strings.Join(allowed, ", "))
 	}
 	return field, desc, nil
+}
+
+// readImagePresets reads imagePresets: {name: {w, h, fit, fm, q}}. Its
+// errors begin with ": " or ".<name>: " to follow "imagePresets".
+func readImagePresets(v any) (map[string]ImagePreset, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf(": want a map of names to {w, h, fit, fm, q}, found %s", kindOf(v))
+	}
+	if len(m) > maxImagePresetsLen {
+		return nil, fmt.Errorf(": at most %d presets", maxImagePresetsLen)
+	}
+	out := make(map[string]ImagePreset, len(m))
+	for name, pv := range m {
+		if !validPresetName(name) {
+			return nil, fmt.Errorf(".%s: not a valid preset name (1 to %d lower-case letters, digits, '_' and '-')", name, maxPresetNameLen)
+		}
+		p, err := readImagePreset(pv)
+		if err != nil {
+			return nil, fmt.Errorf(".%s: %v", name, err)
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+func readImagePreset(v any) (ImagePreset, error) {
+	p := ImagePreset{Fit: DefaultPresetFit, Format: DefaultPresetFm, Quality: DefaultPresetQ}
+	m, err := wantMap(v, "preset")
+	if err != nil {
+		return p, err
+	}
+	intIn := func(k string, v any, lo, hi int) (int, error) {
+		var n int
+		switch x := v.(type) {
+		case int64:
+			n = int(x)
+			if int64(n) != x {
+				n = hi + 1
+			}
+		case float64:
+			if x != float64(int(x)) {
+				return 0, fmt.Errorf("%s: want a whole number from %d to %d, found %v", k, lo, hi, x)
+			}
+			n = int(x)
+		default:
+			return 0, fmt.Errorf("%s: want a whole number from %d to %d, found %s", k, lo, hi, kindOf(v))
+		}
+		if n < lo || n > hi {
+			return 0, fmt.Errorf("%s: want a whole number from %d to %d, found %d", k, lo, hi, n)
+		}
+		return n, nil
+	}
+	for k, x := range m {
+		switch k {
+		case "w":
+			if p.W, err = intIn(k, x, 1, MaxPresetSide); err != nil {
+				return p, err
+			}
+		case "h":
+			if p.H, err = intIn(k, x, 1, MaxPresetSide); err != nil {
+				return p, err
+			}
+		case "q":
+			if p.Quality, err = intIn(k, x, 1, 100); err != nil {
+				return p, err
+			}
+		case "fit":
+			s, _ := x.(string)
+			if s != "cover" && s != "contain" {
+				return p, fmt.Errorf("fit: want cover or contain, found %v", x)
+			}
+			p.Fit = s
+		case "fm":
+			s, _ := x.(string)
+			switch s {
+			case "webp", "jpeg", "png":
+			case "avif":
+				return p, fmt.Errorf("fm: avif is not supported (no AVIF encoder fast enough without a system library); use webp, jpeg or png")
+			default:
+				return p, fmt.Errorf("fm: want webp, jpeg or png, found %v", x)
+			}
+			p.Format = s
+		default:
+			return p, fmt.Errorf("unknown key %q (known: w, h, fit, fm, q)", k)
+		}
+	}
+	if p.W == 0 && p.H == 0 {
+		return p, fmt.Errorf("give w, h or both")
+	}
+	return p, nil
+}
+
+func validPresetName(s string) bool {
+	if s == "" || len(s) > maxPresetNameLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -59,3 +59,44 @@ func TestAssemble_ConfigProblems(t *testing.T) {
 	_, probs := assemble(t, map[string]string{"folio.yaml": "", "folio.yml": ""})
 	wantProblems(t, probs, map[string]string{"folio.yml": "folio.yaml is the folio config already"})
 }
+
+func TestAssemble_ConfigImagePresets(t *testing.T) {
+	site, probs := assemble(t, map[string]string{"folio.yaml": `imagePresets:
+  card: {w: 1200, h: 675, fit: cover, fm: webp, q: 80}
+  thumb: {w: 300}
+  box: {w: 400, h: 400, fit: contain, fm: png}
+`})
+	wantNoProblems(t, probs)
+	want := map[string]ImagePreset{
+		"card":  {W: 1200, H: 675, Fit: "cover", Format: "webp", Quality: 80},
+		"thumb": {W: 300, Fit: "cover", Format: "webp", Quality: 80},
+		"box":   {W: 400, H: 400, Fit: "contain", Format: "png", Quality: 80},
+	}
+	if !reflect.DeepEqual(site.Config.ImagePresets, want) {
+		t.Errorf("presets = %+v, want %+v", site.Config.ImagePresets, want)
+	}
+	bad := map[string]string{
+		"imagePresets: [card]\n":                        "folio.yaml:1: imagePresets: want a map",
+		"language: en\nimagePresets:\n  Card: {w: 1}\n": "folio.yaml:2: imagePresets.Card: not a valid preset name",
+		"imagePresets:\n  card: {w: 0}\n":               "imagePresets.card: w: want a whole number from 1 to 4096, found 0",
+		"imagePresets:\n  card: {w: 5000}\n":            "w: want a whole number from 1 to 4096, found 5000",
+		"imagePresets:\n  card: {w: 1.5}\n":             "w: want a whole number",
+		"imagePresets:\n  card: {w: x}\n":               "w: want a whole number from 1 to 4096, found text",
+		"imagePresets:\n  card: {fit: cover}\n":         "give w, h or both",
+		"imagePresets:\n  card: {w: 1, fit: fill}\n":    "fit: want cover or contain",
+		"imagePresets:\n  card: {w: 1, fm: avif}\n":     "fm: avif is not supported",
+		"imagePresets:\n  card: {w: 1, fm: gif}\n":      "fm: want webp, jpeg or png",
+		"imagePresets:\n  card: {w: 1, q: 101}\n":       "q: want a whole number from 1 to 100",
+		"imagePresets:\n  card: {w: 1, x: 1}\n":         `unknown key "x"`,
+		"imagePresets:\n  card: 3\n":                    "imagePresets.card: preset: want a map",
+	}
+	for src, msg := range bad {
+		t.Run(msg, func(t *testing.T) {
+			site, probs := assemble(t, map[string]string{"folio.yaml": src})
+			wantProblems(t, probs, map[string]string{"folio.yaml": msg})
+			if site.Config.ImagePresets != nil {
+				t.Errorf("presets kept: %+v", site.Config.ImagePresets)
+			}
+		})
+	}
+}

@@ -105,7 +105,31 @@ type Config struct {
 	// particular language (words are only lower-cased).
 	Language string                `yaml:"language" json:"language,omitempty"`
 	Types    map[string]TypeConfig `yaml:"types" json:"types"`
+	// ImagePresets are the named image variants /uploads/<key>?preset=
+	// serves without a signed URL (see ImagePreset).
+	ImagePresets map[string]ImagePreset `yaml:"imagePresets" json:"imagePresets,omitempty"`
 }
+
+// ImagePreset is one entry of folio.yaml's imagePresets: a size of a
+// raster image that anyone may ask /uploads/ for. W or H may be 0 (the
+// other follows the image's aspect ratio), not both.
+type ImagePreset struct {
+	W       int    `yaml:"w" json:"w,omitempty"`
+	H       int    `yaml:"h" json:"h,omitempty"`
+	Fit     string `yaml:"fit" json:"fit"` // "cover" (default) or "contain"
+	Format  string `yaml:"fm" json:"fm"`   // "webp" (default), "jpeg" or "png"
+	Quality int    `yaml:"q" json:"q"`     // 1 to 100, default 80
+}
+
+// Image preset bounds and defaults.
+const (
+	MaxPresetSide      = 4096
+	DefaultPresetFit   = "cover"
+	DefaultPresetFm    = "webp"
+	DefaultPresetQ     = 80
+	maxPresetNameLen   = 32
+	maxImagePresetsLen = 32
+)
 
 // Languages are the values folio.yaml's language accepts: the languages
 // whose stemming rules the search index has (bleve's analyzers).

@@ -180,6 +180,7 @@ func (l *Library) Delete(ctx context.Context, id string) error {
 			ok = false
 		}
 	}
+	l.deleteVariants(clean, it)
 	if ok {
 		l.dropIntent(iname)
 	}

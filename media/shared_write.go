@@ -184,6 +184,7 @@ func (l *Library) deleteShared(ctx context.Context, id string) error {
 		keys = append(keys, k)
 	}
 	l.releaseClaims(clean, keys)
+	l.deleteVariants(clean, it)
 	return nil
 }
 

@@ -28,6 +28,10 @@ const (
 	// CodeSearchUnavailable answers a search while the index is first
 	// being built (503, with Retry-After).
 	CodeSearchUnavailable = "SEARCH_UNAVAILABLE"
+	// CodeBusy answers an image variant that waited longer than
+	// --transform-queue-timeout for a transform slot (503, with
+	// Retry-After).
+	CodeBusy = "BUSY"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

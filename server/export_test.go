@@ -21,3 +21,11 @@ func (s *Server) Table() []TableRoute {
 	}
 	return out
 }
+
+// SetTransformHook makes every image variant transform call h once it has
+// its slot (before rendering), so a test can hold a slot.
+func (s *Server) SetTransformHook(h func()) { s.transforms.hook = h }
+
+// TransformJoined counts the variant requests that reached the
+// single-flight (those that found no stored variant).
+func (s *Server) TransformJoined() int64 { return s.transforms.joined.Load() }

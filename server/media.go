@@ -37,16 +37,31 @@ type publicItem struct {
 	Sizes         []media.Size `json:"sizes"`
 	Placeholder   string       `json:"placeholder,omitempty"`
 	DominantColor string       `json:"dominantColor,omitempty"`
+	// Presets are the URLs of the image presets of folio.yaml (raster
+	// images only).
+	Presets map[string]string `json:"presets,omitempty"`
 }
 
-func publicView(it *media.Item) publicItem {
+func (pv presetViews) publicView(it *media.Item) publicItem {
 	return publicItem{ID: it.ID, Filename: it.Filename, MimeType: it.MimeType, Width: it.Width, Height: it.Height,
 		Alt: it.Alt, URL: it.URL, FocalX: it.FocalX, FocalY: it.FocalY, Sizes: sizesOf(it),
-		Placeholder: it.Placeholder, DominantColor: it.DominantColor}
+		Placeholder: it.Placeholder, DominantColor: it.DominantColor, Presets: pv.urls(it)}
+}
+
+// fullItem is the item with every field, and its preset URLs.
+type fullItem struct {
+	*media.Item
+	Presets map[string]string `json:"presets,omitempty"`
 }
 
 // fullView is the item with every field; sizes is always an array.
-func fullView(it *media.Item) *media.Item {
+func (pv presetViews) fullView(it *media.Item) fullItem {
+	return fullItem{Item: withSizes(it), Presets: pv.urls(it)}
+}
+
+// withSizes is the item as the upload response has it: sizes is always an
+// array.
+func withSizes(it *media.Item) *media.Item {
 	it.Sizes = sizesOf(it)
 	return it
 }
@@ -58,9 +73,14 @@ func sizesOf(it *media.Item) []media.Size {
 	return it.Sizes
 }
 
-// mediaETag names one version of an item's representation.
-func mediaETag(it *media.Item, public bool) string {
+// mediaETag names one version of an item's representation: the item's
+// version and, when folio.yaml has image presets, their digest (the
+// preset URLs are in the body).
+func (pv presetViews) mediaETag(it *media.Item, public bool) string {
 	v := `"` + it.ID + "." + strconv.Itoa(it.Version)
+	if pv.digest != "" && media.Raster(it) {
+		v += "-" + pv.digest
+	}
 	if public {
 		return v + `.p"`
 	}
@@ -247,9 +267,10 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	out := mediaList[*media.Item]{Data: make([]*media.Item, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset, Folders: s.media.Folders()}
+	out := mediaList[fullItem]{Data: make([]fullItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset, Folders: s.media.Folders()}
+	pv := s.presetViews()
 	for i, it := range items {
-		out.Data[i] = fullView(it)
+		out.Data[i] = pv.fullView(it)
 	}
 	return serveJSON(w, r, out, cachePrivate, hdrKeyMedia)
 }
@@ -277,8 +298,9 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 		return err
 	}
 	out := mediaList[publicItem]{Data: make([]publicItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset}
+	pv := s.presetViews()
 	for i, it := range items {
-		out.Data[i] = publicView(it)
+		out.Data[i] = pv.publicView(it)
 	}
 	return serveJSON(w, r, out, cc, hdrKeyMedia)
 }
@@ -301,7 +323,8 @@ func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.P
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, fullView(it), mediaETag(it, false), cachePrivate, mediaKeyHdr(it.ID))
+	pv := s.presetViews()
+	return serveItem(w, r, pv.fullView(it), pv.mediaETag(it, false), cachePrivate, mediaKeyHdr(it.ID))
 }
 
 func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -309,7 +332,8 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, publicView(it), mediaETag(it, true), cachePublicHour, mediaKeyHdr(it.ID))
+	pv := s.presetViews()
+	return serveItem(w, r, pv.publicView(it), pv.mediaETag(it, true), cachePublicHour, mediaKeyHdr(it.ID))
 }
 
 func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, keys keyHdr) error {
@@ -362,9 +386,10 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 		return mediaError(err)
 	}
 	s.mediaChanged(updated.ID)
-	w.Header().Set("ETag", mediaETag(updated, false))
+	pv := s.presetViews()
+	w.Header().Set("ETag", pv.mediaETag(updated, false))
 	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, fullView(updated))
+	return writeJSON(w, http.StatusOK, pv.fullView(updated))
 }
 
 // versionFromETag reads the version of `"<id>.<version>"` (either view's).
@@ -376,6 +401,7 @@ func versionFromETag(h, id string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	rest, _, _ = strings.Cut(rest, "-") // the presets' digest
 	v, err := strconv.Atoi(rest)
 	if err != nil || v < 1 {
 		return 0, false

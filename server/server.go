@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -59,6 +60,15 @@ type Config struct {
 	// CORSOrigins may call the keyed routes from a browser (the public
 	// surface answers any origin); none by default.
 	CORSOrigins Origins
+	// URLSecret signs image variant URLs of sizes that are not presets
+	// (SignVariantPath); "" allows presets only.
+	URLSecret string
+	// TransformConcurrency bounds the image variants made at once
+	// (default GOMAXPROCS); a request waits at most TransformQueueTimeout
+	// (default 5 s) for a slot, then gets 503 BUSY.
+	TransformConcurrency  int
+	TransformQueueTimeout time.Duration
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -95,6 +105,7 @@ type Server struct {
 	keyedRoutes []route
 	corsOrigins Origins
 	admin       *adminFiles
+	transforms  *transformer
 }
 
 // New builds the server and its route table.
@@ -128,6 +139,11 @@ func New(cfg Config) *Server {
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
 	}
+	n := cfg.TransformConcurrency
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
 	s.handler = s.routes()
 	return s
 }

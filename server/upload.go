@@ -175,7 +175,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	ids := make([]string, len(res.Data))
 	for i, it := range res.Data {
-		res.Data[i] = fullView(it)
+		res.Data[i] = withSizes(it)
 		ids[i] = it.ID
 	}
 	if len(ids) > 0 {

@@ -26,14 +26,21 @@ const svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:;
 
 // serveUpload serves originals and derivatives of local storage with Range
 // support and a year-long immutable lifetime (a stored key never changes
-// content). Sidecars, dotfiles and directories are never served.
+// content). Sidecars, dotfiles and directories are never served. A query
+// asking for an image variant (w, h, fit, fm, q, preset, v, s) is served by
+// serveVariant, on any storage.
 func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	key := strings.TrimPrefix(p.ByName("key"), "/")
+	if s.media != nil && isVariantRequest(r.URL.Query()) {
+		return s.serveVariant(w, r, key)
+	}
 	if s.mediaRoot == "" {
 		return notFound("media is on cloud storage: use the item's url")
 	}
-	key := strings.TrimPrefix(p.ByName("key"), "/")
 	ctype, ok := uploadTypes[strings.ToLower(path.Ext(key))]
-	if !ok || !validUploadKey(key) {
+	if !ok || !validUploadKey(key) || strings.Contains(key, "-variants/") {
+		// Variants are served through their original's URL only
+		// (serveVariant), which knows whether they are current.
 		return notFound("no such file")
 	}
 	root, err := os.OpenRoot(s.mediaRoot)

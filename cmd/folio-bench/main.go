@@ -26,7 +26,7 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "push", "load", "search", "csearch", "mediastart", "derive", "upload", "bucket"}
+var groups = []string{"cold", "push", "load", "search", "csearch", "mediastart", "derive", "crop", "upload", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -159,7 +159,7 @@ func run(args []string) error {
 	loadBefore := loadAvg()
 	steps := map[string]func() error{
 		"cold": b.coldStart, "push": b.pushToServe, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
-		"mediastart": b.mediaStart, "derive": b.derivatives, "upload": b.bigUpload,
+		"mediastart": b.mediaStart, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload,
 		"bucket": b.bucket,
 	}
 	for _, g := range groups {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type serveFlags struct {
 	media                                           mediaFlags
 	notify                                          urlList
 	notifySecret                                    string
+	urlSecret                                       string
+	transformConcurrency                            int
+	transformQueueTimeout                           time.Duration
 }
 
 // urlList is a repeatable flag; one value (or the environment variable)
@@ -77,9 +81,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
+	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
+	fs.IntVar(&f.transformConcurrency, "transform-concurrency", runtime.GOMAXPROCS(0), "image variants made at once (/uploads/<key>?w=…)")
+	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if f.transformConcurrency < 1 {
+		return fmt.Errorf("--transform-concurrency must be at least 1")
+	}
+	if f.transformQueueTimeout <= 0 {
+		return fmt.Errorf("--transform-queue-timeout must be positive")
 	}
 	f.media.readOnly = f.readOnly
 	if f.site == "" {
@@ -151,9 +164,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		TrustedProxies: proxies,
 		CORSOrigins:    origins,
 		MediaOrigins:   lib.Origins,
-		Notifier:       notifier,
-		Metrics:        metrics,
-		Logger:         logger,
+		URLSecret:      f.urlSecret,
+
+		TransformConcurrency:  f.transformConcurrency,
+		TransformQueueTimeout: f.transformQueueTimeout,
+		Notifier:              notifier,
+		Metrics:               metrics,
+		Logger:                logger,
 	})
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

@@ -97,3 +97,35 @@ func BenchmarkPipelines(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVariant is a 1200×675 cover crop of a 12 MP JPEG, the whole
+// job (decode, crop, shrink, resample, WebP), by resampling filter.
+func BenchmarkVariant(b *testing.B) {
+	src := photo12MP(b)
+	spec := Spec{W: 1200, H: 675, Fit: "cover", Format: FormatWebP, Quality: 80}
+	for _, f := range []struct {
+		name string
+		f    imaging.ResampleFilter
+	}{{"Linear", imaging.Linear}, {"CatmullRom", imaging.CatmullRom}, {"Lanczos", imaging.Lanczos}} {
+		b.Run(f.name, func(b *testing.B) {
+			m, o, err := decodeChecked(context.Background(), bytes.NewReader(src), probe.JPEG, Limits{}.withDefaults())
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := cpuTime(b)
+			for b.Loop() {
+				renderVariant(m, o, spec, 50, 50, f.f)
+			}
+			reportCPU(b, start)
+		})
+	}
+	b.Run("Whole", func(b *testing.B) {
+		start := cpuTime(b)
+		for b.Loop() {
+			if _, err := Variant(context.Background(), bytes.NewReader(src), probe.JPEG, spec, 50, 50, Limits{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	})
+}

@@ -114,66 +114,20 @@ var defaultPipeline = pipeline{
 }
 
 func images(ctx context.Context, r io.ReadSeeker, mimeType string, widths []int, lim Limits, p pipeline) (*Result, error) {
-	switch mimeType {
-	case probe.JPEG, probe.PNG, probe.GIF, probe.WebP:
-	default:
-		return nil, fmt.Errorf("%w: %q", ErrUnsupported, mimeType)
-	}
-	size, err := r.Seek(0, io.SeekEnd)
-	if err != nil {
-		return nil, fmt.Errorf("derive: %w", err)
-	}
-	if size > lim.MaxBytes {
-		return nil, fmt.Errorf("%w: %d bytes is more than %d", ErrTooLarge, size, lim.MaxBytes)
-	}
-	if size == 0 {
-		return nil, fmt.Errorf("%w: empty file", ErrDecode)
-	}
-
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("derive: %w", err)
-	}
-	cfg, err := probe.DecodeConfig(r, mimeType)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
-	}
-	if err := probe.CheckPixels(cfg.Width, cfg.Height, lim.MaxPixels); err != nil {
-		return nil, err
-	}
-	orientation := 1
-	if mimeType == probe.JPEG {
-		if _, err := r.Seek(0, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("derive: %w", err)
-		}
-		orientation = probe.JPEGOrientation(r)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("derive: %w", err)
-	}
-	src, err := decode(io.LimitReader(r, lim.MaxBytes), mimeType)
+	src, orientation, err := decodeChecked(ctx, r, mimeType, lim)
 	if err != nil {
 		return nil, err
-	}
-	b := src.Bounds()
-	if mimeType == probe.GIF && b != image.Rect(0, 0, cfg.Width, cfg.Height) && b.In(image.Rect(0, 0, cfg.Width, cfg.Height)) {
-		// A first frame smaller than the logical screen: place it on a
-		// transparent screen-sized canvas, as a browser shows it.
-		canvas := image.NewNRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))
-		draw.Draw(canvas, b, src, b.Min, draw.Src)
-		src, b = canvas, canvas.Bounds()
-	}
-	if b.Dx() != cfg.Width || b.Dy() != cfg.Height {
-		// The header we checked must be the image we got.
-		return nil, fmt.Errorf("%w: decoded %dx%d, header said %dx%d", ErrDecode, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return render(ctx, src, orientation, widths, p)
+}
+
+func drawSrc(dst *image.NRGBA, b image.Rectangle, src image.Image) {
+	// A first frame smaller than the logical screen: place it on a
+	// transparent screen-sized canvas, as a browser shows it.
+	draw.Draw(dst, b, src, b.Min, draw.Src)
 }
 
 // decode runs the decoder for mimeType, turning a panic into ErrDecode:

@@ -40,9 +40,11 @@ func orient(m *image.NRGBA, orientation int) *image.NRGBA {
 // (non-premultiplied) RGBA, which is exactly the layout of NRGBA; the
 // library's own conversion would premultiply it through image.RGBA and
 // darken translucent edges, so the pixels are handed over as they are.
-func encodeWebP(m *image.NRGBA) ([]byte, error) {
+func encodeWebP(m *image.NRGBA) ([]byte, error) { return encodeWebPQ(m, Quality) }
+
+func encodeWebPQ(m *image.NRGBA, quality int) ([]byte, error) {
 	straight := &image.RGBA{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}
-	data, err := webp.EncodeRGBA(straight, Quality)
+	data, err := webp.EncodeRGBA(straight, float32(quality))
 	if err != nil {
 		return nil, fmt.Errorf("derive: webp encode %dx%d: %w", m.Rect.Dx(), m.Rect.Dy(), err)
 	}

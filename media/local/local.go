@@ -238,6 +238,26 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// DeletePrefix removes the folder prefix (ending in "/") and everything
+// in it (media.PrefixDeleter).
+func (s *Storage) DeletePrefix(ctx context.Context, prefix string) error {
+	dir, ok := strings.CutSuffix(prefix, "/")
+	if !ok {
+		return fmt.Errorf("local storage: delete prefix %q: must end in /", prefix)
+	}
+	if err := objkey.Check(dir); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name := filepath.FromSlash(dir)
+	if err := s.root.RemoveAll(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
+		return fmt.Errorf("local storage: delete prefix %q: %w", prefix, err)
+	}
+	return nil
+}
+
 // URL is where the HTTP layer serves the object, each segment escaped:
 // /uploads/<key>, behind the public URL when one is configured.
 func (s *Storage) URL(key string) string {

@@ -286,6 +286,53 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// DeletePrefix deletes every object under prefix (ending in "/"), listed
+// and removed in batches (media.PrefixDeleter).
+func (s *Storage) DeletePrefix(ctx context.Context, prefix string) error {
+	dir, ok := strings.CutSuffix(prefix, "/")
+	if !ok {
+		return fmt.Errorf("s3 storage: delete prefix %q: must end in /", prefix)
+	}
+	if err := objkey.Check(dir); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	objs := make(chan minio.ObjectInfo)
+	var listErr error
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		defer close(objs)
+		for obj := range s.client.ListObjects(ctx, s.cfg.Bucket, minio.ListObjectsOptions{Prefix: s.FullKey(prefix), Recursive: true}) {
+			if obj.Err != nil {
+				listErr = obj.Err
+				return
+			}
+			select {
+			case objs <- obj:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var firstErr error
+	for r := range s.client.RemoveObjects(ctx, s.cfg.Bucket, objs, minio.RemoveObjectsOptions{}) {
+		if r.Err != nil && firstErr == nil {
+			firstErr = r.Err
+		}
+	}
+	cancel() // stops a listing the removal gave up on
+	<-listed
+	if listErr != nil && firstErr == nil {
+		return s.wrap(ctx, "list", prefix, listErr)
+	}
+	if firstErr != nil {
+		return s.wrap(ctx, "delete", prefix, firstErr)
+	}
+	return nil
+}
+
 // PresignPut grants one PUT of exactly size bytes of contentType. Both
 // Content-Type and Content-Length are signed headers, so the storage refuses
 // an upload that differs in either (a browser sends Content-Length itself).

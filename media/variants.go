@@ -1,0 +1,153 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/folio-cms/folio/media/derive"
+	"github.com/folio-cms/folio/media/internal/ctxio"
+)
+
+// Variants are the crops and sizes of an image made on request
+// (/uploads/<key>?w=…). Each is stored beside the derivatives, under
+// "<key>-variants/<hash><ext>" ("2026/11/photo.jpg-variants/3f…a1.webp"):
+// no upload can take that name (it has no accepted extension), the local
+// sweep leaves the folder alone, and a delete removes it whole.
+//
+// The hash covers the spec and everything else the pixels depend on: the
+// item's id and key, its focal point and its derivatives' key (which
+// regenerate renumbers). A focal-point change or a regenerate thus moves
+// every variant to a new key; the old ones stay in the folder, unreachable,
+// until the item is deleted.
+
+// PrefixDeleter is implemented by storages that can delete every object
+// under a key prefix (a folder). Variants need it: they are not listed in
+// the item.
+type PrefixDeleter interface {
+	// DeletePrefix deletes every object whose key begins with prefix,
+	// which ends in "/"; none is not an error.
+	DeletePrefix(ctx context.Context, prefix string) error
+}
+
+// variantsPrefix is the folder of the variants of the original at key.
+func variantsPrefix(key string) string { return key + "-variants/" }
+
+// VariantVersion is a short hash of what an item's variants depend on
+// beyond their spec (see above). URLs carry it as v=, so that they change
+// when the variants do and can be cached for good.
+func VariantVersion(it *Item) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", it.ID, it.Key,
+		strconv.FormatFloat(it.FocalX, 'g', -1, 64), strconv.FormatFloat(it.FocalY, 'g', -1, 64))
+	if len(it.Sizes) > 0 {
+		h.Write([]byte(it.Sizes[0].Key))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:5])
+}
+
+// VariantKey is the storage key of the variant spec of it, as it is now.
+func VariantKey(it *Item, spec derive.Spec) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%d", VariantVersion(it), spec.W, spec.H, spec.Fit, spec.Format, spec.Quality)
+	return variantsPrefix(it.Key) + hex.EncodeToString(h.Sum(nil)[:12]) + derive.Ext(spec.Format)
+}
+
+// deleteVariants removes every variant of a deleted item; a failure only
+// leaves unreachable files (a new item never has the same variant keys:
+// the id is hashed in).
+func (l *Library) deleteVariants(ctx context.Context, it *Item) {
+	pd, ok := l.cfg.Storage.(PrefixDeleter)
+	if !ok || !raster(it.MimeType) {
+		return
+	}
+	if err := pd.DeletePrefix(ctx, variantsPrefix(it.Key)); err != nil {
+		l.log.Error("media: variants of a deleted item not removed", "key", it.Key, "err", err)
+	}
+}
+
+// Raster reports whether the item is an image variants can be made of
+// (JPEG, PNG, GIF, WebP; not SVG).
+func Raster(it *Item) bool { return raster(it.MimeType) }
+
+// MaxPixels is the pixel limit of uploads, which variants share.
+func (l *Library) MaxPixels() int { return l.cfg.MaxPixels }
+
+// StoredVariant reads a variant made before; ErrNotExist when there is
+// none.
+func (l *Library) StoredVariant(ctx context.Context, key string) ([]byte, error) {
+	rc, err := l.cfg.Storage.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	var b bytes.Buffer
+	if _, err := copyLimited(&b, ctxio.Reader(ctx, rc), maxVariantBytes); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// maxVariantBytes bounds what StoredVariant reads: a 4096×4096 PNG of
+// noise is about 64 MiB.
+const maxVariantBytes = 80 << 20
+
+// MakeVariant renders spec from the original of it (never from a
+// derivative), with the pixel and byte limits of uploads, and stores it
+// under key (unless the library is read-only: then it is only returned).
+// Errors are the library's: ErrTooLarge, ErrBadInput, ErrUnavailable.
+func (l *Library) MakeVariant(ctx context.Context, it *Item, spec derive.Spec, key string) ([]byte, error) {
+	if !raster(it.MimeType) {
+		return nil, errorf(ErrBadInput, "variants are made of raster images only (JPEG, PNG, GIF, WebP)")
+	}
+	rc, err := l.cfg.Storage.Open(ctx, it.Key)
+	if err != nil {
+		return nil, storageError(err)
+	}
+	defer rc.Close()
+	src, ok := rc.(io.ReadSeeker)
+	if !ok {
+		// Cloud storage: into a temporary file, never into memory.
+		f, err := os.CreateTemp("", "folio-variant-*")
+		if err != nil {
+			return nil, fmt.Errorf("media: temp file: %w", err)
+		}
+		defer func() {
+			f.Close()
+			os.Remove(f.Name())
+		}()
+		if _, err := copyLimited(f, ctxio.Reader(ctx, rc), l.cfg.MaxUploadBytes); err != nil {
+			return nil, storageError(err)
+		}
+		src = f
+	}
+	data, err := derive.Variant(ctx, src, it.MimeType, spec, it.FocalX, it.FocalY, derive.Limits{
+		MaxPixels: l.cfg.MaxPixels,
+		MaxBytes:  l.cfg.MaxUploadBytes,
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, derive.ErrTooLarge):
+		return nil, errorf(ErrTooLarge, "image has too many pixels")
+	case errors.Is(err, derive.ErrDecode):
+		return nil, errorf(ErrBadInput, "image is damaged and cannot be decoded")
+	case errors.Is(err, derive.ErrUnsupported):
+		return nil, errorf(ErrBadInput, "variants are made of raster images only (JPEG, PNG, GIF, WebP)")
+	default:
+		return nil, err
+	}
+	if l.cfg.ReadOnly {
+		return data, nil
+	}
+	if err := l.cfg.Storage.Put(ctx, key, bytes.NewReader(data), int64(len(data)), derive.ContentType(spec.Format)); err != nil {
+		// Served anyway; the next request makes it again.
+		l.log.Warn("media: variant not stored", "key", key, "err", err)
+	}
+	return data, nil
+}
