@@ -227,7 +227,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, known := asError(err)
-	if !known {
+	switch {
+	case known:
+	case r.Context().Err() != nil:
+		// The client went away (it will not read the answer): not a fault.
+		s.log.Debug("request abandoned by the client", "method", r.Method, "path", r.URL.Path, "err", err)
+	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	w.Header().Del("ETag")
