@@ -16,8 +16,10 @@ import (
 // documents (each introduced by a 1 byte, ended by a 0), the recent per-path
 // times, and a CRC-32 of everything before it. Written atomically, so a
 // crash leaves the old file or the new one.
-// Version 2 holds Markdown bodies as source (version 1 held HTML).
-const cacheMagic = "folio-parsed-docs/2\n"
+// Version 3 holds where a Markdown body starts in its blob, which the
+// server reads again when it needs the body; version 2 held the Markdown
+// source, version 1 the HTML.
+const cacheMagic = "folio-parsed-docs/3\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
@@ -42,9 +44,9 @@ func (s *Source) saveCache(force bool) error {
 	}
 	unsaved := c.unsaved
 	c.unsaved = 0
-	docs := make(map[docKey]*content.Doc, len(c.docs))
+	docs := make(map[docKey]parsedDoc, len(c.docs))
 	for k, e := range c.docs {
-		docs[k] = e.doc
+		docs[k] = parsedDoc{doc: e.doc, bodyOff: e.bodyOff}
 	}
 	times := append([]pathTimes(nil), c.times...)
 	c.dirty = false
@@ -68,10 +70,13 @@ func (s *Source) saveCache(force bool) error {
 	return nil
 }
 
-func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTimes) ([]byte, int) {
+func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes) ([]byte, int) {
 	size := 1 << 16
 	for _, d := range docs {
-		size += len(d.Body.Source()) + 64 + 32*len(d.Meta) // a guess that avoids regrowing
+		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
+		if d.bodyOff < 0 && !d.doc.Body.Lazy() {
+			size += len(d.doc.Body.Source())
+		}
 	}
 	e := &cacheEncoder{b: make([]byte, 0, size)}
 	e.b = append(e.b, cacheMagic...)
@@ -83,7 +88,7 @@ func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTim
 		e.b = append(e.b, 1)
 		e.b = append(e.b, k.blob[:]...)
 		e.str(k.ext)
-		if err := e.doc(d); err != nil {
+		if err := e.doc(d.doc, d.bodyOff); err != nil {
 			e.b = e.b[:mark]
 			skipped++
 		}
@@ -133,7 +138,10 @@ func (s *Source) loadCache() error {
 		var k docKey
 		copy(k.blob[:], d.bytes(20))
 		k.ext = d.str()
-		docs[k] = &docEntry{doc: d.doc()}
+		doc, off := d.doc(func(off int) content.Markdown { return s.lazyBody(k.blob, off) })
+		if d.err == nil {
+			docs[k] = &docEntry{doc: doc, bodyOff: off}
+		}
 	}
 	n := d.count()
 	var times []pathTimes
@@ -172,6 +180,25 @@ func (s *Source) loadCache() error {
 	c.unsaved = 0
 	c.onDisk = true
 	return nil
+}
+
+// staleTempAge is how old a temporary cache file must be to be taken for
+// the leftover of a write that never finished (the process was killed):
+// a write takes well under a second.
+const staleTempAge = time.Minute
+
+// removeStaleTemps removes the temporary files of cache writes that were
+// cut short (a kill -9 during a write leaves one; the cache file itself is
+// only ever replaced whole, by a rename). Each is as large as the cache.
+func (s *Source) removeStaleTemps() {
+	tmps, _ := filepath.Glob(s.cache + ".tmp*")
+	for _, p := range tmps {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+			if os.Remove(p) == nil {
+				s.log.Info("source: removed the leftover of an unfinished cache write", "file", p)
+			}
+		}
+	}
 }
 
 // writeFileAtomic writes data to a temporary file beside name, syncs it and

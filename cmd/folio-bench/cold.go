@@ -67,8 +67,52 @@ func (b *bench) coldStart() error {
 		b.add(row{Figure: "peak RSS at ready, " + label + " files, first start", Sum: summarize(firstRSS), Unit: unitMB,
 			Note: "VmHWM of the folio process when it first answered"})
 		b.add(row{Figure: "peak RSS at ready, " + label + " files, restart", Sum: summarize(warmRSS), Unit: unitMB})
+
+		// The content search index is built in the background after
+		// ready: the peak RSS at ready does not include it. Once more
+		// each, a first start and a restart that wait for it.
+		cache, err := b.scratch(fmt.Sprintf("cache-built-%d", n))
+		if err != nil {
+			return err
+		}
+		for _, first := range []bool{true, false} {
+			t, rss, err := b.startSearched(site, media, cache)
+			if err != nil {
+				return fmt.Errorf("%d files, start until the search index is built: %w", n, err)
+			}
+			kind := "restart"
+			if first {
+				kind = "first start"
+			}
+			b.add(row{Figure: "peak RSS, " + label + " files, " + kind + ", search index built", Sum: summarize([]float64{rss}), Unit: unitMB,
+				Note: "VmHWM once GET /api/v1/search first answered (the index is built in the background after ready; a search waits for it), one run"})
+			b.add(row{Figure: "… " + kind + " to the first search answered", Sum: summarize([]float64{t}), Unit: unitMS})
+		}
+		os.RemoveAll(cache)
 	}
 	return nil
+}
+
+// startSearched starts folio, waits until a content search answers (the
+// index is built), and returns that time in ms and VmHWM in MB.
+func (b *bench) startSearched(site, media, cache string) (float64, float64, error) {
+	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-cold.log")})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.stop()
+	if _, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit); err != nil {
+		return 0, 0, err
+	}
+	d, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, readyLimit)
+	if err != nil {
+		return 0, 0, err
+	}
+	rss, err := procStatus(s.pid(), "VmHWM")
+	if err != nil {
+		return 0, 0, err
+	}
+	return ms(d), rss, nil
 }
 
 // startOnce starts folio, waits until it serves, and returns the time to
