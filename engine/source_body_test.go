@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content"
 )
 
 // A loaded document keeps its Markdown body in the repository, not in
@@ -164,4 +166,37 @@ func TestSource_PartialCache(t *testing.T) {
 	if tmps, _ := filepath.Glob(first.cache + ".tmp*"); len(tmps) != 1 || tmps[0] != fresh {
 		t.Fatalf("temporary files left: %v", tmps)
 	}
+}
+
+// BenchmarkBodyRead is what reading a body back from the repository
+// costs (a first render, a search snippet, the search index build): one
+// document's Markdown source per op, round robin over the 10k-file site
+// (FOLIO_BENCH_SITE names a folio-gen bare repository).
+func BenchmarkBodyRead(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates a large repository")
+	}
+	site := benchEngineSite(b)
+	src, err := OpenSource(b.Context(), SourceConfig{Site: site, CacheKey: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	tree := srcLoad(b, src, "main")
+	var docs []*content.Doc
+	for _, f := range tree.Files {
+		if f.Doc != nil && f.Doc.Body.Lazy() {
+			docs = append(docs, f.Doc)
+		}
+	}
+	if len(docs) == 0 {
+		b.Fatal("no document with a body")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		n += len(docs[i%len(docs)].Body.Source())
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "bytes/op")
 }
