@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -114,12 +115,9 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 // loadCache reads the cache file into the empty document cache. A file
 // written for another parser generation or site is ignored.
 func (s *Source) loadCache() error {
-	data, err := os.ReadFile(s.cache)
+	data, err := readCacheFile(s.cache)
 	if err != nil {
 		return err
-	}
-	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
-		return errors.New("not a cache file of this version")
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
@@ -180,6 +178,37 @@ func (s *Source) loadCache() error {
 	c.unsaved = 0
 	c.onDisk = true
 	return nil
+}
+
+// errCacheVersion: the file is not a cache of this version.
+var errCacheVersion = errors.New("not a cache file of this version")
+
+// readCacheFile reads the cache file after checking its magic: a cache
+// of an earlier version (version 2 held every body, 670 MB at 100k
+// files) is not read at all.
+func readCacheFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, len(cacheMagic))
+	if fi.Size() < int64(len(cacheMagic)+4) {
+		return nil, errCacheVersion
+	}
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
+		return nil, errCacheVersion
+	}
+	data := make([]byte, fi.Size())
+	copy(data, head)
+	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return data, nil
 }
 
 // staleTempAge is how old a temporary cache file must be to be taken for

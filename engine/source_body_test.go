@@ -163,6 +163,14 @@ func TestSource_PartialCache(t *testing.T) {
 		}
 		again.Close()
 	}
+	// A cache of the previous version (which held every body) is not
+	// read, however large.
+	if err := os.WriteFile(first.cache, append([]byte("folio-parsed-docs/2\n"), full[len(cacheMagic):]...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st := openSrc(t, r.site(), cacheDir, &srcTestParser{}).Stats(); st.LoadedFromDisk != 0 {
+		t.Fatalf("%d documents taken from a version 2 cache", st.LoadedFromDisk)
+	}
 	if tmps, _ := filepath.Glob(first.cache + ".tmp*"); len(tmps) != 1 || tmps[0] != fresh {
 		t.Fatalf("temporary files left: %v", tmps)
 	}

@@ -96,7 +96,7 @@ func (b *bench) pushToServeAt(n int) error {
 	// The search index is built in the background after the start; the
 	// pushes measure the steady state, not a build's competition for
 	// the CPU.
-	if _, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, readyLimit); err != nil {
+	if _, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, searchBuiltLimit); err != nil {
 		return err
 	}
 	file := filepath.Join(work, "content", "posts", slug+".md")
