@@ -90,6 +90,9 @@ type Engine struct {
 	// One Assembler per branch (published, draft), used under reloadMu:
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
+	// One RefChecker per branch, used under reloadMu: a reload looks for
+	// references only in the documents that changed.
+	refCheckers map[string]*content.RefChecker
 
 	failMu  sync.Mutex
 	failed  map[string]string // branch -> commit that failed to load
@@ -131,7 +134,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
-		closing: make(chan struct{}), searchClosed: make(chan struct{})}
+		refCheckers: map[string]*content.RefChecker{},
+		closing:     make(chan struct{}), searchClosed: make(chan struct{})}
 	if cfg.Search {
 		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now)}
 	}
@@ -362,7 +366,12 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.assemblers[branch] = as
 	}
 	site, problems := as.Assemble(tree.Files)
-	if refs := content.ReferenceProblems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
+	rc := e.refCheckers[branch]
+	if rc == nil {
+		rc = new(content.RefChecker)
+		e.refCheckers[branch] = rc
+	}
+	if refs := rc.Problems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
 		problems = slices.Concat(problems, refs)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
