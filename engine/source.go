@@ -271,9 +271,14 @@ func (s *Source) Fetch(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the source and writes the parsed-document cache if it
-// changed since the last save.
-func (s *Source) Close() error { return s.saveCache(true) }
+// Close writes the parsed-document cache if it changed since the last
+// save, and closes the files kept open to read bodies (a body read after
+// Close opens them again).
+func (s *Source) Close() error {
+	err := s.saveCache(true)
+	s.blobs.close()
+	return err
+}
 
 // openStorage opens a fresh object store on the repository. Each Load and
 // each of its workers gets its own: go-git's storage is not safe for

@@ -32,6 +32,7 @@ type blobReader struct {
 	objects cache.Object // delta bases, shared by the stores
 
 	recent recentBlobs
+	idle   int // how many idle stores are kept
 
 	mu    sync.Mutex
 	gen   int        // bumped by refresh; older conns are closed when returned
@@ -49,11 +50,9 @@ type blobConn struct {
 // packed site are whole objects, which need none.
 const blobReaderCache = 8 * cache.MiByte
 
-// blobReaderIdle is how many idle stores are kept.
-var blobReaderIdle = max(2, runtime.NumCPU())
-
 func newBlobReader(gitDir string) *blobReader {
-	return &blobReader{gitDir: gitDir, objects: cache.NewObjectLRU(blobReaderCache), recent: recentBlobs{limit: recentBlobsBytes}}
+	return &blobReader{gitDir: gitDir, objects: cache.NewObjectLRU(blobReaderCache), recent: recentBlobs{limit: recentBlobsBytes},
+		idle: max(2, runtime.NumCPU())}
 }
 
 func (r *blobReader) get() *blobConn {
@@ -76,7 +75,7 @@ func (r *blobReader) get() *blobConn {
 
 func (r *blobReader) put(c *blobConn) {
 	r.mu.Lock()
-	keep := c.gen == r.gen && len(r.free) < blobReaderIdle
+	keep := c.gen == r.gen && len(r.free) < r.idle
 	if keep {
 		r.free = append(r.free, c)
 	}
