@@ -16,12 +16,18 @@ import (
 //
 // It encodes as a JSON string of the HTML, exactly as a string holding the
 // HTML would. The zero value is an empty body.
+//
+// A body made by NewLazyMarkdown does not hold its source at all: it reads
+// it when it is rendered or asked for (a server of a large site keeps its
+// bodies in the Git repository they came from, not in memory).
 type Markdown struct{ b *markdownBody }
 
 type markdownBody struct {
 	src  string
+	load func() (string, error) // nil when src is held
 	once sync.Once
 	html string
+	err  error // the source could not be read (lazy bodies only)
 	done atomic.Bool
 }
 
@@ -30,13 +36,35 @@ type markdownBody struct {
 // from a file; bodies persisted by a cache come back that way.
 func NewMarkdown(src string) Markdown { return Markdown{b: &markdownBody{src: src}} }
 
-// Source is the Markdown text.
-func (m Markdown) Source() string {
-	if m.b == nil {
-		return ""
-	}
-	return m.b.src
+// NewLazyMarkdown returns a body whose source load reads, each time it
+// is needed (rendering, Source), so that it is not held in memory. load
+// must return the same text every time, and text that passed Parse's
+// checks; an error makes the body fail to render (see MarshalJSON).
+func NewLazyMarkdown(load func() (string, error)) Markdown {
+	return Markdown{b: &markdownBody{load: load}}
 }
+
+// Source is the Markdown text; "" when a lazy body cannot read it (see
+// SourceErr).
+func (m Markdown) Source() string {
+	s, _ := m.SourceErr()
+	return s
+}
+
+// SourceErr is the Markdown text, read again by a lazy body, or why it
+// could not be read.
+func (m Markdown) SourceErr() (string, error) {
+	if m.b == nil {
+		return "", nil
+	}
+	if m.b.load != nil {
+		return m.b.load()
+	}
+	return m.b.src, nil
+}
+
+// Lazy tells whether the body reads its source on demand.
+func (m Markdown) Lazy() bool { return m.b != nil && m.b.load != nil }
 
 // HTML renders the body (once) and returns the HTML. Raw HTML is not passed
 // through; see README "Markdown".
@@ -61,15 +89,23 @@ func (b *markdownBody) render() {
 			b.html = ""
 		}
 	}()
+	src := b.src
+	if b.load != nil {
+		var err error
+		if src, err = b.load(); err != nil {
+			b.err = err
+			return
+		}
+	}
 	// Parse refused sources nested too deeply; a body from elsewhere (a
 	// persisted cache) is checked again, as goldmark's time depends on it.
-	if markdownTooDeep([]byte(b.src)) > 0 {
+	if markdownTooDeep([]byte(src)) > 0 {
 		return
 	}
 	var buf bytes.Buffer
-	buf.Grow(len(b.src) + len(b.src)/4)
+	buf.Grow(len(src) + len(src)/4)
 	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
-	if err := markdown().Convert([]byte(b.src), &buf); err != nil {
+	if err := markdown().Convert([]byte(src), &buf); err != nil {
 		return
 	}
 	b.html = buf.String()
@@ -80,12 +116,17 @@ func (m Markdown) String() string { return m.HTML() }
 
 // MarshalJSON encodes the HTML as a JSON string without HTML escaping;
 // encoding/json escapes <, > and & afterwards when its encoder is set to,
-// so the result is what the HTML as a string would encode to.
+// so the result is what the HTML as a string would encode to. A lazy
+// body whose source could not be read is an error, not an empty body.
 func (m Markdown) MarshalJSON() ([]byte, error) {
+	html := m.HTML()
+	if m.b != nil && m.b.err != nil {
+		return nil, m.b.err
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m.HTML()); err != nil {
+	if err := enc.Encode(html); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil

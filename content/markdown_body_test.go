@@ -3,8 +3,10 @@ package content
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -79,5 +81,46 @@ func TestMarkdown_DepthGuardAtRender(t *testing.T) {
 	}
 	if html := NewMarkdown(strings.Repeat("> ", 3) + "x\n").HTML(); !strings.Contains(html, "<blockquote>") {
 		t.Fatalf("HTML = %q", html)
+	}
+}
+
+// A lazy body reads its source on demand, each time (it keeps none),
+// renders once, and encodes exactly as the same body held in memory; a
+// source it cannot read makes it fail to encode, not encode empty.
+func TestMarkdown_Lazy(t *testing.T) {
+	src := post(2)
+	held := NewMarkdown(src)
+	var reads atomic.Int64
+	lazy := NewLazyMarkdown(func() (string, error) { reads.Add(1); return src, nil })
+	if !lazy.Lazy() || held.Lazy() || (Markdown{}).Lazy() {
+		t.Fatal("Lazy() wrong")
+	}
+	if lazy.Source() != src || lazy.Source() != src || reads.Load() != 2 {
+		t.Fatalf("Source read %d times", reads.Load())
+	}
+	if lazy.Rendered() {
+		t.Fatal("rendered before use")
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { lazy.HTML() })
+	}
+	wg.Wait()
+	if lazy.HTML() != held.HTML() || reads.Load() != 3 {
+		t.Fatalf("HTML differs or read %d times (want one read for the render)", reads.Load())
+	}
+	a, errA := json.Marshal(map[string]any{"b": lazy})
+	b, errB := json.Marshal(map[string]any{"b": held})
+	if errA != nil || errB != nil || string(a) != string(b) {
+		t.Fatalf("JSON %s (%v), want %s (%v)", a, errA, b, errB)
+	}
+
+	gone := errors.New("blob gone")
+	bad := NewLazyMarkdown(func() (string, error) { return "", gone })
+	if s, err := bad.SourceErr(); s != "" || !errors.Is(err, gone) {
+		t.Fatalf("SourceErr = %q, %v", s, err)
+	}
+	if _, err := json.Marshal(map[string]any{"b": bad}); !errors.Is(err, gone) {
+		t.Fatalf("encoding an unreadable body: err = %v", err)
 	}
 }

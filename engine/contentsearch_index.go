@@ -186,7 +186,9 @@ func (ci *contentIndex) step() {
 		return // the rebuild brings it
 	}
 	if err := ci.apply(idx, ci.docs, s); err != nil {
-		ci.log.Warn("update search index", "err", err)
+		if !errors.Is(err, errIndexStopped) {
+			ci.log.Warn("update search index", "err", err)
+		}
 		return
 	}
 	ci.batches++
@@ -283,7 +285,7 @@ func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 	if len(changed) == 0 && len(gone) == 0 {
 		return nil
 	}
-	if err := indexDocs(idx, changed, gone, ci.now()); err != nil {
+	if err := indexDocs(idx, changed, gone, ci.now(), ci.done); err != nil {
 		return err
 	}
 	// docs is read by searches when it is the served map.
@@ -309,9 +311,14 @@ const buildBatch = 1000
 // batch in flight holds its words.
 const buildWorkers = 1
 
+// errIndexStopped: the index was closed while a build ran.
+var errIndexStopped = errors.New("search index closed")
+
 // indexDocs indexes changed and deletes gone: one batch for a push, or
-// for many documents (a build) batches of buildBatch.
-func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time) error {
+// for many documents (a build) batches of buildBatch. Once stop is
+// closed no further batch starts (a 100k-file build takes a minute; a
+// server that is stopped must not wait for it).
+func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time, stop <-chan struct{}) error {
 	ids := make([]string, 0, len(changed))
 	for id := range changed {
 		ids = append(ids, id)
@@ -337,6 +344,12 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 	for range workers {
 		wg.Go(func() {
 			for c := range work {
+				select {
+				case <-stop:
+					errs[c] = errIndexStopped
+					continue
+				default:
+				}
 				b := idx.NewBatch()
 				if c == 0 {
 					for _, id := range gone {

@@ -90,6 +90,9 @@ type Engine struct {
 	// One Assembler per branch (published, draft), used under reloadMu:
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
+	// One RefChecker per branch, used under reloadMu: a reload looks for
+	// references only in the documents that changed.
+	refCheckers map[string]*content.RefChecker
 
 	failMu  sync.Mutex
 	failed  map[string]string // branch -> commit that failed to load
@@ -101,12 +104,13 @@ type Engine struct {
 
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
-	saveMu      sync.Mutex
-	saveRunning bool
-	savePending bool
-	saveWG      sync.WaitGroup
-	closing     chan struct{} // closed by Close
-	closeOnce   sync.Once
+	saveMu       sync.Mutex
+	saveRunning  bool
+	savePending  bool
+	saveWG       sync.WaitGroup
+	closing      chan struct{} // closed by Close
+	searchClosed chan struct{} // closed once Close has stopped the search index
+	closeOnce    sync.Once
 }
 
 // firstSaveDelay puts off the first write of the parse cache after Open, so
@@ -130,7 +134,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
-		closing: make(chan struct{})}
+		refCheckers: map[string]*content.RefChecker{},
+		closing:     make(chan struct{}), searchClosed: make(chan struct{})}
 	if cfg.Search {
 		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now)}
 	}
@@ -167,16 +172,24 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 }
 
 // Close waits for a parse-cache write under way and releases the
-// repository, writing what the cache still lacks.
+// repository, writing what the cache still lacks. The search index is
+// stopped meanwhile (a build under way stops after its batch): the cache
+// is what the next start needs, so it is written first, not after a
+// build that may have a minute to go.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
 		close(e.closing)
-		if e.search != nil {
-			e.search.close()
-		}
+		go func() {
+			defer close(e.searchClosed)
+			if e.search != nil {
+				e.search.close()
+			}
+		}()
 	})
 	e.saveWG.Wait()
-	return e.src.Close()
+	err := e.src.Close()
+	<-e.searchClosed
+	return err
 }
 
 // saveCacheLater writes the parse cache in the background, one write at a
@@ -353,7 +366,12 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.assemblers[branch] = as
 	}
 	site, problems := as.Assemble(tree.Files)
-	if refs := content.ReferenceProblems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
+	rc := e.refCheckers[branch]
+	if rc == nil {
+		rc = new(content.RefChecker)
+		e.refCheckers[branch] = rc
+	}
+	if refs := rc.Problems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
 		problems = slices.Concat(problems, refs)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))

@@ -24,6 +24,16 @@ func newDocKey(blob plumbing.Hash, p string) docKey {
 type docEntry struct {
 	doc  *content.Doc
 	used uint64 // generation (Load count) that last used it
+	// bodyOff is where the body starts in the blob, when doc reads it
+	// from there (see source_body.go); -1 when doc holds its body or has
+	// none.
+	bodyOff int
+}
+
+// parsedDoc is a document a Load parsed, and its bodyOff.
+type parsedDoc struct {
+	doc     *content.Doc
+	bodyOff int
 }
 
 // pathTimes is the Updated time of every relevant path of one commit.
@@ -105,11 +115,11 @@ func (c *docCache) get(k docKey, gen uint64) *content.Doc {
 }
 
 // finish records a Load's new documents and drops stale ones.
-func (c *docCache) finish(gen uint64, parsed map[docKey]*content.Doc, hits int, walked int, took time.Duration) {
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, d := range parsed {
-		c.docs[k] = &docEntry{doc: d, used: gen}
+		c.docs[k] = &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
 		c.dirty = true
 	}
 	for k, e := range c.docs {

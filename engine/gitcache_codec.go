@@ -47,11 +47,36 @@ func (e *cacheEncoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *cacheEncoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
 func (e *cacheEncoder) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
 
-func (e *cacheEncoder) doc(d *content.Doc) error {
+// Body kinds of a persisted document.
+const (
+	cbodyNone   byte = iota // no Markdown body
+	cbodySource             // the Markdown source follows
+	cbodyInBlob             // the body is the blob from this offset on
+)
+
+func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 	if err := e.strMap(d.Meta); err != nil {
 		return err
 	}
-	e.str(d.Body.Source()) // the Markdown, not HTML: it renders on first use
+	switch {
+	case bodyOff >= 0:
+		e.b = append(e.b, cbodyInBlob)
+		e.uvarint(uint64(bodyOff))
+	case d.Body.Lazy():
+		// Read from a blob, but where it starts is not known: its text
+		// (this does not happen with the Source's own documents).
+		src, err := d.Body.SourceErr()
+		if err != nil {
+			return err
+		}
+		e.b = append(e.b, cbodySource)
+		e.str(src)
+	case d.Body.Source() != "":
+		e.b = append(e.b, cbodySource)
+		e.str(d.Body.Source()) // the Markdown, not HTML: it renders on first use
+	default:
+		e.b = append(e.b, cbodyNone)
+	}
 	if d.HasBody {
 		e.b = append(e.b, 1)
 	} else {
@@ -240,14 +265,32 @@ func (d *cacheDecoder) count() int {
 	return int(n)
 }
 
-func (d *cacheDecoder) doc() *content.Doc {
+// doc decodes a document; inBlob makes the body that starts at an offset
+// of the document's blob. It returns that offset, or -1.
+func (d *cacheDecoder) doc(inBlob func(off int) content.Markdown) (*content.Doc, int) {
 	doc := &content.Doc{Meta: d.strMap()}
-	if src := d.str(); src != "" {
-		doc.Body = content.NewMarkdown(src)
+	off := -1
+	switch d.byte1() {
+	case cbodyNone:
+	case cbodySource:
+		if src := d.str(); src != "" {
+			doc.Body = content.NewMarkdown(src)
+		}
+	case cbodyInBlob:
+		v := d.uvarint()
+		if v > content.MaxFileSize {
+			d.fail()
+			return nil, -1
+		}
+		off = int(v)
+		doc.Body = inBlob(off)
+	default:
+		d.fail()
+		return nil, -1
 	}
 	doc.HasBody = d.byte1() == 1
 	doc.Line = int(d.varint())
-	return doc
+	return doc, off
 }
 
 func (d *cacheDecoder) strMap() map[string]any {

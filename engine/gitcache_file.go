@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,8 +17,10 @@ import (
 // documents (each introduced by a 1 byte, ended by a 0), the recent per-path
 // times, and a CRC-32 of everything before it. Written atomically, so a
 // crash leaves the old file or the new one.
-// Version 2 holds Markdown bodies as source (version 1 held HTML).
-const cacheMagic = "folio-parsed-docs/2\n"
+// Version 3 holds where a Markdown body starts in its blob, which the
+// server reads again when it needs the body; version 2 held the Markdown
+// source, version 1 the HTML.
+const cacheMagic = "folio-parsed-docs/3\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
@@ -42,9 +45,9 @@ func (s *Source) saveCache(force bool) error {
 	}
 	unsaved := c.unsaved
 	c.unsaved = 0
-	docs := make(map[docKey]*content.Doc, len(c.docs))
+	docs := make(map[docKey]parsedDoc, len(c.docs))
 	for k, e := range c.docs {
-		docs[k] = e.doc
+		docs[k] = parsedDoc{doc: e.doc, bodyOff: e.bodyOff}
 	}
 	times := append([]pathTimes(nil), c.times...)
 	c.dirty = false
@@ -68,10 +71,13 @@ func (s *Source) saveCache(force bool) error {
 	return nil
 }
 
-func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTimes) ([]byte, int) {
+func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes) ([]byte, int) {
 	size := 1 << 16
 	for _, d := range docs {
-		size += len(d.Body.Source()) + 64 + 32*len(d.Meta) // a guess that avoids regrowing
+		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
+		if d.bodyOff < 0 && !d.doc.Body.Lazy() {
+			size += len(d.doc.Body.Source())
+		}
 	}
 	e := &cacheEncoder{b: make([]byte, 0, size)}
 	e.b = append(e.b, cacheMagic...)
@@ -83,7 +89,7 @@ func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTim
 		e.b = append(e.b, 1)
 		e.b = append(e.b, k.blob[:]...)
 		e.str(k.ext)
-		if err := e.doc(d); err != nil {
+		if err := e.doc(d.doc, d.bodyOff); err != nil {
 			e.b = e.b[:mark]
 			skipped++
 		}
@@ -109,12 +115,9 @@ func encodeCache(key, site string, docs map[docKey]*content.Doc, times []pathTim
 // loadCache reads the cache file into the empty document cache. A file
 // written for another parser generation or site is ignored.
 func (s *Source) loadCache() error {
-	data, err := os.ReadFile(s.cache)
+	data, err := readCacheFile(s.cache)
 	if err != nil {
 		return err
-	}
-	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
-		return errors.New("not a cache file of this version")
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
@@ -133,7 +136,10 @@ func (s *Source) loadCache() error {
 		var k docKey
 		copy(k.blob[:], d.bytes(20))
 		k.ext = d.str()
-		docs[k] = &docEntry{doc: d.doc()}
+		doc, off := d.doc(func(off int) content.Markdown { return s.lazyBody(k.blob, off) })
+		if d.err == nil {
+			docs[k] = &docEntry{doc: doc, bodyOff: off}
+		}
 	}
 	n := d.count()
 	var times []pathTimes
@@ -172,6 +178,56 @@ func (s *Source) loadCache() error {
 	c.unsaved = 0
 	c.onDisk = true
 	return nil
+}
+
+// errCacheVersion: the file is not a cache of this version.
+var errCacheVersion = errors.New("not a cache file of this version")
+
+// readCacheFile reads the cache file after checking its magic: a cache
+// of an earlier version (version 2 held every body, 670 MB at 100k
+// files) is not read at all.
+func readCacheFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, len(cacheMagic))
+	if fi.Size() < int64(len(cacheMagic)+4) {
+		return nil, errCacheVersion
+	}
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
+		return nil, errCacheVersion
+	}
+	data := make([]byte, fi.Size())
+	copy(data, head)
+	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// staleTempAge is how old a temporary cache file must be to be taken for
+// the leftover of a write that never finished (the process was killed):
+// a write takes well under a second.
+const staleTempAge = time.Minute
+
+// removeStaleTemps removes the temporary files of cache writes that were
+// cut short (a kill -9 during a write leaves one; the cache file itself is
+// only ever replaced whole, by a rename). Each is as large as the cache.
+func (s *Source) removeStaleTemps() {
+	tmps, _ := filepath.Glob(s.cache + ".tmp*")
+	for _, p := range tmps {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+			if os.Remove(p) == nil {
+				s.log.Info("source: removed the leftover of an unfinished cache write", "file", p)
+			}
+		}
+	}
 }
 
 // writeFileAtomic writes data to a temporary file beside name, syncs it and

@@ -73,7 +73,8 @@ type Source struct {
 	loadMu sync.Mutex // serialises Load
 	saveMu sync.Mutex // serialises SaveCache
 
-	docs *docCache
+	docs  *docCache
+	blobs *blobReader // reads documents' bodies on demand
 
 	lastRoot *dirRec // the root folder of the last Load; guarded by loadMu
 }
@@ -126,8 +127,10 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.blobs = newBlobReader(s.gitDir)
 	if cfg.CacheDir != "" {
 		s.cache = filepath.Join(cfg.CacheDir, "parsed-"+shortHash(s.siteID())+".cache")
+		s.removeStaleTemps()
 		if err := s.loadCache(); err != nil && !errors.Is(err, os.ErrNotExist) {
 			// A bad cache costs a cold parse, never an outage.
 			s.log.Warn("source: ignoring parsed-document cache", "file", s.cache, "err", err)
@@ -268,9 +271,14 @@ func (s *Source) Fetch(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the source and writes the parsed-document cache if it
-// changed since the last save.
-func (s *Source) Close() error { return s.saveCache(true) }
+// Close writes the parsed-document cache if it changed since the last
+// save, and closes the files kept open to read bodies (a body read after
+// Close opens them again).
+func (s *Source) Close() error {
+	err := s.saveCache(true)
+	s.blobs.close()
+	return err
+}
 
 // openStorage opens a fresh object store on the repository. Each Load and
 // each of its workers gets its own: go-git's storage is not safe for
@@ -280,8 +288,12 @@ func (s *Source) Close() error { return s.saveCache(true) }
 // blobs are deltas, and with a small cache each read resolves its delta
 // chain again (10k files, 76 MB: 13 s with 8 MB, 0.5-0.9 s with 96 MB).
 func (s *Source) openStorage(objects cache.Object) *filesystem.Storage {
+	return openObjectStorage(s.gitDir, objects)
+}
+
+func openObjectStorage(gitDir string, objects cache.Object) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(
-		osfs.New(s.gitDir, osfs.WithBoundOS()),
+		osfs.New(gitDir, osfs.WithBoundOS()),
 		objects,
 		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: content.MaxFileSize},
 	)

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -215,4 +217,31 @@ func srcProblem(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// srcTreeDiff compares two trees as served: documents by their values and
+// bodies by their text (a body read from the repository is a closure,
+// which reflect.DeepEqual cannot compare). "" when they are the same.
+func srcTreeDiff(got, want *Tree) string {
+	if got.Commit != want.Commit || !got.Time.Equal(want.Time) || len(got.Files) != len(want.Files) {
+		return fmt.Sprintf("commit %s %v, %d files; want %s %v, %d files", got.Commit, got.Time, len(got.Files), want.Commit, want.Time, len(want.Files))
+	}
+	for i, g := range got.Files {
+		w := want.Files[i]
+		if g.Path != w.Path || !g.Updated.Equal(w.Updated) || !reflect.DeepEqual(g.Err, w.Err) || (g.Doc == nil) != (w.Doc == nil) {
+			return fmt.Sprintf("file %d: %+v, want %+v", i, g, w)
+		}
+		if g.Doc == nil {
+			continue
+		}
+		gd, wd := *g.Doc, *w.Doc
+		if gd.Body.Source() != wd.Body.Source() {
+			return fmt.Sprintf("%s: body %q, want %q", g.Path, gd.Body.Source(), wd.Body.Source())
+		}
+		gd.Body, wd.Body = content.Markdown{}, content.Markdown{}
+		if !reflect.DeepEqual(gd, wd) {
+			return fmt.Sprintf("%s: doc %+v, want %+v", g.Path, gd, wd)
+		}
+	}
+	return ""
 }

@@ -162,15 +162,16 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 }
 
 type parseResult struct {
-	key docKey
-	doc *content.Doc
-	err error
+	key     docKey
+	doc     *content.Doc
+	bodyOff int
+	err     error
 }
 
 // parseMisses reads and parses the missed blobs with cfg.Workers workers,
 // each on its own object store, fills out, and returns the new documents.
-func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File) (map[docKey]*content.Doc, error) {
-	parsed := map[docKey]*content.Doc{}
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File) (map[docKey]parsedDoc, error) {
+	parsed := map[docKey]parsedDoc{}
 	if len(misses) == 0 {
 		return parsed, nil
 	}
@@ -211,13 +212,13 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 				}
 				k := keys[i]
 				first := out[misses[k][0]].Path
-				doc, perr, err := s.readParse(st, pr, k.blob, first)
+				doc, off, perr, err := s.readParse(st, pr, k.blob, first)
 				if err != nil {
 					errOnce.Do(func() { readErr = err })
 					cancel()
 					return
 				}
-				results[i] = parseResult{key: k, doc: doc, err: perr}
+				results[i] = parseResult{key: k, doc: doc, bodyOff: off, err: perr}
 			}
 		}()
 	}
@@ -231,7 +232,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	for i, r := range results {
 		idx := misses[keys[i]]
 		if r.err == nil {
-			parsed[r.key] = r.doc
+			parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
 			for _, j := range idx {
 				out[j].Doc = r.doc
 			}
@@ -251,7 +252,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 func (s *Source) reparseErr(objects cache.Object, r parseResult, p string) error {
 	st := s.openStorage(objects)
 	defer st.Close()
-	_, perr, err := s.readParse(st, nil, r.key.blob, p)
+	_, _, perr, err := s.readParse(st, nil, r.key.blob, p)
 	if err != nil {
 		return err
 	}
@@ -264,41 +265,50 @@ func tooLarge(p string, size int64) content.Problem {
 
 // readParse reads one blob and parses it. perr is the file's problem (too
 // large, does not parse); err means the repository could not be read.
-func (s *Source) readParse(st storer.EncodedObjectStorer, pr *packReader, blob plumbing.Hash, p string) (doc *content.Doc, perr, err error) {
+// The document's body, if any, is left in the repository (see
+// source_body.go); bodyOff is where it starts in the blob, -1 when the
+// document holds it.
+func (s *Source) readParse(st storer.EncodedObjectStorer, pr *packReader, blob plumbing.Hash, p string) (doc *content.Doc, bodyOff int, perr, err error) {
 	if data, size, ok := pr.read(blob); ok {
 		if data == nil {
-			return nil, tooLarge(p, size), nil
+			return nil, -1, tooLarge(p, size), nil
 		}
-		return s.parseData(p, data)
+		return s.parseData(blob, p, data)
 	}
 	// Stores open with LargeObjectThreshold, and packs return objects over
 	// 16 KB lazily, so a large blob's size is known without reading it.
 	obj, err := st.EncodedObject(plumbing.BlobObject, blob)
 	if err != nil {
-		return nil, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
 	}
 	if obj.Size() > content.MaxFileSize {
-		return nil, tooLarge(p, obj.Size()), nil
+		return nil, -1, tooLarge(p, obj.Size()), nil
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return nil, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
 	}
 	data := make([]byte, obj.Size())
 	_, err = io.ReadFull(rd, data)
 	rd.Close()
 	if err != nil {
-		return nil, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
 	}
-	return s.parseData(p, data)
+	return s.parseData(blob, p, data)
 }
 
-func (s *Source) parseData(p string, data []byte) (doc *content.Doc, perr, err error) {
+func (s *Source) parseData(blob plumbing.Hash, p string, data []byte) (doc *content.Doc, bodyOff int, perr, err error) {
 	doc, perr = s.safeParse(p, data)
 	if perr == nil && doc == nil {
 		perr = content.Problem{Path: p, Message: "parser returned no document"}
 	}
-	return doc, perr, nil
+	bodyOff = -1
+	if perr == nil {
+		if bodyOff = bodyOffset(doc, data); bodyOff >= 0 {
+			doc.Body = s.lazyBody(blob, bodyOff)
+		}
+	}
+	return doc, bodyOff, perr, nil
 }
 
 // safeParse keeps a parser panic on one file from taking the server down.

@@ -349,8 +349,13 @@ func TestSource_Cache(t *testing.T) {
 	if st := second.Stats(); st.Parsed != 0 || st.CommitsWalked != 0 {
 		t.Fatalf("after restart: parsed %d, walked %d commits; want 0, 0", st.Parsed, st.CommitsWalked)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("restarted tree differs:\n got %+v\nwant %+v", got, want)
+	if d := srcTreeDiff(got, want); d != "" {
+		t.Fatalf("restarted tree differs: %s", d)
+	}
+	for _, f := range got.Files {
+		if !f.Doc.Body.Lazy() {
+			t.Fatalf("%s: body held in memory after a restart", f.Path)
+		}
 	}
 
 	t.Run("OtherBuild", func(t *testing.T) {
@@ -390,13 +395,14 @@ func TestSource_CacheCodec(t *testing.T) {
 		},
 		Body: content.NewMarkdown("# body\n"), HasBody: true, Line: 4,
 	}
+	noBlob := func(int) content.Markdown { t.Fatal("body said to be in the blob"); return content.Markdown{} }
 	e := &cacheEncoder{}
-	if err := e.doc(doc); err != nil {
+	if err := e.doc(doc, -1); err != nil {
 		t.Fatal(err)
 	}
 	d := &cacheDecoder{b: e.b}
-	got := d.doc()
-	if d.err != nil || len(d.b) != 0 {
+	got, off := d.doc(noBlob)
+	if d.err != nil || len(d.b) != 0 || off != -1 {
 		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
 	}
 	gotWhen := got.Meta["when"].(time.Time)
@@ -414,16 +420,36 @@ func TestSource_CacheCodec(t *testing.T) {
 		t.Fatalf("round trip:\n got %#v\nwant %#v", got, doc)
 	}
 
-	if err := (&cacheEncoder{}).doc(&content.Doc{Meta: map[string]any{"c": make(chan int)}}); !errors.Is(err, errCacheUnencodable) {
+	if err := (&cacheEncoder{}).doc(&content.Doc{Meta: map[string]any{"c": make(chan int)}}, -1); !errors.Is(err, errCacheUnencodable) {
 		t.Fatalf("unknown type: err = %v", err)
 	}
 	// Truncated data fails cleanly, at every length.
 	for n := range len(e.b) {
 		d := &cacheDecoder{b: e.b[:n]}
-		d.doc()
+		d.doc(noBlob)
 		if d.err == nil {
 			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.b))
 		}
+	}
+
+	// A body kept in its blob is persisted as its offset, not its text.
+	lazy := &content.Doc{Meta: map[string]any{"title": "T"}, HasBody: true, Line: 3,
+		Body: content.NewLazyMarkdown(func() (string, error) { return "# body in the blob\n", nil })}
+	e = &cacheEncoder{}
+	if err := e.doc(lazy, 17); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(e.b), "body in the blob") {
+		t.Fatal("the body's text was persisted")
+	}
+	var gotOff int
+	d = &cacheDecoder{b: e.b}
+	got, off = d.doc(func(o int) content.Markdown {
+		gotOff = o
+		return content.NewMarkdown("read again")
+	})
+	if d.err != nil || len(d.b) != 0 || off != 17 || gotOff != 17 || got.Body.Source() != "read again" || !got.HasBody || got.Line != 3 {
+		t.Fatalf("in-blob body: err %v, off %d/%d, body %q, doc %+v", d.err, off, gotOff, got.Body.Source(), got)
 	}
 }
 

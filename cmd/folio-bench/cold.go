@@ -11,6 +11,11 @@ import (
 // slowest case.
 const readyLimit = 5 * time.Minute
 
+// searchBuiltLimit bounds the wait for the content search index after a
+// start: at 100k files on a loaded 2-core machine the build took 4
+// minutes.
+const searchBuiltLimit = 15 * time.Minute
+
 // coldStart measures, per site size, the time from exec to the first 200
 // of GET /api/v1/pages and the peak RSS at that moment: first with an
 // empty parsed-document cache (a new --cache-dir each run), then restarts
@@ -28,7 +33,7 @@ func (b *bench) coldStart() error {
 			return err
 		}
 		site := filepath.Join(dir, "site")
-		var firstT, firstRSS, warmT, warmRSS []float64
+		var firstT, firstRSS, firstCPU, warmT, warmRSS, warmCPU []float64
 		var warmCache string
 		for i := range b.runs {
 			cache, err := b.scratch(fmt.Sprintf("cache-%d", n))
@@ -38,21 +43,21 @@ func (b *bench) coldStart() error {
 			if i == 0 {
 				warmCache = cache
 			}
-			t, rss, err := b.startOnce(site, media, cache)
+			t, rss, cpu, err := b.startOnce(site, media, cache)
 			if err != nil {
 				return fmt.Errorf("%d files, first start: %w", n, err)
 			}
-			firstT, firstRSS = append(firstT, t), append(firstRSS, rss)
+			firstT, firstRSS, firstCPU = append(firstT, t), append(firstRSS, rss), append(firstCPU, cpu)
 			if i > 0 {
 				os.RemoveAll(cache) // only the first is reused; 100k caches are large
 			}
 		}
 		for range b.runs {
-			t, rss, err := b.startOnce(site, media, warmCache)
+			t, rss, cpu, err := b.startOnce(site, media, warmCache)
 			if err != nil {
 				return fmt.Errorf("%d files, restart: %w", n, err)
 			}
-			warmT, warmRSS = append(warmT, t), append(warmRSS, rss)
+			warmT, warmRSS, warmCPU = append(warmT, t), append(warmRSS, rss), append(warmCPU, cpu)
 		}
 		label := sizeLabel(n)
 		first := row{Figure: "cold start " + label + " files, first start (empty cache)", Sum: summarize(firstT), Unit: unitMS}
@@ -64,22 +69,50 @@ func (b *bench) coldStart() error {
 		first.Note = "exec of `folio serve` to the first 200 of GET /api/v1/pages (polled every 1 ms), work-tree repository, empty media library"
 		b.add(first)
 		b.add(warm)
+		b.add(row{Figure: "… CPU time to ready, " + label + " files, first start", Sum: summarize(firstCPU), Unit: unitMS,
+			Note: "user and system time of the folio process (all threads) when it first answered, from /proc: what the machine's other load does not stretch"})
+		b.add(row{Figure: "… CPU time to ready, " + label + " files, restart", Sum: summarize(warmCPU), Unit: unitMS})
 		b.add(row{Figure: "peak RSS at ready, " + label + " files, first start", Sum: summarize(firstRSS), Unit: unitMB,
 			Note: "VmHWM of the folio process when it first answered"})
 		b.add(row{Figure: "peak RSS at ready, " + label + " files, restart", Sum: summarize(warmRSS), Unit: unitMB})
+
+		// The content search index is built in the background after
+		// ready: the peak RSS at ready does not include it. Once more
+		// each, a first start and a restart that wait for it.
+		cache, err := b.scratch(fmt.Sprintf("cache-built-%d", n))
+		if err != nil {
+			return err
+		}
+		for _, first := range []bool{true, false} {
+			t, rss, err := b.startSearched(site, media, cache)
+			if err != nil {
+				return fmt.Errorf("%d files, start until the search index is built: %w", n, err)
+			}
+			kind := "restart"
+			if first {
+				kind = "first start"
+			}
+			b.add(row{Figure: "peak RSS, " + label + " files, " + kind + ", search index built", Sum: summarize([]float64{rss}), Unit: unitMB,
+				Note: "VmHWM once GET /api/v1/search first answered (the index is built in the background after ready; a search waits for it), one run"})
+			b.add(row{Figure: "… " + kind + " to the first search answered", Sum: summarize([]float64{t}), Unit: unitMS})
+		}
+		os.RemoveAll(cache)
 	}
 	return nil
 }
 
-// startOnce starts folio, waits until it serves, and returns the time to
-// ready in ms and VmHWM in MB.
-func (b *bench) startOnce(site, media, cache string) (float64, float64, error) {
+// startSearched starts folio, waits until a content search answers (the
+// index is built), and returns that time in ms and VmHWM in MB.
+func (b *bench) startSearched(site, media, cache string) (float64, float64, error) {
 	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-cold.log")})
 	if err != nil {
 		return 0, 0, err
 	}
 	defer s.stop()
-	d, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit)
+	if _, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit); err != nil {
+		return 0, 0, err
+	}
+	d, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, searchBuiltLimit)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -88,6 +121,29 @@ func (b *bench) startOnce(site, media, cache string) (float64, float64, error) {
 		return 0, 0, err
 	}
 	return ms(d), rss, nil
+}
+
+// startOnce starts folio, waits until it serves, and returns the time to
+// ready in ms, VmHWM in MB and the CPU time it used until then in ms.
+func (b *bench) startOnce(site, media, cache string) (float64, float64, float64, error) {
+	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-cold.log")})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer s.stop()
+	d, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cpu, err := cpuTime(s.pid())
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	rss, err := procStatus(s.pid(), "VmHWM")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return ms(d), rss, ms(cpu), nil
 }
 
 func sizeLabel(n int) string {

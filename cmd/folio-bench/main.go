@@ -40,7 +40,8 @@ type bench struct {
 	dur               time.Duration
 	conns             int
 	sizes             []int
-	loadSize          int // site size for push, load and search
+	loadSize          int // site size for load and search
+	pushSizes         []int
 	mediaN            int
 	only              map[string]bool
 
@@ -78,15 +79,16 @@ func run(args []string) error {
 	dur := fs.Duration("duration", 0, "length of one load run (default 5s, 2s with -quick)")
 	fs.IntVar(&b.conns, "conns", 64, "concurrent connections of the load runs")
 	sizes := fs.String("sizes", "", "site sizes for cold start (default 1000,10000,100000; 1000,10000 with -quick)")
+	pushSizes := fs.String("push-sizes", "", "site sizes for the push group (default 10000,100000; 10000 with -quick)")
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	b.runs, b.dur = 5, 5*time.Second
-	defSizes, defMedia := "1000,10000,100000", 100000
+	defSizes, defPush, defMedia := "1000,10000,100000", "10000,100000", 100000
 	if *quick {
-		b.runs, b.dur, defSizes, defMedia = 3, 2*time.Second, "1000,10000", 10000
+		b.runs, b.dur, defSizes, defPush, defMedia = 3, 2*time.Second, "1000,10000", "10000", 10000
 	}
 	if *runs > 0 {
 		b.runs = *runs
@@ -100,12 +102,15 @@ func run(args []string) error {
 	if b.mediaN == 0 {
 		b.mediaN = defMedia
 	}
-	for _, s := range strings.Split(*sizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("bad -sizes entry %q", s)
-		}
-		b.sizes = append(b.sizes, n)
+	if *pushSizes == "" {
+		*pushSizes = defPush
+	}
+	var err error
+	if b.sizes, err = parseSizes("-sizes", *sizes); err != nil {
+		return err
+	}
+	if b.pushSizes, err = parseSizes("-push-sizes", *pushSizes); err != nil {
+		return err
 	}
 	b.loadSize = 10000
 	b.only = map[string]bool{}
@@ -188,6 +193,19 @@ func (b *bench) logf(format string, args ...any) {
 func (b *bench) add(r row) {
 	b.rows = append(b.rows, r)
 	b.logf("  %s: median %s (min %s, max %s, n=%d)", r.Figure, r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Sum.N)
+}
+
+// parseSizes reads a comma-separated list of site sizes.
+func parseSizes(flag, list string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad %s entry %q", flag, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func contains(list []string, s string) bool {
