@@ -50,6 +50,19 @@ func benchGetPage(b *testing.B, opts ...serverOpt) {
 // the load test's. Parallel clients on raw keep-alive connections, which
 // allocate nothing, so allocs/op are the server's.
 func BenchmarkGetPageLoopback(b *testing.B) {
+	benchGetPageLoopback(b)
+}
+
+// BenchmarkGetPageLoopbackLimited is BenchmarkGetPageLoopback with the
+// per-IP and per-key rate limits on (as by default), too high to refuse.
+func BenchmarkGetPageLoopbackLimited(b *testing.B) {
+	benchGetPageLoopback(b, func(_ *engine.Config, s *server.Config) {
+		s.RateIP = server.RateLimit{PerSecond: 1e9}
+		s.RateKey = server.RateLimit{PerSecond: 1e9}
+	})
+}
+
+func benchGetPageLoopback(b *testing.B, opts ...serverOpt) {
 	var page strings.Builder
 	page.WriteString("---\ntitle: Bench\npublishedAt: 2026-01-02\n---\n")
 	words := strings.Fields("tent stove lake ridge alpine meadow river compass quilt boot filter forest journal glacier tundra coastal")
@@ -63,7 +76,7 @@ func BenchmarkGetPageLoopback(b *testing.B) {
 	}
 	files := map[string]string{"pages/bench.md": page.String()}
 	repo := newRepo(b, files)
-	ts := startServer(b, repo.bare)
+	ts := startServer(b, repo.bare, opts...)
 	key := ts.reader(b)
 	addr := strings.TrimPrefix(ts.URL, "http://")
 	for _, enc := range []string{"identity", "gzip"} {
