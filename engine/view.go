@@ -47,15 +47,17 @@ type Resource struct {
 	body  []byte
 	etag  string
 	keys  keyHeaders
-	// Compressed forms and `fields` projections (compress.go,
-	// fields.go), allocated on first use: most resources of a big site
-	// never need them, and they are 136 bytes.
+	// Compressed forms, `fields` projections and the kept
+	// representations (compress.go, fields.go, representation.go),
+	// allocated on first use: most resources of a big site never need
+	// them, and they take 160 bytes.
 	more atomic.Pointer[resourceMore]
 }
 
 type resourceMore struct {
 	enc  encodings
 	proj projections
+	reps [codings]atomic.Pointer[Representation]
 }
 
 func (r *Resource) extra() *resourceMore {

@@ -31,6 +31,17 @@ func (c coding) suffix() string {
 	return ""
 }
 
+// engine is the coding's name in the engine.
+func (c coding) engine() engine.Coding {
+	switch c {
+	case codingGzip:
+		return engine.Gzip
+	case codingBrotli:
+		return engine.Brotli
+	}
+	return engine.Identity
+}
+
 // header is the Content-Encoding value; "" for identity.
 func (c coding) header() []string {
 	switch c {
@@ -199,9 +210,16 @@ func (g *gzipper) release() {
 // Vary; or a 304 when If-None-Match names the representation (see
 // etagMatches).
 func serveCoded(w http.ResponseWriter, r *http.Request, c coding, body []byte, etag, cacheControl string, keys keyHdr) error {
+	return serveRep(w, r, c, body, []string{c.etag(etag)}, nil, etag, cacheControl, keys)
+}
+
+// serveRep is serveCoded with the header values of the ETag (etagHdr, of
+// coding c) and, when known, Content-Length (nil: from len(body)) ready
+// to put in the header map; etag is the identity's, for If-None-Match.
+func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, etagHdr, clen []string, etag, cacheControl string, keys keyHdr) error {
 	h := w.Header()
-	h["Etag"] = []string{c.etag(etag)}
-	h["Cache-Control"] = []string{cacheControl}
+	h["Etag"] = etagHdr
+	h["Cache-Control"] = cacheHdr(cacheControl)
 	keys.set(h)
 	if _, ok := h["Vary"]; !ok {
 		h["Vary"] = hdrVary
@@ -216,7 +234,10 @@ func serveCoded(w http.ResponseWriter, r *http.Request, c coding, body []byte, e
 	if ce := c.header(); ce != nil {
 		h["Content-Encoding"] = ce
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if clen == nil {
+		clen = []string{strconv.Itoa(len(body))}
+	}
+	h["Content-Length"] = clen
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusOK)
 		return nil
@@ -225,17 +246,12 @@ func serveCoded(w http.ResponseWriter, r *http.Request, c coding, body []byte, e
 }
 
 // serveResource serves a pre-encoded page, item or globals in the coding
-// the client prefers; the compressed forms are made once per resource.
+// the client prefers; the compressed forms, and the header values of
+// every form, are made once per resource (engine.Representation).
 func serveResource(w http.ResponseWriter, r *http.Request, res *engine.Resource, cacheControl string) error {
 	keys := keysOf(res.Keys())
-	body, etag := res.Body()
-	switch c := negotiate(r, true); c {
-	case codingGzip:
-		gz, _ := res.Gzip()
-		return serveCoded(w, r, c, gz, etag, cacheControl, keys)
-	case codingBrotli:
-		br, _ := res.Brotli()
-		return serveCoded(w, r, c, br, etag, cacheControl, keys)
-	}
-	return serveCoded(w, r, identity, body, etag, cacheControl, keys)
+	_, etag := res.Body()
+	c := negotiate(r, true)
+	rep := res.Representation(c.engine())
+	return serveRep(w, r, c, rep.Body, rep.ETag, rep.ContentLength, etag, cacheControl, keys)
 }

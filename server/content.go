@@ -20,7 +20,7 @@ const (
 // view picks the published or the draft view for the request: draft=true
 // needs the content:draft scope.
 func (s *Server) view(r *http.Request) (*engine.View, string, error) {
-	draft, err := parseBool(r.URL.Query(), "draft")
+	draft, err := parseBool(query(r), "draft")
 	if err != nil {
 		return nil, "", err
 	}
@@ -51,7 +51,7 @@ func typeParam(p httprouter.Params) (string, error) {
 }
 
 func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	pg, err := parsePage(r.URL.Query(), contentDefaultLimit, contentMaxLimit)
+	pg, err := parsePage(query(r), contentDefaultLimit, contentMaxLimit)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprou
 
 // refuseDraft: the public surface never serves drafts, whatever the key.
 func refuseDraft(r *http.Request) error {
-	draft, err := parseBool(r.URL.Query(), "draft")
+	draft, err := parseBool(query(r), "draft")
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func contentType(v *engine.View, p httprouter.Params, publicOnly bool) (*engine.
 }
 
 func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
-	q := r.URL.Query()
+	q := query(r)
 	pg, err := parsePage(q, contentDefaultLimit, contentMaxLimit)
 	if err != nil {
 		return err
@@ -250,7 +250,7 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 // fieldsParam reads `fields` (engine.ParseFields) against the top-level
 // fields of the route's resources; nil when absent.
 func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
-	f, err := engine.ParseFields(r.URL.Query().Get("fields"), allowed)
+	f, err := engine.ParseFields(query(r).Get("fields"), allowed)
 	if err != nil {
 		return nil, badRequest("fields: %v", err)
 	}

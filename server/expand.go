@@ -11,7 +11,7 @@ import (
 // expandParam reads `expand` (engine.ParseExpand) for view v; nil when
 // absent. On the public surface only public types expand.
 func expandParam(r *http.Request, v *engine.View, publicOnly bool) (*engine.Expand, error) {
-	e, err := engine.ParseExpand(r.URL.Query().Get("expand"), v, publicOnly)
+	e, err := engine.ParseExpand(query(r).Get("expand"), v, publicOnly)
 	if err != nil {
 		return nil, badRequest("expand: %v", err)
 	}

@@ -42,7 +42,7 @@ func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprout
 // clients that cannot send a body with DELETE. It answers {success, folders}.
 func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var b folderBody
-	if q := r.URL.Query(); q.Has("path") {
+	if q := query(r); q.Has("path") {
 		b.Path = q.Get("path")
 	} else if err := decodeJSON(w, r, &b); err != nil {
 		return err

@@ -120,7 +120,15 @@ func (ks *KeyStore) refresh(now time.Time) {
 // Verify returns the key whose secret is token. Every stored hash is
 // compared in constant time, so timing tells nothing about which matched.
 func (ks *KeyStore) Verify(token string) (*Key, bool) {
-	sum := sha256.Sum256([]byte(token))
+	// Hashed from a stack copy: converting a token longer than 32 bytes
+	// with []byte(token) would allocate on every request. bearer bounds
+	// tokens to 256 bytes; a longer one is hashed from the heap.
+	var buf [256]byte
+	b := buf[:0]
+	if len(token) > len(buf) {
+		b = nil
+	}
+	sum := sha256.Sum256(append(b, token...))
 	ks.mu.Lock()
 	ks.refresh(time.Now())
 	keys := ks.keys

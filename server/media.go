@@ -123,7 +123,7 @@ type mediaQuery struct {
 // parseMediaQuery reads folder, type, limit and offset, and, when allowed,
 // search, sort and order.
 func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
-	q := r.URL.Query()
+	q := query(r)
 	var mq mediaQuery
 	pg, err := parsePage(q, mediaDefaultLimit, mediaMaxLimit)
 	if err != nil {
@@ -285,7 +285,7 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 		cc = cachePrivate
 		if k.Has(ScopeMediaRead) {
 			withSearch = true
-		} else if q := r.URL.Query(); q.Has("search") || q.Has("sort") || q.Has("order") {
+		} else if q := query(r); q.Has("search") || q.Has("sort") || q.Has("order") {
 			return forbidden(ScopeMediaRead)
 		}
 	}

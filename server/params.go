@@ -1,9 +1,21 @@
 package server
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 )
+
+// query returns the request's query parameters, read-only. A request
+// without a query string, the common case on the hot paths, gets nil
+// (which reads as empty) rather than a fresh map on every call of
+// URL.Query.
+func query(r *http.Request) url.Values {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return r.URL.Query()
+}
 
 // page is a parsed limit/offset pair.
 type page struct{ Limit, Offset int }

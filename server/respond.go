@@ -28,6 +28,25 @@ const (
 	cacheImmutable = "public, max-age=31536000, immutable, stale-if-error=86400"
 )
 
+// cacheHdrs are the Cache-Control values above as header values, shared
+// like hdrJSON.
+var cacheHdrs = map[string][]string{
+	cachePrivate:     {cachePrivate},
+	cacheNoStore:     {cacheNoStore},
+	cachePublicShort: {cachePublicShort},
+	cachePublicHour:  {cachePublicHour},
+	cacheImmutable:   {cacheImmutable},
+}
+
+// cacheHdr is the Cache-Control header value cc, shared when it is one of
+// the constants.
+func cacheHdr(cc string) []string {
+	if v, ok := cacheHdrs[cc]; ok {
+		return v
+	}
+	return []string{cc}
+}
+
 // Header values every JSON response shares. The slices are never changed:
 // net/http only reads them, and a handler that sets another value replaces
 // the slice. Sharing them saves allocations on the hottest path.

@@ -151,7 +151,13 @@ func (s *Server) handle(rte route) httprouter.Handle {
 		rmHead = s.metrics.forRoute(label, http.MethodHead)
 	}
 	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-		start := time.Now()
+		// Checked first: building the log record's arguments allocates
+		// even when the level is off, on every request.
+		debug := s.log.Enabled(r.Context(), slog.LevelDebug)
+		var start time.Time
+		if rm != nil || debug {
+			start = time.Now()
+		}
 		if rm == nil {
 			if err := s.serve(w, r, rte, p); err != nil {
 				s.writeError(w, r, err)
@@ -174,9 +180,7 @@ func (s *Server) handle(rte route) httprouter.Handle {
 			sw.ResponseWriter = nil
 			statusWriters.Put(sw)
 		}
-		// Checked first: building the arguments allocates even when the
-		// level is off, on every request.
-		if s.log.Enabled(r.Context(), slog.LevelDebug) {
+		if debug {
 			s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "took", time.Since(start))
 		}
 	}

@@ -26,7 +26,7 @@ type searchList struct {
 // searchContent serves GET /api/v1/search: pages and items of the view
 // (draft=true: the draft view, with content:draft).
 func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	q := r.URL.Query()
+	q := query(r)
 	sq, pg, err := parseSearch(q)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (s *Server) searchPublic(w http.ResponseWriter, r *http.Request, _ httprout
 	if err := refuseDraft(r); err != nil {
 		return err
 	}
-	sq, pg, err := parseSearch(r.URL.Query())
+	sq, pg, err := parseSearch(query(r))
 	if err != nil {
 		return err
 	}
