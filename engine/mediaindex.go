@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -32,6 +33,11 @@ type mediaIndex struct {
 	slots []mediaSlot
 	byID  map[string]uint32
 	live  int
+	// What a search reads per hit, by slot, packed: the interned folder
+	// and kind of the slot's document (0 for a free slot).
+	folderOf []uint32
+	kindOf   []uint32
+	names    map[string]uint32 // folder or kind → its number, from 1
 
 	postings map[string][]posting // word → the documents holding it, by slot
 	terms    []string             // the keys of postings, sorted
@@ -44,18 +50,21 @@ type mediaSlot struct {
 	id     string
 	folder string
 	kind   string
-	norm   float64  // bleve's field norm of the text: 1/√(words), through float32
 	words  []string // distinct words of the text
 }
 
+// posting is one document holding a word. tn is bleve's tf × norm for it:
+// √(times the word occurs) × the field norm (1/√(words of the text),
+// through float32), the part of a hit's score that depends on the
+// document.
 type posting struct {
 	slot uint32
-	tf   uint32 // times the word occurs in the text
+	tn   float64
 }
 
 func newMediaIndex(an analysis.Analyzer) *mediaIndex {
 	return &mediaIndex{an: an, byID: map[string]uint32{}, postings: map[string][]posting{},
-		folders: map[string]int{}, kinds: map[string]int{}}
+		folders: map[string]int{}, kinds: map[string]int{}, names: map[string]uint32{}}
 }
 
 // apply makes the changes of q, in order.
@@ -100,6 +109,7 @@ func (x *mediaIndex) remove(s uint32) bool {
 	decr(x.kinds, d.kind)
 	delete(x.byID, d.id)
 	*d = mediaSlot{}
+	x.folderOf[s], x.kindOf[s] = 0, 0
 	x.live--
 	return emptied
 }
@@ -139,20 +149,32 @@ func (x *mediaIndex) add(id string, doc *mediaDoc, added []string) []string {
 		words = append(words, string(t.Term))
 		tf = append(tf, 1)
 	}
+	norm := float64(float32(1 / math.Sqrt(float64(len(tokens)))))
 	for i, w := range words {
 		pl, ok := x.postings[w]
 		if !ok {
 			added = append(added, w)
 		}
-		x.postings[w] = append(pl, posting{slot: s, tf: tf[i]})
+		x.postings[w] = append(pl, posting{slot: s, tn: math.Sqrt(float64(tf[i])) * norm})
 	}
-	x.slots = append(x.slots, mediaSlot{id: id, folder: doc.Folder, kind: doc.Kind,
-		norm: float64(float32(1 / math.Sqrt(float64(len(tokens))))), words: slices.Clip(words)})
+	x.slots = append(x.slots, mediaSlot{id: id, folder: doc.Folder, kind: doc.Kind, words: slices.Clip(words)})
+	x.folderOf = append(x.folderOf, x.name(doc.Folder))
+	x.kindOf = append(x.kindOf, x.name(doc.Kind))
 	x.byID[id] = s
 	x.folders[doc.Folder]++
 	x.kinds[doc.Kind]++
 	x.live++
 	return added
+}
+
+// name is the number of a folder or kind; names are few, and kept.
+func (x *mediaIndex) name(v string) uint32 {
+	n, ok := x.names[v]
+	if !ok {
+		n = uint32(len(x.names) + 1)
+		x.names[v] = n
+	}
+	return n
 }
 
 // mergeTerms brings terms in step with postings: the words that lost
@@ -198,6 +220,11 @@ func (x *mediaIndex) renumber() {
 		slots = append(slots, d)
 	}
 	x.slots = slots
+	x.folderOf, x.kindOf = x.folderOf[:0], x.kindOf[:0]
+	for _, d := range slots {
+		x.folderOf = append(x.folderOf, x.names[d.folder])
+		x.kindOf = append(x.kindOf, x.names[d.kind])
+	}
 	for _, pl := range x.postings {
 		for i := range pl {
 			pl[i].slot = to[pl[i].slot]
@@ -223,15 +250,10 @@ type leaf struct {
 	weight   float64 // queryWeight: boost × idf × queryNorm
 }
 
-// score is bleve's TermQueryScorer.Score for a hit of the leaf.
-func (l *leaf) score(p posting, norm float64) float64 {
-	var tf float64
-	if p.tf == 1 {
-		tf = 1
-	} else {
-		tf = math.Sqrt(float64(p.tf))
-	}
-	s := tf * norm * l.idf
+// score is bleve's TermQueryScorer.Score for a hit of the leaf, with the
+// same operations in the same order.
+func (l *leaf) score(p posting) float64 {
+	s := p.tn * l.idf
 	if l.weight != 1 {
 		s *= l.weight
 	}
@@ -326,6 +348,7 @@ type scratch struct {
 	sum     []float64
 	n       []uint32
 	touched []uint32
+	hits    []hit // a buffer for the hits of a search
 }
 
 var scratchPool sync.Pool
@@ -352,7 +375,7 @@ func (x *mediaIndex) accumulate(sc *scratch, p *wordPart, scores bool) {
 			}
 			sc.n[ps.slot]++
 			if scores {
-				sc.sum[ps.slot] += l.score(ps, x.slots[ps.slot].norm)
+				sc.sum[ps.slot] += l.score(ps)
 			}
 		}
 	}
@@ -382,9 +405,9 @@ type hit struct {
 
 // search runs the words of terms (each matches as a prefix, every one
 // must match) within folder and kind ("" for any). With all it returns
-// every hit, unscored, in no particular order; otherwise the page [offset, offset+limit)
-// of the hits by score, best first (worst first with reverse), ties by
-// slot. total counts every hit.
+// every hit, unscored, in no particular order; otherwise the page
+// [offset, offset+limit) of the hits by score, best first (worst first
+// with reverse), ties by slot. total counts every hit.
 func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind string, offset, limit int, reverse, all bool) (ids []string, total int, err error) {
 	parts := make([]wordPart, 0, len(terms))
 	for _, t := range terms {
@@ -397,20 +420,26 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 	// The filters: term queries of their own in bleve, which add the
 	// same score to every hit.
 	var filters []leaf
+	var wantFolder, wantKind uint32
 	for _, f := range []struct {
-		val string
-		df  map[string]int
-	}{{folder, x.folders}, {kind, x.kinds}} {
+		val  string
+		df   map[string]int
+		want *uint32
+	}{{folder, x.folders, &wantFolder}, {kind, x.kinds, &wantKind}} {
 		if f.val == "" {
 			continue
 		}
 		if f.df[f.val] == 0 {
 			return []string{}, 0, nil
 		}
+		*f.want = x.names[f.val]
 		filters = append(filters, leaf{idf: x.idf(f.df[f.val]), boost: 1})
 	}
 	if !all && limit <= 0 {
 		return []string{}, 0, nil
+	}
+	keep := func(s uint32) bool {
+		return (wantFolder == 0 || x.folderOf[s] == wantFolder) && (wantKind == 0 || x.kindOf[s] == wantKind)
 	}
 
 	sumSq := 0.0
@@ -427,127 +456,196 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 	constant := 0.0
 	for i := range filters {
 		filters[i].weight = filters[i].idf * qnorm
-		constant += filters[i].score(posting{tf: 1}, 1)
+		constant += filters[i].score(posting{tn: 1})
 	}
 
-	// The hits of the first word, filtered, then narrowed by each other
-	// word in turn.
-	sc := getScratch(len(x.slots))
-	defer scratchPool.Put(sc)
-	var hits []hit
-	for i := range parts {
-		if ctx.Err() != nil {
-			sc.reset()
-			return nil, 0, ctx.Err()
-		}
-		p := &parts[i]
-		if i == 0 && p.sub == nil && len(p.leaves) == 1 {
-			l := &p.leaves[0]
-			hits = make([]hit, 0, len(l.postings))
-			for _, ps := range l.postings {
-				d := &x.slots[ps.slot]
-				if folder != "" && d.folder != folder || kind != "" && d.kind != kind {
-					continue
-				}
-				h := hit{slot: ps.slot}
-				if !all {
-					h.score = l.score(ps, d.norm)
-				}
-				hits = append(hits, h)
-			}
-			continue
-		}
-		x.accumulate(sc, p, !all)
-		var subSc *scratch
-		if p.sub != nil {
-			subSc = getScratch(len(x.slots))
-			x.accumulate(subSc, p.sub, !all)
-		}
-		// The part's score for slot s, if s matches it.
-		match := func(s uint32) (float64, bool) {
-			var inSub bool
-			if subSc != nil {
-				inSub = subSc.n[s] > 0
-			}
-			if sc.n[s] == 0 && !inSub {
-				return 0, false
-			}
-			if all {
-				return 0, true
-			}
-			if subSc == nil {
-				return p.partScore(sc, s), true
-			}
-			// Disjunction of the exact word and the prefix query.
-			var sum float64
-			k := 0
-			if sc.n[s] > 0 {
-				sum += sc.sum[s]
-				k++
-			}
-			if inSub {
-				sum += p.sub.partScore(subSc, s)
-				k++
-			}
-			return sum * (float64(k) / 2), true
-		}
-		if i == 0 {
-			var cands []uint32
-			cands = append(cands, sc.touched...)
-			if subSc != nil {
-				for _, s := range subSc.touched {
-					if sc.n[s] == 0 {
-						cands = append(cands, s)
-					}
-				}
-			}
-			hits = make([]hit, 0, len(cands))
-			for _, s := range cands {
-				d := &x.slots[s]
-				if folder != "" && d.folder != folder || kind != "" && d.kind != kind {
-					continue
-				}
-				score, _ := match(s)
-				hits = append(hits, hit{slot: s, score: score})
-			}
+	top := newTopHits(max(offset, 0)+limit, reverse)
+	found := func(s uint32, score float64) {
+		total++
+		if all {
+			ids = append(ids, x.slots[s].id)
 		} else {
-			kept := hits[:0]
-			for _, h := range hits {
-				if s, ok := match(h.slot); ok {
-					h.score += s
-					kept = append(kept, h)
-				}
-			}
-			hits = kept
-		}
-		sc.reset()
-		if subSc != nil {
-			subSc.reset()
-			scratchPool.Put(subSc)
-		}
-		if len(hits) == 0 {
-			break
+			top.push(hit{slot: s, score: score + constant})
 		}
 	}
-	total = len(hits)
+	sc := getScratch(len(x.slots))
+	defer scratchPool.Put(sc)
+	if p := &parts[0]; len(parts) == 1 && p.single() {
+		// One word, one term (the common search): straight from its
+		// postings.
+		l := &p.leaves[0]
+		for _, ps := range l.postings {
+			if keep(ps.slot) {
+				found(ps.slot, l.score(ps))
+			}
+		}
+	} else {
+		// The hits of the first word, filtered, then narrowed by each
+		// other word in turn: the single terms first, rarest first, by
+		// merging postings (both in slot order), then the others.
+		slices.SortStableFunc(parts, func(a, b wordPart) int {
+			return cmpInt(a.postingsOf(), b.postingsOf())
+		})
+		hits := sc.hits[:0]
+		for i := range parts {
+			if ctx.Err() != nil {
+				return nil, 0, ctx.Err()
+			}
+			p := &parts[i]
+			switch {
+			case p.single() && i == 0:
+				l := &p.leaves[0]
+				for _, ps := range l.postings {
+					if keep(ps.slot) {
+						hits = append(hits, hit{slot: ps.slot, score: l.score(ps)})
+					}
+				}
+			case p.single():
+				hits = intersect(hits, &p.leaves[0])
+			default:
+				hits = x.narrow(sc, p, i == 0, hits, keep, all)
+			}
+			if len(hits) == 0 {
+				break
+			}
+		}
+		for _, h := range hits {
+			found(h.slot, h.score)
+		}
+		sc.hits = hits[:0]
+	}
 	if all {
-		ids = make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = x.slots[h.slot].id
+		if ids == nil {
+			ids = []string{}
 		}
 		return ids, total, nil
 	}
-	if constant != 0 {
-		for i := range hits {
-			hits[i].score += constant
-		}
-	}
-	page := topHits(hits, max(offset, 0), limit, reverse)
+	page := top.page(max(offset, 0))
 	ids = make([]string, len(page))
 	for i, h := range page {
 		ids[i] = x.slots[h.slot].id
 	}
 	return ids, total, nil
+}
+
+// single reports whether p is one term query.
+func (p *wordPart) single() bool { return p.sub == nil && len(p.leaves) == 1 }
+
+// postingsOf orders the parts of a search: a single term by its
+// postings, after it every other part.
+func (p *wordPart) postingsOf() int {
+	if p.single() {
+		return len(p.leaves[0].postings)
+	}
+	return math.MaxInt
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// intersect keeps the hits (in slot order) that l matches too, adding its
+// score: a merge of the two lists that gallops over the longer stretches
+// of l's postings.
+func intersect(hits []hit, l *leaf) []hit {
+	pl := l.postings
+	kept := hits[:0]
+	j := 0
+	for _, h := range hits {
+		if j < len(pl) && pl[j].slot < h.slot {
+			// Gallop: the first posting at or after h.slot.
+			step := 1
+			for j+step < len(pl) && pl[j+step].slot < h.slot {
+				j += step
+				step *= 2
+			}
+			hi := min(j+step, len(pl))
+			j += 1 + sort.Search(hi-j-1, func(k int) bool { return pl[j+1+k].slot >= h.slot })
+		}
+		if j == len(pl) {
+			break
+		}
+		if pl[j].slot == h.slot {
+			h.score += l.score(pl[j])
+			kept = append(kept, h)
+			j++
+		}
+	}
+	return kept
+}
+
+// narrow adds part p to hits: with first, hits become p's hits that keep
+// accepts, else the hits that p matches too, their scores summed (none
+// scored with all). sc is clean after.
+func (x *mediaIndex) narrow(sc *scratch, p *wordPart, first bool, hits []hit, keep func(uint32) bool, all bool) []hit {
+	x.accumulate(sc, p, !all)
+	var sub *scratch
+	if p.sub != nil {
+		sub = getScratch(len(x.slots))
+		defer scratchPool.Put(sub)
+		x.accumulate(sub, p.sub, !all)
+	}
+	// The part's score for slot s, if s matches it.
+	match := func(s uint32) (float64, bool) {
+		inSub := sub != nil && sub.n[s] > 0
+		if sc.n[s] == 0 && !inSub {
+			return 0, false
+		}
+		if all {
+			return 0, true
+		}
+		if sub == nil {
+			return p.partScore(sc, s), true
+		}
+		// Bleve's disjunction of the exact word and the prefix query.
+		var sum float64
+		k := 0
+		if sc.n[s] > 0 {
+			sum += sc.sum[s]
+			k++
+		}
+		if inSub {
+			sum += p.sub.partScore(sub, s)
+			k++
+		}
+		return sum * (float64(k) / 2), true
+	}
+	if first {
+		for _, s := range sc.touched {
+			if keep(s) {
+				score, _ := match(s)
+				hits = append(hits, hit{slot: s, score: score})
+			}
+		}
+		if sub != nil {
+			for _, s := range sub.touched {
+				if sc.n[s] == 0 && keep(s) {
+					score, _ := match(s)
+					hits = append(hits, hit{slot: s, score: score})
+				}
+			}
+		}
+	} else {
+		kept := hits[:0]
+		for _, h := range hits {
+			if score, ok := match(h.slot); ok {
+				h.score += score
+				kept = append(kept, h)
+			}
+		}
+		hits = kept
+	}
+	sc.reset()
+	if sub != nil {
+		sub.reset()
+	}
+	return hits
 }
 
 // before orders hits as bleve's collector did: by score (best first, or
@@ -559,56 +657,61 @@ func before(a, b hit, reverse bool) bool {
 	return a.slot < b.slot
 }
 
-// topHits returns hits[offset:offset+limit] of hits in the order of
-// before, keeping only the first offset+limit in a heap on the way.
-func topHits(hits []hit, offset, limit int, reverse bool) []hit {
-	k := offset + limit
-	if offset >= len(hits) {
+// topHits keeps the first k hits pushed in the order of before: a heap
+// with the last of them on top.
+type topHits struct {
+	k       int
+	reverse bool
+	h       []hit
+}
+
+func newTopHits(k int, reverse bool) *topHits {
+	return &topHits{k: k, reverse: reverse, h: make([]hit, 0, min(max(k, 0), 1024))}
+}
+
+// worse reports whether h[i] comes after h[j].
+func (t *topHits) worse(i, j int) bool { return before(t.h[j], t.h[i], t.reverse) }
+
+func (t *topHits) push(x hit) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, x)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.worse(i, p) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if len(t.h) == 0 || !before(x, t.h[0], t.reverse) {
+		return
+	}
+	t.h[0] = x
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= len(t.h) {
+			return
+		}
+		if r := l + 1; r < len(t.h) && t.worse(r, l) {
+			l = r
+		}
+		if !t.worse(l, i) {
+			return
+		}
+		t.h[i], t.h[l] = t.h[l], t.h[i]
+		i = l
+	}
+}
+
+// page returns the hits kept from offset on, in order.
+func (t *topHits) page(offset int) []hit {
+	slices.SortFunc(t.h, func(a, b hit) int { return cmpHits(a, b, t.reverse) })
+	if offset >= len(t.h) {
 		return nil
 	}
-	if k >= len(hits) || k <= 0 {
-		slices.SortFunc(hits, func(a, b hit) int { return cmpHits(a, b, reverse) })
-		return hits[offset:min(len(hits), offset+limit)]
-	}
-	// A heap of the best k so far, the worst of them on top.
-	h := make([]hit, 0, k)
-	worse := func(i, j int) bool { return before(h[j], h[i], reverse) }
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			if r := l + 1; r < len(h) && worse(r, l) {
-				l = r
-			}
-			if !worse(l, i) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
-		}
-	}
-	for _, x := range hits {
-		if len(h) < k {
-			h = append(h, x)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !worse(i, p) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		if before(x, h[0], reverse) {
-			h[0] = x
-			down(0)
-		}
-	}
-	slices.SortFunc(h, func(a, b hit) int { return cmpHits(a, b, reverse) })
-	return h[offset:]
+	return t.h[offset:]
 }
 
 func cmpHits(a, b hit, reverse bool) int {
