@@ -425,7 +425,7 @@ func newContentIndexFor(lang string) (bleve.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newMediaIndex(im) // in-memory scorch, as for media
+	return newScorchIndex(im)
 }
 
 // wait returns once the index holds snapshot s or the latest one it was

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,6 +67,8 @@ type endpoint struct {
 	key  string
 	// enc is the Accept-Encoding sent ("" sends none).
 	enc string
+	// note is said of the endpoint's throughput row.
+	note string
 	// nginx names the endpoint compared with nginx serving the same
 	// file ("" for none): "nginx" for the page as a static file, "nginx
 	// gzip_static" for its gzip file.
@@ -88,19 +89,24 @@ func (b *bench) throughput() error {
 		return err
 	}
 	pagePath := "/api/v1/pages/" + slug
-	var mediaURLs, searchURLs []string
+	var mediaURLs []string
 	for _, id := range mm.MediaIDs {
 		mediaURLs = append(mediaURLs, s.base+"/api/v1/public/media/"+id)
 	}
-	for _, w := range mm.SearchWords {
-		searchURLs = append(searchURLs, s.base+"/api/v1/media?search="+url.QueryEscape(w))
+	vocab, err := mediaVocabulary(b.client, s.base, b.key)
+	if err != nil {
+		return err
 	}
+	mix, mixNote := searchMix(vocab, uncachedSearchN)
 	eps := []endpoint{
 		{name: "GET /pages/{slug}", urls: []string{s.base + pagePath}, key: b.key, nginx: "nginx"},
 		{name: "GET /pages/{slug} gzip", urls: []string{s.base + pagePath}, key: b.key, enc: "gzip", nginx: "nginx gzip_static"},
 		{name: "GET /content/posts?limit=20", urls: []string{s.base + "/api/v1/content/posts?limit=20"}, key: b.key},
 		{name: "GET /public/media/{id}", urls: mediaURLs},
-		{name: "GET /media?search=…", urls: searchURLs, key: b.key},
+		{name: "GET /media?search=… uncached", urls: searchURLs(s.base, mix), key: b.key,
+			note: mixNote + ", each sent once per cycle: none is answered from the result cache"},
+		{name: "GET /media?search=… cached", urls: searchURLs(s.base, mm.SearchWords), key: b.key,
+			note: fmt.Sprintf("the same %d searches (%q) over and over: answers from the result cache", len(mm.SearchWords), mm.SearchWords)},
 	}
 
 	var ngx *server
@@ -157,6 +163,9 @@ func (b *bench) throughput() error {
 		}
 		rr := row{Figure: ep.name + " throughput", Sum: summarize(rps), Unit: unitRPS,
 			Note: fmt.Sprintf("%d connections over loopback, %s per run, %s on the same 2 cores; %d failed requests in all runs", b.conns, b.dur, gen.name(), errs)}
+		if ep.note != "" {
+			rr.Note = ep.note + "; " + rr.Note
+		}
 		if empty > 0 {
 			rr.Note += fmt.Sprintf("; %d of %d runs completed no request (latencies are of the others)", empty, b.runs)
 		}

@@ -42,7 +42,8 @@ func (g *loadGen) run(urls []string, key, enc string, dur time.Duration) (loadRe
 }
 
 // runWrk runs wrk with a Lua script that cycles over the URLs' paths
-// (they share one host), and parses its report.
+// (they share one host), each thread starting its cycle at another
+// point (thread k of n at k/n of the paths), and parses its report.
 func (g *loadGen) runWrk(urls []string, key, enc string, dur time.Duration) (loadResult, error) {
 	u0, err := url.Parse(urls[0])
 	if err != nil {
@@ -57,7 +58,8 @@ func (g *loadGen) runWrk(urls []string, key, enc string, dur time.Duration) (loa
 		}
 		fmt.Fprintf(&lua, "  %q,\n", u.RequestURI())
 	}
-	lua.WriteString("}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n")
+	fmt.Fprintf(&lua, "}\nlocal threads = 0\nsetup = function(t)\n  t:set(\"start\", math.floor(threads * #paths / %d))\n  threads = threads + 1\nend\n", g.threads)
+	lua.WriteString("local i = 0\ninit = function(args)\n  i = start or 0\nend\nrequest = function()\n  i = i + 1\n  return wrk.format(\"GET\", paths[(i % #paths) + 1])\nend\n")
 	script, err := os.CreateTemp(g.tmp, "wrk-*.lua")
 	if err != nil {
 		return loadResult{}, err
