@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -93,7 +94,7 @@ func (x *mediaIndex) remove(s uint32) bool {
 	emptied := false
 	for _, w := range d.words {
 		pl := x.postings[w]
-		i, ok := slices.BinarySearchFunc(pl, s, func(p posting, s uint32) int { return cmpSlot(p.slot, s) })
+		i, ok := slices.BinarySearchFunc(pl, s, func(p posting, s uint32) int { return cmp.Compare(p.slot, s) })
 		if !ok {
 			continue
 		}
@@ -112,16 +113,6 @@ func (x *mediaIndex) remove(s uint32) bool {
 	x.folderOf[s], x.kindOf[s] = 0, 0
 	x.live--
 	return emptied
-}
-
-func cmpSlot(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func decr(m map[string]int, k string) {
@@ -484,7 +475,7 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 		// other word in turn: the single terms first, rarest first, by
 		// merging postings (both in slot order), then the others.
 		slices.SortStableFunc(parts, func(a, b wordPart) int {
-			return cmpInt(a.postingsOf(), b.postingsOf())
+			return cmp.Compare(a.postingsOf(), b.postingsOf())
 		})
 		hits := sc.hits[:0]
 		for i := range parts {
@@ -538,16 +529,6 @@ func (p *wordPart) postingsOf() int {
 		return len(p.leaves[0].postings)
 	}
 	return math.MaxInt
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // intersect keeps the hits (in slot order) that l matches too, adding its
