@@ -18,6 +18,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	return flagsFromEnv(fs)
+}
+
+// flagsFromEnv sets every flag of fs that the command line did not give
+// from its environment variable FOLIO_<FLAG>, if set.
+func flagsFromEnv(fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error

@@ -31,6 +31,8 @@ Usage:
                                            render the images' derivatives again
   folio media migrate --media DIR --storage s3 --s3-endpoint URL --s3-bucket NAME [...]
                                            move a library kept on the media root into the bucket
+  folio media sign --url-secret SECRET URL...
+                                           sign image variant URLs (/uploads/<key>?w=&h=...)
   folio version
 
 Every flag can also be set as an environment variable FOLIO_<FLAG>,

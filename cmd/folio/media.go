@@ -264,8 +264,43 @@ func runMedia(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runMediaMigrate(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "regenerate":
 		return runMediaRegenerate(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "sign":
+		return runMediaSign(args[1:], stdout, stderr)
 	}
-	return errors.New("media: want import, migrate or regenerate")
+	return errors.New("media: want import, migrate, regenerate or sign")
+}
+
+// runMediaSign: `folio media sign --url-secret SECRET URL…` prints each
+// image variant URL (`/uploads/<key>?w=…&h=…`, or an absolute URL) with
+// its `s=` signature, as `folio serve --url-secret SECRET` checks it.
+func runMediaSign(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("media sign", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	secret := fs.String("url-secret", "", "the secret of `folio serve --url-secret` (or FOLIO_URL_SECRET)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := flagsFromEnv(fs); err != nil {
+		return err
+	}
+	if *secret == "" {
+		return errors.New("media sign: give --url-secret (or FOLIO_URL_SECRET)")
+	}
+	if fs.NArg() == 0 {
+		return errors.New("media sign: give one or more variant URLs, e.g. '/uploads/2026/11/a.jpg?w=300&h=300&fit=cover'")
+	}
+	for _, raw := range fs.Args() {
+		u, err := url.Parse(raw)
+		if err != nil || !strings.HasPrefix(u.Path, "/uploads/") || u.RawQuery == "" {
+			return fmt.Errorf("media sign: %q is not a variant URL (/uploads/<key>?w=…)", raw)
+		}
+		q := u.Query()
+		q.Del("s")
+		q.Set("s", server.SignVariantPath(*secret, u.EscapedPath(), q))
+		u.RawQuery = q.Encode()
+		fmt.Fprintln(stdout, u.String())
+	}
+	return nil
 }
 
 // runMediaMigrate: `folio media migrate --media DIR --storage s3 --s3-...`
