@@ -35,6 +35,7 @@ func shrink(src image.Image, k int) image.Image {
 		return imaging.Resize(src, w, h, imaging.Box)
 	}
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
+	hs, vs, ok := chromaShifts(yc)
 	rows := func(from, to int) {
 		for oy := from; oy < to; oy++ {
 			y0 := b.Min.Y + oy*k
@@ -46,14 +47,30 @@ func shrink(src image.Image, k int) image.Image {
 				var sy, scb, scr, n int
 				for y := y0; y < y1; y++ {
 					yi := yc.YOffset(x0, y)
+					if !ok {
+						for x := x0; x < x1; x++ {
+							ci := yc.COffset(x, y)
+							sy += int(yc.Y[yi])
+							scb += int(yc.Cb[ci])
+							scr += int(yc.Cr[ci])
+							yi++
+						}
+						n += x1 - x0
+						continue
+					}
+					// COffset without the per-pixel call: the chroma row
+					// once per row, the column by a shift (coordinates are
+					// not negative, so a shift is the division).
+					crow := ((y>>vs)-(yc.Rect.Min.Y>>vs))*yc.CStride - yc.Rect.Min.X>>hs
+					for _, v := range yc.Y[yi : yi+x1-x0] {
+						sy += int(v)
+					}
 					for x := x0; x < x1; x++ {
-						ci := yc.COffset(x, y)
-						sy += int(yc.Y[yi])
+						ci := crow + x>>hs
 						scb += int(yc.Cb[ci])
 						scr += int(yc.Cr[ci])
-						yi++
-						n++
 					}
+					n += x1 - x0
 				}
 				r, g, bb := color.YCbCrToRGB(uint8((sy+n/2)/n), uint8((scb+n/2)/n), uint8((scr+n/2)/n))
 				p := row[ox*4 : ox*4+4]
@@ -73,4 +90,28 @@ func shrink(src image.Image, k int) image.Image {
 	}
 	wg.Wait()
 	return out
+}
+
+// chromaShifts are the horizontal and vertical shifts from a luma to a
+// chroma coordinate of m's subsampling; ok is false where a shift is not
+// the division COffset does (negative coordinates, an unknown ratio).
+func chromaShifts(m *image.YCbCr) (hs, vs uint, ok bool) {
+	if m.Rect.Min.X < 0 || m.Rect.Min.Y < 0 {
+		return 0, 0, false
+	}
+	switch m.SubsampleRatio {
+	case image.YCbCrSubsampleRatio444:
+		return 0, 0, true
+	case image.YCbCrSubsampleRatio422:
+		return 1, 0, true
+	case image.YCbCrSubsampleRatio420:
+		return 1, 1, true
+	case image.YCbCrSubsampleRatio440:
+		return 0, 1, true
+	case image.YCbCrSubsampleRatio411:
+		return 2, 0, true
+	case image.YCbCrSubsampleRatio410:
+		return 2, 1, true
+	}
+	return 0, 0, false
 }

@@ -42,6 +42,44 @@ func TestShrink_YCbCr(t *testing.T) {
 	}
 }
 
+// TestShrink_YCbCrRatios: every subsampling, on whole images and on
+// sub-images at odd offsets, gives what averaging each pixel's YCbCr read
+// through the image's own offsets gives.
+func TestShrink_YCbCrRatios(t *testing.T) {
+	ratios := []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio422,
+		image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio440, image.YCbCrSubsampleRatio411, image.YCbCrSubsampleRatio410}
+	for _, ratio := range ratios {
+		full := image.NewYCbCr(image.Rect(0, 0, 67, 45), ratio)
+		for i := range full.Y {
+			full.Y[i] = uint8(i * 7)
+		}
+		for i := range full.Cb {
+			full.Cb[i], full.Cr[i] = uint8(i*13), uint8(255-i*5)
+		}
+		for _, m := range []*image.YCbCr{full, full.SubImage(image.Rect(5, 3, 60, 44)).(*image.YCbCr)} {
+			for _, k := range []int{2, 3, 4} {
+				got := shrink(m, k).(*image.NRGBA)
+				b := m.Bounds()
+				for oy := 0; oy < got.Bounds().Dy(); oy++ {
+					for ox := 0; ox < got.Bounds().Dx(); ox++ {
+						var sy, scb, scr, n int
+						for y := b.Min.Y + oy*k; y < min(b.Min.Y+oy*k+k, b.Max.Y); y++ {
+							for x := b.Min.X + ox*k; x < min(b.Min.X+ox*k+k, b.Max.X); x++ {
+								c := m.YCbCrAt(x, y)
+								sy, scb, scr, n = sy+int(c.Y), scb+int(c.Cb), scr+int(c.Cr), n+1
+							}
+						}
+						r, g, bb := color.YCbCrToRGB(uint8((sy+n/2)/n), uint8((scb+n/2)/n), uint8((scr+n/2)/n))
+						if want := (color.NRGBA{r, g, bb, 255}); got.NRGBAAt(ox, oy) != want {
+							t.Fatalf("%v %v k=%d (%d,%d) = %v, want %v", ratio, b, k, ox, oy, got.NRGBAAt(ox, oy), want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestShrinkFactor(t *testing.T) {
 	for _, tc := range []struct{ sw, sh, w, h, want int }{
 		{4000, 3000, 1200, 900, 2},
