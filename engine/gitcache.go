@@ -102,16 +102,19 @@ func (c *docCache) begin() uint64 {
 	return c.gen
 }
 
-// get returns the cached document of k and marks it used by gen.
-func (c *docCache) get(k docKey, gen uint64) *content.Doc {
+// lookup calls fn with a get that returns the cached document of a key (or
+// nil) and marks it used by gen: one lock for a Load's many lookups.
+func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *content.Doc)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.docs[k]
-	if e == nil {
-		return nil
-	}
-	e.used = gen
-	return e.doc
+	fn(func(k docKey) *content.Doc {
+		e := c.docs[k]
+		if e == nil {
+			return nil
+		}
+		e.used = gen
+		return e.doc
+	})
 }
 
 // finish records a Load's new documents and drops stale ones.

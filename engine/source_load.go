@@ -51,7 +51,9 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	var files []gitFile
+	// Collected in tree order, which is path order unless a tree is
+	// malformed: then they are sorted.
+	files := make([]gitFile, 0, root.total)
 	root.collect(&files)
 	if !slices.IsSortedFunc(files, gitFileOrder) {
 		slices.SortFunc(files, gitFileOrder)
@@ -66,22 +68,24 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	out := make([]content.File, len(files))
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
-	for i, f := range files {
-		out[i] = content.File{Path: f.path, Updated: times[f.path]}
-		if f.mode == filemode.Symlink {
-			// The link target could be anything on this machine
-			// (/etc/passwd); it is never resolved or read.
-			out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
-			continue
+	s.docs.lookup(gen, func(get func(docKey) *content.Doc) {
+		for i, f := range files {
+			out[i] = content.File{Path: f.path, Updated: times[f.path]}
+			if f.mode == filemode.Symlink {
+				// The link target could be anything on this machine
+				// (/etc/passwd); it is never resolved or read.
+				out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
+				continue
+			}
+			k := newDocKey(f.blob, f.path)
+			if d := get(k); d != nil {
+				out[i].Doc = d
+				hits++
+				continue
+			}
+			misses[k] = append(misses[k], i)
 		}
-		k := newDocKey(f.blob, f.path)
-		if d := s.docs.get(k, gen); d != nil {
-			out[i].Doc = d
-			hits++
-			continue
-		}
-		misses[k] = append(misses[k], i)
-	}
+	})
 	parsed, err := s.parseMisses(ctx, objects, misses, out)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -103,6 +107,10 @@ type dirRec struct {
 	files   []gitFile // relevant regular files and symlinks directly here
 	dirs    []*dirRec // in tree order
 	names   []string  // names of dirs
+	// before[i] is the number of files that come before dirs[i] in
+	// tree order.
+	before []int
+	total  int // relevant files here and below
 }
 
 func (d *dirRec) kid(name string) *dirRec {
@@ -117,11 +125,17 @@ func (d *dirRec) kid(name string) *dirRec {
 	return nil
 }
 
+// collect appends the files here and below in tree order. Git orders a
+// folder as if its name ended in "/", so tree order is the order of the
+// full paths, as long as the trees are well-formed.
 func (d *dirRec) collect(out *[]gitFile) {
-	*out = append(*out, d.files...)
-	for _, k := range d.dirs {
-		k.collect(out)
+	i := 0
+	for k, kid := range d.dirs {
+		*out = append(*out, d.files[i:d.before[k]]...)
+		i = d.before[k]
+		kid.collect(out)
 	}
+	*out = append(*out, d.files[i:]...)
 }
 
 // walkDir lists the relevant regular files and symlinks below tree h at
@@ -151,10 +165,13 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 			}
 			d.dirs = append(d.dirs, kid)
 			d.names = append(d.names, e.Name)
+			d.before = append(d.before, len(d.files))
+			d.total += kid.total
 		case filemode.Submodule:
 		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
 			if relevant(p) {
 				d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
+				d.total++
 			}
 		}
 	}
