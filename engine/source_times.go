@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -309,6 +311,10 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		return nil, false, err
 	}
 	when := c.Committer.When.UTC()
+	if times, ok := patchTimes(known, changed, files, when); ok {
+		s.docs.putPathTimes(c.Hash, times)
+		return times, true, nil
+	}
 	times := make(map[string]time.Time, len(files))
 	for _, f := range files {
 		t, ok := known[f.path]
@@ -340,4 +346,27 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 		out[p] = true
 		return nil
 	})
+}
+
+// patchTimes is attributeFromParent's usual case: a copy of the parent's
+// attribution with c's time for the changed files, without a lookup per
+// file. files is sorted by path. ok is false when a file was deleted (or
+// the parent's attribution does not hold every unchanged file): then every
+// path is looked up.
+func patchTimes(known map[string]time.Time, changed map[string]bool, files []gitFile, when time.Time) (map[string]time.Time, bool) {
+	times := maps.Clone(known)
+	for p := range changed {
+		if _, ok := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); ok {
+			times[p] = when
+		} else {
+			delete(times, p) // not relevant, or not a file any more
+		}
+	}
+	// Every file is now in times: an unchanged one was in the parent,
+	// with a key in known, and a changed one was just set. So the same
+	// count means the same paths.
+	if len(times) != len(files) {
+		return nil, false
+	}
+	return times, true
 }
