@@ -102,27 +102,25 @@ func (c *docCache) begin() uint64 {
 	return c.gen
 }
 
-// lookup calls fn with a get that returns the cached document of a key (or
-// nil) and marks it used by gen: one lock for a Load's many lookups.
-func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *content.Doc)) {
+// lookup calls fn with a get that returns the cache entry of a key, or
+// nil: one lock for a Load's many lookups. fn may set the entries' used
+// (it holds the lock).
+func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fn(func(k docKey) *content.Doc {
-		e := c.docs[k]
-		if e == nil {
-			return nil
-		}
-		e.used = gen
-		return e.doc
-	})
+	fn(func(k docKey) *docEntry { return c.docs[k] })
 }
 
-// finish records a Load's new documents and drops stale ones.
-func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) {
+// finish records a Load's new documents, drops stale ones, and returns the
+// entries of the new ones.
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	added := make(map[docKey]*docEntry, len(parsed))
 	for k, d := range parsed {
-		c.docs[k] = &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
+		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
+		c.docs[k] = e
+		added[k] = e
 		c.dirty = true
 	}
 	for k, e := range c.docs {
@@ -138,6 +136,7 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	c.stats.CacheHits += hits
 	c.stats.CommitsWalked += walked
 	c.stats.LastLoad = took
+	return added
 }
 
 // pathTimesFor returns the known attribution of commit h, or nil.

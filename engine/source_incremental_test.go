@@ -43,8 +43,11 @@ func incrementalSteps() (initial map[string]string, steps []incrementalStep) {
 		"content/docs/guide/more.md":  incrPost("More"),
 		"content/docs/top.md":         incrPost("Top"),
 		"content/events/e.yaml":       "title: E\n",
+		"content/posts/bad.md":        "---\ntitle: [BROKEN\n---\n",
+		"content/posts/bad2.md":       "---\ntitle: [BROKEN\n---\n", // the same blob
 	}
 	steps = []incrementalStep{
+		{name: "broken file fixed, another broken", commits: []incrementalCommit{{files: map[string]string{"content/posts/bad.md": incrPost("Fixed"), "content/posts/bad3.md": "BROKEN"}}}},
 		{name: "edit", commits: []incrementalCommit{{files: map[string]string{"content/posts/a.md": incrPost("A2")}}}},
 		{name: "add", commits: []incrementalCommit{{files: map[string]string{"content/posts/c.md": incrPost("C"), "content/posts/a/c.md": incrPost("AC")}}}},
 		{name: "delete", commits: []incrementalCommit{{rm: []string{"content/posts/b.md"}}}},

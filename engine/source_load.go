@@ -66,9 +66,15 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 
 	gen := s.docs.begin()
 	out := make([]content.File, len(files))
+	entries := make([]*docEntry, len(files))
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
-	s.docs.lookup(gen, func(get func(docKey) *content.Doc) {
+	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+		var prev lastLoad
+		if s.last != nil {
+			prev = *s.last
+		}
+		j := 0
 		for i, f := range files {
 			out[i] = content.File{Path: f.path, Updated: times[f.path]}
 			if f.mode == filemode.Symlink {
@@ -77,9 +83,25 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 				out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
 				continue
 			}
-			k := newDocKey(f.blob, f.path)
-			if d := get(k); d != nil {
-				out[i].Doc = d
+			// A file the last Load had the same (path, blob, mode) has
+			// the same document: no lookup by key. Both lists are in
+			// path order.
+			for j < len(prev.files) && prev.files[j].path < f.path {
+				j++
+			}
+			var e *docEntry
+			if j < len(prev.files) && prev.files[j] == f {
+				e = prev.docs[j]
+			}
+			var k docKey
+			if e == nil {
+				k = newDocKey(f.blob, f.path)
+				e = get(k)
+			}
+			if e != nil {
+				e.used = gen
+				out[i].Doc = e.doc
+				entries[i] = e
 				hits++
 				continue
 			}
@@ -91,8 +113,23 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.lastRoot = root
-	s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	for k, idx := range misses {
+		if e := added[k]; e != nil {
+			for _, i := range idx {
+				entries[i] = e
+			}
+		}
+	}
+	s.last = &lastLoad{files: files, docs: entries}
 	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
+}
+
+// lastLoad is what the last Load read: its files in path order and the
+// cache entry of each one's document (nil: none, e.g. a parse failure).
+type lastLoad struct {
+	files []gitFile
+	docs  []*docEntry
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
