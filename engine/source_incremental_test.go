@@ -150,3 +150,33 @@ func TestEngine_IncrementalReloadMatchesCold(t *testing.T) {
 		cold.Close()
 	}
 }
+
+// TestSource_IncrementalLoadAlternatingBranches loads a published and a
+// draft branch in turn, as a server with a draft branch does: what a Load
+// reuses from the last one (the other branch's) must not leak.
+func TestSource_IncrementalLoadAlternatingBranches(t *testing.T) {
+	r := newSrcBareSite(t)
+	initial, _ := incrementalSteps()
+	r.commit(srcDay(0), initial)
+	r.push(false)
+	srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
+	src := openSrc(t, r.site(), t.TempDir(), &srcTestParser{})
+	for i := 1; i <= 4; i++ {
+		branch := "main"
+		if i%2 == 0 {
+			branch = "draft"
+		}
+		r.commit(srcDay(i), map[string]string{
+			"content/posts/a.md":                   incrPost(fmt.Sprintf("A%d", i)),
+			fmt.Sprintf("content/posts/n%d.md", i): incrPost("N"),
+		})
+		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		for _, b := range []string{"main", "draft"} {
+			got := srcLoad(t, src, b)
+			want := srcLoad(t, openSrc(t, r.site(), t.TempDir(), &srcTestParser{}), b)
+			if d := srcTreeDiff(got, want); d != "" {
+				t.Fatalf("push %d, branch %s: %s", i, b, d)
+			}
+		}
+	}
+}

@@ -59,7 +59,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		slices.SortFunc(files, gitFileOrder)
 	}
 
-	times, walked, err := s.attribute(ctx, tc, c, files)
+	times, walked, ids, err := s.attribute(ctx, tc, c, files)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
 	}
@@ -67,6 +67,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	gen := s.docs.begin()
 	out := make([]content.File, len(files))
 	entries := make([]*docEntry, len(files))
+	updated := make([]time.Time, len(files))
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
 	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
@@ -74,9 +75,22 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		if s.last != nil {
 			prev = *s.last
 		}
+		// The times are the last Load's but for the paths this commit
+		// changed: an unchanged file keeps its Updated, no lookup.
+		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
 		j := 0
 		for i, f := range files {
-			out[i] = content.File{Path: f.path, Updated: times[f.path]}
+			for j < len(prev.files) && prev.files[j].path < f.path {
+				j++
+			}
+			unchanged := j < len(prev.files) && prev.files[j] == f
+			out[i].Path = f.path
+			if unchanged && sameTimes {
+				out[i].Updated = prev.updated[j]
+			} else {
+				out[i].Updated = times[f.path]
+			}
+			updated[i] = out[i].Updated
 			if f.mode == filemode.Symlink {
 				// The link target could be anything on this machine
 				// (/etc/passwd); it is never resolved or read.
@@ -86,11 +100,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			// A file the last Load had the same (path, blob, mode) has
 			// the same document: no lookup by key. Both lists are in
 			// path order.
-			for j < len(prev.files) && prev.files[j].path < f.path {
-				j++
-			}
 			var e *docEntry
-			if j < len(prev.files) && prev.files[j] == f {
+			if unchanged {
 				e = prev.docs[j]
 			}
 			var k docKey
@@ -121,15 +132,18 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 		}
 	}
-	s.last = &lastLoad{files: files, docs: entries}
+	s.last = &lastLoad{files: files, docs: entries, updated: updated, timesID: ids.self}
 	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
 }
 
-// lastLoad is what the last Load read: its files in path order and the
-// cache entry of each one's document (nil: none, e.g. a parse failure).
+// lastLoad is what the last Load read: its files in path order, the cache
+// entry of each one's document (nil: none, e.g. a parse failure), their
+// Updated times, and the id of the stored attribution those are.
 type lastLoad struct {
-	files []gitFile
-	docs  []*docEntry
+	files   []gitFile
+	docs    []*docEntry
+	updated []time.Time
+	timesID uint64
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
