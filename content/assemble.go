@@ -37,6 +37,10 @@ type Assembler struct {
 	mu    sync.Mutex
 	gen   uint64
 	units map[unitKey]*unit
+	// The last call's files (by path) and their units: a file the same
+	// as then takes its unit without a lookup by key.
+	lastFiles []File
+	lastUnits []*unit
 }
 
 // unitKey is what a page's or an item's reading depends on.
@@ -189,8 +193,18 @@ const parallelUnits = 256
 func (as *Assembler) readUnits(sorted []File) []*unit {
 	units := make([]*unit, len(sorted))
 	var todo []int
+	j := 0
 	for i, f := range sorted {
 		if f.Err != nil || f.Doc == nil {
+			continue
+		}
+		for j < len(as.lastFiles) && as.lastFiles[j].Path < f.Path {
+			j++
+		}
+		if j < len(as.lastFiles) && as.lastUnits[j] != nil && sameUnitFile(as.lastFiles[j], f) {
+			u := as.lastUnits[j]
+			u.used = as.gen
+			units[i] = u
 			continue
 		}
 		if u := as.units[newUnitKey(f)]; u != nil {
@@ -238,7 +252,23 @@ func (as *Assembler) readUnits(sorted []File) []*unit {
 		units[i].used = as.gen
 		as.units[newUnitKey(sorted[i])] = units[i]
 	}
+	as.lastFiles = make([]File, len(sorted))
+	for i, f := range sorted {
+		// Only what sameUnitFile compares: no documents or errors kept
+		// past their use.
+		if units[i] != nil {
+			as.lastFiles[i] = File{Path: f.Path, Doc: f.Doc, Updated: f.Updated}
+		} else {
+			as.lastFiles[i] = File{Path: f.Path}
+		}
+	}
+	as.lastUnits = units
 	return units
+}
+
+// sameUnitFile tells whether two files have the same unitKey.
+func sameUnitFile(a, b File) bool {
+	return newUnitKey(a) == newUnitKey(b)
 }
 
 // readPageUnit reads a file under pages/; rel is the path below pages/.

@@ -40,6 +40,7 @@ type parsedDoc struct {
 type pathTimes struct {
 	commit plumbing.Hash
 	times  map[string]time.Time
+	id     uint64 // unique among the attributions this cache held
 }
 
 const (
@@ -59,6 +60,7 @@ type docCache struct {
 	gen     uint64
 	docs    map[docKey]*docEntry
 	times   []pathTimes // most recently used first
+	timesID uint64      // the last pathTimes.id given
 	dirty   bool        // changed since the last save or load
 	unsaved int         // documents parsed since the last save or load
 	onDisk  bool        // the cache file holds an earlier state of this cache
@@ -102,24 +104,25 @@ func (c *docCache) begin() uint64 {
 	return c.gen
 }
 
-// get returns the cached document of k and marks it used by gen.
-func (c *docCache) get(k docKey, gen uint64) *content.Doc {
+// lookup calls fn with a get that returns the cache entry of a key, or
+// nil: one lock for a Load's many lookups. fn may set the entries' used
+// (it holds the lock).
+func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.docs[k]
-	if e == nil {
-		return nil
-	}
-	e.used = gen
-	return e.doc
+	fn(func(k docKey) *docEntry { return c.docs[k] })
 }
 
-// finish records a Load's new documents and drops stale ones.
-func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) {
+// finish records a Load's new documents, drops stale ones, and returns the
+// entries of the new ones.
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	added := make(map[docKey]*docEntry, len(parsed))
 	for k, d := range parsed {
-		c.docs[k] = &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
+		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
+		c.docs[k] = e
+		added[k] = e
 		c.dirty = true
 	}
 	for k, e := range c.docs {
@@ -135,10 +138,12 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	c.stats.CacheHits += hits
 	c.stats.CommitsWalked += walked
 	c.stats.LastLoad = took
+	return added
 }
 
-// pathTimesFor returns the known attribution of commit h, or nil.
-func (c *docCache) pathTimesFor(h plumbing.Hash) map[string]time.Time {
+// pathTimesFor returns the known attribution of commit h and its id, or
+// nil. The map is never changed.
+func (c *docCache) pathTimesFor(h plumbing.Hash) (map[string]time.Time, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, pt := range c.times {
@@ -146,10 +151,10 @@ func (c *docCache) pathTimesFor(h plumbing.Hash) map[string]time.Time {
 			// Move to front: recently used attributions are kept.
 			copy(c.times[1:i+1], c.times[:i])
 			c.times[0] = pt
-			return pt.times
+			return pt.times, pt.id
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 // knownCommits returns the commits with a known attribution.
@@ -163,7 +168,8 @@ func (c *docCache) knownCommits() map[plumbing.Hash]bool {
 	return m
 }
 
-func (c *docCache) putPathTimes(h plumbing.Hash, times map[string]time.Time) {
+// putPathTimes records the attribution of commit h and returns its id.
+func (c *docCache) putPathTimes(h plumbing.Hash, times map[string]time.Time) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, pt := range c.times {
@@ -172,9 +178,11 @@ func (c *docCache) putPathTimes(h plumbing.Hash, times map[string]time.Time) {
 			break
 		}
 	}
-	c.times = append([]pathTimes{{commit: h, times: times}}, c.times...)
+	c.timesID++
+	c.times = append([]pathTimes{{commit: h, times: times, id: c.timesID}}, c.times...)
 	if len(c.times) > keepPathTimes {
 		c.times = c.times[:keepPathTimes]
 	}
 	c.dirty = true
+	return c.timesID
 }

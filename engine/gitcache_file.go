@@ -172,6 +172,10 @@ func (s *Source) loadCache() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.docs = docs
+	for i := range times {
+		c.timesID++
+		times[i].id = c.timesID
+	}
 	c.times = times
 	c.fromDsk = len(docs)
 	c.dirty = false

@@ -76,7 +76,8 @@ type Source struct {
 	docs  *docCache
 	blobs *blobReader // reads documents' bodies on demand
 
-	lastRoot *dirRec // the root folder of the last Load; guarded by loadMu
+	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
+	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
 }
 
 // Tree is every content file of one commit, parsed.

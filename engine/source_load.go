@@ -51,44 +51,99 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	var files []gitFile
+	// Collected in tree order, which is path order unless a tree is
+	// malformed: then they are sorted.
+	files := make([]gitFile, 0, root.total)
 	root.collect(&files)
 	if !slices.IsSortedFunc(files, gitFileOrder) {
 		slices.SortFunc(files, gitFileOrder)
 	}
 
-	times, walked, err := s.attribute(ctx, tc, c, files)
+	times, walked, ids, err := s.attribute(ctx, tc, c, files)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
 	}
 
 	gen := s.docs.begin()
 	out := make([]content.File, len(files))
+	entries := make([]*docEntry, len(files))
+	updated := make([]time.Time, len(files))
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
-	for i, f := range files {
-		out[i] = content.File{Path: f.path, Updated: times[f.path]}
-		if f.mode == filemode.Symlink {
-			// The link target could be anything on this machine
-			// (/etc/passwd); it is never resolved or read.
-			out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
-			continue
+	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+		var prev lastLoad
+		if s.last != nil {
+			prev = *s.last
 		}
-		k := newDocKey(f.blob, f.path)
-		if d := s.docs.get(k, gen); d != nil {
-			out[i].Doc = d
-			hits++
-			continue
+		// The times are the last Load's but for the paths this commit
+		// changed: an unchanged file keeps its Updated, no lookup.
+		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
+		j := 0
+		for i, f := range files {
+			for j < len(prev.files) && prev.files[j].path < f.path {
+				j++
+			}
+			unchanged := j < len(prev.files) && prev.files[j] == f
+			out[i].Path = f.path
+			if unchanged && sameTimes {
+				out[i].Updated = prev.updated[j]
+			} else {
+				out[i].Updated = times[f.path]
+			}
+			updated[i] = out[i].Updated
+			if f.mode == filemode.Symlink {
+				// The link target could be anything on this machine
+				// (/etc/passwd); it is never resolved or read.
+				out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
+				continue
+			}
+			// A file the last Load had the same (path, blob, mode) has
+			// the same document: no lookup by key. Both lists are in
+			// path order.
+			var e *docEntry
+			if unchanged {
+				e = prev.docs[j]
+			}
+			var k docKey
+			if e == nil {
+				k = newDocKey(f.blob, f.path)
+				e = get(k)
+			}
+			if e != nil {
+				e.used = gen
+				out[i].Doc = e.doc
+				entries[i] = e
+				hits++
+				continue
+			}
+			misses[k] = append(misses[k], i)
 		}
-		misses[k] = append(misses[k], i)
-	}
+	})
 	parsed, err := s.parseMisses(ctx, objects, misses, out)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.lastRoot = root
-	s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	for k, idx := range misses {
+		if e := added[k]; e != nil {
+			for _, i := range idx {
+				entries[i] = e
+			}
+		}
+	}
+	s.last = &lastLoad{files: files, docs: entries, updated: updated, timesID: ids.self}
 	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
+}
+
+// lastLoad is what the last Load read: its files in path order, the cache
+// entry of each one's document (nil: none, e.g. a parse failure), their
+// Updated times, and the id of the stored attribution those are.
+type lastLoad struct {
+	files   []gitFile
+	docs    []*docEntry
+	updated []time.Time
+	timesID uint64
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
@@ -103,6 +158,10 @@ type dirRec struct {
 	files   []gitFile // relevant regular files and symlinks directly here
 	dirs    []*dirRec // in tree order
 	names   []string  // names of dirs
+	// before[i] is the number of files that come before dirs[i] in
+	// tree order.
+	before []int
+	total  int // relevant files here and below
 }
 
 func (d *dirRec) kid(name string) *dirRec {
@@ -117,11 +176,17 @@ func (d *dirRec) kid(name string) *dirRec {
 	return nil
 }
 
+// collect appends the files here and below in tree order. Git orders a
+// folder as if its name ended in "/", so tree order is the order of the
+// full paths, as long as the trees are well-formed.
 func (d *dirRec) collect(out *[]gitFile) {
-	*out = append(*out, d.files...)
-	for _, k := range d.dirs {
-		k.collect(out)
+	i := 0
+	for k, kid := range d.dirs {
+		*out = append(*out, d.files[i:d.before[k]]...)
+		i = d.before[k]
+		kid.collect(out)
 	}
+	*out = append(*out, d.files[i:]...)
 }
 
 // walkDir lists the relevant regular files and symlinks below tree h at
@@ -151,10 +216,13 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 			}
 			d.dirs = append(d.dirs, kid)
 			d.names = append(d.names, e.Name)
+			d.before = append(d.before, len(d.files))
+			d.total += kid.total
 		case filemode.Submodule:
 		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
 			if relevant(p) {
 				d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
+				d.total++
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -225,10 +227,10 @@ func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, 
 // is known (an earlier Load) is reached, history ends, or HistoryLimit
 // commits were compared (the rest then get the oldest compared commit's
 // time). It returns the number of commits compared.
-func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, int, error) {
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, int, timesIDs, error) {
 	st := tc.st
 	times := make(map[string]time.Time, len(files))
-	if known := s.docs.pathTimesFor(c.Hash); known != nil {
+	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
 		for _, f := range files {
 			t, ok := known[f.path]
@@ -239,13 +241,13 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 			times[f.path] = t
 		}
 		if complete {
-			return times, 0, nil
+			return times, 0, timesIDs{self: id}, nil
 		}
 		clear(times)
 	}
 
-	if times, ok, err := s.attributeFromParent(tc, c, files); err != nil || ok {
-		return times, 1, err
+	if times, ids, ok, err := s.attributeFromParent(tc, c, files); err != nil || ok {
+		return times, 1, ids, err
 	}
 
 	root := newTimeTree(files)
@@ -253,11 +255,11 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 	cur, walked := c, 0
 	for root.pending > 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, walked, err
+			return nil, walked, timesIDs{}, err
 		}
 		when := cur.Committer.When.UTC() // one zone, so cached and walked times are identical
 		if cur != c && knownCommits[cur.Hash] {
-			if known := s.docs.pathTimesFor(cur.Hash); known != nil {
+			if known, _ := s.docs.pathTimesFor(cur.Hash); known != nil {
 				root.settleKnown(known, times)
 				if root.pending == 0 {
 					break
@@ -275,16 +277,23 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 			break
 		}
 		if err != nil {
-			return nil, walked, err
+			return nil, walked, timesIDs{}, err
 		}
 		walked++
 		if err := tc.diff(root, cur.TreeHash, parent.TreeHash, when, times); err != nil {
-			return nil, walked, err
+			return nil, walked, timesIDs{}, err
 		}
 		cur = parent
 	}
-	s.docs.putPathTimes(c.Hash, times)
-	return times, walked, nil
+	id := s.docs.putPathTimes(c.Hash, times)
+	return times, walked, timesIDs{self: id}, nil
+}
+
+// timesIDs name the stored attributions a Load's times are: self, that of
+// the loaded commit, and parent, when not 0, that of its first parent, which
+// self copies but for the paths changed by the commit (attributeFromParent).
+type timesIDs struct {
+	self, parent uint64
 }
 
 // attributeFromParent is attribute's fast path, when the first parent's
@@ -292,23 +301,27 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 // (or added) gets c's time, every other one its time in the parent. That is
 // what the history walk gives, without building its tree of 10k paths.
 // ok is false when the parent's attribution is not known.
-func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, bool, error) {
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, timesIDs, bool, error) {
 	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
-		return nil, false, nil
+		return nil, timesIDs{}, false, nil
 	}
-	known := s.docs.pathTimesFor(c.ParentHashes[0])
+	known, knownID := s.docs.pathTimesFor(c.ParentHashes[0])
 	if known == nil {
-		return nil, false, nil
+		return nil, timesIDs{}, false, nil
 	}
 	parent, err := object.GetCommit(tc.st, c.ParentHashes[0])
 	if err != nil {
-		return nil, false, nil // e.g. shallow: the walk knows what to do
+		return nil, timesIDs{}, false, nil // e.g. shallow: the walk knows what to do
 	}
 	changed := map[string]bool{}
 	if err := tc.changedFiles(c.TreeHash, parent.TreeHash, "", changed); err != nil {
-		return nil, false, err
+		return nil, timesIDs{}, false, err
 	}
 	when := c.Committer.When.UTC()
+	if times, ok := patchTimes(known, changed, files, when); ok {
+		id := s.docs.putPathTimes(c.Hash, times)
+		return times, timesIDs{self: id, parent: knownID}, true, nil
+	}
 	times := make(map[string]time.Time, len(files))
 	for _, f := range files {
 		t, ok := known[f.path]
@@ -317,8 +330,8 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		}
 		times[f.path] = t
 	}
-	s.docs.putPathTimes(c.Hash, times)
-	return times, true, nil
+	id := s.docs.putPathTimes(c.Hash, times)
+	return times, timesIDs{self: id, parent: knownID}, true, nil
 }
 
 // changedFiles adds to out the paths of the files (and symlinks, and
@@ -340,4 +353,27 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 		out[p] = true
 		return nil
 	})
+}
+
+// patchTimes is attributeFromParent's usual case: a copy of the parent's
+// attribution with c's time for the changed files, without a lookup per
+// file. files is sorted by path. ok is false when a file was deleted (or
+// the parent's attribution does not hold every unchanged file): then every
+// path is looked up.
+func patchTimes(known map[string]time.Time, changed map[string]bool, files []gitFile, when time.Time) (map[string]time.Time, bool) {
+	times := maps.Clone(known)
+	for p := range changed {
+		if _, ok := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); ok {
+			times[p] = when
+		} else {
+			delete(times, p) // not relevant, or not a file any more
+		}
+	}
+	// Every file is now in times: an unchanged one was in the parent,
+	// with a key in known, and a changed one was just set. So the same
+	// count means the same paths.
+	if len(times) != len(files) {
+		return nil, false
+	}
+	return times, true
 }
