@@ -251,14 +251,5 @@ func readImagePreset(v any) (ImagePreset, error) {
 }
 
 func validPresetName(s string) bool {
-	if s == "" || len(s) > maxPresetNameLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= maxPresetNameLen && lowerSlugChars(s)
 }

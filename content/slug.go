@@ -49,6 +49,11 @@ func ValidType(s string) bool {
 	if s == "" || len(s) > MaxTypeLen || s[0] == '_' || s[0] == '-' {
 		return false
 	}
+	return lowerSlugChars(s)
+}
+
+// lowerSlugChars tells whether s is made only of [a-z0-9_-].
+func lowerSlugChars(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
