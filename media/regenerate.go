@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -246,44 +245,19 @@ func (l *Library) regenerateShared(ctx context.Context, id string, p *processed,
 		undo(put)
 		return nil, err
 	}
-	for range casRetries {
-		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
-		if errors.Is(err, ErrNotExist) {
+	next, cur, maybeWritten, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
+		return regenerated(cur, p, sizes), nil
+	})
+	if err != nil {
+		if !maybeWritten {
 			undo(put)
-			return nil, errorf(ErrNotFound, "media item not found")
 		}
-		if err != nil {
-			undo(put)
-			return nil, storageError(err)
-		}
-		cur, err := decodeSharedSidecar(id, data)
-		if err != nil {
-			undo(put)
-			return nil, fmt.Errorf("media: sidecar of %s: %w", id, err)
-		}
-		next := regenerated(cur, p, sizes)
-		out, err := encodeSidecar(next)
-		if err != nil {
-			undo(put)
-			return nil, err
-		}
-		tag, err := l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
-		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
-			continue // changed or deleted meanwhile: read again
-		}
-		if err != nil {
-			// The swap may have happened: keep the new files and their
-			// claims; whichever set the sidecar does not name, the claim
-			// sweep removes.
-			return nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
-		}
-		e := logEntry{Op: opPut, Item: next, ETag: tag}
-		l.apply(&e)
-		l.appendLog(ctx, e)
-		old := sizeKeys(cur)
-		l.releaseClaims(ctx, l.deleteObjects(ctx, old, "old derivative of a regenerated item; the claim sweep retries"))
-		return l.view(next), nil
+		// Otherwise the swap may have happened: keep the new files and
+		// their claims; whichever set the sidecar does not name, the
+		// claim sweep removes.
+		return nil, err
 	}
-	undo(put)
-	return nil, errorf(ErrConflict, "media item is being changed by others; try again")
+	old := sizeKeys(cur)
+	l.releaseClaims(ctx, l.deleteObjects(ctx, old, "old derivative of a regenerated item; the claim sweep retries"))
+	return l.view(next), nil
 }

@@ -116,41 +116,61 @@ func (l *Library) commitShared(ctx context.Context, it *Item) error {
 // when another box changed the item first; one without retries on the
 // newer version.
 func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item)) (*Item, error) {
-	for range casRetries {
-		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
-		if errors.Is(err, ErrNotExist) {
-			return nil, errorf(ErrNotFound, "media item not found")
-		}
-		if err != nil {
-			return nil, storageError(err)
-		}
-		cur, err := decodeSharedSidecar(id, data)
-		if err != nil {
-			return nil, fmt.Errorf("media: sidecar of %s: %w", id, err)
-		}
+	next, _, _, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
 		if p.IfVersion != 0 && p.IfVersion != cur.Version {
 			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
 		}
 		next := *cur
 		edit(&next)
 		next.Version++
-		out, err := encodeSidecar(&next)
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.view(next), nil
+}
+
+// swapSidecar reads the sidecar of id afresh, makes its next version with
+// change and writes that back with a compare-and-swap, reading again while
+// other boxes change or delete it (at most casRetries times); the swap is
+// applied and logged. It returns the new item and the one it replaced.
+// maybeWritten tells an error of the write itself, after which the swap
+// may have happened all the same.
+func (l *Library) swapSidecar(ctx context.Context, id string, change func(cur *Item) (*Item, error)) (next, cur *Item, maybeWritten bool, err error) {
+	for range casRetries {
+		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
+		if errors.Is(err, ErrNotExist) {
+			return nil, nil, false, errorf(ErrNotFound, "media item not found")
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, false, storageError(err)
+		}
+		cur, err := decodeSharedSidecar(id, data)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("media: sidecar of %s: %w", id, err)
+		}
+		next, err := change(cur)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		out, err := encodeSidecar(next)
+		if err != nil {
+			return nil, nil, false, err
 		}
 		tag, err := l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
 		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
 			continue // changed or deleted meanwhile: read again
 		}
 		if err != nil {
-			return nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
+			return nil, nil, true, fmt.Errorf("media: write sidecar: %w", storageError(err))
 		}
-		e := logEntry{Op: opPut, Item: &next, ETag: tag}
+		e := logEntry{Op: opPut, Item: next, ETag: tag}
 		l.apply(&e)
 		l.appendLog(ctx, e)
-		return l.view(&next), nil
+		return next, cur, false, nil
 	}
-	return nil, errorf(ErrConflict, "media item is being changed by others; try again")
+	return nil, nil, false, errorf(ErrConflict, "media item is being changed by others; try again")
 }
 
 // deleteShared removes the sidecar in the bucket (the commit point), logs
