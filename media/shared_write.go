@@ -195,15 +195,7 @@ func (l *Library) deleteShared(ctx context.Context, id string) error {
 	l.apply(&e)
 	l.appendLog(ctx, e)
 	clean := context.WithoutCancel(ctx)
-	var keys []string
-	for _, k := range itemKeys(it) {
-		if err := l.cfg.Storage.Delete(clean, k); err != nil {
-			l.log.Error("media: object of a deleted item not removed; its claim is kept", "key", k, "err", err)
-			continue
-		}
-		keys = append(keys, k)
-	}
-	l.releaseClaims(clean, keys)
+	l.releaseClaims(clean, l.deleteObjects(clean, itemKeys(it), "object of a deleted item (its claim is kept)"))
 	l.deleteVariants(clean, it)
 	return nil
 }
