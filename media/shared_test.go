@@ -28,14 +28,7 @@ type bucket struct {
 func newBucket(tb testing.TB) *bucket {
 	tb.Helper()
 	cfg, _ := s3test.Start(tb)
-	st, err := s3.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	st, state := s3test.Open(tb, cfg)
 	return &bucket{store: st, state: state}
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
-	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"github.com/folio-cms/folio/server"
 )
@@ -472,14 +471,7 @@ func TestPresign_SharedGrants(t *testing.T) {
 	e := newS3Env(t)
 	cfg := e.cfg
 	cfg.MaxRetries = 1
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, state := s3test.Open(t, cfg)
 	repo := newRepo(t, minimalSite)
 	box := func(lib *media.Library) (*testServer, string) {
 		grants, err := grant.Open(context.Background(), grant.Config{State: state, Now: e.clock.Now})

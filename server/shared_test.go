@@ -21,14 +21,7 @@ import (
 // boxes' writes is only what a request makes it read.
 func sharedBox(t *testing.T, site string, cfg s3.Config) *mediaServer {
 	t.Helper()
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, state := s3test.Open(t, cfg)
 	root := t.TempDir()
 	ts := startServer(t, site, func(_ *engine.Config, sc *server.Config) {
 		lib, err := media.Open(context.Background(), media.Config{

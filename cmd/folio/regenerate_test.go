@@ -11,7 +11,6 @@ import (
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/local"
-	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 )
 
@@ -146,14 +145,7 @@ func TestMediaRegenerateS3(t *testing.T) {
 		t.Fatalf("media import: %v\n%s", err, stderr)
 	}
 	ctx := context.Background()
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, state := s3test.Open(t, cfg)
 	items := func() []*media.Item {
 		l, err := media.Open(ctx, media.Config{Root: t.TempDir(), Storage: st, State: state, ReadOnly: true})
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
-	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 )
 
@@ -49,14 +48,7 @@ func newStateEnv(t *testing.T, srv *s3test.Server) *env {
 	t.Helper()
 	cfg := srv.NewBucket(t)
 	cfg.MaxRetries = 1
-	st, err := s3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, state := s3test.Open(t, cfg)
 	return &env{state: state, srv: srv, clock: newClock()}
 }
 

@@ -15,14 +15,7 @@ import (
 func newState(tb testing.TB) *s3.State {
 	tb.Helper()
 	cfg, _ := s3test.Start(tb)
-	st, err := s3.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	_, state := s3test.Open(tb, cfg)
 	return state
 }
 

@@ -175,6 +175,21 @@ func (s *Server) NewBucket(tb testing.TB) s3.Config {
 	return s.Config(bucket)
 }
 
+// Open returns the storage of cfg and its state store at the default
+// state prefix, as `folio serve --storage s3` opens them.
+func Open(tb testing.TB, cfg s3.Config) (*s3.Storage, *s3.State) {
+	tb.Helper()
+	st, err := s3.New(cfg)
+	if err != nil {
+		tb.Fatalf("s3test: %v", err)
+	}
+	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
+	if err != nil {
+		tb.Fatalf("s3test: %v", err)
+	}
+	return st, state
+}
+
 // Start starts a stopped server again, on the same address and directory.
 func (s *Server) Start() {
 	s.tb.Helper()
