@@ -15,7 +15,6 @@ type fields struct {
 	lines map[string]int
 	low   map[string]string // lower-case key -> key as written, for known names
 	taken map[string]bool
-	first int // line to report when a key's own line is unknown
 }
 
 func newFields(doc *Doc, known []string) (*fields, error) {

@@ -192,12 +192,6 @@ func (b *browser) waitJS(t *testing.T, what, cond string) {
 	}
 }
 
-// text returns the text of the element with the id.
-func (b *browser) text(t *testing.T, id string) string {
-	t.Helper()
-	return evalAs[string](t, b, `document.getElementById(`+jsString(id)+`).textContent`)
-}
-
 func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

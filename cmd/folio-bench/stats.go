@@ -43,15 +43,14 @@ type unit struct {
 }
 
 var (
-	unitMS   = unit{" ms", 1}
-	unitMS2  = unit{" ms", 2}
-	unitS    = unit{" s", 2}
-	unitMB   = unit{" MB", 0}
-	unitMBs  = unit{" MB/s", 0}
-	unitRPS  = unit{" req/s", 0}
-	unitUS   = unit{" µs", 1}
-	unitX    = unit{"×", 2}
-	unitNone = unit{"", 0}
+	unitMS  = unit{" ms", 1}
+	unitMS2 = unit{" ms", 2}
+	unitS   = unit{" s", 2}
+	unitMB  = unit{" MB", 0}
+	unitMBs = unit{" MB/s", 0}
+	unitRPS = unit{" req/s", 0}
+	unitUS  = unit{" µs", 1}
+	unitX   = unit{"×", 2}
 )
 
 func (u unit) format(v float64) string { return fmt.Sprintf("%.*f%s", u.prec, v, u.suffix) }
