@@ -11,6 +11,7 @@ import (
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -84,7 +85,7 @@ func NewMetrics() *Metrics {
 		m.statusIdx[st] = uint8(i + 1)
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.limited, m.storage, m.panics, m.reloads, m.reloadFailure, m.derive,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Known label values show up at 0 before the first event.
 	m.limited.WithLabelValues("ip")
 	m.limited.WithLabelValues("key")
