@@ -19,6 +19,10 @@ import (
 const (
 	KeyPages   = "pages"
 	KeyGlobals = "globals"
+	// KeyPresets is on every media JSON response that lists items: each
+	// raster item lists its preset URLs, which folio.yaml's imagePresets
+	// decide. Content names it when they change.
+	KeyPresets = "presets"
 )
 
 // PageKey is the surrogate key of one page.
@@ -172,6 +176,9 @@ func ChangedKeys(old, new *Snapshot) []string {
 	og, ng := old.Site.Globals, new.Site.Globals
 	if og != ng && (og == nil || ng == nil || !sameBody(newResource(og), newResource(ng))) {
 		keys[KeyGlobals] = true
+	}
+	if !reflect.DeepEqual(old.Site.Config.ImagePresets, new.Site.Config.ImagePresets) {
+		keys[KeyPresets] = true
 	}
 	return slices.Sorted(maps.Keys(keys))
 }

@@ -39,10 +39,9 @@ type PrefixDeleter interface {
 // variantsPrefix is the folder of the variants of the original at key.
 func variantsPrefix(key string) string { return key + "-variants/" }
 
-// VariantVersion is a short hash of what an item's variants depend on
-// beyond their spec (see above). URLs carry it as v=, so that they change
-// when the variants do and can be cached for good.
-func VariantVersion(it *Item) string {
+// itemVersion is a short hash of what an item's variants depend on beyond
+// their spec (see above).
+func itemVersion(it *Item) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", it.ID, it.Key,
 		strconv.FormatFloat(it.FocalX, 'g', -1, 64), strconv.FormatFloat(it.FocalY, 'g', -1, 64))
@@ -52,11 +51,26 @@ func VariantVersion(it *Item) string {
 	return hex.EncodeToString(h.Sum(nil)[:5])
 }
 
+// variantHash names the variant spec of it, as it is now: its pixels
+// depend on the item (itemVersion) and on the spec alone.
+func variantHash(it *Item, spec derive.Spec) []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%d", itemVersion(it), spec.W, spec.H, spec.Fit, spec.Format, spec.Quality)
+	return h.Sum(nil)
+}
+
+// VariantVersion is the v= of the URLs of the variant spec of it: a short
+// hash of the item's pixels and of the spec, so that a URL changes when
+// its variant would (a new focal point, a regenerate, or a preset of
+// folio.yaml given another size under the same name) and can be cached
+// for good.
+func VariantVersion(it *Item, spec derive.Spec) string {
+	return hex.EncodeToString(variantHash(it, spec)[:5])
+}
+
 // VariantKey is the storage key of the variant spec of it, as it is now.
 func VariantKey(it *Item, spec derive.Spec) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%d", VariantVersion(it), spec.W, spec.H, spec.Fit, spec.Format, spec.Quality)
-	return variantsPrefix(it.Key) + hex.EncodeToString(h.Sum(nil)[:12]) + derive.Ext(spec.Format)
+	return variantsPrefix(it.Key) + hex.EncodeToString(variantHash(it, spec)[:12]) + derive.Ext(spec.Format)
 }
 
 // deleteVariants removes every variant of a deleted item; a failure only

@@ -40,12 +40,15 @@ func TestVariants(t *testing.T) {
 		t.Error("two specs, one key")
 	}
 
-	v0 := media.VariantVersion(it)
+	v0 := media.VariantVersion(it, spec)
+	if other := (derive.Spec{W: 100, H: 50, Fit: "cover", Format: derive.FormatWebP, Quality: 80}); media.VariantVersion(it, other) == v0 {
+		t.Error("two specs, one version: a preset given another size would keep its URL")
+	}
 	moved, err := l.Patch(ctx, it.ID, media.Patch{FocalX: ptr(10.0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if media.VariantVersion(moved) == v0 || media.VariantKey(moved, spec) == key {
+	if media.VariantVersion(moved, spec) == v0 || media.VariantKey(moved, spec) == key {
 		t.Error("a new focal point keeps the variant version or key")
 	}
 	// Title changes do not touch the pixels.
@@ -53,14 +56,14 @@ func TestVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if media.VariantVersion(titled) != media.VariantVersion(moved) {
+	if media.VariantVersion(titled, spec) != media.VariantVersion(moved, spec) {
 		t.Error("a title change moved the variants")
 	}
 	regen, err := l.Regenerate(ctx, it.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if media.VariantVersion(regen) == media.VariantVersion(moved) {
+	if media.VariantVersion(regen, spec) == media.VariantVersion(moved, spec) {
 		t.Error("a regenerate keeps the variant version")
 	}
 

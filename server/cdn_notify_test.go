@@ -154,6 +154,12 @@ func TestNotifyContentSwap(t *testing.T) {
 	if ev := rc.next(t); ev.Commit != commit || !slices.Equal(ev.Keys, []string{"type:products"}) {
 		t.Fatalf("after a config change: %+v", ev)
 	}
+	// imagePresets: every raster item's JSON lists its preset URLs, so
+	// the media JSON responses are named; the content is untouched.
+	commit = repo.commit("presets", map[string]string{"folio.yaml": "imagePresets:\n  card: {w: 400, h: 300}\ntypes:\n  posts:\n    public: true\n    sortable: [rating]\n  products:\n    defaultSort: -title\n"})
+	if ev := rc.next(t); ev.Commit != commit || !slices.Equal(ev.Keys, []string{"presets"}) {
+		t.Fatalf("after a preset change: %+v", ev)
+	}
 }
 
 // TestNotifyMediaAndSlowReceiver: every media write through the API is

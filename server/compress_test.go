@@ -202,7 +202,7 @@ func TestCompressionOnTheFly(t *testing.T) {
 		if want := strings.TrimSuffix(etag, `"`) + `-gz"`; r.Header.Get("ETag") != want {
 			t.Errorf("%s: ETag %s, want %s", path, r.Header.Get("ETag"), want)
 		}
-		if r.Header.Get("Surrogate-Key") != "media" {
+		if r.Header.Get("Surrogate-Key") != "media presets" {
 			t.Errorf("%s: Surrogate-Key %q", path, r.Header.Get("Surrogate-Key"))
 		}
 		nm := get(t, ms.URL+path, ms.read, "Accept-Encoding", "gzip", "If-None-Match", r.Header.Get("ETag"))

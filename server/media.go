@@ -272,7 +272,7 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.
 	for i, it := range items {
 		out.Data[i] = pv.fullView(it)
 	}
-	return serveJSON(w, r, out, cachePrivate, hdrKeyMedia)
+	return serveJSON(w, r, out, cachePrivate, hdrKeyMediaList)
 }
 
 func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -302,7 +302,7 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 	for i, it := range items {
 		out.Data[i] = pv.publicView(it)
 	}
-	return serveJSON(w, r, out, cc, hdrKeyMedia)
+	return serveJSON(w, r, out, cc, hdrKeyMediaList)
 }
 
 // item finds the item of the :id parameter.
@@ -324,7 +324,7 @@ func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.P
 		return err
 	}
 	pv := s.presetViews()
-	return serveItem(w, r, pv.fullView(it), pv.mediaETag(it, false), cachePrivate, mediaKeyHdr(it.ID))
+	return serveItem(w, r, pv.fullView(it), pv.mediaETag(it, false), cachePrivate, mediaJSONKeyHdr(it.ID))
 }
 
 func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -333,7 +333,7 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 		return err
 	}
 	pv := s.presetViews()
-	return serveItem(w, r, pv.publicView(it), pv.mediaETag(it, true), cachePublicHour, mediaKeyHdr(it.ID))
+	return serveItem(w, r, pv.publicView(it), pv.mediaETag(it, true), cachePublicHour, mediaJSONKeyHdr(it.ID))
 }
 
 func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, keys keyHdr) error {

@@ -88,6 +88,8 @@ const (
 var (
 	hdrKeyPages = keyHdr{[]string{engine.KeyPages}, []string{engine.KeyPages}}
 	hdrKeyMedia = keyHdr{[]string{keyMedia}, []string{keyMedia}}
+	// hdrKeyMediaList is on the media lists: they list preset URLs too.
+	hdrKeyMediaList = keyHdr{[]string{keyMedia + " " + engine.KeyPresets}, []string{keyMedia + "," + engine.KeyPresets}}
 )
 
 // mediaKey is the surrogate key of one media item (ids need no escaping:
@@ -97,6 +99,13 @@ func mediaKey(id string) string { return keyMediaPrefix + id }
 func mediaKeyHdr(id string) keyHdr {
 	v := []string{mediaKey(id)}
 	return keyHdr{v, v}
+}
+
+// mediaJSONKeyHdr is on an item's JSON: its own key, and engine.KeyPresets
+// for the preset URLs it lists.
+func mediaJSONKeyHdr(id string) keyHdr {
+	k := mediaKey(id)
+	return keyHdr{[]string{k + " " + engine.KeyPresets}, []string{k + "," + engine.KeyPresets}}
 }
 
 // set puts the keys in h; no keys leaves h alone.

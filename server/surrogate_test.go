@@ -83,12 +83,12 @@ func TestSurrogateKeysMedia(t *testing.T) {
 		path, key string
 		keys      []string
 	}{
-		{"/api/v1/media", ms.read, []string{"media"}},
-		{"/api/v1/media?search=lake", ms.read, []string{"media"}},
+		{"/api/v1/media", ms.read, []string{"media", "presets"}},
+		{"/api/v1/media?search=lake", ms.read, []string{"media", "presets"}},
 		{"/api/v1/media/folders", ms.read, []string{"media"}},
-		{"/api/v1/public/media", "", []string{"media"}},
-		{"/api/v1/media/" + it.ID, ms.read, []string{"media:" + it.ID}},
-		{"/api/v1/public/media/" + it.ID, "", []string{"media:" + it.ID}},
+		{"/api/v1/public/media", "", []string{"media", "presets"}},
+		{"/api/v1/media/" + it.ID, ms.read, []string{"media:" + it.ID, "presets"}},
+		{"/api/v1/public/media/" + it.ID, "", []string{"media:" + it.ID, "presets"}},
 		{it.URL, "", []string{"media:" + it.ID}},
 		{it.Sizes[0].URL, "", []string{"media:" + it.ID}},
 	}

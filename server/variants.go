@@ -35,10 +35,11 @@ import (
 // one transform.
 //
 // Caching: a variant depends on the focal point, which a PATCH may move.
-// The v= of a URL is media.VariantVersion of the item; a request whose v
-// is the current one is immutable for a year (a new focal point makes a
-// new v, so a new URL), any other (no v, or a stale one) gets the current
-// variant for a minute, under the item's surrogate key.
+// The v= of a URL is media.VariantVersion of the item and the spec; a
+// request whose v is the current one is immutable for a year (a new focal
+// point, or a preset given another size, makes a new v, so a new URL), any
+// other (no v, or a stale one) gets the current variant for a minute,
+// under the item's surrogate key.
 
 // variantParams are the query parameters of a variant request; any of
 // them makes /uploads/ serve a variant.
@@ -303,7 +304,7 @@ func (s *Server) serveVariant(w http.ResponseWriter, r *http.Request, key string
 	h := w.Header()
 	h.Set("Content-Type", derive.ContentType(vr.spec.Format))
 	h.Set("X-Content-Type-Options", "nosniff")
-	if vr.version == media.VariantVersion(it) {
+	if vr.version == media.VariantVersion(it, vr.spec) {
 		h.Set("Cache-Control", cacheImmutable)
 	} else {
 		h.Set("Cache-Control", cachePublicShort)
@@ -392,10 +393,9 @@ func (pv presetViews) urls(it *media.Item) map[string]string {
 	if !pv.local || base == "" {
 		base = uploadsURL(it.Key)
 	}
-	v := media.VariantVersion(it)
 	out := make(map[string]string, len(pv.names))
 	for _, n := range pv.names {
-		out[n] = base + "?preset=" + url.QueryEscape(n) + "&v=" + v
+		out[n] = base + "?preset=" + url.QueryEscape(n) + "&v=" + media.VariantVersion(it, presetSpec(pv.presets[n]))
 	}
 	return out
 }

@@ -427,3 +427,36 @@ func TestS3Variants(t *testing.T) {
 		t.Errorf("variants left in the bucket: %d", len(ents))
 	}
 }
+
+// TestVariantPresetChanged: a preset of folio.yaml given another size
+// under the same name gets new URLs; the old URL, cached for good by
+// then, is stale and answers the new size only briefly.
+func TestVariantPresetChanged(t *testing.T) {
+	root := t.TempDir()
+	repo := newRepo(t, presetSite)
+	ms := mediaServerOf(t, startServer(t, repo.bare, withLocalMedia(t, root), withTransforms(2, 50*time.Millisecond)), root)
+	it := ms.uploadOK(t, filePart("spot.png", spottedPNG(t, 400, 200, 360, 100, 20)))[0]
+	card := decode[itemPresets](t, get(t, ms.URL+"/api/v1/media/"+it.ID, ms.read)).Presets["card"]
+	if r := get(t, ms.URL+card, ""); r.Status != http.StatusOK || !strings.Contains(r.Header.Get("Cache-Control"), "immutable") {
+		t.Fatalf("GET %s: %d %q", card, r.Status, r.Header.Get("Cache-Control"))
+	}
+
+	repo.commit("bigger card", map[string]string{"folio.yaml": strings.Replace(presetSite["folio.yaml"], "w: 60, h: 60", "w: 80, h: 40", 1)})
+	var now string
+	eventually(t, "the new preset in the media JSON", func() bool {
+		now = decode[itemPresets](t, get(t, ms.URL+"/api/v1/media/"+it.ID, ms.read)).Presets["card"]
+		return now != card
+	})
+	for _, u := range []string{now, card} {
+		r := get(t, ms.URL+u, "")
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d", u, r.Status)
+		}
+		if b := decodeImage(t, "image/webp", r.Body).Bounds(); b.Dx() != 80 || b.Dy() != 40 {
+			t.Errorf("%s: %v, want the new 80×40", u, b)
+		}
+		if stale := u == card; stale == strings.Contains(r.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: Cache-Control %q", u, r.Header.Get("Cache-Control"))
+		}
+	}
+}
