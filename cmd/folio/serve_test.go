@@ -277,6 +277,19 @@ func TestServeMetrics(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
+	// Go's profiles, on the same private listener; not on the API's.
+	metricsBase := strings.TrimSuffix(metrics, "/metrics")
+	if idx := get(metricsBase + "/debug/pprof/"); !strings.Contains(idx, "goroutine") {
+		t.Errorf("pprof index: %.200s", idx)
+	}
+	if heap := get(metricsBase + "/debug/pprof/heap"); len(heap) == 0 {
+		t.Error("empty heap profile")
+	}
+	if res, err := http.Get(api + "/debug/pprof/"); err != nil {
+		t.Fatal(err)
+	} else if res.Body.Close(); res.StatusCode != http.StatusNotFound {
+		t.Errorf("pprof on the API listener: %d", res.StatusCode)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
