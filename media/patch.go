@@ -84,6 +84,7 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	l.addLocked(&next)
 	l.mu.Unlock()
 	l.changed(&next, false)
+	l.dropStaleVariants(ctx, cur, &next)
 	return l.view(&next), nil
 }
 

@@ -200,6 +200,7 @@ func (l *Library) regenerateLocal(ctx context.Context, id string, p *processed, 
 	if len(l.deleteObjects(ctx, old, "old derivative of a regenerated item; next start retries")) == len(old) {
 		l.dropIntent(iname)
 	}
+	l.dropStaleVariants(ctx, cur, next)
 	return l.view(next), nil
 }
 
@@ -259,5 +260,6 @@ func (l *Library) regenerateShared(ctx context.Context, id string, p *processed,
 	}
 	old := sizeKeys(cur)
 	l.releaseClaims(ctx, l.deleteObjects(ctx, old, "old derivative of a regenerated item; the claim sweep retries"))
+	l.dropStaleVariants(ctx, cur, next)
 	return l.view(next), nil
 }

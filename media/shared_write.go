@@ -116,7 +116,7 @@ func (l *Library) commitShared(ctx context.Context, it *Item) error {
 // when another box changed the item first; one without retries on the
 // newer version.
 func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item)) (*Item, error) {
-	next, _, _, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
+	next, cur, _, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
 		if p.IfVersion != 0 && p.IfVersion != cur.Version {
 			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
 		}
@@ -128,6 +128,7 @@ func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func
 	if err != nil {
 		return nil, err
 	}
+	l.dropStaleVariants(ctx, cur, next)
 	return l.view(next), nil
 }
 

@@ -73,16 +73,27 @@ func VariantKey(it *Item, spec derive.Spec) string {
 	return variantsPrefix(it.Key) + hex.EncodeToString(variantHash(it, spec)[:12]) + derive.Ext(spec.Format)
 }
 
-// deleteVariants removes every variant of a deleted item; a failure only
-// leaves unreachable files (a new item never has the same variant keys:
-// the id is hashed in).
+// dropStaleVariants removes the variants of cur once a write replaced it
+// with next, when next's pixels differ (a new focal point, or new
+// derivatives): every variant key hashes itemVersion, so none of them
+// can be asked for again. A variant still being made of cur when this
+// runs may be stored after it, unreachable, until the item is deleted.
+func (l *Library) dropStaleVariants(ctx context.Context, cur, next *Item) {
+	if itemVersion(cur) != itemVersion(next) {
+		l.deleteVariants(context.WithoutCancel(ctx), cur)
+	}
+}
+
+// deleteVariants removes every variant of an item; a failure only leaves
+// unreachable files (a new item never has the same variant keys: the id
+// is hashed in).
 func (l *Library) deleteVariants(ctx context.Context, it *Item) {
 	pd, ok := l.cfg.Storage.(PrefixDeleter)
 	if !ok || !raster(it.MimeType) {
 		return
 	}
 	if err := pd.DeletePrefix(ctx, variantsPrefix(it.Key)); err != nil {
-		l.log.Error("media: variants of a deleted item not removed", "key", it.Key, "err", err)
+		l.log.Error("media: variants not removed", "key", it.Key, "err", err)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 
 // TestVariants: a variant is stored under its item's variants folder; a
 // focal-point change or a regenerate moves it to a new key (the stale one
-// is never served again), and a delete removes the folder.
+// is never served again) and removes the stale files, a title change keeps
+// them, and a delete removes the folder.
 func TestVariants(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
@@ -51,6 +52,13 @@ func TestVariants(t *testing.T) {
 	if media.VariantVersion(moved, spec) == v0 || media.VariantKey(moved, spec) == key {
 		t.Error("a new focal point keeps the variant version or key")
 	}
+	if _, err := l.StoredVariant(ctx, key); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("stale variant after a focal-point change: %v", err)
+	}
+	movedKey := media.VariantKey(moved, spec)
+	if _, err := l.MakeVariant(ctx, moved, spec, movedKey); err != nil {
+		t.Fatal(err)
+	}
 	// Title changes do not touch the pixels.
 	titled, err := l.Patch(ctx, it.ID, media.Patch{Title: ptr("t")})
 	if err != nil {
@@ -59,6 +67,9 @@ func TestVariants(t *testing.T) {
 	if media.VariantVersion(titled, spec) != media.VariantVersion(moved, spec) {
 		t.Error("a title change moved the variants")
 	}
+	if _, err := l.StoredVariant(ctx, movedKey); err != nil {
+		t.Errorf("variant removed by a title change: %v", err)
+	}
 	regen, err := l.Regenerate(ctx, it.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +77,12 @@ func TestVariants(t *testing.T) {
 	if media.VariantVersion(regen, spec) == media.VariantVersion(moved, spec) {
 		t.Error("a regenerate keeps the variant version")
 	}
+	if _, err := l.StoredVariant(ctx, movedKey); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("stale variant after a regenerate: %v", err)
+	}
+	key = media.VariantKey(regen, spec)
 
-	if _, err := l.MakeVariant(ctx, regen, spec, media.VariantKey(regen, spec)); err != nil {
+	if _, err := l.MakeVariant(ctx, regen, spec, key); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(e.root, filepath.FromSlash(it.Key+"-variants"))

@@ -196,9 +196,11 @@ func TestVariantPresetsAndFocalPoint(t *testing.T) {
 		}
 	}
 
-	// Deleting the item deletes its variants.
+	// The focal-point change removed the three variants made before it:
+	// both URLs since made the one new card. Deleting the item deletes
+	// its variants.
 	dir := filepath.Join(ms.root, filepath.FromSlash(strings.TrimPrefix(it.URL, "/uploads/")+"-variants"))
-	if ents, err := os.ReadDir(dir); err != nil || len(ents) < 3 {
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 1 {
 		t.Fatalf("variants folder: %v, %d files", err, len(ents))
 	}
 	ents, _ := os.ReadDir(dir)
@@ -417,6 +419,21 @@ func TestS3Variants(t *testing.T) {
 	ents, err := os.ReadDir(dir)
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("variant in the bucket: %v, %d", err, len(ents))
+	}
+	// A new focal point makes the stored variant stale: it is removed
+	// from the bucket, and the new one is made on request.
+	if r := ms.patch(t, key, it.ID, `{"focalX":10}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("stale variants left in the bucket: %d", len(ents))
+	}
+	moved := decode[itemPresets](t, get(t, ts.URL+"/api/v1/media/"+it.ID, key)).Presets["card"]
+	if r := get(t, ts.URL+moved, ""); r.Status != http.StatusOK {
+		t.Fatalf("GET %s: %d", moved, r.Status)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 1 {
+		t.Fatalf("new variant in the bucket: %v, %d", err, len(ents))
 	}
 	// The plain original is still the bucket's.
 	wantError(t, get(t, ts.URL+"/uploads/"+storageKey, ""), http.StatusNotFound, server.CodeNotFound)
