@@ -233,11 +233,9 @@ func readImagePreset(v any) (ImagePreset, error) {
 		case "fm":
 			s, _ := x.(string)
 			switch s {
-			case "webp", "jpeg", "png":
-			case "avif":
-				return p, fmt.Errorf("fm: avif is not supported (no AVIF encoder fast enough without a system library); use webp, jpeg or png")
+			case "webp", "jpeg", "png", "avif":
 			default:
-				return p, fmt.Errorf("fm: want webp, jpeg or png, found %v", x)
+				return p, fmt.Errorf("fm: want webp, jpeg, png or avif, found %v", x)
 			}
 			p.Format = s
 		default:

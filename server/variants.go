@@ -147,6 +147,9 @@ func (s *Server) parseVariant(urlPath string, q url.Values) (variantRequest, err
 			return vr, badRequest("no image preset %q in folio.yaml (known: %s)", q.Get("preset"), strings.Join(slices.Sorted(maps.Keys(presets)), ", "))
 		}
 		vr.spec = presetSpec(p)
+		if vr.spec.Format == derive.FormatAVIF && !derive.AVIF {
+			return vr, badRequest("preset %q is AVIF, which this build of folio does not make (it was built without libavif)", q.Get("preset"))
+		}
 		return vr, nil
 	}
 	spec := derive.Spec{Fit: content.DefaultPresetFit, Format: content.DefaultPresetFm, Quality: content.DefaultPresetQ}
@@ -182,10 +185,13 @@ func (s *Server) parseVariant(urlPath string, q url.Values) (variantRequest, err
 		switch f := q.Get("fm"); f {
 		case derive.FormatWebP, derive.FormatJPEG, derive.FormatPNG:
 			spec.Format = f
-		case "avif":
-			return vr, badRequest("fm=avif is not supported: no AVIF encoder is fast enough without a system library (use webp, jpeg or png)")
+		case derive.FormatAVIF:
+			if !derive.AVIF {
+				return vr, badRequest("fm=avif is not supported by this build of folio (it was built without libavif; use webp, jpeg or png)")
+			}
+			spec.Format = f
 		default:
-			return vr, badRequest("fm must be webp, jpeg or png")
+			return vr, badRequest("fm must be webp, jpeg, png or avif")
 		}
 	}
 	if q.Has("q") {

@@ -23,8 +23,8 @@ type Spec struct {
 	// Fit is "cover" (fill W×H exactly, cropping around the focal point)
 	// or "contain" (fit inside W×H, keeping the aspect ratio).
 	Fit string
-	// Format is "webp", "jpeg" or "png"; Quality (1 to 100) is for the
-	// lossy ones.
+	// Format is "webp", "jpeg", "png" or "avif" (when AVIF); Quality
+	// (1 to 100) is for the lossy ones.
 	Format  string
 	Quality int
 }
@@ -34,6 +34,7 @@ const (
 	FormatWebP = "webp"
 	FormatJPEG = "jpeg"
 	FormatPNG  = "png"
+	FormatAVIF = "avif"
 )
 
 // ContentType is the MIME type of a variant format.
@@ -45,6 +46,8 @@ func ContentType(format string) string {
 		return "image/jpeg"
 	case FormatPNG:
 		return "image/png"
+	case FormatAVIF:
+		return "image/avif"
 	}
 	return ""
 }
@@ -259,6 +262,8 @@ func encodeVariant(m *image.NRGBA, spec Spec) ([]byte, error) {
 			return nil, fmt.Errorf("derive: png encode: %w", err)
 		}
 		return buf.Bytes(), nil
+	case FormatAVIF:
+		return encodeAVIF(m, spec.Quality)
 	}
 	return nil, fmt.Errorf("derive: unknown variant format %q", spec.Format)
 }
