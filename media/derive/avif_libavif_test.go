@@ -37,6 +37,19 @@ func TestAVIFEncode(t *testing.T) {
 	if _, err := encodeAVIF(image.NewNRGBA(image.Rect(0, 0, 0, 0)), 60); err == nil {
 		t.Error("empty image encoded")
 	}
+	// Odd and tiny sizes, every quality end, and a sub-image (a stride
+	// wider than the width).
+	for _, r := range []image.Rectangle{image.Rect(0, 0, 1, 1), image.Rect(0, 0, 3, 1), image.Rect(0, 0, 1, 5), image.Rect(0, 0, 17, 9)} {
+		for _, q := range []int{1, 100} {
+			if data, err := encodeAVIF(image.NewNRGBA(r), q); err != nil || !bytes.Equal(data[4:12], []byte("ftypavif")) {
+				t.Errorf("%v q %d: %v", r, q, err)
+			}
+		}
+	}
+	big := image.NewNRGBA(image.Rect(0, 0, 40, 40))
+	if _, err := encodeAVIF(big.SubImage(image.Rect(5, 5, 20, 30)).(*image.NRGBA), 80); err != nil {
+		t.Errorf("sub-image: %v", err)
+	}
 }
 
 func BenchmarkAVIFEncode1200x675(b *testing.B) {
