@@ -75,7 +75,8 @@ clean:
 # installed when missing like nginx and wrk), a 50 MB
 # upload, the media library in a bucket on versitygw (migration, a fresh
 # box's start, cross-box visibility). Generated sites and libraries, and
-# the migrated bucket, are cached under bench/out/data;
+# the migrated bucket, are cached under bench/out/data; folio is built
+# with libjpeg-turbo (installed when missing, like nginx);
 # the table is printed and written to bench/out/results.md. nginx and wrk
 # are installed from Debian's mirror when missing (needs root); without
 # them the Go load generator is used and the nginx comparison skipped. BENCH_FLAGS=-quick for a short run, -only to pick.
@@ -85,6 +86,11 @@ FOLIO_GEN   := $(BIN)/folio-gen
 FOLIO_BENCH := $(BIN)/folio-bench
 
 bench: build $(VERSITYGW)
+	@test -n "$(LIBJPEG)" || \
+		{ [ "$$(id -u)" = 0 ] && { apt-get install -y -qq libjpeg62-turbo-dev || \
+			{ apt-get update -qq && apt-get install -y -qq libjpeg62-turbo-dev; }; } && \
+			$(MAKE) --no-print-directory build; } || \
+		echo "bench: libjpeg-turbo's headers missing (libjpeg62-turbo-dev); folio decodes JPEG with Go's image/jpeg"
 	$(GO) build $(GOTAGS) -o $(FOLIO_GEN) ./cmd/folio-gen
 	$(GO) build $(GOTAGS) -o $(FOLIO_BENCH) ./cmd/folio-bench
 	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null && command -v wrk >/dev/null || \
