@@ -135,15 +135,24 @@ const JPEGDecoder = "libjpeg-turbo"
 // not decode (CMYK, YCCK): Go's decoder takes it.
 var errTurboUnsupported = errors.New("derive: colour space left to Go's decoder")
 
+// maxTurboBytes bounds the file decodeJPEG reads into memory for
+// libjpeg: a photo is a few bytes per pixel at most, so only a file
+// padded with other data goes past it, and Go's decoder streams that one.
+const maxTurboBytes = 64 << 20
+
 // decodeJPEG decodes the JPEG read from r (size bytes, its header said
 // w×h) with libjpeg-turbo, shrunk by 1/denom (1, 2, 4 or 8) in the DCT as
 // it decodes (libvips' shrink-on-load), into an NRGBA image of
-// scaledSize(w, h, denom); it returns the denominator used. The file is read into memory
-// first (size is bounded by the byte limit of uploads, and is small next
-// to the pixels). Anything libjpeg refuses or warns about (a truncated or
-// corrupt file, a CMYK one) is decoded by Go's decoder instead, at full
-// size: its verdict on a damaged file is the one folio always had.
+// scaledSize(w, h, denom); it returns the denominator used. The file is
+// read into memory first (at most maxTurboBytes). Anything libjpeg
+// refuses or warns about (a truncated or corrupt file, a CMYK one) is
+// decoded by Go's decoder instead, at full size: its verdict on a damaged
+// file is the one folio always had.
 func decodeJPEG(r io.Reader, size int64, w, h, denom int) (image.Image, int, error) {
+	if size > maxTurboBytes {
+		m, err := decode(r, probe.JPEG)
+		return m, 1, err
+	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(r, data); err != nil {
 		return nil, 0, fmt.Errorf("%w: %s: %v", ErrDecode, probe.JPEG, err)
