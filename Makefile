@@ -13,11 +13,22 @@ ALL_SCOPES := content:read,content:draft,media:read,media:write,media:delete
 VERSITYGW_VERSION ?= v1.8.0
 VERSITYGW ?= $(BIN)/versitygw
 
+# JPEG originals are decoded with libjpeg-turbo (media/derive/jpeg_turbo.go,
+# build tag libjpeg) when its header is installed (Debian:
+# libjpeg62-turbo-dev), else with Go's image/jpeg, which is slower.
+CC        ?= cc
+LIBJPEG   := $(shell printf '\#include <stdio.h>\n\#include <jpeglib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo libjpeg)
+GOTAGS    := $(if $(LIBJPEG),-tags $(LIBJPEG))
+# The packages with code for either decoder: make test runs them without
+# the tag too.
+NOTAG_PKGS := ./media/derive/
+
 .PHONY: all build run test test-short bench lint versitygw clean
 all: build
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(FOLIO) ./cmd/folio
+	@echo "JPEG decoder: $(if $(LIBJPEG),libjpeg-turbo,Go image/jpeg (no jpeglib.h: apt-get install libjpeg62-turbo-dev))"
+	$(GO) build $(GOTAGS) -ldflags "-X main.version=$(VERSION)" -o $(FOLIO) ./cmd/folio
 
 versitygw: $(VERSITYGW)
 $(VERSITYGW):
@@ -44,13 +55,15 @@ run: build
 		--cache-dir $(DATA)/cache --addr $(ADDR) --metrics-addr $(METRICS_ADDR)
 
 test: $(VERSITYGW)
-	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 -timeout 30m ./...
+	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
+	$(if $(LIBJPEG),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
 
 test-short:
-	FOLIO_SKIP_S3=1 $(GO) test -short -count=1 ./...
+	FOLIO_SKIP_S3=1 $(GO) test $(GOTAGS) -short -count=1 ./...
 
 lint:
-	$(GO) vet ./...
+	$(GO) vet $(GOTAGS) ./...
+	$(if $(LIBJPEG),$(GO) vet $(NOTAG_PKGS))
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 clean:
@@ -62,7 +75,8 @@ clean:
 # installed when missing like nginx and wrk), a 50 MB
 # upload, the media library in a bucket on versitygw (migration, a fresh
 # box's start, cross-box visibility). Generated sites and libraries, and
-# the migrated bucket, are cached under bench/out/data;
+# the migrated bucket, are cached under bench/out/data; folio is built
+# with libjpeg-turbo (installed when missing, like nginx);
 # the table is printed and written to bench/out/results.md. nginx and wrk
 # are installed from Debian's mirror when missing (needs root); without
 # them the Go load generator is used and the nginx comparison skipped. BENCH_FLAGS=-quick for a short run, -only to pick.
@@ -72,8 +86,13 @@ FOLIO_GEN   := $(BIN)/folio-gen
 FOLIO_BENCH := $(BIN)/folio-bench
 
 bench: build $(VERSITYGW)
-	$(GO) build -o $(FOLIO_GEN) ./cmd/folio-gen
-	$(GO) build -o $(FOLIO_BENCH) ./cmd/folio-bench
+	@test -n "$(LIBJPEG)" || \
+		{ [ "$$(id -u)" = 0 ] && { apt-get install -y -qq libjpeg62-turbo-dev || \
+			{ apt-get update -qq && apt-get install -y -qq libjpeg62-turbo-dev; }; } && \
+			$(MAKE) --no-print-directory build; } || \
+		echo "bench: libjpeg-turbo's headers missing (libjpeg62-turbo-dev); folio decodes JPEG with Go's image/jpeg"
+	$(GO) build $(GOTAGS) -o $(FOLIO_GEN) ./cmd/folio-gen
+	$(GO) build $(GOTAGS) -o $(FOLIO_BENCH) ./cmd/folio-bench
 	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null && command -v wrk >/dev/null || \
 		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq nginx-light wrk; } || \
 		echo "bench: nginx or wrk missing; the Go load generator is used and nginx is skipped if absent"

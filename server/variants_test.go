@@ -510,3 +510,29 @@ func TestVariantAVIF(t *testing.T) {
 		}
 	}
 }
+
+// TestVariantDamagedOriginal: an original damaged on disk after its upload
+// (cut at any point) gives a clean 400 for a variant, never a 5xx, and
+// the next request tries again.
+func TestVariantDamagedOriginal(t *testing.T) {
+	ms := startVariantServer(t)
+	good := jpegBytes(t, 600, 400)
+	it := ms.uploadOK(t, filePart("photo.jpg", good))[0]
+	path := ms.fileOf(t, it.URL)
+	for _, n := range []int{100, 400, len(good) / 3, len(good) / 2, len(good) - 10} {
+		if err := os.WriteFile(path, good[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := get(t, ms.URL+it.URL+"?preset=card", "")
+		wantError(t, r, http.StatusBadRequest, server.CodeBadRequest)
+		if !strings.Contains(string(r.Body), "damaged") {
+			t.Errorf("cut at %d: %s", n, r.Body)
+		}
+	}
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, ms.URL+it.URL+"?preset=card", ""); r.Status != http.StatusOK {
+		t.Errorf("repaired: %d %s", r.Status, r.Body)
+	}
+}

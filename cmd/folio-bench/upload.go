@@ -111,7 +111,7 @@ func (b *bench) derivatives() error {
 	if err != nil {
 		return err
 	}
-	var wall, peak, growth []float64
+	var wall, cpu, peak, growth []float64
 	for i := range b.runs {
 		s, media, err := b.uploadServer(fmt.Sprintf("folio-derive-%d", i))
 		if err != nil {
@@ -120,24 +120,28 @@ func (b *bench) derivatives() error {
 		before, err1 := procStatus(s.pid(), "VmRSS")
 		err2 := resetPeak(s.pid())
 		f, err3 := os.Open(photo)
-		if err := firstErr(err1, err2, err3); err != nil {
+		c0, err4 := cpuTime(s.pid())
+		if err := firstErr(err1, err2, err3, err4); err != nil {
 			s.stop()
 			return err
 		}
 		status, body, d, err := b.upload(s.base, "photo-12mp.jpg", bufio.NewReader(f))
 		f.Close()
+		c1, cerr := cpuTime(s.pid())
 		hwm, herr := procStatus(s.pid(), "VmHWM")
 		s.stop()
-		if err := firstErr(err, uploadOK(status, body), herr); err != nil {
+		if err := firstErr(err, uploadOK(status, body), cerr, herr); err != nil {
 			return err
 		}
 		if n := countWebP(media); n != 4 {
 			return fmt.Errorf("%d WebP derivatives on disk after the upload, want 4", n)
 		}
-		wall, peak, growth = append(wall, ms(d)), append(peak, hwm), append(growth, hwm-before)
+		wall, cpu, peak, growth = append(wall, ms(d)), append(cpu, ms(c1-c0)), append(peak, hwm), append(growth, hwm-before)
 	}
 	b.add(row{Figure: "12 MP JPEG upload with 4 WebP derivatives: wall time", Sum: summarize(wall), Unit: unitMS,
 		Note: fmt.Sprintf("4000×3000 JPEG (%.1f MB) POSTed as multipart over loopback; the 201 comes after the derivatives (150, 400, 800, 1200 px) are stored; fresh process per run", float64(fi.Size())/1e6)})
+	b.add(row{Figure: "… folio CPU time per upload", Sum: summarize(cpu), Unit: unitMS,
+		Note: "/proc/<pid>/stat utime+stime around the upload (10 ms ticks): steadier than wall time on a shared machine"})
 	b.add(row{Figure: "12 MP JPEG upload: peak RSS (VmHWM)", Sum: summarize(peak), Unit: unitMB})
 	b.add(row{Figure: "12 MP JPEG upload: RSS growth", Sum: summarize(growth), Unit: unitMB,
 		Note: "VmHWM after the upload minus VmRSS before it (peak reset before the upload)"})

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/folio-cms/folio/media/derive"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -76,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "media":
 		return runMedia(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "folio", version)
+		fmt.Fprintf(stdout, "folio %s (JPEG decoder: %s)\n", version, derive.JPEGDecoder)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

@@ -68,10 +68,11 @@ func BenchmarkDecode12MP(b *testing.B) {
 // BenchmarkPipelines compares the resize strategies on the decoded photo
 // (decode excluded), to justify defaultPipeline.
 func BenchmarkPipelines(b *testing.B) {
-	src, err := jpeg.Decode(bytes.NewReader(photo12MP(b)))
+	m, err := jpeg.Decode(bytes.NewReader(photo12MP(b)))
 	if err != nil {
 		b.Fatal(err)
 	}
+	src := decoded{img: m, W: m.Bounds().Dx(), H: m.Bounds().Dy(), orientation: 1}
 	for _, tc := range []struct {
 		name string
 		p    pipeline
@@ -90,7 +91,7 @@ func BenchmarkPipelines(b *testing.B) {
 			start := cpuTime(b)
 			defer reportCPU(b, start)
 			for b.Loop() {
-				if _, err := render(context.Background(), src, 1, widths, tc.p); err != nil {
+				if _, err := render(context.Background(), src, widths, tc.p); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -108,13 +109,15 @@ func BenchmarkVariant(b *testing.B) {
 		f    imaging.ResampleFilter
 	}{{"Linear", imaging.Linear}, {"CatmullRom", imaging.CatmullRom}, {"Lanczos", imaging.Lanczos}} {
 		b.Run(f.name, func(b *testing.B) {
-			m, o, err := decodeChecked(context.Background(), bytes.NewReader(src), probe.JPEG, Limits{}.withDefaults())
+			m, err := decodeChecked(context.Background(), bytes.NewReader(src), probe.JPEG, Limits{}.withDefaults(), func(w, h, o int) int {
+				return variantDenom(spec, w, h, o, 50, 50)
+			})
 			if err != nil {
 				b.Fatal(err)
 			}
 			start := cpuTime(b)
 			for b.Loop() {
-				renderVariant(m, o, spec, 50, 50, f.f)
+				renderVariant(m, spec, 50, 50, f.f)
 			}
 			reportCPU(b, start)
 		})

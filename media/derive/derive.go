@@ -114,14 +114,44 @@ var defaultPipeline = pipeline{
 }
 
 func images(ctx context.Context, r io.ReadSeeker, mimeType string, widths []int, lim Limits, p pipeline) (*Result, error) {
-	src, orientation, err := decodeChecked(ctx, r, mimeType, lim)
+	src, err := decodeChecked(ctx, r, mimeType, lim, func(w, h, orientation int) int {
+		return imagesDenom(w, h, orientation, widths)
+	})
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return render(ctx, src, orientation, widths, p)
+	return render(ctx, src, widths, p)
+}
+
+// imagesDenom is the JPEG shrink-on-load denominator for the derivatives
+// of an image stored w×h: the largest that keeps the largest derivative
+// (else the placeholder's rendition) a reduction.
+func imagesDenom(w, h, orientation int, widths []int) int {
+	swap := orientation >= 5 && orientation <= 8
+	ow, oh := w, h
+	if swap {
+		ow, oh = oh, ow
+	}
+	tw := 0
+	for _, dw := range widths {
+		if dw < ow {
+			tw = max(tw, dw)
+		}
+	}
+	th := 0
+	if tw > 0 {
+		th = max(1, (oh*tw+ow/2)/ow)
+		if swap {
+			tw, th = th, tw
+		}
+	} else {
+		tw = min(placeholderWidth, w)
+		th = max(1, h*tw/w)
+	}
+	return jpegDenom(w, h, tw, th)
 }
 
 func drawSrc(dst *image.NRGBA, b image.Rectangle, src image.Image) {
@@ -158,11 +188,14 @@ func decode(r io.Reader, mimeType string) (m image.Image, err error) {
 	return m, nil
 }
 
-// render produces the derivatives of the decoded src, oriented.
-func render(ctx context.Context, src image.Image, orientation int, widths []int, p pipeline) (*Result, error) {
-	sb := src.Bounds()
+// render produces the derivatives of the decoded src, oriented. Their
+// sizes follow the stored size (src.W×src.H), whatever a JPEG's
+// shrink-on-load left of it.
+func render(ctx context.Context, src decoded, widths []int, p pipeline) (*Result, error) {
+	orientation := src.orientation
+	sb := src.img.Bounds()
 	swap := orientation >= 5 && orientation <= 8
-	ow, oh := sb.Dx(), sb.Dy()
+	ow, oh := src.W, src.H
 	if swap {
 		ow, oh = oh, ow
 	}
@@ -187,7 +220,7 @@ func render(ctx context.Context, src image.Image, orientation int, widths []int,
 	var wg sync.WaitGroup
 	jobs := make([]*job, len(order))
 
-	prev := src // in stored orientation until the first resize
+	prev := src.img // in stored orientation until the first resize
 	prevOriented := false
 	var smallest *image.NRGBA
 	for i, w := range order {
@@ -237,7 +270,7 @@ func render(ctx context.Context, src image.Image, orientation int, widths []int,
 		// Shrink in stored orientation and rotate the tiny result, never a
 		// full-size copy.
 		tw := min(placeholderWidth, sb.Dx())
-		from := shrink(src, shrinkFactor(sb.Dx(), sb.Dy(), tw, max(1, sb.Dy()*tw/sb.Dx())))
+		from := shrink(src.img, shrinkFactor(sb.Dx(), sb.Dy(), tw, max(1, sb.Dy()*tw/sb.Dx())))
 		tiny = orient(imaging.Resize(from, tw, 0, imaging.Linear), orientation)
 	}
 	ph, err := placeholder(tiny)

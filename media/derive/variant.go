@@ -75,64 +75,95 @@ var variantFilter = imaging.Linear
 // cover crop. The crop is cut from the decoded image before any resize,
 // so only its pixels are resampled.
 func Variant(ctx context.Context, r io.ReadSeeker, mimeType string, spec Spec, focalX, focalY float64, lim Limits) ([]byte, error) {
-	src, orientation, err := decodeChecked(ctx, r, mimeType, lim.withDefaults())
+	src, err := decodeChecked(ctx, r, mimeType, lim.withDefaults(), func(w, h, orientation int) int {
+		return variantDenom(spec, w, h, orientation, focalX, focalY)
+	})
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	m := renderVariant(src, orientation, spec, focalX, focalY, variantFilter)
+	m := renderVariant(src, spec, focalX, focalY, variantFilter)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return encodeVariant(m, spec)
 }
 
+// decoded is an image as decodeChecked returns it.
+type decoded struct {
+	// img is the image in stored orientation; a JPEG may come shrunk on
+	// load, smaller than W×H.
+	img image.Image
+	// W and H are the stored size, as the header says.
+	W, H        int
+	orientation int // EXIF, 1 to 8
+}
+
+// denomFunc picks the JPEG shrink-on-load denominator (1, 2, 4, 8) for an
+// image stored w×h with an EXIF orientation: what the renders after the
+// decode need at most.
+type denomFunc func(w, h, orientation int) int
+
 // decodeChecked is the decode step of images: limits on the header, EXIF
 // orientation, one decode, the header's size checked against the result.
-func decodeChecked(ctx context.Context, r io.ReadSeeker, mimeType string, lim Limits) (image.Image, int, error) {
+// A JPEG is decoded at the scale denom asks for (nil: full size) where the
+// build has libjpeg-turbo (jpeg_turbo.go), else at full size.
+func decodeChecked(ctx context.Context, r io.ReadSeeker, mimeType string, lim Limits, denom denomFunc) (decoded, error) {
+	var none decoded
 	switch mimeType {
 	case probe.JPEG, probe.PNG, probe.GIF, probe.WebP:
 	default:
-		return nil, 0, fmt.Errorf("%w: %q", ErrUnsupported, mimeType)
+		return none, fmt.Errorf("%w: %q", ErrUnsupported, mimeType)
 	}
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
-		return nil, 0, fmt.Errorf("derive: %w", err)
+		return none, fmt.Errorf("derive: %w", err)
 	}
 	if size > lim.MaxBytes {
-		return nil, 0, fmt.Errorf("%w: %d bytes is more than %d", ErrTooLarge, size, lim.MaxBytes)
+		return none, fmt.Errorf("%w: %d bytes is more than %d", ErrTooLarge, size, lim.MaxBytes)
 	}
 	if size == 0 {
-		return nil, 0, fmt.Errorf("%w: empty file", ErrDecode)
+		return none, fmt.Errorf("%w: empty file", ErrDecode)
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, 0, fmt.Errorf("derive: %w", err)
+		return none, fmt.Errorf("derive: %w", err)
 	}
 	cfg, err := probe.DecodeConfig(r, mimeType)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrDecode, err)
+		return none, fmt.Errorf("%w: %w", ErrDecode, err)
 	}
 	if err := probe.CheckPixels(cfg.Width, cfg.Height, lim.MaxPixels); err != nil {
-		return nil, 0, err
+		return none, err
 	}
 	orientation := 1
 	if mimeType == probe.JPEG {
 		if _, err := r.Seek(0, io.SeekStart); err != nil {
-			return nil, 0, fmt.Errorf("derive: %w", err)
+			return none, fmt.Errorf("derive: %w", err)
 		}
 		orientation = probe.JPEGOrientation(r)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, 0, err
+		return none, err
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, 0, fmt.Errorf("derive: %w", err)
+		return none, fmt.Errorf("derive: %w", err)
 	}
-	src, err := decode(io.LimitReader(r, lim.MaxBytes), mimeType)
+	var src image.Image
+	wantW, wantH := cfg.Width, cfg.Height
+	if mimeType == probe.JPEG {
+		d := 1
+		if denom != nil {
+			d = denom(cfg.Width, cfg.Height, orientation)
+		}
+		src, d, err = decodeJPEG(io.LimitReader(r, lim.MaxBytes), size, cfg.Width, cfg.Height, d)
+		wantW, wantH = scaledSize(cfg.Width, cfg.Height, d)
+	} else {
+		src, err = decode(io.LimitReader(r, lim.MaxBytes), mimeType)
+	}
 	if err != nil {
-		return nil, 0, err
+		return none, err
 	}
 	b := src.Bounds()
 	if mimeType == probe.GIF && b != image.Rect(0, 0, cfg.Width, cfg.Height) && b.In(image.Rect(0, 0, cfg.Width, cfg.Height)) {
@@ -140,10 +171,10 @@ func decodeChecked(ctx context.Context, r io.ReadSeeker, mimeType string, lim Li
 		drawSrc(canvas, b, src)
 		src, b = canvas, canvas.Bounds()
 	}
-	if b.Dx() != cfg.Width || b.Dy() != cfg.Height {
-		return nil, 0, fmt.Errorf("%w: decoded %dx%d, header said %dx%d", ErrDecode, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
+	if b.Dx() != wantW || b.Dy() != wantH {
+		return none, fmt.Errorf("%w: decoded %dx%d, header said %dx%d", ErrDecode, b.Dx(), b.Dy(), wantW, wantH)
 	}
-	return src, orientation, nil
+	return decoded{img: src, W: cfg.Width, H: cfg.Height, orientation: orientation}, nil
 }
 
 // VariantSize is the size of spec's result for an image of w×h as
@@ -208,13 +239,36 @@ func storedRect(r image.Rectangle, sw, sh, orientation int) image.Rectangle {
 	return image.Rect(min(ax, bx), min(ay, by), max(ax, bx)+1, max(ay, by)+1)
 }
 
+// variantDenom is the JPEG shrink-on-load denominator for spec of an
+// image stored w×h: the largest that leaves the region spec keeps at
+// least the size of the result.
+func variantDenom(spec Spec, w, h, orientation int, focalX, focalY float64) int {
+	swap := orientation >= 5 && orientation <= 8
+	ow, oh := w, h
+	if swap {
+		ow, oh = oh, ow
+	}
+	tw, th := VariantSize(spec, ow, oh)
+	rw, rh := ow, oh
+	if spec.Fit == "cover" && spec.W > 0 && spec.H > 0 {
+		r := coverRect(ow, oh, tw, th, focalX, focalY)
+		rw, rh = r.Dx(), r.Dy()
+	}
+	if swap {
+		rw, rh, tw, th = rh, rw, th, tw
+	}
+	return jpegDenom(rw, rh, tw, th)
+}
+
 // renderVariant crops (cover) in stored orientation, shrinks by an
 // integer box factor, resamples to the exact size and orients the small
-// result.
-func renderVariant(src image.Image, orientation int, spec Spec, focalX, focalY float64, filter imaging.ResampleFilter) *image.NRGBA {
-	sb := src.Bounds()
+// result. Sizes and the crop are worked out on the full stored size
+// (src.W×src.H) and the crop scaled to the pixels decoded, which a JPEG's
+// shrink-on-load may have made fewer.
+func renderVariant(src decoded, spec Spec, focalX, focalY float64, filter imaging.ResampleFilter) *image.NRGBA {
+	orientation := src.orientation
 	swap := orientation >= 5 && orientation <= 8
-	ow, oh := sb.Dx(), sb.Dy()
+	ow, oh := src.W, src.H
 	if swap {
 		ow, oh = oh, ow
 	}
@@ -223,14 +277,28 @@ func renderVariant(src image.Image, orientation int, spec Spec, focalX, focalY f
 	if spec.Fit == "cover" && spec.W > 0 && spec.H > 0 {
 		region = coverRect(ow, oh, tw, th, focalX, focalY)
 	}
-	sr := storedRect(region, sb.Dx(), sb.Dy(), orientation).Add(sb.Min)
-	from := subImage(src, sr)
+	sb := src.img.Bounds()
+	sr := scaleRect(storedRect(region, src.W, src.H, orientation), src.W, src.H, sb.Dx(), sb.Dy()).Add(sb.Min)
+	from := subImage(src.img, sr)
 	sw, sh := tw, th
 	if swap {
 		sw, sh = th, tw
 	}
 	from = shrink(from, shrinkFactor(sr.Dx(), sr.Dy(), sw, sh))
 	return orient(imaging.Resize(from, sw, sh, filter), orientation)
+}
+
+// scaleRect maps r, of an image of w×h, to the same part of that image
+// scaled to dw×dh (at least one pixel, inside the bounds).
+func scaleRect(r image.Rectangle, w, h, dw, dh int) image.Rectangle {
+	if w == dw && h == dh {
+		return r
+	}
+	sx := func(v int) int { return int(math.Round(float64(v) * float64(dw) / float64(w))) }
+	sy := func(v int) int { return int(math.Round(float64(v) * float64(dh) / float64(h))) }
+	x0, y0 := min(sx(r.Min.X), dw-1), min(sy(r.Min.Y), dh-1)
+	x1, y1 := min(max(sx(r.Max.X), x0+1), dw), min(max(sy(r.Max.Y), y0+1), dh)
+	return image.Rect(x0, y0, x1, y1)
 }
 
 func subImage(m image.Image, r image.Rectangle) image.Image {
