@@ -15,12 +15,18 @@ VERSITYGW ?= $(BIN)/versitygw
 
 # JPEG originals are decoded with libjpeg-turbo (media/derive/jpeg_turbo.go,
 # build tag libjpeg) when its header is installed (Debian:
-# libjpeg62-turbo-dev), else with Go's image/jpeg, which is slower.
+# libjpeg62-turbo-dev), else with Go's image/jpeg, which is slower. Image
+# variants can be AVIF when libavif's header is installed (Debian:
+# libavif-dev; build tag libavif), else fm=avif is a 400.
 CC        ?= cc
 LIBJPEG   := $(shell printf '\#include <stdio.h>\n\#include <jpeglib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo libjpeg)
-GOTAGS    := $(if $(LIBJPEG),-tags $(LIBJPEG))
-# The packages with code for either decoder: make test runs them without
-# the tag too.
+LIBAVIF   := $(shell printf '\#include <avif/avif.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo libavif)
+TAGS      := $(strip $(LIBJPEG) $(LIBAVIF))
+comma     := ,
+space     := $() $()
+GOTAGS    := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)))
+# The packages with code for either build: make test runs them without
+# the tags too.
 NOTAG_PKGS := ./media/derive/
 
 .PHONY: all build run test test-short bench lint versitygw clean
@@ -28,6 +34,7 @@ all: build
 
 build:
 	@echo "JPEG decoder: $(if $(LIBJPEG),libjpeg-turbo,Go image/jpeg (no jpeglib.h: apt-get install libjpeg62-turbo-dev))"
+	@echo "AVIF variants: $(if $(LIBAVIF),libavif,off (no avif/avif.h: apt-get install libavif-dev))"
 	$(GO) build $(GOTAGS) -ldflags "-X main.version=$(VERSION)" -o $(FOLIO) ./cmd/folio
 
 versitygw: $(VERSITYGW)
@@ -56,14 +63,14 @@ run: build
 
 test: $(VERSITYGW)
 	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
-	$(if $(LIBJPEG),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
+	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
 
 test-short:
 	FOLIO_SKIP_S3=1 $(GO) test $(GOTAGS) -short -count=1 ./...
 
 lint:
 	$(GO) vet $(GOTAGS) ./...
-	$(if $(LIBJPEG),$(GO) vet $(NOTAG_PKGS))
+	$(if $(TAGS),$(GO) vet $(NOTAG_PKGS))
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 
 clean:

@@ -78,7 +78,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "media":
 		return runMedia(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "folio %s (JPEG decoder: %s)\n", version, derive.JPEGDecoder)
+		avif := "off (built without libavif)"
+		if derive.AVIF {
+			avif = "libavif"
+		}
+		fmt.Fprintf(stdout, "folio %s (JPEG decoder: %s; AVIF variants: %s)\n", version, derive.JPEGDecoder, avif)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
