@@ -3,6 +3,7 @@ package derive
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/jpeg"
 	"syscall"
 	"testing"
@@ -51,17 +52,33 @@ func BenchmarkImages12MP(b *testing.B) {
 	}
 }
 
-// BenchmarkDecode12MP is the floor: the JPEG decode alone.
+// BenchmarkDecode12MP is the floor: the JPEG decode alone, by Go's
+// image/jpeg, and by this build's decoder (libjpeg-turbo with -tags
+// libjpeg) at full size and shrunk on load by 1/2.
 func BenchmarkDecode12MP(b *testing.B) {
 	data := photo12MP(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := cpuTime(b)
-	defer reportCPU(b, start)
-	for b.Loop() {
-		if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
+	b.Run("image-jpeg", func(b *testing.B) {
+		b.ReportAllocs()
+		start := cpuTime(b)
+		defer reportCPU(b, start)
+		for b.Loop() {
+			if _, err := jpeg.Decode(bytes.NewReader(data)); err != nil {
+				b.Fatal(err)
+			}
 		}
+	})
+	for _, denom := range []int{1, 2} {
+		b.Run(fmt.Sprintf("build-1of%d", denom), func(b *testing.B) {
+			b.ReportAllocs()
+			start := cpuTime(b)
+			defer reportCPU(b, start)
+			for b.Loop() {
+				if _, err := decodeChecked(context.Background(), bytes.NewReader(data), probe.JPEG, Limits{}.withDefaults(),
+					func(int, int, int) int { return denom }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
