@@ -154,7 +154,7 @@ func (e *Engine) draftIndex() *contentIndex {
 	e.search.draftMu.Lock()
 	defer e.search.draftMu.Unlock()
 	if e.search.draft == nil {
-		e.search.draft = newContentIndex(e.cfg.Logger.With("index", "draft search"), e.cfg.Now)
+		e.search.draft = newContentIndex(e.cfg.Logger.With("index", "draft search"), e.cfg.Now, nil)
 		e.search.draft.follow(e.draft.Load())
 	}
 	return e.search.draft

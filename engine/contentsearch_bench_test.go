@@ -31,7 +31,7 @@ func BenchmarkContentSearch(b *testing.B) {
 	runtime.ReadMemStats(&noIndex)
 	hwmBefore := peakRSS()
 	start := time.Now()
-	e.search = &contentSearch{pub: newContentIndex(e.cfg.Logger, e.cfg.Now)}
+	e.search = &contentSearch{pub: newContentIndex(e.cfg.Logger, e.cfg.Now, nil)}
 	e.search.pub.follow(e.published.Load())
 	for {
 		_, err := e.Search(ctx, SearchQuery{Text: "trail", Limit: 1})

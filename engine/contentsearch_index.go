@@ -47,6 +47,14 @@ type contentIndex struct {
 	lang  string       // folio.yaml language idx was built for
 	docs  map[string]any
 
+	// store keeps a copy of the index across restarts (nil: none, as
+	// for the draft branch). restored: idx was opened from the store's
+	// current copy and is unchanged since. Only the worker reads or
+	// writes these two, and close once the worker is gone.
+	store    *searchStore
+	restored bool
+	tried    bool // the store was tried
+
 	mu       sync.Mutex
 	target   *Snapshot     // the latest snapshot: what the index must reach
 	applied  *Snapshot     // what the index holds
@@ -71,10 +79,13 @@ type builtIndex struct {
 	err  error
 }
 
-func newContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time) *contentIndex {
+// newContentIndex starts the index of a branch; store, when not nil,
+// keeps it across restarts.
+func newContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, store *searchStore) *contentIndex {
 	ci := &contentIndex{
 		log:      log,
 		now:      now,
+		store:    store,
 		progress: make(chan struct{}),
 		rebuilt:  make(chan *builtIndex, 1),
 		wake:     make(chan struct{}, 1),
@@ -121,12 +132,58 @@ func (ci *contentIndex) close() {
 		}
 	default:
 	}
+	ci.save()
 	ci.idxMu.Lock()
 	defer ci.idxMu.Unlock()
 	if ci.idx != nil {
 		ci.idx.Close()
 		ci.idx = nil
 	}
+	if ci.store != nil {
+		// Closed, no index lives in the store: only its copy stays.
+		cur, _ := ci.store.current()
+		ci.store.removeAllBut(cur.Dir)
+	}
+}
+
+// save copies the index into the store when it holds the latest snapshot
+// and the store does not have it yet. Searches may still read it.
+func (ci *contentIndex) save() {
+	ci.mu.Lock()
+	applied, target := ci.applied, ci.target
+	ci.mu.Unlock()
+	if ci.store == nil || ci.restored || applied == nil || applied != target {
+		return
+	}
+	ci.idxMu.RLock()
+	defer ci.idxMu.RUnlock()
+	if ci.idx == nil || ci.lang != applied.Site.Config.Language {
+		return
+	}
+	if err := ci.store.save(ci.idx, applied.Commit, ci.lang); err != nil {
+		ci.log.Warn("save search index", "err", err)
+	}
+}
+
+// restore opens the store's copy of the index when it holds s; false
+// when there is none (the caller builds one).
+func (ci *contentIndex) restore(s *Snapshot) bool {
+	lang := s.Site.Config.Language
+	idx, err := ci.store.open(s.Commit, lang)
+	if err != nil {
+		ci.log.Warn("stored search index not used", "err", err)
+	}
+	if idx == nil {
+		return false
+	}
+	docs := map[string]any{}
+	eachDoc(s, func(id string, d any) { docs[id] = d })
+	ci.idxMu.Lock()
+	ci.idx, ci.lang, ci.docs = idx, lang, docs
+	ci.idxMu.Unlock()
+	ci.restored, ci.batches = true, 1
+	ci.setApplied(s)
+	return true
 }
 
 // status tells which commit the index holds and whether that is served,
@@ -174,6 +231,12 @@ func (ci *contentIndex) step() {
 		return
 	}
 	lang := s.Site.Config.Language
+	if ci.store != nil && !ci.tried {
+		ci.tried = true
+		if ci.restore(s) {
+			return
+		}
+	}
 	ci.idxMu.RLock()
 	idx, idxLang := ci.idx, ci.lang
 	ci.idxMu.RUnlock()
@@ -184,6 +247,14 @@ func (ci *contentIndex) step() {
 	}
 	if idx == nil || idxLang != lang || s == applied {
 		return // the rebuild brings it
+	}
+	if ci.restored {
+		// The store's copy is about to differ from what it names.
+		if err := ci.store.invalidate(); err != nil {
+			ci.log.Warn("stored search index", "err", err)
+			return
+		}
+		ci.restored = false
 	}
 	if err := ci.apply(idx, ci.docs, s); err != nil {
 		if !errors.Is(err, errIndexStopped) {
@@ -217,6 +288,11 @@ func (ci *contentIndex) swapIn(b *builtIndex) {
 	ci.idx, ci.lang, ci.docs = b.idx, b.lang, b.docs
 	ci.idxMu.Unlock()
 	ci.batches = 1
+	if ci.restored {
+		// The copy stays valid (it holds what it names); only the live
+		// index is another one now, which close saves.
+		ci.restored = false
+	}
 	if old != nil {
 		old.Close()
 	}
@@ -260,22 +336,12 @@ func (ci *contentIndex) rebuild(s *Snapshot) {
 func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot) error {
 	changed := map[string]any{}
 	seen := make(map[string]struct{}, len(docs))
-	for _, p := range s.Site.Pages {
-		id := pageDocID(p)
+	eachDoc(s, func(id string, d any) {
 		seen[id] = struct{}{}
-		if docs[id] != any(p) {
-			changed[id] = p
+		if docs[id] != d {
+			changed[id] = d
 		}
-	}
-	for _, items := range s.Site.Items {
-		for _, it := range items {
-			id := itemDocID(it)
-			seen[id] = struct{}{}
-			if docs[id] != any(it) {
-				changed[id] = it
-			}
-		}
-	}
+	})
 	var gone []string
 	for id := range docs {
 		if _, ok := seen[id]; !ok {
@@ -453,6 +519,19 @@ func (ci *contentIndex) wait(ctx context.Context, s *Snapshot, limit time.Durati
 			return applied != nil
 		case <-ctx.Done():
 			return applied != nil
+		}
+	}
+}
+
+// eachDoc calls f with the id and the document of every page and item of
+// s.
+func eachDoc(s *Snapshot, f func(id string, d any)) {
+	for _, p := range s.Site.Pages {
+		f(pageDocID(p), p)
+	}
+	for _, items := range s.Site.Items {
+		for _, it := range items {
+			f(itemDocID(it), it)
 		}
 	}
 }

@@ -195,7 +195,7 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 	}
 	defer e.Close()
 	old := e.Published()
-	ci := newContentIndex(e.cfg.Logger, now)
+	ci := newContentIndex(e.cfg.Logger, now, nil)
 	defer ci.close()
 	ci.follow(old)
 	q := SearchQuery{Text: "otters", Limit: 10}

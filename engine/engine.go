@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"log/slog"
 	"slices"
 	"strings"
@@ -137,7 +138,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		refCheckers: map[string]*content.RefChecker{},
 		closing:     make(chan struct{}), searchClosed: make(chan struct{})}
 	if cfg.Search {
-		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now)}
+		var store *searchStore
+		if cfg.CacheDir != "" {
+			store = &searchStore{dir: filepath.Join(cfg.CacheDir, "search-"+shortHash(src.siteID()+"\x00"+cfg.Branch))}
+		}
+		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now, store)}
 	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
