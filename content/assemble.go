@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -26,21 +26,71 @@ func Assemble(files []File) (*Site, []Problem) {
 
 // Assembler assembles successive versions of one site, reusing the page or
 // item of every file whose path, document and Updated time are those of the
-// previous call: only changed files are read again, and the whole-site
-// rules (duplicate slugs and ids, the homepage) are applied afresh to the
-// reused and new ones alike, so the result is always what Assemble gives.
-// An unchanged file yields the same *Page or *Item pointer as before, which
-// callers may use to keep per-document work (encoded JSON) across calls.
-// Pages and items must not be modified by callers. Safe for concurrent use;
-// calls run one at a time.
+// previous call: only changed files are read again. When the changed pages
+// and items are few and none of them is involved in a whole-site rule (a
+// duplicate slug or id, the homepage, globals or config, a broken file, a
+// type appearing or disappearing), the new site is the previous one with
+// those pages and items taken out and put in at their place by slug, and the
+// problems are the previous ones; otherwise the whole-site rules are applied
+// afresh to the reused and new ones alike. Either way the result is always
+// what Assemble gives. An unchanged file yields the same *Page or *Item
+// pointer as before, which callers may use to keep per-document work
+// (encoded JSON) across calls. Pages and items must not be modified by
+// callers, nor the files after the call (the Assembler keeps them to compare
+// the next call's with). Safe for concurrent use; calls run one at a time.
 type Assembler struct {
-	mu    sync.Mutex
-	gen   uint64
-	units map[unitKey]*unit
-	// The last call's files (by path) and their units: a file the same
-	// as then takes its unit without a lookup by key.
-	lastFiles []File
-	lastUnits []*unit
+	mu   sync.Mutex
+	last *assembly // nil before the first call
+	// patched counts the calls answered by patching the previous site
+	// (for tests).
+	patched int
+}
+
+// assembly is one call's result, and what the next call compares with.
+type assembly struct {
+	files    []File  // sorted by path; the caller's slice when it was sorted
+	units    []*unit // of files[i]: nil for other files and failed parses
+	accepted []bool  // units[i] is in the site
+	site     *Site
+	problems []Problem
+	claims   *claims
+}
+
+// claims are the slugs and ids the site's pages and items hold, each with
+// the path of the file holding it, and every key a left-out page or item
+// asked for.
+type claims struct {
+	keys      [4]map[string]string // by claimKind: key -> path
+	contested map[claimKey]bool
+}
+
+type claimKind uint8
+
+const (
+	pageSlug claimKind = iota
+	pageID
+	itemSlug // type "\x00" slug
+	itemID   // type "\x00" id
+)
+
+type claimKey struct {
+	kind claimKind
+	key  string
+}
+
+func newClaims(n int) *claims {
+	return &claims{
+		keys:      [4]map[string]string{make(map[string]string, n/4), make(map[string]string, n/4), make(map[string]string, n), make(map[string]string, n)},
+		contested: map[claimKey]bool{},
+	}
+}
+
+// keys are the slug and id a unit claims.
+func (u *unit) keys() [2]claimKey {
+	if u.item != nil {
+		return [2]claimKey{{itemSlug, u.slugKey}, {itemID, u.idKey}}
+	}
+	return [2]claimKey{{pageSlug, u.page.Slug}, {pageID, u.page.ID}}
 }
 
 // unitKey is what a page's or an item's reading depends on.
@@ -56,7 +106,6 @@ type unitKey struct {
 // page is kept as its front matter says (IsHomepage may change later, on a
 // copy).
 type unit struct {
-	used    uint64
 	page    *Page
 	homeSet bool
 	item    *Item
@@ -74,32 +123,61 @@ func newUnitKey(f File) unitKey {
 	return k
 }
 
+// sameFile tells whether a file reads as it did: the same path, document
+// and Updated, or the same problem.
+func sameFile(a, b File) bool {
+	if a.Doc == b.Doc && a.Updated == b.Updated && a.Err == nil && b.Err == nil && a.Path == b.Path {
+		return true // the usual unchanged file, without the instants' arithmetic
+	}
+	if newUnitKey(a) != newUnitKey(b) || (a.Err == nil) != (b.Err == nil) {
+		return false
+	}
+	return a.Err == nil || a.Err.Error() == b.Err.Error()
+}
+
+// change is a file that is new (old -1), gone (new -1) or read differently:
+// its index in the last call's files and in this call's.
+type change struct{ old, new int }
+
+// maxPatched is the number of changed files up to which a call tries to
+// patch the previous site.
+const maxPatched = 64
+
 // Assemble is Assemble, reusing what the previous call read; see Assembler.
 func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	if as.units == nil {
-		as.units = map[unitKey]*unit{}
-	}
-	as.gen++
 	sorted := files
 	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
 	if !slices.IsSortedFunc(files, byPath) {
 		sorted = slices.Clone(files)
 		slices.SortStableFunc(sorted, byPath)
 	}
-	a := &assembler{
-		site:      &Site{Items: map[string][]*Item{}, Config: Config{Types: map[string]TypeConfig{}}},
-		pageSlugs: make(map[string]string, len(files)/4), pageIDs: make(map[string]string, len(files)/4),
-		itemSlugs: make(map[string]string, len(files)), itemIDs: make(map[string]string, len(files)),
+	units, accepted, changes, few := as.readUnits(sorted)
+	if few {
+		if next, ok := as.patch(sorted, units, accepted, changes); ok {
+			as.last = next
+			as.patched++
+			return next.site, slices.Clone(next.problems)
+		}
 	}
-	units := as.readUnits(sorted)
+	as.last = assembleUnits(sorted, units, accepted)
+	return as.last.site, slices.Clone(as.last.problems)
+}
+
+// assembleUnits applies the whole-site rules to every file.
+func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
+	a := &assembler{
+		site:   &Site{Items: map[string][]*Item{}, Config: Config{Types: map[string]TypeConfig{}}},
+		claims: newClaims(len(sorted)),
+	}
 	var globalsFrom, configFrom string
 	for i, f := range sorted {
 		if u := units[i]; u != nil {
-			a.unit(f, u)
+			accepted[i] = a.unit(f, u)
 			continue
 		}
+		accepted[i] = false
 		if !Relevant(f.Path) {
 			continue
 		}
@@ -129,11 +207,6 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 			}
 		}
 	}
-	for k, u := range as.units {
-		if u.used != as.gen {
-			delete(as.units, k)
-		}
-	}
 	a.homepage()
 	slices.SortFunc(a.site.Pages, func(x, y *Page) int { return strings.Compare(x.Slug, y.Slug) })
 	for _, items := range a.site.Items {
@@ -142,18 +215,151 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	slices.SortStableFunc(a.problems, func(x, y Problem) int {
 		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
 	})
-	return a.site, a.problems
+	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
 }
 
+// plain tells whether a unit is a page or item that no whole-site rule
+// but duplicates concerns: not a failed read, not a homepage candidate.
+func (u *unit) plain() bool {
+	if u == nil || u.err != nil {
+		return false
+	}
+	if p := u.page; p != nil {
+		return !p.IsHomepage && p.Slug != "index" && p.Slug != "home"
+	}
+	return true
+}
+
+// patch builds the site from the last one when every change is a plain
+// page or item whose slug and id no other file asks for (see Assembler);
+// ok is false when the whole-site rules must be applied afresh. Nothing
+// of the last call is modified unless ok.
+func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, changes []change) (*assembly, bool) {
+	last := as.last
+	if last == nil {
+		return nil, false
+	}
+	cl := last.claims
+	freed := map[claimKey]bool{}
+	for _, c := range changes {
+		if c.old < 0 {
+			continue
+		}
+		u := last.units[c.old]
+		if !u.plain() || !last.accepted[c.old] {
+			return nil, false
+		}
+		for _, k := range u.keys() {
+			if cl.contested[k] {
+				return nil, false // a left-out file may get in now
+			}
+			freed[k] = true
+		}
+	}
+	taken := map[claimKey]bool{}
+	for _, c := range changes {
+		if c.new < 0 {
+			continue
+		}
+		u := units[c.new]
+		if !u.plain() || (u.item != nil && len(last.site.Items[u.typ]) == 0) {
+			return nil, false
+		}
+		for _, k := range u.keys() {
+			if _, held := cl.keys[k.kind][k.key]; (held && !freed[k]) || cl.contested[k] || taken[k] {
+				return nil, false
+			}
+			taken[k] = true
+		}
+	}
+
+	site := *last.site
+	site.Items = maps.Clone(last.site.Items)
+	pagesCopied, itemsCopied := false, map[string]bool{}
+	for _, c := range changes {
+		if c.old < 0 {
+			continue
+		}
+		u := last.units[c.old]
+		if u.page != nil {
+			if !pagesCopied {
+				site.Pages, pagesCopied = slices.Clone(site.Pages), true
+			}
+			i, found := slices.BinarySearchFunc(site.Pages, u.page.Slug, pageSlugOrder)
+			if !found || site.Pages[i] != u.page {
+				return nil, false
+			}
+			site.Pages = slices.Delete(site.Pages, i, i+1)
+			continue
+		}
+		items := site.Items[u.typ]
+		if !itemsCopied[u.typ] {
+			items, itemsCopied[u.typ] = slices.Clone(items), true
+		}
+		i, found := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
+		if !found || items[i] != u.item {
+			return nil, false
+		}
+		site.Items[u.typ] = slices.Delete(items, i, i+1)
+	}
+	for _, c := range changes {
+		if c.new < 0 {
+			continue
+		}
+		u := units[c.new]
+		if u.page != nil {
+			if !pagesCopied {
+				site.Pages, pagesCopied = slices.Clone(site.Pages), true
+			}
+			i, _ := slices.BinarySearchFunc(site.Pages, u.page.Slug, pageSlugOrder)
+			site.Pages = slices.Insert(site.Pages, i, u.page)
+			accepted[c.new] = true
+			continue
+		}
+		items := site.Items[u.typ]
+		if !itemsCopied[u.typ] {
+			items, itemsCopied[u.typ] = slices.Clone(items), true
+		}
+		i, _ := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
+		site.Items[u.typ] = slices.Insert(items, i, u.item)
+		accepted[c.new] = true
+	}
+	for typ := range itemsCopied {
+		if len(site.Items[typ]) == 0 {
+			return nil, false // the type goes: its lists and references change
+		}
+	}
+	if len(site.Pages) == 0 {
+		site.Pages = nil
+	}
+
+	for _, c := range changes {
+		if c.old >= 0 {
+			for _, k := range last.units[c.old].keys() {
+				delete(cl.keys[k.kind], k.key)
+			}
+		}
+	}
+	for _, c := range changes {
+		if c.new >= 0 {
+			for _, k := range units[c.new].keys() {
+				cl.keys[k.kind][k.key] = sorted[c.new].Path
+			}
+		}
+	}
+	last.claims = nil // now the next call's
+	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl}, true
+}
+
+func pageSlugOrder(p *Page, slug string) int  { return strings.Compare(p.Slug, slug) }
+func itemSlugOrder(it *Item, slug string) int { return strings.Compare(it.Slug, slug) }
+
 type assembler struct {
-	site      *Site
-	problems  []Problem
-	pageSlugs map[string]string // slug -> path
-	pageIDs   map[string]string // id -> path
-	itemSlugs map[string]string // type "\x00" slug -> path
-	itemIDs   map[string]string // type "\x00" id -> path
-	marked    []int             // indexes in site.Pages of pages whose front matter says isHomepage: true
-	unmarked  map[string]bool   // slugs of pages that say isHomepage: false
+	site     *Site
+	problems []Problem
+	claims   *claims
+	marked   []int           // indexes in site.Pages of pages whose front matter says isHomepage: true
+	unmarked map[string]bool // slugs of pages that say isHomepage: false
 }
 
 func (a *assembler) problem(p string, line int, format string, args ...any) {
@@ -188,35 +394,61 @@ func (a *assembler) fileErr(f File) {
 const parallelUnits = 256
 
 // readUnits returns the unit of every page and item file of sorted (nil for
-// other files and failed parses): the known ones, and the others read, in
-// parallel when there are many.
-func (as *Assembler) readUnits(sorted []File) []*unit {
-	units := make([]*unit, len(sorted))
+// other files and failed parses): the last call's for files that read as
+// they did then, the others read, in parallel when there are many. It also
+// returns whether each unit was in the last site, and the relevant files
+// that changed, unless there are more than maxPatched (few false).
+func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, changes []change, few bool) {
+	units = make([]*unit, len(sorted))
+	accepted = make([]bool, len(sorted))
+	var last assembly
+	if as.last != nil {
+		last = *as.last
+	}
 	var todo []int
+	tooMany := false
+	changed := func(c change) {
+		if len(changes) == maxPatched {
+			tooMany = true
+			return
+		}
+		changes = append(changes, c)
+	}
 	j := 0
 	for i, f := range sorted {
-		if f.Err != nil || f.Doc == nil {
-			continue
-		}
-		for j < len(as.lastFiles) && as.lastFiles[j].Path < f.Path {
+		for j < len(last.files) && last.files[j].Path < f.Path {
+			if Relevant(last.files[j].Path) {
+				changed(change{old: j, new: -1})
+			}
 			j++
 		}
-		if j < len(as.lastFiles) && as.lastUnits[j] != nil && sameUnitFile(as.lastFiles[j], f) {
-			u := as.lastUnits[j]
-			u.used = as.gen
-			units[i] = u
-			continue
-		}
-		if u := as.units[newUnitKey(f)]; u != nil {
-			u.used = as.gen
-			units[i] = u
-			continue
+		old := -1
+		if j < len(last.files) && last.files[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
+			old = j
+			if sameFile(last.files[j], f) {
+				units[i], accepted[i] = last.units[j], last.accepted[j]
+				j++
+				continue
+			}
+			j++
 		}
 		if !Relevant(f.Path) {
 			continue
 		}
+		if i > 0 && sorted[i-1].Path == f.Path {
+			tooMany = true // two files, one path: no patching
+		}
+		changed(change{old: old, new: i})
+		if f.Err != nil || f.Doc == nil {
+			continue
+		}
 		if strings.HasPrefix(f.Path, "pages/") || strings.HasPrefix(f.Path, "content/") {
 			todo = append(todo, i)
+		}
+	}
+	for ; j < len(last.files); j++ {
+		if Relevant(last.files[j].Path) {
+			changed(change{old: j, new: -1})
 		}
 	}
 	read := func(i int) {
@@ -248,27 +480,10 @@ func (as *Assembler) readUnits(sorted []File) []*unit {
 			read(i)
 		}
 	}
-	for _, i := range todo {
-		units[i].used = as.gen
-		as.units[newUnitKey(sorted[i])] = units[i]
+	if tooMany {
+		changes = nil
 	}
-	as.lastFiles = make([]File, len(sorted))
-	for i, f := range sorted {
-		// Only what sameUnitFile compares: no documents or errors kept
-		// past their use.
-		if units[i] != nil {
-			as.lastFiles[i] = File{Path: f.Path, Doc: f.Doc, Updated: f.Updated}
-		} else {
-			as.lastFiles[i] = File{Path: f.Path}
-		}
-	}
-	as.lastUnits = units
-	return units
-}
-
-// sameUnitFile tells whether two files have the same unitKey.
-func sameUnitFile(a, b File) bool {
-	return newUnitKey(a) == newUnitKey(b)
+	return units, accepted, changes, !tooMany
 }
 
 // readPageUnit reads a file under pages/; rel is the path below pages/.
@@ -290,29 +505,38 @@ func readItemUnit(f File, typ, rel string) *unit {
 }
 
 // unit adds a file's page or item to the site, unless a file before it
-// (by path) has the same slug or id.
-func (a *assembler) unit(f File, u *unit) {
+// (by path) has the same slug or id, and tells whether it did. A page or
+// item left out for a duplicate marks both its keys contested.
+func (a *assembler) unit(f File, u *unit) bool {
 	if !a.check(f.Path, u.err) {
-		return
+		return false
 	}
+	var ok bool
 	if u.item != nil {
-		a.item(f, u)
-		return
+		ok = a.item(f, u)
+	} else {
+		ok = a.page(f, u)
 	}
-	a.page(f, u)
+	if !ok {
+		for _, k := range u.keys() {
+			a.claims.contested[k] = true
+		}
+	}
+	return ok
 }
 
-func (a *assembler) page(f File, u *unit) {
+func (a *assembler) page(f File, u *unit) bool {
 	p := u.page
-	if prev, dup := a.pageSlugs[p.Slug]; dup {
+	slugs, ids := a.claims.keys[pageSlug], a.claims.keys[pageID]
+	if prev, dup := slugs[p.Slug]; dup {
 		a.problem(f.Path, 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
-		return
+		return false
 	}
-	if prev, dup := a.pageIDs[p.ID]; dup {
+	if prev, dup := ids[p.ID]; dup {
 		a.problem(f.Path, f.Doc.Lines["id"], "page id %q is used by %s already; this file is left out", p.ID, prev)
-		return
+		return false
 	}
-	a.pageSlugs[p.Slug], a.pageIDs[p.ID] = f.Path, f.Path
+	slugs[p.Slug], ids[p.ID] = f.Path, f.Path
 	a.site.Pages = append(a.site.Pages, p)
 	switch {
 	case p.IsHomepage:
@@ -323,6 +547,7 @@ func (a *assembler) page(f File, u *unit) {
 		}
 		a.unmarked[p.Slug] = true
 	}
+	return true
 }
 
 // setHomepage makes page i the homepage or not, on a copy: pages may be
@@ -359,16 +584,18 @@ func (a *assembler) homepage() {
 	}
 }
 
-func (a *assembler) item(f File, u *unit) {
+func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
-	if prev, dup := a.itemSlugs[u.slugKey]; dup {
+	slugs, ids := a.claims.keys[itemSlug], a.claims.keys[itemID]
+	if prev, dup := slugs[u.slugKey]; dup {
 		a.problem(f.Path, 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
-		return
+		return false
 	}
-	if prev, dup := a.itemIDs[u.idKey]; dup {
+	if prev, dup := ids[u.idKey]; dup {
 		a.problem(f.Path, f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
-		return
+		return false
 	}
-	a.itemSlugs[u.slugKey], a.itemIDs[u.idKey] = f.Path, f.Path
+	slugs[u.slugKey], ids[u.idKey] = f.Path, f.Path
 	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
+	return true
 }

@@ -42,11 +42,12 @@ func TestAssembler_Incremental(t *testing.T) {
 		name    string
 		changes map[string]string // "" deletes
 		touched []string          // new Updated time, same text
+		patched bool              // the last site is patched, not assembled afresh
 	}
 	versions := []version{
 		{name: "start"},
-		{name: "edit one item", changes: map[string]string{"content/posts/a.md": "---\ntitle: A2\n---\nA *body* 2\n"}},
-		{name: "new time only", touched: []string{"content/posts/b.md"}},
+		{name: "edit one item", changes: map[string]string{"content/posts/a.md": "---\ntitle: A2\n---\nA *body* 2\n"}, patched: true},
+		{name: "new time only", touched: []string{"content/posts/b.md"}, patched: true},
 		{name: "duplicate slug appears before", changes: map[string]string{"content/posts/0.md": "---\nslug: b\n---\n"}},
 		{name: "duplicate id appears after", changes: map[string]string{"content/posts/d.md": "---\nid: x1\n---\n"}},
 		{name: "duplicate goes", changes: map[string]string{"content/posts/0.md": ""}},
@@ -55,6 +56,21 @@ func TestAssembler_Incremental(t *testing.T) {
 		{name: "marks go, index says false", changes: map[string]string{"pages/a-first.md": "", "pages/about.yaml": "title: About\n", "pages/index.md": "---\nisHomepage: false\n---\n"}},
 		{name: "index goes", changes: map[string]string{"pages/index.md": ""}},
 		{name: "broken fixed, bad type stays", changes: map[string]string{"content/posts/broken.md": "---\ndate: 2024-02-02\n---\n"}},
+		{name: "new file wants the slug of a file left out for its id", changes: map[string]string{"content/posts/0d.md": "---\nslug: d\n---\n"}},
+		{name: "and goes", changes: map[string]string{"content/posts/0d.md": ""}},
+		{name: "page added", changes: map[string]string{"pages/contact.md": "---\ntitle: Contact\n---\n"}, patched: true},
+		{name: "page removed", changes: map[string]string{"pages/contact.md": ""}, patched: true},
+		{name: "rename changes order", changes: map[string]string{"content/posts/a.md": "", "content/posts/zz.md": "---\ntitle: A2\n---\nA *body* 2\n"}, patched: true},
+		{name: "slug moves to a free one", changes: map[string]string{"content/posts/b.md": "---\ntitle: B\nslug: aaa\n---\n"}, patched: true},
+		{name: "edit takes a used slug", changes: map[string]string{"content/posts/broken.md": "---\nslug: aaa\n---\n"}},
+		{name: "a wanted slug given back", changes: map[string]string{"content/posts/b.md": "---\ntitle: B\n---\n"}},
+		{name: "edit of an item whose id a left-out file wants", changes: map[string]string{"content/posts/c.md": "---\ntitle: C2\nid: x1\n---\n"}},
+		{name: "new type", changes: map[string]string{"content/notes/n.md": "---\ntitle: N\n---\n"}},
+		{name: "edit in the new type", changes: map[string]string{"content/notes/n.md": "---\ntitle: N2\n---\n"}, patched: true},
+		{name: "last of a type goes", changes: map[string]string{"content/notes/n.md": ""}},
+		{name: "two edits in two types", changes: map[string]string{"content/posts/zz.md": "---\ntitle: A3\n---\n", "content/events/e.yaml": "title: E2\nexpiresAt: 2030-01-01\n"}, patched: true},
+		{name: "an item moves to a free id", changes: map[string]string{"content/posts/zz.md": "---\ntitle: A3\nid: fresh\n---\n"}, patched: true},
+		{name: "two files swap their slugs", changes: map[string]string{"content/posts/zz.md": "---\ntitle: A3\nid: fresh\nslug: c\n---\n", "content/posts/c.md": "---\ntitle: C2\nid: x1\nslug: zz\n---\n"}},
 		{name: "globals and config change", changes: map[string]string{"globals.yaml": "siteName: B\n", "folio.yaml": "types: {posts: {defaultSort: title}}\n"}},
 		{name: "back to the start", changes: base},
 	}
@@ -84,8 +100,12 @@ func TestAssembler_Incremental(t *testing.T) {
 			f.Doc, f.Err = parse(p, src)
 			files = append(files, f)
 		}
+		patchedBefore := as.patched
 		got, gotProbs := as.Assemble(files)
 		want, wantProbs := Assemble(files)
+		if patched := as.patched > patchedBefore; patched != v.patched {
+			t.Errorf("%s: patched %v, want %v", v.name, patched, v.patched)
+		}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotProbs, wantProbs) {
 			t.Fatalf("%s: incremental differs from a fresh Assemble:\n got %+v %v\nwant %+v %v", v.name, got, gotProbs, want, wantProbs)
 		}

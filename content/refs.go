@@ -69,10 +69,21 @@ func ReferenceProblems(site *Site, files []File, mediaExists func(Ref) bool) []P
 // push on a site of 100k files does not read every string of every
 // document again. The references are checked afresh each time (the
 // items they name may have changed). Not safe for concurrent use.
+//
+// When the documents changed are few (content.Assembler patched the site),
+// only they and the documents that refer to an item that changed are
+// checked; the other documents keep their problems of the last call.
 type RefChecker struct {
 	types string // the content types the references were parsed for
 	gen   uint64
 	docs  map[any]*docRefs
+	// refBy holds, for each item referred to ("type\x00slug"), the
+	// published documents that refer to it.
+	refBy map[string]map[any]bool
+	// The last call's site and problems; nil when it checked media
+	// references (they depend on more than the site).
+	last     *Site
+	problems []Problem
 }
 
 type docRefs struct {
@@ -102,7 +113,7 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 	types := strings.Join(typeNames, "\x00")
 	if c.docs == nil || types != c.types {
 		// Whether a string is a reference depends on the types.
-		c.types, c.docs = types, map[any]*docRefs{}
+		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
 	isType := func(t string) bool {
 		_, ok := slices.BinarySearch(typeNames, t)
@@ -123,7 +134,38 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 			})
 		})
 		c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
+		for _, f := range refs {
+			if f.ref.Kind == RefItem {
+				k := f.ref.Type + "\x00" + f.ref.Slug
+				if c.refBy[k] == nil {
+					c.refBy[k] = map[any]bool{}
+				}
+				c.refBy[k][doc] = true
+			}
+		}
 		return refs
+	}
+	pageRefs := func(p *Page) []foundRef {
+		return refsOf(p, func(add func(string, any)) {
+			for _, s := range p.Sections {
+				add("sections", s.Data)
+			}
+			add("seo", p.SEO.OGImage)
+		})
+	}
+	itemRefs := func(it *Item) []foundRef {
+		return refsOf(it, func(add func(string, any)) {
+			keys := make([]string, 0, len(it.Data))
+			for k := range it.Data {
+				if k != "body" {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				add(k, it.Data[k])
+			}
+		})
 	}
 
 	var lines map[string]map[string]int // made when a problem needs them
@@ -158,41 +200,104 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 			}
 		}
 	}
+	if c.last != nil && mediaExists == nil {
+		if d, ok := diffDocs(c.last, site); ok {
+			// Only the new documents, and those referring to an item
+			// that changed, are checked; the others keep their problems.
+			redo := map[any]bool{}
+			drop := map[string]bool{} // the paths whose problems go
+			gone := func(doc any, path string) {
+				drop[path] = true
+				if e := c.docs[doc]; e != nil {
+					c.forget(doc, e.refs)
+				}
+			}
+			for _, p := range d.gonePages {
+				gone(p, p.Meta.Path)
+			}
+			for _, it := range d.goneItems {
+				gone(it, it.Meta.Path)
+			}
+			for _, list := range [][]*Item{d.goneItems, d.addedItems} {
+				for _, it := range list {
+					for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
+						redo[doc] = true
+					}
+				}
+			}
+			for _, p := range d.addedPages {
+				redo[p] = true
+			}
+			for _, it := range d.addedItems {
+				redo[it] = true
+			}
+			for doc := range redo {
+				switch doc := doc.(type) {
+				case *Page:
+					drop[doc.Meta.Path] = true
+					if !doc.Meta.Draft {
+						check(doc.Meta.Path, pageRefs(doc))
+					}
+				case *Item:
+					drop[doc.Meta.Path] = true
+					if !doc.Meta.Draft {
+						check(doc.Meta.Path, itemRefs(doc))
+					}
+				}
+			}
+			for _, p := range c.problems {
+				if !drop[p.Path] {
+					out = append(out, p)
+				}
+			}
+			sortRefProblems(out)
+			c.last, c.problems = site, out
+			return slices.Clone(out)
+		}
+	}
+
 	for _, p := range site.Pages {
 		if p.Meta.Draft {
 			continue
 		}
-		check(p.Meta.Path, refsOf(p, func(add func(string, any)) {
-			for _, s := range p.Sections {
-				add("sections", s.Data)
-			}
-			add("seo", p.SEO.OGImage)
-		}))
+		check(p.Meta.Path, pageRefs(p))
 	}
 	for _, items := range site.Items {
 		for _, it := range items {
 			if it.Meta.Draft {
 				continue
 			}
-			check(it.Meta.Path, refsOf(it, func(add func(string, any)) {
-				keys := make([]string, 0, len(it.Data))
-				for k := range it.Data {
-					if k != "body" {
-						keys = append(keys, k)
-					}
-				}
-				slices.Sort(keys)
-				for _, k := range keys {
-					add(k, it.Data[k])
-				}
-			}))
+			check(it.Meta.Path, itemRefs(it))
 		}
 	}
 	for d, e := range c.docs {
 		if e.gen != c.gen {
-			delete(c.docs, d) // not in this site, or a draft now
+			c.forget(d, e.refs) // not in this site, or a draft now
 		}
 	}
+	sortRefProblems(out)
+	c.last, c.problems = nil, nil
+	if mediaExists == nil {
+		c.last, c.problems = site, out
+	}
+	return slices.Clone(out)
+}
+
+// forget drops what the checker knows of a document.
+func (c *RefChecker) forget(doc any, refs []foundRef) {
+	delete(c.docs, doc)
+	for _, f := range refs {
+		if f.ref.Kind == RefItem {
+			k := f.ref.Type + "\x00" + f.ref.Slug
+			delete(c.refBy[k], doc)
+			if len(c.refBy[k]) == 0 {
+				delete(c.refBy, k)
+			}
+		}
+	}
+}
+
+func sortRefProblems(out []Problem) {
 	slices.SortStableFunc(out, func(a, b Problem) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
@@ -202,7 +307,68 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 		}
 		return strings.Compare(a.Message, b.Message)
 	})
-	return out
+}
+
+// docDiff is what changed between two sites of a branch: the pages and
+// items (pointers) of the old that the new lacks, and the new's that the
+// old lacks.
+type docDiff struct {
+	gonePages, addedPages []*Page
+	goneItems, addedItems []*Item
+}
+
+// maxDiffDocs is the number of changed documents up to which diffDocs
+// reports them.
+const maxDiffDocs = 64
+
+// diffDocs compares two sites' pages and items, type by type (each sorted
+// by slug, slugs unique); a list that is the same slice is not compared.
+// ok is false when the types differ or more than maxDiffDocs documents
+// changed.
+func diffDocs(old, new *Site) (d docDiff, ok bool) {
+	if len(old.Items) != len(new.Items) {
+		return d, false
+	}
+	if !diffSorted(old.Pages, new.Pages, func(p *Page) string { return p.Slug }, &d.gonePages, &d.addedPages) {
+		return d, false
+	}
+	for typ, items := range new.Items {
+		was, ok := old.Items[typ]
+		if !ok || !diffSorted(was, items, func(it *Item) string { return it.Slug }, &d.goneItems, &d.addedItems) {
+			return d, false
+		}
+	}
+	return d, len(d.gonePages)+len(d.addedPages)+len(d.goneItems)+len(d.addedItems) <= maxDiffDocs
+}
+
+// diffSorted adds to gone and added the elements of a and b (sorted by
+// key, keys unique) that the other lacks; false past maxDiffDocs.
+func diffSorted[T comparable](a, b []T, key func(T) string, gone, added *[]T) bool {
+	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
+		return true
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && key(a[i]) < key(b[j])):
+			*gone = append(*gone, a[i])
+			i++
+		case i == len(a) || key(b[j]) < key(a[i]):
+			*added = append(*added, b[j])
+			j++
+		default:
+			if a[i] != b[j] {
+				*gone = append(*gone, a[i])
+				*added = append(*added, b[j])
+			}
+			i++
+			j++
+		}
+		if len(*gone)+len(*added) > maxDiffDocs {
+			return false
+		}
+	}
+	return true
 }
 
 // walkStrings calls fn for every string in v (maps, lists, strings).

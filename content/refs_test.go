@@ -67,3 +67,45 @@ func TestRefChecker_Incremental(t *testing.T) {
 		t.Fatalf("draft author: %v", got)
 	}
 }
+
+// Without media checks a RefChecker rechecks only the documents that
+// changed and those referring to an item that changed; the result is
+// always what ReferenceProblems gives.
+func TestRefChecker_IncrementalFewChanges(t *testing.T) {
+	item := func(typ, slug string, draft bool, data map[string]any) *Item {
+		return &Item{Type: typ, Slug: slug, ID: slug, Data: data,
+			Meta: Meta{Path: "content/" + typ + "/" + slug + ".md", Draft: draft}}
+	}
+	ann := item("authors", "ann", false, map[string]any{})
+	bob := item("authors", "bob", false, map[string]any{})
+	annDraft := item("authors", "ann", true, map[string]any{})
+	p1 := item("posts", "p1", false, map[string]any{"author": "authors/ann"})
+	p2 := item("posts", "p2", false, map[string]any{"author": "authors/bob", "see": []any{"posts/p1", "posts/zz"}})
+	p2b := item("posts", "p2", false, map[string]any{"author": "authors/ann"})
+	p3 := item("posts", "p3", true, map[string]any{"author": "authors/nobody"})
+	p3pub := item("posts", "p3", false, map[string]any{"author": "authors/nobody"})
+	zz := item("posts", "zz", false, map[string]any{})
+	page := &Page{Slug: "home", Sections: []Section{{Data: map[string]any{"who": "authors/bob"}}}, Meta: Meta{Path: "pages/home.md"}}
+	pages := []*Page{page}
+	files := []File{{Path: p1.Meta.Path, Doc: &Doc{Lines: map[string]int{"author": 3}}}, {Path: page.Meta.Path, Doc: &Doc{}}}
+	authors := []*Item{ann, bob}
+	sites := []*Site{
+		{Pages: pages, Items: map[string][]*Item{"authors": authors, "posts": {p1, p2, p3}}},
+		{Pages: pages, Items: map[string][]*Item{"authors": {annDraft, bob}, "posts": {p1, p2, p3}}},               // ann a draft
+		{Pages: pages, Items: map[string][]*Item{"authors": {bob}, "posts": {p1, p2, p3}}},                         // ann gone
+		{Pages: pages, Items: map[string][]*Item{"authors": authors, "posts": {p1, p2b, p3}}},                      // ann back, p2 edited
+		{Pages: pages, Items: map[string][]*Item{"authors": {ann}, "posts": {p1, p2b, p3pub}}},                     // bob gone, p3 published
+		{Pages: nil, Items: map[string][]*Item{"authors": {ann}, "posts": {p1, p2, p3pub, zz}}},                    // page gone, zz new
+		{Pages: pages, Items: map[string][]*Item{"authors": {ann, bob}, "posts": {p1, p2, p3, zz}}},                // page and bob back
+		{Pages: pages, Items: map[string][]*Item{"authors": {ann, bob}, "posts": {p2, p3, zz}}},                    // p1 gone
+		{Pages: pages, Items: map[string][]*Item{"authors": {ann, bob}, "tags": {item("tags", "go", false, nil)}}}, // types change
+	}
+	var rc RefChecker
+	for i, site := range sites {
+		got := rc.Problems(site, files, nil)
+		want := ReferenceProblems(site, files, nil)
+		if !slices.Equal(got, want) {
+			t.Fatalf("site %d: %v, want %v", i, got, want)
+		}
+	}
+}

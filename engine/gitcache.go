@@ -47,6 +47,8 @@ const (
 	// docKeepLoads: a document unused by this many Loads is dropped, so a
 	// long-running server does not keep every version of every file.
 	docKeepLoads = 16
+	// docSweepLoads: how often (in Loads) documents are checked for it.
+	docSweepLoads = 4
 	// keepPathTimes: attributions kept for incremental Updated times; a few,
 	// so alternating loads of a published and a draft branch both stay warm.
 	keepPathTimes = 4
@@ -125,10 +127,15 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 		added[k] = e
 		c.dirty = true
 	}
-	for k, e := range c.docs {
-		if gen-e.used >= docKeepLoads {
-			delete(c.docs, k)
-			c.dirty = true
+	// Stale documents are looked for every docSweepLoads Loads, not after
+	// each (a walk over every document of the site): one stays up to
+	// docKeepLoads+docSweepLoads-1 Loads.
+	if gen%docSweepLoads == 0 {
+		for k, e := range c.docs {
+			if gen-e.used >= docKeepLoads {
+				delete(c.docs, k)
+				c.dirty = true
+			}
 		}
 	}
 	c.unsaved += len(parsed)

@@ -186,7 +186,7 @@ func ChangedKeys(old, new *Snapshot) []string {
 func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.Item, old, new *Snapshot) {
 	var gone map[string]*content.Item
 	for _, it := range oldItems {
-		if _, ok := new.itemRes[it]; !ok {
+		if _, ok := new.itemRes[typ][it]; !ok {
 			if gone == nil {
 				gone = map[string]*content.Item{}
 			}
@@ -194,12 +194,12 @@ func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.I
 		}
 	}
 	for _, it := range newItems {
-		if _, ok := old.itemRes[it]; ok {
+		if _, ok := old.itemRes[typ][it]; ok {
 			continue
 		}
 		if q, ok := gone[it.ID]; ok {
 			delete(gone, it.ID)
-			if sameBody(old.itemRes[q], new.itemRes[it]) {
+			if sameBody(old.itemRes[typ][q], new.itemRes[typ][it]) {
 				continue
 			}
 		}

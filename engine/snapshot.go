@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -32,20 +33,17 @@ type Snapshot struct {
 	// JSON and ETag survive the reload; a changed one is a new pointer
 	// with a new resource.
 	pageRes map[*content.Page]*pageEntry
-	itemRes map[*content.Item]*Resource
+	itemRes map[string]map[*content.Item]*Resource // by type
 }
 
 // newSnapshot builds the snapshot and its published view; prev, the
 // snapshot it replaces (or nil), lends the resources of unchanged
-// documents.
+// documents. When only a few items changed, their types' resource maps
+// and the published view are prev's with those items taken out and put in
+// (patchView), not rebuilt for every item of the site.
 func newSnapshot(branch string, tree *Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Branch: branch, Commit: tree.Commit, CommitTime: tree.Time, LoadedAt: now.UTC(), Site: site, Problems: problems}
 	s.pageRes = make(map[*content.Page]*pageEntry, len(site.Pages))
-	n := 0
-	for _, items := range site.Items {
-		n += len(items)
-	}
-	s.itemRes = make(map[*content.Item]*Resource, n)
 	for _, p := range site.Pages {
 		e := prev.pageEntry(p)
 		if e == nil {
@@ -57,17 +55,103 @@ func newSnapshot(branch string, tree *Tree, site *content.Site, problems []conte
 		}
 		s.pageRes[p] = e
 	}
-	for _, items := range site.Items {
+	diffs, patch := diffSiteItems(prev, site)
+	s.itemRes = make(map[string]map[*content.Item]*Resource, len(site.Items))
+	for typ, items := range site.Items {
+		if patch {
+			d, changed := diffs[typ]
+			if !changed {
+				s.itemRes[typ] = prev.itemRes[typ]
+				continue
+			}
+			m := maps.Clone(prev.itemRes[typ])
+			for _, it := range d.gone {
+				delete(m, it)
+			}
+			for _, it := range d.added {
+				m[it] = newResource(it)
+			}
+			s.itemRes[typ] = m
+			continue
+		}
+		m := make(map[*content.Item]*Resource, len(items))
 		for _, it := range items {
-			r := prev.itemResource(it)
+			r := prev.itemResource(typ, it)
 			if r == nil {
 				r = newResource(it)
 			}
-			s.itemRes[it] = r
+			m[it] = r
+		}
+		s.itemRes[typ] = m
+	}
+	var v *View
+	if patch {
+		v = patchView(s, prev, diffs, now)
+	}
+	if v == nil {
+		v = buildView(s, false, now)
+	}
+	s.published.Store(v)
+	return s
+}
+
+// itemDiff is what changed in one type's items between two sites: the
+// items (pointers) of the old that the new lacks, and the new's that the
+// old lacks.
+type itemDiff struct {
+	gone, added []*content.Item
+}
+
+// maxPatchedItems is the number of changed items of a type up to which a
+// snapshot is patched from the last one.
+const maxPatchedItems = 64
+
+// diffSiteItems compares the items of site with those of prev's, type by
+// type (both sorted by slug, slugs unique), and returns the types that
+// changed; ok is false when there is no prev, the types differ or a type
+// changed too much: then the snapshot is built afresh. A type whose
+// slice is prev's is not compared (content.Assembler hands out the same
+// slice for a type it did not change).
+func diffSiteItems(prev *Snapshot, site *content.Site) (diffs map[string]itemDiff, ok bool) {
+	if prev == nil || len(prev.Site.Items) != len(site.Items) {
+		return nil, false
+	}
+	diffs = map[string]itemDiff{}
+	for typ, items := range site.Items {
+		old, ok := prev.Site.Items[typ]
+		if !ok {
+			return nil, false
+		}
+		if len(old) == len(items) && (len(old) == 0 || &old[0] == &items[0]) {
+			continue
+		}
+		var d itemDiff
+		i, j := 0, 0
+		for i < len(old) || j < len(items) {
+			switch {
+			case j == len(items) || (i < len(old) && old[i].Slug < items[j].Slug):
+				d.gone = append(d.gone, old[i])
+				i++
+			case i == len(old) || items[j].Slug < old[i].Slug:
+				d.added = append(d.added, items[j])
+				j++
+			default:
+				if old[i] != items[j] {
+					d.gone = append(d.gone, old[i])
+					d.added = append(d.added, items[j])
+				}
+				i++
+				j++
+			}
+			if len(d.gone) > maxPatchedItems || len(d.added) > maxPatchedItems {
+				return nil, false
+			}
+		}
+		if len(d.gone)+len(d.added) > 0 {
+			diffs[typ] = d
 		}
 	}
-	s.published.Store(buildView(s, false, now))
-	return s
+	return diffs, true
 }
 
 func (s *Snapshot) pageEntry(p *content.Page) *pageEntry {
@@ -77,11 +161,11 @@ func (s *Snapshot) pageEntry(p *content.Page) *pageEntry {
 	return s.pageRes[p]
 }
 
-func (s *Snapshot) itemResource(it *content.Item) *Resource {
+func (s *Snapshot) itemResource(typ string, it *content.Item) *Resource {
 	if s == nil {
 		return nil
 	}
-	return s.itemRes[it]
+	return s.itemRes[typ][it]
 }
 
 // View returns the view at instant now. The published view is filtered by

@@ -14,6 +14,12 @@ func viewDump(t *testing.T, e *Engine, draft bool) string {
 	t.Helper()
 	v := e.View(draft)
 	var b strings.Builder
+	// The view's ID holds its interval of validity; list ETags derive
+	// from it.
+	fmt.Fprintf(&b, "view %s\n", v.ID)
+	for _, p := range e.Status().Problems {
+		fmt.Fprintf(&b, "problem %s\n", p)
+	}
 	for _, r := range v.Pages() {
 		body, etag := r.Body()
 		fmt.Fprintf(&b, "%s %s\n", body, etag)
@@ -88,6 +94,17 @@ func TestEngine_ReloadMatchesFresh(t *testing.T) {
 		{files: map[string]string{"content/posts/b.md": "---\ntitle: B\ndate: 2024-01-01\n---\nBody b\n\nmore\n"}},
 		{files: map[string]string{"folio.yaml": "types: {posts: {defaultSort: title}}\n", "globals.yaml": "siteName: B\n"}},
 		{files: map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nBody **a**\n"}}, // an older blob again
+		// What a published view's interval of validity becomes when a
+		// reload patches the last view: narrowed by a new document,
+		// built afresh when a document that bounds it goes or moves.
+		{files: map[string]string{"content/posts/s.md": "---\ntitle: S\npublishedAt: 2025-06-15\n---\nsoon\n"}},
+		{files: map[string]string{"content/posts/s.md": "---\ntitle: S\npublishedAt: 2025-06-20\n---\nlater\n"}},
+		{rm: []string{"content/posts/c.md"}},
+		{files: map[string]string{"content/posts/x.md": "---\ntitle: X\ndate: 2025-01-01\nexpiresAt: 2025-05-15\n---\nx\n"}},
+		{files: map[string]string{"content/posts/y.md": "---\ntitle: Y\ndraft: true\n---\ny\n"}},
+		{rm: []string{"content/posts/x.md"}},
+		{files: map[string]string{"pages/new.md": "---\ntitle: New\npublishedAt: 2025-06-10\n---\nnew page\n"}},
+		{rm: []string{"content/posts/s.md"}},
 	}
 	for i, st := range steps {
 		for _, p := range st.rm {

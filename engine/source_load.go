@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -46,7 +47,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	tc := &treeEntries{st: st, m: map[plumbing.Hash][]object.TreeEntry{}}
+	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
 	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.cfg.Relevant)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -151,29 +152,21 @@ func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
 // dirRec is one folder of the last loaded commit: its tree and the relevant
 // files directly in it, and its subfolders. A Load keeps the records of the
 // previous one, so a folder whose tree hash did not change is not read
-// again: a one-file push decodes only the trees on that file's path.
+// again: a one-file push decodes only the trees on that file's path, and
+// in those it takes the path (and relevance) of every entry the previous
+// tree had under the same name and mode from the previous record.
 type dirRec struct {
 	hash    plumbing.Hash
 	entries []object.TreeEntry
-	files   []gitFile // relevant regular files and symlinks directly here
-	dirs    []*dirRec // in tree order
-	names   []string  // names of dirs
+	// slot[i] is, for entries[i], its index in files (a relevant file),
+	// in dirs (a folder), or -1.
+	slot  []int32
+	files []gitFile // relevant regular files and symlinks directly here
+	dirs  []*dirRec // in tree order
 	// before[i] is the number of files that come before dirs[i] in
 	// tree order.
 	before []int
 	total  int // relevant files here and below
-}
-
-func (d *dirRec) kid(name string) *dirRec {
-	if d == nil {
-		return nil
-	}
-	for i, n := range d.names {
-		if n == name {
-			return d.dirs[i]
-		}
-	}
-	return nil
 }
 
 // collect appends the files here and below in tree order. Git orders a
@@ -191,9 +184,10 @@ func (d *dirRec) collect(out *[]gitFile) {
 
 // walkDir lists the relevant regular files and symlinks below tree h at
 // prefix, reusing old (the record at the same place in the previous Load)
-// when its tree is the same. Submodules are skipped: their commits are not
-// in this repository. The trees it reads, and those of old along the way,
-// go into tc for the history walk.
+// when its tree is the same, and its entries' paths and relevance
+// otherwise. Submodules are skipped: their commits are not in this
+// repository. The trees it reads, and those of old along the way, go into
+// tc for the history walk.
 func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relevant func(string) bool) (*dirRec, error) {
 	if old != nil {
 		tc.put(old.hash, old.entries)
@@ -205,25 +199,51 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 	if err != nil {
 		return nil, fmt.Errorf("tree %s%s: %w", prefix, h, err)
 	}
-	d := &dirRec{hash: h, entries: entries}
-	for _, e := range entries {
-		p := prefix + e.Name
+	d := &dirRec{hash: h, entries: entries, slot: make([]int32, len(entries))}
+	k := 0 // the first entry of old not before e: both are in tree order
+	for i, e := range entries {
+		d.slot[i] = -1
+		// old's entry of the same name and mode, if any, and its slot
+		same, was := false, int32(-1)
+		if old != nil {
+			for k < len(old.entries) && gitOrder(old.entries[k], e) < 0 {
+				k++
+			}
+			if k < len(old.entries) && old.entries[k].Name == e.Name && old.entries[k].Mode == e.Mode {
+				same, was = true, old.slot[k]
+			}
+		}
 		switch e.Mode {
 		case filemode.Dir:
-			kid, err := walkDir(tc, e.Hash, p+"/", old.kid(e.Name), relevant)
+			var oldKid *dirRec
+			if was >= 0 {
+				oldKid = old.dirs[was]
+			}
+			kid, err := walkDir(tc, e.Hash, prefix+e.Name+"/", oldKid, relevant)
 			if err != nil {
 				return nil, err
 			}
+			d.slot[i] = int32(len(d.dirs))
 			d.dirs = append(d.dirs, kid)
-			d.names = append(d.names, e.Name)
 			d.before = append(d.before, len(d.files))
 			d.total += kid.total
 		case filemode.Submodule:
 		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
-			if relevant(p) {
-				d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
-				d.total++
+			var p string
+			switch {
+			case was >= 0:
+				p = old.files[was].path // relevant then, so now
+			case same:
+				continue // the same path was not relevant then
+			default:
+				p = prefix + e.Name
+				if !relevant(p) {
+					continue
+				}
 			}
+			d.slot[i] = int32(len(d.files))
+			d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
+			d.total++
 		}
 	}
 	return d, nil

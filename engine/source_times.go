@@ -104,6 +104,7 @@ func (n *timeNode) settleKnown(known map[string]time.Time, times map[string]time
 // parent's with the grandparent's.
 type treeEntries struct {
 	st      storer.EncodedObjectStorer
+	loose   *looseTrees // nil: every tree from st
 	m       map[plumbing.Hash][]object.TreeEntry
 	entries int
 }
@@ -123,17 +124,21 @@ func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := tc.m[h]; ok {
 		return es, nil
 	}
-	t, err := object.GetTree(tc.st, h)
-	if err != nil {
-		return nil, err
+	entries, ok := tc.loose.read(h)
+	if !ok {
+		t, err := object.GetTree(tc.st, h)
+		if err != nil {
+			return nil, err
+		}
+		entries = t.Entries
 	}
-	if tc.entries+len(t.Entries) > maxCachedTreeEntries {
+	if tc.entries+len(entries) > maxCachedTreeEntries {
 		clear(tc.m)
 		tc.entries = 0
 	}
-	tc.m[h] = t.Entries
-	tc.entries += len(t.Entries)
-	return t.Entries, nil
+	tc.m[h] = entries
+	tc.entries += len(entries)
+	return entries, nil
 }
 
 // gitOrder compares tree entry names the way Git sorts them: a folder as if

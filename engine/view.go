@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,8 +245,36 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		}
 		return m.Visible(publishedAt, now)
 	}
-	for _, p := range site.Pages {
-		if !visible(p.Meta, p.PublishedAt) {
+	v.addPages(s, func(p *content.Page) bool { return visible(p.Meta, p.PublishedAt) })
+	for name, items := range site.Items {
+		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(TypeKey(name)), bySlug: make(map[string]*itemEntry, len(items))}
+		for _, it := range items {
+			if !visible(it.Meta, it.PublishedAt) {
+				continue
+			}
+			e := &itemEntry{item: it, res: s.itemRes[name][it]}
+			t.items = append(t.items, e)
+			t.bySlug[it.Slug] = e
+		}
+		v.types[name] = t
+	}
+	for name, cfg := range site.Config.Types {
+		if _, ok := v.types[name]; !ok {
+			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(TypeKey(name)), bySlug: map[string]*itemEntry{}}
+		}
+	}
+	if site.Globals != nil {
+		v.globals = newResource(site.Globals)
+	}
+	v.setID(s, draft)
+	return v
+}
+
+// addPages puts the pages that visible keeps into the view, homepage
+// first, then by slug.
+func (v *View) addPages(s *Snapshot, visible func(*content.Page) bool) {
+	for _, p := range s.Site.Pages {
+		if !visible(p) {
 			continue
 		}
 		e := s.pageRes[p]
@@ -263,33 +293,106 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		}
 		return 1
 	})
-	for name, items := range site.Items {
-		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(TypeKey(name)), bySlug: make(map[string]*itemEntry, len(items))}
-		for _, it := range items {
-			if !visible(it.Meta, it.PublishedAt) {
-				continue
-			}
-			e := &itemEntry{item: it, res: s.itemRes[it]}
-			t.items = append(t.items, e)
-			t.bySlug[it.Slug] = e
-		}
-		v.types[name] = t
-	}
-	for name, cfg := range site.Config.Types {
-		if _, ok := v.types[name]; !ok {
-			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(TypeKey(name)), bySlug: map[string]*itemEntry{}}
-		}
-	}
-	if site.Globals != nil {
-		v.globals = newResource(site.Globals)
-	}
+}
+
+func (v *View) setID(s *Snapshot, draft bool) {
 	kind := "p"
 	if draft {
 		kind = "d"
 	}
 	v.ID = s.Branch + "@" + s.Commit + ":" + kind + strconv.FormatInt(v.validFrom.UnixNano(), 36)
+}
+
+// patchView is buildView(s, false, now) made from prev's published view
+// when that is valid at now and the folio config is the same: the types
+// diffs does not name keep prev's lists, the others are prev's with the
+// gone items taken out and the added ones put in. The view is valid from
+// the last publish or expiry instant of any document up to now, until the
+// next one: prev's interval, narrowed by the added documents. nil when a
+// gone document had an instant that bounds prev's interval (the interval
+// may widen: it is built afresh then).
+func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.Time) *View {
+	pv := prev.published.Load()
+	site := s.Site
+	if pv == nil || !pv.covers(now) || !reflect.DeepEqual(prev.Site.Config, site.Config) {
+		return nil
+	}
+	v := &View{
+		validFrom:  pv.validFrom,
+		validUntil: pv.validUntil,
+		pageBySlug: make(map[string]*pageEntry, len(pv.pageBySlug)+1),
+		types:      make(map[string]*TypeList, len(pv.types)),
+	}
+	bounds := func(m content.Meta, publishedAt time.Time) bool {
+		at := func(t time.Time) bool { return t.Equal(pv.validFrom) || t.Equal(pv.validUntil) }
+		return at(publishedAt) || (!m.ExpiresAt.IsZero() && at(m.ExpiresAt))
+	}
+	added := func(m content.Meta, publishedAt time.Time) bool {
+		v.noteBoundary(now, publishedAt)
+		if !m.ExpiresAt.IsZero() {
+			v.noteBoundary(now, m.ExpiresAt)
+		}
+		return m.Visible(publishedAt, now)
+	}
+	for _, p := range prev.Site.Pages {
+		if _, ok := s.pageRes[p]; !ok && bounds(p.Meta, p.PublishedAt) {
+			return nil
+		}
+	}
+	for _, d := range diffs {
+		for _, it := range d.gone {
+			if bounds(it.Meta, it.PublishedAt) {
+				return nil
+			}
+		}
+	}
+	v.addPages(s, func(p *content.Page) bool {
+		if _, old := prev.pageRes[p]; old {
+			return p.Meta.Visible(p.PublishedAt, now)
+		}
+		return added(p.Meta, p.PublishedAt)
+	})
+	for name, ptl := range pv.types {
+		d, changed := diffs[name]
+		if !changed {
+			v.types[name] = ptl
+			continue
+		}
+		tl := &TypeList{Name: name, Config: ptl.Config, keys: ptl.keys, items: slices.Clone(ptl.items), bySlug: maps.Clone(ptl.bySlug)}
+		for _, it := range d.gone {
+			if e, ok := tl.bySlug[it.Slug]; ok && e.item == it {
+				delete(tl.bySlug, it.Slug)
+				i, _ := slices.BinarySearchFunc(tl.items, it.Slug, entrySlugOrder)
+				tl.items = slices.Delete(tl.items, i, i+1)
+			}
+		}
+		for _, it := range d.added {
+			if !added(it.Meta, it.PublishedAt) {
+				continue
+			}
+			e := &itemEntry{item: it, res: s.itemRes[name][it]}
+			i, _ := slices.BinarySearchFunc(tl.items, it.Slug, entrySlugOrder)
+			tl.items = slices.Insert(tl.items, i, e)
+			tl.bySlug[it.Slug] = e
+		}
+		v.types[name] = tl
+	}
+	for name := range site.Items {
+		if v.types[name] == nil {
+			return nil
+		}
+	}
+	if site.Globals != nil {
+		v.globals = pv.globals
+		if site.Globals != prev.Site.Globals || v.globals == nil {
+			v.globals = newResource(site.Globals)
+		}
+	}
+	v.setID(s, false)
 	return v
 }
+
+func entrySlugOrder(e *itemEntry, slug string) int { return strings.Compare(e.item.Slug, slug) }
 
 // noteBoundary narrows the view's validity around now by instant t.
 func (v *View) noteBoundary(now, t time.Time) {
