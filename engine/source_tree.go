@@ -69,6 +69,11 @@ func (lt *looseTrees) read(h plumbing.Hash) (entries []object.TreeEntry, ok bool
 		}
 		size = size*10 + int(c-'0')
 	}
+	// Deflate cannot expand more than about 1032 times: a header that
+	// claims more is not to be believed (nor allocated for).
+	if size > 1100*len(raw) {
+		return nil, false
+	}
 	var b strings.Builder
 	b.Grow(size)
 	if m, err := io.CopyN(&b, lt.zr, int64(size)); err != nil || m != int64(size) {
