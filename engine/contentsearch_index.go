@@ -139,10 +139,11 @@ func (ci *contentIndex) close() {
 		ci.idx.Close()
 		ci.idx = nil
 	}
-	if ci.store != nil {
+	if ci.store != nil && ci.store.lock != nil {
 		// Closed, no index lives in the store: only its copy stays.
 		cur, _ := ci.store.current()
 		ci.store.removeAllBut(cur.Dir)
+		ci.store.release()
 	}
 }
 
@@ -152,7 +153,7 @@ func (ci *contentIndex) save() {
 	ci.mu.Lock()
 	applied, target := ci.applied, ci.target
 	ci.mu.Unlock()
-	if ci.store == nil || ci.restored || applied == nil || applied != target {
+	if ci.store == nil || ci.store.lock == nil || ci.restored || applied == nil || applied != target {
 		return
 	}
 	ci.idxMu.RLock()
@@ -233,7 +234,10 @@ func (ci *contentIndex) step() {
 	lang := s.Site.Config.Language
 	if ci.store != nil && !ci.tried {
 		ci.tried = true
-		if ci.restore(s) {
+		if !ci.store.acquire() {
+			ci.log.Warn("search index copy in use by another process: this one builds its own", "dir", ci.store.dir)
+			ci.store = nil
+		} else if ci.restore(s) {
 			return
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -42,9 +43,41 @@ import (
 // copy of another format is not used.
 const searchStoreFormat = 1
 
-// searchStore keeps the copies of one branch's index under dir.
+// searchStore keeps the copies of one branch's index under dir. One
+// process at a time uses it (acquire): two folio processes on one cache
+// directory (a deploy that starts the new one before it stops the old)
+// must not open one copy in place, nor remove the directory the other
+// one's index lives in; the second one builds in memory as without a
+// store.
 type searchStore struct {
-	dir string
+	dir  string
+	lock *os.File // held from acquire to release
+}
+
+// acquire takes the store's lock without waiting; false when another
+// process holds it (or it cannot be had).
+func (st *searchStore) acquire() bool {
+	if err := os.MkdirAll(st.dir, 0o755); err != nil {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(st.dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return false
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return false
+	}
+	st.lock = f
+	return true
+}
+
+// release gives the lock back (closing the file releases it).
+func (st *searchStore) release() {
+	if st.lock != nil {
+		st.lock.Close()
+		st.lock = nil
+	}
 }
 
 // storedIndex is current.json.
@@ -99,7 +132,9 @@ func (st *searchStore) open(commit, lang string) (bleve.Index, error) {
 	// unsafe_batch: a push's batch does not wait for its fsync. A copy
 	// that lost its last batches in a crash is not used anyway: the
 	// first batch removes current.json (invalidate).
-	idx, err := bleve.OpenUsing(filepath.Join(st.dir, cur.Dir), map[string]any{"unsafe_batch": true})
+	// bolt_timeout: never wait long for the bolt file's lock (the
+	// store's own lock should make that impossible).
+	idx, err := bleve.OpenUsing(filepath.Join(st.dir, cur.Dir), map[string]any{"unsafe_batch": true, "bolt_timeout": "1s"})
 	if err != nil {
 		return nil, fmt.Errorf("open stored search index: %w", err)
 	}

@@ -148,3 +148,54 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 		}
 	}
 }
+
+// TestEngine_SearchIndexKeptOneUser: two engines on one cache directory
+// (a deploy that starts the new box before it stops the old one): the
+// second neither opens the first one's copy nor touches the store, and
+// answers all the same from an index of its own.
+func TestEngine_SearchIndexKeptOneUser(t *testing.T) {
+	ctx := context.Background()
+	r := newSrcBareSite(t)
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r.commit(day, map[string]string{"content/posts/a.md": "---\ntitle: Otter\ndate: 2026-01-01\n---\nOtters swim.\n"})
+	r.push(false)
+	cache := t.TempDir()
+	open := func() *Engine {
+		t.Helper()
+		e, err := Open(ctx, Config{Site: r.site(), CacheDir: cache, Search: true, Now: func() time.Time { return day }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	first := open()
+	wantHits(t, first, SearchQuery{Text: "otters"}, "item:posts/a")
+	first.Close()
+
+	a := open() // opens the copy in place
+	wantHits(t, a, SearchQuery{Text: "otters"}, "item:posts/a")
+	b := open()
+	wantHits(t, b, SearchQuery{Text: "otters"}, "item:posts/a")
+	dirs := storedDirs(t, cache)
+	b.Close()
+	if b.search.pub.restored || b.search.pub.store != nil {
+		t.Error("the second engine used the store")
+	}
+	if got := storedDirs(t, cache); !slices.Equal(got, dirs) {
+		t.Errorf("the second engine changed the store: %v, was %v", got, dirs)
+	}
+	a.Close()
+	if !a.search.pub.restored {
+		t.Error("the first engine did not open the copy")
+	}
+	c := open()
+	wantHits(t, c, SearchQuery{Text: "otters"}, "item:posts/a")
+	if !restoredAfterClose(c) {
+		t.Error("the copy was lost")
+	}
+}
+
+func restoredAfterClose(e *Engine) bool {
+	e.Close()
+	return e.search.pub.restored
+}
