@@ -234,8 +234,8 @@ func (ci *contentIndex) step() {
 	lang := s.Site.Config.Language
 	if ci.store != nil && !ci.tried {
 		ci.tried = true
-		if !ci.store.acquire() {
-			ci.log.Warn("search index copy in use by another process: this one builds its own", "dir", ci.store.dir)
+		if err := ci.store.acquire(); err != nil {
+			ci.log.Warn("kept search index not used: this process builds its own", "dir", ci.store.dir, "err", err)
 			ci.store = nil
 		} else if ci.restore(s) {
 			return

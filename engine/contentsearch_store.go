@@ -54,22 +54,25 @@ type searchStore struct {
 	lock *os.File // held from acquire to release
 }
 
-// acquire takes the store's lock without waiting; false when another
-// process holds it (or it cannot be had).
-func (st *searchStore) acquire() bool {
+// acquire takes the store's lock without waiting; an error when another
+// process holds it or it cannot be had.
+func (st *searchStore) acquire() error {
 	if err := os.MkdirAll(st.dir, 0o755); err != nil {
-		return false
+		return err
 	}
 	f, err := os.OpenFile(filepath.Join(st.dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return false
+		return err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return false
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return errors.New("another folio process on this cache directory uses it")
+		}
+		return err
 	}
 	st.lock = f
-	return true
+	return nil
 }
 
 // release gives the lock back (closing the file releases it).
