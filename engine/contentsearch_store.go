@@ -31,12 +31,13 @@ import (
 //
 //	search-<hash of site and branch>/current.json  which copy, of what
 //	search-<hash of site and branch>/idx-<n>/      bleve index directories
+//	search-<hash of site and branch>/lock          held by the one process using them
 //
 // current.json is replaced by a rename after its copy is complete, so it
 // never names a partial copy, and removed before the first change to an
 // index opened from the copy, so it never names a copy that holds
-// another commit; directories it does not name are removed at the next
-// start.
+// another commit; directories it does not name are removed when folio
+// stops (a crash's leftovers, at the next stop).
 
 // searchStoreFormat changes whenever what the index holds of a document
 // (searchDocOf, docText) changes in a way the mapping does not show: a
@@ -121,10 +122,8 @@ func (st *searchStore) current() (storedIndex, bool) {
 
 // open opens the stored copy when it holds commit in lang; nil when there
 // is no such copy (or it cannot be opened: the caller builds instead).
-// Directories current.json does not name are removed first.
 func (st *searchStore) open(commit, lang string) (bleve.Index, error) {
 	cur, ok := st.current()
-	st.removeAllBut(cur.Dir)
 	if !ok || cur.Format != searchStoreFormat || cur.Commit != commit || cur.Lang != lang {
 		return nil, nil
 	}

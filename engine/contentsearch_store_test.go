@@ -51,23 +51,10 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	})
 	r.push(false)
 	cache := t.TempDir()
-	open := func() *Engine {
-		t.Helper()
-		e, err := Open(ctx, Config{Site: r.site(), CacheDir: cache, Search: true, Now: func() time.Time { return day }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
-	restored := func(e *Engine) bool {
-		t.Helper()
-		e.Close() // the worker is gone: its fields may be read
-		return e.search.pub.restored
-	}
-
+	open := func() *Engine { return openSearchEngine(t, r, cache, day) }
 	e := open()
 	built := storeAnswers(t, e)
-	if restored(e) {
+	if restoredAfterClose(e) {
 		t.Fatal("the first start claims a kept index")
 	}
 	if d := storedDirs(t, cache); len(d) != 1 {
@@ -79,7 +66,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	if got := storeAnswers(t, e); !slices.EqualFunc(got, built, slices.Equal) {
 		t.Errorf("kept index answers %v, a build %v", got, built)
 	}
-	if !restored(e) {
+	if !restoredAfterClose(e) {
 		t.Fatal("a restart on the same commit built the index again")
 	}
 	if d := storedDirs(t, cache); len(d) != 1 {
@@ -109,7 +96,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	if got := storeAnswers(t, e); !slices.EqualFunc(got, pushed, slices.Equal) {
 		t.Errorf("kept index after a push answers %v, want %v", got, pushed)
 	}
-	if !restored(e) {
+	if !restoredAfterClose(e) {
 		t.Error("the copy of the pushed commit was not used")
 	}
 	if d := storedDirs(t, cache); len(d) != 1 {
@@ -126,7 +113,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	if got := searchIDs(t, e, SearchQuery{Text: "kayak"}); len(got) != 0 {
 		t.Errorf("kayak after a push while stopped: %v", got)
 	}
-	if restored(e) {
+	if restoredAfterClose(e) {
 		t.Error("a copy of another commit was used")
 	}
 
@@ -143,7 +130,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 		if got := searchIDs(t, e, SearchQuery{Text: "canoe"}); !slices.Equal(got, []string{"item:posts/new"}) {
 			t.Errorf("canoe with a damaged copy: %v", got)
 		}
-		if restored(e) {
+		if restoredAfterClose(e) {
 			t.Error("a damaged copy was used")
 		}
 	}
@@ -154,20 +141,12 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 // second neither opens the first one's copy nor touches the store, and
 // answers all the same from an index of its own.
 func TestEngine_SearchIndexKeptOneUser(t *testing.T) {
-	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	r.commit(day, map[string]string{"content/posts/a.md": "---\ntitle: Otter\ndate: 2026-01-01\n---\nOtters swim.\n"})
 	r.push(false)
 	cache := t.TempDir()
-	open := func() *Engine {
-		t.Helper()
-		e, err := Open(ctx, Config{Site: r.site(), CacheDir: cache, Search: true, Now: func() time.Time { return day }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	open := func() *Engine { return openSearchEngine(t, r, cache, day) }
 	first := open()
 	wantHits(t, first, SearchQuery{Text: "otters"}, "item:posts/a")
 	first.Close()
@@ -195,6 +174,18 @@ func TestEngine_SearchIndexKeptOneUser(t *testing.T) {
 	}
 }
 
+// openSearchEngine opens r's published branch with search and cache.
+func openSearchEngine(t *testing.T, r *srcTestRepo, cache string, day time.Time) *Engine {
+	t.Helper()
+	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache, Search: true, Now: func() time.Time { return day }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// restoredAfterClose closes e and tells whether its index was opened
+// from the store's copy (the worker is gone then: its fields may be read).
 func restoredAfterClose(e *Engine) bool {
 	e.Close()
 	return e.search.pub.restored
