@@ -101,8 +101,7 @@ func (l *Library) load(ctx context.Context) error {
 					continue
 				}
 				if e, ok := cache[files[i]]; ok && e.matches(fi) {
-					it := e.Item
-					parsed[i] = &it
+					parsed[i] = compacted(&e.Item)
 					stamps[i] = e
 					continue
 				}
@@ -117,7 +116,7 @@ func (l *Library) load(ctx context.Context) error {
 					corrupt[i] = true
 					continue
 				}
-				parsed[i] = it
+				parsed[i] = compacted(it)
 				// Stamp taken before the read: if the file changed in
 				// between, the stamp is stale and the next start parses it.
 				size, mtime, ino := fileStamp(fi)

@@ -42,7 +42,7 @@ func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool,
 				l.log.Error("media: invalid item in a checkpoint skipped", "id", doc.Items[i].ID, "err", err)
 				continue
 			}
-			items = append(items, &doc.Items[i])
+			items = append(items, compacted(&doc.Items[i]))
 		}
 		l.replaceAll(items, doc.ETags, doc.Folders, doc.FoldersVersion, doc.Tombs, doc.Seq)
 		l.mu.Lock()
