@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -51,14 +52,21 @@ type keysFile struct {
 // KeyStore is the keys file: YAML, outside the content repository. The
 // server re-reads it when it changes, so keys created or revoked with the
 // CLI take effect without a restart.
+//
+// Verify, on every request, takes no lock: it reads the keys last loaded
+// from an atomic pointer. Once a second one request claims the check of
+// the file (a compare-and-swap on checked) and stats it; the others go on
+// with the keys they have. (A mutex here put every request of both cores
+// in one queue, and the stat under it, once a second, held them all up.)
 type KeyStore struct {
 	path string
+	cur  atomic.Pointer[[]*Key] // the keys as last loaded
+	// checked is when the file was last looked at (Unix nanoseconds).
+	checked atomic.Int64
 
-	mu      sync.Mutex
-	keys    []*Key
+	mu      sync.Mutex // orders loads and writes of the file
 	modTime time.Time
 	size    int64
-	checked time.Time
 }
 
 var keyNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -75,7 +83,8 @@ func OpenKeys(path string) (*KeyStore, error) {
 func (ks *KeyStore) load() error {
 	fi, err := os.Stat(ks.path)
 	if errors.Is(err, os.ErrNotExist) {
-		ks.keys, ks.modTime, ks.size = nil, time.Time{}, 0
+		ks.cur.Store(nil)
+		ks.modTime, ks.size = time.Time{}, 0
 		return nil
 	}
 	if err != nil {
@@ -96,21 +105,33 @@ func (ks *KeyStore) load() error {
 		}
 		k.hash = h
 	}
-	ks.keys, ks.modTime, ks.size = f.Keys, fi.ModTime(), fi.Size()
+	ks.cur.Store(&f.Keys)
+	ks.modTime, ks.size = fi.ModTime(), fi.Size()
 	return nil
 }
 
-// refresh re-reads the file when it changed, at most once a second. A file
-// that became unreadable keeps the keys last read.
+// keys are the keys as last loaded.
+func (ks *KeyStore) keys() []*Key {
+	if p := ks.cur.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// refresh re-reads the file when it changed, at most once a second: the
+// caller that claims the check does it, under mu. A file that became
+// unreadable keeps the keys last read; a removed one leaves none.
 func (ks *KeyStore) refresh(now time.Time) {
-	if now.Sub(ks.checked) < time.Second {
+	last := ks.checked.Load()
+	if now.UnixNano()-last < int64(time.Second) || !ks.checked.CompareAndSwap(last, now.UnixNano()) {
 		return
 	}
-	ks.checked = now
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
 	fi, err := os.Stat(ks.path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		ks.keys = nil
+		_ = ks.load()
 	case err != nil:
 	case !fi.ModTime().Equal(ks.modTime) || fi.Size() != ks.size:
 		_ = ks.load()
@@ -129,12 +150,9 @@ func (ks *KeyStore) Verify(token string) (*Key, bool) {
 		b = nil
 	}
 	sum := sha256.Sum256(append(b, token...))
-	ks.mu.Lock()
 	ks.refresh(time.Now())
-	keys := ks.keys
-	ks.mu.Unlock()
 	var found *Key
-	for _, k := range keys {
+	for _, k := range ks.keys() {
 		if subtle.ConstantTimeCompare(sum[:], k.hash) == 1 {
 			found = k
 		}
@@ -161,7 +179,7 @@ func (ks *KeyStore) Create(name string, scopes []string) (string, error) {
 	if err := ks.load(); err != nil {
 		return "", err
 	}
-	for _, k := range ks.keys {
+	for _, k := range ks.keys() {
 		if k.Name == name {
 			return "", fmt.Errorf("a key named %q exists already", name)
 		}
@@ -173,7 +191,7 @@ func (ks *KeyStore) Create(name string, scopes []string) (string, error) {
 	secret := "folio_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw[:]))
 	sum := sha256.Sum256([]byte(secret))
 	k := &Key{Name: name, Hash: hex.EncodeToString(sum[:]), Scopes: slices.Clone(scopes), CreatedAt: time.Now().UTC().Truncate(time.Second), hash: sum[:]}
-	if err := ks.save(append(slices.Clone(ks.keys), k)); err != nil {
+	if err := ks.save(append(slices.Clone(ks.keys()), k)); err != nil {
 		return "", err
 	}
 	return secret, nil
@@ -186,11 +204,11 @@ func (ks *KeyStore) Revoke(name string) error {
 	if err := ks.load(); err != nil {
 		return err
 	}
-	i := slices.IndexFunc(ks.keys, func(k *Key) bool { return k.Name == name })
+	i := slices.IndexFunc(ks.keys(), func(k *Key) bool { return k.Name == name })
 	if i < 0 {
 		return fmt.Errorf("no key named %q", name)
 	}
-	return ks.save(slices.Delete(slices.Clone(ks.keys), i, i+1))
+	return ks.save(slices.Delete(slices.Clone(ks.keys()), i, i+1))
 }
 
 // List returns the keys (hashes only).
@@ -200,8 +218,9 @@ func (ks *KeyStore) List() ([]Key, error) {
 	if err := ks.load(); err != nil {
 		return nil, err
 	}
-	out := make([]Key, len(ks.keys))
-	for i, k := range ks.keys {
+	keys := ks.keys()
+	out := make([]Key, len(keys))
+	for i, k := range keys {
 		out[i] = *k
 	}
 	return out, nil

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -51,5 +53,33 @@ func TestPDFStream(t *testing.T) {
 	}
 	if len(data) != 200_000 || !bytes.HasPrefix(data, []byte("%PDF-")) {
 		t.Errorf("got %d bytes starting %q", len(data), data[:8])
+	}
+}
+
+func TestFloorHandler(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: floorHandler([]byte(`{"a":1}`), []byte("gz-bytes"))}
+	go srv.Serve(ln)
+	defer srv.Close()
+	// The transport's own gzip handling is off, so the bytes arrive as sent.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	for _, c := range []struct{ enc, body, ce string }{{"", `{"a":1}`, ""}, {"gzip", "gz-bytes", "gzip"}, {"br, gzip", "gz-bytes", "gzip"}} {
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/api/v1/pages/x", nil)
+		if c.enc != "" {
+			req.Header.Set("Accept-Encoding", c.enc)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(got) != c.body || resp.Header.Get("Content-Encoding") != c.ce || resp.Header.Get("Content-Type") != "application/json" ||
+			resp.ContentLength != int64(len(c.body)) {
+			t.Errorf("Accept-Encoding %q: %q, encoding %q, type %q, length %d", c.enc, got, resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"), resp.ContentLength)
+		}
 	}
 }

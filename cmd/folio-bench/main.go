@@ -54,6 +54,13 @@ type bench struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == floorArg {
+		if err := serveFloor(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "folio-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:]); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "folio-bench:", err)

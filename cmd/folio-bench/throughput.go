@@ -109,14 +109,24 @@ func (b *bench) throughput() error {
 			note: fmt.Sprintf("the same %d searches (%q) over and over: answers from the result cache", len(mm.SearchWords), mm.SearchWords)},
 	}
 
-	var ngx *server
+	var ngx, floor *server
 	if b.nginx != "" {
-		ngx, err = b.startNginx(s.base+pagePath, pagePath)
+		body, gz, err := b.pageBodies(s.base + pagePath)
+		if err != nil {
+			return err
+		}
+		ngx, err = b.startNginx(body, gz, pagePath)
 		if err != nil {
 			b.notes = append(b.notes, "nginx comparison skipped: "+err.Error())
 			ngx = nil
 		} else {
 			defer ngx.stop()
+			if floor, err = b.startFloor(body, gz, pagePath); err != nil {
+				b.notes = append(b.notes, "net/http floor skipped: "+err.Error())
+				floor = nil
+			} else {
+				defer floor.stop()
+			}
 		}
 	} else {
 		b.notes = append(b.notes, "nginx comparison skipped: no nginx binary")
@@ -131,6 +141,7 @@ func (b *bench) throughput() error {
 			return err
 		}
 		var rps, p50, p99, nrps, np50, np99, cpu, ncpu []float64
+		var frps, fp99, fratio, fcpu []float64
 		errs, nerrs, empty := 0, 0, 0
 		for range b.runs {
 			c0, _ := cpuTime(s.pid())
@@ -159,6 +170,19 @@ func (b *bench) throughput() error {
 				}
 				nrps, np50, np99 = append(nrps, n.RPS), append(np50, ms(n.P50)), append(np99, ms(n.P99))
 				nerrs += n.Errors
+				if floor != nil {
+					c0, _ := cpuTime(floor.pid())
+					f, err := gen.run([]string{floor.base + pagePath}, "", ep.enc, b.dur)
+					if err != nil {
+						return err
+					}
+					if c1, err := cpuTime(floor.pid()); err == nil && f.Requests > 0 {
+						fcpu = append(fcpu, float64((c1-c0).Microseconds())/float64(f.Requests))
+					}
+					frps, fp99 = append(frps, f.RPS), append(fp99, ms(f.P99))
+					fratio = append(fratio, ms(f.P99)/ms(n.P99))
+					nerrs += f.Errors
+				}
 			}
 		}
 		rr := row{Figure: ep.name + " throughput", Sum: summarize(rps), Unit: unitRPS,
@@ -208,24 +232,34 @@ func (b *bench) throughput() error {
 				rp := row{Figure: ep.name + ": folio / " + ep.nginx + " p99 latency", Sum: summarize(pr), Unit: unitX}
 				b.add(rp.check("≤ 1.50×", rp.Sum.Median <= 1.5))
 			}
+			if len(frps) > 0 {
+				fl := "net/http floor" + strings.TrimPrefix(ep.name, "GET /pages/{slug}")
+				b.add(row{Figure: fl + ": throughput", Sum: summarize(frps), Unit: unitRPS,
+					Note: "a bare Go net/http handler writing the same bytes (folio-bench " + floorArg + "), its own process, runs right after nginx's"})
+				b.add(row{Figure: fl + " p99 latency", Sum: summarize(fp99), Unit: unitMS2})
+				b.add(row{Figure: fl + " / " + ep.nginx + " p99 latency", Sum: summarize(fratio), Unit: unitX,
+					Note: "what net/http and the Go runtime alone cost in the tail on this machine"})
+				if len(fcpu) > 0 {
+					b.add(row{Figure: fl + " CPU per request", Sum: summarize(fcpu), Unit: unitUS})
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// startNginx writes the body of src to a file at urlPath under a temp web
-// root and serves it with nginx on a free loopback port.
-func (b *bench) startNginx(src, urlPath string) (*server, error) {
-	body, _, err := b.fetch(src, "")
+// pageBodies fetches the page at src as folio sends it, plain and gzip.
+// The gzip body is folio's own when folio sends one, so that every server
+// compared sends the same bytes; else (a folio without compression) the
+// page compressed at the same level folio uses.
+func (b *bench) pageBodies(src string) (body, gz []byte, err error) {
+	body, _, err = b.fetch(src, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// The gzip file is folio's own gzip body when folio sends one, so both
-	// servers send the same bytes; else (a folio without compression) the
-	// page compressed at the same level folio uses.
 	gz, ce, err := b.fetch(src, "gzip")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ce != "gzip" {
 		var buf bytes.Buffer
@@ -234,6 +268,12 @@ func (b *bench) startNginx(src, urlPath string) (*server, error) {
 		zw.Close()
 		gz = buf.Bytes()
 	}
+	return body, gz, nil
+}
+
+// startNginx writes body and gz to files at urlPath under a temp web root
+// and serves them with nginx on a free loopback port.
+func (b *bench) startNginx(body, gz []byte, urlPath string) (*server, error) {
 	dir, err := b.scratch("nginx")
 	if err != nil {
 		return nil, err
