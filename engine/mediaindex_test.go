@@ -209,6 +209,12 @@ func TestMediaIndexRanksAsBleve(t *testing.T) {
 	filters := []MediaQuery{{}, {Folder: "/blog"}, {Type: "image"}, {Folder: "/press/2024", Type: "video"}, {Folder: "/nope"}}
 	pages := [][2]int{{0, 24}, {24, 24}, {0, 1}, {100, 50}, {0, 5000}}
 	ctx := context.Background()
+	// The index is read directly below: first every change must be in it
+	// (the background batcher writes it until then), and reads take the
+	// lock searches take.
+	if err := m.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for _, text := range texts {
 		for _, f := range filters {
 			for _, rev := range []bool{false, true} {
@@ -217,7 +223,9 @@ func TestMediaIndexRanksAsBleve(t *testing.T) {
 				want, scores := ref.ranking(t, q)
 				all := q
 				all.All = true
+				m.idxMu.RLock()
 				got, total, err := m.idx.search(ctx, termsOf(text), q.Folder, q.Type, 0, 0, false, true)
+				m.idxMu.RUnlock()
 				if err != nil {
 					t.Fatal(err)
 				}
