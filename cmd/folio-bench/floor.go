@@ -78,13 +78,5 @@ func (b *bench) startFloor(body, gz []byte, urlPath string) (*server, error) {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	s, err := startProcess(self, []string{floorArg, addr, bf, gf}, "http://"+addr, filepath.Join(dir, "log"))
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.waitReady(b.client, urlPath, "", 10*time.Second); err != nil {
-		s.stop()
-		return nil, err
-	}
-	return s, nil
+	return b.startServing(self, []string{floorArg, addr, bf, gf}, "http://"+addr, filepath.Join(dir, "log"), urlPath)
 }

@@ -105,6 +105,20 @@ func startProcessEnv(bin string, args, env []string, base, logPath string) (*ser
 	return s, nil
 }
 
+// startServing starts a server that needs no key (nginx, the floor) and
+// waits until GET base+path answers 200, 10 s at the most.
+func (b *bench) startServing(bin string, args []string, base, logPath, path string) (*server, error) {
+	s, err := startProcess(bin, args, base, logPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.waitReady(b.client, path, "", 10*time.Second); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
 // waitReady polls GET base+path (with key, if any) until it answers 200,
 // and returns the time since the process was started. It polls every
 // millisecond: a coarser poll would add its own delay to the figure.

@@ -331,16 +331,8 @@ http {
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
-	s, err := startProcess(b.nginx, []string{"-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log")},
-		"http://127.0.0.1:"+strconv.Itoa(port), filepath.Join(dir, "stdout.log"))
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.waitReady(b.client, urlPath, "", 10*time.Second); err != nil {
-		s.stop()
-		return nil, err
-	}
-	return s, nil
+	return b.startServing(b.nginx, []string{"-p", dir, "-c", confPath, "-e", filepath.Join(dir, "error.log")},
+		"http://127.0.0.1:"+strconv.Itoa(port), filepath.Join(dir, "stdout.log"), urlPath)
 }
 
 // fetch GETs src with the bench's key and Accept-Encoding enc (when set)
