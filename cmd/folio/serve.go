@@ -61,6 +61,9 @@ func (l *urlList) Set(v string) error {
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f serveFlags
+	// The cores the runtime found (the CPUs, or a container's limit), before
+	// raiseProcs adds Ps for the collector: what CPU-bound work is sized by.
+	cores := runtime.GOMAXPROCS(0)
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.site, "site", "", "the content repository: a local path (bare or with a work tree) or a remote URL")
@@ -83,7 +86,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
-	fs.IntVar(&f.transformConcurrency, "transform-concurrency", runtime.GOMAXPROCS(0), "image variants made at once (/uploads/<key>?w=…)")
+	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
 	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -102,6 +105,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger, err := newLogger(stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		return err
+	}
+	if before, after := raiseProcs(os.Getenv("GOMAXPROCS")); after != before {
+		defer runtime.GOMAXPROCS(before)
+		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)
 	}
 	proxies, err := server.ParseProxies(f.trustedProxies)
 	if err != nil {
