@@ -56,8 +56,8 @@ type keysFile struct {
 // Verify, on every request, takes no lock: it reads the keys last loaded
 // from an atomic pointer. Once a second one request claims the check of
 // the file (a compare-and-swap on checked) and stats it; the others go on
-// with the keys they have. (A mutex here put every request of both cores
-// in one queue, and the stat under it, once a second, held them all up.)
+// with the keys they have. (A mutex here serialised the requests of every
+// core, with a stat of the file under it once a second.)
 type KeyStore struct {
 	path string
 	cur  atomic.Pointer[[]*Key] // the keys as last loaded
