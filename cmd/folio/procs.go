@@ -10,9 +10,9 @@ import "runtime"
 // stretches of up to 17 ms of it (README, "The p99 under saturation").
 // From 4 Ps the collector runs a dedicated worker on a P of its own
 // instead, and the kernel shares the cores between it and the Ps serving
-// requests in slices of a millisecond or so: the p99 of GET
-// /pages/{slug} under saturation fell from 13.4 to 8.1 ms on 2 cores,
-// and the throughput rose 12%.
+// requests in slices of a millisecond or so: in make bench on 2 cores the
+// p99 of GET /pages/{slug} under saturation fell from 15.8–18.2 ms to
+// 8.2–10.8 ms, for up to a fifth more CPU per request.
 const gcProcs = 4
 
 // servingProcs is the GOMAXPROCS to serve with, given the GOMAXPROCS
