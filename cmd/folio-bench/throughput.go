@@ -112,10 +112,9 @@ func (b *bench) throughput() error {
 	var ngx, floor *server
 	if b.nginx != "" {
 		body, gz, err := b.pageBodies(s.base + pagePath)
-		if err != nil {
-			return err
+		if err == nil {
+			ngx, err = b.startNginx(body, gz, pagePath)
 		}
-		ngx, err = b.startNginx(body, gz, pagePath)
 		if err != nil {
 			b.notes = append(b.notes, "nginx comparison skipped: "+err.Error())
 			ngx = nil
@@ -142,7 +141,7 @@ func (b *bench) throughput() error {
 		}
 		var rps, p50, p99, nrps, np50, np99, cpu, ncpu []float64
 		var frps, fp99, fratio, fcpu []float64
-		errs, nerrs, empty := 0, 0, 0
+		errs, nerrs, ferrs, empty := 0, 0, 0, 0
 		for range b.runs {
 			c0, _ := cpuTime(s.pid())
 			r, err := gen.run(ep.urls, ep.key, ep.enc, b.dur)
@@ -181,7 +180,7 @@ func (b *bench) throughput() error {
 					}
 					frps, fp99 = append(frps, f.RPS), append(fp99, ms(f.P99))
 					fratio = append(fratio, ms(f.P99)/ms(n.P99))
-					nerrs += f.Errors
+					ferrs += f.Errors
 				}
 			}
 		}
@@ -235,7 +234,7 @@ func (b *bench) throughput() error {
 			if len(frps) > 0 {
 				fl := "net/http floor" + strings.TrimPrefix(ep.name, "GET /pages/{slug}")
 				b.add(row{Figure: fl + ": throughput", Sum: summarize(frps), Unit: unitRPS,
-					Note: "a bare Go net/http handler writing the same bytes (folio-bench " + floorArg + "), its own process, runs right after nginx's"})
+					Note: fmt.Sprintf("a bare Go net/http handler writing the same bytes (folio-bench %s), its own process, runs right after nginx's; %d failed requests", floorArg, ferrs)})
 				b.add(row{Figure: fl + " p99 latency", Sum: summarize(fp99), Unit: unitMS2})
 				b.add(row{Figure: fl + " / " + ep.nginx + " p99 latency", Sum: summarize(fratio), Unit: unitX,
 					Note: "what net/http and the Go runtime alone cost in the tail on this machine"})
