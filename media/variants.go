@@ -53,9 +53,12 @@ func itemVersion(it *Item) string {
 
 // variantHash names the variant spec of it, as it is now: its pixels
 // depend on the item (itemVersion) and on the spec alone.
-func variantHash(it *Item, spec derive.Spec) []byte {
+func variantHash(it *Item, spec derive.Spec) []byte { return specHash(itemVersion(it), spec) }
+
+// specHash is variantHash of the item whose itemVersion is iv.
+func specHash(iv string, spec derive.Spec) []byte {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%d", itemVersion(it), spec.W, spec.H, spec.Fit, spec.Format, spec.Quality)
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s\x00%s\x00%d", iv, spec.W, spec.H, spec.Fit, spec.Format, spec.Quality)
 	return h.Sum(nil)
 }
 
@@ -66,6 +69,17 @@ func variantHash(it *Item, spec derive.Spec) []byte {
 // for good.
 func VariantVersion(it *Item, spec derive.Spec) string {
 	return hex.EncodeToString(variantHash(it, spec)[:5])
+}
+
+// VariantVersions is VariantVersion of it for each of specs, the item
+// hashed once (a media list names every preset of every item).
+func VariantVersions(it *Item, specs []derive.Spec) []string {
+	iv := itemVersion(it)
+	out := make([]string, len(specs))
+	for i, spec := range specs {
+		out[i] = hex.EncodeToString(specHash(iv, spec)[:5])
+	}
+	return out
 }
 
 // VariantKey is the storage key of the variant spec of it, as it is now.

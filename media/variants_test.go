@@ -45,6 +45,10 @@ func TestVariants(t *testing.T) {
 	if other := (derive.Spec{W: 100, H: 50, Fit: "cover", Format: derive.FormatWebP, Quality: 80}); media.VariantVersion(it, other) == v0 {
 		t.Error("two specs, one version: a preset given another size would keep its URL")
 	}
+	other := derive.Spec{W: 100, H: 50, Fit: "cover", Format: derive.FormatWebP, Quality: 80}
+	if vs := media.VariantVersions(it, []derive.Spec{spec, other}); len(vs) != 2 || vs[0] != v0 || vs[1] != media.VariantVersion(it, other) {
+		t.Errorf("VariantVersions %v, VariantVersion %s and %s", vs, v0, media.VariantVersion(it, other))
+	}
 	moved, err := l.Patch(ctx, it.ID, media.Patch{FocalX: ptr(10.0)})
 	if err != nil {
 		t.Fatal(err)

@@ -364,7 +364,8 @@ func (s *Server) busy(w http.ResponseWriter) error {
 
 // presetViews puts the preset URLs of folio.yaml in media items.
 type presetViews struct {
-	names   []string // sorted
+	names   []string      // sorted
+	specs   []derive.Spec // of names, in their order
 	presets map[string]content.ImagePreset
 	// digest names the presets, for the items' ETags; "" when none.
 	digest string
@@ -383,6 +384,7 @@ func (s *Server) presetViews() presetViews {
 	h := sha256.New()
 	for _, n := range pv.names {
 		p := ps[n]
+		pv.specs = append(pv.specs, presetSpec(p))
 		h.Write([]byte(n + "\x00" + strconv.Itoa(p.W) + "x" + strconv.Itoa(p.H) + p.Fit + p.Format + strconv.Itoa(p.Quality) + "\x00"))
 	}
 	pv.digest = hex.EncodeToString(h.Sum(nil)[:4])
@@ -399,9 +401,10 @@ func (pv presetViews) urls(it *media.Item) map[string]string {
 	if !pv.local || base == "" {
 		base = uploadsURL(it.Key)
 	}
+	vs := media.VariantVersions(it, pv.specs)
 	out := make(map[string]string, len(pv.names))
-	for _, n := range pv.names {
-		out[n] = base + "?preset=" + url.QueryEscape(n) + "&v=" + media.VariantVersion(it, presetSpec(pv.presets[n]))
+	for i, n := range pv.names {
+		out[n] = base + "?preset=" + url.QueryEscape(n) + "&v=" + vs[i]
 	}
 	return out
 }
