@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // foldersFile lists the explicitly created folders, one path per entry.

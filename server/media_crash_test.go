@@ -21,7 +21,7 @@ import (
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // folioProc is `folio serve` running as a subprocess.
