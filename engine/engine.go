@@ -48,6 +48,14 @@ type Config struct {
 	// and of every failed fetch (for metrics). It runs on the reload path
 	// and must return at once.
 	OnReload func(ReloadEvent)
+	// Refs bounds the branches and tags that RefSnapshot serves (--refs);
+	// empty: all of them, and commits.
+	Refs RefPatterns
+	// RefCacheBytes bounds the estimated memory of the snapshots of other
+	// refs kept at once (--ref-cache-mb); RefIdle drops one unused that
+	// long. Defaults: 256 MiB, 10 minutes.
+	RefCacheBytes int64
+	RefIdle       time.Duration
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -103,6 +111,8 @@ type Engine struct {
 
 	search *contentSearch // nil when Config.Search is off
 
+	refs *refCache // snapshots of other refs (?ref=)
+
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
 	saveMu       sync.Mutex
@@ -136,7 +146,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{},
-		closing:     make(chan struct{}), searchClosed: make(chan struct{})}
+		closing:     make(chan struct{}), searchClosed: make(chan struct{}),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle)}
 	if cfg.Search {
 		var store *searchStore
 		if cfg.CacheDir != "" {

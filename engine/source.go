@@ -78,6 +78,8 @@ type Source struct {
 
 	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
+
+	reachable *reachableSet // commits for short-hash lookups; guarded by mu
 }
 
 // Tree is every content file of one commit, parsed.
@@ -88,6 +90,10 @@ type Tree struct {
 }
 
 const remoteFetchSpec = "+refs/heads/*:refs/heads/*"
+
+// remoteTagSpec fetches tags too (force: a moved tag follows the remote),
+// for ?ref= on a tag.
+const remoteTagSpec = "+refs/tags/*:refs/tags/*"
 
 // OpenSource opens a local repository, or clones (or reopens the clone of)
 // a remote one and fetches it, and loads the persisted document cache.
@@ -212,7 +218,7 @@ func (s *Source) openRemote(ctx context.Context) error {
 	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{
 		Name:  git.DefaultRemoteName,
 		URLs:  []string{s.cfg.Site},
-		Fetch: []gitconfig.RefSpec{remoteFetchSpec},
+		Fetch: []gitconfig.RefSpec{remoteFetchSpec, remoteTagSpec},
 	})
 	if err != nil {
 		return fmt.Errorf("source: configure remote: %w", err)
@@ -261,7 +267,7 @@ func (s *Source) Fetch(ctx context.Context) error {
 	defer s.mu.Unlock()
 	err := s.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName,
-		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec},
+		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec, remoteTagSpec},
 		Tags:       git.NoTags,
 		Force:      true,
 		Prune:      true,
