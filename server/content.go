@@ -20,9 +20,13 @@ const (
 // view picks the published or the draft view for the request: draft=true
 // needs the content:draft scope.
 func (s *Server) view(r *http.Request) (*engine.View, string, error) {
-	draft, err := parseBool(query(r), "draft")
+	q := query(r)
+	draft, err := parseBool(q, "draft")
 	if err != nil {
 		return nil, "", err
+	}
+	if _, ok := q["ref"]; ok {
+		return s.refView(r, q.Get("ref"), draft)
 	}
 	if !draft {
 		return s.engine.View(false), cachePrivate, nil
@@ -133,11 +137,16 @@ func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprou
 	return s.serveItem(w, r, p, s.engine.View(false), cachePublicShort, true)
 }
 
-// refuseDraft: the public surface never serves drafts, whatever the key.
+// refuseDraft: the public surface never serves drafts, whatever the key,
+// nor another ref.
 func refuseDraft(r *http.Request) error {
-	draft, err := parseBool(query(r), "draft")
+	q := query(r)
+	draft, err := parseBool(q, "draft")
 	if err != nil {
 		return err
+	}
+	if _, ok := q["ref"]; ok {
+		return badRequest("ref is not served on the public surface: use /api/v1/content with a key holding content:preview")
 	}
 	if draft {
 		return badRequest("drafts are not served on the public surface: use /api/v1/content with a key holding content:draft")

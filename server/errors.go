@@ -32,6 +32,9 @@ const (
 	// --transform-queue-timeout for a transform slot (503, with
 	// Retry-After).
 	CodeBusy = "BUSY"
+	// CodeRefNotFound answers ?ref= naming no branch, tag or commit that
+	// may be served (404).
+	CodeRefNotFound = "REF_NOT_FOUND"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

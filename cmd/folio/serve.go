@@ -38,6 +38,8 @@ type serveFlags struct {
 	urlSecret                                       string
 	transformConcurrency                            int
 	transformQueueTimeout                           time.Duration
+	refs                                            string
+	refCacheMB                                      int
 }
 
 // urlList is a repeatable flag; one value (or the environment variable)
@@ -88,6 +90,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
 	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
 	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
+	fs.StringVar(&f.refs, "refs", "", "comma-separated patterns of the branches and tags ?ref= may serve ('release/*', 'heads/cms/*', 'tags/v*'; 'commits' allows commit hashes); empty: all")
+	fs.IntVar(&f.refCacheMB, "ref-cache-mb", 256, "the estimated memory of the snapshots of other refs (?ref=) kept at once, in MiB")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -97,6 +101,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.transformQueueTimeout <= 0 {
 		return fmt.Errorf("--transform-queue-timeout must be positive")
+	}
+	if f.refCacheMB < 1 {
+		return fmt.Errorf("--ref-cache-mb must be at least 1")
+	}
+	for _, p := range splitList(f.refs) {
+		if p != "commits" && engine.CheckRefName(strings.ReplaceAll(p, "*", "x")) != nil {
+			return fmt.Errorf("--refs: %q is not a ref pattern", p)
+		}
 	}
 	f.media.readOnly = f.readOnly
 	if f.site == "" {
@@ -137,6 +149,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnReload: onReload, Search: f.search,
+		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
 	})
 	if err != nil {
 		return err
@@ -259,4 +272,15 @@ func defaultCacheDir() string {
 		return filepath.Join(d, "folio")
 	}
 	return filepath.Join(os.TempDir(), "folio-cache")
+}
+
+// splitList splits a comma-separated flag value, dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
