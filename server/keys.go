@@ -27,9 +27,9 @@ const (
 	// ScopeContentPreview reads any branch, tag or commit (?ref=) and
 	// makes preview links; content:draft implies it.
 	ScopeContentPreview = "content:preview"
-	ScopeMediaRead    = "media:read"
-	ScopeMediaWrite   = "media:write"
-	ScopeMediaDelete  = "media:delete"
+	ScopeMediaRead      = "media:read"
+	ScopeMediaWrite     = "media:write"
+	ScopeMediaDelete    = "media:delete"
 )
 
 // AllScopes lists every scope, in a stable order.
