@@ -111,7 +111,8 @@ type Engine struct {
 
 	search *contentSearch // nil when Config.Search is off
 
-	refs *refCache // snapshots of other refs (?ref=)
+	refs    *refCache        // snapshots of other refs (?ref=)
+	history *historyFollower // which commits changed which file
 
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
@@ -147,7 +148,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{},
 		closing:     make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle)}
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant)}
 	if cfg.Search {
 		var store *searchStore
 		if cfg.CacheDir != "" {
@@ -169,6 +170,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
 	}
+	e.history.wg.Add(1)
+	go e.runHistory(e.closing)
+	e.history.follow(e.published.Load().Commit)
 	e.saveWG.Add(1)
 	go func() {
 		defer e.saveWG.Done()
@@ -203,6 +207,7 @@ func (e *Engine) Close() error {
 		}()
 	})
 	e.saveWG.Wait()
+	e.history.wg.Wait()
 	err := e.src.Close()
 	<-e.searchClosed
 	return err
@@ -316,6 +321,9 @@ func (e *Engine) Reload(ctx context.Context) error {
 		// then waits for the index to reach it (or a later one).
 		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
+		if e.history != nil {
+			e.history.follow(pub.Commit)
+		}
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
 		}

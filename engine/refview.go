@@ -257,3 +257,15 @@ func (c *refCache) remove(en *refEntry) {
 	delete(c.entries, en.commit)
 	c.bytes -= en.cost
 }
+
+// SourcePath is the repository path of the file a page or item resource
+// was read from; "" for other resources.
+func (r *Resource) SourcePath() string {
+	switch v := r.value.(type) {
+	case *content.Page:
+		return v.Meta.Path
+	case *content.Item:
+		return v.Meta.Path
+	}
+	return ""
+}

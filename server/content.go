@@ -89,6 +89,9 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil {
 		return err
 	}
+	if base, sub := subResource(slug, func(sl string) bool { _, ok := v.Page(sl); return ok }); sub != "" {
+		return s.pageSub(w, r, v, base, sub)
+	}
 	f, err := fieldsParam(r, engine.PageFields)
 	if err != nil {
 		return err
@@ -212,6 +215,9 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	slug, err := slugParam(p)
 	if err != nil {
 		return err
+	}
+	if base, sub := subResource(slug, func(sl string) bool { _, ok := t.Item(sl); return ok }); sub != "" && !publicOnly {
+		return s.itemSub(w, r, v, t.Name, base, sub)
 	}
 	f, err := fieldsParam(r, engine.ItemFields)
 	if err != nil {

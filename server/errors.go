@@ -35,6 +35,9 @@ const (
 	// CodeRefNotFound answers ?ref= naming no branch, tag or commit that
 	// may be served (404).
 	CodeRefNotFound = "REF_NOT_FOUND"
+	// CodeHistoryUnavailable answers a history request while the history
+	// index is first being built (503, with Retry-After).
+	CodeHistoryUnavailable = "HISTORY_UNAVAILABLE"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

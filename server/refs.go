@@ -84,6 +84,5 @@ func (s *Server) listRefs(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if refs == nil {
 		refs = []engine.Ref{}
 	}
-	w.Header().Set("Cache-Control", cacheNoStore)
-	return writeJSON(w, http.StatusOK, refsBody{Items: refs, Total: len(refs)})
+	return serveJSON(w, r, refsBody{Items: refs, Total: len(refs)}, cacheNoStore, keyHdr{})
 }
