@@ -144,6 +144,10 @@ func New(cfg Config) *Server {
 		n = runtime.GOMAXPROCS(0)
 	}
 	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	if cfg.Keys != nil {
+		cfg.Keys.SetLogger(cfg.Logger)
+		cfg.Metrics.watchKeys(cfg.Keys)
+	}
 	s.handler = s.routes()
 	return s
 }
