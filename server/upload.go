@@ -52,9 +52,6 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	if r.ContentLength > limit {
 		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request larger than %d bytes", limit)
 	}
-	// Large uploads over slow links take long; other routes keep the
-	// server's defaults.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(time.Hour))
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err := r.MultipartReader()
 	if err != nil {
