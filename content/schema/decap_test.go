@@ -98,7 +98,7 @@ collections:
 
 func TestDecap(t *testing.T) {
 	files := map[string]string{
-		"static/admin/config.yml": decapConfig,
+		"static/admin/config.yml":  decapConfig,
 		"content/authors/maria.md": "---\ntitle: Maria\n---\nBio.\n",
 		"content/posts/good.md": `---
 title: Good

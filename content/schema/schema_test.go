@@ -74,7 +74,7 @@ const postsModel = `types:
 
 func TestValidateFields(t *testing.T) {
 	files := map[string]string{
-		"folio.yaml": postsModel,
+		"folio.yaml":            postsModel,
 		"content/team/maria.md": "---\nname: Maria\n---\n",
 		"content/posts/good.md": `---
 title: Good
@@ -142,7 +142,7 @@ extra: 1
 
 func TestAdditionalFieldsWarn(t *testing.T) {
 	m, docs := compile(t, map[string]string{
-		"folio.yaml":        "types:\n  posts:\n    additionalFields: warn\n    fields:\n      title: string\n",
+		"folio.yaml":         "types:\n  posts:\n    additionalFields: warn\n    fields:\n      title: string\n",
 		"content/posts/a.md": "---\ntitle: A\nslug: aa\nextra: 1\n---\n",
 	})
 	vs := m.Of("posts").Validate(docs["content/posts/a.md"])
@@ -203,9 +203,9 @@ func TestJSONSchemaFile(t *testing.T) {
  "type": "object", "required": ["title"],
  "properties": {"title": {"type": "string"}, "price": {"$ref": "defs.json#/$defs/price"},
    "status2": {"type": "string", "default": "new"}}}`,
-		"schemas/defs.json":   `{"$defs": {"price": {"type": "number", "minimum": 0}}}`,
-		"content/posts/a.md":  "---\ntitle: A\nprice: 3\n---\n",
-		"content/posts/b.md":  "---\nprice: -1\n---\n",
+		"schemas/defs.json":  `{"$defs": {"price": {"type": "number", "minimum": 0}}}`,
+		"content/posts/a.md": "---\ntitle: A\nprice: 3\n---\n",
+		"content/posts/b.md": "---\nprice: -1\n---\n",
 	})
 	p := m.Of("posts")
 	if vs := p.Validate(docs["content/posts/a.md"]); len(vs) > 0 {
