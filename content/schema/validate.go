@@ -238,3 +238,7 @@ func (t *Type) Apply(data map[string]any) (out map[string]any, changed bool) {
 
 // itoa is strconv.Itoa, for paths.
 var itoa = strconv.Itoa
+
+// Fills tells whether Apply may change an item's data: the type has
+// defaults or date fields.
+func (t *Type) Fills() bool { return t != nil && (len(t.defaults) > 0 || len(t.dates) > 0) }
