@@ -366,3 +366,19 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 	}
 	return out
 }
+
+// CheckFiles assembles files as a load of a commit does and returns every
+// problem a snapshot of them would have: the files', the references'
+// (media ones when mediaExists is given) and the content model's. It is
+// `folio check --worktree`: files read from disk, no Git.
+func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []content.Problem {
+	site, problems := content.Assemble(files)
+	problems = append(problems, content.ReferenceProblems(site, files, mediaExists)...)
+	var ms modelState
+	_, mp, _ := ms.applyModel(site, files, nil, "")
+	problems = append(problems, mp...)
+	slices.SortStableFunc(problems, func(a, b content.Problem) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	return problems
+}
