@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -201,8 +205,18 @@ func (e *Engine) loadRef(ctx context.Context, ref Ref) (*Snapshot, error) {
 	if pub := e.assemblers[e.cfg.Branch]; pub != nil {
 		as = pub.Fork()
 	}
+	pub := e.published.Load()
 	site, problems := as.Assemble(tree.Files)
-	snap := newSnapshot(ref.Name, tree, site, problems, e.cfg.Now(), e.published.Load())
+	ms := e.models[e.cfg.Branch].fork()
+	site, modelProblems, held := ms.applyModel(site, tree.Files, pub, ref.Commit)
+	if len(modelProblems) > 0 {
+		problems = slices.Concat(problems, modelProblems)
+		slices.SortStableFunc(problems, func(a, b content.Problem) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+		})
+	}
+	snap := newSnapshot(ref.Name, tree, site, problems, e.cfg.Now(), pub)
+	snap.Held, snap.Model = held, ms.model
 	e.cfg.Logger.Info("ref snapshot built", "ref", ref.Name, "commit", ref.Commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	return snap, nil
@@ -268,4 +282,18 @@ func (r *Resource) SourcePath() string {
 		return v.Meta.Path
 	}
 	return ""
+}
+
+// fork copies the model state of a branch for a snapshot of another ref:
+// the compiled model and the validation results of the documents both
+// share are reused; the two go on independently. nil forks to an empty
+// state.
+func (ms *modelState) fork() *modelState {
+	if ms == nil {
+		return new(modelState)
+	}
+	return &modelState{
+		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
+		results: maps.Clone(ms.results), applied: maps.Clone(ms.applied), typeSlices: maps.Clone(ms.typeSlices),
+	}
 }

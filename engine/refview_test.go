@@ -44,7 +44,10 @@ func itemTitle(t *testing.T, v *View, typ, slug string) string {
 	if !ok {
 		return ""
 	}
-	body, _ := res.Body()
+	body, _, err := res.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
 	i := strings.Index(string(body), `"title":"`)
 	if i < 0 {
 		t.Fatalf("no title in %s", body)
@@ -177,7 +180,7 @@ func dumpView(t *testing.T, v *View) string {
 	t.Helper()
 	var b strings.Builder
 	for _, p := range v.Pages() {
-		body, _ := p.Body()
+		body, _, _ := p.Body()
 		b.Write(body)
 	}
 	for _, typ := range v.TypeNames() {
@@ -186,7 +189,7 @@ func dumpView(t *testing.T, v *View) string {
 			t.Fatal(err)
 		}
 		for _, r := range rs {
-			body, _ := r.Body()
+			body, _, _ := r.Body()
 			b.Write(body)
 		}
 	}

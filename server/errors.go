@@ -38,6 +38,10 @@ const (
 	// CodeHistoryUnavailable answers a history request while the history
 	// index is first being built (503, with Retry-After).
 	CodeHistoryUnavailable = "HISTORY_UNAVAILABLE"
+	// CodeRequestTimeout answers a request whose body arrived slower than
+	// --body-timeout and --body-min-rate allow (408); the connection is
+	// closed.
+	CodeRequestTimeout = "REQUEST_TIMEOUT"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

@@ -141,7 +141,10 @@ func (s *Server) serveDiff(w http.ResponseWriter, r *http.Request, find func(*en
 			continue
 		}
 		found = true
-		body, _ := res.Body()
+		body, _, err := res.Body()
+		if err != nil {
+			return err
+		}
 		if err := json.Unmarshal(body, &docs[i]); err != nil {
 			return err
 		}
