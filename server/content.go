@@ -19,7 +19,10 @@ const (
 
 // view picks the published or the draft view for the request: draft=true
 // needs the content:draft scope.
-func (s *Server) view(r *http.Request) (*engine.View, string, error) {
+func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	if c := previewFrom(r.Context()); c != nil {
+		return s.previewView(w, r, c)
+	}
 	q := query(r)
 	draft, err := parseBool(q, "draft")
 	if err != nil {
@@ -59,7 +62,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -89,7 +92,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -112,7 +115,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 }
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -120,7 +123,7 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -128,17 +131,31 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 }
 
 func (s *Server) listPublicItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := refuseDraft(r); err != nil {
+	v, cc, err := s.publicView(w, r)
+	if err != nil {
 		return err
 	}
-	return s.serveItemList(w, r, p, s.engine.View(false), cachePublicShort, true)
+	return s.serveItemList(w, r, p, v, cc, true)
 }
 
 func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := refuseDraft(r); err != nil {
+	v, cc, err := s.publicView(w, r)
+	if err != nil {
 		return err
 	}
-	return s.serveItem(w, r, p, s.engine.View(false), cachePublicShort, true)
+	return s.serveItem(w, r, p, v, cc, true)
+}
+
+// publicView is the published view for the public surface, or the ref of
+// a preview token (never cached).
+func (s *Server) publicView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	if c := previewFrom(r.Context()); c != nil {
+		return s.previewView(w, r, c)
+	}
+	if err := refuseDraft(r); err != nil {
+		return nil, "", err
+	}
+	return s.engine.View(false), cachePublicShort, nil
 }
 
 // refuseDraft: the public surface never serves drafts, whatever the key,
@@ -240,7 +257,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, path strin
 }
 
 func (s *Server) globalsHistory(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if _, _, err := s.view(r); err != nil {
+	if _, _, err := s.view(w, r); err != nil {
 		return err
 	}
 	return s.serveHistory(w, r, "")

@@ -38,7 +38,7 @@ type serveFlags struct {
 	urlSecret                                       string
 	transformConcurrency                            int
 	transformQueueTimeout                           time.Duration
-	refs                                            string
+	refs, previewSecret                             string
 	refCacheMB                                      int
 	bodyTimeout                                     time.Duration
 	bodyMinRate                                     int64
@@ -95,6 +95,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
 	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
 	fs.StringVar(&f.refs, "refs", "", "comma-separated patterns of the branches and tags ?ref= may serve ('release/*', 'heads/cms/*', 'tags/v*'; 'commits' allows commit hashes); empty: all")
+	fs.StringVar(&f.previewSecret, "preview-secret", "", "signs preview links (POST /api/v1/previews, ?preview=<token>); rotating it revokes every link; empty: preview links off")
 	fs.IntVar(&f.refCacheMB, "ref-cache-mb", 256, "the estimated memory of the snapshots of other refs (?ref=) kept at once, in MiB")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client has to send a request body, plus a second per --body-min-rate bytes sent; a slower body is cut off with 408")
 	fs.Int64Var(&f.bodyMinRate, "body-min-rate", server.DefaultBodyMinRate, "the slowest rate, in bytes a second, at which a large request body keeps extending its deadline")
@@ -200,6 +201,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		CORSOrigins:    origins,
 		MediaOrigins:   lib.Origins,
 		URLSecret:      f.urlSecret,
+		PreviewSecret:  f.previewSecret,
 
 		TransformConcurrency:  f.transformConcurrency,
 		TransformQueueTimeout: f.transformQueueTimeout,
