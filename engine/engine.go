@@ -60,6 +60,10 @@ type Config struct {
 	// long. Defaults: 256 MiB, 10 minutes.
 	RefCacheBytes int64
 	RefIdle       time.Duration
+	// OnSchedule, when set, is told of every scheduled publish or expiry
+	// of the published branch as it takes effect (the view is swapped at
+	// that instant, not on the next request). It must return at once.
+	OnSchedule func(ScheduleEvent)
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -121,6 +125,8 @@ type Engine struct {
 	refs    *refCache        // snapshots of other refs (?ref=)
 	history *historyFollower // which commits changed which file
 
+	scheduleWake chan struct{} // a new published snapshot: reschedule
+
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
 	saveMu       sync.Mutex
@@ -155,7 +161,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
 		closing: make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant)}
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant),
+		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var store *searchStore
 		if cfg.CacheDir != "" {
@@ -179,6 +186,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.history.wg.Add(1)
 	go e.runHistory(e.closing)
+	e.saveWG.Add(1)
+	go e.runSchedule(e.closing)
 	e.history.follow(e.published.Load().Commit)
 	e.saveWG.Add(1)
 	go func() {
@@ -328,8 +337,10 @@ func (e *Engine) Reload(ctx context.Context) error {
 		// then waits for the index to reach it (or a later one).
 		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
-		if e.history != nil {
-			e.history.follow(pub.Commit)
+		e.history.follow(pub.Commit)
+		select {
+		case e.scheduleWake <- struct{}{}:
+		default:
 		}
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -155,7 +156,24 @@ func (s *Server) publicView(w http.ResponseWriter, r *http.Request) (*engine.Vie
 	if err := refuseDraft(r); err != nil {
 		return nil, "", err
 	}
-	return s.engine.View(false), cachePublicShort, nil
+	v := s.engine.View(false)
+	return v, publicCache(v, s.now()), nil
+}
+
+// publicCache is the Cache-Control of a public content response: the
+// usual one, but within its max-age of a scheduled publish or expiry, a
+// max-age of the seconds left and no stale-while-revalidate, so that no
+// cache serves the response past that instant.
+func publicCache(v *engine.View, now time.Time) string {
+	if !v.Scheduled() {
+		return cachePublicShort
+	}
+	left := v.ValidUntil().Sub(now)
+	if left >= publicMaxAge*time.Second {
+		return cachePublicShort
+	}
+	secs := max(int(left/time.Second), 0)
+	return "public, max-age=" + strconv.Itoa(secs) + ", stale-if-error=86400"
 }
 
 // refuseDraft: the public surface never serves drafts, whatever the key,

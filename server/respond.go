@@ -22,7 +22,9 @@ const (
 	cachePrivate     = "private, no-cache"
 	cacheNoStore     = "private, no-store"
 	cachePublicShort = "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400"
-	cachePublicHour  = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
+	// publicMaxAge is cachePublicShort's max-age, in seconds.
+	publicMaxAge    = 60
+	cachePublicHour = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
 	// cacheImmutable is for /uploads/ files: a stored key never changes
 	// content.
 	cacheImmutable = "public, max-age=31536000, immutable, stale-if-error=86400"

@@ -167,7 +167,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
-		OnSwap: server.NotifySwaps(notifier), OnReload: onReload, Search: f.search,
+		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
 		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
 	})
 	if err != nil {
