@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -158,7 +159,11 @@ type ChangeSet struct {
 
 // ChangesSince lists the content files that differ between since (a
 // commit, branch or tag) and the published commit, with their documents
-// and surrogate keys.
+// and surrogate keys. When every changed file is a document that the
+// published snapshot holds (added or modified), that is all it reads; a
+// deletion, a rename or another file (folio.yaml) builds the snapshot of
+// since too, to name what went and every response the change touched
+// (ChangedKeys).
 func (e *Engine) ChangesSince(ctx context.Context, since string) (ChangeSet, error) {
 	pub := e.published.Load()
 	ref, files, err := e.Changes(ctx, since)
@@ -169,11 +174,26 @@ func (e *Engine) ChangesSince(ctx context.Context, since string) (ChangeSet, err
 	if ref.Commit == pub.Commit {
 		return cs, nil
 	}
-	old, err := e.RefSnapshot(ctx, ref)
-	if err != nil {
-		return ChangeSet{}, err
+	newDocs := docsByPath(pub)
+	simple := true
+	for _, f := range files {
+		if _, ok := newDocs[f.Path]; !ok || f.Kind == history.Deleted || f.Kind == history.Renamed {
+			simple = false
+			break
+		}
 	}
-	newDocs, oldDocs := docsByPath(pub), docsByPath(old)
+	var oldDocs map[string]docRef
+	keys := map[string]bool{}
+	if !simple {
+		old, err := e.RefSnapshot(ctx, ref)
+		if err != nil {
+			return ChangeSet{}, err
+		}
+		oldDocs = docsByPath(old)
+		for _, k := range ChangedKeys(old, pub) {
+			keys[k] = true
+		}
+	}
 	for _, f := range files {
 		dc := DocChange{Change: f.Kind, Path: f.Path, From: f.From, Keys: []string{}}
 		d, ok := newDocs[f.Path]
@@ -182,12 +202,16 @@ func (e *Engine) ChangesSince(ctx context.Context, since string) (ChangeSet, err
 		}
 		if ok {
 			dc.Kind, dc.Type, dc.Slug, dc.ID, dc.Keys = d.kind, d.typ, d.slug, d.id, d.keys
+			for _, k := range d.keys {
+				keys[k] = true
+			}
 		}
 		cs.Items = append(cs.Items, dc)
 	}
-	if keys := ChangedKeys(old, pub); keys != nil {
-		cs.Keys = keys
+	for k := range keys {
+		cs.Keys = append(cs.Keys, k)
 	}
+	slices.Sort(cs.Keys)
 	return cs, nil
 }
 

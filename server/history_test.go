@@ -14,12 +14,12 @@ func TestHistoryAndChanges(t *testing.T) {
 		return strings.Repeat(w+" is one line of a post long enough to follow renames\n", 10)
 	}
 	repo := newRepo(t, map[string]string{
-		"content/posts/a.md": "---\ntitle: A\ntags: [x]\n---\n" + long("a"),
+		"content/posts/a.md": "---\ntitle: A\ndate: 2024-01-01\ntags: [x]\n---\n" + long("a"),
 		"pages/about.yaml":   "title: About\n",
 		"globals.yaml":       "siteName: One\n",
 	})
 	first := git(t, repo.work, "rev-parse", "HEAD")
-	second := repo.commit("edit a", map[string]string{"content/posts/a.md": "---\ntitle: A2\ntags: [x, y]\n---\n" + long("a")})
+	second := repo.commit("edit a", map[string]string{"content/posts/a.md": "---\ntitle: A2\ndate: 2024-01-01\ntags: [x, y]\n---\n" + long("a")})
 	git(t, repo.work, "mv", "content/posts/a.md", "content/posts/b.md")
 	third := repo.commit("rename a to b", nil)
 	fourth := repo.commit("globals", map[string]string{"globals.yaml": "siteName: Two\n"})
@@ -129,6 +129,15 @@ func TestHistoryAndChanges(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(cs.Keys, " "), "globals") || !strings.Contains(strings.Join(cs.Keys, " "), "type:posts") {
 		t.Fatalf("changes keys = %v", cs.Keys)
+	}
+	// Only a modified document: its keys alone.
+	r = get(t, ts.URL+"/api/v1/changes?since="+third, reader)
+	cs.Items, cs.Keys = nil, nil
+	if err := json.Unmarshal(r.Body, &cs); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Items) != 1 || cs.Items[0].Kind != "globals" || strings.Join(cs.Keys, " ") != "globals" {
+		t.Fatalf("changes since the rename = %+v", cs)
 	}
 	wantError(t, get(t, ts.URL+"/api/v1/changes", reader), http.StatusBadRequest, server.CodeBadRequest)
 	wantError(t, get(t, ts.URL+"/api/v1/changes?since=nope", reader), http.StatusNotFound, server.CodeRefNotFound)
