@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -68,5 +69,58 @@ func TestScheduledPublishOnTheSecond(t *testing.T) {
 	}
 	if cc := soon.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "public, max-age=60") {
 		t.Fatalf("after the instant, nothing scheduled: Cache-Control %q", cc)
+	}
+}
+
+// TestScheduledPublishThroughCache: a caching nginx in front keeps no
+// stale list past a scheduled instant (plus a second): responses served
+// before it carry a max-age that ends at the instant.
+func TestScheduledPublishThroughCache(t *testing.T) {
+	at := time.Now().Add(4 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	expire := at.Add(3 * time.Second)
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":            "types:\n  posts:\n    public: true\n",
+		"content/posts/now.md":  "---\ntitle: Now\ndate: 2024-01-01\nexpiresAt: " + expire.Format(time.RFC3339) + "\n---\n",
+		"content/posts/soon.md": "---\ntitle: Soon\npublishedAt: " + at.Format(time.RFC3339) + "\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	base, _ := startNginx(t, strings.TrimPrefix(ts.URL, "http://"))
+	list := func() string {
+		t.Helper()
+		res, err := http.Get(base + "/api/v1/public/collections/posts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b strings.Builder
+		if _, err := io.Copy(&b, res.Body); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	sawBefore := false
+	for time.Now().Before(expire.Add(2 * time.Second)) {
+		now := time.Now()
+		body := list()
+		hasSoon, hasNow := strings.Contains(body, `"Soon"`), strings.Contains(body, `"Now"`)
+		switch {
+		case now.Before(at):
+			sawBefore = true
+			if hasSoon {
+				t.Fatalf("%v before the publish instant: the scheduled post is listed", at.Sub(now))
+			}
+		case now.After(at.Add(time.Second)) && now.Before(expire):
+			if !hasSoon {
+				t.Fatalf("%v after the publish instant: the cache still serves the old list: %s", now.Sub(at), body)
+			}
+		case now.After(expire.Add(time.Second)):
+			if hasNow {
+				t.Fatalf("%v after the expiry: the cache still lists the expired post", now.Sub(expire))
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !sawBefore {
+		t.Fatal("the test started too late to see the list before the instant")
 	}
 }
