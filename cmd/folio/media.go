@@ -64,10 +64,7 @@ type mediaStack struct {
 	Library    *media.Library
 	Search     *engine.MediaSearch
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
-	// Uploads names the item of each file under PublicRoot; nil on cloud
-	// storage.
-	Uploads *server.UploadIndex
-	Storage media.Storage
+	Storage    media.Storage
 	// Grants holds the presigned-upload grants; nil on local storage,
 	// which cannot presign, and on a read-only box, which refuses to.
 	Grants     *grant.Store
@@ -187,17 +184,9 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	}
 	m.Search = search
 	m.close = append(m.close, search.Close)
-	follow := search.Follow
-	if m.PublicRoot != "" {
-		m.Uploads = server.NewUploadIndex()
-		follow = func(it *media.Item, deleted bool) {
-			search.Follow(it, deleted)
-			m.Uploads.Follow(it, deleted)
-		}
-	}
 	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
-		OnChange: follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
+		OnChange: search.Follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
 	}
 	if m.State != nil {
 		cfg.State = m.State
