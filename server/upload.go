@@ -75,9 +75,6 @@ func (s *Server) openUpload(w http.ResponseWriter, r *http.Request) (mr *multipa
 	if r.ContentLength > limit {
 		return nil, 0, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request larger than %d bytes", limit)
 	}
-	// Large uploads over slow links take long; other routes keep the
-	// server's defaults.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(time.Hour))
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err = r.MultipartReader()
 	if err != nil {
