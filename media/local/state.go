@@ -316,16 +316,18 @@ func (st *State) writeTemp(data []byte) (name string, err error) {
 	}()
 	_, err = f.Write(data)
 	if err == nil {
+		// The time is set before the sync, which makes it durable with
+		// the bytes: a tag never changes across a crash.
+		t := st.uniqueNow()
+		err = st.root.Chtimes(name, t, t)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", err
-	}
-	t := st.uniqueNow()
-	if err := st.root.Chtimes(name, t, t); err != nil {
 		return "", err
 	}
 	return name, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/folio-cms/folio/media"
@@ -81,5 +82,41 @@ func TestState_OwnFiles(t *testing.T) {
 	n := 0
 	if err := st2.List(ctx, "", "", func(media.StateObject) error { n++; return nil }); err != nil || n != 0 {
 		t.Fatalf("list of an empty store: %d objects, %v", n, err)
+	}
+}
+
+// What one write of the shared protocol costs on local disk: a create
+// (a claim, a sidecar, a log entry) and a compare-and-swap (a patch).
+func BenchmarkState_Create(b *testing.B) {
+	st, err := local.OpenState(filepath.Join(b.TempDir(), "state"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	data := make([]byte, 400)
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := st.Create(context.Background(), "items/"+strconv.Itoa(i)+".yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkState_Replace(b *testing.B) {
+	st, err := local.OpenState(filepath.Join(b.TempDir(), "state"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	data := make([]byte, 400)
+	tag, err := st.Create(context.Background(), "items/x.yaml", data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if tag, err = st.Replace(context.Background(), "items/x.yaml", data, tag); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
