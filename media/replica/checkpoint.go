@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"time"
@@ -75,7 +76,7 @@ func (r *Replica) Compact(ctx context.Context, retain time.Duration) error {
 			old = append(old, o.Key)
 		}
 		return nil
-	}); err != nil && err != errStopList {
+	}); err != nil && !errors.Is(err, errStopList) {
 		return err
 	}
 	for _, k := range old {
