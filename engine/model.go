@@ -115,7 +115,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		return site, problems, nil
 	}
 	// The documents to check, the cached results taken.
-	var checks []docCheck
+	checks := make([]docCheck, 0, len(files))
 	var todo []int
 	for _, f := range files {
 		if f.Doc == nil || f.Err != nil {
@@ -125,18 +125,20 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		typ := ""
 		switch {
 		case strings.HasPrefix(f.Path, "content/"):
-			segs := strings.SplitN(f.Path, "/", 3)
-			if len(segs) < 3 {
+			// content/<type>/<file>: no allocation per file on a reload
+			rest := f.Path[len("content/"):]
+			i := strings.IndexByte(rest, '/')
+			if i <= 0 || i == len(rest)-1 {
 				continue
 			}
-			typ = segs[1]
+			typ = rest[:i]
 			t = m.Of(typ)
 		case strings.HasPrefix(f.Path, "pages/"):
 			typ, t = schema.KindPages, m.Pages
 		case f.Path == site.GlobalsPath:
 			typ, t = schema.KindGlobals, m.Globals
 		}
-		if t == nil || !content.Relevant(f.Path) {
+		if t == nil {
 			continue
 		}
 		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}
@@ -304,7 +306,7 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 // slice is the last call's is the last call's served slice.
 func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site {
 	var out *content.Site
-	used := make(map[*content.Item]bool)
+	total := 0
 	for typ, items := range site.Items {
 		t := m.Of(typ)
 		if t == nil || !t.Fills() || len(items) == 0 {
@@ -317,14 +319,12 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 				out = &cp
 			}
 			out.Items[typ] = last[1]
-			for _, it := range items {
-				used[it] = true
-			}
+			total += len(items)
 			continue
 		}
 		served := items
+		total += len(items)
 		for i, it := range items {
-			used[it] = true
 			nit, ok := ms.applied[it]
 			if !ok {
 				data, changed := t.Apply(it.Data)
@@ -351,10 +351,17 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 		}
 		out.Items[typ] = served
 	}
-	for it := range ms.applied {
-		if !used[it] {
-			delete(ms.applied, it)
+	if len(ms.applied) > 2*total+1024 {
+		// Forget the items no longer served, now and then.
+		kept := make(map[*content.Item]*content.Item, total)
+		for _, items := range site.Items {
+			for _, it := range items {
+				if nit, ok := ms.applied[it]; ok {
+					kept[it] = nit
+				}
+			}
 		}
+		ms.applied = kept
 	}
 	for typ := range ms.typeSlices {
 		if _, ok := site.Items[typ]; !ok {
