@@ -102,11 +102,23 @@ func (t *Type) Validate(doc *content.Doc) []Violation {
 		return nil
 	}
 	inst := doc.Meta
-	if doc.HasBody && t.declared["body"] {
+	nulls := false
+	for _, v := range doc.Meta {
+		if v == nil {
+			nulls = true
+			break
+		}
+	}
+	if nulls || (doc.HasBody && t.declared["body"]) {
+		// A key without a value ("tags:") is as if absent.
 		inst = make(map[string]any, len(doc.Meta)+1)
 		for k, v := range doc.Meta {
-			inst[k] = v
+			if v != nil {
+				inst[k] = v
+			}
 		}
+	}
+	if doc.HasBody && t.declared["body"] {
 		// The body stays in the repository until served: only its
 		// presence is checked.
 		inst["body"] = "(Markdown body)"
@@ -208,7 +220,7 @@ func (t *Type) Apply(data map[string]any) (out map[string]any, changed bool) {
 		out[k] = v
 	}
 	for _, f := range t.defaults {
-		if _, ok := data[f.Name]; !ok && !isBuiltin(f.Name, t.Kind == KindPages) {
+		if v, ok := data[f.Name]; (!ok || v == nil) && !isBuiltin(f.Name, t.Kind == KindPages) {
 			set(f.Name, f.Default)
 		}
 	}
