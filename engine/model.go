@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -194,6 +195,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			reject[c.path] = true
 		}
 	}
+	problems = append(problems, crossCheck(site, checks)...)
 	var held []HeldDoc
 	site, held = ms.hold(site, prev, reject, commit)
 	site = ms.fillIn(site, m)
@@ -201,6 +203,73 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
 	return site, problems, held
+}
+
+// crossCheck checks what no one document tells: that a unique field's value
+// is not another document's of the type (the first by path keeps it),
+// and that a reference written as a bare slug names an item of a type it
+// may name ("<type>/<slug>" references are checked for every document by
+// content.RefChecker). Violations are reported; they do not hold a
+// document back.
+func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
+	var out []content.Problem
+	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
+	for _, c := range checks {
+		for _, f := range c.t.Unique() {
+			v, ok := c.doc.Meta[f]
+			if !ok || v == nil {
+				continue
+			}
+			k := c.typ + "\x00" + f
+			if seen[k] == nil {
+				seen[k] = map[string]string{}
+			}
+			val := fmt.Sprint(v)
+			if first, dup := seen[k][val]; dup {
+				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(f),
+					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", f, val, first)})
+				continue
+			}
+			seen[k][val] = c.path
+		}
+		for f, to := range c.t.References() {
+			v, ok := c.doc.Meta[f]
+			if !ok || v == nil {
+				continue
+			}
+			vals, isList := v.([]any)
+			if !isList {
+				vals = []any{v}
+			}
+			for _, e := range vals {
+				s, ok := e.(string)
+				if !ok || strings.Contains(s, "/") || s == "" {
+					continue
+				}
+				if !slugExists(site, to, s) {
+					out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(f),
+						Message: fmt.Sprintf("%s: no %s has the slug %q", f, strings.Join(to, " or "), s)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func slugExists(site *content.Site, types []string, slug string) bool {
+	for _, typ := range types {
+		if typ == "pages" {
+			_, found := slices.BinarySearchFunc(site.Pages, slug, func(p *content.Page, s string) int { return strings.Compare(p.Slug, s) })
+			if found {
+				return true
+			}
+			continue
+		}
+		if _, found := slices.BinarySearchFunc(site.Items[typ], slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); found {
+			return true
+		}
+	}
+	return false
 }
 
 // hold replaces the invalid documents of rejecting types by their version

@@ -131,3 +131,29 @@ func TestModel_Pushes(t *testing.T) {
 		t.Fatalf("problems %q, a = %s", p, itemBody(t, e, "posts", "a"))
 	}
 }
+
+// TestModel_CrossDocument: unique values and references by bare slug are
+// checked across documents.
+func TestModel_CrossDocument(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"folio.yaml": "types:\n  posts:\n    fields:\n      sku: {kind: string, unique: true}\n" +
+			"      author: {kind: reference, to: team}\n      reviewers: {kind: list, of: {kind: reference, to: [team, pages]}}\n",
+		"content/team/maria.md": "---\ntitle: Maria\n---\n",
+		"pages/about.md":        "---\ntitle: About\n---\n",
+		"content/posts/a.md":    "---\ntitle: A\nsku: X1\nauthor: maria\nreviewers: [maria, about]\n---\n",
+		"content/posts/b.md":    "---\ntitle: B\nsku: X1\nauthor: nobody\nreviewers: [maria, ghost]\n---\n",
+	})
+	r.push(false)
+	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	want := "content/posts/b.md:3: sku: \"X1\" is the value of content/posts/a.md already (unique)\n" +
+		"content/posts/b.md:4: author: no team has the slug \"nobody\"\n" +
+		"content/posts/b.md:5: reviewers: no team or pages has the slug \"ghost\""
+	if p := problems(e); p != want {
+		t.Fatalf("problems:\n%s\nwant\n%s", p, want)
+	}
+}
