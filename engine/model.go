@@ -68,10 +68,22 @@ func (ms *modelState) sameModelFiles(site *content.Site) bool {
 }
 
 // update recompiles the model when its files changed. A model that does
-// not compile leaves the last one in force.
-func (ms *modelState) update(site *content.Site) {
+// not compile, or a model file that does not load (folio.yaml included),
+// leaves the last one in force.
+func (ms *modelState) update(site *content.Site, files []content.File) {
 	if ms.files != nil && ms.sameModelFiles(site) {
 		return
+	}
+	for _, f := range files {
+		config := !strings.Contains(f.Path, "/") && strings.HasPrefix(strings.ToLower(f.Path), "folio.")
+		if !config && !content.ModelFile(f.Path) {
+			continue
+		}
+		if f.Err != nil || f.Doc == nil || (config && site.ConfigPath != f.Path) {
+			ms.files = nil // compile again once it loads
+			ms.problems = []content.Problem{{Path: f.Path, Message: "content model: this file does not load; the last content model that did stays in force"}}
+			return
+		}
 	}
 	ms.files = map[string]*content.Doc{}
 	for p, d := range site.ModelFiles {
@@ -109,7 +121,7 @@ type docCheck struct {
 // returns the problems (the model's own, and each violation as "path:line:
 // field: message") and the documents held back.
 func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
-	ms.update(site)
+	ms.update(site, files)
 	problems := slices.Clone(ms.problems)
 	m := ms.model
 	if m.Empty() {

@@ -117,6 +117,12 @@ func TestModel_Pushes(t *testing.T) {
 	if itemBody(t, e, "posts", "c") != "" || !strings.Contains(itemBody(t, e, "posts", "a"), `"featured":false`) {
 		t.Fatalf("the previous model is not in force")
 	}
+	// A folio.yaml that does not parse: the last model stays in force too.
+	push(map[string]string{"folio.yaml": modelYAML + "  oops: [\n"})
+	p = problems(e)
+	if !strings.Contains(p, "folio.yaml: content model: this file does not load") || itemBody(t, e, "posts", "c") != "" {
+		t.Fatalf("problems: %s", p)
+	}
 	// The model repaired, onInvalid: serve: c is served, and reported.
 	push(map[string]string{"folio.yaml": strings.Replace(modelYAML, "reject", "serve", 1)})
 	if p := problems(e); p != "content/posts/c.md:1: title: required, missing" {
