@@ -19,7 +19,7 @@ import (
 // every load: of two files claiming the same page slug, item (type, slug),
 // page id or item (type, id), the one with the lexicographically smallest
 // path stays and the other is a problem. Paths that Relevant rejects are
-// ignored. See README.md for the conventions.
+// ignored. See docs/content.md for the conventions.
 func Assemble(files []File) (*Site, []Problem) {
 	return new(Assembler).Assemble(files)
 }

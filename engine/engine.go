@@ -44,6 +44,10 @@ type Config struct {
 	// Search keeps a search index of the content (see Engine.Search),
 	// built in the background after Open and following every reload.
 	Search bool
+	// FetchTimeout bounds one fetch of a remote site (default
+	// DefaultFetchTimeout): a remote that stops answering fails the fetch,
+	// the last good snapshot keeps serving, and the next poll tries again.
+	FetchTimeout time.Duration
 	// OnReload, when set, is told of every attempt to load a new commit
 	// and of every failed fetch (for metrics). It runs on the reload path
 	// and must return at once.
@@ -133,7 +137,7 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger})
+	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -427,6 +431,10 @@ type Status struct {
 	// (onInvalid: reject); absent when none is.
 	Held      []HeldDoc    `json:"held,omitempty"`
 	LastError *StatusError `json:"lastError,omitempty"`
+	// LastFetch is when the last fetch of a remote site succeeded (nil for
+	// a local site): with LastError, how stale the served commit may be
+	// when the remote cannot be reached.
+	LastFetch *time.Time `json:"lastFetch,omitempty"`
 	// Search is the published branch's search index; nil when search is
 	// off.
 	Search *SearchStatus `json:"search,omitempty"`
@@ -462,6 +470,11 @@ func (e *Engine) Status() Status {
 	}
 	if le := e.lastErr.Load(); le != nil {
 		st.LastError = &StatusError{Commit: le.Commit, At: le.At, Message: le.Err}
+	}
+	if e.src.Remote() {
+		if t := e.src.LastFetch(); !t.IsZero() {
+			st.LastFetch = &t
+		}
 	}
 	if e.search != nil {
 		st.Search = e.search.pub.status(p)

@@ -29,7 +29,7 @@ func itemBody(t *testing.T, e *Engine, typ, slug string) string {
 	if !ok {
 		return ""
 	}
-	b, _ := r.Body()
+	b, _, _ := r.Body()
 	return string(b)
 }
 

@@ -150,7 +150,7 @@ func benchEngine(b *testing.B, site string) {
 			if !ok {
 				b.Fatalf("no item %s", slug)
 			}
-			body, _ := res.Body()
+			body, _, _ := res.Body()
 			if !strings.Contains(string(body), marker) {
 				b.Fatalf("item does not show %q", marker)
 			}

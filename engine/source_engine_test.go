@@ -21,13 +21,13 @@ func viewDump(t *testing.T, e *Engine, draft bool) string {
 		fmt.Fprintf(&b, "problem %s\n", p)
 	}
 	for _, r := range v.Pages() {
-		body, etag := r.Body()
+		body, etag, _ := r.Body()
 		fmt.Fprintf(&b, "%s %s\n", body, etag)
 	}
 	site := e.Published().Site
 	for _, p := range site.Pages {
 		if r, ok := v.Page(p.Slug); ok {
-			body, etag := r.Body()
+			body, etag, _ := r.Body()
 			fmt.Fprintf(&b, "%s %s\n", body, etag)
 		}
 	}
@@ -46,12 +46,12 @@ func viewDump(t *testing.T, e *Engine, draft bool) string {
 			t.Fatal(err)
 		}
 		for _, r := range rs {
-			body, etag := r.Body()
+			body, etag, _ := r.Body()
 			fmt.Fprintf(&b, "%s %s\n", body, etag)
 		}
 	}
 	if g, ok := v.Globals(); ok {
-		body, etag := g.Body()
+		body, etag, _ := g.Body()
 		fmt.Fprintf(&b, "%s %s\n", body, etag)
 	}
 	return b.String()

@@ -232,6 +232,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.ContentLength != 0 {
+		if slow := closeUnread(w, r); slow != nil {
+			err = slow
+		}
+	}
 	e, known := asError(err)
 	switch {
 	case known:
