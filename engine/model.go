@@ -337,11 +337,7 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 			held = append(held, h)
 		}
 		slices.SortFunc(kept, func(a, b *content.Item) int { return strings.Compare(a.Slug, b.Slug) })
-		if len(kept) == 0 {
-			delete(out.Items, typ)
-			continue
-		}
-		out.Items[typ] = kept
+		out.Items[typ] = kept // the type stays, even with no item left
 	}
 	// pages
 	var bad []*content.Page

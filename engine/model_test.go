@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content"
 )
 
 const modelYAML = `types:
@@ -161,5 +165,27 @@ func TestModel_CrossDocument(t *testing.T) {
 		"content/posts/b.md:5: reviewers: no team or pages has the slug \"ghost\""
 	if p := problems(e); p != want {
 		t.Fatalf("problems:\n%s\nwant\n%s", p, want)
+	}
+}
+
+// TestModel_ManyDocuments: a load with many documents validates them in
+// parallel (run with -race) and reports each violation once.
+func TestModel_ManyDocuments(t *testing.T) {
+	files := []string{"folio.yaml", "types:\n  posts:\n    fields:\n      n: {kind: integer, required: true}\n"}
+	for i := range 600 {
+		v := strconv.Itoa(i)
+		if i%3 == 0 {
+			v = "x" + v
+		}
+		files = append(files, fmt.Sprintf("content/posts/p%03d.md", i), "---\ntitle: P\nn: "+v+"\n---\n")
+	}
+	var fs []content.File
+	for i := 0; i < len(files); i += 2 {
+		doc, err := content.Parse(files[i], []byte(files[i+1]))
+		fs = append(fs, content.File{Path: files[i], Doc: doc, Err: err})
+	}
+	probs := CheckFiles(fs, nil)
+	if len(probs) != 200 || probs[0].String() != "content/posts/p000.md:3: n: got string, want integer" {
+		t.Fatalf("%d problems, first %v", len(probs), probs[0])
 	}
 }
