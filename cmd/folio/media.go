@@ -314,7 +314,7 @@ func runMedia(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runMediaSign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media sign", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	secret := fs.String("url-secret", "", "the secret of `folio serve --url-secret` (or FOLIO_URL_SECRET)")
+	secret := fs.String("url-secret", "", "the secret given to folio serve --url-secret (or FOLIO_URL_SECRET)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
