@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // Snapshot is one commit of a branch, loaded completely. It never changes
@@ -19,10 +20,10 @@ type Snapshot struct {
 	Site       *content.Site
 	Problems   []content.Problem
 
-	// seq orders the snapshots an engine loaded (both branches): later
-	// loads have higher numbers. Search indexes never go back to an
-	// older one.
-	seq uint64
+	// forSearch is the snapshot as the search index reads it; its Seq
+	// orders the snapshots an engine loaded (both branches): later loads
+	// have higher numbers. Search indexes never go back to an older one.
+	forSearch *search.Snapshot
 
 	published atomic.Pointer[View] // the published view, until its validUntil
 	draft     atomic.Pointer[View] // every document; never goes stale

@@ -185,7 +185,7 @@ func (v *View) Type(name string) (*TypeList, bool) {
 }
 
 // TypeNames are the names of the view's content types, sorted.
-func (v *View) TypeNames() []string { return sortedKeys(v.types) }
+func (v *View) TypeNames() []string { return slices.Sorted(maps.Keys(v.types)) }
 
 // TypeList is the visible items of one content type.
 type TypeList struct {

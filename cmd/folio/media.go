@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
@@ -62,7 +62,7 @@ func (f *mediaFlags) register(fs *flag.FlagSet) {
 // mediaStack is the opened library with its search index.
 type mediaStack struct {
 	Library    *media.Library
-	Search     *engine.MediaSearch
+	Search     *search.MediaSearch
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
 	// Uploads names the item of each file under PublicRoot; nil on cloud
 	// storage.
@@ -180,18 +180,18 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 	default:
 		return nil, fmt.Errorf("--storage must be local or s3, not %q", f.storage)
 	}
-	search, err := engine.NewMediaSearch()
+	idx, err := search.NewMediaSearch()
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	m.Search = search
-	m.close = append(m.close, search.Close)
-	follow := search.Follow
+	m.Search = idx
+	m.close = append(m.close, idx.Close)
+	follow := idx.Follow
 	if m.PublicRoot != "" {
 		m.Uploads = server.NewUploadIndex()
 		follow = func(it *media.Item, deleted bool) {
-			search.Follow(it, deleted)
+			idx.Follow(it, deleted)
 			m.Uploads.Follow(it, deleted)
 		}
 	}

@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -176,7 +177,7 @@ func (st *searchStore) save(idx bleve.Index, commit, lang string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(st.currentFile(), b)
+	return atomicfile.Write(st.currentFile(), b)
 }
 
 // removeAllBut removes the index directories other than keep.
