@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/folio-cms/folio/engine"
 	"bytes"
 	_ "embed"
 	"encoding/json"
@@ -49,7 +50,7 @@ func newOpenAPIBody() openapiBody {
 		// that was never tested.
 		panic(err)
 	}
-	return openapiBody{body: b, etag: etagOf(b)}
+	return openapiBody{body: b, etag: engine.ETag(b)}
 }
 
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
