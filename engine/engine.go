@@ -44,10 +44,26 @@ type Config struct {
 	// Search keeps a search index of the content (see Engine.Search),
 	// built in the background after Open and following every reload.
 	Search bool
+	// FetchTimeout bounds one fetch of a remote site (default
+	// DefaultFetchTimeout): a remote that stops answering fails the fetch,
+	// the last good snapshot keeps serving, and the next poll tries again.
+	FetchTimeout time.Duration
 	// OnReload, when set, is told of every attempt to load a new commit
 	// and of every failed fetch (for metrics). It runs on the reload path
 	// and must return at once.
 	OnReload func(ReloadEvent)
+	// Refs bounds the branches and tags that RefSnapshot serves (--refs);
+	// empty: all of them, and commits.
+	Refs RefPatterns
+	// RefCacheBytes bounds the estimated memory of the snapshots of other
+	// refs kept at once (--ref-cache-mb); RefIdle drops one unused that
+	// long. Defaults: 256 MiB, 10 minutes.
+	RefCacheBytes int64
+	RefIdle       time.Duration
+	// OnSchedule, when set, is told of every scheduled publish or expiry
+	// of the published branch as it takes effect (the view is swapped at
+	// that instant, not on the next request). It must return at once.
+	OnSchedule func(ScheduleEvent)
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -94,6 +110,9 @@ type Engine struct {
 	// One RefChecker per branch, used under reloadMu: a reload looks for
 	// references only in the documents that changed.
 	refCheckers map[string]*content.RefChecker
+	// One content model per branch, used under reloadMu: recompiled when
+	// a model file changes; only re-parsed documents are validated.
+	models map[string]*modelState
 
 	failMu  sync.Mutex
 	failed  map[string]string // branch -> commit that failed to load
@@ -102,6 +121,11 @@ type Engine struct {
 	wake chan struct{}
 
 	search *contentSearch // nil when Config.Search is off
+
+	refs    *refCache        // snapshots of other refs (?ref=)
+	history *historyFollower // which commits changed which file
+
+	scheduleWake chan struct{} // a new published snapshot: reschedule
 
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
@@ -130,13 +154,15 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger})
+	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout})
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
-		refCheckers: map[string]*content.RefChecker{},
-		closing:     make(chan struct{}), searchClosed: make(chan struct{})}
+		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
+		closing: make(chan struct{}), searchClosed: make(chan struct{}),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant),
+		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var dir string
 		if cfg.CacheDir != "" {
@@ -158,6 +184,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
 	}
+	e.history.wg.Add(1)
+	go e.runHistory(e.closing)
+	e.saveWG.Add(1)
+	go e.runSchedule(e.closing)
+	e.history.follow(e.published.Load().Commit)
 	e.saveWG.Add(1)
 	go func() {
 		defer e.saveWG.Done()
@@ -192,6 +223,7 @@ func (e *Engine) Close() error {
 		}()
 	})
 	e.saveWG.Wait()
+	e.history.wg.Wait()
 	err := e.src.Close()
 	<-e.searchClosed
 	return err
@@ -305,6 +337,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 		// then waits for the index to reach it (or a later one).
 		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
+		e.history.follow(pub.Commit)
+		select {
+		case e.scheduleWake <- struct{}{}:
+		default:
+		}
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
 		}
@@ -382,7 +419,20 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 		})
 	}
+	ms := e.models[branch]
+	if ms == nil {
+		ms = new(modelState)
+		e.models[branch] = ms
+	}
+	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
+	if len(modelProblems) > 0 {
+		problems = slices.Concat(problems, modelProblems)
+		slices.SortStableFunc(problems, func(a, b content.Problem) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+		})
+	}
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
+	snap.Held, snap.Model = held, ms.model
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
 	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
@@ -407,7 +457,14 @@ type Status struct {
 	DraftBranch string            `json:"draftBranch,omitempty"`
 	DraftCommit string            `json:"draftCommit,omitempty"`
 	Problems    []content.Problem `json:"problems"`
-	LastError   *StatusError      `json:"lastError,omitempty"`
+	// Held are the documents held back for breaking their type's model
+	// (onInvalid: reject); absent when none is.
+	Held      []HeldDoc    `json:"held,omitempty"`
+	LastError *StatusError `json:"lastError,omitempty"`
+	// LastFetch is when the last fetch of a remote site succeeded (nil for
+	// a local site): with LastError, how stale the served commit may be
+	// when the remote cannot be reached.
+	LastFetch *time.Time `json:"lastFetch,omitempty"`
 	// Search is the published branch's search index; nil when search is
 	// off.
 	Search *search.SearchStatus `json:"search,omitempty"`
@@ -423,7 +480,7 @@ type StatusError struct {
 // Status reports the served commits, their problems and the last failure.
 func (e *Engine) Status() Status {
 	p := e.published.Load()
-	st := Status{Branch: p.Branch, Commit: p.Commit, CommitTime: p.CommitTime, LoadedAt: p.LoadedAt, Problems: p.Problems}
+	st := Status{Branch: p.Branch, Commit: p.Commit, CommitTime: p.CommitTime, LoadedAt: p.LoadedAt, Problems: p.Problems, Held: p.Held}
 	if st.Problems == nil {
 		st.Problems = []content.Problem{}
 	}
@@ -435,6 +492,11 @@ func (e *Engine) Status() Status {
 	}
 	if le := e.lastErr.Load(); le != nil {
 		st.LastError = &StatusError{Commit: le.Commit, At: le.At, Message: le.Err}
+	}
+	if e.src.Remote() {
+		if t := e.src.LastFetch(); !t.IsZero() {
+			st.LastFetch = &t
+		}
 	}
 	if e.search != nil {
 		st.Search = e.search.pub.Status(p.forSearch)

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/folio-cms/folio/engine/internal/atomicfile"
 	"hash/crc32"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // The cache file: magic, the cache key (parser generation), the site, the

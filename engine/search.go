@@ -86,7 +86,6 @@ func (e *Engine) followSearch(s *Snapshot, draftBranch bool) {
 	}
 }
 
-
 // searchStoreDir is where the published branch's index is kept across
 // restarts.
 func searchStoreDir(cacheDir, siteID, branch string) string {

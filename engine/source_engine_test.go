@@ -105,6 +105,12 @@ func TestEngine_ReloadMatchesFresh(t *testing.T) {
 		{rm: []string{"content/posts/x.md"}},
 		{files: map[string]string{"pages/new.md": "---\ntitle: New\npublishedAt: 2025-06-10\n---\nnew page\n"}},
 		{rm: []string{"content/posts/s.md"}},
+		// A content model: defaults and dates filled in, kept across
+		// reloads for the items that did not change.
+		{files: map[string]string{"folio.yaml": "types: {posts: {fields: {title: string, rank: {kind: integer, default: 3}, date: date}}}\n"}},
+		{files: map[string]string{"content/posts/a.md": "---\ntitle: A3\nrank: 1\n---\nBody\n"}},
+		{files: map[string]string{"content/posts/z.md": "---\ntitle: Z\nrank: high\n---\nz\n"}},
+		{files: map[string]string{"folio.yaml": "types: {posts: {fields: {title: string, rank: {kind: integer, default: 4}}}}\n"}},
 	}
 	for i, st := range steps {
 		for _, p := range st.rm {

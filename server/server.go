@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -64,11 +65,32 @@ type Config struct {
 	// URLSecret signs image variant URLs of sizes that are not presets
 	// (SignVariantPath); "" allows presets only.
 	URLSecret string
+	// PreviewSecret signs preview links (POST /api/v1/previews,
+	// ?preview=); "" turns them off.
+	PreviewSecret string
 	// TransformConcurrency bounds the image variants made at once
 	// (default GOMAXPROCS); a request waits at most TransformQueueTimeout
 	// (default 5 s) for a slot, then gets 503 BUSY.
 	TransformConcurrency  int
 	TransformQueueTimeout time.Duration
+
+	// BodyTimeout is how long a client has to send a request body, plus a
+	// second for every BodyMinRate bytes sent (defaults
+	// DefaultBodyTimeout, DefaultBodyMinRate); a slower body is cut off
+	// with 408 and its connection closed.
+	BodyTimeout time.Duration
+	BodyMinRate int64
+	// MaxConns bounds the connections open at once (0: no bound; see
+	// DefaultMaxConns): beyond it, new ones wait in the listen backlog.
+	// MaxConnsPerClient bounds those of one client address (an IPv6
+	// client by its IPv6Prefix), trusted proxies excepted (0: no bound):
+	// beyond it, a new connection gets 503 and is closed.
+	MaxConns          int
+	MaxConnsPerClient int
+	// IPv6Prefix is the prefix length by which IPv6 clients are counted
+	// for the per-IP rate limit and MaxConnsPerClient (default 64: one
+	// subscriber's network; 128 counts each address).
+	IPv6Prefix int
 
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
@@ -78,16 +100,17 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	engine     *engine.Engine
-	keys       *KeyStore
-	media      *media.Library
-	search     *search.MediaSearch
-	mediaRoot  string
-	uploads    *UploadIndex
-	grants     *grant.Store
-	presignTTL time.Duration
-	hookSecret string
-	readOnly   bool
+	previewSecret string
+	engine        *engine.Engine
+	keys          *KeyStore
+	media         *media.Library
+	search        *search.MediaSearch
+	mediaRoot     string
+	uploads       *UploadIndex
+	grants        *grant.Store
+	presignTTL    time.Duration
+	hookSecret    string
+	readOnly      bool
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
@@ -97,6 +120,7 @@ type Server struct {
 	keyLimit   *limiter
 	metrics    *Metrics
 	openapiDoc openapiBody
+	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -107,6 +131,12 @@ type Server struct {
 	corsOrigins Origins
 	admin       *adminFiles
 	transforms  *transformer
+
+	bodyTimeout time.Duration
+	bodyMinRate int64
+	maxConns    int
+	maxPerConn  int
+	v6Prefix    int
 }
 
 // New builds the server and its route table.
@@ -118,27 +148,40 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		engine:     cfg.Engine,
-		keys:       cfg.Keys,
-		media:      cfg.Media,
-		search:     cfg.MediaSearch,
-		mediaRoot:  cfg.MediaRoot,
-		uploads:    cfg.Uploads,
-		grants:     cfg.Grants,
-		presignTTL: cfg.PresignTTL,
-		hookSecret: cfg.WebhookSecret,
-		readOnly:   cfg.ReadOnly,
-		notifier:   cfg.Notifier,
-		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
-		proxies:    cfg.TrustedProxies,
-		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
-		metrics:    cfg.Metrics,
-		openapiDoc: newOpenAPIBody(),
-		log:        cfg.Logger,
-		now:        cfg.Now,
+		previewSecret: cfg.PreviewSecret,
+		engine:        cfg.Engine,
+		keys:          cfg.Keys,
+		media:         cfg.Media,
+		search:        cfg.MediaSearch,
+		mediaRoot:     cfg.MediaRoot,
+		uploads:       cfg.Uploads,
+		grants:        cfg.Grants,
+		presignTTL:    cfg.PresignTTL,
+		hookSecret:    cfg.WebhookSecret,
+		readOnly:      cfg.ReadOnly,
+		notifier:      cfg.Notifier,
+		ipLimit:       newLimiter(cfg.RateIP, cfg.Now),
+		proxies:       cfg.TrustedProxies,
+		keyLimit:      newLimiter(cfg.RateKey, cfg.Now),
+		metrics:       cfg.Metrics,
+		openapiDoc:    newOpenAPIBody(),
+		log:           cfg.Logger,
+		now:           cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
+	}
+	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = DefaultBodyTimeout
+	}
+	if s.bodyMinRate <= 0 {
+		s.bodyMinRate = DefaultBodyMinRate
+	}
+	s.maxConns, s.maxPerConn = cfg.MaxConns, cfg.MaxConnsPerClient
+	s.v6Prefix = cfg.IPv6Prefix
+	if s.v6Prefix <= 0 || s.v6Prefix > 128 {
+		s.v6Prefix = DefaultIPv6Prefix
 	}
 	n := cfg.TransformConcurrency
 	if n <= 0 {
@@ -154,10 +197,15 @@ func New(cfg Config) *Server {
 }
 
 // ServeHTTP serves a request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 { // a body, or one of unknown length (-1)
+		s.guardBody(w, r)
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
-// HTTPServer returns an http.Server for s with the timeouts set. Uploads
-// extend their own read deadline.
+// HTTPServer returns an http.Server for s with the timeouts set. Request
+// bodies have deadlines of their own (see bodyGuard).
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -174,7 +222,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.HTTPServer(ln.Addr().String())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(coalescingListener{ln}) }()
+	go func() { errc <- hs.Serve(coalescingListener{s.limitConns(ln)}) }()
 	select {
 	case err := <-errc:
 		return err

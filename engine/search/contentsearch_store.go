@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/folio-cms/folio/engine/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // The published branch's search index outlives a restart: Close copies

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"github.com/folio-cms/folio/engine"
 	"hash/crc32"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/andybalholm/brotli"
+	"github.com/folio-cms/folio/engine"
 )
 
 func gunzip(t *testing.T, b []byte) []byte {

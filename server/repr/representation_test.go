@@ -2,11 +2,12 @@ package repr
 
 import (
 	"bytes"
-	"github.com/folio-cms/folio/engine"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/folio-cms/folio/engine"
 )
 
 func TestResource_Representation(t *testing.T) {
