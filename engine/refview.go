@@ -275,7 +275,7 @@ func (c *refCache) remove(en *refEntry) {
 // SourcePath is the repository path of the file a page or item resource
 // was read from; "" for other resources.
 func (r *Resource) SourcePath() string {
-	switch v := r.value.(type) {
+	switch v := docValue(r.value).(type) {
 	case *content.Page:
 		return v.Meta.Path
 	case *content.Item:
