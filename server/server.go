@@ -114,6 +114,7 @@ type Server struct {
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
+	refBuilds  *limiter // ref snapshots built per client (refs.go)
 	metrics    *Metrics
 	openapiDoc openapiBody
 	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
@@ -158,6 +159,7 @@ func New(cfg Config) *Server {
 		ipLimit:       newLimiter(cfg.RateIP, cfg.Now),
 		proxies:       cfg.TrustedProxies,
 		keyLimit:      newLimiter(cfg.RateKey, cfg.Now),
+		refBuilds:     newLimiter(defaultRefBuilds, cfg.Now),
 		metrics:       cfg.Metrics,
 		openapiDoc:    newOpenAPIBody(),
 		log:           cfg.Logger,
