@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // ErrNotExist is returned by a Storage for a key it does not hold.
@@ -12,7 +14,7 @@ var ErrNotExist = errors.New("media: object does not exist")
 
 // ErrUnavailable wraps failures to reach the storage backend (network,
 // server down); the HTTP layer maps it to 503.
-var ErrUnavailable = errors.New("media: storage unavailable")
+var ErrUnavailable error = &fault.Error{Code: fault.Unavailable, Message: "media: storage unavailable"}
 
 // Storage holds the bytes of originals and derivatives under slash-separated
 // keys like "2026/11/photo.jpg". Keys never start with "/" and never contain

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -230,11 +230,8 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return err
 	}
 	items, sort, err := t.Sorted(q.Get("sort"))
-	if errors.Is(err, engine.ErrBadSort) {
-		return badRequest("%s: %v", t.Name, err)
-	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", t.Name, err) // engine.ErrBadSort: 400
 	}
 	from, to := pg.window(len(items))
 	window, err := project(items[from:to], f)

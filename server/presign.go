@@ -142,11 +142,11 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			return errors.New("presign: no free key")
 		}
 		if key, err = s.media.PresignKey(r.Context(), req.Filename, req.MimeType, req.Size, ttl); err != nil {
-			return mediaError(err)
+			return err
 		}
 		pending, err := s.grants.Pending(r.Context(), p.FullKey(key))
 		if err != nil {
-			return mediaError(err)
+			return err
 		}
 		if !pending {
 			break
@@ -154,7 +154,7 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	url, headers, err := p.PresignPut(r.Context(), key, req.MimeType, req.Size, ttl)
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	g := grant.Grant{
 		Key: key, FullKey: p.FullKey(key), Filename: req.Filename, MimeType: req.MimeType,
@@ -163,12 +163,11 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if k := keyFrom(r.Context()); k != nil {
 		g.KeyName = k.Name
 	}
-	switch err := s.grants.Add(r.Context(), g); {
-	case errors.Is(err, grant.ErrFull):
-		w.Header().Set("Retry-After", "60")
-		return errorf(http.StatusTooManyRequests, CodeRateLimited, "too many pending upload grants; confirm or let some expire first")
-	case err != nil:
-		return mediaError(err)
+	if err := s.grants.Add(r.Context(), g); err != nil {
+		if errors.Is(err, grant.ErrFull) {
+			w.Header().Set("Retry-After", "60")
+		}
+		return err
 	}
 	if headers == nil {
 		headers = map[string]string{}
@@ -213,23 +212,14 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	folder, err := media.CleanFolder(req.Folder)
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	if !s.folderToWrite(r.Context(), folder) {
 		return notFound("folder %s not found", folder)
 	}
 	g, err := s.grants.Claim(r.Context(), req.StorageKey)
-	switch {
-	case errors.Is(err, grant.ErrNotGranted):
-		return notFound("storageKey was not granted by this service; ask POST /api/v1/media/presign for a grant")
-	case errors.Is(err, grant.ErrConfirmed):
-		return errorf(http.StatusConflict, CodeConflict, "this upload was already confirmed")
-	case errors.Is(err, grant.ErrBusy):
-		return errorf(http.StatusConflict, CodeConflict, "this upload is being confirmed by another request")
-	case errors.Is(err, grant.ErrExpired):
-		return errorf(http.StatusGone, CodeGrantExpired, "the upload grant expired; ask for a new grant and upload again")
-	case err != nil:
-		return mediaError(err)
+	if err != nil {
+		return err // the grant's sentinels carry their codes (errorTable)
 	}
 	taken := false
 	defer func() {
@@ -251,7 +241,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	case errors.Is(err, media.ErrUnavailable), errors.Is(err, context.Canceled),
 		errors.Is(err, media.ErrFolderNotFound), errors.Is(err, media.ErrConflict):
 		// Nothing was deleted: the same grant works once the cause is gone.
-		return mediaError(err)
+		return err
 	case errors.Is(err, media.ErrNotFound):
 		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
 	default:
@@ -260,7 +250,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			s.log.Error("presign: refused grant not consumed", "key", g.FullKey, "err", terr)
 		}
 		taken = true
-		return mediaError(err)
+		return err
 	}
 	taken = true
 	if err := s.take(r.Context(), g.FullKey); err != nil {

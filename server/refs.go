@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -72,7 +73,7 @@ func refError(name string, err error) error {
 	case errors.As(err, &amb):
 		return badRequest("ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
 	case errors.Is(err, engine.ErrRefNotFound):
-		return errorf(http.StatusNotFound, CodeRefNotFound, "no branch, tag or commit %q is served", clip(name, 80))
+		return errorf(fault.RefNotFound, "no branch, tag or commit %q is served", clip(name, 80))
 	}
 	return err
 }
