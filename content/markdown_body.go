@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
+
+	"github.com/yuin/goldmark/parser"
 )
 
 // Markdown is a Markdown body that is rendered to HTML on first use, once:
@@ -105,7 +107,8 @@ func (b *markdownBody) render() {
 	var buf bytes.Buffer
 	buf.Grow(len(src) + len(src)/4)
 	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
-	if err := markdown().Convert([]byte(src), &buf); err != nil {
+	// renderContext bounds the work of links (see linkGate).
+	if err := markdown().Convert([]byte(src), &buf, parser.WithContext(renderContext(len(src)))); err != nil {
 		return
 	}
 	b.html = buf.String()
