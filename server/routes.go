@@ -37,6 +37,8 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/content/:type", needsKey(ScopeContentRead), false, s.listItems},
 		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
+		{"GET", "/api/v1/schemas", needsKey(ScopeContentRead), false, s.listSchemas},
+		{"GET", "/api/v1/schemas/:type", needsKey(ScopeContentRead), false, s.getSchema},
 		{"GET", "/api/v1/search", needsKey(ScopeContentRead), false, s.searchContent},
 		{"GET", "/api/v1/public/search", noKey, true, s.searchPublic},
 		{"GET", "/api/v1/public/collections/:type", noKey, true, s.listPublicItems},

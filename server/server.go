@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -114,6 +115,7 @@ type Server struct {
 	keyLimit   *limiter
 	metrics    *Metrics
 	openapiDoc openapiBody
+	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -180,6 +182,10 @@ func New(cfg Config) *Server {
 		n = runtime.GOMAXPROCS(0)
 	}
 	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	if cfg.Keys != nil {
+		cfg.Keys.SetLogger(cfg.Logger)
+		cfg.Metrics.watchKeys(cfg.Keys)
+	}
 	s.handler = s.routes()
 	return s
 }

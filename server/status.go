@@ -26,10 +26,17 @@ type statusBody struct {
 	engine.Status
 	// ReadOnly is true on a box started with --read-only.
 	ReadOnly bool `json:"readOnly"`
+	// KeysFile is why the keys file does not load; absent while it does
+	// (see KeyStore for the keys accepted meanwhile).
+	KeysFile *KeysFileError `json:"keysFile,omitempty"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}, cacheNoStore, keyHdr{})
+	body := statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}
+	if s.keys != nil {
+		body.KeysFile = s.keys.FileError()
+	}
+	return serveJSON(w, r, body, cacheNoStore, keyHdr{})
 }
 
 // gitHook verifies a GitHub-style push webhook (X-Hub-Signature-256: an

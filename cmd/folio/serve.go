@@ -23,7 +23,7 @@ import (
 
 type serveFlags struct {
 	site, branch, draftBranch, addr, keys, cacheDir string
-	poll                                            time.Duration
+	poll, fetchTimeout                              time.Duration
 	webhookSecret                                   string
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
@@ -76,6 +76,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.keys, "keys", "keys.yaml", "the API keys file (see 'folio keys')")
 	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	fs.DurationVar(&f.poll, "poll", time.Minute, "how often to fetch a remote site; 0 disables polling")
+	fs.DurationVar(&f.fetchTimeout, "fetch-timeout", engine.DefaultFetchTimeout, "how long one fetch of a remote site may take before it fails (the last good snapshot keeps serving)")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "the secret of POST /api/v1/hooks/git; empty disables the webhook")
 	fs.Float64Var(&f.rateIP, "rate-ip", 50, "requests a second per client IP (bursts of twice that); 0 disables")
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
@@ -152,7 +153,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
-		CacheDir: f.cacheDir, Poll: f.poll, Logger: logger,
+		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnReload: onReload, Search: f.search,
 	})
 	if err != nil {
