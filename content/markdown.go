@@ -20,7 +20,8 @@ var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
-			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority))),
+			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority)),
+			parser.WithParagraphTransformers(util.Prioritized(refDefGate{}, refDefGatePriority))),
 	)
 })
 

@@ -93,3 +93,51 @@ func linksGated(pc parser.Context) bool {
 	st, _ := pc.Get(gateKey).(*gateState)
 	return st != nil && st.off
 }
+
+// goldmark takes each link reference definition off the front of its
+// paragraph by slicing the paragraph's lines anew: time quadratic in the
+// definitions of one paragraph (128 KB of "[a]: b" lines took 2.6 s).
+// refDefGate stands before goldmark's link reference transformer: a
+// paragraph whose leading lines that may be definitions, times its lines,
+// exceed maxRefDefWork is rendered as an ordinary paragraph (its
+// definitions as text), which is linear. Thousands of definitions in one
+// paragraph do not occur in real content; a blank line between them
+// avoids this.
+type refDefGate struct{}
+
+// maxRefDefWork bounds leading definition-like lines × lines per paragraph.
+const maxRefDefWork = 1 << 20
+
+// refDefGatePriority is before goldmark's link reference transformer (100).
+const refDefGatePriority = 99
+
+func (refDefGate) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	lines := node.Lines()
+	n := lines.Len()
+	if n < 1024 {
+		return
+	}
+	src := reader.Source()
+	defs := 0
+	for i := range n {
+		seg := lines.At(i)
+		l := seg.Value(src)
+		j := 0
+		for j < len(l) && j < 3 && l[j] == ' ' {
+			j++
+		}
+		if j >= len(l) || l[j] != '[' {
+			break
+		}
+		defs++
+	}
+	if defs*n <= maxRefDefWork {
+		return
+	}
+	// A new paragraph of the same lines in its place: the transformers
+	// do not run on it (they stop once this one has no parent), the inline
+	// parser does.
+	p := ast.NewParagraph()
+	p.SetLines(lines)
+	node.Parent().ReplaceChild(node.Parent(), node, p)
+}

@@ -62,10 +62,10 @@ func TestLinkGateKeepsOrdinaryMarkdown(t *testing.T) {
 // out of the work budget, which depends on the source alone: their inline
 // syntax past that point is text, escaped.
 func TestLinkGateStopsQuadraticBodies(t *testing.T) {
-	for _, pat := range []string{"[a](", "![a](", "`a", "[a](<script>"} {
+	for _, pat := range []string{"[a](", "![a](", "`a", "[a](<script>", "[a]: b\n"} {
 		src := strings.Repeat(pat, (200<<10)/len(pat))
 		html, off := gated(t, src)
-		if !off {
+		if !off && pat != "[a]: b\n" {
 			t.Errorf("%q × 200 KB: the budget did not run out", pat)
 		}
 		if strings.Contains(html, "<script>") {
@@ -83,7 +83,7 @@ func TestLinkGateStopsQuadraticBodies(t *testing.T) {
 // must render within the time budget plus a margin for a loaded machine.
 // Before the gate, "[a](" repeated to 128 KB took about 6 s.
 func FuzzMarkdownRenderTime(f *testing.F) {
-	for _, s := range []string{"[a](", "![a](", "[a][", "[![", "[a](b \"\n", "`a", "*a", "_a", "~~a", "<a", "[^a]", "[a]: b\n", "> - [", "| a |\n|---|\n| [ |\n"} {
+	for _, s := range []string{"[a](", "![a](", "[a][", "[![", "[a](b \"\n", "`a", "*a", "_a", "~~a", "<a", "[^a]", "[a]: b\n", "[a]: b\nc\n", "> - [", "| a |\n|---|\n| [ |\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, pat string) {
@@ -108,5 +108,22 @@ func BenchmarkMarkdownPathological(b *testing.B) {
 	src := strings.Repeat("[a](", 50<<10)
 	for b.Loop() {
 		NewMarkdown(src).HTML()
+	}
+}
+
+// Link reference definitions keep working; thousands of them in one
+// paragraph render as text rather than in quadratic time.
+func TestRefDefGate(t *testing.T) {
+	few := "[x](y) [a] [b]\n\n[a]: /one\n[b]: /two \"Two\"\n"
+	if got, want := NewMarkdown(few).HTML(), ungated(t, few); got != want {
+		t.Fatalf("definitions: got %s, want %s", got, want)
+	}
+	many := "[a]\n\n" + strings.Repeat("[a]: b\n", 3000)
+	if html := NewMarkdown(many).HTML(); !strings.Contains(html, "[a]: b") {
+		t.Fatalf("3000 definitions in one paragraph were parsed as definitions: %.200s", html)
+	}
+	spaced := "[a]\n\n" + strings.Repeat("[a]: b\n\n", 3000)
+	if got, want := NewMarkdown(spaced).HTML(), ungated(t, spaced); got != want {
+		t.Fatal("definitions apart changed")
 	}
 }
