@@ -106,7 +106,7 @@ func parseMarkdown(data []byte) (*Doc, error) {
 		switch fm.kind {
 		case fmYAML:
 			lines = map[string]int{}
-			meta, err = decodeYAML(fm.src, offset, lines, false)
+			meta, err = decodeYAML(fm.src, offset, lines, true)
 		case fmTOML:
 			meta, err = decodeTOML(fm.src, offset)
 		case fmJSON:

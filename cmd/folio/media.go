@@ -108,7 +108,15 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("--media %s is not a directory", f.dir)
 		}
-	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	} else if _, err := os.Stat(f.dir); errors.Is(err, os.ErrNotExist) {
+		// Said, not done silently: a forgotten --media otherwise fills
+		// ./media of whatever directory folio was started in.
+		abs, _ := filepath.Abs(f.dir)
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			return nil, err
+		}
+		logger.Warn("created the media root, which did not exist (set --media to choose where media lives)", "media", abs)
+	} else if err != nil {
 		return nil, err
 	}
 	root, err := filepath.Abs(f.dir)

@@ -38,6 +38,7 @@ type serveFlags struct {
 	urlSecret                                       string
 	transformConcurrency                            int
 	transformQueueTimeout                           time.Duration
+	allowMissingKeys                                bool
 	bodyTimeout                                     time.Duration
 	bodyMinRate                                     int64
 	maxConns, maxConnsPerClient, ipv6Prefix         int
@@ -92,6 +93,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
 	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
 	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
+	fs.BoolVar(&f.allowMissingKeys, "allow-missing-keys", false, "serve the keyed routes (401 to every key) while the --keys file does not exist; without it they answer 503 NO_KEYS_FILE until the file is created")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client has to send a request body, plus a second per --body-min-rate bytes sent; a slower body is cut off with 408")
 	fs.Int64Var(&f.bodyMinRate, "body-min-rate", server.DefaultBodyMinRate, "the slowest rate, in bytes a second, at which a large request body keeps extending its deadline")
 	fs.IntVar(&f.maxConns, "max-conns", -1, "connections open at once; beyond it new ones wait in the listen backlog (default: 3/4 of the open-file limit, at most 16384; 0: no bound). See docs/deploy.md on the file limit")
@@ -164,6 +166,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if keys.Missing() {
+		abs, _ := filepath.Abs(f.keys)
+		if f.allowMissingKeys {
+			logger.Warn("the keys file does not exist: every keyed route answers 401 until it is created (folio keys create --keys FILE)", "keys", abs)
+		} else {
+			logger.Warn("the keys file does not exist: keyed routes answer 503 NO_KEYS_FILE until it is created (folio keys create --keys FILE); public routes are served", "keys", abs)
+		}
+	}
 	lib, err := f.media.open(ctx, logger)
 	if err != nil {
 		return err
@@ -190,6 +200,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 		TransformConcurrency:  f.transformConcurrency,
 		TransformQueueTimeout: f.transformQueueTimeout,
+		AllowMissingKeys:      f.allowMissingKeys,
 		BodyTimeout:           f.bodyTimeout,
 		BodyMinRate:           f.bodyMinRate,
 		MaxConns:              f.maxConns,
