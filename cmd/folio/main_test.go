@@ -258,3 +258,12 @@ func TestCheckLinesWarmCache(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureSiteChecks: the fixture site make run serves, its content
+// model included, has no problem.
+func TestFixtureSiteChecks(t *testing.T) {
+	out, _, err := runCLI(t, "check", "--worktree", filepath.Join("..", "..", "fixtures", "site"))
+	if err != nil || out != "" {
+		t.Fatalf("check --worktree fixtures/site: %v\n%s", err, out)
+	}
+}
