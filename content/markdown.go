@@ -8,6 +8,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // markdown is built once and shared: goldmark's parsers and renderers are
@@ -18,7 +19,9 @@ import (
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
+			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority)),
+			parser.WithParagraphTransformers(util.Prioritized(refDefGate{}, refDefGatePriority))),
 	)
 })
 
@@ -104,7 +107,7 @@ func parseMarkdown(data []byte, fmFast bool) (*Doc, error) {
 		switch fm.kind {
 		case fmYAML:
 			lines = map[string]int{}
-			meta, err = decodeYAML(fm.src, offset, lines, false)
+			meta, err = decodeYAML(fm.src, offset, lines, true)
 		case fmTOML:
 			meta, err = decodeTOML(fm.src, offset)
 		case fmJSON:

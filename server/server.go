@@ -89,6 +89,10 @@ type Config struct {
 	// subscriber's network; 128 counts each address).
 	IPv6Prefix int
 
+	// AllowMissingKeys serves keyed routes (401 to every key) while the
+	// keys file does not exist; without it they answer 503 NO_KEYS_FILE.
+	AllowMissingKeys bool
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -134,6 +138,7 @@ type Server struct {
 	maxConns    int
 	maxPerConn  int
 	v6Prefix    int
+	allowNoKeys bool
 }
 
 // New builds the server and its route table.
@@ -175,6 +180,7 @@ func New(cfg Config) *Server {
 	if s.bodyMinRate <= 0 {
 		s.bodyMinRate = DefaultBodyMinRate
 	}
+	s.allowNoKeys = cfg.AllowMissingKeys
 	s.maxConns, s.maxPerConn = cfg.MaxConns, cfg.MaxConnsPerClient
 	s.v6Prefix = cfg.IPv6Prefix
 	if s.v6Prefix <= 0 || s.v6Prefix > 128 {

@@ -91,7 +91,7 @@ func (m *mediaStack) Close() error {
 // reserves the keys of the grants still pending (reservePending). On an
 // error everything opened so far is closed again.
 func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaStack, err error) {
-	root, err := f.mediaRoot()
+	root, err := f.mediaRoot(logger)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaSta
 // library instead would make every media URL a 404 that a CDN caches).
 // With s3 storage the media root is only a cache of temporary files,
 // created when missing, read-only or not: the bucket holds the library.
-func (f *mediaFlags) mediaRoot() (string, error) {
+func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 	if f.readOnly && f.storage != "s3" {
 		fi, err := os.Stat(f.dir)
 		if errors.Is(err, os.ErrNotExist) {
@@ -144,7 +144,15 @@ func (f *mediaFlags) mediaRoot() (string, error) {
 		if !fi.IsDir() {
 			return "", fmt.Errorf("--media %s is not a directory", f.dir)
 		}
-	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	} else if _, err := os.Stat(f.dir); errors.Is(err, os.ErrNotExist) {
+		// Said, not done silently: a forgotten --media otherwise fills
+		// ./media of whatever directory folio was started in.
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			return "", err
+		}
+		abs, _ := filepath.Abs(f.dir)
+		logger.Warn("created the media root, which did not exist (set --media to choose where media lives)", "media", abs)
+	} else if err != nil {
 		return "", err
 	}
 	return filepath.Abs(f.dir)
