@@ -319,7 +319,7 @@ var scalarKinds = map[string]bool{"string": true, "text": true, "slug": true, "e
 // field (sort=), on top of folio.yaml's sortable list.
 func sortable(site *content.Site, m *schema.Model) *content.Site {
 	var types map[string]content.TypeConfig
-	for _, typ := range sortedKeys(m.Types) {
+	for _, typ := range slices.Sorted(maps.Keys(m.Types)) {
 		var add []string
 		tc := site.Config.Types[typ]
 		for _, f := range m.Types[typ].Fields {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/server/notify"
@@ -24,13 +25,10 @@ type Config struct {
 	Keys   *KeyStore
 	// Media is the media library; MediaSearch its search index.
 	Media       *media.Library
-	MediaSearch *engine.MediaSearch
+	MediaSearch *search.MediaSearch
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
-	// Uploads maps the files under MediaRoot to their items for the
-	// surrogate keys of /uploads/ responses; nil leaves them unnamed.
-	Uploads *UploadIndex
 	// Grants records presigned uploads for the confirm step; nil turns the
 	// presign flow off. PresignTTL is how long a grant lasts (default 15
 	// minutes).
@@ -103,9 +101,8 @@ type Server struct {
 	engine        *engine.Engine
 	keys          *KeyStore
 	media         *media.Library
-	search        *engine.MediaSearch
+	search        *search.MediaSearch
 	mediaRoot     string
-	uploads       *UploadIndex
 	grants        *grant.Store
 	presignTTL    time.Duration
 	hookSecret    string
@@ -153,7 +150,6 @@ func New(cfg Config) *Server {
 		media:         cfg.Media,
 		search:        cfg.MediaSearch,
 		mediaRoot:     cfg.MediaRoot,
-		uploads:       cfg.Uploads,
 		grants:        cfg.Grants,
 		presignTTL:    cfg.PresignTTL,
 		hookSecret:    cfg.WebhookSecret,
