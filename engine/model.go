@@ -69,7 +69,7 @@ func crossOf(t *schema.Type, doc *content.Doc) (uniq []uniqueValue, bare []bareR
 			uniq = append(uniq, uniqueValue{f, fmt.Sprint(v)})
 		}
 	}
-	for _, f := range sortedKeys(t.References()) {
+	for _, f := range slices.Sorted(maps.Keys(t.References())) {
 		v, ok := doc.Meta[f]
 		if !ok || v == nil {
 			continue
