@@ -55,7 +55,7 @@ func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) 
 	r, err := s.verifyKey(r, a)
 	if err != nil && !s.allowNoKeys && s.keys.Missing() {
 		// Said plainly rather than as a bad key: no key can be good.
-		return nil, errorf(http.StatusServiceUnavailable, CodeNoKeysFile,
+		return nil, errorf(fault.NoKeys,
 			"this box has no keys file (%s does not exist): keyed routes are off until it is created with 'folio keys create' (or folio is started with --allow-missing-keys)", s.keys.Path())
 	}
 	return r, err

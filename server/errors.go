@@ -78,6 +78,7 @@ var errorTable = [fault.Codes]struct {
 	fault.SearchBuilding:     {http.StatusServiceUnavailable, CodeSearchUnavailable, ""},
 	fault.HistoryBuilding:    {http.StatusServiceUnavailable, CodeHistoryUnavailable, ""},
 	fault.Busy:               {http.StatusServiceUnavailable, CodeBusy, ""},
+	fault.NoKeys:             {http.StatusServiceUnavailable, CodeNoKeysFile, ""},
 }
 
 // httpError is what the client sees of an error.
