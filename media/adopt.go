@@ -149,7 +149,7 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 		return nil, storageError(err)
 	}
 	it, dkeys, err := l.adopt(ctx, in, folder, size)
-	if err != nil && !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) {
+	if err != nil && !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrBusy) {
 		// A refused or failed confirm deletes the upload: the client
 		// uploads again with a new grant.
 		if derr := l.cfg.Storage.Delete(context.WithoutCancel(ctx), in.Key); derr != nil {

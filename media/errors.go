@@ -18,6 +18,10 @@ var (
 	ErrFolderNotFound  = errors.New("folder not found")
 	ErrFolderNotEmpty  = errors.New("folder not empty")
 	ErrFolderExists    = errors.New("folder already exists")
+	// ErrBusy refuses an image write while the queue of image work
+	// (Library.SetDeriveGate) is full: nothing was stored, and the same
+	// write may be retried shortly.
+	ErrBusy = errors.New("too many images are being processed")
 	// ErrReadOnly refuses a write to a library opened with Config.ReadOnly.
 	ErrReadOnly = errors.New("media library is read-only")
 )

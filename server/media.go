@@ -109,6 +109,10 @@ func mediaError(err error) error {
 		return errReadOnly
 	case errors.Is(err, media.ErrUnavailable):
 		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "media storage is unavailable; try again shortly")
+	case errors.Is(err, media.ErrBusy):
+		// The routes that can meet it answer with s.busy, which adds
+		// Retry-After; this is the shape for any other.
+		return errorf(http.StatusServiceUnavailable, CodeBusy, "%s", err.Error())
 	}
 	return err
 }

@@ -248,6 +248,9 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	})
 	switch {
 	case err == nil:
+	case errors.Is(err, media.ErrBusy):
+		// Nothing was deleted: the same grant works after Retry-After.
+		return s.busy(w)
 	case errors.Is(err, media.ErrUnavailable), errors.Is(err, context.Canceled),
 		errors.Is(err, media.ErrFolderNotFound), errors.Is(err, media.ErrConflict):
 		// Nothing was deleted: the same grant works once the cause is gone.

@@ -144,6 +144,10 @@ func New(cfg Config) *Server {
 		n = runtime.GOMAXPROCS(0)
 	}
 	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	if cfg.Media != nil && !cfg.ReadOnly {
+		// Uploads decode in the same bounded queue as variants.
+		cfg.Media.SetDeriveGate(s.transforms.gate)
+	}
 	s.handler = s.routes()
 	return s
 }

@@ -128,6 +128,12 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 					fail = uploadReadError(readErr, limit)
 					break
 				}
+				if errors.Is(err, media.ErrBusy) {
+					// The whole request is refused, so that the client
+					// retries it as it was after Retry-After.
+					fail = s.busy(w)
+					break
+				}
 				e, known := asError(mediaError(err))
 				if !known {
 					s.log.Error("upload failed", "err", err)
