@@ -86,8 +86,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
-	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
-	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
+	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "images decoded at once: variants (/uploads/<key>?w=…) and the derivatives of uploads")
+	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant or upload waits for a transform slot before 503 BUSY")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
