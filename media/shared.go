@@ -206,6 +206,9 @@ func (l *Library) openShared(ctx context.Context) error {
 		l.sh.poll = DefaultPollInterval
 	}
 	if !l.cfg.ReadOnly {
+		// Temporary files of uploads a crash (kill -9) interrupted: the
+		// bucket's claims settle those writes, the files are only litter.
+		l.cleanTmp()
 		if err := l.migrateLocal(ctx); err != nil {
 			return err
 		}
