@@ -152,6 +152,10 @@ type sharedState struct {
 	bg sync.WaitGroup
 	// loopMu serialises the poller's work with Sync.
 	loopMu sync.Mutex
+	// migrated is the report of the migration Open made, until
+	// MigrateLocal hands it out; migrateMu orders migrations.
+	migrated  *MigrateReport
+	migrateMu sync.Mutex
 }
 
 func encodeGob(v any) ([]byte, error) {
