@@ -214,7 +214,8 @@ func (l *Library) adoptStaged(ctx context.Context, in AdoptInput, folder string,
 	if errors.Is(err, ErrPrecondition) {
 		err = errorf(ErrBadInput, "the uploaded object was replaced while it was being confirmed")
 	}
-	if err != nil && transient(err) {
+	if err != nil && (transient(err) || errors.Is(err, ErrFolderNotFound) || errors.Is(err, ErrConflict)) {
+		// The same grant may be confirmed again (the HTTP layer keeps it).
 		return nil, err
 	}
 	// Registered, or refused: the staged object has served its purpose.
