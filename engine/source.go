@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -52,6 +53,10 @@ type SourceConfig struct {
 	// written under another key is ignored. Empty: derived from the running
 	// executable (size and modification time), so a new build re-parses.
 	CacheKey string
+	// FetchTimeout bounds one fetch of a remote site, so that a remote
+	// that stops answering mid-fetch cannot hold the next one off
+	// forever. Default DefaultFetchTimeout.
+	FetchTimeout time.Duration
 	// PackBlobsMin is the number of documents to parse from which a Load
 	// reads whole blobs from the packs itself (see packBlobs): a cold
 	// start, not a push. Default 256.
@@ -76,6 +81,8 @@ type Source struct {
 	docs  *docCache
 	blobs *blobReader // reads documents' bodies on demand
 
+	lastFetch atomic.Int64 // Unix nanoseconds of the last successful fetch; 0: none
+
 	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
 }
@@ -88,6 +95,9 @@ type Tree struct {
 }
 
 const remoteFetchSpec = "+refs/heads/*:refs/heads/*"
+
+// DefaultFetchTimeout is SourceConfig.FetchTimeout's default.
+const DefaultFetchTimeout = 2 * time.Minute
 
 // OpenSource opens a local repository, or clones (or reopens the clone of)
 // a remote one and fetches it, and loads the persisted document cache.
@@ -109,6 +119,9 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	}
 	if cfg.HistoryLimit <= 0 {
 		cfg.HistoryLimit = 1000
+	}
+	if cfg.FetchTimeout <= 0 {
+		cfg.FetchTimeout = DefaultFetchTimeout
 	}
 	if cfg.PackBlobsMin <= 0 {
 		cfg.PackBlobsMin = 256
@@ -259,6 +272,8 @@ func (s *Source) Fetch(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
+	defer cancel()
 	err := s.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName,
 		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec},
@@ -267,9 +282,22 @@ func (s *Source) Fetch(ctx context.Context) error {
 		Prune:      true,
 	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("source: fetch %s: no answer within %v: %w", s.cfg.Site, s.cfg.FetchTimeout, err)
+		}
 		return fmt.Errorf("source: fetch %s: %w", s.cfg.Site, err)
 	}
+	s.lastFetch.Store(time.Now().UnixNano())
 	return nil
+}
+
+// LastFetch is when a fetch of a remote site last succeeded; zero when
+// none did (or the site is local).
+func (s *Source) LastFetch() time.Time {
+	if ns := s.lastFetch.Load(); ns != 0 {
+		return time.Unix(0, ns).UTC()
+	}
+	return time.Time{}
 }
 
 // Close writes the parsed-document cache if it changed since the last

@@ -190,6 +190,9 @@ func (r *blobReader) readOnce(h plumbing.Hash) ([]byte, int, error) {
 	if err != nil {
 		return nil, c.gen, fmt.Errorf("blob %s: %w", h, err)
 	}
+	if obj.Size() < 0 {
+		return nil, c.gen, fmt.Errorf("blob %s: corrupt object (size %d)", h, obj.Size())
+	}
 	if obj.Size() > content.MaxFileSize {
 		return nil, c.gen, fmt.Errorf("blob %s: %d bytes, over the limit", h, obj.Size())
 	}

@@ -369,6 +369,10 @@ func (s *Source) readParse(st storer.EncodedObjectStorer, pr *packReader, blob p
 	if err != nil {
 		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
 	}
+	if obj.Size() < 0 {
+		// A loose object's header says "blob -1": make would panic.
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): corrupt object (size %d)", blob, p, obj.Size())
+	}
 	if obj.Size() > content.MaxFileSize {
 		return nil, -1, tooLarge(p, obj.Size()), nil
 	}

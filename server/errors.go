@@ -32,6 +32,10 @@ const (
 	// --transform-queue-timeout for a transform slot (503, with
 	// Retry-After).
 	CodeBusy = "BUSY"
+	// CodeRequestTimeout answers a request whose body arrived slower than
+	// --body-timeout and --body-min-rate allow (408); the connection is
+	// closed.
+	CodeRequestTimeout = "REQUEST_TIMEOUT"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

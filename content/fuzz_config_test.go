@@ -1,0 +1,86 @@
+package content
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzSiteConfig feeds folio.yaml (and a post it configures) to Assemble:
+// no panic, every problem names a file and says something, a Config that
+// is read sorts its items with ParseSort's answer for any sort= a client
+// sends, and the site encodes as JSON.
+func FuzzSiteConfig(f *testing.F) {
+	for _, s := range []string{
+		"types:\n  posts: {public: true, defaultSort: -publishedAt, sortable: [rank]}\n",
+		"language: en\ntypes: {posts: {defaultSort: title}}\nimagePresets: {card: {w: 400, h: 300, fit: cover, fm: webp, q: 80}}\n",
+		"types: {posts: {sortable: [a, b, c]}}\n", "type: {posts: {public: true}}\n", "types: [1, 2]\n",
+		"imagePresets: {x: {w: -1}}\n", "imagePresets: {\"\": {w: 10}}\n", "language: klingon\n", "{}", "",
+		"types:\n  posts:\n    defaultSort: rank\n    sortable: [rank]\n", aliasBomb,
+	} {
+		for _, sort := range []string{"", "-publishedAt", "title", "rank", "-", "--title", "\x00"} {
+			f.Add(s, sort)
+		}
+	}
+	f.Fuzz(func(t *testing.T, cfg, sort string) {
+		files := []File{{Path: "folio.yaml"}, {Path: "content/posts/a.md"}, {Path: "content/posts/b.md"}}
+		srcs := []string{cfg, "---\ntitle: A\nrank: 2\npublishedAt: 2026-01-02\n---\nA", "---\ntitle: B\nrank: 1\n---\nB"}
+		for i := range files {
+			files[i].Doc, files[i].Err = Parse(files[i].Path, []byte(srcs[i]))
+		}
+		site, problems := Assemble(files)
+		for _, p := range problems {
+			if p.Path == "" || p.Message == "" {
+				t.Fatalf("problem without a path or message: %#v", p)
+			}
+		}
+		if site == nil {
+			t.Fatal("Assemble returned no site")
+		}
+		for name, tc := range site.Config.Types {
+			field, desc, err := ParseSort(sort, tc)
+			if err != nil {
+				if !strings.Contains(err.Error(), "cannot sort by") {
+					t.Fatalf("ParseSort(%q) of %s: %v", sort, name, err)
+				}
+				continue
+			}
+			if !slices.Contains(SortFields(tc), field) || sort != "" && desc != strings.HasPrefix(sort, "-") {
+				t.Fatalf("ParseSort(%q) = %q, %v", sort, field, desc)
+			}
+			SortItems(site.Items[name], field, desc)
+		}
+		if _, err := json.Marshal(site.Config); err != nil {
+			t.Fatalf("config does not encode: %v", err)
+		}
+	})
+}
+
+// FuzzSlug checks ValidSlug against its definition, and that a valid slug
+// needs no escaping in a URL path.
+func FuzzSlug(f *testing.F) {
+	for _, s := range []string{"a", "a/b", "a//b", "./a", "a/..", "..", "-", "~x_y.z", "é", "a b", strings.Repeat("a", MaxSlugLen+1), "a/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ok := ValidSlug(s)
+		want := s != "" && len(s) <= MaxSlugLen
+		for _, seg := range strings.Split(s, "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				want = false
+			}
+			for i := 0; i < len(seg); i++ {
+				if !slugByte(seg[i]) {
+					want = false
+				}
+			}
+		}
+		if ok != want {
+			t.Fatalf("ValidSlug(%q) = %v, want %v", s, ok, want)
+		}
+		if ok && strings.ContainsAny(s, "%?#\\ \x00") {
+			t.Fatalf("valid slug %q needs escaping", s)
+		}
+	})
+}
