@@ -92,7 +92,7 @@ func blackPNG(w, h int, colorType, depth byte) []byte {
 		channels = 4
 	}
 	var idat bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestCompression)
+	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestSpeed)
 	row := make([]byte, 1+w*channels*int(depth)/8)
 	for range h {
 		zw.Write(row)
