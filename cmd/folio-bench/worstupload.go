@@ -14,7 +14,7 @@ import (
 // RSS one upload may add to a server: the decode of the largest image the
 // limits allow (50 MP at 8 bytes a pixel, a 16-bit RGBA PNG: 400 MB) and
 // the first reduction made from it.
-const uploadRSSBudget = 512
+const uploadRSSBudget = 600
 
 // worstCase is one upload of the worst-case row.
 type worstCase struct {
