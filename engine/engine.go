@@ -52,6 +52,18 @@ type Config struct {
 	// and of every failed fetch (for metrics). It runs on the reload path
 	// and must return at once.
 	OnReload func(ReloadEvent)
+	// Refs bounds the branches and tags that RefSnapshot serves (--refs);
+	// empty: all of them, and commits.
+	Refs RefPatterns
+	// RefCacheBytes bounds the estimated memory of the snapshots of other
+	// refs kept at once (--ref-cache-mb); RefIdle drops one unused that
+	// long. Defaults: 256 MiB, 10 minutes.
+	RefCacheBytes int64
+	RefIdle       time.Duration
+	// OnSchedule, when set, is told of every scheduled publish or expiry
+	// of the published branch as it takes effect (the view is swapped at
+	// that instant, not on the next request). It must return at once.
+	OnSchedule func(ScheduleEvent)
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -110,6 +122,11 @@ type Engine struct {
 
 	search *contentSearch // nil when Config.Search is off
 
+	refs    *refCache        // snapshots of other refs (?ref=)
+	history *historyFollower // which commits changed which file
+
+	scheduleWake chan struct{} // a new published snapshot: reschedule
+
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
 	saveMu       sync.Mutex
@@ -143,7 +160,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
-		closing: make(chan struct{}), searchClosed: make(chan struct{})}
+		closing: make(chan struct{}), searchClosed: make(chan struct{}),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant),
+		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var store *searchStore
 		if cfg.CacheDir != "" {
@@ -165,6 +184,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
 	}
+	e.history.wg.Add(1)
+	go e.runHistory(e.closing)
+	e.saveWG.Add(1)
+	go e.runSchedule(e.closing)
+	e.history.follow(e.published.Load().Commit)
 	e.saveWG.Add(1)
 	go func() {
 		defer e.saveWG.Done()
@@ -199,6 +223,7 @@ func (e *Engine) Close() error {
 		}()
 	})
 	e.saveWG.Wait()
+	e.history.wg.Wait()
 	err := e.src.Close()
 	<-e.searchClosed
 	return err
@@ -312,6 +337,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 		// then waits for the index to reach it (or a later one).
 		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
+		e.history.follow(pub.Commit)
+		select {
+		case e.scheduleWake <- struct{}{}:
+		default:
+		}
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -19,10 +20,17 @@ const (
 
 // view picks the published or the draft view for the request: draft=true
 // needs the content:draft scope.
-func (s *Server) view(r *http.Request) (*engine.View, string, error) {
-	draft, err := parseBool(query(r), "draft")
+func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	if c := previewFrom(r.Context()); c != nil {
+		return s.previewView(w, r, c)
+	}
+	q := query(r)
+	draft, err := parseBool(q, "draft")
 	if err != nil {
 		return nil, "", err
+	}
+	if _, ok := q["ref"]; ok {
+		return s.refView(r, q.Get("ref"), draft)
 	}
 	if !draft {
 		return s.engine.View(false), cachePrivate, nil
@@ -55,7 +63,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -85,9 +93,12 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
+	}
+	if base, sub := subResource(slug, func(sl string) bool { _, ok := v.Page(sl); return ok }); sub != "" {
+		return s.pageSub(w, r, v, base, sub)
 	}
 	f, err := fieldsParam(r, engine.PageFields)
 	if err != nil {
@@ -105,7 +116,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 }
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -113,7 +124,7 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -121,24 +132,60 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 }
 
 func (s *Server) listPublicItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := refuseDraft(r); err != nil {
+	v, cc, err := s.publicView(w, r)
+	if err != nil {
 		return err
 	}
-	return s.serveItemList(w, r, p, s.engine.View(false), cachePublicShort, true)
+	return s.serveItemList(w, r, p, v, cc, true)
 }
 
 func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := refuseDraft(r); err != nil {
-		return err
-	}
-	return s.serveItem(w, r, p, s.engine.View(false), cachePublicShort, true)
-}
-
-// refuseDraft: the public surface never serves drafts, whatever the key.
-func refuseDraft(r *http.Request) error {
-	draft, err := parseBool(query(r), "draft")
+	v, cc, err := s.publicView(w, r)
 	if err != nil {
 		return err
+	}
+	return s.serveItem(w, r, p, v, cc, true)
+}
+
+// publicView is the published view for the public surface, or the ref of
+// a preview token (never cached).
+func (s *Server) publicView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	if c := previewFrom(r.Context()); c != nil {
+		return s.previewView(w, r, c)
+	}
+	if err := refuseDraft(r); err != nil {
+		return nil, "", err
+	}
+	v := s.engine.View(false)
+	return v, publicCache(v, s.now()), nil
+}
+
+// publicCache is the Cache-Control of a public content response: the
+// usual one, but within its max-age of a scheduled publish or expiry, a
+// max-age of the seconds left and no stale-while-revalidate, so that no
+// cache serves the response past that instant.
+func publicCache(v *engine.View, now time.Time) string {
+	if !v.Scheduled() {
+		return cachePublicShort
+	}
+	left := v.ValidUntil().Sub(now)
+	if left >= publicMaxAge*time.Second {
+		return cachePublicShort
+	}
+	secs := max(int(left/time.Second), 0)
+	return "public, max-age=" + strconv.Itoa(secs) + ", stale-if-error=86400"
+}
+
+// refuseDraft: the public surface never serves drafts, whatever the key,
+// nor another ref.
+func refuseDraft(r *http.Request) error {
+	q := query(r)
+	draft, err := parseBool(q, "draft")
+	if err != nil {
+		return err
+	}
+	if _, ok := q["ref"]; ok {
+		return badRequest("ref is not served on the public surface: use /api/v1/content with a key holding content:preview")
 	}
 	if draft {
 		return badRequest("drafts are not served on the public surface: use /api/v1/content with a key holding content:draft")
@@ -209,6 +256,9 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if err != nil {
 		return err
 	}
+	if base, sub := subResource(slug, func(sl string) bool { _, ok := t.Item(sl); return ok }); sub != "" && !publicOnly {
+		return s.itemSub(w, r, v, t.Name, base, sub)
+	}
 	f, err := fieldsParam(r, engine.ItemFields)
 	if err != nil {
 		return err
@@ -225,7 +275,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}

@@ -22,10 +22,15 @@ const (
 	cachePrivate     = "private, no-cache"
 	cacheNoStore     = "private, no-store"
 	cachePublicShort = "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400"
-	cachePublicHour  = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
+	// publicMaxAge is cachePublicShort's max-age, in seconds.
+	publicMaxAge    = 60
+	cachePublicHour = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
 	// cacheImmutable is for /uploads/ files: a stored key never changes
 	// content.
 	cacheImmutable = "public, max-age=31536000, immutable, stale-if-error=86400"
+	// cachePrivateImmutable is for content read at a full commit hash
+	// with a key: that commit's content never changes.
+	cachePrivateImmutable = "private, max-age=31536000, immutable"
 )
 
 // cacheHdrs are the Cache-Control values above as header values, shared
@@ -36,6 +41,8 @@ var cacheHdrs = map[string][]string{
 	cachePublicShort: {cachePublicShort},
 	cachePublicHour:  {cachePublicHour},
 	cacheImmutable:   {cacheImmutable},
+
+	cachePrivateImmutable: {cachePrivateImmutable},
 }
 
 // cacheHdr is the Cache-Control header value cc, shared when it is one of

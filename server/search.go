@@ -31,7 +31,10 @@ func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprou
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	if _, ok := q["ref"]; ok {
+		return badRequest("search covers the published and draft branches: ref is not served here")
+	}
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,9 @@ type Config struct {
 	// URLSecret signs image variant URLs of sizes that are not presets
 	// (SignVariantPath); "" allows presets only.
 	URLSecret string
+	// PreviewSecret signs preview links (POST /api/v1/previews,
+	// ?preview=); "" turns them off.
+	PreviewSecret string
 	// TransformConcurrency bounds the image variants made at once
 	// (default GOMAXPROCS); a request waits at most TransformQueueTimeout
 	// (default 5 s) for a slot, then gets 503 BUSY.
@@ -96,16 +99,17 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	engine     *engine.Engine
-	keys       *KeyStore
-	media      *media.Library
-	search     *engine.MediaSearch
-	mediaRoot  string
-	uploads    *UploadIndex
-	grants     *grant.Store
-	presignTTL time.Duration
-	hookSecret string
-	readOnly   bool
+	previewSecret string
+	engine        *engine.Engine
+	keys          *KeyStore
+	media         *media.Library
+	search        *engine.MediaSearch
+	mediaRoot     string
+	uploads       *UploadIndex
+	grants        *grant.Store
+	presignTTL    time.Duration
+	hookSecret    string
+	readOnly      bool
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
@@ -143,24 +147,25 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		engine:     cfg.Engine,
-		keys:       cfg.Keys,
-		media:      cfg.Media,
-		search:     cfg.MediaSearch,
-		mediaRoot:  cfg.MediaRoot,
-		uploads:    cfg.Uploads,
-		grants:     cfg.Grants,
-		presignTTL: cfg.PresignTTL,
-		hookSecret: cfg.WebhookSecret,
-		readOnly:   cfg.ReadOnly,
-		notifier:   cfg.Notifier,
-		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
-		proxies:    cfg.TrustedProxies,
-		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
-		metrics:    cfg.Metrics,
-		openapiDoc: newOpenAPIBody(),
-		log:        cfg.Logger,
-		now:        cfg.Now,
+		previewSecret: cfg.PreviewSecret,
+		engine:        cfg.Engine,
+		keys:          cfg.Keys,
+		media:         cfg.Media,
+		search:        cfg.MediaSearch,
+		mediaRoot:     cfg.MediaRoot,
+		uploads:       cfg.Uploads,
+		grants:        cfg.Grants,
+		presignTTL:    cfg.PresignTTL,
+		hookSecret:    cfg.WebhookSecret,
+		readOnly:      cfg.ReadOnly,
+		notifier:      cfg.Notifier,
+		ipLimit:       newLimiter(cfg.RateIP, cfg.Now),
+		proxies:       cfg.TrustedProxies,
+		keyLimit:      newLimiter(cfg.RateKey, cfg.Now),
+		metrics:       cfg.Metrics,
+		openapiDoc:    newOpenAPIBody(),
+		log:           cfg.Logger,
+		now:           cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
