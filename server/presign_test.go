@@ -600,3 +600,33 @@ func TestPresign_URLDeadAfterConfirm(t *testing.T) {
 		t.Fatalf("a PUT after the confirm changed the image: %d", r.Status)
 	}
 }
+
+// TestPresign_ConfirmBusy: a confirm decodes its image in the same bounded
+// queue as uploads and variants; with the queue full it is 503 BUSY with
+// Retry-After, the upload and the grant stay, and the same confirm works
+// once a slot is free (issue 23, finding 1).
+func TestPresign_ConfirmBusy(t *testing.T) {
+	e := newS3Env(t)
+	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, withTransforms(1, 20*time.Millisecond))
+	srv := ts.Handler.(*server.Server)
+	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
+	img := testPNG(t, 300, 200)
+	g := mustPresign(t, ts, key, "queued.png", "image/png", int64(len(img)))
+	if got := put(t, g, img); got != http.StatusOK {
+		t.Fatalf("PUT = %d", got)
+	}
+	release, err := srv.HoldTransformSlot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := confirmReq(t, ts, key, confirmOf(g, "queued.png", int64(len(img))))
+	wantError(t, r, http.StatusServiceUnavailable, server.CodeBusy)
+	if r.Header.Get("Retry-After") == "" {
+		t.Error("BUSY without Retry-After")
+	}
+	if !e.exists(t, e.uploadKey(t, g)) || e.exists(t, g.StorageKey) {
+		t.Fatal("a busy confirm touched the upload")
+	}
+	release()
+	mustConfirm(t, ts, key, confirmOf(g, "queued.png", int64(len(img))))
+}
