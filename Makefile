@@ -29,7 +29,7 @@ GOTAGS    := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)))
 # the tags too.
 NOTAG_PKGS := ./media/derive/
 
-.PHONY: all build run test test-short bench lint versitygw clean fuzz chaos toxiproxy soak
+.PHONY: node-tools all build run test test-short bench lint versitygw clean fuzz chaos toxiproxy soak
 all: build
 
 build:
@@ -75,8 +75,15 @@ run: build
 	$(FOLIO) serve --site $(DATA)/site --keys $(DATA)/keys.yaml --media $(DATA)/media \
 		--cache-dir $(DATA)/cache --addr $(ADDR) --metrics-addr $(METRICS_ADDR)
 
+# node-tools installs what the TypeScript client test runs (server/
+# typescript_test.go): openapi-typescript and tsc, under .bin/node.
+NODE_TOOLS := $(BIN)/node
+node-tools:
+	mkdir -p $(NODE_TOOLS)
+	cd $(NODE_TOOLS) && npm install --no-audit --no-fund --silent openapi-typescript@7 typescript@5
+
 test: $(VERSITYGW)
-	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
+	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
 	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
 
 # chaos runs the fault-injection tests (cmd/folio/chaos_test.go, build tag

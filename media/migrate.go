@@ -188,32 +188,26 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err 
 		res.skip = &MigrateSkip{ID: it.ID, Key: key, Reason: reason}
 		return res, nil
 	}
-	var mine []string // claims this call created
+	var mine []string // claims this item holds
 	defer func() {
-		if res.skip != nil || err != nil {
-			for _, k := range mine {
-				if derr := l.sh.st.Delete(context.WithoutCancel(ctx), claimStateKey(k)); derr != nil {
-					l.log.Warn("media: migrate: claim not removed", "key", k, "err", derr)
-				}
-			}
+		if res.skip == nil && err == nil {
+			return
+		}
+		// Not migrated: its names are free again (a claim this item held
+		// from an earlier, cut-off run included), unless an earlier run
+		// registered it.
+		if _, _, gerr := l.sh.st.Get(ctx, itemStateKey(it.ID)); errors.Is(gerr, ErrNotExist) {
+			l.sh.rep.Release(ctx, mine)
 		}
 	}()
 	for _, k := range itemKeys(it) {
-		body := claimBody(it.ID, k)
-		_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
-		if errors.Is(err, ErrPrecondition) {
-			got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k))
-			if gerr != nil && !errors.Is(gerr, ErrNotExist) {
-				return res, gerr
-			}
-			if gerr == nil && !bytes.Equal(got, body) {
-				owner, _, _ := parseClaim(got)
-				return skip(k, fmt.Sprintf("the name is taken in the bucket (by %s)", owner))
-			}
-			continue
-		}
+		other, err := l.sh.rep.ClaimIfFree(ctx, it.ID, k)
 		if err != nil {
 			return res, err
+		}
+		if other != "" {
+			owner, _, _ := strings.Cut(other, "\n")
+			return skip(k, fmt.Sprintf("the name is taken in the bucket (by %s)", owner))
 		}
 		mine = append(mine, k)
 	}

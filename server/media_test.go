@@ -54,11 +54,7 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		uploads := server.NewUploadIndex()
-		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: func(it *media.Item, deleted bool) {
-			search.Follow(it, deleted)
-			uploads.Follow(it, deleted)
-		}}
+		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: search.Follow}
 		for _, c := range cfgs {
 			c(&cfg)
 		}
@@ -71,7 +67,7 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 			search.Close()
 			st.Close()
 		})
-		sc.Media, sc.MediaSearch, sc.MediaRoot, sc.Uploads = lib, search, root, uploads
+		sc.Media, sc.MediaSearch, sc.MediaRoot = lib, search, root
 	}
 }
 

@@ -28,9 +28,6 @@ type Config struct {
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
-	// Uploads maps the files under MediaRoot to their items for the
-	// surrogate keys of /uploads/ responses; nil leaves them unnamed.
-	Uploads *UploadIndex
 	// Grants records presigned uploads for the confirm step; nil turns the
 	// presign flow off. PresignTTL is how long a grant lasts (default 15
 	// minutes).
@@ -105,7 +102,6 @@ type Server struct {
 	media         *media.Library
 	search        *engine.MediaSearch
 	mediaRoot     string
-	uploads       *UploadIndex
 	grants        *grant.Store
 	presignTTL    time.Duration
 	hookSecret    string
@@ -153,7 +149,6 @@ func New(cfg Config) *Server {
 		media:         cfg.Media,
 		search:        cfg.MediaSearch,
 		mediaRoot:     cfg.MediaRoot,
-		uploads:       cfg.Uploads,
 		grants:        cfg.Grants,
 		presignTTL:    cfg.PresignTTL,
 		hookSecret:    cfg.WebhookSecret,

@@ -190,7 +190,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Media:          lib.Library,
 		MediaSearch:    lib.Search,
 		MediaRoot:      lib.PublicRoot,
-		Uploads:        lib.Uploads,
 		Grants:         lib.Grants,
 		PresignTTL:     lib.PresignTTL,
 		WebhookSecret:  f.webhookSecret,
