@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // Config configures an Engine.
@@ -164,11 +164,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
-		var store *searchStore
+		var dir string
 		if cfg.CacheDir != "" {
-			store = &searchStore{dir: filepath.Join(cfg.CacheDir, "search-"+shortHash(src.siteID()+"\x00"+cfg.Branch))}
+			dir = searchStoreDir(cfg.CacheDir, src.siteID(), cfg.Branch)
 		}
-		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now, store)}
+		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir)}
 	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
@@ -435,7 +435,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	snap.Held, snap.Model = held, ms.model
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
-	snap.seq = e.snapSeq
+	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {
@@ -467,15 +467,7 @@ type Status struct {
 	LastFetch *time.Time `json:"lastFetch,omitempty"`
 	// Search is the published branch's search index; nil when search is
 	// off.
-	Search *SearchStatus `json:"search,omitempty"`
-}
-
-// SearchStatus tells which commit the search index holds: Commit is ""
-// while the first build runs, and CaughtUp is false while the index
-// follows a push (or a rebuild runs).
-type SearchStatus struct {
-	Commit   string `json:"commit"`
-	CaughtUp bool   `json:"caughtUp"`
+	Search *search.SearchStatus `json:"search,omitempty"`
 }
 
 // StatusError is the last failure to fetch or load a commit.
@@ -507,7 +499,7 @@ func (e *Engine) Status() Status {
 		}
 	}
 	if e.search != nil {
-		st.Search = e.search.pub.status(p)
+		st.Search = e.search.pub.Status(p.forSearch)
 	}
 	return st
 }

@@ -211,6 +211,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	var held []HeldDoc
 	site, held = ms.hold(site, prev, reject, commit)
 	site = ms.fillIn(site, m)
+	site = sortable(site, m)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
@@ -282,6 +283,53 @@ func slugExists(site *content.Site, types []string, slug string) bool {
 		}
 	}
 	return false
+}
+
+// scalarKinds are the kinds a list sorts by.
+var scalarKinds = map[string]bool{"string": true, "text": true, "slug": true, "enum": true, "number": true, "integer": true,
+	"boolean": true, "date": true, "datetime": true, "url": true, "email": true, "reference": true, "media": true}
+
+// sortable lets every declared top-level scalar field of a type be a sort
+// field (sort=), on top of folio.yaml's sortable list.
+func sortable(site *content.Site, m *schema.Model) *content.Site {
+	var types map[string]content.TypeConfig
+	for _, typ := range slices.Sorted(maps.Keys(m.Types)) {
+		var add []string
+		tc := site.Config.Types[typ]
+		for _, f := range m.Types[typ].Fields {
+			if scalarKinds[f.Kind] && !slices.Contains(tc.Sortable, f.Name) && !slices.Contains(content.SortFields(content.TypeConfig{}), f.Name) &&
+				validSortName(f.Name) {
+				add = append(add, f.Name)
+			}
+		}
+		if len(add) == 0 {
+			continue
+		}
+		if types == nil {
+			types = maps.Clone(site.Config.Types)
+			if types == nil {
+				types = map[string]content.TypeConfig{}
+			}
+		}
+		tc.Sortable = append(slices.Clone(tc.Sortable), add...)
+		types[typ] = tc
+	}
+	if types == nil {
+		return site
+	}
+	out := *site
+	out.Config.Types = types
+	return &out
+}
+
+func validSortName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // hold replaces the invalid documents of rejecting types by their version

@@ -189,3 +189,37 @@ func TestModel_ManyDocuments(t *testing.T) {
 		t.Fatalf("%d problems, first %v", len(probs), probs[0])
 	}
 }
+
+// TestModel_Sortable: every declared scalar field is a sort field, without
+// sortable: in folio.yaml.
+func TestModel_Sortable(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"folio.yaml":         "types:\n  posts:\n    fields:\n      price: number\n      tags: {kind: list, of: string}\n",
+		"content/posts/a.md": "---\ntitle: A\nprice: 3\n---\n",
+		"content/posts/b.md": "---\ntitle: B\nprice: 1\n---\n",
+		"content/posts/c.md": "---\ntitle: C\nprice: 2\n---\n",
+	})
+	r.push(false)
+	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tl, _ := e.View(false).Type("posts")
+	rs, _, err := tl.Sorted("-price")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, res := range rs {
+		body, _, _ := res.Body()
+		order = append(order, string(body[strings.Index(string(body), `"title":`)+9]))
+	}
+	if strings.Join(order, "") != "ACB" {
+		t.Fatalf("order by -price = %v", order)
+	}
+	if _, _, err := tl.Sorted("tags"); err == nil {
+		t.Fatal("a list is a sort field")
+	}
+}

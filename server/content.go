@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server/repr"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	f, err := fieldsParam(r, engine.PageSummaryFields)
+	f, err := fieldsParam(r, repr.PageSummaryFields)
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if base, sub := subResource(slug, func(sl string) bool { _, ok := v.Page(sl); return ok }); sub != "" {
 		return s.pageSub(w, r, v, base, sub)
 	}
-	f, err := fieldsParam(r, engine.PageFields)
+	f, err := fieldsParam(r, repr.PageFields)
 	if err != nil {
 		return err
 	}
@@ -217,12 +218,12 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if err != nil {
 		return err
 	}
-	f, err := fieldsParam(r, engine.ItemFields)
+	f, err := fieldsParam(r, repr.ItemFields)
 	if err != nil {
 		return err
 	}
 	if f == nil && t.Config.NoListBody {
-		f = engine.WithoutBody
+		f = repr.WithoutBody
 	}
 	e, err := expandParam(r, v, publicOnly)
 	if err != nil {
@@ -259,7 +260,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if base, sub := subResource(slug, func(sl string) bool { _, ok := t.Item(sl); return ok }); sub != "" && !publicOnly {
 		return s.itemSub(w, r, v, t.Name, base, sub)
 	}
-	f, err := fieldsParam(r, engine.ItemFields)
+	f, err := fieldsParam(r, repr.ItemFields)
 	if err != nil {
 		return err
 	}
@@ -296,10 +297,10 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
-// fieldsParam reads `fields` (engine.ParseFields) against the top-level
+// fieldsParam reads `fields` (repr.ParseFields) against the top-level
 // fields of the route's resources; nil when absent.
-func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
-	f, err := engine.ParseFields(query(r).Get("fields"), allowed)
+func fieldsParam(r *http.Request, allowed []string) (*repr.Fields, error) {
+	f, err := repr.ParseFields(query(r).Get("fields"), allowed)
 	if err != nil {
 		return nil, badRequest("fields: %v", err)
 	}
@@ -308,8 +309,8 @@ func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
 
 // serveOne serves one page, item or globals narrowed to f and expanded
 // by e (each nil for none).
-func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *engine.Fields, e *engine.Expand, cc string) error {
-	p, err := res.Project(f)
+func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *repr.Fields, e *repr.Expand, cc string) error {
+	p, err := repr.Project(res, f)
 	if err != nil {
 		return err
 	}
@@ -320,14 +321,14 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View
 }
 
 // project narrows each resource to f (a no-op for nil).
-func project(rs []*engine.Resource, f *engine.Fields) ([]*engine.Resource, error) {
+func project(rs []*engine.Resource, f *repr.Fields) ([]*engine.Resource, error) {
 	if f == nil {
 		return rs, nil
 	}
 	out := make([]*engine.Resource, len(rs))
 	for i, r := range rs {
 		var err error
-		if out[i], err = r.Project(f); err != nil {
+		if out[i], err = repr.Project(r, f); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -129,4 +130,34 @@ func TestRefsPatterns(t *testing.T) {
 	if strings.Contains(string(r.Body), "secret") || !strings.Contains(string(r.Body), "cms/posts/a") {
 		t.Fatalf("refs = %s", r.Body)
 	}
+}
+
+// TestRefsRemoteSite: a remote site (cloned into the cache) fetches a
+// branch it does not have yet when a request names it, and follows a
+// force push of it once fetched again.
+func TestRefsRemoteSite(t *testing.T) {
+	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
+	ts := startServer(t, "file://"+repo.bare, func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
+	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
+	git(t, repo.work, "checkout", "-q", "-b", "late")
+	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: A late\n---\nA\n"})
+	git(t, repo.work, "commit", "-qam", "late")
+	git(t, repo.work, "push", "-q", "origin", "late")
+	r := get(t, ts.URL+"/api/v1/content/posts/a?ref=late", preview)
+	if r.Status != http.StatusOK || r.json(t)["title"] != "A late" {
+		t.Fatalf("a branch pushed after the start: %d %s", r.Status, r.Body)
+	}
+	// A force push to an unrelated history, then a sync: served.
+	git(t, repo.work, "checkout", "-q", "--orphan", "other")
+	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: A rewritten\n---\nA\n"})
+	git(t, repo.work, "add", "-A")
+	git(t, repo.work, "commit", "-qm", "rewrite")
+	git(t, repo.work, "push", "-q", "-f", "origin", "HEAD:late")
+	if err := ts.Engine.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, ts.URL+"/api/v1/content/posts/a?ref=late", preview); r.json(t)["title"] != "A rewritten" {
+		t.Fatalf("after a force push: %s", r.Body)
+	}
+	wantError(t, get(t, ts.URL+"/api/v1/content/posts/a?ref=never", preview), http.StatusNotFound, server.CodeRefNotFound)
 }

@@ -120,7 +120,7 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	if err != nil {
 		return s.openapiDoc
 	}
-	return openapiBody{body: b, etag: etagOf(b)}
+	return openapiBody{body: b, etag: engine.ETag(b)}
 }
 
 // withProps is a copy of an object schema (Item, ItemList) with some of its

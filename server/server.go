@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/server/notify"
@@ -24,7 +25,7 @@ type Config struct {
 	Keys   *KeyStore
 	// Media is the media library; MediaSearch its search index.
 	Media       *media.Library
-	MediaSearch *engine.MediaSearch
+	MediaSearch *search.MediaSearch
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
@@ -100,7 +101,7 @@ type Server struct {
 	engine        *engine.Engine
 	keys          *KeyStore
 	media         *media.Library
-	search        *engine.MediaSearch
+	search        *search.MediaSearch
 	mediaRoot     string
 	grants        *grant.Store
 	presignTTL    time.Duration

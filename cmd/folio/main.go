@@ -11,12 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/folio-cms/folio/media/derive"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 const usage = `folio: a headless CMS and media service serving a Git repository.
 
@@ -82,11 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "media":
 		return runMedia(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		avif := "off (built without libavif)"
-		if derive.AVIF {
-			avif = "libavif"
-		}
-		fmt.Fprintf(stdout, "folio %s (JPEG decoder: %s; AVIF variants: %s)\n", version, derive.JPEGDecoder, avif)
+		printVersion(stdout)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

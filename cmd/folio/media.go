@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
@@ -62,7 +62,7 @@ func (f *mediaFlags) register(fs *flag.FlagSet) {
 // mediaStack is the opened library with its search index.
 type mediaStack struct {
 	Library    *media.Library
-	Search     *engine.MediaSearch
+	Search     *search.MediaSearch
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
 	Storage    media.Storage
 	// Grants holds the presigned-upload grants; nil on local storage,
@@ -224,15 +224,15 @@ func (f *mediaFlags) openGrants(ctx context.Context, logger *slog.Logger, m *med
 // openLibrary opens the media search index and the library, which feeds
 // it.
 func (f *mediaFlags) openLibrary(ctx context.Context, logger *slog.Logger, m *mediaStack, root string, maxUpload int64) error {
-	search, err := engine.NewMediaSearch()
+	idx, err := search.NewMediaSearch()
 	if err != nil {
 		return err
 	}
-	m.Search = search
-	m.close = append(m.close, search.Close)
+	m.Search = idx
+	m.close = append(m.close, idx.Close)
 	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
-		OnChange: search.Follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
+		OnChange: idx.Follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
 	}
 	if m.State != nil {
 		cfg.State = m.State
@@ -314,7 +314,7 @@ func runMedia(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runMediaSign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media sign", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	secret := fs.String("url-secret", "", "the secret of `folio serve --url-secret` (or FOLIO_URL_SECRET)")
+	secret := fs.String("url-secret", "", "the secret given to folio serve --url-secret (or FOLIO_URL_SECRET)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

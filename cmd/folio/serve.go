@@ -234,7 +234,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}()
 	}
 	// Raised once loaded: the start-up's parallel parsing and indexing was
-	// 10–15% slower with more Ps than cores (README, Performance).
+	// 10–15% slower with more Ps than cores (docs/performance.md).
 	if before, after := raiseProcs(os.Getenv("GOMAXPROCS")); after != before {
 		defer runtime.GOMAXPROCS(before)
 		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)

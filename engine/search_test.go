@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // searchIDs runs q and returns "kind:type/slug" of each hit, in order.
-func searchIDs(t *testing.T, e *Engine, q SearchQuery) []string {
+func searchIDs(t *testing.T, e *Engine, q search.SearchQuery) []string {
 	t.Helper()
 	if q.Limit == 0 {
 		q.Limit = 20
@@ -31,7 +31,7 @@ func searchIDs(t *testing.T, e *Engine, q SearchQuery) []string {
 	return out
 }
 
-func wantHits(t *testing.T, e *Engine, q SearchQuery, want ...string) {
+func wantHits(t *testing.T, e *Engine, q search.SearchQuery, want ...string) {
 	t.Helper()
 	got := searchIDs(t, e, q)
 	if want == nil {
@@ -42,7 +42,7 @@ func wantHits(t *testing.T, e *Engine, q SearchQuery, want ...string) {
 	}
 }
 
-func wantHitsAnyOrder(t *testing.T, e *Engine, q SearchQuery, want ...string) {
+func wantHitsAnyOrder(t *testing.T, e *Engine, q search.SearchQuery, want ...string) {
 	t.Helper()
 	got := searchIDs(t, e, q)
 	slices.Sort(got)
@@ -80,29 +80,29 @@ func TestEngine_Search(t *testing.T) {
 
 	// A title word ranks first (boosted); drafts and later posts are not
 	// published.
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "lake"}, "page:/about", "item:notes/trip", "page:/guides/install", "item:posts/hello")
-	if got := searchIDs(t, e, SearchQuery{Text: "lake"}); got[0] != "page:/about" {
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "lake"}, "page:/about", "item:notes/trip", "page:/guides/install", "item:posts/hello")
+	if got := searchIDs(t, e, search.SearchQuery{Text: "lake"}); got[0] != "page:/about" {
 		t.Errorf("lake: %v, want the page titled so first", got)
 	}
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "lake", Draft: true}, "item:posts/secret", "page:/about", "item:notes/trip", "page:/guides/install", "item:posts/hello", "item:posts/later")
-	wantHits(t, e, SearchQuery{Text: "lake", Type: "posts"}, "item:posts/hello")
-	wantHits(t, e, SearchQuery{Text: "lake", PublicOnly: true}, "item:posts/hello")
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "lake", Draft: true}, "item:posts/secret", "page:/about", "item:notes/trip", "page:/guides/install", "item:posts/hello", "item:posts/later")
+	wantHits(t, e, search.SearchQuery{Text: "lake", Type: "posts"}, "item:posts/hello")
+	wantHits(t, e, search.SearchQuery{Text: "lake", PublicOnly: true}, "item:posts/hello")
 	// Stemming (en): "runs" and "running" find "running".
-	wantHits(t, e, SearchQuery{Text: "runs"}, "item:posts/hello")
+	wantHits(t, e, search.SearchQuery{Text: "runs"}, "item:posts/hello")
 	// Every word must match.
-	wantHits(t, e, SearchQuery{Text: "lake running"}, "item:posts/hello")
-	wantHits(t, e, SearchQuery{Text: "lake mountains"})
+	wantHits(t, e, search.SearchQuery{Text: "lake running"}, "item:posts/hello")
+	wantHits(t, e, search.SearchQuery{Text: "lake mountains"})
 	// Shortcodes and their arguments are not words; the text between a
 	// pair is. Link destinations are not words.
-	wantHits(t, e, SearchQuery{Text: "heron"})
-	wantHits(t, e, SearchQuery{Text: "figure"})
-	wantHits(t, e, SearchQuery{Text: "swans"}, "item:posts/hello")
-	wantHits(t, e, SearchQuery{Text: "marina"})
-	wantHits(t, e, SearchQuery{Text: "harbour"}, "item:posts/hello")
+	wantHits(t, e, search.SearchQuery{Text: "heron"})
+	wantHits(t, e, search.SearchQuery{Text: "figure"})
+	wantHits(t, e, search.SearchQuery{Text: "swans"}, "item:posts/hello")
+	wantHits(t, e, search.SearchQuery{Text: "marina"})
+	wantHits(t, e, search.SearchQuery{Text: "harbour"}, "item:posts/hello")
 	// Stop words only: nothing to look for.
-	wantHits(t, e, SearchQuery{Text: "the"})
+	wantHits(t, e, search.SearchQuery{Text: "the"})
 
-	res, err := e.Search(ctx, SearchQuery{Text: "running", Limit: 5})
+	res, err := e.Search(ctx, search.SearchQuery{Text: "running", Limit: 5})
 	if err != nil || len(res.Hits) != 1 {
 		t.Fatalf("running: %+v, %v", res, err)
 	}
@@ -111,7 +111,7 @@ func TestEngine_Search(t *testing.T) {
 	}
 
 	// Paging: total counts every hit.
-	res, _ = e.Search(ctx, SearchQuery{Text: "lake", Limit: 2, Offset: 1})
+	res, _ = e.Search(ctx, search.SearchQuery{Text: "lake", Limit: 2, Offset: 1})
 	if res.Total != 4 || len(res.Hits) != 2 {
 		t.Errorf("paged: total %d, %d hits", res.Total, len(res.Hits))
 	}
@@ -126,10 +126,10 @@ func TestEngine_Search(t *testing.T) {
 	if err := e.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantHits(t, e, SearchQuery{Text: "kayak"}, "item:posts/new")
-	wantHits(t, e, SearchQuery{Text: "running"})
-	wantHits(t, e, SearchQuery{Text: "cycle"}, "item:posts/hello")
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "lake"}, "page:/guides/install", "item:posts/new")
+	wantHits(t, e, search.SearchQuery{Text: "kayak"}, "item:posts/new")
+	wantHits(t, e, search.SearchQuery{Text: "running"})
+	wantHits(t, e, search.SearchQuery{Text: "cycle"}, "item:posts/hello")
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "lake"}, "page:/guides/install", "item:posts/new")
 
 	// The language changes: the index is rebuilt with the new rules.
 	r.commit(day, map[string]string{"folio.yaml": "types:\n  posts: {public: true}\n"})
@@ -137,8 +137,8 @@ func TestEngine_Search(t *testing.T) {
 	if err := e.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wantHits(t, e, SearchQuery{Text: "cycle"})
-	wantHits(t, e, SearchQuery{Text: "cycling"}, "item:posts/hello")
+	wantHits(t, e, search.SearchQuery{Text: "cycle"})
+	wantHits(t, e, search.SearchQuery{Text: "cycling"}, "item:posts/hello")
 }
 
 // TestEngine_SearchOff: without Config.Search there is no index.
@@ -151,26 +151,8 @@ func TestEngine_SearchOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := e.Search(context.Background(), SearchQuery{Text: "x", Limit: 1}); err != ErrSearchOff {
+	if _, err := e.Search(context.Background(), search.SearchQuery{Text: "x", Limit: 1}); err != ErrSearchOff {
 		t.Fatalf("err = %v, want ErrSearchOff", err)
-	}
-}
-
-// TestAnalyzerFor: every language folio.yaml accepts has an analyzer.
-func TestAnalyzerFor(t *testing.T) {
-	for _, lang := range append([]string{""}, content.Languages...) {
-		if _, err := newContentMapping(lang); err != nil {
-			t.Errorf("%q: %v", lang, err)
-		}
-		idx, err := newContentIndexFor(lang)
-		if err != nil {
-			t.Errorf("%q: %v", lang, err)
-			continue
-		}
-		if _, err := queryTerms(idx, lang, "words"); err != nil {
-			t.Errorf("%q: %v", lang, err)
-		}
-		idx.Close()
 	}
 }
 
@@ -195,11 +177,11 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 	}
 	defer e.Close()
 	old := e.Published()
-	ci := newContentIndex(e.cfg.Logger, now, nil)
-	defer ci.close()
-	ci.follow(old)
-	q := SearchQuery{Text: "otters", Limit: 10}
-	res, err := ci.search(ctx, q, old, old.View(false, day), day)
+	ci := search.NewContentIndex(e.cfg.Logger, now, "")
+	defer ci.Close()
+	ci.Follow(old.forSearch)
+	q := search.SearchQuery{Text: "otters", Limit: 10}
+	res, err := ci.Search(ctx, q, old.forSearch, old.View(false, day), day)
 	if err != nil || len(res.Hits) != 4 || res.Total != 4 {
 		t.Fatalf("before: %+v, %v", res, err)
 	}
@@ -214,7 +196,7 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 	}
 	cur := e.Published()
 	// ci was never told of cur: it lags behind by one push.
-	res, err = ci.search(ctx, q, cur, cur.View(false, day), day)
+	res, err = ci.Search(ctx, q, cur.forSearch, cur.View(false, day), day)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,14 +225,14 @@ func TestEngine_SearchSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet"}, "item:posts/brief", "item:posts/always")
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "comet"}, "item:posts/brief", "item:posts/always")
 	mu.Lock()
 	now = day.Add(24 * time.Hour)
 	mu.Unlock()
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/brief", "item:posts/always")
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/brief", "item:posts/always")
 	mu.Lock()
 	now = day.Add(72 * time.Hour)
 	mu.Unlock()
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/always")
-	wantHitsAnyOrder(t, e, SearchQuery{Text: "comet", Draft: true}, "item:posts/soon", "item:posts/brief", "item:posts/always")
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/always")
+	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "comet", Draft: true}, "item:posts/soon", "item:posts/brief", "item:posts/always")
 }

@@ -2,16 +2,19 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // storeQueries are searches whose answers a kept index must give exactly
 // as a build does: published, draft, public, by type, scheduled.
-var storeQueries = []SearchQuery{
+var storeQueries = []search.SearchQuery{
 	{Text: "lake"}, {Text: "lake", Draft: true}, {Text: "lake", PublicOnly: true},
 	{Text: "lake", Type: "posts"}, {Text: "kayak"}, {Text: "running"}, {Text: "future", Draft: true},
 }
@@ -89,8 +92,8 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 		t.Fatalf("after the push: %v", pushed)
 	}
 	e.Close()
-	if cur, ok := (&searchStore{dir: filepath.Dir(storedDirs(t, cache)[0])}).current(); !ok || cur.Commit != e.Published().Commit {
-		t.Fatalf("current copy %+v, want commit %s", cur, e.Published().Commit)
+	if cur := storedCommit(t, filepath.Dir(storedDirs(t, cache)[0])); cur != e.Published().Commit {
+		t.Fatalf("current copy of commit %q, want %s", cur, e.Published().Commit)
 	}
 	e = open()
 	if got := storeAnswers(t, e); !slices.EqualFunc(got, pushed, slices.Equal) {
@@ -107,10 +110,10 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	r.commit(day, map[string]string{"content/posts/new.md": "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA canoe.\n"})
 	r.push(false)
 	e = open()
-	if got := searchIDs(t, e, SearchQuery{Text: "canoe"}); !slices.Equal(got, []string{"item:posts/new"}) {
+	if got := searchIDs(t, e, search.SearchQuery{Text: "canoe"}); !slices.Equal(got, []string{"item:posts/new"}) {
 		t.Errorf("canoe after a push while stopped: %v", got)
 	}
-	if got := searchIDs(t, e, SearchQuery{Text: "kayak"}); len(got) != 0 {
+	if got := searchIDs(t, e, search.SearchQuery{Text: "kayak"}); len(got) != 0 {
 		t.Errorf("kayak after a push while stopped: %v", got)
 	}
 	if restoredAfterClose(e) {
@@ -127,7 +130,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		e = open()
-		if got := searchIDs(t, e, SearchQuery{Text: "canoe"}); !slices.Equal(got, []string{"item:posts/new"}) {
+		if got := searchIDs(t, e, search.SearchQuery{Text: "canoe"}); !slices.Equal(got, []string{"item:posts/new"}) {
 			t.Errorf("canoe with a damaged copy: %v", got)
 		}
 		if restoredAfterClose(e) {
@@ -148,27 +151,27 @@ func TestEngine_SearchIndexKeptOneUser(t *testing.T) {
 	cache := t.TempDir()
 	open := func() *Engine { return openSearchEngine(t, r, cache, day) }
 	first := open()
-	wantHits(t, first, SearchQuery{Text: "otters"}, "item:posts/a")
+	wantHits(t, first, search.SearchQuery{Text: "otters"}, "item:posts/a")
 	first.Close()
 
 	a := open() // opens the copy in place
-	wantHits(t, a, SearchQuery{Text: "otters"}, "item:posts/a")
+	wantHits(t, a, search.SearchQuery{Text: "otters"}, "item:posts/a")
 	b := open()
-	wantHits(t, b, SearchQuery{Text: "otters"}, "item:posts/a")
+	wantHits(t, b, search.SearchQuery{Text: "otters"}, "item:posts/a")
 	dirs := storedDirs(t, cache)
 	b.Close()
-	if b.search.pub.restored || b.search.pub.store != nil {
+	if b.search.pub.Restored() || b.search.pub.Stored() {
 		t.Error("the second engine used the store")
 	}
 	if got := storedDirs(t, cache); !slices.Equal(got, dirs) {
 		t.Errorf("the second engine changed the store: %v, was %v", got, dirs)
 	}
 	a.Close()
-	if !a.search.pub.restored {
+	if !a.search.pub.Restored() {
 		t.Error("the first engine did not open the copy")
 	}
 	c := open()
-	wantHits(t, c, SearchQuery{Text: "otters"}, "item:posts/a")
+	wantHits(t, c, search.SearchQuery{Text: "otters"}, "item:posts/a")
 	if !restoredAfterClose(c) {
 		t.Error("the copy was lost")
 	}
@@ -188,5 +191,22 @@ func openSearchEngine(t *testing.T, r *srcTestRepo, cache string, day time.Time)
 // from the store's copy (the worker is gone then: its fields may be read).
 func restoredAfterClose(e *Engine) bool {
 	e.Close()
-	return e.search.pub.restored
+	return e.search.pub.Restored()
+}
+
+// storedCommit is the commit of the store's current copy (its
+// current.json), "" when it has none.
+func storedCommit(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "current.json"))
+	if err != nil {
+		return ""
+	}
+	var cur struct {
+		Commit string `json:"commit"`
+	}
+	if err := json.Unmarshal(data, &cur); err != nil {
+		t.Fatal(err)
+	}
+	return cur.Commit
 }

@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -224,7 +224,7 @@ func TestMediaIndexRanksAsBleve(t *testing.T) {
 				all := q
 				all.All = true
 				m.idxMu.RLock()
-				got, total, err := m.idx.search(ctx, termsOf(text), q.Folder, q.Type, 0, 0, false, true)
+				got, total, err := m.idx.search(ctx, termsOf(text), MediaQuery{Folder: q.Folder, Type: q.Type, All: true})
 				m.idxMu.RUnlock()
 				if err != nil {
 					t.Fatal(err)

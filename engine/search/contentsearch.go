@@ -1,11 +1,10 @@
-package engine
+package search
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -72,9 +71,6 @@ const searchFirstBuild = 30 * time.Second
 // MaxSearchTerms bounds the words of one search.
 const MaxSearchTerms = 32
 
-// ErrSearchOff is returned by Search when Config.Search is off.
-var ErrSearchOff = errors.New("content search is off")
-
 // ErrSearchBusy is returned when the index is still being built after
 // searchFirstBuild.
 var ErrSearchBusy = errors.New("the search index is still being built")
@@ -102,85 +98,40 @@ type SearchHit struct {
 	Snippet string  `json:"snippet"` // HTML: escaped text, matches in <mark>
 }
 
+// SearchStatus tells which commit the search index holds: Commit is ""
+// while the first build runs, and CaughtUp is false while the index
+// follows a push (or a rebuild runs).
+type SearchStatus struct {
+	Commit   string `json:"commit"`
+	CaughtUp bool   `json:"caughtUp"`
+}
+
 // SearchResult is a page of hits and the number of hits in all.
 type SearchResult struct {
 	Hits  []SearchHit
 	Total int
 }
 
-// contentSearch holds the index of each branch: the published one from
-// the first snapshot, the draft branch's on the first draft search.
-type contentSearch struct {
-	pub *contentIndex
-
-	draftMu sync.Mutex
-	draft   *contentIndex // nil until a draft search, or without a draft branch
+// Snapshot is one commit of a branch as the content index reads it: the
+// engine makes one per snapshot it loads, and the index tells them apart
+// by identity (pointer) and orders them by Seq.
+type Snapshot struct {
+	Seq    uint64 // later snapshots of an engine have higher ones
+	Commit string
+	Site   *content.Site
 }
 
-func (cs *contentSearch) close() {
-	cs.pub.close()
-	cs.draftMu.Lock()
-	defer cs.draftMu.Unlock()
-	if cs.draft != nil {
-		cs.draft.close()
-	}
+// View is what one reader sees of a snapshot: Shows tells whether it
+// serves that very document (a *content.Page or *content.Item of the
+// snapshot, same pointer), so a version it no longer serves, a draft, or
+// a document scheduled for later never makes a hit.
+type View interface {
+	Shows(doc any) bool
 }
 
-// Search runs a content search against the current view.
-func (e *Engine) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
-	if e.search == nil {
-		return SearchResult{}, ErrSearchOff
-	}
-	ci := e.search.pub
-	var snap *Snapshot
-	if q.Draft {
-		snap = e.draft.Load()
-		if e.cfg.DraftBranch != "" {
-			ci = e.draftIndex()
-			// Reload may have stored snap before the index existed to be
-			// told of it; follow never goes back to an older snapshot.
-			ci.follow(snap)
-		}
-	} else {
-		snap = e.published.Load()
-	}
-	now := e.cfg.Now()
-	return ci.search(ctx, q, snap, snap.View(q.Draft, now), now)
-}
-
-// draftIndex returns the draft branch's index, made (and built from the
-// current draft snapshot) on first use.
-func (e *Engine) draftIndex() *contentIndex {
-	e.search.draftMu.Lock()
-	defer e.search.draftMu.Unlock()
-	if e.search.draft == nil {
-		e.search.draft = newContentIndex(e.cfg.Logger.With("index", "draft search"), e.cfg.Now, nil)
-		e.search.draft.follow(e.draft.Load())
-	}
-	return e.search.draft
-}
-
-// followSearch tells the indexes about a new snapshot (Reload, before the
-// swap, so that a search that sees it waits for it): it only records it.
-func (e *Engine) followSearch(s *Snapshot, draftBranch bool) {
-	if e.search == nil || s == nil {
-		return
-	}
-	if !draftBranch {
-		e.search.pub.follow(s)
-		return
-	}
-	e.search.draftMu.Lock()
-	d := e.search.draft
-	e.search.draftMu.Unlock()
-	if d != nil {
-		d.follow(s)
-	}
-}
-
-// search runs q against the index and keeps the hits that view shows,
+// Search runs q against the index and keeps the hits that view shows,
 // as they are in snap.
-func (ci *contentIndex) search(ctx context.Context, q SearchQuery, snap *Snapshot, view *View, now time.Time) (SearchResult, error) {
+func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapshot, view View, now time.Time) (SearchResult, error) {
 	limit := searchCatchUp
 	ci.mu.Lock()
 	first := ci.applied == nil
@@ -250,8 +201,8 @@ func (ci *contentIndex) search(ctx context.Context, q SearchQuery, snap *Snapsho
 	out := SearchResult{Hits: make([]SearchHit, 0, len(res.Hits)), Total: int(res.Total)}
 	for _, h := range res.Hits {
 		d := ci.docs[h.ID]
-		hit, ok := view.hit(d)
-		if !ok {
+		hit, ok := hitOf(d)
+		if !ok || !view.Shows(d) {
 			// Indexed, but not what the view shows (the index lags a
 			// push, or a scheduled instant just passed).
 			out.Total--
@@ -294,26 +245,12 @@ func queryTerms(idx bleve.Index, lang, text string) ([]string, error) {
 	return words, nil
 }
 
-// hit describes d (from the index's documents) when the view shows that
-// very document: same pointer, so a version the view no longer serves, a
-// draft, or a document scheduled for later never makes a hit.
-func (v *View) hit(d any) (SearchHit, bool) {
+// hitOf describes d, a document of the index.
+func hitOf(d any) (SearchHit, bool) {
 	switch d := d.(type) {
 	case *content.Page:
-		e, ok := v.pageBySlug[d.Slug]
-		if !ok || e.full.value != any(d) {
-			return SearchHit{}, false
-		}
 		return SearchHit{Kind: KindPage, ID: d.ID, Slug: d.Slug, Title: d.Title}, true
 	case *content.Item:
-		t, ok := v.types[d.Type]
-		if !ok {
-			return SearchHit{}, false
-		}
-		e, ok := t.bySlug[d.Slug]
-		if !ok || e.item != d {
-			return SearchHit{}, false
-		}
 		return SearchHit{Kind: KindItem, Type: d.Type, ID: d.ID, Slug: d.Slug, Title: d.Title}, true
 	}
 	return SearchHit{}, false

@@ -1,4 +1,4 @@
-package engine
+package repr
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
+	"github.com/folio-cms/folio/engine"
 )
 
 func gunzip(t *testing.T, b []byte) []byte {
@@ -27,9 +28,9 @@ func gunzip(t *testing.T, b []byte) []byte {
 }
 
 func TestResource_Gzip(t *testing.T) {
-	r := newResource(map[string]any{"title": "Hello", "body": strings.Repeat("<p>some text</p>", 500)})
+	r := engine.NewResource(map[string]any{"title": "Hello", "body": strings.Repeat("<p>some text</p>", 500)})
 	body, etag, _ := r.Body()
-	gz, gzTag, _ := r.Gzip()
+	gz, gzTag, _ := GzipBody(r)
 	if got := gunzip(t, gz); !bytes.Equal(got, body) {
 		t.Fatalf("gunzip: got %d bytes, want %d", len(got), len(body))
 	}
@@ -39,11 +40,11 @@ func TestResource_Gzip(t *testing.T) {
 	if want := etag[:len(etag)-1] + `-gz"`; gzTag != want {
 		t.Errorf("ETag %s, want %s", gzTag, want)
 	}
-	again, _, _ := r.Gzip()
+	again, _, _ := GzipBody(r)
 	if &again[0] != &gz[0] {
 		t.Error("Gzip compressed again")
 	}
-	br, brTag, _ := r.Brotli()
+	br, brTag, _ := BrotliBody(r)
 	got, err := io.ReadAll(brotli.NewReader(bytes.NewReader(br)))
 	if err != nil || !bytes.Equal(got, body) {
 		t.Fatalf("brotli: %v, %d bytes", err, len(got))
@@ -54,12 +55,12 @@ func TestResource_Gzip(t *testing.T) {
 }
 
 func TestGzipJoin(t *testing.T) {
-	a := newResource(map[string]any{"a": strings.Repeat("alpha ", 3000)})
-	b := newResource(map[string]any{"b": "beta"})
+	a := engine.NewResource(map[string]any{"a": strings.Repeat("alpha ", 3000)})
+	b := engine.NewResource(map[string]any{"b": "beta"})
 	ab, _, _ := a.Body()
 	bb, _, _ := b.Body()
-	ad, _ := a.Deflated()
-	bd, _ := b.Deflated()
+	ad, _ := Deflated(a)
+	bd, _ := Deflated(b)
 	big := bytes.Repeat([]byte("x"), 70000) // more than one stored block
 	var want []byte
 	parts := []GzipPart{{Raw: []byte(`{"items":[`)}, {Deflated: ad}, {Raw: []byte(",")},
@@ -81,13 +82,13 @@ func TestGzipJoin(t *testing.T) {
 }
 
 // benchPage is about the size of the load test's page (12 KB of JSON).
-func benchPage() *Resource {
+func benchPage() *engine.Resource {
 	var sections []map[string]any
 	for i := range 40 {
 		sections = append(sections, map[string]any{"id": fmt.Sprint("s", i), "type": "text",
 			"data": map[string]any{"html": fmt.Sprintf("<p>Paragraph %d of the page, with some words that repeat as real text does.</p>", i)}})
 	}
-	return newResource(map[string]any{"title": "A page", "slug": "a-page", "sections": sections})
+	return engine.NewResource(map[string]any{"title": "A page", "slug": "a-page", "sections": sections})
 }
 
 // BenchmarkResourceGzip is the one-off cost of a page's kept gzip form.
@@ -95,9 +96,8 @@ func BenchmarkResourceGzip(b *testing.B) {
 	body, etag, _ := benchPage().Body()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		r := &Resource{body: body, etag: etag}
-		r.done.Store(true)
-		r.Gzip()
+		r, _ := engine.NewResource(nil).WithBody(body, etag)
+		GzipBody(r)
 	}
 }
 
@@ -106,8 +106,7 @@ func BenchmarkResourceBrotli(b *testing.B) {
 	body, etag, _ := benchPage().Body()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		r := &Resource{body: body, etag: etag}
-		r.done.Store(true)
-		r.Brotli()
+		r, _ := engine.NewResource(nil).WithBody(body, etag)
+		BrotliBody(r)
 	}
 }

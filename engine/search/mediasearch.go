@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -298,7 +298,7 @@ func (m *MediaSearch) Find(ctx context.Context, q MediaQuery) (ids []string, tot
 	if r, ok := m.results.get(epoch, key); ok {
 		return slices.Clone(r.ids), r.total, nil
 	}
-	ids, total, err = m.idx.search(ctx, terms, q.Folder, q.Type, q.Offset, q.Limit, q.Reverse, q.All)
+	ids, total, err = m.idx.search(ctx, terms, q)
 	if err == nil {
 		m.results.put(epoch, key, result{ids: slices.Clone(ids), total: total})
 	}

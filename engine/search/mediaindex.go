@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"cmp"
@@ -431,11 +431,12 @@ type hit struct {
 }
 
 // search runs the words of terms (each matches as a prefix, every one
-// must match) within folder and kind ("" for any). With all it returns
-// every hit, unscored, in no particular order; otherwise the page
-// [offset, offset+limit) of the hits by score, best first (worst first
-// with reverse), ties by slot. total counts every hit.
-func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind string, offset, limit int, reverse, all bool) (ids []string, total int, err error) {
+// must match; q.Text is not read again) within q.Folder and q.Type (""
+// for any). With q.All it returns every hit, unscored, in no particular
+// order; otherwise the page [Offset, Offset+Limit) of the hits by score,
+// best first (worst first with Reverse), ties by slot. total counts every
+// hit.
+func (x *mediaIndex) search(ctx context.Context, terms []string, q MediaQuery) (ids []string, total int, err error) {
 	parts := make([]wordPart, 0, len(terms))
 	for _, t := range terms {
 		p, ok := x.wordQuery(t)
@@ -452,7 +453,7 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 		val  string
 		df   map[string]int
 		want *uint32
-	}{{folder, x.folders, &wantFolder}, {kind, x.kinds, &wantKind}} {
+	}{{q.Folder, x.folders, &wantFolder}, {q.Type, x.kinds, &wantKind}} {
 		if f.val == "" {
 			continue
 		}
@@ -462,7 +463,7 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 		*f.want = x.names[f.val]
 		filters = append(filters, leaf{idf: x.idf(f.df[f.val]), boost: 1})
 	}
-	if !all && limit <= 0 {
+	if !q.All && q.Limit <= 0 {
 		return []string{}, 0, nil
 	}
 	keep := func(s uint32) bool {
@@ -486,10 +487,10 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 		constant += filters[i].score(posting{tn: 1})
 	}
 
-	top := newTopHits(max(offset, 0)+limit, reverse)
+	top := newTopHits(max(q.Offset, 0)+q.Limit, q.Reverse)
 	found := func(s uint32, score float64) {
 		total++
-		if all {
+		if q.All {
 			ids = append(ids, x.slots[s].id)
 		} else {
 			top.push(hit{slot: s, score: score + constant})
@@ -530,7 +531,7 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 			case p.single():
 				hits = intersect(hits, &p.leaves[0])
 			default:
-				hits = x.narrow(sc, p, i == 0, hits, keep, all)
+				hits = x.narrow(sc, p, i == 0, hits, keep, q.All)
 			}
 			if len(hits) == 0 {
 				break
@@ -541,13 +542,13 @@ func (x *mediaIndex) search(ctx context.Context, terms []string, folder, kind st
 		}
 		sc.hits = hits[:0]
 	}
-	if all {
+	if q.All {
 		if ids == nil {
 			ids = []string{}
 		}
 		return ids, total, nil
 	}
-	page := top.page(max(offset, 0))
+	page := top.page(max(q.Offset, 0))
 	ids = make([]string, len(page))
 	for i, h := range page {
 		ids[i] = x.slots[h.slot].id

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // BenchmarkContentSearch searches a generated site (FOLIO_BENCH_SITE, a
@@ -31,14 +33,14 @@ func BenchmarkContentSearch(b *testing.B) {
 	runtime.ReadMemStats(&noIndex)
 	hwmBefore := peakRSS()
 	start := time.Now()
-	e.search = &contentSearch{pub: newContentIndex(e.cfg.Logger, e.cfg.Now, nil)}
-	e.search.pub.follow(e.published.Load())
+	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "")}
+	e.search.pub.Follow(e.published.Load().forSearch)
 	for {
-		_, err := e.Search(ctx, SearchQuery{Text: "trail", Limit: 1})
+		_, err := e.Search(ctx, search.SearchQuery{Text: "trail", Limit: 1})
 		if err == nil {
 			break
 		}
-		if err != ErrSearchBusy {
+		if err != search.ErrSearchBusy {
 			b.Fatal(err)
 		}
 	}
@@ -50,7 +52,7 @@ func BenchmarkContentSearch(b *testing.B) {
 	words := []string{"glacier", "canyon", "summit tent", "paddle", "warranty shipping", "ultralight quilt"}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := e.Search(ctx, SearchQuery{Text: words[i%len(words)], Limit: 20}); err != nil {
+		if _, err := e.Search(ctx, search.SearchQuery{Text: words[i%len(words)], Limit: 20}); err != nil {
 			b.Fatal(err)
 		}
 	}

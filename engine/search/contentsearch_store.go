@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"crypto/sha256"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // The published branch's search index outlives a restart: Close copies
@@ -176,7 +177,7 @@ func (st *searchStore) save(idx bleve.Index, commit, lang string) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(st.currentFile(), b)
+	return atomicfile.Write(st.currentFile(), b)
 }
 
 // removeAllBut removes the index directories other than keep.

@@ -1,4 +1,4 @@
-package engine
+package search
 
 import (
 	"context"
@@ -34,9 +34,9 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
-// contentIndex is the index of one branch and the goroutine that keeps it
+// ContentIndex is the index of one branch and the goroutine that keeps it
 // in step with the branch's snapshots.
-type contentIndex struct {
+type ContentIndex struct {
 	log interface {
 		Warn(msg string, args ...any)
 	}
@@ -70,6 +70,14 @@ type contentIndex struct {
 	bg         sync.WaitGroup
 }
 
+// Restored tells whether the index was opened from its store's copy and
+// is unchanged since (for tests of the store: the worker writes it, so
+// read it once the index is closed or idle).
+func (ci *ContentIndex) Restored() bool { return ci.restored }
+
+// Stored tells whether the index has a store (for tests of the store).
+func (ci *ContentIndex) Stored() bool { return ci.store != nil }
+
 // builtIndex is the result of a rebuild: idx holds docs, snap's documents.
 type builtIndex struct {
 	idx  bleve.Index
@@ -79,10 +87,14 @@ type builtIndex struct {
 	err  error
 }
 
-// newContentIndex starts the index of a branch; store, when not nil,
-// keeps it across restarts.
-func newContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, store *searchStore) *contentIndex {
-	ci := &contentIndex{
+// NewContentIndex starts the index of a branch; storeDir, when not "",
+// is the folder that keeps it across restarts (one per site and branch).
+func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string) *ContentIndex {
+	var store *searchStore
+	if storeDir != "" {
+		store = &searchStore{dir: storeDir}
+	}
+	ci := &ContentIndex{
 		log:      log,
 		now:      now,
 		store:    store,
@@ -96,11 +108,11 @@ func newContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time
 	return ci
 }
 
-// follow records s as the snapshot to index, unless a later one is
+// Follow records s as the snapshot to index, unless a later one is
 // recorded already, and wakes the worker.
-func (ci *contentIndex) follow(s *Snapshot) {
+func (ci *ContentIndex) Follow(s *Snapshot) {
 	ci.mu.Lock()
-	if ci.target != nil && ci.target.seq >= s.seq {
+	if ci.target != nil && ci.target.Seq >= s.Seq {
 		ci.mu.Unlock()
 		return
 	}
@@ -112,7 +124,7 @@ func (ci *contentIndex) follow(s *Snapshot) {
 	}
 }
 
-func (ci *contentIndex) close() {
+func (ci *ContentIndex) Close() {
 	ci.mu.Lock()
 	if ci.closed {
 		ci.mu.Unlock()
@@ -149,7 +161,7 @@ func (ci *contentIndex) close() {
 
 // save copies the index into the store when it holds the latest snapshot
 // and the store does not have it yet. Searches may still read it.
-func (ci *contentIndex) save() {
+func (ci *ContentIndex) save() {
 	ci.mu.Lock()
 	applied, target := ci.applied, ci.target
 	ci.mu.Unlock()
@@ -168,7 +180,7 @@ func (ci *contentIndex) save() {
 
 // restore opens the store's copy of the index when it holds s; false
 // when there is none (the caller builds one).
-func (ci *contentIndex) restore(s *Snapshot) bool {
+func (ci *ContentIndex) restore(s *Snapshot) bool {
 	lang := s.Site.Config.Language
 	idx, err := ci.store.open(s.Commit, lang)
 	if err != nil {
@@ -187,9 +199,9 @@ func (ci *contentIndex) restore(s *Snapshot) bool {
 	return true
 }
 
-// status tells which commit the index holds and whether that is served,
+// Status tells which commit the index holds and whether that is served,
 // the snapshot being served.
-func (ci *contentIndex) status(served *Snapshot) *SearchStatus {
+func (ci *ContentIndex) Status(served *Snapshot) *SearchStatus {
 	ci.mu.Lock()
 	defer ci.mu.Unlock()
 	st := &SearchStatus{}
@@ -202,7 +214,7 @@ func (ci *contentIndex) status(served *Snapshot) *SearchStatus {
 
 // run brings the index up to the target snapshot whenever woken, and swaps
 // in rebuilt indexes.
-func (ci *contentIndex) run() {
+func (ci *ContentIndex) run() {
 	defer close(ci.stopped)
 	for {
 		select {
@@ -224,7 +236,7 @@ func (ci *contentIndex) run() {
 // step applies the target snapshot to the index, or starts a rebuild when
 // there is no index yet, the language changed, or the index has many
 // segments.
-func (ci *contentIndex) step() {
+func (ci *ContentIndex) step() {
 	ci.mu.Lock()
 	s, applied := ci.target, ci.applied
 	ci.mu.Unlock()
@@ -272,7 +284,7 @@ func (ci *contentIndex) step() {
 
 // swapIn brings a rebuilt index up to the target snapshot and makes it
 // the one searched.
-func (ci *contentIndex) swapIn(b *builtIndex) {
+func (ci *ContentIndex) swapIn(b *builtIndex) {
 	ci.mu.Lock()
 	s := ci.target
 	ci.mu.Unlock()
@@ -303,7 +315,7 @@ func (ci *contentIndex) swapIn(b *builtIndex) {
 	ci.setApplied(s)
 }
 
-func (ci *contentIndex) setApplied(s *Snapshot) {
+func (ci *ContentIndex) setApplied(s *Snapshot) {
 	ci.mu.Lock()
 	defer ci.mu.Unlock()
 	ci.applied = s
@@ -315,7 +327,7 @@ func (ci *contentIndex) setApplied(s *Snapshot) {
 
 // rebuild indexes every document of s into a new index and hands it to
 // the worker.
-func (ci *contentIndex) rebuild(s *Snapshot) {
+func (ci *ContentIndex) rebuild(s *Snapshot) {
 	defer ci.bg.Done()
 	b := &builtIndex{lang: s.Site.Config.Language, docs: map[string]any{}, snap: s}
 	b.idx, b.err = newContentIndexFor(b.lang)
@@ -337,7 +349,7 @@ func (ci *contentIndex) rebuild(s *Snapshot) {
 
 // apply makes idx, which holds docs, hold the documents of s: it indexes
 // the documents whose pointer is not in docs and deletes those s lacks.
-func (ci *contentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot) error {
+func (ci *ContentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot) error {
 	changed := map[string]any{}
 	seen := make(map[string]struct{}, len(docs))
 	eachDoc(s, func(id string, d any) {
@@ -502,7 +514,7 @@ func newContentIndexFor(lang string) (bleve.Index, error) {
 // told of (follow is called before a snapshot is served, so that is s or
 // a later one), or after limit (or ctx); ready is false when there is no
 // index at all.
-func (ci *contentIndex) wait(ctx context.Context, s *Snapshot, limit time.Duration) (ready bool) {
+func (ci *ContentIndex) wait(ctx context.Context, s *Snapshot, limit time.Duration) (ready bool) {
 	var timeout <-chan time.Time
 	for {
 		ci.mu.Lock()

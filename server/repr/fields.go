@@ -1,4 +1,4 @@
-package engine
+package repr
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/folio-cms/folio/engine"
 )
 
 // The top-level fields of each kind of resource, in the order their JSON
@@ -119,21 +121,21 @@ type projections struct {
 	n atomic.Int32
 }
 
-// Project returns the resource narrowed to f (r itself for nil), with an
-// ETag of its own that also names the field set, and r's surrogate keys.
+// Project returns res narrowed to f (res itself for nil), with an ETag
+// of its own that also names the field set, and res's surrogate keys.
 // The first few field sets asked of a resource are kept with it, so they
 // are encoded and compressed once too.
-func (r *Resource) Project(f *Fields) (*Resource, error) {
+func Project(res *engine.Resource, f *Fields) (*engine.Resource, error) {
 	if f == nil {
-		return r, nil
+		return res, nil
 	}
-	body, _, err := r.Body()
+	body, _, err := res.Body()
 	if err != nil {
 		return nil, err
 	}
-	proj := &r.extra().proj
+	proj := &keptOf(res).proj
 	if p, ok := proj.m.Load(f.key); ok {
-		return p.(*Resource), nil
+		return p.(*engine.Resource), nil
 	}
 	var out []byte
 	if f.omit {
@@ -141,13 +143,15 @@ func (r *Resource) Project(f *Fields) (*Resource, error) {
 	} else {
 		out, _ = keepFields(body, f.root, f.order)
 	}
-	p := &Resource{value: r.value, keys: r.keys, body: out, etag: etagOf(append([]byte(f.key+"\x00"), out...))}
-	p.done.Store(true)
+	p, err := res.WithBody(out, engine.ETag(append([]byte(f.key+"\x00"), out...)))
+	if err != nil {
+		return nil, err
+	}
 	if proj.n.Load() >= maxProjections {
 		return p, nil
 	}
 	if got, loaded := proj.m.LoadOrStore(f.key, p); loaded {
-		return got.(*Resource), nil
+		return got.(*engine.Resource), nil
 	}
 	proj.n.Add(1)
 	return p, nil

@@ -1,4 +1,4 @@
-package engine
+package repr
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/andybalholm/brotli"
+	"github.com/folio-cms/folio/engine"
 	"github.com/klauspost/compress/flate"
 )
 
@@ -61,15 +62,15 @@ func Deflate(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// Gzip returns the gzip encoding of Body (made on first use, then kept)
-// and its ETag: Body's with "-gz" before the closing quote; Body's error
-// when it has one.
-func (r *Resource) Gzip() ([]byte, string, error) {
-	body, etag, err := r.Body()
+// GzipBody returns the gzip encoding of res's Body (made on first use, then
+// kept with it) and its ETag: Body's with "-gz" before the closing quote;
+// Body's error when it has one.
+func GzipBody(res *engine.Resource) ([]byte, string, error) {
+	body, etag, err := res.Body()
 	if err != nil {
 		return nil, "", err
 	}
-	e := &r.extra().enc
+	e := &keptOf(res).enc
 	e.gzOnce.Do(func() {
 		frag := Deflate(body)
 		gz := make([]byte, 0, len(gzipHeader)+len(frag)+len(finalBlock)+gzTrailer)
@@ -83,25 +84,26 @@ func (r *Resource) Gzip() ([]byte, string, error) {
 	return e.gz, EncodedETag(etag, "gz"), nil
 }
 
-// Deflated returns Body as a DEFLATE fragment (see Deflate), the part of
-// the kept gzip encoding between its header and its final block, for a
-// list to join without compressing the item again.
-func (r *Resource) Deflated() ([]byte, error) {
-	gz, _, err := r.Gzip()
+// Deflated returns res's Body as a DEFLATE fragment (see Deflate), the
+// part of the kept gzip encoding between its header and its final block,
+// for a list to join without compressing the item again.
+func Deflated(res *engine.Resource) ([]byte, error) {
+	gz, _, err := GzipBody(res)
 	if err != nil {
 		return nil, err
 	}
 	return gz[len(gzipHeader) : len(gz)-len(finalBlock)-gzTrailer], nil
 }
 
-// Brotli returns the brotli encoding of Body (made on first use, then
-// kept) and its ETag, Body's with "-br"; Body's error when it has one.
-func (r *Resource) Brotli() ([]byte, string, error) {
-	body, etag, err := r.Body()
+// BrotliBody returns the brotli encoding of res's Body (made on first use,
+// then kept) and its ETag, Body's with "-br"; Body's error when it has
+// one.
+func BrotliBody(res *engine.Resource) ([]byte, string, error) {
+	body, etag, err := res.Body()
 	if err != nil {
 		return nil, "", err
 	}
-	e := &r.extra().enc
+	e := &keptOf(res).enc
 	e.brOnce.Do(func() {
 		var buf bytes.Buffer
 		bw := brotli.NewWriterLevel(&buf, BrotliQuality)
