@@ -114,3 +114,23 @@ func closeUnread(w http.ResponseWriter, r *http.Request) error {
 	_ = g.rc.SetReadDeadline(time.Now().Add(unreadGrace))
 	return nil
 }
+
+// maxLinger bounds what lingerUnread discards.
+const maxLinger = 8 << 20
+
+// lingerUnread, after an error response to a request whose body was not
+// read to its end, sends the response on its way and reads (and drops)
+// the rest of the body for unreadGrace at most, as nginx's lingering
+// close does: a client still writing its body then reads the answer
+// instead of a connection reset that takes it away (the kernel resets a
+// connection closed with unread data, and a reset discards what the
+// client had not read yet). The connection closes after, whatever is left.
+func lingerUnread(w http.ResponseWriter, r *http.Request) {
+	g, ok := r.Body.(*bodyGuard)
+	if !ok || g.eof || g.timedOut {
+		return
+	}
+	_ = g.rc.Flush()
+	_ = g.rc.SetReadDeadline(time.Now().Add(unreadGrace))
+	_, _ = io.Copy(io.Discard, io.LimitReader(g.body, maxLinger))
+}

@@ -14,10 +14,10 @@ import (
 func TestPreviewLinks(t *testing.T) {
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":         "types:\n  posts:\n    public: true\n",
-		"content/posts/a.md": "---\ntitle: A\n---\nA\n",
+		"content/posts/a.md": "---\ntitle: A\ndate: 2024-01-01\n---\nA\n",
 	})
 	git(t, repo.work, "checkout", "-q", "-b", "feature")
-	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: A on feature\n---\nA\n"})
+	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: A on feature\ndate: 2024-01-01\n---\nA\n"})
 	git(t, repo.work, "commit", "-qam", "feature")
 	git(t, repo.work, "push", "-q", "origin", "feature")
 	clk := newClock(time.Now())
@@ -54,7 +54,7 @@ func TestPreviewLinks(t *testing.T) {
 		t.Fatalf("public: %s %v", r.Body, r.Header)
 	}
 	// A branch token follows the branch.
-	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: A moved\n---\nA\n"})
+	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: A moved\ndate: 2024-01-01\n---\nA\n"})
 	git(t, repo.work, "commit", "-qam", "again")
 	git(t, repo.work, "push", "-q", "origin", "feature")
 	if r = get(t, ts.URL+"/api/v1/content/posts/a?preview="+tok.Token, ""); r.json(t)["title"] != "A moved" {

@@ -265,6 +265,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = writeJSON(w, e.Status, errorBody{Error: e.Code, Message: e.Message})
+	if r.ContentLength != 0 {
+		lingerUnread(w, r)
+	}
 }
 
 func (s *Server) panicked(w http.ResponseWriter, r *http.Request, v any) {
