@@ -151,8 +151,8 @@ seo_meta: {canonical: x}
 	got := violations(posts.Validate(docs["content/posts/bad.md"]))
 	for _, want := range []string{
 		"1: title: required, missing", "1: body: required, missing", "2: date: ", "3: rating: got number, want integer",
-		"4: price: ", "5: category: ", "6: author: ", "7: gallery.0: ", "8: links.0.url: required, missing",
-		"10: blocks", "13: seo_meta.description: required, missing",
+		"4: price: ", "5: category: ", "6: author: ", "7: gallery.0: ", "9: links.0.url: required, missing",
+		"11: blocks.0.heading: required, missing", "12: blocks.1.type: ", "13: seo_meta.description: required, missing",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("bad.md: no %q in\n%s", want, got)
