@@ -191,6 +191,10 @@ func New(cfg Config) *Server {
 		n = runtime.GOMAXPROCS(0)
 	}
 	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	if cfg.Media != nil && !cfg.ReadOnly {
+		// Uploads decode in the same bounded queue as variants.
+		cfg.Media.SetDeriveGate(s.transforms.gate)
+	}
 	if cfg.Keys != nil {
 		cfg.Keys.SetLogger(cfg.Logger)
 		cfg.Metrics.watchKeys(cfg.Keys)

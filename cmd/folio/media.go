@@ -371,10 +371,25 @@ func runMediaMigrate(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer m.Close()
+	rep, err := m.Library.MigrateLocal(ctx)
+	if err != nil {
+		return err
+	}
+	if err := m.Library.Sync(ctx); err != nil {
+		return err
+	}
 	if err := m.Library.Checkpoint(ctx); err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "media root: %d items; %d files copied into the bucket, %d there already (size and SHA-256 checked)\n",
+		rep.Items, rep.Copied, rep.Present)
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(stdout, "skipped %s (%s): %s\n", sk.ID, sk.Key, sk.Reason)
+	}
 	fmt.Fprintf(stdout, "%d media items and %d folders in the bucket under %s\n", m.Library.Len(), len(m.Library.Folders())-1, m.State.Prefix())
+	if n := len(rep.Skipped); n > 0 {
+		return fmt.Errorf("media migrate: %d items skipped (listed above); resolve them and run it again: what was copied stays", n)
+	}
 	return nil
 }
 

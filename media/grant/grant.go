@@ -42,8 +42,13 @@ type Grant struct {
 	MimeType  string    `yaml:"mimeType"`
 	Size      int64     `yaml:"size"`
 	ExpiresAt time.Time `yaml:"expiresAt"`
-	// KeyName names the API key that asked for the grant, for the log.
+	// KeyName names the API key that asked for the grant: only that key
+	// may confirm it.
 	KeyName string `yaml:"keyName,omitempty"`
+	// Staged is the staging key the client uploads to (media.Stager),
+	// relative to the state area; empty for a grant whose upload goes to
+	// Key itself (given before staging existed).
+	Staged string `yaml:"staged,omitempty"`
 	// ConfirmedAt is set once the grant was used; the record stays until
 	// it is pruned so that a second confirm is told so rather than "never
 	// granted".
