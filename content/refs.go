@@ -100,6 +100,39 @@ type foundRef struct {
 
 // Problems is ReferenceProblems(site, files, mediaExists).
 func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bool) []Problem {
+	ps := c.newPass(site, files, mediaExists)
+	if c.last != nil && mediaExists == nil {
+		if d, ok := diffDocs(c.last, site); ok {
+			out := ps.incremental(d)
+			c.last, c.problems = site, out
+			return slices.Clone(out)
+		}
+	}
+	out := ps.full()
+	c.last, c.problems = nil, nil
+	if mediaExists == nil {
+		c.last, c.problems = site, out
+	}
+	return slices.Clone(out)
+}
+
+// refPass is one call of Problems: the site checked, the references
+// found so far (through the checker's per-document cache) and the
+// problems.
+type refPass struct {
+	c           *RefChecker
+	site        *Site
+	files       []File
+	mediaExists func(Ref) bool
+	typeNames   []string                  // sorted
+	lines       map[string]map[string]int // made when a problem needs them
+	out         []Problem
+}
+
+// newPass starts a pass over site: the checker's cache is dropped when
+// the content types changed (whether a string is a reference depends on
+// them), and a new generation begins.
+func (c *RefChecker) newPass(site *Site, files []File, mediaExists func(Ref) bool) *refPass {
 	typeNames := make([]string, 0, len(site.Items)+len(site.Config.Types))
 	for t := range site.Items {
 		typeNames = append(typeNames, t)
@@ -112,175 +145,180 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 	slices.Sort(typeNames)
 	types := strings.Join(typeNames, "\x00")
 	if c.docs == nil || types != c.types {
-		// Whether a string is a reference depends on the types.
 		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
-	isType := func(t string) bool {
-		_, ok := slices.BinarySearch(typeNames, t)
-		return ok
-	}
 	c.gen++
-	refsOf := func(doc any, scan func(add func(key string, v any))) []foundRef {
-		if e := c.docs[doc]; e != nil {
-			e.gen = c.gen
-			return e.refs
-		}
-		var refs []foundRef
-		scan(func(key string, v any) {
-			walkStrings(v, func(s string) {
-				if r, ok := ParseRef(s, isType); ok {
-					refs = append(refs, foundRef{key: key, s: s, ref: r})
-				}
-			})
-		})
-		c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
-		for _, f := range refs {
-			if f.ref.Kind == RefItem {
-				k := f.ref.Type + "\x00" + f.ref.Slug
-				if c.refBy[k] == nil {
-					c.refBy[k] = map[any]bool{}
-				}
-				c.refBy[k][doc] = true
-			}
-		}
-		return refs
-	}
-	pageRefs := func(p *Page) []foundRef {
-		return refsOf(p, func(add func(string, any)) {
-			for _, s := range p.Sections {
-				add("sections", s.Data)
-			}
-			add("seo", p.SEO.OGImage)
-		})
-	}
-	itemRefs := func(it *Item) []foundRef {
-		return refsOf(it, func(add func(string, any)) {
-			keys := make([]string, 0, len(it.Data))
-			for k := range it.Data {
-				if k != "body" {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				add(k, it.Data[k])
-			}
-		})
-	}
+	return &refPass{c: c, site: site, files: files, mediaExists: mediaExists, typeNames: typeNames}
+}
 
-	var lines map[string]map[string]int // made when a problem needs them
-	var out []Problem
-	problem := func(path string, f foundRef, msg string) {
-		if lines == nil {
-			lines = make(map[string]map[string]int, len(files))
-			for _, f := range files {
-				if f.Doc != nil {
-					lines[f.Path] = f.Doc.Lines
-				}
-			}
-		}
-		out = append(out, Problem{Path: path, Line: lines[path][f.key], Message: msg})
-	}
-	check := func(path string, refs []foundRef) {
-		for _, f := range refs {
-			r := f.ref
-			if r.Kind == RefMedia {
-				if mediaExists != nil && !mediaExists(r) {
-					problem(path, f, fmt.Sprintf("reference to a missing media item %s (null when expanded)", f.s))
-				}
-				continue
-			}
-			items := site.Items[r.Type] // sorted by slug, slugs unique
-			i, found := slices.BinarySearchFunc(items, r.Slug, func(it *Item, slug string) int { return strings.Compare(it.Slug, slug) })
-			switch {
-			case !found:
-				problem(path, f, fmt.Sprintf("reference to a missing item %s (null when expanded)", f.s))
-			case items[i].Meta.Draft:
-				problem(path, f, fmt.Sprintf("reference to a draft item %s (null when expanded)", f.s))
-			}
-		}
-	}
-	if c.last != nil && mediaExists == nil {
-		if d, ok := diffDocs(c.last, site); ok {
-			// Only the new documents, and those referring to an item
-			// that changed, are checked; the others keep their problems.
-			redo := map[any]bool{}
-			drop := map[string]bool{} // the paths whose problems go
-			gone := func(doc any, path string) {
-				drop[path] = true
-				if e := c.docs[doc]; e != nil {
-					c.forget(doc, e.refs)
-				}
-			}
-			for _, p := range d.gonePages {
-				gone(p, p.Meta.Path)
-			}
-			for _, it := range d.goneItems {
-				gone(it, it.Meta.Path)
-			}
-			for _, list := range [][]*Item{d.goneItems, d.addedItems} {
-				for _, it := range list {
-					for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
-						redo[doc] = true
-					}
-				}
-			}
-			for _, p := range d.addedPages {
-				redo[p] = true
-			}
-			for _, it := range d.addedItems {
-				redo[it] = true
-			}
-			for doc := range redo {
-				switch doc := doc.(type) {
-				case *Page:
-					drop[doc.Meta.Path] = true
-					if !doc.Meta.Draft {
-						check(doc.Meta.Path, pageRefs(doc))
-					}
-				case *Item:
-					drop[doc.Meta.Path] = true
-					if !doc.Meta.Draft {
-						check(doc.Meta.Path, itemRefs(doc))
-					}
-				}
-			}
-			for _, p := range c.problems {
-				if !drop[p.Path] {
-					out = append(out, p)
-				}
-			}
-			sortRefProblems(out)
-			c.last, c.problems = site, out
-			return slices.Clone(out)
-		}
-	}
+func (ps *refPass) isType(t string) bool {
+	_, ok := slices.BinarySearch(ps.typeNames, t)
+	return ok
+}
 
-	for _, p := range site.Pages {
-		if p.Meta.Draft {
+// refsOf are doc's references, from the cache or found by scan (and then
+// cached, with the items they name in refBy).
+func (ps *refPass) refsOf(doc any, scan func(add func(key string, v any))) []foundRef {
+	c := ps.c
+	if e := c.docs[doc]; e != nil {
+		e.gen = c.gen
+		return e.refs
+	}
+	var refs []foundRef
+	scan(func(key string, v any) {
+		walkStrings(v, func(s string) {
+			if r, ok := ParseRef(s, ps.isType); ok {
+				refs = append(refs, foundRef{key: key, s: s, ref: r})
+			}
+		})
+	})
+	c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
+	for _, f := range refs {
+		if f.ref.Kind == RefItem {
+			k := f.ref.Type + "\x00" + f.ref.Slug
+			if c.refBy[k] == nil {
+				c.refBy[k] = map[any]bool{}
+			}
+			c.refBy[k][doc] = true
+		}
+	}
+	return refs
+}
+
+func (ps *refPass) pageRefs(p *Page) []foundRef {
+	return ps.refsOf(p, func(add func(string, any)) {
+		for _, s := range p.Sections {
+			add("sections", s.Data)
+		}
+		add("seo", p.SEO.OGImage)
+	})
+}
+
+func (ps *refPass) itemRefs(it *Item) []foundRef {
+	return ps.refsOf(it, func(add func(string, any)) {
+		keys := make([]string, 0, len(it.Data))
+		for k := range it.Data {
+			if k != "body" {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			add(k, it.Data[k])
+		}
+	})
+}
+
+func (ps *refPass) problem(path string, f foundRef, msg string) {
+	if ps.lines == nil {
+		ps.lines = make(map[string]map[string]int, len(ps.files))
+		for _, f := range ps.files {
+			if f.Doc != nil {
+				ps.lines[f.Path] = f.Doc.Lines
+			}
+		}
+	}
+	ps.out = append(ps.out, Problem{Path: path, Line: ps.lines[path][f.key], Message: msg})
+}
+
+// check reports the references of the document at path that name a
+// missing media item, or a missing or draft item.
+func (ps *refPass) check(path string, refs []foundRef) {
+	for _, f := range refs {
+		r := f.ref
+		if r.Kind == RefMedia {
+			if ps.mediaExists != nil && !ps.mediaExists(r) {
+				ps.problem(path, f, fmt.Sprintf("reference to a missing media item %s (null when expanded)", f.s))
+			}
 			continue
 		}
-		check(p.Meta.Path, pageRefs(p))
+		items := ps.site.Items[r.Type] // sorted by slug, slugs unique
+		i, found := slices.BinarySearchFunc(items, r.Slug, func(it *Item, slug string) int { return strings.Compare(it.Slug, slug) })
+		switch {
+		case !found:
+			ps.problem(path, f, fmt.Sprintf("reference to a missing item %s (null when expanded)", f.s))
+		case items[i].Meta.Draft:
+			ps.problem(path, f, fmt.Sprintf("reference to a draft item %s (null when expanded)", f.s))
+		}
 	}
-	for _, items := range site.Items {
-		for _, it := range items {
-			if it.Meta.Draft {
-				continue
+}
+
+// incremental checks only the new documents, and those referring to an
+// item that came or went; the others keep the last call's problems.
+func (ps *refPass) incremental(d docDiff) []Problem {
+	c := ps.c
+	redo := map[any]bool{}
+	drop := map[string]bool{} // the paths whose problems go
+	gone := func(doc any, path string) {
+		drop[path] = true
+		if e := c.docs[doc]; e != nil {
+			c.forget(doc, e.refs)
+		}
+	}
+	for _, p := range d.gonePages {
+		gone(p, p.Meta.Path)
+	}
+	for _, it := range d.goneItems {
+		gone(it, it.Meta.Path)
+	}
+	for _, list := range [][]*Item{d.goneItems, d.addedItems} {
+		for _, it := range list {
+			for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
+				redo[doc] = true
 			}
-			check(it.Meta.Path, itemRefs(it))
 		}
 	}
-	for d, e := range c.docs {
-		if e.gen != c.gen {
-			c.forget(d, e.refs) // not in this site, or a draft now
+	for _, p := range d.addedPages {
+		redo[p] = true
+	}
+	for _, it := range d.addedItems {
+		redo[it] = true
+	}
+	for doc := range redo {
+		switch doc := doc.(type) {
+		case *Page:
+			drop[doc.Meta.Path] = true
+			if !doc.Meta.Draft {
+				ps.check(doc.Meta.Path, ps.pageRefs(doc))
+			}
+		case *Item:
+			drop[doc.Meta.Path] = true
+			if !doc.Meta.Draft {
+				ps.check(doc.Meta.Path, ps.itemRefs(doc))
+			}
 		}
 	}
-	sortRefProblems(out)
-	c.last, c.problems = nil, nil
-	if mediaExists == nil {
-		c.last, c.problems = site, out
+	for _, p := range c.problems {
+		if !drop[p.Path] {
+			ps.out = append(ps.out, p)
+		}
 	}
-	return slices.Clone(out)
+	sortRefProblems(ps.out)
+	return ps.out
+}
+
+// full checks every published document and forgets the cached ones the
+// site no longer has (or that are drafts now).
+func (ps *refPass) full() []Problem {
+	for _, p := range ps.site.Pages {
+		if !p.Meta.Draft {
+			ps.check(p.Meta.Path, ps.pageRefs(p))
+		}
+	}
+	for _, items := range ps.site.Items {
+		for _, it := range items {
+			if !it.Meta.Draft {
+				ps.check(it.Meta.Path, ps.itemRefs(it))
+			}
+		}
+	}
+	for d, e := range ps.c.docs {
+		if e.gen != ps.c.gen {
+			ps.c.forget(d, e.refs)
+		}
+	}
+	sortRefProblems(ps.out)
+	return ps.out
 }
 
 // forget drops what the checker knows of a document.
