@@ -8,17 +8,20 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // markdown is built once and shared: goldmark's parsers and renderers are
 // stateless and Convert is safe for concurrent use (yuin/goldmark author in
 // gohugoio/hugo#6484). Raw HTML is not passed through (goldmark's default,
 // and Hugo's): it renders as an HTML comment, and dangerous link schemes
-// such as javascript: are dropped. See README "Markdown".
+// such as javascript: are dropped. See docs/content.md "Markdown".
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
+			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority)),
+			parser.WithParagraphTransformers(util.Prioritized(refDefGate{}, refDefGatePriority))),
 	)
 })
 
@@ -104,7 +107,7 @@ func parseMarkdown(data []byte, fmFast bool) (*Doc, error) {
 		switch fm.kind {
 		case fmYAML:
 			lines = map[string]int{}
-			meta, err = decodeYAML(fm.src, offset, lines, false)
+			meta, err = decodeYAML(fm.src, offset, lines, true)
 		case fmTOML:
 			meta, err = decodeTOML(fm.src, offset)
 		case fmJSON:

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/yuin/goldmark/parser"
 )
 
 // Markdown is a Markdown body that is rendered to HTML on first use, once:
@@ -72,7 +74,7 @@ func (m Markdown) SourceErr() (string, error) {
 func (m Markdown) Lazy() bool { return m.b != nil && m.b.load != nil }
 
 // HTML renders the body (once) and returns the HTML; "" when it cannot be
-// rendered (see Render). Raw HTML is not passed through; see README
+// rendered (see Render). Raw HTML is not passed through; see docs/content.md
 // "Markdown".
 func (m Markdown) HTML() string {
 	html, _ := m.Render()
@@ -131,7 +133,8 @@ func (b *markdownBody) render() (html string, err error) {
 	var buf bytes.Buffer
 	buf.Grow(len(src) + len(src)/4)
 	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
-	if err := markdown().Convert([]byte(src), &buf); err != nil {
+	// renderContext bounds the work of links (see linkGate).
+	if err := markdown().Convert([]byte(src), &buf, parser.WithContext(renderContext(len(src)))); err != nil {
 		return "", nil
 	}
 	return buf.String(), nil

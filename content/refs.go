@@ -3,6 +3,7 @@ package content
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -91,48 +92,17 @@ type docRefs struct {
 	refs []foundRef
 }
 
-// foundRef is a reference and where it is: the top-level key, and the
-// string as written.
+// foundRef is a reference and where it is: the top-level key, the
+// LinePath keys of where it stands in the document (most precise first:
+// a section's value may be under data or not), and the string as written.
 type foundRef struct {
 	key, s string
+	at     []string
 	ref    Ref
 }
 
 // Problems is ReferenceProblems(site, files, mediaExists).
 func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bool) []Problem {
-	ps := c.newPass(site, files, mediaExists)
-	if c.last != nil && mediaExists == nil {
-		if d, ok := diffDocs(c.last, site); ok {
-			out := ps.incremental(d)
-			c.last, c.problems = site, out
-			return slices.Clone(out)
-		}
-	}
-	out := ps.full()
-	c.last, c.problems = nil, nil
-	if mediaExists == nil {
-		c.last, c.problems = site, out
-	}
-	return slices.Clone(out)
-}
-
-// refPass is one call of Problems: the site checked, the references
-// found so far (through the checker's per-document cache) and the
-// problems.
-type refPass struct {
-	c           *RefChecker
-	site        *Site
-	files       []File
-	mediaExists func(Ref) bool
-	typeNames   []string                  // sorted
-	lines       map[string]map[string]int // made when a problem needs them
-	out         []Problem
-}
-
-// newPass starts a pass over site: the checker's cache is dropped when
-// the content types changed (whether a string is a reference depends on
-// them), and a new generation begins.
-func (c *RefChecker) newPass(site *Site, files []File, mediaExists func(Ref) bool) *refPass {
 	typeNames := make([]string, 0, len(site.Items)+len(site.Config.Types))
 	for t := range site.Items {
 		typeNames = append(typeNames, t)
@@ -145,180 +115,190 @@ func (c *RefChecker) newPass(site *Site, files []File, mediaExists func(Ref) boo
 	slices.Sort(typeNames)
 	types := strings.Join(typeNames, "\x00")
 	if c.docs == nil || types != c.types {
+		// Whether a string is a reference depends on the types.
 		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
-	c.gen++
-	return &refPass{c: c, site: site, files: files, mediaExists: mediaExists, typeNames: typeNames}
-}
-
-func (ps *refPass) isType(t string) bool {
-	_, ok := slices.BinarySearch(ps.typeNames, t)
-	return ok
-}
-
-// refsOf are doc's references, from the cache or found by scan (and then
-// cached, with the items they name in refBy).
-func (ps *refPass) refsOf(doc any, scan func(add func(key string, v any))) []foundRef {
-	c := ps.c
-	if e := c.docs[doc]; e != nil {
-		e.gen = c.gen
-		return e.refs
+	isType := func(t string) bool {
+		_, ok := slices.BinarySearch(typeNames, t)
+		return ok
 	}
-	var refs []foundRef
-	scan(func(key string, v any) {
-		walkStrings(v, func(s string) {
-			if r, ok := ParseRef(s, ps.isType); ok {
-				refs = append(refs, foundRef{key: key, s: s, ref: r})
+	c.gen++
+	refsOf := func(doc any, scan func(add func(key string, bases [][]string, v any))) []foundRef {
+		if e := c.docs[doc]; e != nil {
+			e.gen = c.gen
+			return e.refs
+		}
+		var refs []foundRef
+		scan(func(key string, bases [][]string, v any) {
+			walkStringsAt(v, nil, func(s string, sub []string) {
+				if r, ok := ParseRef(s, isType); ok {
+					at := make([]string, 0, len(bases))
+					for _, b := range bases {
+						at = append(at, LinePath(append(slices.Clip(b), sub...)))
+					}
+					refs = append(refs, foundRef{key: key, s: s, at: at, ref: r})
+				}
+			})
+		})
+		c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
+		for _, f := range refs {
+			if f.ref.Kind == RefItem {
+				k := f.ref.Type + "\x00" + f.ref.Slug
+				if c.refBy[k] == nil {
+					c.refBy[k] = map[any]bool{}
+				}
+				c.refBy[k][doc] = true
+			}
+		}
+		return refs
+	}
+	pageRefs := func(p *Page) []foundRef {
+		return refsOf(p, func(add func(string, [][]string, any)) {
+			for _, s := range p.Sections {
+				i := strconv.Itoa(s.Order)
+				add("sections", [][]string{{"sections", i, "data"}, {"sections", i}}, s.Data)
+			}
+			add("seo", [][]string{{"seo", "ogImage"}}, p.SEO.OGImage)
+		})
+	}
+	itemRefs := func(it *Item) []foundRef {
+		return refsOf(it, func(add func(string, [][]string, any)) {
+			keys := make([]string, 0, len(it.Data))
+			for k := range it.Data {
+				if k != "body" {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				add(k, [][]string{{k}}, it.Data[k])
 			}
 		})
-	})
-	c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
-	for _, f := range refs {
-		if f.ref.Kind == RefItem {
-			k := f.ref.Type + "\x00" + f.ref.Slug
-			if c.refBy[k] == nil {
-				c.refBy[k] = map[any]bool{}
-			}
-			c.refBy[k][doc] = true
-		}
 	}
-	return refs
-}
 
-func (ps *refPass) pageRefs(p *Page) []foundRef {
-	return ps.refsOf(p, func(add func(string, any)) {
-		for _, s := range p.Sections {
-			add("sections", s.Data)
-		}
-		add("seo", p.SEO.OGImage)
-	})
-}
-
-func (ps *refPass) itemRefs(it *Item) []foundRef {
-	return ps.refsOf(it, func(add func(string, any)) {
-		keys := make([]string, 0, len(it.Data))
-		for k := range it.Data {
-			if k != "body" {
-				keys = append(keys, k)
+	var lines map[string]map[string]int // made when a problem needs them
+	var out []Problem
+	problem := func(path string, f foundRef, msg string) {
+		if lines == nil {
+			lines = make(map[string]map[string]int, len(files))
+			for _, f := range files {
+				if f.Doc != nil {
+					lines[f.Path] = f.Doc.Lines
+				}
 			}
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			add(k, it.Data[k])
+		ls := lines[path]
+		line := 0
+		for _, at := range f.at {
+			if line = ls[at]; line > 0 {
+				break
+			}
 		}
-	})
-}
-
-func (ps *refPass) problem(path string, f foundRef, msg string) {
-	if ps.lines == nil {
-		ps.lines = make(map[string]map[string]int, len(ps.files))
-		for _, f := range ps.files {
-			if f.Doc != nil {
-				ps.lines[f.Path] = f.Doc.Lines
+		if line == 0 {
+			line = ls[f.key]
+		}
+		out = append(out, Problem{Path: path, Line: line, Message: msg})
+	}
+	check := func(path string, refs []foundRef) {
+		for _, f := range refs {
+			r := f.ref
+			if r.Kind == RefMedia {
+				if mediaExists != nil && !mediaExists(r) {
+					problem(path, f, fmt.Sprintf("reference to a missing media item %s (null when expanded)", f.s))
+				}
+				continue
+			}
+			items := site.Items[r.Type] // sorted by slug, slugs unique
+			i, found := slices.BinarySearchFunc(items, r.Slug, func(it *Item, slug string) int { return strings.Compare(it.Slug, slug) })
+			switch {
+			case !found:
+				problem(path, f, fmt.Sprintf("reference to a missing item %s (null when expanded)", f.s))
+			case items[i].Meta.Draft:
+				problem(path, f, fmt.Sprintf("reference to a draft item %s (null when expanded)", f.s))
 			}
 		}
 	}
-	ps.out = append(ps.out, Problem{Path: path, Line: ps.lines[path][f.key], Message: msg})
-}
-
-// check reports the references of the document at path that name a
-// missing media item, or a missing or draft item.
-func (ps *refPass) check(path string, refs []foundRef) {
-	for _, f := range refs {
-		r := f.ref
-		if r.Kind == RefMedia {
-			if ps.mediaExists != nil && !ps.mediaExists(r) {
-				ps.problem(path, f, fmt.Sprintf("reference to a missing media item %s (null when expanded)", f.s))
+	if c.last != nil && mediaExists == nil {
+		if d, ok := diffDocs(c.last, site); ok {
+			// Only the new documents, and those referring to an item
+			// that changed, are checked; the others keep their problems.
+			redo := map[any]bool{}
+			drop := map[string]bool{} // the paths whose problems go
+			gone := func(doc any, path string) {
+				drop[path] = true
+				if e := c.docs[doc]; e != nil {
+					c.forget(doc, e.refs)
+				}
 			}
+			for _, p := range d.gonePages {
+				gone(p, p.Meta.Path)
+			}
+			for _, it := range d.goneItems {
+				gone(it, it.Meta.Path)
+			}
+			for _, list := range [][]*Item{d.goneItems, d.addedItems} {
+				for _, it := range list {
+					for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
+						redo[doc] = true
+					}
+				}
+			}
+			for _, p := range d.addedPages {
+				redo[p] = true
+			}
+			for _, it := range d.addedItems {
+				redo[it] = true
+			}
+			for doc := range redo {
+				switch doc := doc.(type) {
+				case *Page:
+					drop[doc.Meta.Path] = true
+					if !doc.Meta.Draft {
+						check(doc.Meta.Path, pageRefs(doc))
+					}
+				case *Item:
+					drop[doc.Meta.Path] = true
+					if !doc.Meta.Draft {
+						check(doc.Meta.Path, itemRefs(doc))
+					}
+				}
+			}
+			for _, p := range c.problems {
+				if !drop[p.Path] {
+					out = append(out, p)
+				}
+			}
+			sortRefProblems(out)
+			c.last, c.problems = site, out
+			return slices.Clone(out)
+		}
+	}
+
+	for _, p := range site.Pages {
+		if p.Meta.Draft {
 			continue
 		}
-		items := ps.site.Items[r.Type] // sorted by slug, slugs unique
-		i, found := slices.BinarySearchFunc(items, r.Slug, func(it *Item, slug string) int { return strings.Compare(it.Slug, slug) })
-		switch {
-		case !found:
-			ps.problem(path, f, fmt.Sprintf("reference to a missing item %s (null when expanded)", f.s))
-		case items[i].Meta.Draft:
-			ps.problem(path, f, fmt.Sprintf("reference to a draft item %s (null when expanded)", f.s))
-		}
+		check(p.Meta.Path, pageRefs(p))
 	}
-}
-
-// incremental checks only the new documents, and those referring to an
-// item that came or went; the others keep the last call's problems.
-func (ps *refPass) incremental(d docDiff) []Problem {
-	c := ps.c
-	redo := map[any]bool{}
-	drop := map[string]bool{} // the paths whose problems go
-	gone := func(doc any, path string) {
-		drop[path] = true
-		if e := c.docs[doc]; e != nil {
-			c.forget(doc, e.refs)
-		}
-	}
-	for _, p := range d.gonePages {
-		gone(p, p.Meta.Path)
-	}
-	for _, it := range d.goneItems {
-		gone(it, it.Meta.Path)
-	}
-	for _, list := range [][]*Item{d.goneItems, d.addedItems} {
-		for _, it := range list {
-			for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
-				redo[doc] = true
-			}
-		}
-	}
-	for _, p := range d.addedPages {
-		redo[p] = true
-	}
-	for _, it := range d.addedItems {
-		redo[it] = true
-	}
-	for doc := range redo {
-		switch doc := doc.(type) {
-		case *Page:
-			drop[doc.Meta.Path] = true
-			if !doc.Meta.Draft {
-				ps.check(doc.Meta.Path, ps.pageRefs(doc))
-			}
-		case *Item:
-			drop[doc.Meta.Path] = true
-			if !doc.Meta.Draft {
-				ps.check(doc.Meta.Path, ps.itemRefs(doc))
-			}
-		}
-	}
-	for _, p := range c.problems {
-		if !drop[p.Path] {
-			ps.out = append(ps.out, p)
-		}
-	}
-	sortRefProblems(ps.out)
-	return ps.out
-}
-
-// full checks every published document and forgets the cached ones the
-// site no longer has (or that are drafts now).
-func (ps *refPass) full() []Problem {
-	for _, p := range ps.site.Pages {
-		if !p.Meta.Draft {
-			ps.check(p.Meta.Path, ps.pageRefs(p))
-		}
-	}
-	for _, items := range ps.site.Items {
+	for _, items := range site.Items {
 		for _, it := range items {
-			if !it.Meta.Draft {
-				ps.check(it.Meta.Path, ps.itemRefs(it))
+			if it.Meta.Draft {
+				continue
 			}
+			check(it.Meta.Path, itemRefs(it))
 		}
 	}
-	for d, e := range ps.c.docs {
-		if e.gen != ps.c.gen {
-			ps.c.forget(d, e.refs)
+	for d, e := range c.docs {
+		if e.gen != c.gen {
+			c.forget(d, e.refs) // not in this site, or a draft now
 		}
 	}
-	sortRefProblems(ps.out)
-	return ps.out
+	sortRefProblems(out)
+	c.last, c.problems = nil, nil
+	if mediaExists == nil {
+		c.last, c.problems = site, out
+	}
+	return slices.Clone(out)
 }
 
 // forget drops what the checker knows of a document.
@@ -410,6 +390,23 @@ func diffSorted[T comparable](a, b []T, key func(T) string, gone, added *[]T) bo
 }
 
 // walkStrings calls fn for every string in v (maps, lists, strings).
+// walkStringsAt is walkStrings telling each string's path of keys and
+// list indexes under v.
+func walkStringsAt(v any, path []string, fn func(s string, path []string)) {
+	switch v := v.(type) {
+	case string:
+		fn(v, path)
+	case map[string]any:
+		for k, c := range v {
+			walkStringsAt(c, append(path, k), fn)
+		}
+	case []any:
+		for i, c := range v {
+			walkStringsAt(c, append(path, strconv.Itoa(i)), fn)
+		}
+	}
+}
+
 func walkStrings(v any, fn func(string)) {
 	switch v := v.(type) {
 	case string:

@@ -116,8 +116,16 @@ func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([
 	}
 }
 
-// HistoryCommits is the number of commits the history index holds.
-func (e *Engine) HistoryCommits() int { return e.history.ix.Commits() }
+// HistoryStats describes the history index.
+type HistoryStats struct {
+	Commit  string `json:"commit"`  // the commit reached; "" while the first build runs
+	Commits int    `json:"commits"` // commits indexed
+}
+
+// HistoryStats reports the history index.
+func (e *Engine) HistoryStats() HistoryStats {
+	return HistoryStats{Commit: e.history.ix.Head(), Commits: e.history.ix.Commits()}
+}
 
 // Changes lists the content files that differ between commit since (a full
 // or short commit hash, or a branch or tag) and the published commit.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -36,13 +37,54 @@ type modelState struct {
 	model    *schema.Model           // the last model that compiled; nil: none
 	problems []content.Problem       // the model's own problems (then model is the previous one)
 
-	results map[valKey][]schema.Violation
+	results map[valKey]docResult
 	// applied are the items served in place of the assembled ones, with
 	// defaults and dates filled in, by assembled item (same model).
 	applied map[*content.Item]*content.Item
 	// typeSlices are the last served slice of each type, by the
 	// assembled slice it was made from (same model).
 	typeSlices map[string][2][]*content.Item
+}
+
+// docResult is what validating one document against one type model
+// gives: its violations, and what the cross-document checks need of it
+// (read once, so that a reload does not look into every document again).
+type docResult struct {
+	vs     []schema.Violation
+	unique []uniqueValue // values of the type's unique fields
+	bare   []bareRef     // references written as a bare slug
+}
+
+type uniqueValue struct{ field, value string }
+
+type bareRef struct {
+	field, slug string
+	to          []string
+}
+
+// crossOf reads what the cross-document checks need of a document.
+func crossOf(t *schema.Type, doc *content.Doc) (uniq []uniqueValue, bare []bareRef) {
+	for _, f := range t.Unique() {
+		if v, ok := doc.Meta[f]; ok && v != nil {
+			uniq = append(uniq, uniqueValue{f, fmt.Sprint(v)})
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(t.References())) {
+		v, ok := doc.Meta[f]
+		if !ok || v == nil {
+			continue
+		}
+		vals, isList := v.([]any)
+		if !isList {
+			vals = []any{v}
+		}
+		for _, e := range vals {
+			if s, ok := e.(string); ok && s != "" && !strings.Contains(s, "/") {
+				bare = append(bare, bareRef{f, s, t.References()[f]})
+			}
+		}
+	}
+	return uniq, bare
 }
 
 type valKey struct {
@@ -67,10 +109,22 @@ func (ms *modelState) sameModelFiles(site *content.Site) bool {
 }
 
 // update recompiles the model when its files changed. A model that does
-// not compile leaves the last one in force.
-func (ms *modelState) update(site *content.Site) {
+// not compile, or a model file that does not load (folio.yaml included),
+// leaves the last one in force.
+func (ms *modelState) update(site *content.Site, files []content.File) {
 	if ms.files != nil && ms.sameModelFiles(site) {
 		return
+	}
+	for _, f := range files {
+		config := !strings.Contains(f.Path, "/") && strings.HasPrefix(strings.ToLower(f.Path), "folio.")
+		if !config && !content.ModelFile(f.Path) {
+			continue
+		}
+		if f.Err != nil || f.Doc == nil || (config && site.ConfigPath != f.Path) {
+			ms.files = nil // compile again once it loads
+			ms.problems = []content.Problem{{Path: f.Path, Message: "content model: this file does not load; the last content model that did stays in force"}}
+			return
+		}
 	}
 	ms.files = map[string]*content.Doc{}
 	for p, d := range site.ModelFiles {
@@ -84,7 +138,7 @@ func (ms *modelState) update(site *content.Site) {
 		return
 	}
 	ms.model = m
-	ms.results = map[valKey][]schema.Violation{}
+	ms.results = map[valKey]docResult{}
 	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
 }
@@ -98,7 +152,7 @@ type docCheck struct {
 	typ  string // content type, "pages" or "globals"
 	doc  *content.Doc
 	t    *schema.Type
-	vs   []schema.Violation
+	res  docResult
 }
 
 // applyModel validates the documents of a freshly assembled site against
@@ -108,14 +162,14 @@ type docCheck struct {
 // returns the problems (the model's own, and each violation as "path:line:
 // field: message") and the documents held back.
 func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
-	ms.update(site)
+	ms.update(site, files)
 	problems := slices.Clone(ms.problems)
 	m := ms.model
 	if m.Empty() {
 		return site, problems, nil
 	}
 	// The documents to check, the cached results taken.
-	var checks []docCheck
+	checks := make([]docCheck, 0, len(files))
 	var todo []int
 	for _, f := range files {
 		if f.Doc == nil || f.Err != nil {
@@ -125,29 +179,35 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		typ := ""
 		switch {
 		case strings.HasPrefix(f.Path, "content/"):
-			segs := strings.SplitN(f.Path, "/", 3)
-			if len(segs) < 3 {
+			// content/<type>/<file>: no allocation per file on a reload
+			rest := f.Path[len("content/"):]
+			i := strings.IndexByte(rest, '/')
+			if i <= 0 || i == len(rest)-1 {
 				continue
 			}
-			typ = segs[1]
+			typ = rest[:i]
 			t = m.Of(typ)
 		case strings.HasPrefix(f.Path, "pages/"):
 			typ, t = schema.KindPages, m.Pages
 		case f.Path == site.GlobalsPath:
 			typ, t = schema.KindGlobals, m.Globals
 		}
-		if t == nil || !content.Relevant(f.Path) {
+		if t == nil {
 			continue
 		}
 		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}
-		if vs, ok := ms.results[valKey{f.Doc, t}]; ok {
-			c.vs = vs
+		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
+			c.res = res
 		} else {
 			todo = append(todo, len(checks))
 		}
 		checks = append(checks, c)
 	}
-	validate := func(i int) { checks[i].vs = checks[i].t.Validate(checks[i].doc) }
+	validate := func(i int) {
+		c := &checks[i]
+		c.res.vs = c.t.Validate(c.doc)
+		c.res.unique, c.res.bare = crossOf(c.t, c.doc)
+	}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelValidate && workers > 1 {
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -169,36 +229,133 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 	}
 	for _, i := range todo {
-		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].vs
+		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
 	}
 	if len(ms.results) > 2*len(checks)+1024 {
-		kept := make(map[valKey][]schema.Violation, len(checks))
+		kept := make(map[valKey]docResult, len(checks))
 		for _, c := range checks {
-			kept[valKey{c.doc, c.t}] = c.vs
+			kept[valKey{c.doc, c.t}] = c.res
 		}
 		ms.results = kept
 	}
 
 	reject := map[string]bool{} // paths of invalid documents to hold back
 	for _, c := range checks {
-		for _, v := range c.vs {
+		for _, v := range c.res.vs {
 			msg := v.String()
 			if v.Warn {
 				msg += " (warning)"
 			}
 			problems = append(problems, content.Problem{Path: c.path, Line: v.Line, Message: msg})
 		}
-		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.vs) {
+		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.vs) {
 			reject[c.path] = true
 		}
 	}
+	problems = append(problems, crossCheck(site, checks)...)
 	var held []HeldDoc
 	site, held = ms.hold(site, prev, reject, commit)
 	site = ms.fillIn(site, m)
+	site = sortable(site, m)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
 	return site, problems, held
+}
+
+// crossCheck checks what no one document tells: that a unique field's value
+// is not another document's of the type (the first by path keeps it),
+// and that a reference written as a bare slug names an item of a type it
+// may name ("<type>/<slug>" references are checked for every document by
+// content.RefChecker). Violations are reported; they do not hold a
+// document back.
+func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
+	var out []content.Problem
+	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
+	for _, c := range checks {
+		for _, u := range c.res.unique {
+			k := c.typ + "\x00" + u.field
+			if seen[k] == nil {
+				seen[k] = map[string]string{}
+			}
+			if first, dup := seen[k][u.value]; dup {
+				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(u.field),
+					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", u.field, u.value, first)})
+				continue
+			}
+			seen[k][u.value] = c.path
+		}
+		for _, r := range c.res.bare {
+			if !slugExists(site, r.to, r.slug) {
+				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(r.field),
+					Message: fmt.Sprintf("%s: no %s has the slug %q", r.field, strings.Join(r.to, " or "), r.slug)})
+			}
+		}
+	}
+	return out
+}
+
+func slugExists(site *content.Site, types []string, slug string) bool {
+	for _, typ := range types {
+		if typ == "pages" {
+			_, found := slices.BinarySearchFunc(site.Pages, slug, func(p *content.Page, s string) int { return strings.Compare(p.Slug, s) })
+			if found {
+				return true
+			}
+			continue
+		}
+		if _, found := slices.BinarySearchFunc(site.Items[typ], slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); found {
+			return true
+		}
+	}
+	return false
+}
+
+// scalarKinds are the kinds a list sorts by.
+var scalarKinds = map[string]bool{"string": true, "text": true, "slug": true, "enum": true, "number": true, "integer": true,
+	"boolean": true, "date": true, "datetime": true, "url": true, "email": true, "reference": true, "media": true}
+
+// sortable lets every declared top-level scalar field of a type be a sort
+// field (sort=), on top of folio.yaml's sortable list.
+func sortable(site *content.Site, m *schema.Model) *content.Site {
+	var types map[string]content.TypeConfig
+	for _, typ := range slices.Sorted(maps.Keys(m.Types)) {
+		var add []string
+		tc := site.Config.Types[typ]
+		for _, f := range m.Types[typ].Fields {
+			if scalarKinds[f.Kind] && !slices.Contains(tc.Sortable, f.Name) && !slices.Contains(content.SortFields(content.TypeConfig{}), f.Name) &&
+				validSortName(f.Name) {
+				add = append(add, f.Name)
+			}
+		}
+		if len(add) == 0 {
+			continue
+		}
+		if types == nil {
+			types = maps.Clone(site.Config.Types)
+			if types == nil {
+				types = map[string]content.TypeConfig{}
+			}
+		}
+		tc.Sortable = append(slices.Clone(tc.Sortable), add...)
+		types[typ] = tc
+	}
+	if types == nil {
+		return site
+	}
+	out := *site
+	out.Config.Types = types
+	return &out
+}
+
+func validSortName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // hold replaces the invalid documents of rejecting types by their version
@@ -254,11 +411,7 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 			held = append(held, h)
 		}
 		slices.SortFunc(kept, func(a, b *content.Item) int { return strings.Compare(a.Slug, b.Slug) })
-		if len(kept) == 0 {
-			delete(out.Items, typ)
-			continue
-		}
-		out.Items[typ] = kept
+		out.Items[typ] = kept // the type stays, even with no item left
 	}
 	// pages
 	var bad []*content.Page
@@ -304,7 +457,7 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 // slice is the last call's is the last call's served slice.
 func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site {
 	var out *content.Site
-	used := make(map[*content.Item]bool)
+	total := 0
 	for typ, items := range site.Items {
 		t := m.Of(typ)
 		if t == nil || !t.Fills() || len(items) == 0 {
@@ -317,14 +470,12 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 				out = &cp
 			}
 			out.Items[typ] = last[1]
-			for _, it := range items {
-				used[it] = true
-			}
+			total += len(items)
 			continue
 		}
 		served := items
+		total += len(items)
 		for i, it := range items {
-			used[it] = true
 			nit, ok := ms.applied[it]
 			if !ok {
 				data, changed := t.Apply(it.Data)
@@ -351,10 +502,17 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 		}
 		out.Items[typ] = served
 	}
-	for it := range ms.applied {
-		if !used[it] {
-			delete(ms.applied, it)
+	if len(ms.applied) > 2*total+1024 {
+		// Forget the items no longer served, now and then.
+		kept := make(map[*content.Item]*content.Item, total)
+		for _, items := range site.Items {
+			for _, it := range items {
+				if nit, ok := ms.applied[it]; ok {
+					kept[it] = nit
+				}
+			}
 		}
+		ms.applied = kept
 	}
 	for typ := range ms.typeSlices {
 		if _, ok := site.Items[typ]; !ok {

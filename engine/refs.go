@@ -2,8 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/folio-cms/folio/media/fault"
@@ -161,6 +164,11 @@ func (s *Source) ResolveRef(name string) (Ref, error) {
 	if err := CheckRefName(name); err != nil {
 		return Ref{}, err
 	}
+	if h, ok := s.looseOrPackedBranch(name); ok {
+		if t, ok := s.commitTimes.get(h); ok {
+			return Ref{Name: name, Kind: RefBranch, Commit: h.String(), Time: t}, nil
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ref, err := s.repo.Reference(plumbing.NewBranchReferenceName(name), true); err == nil {
@@ -228,11 +236,95 @@ func (s *Source) peel(h plumbing.Hash) (plumbing.Hash, error) {
 
 // refAt reads the commit's time; under s.mu.
 func (s *Source) refAt(kind RefKind, name string, h plumbing.Hash) (Ref, error) {
+	if t, ok := s.commitTimes.get(h); ok {
+		return Ref{Name: name, Kind: kind, Commit: h.String(), Time: t}, nil
+	}
 	c, err := object.GetCommit(s.repo.Storer, h)
 	if err != nil {
 		return Ref{}, fmt.Errorf("%w: %s %q points to a missing commit %s", ErrRefNotFound, kind, name, h)
 	}
-	return Ref{Name: name, Kind: kind, Commit: h.String(), Time: c.Committer.When.UTC()}, nil
+	t := c.Committer.When.UTC()
+	s.commitTimes.put(h, t)
+	return Ref{Name: name, Kind: kind, Commit: h.String(), Time: t}, nil
+}
+
+// looseOrPackedBranch reads a branch's commit straight from the
+// repository's files (refs/heads/<name>, else packed-refs, re-read when it
+// changes): a request on a branch costs a file read, not a go-git
+// reference walk. ok is false when the branch is not there in either form
+// (or is symbolic): the caller asks go-git.
+func (s *Source) looseOrPackedBranch(name string) (plumbing.Hash, bool) {
+	data, err := os.ReadFile(filepath.Join(s.gitDir, "refs", "heads", filepath.FromSlash(name)))
+	if err == nil {
+		line := strings.TrimSpace(string(data))
+		if len(line) == 40 && isHex(line) {
+			return plumbing.NewHash(line), true
+		}
+		return plumbing.ZeroHash, false
+	}
+	return s.packed.branch(filepath.Join(s.gitDir, "packed-refs"), name)
+}
+
+// packedRefs caches the branches of a packed-refs file, read again when
+// its size or modification time changes.
+type packedRefs struct {
+	mu       sync.Mutex
+	size     int64
+	mod      time.Time
+	branches map[string]plumbing.Hash
+}
+
+func (p *packedRefs) branch(path, name string) (plumbing.Hash, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return plumbing.ZeroHash, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.branches == nil || fi.Size() != p.size || !fi.ModTime().Equal(p.mod) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return plumbing.ZeroHash, false
+		}
+		m := map[string]plumbing.Hash{}
+		for _, line := range strings.Split(string(data), "\n") {
+			h, ref, ok := strings.Cut(line, " ")
+			if !ok || len(h) != 40 || !isHex(h) {
+				continue
+			}
+			if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+				m[b] = plumbing.NewHash(h)
+			}
+		}
+		p.branches, p.size, p.mod = m, fi.Size(), fi.ModTime()
+	}
+	h, ok := p.branches[name]
+	return h, ok
+}
+
+// commitTimeCache keeps the committer times of commits refs pointed to.
+type commitTimeCache struct {
+	mu sync.Mutex
+	m  map[plumbing.Hash]time.Time
+}
+
+// maxCommitTimes bounds the cache; it is emptied when full.
+const maxCommitTimes = 4096
+
+func (c *commitTimeCache) get(h plumbing.Hash) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.m[h]
+	return t, ok
+}
+
+func (c *commitTimeCache) put(h plumbing.Hash, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCommitTimes {
+		c.m = map[plumbing.Hash]time.Time{}
+	}
+	c.m[h] = t
 }
 
 // Refs lists the branches and tags, sorted by kind and name.

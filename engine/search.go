@@ -97,7 +97,7 @@ func (v *View) Shows(d any) bool {
 	switch d := d.(type) {
 	case *content.Page:
 		e, ok := v.pageBySlug[d.Slug]
-		return ok && e.full.value == any(d)
+		return ok && docValue(e.full.value) == any(d)
 	case *content.Item:
 		t, ok := v.types[d.Type]
 		if !ok {

@@ -86,7 +86,9 @@ type Source struct {
 	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
 
-	reachable *reachableSet // commits for short-hash lookups; guarded by mu
+	reachable   *reachableSet // commits for short-hash lookups; guarded by mu
+	packed      packedRefs    // the branches of packed-refs, for ResolveRef
+	commitTimes commitTimeCache
 }
 
 // Tree is every content file of one commit, parsed.

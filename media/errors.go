@@ -20,6 +20,10 @@ var (
 	ErrFolderNotFound  error = &fault.Error{Code: fault.NotFound, Message: "folder not found"}
 	ErrFolderNotEmpty  error = &fault.Error{Code: fault.Conflict, Message: "folder not empty"}
 	ErrFolderExists    error = &fault.Error{Code: fault.Conflict, Message: "folder already exists"}
+	// ErrBusy refuses an image write while the queue of image work
+	// (Library.SetDeriveGate) is full: nothing was stored, and the same
+	// write may be retried shortly.
+	ErrBusy error = &fault.Error{Code: fault.Busy, Message: "too many images are being processed"}
 	// ErrReadOnly refuses a write to a library opened with Config.ReadOnly.
 	ErrReadOnly error = &fault.Error{Code: fault.ReadOnly, Message: "media library is read-only"}
 )

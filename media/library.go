@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,6 +87,8 @@ type Library struct {
 	locks    map[string]*sync.Mutex
 	// sh is the state of a shared library (Config.State); nil otherwise.
 	sh *sharedState
+	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
+	gate atomic.Pointer[DeriveGate]
 	// writes counts index changes since Open, so Close rewrites the index
 	// cache only when something changed.
 	writes int
@@ -299,6 +302,17 @@ func copyLimited(dst io.Writer, src io.Reader, limit int64) (int64, error) {
 		return n, errorf(ErrTooLarge, "file larger than %d bytes", limit)
 	}
 	return n, nil
+}
+
+// OwnerOf returns the id of the item that owns a storage key (its
+// original or a derivative), so that a file served under /uploads/ can
+// name its item (the surrogate key "media:<id>"). It is ByKey without the
+// copy: one map lookup. An item's keys never change while it lives.
+func (l *Library) OwnerOf(key string) (id string, ok bool) {
+	l.mu.RLock()
+	id, ok = l.claimed[claimKey(key)]
+	l.mu.RUnlock()
+	return id, ok
 }
 
 // ByKey returns a copy of the item that owns a storage key (its original

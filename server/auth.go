@@ -52,6 +52,16 @@ func bearer(r *http.Request) (token string, present, ok bool) {
 // authenticate verifies the request's key against a. It returns the request
 // carrying the key, or the 401/403 to send.
 func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) {
+	r, err := s.verifyKey(r, a)
+	if err != nil && !s.allowNoKeys && s.keys.Missing() {
+		// Said plainly rather than as a bad key: no key can be good.
+		return nil, errorf(fault.NoKeys,
+			"this box has no keys file (%s does not exist): keyed routes are off until it is created with 'folio keys create' (or folio is started with --allow-missing-keys)", s.keys.Path())
+	}
+	return r, err
+}
+
+func (s *Server) verifyKey(r *http.Request, a access) (*http.Request, error) {
 	tok, present, ok := bearer(r)
 	if !present {
 		if a.required {

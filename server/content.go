@@ -31,7 +31,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, str
 		return nil, "", err
 	}
 	if _, ok := q["ref"]; ok {
-		return s.refView(r, q.Get("ref"), draft)
+		return s.refView(w, r, q.Get("ref"), draft)
 	}
 	if !draft {
 		return s.engine.View(false), cachePrivate, nil

@@ -42,6 +42,9 @@ const (
 	// --body-timeout and --body-min-rate allow (408); the connection is
 	// closed.
 	CodeRequestTimeout = "REQUEST_TIMEOUT"
+	// CodeNoKeysFile answers a keyed route on a box whose --keys file does
+	// not exist (503), unless it was started with --allow-missing-keys.
+	CodeNoKeysFile = "NO_KEYS_FILE"
 )
 
 // The domain's errors are *fault.Error (media, media/grant, engine and
@@ -75,6 +78,7 @@ var errorTable = [fault.Codes]struct {
 	fault.SearchBuilding:     {http.StatusServiceUnavailable, CodeSearchUnavailable, ""},
 	fault.HistoryBuilding:    {http.StatusServiceUnavailable, CodeHistoryUnavailable, ""},
 	fault.Busy:               {http.StatusServiceUnavailable, CodeBusy, ""},
+	fault.NoKeys:             {http.StatusServiceUnavailable, CodeNoKeysFile, ""},
 }
 
 // httpError is what the client sees of an error.

@@ -130,7 +130,7 @@ func (s *Server) serveDiff(w http.ResponseWriter, r *http.Request, find func(*en
 	var commits [2]string
 	found := false
 	for i, name := range []string{from, to} {
-		v, ref, err := s.viewAt(r.Context(), name, draft)
+		v, ref, err := s.viewAt(w, r.Context(), name, draft)
 		if err != nil {
 			return err
 		}

@@ -55,11 +55,7 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		uploads := server.NewUploadIndex()
-		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: func(it *media.Item, deleted bool) {
-			ms.Follow(it, deleted)
-			uploads.Follow(it, deleted)
-		}}
+		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: ms.Follow}
 		for _, c := range cfgs {
 			c(&cfg)
 		}
@@ -72,7 +68,7 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 			ms.Close()
 			st.Close()
 		})
-		sc.Media, sc.MediaSearch, sc.MediaRoot, sc.Uploads = lib, ms, root, uploads
+		sc.Media, sc.MediaSearch, sc.MediaRoot = lib, ms, root
 	}
 }
 

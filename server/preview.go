@@ -136,7 +136,7 @@ func (s *Server) previewView(w http.ResponseWriter, r *http.Request, c *previewC
 	if err != nil {
 		return nil, "", err
 	}
-	v, _, err := s.viewAt(r.Context(), c.Ref, draft)
+	v, _, err := s.viewAt(w, r.Context(), c.Ref, draft)
 	if err != nil {
 		return nil, "", err
 	}

@@ -60,6 +60,11 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	b := &uploadBatch{s: s, ctx: r.Context(), limit: limit, res: uploadResult{Data: []*media.Item{}, Errors: []uploadError{}}}
 	if err := b.read(mr); err != nil {
 		b.rollback()
+		if errors.Is(err, media.ErrBusy) {
+			// The image queue is full: the whole request is refused, so
+			// that the client sends it again as it was after Retry-After.
+			return s.busy(w)
+		}
 		return err
 	}
 	return b.respond(w)
@@ -193,6 +198,9 @@ func (b *uploadBatch) file(part *multipart.Part) error {
 	if err != nil {
 		if readErr := requestBroken(err, b.ctx); readErr != nil {
 			return uploadReadError(readErr, b.limit)
+		}
+		if errors.Is(err, media.ErrBusy) {
+			return err
 		}
 		e, known := asError(err)
 		if !known {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -96,6 +97,16 @@ func (t *transformer) acquire(ctx context.Context) (func(), error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// gate is acquire for the media library's uploads (media.DeriveGate): a
+// full queue is media.ErrBusy, which the write routes answer 503 BUSY.
+func (t *transformer) gate(ctx context.Context) (func(), error) {
+	release, err := t.acquire(ctx)
+	if errors.Is(err, errBusy) {
+		return nil, fmt.Errorf("%w: %w", media.ErrBusy, err)
+	}
+	return release, err
 }
 
 // isVariantRequest reports whether the query asks for a variant.

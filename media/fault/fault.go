@@ -42,6 +42,7 @@ const (
 	SearchBuilding          // the search index is still being built; try again
 	HistoryBuilding         // the history index is still being built; try again
 	Busy                    // every worker is busy; try again
+	NoKeys                  // the service has no keys file: no key can be checked
 	codes                   // how many
 )
 
@@ -50,7 +51,7 @@ const Codes = int(codes)
 
 var names = [codes]string{"internal", "invalid", "unauthorized", "forbidden", "not found", "ref not found",
 	"not allowed", "read-only", "conflict", "precondition failed", "too large", "too many", "expired",
-	"timeout", "unavailable", "search building", "history building", "busy"}
+	"timeout", "unavailable", "search building", "history building", "busy", "no keys"}
 
 func (c Code) String() string {
 	if c < codes {
