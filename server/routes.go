@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/folio-cms/folio/media/fault"
@@ -69,9 +67,8 @@ func (s *Server) table() []route {
 	}
 }
 
-// routes builds the router from the table. httprouter v1.3 cannot hold a
-// static segment beside a parameter (/media/folders beside /media/:id), so
-// such static routes become named cases of the parameter route.
+// routes builds the router from the table (httprouter's one limit is
+// worked around in router.go).
 func (s *Server) routes() http.Handler {
 	rt := httprouter.New()
 	rt.RedirectTrailingSlash = false
@@ -90,7 +87,6 @@ func (s *Server) routes() http.Handler {
 	rt.PanicHandler = s.panicked
 	rt.GlobalOPTIONS = http.HandlerFunc(s.preflight)
 
-	type key struct{ method, path string }
 	table := s.table()
 	for _, rte := range table {
 		if !rte.writes() {
@@ -100,47 +96,17 @@ func (s *Server) routes() http.Handler {
 			s.keyedRoutes = append(s.keyedRoutes, route{method: rte.method, path: rte.path})
 		}
 	}
-	paramRoute := map[string]string{} // dir -> the parameter route in it
-	for _, rte := range table {
-		if dir, last := path.Split(rte.path); strings.HasPrefix(last, ":") {
-			paramRoute[dir] = rte.path
-		}
+	handles := make([]routeHandle, len(table))
+	for i, rte := range table {
+		handles[i] = routeHandle{rte.method, rte.path, s.handle(rte)}
 	}
-	handles := map[key]httprouter.Handle{}
-	named := map[key]map[string]httprouter.Handle{}
-	for _, rte := range table {
-		h := s.handle(rte)
-		dir, last := path.Split(rte.path)
-		if pr, ok := paramRoute[dir]; ok && pr != rte.path {
-			k := key{rte.method, pr}
-			if named[k] == nil {
-				named[k] = map[string]httprouter.Handle{}
-			}
-			named[k][last] = h
-			continue
-		}
-		handles[key{rte.method, rte.path}] = h
+	notAllowedHandle := func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		rt.MethodNotAllowed.ServeHTTP(w, r)
 	}
-	for k, names := range named {
-		param := strings.TrimPrefix(path.Base(k.path), ":")
-		fallback := handles[k]
-		if fallback == nil {
-			fallback = func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-				rt.MethodNotAllowed.ServeHTTP(w, r)
-			}
-		}
-		handles[k] = func(w http.ResponseWriter, r *http.Request, p httprouter.Params) {
-			if h, ok := names[p.ByName(param)]; ok {
-				h(w, r, p)
-				return
-			}
-			fallback(w, r, p)
-		}
-	}
-	for k, h := range handles {
-		rt.Handle(k.method, k.path, h)
-		if k.method == http.MethodGet {
-			rt.Handle(http.MethodHead, k.path, h)
+	for _, h := range foldStaticSiblings(handles, notAllowedHandle) {
+		rt.Handle(h.method, h.path, h.h)
+		if h.method == http.MethodGet {
+			rt.Handle(http.MethodHead, h.path, h.h)
 		}
 	}
 	return rt

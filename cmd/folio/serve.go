@@ -66,7 +66,17 @@ func (l *urlList) Set(v string) error {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f serveFlags
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	return f.run(ctx, stdout, stderr)
+}
+
+// parseServeFlags reads and checks the flags of `folio serve` (and their
+// FOLIO_* environment variables); usage goes to stderr.
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
+	f := &serveFlags{}
 	// The cores the runtime found (the CPUs, or a container's limit), before
 	// raiseProcs adds Ps for the collector: what CPU-bound work is sized by.
 	cores := runtime.GOMAXPROCS(0)
@@ -106,35 +116,40 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.ipv6Prefix, "ipv6-prefix", server.DefaultIPv6Prefix, "the prefix length by which IPv6 clients are counted for --rate-ip and --max-conns-per-client (64: one subscriber's network; 128: each address)")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if f.ipv6Prefix < 1 || f.ipv6Prefix > 128 {
-		return fmt.Errorf("--ipv6-prefix must be between 1 and 128")
+		return nil, fmt.Errorf("--ipv6-prefix must be between 1 and 128")
 	}
 	if f.bodyTimeout <= 0 || f.bodyMinRate <= 0 {
-		return fmt.Errorf("--body-timeout and --body-min-rate must be positive")
+		return nil, fmt.Errorf("--body-timeout and --body-min-rate must be positive")
 	}
 	if f.maxConns < 0 {
 		f.maxConns = defaultMaxConns()
 	}
 	if f.transformConcurrency < 1 {
-		return fmt.Errorf("--transform-concurrency must be at least 1")
+		return nil, fmt.Errorf("--transform-concurrency must be at least 1")
 	}
 	if f.transformQueueTimeout <= 0 {
-		return fmt.Errorf("--transform-queue-timeout must be positive")
+		return nil, fmt.Errorf("--transform-queue-timeout must be positive")
 	}
 	if f.refCacheMB < 1 {
-		return fmt.Errorf("--ref-cache-mb must be at least 1")
+		return nil, fmt.Errorf("--ref-cache-mb must be at least 1")
 	}
 	for _, p := range splitList(f.refs) {
 		if p != "commits" && engine.CheckRefName(strings.ReplaceAll(p, "*", "x")) != nil {
-			return fmt.Errorf("--refs: %q is not a ref pattern", p)
+			return nil, fmt.Errorf("--refs: %q is not a ref pattern", p)
 		}
 	}
 	f.media.readOnly = f.readOnly
 	if f.site == "" {
-		return fmt.Errorf("serve: --site is required")
+		return nil, fmt.Errorf("serve: --site is required")
 	}
+	return f, nil
+}
+
+// run serves until ctx is done.
+func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	logger, err := newLogger(stderr, f.logLevel, f.logFormat)
 	if err != nil {
 		return err
