@@ -32,6 +32,10 @@ const (
 	// --transform-queue-timeout for a transform slot (503, with
 	// Retry-After).
 	CodeBusy = "BUSY"
+	// CodeInsufficientStorage answers a write that found the box's disk
+	// (the media root, its temporary files) full (507): nothing was
+	// stored; it may succeed once space is freed.
+	CodeInsufficientStorage = "INSUFFICIENT_STORAGE"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

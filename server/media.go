@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -109,6 +110,8 @@ func mediaError(err error) error {
 		return errReadOnly
 	case errors.Is(err, media.ErrUnavailable):
 		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "media storage is unavailable; try again shortly")
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return errorf(http.StatusInsufficientStorage, CodeInsufficientStorage, "no space left on the server's disk; nothing was stored")
 	}
 	return err
 }
