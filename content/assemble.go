@@ -19,7 +19,7 @@ import (
 // every load: of two files claiming the same page slug, item (type, slug),
 // page id or item (type, id), the one with the lexicographically smallest
 // path stays and the other is a problem. Paths that Relevant rejects are
-// ignored. See README.md for the conventions.
+// ignored. See docs/content.md for the conventions.
 func Assemble(files []File) (*Site, []Problem) {
 	return new(Assembler).Assemble(files)
 }
@@ -185,6 +185,13 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 			a.fileErr(f)
 			continue
 		}
+		if ModelFile(f.Path) {
+			if a.site.ModelFiles == nil {
+				a.site.ModelFiles = map[string]*Doc{}
+			}
+			a.site.ModelFiles[f.Path] = f.Doc
+			continue
+		}
 		segs := strings.SplitN(f.Path, "/", 3)
 		switch {
 		case len(segs) == 1 && strings.HasPrefix(strings.ToLower(f.Path), "globals."):
@@ -195,6 +202,8 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 			g, err := readGlobals(f.Doc)
 			if a.check(f.Path, err) {
 				a.site.Globals, globalsFrom = g, f.Path
+				a.site.GlobalsPath = f.Path
+				a.modelFile(f)
 			}
 		case len(segs) == 1:
 			if configFrom != "" {
@@ -204,6 +213,8 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 			cfg, err := readConfig(f.Doc)
 			if a.check(f.Path, err) {
 				a.site.Config, configFrom = cfg, f.Path
+				a.site.ConfigPath = f.Path
+				a.modelFile(f)
 			}
 		}
 	}
@@ -379,6 +390,13 @@ func (a *assembler) check(p string, err error) bool {
 	pr.Path = p
 	a.problems = append(a.problems, pr)
 	return false
+}
+
+func (a *assembler) modelFile(f File) {
+	if a.site.ModelFiles == nil {
+		a.site.ModelFiles = map[string]*Doc{}
+	}
+	a.site.ModelFiles[f.Path] = f.Doc
 }
 
 func (a *assembler) fileErr(f File) {

@@ -35,8 +35,28 @@ func readConfig(doc *Doc) (Config, error) {
 			cfg.ImagePresets = ps
 			continue
 		}
+		switch k {
+		case "pages", "globals":
+			md, err := readModelDecl(v, nil, []string{k})
+			if err != nil {
+				return Config{}, problemAt(doc.Lines[k], "%s: %v", k, err)
+			}
+			if k == "pages" {
+				cfg.Pages = md
+			} else {
+				cfg.Globals = md
+			}
+			continue
+		case "schemaFrom":
+			s, ok := v.(string)
+			if !ok || !ModelFile(s) {
+				return Config{}, problemAt(doc.Lines[k], "schemaFrom: want the repository path of a Decap/Sveltia config, a file named config.yml under an admin/ folder or a file under schemas/, found %v", v)
+			}
+			cfg.SchemaFrom = s
+			continue
+		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets)", k)
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom)", k)
 		}
 		if v == nil {
 			continue
@@ -68,7 +88,13 @@ func readTypeConfig(name string, v any) (TypeConfig, error) {
 	if err != nil {
 		return tc, err
 	}
+	if tc.Model, err = readModelDecl(m, modelKeys, []string{"types", name}); err != nil {
+		return tc, err
+	}
 	for k, v := range m {
+		if modelKeys[k] {
+			continue
+		}
 		switch k {
 		case "public":
 			b, ok := v.(bool)
@@ -101,7 +127,7 @@ func readTypeConfig(name string, v any) (TypeConfig, error) {
 			}
 			tc.NoListBody = !b
 		default:
-			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort, listBody)", k)
+			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort, listBody, fields, schema, additionalFields, onInvalid)", k)
 		}
 	}
 	if tc.DefaultSort != "" {
@@ -250,4 +276,63 @@ func readImagePreset(v any) (ImagePreset, error) {
 
 func validPresetName(s string) bool {
 	return s != "" && len(s) <= maxPresetNameLen && lowerSlugChars(s)
+}
+
+// modelKeys are the keys of a type's options that declare its model.
+var modelKeys = map[string]bool{"fields": true, "schema": true, "additionalFields": true, "onInvalid": true}
+
+// readModelDecl reads the model keys of m (all of its keys when only is
+// nil, for pages: and globals:); nil when it has none. The fields
+// themselves are checked when the model is compiled (content/schema).
+func readModelDecl(v any, only map[string]bool, at []string) (*ModelDecl, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, err := wantMap(v, "options")
+	if err != nil {
+		return nil, err
+	}
+	var md ModelDecl
+	found := false
+	for k, v := range m {
+		if only != nil && !only[k] {
+			continue
+		}
+		found = true
+		switch k {
+		case "fields":
+			if _, ok := v.(map[string]any); !ok && v != nil {
+				return nil, fmt.Errorf("fields: want a map of field names to kinds or options, found %s", kindOf(v))
+			}
+			md.Fields = v
+		case "schema":
+			s, ok := v.(string)
+			if !ok || !ModelFile(s) {
+				return nil, fmt.Errorf("schema: want the repository path of a JSON Schema file under schemas/ (schemas/post.json), found %v", v)
+			}
+			md.Schema = s
+		case "additionalFields":
+			s, _ := v.(string)
+			if s != "allow" && s != "warn" && s != "reject" {
+				return nil, fmt.Errorf("additionalFields: want allow, warn or reject, found %v", v)
+			}
+			md.AdditionalFields = s
+		case "onInvalid":
+			s, _ := v.(string)
+			if s != "serve" && s != "reject" {
+				return nil, fmt.Errorf("onInvalid: want serve or reject, found %v", v)
+			}
+			md.OnInvalid = s
+		default:
+			return nil, fmt.Errorf("unknown key %q (known: fields, schema, additionalFields, onInvalid)", k)
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	if md.Fields != nil && md.Schema != "" {
+		return nil, fmt.Errorf("give fields or schema, not both")
+	}
+	md.At = at
+	return &md, nil
 }

@@ -47,3 +47,8 @@ func parseDate(v any) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("bad date %v: want a date string", v)
 }
+
+// ParseDate reads a date as front matter dates are read: a string in
+// RFC 3339 or one of the shorter forms README "Dates" lists. The result
+// is in UTC.
+func ParseDate(v any) (time.Time, error) { return parseDate(v) }

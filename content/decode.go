@@ -65,8 +65,9 @@ func yamlErrorLine(err error) (int, string) {
 
 // decodeYAML decodes one YAML mapping. offset is the file line just before
 // src starts, so that problems carry file lines. lines, when not nil,
-// receives the file line of each top-level key.
-func decodeYAML(src []byte, offset int, lines map[string]int) (map[string]any, error) {
+// receives the file line of each top-level key, and with deep of every
+// nested key and list entry too, under its path (see Doc.Lines).
+func decodeYAML(src []byte, offset int, lines map[string]int, deep bool) (map[string]any, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		line, msg := yamlErrorLine(err)
@@ -85,7 +86,7 @@ func decodeYAML(src []byte, offset int, lines map[string]int) (map[string]any, e
 	if root.Kind != yaml.MappingNode {
 		return nil, problemAt(root.Line+offset, "expected a map of keys and values, found %s", yamlKind(root))
 	}
-	w := yamlWalker{offset: offset, lines: lines}
+	w := yamlWalker{offset: offset, lines: lines, deep: deep && lines != nil}
 	v, err := w.value(root, 0)
 	if err != nil {
 		return nil, err
@@ -96,6 +97,8 @@ func decodeYAML(src []byte, offset int, lines map[string]int) (map[string]any, e
 type yamlWalker struct {
 	offset  int
 	lines   map[string]int // top-level key lines, filled when not nil
+	deep    bool           // also record nested keys' lines, by path
+	path    []string       // the keys and indexes leading to the value walked
 	aliased int            // nodes produced by alias expansion so far
 	inAlias int            // >0 while expanding an alias
 	// expanding holds the anchors being expanded, to catch an anchor that
@@ -130,8 +133,15 @@ func (w *yamlWalker) value(n *yaml.Node, depth int) (any, error) {
 		return w.mapping(n, depth)
 	case yaml.SequenceNode:
 		list := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
+		for i, c := range n.Content {
+			if w.deep && w.inAlias == 0 {
+				w.path = append(w.path, strconv.Itoa(i))
+				w.lines[LinePath(w.path)] = c.Line + w.offset
+			}
 			v, err := w.value(c, depth+1)
+			if w.deep && w.inAlias == 0 {
+				w.path = w.path[:len(w.path)-1]
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -167,7 +177,16 @@ func (w *yamlWalker) mapping(n *yaml.Node, depth int) (any, error) {
 		if depth == 0 && w.inAlias == 0 && w.lines != nil {
 			w.lines[k.Value] = k.Line + w.offset
 		}
+		if w.deep && w.inAlias == 0 {
+			w.path = append(w.path, k.Value)
+			if depth > 0 {
+				w.lines[LinePath(w.path)] = k.Line + w.offset
+			}
+		}
 		v, err := w.value(vn, depth+1)
+		if w.deep && w.inAlias == 0 {
+			w.path = w.path[:len(w.path)-1]
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -103,7 +103,7 @@ func parseMarkdown(data []byte) (*Doc, error) {
 		switch fm.kind {
 		case fmYAML:
 			lines = map[string]int{}
-			meta, err = decodeYAML(fm.src, offset, lines)
+			meta, err = decodeYAML(fm.src, offset, lines, false)
 		case fmTOML:
 			meta, err = decodeTOML(fm.src, offset)
 		case fmJSON:

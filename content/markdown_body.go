@@ -3,6 +3,9 @@ package content
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -25,10 +28,12 @@ type Markdown struct{ b *markdownBody }
 type markdownBody struct {
 	src  string
 	load func() (string, error) // nil when src is held
-	once sync.Once
-	html string
-	err  error // the source could not be read (lazy bodies only)
+	// mu serialises the render; done is set once it succeeded. A render
+	// that failed (a lazy source that could not be read, a panic) keeps
+	// nothing, so the next use tries again.
+	mu   sync.Mutex
 	done atomic.Bool
+	html string
 }
 
 // NewMarkdown returns the body with Markdown source src. The source must
@@ -66,62 +71,86 @@ func (m Markdown) SourceErr() (string, error) {
 // Lazy tells whether the body reads its source on demand.
 func (m Markdown) Lazy() bool { return m.b != nil && m.b.load != nil }
 
-// HTML renders the body (once) and returns the HTML. Raw HTML is not passed
-// through; see README "Markdown".
+// HTML renders the body (once) and returns the HTML; "" when it cannot be
+// rendered (see Render). Raw HTML is not passed through; see README
+// "Markdown".
 func (m Markdown) HTML() string {
-	if m.b == nil {
-		return ""
+	html, _ := m.Render()
+	return html
+}
+
+// Render renders the body (once) and returns the HTML, or why it could
+// not be made: a lazy body's source could not be read, or the renderer
+// panicked (the error holds the panic and its stack). A failure is not
+// kept: the next call tries again.
+func (m Markdown) Render() (string, error) {
+	b := m.b
+	if b == nil {
+		return "", nil
 	}
-	m.b.once.Do(m.b.render)
-	return m.b.html
+	if b.done.Load() {
+		return b.html, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done.Load() {
+		return b.html, nil
+	}
+	html, err := b.render()
+	if err != nil {
+		return "", err
+	}
+	b.html = html
+	b.done.Store(true)
+	return html, nil
 }
 
 // Rendered tells whether the HTML was made already.
 func (m Markdown) Rendered() bool { return m.b == nil || m.b.done.Load() }
 
-func (b *markdownBody) render() {
-	defer b.done.Store(true)
+func (b *markdownBody) render() (html string, err error) {
 	defer func() {
 		// goldmark has never panicked on fuzzed input, but a body is
-		// rendered while a request is being served: a panic must not
-		// leave the page unserved. The body is then empty.
-		if recover() != nil {
-			b.html = ""
+		// rendered while a request is being served: a panic becomes an
+		// error, which the caller reports with the file's path.
+		if v := recover(); v != nil {
+			html, err = "", fmt.Errorf("%w: %v\n%s", ErrRenderPanic, v, debug.Stack())
 		}
 	}()
 	src := b.src
 	if b.load != nil {
-		var err error
 		if src, err = b.load(); err != nil {
-			b.err = err
-			return
+			return "", err
 		}
 	}
 	// Parse refused sources nested too deeply; a body from elsewhere (a
 	// persisted cache) is checked again, as goldmark's time depends on it.
 	if markdownTooDeep([]byte(src)) > 0 {
-		return
+		return "", nil
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(src) + len(src)/4)
 	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
 	if err := markdown().Convert([]byte(src), &buf); err != nil {
-		return
+		return "", nil
 	}
-	b.html = buf.String()
+	return buf.String(), nil
 }
+
+// ErrRenderPanic is the error of a render that panicked.
+var ErrRenderPanic = errors.New("markdown renderer panicked")
 
 // String is the HTML.
 func (m Markdown) String() string { return m.HTML() }
 
 // MarshalJSON encodes the HTML as a JSON string without HTML escaping;
 // encoding/json escapes <, > and & afterwards when its encoder is set to,
-// so the result is what the HTML as a string would encode to. A lazy
-// body whose source could not be read is an error, not an empty body.
+// so the result is what the HTML as a string would encode to. A body that
+// could not be rendered (see Render) is an error, not an empty body.
 func (m Markdown) MarshalJSON() ([]byte, error) {
-	html := m.HTML()
-	if m.b != nil && m.b.err != nil {
-		return nil, m.b.err
+	html, err := m.Render()
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -124,3 +124,43 @@ func TestMarkdown_Lazy(t *testing.T) {
 		t.Fatalf("encoding an unreadable body: err = %v", err)
 	}
 }
+
+// A render that fails (a source it cannot read now, a panic) is an error
+// each time, kept nowhere: once the source reads again, the body renders.
+func TestMarkdown_RenderRetries(t *testing.T) {
+	var fail atomic.Int64 // 0: read, 1: error, 2: panic
+	gone := errors.New("blob gone")
+	m := NewLazyMarkdown(func() (string, error) {
+		switch fail.Load() {
+		case 1:
+			return "", gone
+		case 2:
+			panic("renderer bug")
+		}
+		return "*back*", nil
+	})
+	fail.Store(1)
+	for range 2 {
+		if html, err := m.Render(); html != "" || !errors.Is(err, gone) {
+			t.Fatalf("unreadable source: %q, %v", html, err)
+		}
+	}
+	fail.Store(2)
+	if _, err := m.Render(); !errors.Is(err, ErrRenderPanic) || !strings.Contains(err.Error(), "renderer bug") {
+		t.Fatalf("panic: err = %v", err)
+	}
+	if _, err := json.Marshal(map[string]any{"b": m}); !errors.Is(err, ErrRenderPanic) {
+		t.Fatalf("encoding a body whose render panics: err = %v", err)
+	}
+	if m.Rendered() {
+		t.Fatal("a failed render is kept")
+	}
+	fail.Store(0)
+	if html, err := m.Render(); err != nil || html != "<p><em>back</em></p>\n" {
+		t.Fatalf("readable again: %q, %v", html, err)
+	}
+	fail.Store(1)
+	if html, err := m.Render(); err != nil || html == "" {
+		t.Fatalf("a rendered body read its source again: %q, %v", html, err)
+	}
+}

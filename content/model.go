@@ -108,6 +108,25 @@ type Config struct {
 	// ImagePresets are the named image variants /uploads/<key>?preset=
 	// serves without a signed URL (see ImagePreset).
 	ImagePresets map[string]ImagePreset `yaml:"imagePresets" json:"imagePresets,omitempty"`
+	// Pages and Globals declare the fields of pages and of the globals
+	// file (nil: none declared); each type's are in its TypeConfig.
+	Pages   *ModelDecl `yaml:"pages" json:"-"`
+	Globals *ModelDecl `yaml:"globals" json:"-"`
+	// SchemaFrom names the Decap/Sveltia CMS config.yml to take the
+	// fields of types without their own from ("" : the usual places).
+	SchemaFrom string `yaml:"schemaFrom" json:"-"`
+}
+
+// ModelDecl is what folio.yaml declares of one type's content model, as
+// written: package content/schema compiles it. At is where the
+// declaration sits in folio.yaml ("types", "posts"), for the lines of
+// its problems.
+type ModelDecl struct {
+	Fields           any    // the fields: block, a map of name to kind or options
+	Schema           string // a JSON Schema file (repository path)
+	AdditionalFields string // "allow" (default), "warn" or "reject"
+	OnInvalid        string // "serve" (default) or "reject"
+	At               []string
 }
 
 // ImagePreset is one entry of folio.yaml's imagePresets: a size of a
@@ -148,6 +167,9 @@ type TypeConfig struct {
 	// NoListBody is `listBody: false`: the type's lists leave out each
 	// item's HTML body (data.body) unless `fields` asks for it.
 	NoListBody bool `yaml:"-" json:"noListBody,omitempty"`
+	// Model is the type's declared content model; nil when folio.yaml
+	// declares none.
+	Model *ModelDecl `yaml:"-" json:"-"`
 }
 
 // Problem is something wrong with one file of the site, positioned for the

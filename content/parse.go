@@ -29,6 +29,9 @@ func Relevant(p string) bool {
 			return false
 		}
 	}
+	if ModelFile(p) {
+		return true
+	}
 	ext := strings.ToLower(path.Ext(p))
 	switch len(segs) {
 	case 1:
@@ -43,6 +46,29 @@ func Relevant(p string) bool {
 		return len(segs) >= 3 && isDocExt(ext)
 	}
 	return false
+}
+
+// ModelFile tells whether a repository path may hold a content model that
+// folio.yaml does not: a JSON Schema (or YAML) file under schemas/, or a
+// Decap/Sveltia CMS config, a file config.yml (or .yaml) in a folder
+// admin/ at most two folders deep (admin/, static/admin/, public/admin/).
+func ModelFile(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return false
+	}
+	segs := strings.Split(p, "/")
+	for _, s := range segs {
+		if s == "" || s[0] == '.' || s[0] == '_' {
+			return false
+		}
+	}
+	ext := strings.ToLower(path.Ext(p))
+	if segs[0] == "schemas" && len(segs) >= 2 {
+		return ext == ".json" || ext == ".yaml" || ext == ".yml"
+	}
+	n := len(segs)
+	base := strings.ToLower(segs[n-1])
+	return n >= 2 && n <= 4 && segs[n-2] == "admin" && (base == "config.yml" || base == "config.yaml")
 }
 
 func isDataExt(ext string) bool {
@@ -95,7 +121,7 @@ func parse(ext string, data []byte) (*Doc, error) {
 		return parseMarkdown(data)
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
-		if meta, err = decodeYAML(data, 0, lines); err == nil {
+		if meta, err = decodeYAML(data, 0, lines, true); err == nil {
 			return &Doc{Meta: meta, Lines: lines}, nil
 		}
 	case ext == ".json":

@@ -13,8 +13,43 @@ type Doc struct {
 	HasBody bool           // the file had a Markdown body
 	Line    int            // line where the body starts (for problems)
 	// Lines is the file line of each top-level key, when the format tells
-	// (YAML documents and YAML front matter); nil otherwise.
+	// (YAML documents and YAML front matter); nil otherwise. Whole YAML
+	// documents (not front matter) also have the line of every nested key
+	// and list entry, under LinePath of its path.
 	Lines map[string]int
+}
+
+// LinePath is the key of a nested value in Doc.Lines: its path of keys
+// and list indexes, each after a "/" ("/types/posts/fields"). A
+// top-level key is its own name.
+func LinePath(path []string) string {
+	if len(path) == 1 {
+		return path[0]
+	}
+	n := 0
+	for _, p := range path {
+		n += len(p) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, p := range path {
+		b = append(b, '/')
+		b = append(b, p...)
+	}
+	return string(b)
+}
+
+// LineOf is the file line of the value at path, or of the nearest
+// enclosing key whose line is known; 0 when none is.
+func (d *Doc) LineOf(path ...string) int {
+	if d == nil || d.Lines == nil {
+		return 0
+	}
+	for n := len(path); n > 0; n-- {
+		if l, ok := d.Lines[LinePath(path[:n])]; ok {
+			return l
+		}
+	}
+	return 0
 }
 
 // File is one file of a site tree handed to Assemble.
@@ -34,4 +69,10 @@ type Site struct {
 	Items   map[string][]*Item // by type slug, each sorted by slug
 	Globals *Globals           // nil when the site has no globals file
 	Config  Config
+	// ModelFiles are the documents the content model may be declared in
+	// (see ModelFile), and folio.yaml and the globals file, by path.
+	ModelFiles map[string]*Doc
+	// ConfigPath and GlobalsPath are the paths of folio.yaml and of the
+	// globals file; "" when the site has none.
+	ConfigPath, GlobalsPath string
 }

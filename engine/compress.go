@@ -62,9 +62,13 @@ func Deflate(b []byte) []byte {
 }
 
 // Gzip returns the gzip encoding of Body (made on first use, then kept)
-// and its ETag: Body's with "-gz" before the closing quote.
-func (r *Resource) Gzip() ([]byte, string) {
-	body, etag := r.Body()
+// and its ETag: Body's with "-gz" before the closing quote; Body's error
+// when it has one.
+func (r *Resource) Gzip() ([]byte, string, error) {
+	body, etag, err := r.Body()
+	if err != nil {
+		return nil, "", err
+	}
 	e := &r.extra().enc
 	e.gzOnce.Do(func() {
 		frag := Deflate(body)
@@ -76,21 +80,27 @@ func (r *Resource) Gzip() ([]byte, string) {
 		gz = binary.LittleEndian.AppendUint32(gz, uint32(len(body)))
 		e.gz = gz
 	})
-	return e.gz, EncodedETag(etag, "gz")
+	return e.gz, EncodedETag(etag, "gz"), nil
 }
 
 // Deflated returns Body as a DEFLATE fragment (see Deflate), the part of
 // the kept gzip encoding between its header and its final block, for a
 // list to join without compressing the item again.
-func (r *Resource) Deflated() []byte {
-	gz, _ := r.Gzip()
-	return gz[len(gzipHeader) : len(gz)-len(finalBlock)-gzTrailer]
+func (r *Resource) Deflated() ([]byte, error) {
+	gz, _, err := r.Gzip()
+	if err != nil {
+		return nil, err
+	}
+	return gz[len(gzipHeader) : len(gz)-len(finalBlock)-gzTrailer], nil
 }
 
 // Brotli returns the brotli encoding of Body (made on first use, then
-// kept) and its ETag, Body's with "-br".
-func (r *Resource) Brotli() ([]byte, string) {
-	body, etag := r.Body()
+// kept) and its ETag, Body's with "-br"; Body's error when it has one.
+func (r *Resource) Brotli() ([]byte, string, error) {
+	body, etag, err := r.Body()
+	if err != nil {
+		return nil, "", err
+	}
 	e := &r.extra().enc
 	e.brOnce.Do(func() {
 		var buf bytes.Buffer
@@ -99,7 +109,7 @@ func (r *Resource) Brotli() ([]byte, string) {
 		bw.Close()
 		e.br = bytes.Clone(buf.Bytes())
 	})
-	return e.br, EncodedETag(etag, "br")
+	return e.br, EncodedETag(etag, "br"), nil
 }
 
 // EncodedETag is the ETag of a content coding of the representation whose

@@ -98,6 +98,9 @@ type Engine struct {
 	// One RefChecker per branch, used under reloadMu: a reload looks for
 	// references only in the documents that changed.
 	refCheckers map[string]*content.RefChecker
+	// One content model per branch, used under reloadMu: recompiled when
+	// a model file changes; only re-parsed documents are validated.
+	models map[string]*modelState
 
 	failMu  sync.Mutex
 	failed  map[string]string // branch -> commit that failed to load
@@ -139,8 +142,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
-		refCheckers: map[string]*content.RefChecker{},
-		closing:     make(chan struct{}), searchClosed: make(chan struct{})}
+		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
+		closing: make(chan struct{}), searchClosed: make(chan struct{})}
 	if cfg.Search {
 		var store *searchStore
 		if cfg.CacheDir != "" {
@@ -386,7 +389,20 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 		})
 	}
+	ms := e.models[branch]
+	if ms == nil {
+		ms = new(modelState)
+		e.models[branch] = ms
+	}
+	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
+	if len(modelProblems) > 0 {
+		problems = slices.Concat(problems, modelProblems)
+		slices.SortStableFunc(problems, func(a, b content.Problem) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+		})
+	}
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
+	snap.Held, snap.Model = held, ms.model
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
 	snap.seq = e.snapSeq
@@ -411,7 +427,10 @@ type Status struct {
 	DraftBranch string            `json:"draftBranch,omitempty"`
 	DraftCommit string            `json:"draftCommit,omitempty"`
 	Problems    []content.Problem `json:"problems"`
-	LastError   *StatusError      `json:"lastError,omitempty"`
+	// Held are the documents held back for breaking their type's model
+	// (onInvalid: reject); absent when none is.
+	Held      []HeldDoc    `json:"held,omitempty"`
+	LastError *StatusError `json:"lastError,omitempty"`
 	// LastFetch is when the last fetch of a remote site succeeded (nil for
 	// a local site): with LastError, how stale the served commit may be
 	// when the remote cannot be reached.
@@ -439,7 +458,7 @@ type StatusError struct {
 // Status reports the served commits, their problems and the last failure.
 func (e *Engine) Status() Status {
 	p := e.published.Load()
-	st := Status{Branch: p.Branch, Commit: p.Commit, CommitTime: p.CommitTime, LoadedAt: p.LoadedAt, Problems: p.Problems}
+	st := Status{Branch: p.Branch, Commit: p.Commit, CommitTime: p.CommitTime, LoadedAt: p.LoadedAt, Problems: p.Problems, Held: p.Held}
 	if st.Problems == nil {
 		st.Problems = []content.Problem{}
 	}

@@ -144,6 +144,9 @@ func (v *View) ExpandBody(body []byte, e *Expand, ml MediaLookup, self string) (
 			doc[k] = x.walk(val, 1, chain)
 		}
 	}
+	if x.err != nil {
+		return nil, nil, x.err
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -163,6 +166,7 @@ type expander struct {
 	e    *Expand
 	ml   MediaLookup
 	keys map[string]bool
+	err  error // the first embedded resource that did not encode
 }
 
 // walk replaces the references in val at depth (1: the resource's own).
@@ -222,10 +226,20 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 	}
 	x.keys[ItemKey(r.Type, ent.item.ID)] = true
 	res := ent.res
+	var err error
 	if t.Config.NoListBody {
-		res = res.Project(WithoutBody)
+		res, err = res.Project(WithoutBody)
 	}
-	b, _ := res.Body()
+	var b []byte
+	if err == nil {
+		b, _, err = res.Body()
+	}
+	if err != nil {
+		if x.err == nil {
+			x.err = err
+		}
+		return nil
+	}
 	var obj map[string]any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

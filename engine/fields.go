@@ -123,35 +123,34 @@ type projections struct {
 // ETag of its own that also names the field set, and r's surrogate keys.
 // The first few field sets asked of a resource are kept with it, so they
 // are encoded and compressed once too.
-func (r *Resource) Project(f *Fields) *Resource {
+func (r *Resource) Project(f *Fields) (*Resource, error) {
 	if f == nil {
-		return r
+		return r, nil
+	}
+	body, _, err := r.Body()
+	if err != nil {
+		return nil, err
 	}
 	proj := &r.extra().proj
 	if p, ok := proj.m.Load(f.key); ok {
-		return p.(*Resource)
+		return p.(*Resource), nil
 	}
-	body, _ := r.Body()
 	var out []byte
 	if f.omit {
 		out = omitFields(body, f.root, f.order)
 	} else {
 		out, _ = keepFields(body, f.root, f.order)
 	}
-	p := &Resource{value: r.value}
-	p.once.Do(func() {
-		p.keys = r.keys
-		p.body = out
-		p.etag = etagOf(append([]byte(f.key+"\x00"), out...))
-	})
+	p := &Resource{value: r.value, keys: r.keys, body: out, etag: etagOf(append([]byte(f.key+"\x00"), out...))}
+	p.done.Store(true)
 	if proj.n.Load() >= maxProjections {
-		return p
+		return p, nil
 	}
 	if got, loaded := proj.m.LoadOrStore(f.key, p); loaded {
-		return got.(*Resource)
+		return got.(*Resource), nil
 	}
 	proj.n.Add(1)
-	return p
+	return p, nil
 }
 
 // keepFields writes the parts of the JSON object raw that n names, keys in

@@ -221,9 +221,9 @@ func sameBody(a, b *Resource) bool {
 	if a == nil || b == nil {
 		return false
 	}
-	_, ea := a.Body()
-	_, eb := b.Body()
-	return ea == eb
+	_, ea, erra := a.Body()
+	_, eb, errb := b.Body()
+	return erra == nil && errb == nil && ea == eb
 }
 
 func unionKeys[V any](a, b map[string]V) map[string]bool {

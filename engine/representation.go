@@ -25,25 +25,35 @@ type Representation struct {
 }
 
 // Representation returns the resource in coding c (Identity for an
-// unknown one).
-func (r *Resource) Representation(c Coding) *Representation {
+// unknown one); Body's error when the resource does not encode.
+func (r *Resource) Representation(c Coding) (*Representation, error) {
 	if c >= codings {
 		c = Identity
 	}
+	if r.done.Load() {
+		if m := r.more.Load(); m != nil {
+			if rep := m.reps[c].Load(); rep != nil {
+				return rep, nil
+			}
+		}
+	}
+	body, etag, err := r.Body()
+	if err != nil {
+		return nil, err
+	}
 	slot := &r.extra().reps[c]
 	if rep := slot.Load(); rep != nil {
-		return rep
+		return rep, nil
 	}
-	body, etag := r.Body()
 	switch c {
 	case Gzip:
-		body, etag = r.Gzip()
+		body, etag, _ = r.Gzip()
 	case Brotli:
-		body, etag = r.Brotli()
+		body, etag, _ = r.Brotli()
 	}
 	rep := &Representation{Body: body, ETag: []string{etag}, ContentLength: []string{strconv.Itoa(len(body))}}
 	// Two first readers may both build it; they build the same thing,
 	// and the first one stored is the one kept.
 	slot.CompareAndSwap(nil, rep)
-	return slot.Load()
+	return slot.Load(), nil
 }

@@ -10,15 +10,15 @@ import (
 
 func TestResource_Representation(t *testing.T) {
 	r := newResource(map[string]any{"title": "Hello", "body": strings.Repeat("<p>some text</p>", 500)})
-	body, etag := r.Body()
-	gz, gzTag := r.Gzip()
-	br, brTag := r.Brotli()
+	body, etag, _ := r.Body()
+	gz, gzTag, _ := r.Gzip()
+	br, brTag, _ := r.Brotli()
 	for _, tc := range []struct {
 		c    Coding
 		body []byte
 		etag string
 	}{{Identity, body, etag}, {Gzip, gz, gzTag}, {Brotli, br, brTag}, {Coding(200), body, etag}} {
-		rep := r.Representation(tc.c)
+		rep, _ := r.Representation(tc.c)
 		if !bytes.Equal(rep.Body, tc.body) {
 			t.Errorf("coding %d: body of %d bytes, want %d", tc.c, len(rep.Body), len(tc.body))
 		}
@@ -28,7 +28,7 @@ func TestResource_Representation(t *testing.T) {
 		if want := strconv.Itoa(len(tc.body)); len(rep.ContentLength) != 1 || rep.ContentLength[0] != want {
 			t.Errorf("coding %d: Content-Length %q, want %s", tc.c, rep.ContentLength, want)
 		}
-		if again := r.Representation(tc.c); again != rep {
+		if again, _ := r.Representation(tc.c); again != rep {
 			t.Errorf("coding %d: made again", tc.c)
 		}
 	}
@@ -41,7 +41,7 @@ func TestResource_RepresentationConcurrent(t *testing.T) {
 	got := make([]*Representation, 8)
 	var wg sync.WaitGroup
 	for i := range got {
-		wg.Go(func() { got[i] = r.Representation(Gzip) })
+		wg.Go(func() { got[i], _ = r.Representation(Gzip) })
 	}
 	wg.Wait()
 	for _, rep := range got {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/schema"
 )
 
 // Snapshot is one commit of a branch, loaded completely. It never changes
@@ -18,6 +19,12 @@ type Snapshot struct {
 	LoadedAt   time.Time
 	Site       *content.Site
 	Problems   []content.Problem
+	// Held are the documents that break their type's model and are held
+	// back (onInvalid: reject), by path.
+	Held []HeldDoc
+	// Model is the content model the snapshot was validated against; nil
+	// when the site declares none.
+	Model *schema.Model
 
 	// seq orders the snapshots an engine loaded (both branches): later
 	// loads have higher numbers. Search indexes never go back to an

@@ -104,7 +104,7 @@ func BenchmarkEngine(b *testing.B) {
 			if !ok {
 				b.Fatalf("no item %s", slug)
 			}
-			body, _ := res.Body()
+			body, _, _ := res.Body()
 			if !strings.Contains(string(body), marker) {
 				b.Fatalf("item does not show %q", marker)
 			}

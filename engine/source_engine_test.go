@@ -21,13 +21,13 @@ func viewDump(t *testing.T, e *Engine, draft bool) string {
 		fmt.Fprintf(&b, "problem %s\n", p)
 	}
 	for _, r := range v.Pages() {
-		body, etag := r.Body()
+		body, etag, _ := r.Body()
 		fmt.Fprintf(&b, "%s %s\n", body, etag)
 	}
 	site := e.Published().Site
 	for _, p := range site.Pages {
 		if r, ok := v.Page(p.Slug); ok {
-			body, etag := r.Body()
+			body, etag, _ := r.Body()
 			fmt.Fprintf(&b, "%s %s\n", body, etag)
 		}
 	}
@@ -46,12 +46,12 @@ func viewDump(t *testing.T, e *Engine, draft bool) string {
 			t.Fatal(err)
 		}
 		for _, r := range rs {
-			body, etag := r.Body()
+			body, etag, _ := r.Body()
 			fmt.Fprintf(&b, "%s %s\n", body, etag)
 		}
 	}
 	if g, ok := v.Globals(); ok {
-		body, etag := g.Body()
+		body, etag, _ := g.Body()
 		fmt.Fprintf(&b, "%s %s\n", body, etag)
 	}
 	return b.String()
@@ -105,6 +105,12 @@ func TestEngine_ReloadMatchesFresh(t *testing.T) {
 		{rm: []string{"content/posts/x.md"}},
 		{files: map[string]string{"pages/new.md": "---\ntitle: New\npublishedAt: 2025-06-10\n---\nnew page\n"}},
 		{rm: []string{"content/posts/s.md"}},
+		// A content model: defaults and dates filled in, kept across
+		// reloads for the items that did not change.
+		{files: map[string]string{"folio.yaml": "types: {posts: {fields: {title: string, rank: {kind: integer, default: 3}, date: date}}}\n"}},
+		{files: map[string]string{"content/posts/a.md": "---\ntitle: A3\nrank: 1\n---\nBody\n"}},
+		{files: map[string]string{"content/posts/z.md": "---\ntitle: Z\nrank: high\n---\nz\n"}},
+		{files: map[string]string{"folio.yaml": "types: {posts: {fields: {title: string, rank: {kind: integer, default: 4}}}}\n"}},
 	}
 	for i, st := range steps {
 		for _, p := range st.rm {

@@ -45,10 +45,13 @@ type pageEntry struct {
 // on first use.
 type Resource struct {
 	value any
-	once  sync.Once
-	body  []byte
-	etag  string
-	keys  keyHeaders
+	// mu serialises the encoding; done is set once it succeeded. A
+	// failed encoding keeps nothing, so the next request tries again.
+	mu   sync.Mutex
+	done atomic.Bool
+	body []byte
+	etag string
+	keys keyHeaders
 	// Compressed forms, `fields` projections and the kept
 	// representations (compress.go, fields.go, representation.go),
 	// allocated on first use: most resources of a big site never need
@@ -75,34 +78,66 @@ func newResource(v any) *Resource { return &Resource{value: v} }
 // Keys returns the values of the Surrogate-Key header (keys separated by
 // spaces) and of the Cache-Tag header (by commas) that name the resource
 // (see ChangedKeys for the scheme), as one-element slices to put in a
-// header map as they are; nil for a page summary. The slices are shared:
-// never modify them.
+// header map as they are; nil for a page summary, and for a resource that
+// does not encode (see Body). The slices are shared: never modify them.
 func (r *Resource) Keys() (surrogateKey, cacheTag []string) {
-	r.encode()
+	if r.encode() != nil {
+		return nil, nil
+	}
 	return r.keys.surrogate, r.keys.tag
 }
 
-// Body returns the JSON encoding and its strong ETag (quoted).
-func (r *Resource) Body() ([]byte, string) {
-	r.encode()
-	return r.body, r.etag
+// Body returns the JSON encoding and its strong ETag (quoted), made on
+// first use and kept. A resource that cannot be encoded (a lazy Markdown
+// body whose blob is gone from the repository, a render that panicked)
+// returns the error, naming the file, and keeps nothing: the next call
+// tries again.
+func (r *Resource) Body() ([]byte, string, error) {
+	if err := r.encode(); err != nil {
+		return nil, "", err
+	}
+	return r.body, r.etag, nil
 }
 
-func (r *Resource) encode() {
-	r.once.Do(func() {
-		r.keys = resourceKeys(r.value)
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r.value); err != nil {
-			// Content values are plain maps, strings, numbers and times: an
-			// encoding failure is a bug, not bad input. Serve it visibly.
-			buf.Reset()
-			buf.WriteString(`{"error":"INTERNAL_ERROR","message":"resource could not be encoded"}`)
+// encoded is Body for a resource already encoded: the callers below it
+// (compressed forms, projections) run only after Body succeeded.
+func (r *Resource) encoded() ([]byte, string) { return r.body, r.etag }
+
+func (r *Resource) encode() error {
+	if r.done.Load() {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done.Load() {
+		return nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r.value); err != nil {
+		if p := r.path(); p != "" {
+			return fmt.Errorf("encoding %s: %w", p, err)
 		}
-		r.body = bytes.TrimRight(buf.Bytes(), "\n")
-		r.etag = etagOf(r.body)
-	})
+		return fmt.Errorf("encoding a resource: %w", err)
+	}
+	r.keys = resourceKeys(r.value)
+	r.body = bytes.TrimRight(buf.Bytes(), "\n")
+	r.etag = etagOf(r.body)
+	r.done.Store(true)
+	return nil
+}
+
+// path is the repository path of the file the resource was made from, for
+// errors; "" when it has none.
+func (r *Resource) path() string {
+	switch v := r.value.(type) {
+	case *content.Item:
+		return v.Meta.Path
+	case *content.Page:
+		return v.Meta.Path
+	}
+	return ""
 }
 
 func etagOf(b []byte) string {

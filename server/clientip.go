@@ -48,12 +48,50 @@ func (ps Proxies) trusts(a netip.Addr) bool {
 	return false
 }
 
-// clientIP is the address the per-IP rate limit counts: the peer, or, when
+// DefaultIPv6Prefix is the prefix length an IPv6 client is counted by: a
+// /64 is one subscriber's network, in which a client may take a fresh
+// address for every request.
+const DefaultIPv6Prefix = 64
+
+// clientKey names the client at host (an address) for the per-IP rate
+// limit and connection cap: an IPv4 address as it is, an IPv6 one by its
+// prefix of bits bits (DefaultIPv6Prefix if 0).
+func clientKey(host string, bits int) string {
+	if strings.IndexByte(host, ':') < 0 {
+		return host
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	if bits <= 0 {
+		bits = DefaultIPv6Prefix
+	}
+	if bits >= 128 {
+		return a.String()
+	}
+	p, err := a.Prefix(bits)
+	if err != nil {
+		return a.String()
+	}
+	return p.String()
+}
+
+// clientIP names the client the per-IP rate limit counts (see clientKey):
+// the peer, or, when
 // the peer is a trusted proxy, the nearest address in X-Forwarded-For that
 // is not one. Entries a client wrote itself stand to the left of those its
 // proxies appended, so they are never reached while a trusted hop remains;
 // an untrusted peer's header is ignored.
 func (s *Server) clientIP(r *http.Request) string {
+	return clientKey(s.clientAddr(r), s.v6Prefix)
+}
+
+func (s *Server) clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr

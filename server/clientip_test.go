@@ -13,19 +13,25 @@ func TestClientIP(t *testing.T) {
 	for _, tc := range []struct {
 		name, peer, xff, want string
 		trusted               bool
+		v6bits                int
 	}{
-		{"no proxies configured", "10.1.1.1:5000", "203.0.113.9", "10.1.1.1", false},
-		{"untrusted peer ignores the header", "198.51.100.1:5000", "203.0.113.9", "198.51.100.1", true},
-		{"trusted peer", "10.1.1.1:5000", "203.0.113.9", "203.0.113.9", true},
-		{"client-written hops are skipped", "10.1.1.1:5000", "1.2.3.4, 203.0.113.9, 10.2.2.2", "203.0.113.9", true},
-		{"single trusted address", "192.0.2.7:80", "203.0.113.5", "203.0.113.5", true},
-		{"v6 proxy", "[2001:db8::1]:443", "2001:db8::2, 2a00:1::5", "2a00:1::5", true},
-		{"garbage hop stops at the last trusted", "10.1.1.1:5000", "203.0.113.9, not-an-ip", "10.1.1.1", true},
-		{"only trusted hops", "10.1.1.1:5000", "10.3.3.3", "10.3.3.3", true},
-		{"no header", "10.1.1.1:5000", "", "10.1.1.1", true},
+		{"no proxies configured", "10.1.1.1:5000", "203.0.113.9", "10.1.1.1", false, 0},
+		{"untrusted peer ignores the header", "198.51.100.1:5000", "203.0.113.9", "198.51.100.1", true, 0},
+		{"trusted peer", "10.1.1.1:5000", "203.0.113.9", "203.0.113.9", true, 0},
+		{"client-written hops are skipped", "10.1.1.1:5000", "1.2.3.4, 203.0.113.9, 10.2.2.2", "203.0.113.9", true, 0},
+		{"single trusted address", "192.0.2.7:80", "203.0.113.5", "203.0.113.5", true, 0},
+		{"v6 proxy", "[2001:db8::1]:443", "2001:db8::2, 2a00:1::5", "2a00:1::/64", true, 0},
+		{"v6 client by its /64", "[2a00:1:2:3:4:5:6:7]:443", "", "2a00:1:2:3::/64", false, 0},
+		{"v6 client by a /56", "[2a00:1:2:3:4:5:6:7]:443", "", "2a00:1:2::/56", false, 56},
+		{"v6 client by its address", "[2a00:1:2:3:4:5:6:7]:443", "", "2a00:1:2:3:4:5:6:7", false, 128},
+		{"v4-mapped v6 client", "[::ffff:203.0.113.9]:443", "", "203.0.113.9", false, 0},
+		{"v6 client behind a proxy", "10.1.1.1:5000", "2a00:1:2:3:ffff::1", "2a00:1:2:3::/64", true, 0},
+		{"garbage hop stops at the last trusted", "10.1.1.1:5000", "203.0.113.9, not-an-ip", "10.1.1.1", true, 0},
+		{"only trusted hops", "10.1.1.1:5000", "10.3.3.3", "10.3.3.3", true, 0},
+		{"no header", "10.1.1.1:5000", "", "10.1.1.1", true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Server{}
+			s := &Server{v6Prefix: tc.v6bits}
 			if tc.trusted {
 				s.proxies = proxies
 			}

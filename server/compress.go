@@ -249,9 +249,15 @@ func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, eta
 // the client prefers; the compressed forms, and the header values of
 // every form, are made once per resource (engine.Representation).
 func serveResource(w http.ResponseWriter, r *http.Request, res *engine.Resource, cacheControl string) error {
+	_, etag, err := res.Body()
+	if err != nil {
+		return err
+	}
 	keys := keysOf(res.Keys())
-	_, etag := res.Body()
 	c := negotiate(r, true)
-	rep := res.Representation(c.engine())
+	rep, err := res.Representation(c.engine())
+	if err != nil {
+		return err
+	}
 	return serveRep(w, r, c, rep.Body, rep.ETag, rep.ContentLength, etag, cacheControl, keys)
 }

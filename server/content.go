@@ -69,11 +69,15 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	}
 	all := v.Pages()
 	from, to := pg.window(len(all))
+	window, err := project(all[from:to], f)
+	if err != nil {
+		return err
+	}
 	if e != nil {
-		return s.serveExpandedList(w, r, v, all[from:to], project(all[from:to], f), e, len(all), pg.Limit, pg.Offset, cc, hdrKeyPages)
+		return s.serveExpandedList(w, r, v, all[from:to], window, e, len(all), pg.Limit, pg.Offset, cc, hdrKeyPages)
 	}
 	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
-	return serveList(w, r, project(all[from:to], f), len(all), pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
+	return serveList(w, r, window, len(all), pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -97,10 +101,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if !ok {
 		return notFound("no page with slug %q", slug)
 	}
-	if e != nil {
-		return s.serveExpanded(w, r, v, res, res.Project(f), e, cc)
-	}
-	return serveResource(w, r, res.Project(f), cc)
+	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -188,11 +189,15 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return err
 	}
 	from, to := pg.window(len(items))
+	window, err := project(items[from:to], f)
+	if err != nil {
+		return err
+	}
 	if e != nil {
-		return s.serveExpandedList(w, r, v, items[from:to], project(items[from:to], f), e, len(items), pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
+		return s.serveExpandedList(w, r, v, items[from:to], window, e, len(items), pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
 	}
 	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
-	return serveList(w, r, project(items[from:to], f), len(items), pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
+	return serveList(w, r, window, len(items), pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
 
 func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
@@ -216,10 +221,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if !ok {
 		return notFound("no %s with slug %q", t.Name, slug)
 	}
-	if e != nil {
-		return s.serveExpanded(w, r, v, res, res.Project(f), e, cc)
-	}
-	return serveResource(w, r, res.Project(f), cc)
+	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
 func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -241,10 +243,7 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if !ok {
 		return notFound("the site has no globals file")
 	}
-	if e != nil {
-		return s.serveExpanded(w, r, v, res, res.Project(f), e, cc)
-	}
-	return serveResource(w, r, res.Project(f), cc)
+	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
 // fieldsParam reads `fields` (engine.ParseFields) against the top-level
@@ -257,22 +256,41 @@ func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
 	return f, nil
 }
 
+// serveOne serves one page, item or globals narrowed to f and expanded
+// by e (each nil for none).
+func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *engine.Fields, e *engine.Expand, cc string) error {
+	p, err := res.Project(f)
+	if err != nil {
+		return err
+	}
+	if e != nil {
+		return s.serveExpanded(w, r, v, res, p, e, cc)
+	}
+	return serveResource(w, r, p, cc)
+}
+
 // project narrows each resource to f (a no-op for nil).
-func project(rs []*engine.Resource, f *engine.Fields) []*engine.Resource {
+func project(rs []*engine.Resource, f *engine.Fields) ([]*engine.Resource, error) {
 	if f == nil {
-		return rs
+		return rs, nil
 	}
 	out := make([]*engine.Resource, len(rs))
 	for i, r := range rs {
-		out[i] = r.Project(f)
+		var err error
+		if out[i], err = r.Project(f); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
-func bodies(rs []*engine.Resource) [][]byte {
+func bodies(rs []*engine.Resource) ([][]byte, error) {
 	out := make([][]byte, len(rs))
 	for i, r := range rs {
-		out[i], _ = r.Body()
+		var err error
+		if out[i], _, err = r.Body(); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }

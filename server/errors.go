@@ -36,6 +36,10 @@ const (
 	// (the media root, its temporary files) full (507): nothing was
 	// stored; it may succeed once space is freed.
 	CodeInsufficientStorage = "INSUFFICIENT_STORAGE"
+	// CodeRequestTimeout answers a request whose body arrived slower than
+	// --body-timeout and --body-min-rate allow (408); the connection is
+	// closed.
+	CodeRequestTimeout = "REQUEST_TIMEOUT"
 )
 
 // Error is an error a client may see: a status, a code and a message safe

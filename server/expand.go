@@ -33,7 +33,10 @@ func (s *Server) mediaLookup() engine.MediaLookup {
 // surrogate keys name what it embeds too. orig is the resource before any
 // `fields` projection (it names the resource for the cycle check).
 func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *engine.Expand, cc string) error {
-	body, _ := res.Body()
+	body, _, err := res.Body()
+	if err != nil {
+		return err
+	}
 	out, extra, err := v.ExpandBody(body, e, s.mediaLookup(), orig.Ref())
 	if err != nil {
 		return err
@@ -47,7 +50,10 @@ func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *en
 	bs := make([][]byte, len(items))
 	var extra []string
 	for i, it := range items {
-		body, _ := it.Body()
+		body, _, err := it.Body()
+		if err != nil {
+			return err
+		}
 		out, k, err := v.ExpandBody(body, e, s.mediaLookup(), origs[i].Ref())
 		if err != nil {
 			return err

@@ -95,11 +95,12 @@ func (r *gitRepo) write(files map[string]string) {
 
 // testServer is folio serving a repository over loopback.
 type testServer struct {
-	URL     string
-	Handler http.Handler
-	Engine  *engine.Engine
-	keys    *server.KeyStore
-	secret  map[string]string
+	URL      string
+	Handler  http.Handler
+	Engine   *engine.Engine
+	keys     *server.KeyStore
+	keysFile string
+	secret   map[string]string
 }
 
 type serverOpt func(*engine.Config, *server.Config)
@@ -119,7 +120,8 @@ func startServerOn(t testing.TB, ln net.Listener, site string, opts ...serverOpt
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ecfg := engine.Config{Site: site, CacheDir: t.TempDir()}
-	keys, err := server.OpenKeys(filepath.Join(t.TempDir(), "keys.yaml"))
+	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
+	keys, err := server.OpenKeys(keysFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +147,7 @@ func startServerOn(t testing.TB, ln net.Listener, site string, opts ...serverOpt
 		<-done
 		eng.Close()
 	})
-	ts := &testServer{URL: "http://" + ln.Addr().String(), Handler: srv, Engine: eng, keys: keys, secret: map[string]string{}}
+	ts := &testServer{URL: "http://" + ln.Addr().String(), Handler: srv, Engine: eng, keys: keys, keysFile: keysFile, secret: map[string]string{}}
 	return ts
 }
 

@@ -8,10 +8,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,20 +60,53 @@ type keysFile struct {
 // the file (a compare-and-swap on checked) and stats it; the others go on
 // with the keys they have. (A mutex here serialised the requests of every
 // core, with a stat of the file under it once a second.)
+//
+// A file that does not load (a YAML typo, a bad hash, unreadable) is
+// logged at error level with its path and line, shown in /api/v1/status
+// (keysFile) and counted by the metric folio_keys_file_invalid. While it
+// is invalid, a key of the last valid file is accepted only if its hash
+// still appears in the file's text, with the scopes it last had: an edit
+// that removes a key (a revocation) takes effect at once even when it
+// leaves a typo elsewhere, while the keys nobody touched keep working, so
+// a typo is not an outage of every client. An unreadable file holds no
+// hash: every key is refused. While invalid, the file is read again at
+// every check (once a second), so the fixed file counts within a second.
 type KeyStore struct {
 	path string
-	cur  atomic.Pointer[[]*Key] // the keys as last loaded
+	cur  atomic.Pointer[[]*Key] // the keys accepted now
 	// checked is when the file was last looked at (Unix nanoseconds).
 	checked atomic.Int64
+	// bad is why the file on disk does not load; nil while it does.
+	bad atomic.Pointer[KeysFileError]
+	log atomic.Pointer[slog.Logger]
 
 	mu      sync.Mutex // orders loads and writes of the file
 	modTime time.Time
 	size    int64
+	good    []*Key // the keys of the last valid file
+}
+
+// KeysFileError is why the keys file does not load.
+type KeysFileError struct {
+	Path    string    `json:"path"`
+	Line    int       `json:"line,omitempty"` // 0 when no line is to blame
+	Message string    `json:"message"`
+	Since   time.Time `json:"since"` // when it was first seen invalid
+	// Kept is how many keys of the last valid file are still accepted.
+	Kept int `json:"keptKeys"`
+}
+
+func (e *KeysFileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("keys file %s:%d: %s", e.Path, e.Line, e.Message)
+	}
+	return fmt.Sprintf("keys file %s: %s", e.Path, e.Message)
 }
 
 var keyNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // OpenKeys reads the keys file at path; a missing file is an empty store.
+// A file that does not load is an error.
 func OpenKeys(path string) (*KeyStore, error) {
 	ks := &KeyStore{path: path}
 	if err := ks.load(); err != nil {
@@ -80,37 +115,95 @@ func OpenKeys(path string) (*KeyStore, error) {
 	return ks, nil
 }
 
+// SetLogger makes ks log to l (the server's logger): a keys file that
+// stops loading is an error to see.
+func (ks *KeyStore) SetLogger(l *slog.Logger) { ks.log.Store(l) }
+
+// load reads the file and makes its keys the accepted ones; on error it
+// changes nothing.
 func (ks *KeyStore) load() error {
 	fi, err := os.Stat(ks.path)
 	if errors.Is(err, os.ErrNotExist) {
 		ks.cur.Store(nil)
-		ks.modTime, ks.size = time.Time{}, 0
+		ks.modTime, ks.size, ks.good = time.Time{}, 0, nil
+		ks.bad.Store(nil)
 		return nil
 	}
 	if err != nil {
-		return err
+		return &KeysFileError{Path: ks.path, Message: err.Error()}
 	}
 	data, err := os.ReadFile(ks.path)
 	if err != nil {
-		return err
+		return &KeysFileError{Path: ks.path, Message: err.Error()}
 	}
-	var f keysFile
-	if err := yaml.Unmarshal(data, &f); err != nil {
-		return fmt.Errorf("keys file %s: %w", ks.path, err)
+	keys, kerr := parseKeys(ks.path, data)
+	if kerr != nil {
+		return kerr
 	}
-	for _, k := range f.Keys {
-		h, err := hex.DecodeString(k.Hash)
-		if err != nil || len(h) != sha256.Size {
-			return fmt.Errorf("keys file %s: key %q has a bad hash", ks.path, k.Name)
-		}
-		k.hash = h
-	}
-	ks.cur.Store(&f.Keys)
-	ks.modTime, ks.size = fi.ModTime(), fi.Size()
+	ks.cur.Store(&keys)
+	ks.modTime, ks.size, ks.good = fi.ModTime(), fi.Size(), keys
+	ks.bad.Store(nil)
 	return nil
 }
 
-// keys are the keys as last loaded.
+// yamlLineRE finds the line yaml.v3 names in its errors.
+var yamlLineRE = regexp.MustCompile(`line (\d+): `)
+
+// parseKeys reads the keys of a keys file's bytes.
+func parseKeys(path string, data []byte) ([]*Key, *KeysFileError) {
+	var doc yaml.Node
+	err := yaml.Unmarshal(data, &doc)
+	var f keysFile
+	if err == nil && doc.Kind != 0 {
+		err = doc.Decode(&f)
+	}
+	if err != nil {
+		e := &KeysFileError{Path: path, Message: strings.TrimPrefix(err.Error(), "yaml: ")}
+		if m := yamlLineRE.FindStringSubmatchIndex(e.Message); m != nil {
+			e.Line, _ = strconv.Atoi(e.Message[m[2]:m[3]])
+			if m[0] == 0 {
+				e.Message = e.Message[m[1]:]
+			}
+		}
+		return nil, e
+	}
+	for i, k := range f.Keys {
+		if k == nil {
+			return nil, &KeysFileError{Path: path, Line: keyLine(&doc, i, ""), Message: "an empty entry in keys"}
+		}
+		h, err := hex.DecodeString(k.Hash)
+		if err != nil || len(h) != sha256.Size {
+			return nil, &KeysFileError{Path: path, Line: keyLine(&doc, i, "hash"), Message: fmt.Sprintf("key %q has a bad hash (want 64 hex digits)", k.Name)}
+		}
+		k.hash = h
+	}
+	return f.Keys, nil
+}
+
+// keyLine is the line of field (or of the entry, when "" or absent) of
+// the i-th key of a keys file's YAML; 0 when the document is not shaped
+// so.
+func keyLine(doc *yaml.Node, i int, field string) int {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return 0
+	}
+	top := doc.Content[0]
+	for j := 0; j+1 < len(top.Content); j += 2 {
+		if top.Content[j].Value != "keys" || i >= len(top.Content[j+1].Content) {
+			continue
+		}
+		entry := top.Content[j+1].Content[i]
+		for k := 0; k+1 < len(entry.Content); k += 2 {
+			if field != "" && entry.Content[k].Value == field {
+				return entry.Content[k+1].Line
+			}
+		}
+		return entry.Line
+	}
+	return 0
+}
+
+// keys are the keys accepted now.
 func (ks *KeyStore) keys() []*Key {
 	if p := ks.cur.Load(); p != nil {
 		return *p
@@ -118,9 +211,16 @@ func (ks *KeyStore) keys() []*Key {
 	return nil
 }
 
+// FileError is why the keys file does not load now (checked at most once
+// a second, as Verify does); nil while it loads.
+func (ks *KeyStore) FileError() *KeysFileError {
+	ks.refresh(time.Now())
+	return ks.bad.Load()
+}
+
 // refresh re-reads the file when it changed, at most once a second: the
-// caller that claims the check does it, under mu. A file that became
-// unreadable keeps the keys last read; a removed one leaves none.
+// caller that claims the check does it, under mu. A removed file leaves
+// no keys; one that does not load is handled as the KeyStore doc says.
 func (ks *KeyStore) refresh(now time.Time) {
 	last := ks.checked.Load()
 	if now.UnixNano()-last < int64(time.Second) || !ks.checked.CompareAndSwap(last, now.UnixNano()) {
@@ -128,14 +228,57 @@ func (ks *KeyStore) refresh(now time.Time) {
 	}
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
-	fi, err := os.Stat(ks.path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		_ = ks.load()
-	case err != nil:
-	case !fi.ModTime().Equal(ks.modTime) || fi.Size() != ks.size:
-		_ = ks.load()
+	wasBad := ks.bad.Load() != nil
+	if !wasBad {
+		fi, err := os.Stat(ks.path)
+		if err == nil && fi.ModTime().Equal(ks.modTime) && fi.Size() == ks.size {
+			return
+		}
 	}
+	err := ks.load()
+	if err == nil {
+		if wasBad {
+			ks.logger().Info("keys file loads again", "path", ks.path, "keys", len(ks.good))
+		}
+		return
+	}
+	ks.invalid(err, now)
+}
+
+// invalid keeps, of the last valid file's keys, those whose hash the
+// file's text still holds, and reports err when it is news.
+func (ks *KeyStore) invalid(err error, now time.Time) {
+	var e *KeysFileError
+	if !errors.As(err, &e) {
+		e = &KeysFileError{Path: ks.path, Message: err.Error()}
+	}
+	data, _ := os.ReadFile(ks.path) // unreadable: no hash, no key
+	text := strings.ToLower(string(data))
+	var kept []*Key
+	for _, k := range ks.good {
+		if strings.Contains(text, strings.ToLower(k.Hash)) {
+			kept = append(kept, k)
+		}
+	}
+	ks.cur.Store(&kept)
+	e.Since, e.Kept = now.UTC(), len(kept)
+	prev := ks.bad.Load()
+	if prev != nil {
+		e.Since = prev.Since
+		if prev.Error() == e.Error() && prev.Kept == e.Kept {
+			return
+		}
+	}
+	ks.bad.Store(e)
+	ks.logger().Error("keys file does not load: only the keys whose hash it still holds are accepted, with their last valid scopes",
+		"err", e.Error(), "path", e.Path, "line", e.Line, "kept", len(kept), "refused", len(ks.good)-len(kept))
+}
+
+func (ks *KeyStore) logger() *slog.Logger {
+	if l := ks.log.Load(); l != nil {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // Verify returns the key whose secret is token. Every stored hash is

@@ -130,6 +130,23 @@ func (m *Metrics) WatchEngine(e *engine.Engine, now func() time.Time) {
 	m.reg.MustRegister(&contentCollector{e: e, now: now})
 }
 
+// watchKeys adds folio_keys_file_invalid, read at each scrape (nil m:
+// nothing). A second server on the same metrics adds nothing.
+func (m *Metrics) watchKeys(ks *KeyStore) {
+	if m == nil {
+		return
+	}
+	_ = m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "folio_keys_file_invalid",
+		Help: "1 while the keys file does not load (see /api/v1/status keysFile and the error log), else 0.",
+	}, func() float64 {
+		if ks.FileError() != nil {
+			return 1
+		}
+		return 0
+	}))
+}
+
 // WatchMedia adds the library's item count and bytes, read at each scrape.
 func (m *Metrics) WatchMedia(l *media.Library) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -52,6 +52,14 @@ func newOpenAPIBody() openapiBody {
 	return openapiBody{body: b, etag: etagOf(b)}
 }
 
+// openapi serves the document; when the site has a content model, with a
+// component schema per type (see buildTyped): the public types' for
+// anyone, every type's for a key with content:read.
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveBody(w, r, s.openapiDoc.body, s.openapiDoc.etag, cachePublicShort, keyHdr{})
+	if k := keyFrom(r.Context()); k != nil && k.Has(ScopeContentRead) {
+		d := s.openapiFor(true)
+		return serveBody(w, r, d.body, d.etag, cachePrivate, keyHdr{})
+	}
+	d := s.openapiFor(false)
+	return serveBody(w, r, d.body, d.etag, cachePublicShort, keyHdr{})
 }

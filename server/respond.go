@@ -217,13 +217,21 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 		return serveCoded(w, r, c, nil, etag, cacheControl, keys)
 	}
 	if c != codingGzip {
-		return serveCoded(w, r, identity, listBody("items", bodies(items), total, limit, offset), etag, cacheControl, keys)
+		bs, err := bodies(items)
+		if err != nil {
+			return err
+		}
+		return serveCoded(w, r, identity, listBody("items", bs, total, limit, offset), etag, cacheControl, keys)
 	}
-	return serveCoded(w, r, c, gzipList("items", items, total, limit, offset), etag, cacheControl, keys)
+	gz, err := gzipList("items", items, total, limit, offset)
+	if err != nil {
+		return err
+	}
+	return serveCoded(w, r, c, gz, etag, cacheControl, keys)
 }
 
 // gzipList is the gzip encoding of listBody(key, bodies(items), …).
-func gzipList(key string, items []*engine.Resource, total, limit, offset int) []byte {
+func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([]byte, error) {
 	head := []byte(`{"` + key + `":[`)
 	tail := listBody("", nil, total, limit, offset)
 	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
@@ -237,15 +245,19 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) []
 			crc = crc32.Update(crc, crc32.IEEETable, comma)
 			size++
 		}
-		body, _ := it.Body()
-		parts = append(parts, engine.GzipPart{Deflated: it.Deflated()})
+		body, _, err := it.Body()
+		if err != nil {
+			return nil, err
+		}
+		deflated, _ := it.Deflated()
+		parts = append(parts, engine.GzipPart{Deflated: deflated})
 		crc = crc32.Update(crc, crc32.IEEETable, body)
 		size += len(body)
 	}
 	parts = append(parts, engine.GzipPart{Raw: tail})
 	crc = crc32.Update(crc, crc32.IEEETable, tail)
 	size += len(tail)
-	return engine.GzipJoin(parts, crc, size)
+	return engine.GzipJoin(parts, crc, size), nil
 }
 
 var comma = []byte(",")

@@ -37,6 +37,8 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/content/:type", needsKey(ScopeContentRead), false, s.listItems},
 		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
+		{"GET", "/api/v1/schemas", needsKey(ScopeContentRead), false, s.listSchemas},
+		{"GET", "/api/v1/schemas/:type", needsKey(ScopeContentRead), false, s.getSchema},
 		{"GET", "/api/v1/search", needsKey(ScopeContentRead), false, s.searchContent},
 		{"GET", "/api/v1/public/search", noKey, true, s.searchPublic},
 		{"GET", "/api/v1/public/collections/:type", noKey, true, s.listPublicItems},
@@ -230,6 +232,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.ContentLength != 0 {
+		if slow := closeUnread(w, r); slow != nil {
+			err = slow
+		}
+	}
 	e, known := asError(err)
 	switch {
 	case known:

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -69,6 +70,24 @@ type Config struct {
 	TransformConcurrency  int
 	TransformQueueTimeout time.Duration
 
+	// BodyTimeout is how long a client has to send a request body, plus a
+	// second for every BodyMinRate bytes sent (defaults
+	// DefaultBodyTimeout, DefaultBodyMinRate); a slower body is cut off
+	// with 408 and its connection closed.
+	BodyTimeout time.Duration
+	BodyMinRate int64
+	// MaxConns bounds the connections open at once (0: no bound; see
+	// DefaultMaxConns): beyond it, new ones wait in the listen backlog.
+	// MaxConnsPerClient bounds those of one client address (an IPv6
+	// client by its IPv6Prefix), trusted proxies excepted (0: no bound):
+	// beyond it, a new connection gets 503 and is closed.
+	MaxConns          int
+	MaxConnsPerClient int
+	// IPv6Prefix is the prefix length by which IPv6 clients are counted
+	// for the per-IP rate limit and MaxConnsPerClient (default 64: one
+	// subscriber's network; 128 counts each address).
+	IPv6Prefix int
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -96,6 +115,7 @@ type Server struct {
 	keyLimit   *limiter
 	metrics    *Metrics
 	openapiDoc openapiBody
+	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -106,6 +126,12 @@ type Server struct {
 	corsOrigins Origins
 	admin       *adminFiles
 	transforms  *transformer
+
+	bodyTimeout time.Duration
+	bodyMinRate int64
+	maxConns    int
+	maxPerConn  int
+	v6Prefix    int
 }
 
 // New builds the server and its route table.
@@ -139,20 +165,41 @@ func New(cfg Config) *Server {
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
 	}
+	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = DefaultBodyTimeout
+	}
+	if s.bodyMinRate <= 0 {
+		s.bodyMinRate = DefaultBodyMinRate
+	}
+	s.maxConns, s.maxPerConn = cfg.MaxConns, cfg.MaxConnsPerClient
+	s.v6Prefix = cfg.IPv6Prefix
+	if s.v6Prefix <= 0 || s.v6Prefix > 128 {
+		s.v6Prefix = DefaultIPv6Prefix
+	}
 	n := cfg.TransformConcurrency
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	if cfg.Keys != nil {
+		cfg.Keys.SetLogger(cfg.Logger)
+		cfg.Metrics.watchKeys(cfg.Keys)
+	}
 	s.handler = s.routes()
 	return s
 }
 
 // ServeHTTP serves a request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 { // a body, or one of unknown length (-1)
+		s.guardBody(w, r)
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
-// HTTPServer returns an http.Server for s with the timeouts set. Uploads
-// extend their own read deadline.
+// HTTPServer returns an http.Server for s with the timeouts set. Request
+// bodies have deadlines of their own (see bodyGuard).
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -169,7 +216,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.HTTPServer(ln.Addr().String())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(coalescingListener{ln}) }()
+	go func() { errc <- hs.Serve(coalescingListener{s.limitConns(ln)}) }()
 	select {
 	case err := <-errc:
 		return err

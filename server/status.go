@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -25,10 +26,17 @@ type statusBody struct {
 	engine.Status
 	// ReadOnly is true on a box started with --read-only.
 	ReadOnly bool `json:"readOnly"`
+	// KeysFile is why the keys file does not load; absent while it does
+	// (see KeyStore for the keys accepted meanwhile).
+	KeysFile *KeysFileError `json:"keysFile,omitempty"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	return serveJSON(w, r, statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}, cacheNoStore, keyHdr{})
+	body := statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}
+	if s.keys != nil {
+		body.KeysFile = s.keys.FileError()
+	}
+	return serveJSON(w, r, body, cacheNoStore, keyHdr{})
 }
 
 // gitHook verifies a GitHub-style push webhook (X-Hub-Signature-256: an
@@ -37,17 +45,26 @@ func (s *Server) gitHook(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if s.hookSecret == "" {
 		return notFound("webhooks are disabled: start folio with --webhook-secret")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
-	if err != nil {
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "webhook body over %d bytes", maxHookBody)
-	}
+	// Everything that can be refused without the body is refused before
+	// reading it (and the connection closed: see closeUnread).
 	sig, ok := strings.CutPrefix(r.Header.Get("X-Hub-Signature-256"), "sha256=")
 	if !ok {
 		return errorf(http.StatusUnauthorized, CodeUnauthorized, "missing X-Hub-Signature-256 header")
 	}
 	got, err := hex.DecodeString(sig)
-	if err != nil {
+	if err != nil || len(got) != sha256.Size {
 		return errorf(http.StatusUnauthorized, CodeUnauthorized, "malformed X-Hub-Signature-256 header")
+	}
+	if r.ContentLength > maxHookBody {
+		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "webhook body over %d bytes", maxHookBody)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "webhook body over %d bytes", maxHookBody)
+		}
+		return badRequest("the webhook body was cut off")
 	}
 	mac := hmac.New(sha256.New, []byte(s.hookSecret))
 	mac.Write(body)

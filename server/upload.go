@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"time"
@@ -43,134 +44,187 @@ type uploadResult struct {
 // every file of the request, wherever they stand in it. A request over the
 // total limit, malformed, or cut off by the client stores nothing: the
 // files already stored by it are deleted again.
+//
+// The steps: openUpload checks the request and opens its parts; an
+// uploadBatch reads them one by one (read), giving each file to the
+// library (file) and the fields to every file (setFolder, setAlt,
+// applyLateFields); any error of the request as a whole ends the reading
+// and rolls the batch back; else respond answers 201 or, when every file
+// failed, their common status.
 func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	mr, limit, err := s.openUpload(w, r)
+	if err != nil {
+		return err
+	}
+	b := &uploadBatch{s: s, ctx: r.Context(), limit: limit, res: uploadResult{Data: []*media.Item{}, Errors: []uploadError{}}}
+	if err := b.read(mr); err != nil {
+		b.rollback()
+		return err
+	}
+	return b.respond(w)
+}
+
+// openUpload checks the request's type and length and opens its parts;
+// limit bounds the whole body.
+func (s *Server) openUpload(w http.ResponseWriter, r *http.Request) (mr *multipart.Reader, limit int64, err error) {
 	ct, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" || params["boundary"] == "" {
-		return badRequest("the body must be multipart/form-data with one or more 'files' parts")
+		return nil, 0, badRequest("the body must be multipart/form-data with one or more 'files' parts")
 	}
-	limit := s.media.MaxUploadBytes() * requestFactor
+	limit = s.media.MaxUploadBytes() * requestFactor
 	if r.ContentLength > limit {
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request larger than %d bytes", limit)
+		return nil, 0, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request larger than %d bytes", limit)
 	}
-	// Large uploads over slow links take long; other routes keep the
-	// server's defaults.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(time.Hour))
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	mr, err := r.MultipartReader()
+	mr, err = r.MultipartReader()
 	if err != nil {
-		return badRequest("malformed multipart body")
+		return nil, 0, badRequest("malformed multipart body")
 	}
+	return mr, limit, nil
+}
 
-	var (
-		res       = uploadResult{Data: []*media.Item{}, Errors: []uploadError{}}
-		folder    = ""
-		alt       = ""
-		folderSet bool
-		altSet    bool
-		files     int
-		// failed is the error every failed file shared so far; nil once
-		// two files failed differently.
-		failed    *Error
-		anyFailed bool
-		fail      error
-	)
-	rollback := func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Minute)
-		defer cancel()
-		for _, it := range res.Data {
-			if err := s.media.Delete(ctx, it.ID); err != nil {
-				s.log.Error("upload rollback", "id", it.ID, "err", err)
-			}
-		}
-	}
+// uploadBatch is one upload request while its parts arrive: the files
+// stored so far, the files that failed, and the request-wide fields.
+type uploadBatch struct {
+	s     *Server
+	ctx   context.Context
+	limit int64
+	res   uploadResult
+	// folder and alt are the request's fields; they apply to the files
+	// that follow them as they are stored, and to the files before them
+	// at the end (applyLateFields).
+	folder, alt formField
+	files       int
+	failed      commonFailure
+}
+
+// formField is a text field of the request, which may be absent.
+type formField struct {
+	value string
+	set   bool
+}
+
+// read reads every part of the request. A non-nil error is the answer to
+// the whole request (the batch must be rolled back); a file that fails on
+// its own is recorded in res.Errors instead.
+func (b *uploadBatch) read(mr *multipart.Reader) error {
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			fail = uploadReadError(err, limit)
-			break
+			return uploadReadError(err, b.limit)
 		}
-		name := part.FormName()
-		switch {
-		case name == "folder" || name == "alt":
-			v, err := readField(part)
-			if err != nil {
-				fail = err
-			} else if name == "folder" {
-				folder, folderSet = v, true
-				// The folder is one for the whole request: an unknown one
-				// refuses it (404, as PATCH does) wherever the field stands,
-				// rather than failing each file on its own.
-				if c, err := media.CleanFolder(v); err != nil {
-					fail = mediaError(err)
-				} else if !s.folderToWrite(r.Context(), c) {
-					fail = notFound("no folder %q: create it first (POST /api/v1/media/folders)", c)
-				}
-			} else {
-				alt, altSet = v, true
-				// Checked here so that a bad alt refuses the request the
-				// same way before or after the files.
-				if len(v) > media.MaxAltBytes {
-					fail = badRequest("alt longer than %d bytes", media.MaxAltBytes)
-				}
-			}
-		case name == "files" || name == "files[]" || name == "file":
-			files++
-			if files > maxUploadFiles {
-				fail = badRequest("at most %d files in one request", maxUploadFiles)
-				break
-			}
-			it, err := s.media.Create(r.Context(), media.UploadInput{Filename: part.FileName(), Body: part, Folder: folder, Alt: alt})
-			if err != nil {
-				if readErr := requestBroken(err, r.Context()); readErr != nil {
-					fail = uploadReadError(readErr, limit)
-					break
-				}
-				e, known := asError(mediaError(err))
-				if !known {
-					s.log.Error("upload failed", "err", err)
-				}
-				if !anyFailed {
-					failed, anyFailed = e, true
-				} else if failed != nil && failed.Code != e.Code {
-					failed = nil
-				}
-				res.Errors = append(res.Errors, uploadError{Filename: part.FileName(), Error: e.Code, Message: e.Message})
-				continue
-			}
-			res.Data = append(res.Data, it)
-		default:
-			// Unknown fields are read past and ignored, as browsers send
-			// submit buttons and the like.
-			if _, err := io.Copy(io.Discard, io.LimitReader(part, maxFieldBytes+1)); err != nil {
-				fail = uploadReadError(err, limit)
-			}
-		}
+		err = b.part(part)
 		part.Close()
-		if fail != nil {
-			break
+		if err != nil {
+			return err
 		}
 	}
-	if fail == nil && files == 0 {
-		fail = badRequest("no file: send one or more parts named 'files'")
+	if b.files == 0 {
+		return badRequest("no file: send one or more parts named 'files'")
 	}
-	if fail == nil {
-		fail = s.applyLateFields(r.Context(), &res, folder, alt, folderSet, altSet)
+	return b.applyLateFields()
+}
+
+// part handles one part of the request by its form name.
+func (b *uploadBatch) part(part *multipart.Part) error {
+	switch part.FormName() {
+	case "folder":
+		return b.setFolder(part)
+	case "alt":
+		return b.setAlt(part)
+	case "files", "files[]", "file":
+		return b.file(part)
+	default:
+		// Unknown fields are read past and ignored, as browsers send
+		// submit buttons and the like.
+		if _, err := io.Copy(io.Discard, io.LimitReader(part, maxFieldBytes+1)); err != nil {
+			return uploadReadError(err, b.limit)
+		}
+		return nil
 	}
-	if fail != nil {
-		rollback()
-		return fail
+}
+
+// setFolder records the folder field. The folder is one for the whole
+// request: an unknown one refuses it (404, as PATCH does) wherever the
+// field stands, rather than failing each file on its own.
+func (b *uploadBatch) setFolder(part io.Reader) error {
+	v, err := readField(part)
+	if err != nil {
+		return err
 	}
+	b.folder = formField{v, true}
+	c, err := media.CleanFolder(v)
+	if err != nil {
+		return mediaError(err)
+	}
+	if !b.s.folderToWrite(b.ctx, c) {
+		return notFound("no folder %q: create it first (POST /api/v1/media/folders)", c)
+	}
+	return nil
+}
+
+// setAlt records the alt field, checked here so that a bad alt refuses
+// the request the same way before or after the files.
+func (b *uploadBatch) setAlt(part io.Reader) error {
+	v, err := readField(part)
+	if err != nil {
+		return err
+	}
+	b.alt = formField{v, true}
+	if len(v) > media.MaxAltBytes {
+		return badRequest("alt longer than %d bytes", media.MaxAltBytes)
+	}
+	return nil
+}
+
+// file stores one file part. It fails the request only when the request
+// itself broke (cut off, over the limit, client gone); a file the library
+// refuses is recorded in res.Errors and the next part is read.
+func (b *uploadBatch) file(part *multipart.Part) error {
+	b.files++
+	if b.files > maxUploadFiles {
+		return badRequest("at most %d files in one request", maxUploadFiles)
+	}
+	it, err := b.s.media.Create(b.ctx, media.UploadInput{Filename: part.FileName(), Body: part, Folder: b.folder.value, Alt: b.alt.value})
+	if err != nil {
+		if readErr := requestBroken(err, b.ctx); readErr != nil {
+			return uploadReadError(readErr, b.limit)
+		}
+		e, known := asError(mediaError(err))
+		if !known {
+			b.s.log.Error("upload failed", "err", err)
+		}
+		b.failed.add(e)
+		b.res.Errors = append(b.res.Errors, uploadError{Filename: part.FileName(), Error: e.Code, Message: e.Message})
+		return nil
+	}
+	b.res.Data = append(b.res.Data, it)
+	return nil
+}
+
+// rollback deletes the files stored by a request that failed as a whole,
+// even when the client went away.
+func (b *uploadBatch) rollback() {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), time.Minute)
+	defer cancel()
+	for _, it := range b.res.Data {
+		if err := b.s.media.Delete(ctx, it.ID); err != nil {
+			b.s.log.Error("upload rollback", "id", it.ID, "err", err)
+		}
+	}
+}
+
+// respond answers a request that was read to its end: 201 with the stored
+// files, or, when every file failed, their common status (413 when all
+// were too large, 503 when storage is down), else 400.
+func (b *uploadBatch) respond(w http.ResponseWriter) error {
+	res := b.res
 	status := http.StatusCreated
 	if len(res.Data) == 0 {
-		// Every file failed: their common status (413 when all were too
-		// large, 503 when storage is down), else 400.
-		status, res.Error = http.StatusBadRequest, CodeBadRequest
-		if failed != nil && failed.Status != http.StatusInternalServerError {
-			status, res.Error = failed.Status, failed.Code
-		}
+		status, res.Error = b.failed.status()
 		res.Message = "no file was stored: see errors for each file"
 	}
 	ids := make([]string, len(res.Data))
@@ -179,31 +233,57 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		ids[i] = it.ID
 	}
 	if len(ids) > 0 {
-		s.mediaChanged(ids...)
+		b.s.mediaChanged(ids...)
 	}
 	return writeJSON(w, status, res)
 }
 
+// commonFailure follows the errors of the failed files of a request, to
+// answer with their status when they all failed the same way.
+type commonFailure struct {
+	first *Error // the first failure
+	mixed bool   // two files failed differently
+}
+
+func (c *commonFailure) add(e *Error) {
+	switch {
+	case c.first == nil:
+		c.first = e
+	case c.first.Code != e.Code:
+		c.mixed = true
+	}
+}
+
+// status is the status and contract code of a request none of whose
+// files was stored: the files' common failure unless it was internal,
+// else 400.
+func (c *commonFailure) status() (int, string) {
+	if c.first == nil || c.mixed || c.first.Status == http.StatusInternalServerError {
+		return http.StatusBadRequest, CodeBadRequest
+	}
+	return c.first.Status, c.first.Code
+}
+
 // applyLateFields gives folder and alt to the files stored before those
 // fields arrived in the request.
-func (s *Server) applyLateFields(ctx context.Context, res *uploadResult, folder, alt string, folderSet, altSet bool) error {
-	for i, it := range res.Data {
+func (b *uploadBatch) applyLateFields() error {
+	for i, it := range b.res.Data {
 		var p media.Patch
-		if folderSet && it.Folder != mustClean(folder) {
-			p.Folder = &folder
+		if b.folder.set && it.Folder != mustClean(b.folder.value) {
+			p.Folder = &b.folder.value
 		}
 		// alt applies to every file, as it does to the files after it.
-		if altSet && it.Alt != alt {
-			p.Alt = &alt
+		if b.alt.set && it.Alt != b.alt.value {
+			p.Alt = &b.alt.value
 		}
 		if p.Folder == nil && p.Alt == nil {
 			continue
 		}
-		updated, err := s.media.Patch(ctx, it.ID, p)
+		updated, err := b.s.media.Patch(b.ctx, it.ID, p)
 		if err != nil {
 			return mediaError(err)
 		}
-		res.Data[i] = updated
+		b.res.Data[i] = updated
 	}
 	return nil
 }

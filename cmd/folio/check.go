@@ -5,6 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -18,6 +22,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
+	worktree := fs.String("worktree", "", "check the files of this folder as they are on disk, committed or not (instead of --site)")
 	branch := fs.String("branch", "main", "the branch to check")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	var mf mediaFlags
@@ -26,8 +31,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *site == "" {
-		return fmt.Errorf("check: --site is required")
+	if (*site == "") == (*worktree == "") {
+		return fmt.Errorf("check: give --site or --worktree")
 	}
 	cfg := engine.Config{Site: *site, Branch: *branch, CacheDir: *cacheDir}
 	withMedia := false
@@ -48,6 +53,22 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return ok
 		}
 	}
+	if *worktree != "" {
+		files, err := readWorktree(*worktree)
+		if err != nil {
+			return err
+		}
+		problems := engine.CheckFiles(files, cfg.MediaExists)
+		for _, p := range problems {
+			fmt.Fprintln(stdout, p.String())
+		}
+		if len(problems) > 0 {
+			fmt.Fprintf(stderr, "%d problem(s) in %s\n", len(problems), *worktree)
+			return exitError(1)
+		}
+		fmt.Fprintf(stderr, "no problems in %s\n", *worktree)
+		return nil
+	}
 	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -63,4 +84,56 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "no problems in %s at %.12s\n", *branch, st.Commit)
 	return nil
+}
+
+// readWorktree reads and parses the content files of a folder as they are
+// on disk. Folders starting with "." (.git) are not entered; symbolic
+// links are not followed.
+func readWorktree(dir string) ([]content.File, error) {
+	var files []content.File
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !content.Relevant(rel) {
+			return nil
+		}
+		f := content.File{Path: rel}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f.Updated = info.ModTime().UTC()
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			f.Err = content.Problem{Path: rel, Message: "symlink not followed"}
+		case !d.Type().IsRegular():
+			return nil
+		case info.Size() > content.MaxFileSize:
+			f.Err = content.Problem{Path: rel, Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit; not read", info.Size(), content.MaxFileSize)}
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			f.Doc, f.Err = content.Parse(rel, data)
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("check: read %s: %w", dir, err)
+	}
+	return files, nil
 }

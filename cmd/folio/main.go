@@ -22,7 +22,7 @@ const usage = `folio: a headless CMS and media service serving a Git repository.
 
 Usage:
   folio serve --site PATH_OR_URL [flags]   serve the content and media API
-  folio check --site PATH_OR_URL [--branch NAME]
+  folio check --site PATH_OR_URL [--branch NAME] | --worktree DIR
                                            print every content problem; exit 1 if any
   folio keys create --keys FILE --name NAME --scopes SCOPE[,SCOPE...]
   folio keys list --keys FILE

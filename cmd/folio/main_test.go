@@ -113,6 +113,62 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckModel: check reports documents that break the content model,
+// and --worktree checks the files on disk, committed or not.
+func TestCheckModel(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitCmd := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write("folio.yaml", "types:\n  posts:\n    fields:\n      title: {kind: string, required: true}\n      price: number\n")
+	write("content/posts/ok.md", "---\ntitle: OK\nprice: 3\n---\nfine\n")
+	gitCmd("init", "-q")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "ok")
+	cache := t.TempDir()
+	for _, args := range [][]string{{"--site", dir, "--cache-dir", cache}, {"--worktree", dir}} {
+		if _, _, err := runCLI(t, append([]string{"check"}, args...)...); err != nil {
+			t.Fatalf("clean site %v: %v", args, err)
+		}
+	}
+	// Not committed: --site does not see it, --worktree does.
+	write("content/posts/bad.md", "---\ntitle: Bad\nprice: twelve\n---\n")
+	if _, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache); err != nil {
+		t.Fatalf("--site: %v", err)
+	}
+	out, _, err := runCLI(t, "check", "--worktree", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 || out != "content/posts/bad.md:3: price: got string, want number\n" {
+		t.Fatalf("--worktree: %q, %v", out, err)
+	}
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "bad")
+	out, _, err = runCLI(t, "check", "--site", dir, "--cache-dir", cache)
+	if !errors.As(err, &exit) || exit != 1 || out != "content/posts/bad.md:3: price: got string, want number\n" {
+		t.Fatalf("--site: %q, %v", out, err)
+	}
+	// A broken model is a problem too.
+	write("folio.yaml", "types:\n  posts:\n    fields:\n      price: numbr\n")
+	out, _, err = runCLI(t, "check", "--worktree", dir)
+	if !errors.As(err, &exit) || !strings.HasPrefix(out, "folio.yaml:4: content model: fields.price.kind: unknown kind numbr") {
+		t.Fatalf("--worktree: %q, %v", out, err)
+	}
+	if _, _, err := runCLI(t, "check", "--worktree", dir, "--site", dir); err == nil {
+		t.Fatal("--worktree with --site accepted")
+	}
+}
+
 func TestVersionAndUsage(t *testing.T) {
 	if out, _, err := runCLI(t, "version"); err != nil || !strings.HasPrefix(out, "folio ") {
 		t.Fatalf("version: %q %v", out, err)

@@ -38,6 +38,9 @@ type serveFlags struct {
 	urlSecret                                       string
 	transformConcurrency                            int
 	transformQueueTimeout                           time.Duration
+	bodyTimeout                                     time.Duration
+	bodyMinRate                                     int64
+	maxConns, maxConnsPerClient, ipv6Prefix         int
 }
 
 // urlList is a repeatable flag; one value (or the environment variable)
@@ -89,9 +92,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
 	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
 	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client has to send a request body, plus a second per --body-min-rate bytes sent; a slower body is cut off with 408")
+	fs.Int64Var(&f.bodyMinRate, "body-min-rate", server.DefaultBodyMinRate, "the slowest rate, in bytes a second, at which a large request body keeps extending its deadline")
+	fs.IntVar(&f.maxConns, "max-conns", -1, "connections open at once; beyond it new ones wait in the listen backlog (default: 3/4 of the open-file limit, at most 16384; 0: no bound). See docs/deploy.md on the file limit")
+	fs.IntVar(&f.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address (an IPv6 client by its --ipv6-prefix), --trusted-proxies excepted; beyond it they get 503; 0: no bound")
+	fs.IntVar(&f.ipv6Prefix, "ipv6-prefix", server.DefaultIPv6Prefix, "the prefix length by which IPv6 clients are counted for --rate-ip and --max-conns-per-client (64: one subscriber's network; 128: each address)")
 	f.media.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if f.ipv6Prefix < 1 || f.ipv6Prefix > 128 {
+		return fmt.Errorf("--ipv6-prefix must be between 1 and 128")
+	}
+	if f.bodyTimeout <= 0 || f.bodyMinRate <= 0 {
+		return fmt.Errorf("--body-timeout and --body-min-rate must be positive")
+	}
+	if f.maxConns < 0 {
+		f.maxConns = defaultMaxConns()
 	}
 	if f.transformConcurrency < 1 {
 		return fmt.Errorf("--transform-concurrency must be at least 1")
@@ -173,6 +190,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 		TransformConcurrency:  f.transformConcurrency,
 		TransformQueueTimeout: f.transformQueueTimeout,
+		BodyTimeout:           f.bodyTimeout,
+		BodyMinRate:           f.bodyMinRate,
+		MaxConns:              f.maxConns,
+		MaxConnsPerClient:     f.maxConnsPerClient,
+		IPv6Prefix:            f.ipv6Prefix,
 		Notifier:              notifier,
 		Metrics:               metrics,
 		Logger:                logger,
@@ -204,7 +226,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)
 	}
 	st := eng.Status()
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly)
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
+		"maxConns", f.maxConns, "maxConnsPerClient", f.maxConnsPerClient, "openFileLimit", openFileLimit())
 	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
 
 	go func() {

@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"cmp"
+	"maps"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/schema"
+)
+
+// HeldDoc is a document that breaks its type's model (onInvalid: reject):
+// the snapshot serves its last valid version instead, or leaves it out
+// when it never had one.
+type HeldDoc struct {
+	Path string `json:"path"`
+	Type string `json:"type"` // the content type; "pages" for a page
+	// Since is the commit from which on the document is held back.
+	Since string `json:"since"`
+	// Served tells whether the last valid version is served (false: the
+	// document is left out).
+	Served bool `json:"served"`
+}
+
+// modelState is one branch's content model across reloads: the model
+// compiled from the model files it had (recompiled only when one of them
+// changes), and the validation result of every document, by document
+// (the parse cache hands out the same *content.Doc for the same blob) and
+// type model, so that a reload validates only the documents it re-parsed.
+type modelState struct {
+	files    map[string]*content.Doc // the model files the model was built from
+	model    *schema.Model           // the last model that compiled; nil: none
+	problems []content.Problem       // the model's own problems (then model is the previous one)
+
+	results map[valKey][]schema.Violation
+	// applied are the items served in place of the assembled ones, with
+	// defaults and dates filled in, by assembled item (same model).
+	applied map[*content.Item]*content.Item
+	// typeSlices are the last served slice of each type, by the
+	// assembled slice it was made from (same model).
+	typeSlices map[string][2][]*content.Item
+}
+
+type valKey struct {
+	doc *content.Doc
+	t   *schema.Type
+}
+
+// sameModelFiles tells whether the model files are those of the last
+// build, the globals file apart (it is validated, it declares nothing).
+func (ms *modelState) sameModelFiles(site *content.Site) bool {
+	n := 0
+	for p, d := range site.ModelFiles {
+		if p == site.GlobalsPath {
+			continue
+		}
+		n++
+		if ms.files[p] != d {
+			return false
+		}
+	}
+	return n == len(ms.files)
+}
+
+// update recompiles the model when its files changed. A model that does
+// not compile leaves the last one in force.
+func (ms *modelState) update(site *content.Site) {
+	if ms.files != nil && ms.sameModelFiles(site) {
+		return
+	}
+	ms.files = map[string]*content.Doc{}
+	for p, d := range site.ModelFiles {
+		if p != site.GlobalsPath {
+			ms.files[p] = d
+		}
+	}
+	m, probs, ok := schema.Compile(site)
+	ms.problems = probs
+	if !ok {
+		return
+	}
+	ms.model = m
+	ms.results = map[valKey][]schema.Violation{}
+	ms.applied = map[*content.Item]*content.Item{}
+	ms.typeSlices = map[string][2][]*content.Item{}
+}
+
+// parallelValidate is the number of documents to validate from which
+// validation uses every CPU (a cold start).
+const parallelValidate = 256
+
+type docCheck struct {
+	path string
+	typ  string // content type, "pages" or "globals"
+	doc  *content.Doc
+	t    *schema.Type
+	vs   []schema.Violation
+}
+
+// applyModel validates the documents of a freshly assembled site against
+// the branch's model and returns the site to serve: documents of a type
+// with onInvalid: reject that break the model replaced by their version in
+// prev (or left out), items' data with defaults and dates filled in. It
+// returns the problems (the model's own, and each violation as "path:line:
+// field: message") and the documents held back.
+func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
+	ms.update(site)
+	problems := slices.Clone(ms.problems)
+	m := ms.model
+	if m.Empty() {
+		return site, problems, nil
+	}
+	// The documents to check, the cached results taken.
+	var checks []docCheck
+	var todo []int
+	for _, f := range files {
+		if f.Doc == nil || f.Err != nil {
+			continue
+		}
+		var t *schema.Type
+		typ := ""
+		switch {
+		case strings.HasPrefix(f.Path, "content/"):
+			segs := strings.SplitN(f.Path, "/", 3)
+			if len(segs) < 3 {
+				continue
+			}
+			typ = segs[1]
+			t = m.Of(typ)
+		case strings.HasPrefix(f.Path, "pages/"):
+			typ, t = schema.KindPages, m.Pages
+		case f.Path == site.GlobalsPath:
+			typ, t = schema.KindGlobals, m.Globals
+		}
+		if t == nil || !content.Relevant(f.Path) {
+			continue
+		}
+		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}
+		if vs, ok := ms.results[valKey{f.Doc, t}]; ok {
+			c.vs = vs
+		} else {
+			todo = append(todo, len(checks))
+		}
+		checks = append(checks, c)
+	}
+	validate := func(i int) { checks[i].vs = checks[i].t.Validate(checks[i].doc) }
+	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelValidate && workers > 1 {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					n := int(next.Add(1)) - 1
+					if n >= len(todo) {
+						return
+					}
+					validate(todo[n])
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		for _, i := range todo {
+			validate(i)
+		}
+	}
+	for _, i := range todo {
+		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].vs
+	}
+	if len(ms.results) > 2*len(checks)+1024 {
+		kept := make(map[valKey][]schema.Violation, len(checks))
+		for _, c := range checks {
+			kept[valKey{c.doc, c.t}] = c.vs
+		}
+		ms.results = kept
+	}
+
+	reject := map[string]bool{} // paths of invalid documents to hold back
+	for _, c := range checks {
+		for _, v := range c.vs {
+			msg := v.String()
+			if v.Warn {
+				msg += " (warning)"
+			}
+			problems = append(problems, content.Problem{Path: c.path, Line: v.Line, Message: msg})
+		}
+		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.vs) {
+			reject[c.path] = true
+		}
+	}
+	var held []HeldDoc
+	site, held = ms.hold(site, prev, reject, commit)
+	site = ms.fillIn(site, m)
+	slices.SortStableFunc(problems, func(a, b content.Problem) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	return site, problems, held
+}
+
+// hold replaces the invalid documents of rejecting types by their version
+// in prev, or leaves them out.
+func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string]bool, commit string) (*content.Site, []HeldDoc) {
+	if len(reject) == 0 {
+		return site, nil
+	}
+	var prevSite *content.Site
+	since := map[string]string{}
+	if prev != nil {
+		prevSite = prev.Site
+		for _, h := range prev.Held {
+			since[h.Path] = h.Since
+		}
+	}
+	out := *site
+	var held []HeldDoc
+	// items
+	out.Items = make(map[string][]*content.Item, len(site.Items))
+	for typ, items := range site.Items {
+		out.Items[typ] = items
+		var bad []int
+		for i, it := range items {
+			if reject[it.Meta.Path] {
+				bad = append(bad, i)
+			}
+		}
+		if len(bad) == 0 {
+			continue
+		}
+		kept := make([]*content.Item, 0, len(items))
+		slugs := map[string]bool{}
+		for i, it := range items {
+			if !slices.Contains(bad, i) {
+				kept = append(kept, it)
+				slugs[it.Slug] = true
+			}
+		}
+		for _, i := range bad {
+			it := items[i]
+			h := HeldDoc{Path: it.Meta.Path, Type: typ, Since: cmp.Or(since[it.Meta.Path], commit)}
+			if prevSite != nil {
+				for _, old := range prevSite.Items[typ] {
+					if old.Meta.Path == it.Meta.Path && !slugs[old.Slug] {
+						kept = append(kept, old)
+						slugs[old.Slug] = true
+						h.Served = true
+						break
+					}
+				}
+			}
+			held = append(held, h)
+		}
+		slices.SortFunc(kept, func(a, b *content.Item) int { return strings.Compare(a.Slug, b.Slug) })
+		if len(kept) == 0 {
+			delete(out.Items, typ)
+			continue
+		}
+		out.Items[typ] = kept
+	}
+	// pages
+	var bad []*content.Page
+	for _, p := range site.Pages {
+		if reject[p.Meta.Path] {
+			bad = append(bad, p)
+		}
+	}
+	if len(bad) > 0 {
+		kept := make([]*content.Page, 0, len(site.Pages))
+		slugs := map[string]bool{}
+		for _, p := range site.Pages {
+			if !slices.Contains(bad, p) {
+				kept = append(kept, p)
+				slugs[p.Slug] = true
+			}
+		}
+		for _, p := range bad {
+			h := HeldDoc{Path: p.Meta.Path, Type: schema.KindPages, Since: cmp.Or(since[p.Meta.Path], commit)}
+			if prevSite != nil {
+				for _, old := range prevSite.Pages {
+					if old.Meta.Path == p.Meta.Path && !slugs[old.Slug] && (!old.IsHomepage || p.IsHomepage) {
+						kept = append(kept, old)
+						slugs[old.Slug] = true
+						h.Served = true
+						break
+					}
+				}
+			}
+			held = append(held, h)
+		}
+		slices.SortFunc(kept, func(a, b *content.Page) int { return strings.Compare(a.Slug, b.Slug) })
+		out.Pages = kept
+	}
+	slices.SortFunc(held, func(a, b HeldDoc) int { return strings.Compare(a.Path, b.Path) })
+	return &out, held
+}
+
+// fillIn serves every item of a modelled type with defaults and dates
+// filled in (schema.Type.Apply). An item that needs none is served as
+// assembled; one that does is a copy, the same copy on every reload that
+// keeps the item, so its encoded JSON survives the reload. A type whose
+// slice is the last call's is the last call's served slice.
+func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site {
+	var out *content.Site
+	used := make(map[*content.Item]bool)
+	for typ, items := range site.Items {
+		t := m.Of(typ)
+		if t == nil || !t.Fills() || len(items) == 0 {
+			continue
+		}
+		if last, ok := ms.typeSlices[typ]; ok && len(last[0]) == len(items) && &last[0][0] == &items[0] {
+			if out == nil {
+				cp := *site
+				cp.Items = maps.Clone(site.Items)
+				out = &cp
+			}
+			out.Items[typ] = last[1]
+			for _, it := range items {
+				used[it] = true
+			}
+			continue
+		}
+		served := items
+		for i, it := range items {
+			used[it] = true
+			nit, ok := ms.applied[it]
+			if !ok {
+				data, changed := t.Apply(it.Data)
+				nit = it
+				if changed {
+					cp := *it
+					cp.Data = data
+					nit = &cp
+				}
+				ms.applied[it] = nit
+			}
+			if nit != it {
+				if &served[0] == &items[0] {
+					served = slices.Clone(items)
+				}
+				served[i] = nit
+			}
+		}
+		ms.typeSlices[typ] = [2][]*content.Item{items, served}
+		if out == nil {
+			cp := *site
+			cp.Items = maps.Clone(site.Items)
+			out = &cp
+		}
+		out.Items[typ] = served
+	}
+	for it := range ms.applied {
+		if !used[it] {
+			delete(ms.applied, it)
+		}
+	}
+	for typ := range ms.typeSlices {
+		if _, ok := site.Items[typ]; !ok {
+			delete(ms.typeSlices, typ)
+		}
+	}
+	if out == nil {
+		return site
+	}
+	return out
+}
+
+// CheckFiles assembles files as a load of a commit does and returns every
+// problem a snapshot of them would have: the files', the references'
+// (media ones when mediaExists is given) and the content model's. It is
+// `folio check --worktree`: files read from disk, no Git.
+func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []content.Problem {
+	site, problems := content.Assemble(files)
+	problems = append(problems, content.ReferenceProblems(site, files, mediaExists)...)
+	var ms modelState
+	_, mp, _ := ms.applyModel(site, files, nil, "")
+	problems = append(problems, mp...)
+	slices.SortStableFunc(problems, func(a, b content.Problem) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	return problems
+}

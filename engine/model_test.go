@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+const modelYAML = `types:
+  posts:
+    onInvalid: reject
+    fields:
+      title: {kind: string, required: true}
+      price: number
+      featured: {kind: boolean, default: false}
+      day: date
+`
+
+// itemBody is the served JSON of one item of the published view; "" when
+// the view does not serve it.
+func itemBody(t *testing.T, e *Engine, typ, slug string) string {
+	t.Helper()
+	tl, ok := e.View(false).Type(typ)
+	if !ok {
+		return ""
+	}
+	r, ok := tl.Item(slug)
+	if !ok {
+		return ""
+	}
+	b, _, _ := r.Body()
+	return string(b)
+}
+
+func problems(e *Engine) string {
+	var out []string
+	for _, p := range e.Status().Problems {
+		out = append(out, p.String())
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestModel_Pushes pushes edits that break and repair documents and the
+// model itself, and checks what is served and reported after each.
+func TestModel_Pushes(t *testing.T) {
+	r := newSrcBareSite(t)
+	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	r.commit(srcDay(0), map[string]string{
+		"folio.yaml":         modelYAML,
+		"content/posts/a.md": "---\ntitle: A\nprice: 12\nday: 2024-01-02 10:00\n---\nA\n",
+		"content/posts/b.md": "---\ntitle: B\n---\nB\n",
+	})
+	r.push(false)
+	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if p := problems(e); p != "" {
+		t.Fatalf("problems: %s", p)
+	}
+	a := itemBody(t, e, "posts", "a")
+	if !strings.Contains(a, `"featured":false`) || !strings.Contains(a, `"day":"2024-01-02"`) || !strings.Contains(a, `"price":12`) {
+		t.Fatalf("a = %s", a)
+	}
+	push := func(files map[string]string, rm ...string) string {
+		t.Helper()
+		for _, p := range rm {
+			srcGit(t, r.dir, "rm", "-q", p)
+		}
+		c := r.commit(srcDay(1), files)
+		r.push(false)
+		if err := e.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	// A bad edit of a: the last valid version stays served.
+	c1 := push(map[string]string{"content/posts/a.md": "---\ntitle: A2\nprice: twelve\n---\nA2\n"})
+	if p := problems(e); p != "content/posts/a.md:3: price: got string, want number" {
+		t.Fatalf("problems: %q", p)
+	}
+	if a2 := itemBody(t, e, "posts", "a"); a2 != a {
+		t.Fatalf("a after a bad edit = %s, want the last valid %s", a2, a)
+	}
+	held := e.Status().Held
+	if len(held) != 1 || held[0].Path != "content/posts/a.md" || held[0].Since != c1 || !held[0].Served {
+		t.Fatalf("held = %+v", held)
+	}
+	// Another push: still held since c1. A new document that is never
+	// valid is left out.
+	push(map[string]string{"content/posts/b.md": "---\ntitle: B2\n---\nB\n", "content/posts/c.md": "---\nprice: 3\n---\nC\n"})
+	held = e.Status().Held
+	if len(held) != 2 || held[0].Since != c1 || held[1].Path != "content/posts/c.md" || held[1].Served {
+		t.Fatalf("held = %+v", held)
+	}
+	if itemBody(t, e, "posts", "c") != "" || !strings.Contains(itemBody(t, e, "posts", "b"), `"title":"B2"`) {
+		t.Fatalf("c served, or b not updated")
+	}
+	// a repaired: its new version is served.
+	push(map[string]string{"content/posts/a.md": "---\ntitle: A3\nprice: 13.5\n---\nA3\n"})
+	if a3 := itemBody(t, e, "posts", "a"); !strings.Contains(a3, `"title":"A3"`) || !strings.Contains(a3, `"featured":false`) {
+		t.Fatalf("a = %s", a3)
+	}
+	if held = e.Status().Held; len(held) != 1 || held[0].Path != "content/posts/c.md" {
+		t.Fatalf("held = %+v", held)
+	}
+	// A broken model: a problem, and the last model stays in force.
+	push(map[string]string{"folio.yaml": strings.Replace(modelYAML, "price: number", "price: numbr", 1)})
+	p := problems(e)
+	if !strings.Contains(p, "folio.yaml:6: content model: fields.price.kind: unknown kind numbr") ||
+		!strings.Contains(p, "content/posts/c.md:1: title: required, missing") {
+		t.Fatalf("problems: %s", p)
+	}
+	if itemBody(t, e, "posts", "c") != "" || !strings.Contains(itemBody(t, e, "posts", "a"), `"featured":false`) {
+		t.Fatalf("the previous model is not in force")
+	}
+	// The model repaired, onInvalid: serve: c is served, and reported.
+	push(map[string]string{"folio.yaml": strings.Replace(modelYAML, "reject", "serve", 1)})
+	if p := problems(e); p != "content/posts/c.md:1: title: required, missing" {
+		t.Fatalf("problems: %q", p)
+	}
+	if itemBody(t, e, "posts", "c") == "" || len(e.Status().Held) != 0 {
+		t.Fatalf("c not served, or still held")
+	}
+	// No model at all: nothing checked, no defaults.
+	push(nil, "folio.yaml")
+	if p := problems(e); p != "" || strings.Contains(itemBody(t, e, "posts", "a"), "featured") {
+		t.Fatalf("problems %q, a = %s", p, itemBody(t, e, "posts", "a"))
+	}
+}

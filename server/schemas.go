@@ -1,0 +1,165 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+
+	"github.com/julienschmidt/httprouter"
+
+	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/engine"
+)
+
+// schemaEntry is one model of GET /api/v1/schemas.
+type schemaEntry struct {
+	Type             string         `json:"type"`
+	Kind             string         `json:"kind"` // items, pages or globals
+	Source           string         `json:"source"`
+	OnInvalid        string         `json:"onInvalid"`
+	AdditionalFields string         `json:"additionalFields"`
+	Schema           map[string]any `json:"schema"`      // the JSON Schema of the API's data
+	FrontMatter      map[string]any `json:"frontMatter"` // the JSON Schema documents are validated against
+}
+
+type schemaList struct {
+	Schemas []schemaEntry `json:"schemas"`
+}
+
+func entryOf(t *schema.Type) schemaEntry {
+	return schemaEntry{Type: t.Name, Kind: t.Kind, Source: t.Source, OnInvalid: t.OnInvalid,
+		AdditionalFields: t.AdditionalFields, Schema: t.Data, FrontMatter: t.Schema}
+}
+
+// listSchemas serves the content model of the published branch: the JSON
+// Schema of every type that declares one, and of pages and globals.
+func (s *Server) listSchemas(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	snap := s.engine.Published()
+	out := schemaList{Schemas: []schemaEntry{}}
+	for _, t := range snap.Model.All() {
+		out.Schemas = append(out.Schemas, entryOf(t))
+	}
+	return serveJSON(w, r, out, cachePrivate, keyHdr{})
+}
+
+// getSchema serves one content type's JSON Schema (that of its data).
+func (s *Server) getSchema(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	typ := p.ByName("type")
+	t := s.engine.Published().Model.Of(typ)
+	if t == nil {
+		return notFound("content type %q declares no content model", typ)
+	}
+	return serveJSON(w, r, t.Data, cachePrivate, keyHdr{})
+}
+
+// typedOpenAPI is the OpenAPI document of one snapshot: the static one
+// with a component schema per modelled type. Without a key with
+// content:read it has the public types' only.
+type typedOpenAPI struct {
+	snap      *engine.Snapshot
+	pub, full openapiBody
+}
+
+// openapiFor returns the document for the published snapshot, built once
+// per snapshot that has a model.
+func (s *Server) openapiFor(full bool) openapiBody {
+	snap := s.engine.Published()
+	if snap.Model.Empty() {
+		return s.openapiDoc
+	}
+	c := s.typedDoc.Load()
+	if c == nil || c.snap != snap {
+		c = &typedOpenAPI{snap: snap, pub: s.buildTyped(snap, false), full: s.buildTyped(snap, true)}
+		s.typedDoc.Store(c)
+	}
+	if full {
+		return c.full
+	}
+	return c.pub
+}
+
+// buildTyped adds to the static document, for each modelled type T (the
+// public ones unless full): Data_T, the JSON Schema of its data; Item_T,
+// an Item whose data is a Data_T; ItemList_T, a list of Item_T; and
+// Globals_model when the globals declare fields.
+func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
+	var doc map[string]any
+	if err := json.Unmarshal(s.openapiDoc.body, &doc); err != nil {
+		return s.openapiDoc
+	}
+	comps, _ := doc["components"].(map[string]any)
+	schemas, _ := comps["schemas"].(map[string]any)
+	if schemas == nil {
+		return s.openapiDoc
+	}
+	m := snap.Model
+	names := make([]string, 0, len(m.Types))
+	for n := range m.Types {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !full && !snap.Site.Config.Types[n].Public {
+			continue
+		}
+		t := m.Types[n]
+		schemas["Data_"+n] = openapiSchema(t.Data)
+		schemas["Item_"+n] = map[string]any{
+			"description": "An item of type " + n + ", its data as the content model declares.",
+			"allOf": []any{ref("Item"), map[string]any{"type": "object", "properties": map[string]any{
+				"type": map[string]any{"const": n}, "data": ref("Data_" + n)}}},
+		}
+		schemas["ItemList_"+n] = map[string]any{
+			"allOf": []any{ref("ItemList"), map[string]any{"type": "object", "properties": map[string]any{
+				"items": map[string]any{"type": "array", "items": ref("Item_" + n)}}}},
+		}
+	}
+	if full && m.Globals != nil {
+		schemas["Data_globals"] = openapiSchema(m.Globals.Data)
+		schemas["Globals_model"] = map[string]any{"allOf": []any{ref("Globals"), ref("Data_globals")}}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return s.openapiDoc
+	}
+	return openapiBody{body: b, etag: etagOf(b)}
+}
+
+func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+
+// openapiSchema is a model's JSON Schema as an OpenAPI 3.1 component: no
+// $schema, and each reference or media field a Reference (a string, or
+// with expand what it names).
+func openapiSchema(s map[string]any) map[string]any {
+	out, _ := openapiValue(s, 0).(map[string]any)
+	delete(out, "$schema")
+	return out
+}
+
+func openapiValue(v any, depth int) any {
+	if depth > 64 {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if _, isRef := x["x-folio-reference"]; isRef || x["format"] == "media" {
+			out := ref("Reference")
+			if d, ok := x["description"]; ok {
+				out["description"] = d
+			}
+			return out
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = openapiValue(e, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = openapiValue(e, depth+1)
+		}
+		return out
+	}
+	return v
+}
