@@ -91,14 +91,16 @@ chaos: $(VERSITYGW) $(TOXIPROXY)
 
 # fuzz runs every native fuzz target of the module (every func Fuzz… in a
 # _test.go file) for FUZZTIME each, one after the other: make fuzz
-# FUZZTIME=10m to run longer, FUZZFLAGS=-parallel=1 to leave cores free.
+# FUZZTIME=10m to run longer, FUZZ=Upload to pick targets by a regular
+# expression, FUZZFLAGS=-parallel=1 to leave cores free.
 # A crash is written to the package's testdata/fuzz/<Target>/, where go
 # test then runs it as a regression test: commit it with the fix.
 FUZZTIME  ?= 60s
 FUZZFLAGS ?=
+FUZZ      ?= .
 fuzz:
 	@set -e; for f in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
-		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f | grep -E '$(FUZZ)'); do \
 			echo "== $$t ($$(dirname $$f)) for $(FUZZTIME)"; \
 			$(GO) test $(GOTAGS) -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$$(dirname $$f)/; \
 		done; done
