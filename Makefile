@@ -89,6 +89,18 @@ chaos: $(VERSITYGW) $(TOXIPROXY)
 	FOLIO_VERSITYGW=$(VERSITYGW) FOLIO_TOXIPROXY=$(TOXIPROXY) FOLIO_CHAOS_OUTAGE=$(CHAOS_OUTAGE) \
 		$(GO) test -tags $(subst $(space),$(comma),$(strip chaos $(TAGS))) -count=1 -timeout 15m -run '^TestChaos' -v ./cmd/folio/
 
+# soak (not in CI) runs one writer and two read-only boxes on versitygw
+# under mixed load for SOAK_DURATION (reads at SOAK_READ_RATE a second,
+# uploads, PATCHes, pushes, image variants) and checks that RSS and
+# goroutines stop growing after warm-up, no 5xx, every box's lists
+# identical, every acknowledged write present (cmd/folio/soak_test.go;
+# figures in docs/soak.md).
+SOAK_DURATION  ?= 30m
+SOAK_READ_RATE ?= 150
+soak: $(VERSITYGW)
+	FOLIO_VERSITYGW=$(VERSITYGW) FOLIO_SOAK_DURATION=$(SOAK_DURATION) FOLIO_SOAK_READ_RATE=$(SOAK_READ_RATE) \
+		$(GO) test -tags $(subst $(space),$(comma),$(strip soak $(TAGS))) -count=1 -timeout 0 -run '^TestSoak$$' -v ./cmd/folio/
+
 # fuzz runs every native fuzz target of the module (every func Fuzz… in a
 # _test.go file) for FUZZTIME each, one after the other: make fuzz
 # FUZZTIME=10m to run longer, FUZZ=Upload to pick targets by a regular

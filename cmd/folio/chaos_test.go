@@ -1,4 +1,4 @@
-//go:build chaos
+//go:build chaos || soak
 
 package main
 
@@ -372,6 +372,19 @@ func chaosS3Faults(t *testing.T, bin string) {
 	l.converge(t, boxes, c.key) // the replica has the item before the faults begin
 	reads := []string{"/api/v1/pages", "/api/v1/pages/about", "/api/v1/content/posts", "/api/v1/globals",
 		"/api/v1/media", "/api/v1/media/" + first.ID, "/api/v1/public/media", "/api/v1/public/media/" + first.ID}
+	// An image variant made before the faults is cached on each box's disk.
+	var withPresets struct{ Presets map[string]string }
+	writer.must(t, "GET", "/api/v1/media/"+first.ID, c.key, nil).decode(t, &withPresets)
+	thumb := withPresets.Presets["thumb"]
+	if thumb == "" {
+		t.Fatalf("the item has no thumb preset URL")
+	}
+	for _, b := range boxes {
+		if r := b.must(t, "GET", thumb, "", nil); r.status != http.StatusOK {
+			t.Fatalf("GET %s on %s: %d %s", thumb, b.name, r.status, r.body)
+		}
+	}
+	reads = append(reads, thumb)
 
 	faults := []struct {
 		name  string
