@@ -5,12 +5,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -342,6 +344,9 @@ func bucketProblems(t *testing.T, srv *s3test.Server, cfg s3.Config, box *cluste
 			orphanClaims++
 		}
 	}
+	if t.Failed() {
+		dumpLog(t, filepath.Join(root, s3.DefaultStatePrefix("site"), "log"))
+	}
 	filepath.WalkDir(filepath.Join(root, "site"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(root, p)
@@ -411,7 +416,14 @@ func chaosS3Faults(t *testing.T, bin string) {
 	}
 	const faultFor = 10 * time.Second
 	n := 1
+	only, err := regexp.Compile(os.Getenv("FOLIO_CHAOS_FAULTS")) // to run some of them
+	if err != nil {
+		t.Fatalf("FOLIO_CHAOS_FAULTS: %v", err)
+	}
 	for _, f := range faults {
+		if !only.MatchString(f.name) {
+			continue
+		}
 		fg := &figures{scenario: f.name, reads: newTally(), writes: newTally()}
 		refusedBefore := front.refused.Load()
 		f.apply()
@@ -792,4 +804,35 @@ func chaosDiskFull(t *testing.T, bin string) {
 	})
 	fg.notes = append(fg.notes, fmt.Sprintf("%d uploads fitted, %d refused", len(acked), full), fmt.Sprintf("%d temporary files left after the restart", len(tmps)))
 	fg.log(t)
+}
+
+// dumpLog logs the media change log's entries, decoded into the fields a
+// reader of a failure needs (gob matches fields by name).
+func dumpLog(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		var le struct {
+			Op   string
+			Item *struct {
+				ID, Alt, Filename string
+				Version           int
+			}
+			ETag, Box string
+			At        time.Time
+		}
+		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&le); err != nil {
+			t.Logf("log %s: %v", e.Name(), err)
+			continue
+		}
+		if le.Item == nil {
+			t.Logf("log %s: %s %s box %s", e.Name(), le.At.Format(time.StampMilli), le.Op, le.Box)
+			continue
+		}
+		t.Logf("log %s: %s %s %s v%d %q alt %q box %s etag %s", e.Name(), le.At.Format(time.StampMilli), le.Op, le.Item.ID, le.Item.Version, le.Item.Filename, le.Item.Alt, le.Box, le.ETag)
+	}
 }
