@@ -5,7 +5,14 @@ FOLIO   := $(BIN)/folio
 DATA    := $(CURDIR)/data
 ADDR    ?= 127.0.0.1:8080
 METRICS_ADDR ?= 127.0.0.1:9090
-VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# go.mod's toolchain line names the Go release folio is built and checked
+# with (patch releases carry security fixes govulncheck would report); with
+# GOTOOLCHAIN=auto the go command fetches it from the Go module proxy when
+# the installed Go is older. GOTOOLCHAIN=local keeps the installed one.
+export GOTOOLCHAIN ?= auto
 ALL_SCOPES := content:read,content:draft,media:read,media:write,media:delete
 
 # versitygw is the real S3 server the S3 tests run against (posix backend on
@@ -29,13 +36,13 @@ GOTAGS    := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)))
 # the tags too.
 NOTAG_PKGS := ./media/derive/
 
-.PHONY: all build run test test-short bench lint versitygw clean fuzz chaos toxiproxy soak
+.PHONY: node-tools all build run test test-short bench lint vulncheck versitygw dist clean fuzz chaos toxiproxy soak
 all: build
 
 build:
 	@echo "JPEG decoder: $(if $(LIBJPEG),libjpeg-turbo,Go image/jpeg (no jpeglib.h: apt-get install libjpeg62-turbo-dev))"
 	@echo "AVIF variants: $(if $(LIBAVIF),libavif,off (no avif/avif.h: apt-get install libavif-dev))"
-	$(GO) build $(GOTAGS) -ldflags "-X main.version=$(VERSION)" -o $(FOLIO) ./cmd/folio
+	$(GO) build $(GOTAGS) -ldflags "$(LDFLAGS)" -o $(FOLIO) ./cmd/folio
 
 versitygw: $(VERSITYGW)
 $(VERSITYGW):
@@ -75,8 +82,15 @@ run: build
 	$(FOLIO) serve --site $(DATA)/site --keys $(DATA)/keys.yaml --media $(DATA)/media \
 		--cache-dir $(DATA)/cache --addr $(ADDR) --metrics-addr $(METRICS_ADDR)
 
+# node-tools installs what the TypeScript client test runs (server/
+# typescript_test.go): openapi-typescript and tsc, under .bin/node.
+NODE_TOOLS := $(BIN)/node
+node-tools:
+	mkdir -p $(NODE_TOOLS)
+	cd $(NODE_TOOLS) && npm install --no-audit --no-fund --silent openapi-typescript@7 typescript@5
+
 test: $(VERSITYGW)
-	FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
+	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
 	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
 
 # chaos runs the fault-injection tests (cmd/folio/chaos_test.go, build tag
@@ -120,10 +134,81 @@ fuzz:
 test-short:
 	FOLIO_SKIP_S3=1 $(GO) test $(GOTAGS) -short -count=1 ./...
 
-lint:
+lint: vulncheck
 	$(GO) vet $(GOTAGS) ./...
 	$(if $(TAGS),$(GO) vet $(NOTAG_PKGS))
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+
+# vulncheck runs govulncheck (golang.org/x/vuln), built from the Go module
+# proxy into .bin/ like versitygw, and fails when the code calls a function
+# with a known vulnerability (imported-but-uncalled ones are only counted).
+# The database is the OSV data that the module golang.org/x/vulndb carries
+# (data/osv), fetched from the same proxy at a pinned version and indexed
+# into .bin/vulndb-<version>/ by that module's own indexdb command: no other
+# service is needed. GOVULNDB=<url or file:///dir> checks against another
+# copy. A newer database: VULNDB_VERSION=$$(go list -m -f '{{.Version}}'
+# golang.org/x/vulndb@latest) make vulncheck.
+GOVULNCHECK_VERSION ?= v1.9.0
+VULNDB_VERSION      ?= v0.0.0-20261105234957-e22db6528018
+GOVULNCHECK := $(BIN)/govulncheck
+INDEXDB     := $(BIN)/indexdb-$(VULNDB_VERSION)
+VULNDB_DIR  := $(BIN)/vulndb-$(VULNDB_VERSION)
+GOVULNDB    ?= file://$(VULNDB_DIR)
+
+vulncheck: $(GOVULNCHECK) $(if $(filter file://$(VULNDB_DIR),$(GOVULNDB)),$(VULNDB_DIR))
+	$(GOVULNCHECK) -db $(GOVULNDB) $(GOTAGS) ./...
+
+$(GOVULNCHECK):
+	GOBIN=$(BIN) $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+$(INDEXDB):
+	@mkdir -p $(BIN)/indexdb.tmp
+	GOBIN=$(BIN)/indexdb.tmp $(GO) install golang.org/x/vulndb/cmd/indexdb@$(VULNDB_VERSION)
+	mv $(BIN)/indexdb.tmp/indexdb $@ && rmdir $(BIN)/indexdb.tmp
+$(VULNDB_DIR): | $(INDEXDB)
+	@src=$$($(GO) mod download -json golang.org/x/vulndb@$(VULNDB_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+		test -d "$$src/data/osv" || { echo "vulncheck: golang.org/x/vulndb@$(VULNDB_VERSION) has no data/osv"; exit 1; }; \
+		rm -rf $@.tmp && $(INDEXDB) -vulns "$$src/data/osv" -out $@.tmp && mv $@.tmp $@
+
+# dist builds the release tarballs into .bin/dist/: for each of
+# DIST_ARCHES, folio-<version>-linux-<arch>.tar.gz holding the binary,
+# LICENSE, README.md, CHANGELOG.md, docs/ and SHA256SUMS of those files,
+# plus .bin/dist/SHA256SUMS of the tarballs. The WebP encoder is C (cgo),
+# so every build needs a C compiler for its target: arm64 on an amd64
+# machine uses Debian's gcc-aarch64-linux-gnu. Each build gets the tags
+# whose headers its compiler finds (libjpeg, libavif; arm64 needs Debian's
+# libjpeg62-turbo-dev:arm64 and libavif-dev:arm64, multiarch); a target
+# without a C compiler is skipped with a note. `folio version` names the
+# tags a binary was built with; docs/deploy.md lists what each needs.
+DIST        := $(BIN)/dist
+DIST_ARCHES ?= amd64 arm64
+HOST_ARCH   := $(shell $(GO) env GOARCH)
+DIST_CC_amd64 ?= $(if $(filter amd64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc)
+DIST_CC_arm64 ?= $(if $(filter arm64,$(HOST_ARCH)),$(CC),aarch64-linux-gnu-gcc)
+DIST_FILES  := LICENSE README.md CHANGELOG.md docs
+
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@set -e; mtime=$$(git log -1 --format=%ct 2>/dev/null || date +%s); \
+	for arch in $(DIST_ARCHES); do \
+		case $$arch in amd64) cc="$(DIST_CC_amd64)";; arm64) cc="$(DIST_CC_arm64)";; \
+			*) echo "dist: unknown arch $$arch"; exit 1;; esac; \
+		if ! command -v $$cc >/dev/null 2>&1; then \
+			echo "dist: linux/$$arch skipped: no C compiler $$cc (Debian: gcc-aarch64-linux-gnu for arm64)"; continue; fi; \
+		tags=; \
+		printf '#include <stdio.h>\n#include <jpeglib.h>\n' | $$cc -E -x c - >/dev/null 2>&1 && tags=$$tags,libjpeg; \
+		printf '#include <avif/avif.h>\n' | $$cc -E -x c - >/dev/null 2>&1 && tags=$$tags,libavif; \
+		tags=$${tags#,}; name=folio-$(VERSION)-linux-$$arch; dir=$(DIST)/$$name; \
+		echo "dist: linux/$$arch, CC=$$cc, tags: $${tags:-none}"; \
+		mkdir -p $$dir; \
+		CGO_ENABLED=1 GOOS=linux GOARCH=$$arch CC=$$cc $(GO) build -trimpath -tags "$$tags" \
+			-ldflags "$(LDFLAGS)" -o $$dir/folio ./cmd/folio; \
+		cp -R $(DIST_FILES) $$dir/; \
+		(cd $$dir && find . -type f ! -name SHA256SUMS | sort | xargs sha256sum > SHA256SUMS); \
+		tar -C $(DIST) --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$$mtime \
+			-czf $(DIST)/$$name.tar.gz $$name; \
+		rm -rf $$dir; \
+	done
+	cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS && cat SHA256SUMS
 
 clean:
 	rm -rf $(BIN) $(DATA)

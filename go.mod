@@ -2,6 +2,8 @@ module github.com/folio-cms/folio
 
 go 1.26.8
 
+toolchain go1.26.10
+
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/frontmatter v0.2.0

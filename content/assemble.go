@@ -46,6 +46,28 @@ type Assembler struct {
 	patched int
 }
 
+// Fork returns a new Assembler that starts from this one's last call, as
+// if it had made it: assembling another version of the site (another
+// branch or commit) then reads only the files that differ, and unchanged
+// files yield the same pointers as this Assembler's. The two go on
+// independently.
+func (as *Assembler) Fork() *Assembler {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.last == nil {
+		return new(Assembler)
+	}
+	last := *as.last
+	if last.claims != nil {
+		cl := &claims{contested: maps.Clone(last.claims.contested)}
+		for i, m := range last.claims.keys {
+			cl.keys[i] = maps.Clone(m)
+		}
+		last.claims = cl
+	}
+	return &Assembler{last: &last}
+}
+
 // assembly is one call's result, and what the next call compares with.
 type assembly struct {
 	files    []File  // sorted by path; the caller's slice when it was sorted

@@ -49,6 +49,6 @@ func parseDate(v any) (time.Time, error) {
 }
 
 // ParseDate reads a date as front matter dates are read: a string in
-// RFC 3339 or one of the shorter forms README "Dates" lists. The result
+// RFC 3339 or one of the shorter forms docs/content.md "Dates" lists. The result
 // is in UTC.
 func ParseDate(v any) (time.Time, error) { return parseDate(v) }

@@ -219,7 +219,7 @@ func (w *yamlWalker) mapping(n *yaml.Node, depth int) (any, error) {
 }
 
 // scalar resolves a YAML scalar. Timestamps stay strings, as yaml.v3 itself
-// decodes them into an interface; see README "Values".
+// decodes them into an interface; see docs/content.md "Values".
 func (w *yamlWalker) scalar(n *yaml.Node) (any, error) {
 	switch n.ShortTag() {
 	case "!!str", "!!timestamp", "!!binary":

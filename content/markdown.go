@@ -14,7 +14,7 @@ import (
 // stateless and Convert is safe for concurrent use (yuin/goldmark author in
 // gohugoio/hugo#6484). Raw HTML is not passed through (goldmark's default,
 // and Hugo's): it renders as an HTML comment, and dangerous link schemes
-// such as javascript: are dropped. See README "Markdown".
+// such as javascript: are dropped. See docs/content.md "Markdown".
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),

@@ -72,7 +72,7 @@ func (m Markdown) SourceErr() (string, error) {
 func (m Markdown) Lazy() bool { return m.b != nil && m.b.load != nil }
 
 // HTML renders the body (once) and returns the HTML; "" when it cannot be
-// rendered (see Render). Raw HTML is not passed through; see README
+// rendered (see Render). Raw HTML is not passed through; see docs/content.md
 // "Markdown".
 func (m Markdown) HTML() string {
 	html, _ := m.Render()

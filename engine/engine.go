@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // Config configures an Engine.
@@ -52,6 +52,18 @@ type Config struct {
 	// and of every failed fetch (for metrics). It runs on the reload path
 	// and must return at once.
 	OnReload func(ReloadEvent)
+	// Refs bounds the branches and tags that RefSnapshot serves (--refs);
+	// empty: all of them, and commits.
+	Refs RefPatterns
+	// RefCacheBytes bounds the estimated memory of the snapshots of other
+	// refs kept at once (--ref-cache-mb); RefIdle drops one unused that
+	// long. Defaults: 256 MiB, 10 minutes.
+	RefCacheBytes int64
+	RefIdle       time.Duration
+	// OnSchedule, when set, is told of every scheduled publish or expiry
+	// of the published branch as it takes effect (the view is swapped at
+	// that instant, not on the next request). It must return at once.
+	OnSchedule func(ScheduleEvent)
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -110,6 +122,11 @@ type Engine struct {
 
 	search *contentSearch // nil when Config.Search is off
 
+	refs    *refCache        // snapshots of other refs (?ref=)
+	history *historyFollower // which commits changed which file
+
+	scheduleWake chan struct{} // a new published snapshot: reschedule
+
 	// The parse cache is written in the background (tens of MB for a large
 	// site): a start or a reload does not wait for it. Close does.
 	saveMu       sync.Mutex
@@ -143,13 +160,15 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
-		closing: make(chan struct{}), searchClosed: make(chan struct{})}
+		closing: make(chan struct{}), searchClosed: make(chan struct{}),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.cfg.Relevant),
+		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
-		var store *searchStore
+		var dir string
 		if cfg.CacheDir != "" {
-			store = &searchStore{dir: filepath.Join(cfg.CacheDir, "search-"+shortHash(src.siteID()+"\x00"+cfg.Branch))}
+			dir = searchStoreDir(cfg.CacheDir, src.siteID(), cfg.Branch)
 		}
-		e.search = &contentSearch{pub: newContentIndex(cfg.Logger.With("index", "search"), cfg.Now, store)}
+		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir)}
 	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
@@ -165,6 +184,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, fmt.Errorf("load branch %q: no snapshot", cfg.Branch)
 	}
+	e.history.wg.Add(1)
+	go e.runHistory(e.closing)
+	e.saveWG.Add(1)
+	go e.runSchedule(e.closing)
+	e.history.follow(e.published.Load().Commit)
 	e.saveWG.Add(1)
 	go func() {
 		defer e.saveWG.Done()
@@ -199,6 +223,7 @@ func (e *Engine) Close() error {
 		}()
 	})
 	e.saveWG.Wait()
+	e.history.wg.Wait()
 	err := e.src.Close()
 	<-e.searchClosed
 	return err
@@ -312,6 +337,11 @@ func (e *Engine) Reload(ctx context.Context) error {
 		// then waits for the index to reach it (or a later one).
 		e.followSearch(pub, false)
 		old := e.published.Swap(pub)
+		e.history.follow(pub.Commit)
+		select {
+		case e.scheduleWake <- struct{}{}:
+		default:
+		}
 		if e.cfg.DraftBranch == "" {
 			e.draft.Store(pub)
 		}
@@ -405,7 +435,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	snap.Held, snap.Model = held, ms.model
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
-	snap.seq = e.snapSeq
+	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {
@@ -437,15 +467,7 @@ type Status struct {
 	LastFetch *time.Time `json:"lastFetch,omitempty"`
 	// Search is the published branch's search index; nil when search is
 	// off.
-	Search *SearchStatus `json:"search,omitempty"`
-}
-
-// SearchStatus tells which commit the search index holds: Commit is ""
-// while the first build runs, and CaughtUp is false while the index
-// follows a push (or a rebuild runs).
-type SearchStatus struct {
-	Commit   string `json:"commit"`
-	CaughtUp bool   `json:"caughtUp"`
+	Search *search.SearchStatus `json:"search,omitempty"`
 }
 
 // StatusError is the last failure to fetch or load a commit.
@@ -477,7 +499,7 @@ func (e *Engine) Status() Status {
 		}
 	}
 	if e.search != nil {
-		st.Search = e.search.pub.status(p)
+		st.Search = e.search.pub.Status(p.forSearch)
 	}
 	return st
 }

@@ -3,9 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/media"
@@ -15,73 +13,23 @@ import (
 // resource (1) and, with expand=*, those inside the items they bring (2).
 const MaxExpandDepth = 2
 
-// Expand is a parsed `expand` parameter: which references of a resource
-// are replaced by the objects they name (content.ParseRef has the forms).
+// Expand says which references of a resource ExpandBody replaces by the
+// objects they name (content.ParseRef has the forms): the server makes
+// one from the `expand` parameter.
 type Expand struct {
-	key        string // canonical: sorted, deduplicated values
-	all        bool   // "*": media and every type, two levels deep
-	media      bool
-	types      map[string]bool
-	publicOnly bool // the public surface: only public types expand
+	All        bool            // "*": media and every type, two levels deep
+	Media      bool            // media references
+	Types      map[string]bool // references to items of these types
+	PublicOnly bool            // the public surface: only public types expand
 }
 
-// Key is the canonical form of e; "" for nil.
-func (e *Expand) Key() string {
-	if e == nil {
-		return ""
-	}
-	return e.key
-}
-
-// ParseExpand reads `expand`: comma-separated values, each "media", "*" or
-// a content type of v (a public one when publicOnly). An empty raw is nil:
-// references come back as written. An unknown value is an error.
-func ParseExpand(raw string, v *View, publicOnly bool) (*Expand, error) {
-	if raw == "" {
-		return nil, nil
-	}
-	e := &Expand{types: map[string]bool{}, publicOnly: publicOnly}
-	var vals []string
-	for p := range strings.SplitSeq(raw, ",") {
-		p = strings.TrimSpace(p)
-		switch {
-		case p == "*":
-			e.all = true
-		case p == "media":
-			e.media = true
-		default:
-			t, ok := v.types[p]
-			if !ok || (publicOnly && !t.Config.Public) {
-				return nil, fmt.Errorf("unknown value %q: use media, * or a content type (%s)", p, strings.Join(v.expandable(publicOnly), ", "))
-			}
-			e.types[p] = true
-		}
-		if !slices.Contains(vals, p) {
-			vals = append(vals, p)
-		}
-	}
-	slices.Sort(vals)
-	e.key = strings.Join(vals, ",")
-	return e, nil
-}
-
-func (v *View) expandable(publicOnly bool) []string {
-	var out []string
-	for _, n := range v.TypeNames() {
-		if !publicOnly || v.types[n].Config.Public {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func (e *Expand) wantsMedia() bool { return e.all || e.media }
+func (e *Expand) wantsMedia() bool { return e.All || e.Media }
 
 func (e *Expand) wantsType(v *View, name string) bool {
-	if e.publicOnly && !v.types[name].Config.Public {
+	if e.PublicOnly && !v.types[name].Config.Public {
 		return false
 	}
-	return e.all || e.types[name]
+	return e.All || e.Types[name]
 }
 
 // MediaLookup finds media items for references: by id ("media:<id>") and
@@ -225,15 +173,7 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		return nil // missing, or not visible in this view (a draft)
 	}
 	x.keys[ItemKey(r.Type, ent.item.ID)] = true
-	res := ent.res
-	var err error
-	if t.Config.NoListBody {
-		res, err = res.Project(WithoutBody)
-	}
-	var b []byte
-	if err == nil {
-		b, _, err = res.Body()
-	}
+	b, _, err := ent.res.Body()
 	if err != nil {
 		if x.err == nil {
 			x.err = err
@@ -246,7 +186,13 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 	if err := dec.Decode(&obj); err != nil {
 		return nil
 	}
-	if x.e.all && depth < MaxExpandDepth {
+	if t.Config.NoListBody {
+		// What the type's lists serve: everything but data.body.
+		if data, ok := obj["data"].(map[string]any); ok {
+			delete(data, "body")
+		}
+	}
+	if x.e.All && depth < MaxExpandDepth {
 		next := append(slices.Clone(chain), target)
 		for k, val := range obj {
 			if !metaKeys[k] {

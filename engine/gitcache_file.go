@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // The cache file: magic, the cache key (parser generation), the site, the
@@ -58,7 +59,7 @@ func (s *Source) saveCache(force bool) error {
 	if skipped > 0 {
 		s.log.Debug("source: documents not persisted (unencodable values)", "count", skipped)
 	}
-	if err := writeFileAtomic(s.cache, data); err != nil {
+	if err := atomicfile.Write(s.cache, data); err != nil {
 		c.mu.Lock()
 		c.dirty = true
 		c.unsaved += unsaved
@@ -232,38 +233,4 @@ func (s *Source) removeStaleTemps() {
 			}
 		}
 	}
-}
-
-// writeFileAtomic writes data to a temporary file beside name, syncs it and
-// renames it over name.
-func writeFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after the rename there is nothing to remove
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable; not all systems allow it
-		d.Close()
-	}
-	return nil
 }

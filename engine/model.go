@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -67,10 +68,22 @@ func (ms *modelState) sameModelFiles(site *content.Site) bool {
 }
 
 // update recompiles the model when its files changed. A model that does
-// not compile leaves the last one in force.
-func (ms *modelState) update(site *content.Site) {
+// not compile, or a model file that does not load (folio.yaml included),
+// leaves the last one in force.
+func (ms *modelState) update(site *content.Site, files []content.File) {
 	if ms.files != nil && ms.sameModelFiles(site) {
 		return
+	}
+	for _, f := range files {
+		config := !strings.Contains(f.Path, "/") && strings.HasPrefix(strings.ToLower(f.Path), "folio.")
+		if !config && !content.ModelFile(f.Path) {
+			continue
+		}
+		if f.Err != nil || f.Doc == nil || (config && site.ConfigPath != f.Path) {
+			ms.files = nil // compile again once it loads
+			ms.problems = []content.Problem{{Path: f.Path, Message: "content model: this file does not load; the last content model that did stays in force"}}
+			return
+		}
 	}
 	ms.files = map[string]*content.Doc{}
 	for p, d := range site.ModelFiles {
@@ -108,14 +121,14 @@ type docCheck struct {
 // returns the problems (the model's own, and each violation as "path:line:
 // field: message") and the documents held back.
 func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
-	ms.update(site)
+	ms.update(site, files)
 	problems := slices.Clone(ms.problems)
 	m := ms.model
 	if m.Empty() {
 		return site, problems, nil
 	}
 	// The documents to check, the cached results taken.
-	var checks []docCheck
+	checks := make([]docCheck, 0, len(files))
 	var todo []int
 	for _, f := range files {
 		if f.Doc == nil || f.Err != nil {
@@ -125,18 +138,20 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		typ := ""
 		switch {
 		case strings.HasPrefix(f.Path, "content/"):
-			segs := strings.SplitN(f.Path, "/", 3)
-			if len(segs) < 3 {
+			// content/<type>/<file>: no allocation per file on a reload
+			rest := f.Path[len("content/"):]
+			i := strings.IndexByte(rest, '/')
+			if i <= 0 || i == len(rest)-1 {
 				continue
 			}
-			typ = segs[1]
+			typ = rest[:i]
 			t = m.Of(typ)
 		case strings.HasPrefix(f.Path, "pages/"):
 			typ, t = schema.KindPages, m.Pages
 		case f.Path == site.GlobalsPath:
 			typ, t = schema.KindGlobals, m.Globals
 		}
-		if t == nil || !content.Relevant(f.Path) {
+		if t == nil {
 			continue
 		}
 		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}
@@ -192,13 +207,129 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			reject[c.path] = true
 		}
 	}
+	problems = append(problems, crossCheck(site, checks)...)
 	var held []HeldDoc
 	site, held = ms.hold(site, prev, reject, commit)
 	site = ms.fillIn(site, m)
+	site = sortable(site, m)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
 	return site, problems, held
+}
+
+// crossCheck checks what no one document tells: that a unique field's value
+// is not another document's of the type (the first by path keeps it),
+// and that a reference written as a bare slug names an item of a type it
+// may name ("<type>/<slug>" references are checked for every document by
+// content.RefChecker). Violations are reported; they do not hold a
+// document back.
+func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
+	var out []content.Problem
+	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
+	for _, c := range checks {
+		for _, f := range c.t.Unique() {
+			v, ok := c.doc.Meta[f]
+			if !ok || v == nil {
+				continue
+			}
+			k := c.typ + "\x00" + f
+			if seen[k] == nil {
+				seen[k] = map[string]string{}
+			}
+			val := fmt.Sprint(v)
+			if first, dup := seen[k][val]; dup {
+				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(f),
+					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", f, val, first)})
+				continue
+			}
+			seen[k][val] = c.path
+		}
+		for f, to := range c.t.References() {
+			v, ok := c.doc.Meta[f]
+			if !ok || v == nil {
+				continue
+			}
+			vals, isList := v.([]any)
+			if !isList {
+				vals = []any{v}
+			}
+			for _, e := range vals {
+				s, ok := e.(string)
+				if !ok || strings.Contains(s, "/") || s == "" {
+					continue
+				}
+				if !slugExists(site, to, s) {
+					out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(f),
+						Message: fmt.Sprintf("%s: no %s has the slug %q", f, strings.Join(to, " or "), s)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func slugExists(site *content.Site, types []string, slug string) bool {
+	for _, typ := range types {
+		if typ == "pages" {
+			_, found := slices.BinarySearchFunc(site.Pages, slug, func(p *content.Page, s string) int { return strings.Compare(p.Slug, s) })
+			if found {
+				return true
+			}
+			continue
+		}
+		if _, found := slices.BinarySearchFunc(site.Items[typ], slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); found {
+			return true
+		}
+	}
+	return false
+}
+
+// scalarKinds are the kinds a list sorts by.
+var scalarKinds = map[string]bool{"string": true, "text": true, "slug": true, "enum": true, "number": true, "integer": true,
+	"boolean": true, "date": true, "datetime": true, "url": true, "email": true, "reference": true, "media": true}
+
+// sortable lets every declared top-level scalar field of a type be a sort
+// field (sort=), on top of folio.yaml's sortable list.
+func sortable(site *content.Site, m *schema.Model) *content.Site {
+	var types map[string]content.TypeConfig
+	for _, typ := range slices.Sorted(maps.Keys(m.Types)) {
+		var add []string
+		tc := site.Config.Types[typ]
+		for _, f := range m.Types[typ].Fields {
+			if scalarKinds[f.Kind] && !slices.Contains(tc.Sortable, f.Name) && !slices.Contains(content.SortFields(content.TypeConfig{}), f.Name) &&
+				validSortName(f.Name) {
+				add = append(add, f.Name)
+			}
+		}
+		if len(add) == 0 {
+			continue
+		}
+		if types == nil {
+			types = maps.Clone(site.Config.Types)
+			if types == nil {
+				types = map[string]content.TypeConfig{}
+			}
+		}
+		tc.Sortable = append(slices.Clone(tc.Sortable), add...)
+		types[typ] = tc
+	}
+	if types == nil {
+		return site
+	}
+	out := *site
+	out.Config.Types = types
+	return &out
+}
+
+func validSortName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // hold replaces the invalid documents of rejecting types by their version
@@ -254,11 +385,7 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 			held = append(held, h)
 		}
 		slices.SortFunc(kept, func(a, b *content.Item) int { return strings.Compare(a.Slug, b.Slug) })
-		if len(kept) == 0 {
-			delete(out.Items, typ)
-			continue
-		}
-		out.Items[typ] = kept
+		out.Items[typ] = kept // the type stays, even with no item left
 	}
 	// pages
 	var bad []*content.Page
@@ -304,7 +431,7 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 // slice is the last call's is the last call's served slice.
 func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site {
 	var out *content.Site
-	used := make(map[*content.Item]bool)
+	total := 0
 	for typ, items := range site.Items {
 		t := m.Of(typ)
 		if t == nil || !t.Fills() || len(items) == 0 {
@@ -317,14 +444,12 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 				out = &cp
 			}
 			out.Items[typ] = last[1]
-			for _, it := range items {
-				used[it] = true
-			}
+			total += len(items)
 			continue
 		}
 		served := items
+		total += len(items)
 		for i, it := range items {
-			used[it] = true
 			nit, ok := ms.applied[it]
 			if !ok {
 				data, changed := t.Apply(it.Data)
@@ -351,10 +476,17 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 		}
 		out.Items[typ] = served
 	}
-	for it := range ms.applied {
-		if !used[it] {
-			delete(ms.applied, it)
+	if len(ms.applied) > 2*total+1024 {
+		// Forget the items no longer served, now and then.
+		kept := make(map[*content.Item]*content.Item, total)
+		for _, items := range site.Items {
+			for _, it := range items {
+				if nit, ok := ms.applied[it]; ok {
+					kept[it] = nit
+				}
+			}
 		}
+		ms.applied = kept
 	}
 	for typ := range ms.typeSlices {
 		if _, ok := site.Items[typ]; !ok {

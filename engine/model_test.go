@@ -2,9 +2,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content"
 )
 
 const modelYAML = `types:
@@ -117,6 +121,12 @@ func TestModel_Pushes(t *testing.T) {
 	if itemBody(t, e, "posts", "c") != "" || !strings.Contains(itemBody(t, e, "posts", "a"), `"featured":false`) {
 		t.Fatalf("the previous model is not in force")
 	}
+	// A folio.yaml that does not parse: the last model stays in force too.
+	push(map[string]string{"folio.yaml": modelYAML + "  oops: [\n"})
+	p = problems(e)
+	if !strings.Contains(p, "folio.yaml: content model: this file does not load") || itemBody(t, e, "posts", "c") != "" {
+		t.Fatalf("problems: %s", p)
+	}
 	// The model repaired, onInvalid: serve: c is served, and reported.
 	push(map[string]string{"folio.yaml": strings.Replace(modelYAML, "reject", "serve", 1)})
 	if p := problems(e); p != "content/posts/c.md:1: title: required, missing" {
@@ -129,5 +139,87 @@ func TestModel_Pushes(t *testing.T) {
 	push(nil, "folio.yaml")
 	if p := problems(e); p != "" || strings.Contains(itemBody(t, e, "posts", "a"), "featured") {
 		t.Fatalf("problems %q, a = %s", p, itemBody(t, e, "posts", "a"))
+	}
+}
+
+// TestModel_CrossDocument: unique values and references by bare slug are
+// checked across documents.
+func TestModel_CrossDocument(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"folio.yaml": "types:\n  posts:\n    fields:\n      sku: {kind: string, unique: true}\n" +
+			"      author: {kind: reference, to: team}\n      reviewers: {kind: list, of: {kind: reference, to: [team, pages]}}\n",
+		"content/team/maria.md": "---\ntitle: Maria\n---\n",
+		"pages/about.md":        "---\ntitle: About\n---\n",
+		"content/posts/a.md":    "---\ntitle: A\nsku: X1\nauthor: maria\nreviewers: [maria, about]\n---\n",
+		"content/posts/b.md":    "---\ntitle: B\nsku: X1\nauthor: nobody\nreviewers: [maria, ghost]\n---\n",
+	})
+	r.push(false)
+	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	want := "content/posts/b.md:3: sku: \"X1\" is the value of content/posts/a.md already (unique)\n" +
+		"content/posts/b.md:4: author: no team has the slug \"nobody\"\n" +
+		"content/posts/b.md:5: reviewers: no team or pages has the slug \"ghost\""
+	if p := problems(e); p != want {
+		t.Fatalf("problems:\n%s\nwant\n%s", p, want)
+	}
+}
+
+// TestModel_ManyDocuments: a load with many documents validates them in
+// parallel (run with -race) and reports each violation once.
+func TestModel_ManyDocuments(t *testing.T) {
+	files := []string{"folio.yaml", "types:\n  posts:\n    fields:\n      n: {kind: integer, required: true}\n"}
+	for i := range 600 {
+		v := strconv.Itoa(i)
+		if i%3 == 0 {
+			v = "x" + v
+		}
+		files = append(files, fmt.Sprintf("content/posts/p%03d.md", i), "---\ntitle: P\nn: "+v+"\n---\n")
+	}
+	var fs []content.File
+	for i := 0; i < len(files); i += 2 {
+		doc, err := content.Parse(files[i], []byte(files[i+1]))
+		fs = append(fs, content.File{Path: files[i], Doc: doc, Err: err})
+	}
+	probs := CheckFiles(fs, nil)
+	if len(probs) != 200 || probs[0].String() != "content/posts/p000.md:3: n: got string, want integer" {
+		t.Fatalf("%d problems, first %v", len(probs), probs[0])
+	}
+}
+
+// TestModel_Sortable: every declared scalar field is a sort field, without
+// sortable: in folio.yaml.
+func TestModel_Sortable(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"folio.yaml":         "types:\n  posts:\n    fields:\n      price: number\n      tags: {kind: list, of: string}\n",
+		"content/posts/a.md": "---\ntitle: A\nprice: 3\n---\n",
+		"content/posts/b.md": "---\ntitle: B\nprice: 1\n---\n",
+		"content/posts/c.md": "---\ntitle: C\nprice: 2\n---\n",
+	})
+	r.push(false)
+	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tl, _ := e.View(false).Type("posts")
+	rs, _, err := tl.Sorted("-price")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, res := range rs {
+		body, _, _ := res.Body()
+		order = append(order, string(body[strings.Index(string(body), `"title":`)+9]))
+	}
+	if strings.Join(order, "") != "ACB" {
+		t.Fatalf("order by -price = %v", order)
+	}
+	if _, _, err := tl.Sorted("tags"); err == nil {
+		t.Fatal("a list is a sort field")
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/engine/search"
 )
 
 // Snapshot is one commit of a branch, loaded completely. It never changes
@@ -26,10 +27,10 @@ type Snapshot struct {
 	// when the site declares none.
 	Model *schema.Model
 
-	// seq orders the snapshots an engine loaded (both branches): later
-	// loads have higher numbers. Search indexes never go back to an
-	// older one.
-	seq uint64
+	// forSearch is the snapshot as the search index reads it; its Seq
+	// orders the snapshots an engine loaded (both branches): later loads
+	// have higher numbers. Search indexes never go back to an older one.
+	forSearch *search.Snapshot
 
 	published atomic.Pointer[View] // the published view, until its validUntil
 	draft     atomic.Pointer[View] // every document; never goes stale

@@ -85,6 +85,10 @@ type Source struct {
 
 	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
+
+	reachable   *reachableSet // commits for short-hash lookups; guarded by mu
+	packed      packedRefs    // the branches of packed-refs, for ResolveRef
+	commitTimes commitTimeCache
 }
 
 // Tree is every content file of one commit, parsed.
@@ -95,6 +99,10 @@ type Tree struct {
 }
 
 const remoteFetchSpec = "+refs/heads/*:refs/heads/*"
+
+// remoteTagSpec fetches tags too (force: a moved tag follows the remote),
+// for ?ref= on a tag.
+const remoteTagSpec = "+refs/tags/*:refs/tags/*"
 
 // DefaultFetchTimeout is SourceConfig.FetchTimeout's default.
 const DefaultFetchTimeout = 2 * time.Minute
@@ -225,7 +233,7 @@ func (s *Source) openRemote(ctx context.Context) error {
 	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{
 		Name:  git.DefaultRemoteName,
 		URLs:  []string{s.cfg.Site},
-		Fetch: []gitconfig.RefSpec{remoteFetchSpec},
+		Fetch: []gitconfig.RefSpec{remoteFetchSpec, remoteTagSpec},
 	})
 	if err != nil {
 		return fmt.Errorf("source: configure remote: %w", err)
@@ -276,7 +284,7 @@ func (s *Source) Fetch(ctx context.Context) error {
 	defer cancel()
 	err := s.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: git.DefaultRemoteName,
-		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec},
+		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec, remoteTagSpec},
 		Tags:       git.NoTags,
 		Force:      true,
 		Prune:      true,

@@ -30,7 +30,48 @@ func BenchmarkEngine(b *testing.B) {
 	if testing.Short() {
 		b.Skip("generates a large repository")
 	}
+	benchEngine(b, benchEngineSite(b))
+}
+
+// benchEngineModel declares the front matter of benchSite's files: ten
+// fields for posts and docs, some of them with defaults.
+const benchEngineModel = `types:
+  posts:
+    fields: &fields
+      title: {kind: string, required: true, maxLength: 200}
+      date: {kind: datetime, required: true}
+      tags: {kind: list, of: string, max: 10}
+      draft: boolean
+      weight: {kind: integer, min: 0}
+      summary: {kind: text, maxLength: 500}
+      category: {kind: enum, values: [news, guides], default: news}
+      author: {kind: reference, to: posts}
+      cover: media
+      featured: {kind: boolean, default: false}
+  docs:
+    fields: *fields
+globals:
+  fields:
+    siteName: {kind: string, required: true}
+`
+
+// BenchmarkEngineModel is BenchmarkEngine on the same site with a content
+// model of ten fields per type (benchEngineModel): the cost of validating
+// every document at a cold start and the changed one at a reload.
+func BenchmarkEngineModel(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates a large repository")
+	}
 	site := benchEngineSite(b)
+	work := filepath.Join(b.TempDir(), "work")
+	srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
+	r := &srcTestRepo{tb: b, dir: work, bare: site}
+	r.commit(srcT0.AddDate(2, 0, 0), map[string]string{"folio.yaml": benchEngineModel})
+	r.push(false)
+	benchEngine(b, site)
+}
+
+func benchEngine(b *testing.B, site string) {
 	ctx := context.Background()
 	open := func(b *testing.B, cacheDir string) *Engine {
 		e, err := Open(ctx, Config{Site: site, CacheDir: cacheDir})
@@ -50,6 +91,11 @@ func BenchmarkEngine(b *testing.B) {
 		}
 		b.Fatal("no visible item")
 		return "", ""
+	}
+	if e := open(b, b.TempDir()); len(e.Status().Problems) > 0 {
+		b.Fatalf("the site has problems: %v", e.Status().Problems[0])
+	} else {
+		e.Close()
 	}
 	serve := func(b *testing.B, e *Engine) {
 		v := e.View(false)

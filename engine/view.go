@@ -52,28 +52,34 @@ type Resource struct {
 	body []byte
 	etag string
 	keys keyHeaders
-	// Compressed forms, `fields` projections and the kept
-	// representations (compress.go, fields.go, representation.go),
-	// allocated on first use: most resources of a big site never need
-	// them, and they take 160 bytes.
-	more atomic.Pointer[resourceMore]
-}
-
-type resourceMore struct {
-	enc  encodings
-	proj projections
-	reps [codings]atomic.Pointer[Representation]
-}
-
-func (r *Resource) extra() *resourceMore {
-	if m := r.more.Load(); m != nil {
-		return m
-	}
-	r.more.CompareAndSwap(nil, new(resourceMore))
-	return r.more.Load()
+	// kept is the HTTP layer's (see Kept).
+	kept atomic.Pointer[any]
 }
 
 func newResource(v any) *Resource { return &Resource{value: v} }
+
+// NewResource is a resource of v (a page, item, globals or any value
+// encoding/json takes) that is not in a snapshot: for tests of the
+// layers above.
+func NewResource(v any) *Resource { return newResource(v) }
+
+// Kept is where the HTTP layer keeps what it derives from the resource
+// (compressed forms, field projections, header values), made on first
+// use and shared by every reader for as long as the resource lives: a
+// resource a reload did not change keeps them. The engine never reads
+// it; nil until the first use.
+func (r *Resource) Kept() *atomic.Pointer[any] { return &r.kept }
+
+// WithBody is a resource of r's value and surrogate keys whose encoding
+// is body with ETag etag (a projection of r's JSON, say).
+func (r *Resource) WithBody(body []byte, etag string) (*Resource, error) {
+	if err := r.encode(); err != nil {
+		return nil, err
+	}
+	p := &Resource{value: r.value, keys: r.keys, body: body, etag: etag}
+	p.done.Store(true)
+	return p, nil
+}
 
 // Keys returns the values of the Surrogate-Key header (keys separated by
 // spaces) and of the Cache-Tag header (by commas) that name the resource
@@ -99,10 +105,6 @@ func (r *Resource) Body() ([]byte, string, error) {
 	return r.body, r.etag, nil
 }
 
-// encoded is Body for a resource already encoded: the callers below it
-// (compressed forms, projections) run only after Body succeeded.
-func (r *Resource) encoded() ([]byte, string) { return r.body, r.etag }
-
 func (r *Resource) encode() error {
 	if r.done.Load() {
 		return nil
@@ -123,7 +125,7 @@ func (r *Resource) encode() error {
 	}
 	r.keys = resourceKeys(r.value)
 	r.body = bytes.TrimRight(buf.Bytes(), "\n")
-	r.etag = etagOf(r.body)
+	r.etag = ETag(r.body)
 	r.done.Store(true)
 	return nil
 }
@@ -140,7 +142,9 @@ func (r *Resource) path() string {
 	return ""
 }
 
-func etagOf(b []byte) string {
+// ETag is the strong ETag (quoted) of the bytes b: of a resource's JSON,
+// of a list's identity, of any response body.
+func ETag(b []byte) string {
 	sum := sha256.Sum256(b)
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 }
@@ -148,7 +152,7 @@ func etagOf(b []byte) string {
 // ListETag is the ETag of a list response of this view: the view's identity
 // and the canonical parameters that shaped the list.
 func (v *View) ListETag(parts ...string) string {
-	return etagOf([]byte(v.ID + "\x00" + strings.Join(parts, "\x00")))
+	return ETag([]byte(v.ID + "\x00" + strings.Join(parts, "\x00")))
 }
 
 func (v *View) covers(now time.Time) bool {
@@ -185,7 +189,7 @@ func (v *View) Type(name string) (*TypeList, bool) {
 }
 
 // TypeNames are the names of the view's content types, sorted.
-func (v *View) TypeNames() []string { return sortedKeys(v.types) }
+func (v *View) TypeNames() []string { return slices.Sorted(maps.Keys(v.types)) }
 
 // TypeList is the visible items of one content type.
 type TypeList struct {

@@ -27,11 +27,8 @@ func TestResource_BodyFails(t *testing.T) {
 		if sk, _ := r.Keys(); sk != nil {
 			t.Fatalf("keys of a resource that does not encode: %q", sk)
 		}
-		if _, err := r.Representation(Gzip); err == nil {
-			t.Fatal("Representation of a resource that does not encode")
-		}
-		if _, err := r.Project(WithoutBody); err == nil {
-			t.Fatal("Project of a resource that does not encode")
+		if _, err := r.WithBody([]byte("{}"), `"x"`); err == nil {
+			t.Fatal("WithBody of a resource that does not encode")
 		}
 	}
 	broken = false

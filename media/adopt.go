@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/media/internal/objkey"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // AdoptInput names an object a client uploaded straight to storage with a
@@ -57,7 +59,7 @@ func (l *Library) PresignKey(ctx context.Context, filename, mime string, size in
 			return key, nil
 		}
 		l.release(key, nil)
-		var taken *errKeyTaken
+		var taken *replica.KeyTakenError
 		if !errors.As(err, &taken) {
 			return "", err
 		}
@@ -285,12 +287,12 @@ func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *proce
 			return dkeys, nil
 		}
 		l.release("", dkeys)
-		var taken *errKeyTaken
+		var taken *replica.KeyTakenError
 		if !errors.As(err, &taken) {
 			return nil, err
 		}
 		l.mu.Lock()
-		l.reserveLocked(taken.key, l.now().Add(time.Hour))
+		l.reserveLocked(taken.Key, l.now().Add(time.Hour))
 		l.mu.Unlock()
 		dkeys = l.reserveDerivatives(key, p, from)
 	}

@@ -7,7 +7,7 @@ import "strings"
 // sidecar or a cache holds a dozen separately allocated strings; a
 // library of 100k items held 600k of them, which the garbage collector
 // marks on every cycle while the box serves (a cycle's mark phase at 100k
-// items took 200–300 ms on one core, see README "The p99 under
+// items took 200–300 ms on one core, see docs/performance.md "The p99 under
 // saturation"). One allocation per item takes 500k of those objects away.
 // Items loaded in bulk (at Open, from a checkpoint) are compacted; the few
 // written while serving are not.

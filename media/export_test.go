@@ -1,9 +1,13 @@
 package media
 
-import "context"
+import (
+	"context"
+
+	"github.com/folio-cms/folio/media/replica"
+)
 
 // Housekeep runs a shared library's periodic reconcile and claim sweep now.
 func (l *Library) Housekeep(ctx context.Context) { l.housekeep(ctx) }
 
 // ClaimBody is the content of a claim, for tests that leave one behind.
-var ClaimBody = claimBody
+var ClaimBody = replica.ClaimBody

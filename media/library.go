@@ -301,6 +301,17 @@ func copyLimited(dst io.Writer, src io.Reader, limit int64) (int64, error) {
 	return n, nil
 }
 
+// OwnerOf returns the id of the item that owns a storage key (its
+// original or a derivative), so that a file served under /uploads/ can
+// name its item (the surrogate key "media:<id>"). It is ByKey without the
+// copy: one map lookup. An item's keys never change while it lives.
+func (l *Library) OwnerOf(key string) (id string, ok bool) {
+	l.mu.RLock()
+	id, ok = l.claimed[claimKey(key)]
+	l.mu.RUnlock()
+	return id, ok
+}
+
 // ByKey returns a copy of the item that owns a storage key (its original
 // or a derivative), URLs filled in: what an "/uploads/<key>" reference in
 // content names.

@@ -43,7 +43,11 @@ func (l *Library) monthDirs() ([]string, error) {
 }
 
 // load rebuilds the index from the sidecars, then settles what a crash
-// may have left behind: interrupted writes (intents) and orphans.
+// may have left behind: interrupted writes (intents) and orphans. Its
+// steps: list the sidecar files (sidecarFiles), read them, through the
+// index cache (readSidecars, saveCache), index what parsed (indexSidecars),
+// then, on a writer, settle the intents and sweep the orphans, keeping the
+// files of the sidecars that did not parse (keptFiles).
 func (l *Library) load(ctx context.Context) error {
 	if err := l.loadFolders(); err != nil {
 		return err
@@ -52,6 +56,33 @@ func (l *Library) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	files, err := l.sidecarFiles(months)
+	if err != nil {
+		return err
+	}
+	cache := l.readCache()
+	reads, err := l.readSidecars(ctx, files, cache)
+	if err != nil {
+		return err
+	}
+	if !l.cfg.ReadOnly {
+		l.saveCache(files, reads, len(cache))
+	}
+	l.indexSidecars(files, reads)
+	if l.cfg.ReadOnly {
+		return nil
+	}
+	if err := l.settleIntents(ctx); err != nil {
+		return err
+	}
+	keep, stems := keptFiles(files, reads)
+	return l.sweepLocal(ctx, months, keep, stems)
+}
+
+// sidecarFiles lists the sidecar files of the month folders, relative to
+// the root, and removes the temporary files of sidecar writes a crash
+// interrupted before their rename (on a writer).
+func (l *Library) sidecarFiles(months []string) ([]string, error) {
 	var files []string
 	for _, m := range months {
 		names, err := l.readNames(m + "/" + metaDir)
@@ -59,69 +90,42 @@ func (l *Library) load(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("media: read %s: %w", m, err)
+			return nil, fmt.Errorf("media: read %s: %w", m, err)
 		}
 		for _, name := range names {
 			switch {
 			case strings.HasPrefix(name, ".tmp-"):
-				// A sidecar write a crash interrupted before its rename.
-				if l.cfg.ReadOnly {
-					continue
+				if !l.cfg.ReadOnly {
+					l.root.Remove(filepath.FromSlash(m + "/" + metaDir + "/" + name))
 				}
-				l.root.Remove(filepath.FromSlash(m + "/" + metaDir + "/" + name))
 			case strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, "."):
-				// Not-regular files are refused by lstat in the workers.
+				// Not-regular files are refused by lstat in readSidecar.
 				files = append(files, m+"/"+metaDir+"/"+name)
 			}
 		}
 	}
-	l.items = make(map[string]*Item, len(files))
-	l.claimed = make(map[string]string, len(files)*(1+len(DerivativeWidths)))
+	return files, nil
+}
 
-	// Reading and parsing is the cost of a start; spread it over the cores,
-	// and skip the sidecars the cache holds unchanged. Results land in
-	// slices by position, so no lock is needed.
-	cache := l.readCache()
-	parsed := make([]*Item, len(files))
-	corrupt := make([]bool, len(files))
-	stamps := make([]cacheEntry, len(files))
-	fresh := make([]bool, len(files))
-	workers := 2 * runtime.GOMAXPROCS(0)
+// sidecarRead is what load learnt of one sidecar file.
+type sidecarRead struct {
+	item    *Item      // nil when unreadable or corrupt
+	corrupt bool       // the file is there but does not parse
+	stamp   cacheEntry // the file's stamp and item, for the cache
+	fresh   bool       // parsed now rather than taken from the cache
+}
+
+// readSidecars reads and parses the sidecar files, skipping those the
+// cache holds unchanged. Reading and parsing is the cost of a start, so
+// it is spread over the cores; results land by position, with no lock.
+func (l *Library) readSidecars(ctx context.Context, files []string, cache map[string]cacheEntry) ([]sidecarRead, error) {
+	reads := make([]sidecarRead, len(files))
 	var wg sync.WaitGroup
 	next := make(chan int, 256)
-	for range workers {
+	for range 2 * runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
-				fi, err := l.lstat(files[i])
-				if err == nil && !fi.Mode().IsRegular() {
-					err = errors.New("not a regular file")
-				}
-				if err != nil {
-					l.log.Error("media: sidecar unreadable; item skipped", "file", files[i], "err", err)
-					continue
-				}
-				if e, ok := cache[files[i]]; ok && e.matches(fi) {
-					parsed[i] = compacted(&e.Item)
-					stamps[i] = e
-					continue
-				}
-				data, err := l.root.ReadFile(filepath.FromSlash(files[i]))
-				if err != nil {
-					l.log.Error("media: sidecar unreadable; item skipped", "file", files[i], "err", err)
-					continue
-				}
-				it, err := decodeSidecar(files[i], data)
-				if err != nil {
-					l.log.Error("media: corrupt sidecar; item skipped", "file", files[i], "err", err)
-					corrupt[i] = true
-					continue
-				}
-				parsed[i] = compacted(it)
-				// Stamp taken before the read: if the file changed in
-				// between, the stamp is stale and the next start parses it.
-				size, mtime, ino := fileStamp(fi)
-				stamps[i] = cacheEntry{Size: size, MTime: mtime, Ino: ino, Item: *it}
-				fresh[i] = true
+				reads[i] = l.readSidecar(files[i], cache)
 			}
 		})
 	}
@@ -133,21 +137,62 @@ func (l *Library) load(ctx context.Context) error {
 	}
 	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
+	return reads, ctx.Err()
+}
+
+// readSidecar reads one sidecar file, from the cache when its stamp there
+// matches the file's. Failures are logged: the item is skipped.
+func (l *Library) readSidecar(file string, cache map[string]cacheEntry) sidecarRead {
+	fi, err := l.lstat(file)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
 	}
-	rewrite := len(cache) != len(files)
+	if err != nil {
+		l.log.Error("media: sidecar unreadable; item skipped", "file", file, "err", err)
+		return sidecarRead{}
+	}
+	if e, ok := cache[file]; ok && e.matches(fi) {
+		return sidecarRead{item: compacted(&e.Item), stamp: e}
+	}
+	data, err := l.root.ReadFile(filepath.FromSlash(file))
+	if err != nil {
+		l.log.Error("media: sidecar unreadable; item skipped", "file", file, "err", err)
+		return sidecarRead{}
+	}
+	it, err := decodeSidecar(file, data)
+	if err != nil {
+		l.log.Error("media: corrupt sidecar; item skipped", "file", file, "err", err)
+		return sidecarRead{corrupt: true}
+	}
+	// Stamp taken before the read: if the file changed in between, the
+	// stamp is stale and the next start parses it.
+	size, mtime, ino := fileStamp(fi)
+	return sidecarRead{item: compacted(it), stamp: cacheEntry{Size: size, MTime: mtime, Ino: ino, Item: *it}, fresh: true}
+}
+
+// saveCache rewrites the index cache when the sidecars read differ from
+// what it held (cached is how many entries it had).
+func (l *Library) saveCache(files []string, reads []sidecarRead, cached int) {
+	rewrite := cached != len(files)
 	entries := make(map[string]cacheEntry, len(files))
 	for i := range files {
-		if parsed[i] != nil {
-			entries[files[i]] = stamps[i]
-			rewrite = rewrite || fresh[i]
+		if reads[i].item != nil {
+			entries[files[i]] = reads[i].stamp
+			rewrite = rewrite || reads[i].fresh
 		}
 	}
-	if rewrite && !l.cfg.ReadOnly {
+	if rewrite {
 		l.writeCache(entries)
 	}
-	for i, it := range parsed {
+}
+
+// indexSidecars makes the index the items read, skipping an item whose id
+// or files another item has already.
+func (l *Library) indexSidecars(files []string, reads []sidecarRead) {
+	l.items = make(map[string]*Item, len(files))
+	l.claimed = make(map[string]string, len(files)*(1+len(DerivativeWidths)))
+	for i, r := range reads {
+		it := r.item
 		if it == nil {
 			continue
 		}
@@ -167,33 +212,25 @@ func (l *Library) load(ctx context.Context) error {
 		}
 		l.addLocked(it)
 	}
+}
 
-	// The files of an item whose sidecar is skipped are kept: a typo in a
-	// hand-edited sidecar must not cost the original and its derivatives.
-	keep := map[string]bool{}
-	var stems []string
-	for i, c := range corrupt {
-		if !c {
+// keptFiles names the files of the items whose sidecar did not parse, for
+// the sweep to keep: a typo in a hand-edited sidecar must not cost the
+// original and its derivatives. keep holds the originals' keys (lower
+// case); stems the "<stem>-" of their derivatives, "<stem>-<w>.webp" or
+// numbered "<stem>-<n>-<w>.webp" (adopted, or regenerated).
+func keptFiles(files []string, reads []sidecarRead) (keep map[string]bool, stems []string) {
+	keep = map[string]bool{}
+	for i, r := range reads {
+		if !r.corrupt {
 			continue
 		}
 		rel := files[i]
 		key := path.Dir(path.Dir(rel)) + "/" + strings.TrimSuffix(path.Base(rel), ".yaml")
 		keep[claimKey(key)] = true
-		// Its derivatives: "<stem>-<w>.webp", or numbered
-		// "<stem>-<n>-<w>.webp" (adopted, or regenerated).
 		stems = append(stems, claimKey(strings.TrimSuffix(key, path.Ext(key))+"-"))
 	}
-
-	if l.cfg.ReadOnly {
-		return nil
-	}
-	if err := l.settleIntents(ctx); err != nil {
-		return err
-	}
-	if err := l.sweepLocal(ctx, months, keep, stems); err != nil {
-		return err
-	}
-	return nil
+	return keep, stems
 }
 
 // localRoot is implemented by storages that keep objects as files under a

@@ -1,7 +1,6 @@
 package media
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -104,16 +103,12 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 // there already. It reports whether it created the sidecar.
 func (l *Library) migrateItem(ctx context.Context, it *Item) (bool, error) {
 	for _, k := range itemKeys(it) {
-		body := claimBody(it.ID, k)
-		_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
-		if errors.Is(err, ErrPrecondition) {
-			if got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k)); gerr == nil && !bytes.Equal(got, body) {
-				l.log.Warn("media: migrate: a key is claimed by another item too", "key", k, "id", it.ID, "other", string(got))
-			}
-			continue
-		}
+		other, err := l.sh.rep.ClaimIfFree(ctx, it.ID, k)
 		if err != nil {
 			return false, err
+		}
+		if other != "" {
+			l.log.Warn("media: migrate: a key is claimed by another item too", "key", k, "id", it.ID, "other", other)
 		}
 	}
 	data, err := encodeSidecar(it)

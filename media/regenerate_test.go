@@ -185,61 +185,63 @@ func TestLibrary_Regenerate(t *testing.T) {
 // A regeneration on one box and patches on another, at the same time,
 // both land; the other box sees the new derivatives.
 func TestShared_Regenerate(t *testing.T) {
-	b := newBucket(t)
-	ctx := context.Background()
-	w1, w2 := b.box(t, false), b.box(t, false)
-	it := mustCreate(t, w1, "p.png", pngBytes(t, 500, 300), "")
-	mustSync(t, w2)
+	eachStore(t, func(t *testing.T, newBucket func(testing.TB) *bucket) {
+		b := newBucket(t)
+		ctx := context.Background()
+		w1, w2 := b.box(t, false), b.box(t, false)
+		it := mustCreate(t, w1, "p.png", pngBytes(t, 500, 300), "")
+		mustSync(t, w2)
 
-	var wg sync.WaitGroup
-	var perr, rerr error
-	var regen *media.Item
-	wg.Go(func() {
-		for i := range 3 {
-			if _, err := w2.Patch(ctx, it.ID, media.Patch{Alt: ptr(fmt.Sprint("alt ", i))}); err != nil {
-				perr = err
-				return
+		var wg sync.WaitGroup
+		var perr, rerr error
+		var regen *media.Item
+		wg.Go(func() {
+			for i := range 3 {
+				if _, err := w2.Patch(ctx, it.ID, media.Patch{Alt: ptr(fmt.Sprint("alt ", i))}); err != nil {
+					perr = err
+					return
+				}
+			}
+		})
+		wg.Go(func() { regen, rerr = w1.Regenerate(ctx, it.ID) })
+		wg.Wait()
+		if err := errors.Join(perr, rerr); err != nil {
+			t.Fatal(err)
+		}
+		mustSync(t, w1, w2)
+		for _, l := range []*media.Library{w1, w2} {
+			got, _ := l.Get(it.ID)
+			if got.Alt != "alt 2" || got.Version != 5 || !slices.Equal(sizeKeys(got), sizeKeys(regen)) || got.Placeholder == "" {
+				data, _, _ := b.state.Get(ctx, "items/"+it.ID+".yaml")
+				t.Fatalf("a change was lost: %+v\nbucket: %s", got, data)
 			}
 		}
-	})
-	wg.Go(func() { regen, rerr = w1.Regenerate(ctx, it.ID) })
-	wg.Wait()
-	if err := errors.Join(perr, rerr); err != nil {
-		t.Fatal(err)
-	}
-	mustSync(t, w1, w2)
-	for _, l := range []*media.Library{w1, w2} {
-		got, _ := l.Get(it.ID)
-		if got.Alt != "alt 2" || got.Version != 5 || !slices.Equal(sizeKeys(got), sizeKeys(regen)) || got.Placeholder == "" {
-			data, _, _ := b.state.Get(ctx, "items/"+it.ID+".yaml")
-			t.Fatalf("a change was lost: %+v\nbucket: %s", got, data)
+		for _, k := range sizeKeys(regen) {
+			if slices.Contains(sizeKeys(it), k) {
+				t.Errorf("derivative kept its key %s", k)
+			}
+			if _, err := b.store.Stat(ctx, k); err != nil {
+				t.Errorf("new derivative %s: %v", k, err)
+			}
+			if _, _, err := b.state.Get(ctx, "claims/"+k); err != nil {
+				t.Errorf("claim of %s: %v", k, err)
+			}
 		}
-	}
-	for _, k := range sizeKeys(regen) {
-		if slices.Contains(sizeKeys(it), k) {
-			t.Errorf("derivative kept its key %s", k)
+		for _, k := range sizeKeys(it) {
+			if _, err := b.store.Stat(ctx, k); !errors.Is(err, media.ErrNotExist) {
+				t.Errorf("old derivative %s: %v, want gone", k, err)
+			}
+			if _, _, err := b.state.Get(ctx, "claims/"+k); !errors.Is(err, media.ErrNotExist) {
+				t.Errorf("claim of old derivative %s: %v, want released", k, err)
+			}
 		}
-		if _, err := b.store.Stat(ctx, k); err != nil {
-			t.Errorf("new derivative %s: %v", k, err)
-		}
-		if _, _, err := b.state.Get(ctx, "claims/"+k); err != nil {
-			t.Errorf("claim of %s: %v", k, err)
-		}
-	}
-	for _, k := range sizeKeys(it) {
-		if _, err := b.store.Stat(ctx, k); !errors.Is(err, media.ErrNotExist) {
-			t.Errorf("old derivative %s: %v, want gone", k, err)
-		}
-		if _, _, err := b.state.Get(ctx, "claims/"+k); !errors.Is(err, media.ErrNotExist) {
-			t.Errorf("claim of old derivative %s: %v, want released", k, err)
-		}
-	}
 
-	// A read-only box refuses.
-	ro := b.box(t, true)
-	if _, err := ro.Regenerate(ctx, it.ID); !errors.Is(err, media.ErrReadOnly) {
-		t.Errorf("read-only box: %v", err)
-	}
+		// A read-only box refuses.
+		ro := b.box(t, true)
+		if _, err := ro.Regenerate(ctx, it.ID); !errors.Is(err, media.ErrReadOnly) {
+			t.Errorf("read-only box: %v", err)
+		}
+	})
 }
 
 // TestRegenerate_Intents runs Regenerate over a storage that is not under

@@ -7,12 +7,13 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // A shared library keeps everything it knows in a StateStore (Config.State)
@@ -24,26 +25,17 @@ import (
 //	items/<id>.yaml           one sidecar per item: the truth, and the
 //	                          compare-and-swap point of its writes
 //	folders.yaml              the explicitly created folders, with a version
-//	claims/<lower-cased key>  one per storage key an item (or a pending
-//	                          presigned upload) owns: created if absent, so
-//	                          two boxes never store two files under one key
-//	log/<20-digit seq>        the change log: each write's outcome, created
-//	                          if absent at the next free number, so the
-//	                          entries are totally ordered (Delta Lake style)
-//	checkpoints/<20-digit seq>.gob.gz
-//	                          the whole library as of a log entry, so a box
-//	                          with an empty disk starts from one object
+//	claims/, log/, checkpoints/
+//	                          the claims on storage keys, the change log and
+//	                          its checkpoints: see package media/replica
 //
-// Every box applies the log in order (polling with StartAfter); the
-// sidecars decide every race (If-Match), and the log carries their
-// outcomes to the other boxes. A box that finds a gap in the log (its
-// entries were compacted away) reloads from the newest checkpoint.
+// Every box applies the log in order (polling); the sidecars decide every
+// race (If-Match), and the log carries their outcomes to the other boxes.
+// A box that finds a gap in the log (its entries were compacted away)
+// reloads from the newest checkpoint.
 const (
-	stateItems       = "items/"
-	stateFolders     = "folders.yaml"
-	stateClaims      = "claims/"
-	stateLog         = "log/"
-	stateCheckpoints = "checkpoints/"
+	stateItems   = "items/"
+	stateFolders = "folders.yaml"
 )
 
 // Defaults of the shared library's background work.
@@ -57,31 +49,11 @@ const (
 	// logRetain keeps compacted log entries this long, so a box that is
 	// polling behind a compaction still finds them.
 	logRetain = 10 * time.Minute
-	// tombRetain is how long a deleted id is remembered, so that a late
-	// log entry of an item's earlier write cannot bring it back.
-	tombRetain = 7 * 24 * time.Hour
 	// casRetries bounds the compare-and-swap loops of one write.
 	casRetries = 16
 )
 
 func itemStateKey(id string) string { return stateItems + id + ".yaml" }
-func claimStateKey(key string) string {
-	return stateClaims + claimKey(key)
-}
-func logStateKey(seq int64) string { return fmt.Sprintf("%s%020d", stateLog, seq) }
-func checkpointStateKey(seq int64) string {
-	return fmt.Sprintf("%s%020d.gob.gz", stateCheckpoints, seq)
-}
-
-// seqOf parses the sequence number at the end of a log or checkpoint key.
-func seqOf(key, prefix string) (int64, bool) {
-	s := strings.TrimSuffix(strings.TrimPrefix(key, prefix), ".gob.gz")
-	if len(s) != 20 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n > 0
-}
 
 // Log entry operations.
 const (
@@ -121,7 +93,7 @@ type checkpointDoc struct {
 	Items          []Item
 	Folders        []string
 	FoldersVersion int
-	Tombs          map[string]time.Time
+	Tombs          replica.Tombs
 	// ETags are the tags of the items' sidecars, by id, where known.
 	ETags map[string]string
 	At    time.Time
@@ -131,13 +103,14 @@ type checkpointDoc struct {
 // guards it.
 type sharedState struct {
 	st  StateStore
+	rep *replica.Replica
 	box string
 	// seq is the last log entry applied.
 	seq int64
 	// foldersVersion is the version of the folder list in l.explicit.
 	foldersVersion int
 	// tombs are the ids deleted, with when.
-	tombs map[string]time.Time
+	tombs replica.Tombs
 	// etags are the tags of the sidecars the index holds, by id, where
 	// known (from the log, a read or a write): reconcile reads only the
 	// sidecars whose tag in a listing differs.
@@ -196,8 +169,9 @@ func checkEntryItem(it *Item) error {
 func (l *Library) openShared(ctx context.Context) error {
 	l.sh = &sharedState{
 		st:    l.cfg.State,
+		rep:   replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
 		box:   rand.Text()[:12],
-		tombs: map[string]time.Time{},
+		tombs: replica.Tombs{},
 		etags: map[string]string{},
 		poll:  l.cfg.PollInterval,
 		stop:  make(chan struct{}),
@@ -302,85 +276,33 @@ func (l *Library) tail(ctx context.Context) error {
 	l.mu.RLock()
 	seq := l.sh.seq
 	l.mu.RUnlock()
-	var keys []string
-	err := l.sh.st.List(ctx, stateLog, logStateKey(seq), func(o StateObject) error {
-		keys = append(keys, o.Key)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	datas, errs := l.fetchAll(ctx, keys)
-	for i, k := range keys {
-		n, ok := seqOf(k, stateLog)
-		if !ok {
-			continue
-		}
-		if n != seq+1 {
-			// The entries between were compacted: start again from the
-			// newest checkpoint, which covers them.
-			l.log.Info("media: behind the log's compaction; reloading from a checkpoint", "at", seq, "next", n)
-			loaded, err := l.loadCheckpointLocked(ctx, seq+1)
-			if err != nil {
-				return err
-			}
-			if !loaded {
-				if err := l.rescanLocked(ctx); err != nil {
-					return err
-				}
-			}
-			return nil // the next call goes on from there
-		}
-		if errors.Is(errs[i], ErrNotExist) {
-			return nil // compacted just now; the next call reloads
-		}
-		if errs[i] != nil {
-			return errs[i]
-		}
+	err := l.sh.rep.Tail(ctx, seq, func(n int64, data []byte) (bool, error) {
 		var e logEntry
-		if err := gob.NewDecoder(bytes.NewReader(datas[i])).Decode(&e); err != nil {
-			l.log.Error("media: corrupt log entry skipped", "entry", k, "err", err)
+		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&e); err != nil {
+			l.log.Error("media: corrupt log entry skipped", "entry", replica.LogKey(n), "err", err)
 		} else if e.Op == opRescan {
-			if err := l.rescanLocked(ctx); err != nil {
-				return err
-			}
-			return nil // the rescan moved the position past this entry
+			// The rescan moves the position past this entry.
+			return true, l.rescanLocked(ctx)
 		} else {
 			l.apply(&e)
 		}
 		l.mu.Lock()
 		l.sh.seq = n
 		l.mu.Unlock()
-		seq = n
+		return false, nil
+	})
+	var behind *replica.BehindError
+	if !errors.As(err, &behind) {
+		return err
 	}
-	return nil
-}
-
-// fetchAll reads the objects at keys, several at a time: a box that is
-// far behind (a new box after its checkpoint) reads up to a thousand
-// entries.
-func (l *Library) fetchAll(ctx context.Context, keys []string) ([][]byte, []error) {
-	datas := make([][]byte, len(keys))
-	errs := make([]error, len(keys))
-	if len(keys) == 1 {
-		datas[0], _, errs[0] = l.sh.st.Get(ctx, keys[0])
-		return datas, errs
+	// The entries between were compacted: start again from the newest
+	// checkpoint, which covers them; the next call goes on from there.
+	l.log.Info("media: behind the log's compaction; reloading from a checkpoint", "at", behind.At, "next", behind.Next)
+	loaded, err := l.loadCheckpointLocked(ctx, behind.At+1)
+	if err != nil || loaded {
+		return err
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(16, len(keys)) {
-		wg.Go(func() {
-			for i := range next {
-				datas[i], _, errs[i] = l.sh.st.Get(ctx, keys[i])
-			}
-		})
-	}
-	for i := range keys {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return datas, errs
+	return l.rescanLocked(ctx)
 }
 
 // apply makes one log entry's change in the index, unless the index holds
@@ -395,7 +317,7 @@ func (l *Library) apply(e *logEntry) {
 		}
 		it := *e.Item
 		l.mu.Lock()
-		if _, gone := l.sh.tombs[it.ID]; gone {
+		if l.sh.tombs.Buried(it.ID) {
 			l.mu.Unlock()
 			return
 		}
@@ -423,7 +345,7 @@ func (l *Library) apply(e *logEntry) {
 			return
 		}
 		l.mu.Lock()
-		l.sh.tombs[e.Item.ID] = e.At
+		l.sh.tombs.Bury(e.Item.ID, e.At)
 		delete(l.sh.etags, e.Item.ID)
 		cur, ok := l.items[e.Item.ID]
 		if ok {
@@ -517,31 +439,8 @@ func (l *Library) appendLogData(ctx context.Context, data []byte) error {
 	l.mu.RLock()
 	seq := l.sh.seq + 1
 	l.mu.RUnlock()
-	for range 1000 {
-		_, err := l.sh.st.Create(ctx, logStateKey(seq), data)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, ErrPrecondition) {
-			return err
-		}
-		// Taken, by another write or by our own retried request. Ours if
-		// the bytes are ours; else jump to the end of the log.
-		if got, _, gerr := l.sh.st.Get(ctx, logStateKey(seq)); gerr == nil && bytes.Equal(got, data) {
-			return nil
-		}
-		last := seq
-		if err := l.sh.st.List(ctx, stateLog, logStateKey(seq), func(o StateObject) error {
-			if n, ok := seqOf(o.Key, stateLog); ok {
-				last = n
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		seq = last + 1
-	}
-	return errors.New("media: no free place in the shared log")
+	_, err := l.sh.rep.Append(ctx, seq, data)
+	return err
 }
 
 // rescan reads every sidecar and the folder list, and replaces the index
@@ -554,13 +453,8 @@ func (l *Library) rescan(ctx context.Context) error {
 }
 
 func (l *Library) rescanLocked(ctx context.Context) error {
-	var last int64
-	if err := l.sh.st.List(ctx, stateLog, "", func(o StateObject) error {
-		if n, ok := seqOf(o.Key, stateLog); ok {
-			last = n
-		}
-		return nil
-	}); err != nil {
+	last, err := l.sh.rep.Last(ctx)
+	if err != nil {
 		return err
 	}
 	var ids []string
@@ -638,7 +532,7 @@ func (l *Library) readFolders(ctx context.Context) (foldersState, string, error)
 
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
-func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs map[string]time.Time, seq int64) {
+func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
 	var changed, deleted []*Item
 	l.mu.Lock()
 	seen := make(map[string]bool, len(items))
@@ -678,7 +572,7 @@ func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []s
 		}
 	}
 	for id, at := range tombs {
-		l.sh.tombs[id] = at
+		l.sh.tombs.Bury(id, at)
 	}
 	l.sh.seq = seq
 	l.sh.foldersVersion = -1 // what was read replaces what was known
@@ -691,5 +585,3 @@ func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []s
 		l.changed(it, false)
 	}
 }
-
-var errStopList = errors.New("stop listing")

@@ -1,14 +1,12 @@
 package media
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/gob"
 	"errors"
+	"io"
 	"slices"
 	"strings"
-	"time"
 )
 
 // loadCheckpoint replaces the index with the newest checkpoint, if there
@@ -20,7 +18,7 @@ func (l *Library) loadCheckpoint(ctx context.Context, minSeq int64) (bool, error
 }
 
 func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool, error) {
-	newest, err := l.checkpoints(ctx)
+	newest, err := l.sh.rep.Checkpoints(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -53,30 +51,13 @@ func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool,
 	return false, nil
 }
 
-// checkpoints lists the sequence numbers of the checkpoints, oldest first.
-func (l *Library) checkpoints(ctx context.Context) ([]int64, error) {
-	var out []int64
-	err := l.sh.st.List(ctx, stateCheckpoints, "", func(o StateObject) error {
-		if n, ok := seqOf(o.Key, stateCheckpoints); ok {
-			out = append(out, n)
-		}
-		return nil
-	})
-	slices.Sort(out)
-	return out, err
-}
-
 func (l *Library) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc, error) {
-	data, _, err := l.sh.st.Get(ctx, checkpointStateKey(seq))
-	if err != nil {
-		return nil, err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	r, err := l.sh.rep.OpenCheckpoint(ctx, seq)
 	if err != nil {
 		return nil, err
 	}
 	var doc checkpointDoc
-	if err := gob.NewDecoder(zr).Decode(&doc); err != nil {
+	if err := gob.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, err
 	}
 	return &doc, nil
@@ -110,7 +91,6 @@ func (l *Library) Checkpoint(ctx context.Context) error {
 		Seq:            l.sh.seq,
 		Items:          make([]Item, 0, len(l.items)),
 		FoldersVersion: l.sh.foldersVersion,
-		Tombs:          make(map[string]time.Time, len(l.sh.tombs)),
 		ETags:          make(map[string]string, len(l.items)),
 		At:             l.now().UTC(),
 	}
@@ -123,65 +103,21 @@ func (l *Library) Checkpoint(ctx context.Context) error {
 	for p := range l.explicit {
 		doc.Folders = append(doc.Folders, p)
 	}
-	for id, at := range l.sh.tombs {
-		if doc.At.Sub(at) < tombRetain {
-			doc.Tombs[id] = at
-		}
-	}
+	doc.Tombs = l.sh.tombs.Recent(doc.At)
 	l.mu.RUnlock()
 	if doc.Seq == 0 {
 		return nil
 	}
 	slices.SortFunc(doc.Items, func(a, b Item) int { return strings.Compare(a.ID, b.ID) })
 	slices.Sort(doc.Folders)
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err := gob.NewEncoder(zw).Encode(&doc); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	if _, err := l.sh.st.Create(ctx, checkpointStateKey(doc.Seq), buf.Bytes()); err != nil && !errors.Is(err, ErrPrecondition) {
+	err := l.sh.rep.WriteCheckpoint(ctx, doc.Seq, func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(&doc)
+	})
+	if err != nil {
 		return err
 	}
 	l.mu.Lock()
 	l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
 	l.mu.Unlock()
-	return l.compact(ctx)
-}
-
-// compact deletes what the second newest checkpoint covers: older
-// checkpoints, and log entries up to it written over logRetain ago.
-func (l *Library) compact(ctx context.Context) error {
-	cps, err := l.checkpoints(ctx)
-	if err != nil || len(cps) < 2 {
-		return err
-	}
-	keep := cps[len(cps)-2]
-	for _, n := range cps[:len(cps)-2] {
-		if err := l.sh.st.Delete(ctx, checkpointStateKey(n)); err != nil {
-			return err
-		}
-	}
-	cutoff := l.now().Add(-logRetain)
-	var old []string
-	if err := l.sh.st.List(ctx, stateLog, "", func(o StateObject) error {
-		n, ok := seqOf(o.Key, stateLog)
-		if !ok || n > keep {
-			return errStopList
-		}
-		if o.LastModified.Before(cutoff) {
-			old = append(old, o.Key)
-		}
-		return nil
-	}); err != nil && !errors.Is(err, errStopList) {
-		return err
-	}
-	for _, k := range old {
-		if err := l.sh.st.Delete(ctx, k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return l.sh.rep.Compact(ctx, logRetain)
 }

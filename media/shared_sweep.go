@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // Housekeeping of a shared library, done in the background.
@@ -21,16 +23,6 @@ const (
 	// expiry, as the grants are kept.
 	presignRetain = 24 * time.Hour
 )
-
-// claimBody is what a claim holds: its owner (an item id, or "presign
-// <expiry>") and the storage key in its case (the claim's name is lower
-// case).
-func claimBody(owner, key string) []byte { return []byte(owner + "\n" + key) }
-
-func parseClaim(b []byte) (owner, key string, ok bool) {
-	owner, key, ok = strings.Cut(string(b), "\n")
-	return owner, key, ok && key != ""
-}
 
 // housekeepLoop runs reconcile on every box, and the claim sweep on
 // writers, every reconcileEvery until Close.
@@ -118,61 +110,19 @@ func (l *Library) reconcile(ctx context.Context) error {
 
 // sweepClaims removes what interrupted writes left: a claim older than
 // claimStale whose key no item owns (and no presigned upload still may),
-// with the object under that key. It is the shared library's intent
-// mechanism: a claim is written before any object, and the sidecar is the
-// commit point.
+// with the object under that key (replica.SweepClaims).
 func (l *Library) sweepClaims(ctx context.Context) error {
-	var old []string
-	cutoff := l.now().Add(-claimStale)
-	if err := l.sh.st.List(ctx, stateClaims, "", func(o StateObject) error {
-		if !o.LastModified.Before(cutoff) {
-			return nil
-		}
-		// A claim is named by its key in lower case, as l.claimed is
-		// keyed: the claims of known items need no read.
-		l.mu.RLock()
-		_, owned := l.claimed[strings.TrimPrefix(o.Key, stateClaims)]
-		l.mu.RUnlock()
-		if !owned {
-			old = append(old, o.Key)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, ck := range old {
-		data, _, err := l.sh.st.Get(ctx, ck)
-		if errors.Is(err, ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		owner, key, ok := parseClaim(data)
-		if !ok || claimStateKey(key) != ck || checkAdoptKey(key) != nil {
-			l.log.Warn("media: malformed claim left alone", "claim", ck)
-			continue
-		}
-		l.mu.RLock()
-		_, owned := l.claimed[claimKey(key)]
-		_, reserved := l.reserved[claimKey(key)]
-		l.mu.RUnlock()
-		if owned || reserved {
-			continue
-		}
-		if exp, ok := strings.CutPrefix(owner, "presign "); ok {
-			t, err := time.Parse(time.RFC3339, exp)
-			if err == nil && l.now().Before(t.Add(presignRetain)) {
-				continue
-			}
-		}
-		if err := l.cfg.Storage.Delete(ctx, key); err != nil {
-			return err
-		}
-		if err := l.sh.st.Delete(ctx, ck); err != nil {
-			return err
-		}
-		l.log.Warn("media: leftover of an interrupted write removed", "key", key)
-	}
-	return nil
+	return l.sh.rep.SweepClaims(ctx, replica.Sweep{
+		Stale:         claimStale,
+		PresignRetain: presignRetain,
+		Held: func(k string) bool {
+			l.mu.RLock()
+			defer l.mu.RUnlock()
+			_, owned := l.claimed[k]
+			_, reserved := l.reserved[k]
+			return owned || reserved
+		},
+		Valid:        checkAdoptKey,
+		DeleteObject: l.cfg.Storage.Delete,
+	})
 }

@@ -1,74 +1,33 @@
 package media
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
-// errKeyTaken is returned by claimKeys when another item or upload holds
+// claimKeys claims every key for owner in the bucket, all or none; it
+// fails with a *replica.KeyTakenError when another item or upload holds
 // one of the keys.
-type errKeyTaken struct{ key string }
-
-func (e *errKeyTaken) Error() string { return "media: key " + e.key + " is taken" }
-
-// claimKeys claims every key for owner in the bucket, all or none.
 func (l *Library) claimKeys(ctx context.Context, owner string, keys []string) error {
-	errs := make([]error, len(keys))
-	var wg sync.WaitGroup
-	for i, k := range keys {
-		wg.Go(func() {
-			body := claimBody(owner, k)
-			_, err := l.sh.st.Create(ctx, claimStateKey(k), body)
-			if errors.Is(err, ErrPrecondition) {
-				// Ours, if a retried request had made it.
-				if got, _, gerr := l.sh.st.Get(ctx, claimStateKey(k)); gerr == nil && bytes.Equal(got, body) {
-					err = nil
-				} else {
-					err = &errKeyTaken{key: k}
-				}
-			}
-			errs[i] = err
-		})
+	err := l.sh.rep.Claim(ctx, owner, keys)
+	var taken *replica.KeyTakenError
+	if err != nil && !errors.As(err, &taken) {
+		return storageError(err)
 	}
-	wg.Wait()
-	var taken *errKeyTaken
-	var failed error
-	var made []string
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			made = append(made, keys[i])
-		case errors.As(err, &taken):
-		default:
-			failed = err
-		}
-	}
-	if taken == nil && failed == nil {
-		return nil
-	}
-	l.releaseClaims(ctx, made)
-	if failed != nil {
-		return storageError(failed)
-	}
-	return taken
+	return err
 }
 
 // releaseClaims deletes claims, best effort: a claim left behind only
 // keeps a name from being used.
 func (l *Library) releaseClaims(ctx context.Context, keys []string) {
-	ctx = context.WithoutCancel(ctx)
-	for _, k := range keys {
-		if err := l.sh.st.Delete(ctx, claimStateKey(k)); err != nil {
-			l.log.Warn("media: claim not released", "key", k, "err", err)
-		}
-	}
+	l.sh.rep.Release(ctx, keys)
 }
 
 // reserveShared picks a name as reserveName does and claims its keys in
@@ -81,14 +40,14 @@ func (l *Library) reserveShared(ctx context.Context, id, name string, p *process
 			return key, dkeys, nil
 		}
 		l.release(key, dkeys)
-		var taken *errKeyTaken
+		var taken *replica.KeyTakenError
 		if !errors.As(err, &taken) {
 			return "", nil, err
 		}
 		// Held elsewhere: skip it here for a while (an upload in flight
 		// on another box becomes an item this box learns of).
 		l.mu.Lock()
-		l.reserveLocked(taken.key, l.now().Add(time.Hour))
+		l.reserveLocked(taken.Key, l.now().Add(time.Hour))
 		l.mu.Unlock()
 	}
 	return "", nil, errors.New("media: no free name found")

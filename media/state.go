@@ -3,7 +3,8 @@ package media
 import (
 	"context"
 	"errors"
-	"time"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // ErrPrecondition is returned by a StateStore write whose condition failed:
@@ -35,8 +36,4 @@ type StateStore interface {
 }
 
 // StateObject is one entry of a StateStore listing.
-type StateObject struct {
-	Key          string
-	ETag         string
-	LastModified time.Time
-}
+type StateObject = replica.Object

@@ -19,6 +19,15 @@ func NotifySwaps(n *notify.Notifier) func(old, new *engine.Snapshot) {
 	}
 }
 
+// NotifySchedule returns an engine.Config.OnSchedule that tells n the
+// keys of each scheduled publish or expiry as it takes effect.
+func NotifySchedule(n *notify.Notifier) func(engine.ScheduleEvent) {
+	if n == nil {
+		return nil
+	}
+	return func(ev engine.ScheduleEvent) { n.SendScheduled(ev.Commit, ev.At, ev.Keys) }
+}
+
 // mediaChanged tells the notifier that media changed: the lists ("media")
 // always, the items named by ids too.
 func (s *Server) mediaChanged(ids ...string) {

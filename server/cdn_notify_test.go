@@ -100,6 +100,7 @@ func withNotify(t testing.TB, secret string, urls ...string) serverOpt {
 		}
 		t.Cleanup(func() { cancel(); n.Wait() })
 		ec.OnSwap = server.NotifySwaps(n)
+		ec.OnSchedule = server.NotifySchedule(n)
 		sc.Notifier = n
 	}
 }

@@ -8,64 +8,18 @@ import (
 	"sync"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server/repr"
 	"github.com/klauspost/compress/gzip"
 )
 
 // coding is the content coding of a response body.
-type coding uint8
+type coding = repr.Coding
 
 const (
-	identity coding = iota
-	codingGzip
-	codingBrotli
+	identity     = repr.Identity
+	codingGzip   = repr.Gzip
+	codingBrotli = repr.Brotli
 )
-
-// suffix is the coding's mark in an ETag (engine.EncodedETag).
-func (c coding) suffix() string {
-	switch c {
-	case codingGzip:
-		return "gz"
-	case codingBrotli:
-		return "br"
-	}
-	return ""
-}
-
-// engine is the coding's name in the engine.
-func (c coding) engine() engine.Coding {
-	switch c {
-	case codingGzip:
-		return engine.Gzip
-	case codingBrotli:
-		return engine.Brotli
-	}
-	return engine.Identity
-}
-
-// header is the Content-Encoding value; "" for identity.
-func (c coding) header() []string {
-	switch c {
-	case codingGzip:
-		return hdrGzip
-	case codingBrotli:
-		return hdrBrotli
-	}
-	return nil
-}
-
-var (
-	hdrGzip   = []string{"gzip"}
-	hdrBrotli = []string{"br"}
-)
-
-// etag is the ETag of the coding of the representation whose identity
-// ETag is etag.
-func (c coding) etag(etag string) string {
-	if c == identity {
-		return etag
-	}
-	return engine.EncodedETag(etag, c.suffix())
-}
 
 // compressMin is the smallest body compressed on the fly: below about a
 // kilobyte the gzip framing and the work outweigh the bytes saved.
@@ -210,7 +164,7 @@ func (g *gzipper) release() {
 // Vary; or a 304 when If-None-Match names the representation (see
 // etagMatches).
 func serveCoded(w http.ResponseWriter, r *http.Request, c coding, body []byte, etag, cacheControl string, keys keyHdr) error {
-	return serveRep(w, r, c, body, []string{c.etag(etag)}, nil, etag, cacheControl, keys)
+	return serveRep(w, r, c, body, []string{c.ETag(etag)}, nil, etag, cacheControl, keys)
 }
 
 // serveRep is serveCoded with the header values of the ETag (etagHdr, of
@@ -231,7 +185,7 @@ func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, eta
 		return nil
 	}
 	h["Content-Type"] = hdrJSON
-	if ce := c.header(); ce != nil {
+	if ce := c.ContentEncoding(); ce != nil {
 		h["Content-Encoding"] = ce
 	}
 	if clen == nil {
@@ -247,7 +201,7 @@ func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, eta
 
 // serveResource serves a pre-encoded page, item or globals in the coding
 // the client prefers; the compressed forms, and the header values of
-// every form, are made once per resource (engine.Representation).
+// every form, are made once per resource (repr.Of).
 func serveResource(w http.ResponseWriter, r *http.Request, res *engine.Resource, cacheControl string) error {
 	_, etag, err := res.Body()
 	if err != nil {
@@ -255,7 +209,7 @@ func serveResource(w http.ResponseWriter, r *http.Request, res *engine.Resource,
 	}
 	keys := keysOf(res.Keys())
 	c := negotiate(r, true)
-	rep, err := res.Representation(c.engine())
+	rep, err := repr.Of(res, c)
 	if err != nil {
 		return err
 	}

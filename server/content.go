@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server/repr"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -19,10 +21,17 @@ const (
 
 // view picks the published or the draft view for the request: draft=true
 // needs the content:draft scope.
-func (s *Server) view(r *http.Request) (*engine.View, string, error) {
-	draft, err := parseBool(query(r), "draft")
+func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	if c := previewFrom(r.Context()); c != nil {
+		return s.previewView(w, r, c)
+	}
+	q := query(r)
+	draft, err := parseBool(q, "draft")
 	if err != nil {
 		return nil, "", err
+	}
+	if _, ok := q["ref"]; ok {
+		return s.refView(r, q.Get("ref"), draft)
 	}
 	if !draft {
 		return s.engine.View(false), cachePrivate, nil
@@ -55,11 +64,11 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
-	f, err := fieldsParam(r, engine.PageSummaryFields)
+	f, err := fieldsParam(r, repr.PageSummaryFields)
 	if err != nil {
 		return err
 	}
@@ -85,11 +94,14 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
-	f, err := fieldsParam(r, engine.PageFields)
+	if base, sub := subResource(slug, func(sl string) bool { _, ok := v.Page(sl); return ok }); sub != "" {
+		return s.pageSub(w, r, v, base, sub)
+	}
+	f, err := fieldsParam(r, repr.PageFields)
 	if err != nil {
 		return err
 	}
@@ -105,7 +117,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 }
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -113,7 +125,7 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -121,24 +133,60 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 }
 
 func (s *Server) listPublicItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := refuseDraft(r); err != nil {
+	v, cc, err := s.publicView(w, r)
+	if err != nil {
 		return err
 	}
-	return s.serveItemList(w, r, p, s.engine.View(false), cachePublicShort, true)
+	return s.serveItemList(w, r, p, v, cc, true)
 }
 
 func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	if err := refuseDraft(r); err != nil {
-		return err
-	}
-	return s.serveItem(w, r, p, s.engine.View(false), cachePublicShort, true)
-}
-
-// refuseDraft: the public surface never serves drafts, whatever the key.
-func refuseDraft(r *http.Request) error {
-	draft, err := parseBool(query(r), "draft")
+	v, cc, err := s.publicView(w, r)
 	if err != nil {
 		return err
+	}
+	return s.serveItem(w, r, p, v, cc, true)
+}
+
+// publicView is the published view for the public surface, or the ref of
+// a preview token (never cached).
+func (s *Server) publicView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	if c := previewFrom(r.Context()); c != nil {
+		return s.previewView(w, r, c)
+	}
+	if err := refuseDraft(r); err != nil {
+		return nil, "", err
+	}
+	v := s.engine.View(false)
+	return v, publicCache(v, s.now()), nil
+}
+
+// publicCache is the Cache-Control of a public content response: the
+// usual one, but within its max-age of a scheduled publish or expiry, a
+// max-age of the seconds left and no stale-while-revalidate, so that no
+// cache serves the response past that instant.
+func publicCache(v *engine.View, now time.Time) string {
+	if !v.Scheduled() {
+		return cachePublicShort
+	}
+	left := v.ValidUntil().Sub(now)
+	if left >= publicMaxAge*time.Second {
+		return cachePublicShort
+	}
+	secs := max(int(left/time.Second), 0)
+	return "public, max-age=" + strconv.Itoa(secs) + ", stale-if-error=86400"
+}
+
+// refuseDraft: the public surface never serves drafts, whatever the key,
+// nor another ref.
+func refuseDraft(r *http.Request) error {
+	q := query(r)
+	draft, err := parseBool(q, "draft")
+	if err != nil {
+		return err
+	}
+	if _, ok := q["ref"]; ok {
+		return badRequest("ref is not served on the public surface: use /api/v1/content with a key holding content:preview")
 	}
 	if draft {
 		return badRequest("drafts are not served on the public surface: use /api/v1/content with a key holding content:draft")
@@ -170,12 +218,12 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if err != nil {
 		return err
 	}
-	f, err := fieldsParam(r, engine.ItemFields)
+	f, err := fieldsParam(r, repr.ItemFields)
 	if err != nil {
 		return err
 	}
 	if f == nil && t.Config.NoListBody {
-		f = engine.WithoutBody
+		f = repr.WithoutBody
 	}
 	e, err := expandParam(r, v, publicOnly)
 	if err != nil {
@@ -209,7 +257,10 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	if err != nil {
 		return err
 	}
-	f, err := fieldsParam(r, engine.ItemFields)
+	if base, sub := subResource(slug, func(sl string) bool { _, ok := t.Item(sl); return ok }); sub != "" && !publicOnly {
+		return s.itemSub(w, r, v, t.Name, base, sub)
+	}
+	f, err := fieldsParam(r, repr.ItemFields)
 	if err != nil {
 		return err
 	}
@@ -225,7 +276,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	v, cc, err := s.view(r)
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -246,10 +297,10 @@ func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
-// fieldsParam reads `fields` (engine.ParseFields) against the top-level
+// fieldsParam reads `fields` (repr.ParseFields) against the top-level
 // fields of the route's resources; nil when absent.
-func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
-	f, err := engine.ParseFields(query(r).Get("fields"), allowed)
+func fieldsParam(r *http.Request, allowed []string) (*repr.Fields, error) {
+	f, err := repr.ParseFields(query(r).Get("fields"), allowed)
 	if err != nil {
 		return nil, badRequest("fields: %v", err)
 	}
@@ -258,8 +309,8 @@ func fieldsParam(r *http.Request, allowed []string) (*engine.Fields, error) {
 
 // serveOne serves one page, item or globals narrowed to f and expanded
 // by e (each nil for none).
-func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *engine.Fields, e *engine.Expand, cc string) error {
-	p, err := res.Project(f)
+func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *repr.Fields, e *repr.Expand, cc string) error {
+	p, err := repr.Project(res, f)
 	if err != nil {
 		return err
 	}
@@ -270,14 +321,14 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View
 }
 
 // project narrows each resource to f (a no-op for nil).
-func project(rs []*engine.Resource, f *engine.Fields) ([]*engine.Resource, error) {
+func project(rs []*engine.Resource, f *repr.Fields) ([]*engine.Resource, error) {
 	if f == nil {
 		return rs, nil
 	}
 	out := make([]*engine.Resource, len(rs))
 	for i, r := range rs {
 		var err error
-		if out[i], err = r.Project(f); err != nil {
+		if out[i], err = repr.Project(r, f); err != nil {
 			return nil, err
 		}
 	}

@@ -36,6 +36,12 @@ const (
 	// (the media root, its temporary files) full (507): nothing was
 	// stored; it may succeed once space is freed.
 	CodeInsufficientStorage = "INSUFFICIENT_STORAGE"
+	// CodeRefNotFound answers ?ref= naming no branch, tag or commit that
+	// may be served (404).
+	CodeRefNotFound = "REF_NOT_FOUND"
+	// CodeHistoryUnavailable answers a history request while the history
+	// index is first being built (503, with Retry-After).
+	CodeHistoryUnavailable = "HISTORY_UNAVAILABLE"
 	// CodeRequestTimeout answers a request whose body arrived slower than
 	// --body-timeout and --body-min-rate allow (408); the connection is
 	// closed.

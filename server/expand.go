@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server/repr"
 )
 
-// expandParam reads `expand` (engine.ParseExpand) for view v; nil when
+// expandParam reads `expand` (repr.ParseExpand) for view v; nil when
 // absent. On the public surface only public types expand.
-func expandParam(r *http.Request, v *engine.View, publicOnly bool) (*engine.Expand, error) {
-	e, err := engine.ParseExpand(query(r).Get("expand"), v, publicOnly)
+func expandParam(r *http.Request, v *engine.View, publicOnly bool) (*repr.Expand, error) {
+	e, err := repr.ParseExpand(query(r).Get("expand"), v, publicOnly)
 	if err != nil {
 		return nil, badRequest("expand: %v", err)
 	}
@@ -32,21 +33,21 @@ func (s *Server) mediaLookup() engine.MediaLookup {
 // as it is now, so its ETag (of the bytes) changes with either; the
 // surrogate keys name what it embeds too. orig is the resource before any
 // `fields` projection (it names the resource for the cycle check).
-func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *engine.Expand, cc string) error {
+func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string) error {
 	body, _, err := res.Body()
 	if err != nil {
 		return err
 	}
-	out, extra, err := v.ExpandBody(body, e, s.mediaLookup(), orig.Ref())
+	out, extra, err := v.ExpandBody(body, &e.Expand, s.mediaLookup(), orig.Ref())
 	if err != nil {
 		return err
 	}
-	return serveBody(w, r, out, etagOf(out), cc, withKeys(keysOf(orig.Keys()), extra))
+	return serveBody(w, r, out, engine.ETag(out), cc, withKeys(keysOf(orig.Keys()), extra))
 }
 
 // serveExpandedList is serveList with each item's references expanded
 // (serveExpanded); origs are the items before projection.
-func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *engine.Expand, total, limit, offset int, cc string, keys keyHdr) error {
+func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *repr.Expand, total, limit, offset int, cc string, keys keyHdr) error {
 	bs := make([][]byte, len(items))
 	var extra []string
 	for i, it := range items {
@@ -54,7 +55,7 @@ func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *en
 		if err != nil {
 			return err
 		}
-		out, k, err := v.ExpandBody(body, e, s.mediaLookup(), origs[i].Ref())
+		out, k, err := v.ExpandBody(body, &e.Expand, s.mediaLookup(), origs[i].Ref())
 		if err != nil {
 			return err
 		}
@@ -62,7 +63,7 @@ func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *en
 		extra = append(extra, k...)
 	}
 	body := listBody("items", bs, total, limit, offset)
-	return serveBody(w, r, body, etagOf(body), cc, withKeys(keys, extra))
+	return serveBody(w, r, body, engine.ETag(body), cc, withKeys(keys, extra))
 }
 
 // withKeys adds extra surrogate keys to k (new slices; k's are shared).

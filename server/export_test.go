@@ -29,3 +29,8 @@ func (s *Server) SetTransformHook(h func()) { s.transforms.hook = h }
 // TransformJoined counts the variant requests that reached the
 // single-flight (those that found no stored variant).
 func (s *Server) TransformJoined() int64 { return s.transforms.joined.Load() }
+
+// SubResources are the path suffixes (/history, /diff) that the catch-all
+// page and item routes serve as sub-resources of a document: the OpenAPI
+// document names them as operations of their own.
+var SubResources = []string{subHistory, subDiff}

@@ -26,13 +26,16 @@ import (
 const (
 	ScopeContentRead  = "content:read"
 	ScopeContentDraft = "content:draft"
-	ScopeMediaRead    = "media:read"
-	ScopeMediaWrite   = "media:write"
-	ScopeMediaDelete  = "media:delete"
+	// ScopeContentPreview reads any branch, tag or commit (?ref=) and
+	// makes preview links; content:draft implies it.
+	ScopeContentPreview = "content:preview"
+	ScopeMediaRead      = "media:read"
+	ScopeMediaWrite     = "media:write"
+	ScopeMediaDelete    = "media:delete"
 )
 
 // AllScopes lists every scope, in a stable order.
-var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete}
+var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeContentPreview, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete}
 
 // Key is one API key as stored: its secret only as a SHA-256 hash. Keys are
 // 160 random bits, so an unsalted fast hash is enough: nothing to brute-force.
@@ -45,7 +48,10 @@ type Key struct {
 }
 
 // Has tells whether the key holds scope.
-func (k *Key) Has(scope string) bool { return slices.Contains(k.Scopes, scope) }
+// content:draft implies content:preview.
+func (k *Key) Has(scope string) bool {
+	return slices.Contains(k.Scopes, scope) || scope == ScopeContentPreview && slices.Contains(k.Scopes, ScopeContentDraft)
+}
 
 type keysFile struct {
 	Keys []*Key `yaml:"keys"`

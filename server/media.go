@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/julienschmidt/httprouter"
 )
@@ -193,7 +193,7 @@ func (s *Server) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, e
 		items, total := s.media.List(mq.q)
 		return items, total, nil
 	}
-	sq := engine.MediaQuery{Text: mq.search, Folder: mq.q.Folder, Type: mq.q.Type}
+	sq := search.MediaQuery{Text: mq.search, Folder: mq.q.Folder, Type: mq.q.Type}
 	if mq.q.Sort == "" {
 		sq.Offset, sq.Limit, sq.Reverse = mq.q.Offset, mq.q.Limit, !mq.q.Desc
 		ids, total, err := s.search.Find(ctx, sq)

@@ -22,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/local"
 	"github.com/folio-cms/folio/server"
@@ -50,15 +51,11 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		search, err := engine.NewMediaSearch()
+		ms, err := search.NewMediaSearch()
 		if err != nil {
 			t.Fatal(err)
 		}
-		uploads := server.NewUploadIndex()
-		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: func(it *media.Item, deleted bool) {
-			search.Follow(it, deleted)
-			uploads.Follow(it, deleted)
-		}}
+		cfg := media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadLocal, OnChange: ms.Follow}
 		for _, c := range cfgs {
 			c(&cfg)
 		}
@@ -68,10 +65,10 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 		}
 		t.Cleanup(func() {
 			lib.Close()
-			search.Close()
+			ms.Close()
 			st.Close()
 		})
-		sc.Media, sc.MediaSearch, sc.MediaRoot, sc.Uploads = lib, search, root, uploads
+		sc.Media, sc.MediaSearch, sc.MediaRoot = lib, ms, root
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/folio-cms/folio/engine"
 	"github.com/julienschmidt/httprouter"
 	"go.yaml.in/yaml/v3"
 )
@@ -49,7 +50,7 @@ func newOpenAPIBody() openapiBody {
 		// that was never tested.
 		panic(err)
 	}
-	return openapiBody{body: b, etag: etagOf(b)}
+	return openapiBody{body: b, etag: engine.ETag(b)}
 }
 
 // openapi serves the document; when the site has a content model, with a

@@ -445,7 +445,12 @@ func TestPresign_LocalStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	grants, err := grant.Open(context.Background(), grant.Config{Path: filepath.Join(t.TempDir(), ".grants.yaml")})
+	state, err := local.OpenState(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { state.Close() })
+	grants, err := grant.Open(context.Background(), grant.Config{State: state})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,9 @@ func (rte route) writes() bool {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
-	return rte.path != hookPath
+	// The webhook only triggers a fetch; a preview token is signed, not
+	// stored: neither writes anything.
+	return rte.path != hookPath && rte.path != previewsPath
 }
 
 // refuseWrite answers a write route on a read-only box: 405 READ_ONLY with

@@ -2,8 +2,6 @@ package server
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"hash/crc32"
 	"net/http"
@@ -11,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server/repr"
 )
 
 // Cache-Control values (DESIGN.md: anything that depends on a key is
@@ -22,10 +21,15 @@ const (
 	cachePrivate     = "private, no-cache"
 	cacheNoStore     = "private, no-store"
 	cachePublicShort = "public, max-age=60, stale-while-revalidate=60, stale-if-error=86400"
-	cachePublicHour  = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
+	// publicMaxAge is cachePublicShort's max-age, in seconds.
+	publicMaxAge    = 60
+	cachePublicHour = "public, max-age=3600, stale-while-revalidate=3600, stale-if-error=86400"
 	// cacheImmutable is for /uploads/ files: a stored key never changes
 	// content.
 	cacheImmutable = "public, max-age=31536000, immutable, stale-if-error=86400"
+	// cachePrivateImmutable is for content read at a full commit hash
+	// with a key: that commit's content never changes.
+	cachePrivateImmutable = "private, max-age=31536000, immutable"
 )
 
 // cacheHdrs are the Cache-Control values above as header values, shared
@@ -36,6 +40,8 @@ var cacheHdrs = map[string][]string{
 	cachePublicShort: {cachePublicShort},
 	cachePublicHour:  {cachePublicHour},
 	cacheImmutable:   {cacheImmutable},
+
+	cachePrivateImmutable: {cachePrivateImmutable},
 }
 
 // cacheHdr is the Cache-Control header value cc, shared when it is one of
@@ -142,13 +148,7 @@ func serveJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl strin
 		return err
 	}
 	body := bytes.TrimRight(buf.Bytes(), "\n")
-	return serveBody(w, r, body, etagOf(body), cacheControl, keys)
-}
-
-// etagOf is a strong ETag of a body.
-func etagOf(b []byte) string {
-	sum := sha256.Sum256(b)
-	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+	return serveBody(w, r, body, engine.ETag(body), cacheControl, keys)
 }
 
 // etagMatches implements the weak comparison of If-None-Match (RFC 9110
@@ -210,7 +210,7 @@ func listBody(key string, items [][]byte, total, limit, offset int) []byte {
 // serveList serves a list of pre-encoded resources as listBody does, in
 // the coding the client prefers: for gzip, the kept DEFLATE form of each
 // item is joined, with the list's own bytes between them in stored
-// blocks, so no item is compressed again (engine.GzipJoin).
+// blocks, so no item is compressed again (repr.GzipJoin).
 func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource, total, limit, offset int, etag, cacheControl string, keys keyHdr) error {
 	c := negotiate(r, false)
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
@@ -235,13 +235,13 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 	head := []byte(`{"` + key + `":[`)
 	tail := listBody("", nil, total, limit, offset)
 	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
-	parts := make([]engine.GzipPart, 0, 2*len(items)+1)
-	parts = append(parts, engine.GzipPart{Raw: head})
+	parts := make([]repr.GzipPart, 0, 2*len(items)+1)
+	parts = append(parts, repr.GzipPart{Raw: head})
 	crc := crc32.ChecksumIEEE(head)
 	size := len(head)
 	for i, it := range items {
 		if i > 0 {
-			parts = append(parts, engine.GzipPart{Raw: comma})
+			parts = append(parts, repr.GzipPart{Raw: comma})
 			crc = crc32.Update(crc, crc32.IEEETable, comma)
 			size++
 		}
@@ -249,15 +249,15 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 		if err != nil {
 			return nil, err
 		}
-		deflated, _ := it.Deflated()
-		parts = append(parts, engine.GzipPart{Deflated: deflated})
+		deflated, _ := repr.Deflated(it)
+		parts = append(parts, repr.GzipPart{Deflated: deflated})
 		crc = crc32.Update(crc, crc32.IEEETable, body)
 		size += len(body)
 	}
-	parts = append(parts, engine.GzipPart{Raw: tail})
+	parts = append(parts, repr.GzipPart{Raw: tail})
 	crc = crc32.Update(crc, crc32.IEEETable, tail)
 	size += len(tail)
-	return engine.GzipJoin(parts, crc, size), nil
+	return repr.GzipJoin(parts, crc, size), nil
 }
 
 var comma = []byte(",")

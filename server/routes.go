@@ -37,6 +37,10 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/content/:type", needsKey(ScopeContentRead), false, s.listItems},
 		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
+		{"GET", "/api/v1/globals/history", needsKey(ScopeContentRead), false, s.globalsHistory},
+		{"GET", "/api/v1/refs", needsKey(ScopeContentPreview), false, s.listRefs},
+		{"POST", previewsPath, needsKey(ScopeContentPreview), false, s.createPreview},
+		{"GET", "/api/v1/changes", needsKey(ScopeContentRead), false, s.changes},
 		{"GET", "/api/v1/schemas", needsKey(ScopeContentRead), false, s.listSchemas},
 		{"GET", "/api/v1/schemas/:type", needsKey(ScopeContentRead), false, s.getSchema},
 		{"GET", "/api/v1/search", needsKey(ScopeContentRead), false, s.searchContent},
@@ -218,7 +222,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	if s.readOnly && rte.writes() {
 		return s.refuseWrite(w, r)
 	}
-	r, err := s.authenticate(r, rte.access)
+	r, acc, err := s.withPreview(r, rte)
+	if err != nil {
+		return err
+	}
+	r, err = s.authenticate(r, acc)
 	if err != nil {
 		return err
 	}

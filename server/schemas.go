@@ -104,15 +104,13 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 		}
 		t := m.Types[n]
 		schemas["Data_"+n] = openapiSchema(t.Data)
-		schemas["Item_"+n] = map[string]any{
-			"description": "An item of type " + n + ", its data as the content model declares.",
-			"allOf": []any{ref("Item"), map[string]any{"type": "object", "properties": map[string]any{
-				"type": map[string]any{"const": n}, "data": ref("Data_" + n)}}},
-		}
-		schemas["ItemList_"+n] = map[string]any{
-			"allOf": []any{ref("ItemList"), map[string]any{"type": "object", "properties": map[string]any{
-				"items": map[string]any{"type": "array", "items": ref("Item_" + n)}}}},
-		}
+		schemas["Item_"+n] = withProps(schemas["Item"], map[string]any{
+			"type": map[string]any{"type": "string", "const": n},
+			"data": ref("Data_" + n),
+		}, "An item of type "+n+", its data as the content model declares.")
+		schemas["ItemList_"+n] = withProps(schemas["ItemList"], map[string]any{
+			"items": map[string]any{"type": "array", "items": ref("Item_" + n)},
+		}, "A list of items of type "+n+".")
 	}
 	if full && m.Globals != nil {
 		schemas["Data_globals"] = openapiSchema(m.Globals.Data)
@@ -122,7 +120,29 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	if err != nil {
 		return s.openapiDoc
 	}
-	return openapiBody{body: b, etag: etagOf(b)}
+	return openapiBody{body: b, etag: engine.ETag(b)}
+}
+
+// withProps is a copy of an object schema (Item, ItemList) with some of its
+// properties replaced: a copy rather than an allOf, so that generated
+// types do not intersect the typed data with the generic one.
+func withProps(base any, props map[string]any, desc string) map[string]any {
+	b, _ := base.(map[string]any)
+	out := make(map[string]any, len(b)+1)
+	for k, v := range b {
+		out[k] = v
+	}
+	bp, _ := b["properties"].(map[string]any)
+	np := make(map[string]any, len(bp))
+	for k, v := range bp {
+		np[k] = v
+	}
+	for k, v := range props {
+		np[k] = v
+	}
+	out["properties"] = np
+	out["description"] = desc
+	return out
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -17,7 +18,7 @@ const maxSearchText = 500
 
 // searchList is the body of a search response.
 type searchList struct {
-	Items  []engine.SearchHit `json:"items"`
+	Items  []search.SearchHit `json:"items"`
 	Total  int                `json:"total"`
 	Limit  int                `json:"limit"`
 	Offset int                `json:"offset"`
@@ -31,7 +32,10 @@ func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprou
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(r)
+	if _, ok := q["ref"]; ok {
+		return badRequest("search covers the published and draft branches: ref is not served here")
+	}
+	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
 	}
@@ -75,8 +79,8 @@ func (s *Server) searchPublic(w http.ResponseWriter, r *http.Request, _ httprout
 }
 
 // parseSearch reads q, type, limit and offset; draft is the view's.
-func parseSearch(q url.Values) (engine.SearchQuery, page, error) {
-	var sq engine.SearchQuery
+func parseSearch(q url.Values) (search.SearchQuery, page, error) {
+	var sq search.SearchQuery
 	pg, err := parsePage(q, contentDefaultLimit, contentMaxLimit)
 	if err != nil {
 		return sq, pg, err
@@ -101,12 +105,12 @@ func parseSearch(q url.Values) (engine.SearchQuery, page, error) {
 	return sq, pg, nil
 }
 
-func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, sq engine.SearchQuery, pg page, cc string, keys []string) error {
+func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, sq search.SearchQuery, pg page, cc string, keys []string) error {
 	res, err := s.engine.Search(r.Context(), sq)
 	switch {
 	case errors.Is(err, engine.ErrSearchOff):
 		return notFound("content search is off on this server (folio serve --search=false)")
-	case errors.Is(err, engine.ErrSearchBusy):
+	case errors.Is(err, search.ErrSearchBusy):
 		w.Header().Set("Retry-After", "5")
 		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the search index is still being built; try again shortly")
 	case err != nil && r.Context().Err() != nil:

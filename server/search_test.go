@@ -23,7 +23,7 @@ type searchBody struct {
 }
 
 // search GETs path (with its query) and decodes a 200 answer.
-func search(t *testing.T, ts *testServer, path, key string, header ...string) searchBody {
+func searchFor(t *testing.T, ts *testServer, path, key string, header ...string) searchBody {
 	t.Helper()
 	r := get(t, ts.URL+path, key, header...)
 	if r.Status != http.StatusOK {
@@ -48,7 +48,7 @@ func (b searchBody) hits() []string {
 
 func wantSearch(t *testing.T, ts *testServer, path, key string, want ...string) searchBody {
 	t.Helper()
-	b := search(t, ts, path, key)
+	b := searchFor(t, ts, path, key)
 	if want == nil {
 		want = []string{}
 	}
@@ -103,11 +103,11 @@ func TestSearch_FollowsPushes(t *testing.T) {
 	wantSearch(t, ts, "/api/v1/search?q=youtube", key)
 	// Type filter, paging.
 	wantSearch(t, ts, "/api/v1/search?q=river&type=notes", key, "item:notes/river")
-	b = search(t, ts, "/api/v1/search?q=river&limit=2&offset=3", key)
+	b = searchFor(t, ts, "/api/v1/search?q=river&limit=2&offset=3", key)
 	if len(b.Items) != 1 || b.Total != 4 || b.Limit != 2 || b.Offset != 3 {
 		t.Errorf("paged: %+v", b)
 	}
-	b = search(t, ts, "/api/v1/search?q=river&limit=1000", key, outsideSpec, "clamped")
+	b = searchFor(t, ts, "/api/v1/search?q=river&limit=1000", key, outsideSpec, "clamped")
 	if b.Limit != 100 {
 		t.Errorf("limit = %d, want clamped to 100", b.Limit)
 	}
@@ -216,10 +216,10 @@ func TestSearch_BadInput(t *testing.T) {
 	wantError(t, get(t, ts.URL+"/api/v1/search?q=river", ""), http.StatusUnauthorized, server.CodeUnauthorized)
 	wantError(t, get(t, ts.URL+"/api/v1/search?q=river", ts.key(t, "media", server.ScopeMediaRead)), http.StatusForbidden, server.CodeForbidden)
 	// 500 bytes is fine; words that are all stop words find nothing.
-	search(t, ts, "/api/v1/search?q="+strings.Repeat("a", 500), key)
+	searchFor(t, ts, "/api/v1/search?q="+strings.Repeat("a", 500), key)
 	wantSearch(t, ts, "/api/v1/search?q="+q("the and of"), key)
 	wantSearch(t, ts, "/api/v1/search?q="+q(`"river" +* ~ \ : -`), key, "item:posts/run", "item:notes/river", "page:/about", "item:posts/blog/a/b")
-	if b := search(t, ts, "/api/v1/search?q=river&offset=1000000000000000000000", key, outsideSpec, "clamped"); len(b.hits()) != 0 {
+	if b := searchFor(t, ts, "/api/v1/search?q=river&offset=1000000000000000000000", key, outsideSpec, "clamped"); len(b.hits()) != 0 {
 		t.Errorf("an offset past the end found %v", b.hits())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/server/notify"
@@ -24,13 +25,10 @@ type Config struct {
 	Keys   *KeyStore
 	// Media is the media library; MediaSearch its search index.
 	Media       *media.Library
-	MediaSearch *engine.MediaSearch
+	MediaSearch *search.MediaSearch
 	// MediaRoot is the folder /uploads/ serves from (local storage); ""
 	// when media lives on cloud storage.
 	MediaRoot string
-	// Uploads maps the files under MediaRoot to their items for the
-	// surrogate keys of /uploads/ responses; nil leaves them unnamed.
-	Uploads *UploadIndex
 	// Grants records presigned uploads for the confirm step; nil turns the
 	// presign flow off. PresignTTL is how long a grant lasts (default 15
 	// minutes).
@@ -64,6 +62,9 @@ type Config struct {
 	// URLSecret signs image variant URLs of sizes that are not presets
 	// (SignVariantPath); "" allows presets only.
 	URLSecret string
+	// PreviewSecret signs preview links (POST /api/v1/previews,
+	// ?preview=); "" turns them off.
+	PreviewSecret string
 	// TransformConcurrency bounds the image variants made at once
 	// (default GOMAXPROCS); a request waits at most TransformQueueTimeout
 	// (default 5 s) for a slot, then gets 503 BUSY.
@@ -96,16 +97,16 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	engine     *engine.Engine
-	keys       *KeyStore
-	media      *media.Library
-	search     *engine.MediaSearch
-	mediaRoot  string
-	uploads    *UploadIndex
-	grants     *grant.Store
-	presignTTL time.Duration
-	hookSecret string
-	readOnly   bool
+	previewSecret string
+	engine        *engine.Engine
+	keys          *KeyStore
+	media         *media.Library
+	search        *search.MediaSearch
+	mediaRoot     string
+	grants        *grant.Store
+	presignTTL    time.Duration
+	hookSecret    string
+	readOnly      bool
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
@@ -143,24 +144,24 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		engine:     cfg.Engine,
-		keys:       cfg.Keys,
-		media:      cfg.Media,
-		search:     cfg.MediaSearch,
-		mediaRoot:  cfg.MediaRoot,
-		uploads:    cfg.Uploads,
-		grants:     cfg.Grants,
-		presignTTL: cfg.PresignTTL,
-		hookSecret: cfg.WebhookSecret,
-		readOnly:   cfg.ReadOnly,
-		notifier:   cfg.Notifier,
-		ipLimit:    newLimiter(cfg.RateIP, cfg.Now),
-		proxies:    cfg.TrustedProxies,
-		keyLimit:   newLimiter(cfg.RateKey, cfg.Now),
-		metrics:    cfg.Metrics,
-		openapiDoc: newOpenAPIBody(),
-		log:        cfg.Logger,
-		now:        cfg.Now,
+		previewSecret: cfg.PreviewSecret,
+		engine:        cfg.Engine,
+		keys:          cfg.Keys,
+		media:         cfg.Media,
+		search:        cfg.MediaSearch,
+		mediaRoot:     cfg.MediaRoot,
+		grants:        cfg.Grants,
+		presignTTL:    cfg.PresignTTL,
+		hookSecret:    cfg.WebhookSecret,
+		readOnly:      cfg.ReadOnly,
+		notifier:      cfg.Notifier,
+		ipLimit:       newLimiter(cfg.RateIP, cfg.Now),
+		proxies:       cfg.TrustedProxies,
+		keyLimit:      newLimiter(cfg.RateKey, cfg.Now),
+		metrics:       cfg.Metrics,
+		openapiDoc:    newOpenAPIBody(),
+		log:           cfg.Logger,
+		now:           cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),

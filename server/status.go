@@ -29,10 +29,20 @@ type statusBody struct {
 	// KeysFile is why the keys file does not load; absent while it does
 	// (see KeyStore for the keys accepted meanwhile).
 	KeysFile *KeysFileError `json:"keysFile,omitempty"`
+	// Types are the content types of the published view, by name.
+	Types []string `json:"types"`
+	// Refs is the cache of other refs' snapshots; History the history
+	// index.
+	Refs    engine.RefStats     `json:"refs"`
+	History engine.HistoryStats `json:"history"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	body := statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly}
+	body := statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly, Types: s.engine.View(false).TypeNames(),
+		Refs: s.engine.RefStats(), History: s.engine.HistoryStats()}
+	if body.Types == nil {
+		body.Types = []string{}
+	}
 	if s.keys != nil {
 		body.KeysFile = s.keys.FileError()
 	}

@@ -71,11 +71,15 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httproute
 		h.Set("Content-Security-Policy", svgPolicy)
 	}
 	h.Set("ETag", `"`+fi.ModTime().UTC().Format("20060102150405.000000000")+"-"+strconv.FormatInt(fi.Size(), 10)+`"`)
-	if id, ok := s.uploads.id(key); ok {
-		mediaKeyHdr(id).set(h)
-		// ServeContent answers a bad Range or precondition itself: such
-		// an error names no keys.
-		w = keysOnSuccess{w}
+	// The surrogate key names the item the file belongs to, so that a CDN
+	// that purges "media:<id>" on a delete drops the files too.
+	if s.media != nil {
+		if id, ok := s.media.OwnerOf(key); ok {
+			mediaKeyHdr(id).set(h)
+			// ServeContent answers a bad Range or precondition itself:
+			// such an error names no keys.
+			w = keysOnSuccess{w}
+		}
 	}
 	http.ServeContent(w, r, "", fi.ModTime(), f)
 	return nil

@@ -17,7 +17,7 @@ import (
 // own (this binary, with floorArg first) and is loaded like folio and
 // nginx, in the same rounds; the distance from it to nginx is what
 // net/http and the Go runtime cost on this machine, whatever folio's
-// handlers do (README, "The p99 under saturation").
+// handlers do (docs/performance.md, "The p99 under saturation").
 const floorArg = "floor-server"
 
 // serveFloor is the floor process: args are the address, the body file

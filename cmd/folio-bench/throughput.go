@@ -304,8 +304,8 @@ func (b *bench) startNginx(body, gz []byte, urlPath string) (*server, error) {
 	// default (1000) would make the client reconnect, which folio's server
 	// never asks for. open_file_cache is left off, nginx's default: nginx
 	// then opens, stats and closes the file for every request, and with
-	// it on its CPU time per request falls by about a third (README,
-	// Performance), a harder baseline than this one.
+	// it on its CPU time per request falls by about a third (docs/performance.md),
+	// a harder baseline than this one.
 	conf := fmt.Sprintf(`worker_processes 2;
 daemon off;
 pid %[1]s/nginx.pid;

@@ -5,10 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -54,7 +50,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if *worktree != "" {
-		files, err := readWorktree(*worktree)
+		files, err := content.ReadDir(*worktree)
 		if err != nil {
 			return err
 		}
@@ -84,56 +80,4 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "no problems in %s at %.12s\n", *branch, st.Commit)
 	return nil
-}
-
-// readWorktree reads and parses the content files of a folder as they are
-// on disk. Folders starting with "." (.git) are not entered; symbolic
-// links are not followed.
-func readWorktree(dir string) ([]content.File, error) {
-	var files []content.File
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !content.Relevant(rel) {
-			return nil
-		}
-		f := content.File{Path: rel}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		f.Updated = info.ModTime().UTC()
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			f.Err = content.Problem{Path: rel, Message: "symlink not followed"}
-		case !d.Type().IsRegular():
-			return nil
-		case info.Size() > content.MaxFileSize:
-			f.Err = content.Problem{Path: rel, Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit; not read", info.Size(), content.MaxFileSize)}
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			f.Doc, f.Err = content.Parse(rel, data)
-		}
-		files = append(files, f)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("check: read %s: %w", dir, err)
-	}
-	return files, nil
 }

@@ -11,12 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/folio-cms/folio/media/derive"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 const usage = `folio: a headless CMS and media service serving a Git repository.
 
@@ -24,6 +19,8 @@ Usage:
   folio serve --site PATH_OR_URL [flags]   serve the content and media API
   folio check --site PATH_OR_URL [--branch NAME] | --worktree DIR
                                            print every content problem; exit 1 if any
+  folio schema infer --site PATH_OR_URL [--branch NAME] | --worktree DIR
+                                           propose a content model from the content
   folio keys create --keys FILE --name NAME --scopes SCOPE[,SCOPE...]
   folio keys list --keys FILE
   folio keys revoke --keys FILE --name NAME
@@ -75,14 +72,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runCheck(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return runKeys(args[1:], stdout, stderr)
+	case "schema":
+		return runSchema(ctx, args[1:], stdout, stderr)
 	case "media":
 		return runMedia(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		avif := "off (built without libavif)"
-		if derive.AVIF {
-			avif = "libavif"
-		}
-		fmt.Fprintf(stdout, "folio %s (JPEG decoder: %s; AVIF variants: %s)\n", version, derive.JPEGDecoder, avif)
+		printVersion(stdout)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

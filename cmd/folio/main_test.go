@@ -218,3 +218,12 @@ func TestCheckMedia(t *testing.T) {
 		t.Fatalf("output %q, want %q", out, want)
 	}
 }
+
+// TestFixtureSiteChecks: the fixture site make run serves, its content
+// model included, has no problem.
+func TestFixtureSiteChecks(t *testing.T) {
+	out, _, err := runCLI(t, "check", "--worktree", filepath.Join("..", "..", "fixtures", "site"))
+	if err != nil || out != "" {
+		t.Fatalf("check --worktree fixtures/site: %v\n%s", err, out)
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
@@ -62,12 +62,9 @@ func (f *mediaFlags) register(fs *flag.FlagSet) {
 // mediaStack is the opened library with its search index.
 type mediaStack struct {
 	Library    *media.Library
-	Search     *engine.MediaSearch
+	Search     *search.MediaSearch
 	PublicRoot string // the folder /uploads/ serves; "" on cloud storage
-	// Uploads names the item of each file under PublicRoot; nil on cloud
-	// storage.
-	Uploads *server.UploadIndex
-	Storage media.Storage
+	Storage    media.Storage
 	// Grants holds the presigned-upload grants; nil on local storage,
 	// which cannot presign, and on a read-only box, which refuses to.
 	Grants     *grant.Store
@@ -88,143 +85,184 @@ func (m *mediaStack) Close() error {
 	return errors.Join(errs...)
 }
 
-// open opens the library. A read-only one writes nothing to the media
-// root: it must exist already (a read-only box serves a root that a writer
-// filled; a missing one is a wrong path or a mount that is not there, and
-// serving an empty library instead would make every media URL a 404 that a
-// CDN caches), and no grants file is opened, since presign and confirm are
-// refused anyway. With s3 storage the media root is only a cache of
-// temporary files, created when missing, read-only or not: the bucket
-// holds the library.
-func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (*mediaStack, error) {
-	if f.readOnly && f.storage != "s3" {
-		fi, err := os.Stat(f.dir)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("--read-only: the media root %s does not exist, and a read-only box creates nothing; point --media at the root a writing box fills (an empty directory serves no media)", f.dir)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("--media %s is not a directory", f.dir)
-		}
-	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
-		return nil, err
-	}
-	root, err := filepath.Abs(f.dir)
+// open opens the library: the media root (mediaRoot), the storage and,
+// on s3, the bucket's state area and the presign grants (openLocal,
+// openS3), then the library with its search index (openLibrary), and
+// reserves the keys of the grants still pending (reservePending). On an
+// error everything opened so far is closed again.
+func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaStack, err error) {
+	root, err := f.mediaRoot()
 	if err != nil {
 		return nil, err
 	}
 	m := &mediaStack{}
-	maxUpload := f.maxUpload
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	var maxUpload int64
 	switch f.storage {
 	case "local":
-		st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL})
-		if err != nil {
-			return nil, err
-		}
-		m.Storage, m.PublicRoot = st, root
-		m.Origins = originOf(f.publicURL)
-		m.close = append(m.close, st.Close)
-		if maxUpload == 0 {
-			maxUpload = media.DefaultMaxUploadLocal
-		}
+		maxUpload, err = f.openLocal(m, root)
 	case "s3":
-		if f.publicURL != "" {
-			return nil, errors.New("--public-url is for local storage; with --storage s3 use --s3-public-url")
-		}
-		cfg := f.s3
-		cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-		st, err := s3.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		m.Storage = st
-		m.Origins = originOf(st.Config().PublicURL)
-		if maxUpload == 0 {
-			maxUpload = media.DefaultMaxUploadCloud
-		}
-		prefix := f.statePrefix
-		if prefix == "" {
-			prefix = s3.DefaultStatePrefix(st.Config().Prefix)
-		}
-		if m.State, err = st.State(prefix); err != nil {
-			return nil, err
-		}
-		if f.presignTTL <= 0 {
-			return nil, errors.New("--presign-ttl must be positive")
-		}
-		if f.readOnly {
-			break
-		}
-		// Grants live in the bucket's state area, so that a grant given by
-		// one box is confirmed at any other; a grants file that an earlier
-		// release kept on the media root moves there first.
-		n, err := grant.Migrate(ctx, filepath.Join(root, ".grants.yaml"), m.State)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			logger.Info("presign grants moved into the bucket", "grants", n)
-		}
-		grants, err := grant.Open(ctx, grant.Config{State: m.State})
-		if err != nil {
-			return nil, err
-		}
-		m.Grants, m.PresignTTL = grants, f.presignTTL
-		m.close = append(m.close, every(grantPruneEvery, func(ctx context.Context) {
-			if err := grants.Prune(ctx); err != nil {
-				logger.Warn("pruning presign grants failed", "err", err)
-			}
-		}))
+		maxUpload, err = f.openS3(ctx, logger, m, root)
 	default:
-		return nil, fmt.Errorf("--storage must be local or s3, not %q", f.storage)
+		err = fmt.Errorf("--storage must be local or s3, not %q", f.storage)
 	}
-	search, err := engine.NewMediaSearch()
 	if err != nil {
-		m.Close()
 		return nil, err
 	}
-	m.Search = search
-	m.close = append(m.close, search.Close)
-	follow := search.Follow
-	if m.PublicRoot != "" {
-		m.Uploads = server.NewUploadIndex()
-		follow = func(it *media.Item, deleted bool) {
-			search.Follow(it, deleted)
-			m.Uploads.Follow(it, deleted)
+	if f.maxUpload != 0 {
+		maxUpload = f.maxUpload
+	}
+	if err := f.openLibrary(ctx, logger, m, root, maxUpload); err != nil {
+		return nil, err
+	}
+	if err := m.reservePending(ctx, logger); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// mediaRoot checks or creates the media root and returns its absolute
+// path. A read-only box writes nothing to the media root: it must exist
+// already (a read-only box serves a root that a writer filled; a missing
+// one is a wrong path or a mount that is not there, and serving an empty
+// library instead would make every media URL a 404 that a CDN caches).
+// With s3 storage the media root is only a cache of temporary files,
+// created when missing, read-only or not: the bucket holds the library.
+func (f *mediaFlags) mediaRoot() (string, error) {
+	if f.readOnly && f.storage != "s3" {
+		fi, err := os.Stat(f.dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("--read-only: the media root %s does not exist, and a read-only box creates nothing; point --media at the root a writing box fills (an empty directory serves no media)", f.dir)
+		}
+		if err != nil {
+			return "", err
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("--media %s is not a directory", f.dir)
+		}
+	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Abs(f.dir)
+}
+
+// openLocal opens local storage under root, served at /uploads/, and
+// returns its default upload limit.
+func (f *mediaFlags) openLocal(m *mediaStack, root string) (maxUpload int64, err error) {
+	st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL})
+	if err != nil {
+		return 0, err
+	}
+	m.Storage, m.PublicRoot = st, root
+	m.Origins = originOf(f.publicURL)
+	m.close = append(m.close, st.Close)
+	return media.DefaultMaxUploadLocal, nil
+}
+
+// openS3 opens the bucket, its state area and, on a writer, the presign
+// grants, and returns the default upload limit of cloud storage.
+func (f *mediaFlags) openS3(ctx context.Context, logger *slog.Logger, m *mediaStack, root string) (maxUpload int64, err error) {
+	if f.publicURL != "" {
+		return 0, errors.New("--public-url is for local storage; with --storage s3 use --s3-public-url")
+	}
+	cfg := f.s3
+	cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	st, err := s3.New(cfg)
+	if err != nil {
+		return 0, err
+	}
+	m.Storage = st
+	m.Origins = originOf(st.Config().PublicURL)
+	prefix := f.statePrefix
+	if prefix == "" {
+		prefix = s3.DefaultStatePrefix(st.Config().Prefix)
+	}
+	if m.State, err = st.State(prefix); err != nil {
+		return 0, err
+	}
+	if f.presignTTL <= 0 {
+		return 0, errors.New("--presign-ttl must be positive")
+	}
+	// No grants on a read-only box: presign and confirm are refused
+	// anyway.
+	if !f.readOnly {
+		if err := f.openGrants(ctx, logger, m, root); err != nil {
+			return 0, err
 		}
 	}
+	return media.DefaultMaxUploadCloud, nil
+}
+
+// openGrants opens the presign grants in the bucket's state area, so that
+// a grant given by one box is confirmed at any other; a grants file that
+// an earlier release kept on the media root moves there first.
+func (f *mediaFlags) openGrants(ctx context.Context, logger *slog.Logger, m *mediaStack, root string) error {
+	n, err := grant.Migrate(ctx, filepath.Join(root, ".grants.yaml"), m.State)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		logger.Info("presign grants moved into the bucket", "grants", n)
+	}
+	grants, err := grant.Open(ctx, grant.Config{State: m.State})
+	if err != nil {
+		return err
+	}
+	m.Grants, m.PresignTTL = grants, f.presignTTL
+	m.close = append(m.close, every(grantPruneEvery, func(ctx context.Context) {
+		if err := grants.Prune(ctx); err != nil {
+			logger.Warn("pruning presign grants failed", "err", err)
+		}
+	}))
+	return nil
+}
+
+// openLibrary opens the media search index and the library, which feeds
+// it.
+func (f *mediaFlags) openLibrary(ctx context.Context, logger *slog.Logger, m *mediaStack, root string, maxUpload int64) error {
+	idx, err := search.NewMediaSearch()
+	if err != nil {
+		return err
+	}
+	m.Search = idx
+	m.close = append(m.close, idx.Close)
 	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
-		OnChange: follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
+		OnChange: idx.Follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
 	}
 	if m.State != nil {
 		cfg.State = m.State
 	}
 	lib, err := media.Open(ctx, cfg)
 	if err != nil {
-		m.Close()
-		return nil, err
+		return err
 	}
 	m.Library = lib
 	m.close = append(m.close, lib.Close)
-	if m.Grants != nil {
-		// Reservations live in memory: hold the keys of the grants still
-		// pending, or a plain upload could take a name a client is about
-		// to PUT to.
-		pending, err := m.Grants.Unconfirmed(ctx)
-		if err != nil {
-			m.Close()
-			return nil, err
-		}
-		for _, g := range pending {
-			if err := lib.Reserve(g.Key, g.ExpiresAt); err != nil {
-				logger.Warn("presign grant not reserved", "key", g.Key, "err", err)
-			}
+	return nil
+}
+
+// reservePending holds the keys of the grants still pending in the
+// library: reservations live in memory, and without them a plain upload
+// could take a name a client is about to PUT to.
+func (m *mediaStack) reservePending(ctx context.Context, logger *slog.Logger) error {
+	if m.Grants == nil {
+		return nil
+	}
+	pending, err := m.Grants.Unconfirmed(ctx)
+	if err != nil {
+		return err
+	}
+	for _, g := range pending {
+		if err := m.Library.Reserve(g.Key, g.ExpiresAt); err != nil {
+			logger.Warn("presign grant not reserved", "key", g.Key, "err", err)
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // grantPruneEvery is how often a writer forgets the grants past their
@@ -276,7 +314,7 @@ func runMedia(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runMediaSign(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("media sign", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	secret := fs.String("url-secret", "", "the secret of `folio serve --url-secret` (or FOLIO_URL_SECRET)")
+	secret := fs.String("url-secret", "", "the secret given to folio serve --url-secret (or FOLIO_URL_SECRET)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

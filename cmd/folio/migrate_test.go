@@ -15,6 +15,7 @@ import (
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestMediaMigrate writes a library as the previous release kept it with
@@ -52,12 +53,13 @@ func TestMediaMigrate(t *testing.T) {
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}
-	grants, err := grant.Open(ctx, grant.Config{Path: filepath.Join(root, ".grants.yaml")})
+	// A grants file as earlier releases kept it on the media root.
+	g := grant.Grant{Key: "2026/11/later.png", FullKey: cfg.Prefix + "/2026/11/later.png", Filename: "later.png", MimeType: "image/png", Size: 10, ExpiresAt: time.Now().Add(time.Hour)}
+	grantsFile, err := yaml.Marshal(map[string][]grant.Grant{"grants": {g}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := grant.Grant{Key: "2026/11/later.png", FullKey: cfg.Prefix + "/2026/11/later.png", Filename: "later.png", MimeType: "image/png", Size: 10, ExpiresAt: time.Now().Add(time.Hour)}
-	if err := grants.Add(ctx, g); err != nil {
+	if err := os.WriteFile(filepath.Join(root, ".grants.yaml"), grantsFile, 0o644); err != nil {
 		t.Fatal(err)
 	}
 

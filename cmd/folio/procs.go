@@ -7,7 +7,7 @@ import "runtime"
 // worker on each P, which runs before the P's queue of requests until it
 // has had 30% of the mark phase so far: on a box holding a 100k-item
 // media library a mark phase lasts 150–300 ms, and requests waited behind
-// stretches of up to 17 ms of it (README, "The p99 under saturation").
+// stretches of up to 17 ms of it (docs/performance.md, "The p99 under saturation").
 // From 4 Ps the collector runs a dedicated worker on a P of its own
 // instead, and the kernel shares the cores between it and the Ps serving
 // requests in slices of a millisecond or so: in make bench on 2 cores the

@@ -38,6 +38,8 @@ type serveFlags struct {
 	urlSecret                                       string
 	transformConcurrency                            int
 	transformQueueTimeout                           time.Duration
+	refs, previewSecret                             string
+	refCacheMB                                      int
 	bodyTimeout                                     time.Duration
 	bodyMinRate                                     int64
 	maxConns, maxConnsPerClient, ipv6Prefix         int
@@ -92,6 +94,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
 	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
 	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
+	fs.StringVar(&f.refs, "refs", "", "comma-separated patterns of the branches and tags ?ref= may serve ('release/*', 'heads/cms/*', 'tags/v*'; 'commits' allows commit hashes); empty: all")
+	fs.StringVar(&f.previewSecret, "preview-secret", "", "signs preview links (POST /api/v1/previews, ?preview=<token>); rotating it revokes every link; empty: preview links off")
+	fs.IntVar(&f.refCacheMB, "ref-cache-mb", 256, "the estimated memory of the snapshots of other refs (?ref=) kept at once, in MiB")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client has to send a request body, plus a second per --body-min-rate bytes sent; a slower body is cut off with 408")
 	fs.Int64Var(&f.bodyMinRate, "body-min-rate", server.DefaultBodyMinRate, "the slowest rate, in bytes a second, at which a large request body keeps extending its deadline")
 	fs.IntVar(&f.maxConns, "max-conns", -1, "connections open at once; beyond it new ones wait in the listen backlog (default: 3/4 of the open-file limit, at most 16384; 0: no bound). See docs/deploy.md on the file limit")
@@ -115,6 +120,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.transformQueueTimeout <= 0 {
 		return fmt.Errorf("--transform-queue-timeout must be positive")
+	}
+	if f.refCacheMB < 1 {
+		return fmt.Errorf("--ref-cache-mb must be at least 1")
+	}
+	for _, p := range splitList(f.refs) {
+		if p != "commits" && engine.CheckRefName(strings.ReplaceAll(p, "*", "x")) != nil {
+			return fmt.Errorf("--refs: %q is not a ref pattern", p)
+		}
 	}
 	f.media.readOnly = f.readOnly
 	if f.site == "" {
@@ -154,7 +167,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	eng, err := engine.Open(ctx, engine.Config{
 		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
-		OnSwap: server.NotifySwaps(notifier), OnReload: onReload, Search: f.search,
+		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
+		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
 	})
 	if err != nil {
 		return err
@@ -176,7 +190,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Media:          lib.Library,
 		MediaSearch:    lib.Search,
 		MediaRoot:      lib.PublicRoot,
-		Uploads:        lib.Uploads,
 		Grants:         lib.Grants,
 		PresignTTL:     lib.PresignTTL,
 		WebhookSecret:  f.webhookSecret,
@@ -187,6 +200,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		CORSOrigins:    origins,
 		MediaOrigins:   lib.Origins,
 		URLSecret:      f.urlSecret,
+		PreviewSecret:  f.previewSecret,
 
 		TransformConcurrency:  f.transformConcurrency,
 		TransformQueueTimeout: f.transformQueueTimeout,
@@ -220,7 +234,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}()
 	}
 	// Raised once loaded: the start-up's parallel parsing and indexing was
-	// 10–15% slower with more Ps than cores (README, Performance).
+	// 10–15% slower with more Ps than cores (docs/performance.md).
 	if before, after := raiseProcs(os.Getenv("GOMAXPROCS")); after != before {
 		defer runtime.GOMAXPROCS(before)
 		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)
@@ -283,4 +297,15 @@ func defaultCacheDir() string {
 		return filepath.Join(d, "folio")
 	}
 	return filepath.Join(os.TempDir(), "folio-cache")
+}
+
+// splitList splits a comma-separated flag value, dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -39,9 +39,11 @@ type Type struct {
 	Schema, Data map[string]any
 
 	sch      *jsonschema.Schema
-	declared map[string]bool // top-level field names
-	defaults []*Field        // top-level fields with a default
-	dates    []*Field        // top-level date and datetime fields
+	declared map[string]bool     // top-level field names
+	defaults []*Field            // top-level fields with a default
+	dates    []*Field            // top-level date and datetime fields
+	unique   []string            // top-level unique fields
+	refs     map[string][]string // top-level reference fields -> types
 }
 
 // Model is a site's content model: the compiled Type of every content type
@@ -291,6 +293,7 @@ func (c *compiler) compileAll() {
 		if t.Fields == nil {
 			t.schemaFileFields()
 		}
+		t.unique, t.refs = t.findUnique(), t.findReferences()
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // site parses and assembles files given as path -> text.
-func site(t *testing.T, files map[string]string) (*content.Site, map[string]*content.Doc) {
+func site(t testing.TB, files map[string]string) (*content.Site, map[string]*content.Doc) {
 	t.Helper()
 	var fs []content.File
 	docs := map[string]*content.Doc{}
@@ -24,7 +24,7 @@ func site(t *testing.T, files map[string]string) (*content.Site, map[string]*con
 	return s, docs
 }
 
-func compile(t *testing.T, files map[string]string) (*Model, map[string]*content.Doc) {
+func compile(t testing.TB, files map[string]string) (*Model, map[string]*content.Doc) {
 	t.Helper()
 	s, docs := site(t, files)
 	m, probs, ok := Compile(s)

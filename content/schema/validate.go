@@ -102,11 +102,23 @@ func (t *Type) Validate(doc *content.Doc) []Violation {
 		return nil
 	}
 	inst := doc.Meta
-	if doc.HasBody && t.declared["body"] {
+	nulls := false
+	for _, v := range doc.Meta {
+		if v == nil {
+			nulls = true
+			break
+		}
+	}
+	if nulls || (doc.HasBody && t.declared["body"]) {
+		// A key without a value ("tags:") is as if absent.
 		inst = make(map[string]any, len(doc.Meta)+1)
 		for k, v := range doc.Meta {
-			inst[k] = v
+			if v != nil {
+				inst[k] = v
+			}
 		}
+	}
+	if doc.HasBody && t.declared["body"] {
 		// The body stays in the repository until served: only its
 		// presence is checked.
 		inst["body"] = "(Markdown body)"
@@ -208,7 +220,7 @@ func (t *Type) Apply(data map[string]any) (out map[string]any, changed bool) {
 		out[k] = v
 	}
 	for _, f := range t.defaults {
-		if _, ok := data[f.Name]; !ok && !isBuiltin(f.Name, t.Kind == KindPages) {
+		if v, ok := data[f.Name]; (!ok || v == nil) && !isBuiltin(f.Name, t.Kind == KindPages) {
 			set(f.Name, f.Default)
 		}
 	}
@@ -242,3 +254,52 @@ var itoa = strconv.Itoa
 // Fills tells whether Apply may change an item's data: the type has
 // defaults or date fields.
 func (t *Type) Fills() bool { return t != nil && (len(t.defaults) > 0 || len(t.dates) > 0) }
+
+// Unique lists the top-level fields declared unique: no two documents of
+// the type may have the same value (checked across documents, by the
+// engine).
+func (t *Type) Unique() []string {
+	if t == nil {
+		return nil
+	}
+	return t.unique
+}
+
+func (t *Type) findUnique() []string {
+	var out []string
+	for _, f := range t.Fields {
+		if f.Unique {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// References lists the top-level reference fields (single or lists of
+// references) with the types they may name; the engine checks that a
+// bare slug names an item of one of them.
+func (t *Type) References() map[string][]string {
+	if t == nil {
+		return nil
+	}
+	return t.refs
+}
+
+func (t *Type) findReferences() map[string][]string {
+	var out map[string][]string
+	set := func(k string, v []string) {
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[k] = v
+	}
+	for _, f := range t.Fields {
+		switch {
+		case f.Kind == "reference":
+			set(f.Name, f.To)
+		case (f.Kind == "list" || f.Kind == "oneOrList") && f.Of != nil && f.Of.Kind == "reference":
+			set(f.Name, f.Of.To)
+		}
+	}
+	return out
+}

@@ -2,15 +2,12 @@
 // that the confirm step registers only objects this service allowed, once,
 // before they expire, and as they were declared.
 //
-// A Store keeps its grants in one of two places:
-//
-//   - a YAML file (Config.Path) that is replaced atomically on every change,
-//     so pending grants survive a restart; one process owns the file, and a
-//     claim is held in its memory;
-//   - a media.StateStore (Config.State), one object per grant, so that every
-//     box sharing the bucket shares the grants: a grant given on one box can
-//     be confirmed on any other, and a claim is a lease written into the
-//     grant's object with a compare-and-swap (see state.go).
+// A Store keeps its grants in a media.StateStore (Config.State: the
+// bucket's state area, or a directory on local disk), one object per
+// grant, so that every box sharing the store shares the grants: a grant
+// given on one box can be confirmed on any other, and a claim is a lease
+// written into the grant's object with a compare-and-swap (see state.go).
+// A grants file of earlier releases is copied in by Migrate.
 package grant
 
 import (
@@ -59,12 +56,9 @@ const (
 	DefaultLease      = 2 * time.Minute
 )
 
-// Config configures a Store. Exactly one of Path and State is set.
+// Config configures a Store.
 type Config struct {
-	// Path is the grants file, e.g. "<media root>/.grants.yaml". Its
-	// directory must exist.
-	Path string
-	// State is the bucket's state area; the grants are objects
+	// State is where the grants live (required); the grants are objects
 	// "grants/<hex SHA-256 of FullKey>.yaml" in it.
 	State media.StateStore
 	// Retain is how long a grant is remembered past its expiry (or a
@@ -83,39 +77,24 @@ type Config struct {
 	// another box may take it over (the claiming box may have died
 	// mid-confirm). It must outlast a confirm (reading back and sniffing
 	// the object, making derivatives); boxes' clocks must agree to well
-	// within it. 0 means DefaultLease. The file store holds claims in
-	// memory and ignores it.
+	// within it. 0 means DefaultLease.
 	Lease time.Duration
 	Now   func() time.Time
 }
 
 // Store is the set of grants. It is safe for concurrent use. Several
-// Stores (on several boxes) may share one Config.State; a Config.Path
-// belongs to one Store.
+// Stores (on several boxes) may share one Config.State.
 type Store struct {
-	b backend
+	b *stateStore
 }
 
-// backend is where a Store keeps its grants: file or state.
-type backend interface {
-	add(ctx context.Context, g Grant) error
-	pending(ctx context.Context, fullKey string) (bool, error)
-	unconfirmed(ctx context.Context) ([]Grant, error)
-	lookup(ctx context.Context, fullKey string) (Grant, bool, error)
-	claim(ctx context.Context, fullKey string) (Grant, error)
-	release(ctx context.Context, fullKey string) error
-	take(ctx context.Context, fullKey string) error
-	prune(ctx context.Context) error
-}
-
-// Open opens the grants of cfg and drops those past retention. A grants
-// file that is missing is an empty store; one that does not parse is an
-// error: it is only ever replaced whole, so a bad one was edited by hand
-// and should be looked at rather than silently forgotten. The same goes
-// for a grant object of the state store.
+// Open opens the grants of cfg and drops those past retention. A grant
+// object that does not parse is an error: objects are only ever replaced
+// whole, so a bad one was edited by hand and should be looked at rather
+// than silently forgotten.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
-	if (cfg.Path == "") == (cfg.State == nil) {
-		return nil, errors.New("grant: set exactly one of a path and a state store")
+	if cfg.State == nil {
+		return nil, errors.New("grant: no state store")
 	}
 	if cfg.Retain == 0 {
 		cfg.Retain = DefaultRetain
@@ -132,13 +111,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	var b backend
-	var err error
-	if cfg.Path != "" {
-		b, err = openFile(cfg)
-	} else {
-		b, err = openState(ctx, cfg)
-	}
+	b, err := openState(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -177,10 +150,9 @@ func (s *Store) Lookup(ctx context.Context, fullKey string) (Grant, bool, error)
 
 // Claim checks out the grant of fullKey for one confirm: until Take or
 // Release, other Claims get ErrBusy. It fails with ErrNotGranted,
-// ErrConfirmed, ErrBusy or ErrExpired. A file store's claim is in memory
-// only: after a crash mid-confirm the grant is pending again. A state
-// store's claim is a lease of Config.Lease: after a crash mid-confirm the
-// grant is pending again once the lease ran out.
+// ErrConfirmed, ErrBusy or ErrExpired. A claim is a lease of
+// Config.Lease: after a crash mid-confirm the grant is pending again once
+// the lease ran out.
 func (s *Store) Claim(ctx context.Context, fullKey string) (Grant, error) {
 	return s.b.claim(ctx, fullKey)
 }
@@ -200,9 +172,8 @@ func (s *Store) Take(ctx context.Context, fullKey string) error {
 	return s.b.take(ctx, fullKey)
 }
 
-// Prune forgets the grants past expiry plus retention. Open prunes; a
-// file store also prunes on every Add. A state store shared by long-running
-// boxes needs a periodic Prune (every few minutes, on one or all writer
+// Prune forgets the grants past expiry plus retention. Open prunes. A
+// store shared by long-running boxes needs a periodic Prune (every few minutes, on one or all writer
 // boxes: concurrent Prunes are harmless).
 func (s *Store) Prune(ctx context.Context) error {
 	return s.b.prune(ctx)

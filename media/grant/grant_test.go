@@ -4,13 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/media/local"
 	"github.com/folio-cms/folio/media/s3/s3test"
 )
 
@@ -27,10 +27,11 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// env is where the Stores of one test keep their grants: a file, or the
-// state area of a bucket on a real S3 server.
+// env is where the Stores of one test keep their grants: a state
+// directory on local disk, or the state area of a bucket on a real S3
+// server.
 type env struct {
-	path  string
+	dir   string // the local state's directory
 	state media.StateStore
 	srv   *s3test.Server
 	clock *clock
@@ -38,8 +39,15 @@ type env struct {
 
 func newClock() *clock { return &clock{t: time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)} }
 
-func newFileEnv(t *testing.T) *env {
-	return &env{path: filepath.Join(t.TempDir(), ".grants.yaml"), clock: newClock()}
+func newLocalEnv(t *testing.T) *env {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := local.OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &env{dir: dir, state: st, clock: newClock()}
 }
 
 // newStateEnv makes a bucket on srv; requests to a stopped server fail
@@ -52,12 +60,12 @@ func newStateEnv(t *testing.T, srv *s3test.Server) *env {
 	return &env{state: state, srv: srv, clock: newClock()}
 }
 
-// eachBackend runs fn for the file store and for the state store; a
-// subtest of fn gets a fresh env from newEnv. The state stores of one
+// eachBackend runs fn for a local state store and for one in a bucket; a
+// subtest of fn gets a fresh env from newEnv. The bucket stores of one
 // test share one S3 server, a bucket each.
 func eachBackend(t *testing.T, fn func(t *testing.T, newEnv func(*testing.T) *env)) {
-	t.Run("file", func(t *testing.T) { fn(t, newFileEnv) })
-	t.Run("state", func(t *testing.T) {
+	t.Run("local", func(t *testing.T) { fn(t, newLocalEnv) })
+	t.Run("s3", func(t *testing.T) {
 		srv := s3test.NewServer(t)
 		fn(t, func(t *testing.T) *env { return newStateEnv(t, srv) })
 	})
@@ -65,7 +73,7 @@ func eachBackend(t *testing.T, fn func(t *testing.T, newEnv func(*testing.T) *en
 
 // config is the configuration of a Store on e.
 func (e *env) config(mod ...func(*grant.Config)) grant.Config {
-	cfg := grant.Config{Path: e.path, State: e.state, Now: e.clock.Now}
+	cfg := grant.Config{State: e.state, Now: e.clock.Now}
 	for _, m := range mod {
 		m(&cfg)
 	}
@@ -328,10 +336,12 @@ func TestStore_Add(t *testing.T) {
 		})
 	})
 
-	t.Run("UnwritableFile", func(t *testing.T) {
-		e := newFileEnv(t)
-		e.path = filepath.Join(t.TempDir(), "gone", ".grants.yaml")
+	t.Run("Unwritable", func(t *testing.T) {
+		e := newLocalEnv(t)
 		s := e.open(t)
+		if err := os.RemoveAll(e.dir); err != nil {
+			t.Fatal(err)
+		}
 		g := e.grant("a.png", time.Minute)
 		if err := s.Add(t.Context(), g); err == nil {
 			t.Fatal("Add succeeded without persisting")
@@ -408,15 +418,8 @@ func TestOpen(t *testing.T) {
 			if !lookup(t, s, fresh.FullKey) {
 				t.Error("pending grant pruned")
 			}
-			if e.path == "" {
-				return
-			}
-			b, err := os.ReadFile(e.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(string(b), "old.png") {
-				t.Errorf("pruned grant still in the file:\n%s", b)
+			if _, _, err := e.state.Get(t.Context(), grant.ObjectKey(old.FullKey)); !errors.Is(err, media.ErrNotExist) {
+				t.Errorf("pruned grant's object: %v", err)
 			}
 		})
 
@@ -446,45 +449,7 @@ func TestOpen(t *testing.T) {
 			if lookup(t, s, "site/2026/03/a.png") {
 				t.Error("grant in an empty store")
 			}
-			if e.path == "" {
-				return
-			}
-			if _, err := os.Stat(e.path); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("Open of a missing file wrote one: %v", err)
-			}
 		})
-	})
-
-	t.Run("ClaimIsNotPersisted", func(t *testing.T) {
-		// A crash mid-confirm leaves the grant usable.
-		e := newFileEnv(t)
-		s := e.open(t)
-		g := e.grant("a.png", time.Minute)
-		mustAdd(t, s, g)
-		if _, err := s.Claim(t.Context(), g.FullKey); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.open(t).Claim(t.Context(), g.FullKey); err != nil {
-			t.Errorf("after restart: %v", err)
-		}
-	})
-
-	t.Run("Corrupt", func(t *testing.T) {
-		for name, body := range map[string]string{
-			"yaml":     "grants: [\n",
-			"type":     "grants: 7\n",
-			"emptyKey": "grants:\n  - filename: a.png\n",
-		} {
-			t.Run(name, func(t *testing.T) {
-				e := newFileEnv(t)
-				if err := os.WriteFile(e.path, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := grant.Open(t.Context(), e.config()); err == nil {
-					t.Error("corrupt grants file accepted")
-				}
-			})
-		}
 	})
 
 	t.Run("CorruptObject", func(t *testing.T) {
@@ -506,34 +471,9 @@ func TestOpen(t *testing.T) {
 		}
 	})
 
-	t.Run("PathXorState", func(t *testing.T) {
+	t.Run("StateRequired", func(t *testing.T) {
 		if _, err := grant.Open(t.Context(), grant.Config{}); err == nil {
-			t.Error("neither path nor state accepted")
-		}
-		e := newStateEnv(t, s3test.NewServer(t))
-		e.path = filepath.Join(t.TempDir(), ".grants.yaml")
-		if _, err := grant.Open(t.Context(), e.config()); err == nil {
-			t.Error("both path and state accepted")
-		}
-	})
-
-	t.Run("NoTempFilesLeft", func(t *testing.T) {
-		e := newFileEnv(t)
-		s := e.open(t)
-		mustAdd(t, s, e.grant("a.png", time.Minute))
-		if err := s.Take(t.Context(), "site/2026/03/a.png"); err != nil {
-			t.Fatal(err)
-		}
-		ents, err := os.ReadDir(filepath.Dir(e.path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ents) != 1 || ents[0].Name() != ".grants.yaml" {
-			var names []string
-			for _, d := range ents {
-				names = append(names, d.Name())
-			}
-			t.Errorf("directory holds %v", names)
+			t.Error("no state store accepted")
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/folio-cms/folio/media"
 )
 
@@ -14,7 +16,7 @@ import (
 const MigratedSuffix = ".migrated"
 
 // Migrate copies every grant of the grants file at path into state, for a
-// service that moves from a file store to a state store, and returns how
+// service whose grants an earlier release kept in a file, and returns how
 // many it created. A grant whose object exists already is left alone, so
 // that a Migrate cut short can be run again, and a grant another box gave
 // meanwhile is not overwritten. Then the file is renamed to
@@ -47,4 +49,30 @@ func Migrate(ctx context.Context, path string, state media.StateStore) (n int, e
 		return n, fmt.Errorf("grant: migrate: %w", err)
 	}
 	return n, nil
+}
+
+// file is a grants file as releases before the state store wrote it.
+type file struct {
+	Grants []*Grant `yaml:"grants"`
+}
+
+// readFile reads the grants of a grants file; a missing file has none.
+func readFile(path string) ([]*Grant, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("grant: %w", err)
+	}
+	var f file
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("grant: %s: %w", path, err)
+	}
+	for _, g := range f.Grants {
+		if g == nil || g.FullKey == "" || g.Key == "" {
+			return nil, fmt.Errorf("grant: %s: a grant without a key", path)
+		}
+	}
+	return f.Grants, nil
 }

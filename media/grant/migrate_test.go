@@ -9,22 +9,31 @@ import (
 
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/s3/s3test"
+	"go.yaml.in/yaml/v3"
 )
 
-// TestMigrate moves a grants file written by the file store into a state
+// writeGrantsFile writes grants as the file store of earlier releases
+// did: one YAML document, a list under "grants".
+func writeGrantsFile(t *testing.T, path string, grants ...grant.Grant) {
+	t.Helper()
+	data, err := yaml.Marshal(map[string][]grant.Grant{"grants": grants})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrate moves a grants file of an earlier release into a state
 // store: every grant is there afterwards, as it was, the file is kept
 // under another name, and migrating again changes nothing.
 func TestMigrate(t *testing.T) {
 	e := newStateEnv(t, s3test.NewServer(t))
 	path := filepath.Join(t.TempDir(), ".grants.yaml")
-	fs := (&env{path: path, clock: e.clock}).open(t)
 	pending, taken, other := e.grant("a.png", time.Minute), e.grant("b.png", time.Minute), e.grant("c.png", time.Minute)
-	for _, g := range []grant.Grant{pending, taken, other} {
-		mustAdd(t, fs, g)
-	}
-	if err := fs.Take(t.Context(), taken.FullKey); err != nil {
-		t.Fatal(err)
-	}
+	taken.ConfirmedAt = e.clock.Now()
+	writeGrantsFile(t, path, pending, taken, other)
 	// A box on the state store already gave c.png, differently: it stays.
 	theirs := other
 	theirs.Size = 7
@@ -77,14 +86,20 @@ func TestMigrate(t *testing.T) {
 
 func TestMigrate_Corrupt(t *testing.T) {
 	e := newStateEnv(t, s3test.NewServer(t))
-	path := filepath.Join(t.TempDir(), ".grants.yaml")
-	if err := os.WriteFile(path, []byte("grants: [\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := grant.Migrate(t.Context(), path, e.state); err == nil {
-		t.Error("corrupt grants file migrated")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Errorf("corrupt grants file moved: %v", err)
+	for name, body := range map[string]string{
+		"yaml":     "grants: [\n",
+		"type":     "grants: 7\n",
+		"emptyKey": "grants:\n  - filename: a.png\n",
+	} {
+		path := filepath.Join(t.TempDir(), ".grants.yaml")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := grant.Migrate(t.Context(), path, e.state); err == nil {
+			t.Errorf("corrupt grants file (%s) migrated", name)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("corrupt grants file (%s) moved: %v", name, err)
+		}
 	}
 }

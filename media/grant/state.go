@@ -75,7 +75,7 @@ type stateStore struct {
 
 	mu sync.Mutex
 	// held is the token of each claim this Store holds, by FullKey: the
-	// claims of a Store, not of one request, as with the file store.
+	// claims of a Store, not of one request.
 	held map[string]string
 	// seen is every grant object as this Store last read or wrote it, by
 	// object key: it counts pending grants for MaxPending, and spares a

@@ -106,12 +106,16 @@ $("key-forget").addEventListener("click", () => lock(""));
 function showTab(name) {
   $("library").hidden = name !== "library";
   $("status").hidden = name !== "status";
+  $("content-tab").hidden = name !== "content";
   $("tab-library").setAttribute("aria-pressed", String(name === "library"));
   $("tab-status").setAttribute("aria-pressed", String(name === "status"));
+  $("tab-content").setAttribute("aria-pressed", String(name === "content"));
+  if (name === "content") document.dispatchEvent(new CustomEvent("folio:content-tab"));
   if (name === "status") loadStatus();
 }
 $("tab-library").addEventListener("click", () => showTab("library"));
 $("tab-status").addEventListener("click", () => showTab("status"));
+$("tab-content").addEventListener("click", () => showTab("content"));
 
 // --- folders ---------------------------------------------------------------
 

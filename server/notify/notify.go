@@ -27,6 +27,8 @@ import (
 const (
 	Content = "content"
 	Media   = "media"
+	// Schedule: a scheduled publish or expiry took effect.
+	Schedule = "schedule"
 )
 
 // SignatureHeader carries "sha256=<hex HMAC-SHA256 of the body>" when a
@@ -35,7 +37,11 @@ const SignatureHeader = "X-Folio-Signature"
 
 // Event is the JSON body of one notification.
 type Event struct {
-	Event  string   `json:"event"`  // "content" or "media"
+	// ID is the same on every box for the same change (content: the
+	// commit; schedule: the commit and the instant), so that a receiver
+	// fed by several boxes acts once; "" for media.
+	ID     string   `json:"id,omitempty"`
+	Event  string   `json:"event"`  // "content", "schedule" or "media"
 	Commit string   `json:"commit"` // the published commit after a content swap; "" for media
 	Keys   []string `json:"keys"`   // the surrogate keys that changed, sorted
 	At     string   `json:"at"`     // RFC 3339, when the change happened
@@ -77,9 +83,9 @@ type Notifier struct {
 }
 
 type pending struct {
-	event, commit string
-	at            time.Time
-	keys          func() []string
+	event, commit, id string
+	at                time.Time
+	keys              func() []string
 }
 
 // maxPending bounds the changes whose keys are not computed yet.
@@ -169,9 +175,41 @@ func (n *Notifier) SendFunc(event, commit string, keys func() []string) {
 		n.log.Warn("notify: too many changes waiting, dropping the oldest", "event", n.pending[0].event, "commit", n.pending[0].commit)
 		n.pending = n.pending[1:]
 	}
-	n.pending = append(n.pending, pending{event: event, commit: commit, at: n.cfg.Now(), keys: keys})
+	id := ""
+	if event == Content && commit != "" {
+		id = EventID(event, commit, time.Time{})
+	}
+	n.pending = append(n.pending, pending{event: event, commit: commit, id: id, at: n.cfg.Now(), keys: keys})
 	n.mu.Unlock()
 	signal(n.wake)
+}
+
+// SendScheduled queues the event of a scheduled change of commit that took
+// effect at instant at; its id derives from both, so every box sends the
+// same one.
+func (n *Notifier) SendScheduled(commit string, at time.Time, keys []string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	if len(n.pending) >= maxPending {
+		n.pending = n.pending[1:]
+	}
+	n.pending = append(n.pending, pending{event: Schedule, commit: commit, id: EventID(Schedule, commit, at), at: at,
+		keys: func() []string { return keys }})
+	n.mu.Unlock()
+	signal(n.wake)
+}
+
+// EventID is the id of an event: the first 16 bytes of SHA-256 over its
+// kind, commit and (for scheduled changes) instant in RFC 3339, in hex.
+func EventID(event, commit string, at time.Time) string {
+	h := sha256.New()
+	h.Write([]byte(event + "\x00" + commit))
+	if !at.IsZero() {
+		h.Write([]byte("\x00" + at.UTC().Format(time.RFC3339Nano)))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 func signal(c chan struct{}) {
@@ -201,7 +239,7 @@ func (n *Notifier) intakeLoop(ctx context.Context) {
 			if len(keys) == 0 {
 				continue
 			}
-			ev := Event{Event: p.event, Commit: p.commit, Keys: keys, At: p.at.UTC().Format(time.RFC3339)}
+			ev := Event{ID: p.id, Event: p.event, Commit: p.commit, Keys: keys, At: p.at.UTC().Format(time.RFC3339)}
 			for _, t := range n.targets {
 				t.push(ev, n.cfg.QueueSize, n.log)
 			}

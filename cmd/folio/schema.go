@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/engine"
+)
+
+// runSchema is `folio schema infer`: it prints a content model (a
+// folio.yaml types:, pages: and globals: block) inferred from the
+// documents of a site, committed (--site) or on disk (--worktree).
+func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "infer" {
+		fmt.Fprint(stderr, "usage: folio schema infer --site PATH_OR_URL [--branch NAME] | --worktree DIR\n")
+		return exitError(2)
+	}
+	fs := flag.NewFlagSet("schema infer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	site := fs.String("site", "", "the content repository: a local path or a remote URL")
+	worktree := fs.String("worktree", "", "infer from the files of this folder as they are on disk (instead of --site)")
+	branch := fs.String("branch", "main", "the branch to read")
+	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if (*site == "") == (*worktree == "") {
+		return fmt.Errorf("schema infer: give --site or --worktree")
+	}
+	var files []content.File
+	if *worktree != "" {
+		var err error
+		if files, err = content.ReadDir(*worktree); err != nil {
+			return err
+		}
+	} else {
+		src, err := engine.OpenSource(ctx, engine.SourceConfig{Site: *site, CacheDir: *cacheDir})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		commit, err := src.Resolve(*branch)
+		if err != nil {
+			return fmt.Errorf("schema infer: %w", err)
+		}
+		tree, err := src.Load(ctx, commit)
+		if err != nil {
+			return err
+		}
+		files = tree.Files
+	}
+	site2, _ := content.Assemble(files)
+	out, err := schema.Infer(site2, files)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, "# Inferred by folio schema infer: merge into folio.yaml (keep each type's other options).\n")
+	_, err = stdout.Write(out)
+	return err
+}

@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/cache"
+
+	"github.com/folio-cms/folio/engine/history"
+)
+
+// ErrHistoryPending is returned while the history index has not reached the
+// served commit yet (its first build after a start, or a rebuild after a
+// force push).
+var ErrHistoryPending = errors.New("history index is being built")
+
+// historyWait is how long a history request waits for the index to reach
+// the served commit before it is told to come back.
+const historyWait = 2 * time.Second
+
+// historyCacheSize is the object cache of one index update.
+const historyCacheSize = 32 << 20
+
+// historyFollower keeps the history index at the published commit, in the
+// background: start-up and reloads never wait for it.
+type historyFollower struct {
+	ix   *history.Index
+	wake chan struct{}
+
+	mu      sync.Mutex
+	target  string        // the commit to reach
+	err     error         // the last update's failure
+	reached chan struct{} // closed and replaced after each update
+	wg      sync.WaitGroup
+}
+
+func newHistoryFollower(relevant func(string) bool) *historyFollower {
+	return &historyFollower{ix: history.New(relevant), wake: make(chan struct{}, 1), reached: make(chan struct{})}
+}
+
+// follow asks the follower to bring the index to commit.
+func (h *historyFollower) follow(commit string) {
+	h.mu.Lock()
+	h.target = commit
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run updates the index whenever follow is called, until closing.
+func (e *Engine) runHistory(closing <-chan struct{}) {
+	h := e.history
+	defer h.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-closing
+		cancel()
+	}()
+	for {
+		select {
+		case <-closing:
+			return
+		case <-h.wake:
+		}
+		h.mu.Lock()
+		target := h.target
+		h.mu.Unlock()
+		start := time.Now()
+		st := openObjectStorage(e.src.GitDir(), cache.NewObjectLRU(historyCacheSize))
+		err := h.ix.Update(ctx, st, target)
+		st.Close()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			e.cfg.Logger.Error("history index", "commit", target, "err", err)
+		} else {
+			e.cfg.Logger.Debug("history index updated", "commit", target, "commits", h.ix.Commits(), "took", time.Since(start).Round(time.Millisecond))
+		}
+		h.mu.Lock()
+		h.err = err
+		close(h.reached)
+		h.reached = make(chan struct{})
+		h.mu.Unlock()
+	}
+}
+
+// History returns the commits that changed the file of a document of the
+// published branch (path as in content.Meta.Path), newest first, following
+// renames; total counts them all. It waits a little for the index to reach
+// the served commit, then returns ErrHistoryPending.
+func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([]history.Entry, int, error) {
+	h := e.history
+	timer := time.NewTimer(historyWait)
+	defer timer.Stop()
+	for {
+		h.mu.Lock()
+		reached := h.reached
+		h.mu.Unlock()
+		if h.ix.Head() == e.published.Load().Commit {
+			entries, total, _ := h.ix.Log(path, limit, offset)
+			return entries, total, nil
+		}
+		select {
+		case <-reached:
+		case <-timer.C:
+			return nil, 0, ErrHistoryPending
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		}
+	}
+}
+
+// HistoryStats describes the history index.
+type HistoryStats struct {
+	Commit  string `json:"commit"`  // the commit reached; "" while the first build runs
+	Commits int    `json:"commits"` // commits indexed
+}
+
+// HistoryStats reports the history index.
+func (e *Engine) HistoryStats() HistoryStats {
+	return HistoryStats{Commit: e.history.ix.Head(), Commits: e.history.ix.Commits()}
+}
+
+// Changes lists the content files that differ between commit since (a full
+// or short commit hash, or a branch or tag) and the published commit.
+func (e *Engine) Changes(ctx context.Context, since string) (Ref, []history.FileChange, error) {
+	ref, err := e.ResolveRef(ctx, since)
+	if err != nil {
+		return Ref{}, nil, err
+	}
+	st := openObjectStorage(e.src.GitDir(), cache.NewObjectLRU(historyCacheSize))
+	defer st.Close()
+	chs, err := e.history.ix.Between(ctx, st, ref.Commit, e.published.Load().Commit)
+	return ref, chs, err
+}
+
+// DocChange is one content file that differs between two commits, with
+// the document it holds (in the newer commit, or the older one for a
+// deleted file) and that document's surrogate keys.
+type DocChange struct {
+	Change history.Kind `json:"change"`
+	Path   string       `json:"path"`
+	From   string       `json:"from,omitempty"`
+	Kind   string       `json:"kind,omitempty"` // page, item or globals; "" for another file (folio.yaml, a broken file)
+	Type   string       `json:"type,omitempty"`
+	Slug   string       `json:"slug,omitempty"`
+	ID     string       `json:"id,omitempty"`
+	Keys   []string     `json:"keys"`
+}
+
+// ChangeSet is what changed between a commit and the published one.
+type ChangeSet struct {
+	Since  string      `json:"since"`
+	Commit string      `json:"commit"`
+	Items  []DocChange `json:"items"`
+	// Keys are every surrogate key whose responses differ (ChangedKeys):
+	// a front end revalidates exactly these.
+	Keys []string `json:"keys"`
+}
+
+// ChangesSince lists the content files that differ between since (a
+// commit, branch or tag) and the published commit, with their documents
+// and surrogate keys. When every changed file is a document that the
+// published snapshot holds (added or modified), that is all it reads; a
+// deletion, a rename or another file (folio.yaml) builds the snapshot of
+// since too, to name what went and every response the change touched
+// (ChangedKeys).
+func (e *Engine) ChangesSince(ctx context.Context, since string) (ChangeSet, error) {
+	pub := e.published.Load()
+	ref, files, err := e.Changes(ctx, since)
+	if err != nil {
+		return ChangeSet{}, err
+	}
+	cs := ChangeSet{Since: ref.Commit, Commit: pub.Commit, Items: []DocChange{}, Keys: []string{}}
+	if ref.Commit == pub.Commit {
+		return cs, nil
+	}
+	newDocs := docsByPath(pub)
+	simple := true
+	for _, f := range files {
+		if _, ok := newDocs[f.Path]; !ok || f.Kind == history.Deleted || f.Kind == history.Renamed {
+			simple = false
+			break
+		}
+	}
+	var oldDocs map[string]docRef
+	keys := map[string]bool{}
+	if !simple {
+		old, err := e.RefSnapshot(ctx, ref)
+		if err != nil {
+			return ChangeSet{}, err
+		}
+		oldDocs = docsByPath(old)
+		for _, k := range ChangedKeys(old, pub) {
+			keys[k] = true
+		}
+	}
+	for _, f := range files {
+		dc := DocChange{Change: f.Kind, Path: f.Path, From: f.From, Keys: []string{}}
+		d, ok := newDocs[f.Path]
+		if !ok {
+			d, ok = oldDocs[cmpOr(f.From, f.Path)]
+		}
+		if ok {
+			dc.Kind, dc.Type, dc.Slug, dc.ID, dc.Keys = d.kind, d.typ, d.slug, d.id, d.keys
+			for _, k := range d.keys {
+				keys[k] = true
+			}
+		}
+		cs.Items = append(cs.Items, dc)
+	}
+	for k := range keys {
+		cs.Keys = append(cs.Keys, k)
+	}
+	slices.Sort(cs.Keys)
+	return cs, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// docRef names the document a file holds.
+type docRef struct {
+	kind, typ, slug, id string
+	keys                []string
+}
+
+// docsByPath maps the source path of every document of a snapshot to it.
+func docsByPath(s *Snapshot) map[string]docRef {
+	m := make(map[string]docRef, len(s.pageRes)+8)
+	for _, p := range s.Site.Pages {
+		m[p.Meta.Path] = docRef{kind: "page", slug: p.Slug, id: p.ID, keys: []string{PageKey(p.ID), KeyPages}}
+	}
+	for typ, items := range s.Site.Items {
+		for _, it := range items {
+			m[it.Meta.Path] = docRef{kind: "item", typ: typ, slug: it.Slug, id: it.ID, keys: []string{ItemKey(typ, it.ID), TypeKey(typ)}}
+		}
+	}
+	if s.Site.Globals != nil {
+		for _, p := range globalsPaths {
+			m[p] = docRef{kind: "globals", keys: []string{KeyGlobals}}
+		}
+	}
+	return m
+}
+
+// globalsPaths are the files the site settings may come from (content:
+// globals.* at the root).
+var globalsPaths = []string{"globals.yaml", "globals.yml", "globals.json"}
+
+// GlobalsHistory is History for the site settings file.
+func (e *Engine) GlobalsHistory(ctx context.Context, limit, offset int) ([]history.Entry, int, error) {
+	var last error
+	for _, p := range globalsPaths {
+		entries, total, err := e.History(ctx, p, limit, offset)
+		if err != nil || total > 0 {
+			return entries, total, err
+		}
+		last = err
+	}
+	return []history.Entry{}, 0, last
+}

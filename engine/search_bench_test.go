@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/engine/search"
+)
+
+// BenchmarkContentSearch searches a generated site (FOLIO_BENCH_SITE, a
+// repository written by cmd/folio-gen, e.g. bench/out/data/site-n10000-s1/site;
+// skipped without it). It reports the time the first build of the index
+// took and the heap it holds, then times searches of words of every
+// selectivity, highlighted snippets included.
+func BenchmarkContentSearch(b *testing.B) {
+	site := os.Getenv("FOLIO_BENCH_SITE")
+	if site == "" {
+		b.Skip("FOLIO_BENCH_SITE is not set")
+	}
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Site: site, CacheDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	runtime.GC()
+	var noIndex runtime.MemStats
+	runtime.ReadMemStats(&noIndex)
+	hwmBefore := peakRSS()
+	start := time.Now()
+	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "")}
+	e.search.pub.Follow(e.published.Load().forSearch)
+	for {
+		_, err := e.Search(ctx, search.SearchQuery{Text: "trail", Limit: 1})
+		if err == nil {
+			break
+		}
+		if err != search.ErrSearchBusy {
+			b.Fatal(err)
+		}
+	}
+	built := time.Since(start)
+	hwmAfter := peakRSS()
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	words := []string{"glacier", "canyon", "summit tent", "paddle", "warranty shipping", "ultralight quilt"}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Search(ctx, search.SearchQuery{Text: words[i%len(words)], Limit: 20}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(built.Milliseconds()), "build-ms")
+	b.ReportMetric(float64(after.HeapInuse-noIndex.HeapInuse)/(1<<20), "index-MB")
+	b.ReportMetric(hwmAfter-hwmBefore, "peakRSS-growth-MB")
+}
+
+// peakRSS is the process's VmHWM in MB; 0 where /proc does not tell.
+func peakRSS() float64 {
+	st, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(v), "%f", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}

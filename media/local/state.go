@@ -1,0 +1,441 @@
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/internal/objkey"
+)
+
+var _ media.StateStore = (*State)(nil)
+
+// State is a media.StateStore in a directory on local disk, so that a
+// library on one box keeps its state exactly as boxes sharing a bucket
+// do: one object a file at <dir>/<key>.
+//
+//   - Create writes a temporary file, syncs it, and hard-links it to its
+//     key: link(2) fails when the key exists, so create-if-absent holds
+//     against other processes too, with no lock.
+//   - Replace and Delete hold the key's lock (a mutex within the process,
+//     flock(2) on a lock file across processes; keys share 256 locks by
+//     hash), compare the tag, and rename the synced temporary file over
+//     the key.
+//   - Every change syncs the key's directory (and the parents of the
+//     directories it creates), so what a call reported survives a crash.
+//
+// A tag is the file's inode, modification time and size, so that a
+// listing gives tags with one stat per object and no read. Every write
+// sets the modification time from a nanosecond clock that never repeats
+// within the State, so a file that reuses a freed inode still has a new
+// tag; the file system must keep nanosecond times (ext4, XFS, Btrfs,
+// tmpfs, APFS). Two processes on one directory could only repeat a tag by
+// writing one key with the same size, inode and nanosecond.
+// Names beginning with "." under dir (.tmp, .locks) are the store's own.
+type State struct {
+	dir   string
+	root  *os.Root
+	locks [lockStripes]stripe
+	// lastStamp is the last modification time uniqueNow gave, in Unix
+	// nanoseconds.
+	lastStamp atomic.Int64
+}
+
+const lockStripes = 256
+
+type stripe struct {
+	mu sync.Mutex
+	f  *os.File // the lock file, opened on first use
+}
+
+const (
+	stateTmp   = ".tmp"
+	stateLocks = ".locks"
+)
+
+// OpenState opens (creating it if needed) the state directory dir.
+func OpenState(dir string) (*State, error) {
+	if dir == "" {
+		return nil, errors.New("local state: empty directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("local state: %w", err)
+	}
+	for _, d := range []string{abs, filepath.Join(abs, stateTmp), filepath.Join(abs, stateLocks)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("local state: %w", err)
+		}
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("local state: %w", err)
+	}
+	st := &State{dir: abs, root: r}
+	// Temporary files of writes a crash interrupted.
+	if ents, err := fs.ReadDir(r.FS(), stateTmp); err == nil {
+		for _, e := range ents {
+			r.Remove(stateTmp + "/" + e.Name())
+		}
+	}
+	return st, nil
+}
+
+// Dir is the state directory.
+func (st *State) Dir() string { return st.dir }
+
+// Close releases the directory and the lock files.
+func (st *State) Close() error {
+	for i := range st.locks {
+		s := &st.locks[i]
+		s.mu.Lock()
+		if s.f != nil {
+			s.f.Close()
+			s.f = nil
+		}
+		s.mu.Unlock()
+	}
+	return st.root.Close()
+}
+
+// checkKey refuses what objkey refuses: absolute, dot or dotfile segments
+// (which keeps the store's own files out of the key space), and the rest.
+func checkKey(op, key string) error {
+	if err := objkey.Check(key); err != nil {
+		return fmt.Errorf("local state: %s: %w", op, err)
+	}
+	return nil
+}
+
+func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
+	if err := checkKey("get", key); err != nil {
+		return nil, "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	f, err := st.root.Open(filepath.FromSlash(key))
+	if err != nil {
+		return nil, "", st.wrap("get", key, err)
+	}
+	defer f.Close()
+	// The tag and the bytes come from one open file: a rename over the
+	// key meanwhile does not change them.
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, "", st.wrap("get", key, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("local state: get %q: %w", key, media.ErrNotExist)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, "", st.wrap("get", key, err)
+	}
+	return data, tagOf(fi), nil
+}
+
+func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
+	if err := checkKey("create", key); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	tmp, err := st.writeTemp(data)
+	if err != nil {
+		return "", st.wrap("create", key, err)
+	}
+	defer st.root.Remove(tmp)
+	name := filepath.FromSlash(key)
+	if err := st.mkdirDurable(filepath.Dir(name)); err != nil {
+		return "", st.wrap("create", key, err)
+	}
+	if err := st.root.Link(tmp, name); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
+		}
+		return "", st.wrap("create", key, err)
+	}
+	return st.commit("create", key, name)
+}
+
+func (st *State) Replace(ctx context.Context, key string, data []byte, etag string) (string, error) {
+	if err := checkKey("replace", key); err != nil {
+		return "", err
+	}
+	if etag == "" || etag == "*" {
+		return "", fmt.Errorf("local state: replace %q: an etag is required", key)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	tmp, err := st.writeTemp(data)
+	if err != nil {
+		return "", st.wrap("replace", key, err)
+	}
+	defer st.root.Remove(tmp)
+	name := filepath.FromSlash(key)
+	unlock, err := st.lock(key)
+	if err != nil {
+		return "", st.wrap("replace", key, err)
+	}
+	defer unlock()
+	fi, err := st.root.Lstat(name)
+	if err != nil {
+		return "", st.wrap("replace", key, err)
+	}
+	if tagOf(fi) != etag {
+		return "", fmt.Errorf("local state: replace %q: %w", key, media.ErrPrecondition)
+	}
+	if err := st.root.Rename(tmp, name); err != nil {
+		return "", st.wrap("replace", key, err)
+	}
+	return st.commit("replace", key, name)
+}
+
+func (st *State) Delete(ctx context.Context, key string) error {
+	if err := checkKey("delete", key); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name := filepath.FromSlash(key)
+	unlock, err := st.lock(key)
+	if err != nil {
+		return st.wrap("delete", key, err)
+	}
+	defer unlock()
+	if err := st.root.Remove(name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return st.wrap("delete", key, err)
+	}
+	if err := st.syncDir(filepath.Dir(name)); err != nil {
+		return st.wrap("delete", key, err)
+	}
+	return nil
+}
+
+// List walks the directories under prefix. Keys are gathered and sorted
+// before fn sees them, since a walk's order is not the keys' ("a/b" is
+// walked before "a-c", which sorts first); only the keys after startAfter
+// are stat'ed.
+func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(media.StateObject) error) error {
+	base := "."
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		base = prefix[:i]
+	}
+	var keys []string
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f, err := st.root.Open(filepath.FromSlash(dir))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ents, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			key := e.Name()
+			if dir != "." {
+				key = dir + "/" + e.Name()
+			}
+			switch {
+			case e.IsDir():
+				// Only directories that can hold keys under the prefix.
+				if strings.HasPrefix(key+"/", prefix) || strings.HasPrefix(prefix, key+"/") {
+					if err := walk(key); err != nil {
+						return err
+					}
+				}
+			case e.Type().IsRegular() && strings.HasPrefix(key, prefix) && key > startAfter:
+				keys = append(keys, key)
+			}
+		}
+		return nil
+	}
+	if err := walk(base); err != nil {
+		return st.wrap("list", prefix, err)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fi, err := st.root.Lstat(filepath.FromSlash(k))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted since the walk
+		}
+		if err != nil {
+			return st.wrap("list", prefix, err)
+		}
+		if err := fn(media.StateObject{Key: k, ETag: tagOf(fi), LastModified: fi.ModTime()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTemp writes data to a new synced file under .tmp with a fresh
+// modification time, and returns its name.
+func (st *State) writeTemp(data []byte) (name string, err error) {
+	name = stateTmp + "/" + rand.Text()
+	f, err := st.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			st.root.Remove(name)
+		}
+	}()
+	_, err = f.Write(data)
+	if err == nil {
+		// The time is set before the sync, which makes it durable with
+		// the bytes: a tag never changes across a crash.
+		t := st.uniqueNow()
+		err = st.root.Chtimes(name, t, t)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// commit makes the new entry at name durable and returns its tag.
+func (st *State) commit(op, key, name string) (string, error) {
+	if err := st.syncDir(filepath.Dir(name)); err != nil {
+		return "", st.wrap(op, key, err)
+	}
+	fi, err := st.root.Lstat(name)
+	if err != nil {
+		return "", st.wrap(op, key, err)
+	}
+	return tagOf(fi), nil
+}
+
+func (st *State) syncDir(dir string) error {
+	d, err := st.root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// mkdirDurable creates dir and its missing parents, syncing the parent of
+// each directory it creates.
+func (st *State) mkdirDurable(dir string) error {
+	if dir == "." || dir == "" {
+		return nil
+	}
+	if fi, err := st.root.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if err := st.mkdirDurable(parent); err != nil {
+		return err
+	}
+	if err := st.root.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return st.syncDir(parent)
+}
+
+// lock takes the lock of key, within the process and across processes.
+func (st *State) lock(key string) (unlock func(), err error) {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	i := h.Sum32() % lockStripes
+	s := &st.locks[i]
+	s.mu.Lock()
+	if s.f == nil {
+		f, err := st.root.OpenFile(path.Join(stateLocks, fmt.Sprintf("%02x", i)), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.f = f
+	}
+	if err := flock(s.f, syscall.LOCK_EX); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	return func() {
+		flock(s.f, syscall.LOCK_UN)
+		s.mu.Unlock()
+	}, nil
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+func (st *State) wrap(op, key string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("local state: %s %q: %w", op, key, media.ErrNotExist)
+	}
+	return fmt.Errorf("local state: %s %q: %w", op, key, err)
+}
+
+// tagOf is the tag of a state file: inode, modification time and size.
+func tagOf(fi fs.FileInfo) string {
+	var ino uint64
+	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = uint64(s.Ino)
+	}
+	return fmt.Sprintf("%x-%x-%x", ino, fi.ModTime().UnixNano(), fi.Size())
+}
+
+// uniqueNow is the current time, later than every time it gave before.
+func (st *State) uniqueNow() time.Time {
+	for {
+		last := st.lastStamp.Load()
+		now := time.Now().UnixNano()
+		if now <= last {
+			now = last + 1
+		}
+		if st.lastStamp.CompareAndSwap(last, now) {
+			return time.Unix(0, now)
+		}
+	}
+}

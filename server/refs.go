@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/folio-cms/folio/engine"
+	"github.com/julienschmidt/httprouter"
+)
+
+// refView is the view of ?ref= (a branch, tag or commit), for a key
+// holding content:preview (and content:draft with draft=true). A full
+// commit hash never changes: its responses may be kept for a year.
+func (s *Server) refView(r *http.Request, name string, draft bool) (*engine.View, string, error) {
+	if err := requireScope(r, ScopeContentPreview); err != nil {
+		return nil, "", err
+	}
+	if draft {
+		if err := requireScope(r, ScopeContentDraft); err != nil {
+			return nil, "", err
+		}
+	}
+	v, ref, err := s.viewAt(r.Context(), name, draft)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case draft:
+		return v, cacheNoStore, nil
+	case ref.Immutable():
+		return v, cachePrivateImmutable, nil
+	}
+	return v, cachePrivate, nil
+}
+
+// viewAt resolves a ref and returns its view.
+func (s *Server) viewAt(ctx context.Context, name string, draft bool) (*engine.View, engine.Ref, error) {
+	ref, err := s.engine.ResolveRef(ctx, name)
+	if err != nil {
+		return nil, engine.Ref{}, refError(name, err)
+	}
+	snap, err := s.engine.RefSnapshot(ctx, ref)
+	if err != nil {
+		return nil, engine.Ref{}, err
+	}
+	return snap.View(draft, s.now()), ref, nil
+}
+
+// refError maps the engine's ref errors to the contract's.
+func refError(name string, err error) error {
+	var amb *engine.AmbiguousRefError
+	switch {
+	case errors.Is(err, engine.ErrBadRef):
+		return badRequest("ref: not a branch, tag or commit name (at most 255 characters, no '..', spaces, control characters or any of ~^:?*[\\)")
+	case errors.As(err, &amb):
+		return badRequest("ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
+	case errors.Is(err, engine.ErrRefNotFound):
+		return errorf(http.StatusNotFound, CodeRefNotFound, "no branch, tag or commit %q is served", clip(name, 80))
+	}
+	return err
+}
+
+// clip shortens s to at most n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// refsBody is the answer of GET /api/v1/refs.
+type refsBody struct {
+	Items []engine.Ref `json:"items"`
+	Total int          `json:"total"`
+}
+
+// listRefs lists the branches and tags that ?ref= may name.
+func (s *Server) listRefs(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	refs, err := s.engine.Refs()
+	if err != nil {
+		return err
+	}
+	if refs == nil {
+		refs = []engine.Ref{}
+	}
+	return serveJSON(w, r, refsBody{Items: refs, Total: len(refs)}, cacheNoStore, keyHdr{})
+}

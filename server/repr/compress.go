@@ -1,0 +1,172 @@
+package repr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+	"github.com/folio-cms/folio/engine"
+	"github.com/klauspost/compress/flate"
+)
+
+// Compressed encodings of a resource are made on the first request that
+// asks for them, once, and kept with the resource (so they survive a
+// reload that leaves the document unchanged). Eager compression at build
+// time would hold up the swap and hold the compressed form of every page
+// and item of a 100k-item site in memory, though most are rarely read;
+// this way the memory follows what is actually read compressed.
+
+// GzipLevel is the flate level of the kept encodings: they are made once,
+// so a better ratio is worth the extra microseconds.
+const GzipLevel = 6
+
+// BrotliQuality is the brotli quality of the kept encodings. 11 is several
+// times slower than 6 for a few percent; the first reader pays for it.
+const BrotliQuality = 6
+
+// gzipHeader is a gzip member header: no name, no time, unknown OS.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
+
+// finalBlock is an empty final stored DEFLATE block, which ends a stream
+// that so far ends byte-aligned (after a sync flush).
+var finalBlock = []byte{1, 0, 0, 0xff, 0xff}
+
+// gzTrailer is the length of a gzip trailer (CRC-32 and size).
+const gzTrailer = 8
+
+type encodings struct {
+	gzOnce sync.Once
+	gz     []byte // a whole gzip member: header, fragment, final block, trailer
+	brOnce sync.Once
+	br     []byte
+}
+
+var flatePool = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, GzipLevel)
+	return w
+}}
+
+// Deflate compresses b into raw DEFLATE blocks that end with a sync flush:
+// byte-aligned and not final, so that such fragments, and stored blocks
+// between them, can be joined into one stream (see GzipJoin).
+func Deflate(b []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(b)/3 + 64)
+	fw := flatePool.Get().(*flate.Writer)
+	fw.Reset(&buf)
+	fw.Write(b) // a bytes.Buffer does not fail
+	fw.Flush()
+	flatePool.Put(fw)
+	return buf.Bytes()
+}
+
+// GzipBody returns the gzip encoding of res's Body (made on first use, then
+// kept with it) and its ETag: Body's with "-gz" before the closing quote;
+// Body's error when it has one.
+func GzipBody(res *engine.Resource) ([]byte, string, error) {
+	body, etag, err := res.Body()
+	if err != nil {
+		return nil, "", err
+	}
+	e := &keptOf(res).enc
+	e.gzOnce.Do(func() {
+		frag := Deflate(body)
+		gz := make([]byte, 0, len(gzipHeader)+len(frag)+len(finalBlock)+gzTrailer)
+		gz = append(gz, gzipHeader...)
+		gz = append(gz, frag...)
+		gz = append(gz, finalBlock...)
+		gz = binary.LittleEndian.AppendUint32(gz, crc32.ChecksumIEEE(body))
+		gz = binary.LittleEndian.AppendUint32(gz, uint32(len(body)))
+		e.gz = gz
+	})
+	return e.gz, EncodedETag(etag, "gz"), nil
+}
+
+// Deflated returns res's Body as a DEFLATE fragment (see Deflate), the
+// part of the kept gzip encoding between its header and its final block,
+// for a list to join without compressing the item again.
+func Deflated(res *engine.Resource) ([]byte, error) {
+	gz, _, err := GzipBody(res)
+	if err != nil {
+		return nil, err
+	}
+	return gz[len(gzipHeader) : len(gz)-len(finalBlock)-gzTrailer], nil
+}
+
+// BrotliBody returns the brotli encoding of res's Body (made on first use,
+// then kept) and its ETag, Body's with "-br"; Body's error when it has
+// one.
+func BrotliBody(res *engine.Resource) ([]byte, string, error) {
+	body, etag, err := res.Body()
+	if err != nil {
+		return nil, "", err
+	}
+	e := &keptOf(res).enc
+	e.brOnce.Do(func() {
+		var buf bytes.Buffer
+		bw := brotli.NewWriterLevel(&buf, BrotliQuality)
+		bw.Write(body)
+		bw.Close()
+		e.br = bytes.Clone(buf.Bytes())
+	})
+	return e.br, EncodedETag(etag, "br"), nil
+}
+
+// EncodedETag is the ETag of a content coding of the representation whose
+// ETag is etag: `"x"` becomes `"x-gz"` (W/ kept).
+func EncodedETag(etag, coding string) string {
+	if len(etag) < 2 || etag[len(etag)-1] != '"' {
+		return etag
+	}
+	return etag[:len(etag)-1] + "-" + coding + `"`
+}
+
+// GzipJoin builds one gzip member whose decoded content is the
+// concatenation of parts, without compressing again the parts that are
+// already DEFLATE fragments: a part is either raw bytes (Deflated == nil),
+// sent as stored blocks, or a fragment from Deflate with its decoded
+// bytes. crc is the CRC-32 of the whole decoded content and size its
+// length (the caller has the identity bytes or can compute them cheaply).
+func GzipJoin(parts []GzipPart, crc uint32, size int) []byte {
+	n := len(gzipHeader) + len(finalBlock) + gzTrailer
+	for _, p := range parts {
+		if p.Deflated != nil {
+			n += len(p.Deflated)
+		} else {
+			n += len(p.Raw) + 5*(len(p.Raw)/0xffff+1)
+		}
+	}
+	out := make([]byte, 0, n)
+	out = append(out, gzipHeader...)
+	for _, p := range parts {
+		if p.Deflated != nil {
+			out = append(out, p.Deflated...)
+			continue
+		}
+		out = appendStored(out, p.Raw)
+	}
+	out = append(out, finalBlock...)
+	out = binary.LittleEndian.AppendUint32(out, crc)
+	out = binary.LittleEndian.AppendUint32(out, uint32(size))
+	return out
+}
+
+// GzipPart is one piece of GzipJoin's content.
+type GzipPart struct {
+	Raw      []byte // bytes sent as they are, in stored blocks
+	Deflated []byte // or a fragment from Deflate
+}
+
+// appendStored appends b as non-final stored DEFLATE blocks (the stream is
+// byte-aligned before and after each).
+func appendStored(out, b []byte) []byte {
+	for len(b) > 0 {
+		n := min(len(b), 0xffff)
+		out = append(out, 0, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+		out = append(out, b[:n]...)
+		b = b[n:]
+	}
+	return out
+}
