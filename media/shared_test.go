@@ -502,26 +502,28 @@ func (f *flakyState) set(down bool) { f.mu.Lock(); f.down = down; f.mu.Unlock() 
 // could not be written (make chaos: 503 SlowDown) reaches the other boxes
 // once the bucket answers again, not at the next reconcile 10 minutes on.
 func TestShared_LogAppendRetried(t *testing.T) {
-	b := newBucket(t)
-	flaky := &flakyState{StateStore: b.state}
-	w, err := media.Open(context.Background(), media.Config{
-		Root: t.TempDir(), Storage: b.store, State: flaky, PollInterval: time.Hour, MaxUploadBytes: media.DefaultMaxUploadCloud,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	ro := b.box(t, true)
-	flaky.set(true)
-	a := mustCreate(t, w, "a.png", pngBytes(t, 10, 10), "")
-	mustSync(t, ro)
-	if _, ok := ro.Get(a.ID); ok {
-		t.Fatal("the other box saw an item whose log entry was refused")
-	}
-	flaky.set(false)
-	waitFor(t, func() bool {
+	eachStore(t, func(t *testing.T, newBucket func(testing.TB) *bucket) {
+		b := newBucket(t)
+		flaky := &flakyState{StateStore: b.state}
+		w, err := media.Open(context.Background(), media.Config{
+			Root: t.TempDir(), Storage: b.store, State: flaky, PollInterval: time.Hour, MaxUploadBytes: media.DefaultMaxUploadCloud,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		ro := b.box(t, true)
+		flaky.set(true)
+		a := mustCreate(t, w, "a.png", pngBytes(t, 10, 10), "")
 		mustSync(t, ro)
-		_, ok := ro.Get(a.ID)
-		return ok
+		if _, ok := ro.Get(a.ID); ok {
+			t.Fatal("the other box saw an item whose log entry was refused")
+		}
+		flaky.set(false)
+		waitFor(t, func() bool {
+			mustSync(t, ro)
+			_, ok := ro.Get(a.ID)
+			return ok
+		})
 	})
 }
