@@ -8,6 +8,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // markdown is built once and shared: goldmark's parsers and renderers are
@@ -18,7 +19,9 @@ import (
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.GFM, extension.Footnote),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
+			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority)),
+			parser.WithParagraphTransformers(util.Prioritized(refDefGate{}, refDefGatePriority))),
 	)
 })
 
@@ -63,7 +66,8 @@ func fmFormats() []*frontmatter.Format {
 // fmOpeners are the first lines that start a front matter.
 var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 
-func parseMarkdown(data []byte) (*Doc, error) {
+// parseMarkdown reads a Markdown file; fmFast: see parseFile.
+func parseMarkdown(data []byte, fmFast bool) (*Doc, error) {
 	var fm fmCapture
 	// adrg/frontmatter copies the whole file, body included; it is given
 	// only the part up to the front matter's closing line when that is
@@ -72,7 +76,7 @@ func parseMarkdown(data []byte) (*Doc, error) {
 	// data. When it finds none in the part, the whole file is parsed.
 	var rest []byte
 	var err error
-	if end := fmEnd(data); end > 0 && fmFastPath {
+	if end := fmEnd(data); end > 0 && fmFast {
 		rest, err = frontmatter.Parse(bytes.NewReader(data[:end]), &fm, fmFormats()...)
 		if err == nil && fm.kind != 0 {
 			rest = data[end-len(rest):]
@@ -103,7 +107,7 @@ func parseMarkdown(data []byte) (*Doc, error) {
 		switch fm.kind {
 		case fmYAML:
 			lines = map[string]int{}
-			meta, err = decodeYAML(fm.src, offset, lines, false)
+			meta, err = decodeYAML(fm.src, offset, lines, true)
 		case fmTOML:
 			meta, err = decodeTOML(fm.src, offset)
 		case fmJSON:
@@ -125,9 +129,6 @@ func parseMarkdown(data []byte) (*Doc, error) {
 	doc.Body, doc.HasBody = NewMarkdown(string(rest)), true
 	return doc, nil
 }
-
-// fmFastPath is off in tests that compare with the whole-file parse.
-var fmFastPath = true
 
 // fmEnd returns the offset just past the first line that closes a front
 // matter opened by the first non-blank line with ---, +++ or ;;; (also

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/yuin/goldmark/parser"
 )
 
 // Markdown is a Markdown body that is rendered to HTML on first use, once:
@@ -131,7 +133,8 @@ func (b *markdownBody) render() (html string, err error) {
 	var buf bytes.Buffer
 	buf.Grow(len(src) + len(src)/4)
 	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
-	if err := markdown().Convert([]byte(src), &buf); err != nil {
+	// renderContext bounds the work of links (see linkGate).
+	if err := markdown().Convert([]byte(src), &buf, parser.WithContext(renderContext(len(src)))); err != nil {
 		return "", nil
 	}
 	return buf.String(), nil

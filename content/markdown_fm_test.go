@@ -32,11 +32,8 @@ func TestParse_FrontMatterFastPath(t *testing.T) {
 		"---\ntitle: x\n---\n" + "> > > deep\n",
 	}
 	for _, in := range inputs {
-		fmFastPath = true
-		fast, fastErr := Parse("a.md", []byte(in))
-		fmFastPath = false
-		slow, slowErr := Parse("a.md", []byte(in))
-		fmFastPath = true
+		fast, fastErr := parseFile("a.md", []byte(in), true)
+		slow, slowErr := parseFile("a.md", []byte(in), false)
 		if !reflect.DeepEqual(fastErr, slowErr) {
 			t.Errorf("%q: error %v, want %v", in, fastErr, slowErr)
 			continue

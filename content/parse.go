@@ -88,8 +88,13 @@ func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) }
 // The result does not depend on path beyond its extension.
 //
 // Errors are Problem values carrying path and, when known, the line.
-func Parse(p string, data []byte) (*Doc, error) {
-	doc, err := parse(strings.ToLower(path.Ext(p)), data)
+func Parse(p string, data []byte) (*Doc, error) { return parseFile(p, data, true) }
+
+// parseFile is Parse; fmFast gives the front matter parser only the part
+// of a Markdown file up to the front matter's closing line (see
+// parseMarkdown). Tests turn it off to compare with the whole-file parse.
+func parseFile(p string, data []byte, fmFast bool) (*Doc, error) {
+	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast)
 	if err != nil {
 		pr, ok := err.(Problem)
 		if !ok {
@@ -101,7 +106,7 @@ func Parse(p string, data []byte) (*Doc, error) {
 	return doc, nil
 }
 
-func parse(ext string, data []byte) (*Doc, error) {
+func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	if len(data) > MaxFileSize {
 		return nil, problemAt(0, "file is %d bytes, over the limit of %d", len(data), MaxFileSize)
 	}
@@ -118,7 +123,7 @@ func parse(ext string, data []byte) (*Doc, error) {
 	)
 	switch {
 	case isMarkdownExt(ext):
-		return parseMarkdown(data)
+		return parseMarkdown(data, fmFast)
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
 		if meta, err = decodeYAML(data, 0, lines, true); err == nil {

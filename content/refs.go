@@ -3,6 +3,7 @@ package content
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -91,10 +92,12 @@ type docRefs struct {
 	refs []foundRef
 }
 
-// foundRef is a reference and where it is: the top-level key, and the
-// string as written.
+// foundRef is a reference and where it is: the top-level key, the
+// LinePath keys of where it stands in the document (most precise first:
+// a section's value may be under data or not), and the string as written.
 type foundRef struct {
 	key, s string
+	at     []string
 	ref    Ref
 }
 
@@ -120,16 +123,20 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 		return ok
 	}
 	c.gen++
-	refsOf := func(doc any, scan func(add func(key string, v any))) []foundRef {
+	refsOf := func(doc any, scan func(add func(key string, bases [][]string, v any))) []foundRef {
 		if e := c.docs[doc]; e != nil {
 			e.gen = c.gen
 			return e.refs
 		}
 		var refs []foundRef
-		scan(func(key string, v any) {
-			walkStrings(v, func(s string) {
+		scan(func(key string, bases [][]string, v any) {
+			walkStringsAt(v, nil, func(s string, sub []string) {
 				if r, ok := ParseRef(s, isType); ok {
-					refs = append(refs, foundRef{key: key, s: s, ref: r})
+					at := make([]string, 0, len(bases))
+					for _, b := range bases {
+						at = append(at, LinePath(append(slices.Clip(b), sub...)))
+					}
+					refs = append(refs, foundRef{key: key, s: s, at: at, ref: r})
 				}
 			})
 		})
@@ -146,15 +153,16 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 		return refs
 	}
 	pageRefs := func(p *Page) []foundRef {
-		return refsOf(p, func(add func(string, any)) {
+		return refsOf(p, func(add func(string, [][]string, any)) {
 			for _, s := range p.Sections {
-				add("sections", s.Data)
+				i := strconv.Itoa(s.Order)
+				add("sections", [][]string{{"sections", i, "data"}, {"sections", i}}, s.Data)
 			}
-			add("seo", p.SEO.OGImage)
+			add("seo", [][]string{{"seo", "ogImage"}}, p.SEO.OGImage)
 		})
 	}
 	itemRefs := func(it *Item) []foundRef {
-		return refsOf(it, func(add func(string, any)) {
+		return refsOf(it, func(add func(string, [][]string, any)) {
 			keys := make([]string, 0, len(it.Data))
 			for k := range it.Data {
 				if k != "body" {
@@ -163,7 +171,7 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				add(k, it.Data[k])
+				add(k, [][]string{{k}}, it.Data[k])
 			}
 		})
 	}
@@ -179,7 +187,17 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 				}
 			}
 		}
-		out = append(out, Problem{Path: path, Line: lines[path][f.key], Message: msg})
+		ls := lines[path]
+		line := 0
+		for _, at := range f.at {
+			if line = ls[at]; line > 0 {
+				break
+			}
+		}
+		if line == 0 {
+			line = ls[f.key]
+		}
+		out = append(out, Problem{Path: path, Line: line, Message: msg})
 	}
 	check := func(path string, refs []foundRef) {
 		for _, f := range refs {
@@ -372,6 +390,23 @@ func diffSorted[T comparable](a, b []T, key func(T) string, gone, added *[]T) bo
 }
 
 // walkStrings calls fn for every string in v (maps, lists, strings).
+// walkStringsAt is walkStrings telling each string's path of keys and
+// list indexes under v.
+func walkStringsAt(v any, path []string, fn func(s string, path []string)) {
+	switch v := v.(type) {
+	case string:
+		fn(v, path)
+	case map[string]any:
+		for k, c := range v {
+			walkStringsAt(c, append(path, k), fn)
+		}
+	case []any:
+		for i, c := range v {
+			walkStringsAt(c, append(path, strconv.Itoa(i)), fn)
+		}
+	}
+}
+
 func walkStrings(v any, fn func(string)) {
 	switch v := v.(type) {
 	case string:

@@ -13,9 +13,9 @@ type Doc struct {
 	HasBody bool           // the file had a Markdown body
 	Line    int            // line where the body starts (for problems)
 	// Lines is the file line of each top-level key, when the format tells
-	// (YAML documents and YAML front matter); nil otherwise. Whole YAML
-	// documents (not front matter) also have the line of every nested key
-	// and list entry, under LinePath of its path.
+	// (YAML documents and YAML front matter); nil otherwise. They also
+	// have the line of every nested key and list entry, under LinePath of
+	// its path.
 	Lines map[string]int
 }
 

@@ -6,7 +6,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/search"
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Config configures an Engine.
@@ -505,4 +505,4 @@ func (e *Engine) Status() Status {
 }
 
 // ErrBadSort is returned for a sort that a content type does not allow.
-var ErrBadSort = errors.New("bad sort")
+var ErrBadSort error = &fault.Error{Code: fault.Invalid, Message: "bad sort"}

@@ -212,7 +212,7 @@ func (v *View) hasType(name string) bool {
 // item), or "" for any other resource: the start of ExpandBody's cycle
 // check.
 func (r *Resource) Ref() string {
-	if it, ok := r.value.(*content.Item); ok {
+	if it, ok := docValue(r.value).(*content.Item); ok {
 		return it.Type + "/" + it.Slug
 	}
 	return ""

@@ -83,6 +83,13 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 		e.b = append(e.b, 0)
 	}
 	e.varint(int64(d.Line))
+	// The lines of keys, so that problems found in a document read from
+	// the cache name the same path:line as on the first parse.
+	e.uvarint(uint64(len(d.Lines)))
+	for k, l := range d.Lines {
+		e.str(k)
+		e.varint(int64(l))
+	}
 	return nil
 }
 
@@ -290,6 +297,20 @@ func (d *cacheDecoder) doc(inBlob func(off int) content.Markdown) (*content.Doc,
 	}
 	doc.HasBody = d.byte1() == 1
 	doc.Line = int(d.varint())
+	if n := d.count(); n > 0 && d.err == nil {
+		doc.Lines = make(map[string]int, n)
+		for range n {
+			k := d.str()
+			l := d.varint()
+			if d.err != nil {
+				return nil, -1
+			}
+			doc.Lines[k] = int(l)
+		}
+	}
+	if d.err != nil {
+		return nil, -1
+	}
 	return doc, off
 }
 

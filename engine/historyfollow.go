@@ -2,20 +2,19 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/cache"
-
 	"github.com/folio-cms/folio/engine/history"
+	"github.com/folio-cms/folio/media/fault"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 )
 
 // ErrHistoryPending is returned while the history index has not reached the
 // served commit yet (its first build after a start, or a rebuild after a
 // force push).
-var ErrHistoryPending = errors.New("history index is being built")
+var ErrHistoryPending error = &fault.Error{Code: fault.HistoryBuilding, Message: "the history index is being built; retry shortly"}
 
 // historyWait is how long a history request waits for the index to reach
 // the served commit before it is told to come back.

@@ -92,7 +92,7 @@ func newKeyHeaders(keys ...string) keyHeaders {
 // item or the globals; none for a page summary (it is only served inside
 // the page list).
 func resourceKeys(v any) keyHeaders {
-	switch v := v.(type) {
+	switch v := docValue(v).(type) {
 	case *content.Page:
 		return newKeyHeaders(PageKey(v.ID))
 	case *content.Item:

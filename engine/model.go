@@ -37,13 +37,54 @@ type modelState struct {
 	model    *schema.Model           // the last model that compiled; nil: none
 	problems []content.Problem       // the model's own problems (then model is the previous one)
 
-	results map[valKey][]schema.Violation
+	results map[valKey]docResult
 	// applied are the items served in place of the assembled ones, with
 	// defaults and dates filled in, by assembled item (same model).
 	applied map[*content.Item]*content.Item
 	// typeSlices are the last served slice of each type, by the
 	// assembled slice it was made from (same model).
 	typeSlices map[string][2][]*content.Item
+}
+
+// docResult is what validating one document against one type model
+// gives: its violations, and what the cross-document checks need of it
+// (read once, so that a reload does not look into every document again).
+type docResult struct {
+	vs     []schema.Violation
+	unique []uniqueValue // values of the type's unique fields
+	bare   []bareRef     // references written as a bare slug
+}
+
+type uniqueValue struct{ field, value string }
+
+type bareRef struct {
+	field, slug string
+	to          []string
+}
+
+// crossOf reads what the cross-document checks need of a document.
+func crossOf(t *schema.Type, doc *content.Doc) (uniq []uniqueValue, bare []bareRef) {
+	for _, f := range t.Unique() {
+		if v, ok := doc.Meta[f]; ok && v != nil {
+			uniq = append(uniq, uniqueValue{f, fmt.Sprint(v)})
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(t.References())) {
+		v, ok := doc.Meta[f]
+		if !ok || v == nil {
+			continue
+		}
+		vals, isList := v.([]any)
+		if !isList {
+			vals = []any{v}
+		}
+		for _, e := range vals {
+			if s, ok := e.(string); ok && s != "" && !strings.Contains(s, "/") {
+				bare = append(bare, bareRef{f, s, t.References()[f]})
+			}
+		}
+	}
+	return uniq, bare
 }
 
 type valKey struct {
@@ -97,7 +138,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 		return
 	}
 	ms.model = m
-	ms.results = map[valKey][]schema.Violation{}
+	ms.results = map[valKey]docResult{}
 	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
 }
@@ -111,7 +152,7 @@ type docCheck struct {
 	typ  string // content type, "pages" or "globals"
 	doc  *content.Doc
 	t    *schema.Type
-	vs   []schema.Violation
+	res  docResult
 }
 
 // applyModel validates the documents of a freshly assembled site against
@@ -155,14 +196,18 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			continue
 		}
 		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}
-		if vs, ok := ms.results[valKey{f.Doc, t}]; ok {
-			c.vs = vs
+		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
+			c.res = res
 		} else {
 			todo = append(todo, len(checks))
 		}
 		checks = append(checks, c)
 	}
-	validate := func(i int) { checks[i].vs = checks[i].t.Validate(checks[i].doc) }
+	validate := func(i int) {
+		c := &checks[i]
+		c.res.vs = c.t.Validate(c.doc)
+		c.res.unique, c.res.bare = crossOf(c.t, c.doc)
+	}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelValidate && workers > 1 {
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -184,26 +229,26 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 	}
 	for _, i := range todo {
-		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].vs
+		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
 	}
 	if len(ms.results) > 2*len(checks)+1024 {
-		kept := make(map[valKey][]schema.Violation, len(checks))
+		kept := make(map[valKey]docResult, len(checks))
 		for _, c := range checks {
-			kept[valKey{c.doc, c.t}] = c.vs
+			kept[valKey{c.doc, c.t}] = c.res
 		}
 		ms.results = kept
 	}
 
 	reject := map[string]bool{} // paths of invalid documents to hold back
 	for _, c := range checks {
-		for _, v := range c.vs {
+		for _, v := range c.res.vs {
 			msg := v.String()
 			if v.Warn {
 				msg += " (warning)"
 			}
 			problems = append(problems, content.Problem{Path: c.path, Line: v.Line, Message: msg})
 		}
-		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.vs) {
+		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.vs) {
 			reject[c.path] = true
 		}
 	}
@@ -228,41 +273,22 @@ func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 	var out []content.Problem
 	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
 	for _, c := range checks {
-		for _, f := range c.t.Unique() {
-			v, ok := c.doc.Meta[f]
-			if !ok || v == nil {
-				continue
-			}
-			k := c.typ + "\x00" + f
+		for _, u := range c.res.unique {
+			k := c.typ + "\x00" + u.field
 			if seen[k] == nil {
 				seen[k] = map[string]string{}
 			}
-			val := fmt.Sprint(v)
-			if first, dup := seen[k][val]; dup {
-				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(f),
-					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", f, val, first)})
+			if first, dup := seen[k][u.value]; dup {
+				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(u.field),
+					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", u.field, u.value, first)})
 				continue
 			}
-			seen[k][val] = c.path
+			seen[k][u.value] = c.path
 		}
-		for f, to := range c.t.References() {
-			v, ok := c.doc.Meta[f]
-			if !ok || v == nil {
-				continue
-			}
-			vals, isList := v.([]any)
-			if !isList {
-				vals = []any{v}
-			}
-			for _, e := range vals {
-				s, ok := e.(string)
-				if !ok || strings.Contains(s, "/") || s == "" {
-					continue
-				}
-				if !slugExists(site, to, s) {
-					out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(f),
-						Message: fmt.Sprintf("%s: no %s has the slug %q", f, strings.Join(to, " or "), s)})
-				}
+		for _, r := range c.res.bare {
+			if !slugExists(site, r.to, r.slug) {
+				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(r.field),
+					Message: fmt.Sprintf("%s: no %s has the slug %q", r.field, strings.Join(r.to, " or "), r.slug)})
 			}
 		}
 	}

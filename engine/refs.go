@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -18,9 +18,9 @@ import (
 var (
 	// ErrRefNotFound: no branch, tag or commit of that name (or one that
 	// the served patterns exclude).
-	ErrRefNotFound = errors.New("ref not found")
+	ErrRefNotFound error = &fault.Error{Code: fault.RefNotFound, Message: "ref not found"}
 	// ErrBadRef: the name is not a well-formed ref name.
-	ErrBadRef = errors.New("malformed ref")
+	ErrBadRef error = &fault.Error{Code: fault.Invalid, Message: "malformed ref"}
 )
 
 // AmbiguousRefError is a short commit hash that more than one commit

@@ -80,6 +80,22 @@ type RefStats struct {
 	MaxBytes  int64 `json:"maxBytes"`
 }
 
+// RefCached tells whether a ref at that commit is served without a build:
+// the published or draft snapshot, or one in the ref cache.
+func (e *Engine) RefCached(commit string) bool {
+	if p := e.published.Load(); p != nil && p.Commit == commit {
+		return true
+	}
+	if d := e.draft.Load(); d != nil && d.Commit == commit {
+		return true
+	}
+	c := e.refs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[commit]
+	return ok
+}
+
 // RefStats reports the ref snapshot cache.
 func (e *Engine) RefStats() RefStats {
 	c := e.refs
@@ -275,7 +291,7 @@ func (c *refCache) remove(en *refEntry) {
 // SourcePath is the repository path of the file a page or item resource
 // was read from; "" for other resources.
 func (r *Resource) SourcePath() string {
-	switch v := r.value.(type) {
+	switch v := docValue(r.value).(type) {
 	case *content.Page:
 		return v.Meta.Path
 	case *content.Item:

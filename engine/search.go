@@ -2,19 +2,19 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"sync"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/search"
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Content search lives in engine/search; the engine feeds it the
 // snapshots it loads and asks it on behalf of a reader's view.
 
 // ErrSearchOff is returned by Search when Config.Search is off.
-var ErrSearchOff = errors.New("content search is off")
+var ErrSearchOff error = &fault.Error{Code: fault.NotFound, Message: "content search is off on this server (folio serve --search=false)"}
 
 // contentSearch holds the index of each branch: the published one from
 // the first snapshot, the draft branch's on the first draft search.
@@ -97,7 +97,7 @@ func (v *View) Shows(d any) bool {
 	switch d := d.(type) {
 	case *content.Page:
 		e, ok := v.pageBySlug[d.Slug]
-		return ok && e.full.value == any(d)
+		return ok && docValue(e.full.value) == any(d)
 	case *content.Item:
 		t, ok := v.types[d.Type]
 		if !ok {

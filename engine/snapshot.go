@@ -33,7 +33,7 @@ type Snapshot struct {
 	forSearch *search.Snapshot
 
 	published atomic.Pointer[View] // the published view, until its validUntil
-	draft     atomic.Pointer[View] // every document; never goes stale
+	draft     atomic.Pointer[View] // every document, with its status, until the next instant
 
 	// The resources of every page and item, shared by all views of the
 	// snapshot. A page or item that a reload did not change is the same
@@ -181,12 +181,13 @@ func (s *Snapshot) itemResource(typ string, it *content.Item) *Resource {
 // first time it is asked for after the next such instant: no reload needed.
 func (s *Snapshot) View(draft bool, now time.Time) *View {
 	if draft {
-		if v := s.draft.Load(); v != nil {
+		v := s.draft.Load()
+		if v != nil && v.covers(now) {
 			return v
 		}
-		v := buildView(s, true, now)
-		if s.draft.CompareAndSwap(nil, v) {
-			return v
+		nv := buildView(s, true, now)
+		if s.draft.CompareAndSwap(v, nv) {
+			return nv
 		}
 		return s.draft.Load()
 	}

@@ -2,13 +2,17 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -300,7 +304,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 				}
 				k := keys[i]
 				first := out[misses[k][0]].Path
-				doc, off, perr, err := s.readParse(st, pr, k.blob, first)
+				doc, off, perr, err := s.readParseTolerant(st, pr, k.blob, first)
 				if err != nil {
 					errOnce.Do(func() { readErr = err })
 					cancel()
@@ -340,7 +344,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 func (s *Source) reparseErr(objects cache.Object, r parseResult, p string) error {
 	st := s.openStorage(objects)
 	defer st.Close()
-	_, _, perr, err := s.readParse(st, nil, r.key.blob, p)
+	_, _, perr, err := s.readParseTolerant(st, nil, r.key.blob, p)
 	if err != nil {
 		return err
 	}
@@ -387,6 +391,34 @@ func (s *Source) readParse(st storer.EncodedObjectStorer, pr *packReader, blob p
 		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
 	}
 	return s.parseData(blob, p, data)
+}
+
+// readParseTolerant is readParse that makes a blob that cannot be decoded (a
+// corrupt or missing object: "zlib: invalid header", a truncated object)
+// a problem of its file, which is left out, rather than a failure of the
+// whole load: a fresh box with no snapshot to keep must start and serve
+// everything else. A failure to read the repository at all (an I/O error,
+// no file descriptor left, the load cancelled) still fails the load.
+func (s *Source) readParseTolerant(st storer.EncodedObjectStorer, pr *packReader, blob plumbing.Hash, p string) (doc *content.Doc, bodyOff int, perr, err error) {
+	doc, bodyOff, perr, err = s.readParse(st, pr, blob, p)
+	if err != nil && corruptObject(err) {
+		return nil, -1, content.Problem{Path: p, Message: fmt.Sprintf("the Git object of this file cannot be read (%v); the file is left out until it is repaired", err)}, nil
+	}
+	return doc, bodyOff, perr, err
+}
+
+// corruptObject tells a damaged object from a repository that cannot be
+// read now.
+func corruptObject(err error) bool {
+	var pe *fs.PathError
+	var se *os.SyscallError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &pe), errors.As(err, &se),
+		errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM):
+		return false
+	}
+	return true
 }
 
 func (s *Source) parseData(blob plumbing.Hash, p string, data []byte) (doc *content.Doc, bodyOff int, perr, err error) {

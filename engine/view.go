@@ -133,7 +133,7 @@ func (r *Resource) encode() error {
 // path is the repository path of the file the resource was made from, for
 // errors; "" when it has none.
 func (r *Resource) path() string {
-	switch v := r.value.(type) {
+	switch v := docValue(r.value).(type) {
 	case *content.Item:
 		return v.Meta.Path
 	case *content.Page:
@@ -274,15 +274,14 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		pageBySlug: make(map[string]*pageEntry, len(site.Pages)),
 		types:      make(map[string]*TypeList, len(site.Items)),
 	}
+	// A draft view shows every document, and is rebuilt at the same
+	// instants as the published one: the documents' status changes then.
 	visible := func(m content.Meta, publishedAt time.Time) bool {
-		if draft {
-			return true
-		}
 		v.noteBoundary(now, publishedAt)
 		if !m.ExpiresAt.IsZero() {
 			v.noteBoundary(now, m.ExpiresAt)
 		}
-		return m.Visible(publishedAt, now)
+		return draft || m.Visible(publishedAt, now)
 	}
 	v.addPages(s, func(p *content.Page) bool { return visible(p.Meta, p.PublishedAt) })
 	for name, items := range site.Items {
@@ -304,6 +303,9 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	}
 	if site.Globals != nil {
 		v.globals = newResource(site.Globals)
+	}
+	if draft {
+		v.withStatus(now)
 	}
 	v.setID(s, draft)
 	return v

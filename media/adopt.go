@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -27,6 +28,27 @@ type AdoptInput struct {
 	MimeType string
 	Size     int64
 	Folder   string
+	// Staged, when set, is the staging key (Stager) the client uploaded
+	// to: the object is checked there, copied server side to Key, and the
+	// staged one deleted. When empty the object was uploaded to Key
+	// itself (grants given before staging existed).
+	Staged string
+}
+
+// Stager is the staging area of presigned uploads, when the library's
+// state store has one (a bucket); nil otherwise.
+func (l *Library) Stager() Stager {
+	if st, ok := l.cfg.State.(Stager); ok && l.sh != nil {
+		return st
+	}
+	return nil
+}
+
+// StagedKey is a new staging key for a presigned upload that will become
+// key: "staging/<random>/<name>", unguessable, and never the key of
+// another upload, so that a URL for one object can write no other.
+func StagedKey(key string) string {
+	return "staging/" + newID() + newID() + "/" + path.Base(key)
 }
 
 // PresignKey chooses the key for a direct upload of a file named filename
@@ -143,6 +165,9 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	var dkeys []string
 	defer func() { l.release(in.Key, dkeys) }()
 
+	if in.Staged != "" {
+		return l.adoptStaged(ctx, in, folder, &dkeys)
+	}
 	size, err := l.cfg.Storage.Stat(ctx, in.Key)
 	if errors.Is(err, ErrNotExist) {
 		return nil, errorf(ErrNotFound, "no uploaded object under this key")
@@ -150,8 +175,8 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	if err != nil {
 		return nil, storageError(err)
 	}
-	it, dkeys, err := l.adopt(ctx, in, folder, size)
-	if err != nil && !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) {
+	it, dkeys, err := l.adopt(ctx, in, folder, size, l.cfg.Storage.Open)
+	if err != nil && !transient(err) {
 		// A refused or failed confirm deletes the upload: the client
 		// uploads again with a new grant.
 		if derr := l.cfg.Storage.Delete(context.WithoutCancel(ctx), in.Key); derr != nil {
@@ -161,7 +186,57 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	return it, err
 }
 
-func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size int64) (*Item, []string, error) {
+// transient tells the failures after which the same confirm may succeed
+// (storage down, client gone, queue full) from those that refuse it.
+func transient(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, ErrBusy)
+}
+
+// adoptStaged is Adopt of an upload in the staging area: the version
+// read and checked is the one copied to the final key (If-Match on the
+// copy), so a second PUT to the same presigned URL during or after the
+// confirm changes nothing public. The staged object is deleted once the
+// item is registered, or when it is refused.
+func (l *Library) adoptStaged(ctx context.Context, in AdoptInput, folder string, dkeys *[]string) (*Item, error) {
+	st := l.Stager()
+	if st == nil {
+		return nil, errors.New("media: this storage has no staging area")
+	}
+	size, etag, err := st.StatStaged(ctx, in.Staged)
+	if errors.Is(err, ErrNotExist) {
+		return nil, errorf(ErrNotFound, "no uploaded object under this key")
+	}
+	if err != nil {
+		return nil, storageError(err)
+	}
+	open := func(ctx context.Context, _ string) (io.ReadCloser, error) { return st.OpenStaged(ctx, in.Staged, etag) }
+	promote := func(ctx context.Context, mime string) error { return st.Promote(ctx, in.Staged, etag, in.Key, mime) }
+	it, dk, err := l.adoptWith(ctx, in, folder, size, open, promote)
+	*dkeys = dk
+	if errors.Is(err, ErrPrecondition) {
+		err = errorf(ErrBadInput, "the uploaded object was replaced while it was being confirmed")
+	}
+	if err != nil && (transient(err) || errors.Is(err, ErrFolderNotFound) || errors.Is(err, ErrConflict)) {
+		// The same grant may be confirmed again (the HTTP layer keeps it).
+		return nil, err
+	}
+	// Registered, or refused: the staged object has served its purpose.
+	if derr := st.DeleteStaged(context.WithoutCancel(ctx), in.Staged); derr != nil {
+		l.log.Warn("media: staged upload not deleted", "staged", in.Staged, "err", derr)
+	}
+	return it, err
+}
+
+func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size int64, open func(context.Context, string) (io.ReadCloser, error)) (*Item, []string, error) {
+	return l.adoptWith(ctx, in, folder, size, open, nil)
+}
+
+// adoptWith checks the object read with open, makes its derivatives and
+// registers it. promote, when set, puts the checked object (not an SVG:
+// its sanitized copy is stored instead) at in.Key first; an item that is
+// then not registered has that copy deleted again.
+func (l *Library) adoptWith(ctx context.Context, in AdoptInput, folder string, size int64,
+	open func(context.Context, string) (io.ReadCloser, error), promote func(context.Context, string) error) (it *Item, dkeys []string, err error) {
 	if size != in.Size {
 		return nil, nil, errorf(ErrBadInput, "uploaded object has %d bytes, declared %d", size, in.Size)
 	}
@@ -176,7 +251,7 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 		f.Close()
 		os.Remove(f.Name())
 	}()
-	rc, err := l.cfg.Storage.Open(ctx, in.Key)
+	rc, err := open(ctx, in.Key)
 	if err != nil {
 		return nil, nil, storageError(err)
 	}
@@ -209,13 +284,13 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 		return nil, nil, err
 	}
 	id := newID()
-	dkeys := l.reserveDerivatives(in.Key, p, 0)
+	dkeys = l.reserveDerivatives(in.Key, p, 0)
 	if l.sh != nil {
 		if dkeys, err = l.claimDerivatives(ctx, id, in.Key, p, dkeys, 0); err != nil {
 			return nil, dkeys, err
 		}
 	}
-	it := &Item{
+	it = &Item{
 		ID:            id,
 		Filename:      path.Base(in.Key),
 		MimeType:      mime,
@@ -231,10 +306,27 @@ func (l *Library) adopt(ctx context.Context, in AdoptInput, folder string, size 
 		DominantColor: p.dominantColor,
 		Version:       1,
 	}
+	if promote != nil {
+		defer func() {
+			if err != nil {
+				// Not registered: nothing public may stay at the key.
+				if derr := l.cfg.Storage.Delete(context.WithoutCancel(ctx), in.Key); derr != nil {
+					l.log.Error("media: copy of a refused upload not deleted", "key", in.Key, "err", derr)
+				}
+			}
+		}()
+	}
 	if p.svg != nil {
 		// The sanitized SVG replaces the upload under the same key.
 		it.Size = int64(len(p.svg))
 		if err := l.cfg.Storage.Put(ctx, in.Key, bytesReader(p.svg), it.Size, mime); err != nil {
+			return nil, dkeys, storageError(err)
+		}
+	} else if promote != nil {
+		if err := promote(ctx, mime); err != nil {
+			if errors.Is(err, ErrPrecondition) {
+				return nil, dkeys, err
+			}
 			return nil, dkeys, storageError(err)
 		}
 	}

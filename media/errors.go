@@ -1,25 +1,31 @@
 package media
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Sentinel errors of the Library. Every error a Library method returns for a
 // client mistake wraps one of them with a message that is safe to show to
 // that client: it names no file-system path, storage key or internal detail.
-// The HTTP layer maps each sentinel to a status with errors.Is.
+// Each is a *fault.Error: its code is what the HTTP layer maps to a status
+// (server/errors.go); errors.Is tells the sentinels apart.
 var (
-	ErrNotFound        = errors.New("media item not found")
-	ErrBadInput        = errors.New("bad input")
-	ErrUnsupportedType = errors.New("unsupported file type")
-	ErrTooLarge        = errors.New("file too large")
-	ErrConflict        = errors.New("media item was changed by someone else")
-	ErrFolderNotFound  = errors.New("folder not found")
-	ErrFolderNotEmpty  = errors.New("folder not empty")
-	ErrFolderExists    = errors.New("folder already exists")
+	ErrNotFound        error = &fault.Error{Code: fault.NotFound, Message: "media item not found"}
+	ErrBadInput        error = &fault.Error{Code: fault.Invalid, Message: "bad input"}
+	ErrUnsupportedType error = &fault.Error{Code: fault.Invalid, Message: "unsupported file type"}
+	ErrTooLarge        error = &fault.Error{Code: fault.TooLarge, Message: "file too large"}
+	ErrConflict        error = &fault.Error{Code: fault.Conflict, Message: "media item was changed by someone else"}
+	ErrFolderNotFound  error = &fault.Error{Code: fault.NotFound, Message: "folder not found"}
+	ErrFolderNotEmpty  error = &fault.Error{Code: fault.Conflict, Message: "folder not empty"}
+	ErrFolderExists    error = &fault.Error{Code: fault.Conflict, Message: "folder already exists"}
+	// ErrBusy refuses an image write while the queue of image work
+	// (Library.SetDeriveGate) is full: nothing was stored, and the same
+	// write may be retried shortly.
+	ErrBusy error = &fault.Error{Code: fault.Busy, Message: "too many images are being processed"}
 	// ErrReadOnly refuses a write to a library opened with Config.ReadOnly.
-	ErrReadOnly = errors.New("media library is read-only")
+	ErrReadOnly error = &fault.Error{Code: fault.ReadOnly, Message: "media library is read-only"}
 )
 
 // errReadOnly is what every write of a read-only library returns.

@@ -6,10 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of a folder path.
+// Limits of a folder path. MaxFolderName bounds the characters of one
+// folder's name, as maxStem bounds a file name's stem; it applies to the
+// folders created from now on (CreateFolder), not to those a library
+// holds already.
 const (
 	MaxFolderBytes = 512
 	MaxFolderDepth = 16
+	MaxFolderName  = 100
 )
 
 // RootFolder is the folder every item is in unless told otherwise.
@@ -52,6 +56,27 @@ func CleanFolder(p string) (string, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkNewFolder refuses, in a clean folder path, what a new folder may not
+// have although an old one is still read: a name over MaxFolderName
+// characters, and invisible formatting characters (bidirectional
+// overrides and isolates, which make "/\u202eevil" show as "live", and
+// zero-width ones), which file names cannot carry either
+// (SanitizeFilename keeps [A-Za-z0-9._-] only). Joiners (U+200C, U+200D)
+// stay: scripts and emoji need them.
+func checkNewFolder(c string) error {
+	for _, seg := range strings.Split(strings.TrimPrefix(c, "/"), "/") {
+		if utf8.RuneCountInString(seg) > MaxFolderName {
+			return errorf(ErrBadInput, "folder name longer than %d characters", MaxFolderName)
+		}
+	}
+	for _, r := range c {
+		if unicode.Is(unicode.Bidi_Control, r) || unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d' {
+			return errorf(ErrBadInput, "folder path contains an invisible formatting character (U+%04X)", r)
+		}
+	}
+	return nil
 }
 
 // ValidFolder reports why p is not a valid folder path, or nil. A trailing

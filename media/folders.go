@@ -115,6 +115,9 @@ func (l *Library) CreateFolder(p string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNewFolder(c); err != nil {
+		return err
+	}
 	return l.changeFolders(func(explicit map[string]bool) (map[string]bool, error) {
 		if l.folderExistsRLocked(c) {
 			return nil, errorf(ErrFolderExists, "folder %s already exists", c)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,6 +87,8 @@ type Library struct {
 	locks    map[string]*sync.Mutex
 	// sh is the state of a shared library (Config.State); nil otherwise.
 	sh *sharedState
+	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
+	gate atomic.Pointer[DeriveGate]
 	// writes counts index changes since Open, so Close rewrites the index
 	// cache only when something changed.
 	writes int

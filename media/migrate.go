@@ -1,12 +1,17 @@
 package media
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // migratedMarker, on the media root, records that its sidecars and folders
@@ -15,12 +20,52 @@ import (
 // copying again is harmless.
 const migratedMarker = ".migrated-to-bucket"
 
-// migrateLocal copies a library that an earlier release kept on the media
-// root (sidecars under <yyyy>/<mm>/.meta, .folders.yaml) into the state
-// store. It is idempotent: every copy is a create-if-absent, so a migration
-// cut short is finished by the next start, and an item already in the
-// bucket (perhaps changed there since) is left alone. It ends with a
-// rescan entry in the log, which makes every box re-read the sidecars.
+// MigrateReport is what a migration of a media root into the bucket did.
+type MigrateReport struct {
+	// Items is the number of items found on the media root; Created of
+	// them got their sidecar in the bucket by this run (the others were
+	// there already).
+	Items, Created int
+	// Copied is the number of files (originals and derivatives) copied
+	// into the bucket by this run; Present were there already with the
+	// same bytes.
+	Copied, Present int
+	Folders         int
+	// Skipped lists the items left out, each with its reason: none of
+	// them is in the bucket's library.
+	Skipped []MigrateSkip
+}
+
+// MigrateSkip is an item a migration left out.
+type MigrateSkip struct {
+	ID, Key, Reason string
+}
+
+// MigrateLocal copies the library on the media root (sidecars, folders,
+// and the files of originals and derivatives that a local library keeps
+// there) into the bucket, whether or not it was migrated before: a run
+// cut short, or one made by a release that copied the metadata only, is
+// finished. Every copy is create-if-absent and every file is verified by
+// size and SHA-256 against the bucket's copy, so running it again changes
+// nothing. An item whose key is taken in the bucket by another item or by
+// other bytes, or whose file is nowhere, is skipped and reported, not
+// overwritten. Only for a writer of a shared library.
+func (l *Library) MigrateLocal(ctx context.Context) (*MigrateReport, error) {
+	if l.sh == nil || l.cfg.ReadOnly {
+		return nil, errors.New("media: migrate: needs a writable library on a bucket")
+	}
+	l.sh.migrateMu.Lock()
+	defer l.sh.migrateMu.Unlock()
+	if r := l.sh.migrated; r != nil {
+		// Open just did it.
+		l.sh.migrated = nil
+		return r, nil
+	}
+	return l.migrate(ctx)
+}
+
+// migrateLocal is the migration Open makes of a media root that was never
+// migrated (no marker); MigrateLocal returns its report.
 func (l *Library) migrateLocal(ctx context.Context) error {
 	if _, err := l.root.Stat(migratedMarker); err == nil {
 		return nil
@@ -34,9 +79,18 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 			return nil // nothing local to move
 		}
 	}
+	r, err := l.migrate(ctx)
+	if err != nil {
+		return err
+	}
+	l.sh.migrated = r
+	return nil
+}
+
+func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 	old, err := Open(ctx, Config{Root: l.cfg.Root, Storage: l.cfg.Storage, ReadOnly: true, Logger: l.log})
 	if err != nil {
-		return fmt.Errorf("media: migrate: %w", err)
+		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
 	defer old.Close()
 	old.mu.RLock()
@@ -49,19 +103,28 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 		folders = append(folders, p)
 	}
 	old.mu.RUnlock()
+	slices.SortFunc(items, func(a, b *Item) int { return strings.Compare(a.Key, b.Key) })
 
-	var created atomic.Int64
+	rep := &MigrateReport{Items: len(items), Folders: len(folders)}
+	var mu sync.Mutex
 	errs := make([]error, len(items))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 16 {
 		wg.Go(func() {
 			for i := range next {
-				made, err := l.migrateItem(ctx, items[i])
+				res, err := l.migrateItem(ctx, items[i])
 				errs[i] = err
-				if made {
-					created.Add(1)
+				mu.Lock()
+				rep.Copied += res.copied
+				rep.Present += res.present
+				if res.created {
+					rep.Created++
 				}
+				if res.skip != nil {
+					rep.Skipped = append(rep.Skipped, *res.skip)
+				}
+				mu.Unlock()
 			}
 		})
 	}
@@ -71,8 +134,9 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("media: migrate: %w", err)
+		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
+	slices.SortFunc(rep.Skipped, func(a, b MigrateSkip) int { return strings.Compare(a.Key, b.Key) })
 	if len(folders) > 0 {
 		err := l.foldersShared(ctx, func(explicit map[string]bool) (map[string]bool, error) {
 			union := map[string]bool{}
@@ -85,39 +149,167 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 			return union, nil
 		})
 		if err != nil {
-			return fmt.Errorf("media: migrate folders: %w", err)
+			return nil, fmt.Errorf("media: migrate folders: %w", err)
 		}
 	}
-	if created.Load() > 0 {
+	if rep.Created > 0 {
 		l.appendLog(ctx, logEntry{Op: opRescan})
 	}
-	l.log.Info("media: local library moved into the bucket", "items", len(items), "new", created.Load(), "folders", len(folders))
-	marker := fmt.Appendf(nil, "The sidecars and folders of this media root were copied into the bucket's state area; folio reads them there now.\n")
-	if err := writeFileAtomic(l.root, migratedMarker, marker); err != nil {
-		return fmt.Errorf("media: migrate: %w", err)
+	for _, sk := range rep.Skipped {
+		l.log.Error("media: migrate: item skipped", "id", sk.ID, "key", sk.Key, "reason", sk.Reason)
 	}
-	return nil
+	l.log.Info("media: local library moved into the bucket", "items", rep.Items, "new", rep.Created,
+		"copied", rep.Copied, "present", rep.Present, "skipped", len(rep.Skipped), "folders", len(folders))
+	if len(rep.Skipped) > 0 {
+		// No marker: the next start (or `folio media migrate`) tries the
+		// skipped items again once their clash is resolved.
+		return rep, nil
+	}
+	marker := fmt.Appendf(nil, "The sidecars, folders and files of this media root were copied into the bucket; folio reads them there now.\n")
+	if err := writeFileAtomic(l.root, migratedMarker, marker); err != nil {
+		return nil, fmt.Errorf("media: migrate: %w", err)
+	}
+	return rep, nil
 }
 
-// migrateItem claims the keys of it and creates its sidecar, unless it is
-// there already. It reports whether it created the sidecar.
-func (l *Library) migrateItem(ctx context.Context, it *Item) (bool, error) {
+type migrated struct {
+	created         bool
+	copied, present int
+	skip            *MigrateSkip
+}
+
+// migrateItem claims the keys of it, copies its files into the bucket
+// when the media root has them, and creates its sidecar, each unless it is
+// there already. A key claimed by another item, or holding other bytes,
+// skips the item: its claims made by this call are removed again and
+// nothing of it is written.
+func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err error) {
+	skip := func(key, reason string) (migrated, error) {
+		res.skip = &MigrateSkip{ID: it.ID, Key: key, Reason: reason}
+		return res, nil
+	}
+	var mine []string // claims this item holds
+	defer func() {
+		if res.skip == nil && err == nil {
+			return
+		}
+		// Not migrated: its names are free again (a claim this item held
+		// from an earlier, cut-off run included), unless an earlier run
+		// registered it.
+		if _, _, gerr := l.sh.st.Get(ctx, itemStateKey(it.ID)); errors.Is(gerr, ErrNotExist) {
+			l.sh.rep.Release(ctx, mine)
+		}
+	}()
 	for _, k := range itemKeys(it) {
 		other, err := l.sh.rep.ClaimIfFree(ctx, it.ID, k)
 		if err != nil {
-			return false, err
+			return res, err
 		}
 		if other != "" {
-			l.log.Warn("media: migrate: a key is claimed by another item too", "key", k, "id", it.ID, "other", other)
+			owner, _, _ := strings.Cut(other, "\n")
+			return skip(k, fmt.Sprintf("the name is taken in the bucket (by %s)", owner))
+		}
+		mine = append(mine, k)
+	}
+	for _, k := range itemKeys(it) {
+		mime := it.MimeType
+		if k != it.Key {
+			mime = "image/webp"
+		}
+		state, reason, err := l.migrateFile(ctx, k, mime)
+		if err != nil {
+			return res, err
+		}
+		switch {
+		case reason != "":
+			return skip(k, reason)
+		case state == fileCopied:
+			res.copied++
+		default:
+			res.present++
 		}
 	}
 	data, err := encodeSidecar(it)
 	if err != nil {
-		return false, err
+		return res, err
 	}
 	_, err = l.sh.st.Create(ctx, itemStateKey(it.ID), data)
 	if errors.Is(err, ErrPrecondition) {
-		return false, nil
+		return res, nil
 	}
-	return err == nil, err
+	res.created = err == nil
+	return res, err
+}
+
+const (
+	filePresent = iota
+	fileCopied
+)
+
+// migrateFile puts the media root's file at key into the bucket unless
+// the bucket has it, and checks that the bucket's copy has the same size
+// and SHA-256. A reason is returned when the key cannot be the item's:
+// other bytes in the bucket, or no file anywhere.
+func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int, reason string, err error) {
+	local, lsize, lerr := l.localSum(key)
+	if lerr != nil && !errors.Is(lerr, fs.ErrNotExist) {
+		return 0, "", fmt.Errorf("media: migrate: read %s: %w", key, lerr)
+	}
+	size, err := l.cfg.Storage.Stat(ctx, key)
+	switch {
+	case errors.Is(err, ErrNotExist) && lerr != nil:
+		return 0, "the file is neither on the media root nor in the bucket", nil
+	case errors.Is(err, ErrNotExist):
+		f, err := l.root.Open(filepath.FromSlash(key))
+		if err != nil {
+			return 0, "", err
+		}
+		err = l.cfg.Storage.Put(ctx, key, f, lsize, mime)
+		f.Close()
+		if err != nil {
+			return 0, "", err
+		}
+		state = fileCopied
+		if size, err = l.cfg.Storage.Stat(ctx, key); err != nil {
+			return 0, "", err
+		}
+	case err != nil:
+		return 0, "", err
+	case lerr != nil:
+		// In the bucket and not on disk: a library that kept its files
+		// in the bucket already.
+		return filePresent, "", nil
+	}
+	if size != lsize {
+		return 0, fmt.Sprintf("the bucket holds other bytes under this name (%d bytes, the media root's file %d)", size, lsize), nil
+	}
+	rc, err := l.cfg.Storage.Open(ctx, key)
+	if err != nil {
+		return 0, "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, rc)
+	rc.Close()
+	if err != nil {
+		return 0, "", err
+	}
+	if !bytes.Equal(h.Sum(nil), local) {
+		return 0, "the bucket holds other bytes under this name (SHA-256 differs)", nil
+	}
+	return state, "", nil
+}
+
+// localSum is the SHA-256 and size of the media root's file at key.
+func (l *Library) localSum(key string) ([]byte, int64, error) {
+	f, err := l.root.Open(filepath.FromSlash(key))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	return h.Sum(nil), n, nil
 }

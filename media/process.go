@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/folio-cms/folio/media/probe"
 )
@@ -88,11 +89,18 @@ func (l *Library) process(ctx context.Context, f *os.File, size int64, mime stri
 	return p, nil
 }
 
+// imageTooLarge is the client error of an image beyond the pixel, side or
+// aspect limits (probe.ErrTooLarge), saying which.
+func imageTooLarge(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "probe: ")
+	return errorf(ErrTooLarge, "%s", msg)
+}
+
 // probeError turns an error of media/probe into a client error.
 func probeError(err error) error {
 	switch {
 	case errors.Is(err, probe.ErrTooLarge):
-		return errorf(ErrTooLarge, "image has too many pixels")
+		return imageTooLarge(err)
 	case errors.Is(err, probe.ErrInvalid):
 		return errorf(ErrBadInput, "file is damaged or not of its type")
 	}

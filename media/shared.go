@@ -125,6 +125,10 @@ type sharedState struct {
 	bg sync.WaitGroup
 	// loopMu serialises the poller's work with Sync.
 	loopMu sync.Mutex
+	// migrated is the report of the migration Open made, until
+	// MigrateLocal hands it out; migrateMu orders migrations.
+	migrated  *MigrateReport
+	migrateMu sync.Mutex
 }
 
 func encodeGob(v any) ([]byte, error) {
@@ -180,6 +184,9 @@ func (l *Library) openShared(ctx context.Context) error {
 		l.sh.poll = DefaultPollInterval
 	}
 	if !l.cfg.ReadOnly {
+		// Temporary files of uploads a crash (kill -9) interrupted: the
+		// bucket's claims settle those writes, the files are only litter.
+		l.cleanTmp()
 		if err := l.migrateLocal(ctx); err != nil {
 			return err
 		}

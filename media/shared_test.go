@@ -527,3 +527,45 @@ func TestShared_LogAppendRetried(t *testing.T) {
 		})
 	})
 }
+
+// TestShared_OpenCleansTmp: the temporary files an interrupted upload left
+// in the media root's .tmp (kill -9 mid-upload) are removed when a writer
+// opens it again, on S3 as on local disk; a read-only box leaves them
+// (issue 23, finding 7).
+func TestShared_OpenCleansTmp(t *testing.T) {
+	eachStore(t, func(t *testing.T, newBucket func(testing.TB) *bucket) {
+		b := newBucket(t)
+		root := t.TempDir()
+		tmp := filepath.Join(root, ".tmp")
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		leftovers := []string{"upload-123", "adopt-456", "regenerate-789"}
+		for _, name := range leftovers {
+			if err := os.WriteFile(filepath.Join(tmp, name), bytes.Repeat([]byte{1}, 4096), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		open := func(readOnly bool) {
+			l, err := media.Open(context.Background(), media.Config{
+				Root: root, Storage: b.store, State: b.state, ReadOnly: readOnly, PollInterval: time.Hour,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Close()
+		}
+		open(true)
+		if ents, _ := os.ReadDir(tmp); len(ents) != len(leftovers) {
+			t.Fatalf("a read-only box touched .tmp: %d files left", len(ents))
+		}
+		open(false)
+		ents, err := os.ReadDir(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			t.Errorf("left in .tmp after a writer's open: %s", e.Name())
+		}
+	})
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // ErrNotExist is returned by a Storage for a key it does not hold.
@@ -12,7 +14,7 @@ var ErrNotExist = errors.New("media: object does not exist")
 
 // ErrUnavailable wraps failures to reach the storage backend (network,
 // server down); the HTTP layer maps it to 503.
-var ErrUnavailable = errors.New("media: storage unavailable")
+var ErrUnavailable error = &fault.Error{Code: fault.Unavailable, Message: "media: storage unavailable"}
 
 // Storage holds the bytes of originals and derivatives under slash-separated
 // keys like "2026/11/photo.jpg". Keys never start with "/" and never contain
@@ -31,6 +33,31 @@ type Storage interface {
 	// URL is the address the object is served at: "/uploads/<key>" on local
 	// storage, an absolute URL on cloud storage.
 	URL(key string) string
+}
+
+// Stager is a private staging area for presigned uploads, implemented by
+// the state store of a bucket (media/s3.State): a presigned PUT lands at a
+// staging key that no public URL serves, and the confirm copies the
+// version it checked, server side, to the item's final key, which no
+// presigned URL can write. Staging keys are "staging/<token>/<name>"
+// (StagedKey), relative to the state area.
+type Stager interface {
+	// PresignStaged returns a URL that accepts one PUT of exactly size
+	// bytes of contentType at staged until expires, and the headers the
+	// client must send.
+	PresignStaged(ctx context.Context, staged, contentType string, size int64, expires time.Duration) (url string, headers map[string]string, err error)
+	// StatStaged returns the size and the tag of the staged object;
+	// ErrNotExist when missing.
+	StatStaged(ctx context.Context, staged string) (size int64, etag string, err error)
+	// OpenStaged reads the version etag of the staged object;
+	// ErrPrecondition when it was replaced meanwhile.
+	OpenStaged(ctx context.Context, staged, etag string) (io.ReadCloser, error)
+	// Promote copies the version etag of the staged object to key of the
+	// storage, server side, as contentType; ErrPrecondition when it was
+	// replaced meanwhile.
+	Promote(ctx context.Context, staged, etag, key, contentType string) error
+	// DeleteStaged removes a staged object; a missing one is not an error.
+	DeleteStaged(ctx context.Context, staged string) error
 }
 
 // Presigner is implemented by cloud storages that can grant a direct upload.

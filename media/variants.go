@@ -173,7 +173,7 @@ func (l *Library) MakeVariant(ctx context.Context, it *Item, spec derive.Spec, k
 	switch {
 	case err == nil:
 	case errors.Is(err, derive.ErrTooLarge):
-		return nil, errorf(ErrTooLarge, "image has too many pixels")
+		return nil, imageTooLarge(err)
 	case errors.Is(err, derive.ErrDecode):
 		return nil, errorf(ErrBadInput, "image is damaged and cannot be decoded")
 	case errors.Is(err, derive.ErrUnsupported):

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // access says what a route needs of the Authorization header.
@@ -50,19 +52,29 @@ func bearer(r *http.Request) (token string, present, ok bool) {
 // authenticate verifies the request's key against a. It returns the request
 // carrying the key, or the 401/403 to send.
 func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) {
+	r, err := s.verifyKey(r, a)
+	if err != nil && !s.allowNoKeys && s.keys.Missing() {
+		// Said plainly rather than as a bad key: no key can be good.
+		return nil, errorf(fault.NoKeys,
+			"this box has no keys file (%s does not exist): keyed routes are off until it is created with 'folio keys create' (or folio is started with --allow-missing-keys)", s.keys.Path())
+	}
+	return r, err
+}
+
+func (s *Server) verifyKey(r *http.Request, a access) (*http.Request, error) {
 	tok, present, ok := bearer(r)
 	if !present {
 		if a.required {
-			return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "an API key is required: send Authorization: Bearer <key>")
+			return nil, errorf(fault.Unauthorized, "an API key is required: send Authorization: Bearer <key>")
 		}
 		return r, nil
 	}
 	if !ok {
-		return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "malformed Authorization header: expected Bearer <key>")
+		return nil, errorf(fault.Unauthorized, "malformed Authorization header: expected Bearer <key>")
 	}
 	k, valid := s.keys.Verify(tok)
 	if !valid {
-		return nil, errorf(http.StatusUnauthorized, CodeUnauthorized, "invalid API key")
+		return nil, errorf(fault.Unauthorized, "invalid API key")
 	}
 	if a.scope != "" && !k.Has(a.scope) {
 		return nil, forbidden(a.scope)
@@ -70,8 +82,8 @@ func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) 
 	return r.WithContext(context.WithValue(r.Context(), keyCtx{}, k)), nil
 }
 
-func forbidden(scope string) *Error {
-	return errorf(http.StatusForbidden, CodeForbidden, "this API key lacks the %s scope", scope)
+func forbidden(scope string) *fault.Error {
+	return errorf(fault.Forbidden, "this API key lacks the %s scope", scope)
 }
 
 // requireScope checks a scope beyond the route's own, e.g. content:draft for
@@ -79,7 +91,7 @@ func forbidden(scope string) *Error {
 func requireScope(r *http.Request, scope string) error {
 	k := keyFrom(r.Context())
 	if k == nil {
-		return errorf(http.StatusUnauthorized, CodeUnauthorized, "an API key with the %s scope is required", scope)
+		return errorf(fault.Unauthorized, "an API key with the %s scope is required", scope)
 	}
 	if !k.Has(scope) {
 		return forbidden(scope)

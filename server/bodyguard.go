@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Request bodies are read under a deadline: a client has BodyTimeout to
@@ -27,7 +29,7 @@ const (
 // when the rest is already on its way) before it is closed.
 const unreadGrace = time.Second
 
-var errBodyTooSlow = errorf(http.StatusRequestTimeout, CodeRequestTimeout, "the request body arrived too slowly: the connection is closed")
+var errBodyTooSlow = errorf(fault.Timeout, "the request body arrived too slowly: the connection is closed")
 
 // bodyGuard is the request body of a request that has one.
 type bodyGuard struct {

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +31,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, str
 		return nil, "", err
 	}
 	if _, ok := q["ref"]; ok {
-		return s.refView(r, q.Get("ref"), draft)
+		return s.refView(w, r, q.Get("ref"), draft)
 	}
 	if !draft {
 		return s.engine.View(false), cachePrivate, nil
@@ -230,11 +230,8 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return err
 	}
 	items, sort, err := t.Sorted(q.Get("sort"))
-	if errors.Is(err, engine.ErrBadSort) {
-		return badRequest("%s: %v", t.Name, err)
-	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", t.Name, err) // engine.ErrBadSort: 400
 	}
 	from, to := pg.window(len(items))
 	window, err := project(items[from:to], f)

@@ -491,3 +491,33 @@ func TestRateLimitBehindProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitIPv6Prefix: behind a trusted proxy, clients taking a fresh
+// IPv6 address of one /64 for every request share one bucket; another
+// /64 has its own. Before, each address had a bucket of its own and none
+// was ever limited.
+func TestRateLimitIPv6Prefix(t *testing.T) {
+	repo := newRepo(t, siteFiles)
+	ts := startServer(t, repo.bare, func(_ *engine.Config, s *server.Config) {
+		s.RateIP = server.RateLimit{PerSecond: 0.01, Burst: 5}
+		s.TrustedProxies, _ = server.ParseProxies("127.0.0.0/8")
+	})
+	limited := 0
+	for i := range 50 {
+		r := get(t, ts.URL+"/healthz", "", "X-Forwarded-For", fmt.Sprintf("2001:db8:1:2:%x:%x::1", i, i*7))
+		switch {
+		case r.Status == 429:
+			limited++
+		case r.Status != 200:
+			t.Fatalf("request %d: %d", i, r.Status)
+		case i >= 5:
+			t.Fatalf("request %d of one /64 passed a burst of 5", i)
+		}
+	}
+	if limited != 45 {
+		t.Fatalf("%d of 50 requests from one /64 limited, want 45", limited)
+	}
+	if r := get(t, ts.URL+"/healthz", "", "X-Forwarded-For", "2001:db8:1:3::1"); r.Status != 200 {
+		t.Fatalf("another /64 was limited too: %d", r.Status)
+	}
+}

@@ -1,9 +1,9 @@
 package server
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Error codes of the contract (§7) and the ones DESIGN.md adds.
@@ -46,41 +46,82 @@ const (
 	// --body-timeout and --body-min-rate allow (408); the connection is
 	// closed.
 	CodeRequestTimeout = "REQUEST_TIMEOUT"
+	// CodeNoKeysFile answers a keyed route on a box whose --keys file does
+	// not exist (503), unless it was started with --allow-missing-keys.
+	CodeNoKeysFile = "NO_KEYS_FILE"
 )
 
-// Error is an error a client may see: a status, a code and a message safe
-// to show. Any other error reaching the HTTP layer is internal: it is logged
-// and the client gets a generic 500.
-type Error struct {
+// The domain's errors are *fault.Error (media, media/grant, engine and
+// engine/search declare their sentinels as such, and the handlers make
+// theirs with errorf, badRequest, notFound): a code and a message safe to
+// show. errorTable is the one place that maps a code to the HTTP status
+// and the contract's error code. An error without a code is internal: it
+// is logged and the client gets a generic 500.
+var errorTable = [fault.Codes]struct {
+	status int
+	code   string
+	// message replaces the error's own when the error may carry detail
+	// a client must not see (a storage failure wraps its cause).
+	message string
+}{
+	fault.Internal:           {http.StatusInternalServerError, CodeInternal, "internal server error"},
+	fault.Invalid:            {http.StatusBadRequest, CodeBadRequest, ""},
+	fault.Unauthorized:       {http.StatusUnauthorized, CodeUnauthorized, ""},
+	fault.Forbidden:          {http.StatusForbidden, CodeForbidden, ""},
+	fault.NotFound:           {http.StatusNotFound, CodeNotFound, ""},
+	fault.RefNotFound:        {http.StatusNotFound, CodeRefNotFound, ""},
+	fault.NotAllowed:         {http.StatusMethodNotAllowed, CodeMethodNotAllowed, ""},
+	fault.ReadOnly:           {http.StatusMethodNotAllowed, CodeReadOnly, ""},
+	fault.Conflict:           {http.StatusConflict, CodeConflict, ""},
+	fault.PreconditionFailed: {http.StatusPreconditionFailed, CodePreconditionFailed, ""},
+	fault.TooLarge:           {http.StatusRequestEntityTooLarge, CodeTooLarge, ""},
+	fault.TooMany:            {http.StatusTooManyRequests, CodeRateLimited, ""},
+	fault.Expired:            {http.StatusGone, CodeGrantExpired, ""},
+	fault.Timeout:            {http.StatusRequestTimeout, CodeRequestTimeout, ""},
+	fault.Unavailable:        {http.StatusServiceUnavailable, CodeUnavailable, "media storage is unavailable; try again shortly"},
+	fault.SearchBuilding:     {http.StatusServiceUnavailable, CodeSearchUnavailable, ""},
+	fault.HistoryBuilding:    {http.StatusServiceUnavailable, CodeHistoryUnavailable, ""},
+	fault.Busy:               {http.StatusServiceUnavailable, CodeBusy, ""},
+	fault.NoKeys:             {http.StatusServiceUnavailable, CodeNoKeysFile, ""},
+	fault.NoSpace:            {http.StatusInsufficientStorage, CodeInsufficientStorage, "no space left on the server's disk; nothing was stored"},
+}
+
+// httpError is what the client sees of an error.
+type httpError struct {
 	Status  int
 	Code    string
 	Message string
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-func errorf(status int, code, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-func badRequest(format string, args ...any) *Error {
-	return errorf(http.StatusBadRequest, CodeBadRequest, format, args...)
-}
-
-func notFound(format string, args ...any) *Error {
-	return errorf(http.StatusNotFound, CodeNotFound, format, args...)
-}
-
-var errInternal = &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal server error"}
-
-// asError maps any error to the client-facing one.
-func asError(err error) (*Error, bool) {
-	var e *Error
-	if errors.As(err, &e) {
-		return e, true
+// asError maps any error to what the client sees; known is false for an
+// internal error (the caller logs it).
+func asError(err error) (e httpError, known bool) {
+	c := fault.CodeOf(err)
+	t := errorTable[c]
+	e = httpError{Status: t.status, Code: t.code, Message: t.message}
+	if e.Message == "" {
+		e.Message = err.Error()
 	}
-	return errInternal, false
+	return e, c != fault.Internal
 }
+
+// statusOf is the HTTP status of err.
+func statusOf(err error) int { return errorTable[fault.CodeOf(err)].status }
+
+// errorf is a client error of code c.
+func errorf(c fault.Code, format string, args ...any) *fault.Error {
+	return fault.New(c, format, args...)
+}
+
+func badRequest(format string, args ...any) *fault.Error {
+	return fault.New(fault.Invalid, format, args...)
+}
+
+func notFound(format string, args ...any) *fault.Error {
+	return fault.New(fault.NotFound, format, args...)
+}
+
+var errInternal = fault.New(fault.Internal, "internal server error")
 
 type errorBody struct {
 	Error   string `json:"error"`

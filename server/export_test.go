@@ -1,5 +1,7 @@
 package server
 
+import "context"
+
 // TableRoute is a row of the route table as the external tests see it.
 type TableRoute struct {
 	Method, Path string
@@ -34,3 +36,9 @@ func (s *Server) TransformJoined() int64 { return s.transforms.joined.Load() }
 // page and item routes serve as sub-resources of a document: the OpenAPI
 // document names them as operations of their own.
 var SubResources = []string{subHistory, subDiff}
+
+// HoldTransformSlot takes one slot of the image queue until release, as a
+// long decode would.
+func (s *Server) HoldTransformSlot(ctx context.Context) (release func(), err error) {
+	return s.transforms.acquire(ctx)
+}

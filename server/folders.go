@@ -29,10 +29,10 @@ func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	}
 	path, err := media.CleanFolder(b.Path)
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	if err := s.media.CreateFolder(path); err != nil {
-		return mediaError(err)
+		return err
 	}
 	s.mediaChanged()
 	return writeJSON(w, http.StatusCreated, map[string]any{"path": path, "folders": s.media.Folders()})
@@ -55,7 +55,7 @@ func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprout
 	// to the requests in flight; it does not close it.)
 	s.catchUp(r.Context())
 	if err := s.media.DeleteFolder(b.Path); err != nil {
-		return mediaError(err)
+		return err
 	}
 	s.mediaChanged()
 	return writeJSON(w, http.StatusOK, map[string]any{"success": true, "folders": s.media.Folders()})

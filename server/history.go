@@ -61,11 +61,10 @@ func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, path strin
 	} else {
 		entries, total, err = s.engine.History(r.Context(), path, pg.Limit, pg.Offset)
 	}
-	if errors.Is(err, engine.ErrHistoryPending) {
-		w.Header().Set("Retry-After", "1")
-		return errorf(http.StatusServiceUnavailable, CodeHistoryUnavailable, "the history index is being built; retry shortly")
-	}
 	if err != nil {
+		if errors.Is(err, engine.ErrHistoryPending) {
+			w.Header().Set("Retry-After", "1")
+		}
 		return err
 	}
 	if k := keyFrom(r.Context()); k == nil || !k.Has(ScopeContentDraft) {
@@ -131,7 +130,7 @@ func (s *Server) serveDiff(w http.ResponseWriter, r *http.Request, find func(*en
 	var commits [2]string
 	found := false
 	for i, name := range []string{from, to} {
-		v, ref, err := s.viewAt(r.Context(), name, draft)
+		v, ref, err := s.viewAt(w, r.Context(), name, draft)
 		if err != nil {
 			return err
 		}

@@ -85,6 +85,8 @@ type KeyStore struct {
 	// bad is why the file on disk does not load; nil while it does.
 	bad atomic.Pointer[KeysFileError]
 	log atomic.Pointer[slog.Logger]
+	// missing is true while the file does not exist.
+	missing atomic.Bool
 
 	mu      sync.Mutex // orders loads and writes of the file
 	modTime time.Time
@@ -121,6 +123,13 @@ func OpenKeys(path string) (*KeyStore, error) {
 	return ks, nil
 }
 
+// Missing tells whether the keys file did not exist when last looked at
+// (at most a second ago while keys are being checked).
+func (ks *KeyStore) Missing() bool { return ks != nil && ks.missing.Load() }
+
+// Path is the keys file's path.
+func (ks *KeyStore) Path() string { return ks.path }
+
 // SetLogger makes ks log to l (the server's logger): a keys file that
 // stops loading is an error to see.
 func (ks *KeyStore) SetLogger(l *slog.Logger) { ks.log.Store(l) }
@@ -129,6 +138,7 @@ func (ks *KeyStore) SetLogger(l *slog.Logger) { ks.log.Store(l) }
 // changes nothing.
 func (ks *KeyStore) load() error {
 	fi, err := os.Stat(ks.path)
+	ks.missing.Store(errors.Is(err, os.ErrNotExist))
 	if errors.Is(err, os.ErrNotExist) {
 		ks.cur.Store(nil)
 		ks.modTime, ks.size, ks.good = time.Time{}, 0, nil

@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -88,34 +88,6 @@ func (pv presetViews) mediaETag(it *media.Item, public bool) string {
 	return v + `"`
 }
 
-// mediaError maps the library's errors to the contract's statuses.
-func mediaError(err error) error {
-	var e *Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &e):
-		return e
-	case errors.Is(err, media.ErrNotFound), errors.Is(err, media.ErrFolderNotFound):
-		return notFound("%s", err.Error())
-	case errors.Is(err, media.ErrBadInput), errors.Is(err, media.ErrUnsupportedType):
-		return badRequest("%s", err.Error())
-	case errors.Is(err, media.ErrTooLarge):
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "%s", err.Error())
-	case errors.Is(err, media.ErrConflict), errors.Is(err, media.ErrFolderNotEmpty), errors.Is(err, media.ErrFolderExists):
-		return errorf(http.StatusConflict, CodeConflict, "%s", err.Error())
-	case errors.Is(err, media.ErrReadOnly):
-		// Defence in depth: a read-only server refuses write routes before
-		// they reach the library.
-		return errReadOnly
-	case errors.Is(err, media.ErrUnavailable):
-		return errorf(http.StatusServiceUnavailable, CodeUnavailable, "media storage is unavailable; try again shortly")
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return errorf(http.StatusInsufficientStorage, CodeInsufficientStorage, "no space left on the server's disk; nothing was stored")
-	}
-	return err
-}
-
 // mediaQuery is a parsed media list request.
 type mediaQuery struct {
 	q      media.Query
@@ -137,7 +109,7 @@ func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
 	if f, ok := q["folder"]; ok {
 		c, err := media.CleanFolder(f[0])
 		if err != nil {
-			return mq, mediaError(err)
+			return mq, err
 		}
 		mq.q.Folder = c
 	}
@@ -150,7 +122,7 @@ func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
 	if !withSearch {
 		for _, p := range []string{"search", "sort", "order"} {
 			if q.Has(p) {
-				return mq, errorf(http.StatusUnauthorized, CodeUnauthorized,
+				return mq, errorf(fault.Unauthorized,
 					"%s on the public media list needs an API key with the media:read scope", p)
 			}
 		}
@@ -373,7 +345,7 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 	if im := strings.TrimSpace(r.Header.Get("If-Match")); im != "" && im != "*" {
 		v, ok := versionFromETag(im, it.ID)
 		if !ok {
-			return errorf(http.StatusPreconditionFailed, CodePreconditionFailed, "If-Match does not name the current version of this item")
+			return errorf(fault.PreconditionFailed, "If-Match does not name the current version of this item")
 		}
 		patch.IfVersion = v
 	}
@@ -383,10 +355,10 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 		updated, err = s.media.Patch(r.Context(), it.ID, patch)
 	}
 	if errors.Is(err, media.ErrConflict) && patch.IfVersion != 0 {
-		return errorf(http.StatusPreconditionFailed, CodePreconditionFailed, "the item was changed since the ETag in If-Match")
+		return errorf(fault.PreconditionFailed, "the item was changed since the ETag in If-Match")
 	}
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	s.mediaChanged(updated.ID)
 	pv := s.presetViews()
@@ -422,7 +394,7 @@ func (s *Server) deleteMedia(w http.ResponseWriter, r *http.Request, p httproute
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := s.media.Delete(ctx, it.ID); err != nil {
-		return mediaError(err)
+		return err
 	}
 	s.mediaChanged(it.ID)
 	return writeJSON(w, http.StatusOK, map[string]bool{"success": true})
@@ -439,7 +411,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "JSON body over %d bytes", maxJSONBody)
+			return errorf(fault.TooLarge, "JSON body over %d bytes", maxJSONBody)
 		}
 		if errors.Is(err, io.EOF) {
 			return badRequest("empty body: send a JSON object")

@@ -6,17 +6,25 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
-// TestMediaErrorDiskFull: a write that finds the disk full is a 507
-// INSUFFICIENT_STORAGE, not an internal error (make chaos found uploads
-// answered 400 with a 500 per file on a full tmpfs).
-func TestMediaErrorDiskFull(t *testing.T) {
+// TestErrorDiskFull: a write that finds the disk full is a 507
+// INSUFFICIENT_STORAGE, however it was wrapped, not an internal error
+// (make chaos found uploads answered 400 with a 500 per file on a full
+// tmpfs).
+func TestErrorDiskFull(t *testing.T) {
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT} {
-		err := fmt.Errorf("media: store x.jpg: %w", &os.PathError{Op: "write", Path: "/m/.tmp/x", Err: errno})
-		e, ok := asError(mediaError(err))
-		if !ok || e.Status != http.StatusInsufficientStorage || e.Code != CodeInsufficientStorage {
-			t.Errorf("%v: %+v, %v", errno, e, ok)
+		cause := &os.PathError{Op: "write", Path: "/m/.tmp/x", Err: errno}
+		for _, err := range []error{
+			fmt.Errorf("media: store x.jpg: %w", cause),
+			fault.Wrap(fault.Internal, cause, "media: store x.jpg"),
+		} {
+			e, known := asError(err)
+			if !known || e.Status != http.StatusInsufficientStorage || e.Code != CodeInsufficientStorage || e.Message == "" {
+				t.Errorf("%v: %+v, %v", err, e, known)
+			}
 		}
 	}
 }

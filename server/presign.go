@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/folio-cms/folio/media/fault"
 	"net/http"
 	"strings"
 	"time"
@@ -142,33 +143,45 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			return errors.New("presign: no free key")
 		}
 		if key, err = s.media.PresignKey(r.Context(), req.Filename, req.MimeType, req.Size, ttl); err != nil {
-			return mediaError(err)
+			return err
 		}
 		pending, err := s.grants.Pending(r.Context(), p.FullKey(key))
 		if err != nil {
-			return mediaError(err)
+			return err
 		}
 		if !pending {
 			break
 		}
 	}
-	url, headers, err := p.PresignPut(r.Context(), key, req.MimeType, req.Size, ttl)
+	// The upload lands in the private staging area, never at the final
+	// key: the confirm copies what it checked there, so no presigned URL
+	// can write a public object (issue 23, finding 3).
+	var (
+		url     string
+		headers map[string]string
+		staged  string
+	)
+	if st := s.media.Stager(); st != nil {
+		staged = media.StagedKey(key)
+		url, headers, err = st.PresignStaged(r.Context(), staged, req.MimeType, req.Size, ttl)
+	} else {
+		url, headers, err = p.PresignPut(r.Context(), key, req.MimeType, req.Size, ttl)
+	}
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	g := grant.Grant{
 		Key: key, FullKey: p.FullKey(key), Filename: req.Filename, MimeType: req.MimeType,
-		Size: req.Size, ExpiresAt: expires,
+		Size: req.Size, ExpiresAt: expires, Staged: staged,
 	}
 	if k := keyFrom(r.Context()); k != nil {
 		g.KeyName = k.Name
 	}
-	switch err := s.grants.Add(r.Context(), g); {
-	case errors.Is(err, grant.ErrFull):
-		w.Header().Set("Retry-After", "60")
-		return errorf(http.StatusTooManyRequests, CodeRateLimited, "too many pending upload grants; confirm or let some expire first")
-	case err != nil:
-		return mediaError(err)
+	if err := s.grants.Add(r.Context(), g); err != nil {
+		if errors.Is(err, grant.ErrFull) {
+			w.Header().Set("Retry-After", "60")
+		}
+		return err
 	}
 	if headers == nil {
 		headers = map[string]string{}
@@ -213,23 +226,17 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	folder, err := media.CleanFolder(req.Folder)
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	if !s.folderToWrite(r.Context(), folder) {
 		return notFound("folder %s not found", folder)
 	}
+	if err := s.grantOwner(r, req.StorageKey); err != nil {
+		return err
+	}
 	g, err := s.grants.Claim(r.Context(), req.StorageKey)
-	switch {
-	case errors.Is(err, grant.ErrNotGranted):
-		return notFound("storageKey was not granted by this service; ask POST /api/v1/media/presign for a grant")
-	case errors.Is(err, grant.ErrConfirmed):
-		return errorf(http.StatusConflict, CodeConflict, "this upload was already confirmed")
-	case errors.Is(err, grant.ErrBusy):
-		return errorf(http.StatusConflict, CodeConflict, "this upload is being confirmed by another request")
-	case errors.Is(err, grant.ErrExpired):
-		return errorf(http.StatusGone, CodeGrantExpired, "the upload grant expired; ask for a new grant and upload again")
-	case err != nil:
-		return mediaError(err)
+	if err != nil {
+		return err // the grant's sentinels carry their codes (errorTable)
 	}
 	taken := false
 	defer func() {
@@ -244,14 +251,17 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return badRequest("size %d differs from the granted %d", req.Size, g.Size)
 	}
 	it, err := s.media.Adopt(r.Context(), media.AdoptInput{
-		Key: g.Key, Filename: g.Filename, MimeType: g.MimeType, Size: g.Size, Folder: folder,
+		Key: g.Key, Filename: g.Filename, MimeType: g.MimeType, Size: g.Size, Folder: folder, Staged: g.Staged,
 	})
 	switch {
 	case err == nil:
+	case errors.Is(err, media.ErrBusy):
+		// Nothing was deleted: the same grant works after Retry-After.
+		return s.busy(w)
 	case errors.Is(err, media.ErrUnavailable), errors.Is(err, context.Canceled),
 		errors.Is(err, media.ErrFolderNotFound), errors.Is(err, media.ErrConflict):
 		// Nothing was deleted: the same grant works once the cause is gone.
-		return mediaError(err)
+		return err
 	case errors.Is(err, media.ErrNotFound):
 		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
 	default:
@@ -260,7 +270,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			s.log.Error("presign: refused grant not consumed", "key", g.FullKey, "err", terr)
 		}
 		taken = true
-		return mediaError(err)
+		return err
 	}
 	taken = true
 	if err := s.take(r.Context(), g.FullKey); err != nil {
@@ -275,6 +285,23 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	return writeJSON(w, http.StatusCreated, confirmResponse{Success: true, Data: confirmedItem{
 		ID: it.ID, Filename: it.Filename, URL: it.URL, Folder: it.Folder, CreatedAt: it.CreatedAt,
 	}})
+}
+
+// grantOwner refuses, with 403, a confirm by another API key than the one
+// that asked for the grant: a grant is not a bearer token for every key
+// with media:write. An unknown grant is left to Claim (404).
+func (s *Server) grantOwner(r *http.Request, fullKey string) error {
+	g, ok, err := s.grants.Lookup(r.Context(), fullKey)
+	if err != nil {
+		return err
+	}
+	if !ok || g.KeyName == "" {
+		return nil
+	}
+	if k := keyFrom(r.Context()); k == nil || k.Name != g.KeyName {
+		return errorf(fault.Forbidden, "this upload was granted to another API key; only that key may confirm it")
+	}
+	return nil
 }
 
 // detached is ctx without its cancellation, with a deadline of its own: a

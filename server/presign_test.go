@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/media/local"
+	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"github.com/folio-cms/folio/server"
 )
@@ -155,8 +158,11 @@ func TestPresign(t *testing.T) {
 		if g.PublicURL != e.cfg.Endpoint+"/"+e.cfg.Bucket+"/"+wantKey {
 			t.Errorf("publicUrl = %q", g.PublicURL)
 		}
-		if !strings.HasPrefix(g.UploadURL, e.cfg.Endpoint+"/"+e.cfg.Bucket+"/"+wantKey+"?") {
-			t.Errorf("uploadUrl = %q", g.UploadURL)
+		// The upload goes to the private staging area, outside the public
+		// prefix, and never to the item's key.
+		staging := e.cfg.Endpoint + "/" + e.cfg.Bucket + "/" + s3.DefaultStatePrefix(s3test.Prefix) + "/staging/"
+		if !strings.HasPrefix(g.UploadURL, staging) || !strings.Contains(g.UploadURL, "/Beach-day.png?") {
+			t.Errorf("uploadUrl = %q, want one under %s", g.UploadURL, staging)
 		}
 		if g.Method != http.MethodPut || g.Headers["Content-Type"] != "image/png" || g.Headers["Content-Length"] != strconv.FormatInt(size, 10) {
 			t.Errorf("method %q, headers %v", g.Method, g.Headers)
@@ -170,6 +176,9 @@ func TestPresign(t *testing.T) {
 		}
 		if got := put(t, g, img); got != http.StatusOK {
 			t.Fatalf("PUT to uploadUrl = %d\n%s", got, e.srv.Log())
+		}
+		if e.exists(t, g.StorageKey) || !e.exists(t, e.uploadKey(t, g)) {
+			t.Fatal("an unconfirmed upload is at its public key, or not in staging")
 		}
 		c := mustConfirm(t, ts, key, confirmOf(g, "Beach day.png", size))
 		if !c.Success || c.Data.ID == "" || c.Data.Filename != "Beach-day.png" || c.Data.URL != g.PublicURL || c.Data.Folder != "/" {
@@ -191,8 +200,11 @@ func TestPresign(t *testing.T) {
 		if it.Width != 1300 || it.Height != 700 || it.Size != size || it.MimeType != "image/png" || it.URL != g.PublicURL {
 			t.Errorf("item = %+v", it)
 		}
-		if r := e.fetch(t, it.URL); r.Status != http.StatusOK || !bytes.Equal(r.Body, img) {
-			t.Errorf("GET original from S3 = %d, %d bytes", r.Status, len(r.Body))
+		if r := e.fetch(t, it.URL); r.Status != http.StatusOK || !bytes.Equal(r.Body, img) || r.Header.Get("Content-Type") != "image/png" {
+			t.Errorf("GET original from S3 = %d, %d bytes, %s", r.Status, len(r.Body), r.Header.Get("Content-Type"))
+		}
+		if e.exists(t, e.uploadKey(t, g)) {
+			t.Error("the staged upload is still there after the confirm")
 		}
 		var widths []int
 		for _, s := range it.Sizes {
@@ -255,7 +267,7 @@ func TestPresign(t *testing.T) {
 		wantError(t, confirmReq(t, ts, key, wrongType), http.StatusBadRequest, server.CodeBadRequest)
 		// A mistake in the confirm body touches nothing: the grant and
 		// the object are still there.
-		if !e.exists(t, g.StorageKey) {
+		if !e.exists(t, e.uploadKey(t, g)) {
 			t.Fatal("object deleted after a confirm with a wrong body")
 		}
 		mustConfirm(t, ts, key, confirmOf(g, "sized.png", size))
@@ -291,11 +303,11 @@ func TestPresign(t *testing.T) {
 		if got := put(t, g, []byte(htmlPage)); got != http.StatusOK {
 			t.Fatalf("PUT = %d", got)
 		}
-		if !e.exists(t, g.StorageKey) {
+		if !e.exists(t, e.uploadKey(t, g)) {
 			t.Fatal("upload not in the bucket")
 		}
 		wantError(t, confirmReq(t, ts, key, confirmOf(g, "evil.png", int64(len(htmlPage)))), http.StatusBadRequest, server.CodeBadRequest)
-		if e.exists(t, g.StorageKey) {
+		if e.exists(t, e.uploadKey(t, g)) || e.exists(t, g.StorageKey) {
 			t.Error("refused object still in the bucket")
 		}
 		if got := mediaTotal(t, ts, key); got != before {
@@ -376,7 +388,7 @@ func TestPresign(t *testing.T) {
 			t.Errorf("media total %d after a failed confirm, want %d", got, before)
 		}
 		e.srv.Start()
-		if !e.exists(t, g.StorageKey) {
+		if !e.exists(t, e.uploadKey(t, g)) || e.exists(t, g.StorageKey) {
 			t.Fatal("the upload was lost while storage was down")
 		}
 		c := mustConfirm(t, ts, key, confirmOf(g, "outage.png", size))
@@ -528,4 +540,98 @@ func TestPresign_SharedGrants(t *testing.T) {
 		e.srv.Start()
 		mustConfirm(t, ts2, key2, confirmOf(g, "outage.png", size))
 	})
+}
+
+// TestPresign_URLDeadAfterConfirm: issue 23, finding 3. A second PUT to
+// the upload URL of a confirmed grant (a raw SVG with onload and <script>)
+// reaches no public object: uploads land in the private staging area and
+// the confirm copies what it checked to a key no presigned URL can write.
+// A grant is confirmed only by the API key that asked for it.
+func TestPresign_URLDeadAfterConfirm(t *testing.T) {
+	e := newS3Env(t)
+	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt)
+	owner := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
+	other := ts.key(t, "intruder", server.ScopeMediaRead, server.ScopeMediaWrite)
+
+	evil := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="alert(1)"><script>alert(2)</script></svg>`)
+	harmless := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`)
+	harmless = append(harmless, bytes.Repeat([]byte("\n"), len(evil)-len(harmless))...)
+	size := int64(len(evil))
+
+	g := mustPresign(t, ts, owner, "logo.svg", "image/svg+xml", size)
+	if got := put(t, g, harmless); got != http.StatusOK {
+		t.Fatalf("PUT = %d", got)
+	}
+	// Another key with media:write cannot confirm (nor spend) the grant.
+	wantError(t, confirmReq(t, ts, other, confirmOf(g, "logo.svg", size)), http.StatusForbidden, server.CodeForbidden)
+	c := mustConfirm(t, ts, owner, confirmOf(g, "logo.svg", size))
+	public := e.fetch(t, c.Data.URL)
+	if public.Status != http.StatusOK || bytes.Contains(public.Body, []byte("<rect")) == false {
+		t.Fatalf("confirmed SVG = %d %s", public.Status, public.Body)
+	}
+
+	// The URL is still within its validity: the storage accepts the PUT,
+	// but it lands in staging, which nothing serves or confirms.
+	put(t, g, evil)
+	after := e.fetch(t, c.Data.URL)
+	if after.Status != http.StatusOK || !bytes.Equal(after.Body, public.Body) {
+		t.Fatalf("a PUT after the confirm changed the public object: %s", after.Body)
+	}
+	if e.exists(t, e.uploadKey(t, g)) && strings.HasPrefix(e.uploadKey(t, g), s3test.Prefix+"/") {
+		t.Fatal("the staging key is inside the public prefix")
+	}
+	wantError(t, confirmReq(t, ts, owner, confirmOf(g, "logo.svg", size)), http.StatusConflict, server.CodeConflict)
+	// Nothing under the public prefix carries the script.
+	filepath.WalkDir(filepath.Join(e.srv.Dir(), e.cfg.Bucket, s3test.Prefix), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("<script")) {
+				t.Errorf("%s holds the script", p)
+			}
+		}
+		return nil
+	})
+
+	// The same for a raster image: the bytes served are the confirmed ones.
+	img := testPNG(t, 60, 40)
+	g2 := mustPresign(t, ts, owner, "photo.png", "image/png", int64(len(img)))
+	if got := put(t, g2, img); got != http.StatusOK {
+		t.Fatalf("PUT = %d", got)
+	}
+	c2 := mustConfirm(t, ts, owner, confirmOf(g2, "photo.png", int64(len(img))))
+	swapped := bytes.Clone(img)
+	swapped[len(swapped)/2] ^= 0xff
+	put(t, g2, swapped)
+	if r := e.fetch(t, c2.Data.URL); r.Status != http.StatusOK || !bytes.Equal(r.Body, img) {
+		t.Fatalf("a PUT after the confirm changed the image: %d", r.Status)
+	}
+}
+
+// TestPresign_ConfirmBusy: a confirm decodes its image in the same bounded
+// queue as uploads and variants; with the queue full it is 503 BUSY with
+// Retry-After, the upload and the grant stay, and the same confirm works
+// once a slot is free (issue 23, finding 1).
+func TestPresign_ConfirmBusy(t *testing.T) {
+	e := newS3Env(t)
+	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, withTransforms(1, 20*time.Millisecond))
+	srv := ts.Handler.(*server.Server)
+	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
+	img := testPNG(t, 300, 200)
+	g := mustPresign(t, ts, key, "queued.png", "image/png", int64(len(img)))
+	if got := put(t, g, img); got != http.StatusOK {
+		t.Fatalf("PUT = %d", got)
+	}
+	release, err := srv.HoldTransformSlot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := confirmReq(t, ts, key, confirmOf(g, "queued.png", int64(len(img))))
+	wantError(t, r, http.StatusServiceUnavailable, server.CodeBusy)
+	if r.Header.Get("Retry-After") == "" {
+		t.Error("BUSY without Retry-After")
+	}
+	if !e.exists(t, e.uploadKey(t, g)) || e.exists(t, g.StorageKey) {
+		t.Fatal("a busy confirm touched the upload")
+	}
+	release()
+	mustConfirm(t, ts, key, confirmOf(g, "queued.png", int64(len(img))))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) previewMAC(payload string) []byte {
 
 // errBadPreview is the one answer to any token that does not hold: a
 // client learns nothing of why.
-var errBadPreview = errorf(http.StatusUnauthorized, CodeUnauthorized, "invalid or expired preview token")
+var errBadPreview = errorf(fault.Unauthorized, "invalid or expired preview token")
 
 // verifyPreview checks a token's signature and expiry.
 func (s *Server) verifyPreview(tok string) (*previewClaims, error) {
@@ -135,7 +136,7 @@ func (s *Server) previewView(w http.ResponseWriter, r *http.Request, c *previewC
 	if err != nil {
 		return nil, "", err
 	}
-	v, _, err := s.viewAt(r.Context(), c.Ref, draft)
+	v, _, err := s.viewAt(w, r.Context(), c.Ref, draft)
 	if err != nil {
 		return nil, "", err
 	}
@@ -162,7 +163,7 @@ type previewResponse struct {
 // follows the ref; a commit hash (short ones resolved now) stays on it.
 func (s *Server) createPreview(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if s.previewSecret == "" {
-		return errorf(http.StatusNotFound, CodeNotFound, "preview links are off: start folio with --preview-secret")
+		return errorf(fault.NotFound, "preview links are off: start folio with --preview-secret")
 	}
 	var req previewRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10))
@@ -170,7 +171,7 @@ func (s *Server) createPreview(w http.ResponseWriter, r *http.Request, _ httprou
 	if err := dec.Decode(&req); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "body over 4 KiB")
+			return errorf(fault.TooLarge, "body over 4 KiB")
 		}
 		return badRequest("body: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // RateLimit is a token bucket: PerSecond requests a second on average,
@@ -116,5 +118,5 @@ func (l *limiter) size() int {
 func rateLimited(w http.ResponseWriter, wait time.Duration) error {
 	secs := int(math.Ceil(wait.Seconds()))
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, secs)))
-	return errorf(http.StatusTooManyRequests, CodeRateLimited, "too many requests: retry in %d s", max(1, secs))
+	return errorf(fault.TooMany, "too many requests: retry in %d s", max(1, secs))
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // hookPath is the webhook route. It is a POST but not a write: it only
@@ -12,7 +14,7 @@ import (
 const hookPath = "/api/v1/hooks/git"
 
 // errReadOnly answers a write on a box started with --read-only.
-var errReadOnly = errorf(http.StatusMethodNotAllowed, CodeReadOnly,
+var errReadOnly = errorf(fault.ReadOnly,
 	"this folio is read-only: send writes (uploads, metadata changes, deletes, folders, presign and confirm) to a box started without --read-only")
 
 // writes tells whether a route changes state the box owns. It is decided

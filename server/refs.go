@@ -6,13 +6,14 @@ import (
 	"net/http"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
 // refView is the view of ?ref= (a branch, tag or commit), for a key
 // holding content:preview (and content:draft with draft=true). A full
 // commit hash never changes: its responses may be kept for a year.
-func (s *Server) refView(r *http.Request, name string, draft bool) (*engine.View, string, error) {
+func (s *Server) refView(w http.ResponseWriter, r *http.Request, name string, draft bool) (*engine.View, string, error) {
 	if err := requireScope(r, ScopeContentPreview); err != nil {
 		return nil, "", err
 	}
@@ -21,7 +22,7 @@ func (s *Server) refView(r *http.Request, name string, draft bool) (*engine.View
 			return nil, "", err
 		}
 	}
-	v, ref, err := s.viewAt(r.Context(), name, draft)
+	v, ref, err := s.viewAt(w, r.Context(), name, draft)
 	if err != nil {
 		return nil, "", err
 	}
@@ -34,11 +35,27 @@ func (s *Server) refView(r *http.Request, name string, draft bool) (*engine.View
 	return v, cachePrivate, nil
 }
 
-// viewAt resolves a ref and returns its view.
-func (s *Server) viewAt(ctx context.Context, name string, draft bool) (*engine.View, engine.Ref, error) {
+// Ref snapshot builds a client may start (a ref not in memory yet): a
+// flood of distinct refs is refused with 429 before it costs a build each.
+var defaultRefBuilds = RateLimit{PerSecond: 1, Burst: 30}
+
+// viewAt resolves a ref and returns its view. who names the client for
+// the limit on builds (the key's name, or the preview token's maker).
+func (s *Server) viewAt(w http.ResponseWriter, ctx context.Context, name string, draft bool) (*engine.View, engine.Ref, error) {
 	ref, err := s.engine.ResolveRef(ctx, name)
 	if err != nil {
 		return nil, engine.Ref{}, refError(name, err)
+	}
+	if !s.engine.RefCached(ref.Commit) {
+		who := "anonymous"
+		if k := keyFrom(ctx); k != nil {
+			who = "key:" + k.Name
+		} else if c := previewFrom(ctx); c != nil {
+			who = "preview:" + c.Key
+		}
+		if ok, wait := s.refBuilds.allow(who); !ok {
+			return nil, engine.Ref{}, rateLimited(w, wait)
+		}
 	}
 	snap, err := s.engine.RefSnapshot(ctx, ref)
 	if err != nil {
@@ -56,7 +73,7 @@ func refError(name string, err error) error {
 	case errors.As(err, &amb):
 		return badRequest("ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
 	case errors.Is(err, engine.ErrRefNotFound):
-		return errorf(http.StatusNotFound, CodeRefNotFound, "no branch, tag or commit %q is served", clip(name, 80))
+		return errorf(fault.RefNotFound, "no branch, tag or commit %q is served", clip(name, 80))
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -160,4 +161,48 @@ func TestRefsRemoteSite(t *testing.T) {
 		t.Fatalf("after a force push: %s", r.Body)
 	}
 	wantError(t, get(t, ts.URL+"/api/v1/content/posts/a?ref=never", preview), http.StatusNotFound, server.CodeRefNotFound)
+}
+
+// TestRefsFlood: a client asking for many versions not in memory is
+// refused with 429 once past its allowance of builds; versions already
+// built are still served; the cache stays within its bound.
+func TestRefsFlood(t *testing.T) {
+	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A0\n---\nA\n"})
+	var commits []string
+	for i := 1; i <= 40; i++ {
+		commits = append(commits, repo.commit(fmt.Sprint("c", i), map[string]string{"content/posts/a.md": fmt.Sprintf("---\ntitle: A%d\n---\nA\n", i)}))
+	}
+	ts := startServer(t, repo.bare, func(e *engine.Config, _ *server.Config) { e.RefCacheBytes = 1 << 20 })
+	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
+	served, limited := 0, 0
+	for _, c := range commits[:39] {
+		r := get(t, ts.URL+"/api/v1/content/posts/a?ref="+c, preview)
+		switch r.Status {
+		case http.StatusOK:
+			served++
+		case http.StatusTooManyRequests:
+			limited++
+			if r.Header.Get("Retry-After") == "" {
+				t.Fatal("429 without Retry-After")
+			}
+		default:
+			t.Fatalf("?ref=%s: %d %s", c, r.Status, r.Body)
+		}
+	}
+	if served < 20 || limited == 0 {
+		t.Fatalf("served %d, limited %d: want the flood cut off", served, limited)
+	}
+	// The published commit needs no build: always served.
+	if r := get(t, ts.URL+"/api/v1/content/posts/a?ref="+commits[39], preview); r.Status != http.StatusOK {
+		t.Fatalf("the published commit: %d", r.Status)
+	}
+	var st struct {
+		Refs struct{ Snapshots, EstimatedBytes, MaxBytes int }
+	}
+	if err := json.Unmarshal(get(t, ts.URL+"/api/v1/status", preview).Body, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Refs.EstimatedBytes > st.Refs.MaxBytes || st.Refs.Snapshots == 0 {
+		t.Fatalf("ref cache %+v", st.Refs)
+	}
 }

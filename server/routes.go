@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -77,7 +78,7 @@ func (s *Server) routes() http.Handler {
 	rt.RedirectFixedPath = false
 	rt.HandleMethodNotAllowed = true
 	rt.NotFound = s.errorHandler(notFound("no such route"))
-	notAllowed := s.errorHandler(errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "method not allowed on this route"))
+	notAllowed := s.errorHandler(errorf(fault.NotAllowed, "method not allowed on this route"))
 	rt.MethodNotAllowed = notAllowed
 	if s.readOnly {
 		// The router's Allow names the write methods too; this box refuses them.
@@ -193,7 +194,7 @@ func (s *Server) handle(rte route) httprouter.Handle {
 }
 
 // errorHandler answers every request with err (unknown routes, methods).
-func (s *Server) errorHandler(err *Error) http.Handler {
+func (s *Server) errorHandler(err *fault.Error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
 			s.metrics.rateLimited("ip")
@@ -201,7 +202,7 @@ func (s *Server) errorHandler(err *Error) http.Handler {
 			s.writeError(w, r, rateLimited(w, wait))
 			return
 		}
-		s.metrics.unmatched(r.Method, err.Status)
+		s.metrics.unmatched(r.Method, statusOf(err))
 		s.writeError(w, r, err)
 	})
 }
@@ -247,6 +248,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	e, known := asError(err)
 	switch {
+	case known && e.Status == http.StatusServiceUnavailable && e.Code == CodeUnavailable:
+		// The client sees a generic message; the cause is for the logs.
+		s.log.Warn("storage unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 	case known:
 	case r.Context().Err() != nil:
 		// The client went away (it will not read the answer): not a fault.

@@ -105,6 +105,14 @@ func (e *s3Env) fetch(t testing.TB, url string) response {
 	return send(t, signer.SignV4(*req, s3test.AccessKey, s3test.SecretKey, "", s3test.Region))
 }
 
+// uploadKey is the object key a grant's uploadUrl writes: in the private
+// staging area, never the storageKey (issue 23, finding 3).
+func (e *s3Env) uploadKey(t testing.TB, g presignGrant) string {
+	t.Helper()
+	u, _, _ := strings.Cut(g.UploadURL, "?")
+	return e.fullKeyOf(t, u)
+}
+
 // fullKeyOf turns an object URL of e's bucket into the object key.
 func (e *s3Env) fullKeyOf(t testing.TB, url string) string {
 	t.Helper()

@@ -10,6 +10,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/search"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -108,15 +109,13 @@ func parseSearch(q url.Values) (search.SearchQuery, page, error) {
 func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, sq search.SearchQuery, pg page, cc string, keys []string) error {
 	res, err := s.engine.Search(r.Context(), sq)
 	switch {
-	case errors.Is(err, engine.ErrSearchOff):
-		return notFound("content search is off on this server (folio serve --search=false)")
 	case errors.Is(err, search.ErrSearchBusy):
 		w.Header().Set("Retry-After", "5")
-		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the search index is still being built; try again shortly")
+		return err
 	case err != nil && r.Context().Err() != nil:
 		// The client hung up while the search waited for the index:
 		// nothing to log, and no one reads the answer.
-		return errorf(http.StatusServiceUnavailable, CodeSearchUnavailable, "the request ended before the search index was ready")
+		return errorf(fault.SearchBuilding, "the request ended before the search index was ready")
 	case err != nil:
 		return err
 	}

@@ -89,6 +89,10 @@ type Config struct {
 	// subscriber's network; 128 counts each address).
 	IPv6Prefix int
 
+	// AllowMissingKeys serves keyed routes (401 to every key) while the
+	// keys file does not exist; without it they answer 503 NO_KEYS_FILE.
+	AllowMissingKeys bool
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -114,6 +118,7 @@ type Server struct {
 	ipLimit    *limiter
 	proxies    Proxies
 	keyLimit   *limiter
+	refBuilds  *limiter // ref snapshots built per client (refs.go)
 	metrics    *Metrics
 	openapiDoc openapiBody
 	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
@@ -133,6 +138,7 @@ type Server struct {
 	maxConns    int
 	maxPerConn  int
 	v6Prefix    int
+	allowNoKeys bool
 }
 
 // New builds the server and its route table.
@@ -158,6 +164,7 @@ func New(cfg Config) *Server {
 		ipLimit:       newLimiter(cfg.RateIP, cfg.Now),
 		proxies:       cfg.TrustedProxies,
 		keyLimit:      newLimiter(cfg.RateKey, cfg.Now),
+		refBuilds:     newLimiter(defaultRefBuilds, cfg.Now),
 		metrics:       cfg.Metrics,
 		openapiDoc:    newOpenAPIBody(),
 		log:           cfg.Logger,
@@ -173,6 +180,7 @@ func New(cfg Config) *Server {
 	if s.bodyMinRate <= 0 {
 		s.bodyMinRate = DefaultBodyMinRate
 	}
+	s.allowNoKeys = cfg.AllowMissingKeys
 	s.maxConns, s.maxPerConn = cfg.MaxConns, cfg.MaxConnsPerClient
 	s.v6Prefix = cfg.IPv6Prefix
 	if s.v6Prefix <= 0 || s.v6Prefix > 128 {
@@ -183,6 +191,10 @@ func New(cfg Config) *Server {
 		n = runtime.GOMAXPROCS(0)
 	}
 	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	if cfg.Media != nil && !cfg.ReadOnly {
+		// Uploads decode in the same bounded queue as variants.
+		cfg.Media.SetDeriveGate(s.transforms.gate)
+	}
 	if cfg.Keys != nil {
 		cfg.Keys.SetLogger(cfg.Logger)
 		cfg.Metrics.watchKeys(cfg.Keys)

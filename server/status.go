@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -59,27 +60,27 @@ func (s *Server) gitHook(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	// reading it (and the connection closed: see closeUnread).
 	sig, ok := strings.CutPrefix(r.Header.Get("X-Hub-Signature-256"), "sha256=")
 	if !ok {
-		return errorf(http.StatusUnauthorized, CodeUnauthorized, "missing X-Hub-Signature-256 header")
+		return errorf(fault.Unauthorized, "missing X-Hub-Signature-256 header")
 	}
 	got, err := hex.DecodeString(sig)
 	if err != nil || len(got) != sha256.Size {
-		return errorf(http.StatusUnauthorized, CodeUnauthorized, "malformed X-Hub-Signature-256 header")
+		return errorf(fault.Unauthorized, "malformed X-Hub-Signature-256 header")
 	}
 	if r.ContentLength > maxHookBody {
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "webhook body over %d bytes", maxHookBody)
+		return errorf(fault.TooLarge, "webhook body over %d bytes", maxHookBody)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "webhook body over %d bytes", maxHookBody)
+			return errorf(fault.TooLarge, "webhook body over %d bytes", maxHookBody)
 		}
 		return badRequest("the webhook body was cut off")
 	}
 	mac := hmac.New(sha256.New, []byte(s.hookSecret))
 	mac.Write(body)
 	if !hmac.Equal(got, mac.Sum(nil)) {
-		return errorf(http.StatusUnauthorized, CodeUnauthorized, "webhook signature does not match")
+		return errorf(fault.Unauthorized, "webhook signature does not match")
 	}
 	s.engine.Trigger()
 	return writeJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})

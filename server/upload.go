@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -59,6 +60,11 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	b := &uploadBatch{s: s, ctx: r.Context(), limit: limit, res: uploadResult{Data: []*media.Item{}, Errors: []uploadError{}}}
 	if err := b.read(mr); err != nil {
 		b.rollback()
+		if errors.Is(err, media.ErrBusy) {
+			// The image queue is full: the whole request is refused, so
+			// that the client sends it again as it was after Retry-After.
+			return s.busy(w)
+		}
 		return err
 	}
 	return b.respond(w)
@@ -73,7 +79,7 @@ func (s *Server) openUpload(w http.ResponseWriter, r *http.Request) (mr *multipa
 	}
 	limit = s.media.MaxUploadBytes() * requestFactor
 	if r.ContentLength > limit {
-		return nil, 0, errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request larger than %d bytes", limit)
+		return nil, 0, errorf(fault.TooLarge, "request larger than %d bytes", limit)
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	mr, err = r.MultipartReader()
@@ -158,7 +164,7 @@ func (b *uploadBatch) setFolder(part io.Reader) error {
 	b.folder = formField{v, true}
 	c, err := media.CleanFolder(v)
 	if err != nil {
-		return mediaError(err)
+		return err
 	}
 	if !b.s.folderToWrite(b.ctx, c) {
 		return notFound("no folder %q: create it first (POST /api/v1/media/folders)", c)
@@ -193,7 +199,10 @@ func (b *uploadBatch) file(part *multipart.Part) error {
 		if readErr := requestBroken(err, b.ctx); readErr != nil {
 			return uploadReadError(readErr, b.limit)
 		}
-		e, known := asError(mediaError(err))
+		if errors.Is(err, media.ErrBusy) {
+			return err
+		}
+		e, known := asError(err)
 		if !known {
 			b.s.log.Error("upload failed", "err", err)
 		}
@@ -241,14 +250,14 @@ func (b *uploadBatch) respond(w http.ResponseWriter) error {
 // commonFailure follows the errors of the failed files of a request, to
 // answer with their status when they all failed the same way.
 type commonFailure struct {
-	first *Error // the first failure
-	mixed bool   // two files failed differently
+	first *httpError // the first failure
+	mixed bool       // two files failed differently
 }
 
-func (c *commonFailure) add(e *Error) {
+func (c *commonFailure) add(e httpError) {
 	switch {
 	case c.first == nil:
-		c.first = e
+		c.first = &e
 	case c.first.Code != e.Code:
 		c.mixed = true
 	}
@@ -281,7 +290,7 @@ func (b *uploadBatch) applyLateFields() error {
 		}
 		updated, err := b.s.media.Patch(b.ctx, it.ID, p)
 		if err != nil {
-			return mediaError(err)
+			return err
 		}
 		b.res.Data[i] = updated
 	}
@@ -322,7 +331,7 @@ func requestBroken(err error, ctx context.Context) error {
 func uploadReadError(err error, limit int64) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return errorf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request larger than %d bytes: nothing was stored", limit)
+		return errorf(fault.TooLarge, "request larger than %d bytes: nothing was stored", limit)
 	}
 	return badRequest("the upload was cut off or malformed: nothing was stored")
 }

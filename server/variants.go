@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -18,11 +19,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/derive"
+	"github.com/folio-cms/folio/media/fault"
+	"golang.org/x/sync/singleflight"
 )
 
 // Variants: GET /uploads/<key>?w=&h=&fit=&fm=&q= (or ?preset=<name>) makes
@@ -96,6 +97,16 @@ func (t *transformer) acquire(ctx context.Context) (func(), error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// gate is acquire for the media library's uploads (media.DeriveGate): a
+// full queue is media.ErrBusy, which the write routes answer 503 BUSY.
+func (t *transformer) gate(ctx context.Context) (func(), error) {
+	release, err := t.acquire(ctx)
+	if errors.Is(err, errBusy) {
+		return nil, fmt.Errorf("%w: %w", media.ErrBusy, err)
+	}
+	return release, err
 }
 
 // isVariantRequest reports whether the query asks for a variant.
@@ -209,10 +220,10 @@ func (s *Server) parseVariant(urlPath string, q url.Values) (variantRequest, err
 	}
 	sig := q.Get("s")
 	if sig == "" {
-		return vr, errorf(http.StatusForbidden, CodeForbidden, "this size is not an image preset of folio.yaml; other sizes need a URL signed with the server's --url-secret")
+		return vr, errorf(fault.Forbidden, "this size is not an image preset of folio.yaml; other sizes need a URL signed with the server's --url-secret")
 	}
 	if !s.transforms.validSignature(urlPath, q, sig) {
-		return vr, errorf(http.StatusForbidden, CodeForbidden, "bad signature: s must be the HMAC-SHA256 of the path and query (without s) with the server's --url-secret")
+		return vr, errorf(fault.Forbidden, "bad signature: s must be the HMAC-SHA256 of the path and query (without s) with the server's --url-secret")
 	}
 	return vr, nil
 }
@@ -296,7 +307,7 @@ func (s *Server) serveVariant(w http.ResponseWriter, r *http.Request, key string
 	vkey := media.VariantKey(it, vr.spec)
 	data, err := s.media.StoredVariant(r.Context(), vkey)
 	if err != nil && !errors.Is(err, media.ErrNotExist) {
-		return mediaError(err)
+		return err
 	}
 	if errors.Is(err, media.ErrNotExist) {
 		data, err = s.makeVariant(r.Context(), it, vr.spec, vkey)
@@ -347,7 +358,7 @@ func (s *Server) makeVariant(ctx context.Context, it *media.Item, spec derive.Sp
 			return nil, errBusy
 		}
 		if res.Err != nil {
-			return nil, mediaError(res.Err)
+			return nil, res.Err
 		}
 		return res.Val.([]byte), nil
 	case <-ctx.Done():
@@ -359,7 +370,7 @@ func (s *Server) makeVariant(ctx context.Context, it *media.Item, spec derive.Sp
 func (s *Server) busy(w http.ResponseWriter) error {
 	secs := max(variantRetryAfterMinSecond, int(s.transforms.wait/time.Second))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	return errorf(http.StatusServiceUnavailable, CodeBusy, "too many images are being made at once; retry after %d s", secs)
+	return errorf(fault.Busy, "too many images are being made at once; retry after %d s", secs)
 }
 
 // presetViews puts the preset URLs of folio.yaml in media items.

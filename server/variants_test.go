@@ -2,9 +2,13 @@ package server_test
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -13,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -535,4 +540,92 @@ func TestVariantDamagedOriginal(t *testing.T) {
 	if r := get(t, ms.URL+it.URL+"?preset=card", ""); r.Status != http.StatusOK {
 		t.Errorf("repaired: %d %s", r.Status, r.Body)
 	}
+}
+
+// TestUploadBusy: uploads decode in the same bounded queue as variants
+// (issue 23, finding 1). With the only slot held by a variant, an image
+// upload waits out the queue timeout and gets 503 BUSY with Retry-After,
+// storing nothing; a PDF, which is not decoded, is stored meanwhile; once
+// the slot is free the same image is stored.
+func TestUploadBusy(t *testing.T) {
+	ms := startVariantServer(t, withTransforms(1, 20*time.Millisecond))
+	srv := ms.Handler.(*server.Server)
+	photo := ms.uploadOK(t, filePart("photo.jpg", jpegBytes(t, 300, 200)))[0].URL
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	srv.SetTransformHook(func() {
+		if calls.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+	})
+	done := make(chan response)
+	go func() { done <- get(t, ms.URL+photo+"?preset=card", "") }()
+	<-entered
+	before := ms.files(t)
+	img := pngBytes(t, 500, 300)
+	r := ms.upload(t, ms.all, filePart("wide.png", img), filePart("second.png", img))
+	wantError(t, r, http.StatusServiceUnavailable, server.CodeBusy)
+	if r.Header.Get("Retry-After") == "" {
+		t.Error("BUSY without Retry-After")
+	}
+	if after := ms.files(t); !slices.Equal(before, after) {
+		t.Errorf("a refused upload left files: before %v, after %v", before, after)
+	}
+	ms.uploadOK(t, filePart("doc.pdf", []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")))
+	close(release)
+	if r := <-done; r.Status != http.StatusOK {
+		t.Errorf("held transform: %d %s", r.Status, r.Body)
+	}
+	if got := ms.uploadOK(t, filePart("wide.png", img)); len(got) != 1 || len(got[0].Sizes) == 0 {
+		t.Errorf("after the slot is free: %+v", got)
+	}
+}
+
+// TestUploadElongatedRefused: the 48 KB PNG of 50,000,000 × 1 pixels of
+// issue 23 (under the pixel limit, 5 GB to resize) and its transpose are
+// refused from their header with 413, storing nothing.
+func TestUploadElongatedRefused(t *testing.T) {
+	ms := startVariantServer(t)
+	for _, sz := range [][2]int{{50_000_000, 1}, {1, 50_000_000}, {20000, 1000}} {
+		r := ms.upload(t, ms.all, filePart("line.png", zeroPNG(t, sz[0], sz[1])))
+		wantError(t, r, http.StatusRequestEntityTooLarge, server.CodeTooLarge)
+		if !strings.Contains(string(r.Body), fmt.Sprintf("%dx%d", sz[0], sz[1])) {
+			t.Errorf("%v: %s", sz, r.Body)
+		}
+	}
+	if files := ms.files(t); len(files) != 0 {
+		t.Errorf("refused uploads left %v", files)
+	}
+}
+
+// zeroPNG is a valid grey PNG of w×h black pixels, streamed so that a huge
+// one costs no memory to make: its rows compress to almost nothing.
+func zeroPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	var idat bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestCompression)
+	row := make([]byte, 1+w) // filter byte, then one byte a pixel
+	for range h {
+		if _, err := zw.Write(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		binary.Write(&b, binary.BigEndian, uint32(len(data)))
+		b.WriteString(typ)
+		b.Write(data)
+		binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
+	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
+	chunk("IHDR", append(ihdr, 8, 0, 0, 0, 0)) // 8-bit greyscale
+	chunk("IDAT", idat.Bytes())
+	chunk("IEND", nil)
+	return b.Bytes()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"image/png"
 	"io"
 	"net"
 	"net/http"
@@ -81,5 +82,22 @@ func TestFloorHandler(t *testing.T) {
 			resp.ContentLength != int64(len(c.body)) {
 			t.Errorf("Accept-Encoding %q: %q, encoding %q, type %q, length %d", c.enc, got, resp.Header.Get("Content-Encoding"), resp.Header.Get("Content-Type"), resp.ContentLength)
 		}
+	}
+}
+
+// TestBlackPNG: the worst-case files are real PNGs of the size they claim.
+func TestBlackPNG(t *testing.T) {
+	for _, c := range worstCases {
+		if c.w*c.h > 5_000_000 {
+			continue // seconds of deflate: made by the bench itself, which checks the answer
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(blackPNG(c.w, c.h, c.colorType, c.depth)))
+		if err != nil || cfg.Width != c.w || cfg.Height != c.h {
+			t.Errorf("%s: %dx%d, %v", c.name, cfg.Width, cfg.Height, err)
+		}
+	}
+	m, err := png.Decode(bytes.NewReader(blackPNG(300, 20, 6, 16)))
+	if err != nil || m.Bounds().Dx() != 300 || m.Bounds().Dy() != 20 {
+		t.Fatalf("16-bit RGBA: %v", err)
 	}
 }

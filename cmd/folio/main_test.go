@@ -219,6 +219,46 @@ func TestCheckMedia(t *testing.T) {
 	}
 }
 
+// TestCheckLinesWarmCache: problems carry the same path:line on a second
+// run, which reads the documents from the parse cache, and a reference
+// problem points at the line of the broken reference, not of the
+// top-level key holding it. Before, the second run lost every line, and a
+// reference in a section pointed at "sections:".
+func TestCheckLinesWarmCache(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("content/posts/bad.md", "---\ntitle: Bad\npublishedAt: notadate\n---\nbody\n")
+	write("content/posts/ok.md", "---\ntitle: OK\n---\nbody\n")
+	write("pages/home.md", "---\ntitle: Home\nisHomepage: true\nsections:\n  - type: hero\n    title: x\n    link: posts/ok\n    more: posts/gone\n  - type: cta\n    data:\n      target: posts/missing\n---\nHi\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "site"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cache := t.TempDir()
+	want := []string{
+		"content/posts/bad.md:3: publishedAt: bad date",
+		"pages/home.md:8: reference to a missing item posts/gone",
+		"pages/home.md:11: reference to a missing item posts/missing",
+	}
+	for run := 1; run <= 2; run++ {
+		out, _, _ := runCLI(t, "check", "--site", dir, "--cache-dir", cache)
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("run %d: output lacks %q:\n%s", run, w, out)
+			}
+		}
+	}
+}
+
 // TestFixtureSiteChecks: the fixture site make run serves, its content
 // model included, has no problem.
 func TestFixtureSiteChecks(t *testing.T) {

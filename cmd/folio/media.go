@@ -91,7 +91,7 @@ func (m *mediaStack) Close() error {
 // reserves the keys of the grants still pending (reservePending). On an
 // error everything opened so far is closed again.
 func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaStack, err error) {
-	root, err := f.mediaRoot()
+	root, err := f.mediaRoot(logger)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaSta
 // library instead would make every media URL a 404 that a CDN caches).
 // With s3 storage the media root is only a cache of temporary files,
 // created when missing, read-only or not: the bucket holds the library.
-func (f *mediaFlags) mediaRoot() (string, error) {
+func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 	if f.readOnly && f.storage != "s3" {
 		fi, err := os.Stat(f.dir)
 		if errors.Is(err, os.ErrNotExist) {
@@ -144,7 +144,15 @@ func (f *mediaFlags) mediaRoot() (string, error) {
 		if !fi.IsDir() {
 			return "", fmt.Errorf("--media %s is not a directory", f.dir)
 		}
-	} else if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	} else if _, err := os.Stat(f.dir); errors.Is(err, os.ErrNotExist) {
+		// Said, not done silently: a forgotten --media otherwise fills
+		// ./media of whatever directory folio was started in.
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			return "", err
+		}
+		abs, _ := filepath.Abs(f.dir)
+		logger.Warn("created the media root, which did not exist (set --media to choose where media lives)", "media", abs)
+	} else if err != nil {
 		return "", err
 	}
 	return filepath.Abs(f.dir)
@@ -363,10 +371,25 @@ func runMediaMigrate(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer m.Close()
+	rep, err := m.Library.MigrateLocal(ctx)
+	if err != nil {
+		return err
+	}
+	if err := m.Library.Sync(ctx); err != nil {
+		return err
+	}
 	if err := m.Library.Checkpoint(ctx); err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "media root: %d items; %d files copied into the bucket, %d there already (size and SHA-256 checked)\n",
+		rep.Items, rep.Copied, rep.Present)
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(stdout, "skipped %s (%s): %s\n", sk.ID, sk.Key, sk.Reason)
+	}
 	fmt.Fprintf(stdout, "%d media items and %d folders in the bucket under %s\n", m.Library.Len(), len(m.Library.Folders())-1, m.State.Prefix())
+	if n := len(rep.Skipped); n > 0 {
+		return fmt.Errorf("media migrate: %d items skipped (listed above); resolve them and run it again: what was copied stays", n)
+	}
 	return nil
 }
 

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/media/local"
 	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"go.yaml.in/yaml/v3"
@@ -106,4 +109,148 @@ func TestMediaMigrate(t *testing.T) {
 	if _, ok, err := shared.Lookup(ctx, g.FullKey); err != nil || !ok {
 		t.Fatalf("grant not in the bucket: %v %v", ok, err)
 	}
+}
+
+// TestMediaMigrate_CopiesFiles: issue 23. A library made with `folio media
+// import` on local storage, migrated with `folio media migrate --storage
+// s3`, has its originals and derivatives in the bucket (same bytes), under
+// the same ids. An item whose name is taken in the bucket by other bytes
+// is skipped, reported, and the command fails; once the clash is gone, a
+// second run finishes the job and copies nothing twice.
+func TestMediaMigrate_CopiesFiles(t *testing.T) {
+	cfg, _ := s3test.Start(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", cfg.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", cfg.SecretKey)
+	ctx := context.Background()
+	root := t.TempDir()
+	if _, stderr, err := runCLI(t, "media", "import", "--media", root, pngFile(t, "lake.png", 600, 400), pngFile(t, "hill.png", 500, 300)); err != nil {
+		t.Fatalf("media import: %v\n%s", err, stderr)
+	}
+	ls, err := local.Open(local.Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := media.Open(ctx, media.Config{Root: root, Storage: ls, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := loc.List(media.Query{})
+	loc.Close()
+	ls.Close()
+	if len(want) != 2 {
+		t.Fatalf("imported %d items", len(want))
+	}
+	var lake, hill *media.Item
+	for _, it := range want {
+		switch it.Filename {
+		case "lake.png":
+			lake = it
+		case "hill.png":
+			hill = it
+		}
+	}
+	if lake == nil || hill == nil || len(lake.Sizes) == 0 {
+		t.Fatalf("imported %+v", want)
+	}
+
+	st, err := s3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone else's file already has hill.png's name in the bucket.
+	if err := st.Put(ctx, hill.Key, strings.NewReader("not hill"), 8, "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"media", "migrate", "--media", root, "--storage", "s3", "--s3-endpoint", cfg.Endpoint,
+		"--s3-bucket", cfg.Bucket, "--s3-prefix", cfg.Prefix, "--s3-region", cfg.Region}
+	out, _, err := runCLI(t, args...)
+	if err == nil {
+		t.Fatalf("a migration that skipped an item exited 0:\n%s", out)
+	}
+	if !strings.Contains(out, "skipped "+hill.ID+" ("+hill.Key+")") || strings.Contains(out, "skipped "+lake.ID) {
+		t.Fatalf("migrate said %q", out)
+	}
+	sameBytes := func(key string) bool {
+		t.Helper()
+		want, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(key)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := st.Open(ctx, key)
+		if err != nil {
+			t.Logf("%s: %v", key, err)
+			return false
+		}
+		defer rc.Close()
+		got, _ := io.ReadAll(rc)
+		return bytes.Equal(got, want)
+	}
+	for _, k := range append([]string{lake.Key}, sizeKeys(lake)...) {
+		if !sameBytes(k) {
+			t.Errorf("%s is not in the bucket as it is on the media root", k)
+		}
+	}
+	if rc, err := st.Open(ctx, hill.Key); err == nil {
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if string(b) != "not hill" {
+			t.Errorf("the clashing object was overwritten")
+		}
+	}
+
+	state, err := st.State(s3.DefaultStatePrefix(cfg.Prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() []*media.Item {
+		fresh, err := media.Open(ctx, media.Config{Root: t.TempDir(), Storage: st, State: state, ReadOnly: true, PollInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		got, _ := fresh.List(media.Query{})
+		return got
+	}
+	if got := list(); len(got) != 1 || got[0].ID != lake.ID {
+		t.Fatalf("bucket library after a skip: %+v", got)
+	}
+
+	// The clash resolved, the same command finishes the job.
+	if err := st.Delete(ctx, hill.Key); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatalf("second migrate: %v\n%s\n%s", err, out, errOut)
+	}
+	n := 1 + len(hill.Sizes)
+	if !strings.Contains(out, fmt.Sprintf("%d files copied into the bucket, %d there already", n, 1+len(lake.Sizes))) {
+		t.Errorf("second migrate said %q", out)
+	}
+	for _, k := range append([]string{hill.Key}, sizeKeys(hill)...) {
+		if !sameBytes(k) {
+			t.Errorf("%s is not in the bucket as it is on the media root", k)
+		}
+	}
+	got := list()
+	if len(got) != 2 {
+		t.Fatalf("bucket library: %d items", len(got))
+	}
+	for _, it := range got {
+		if it.ID != lake.ID && it.ID != hill.ID {
+			t.Errorf("item %s has a new id", it.ID)
+		}
+	}
+	// A third run changes nothing and says so.
+	if out, _, err := runCLI(t, args...); err != nil || !strings.Contains(out, "0 files copied") {
+		t.Errorf("third migrate: %v %q", err, out)
+	}
+}
+
+func sizeKeys(it *media.Item) []string {
+	var out []string
+	for _, s := range it.Sizes {
+		out = append(out, s.Key)
+	}
+	return out
 }

@@ -38,6 +38,7 @@ type serveFlags struct {
 	urlSecret                                       string
 	transformConcurrency                            int
 	transformQueueTimeout                           time.Duration
+	allowMissingKeys                                bool
 	refs, previewSecret                             string
 	refCacheMB                                      int
 	bodyTimeout                                     time.Duration
@@ -92,8 +93,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
 	fs.StringVar(&f.urlSecret, "url-secret", "", "signs image variant URLs of sizes that are not imagePresets of folio.yaml: s=<hex HMAC-SHA256 of the path and query>; empty: presets only")
-	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "image variants made at once (/uploads/<key>?w=…)")
-	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant waits for a transform slot before 503 BUSY")
+	fs.IntVar(&f.transformConcurrency, "transform-concurrency", cores, "images decoded at once: variants (/uploads/<key>?w=…) and the derivatives of uploads")
+	fs.DurationVar(&f.transformQueueTimeout, "transform-queue-timeout", 5*time.Second, "how long an image variant or upload waits for a transform slot before 503 BUSY")
+	fs.BoolVar(&f.allowMissingKeys, "allow-missing-keys", false, "serve the keyed routes (401 to every key) while the --keys file does not exist; without it they answer 503 NO_KEYS_FILE until the file is created")
 	fs.StringVar(&f.refs, "refs", "", "comma-separated patterns of the branches and tags ?ref= may serve ('release/*', 'heads/cms/*', 'tags/v*'; 'commits' allows commit hashes); empty: all")
 	fs.StringVar(&f.previewSecret, "preview-secret", "", "signs preview links (POST /api/v1/previews, ?preview=<token>); rotating it revokes every link; empty: preview links off")
 	fs.IntVar(&f.refCacheMB, "ref-cache-mb", 256, "the estimated memory of the snapshots of other refs (?ref=) kept at once, in MiB")
@@ -178,6 +180,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if keys.Missing() {
+		abs, _ := filepath.Abs(f.keys)
+		if f.allowMissingKeys {
+			logger.Warn("the keys file does not exist: every keyed route answers 401 until it is created (folio keys create --keys FILE)", "keys", abs)
+		} else {
+			logger.Warn("the keys file does not exist: keyed routes answer 503 NO_KEYS_FILE until it is created (folio keys create --keys FILE); public routes are served", "keys", abs)
+		}
+	}
 	lib, err := f.media.open(ctx, logger)
 	if err != nil {
 		return err
@@ -204,6 +214,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 		TransformConcurrency:  f.transformConcurrency,
 		TransformQueueTimeout: f.transformQueueTimeout,
+		AllowMissingKeys:      f.allowMissingKeys,
 		BodyTimeout:           f.bodyTimeout,
 		BodyMinRate:           f.bodyMinRate,
 		MaxConns:              f.maxConns,

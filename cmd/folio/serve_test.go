@@ -303,3 +303,85 @@ func TestServeMetrics(t *testing.T) {
 		t.Errorf("--log-format xml: %v", err)
 	}
 }
+
+// TestServeMissingKeysFile: a box whose --keys file does not exist says so
+// at start and answers keyed routes 503 NO_KEYS_FILE (public routes
+// work) unless started with --allow-missing-keys; once the file is
+// created, keys work. A media root that does not exist is created with a
+// warning, not silently. Before, the box started silently, answered 401
+// to every key and made ./media in the working directory.
+func TestServeMissingKeysFile(t *testing.T) {
+	site := t.TempDir()
+	gitCmd := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = site
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
+	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)
+	gitCmd("init", "-q")
+	gitCmd("add", "-A")
+	gitCmd("commit", "-qm", "one")
+	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
+	mediaDir := filepath.Join(t.TempDir(), "media")
+	status := func(url, key string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+
+	box := serveBox(t, "--site", site, "--cache-dir", t.TempDir(), "--keys", keysFile, "--media", mediaDir)
+	if log := box.log.String(); !strings.Contains(log, "the keys file does not exist") || !strings.Contains(log, "created the media root") {
+		t.Errorf("no warning at start:\n%s", log)
+	}
+	if st, body := status(box.URL+"/api/v1/pages", "whatever"); st != http.StatusServiceUnavailable || !strings.Contains(body, `"NO_KEYS_FILE"`) {
+		t.Errorf("keyed route without a keys file: %d %s", st, body)
+	}
+	if st, body := status(box.URL+"/api/v1/pages", ""); st != http.StatusServiceUnavailable {
+		t.Errorf("keyed route without a key nor a keys file: %d %s", st, body)
+	}
+	if st, _ := status(box.URL+"/healthz", ""); st != http.StatusOK {
+		t.Errorf("healthz: %d", st)
+	}
+	stdout, _, err := runCLI(t, "keys", "create", "--keys", keysFile, "--name", "k", "--scopes", "content:read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	key := lines[len(lines)-1]
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, body := status(box.URL+"/api/v1/pages", key)
+		if st == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("keys file created, key still refused: %d %s", st, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	other := filepath.Join(t.TempDir(), "none.yaml")
+	box = serveBox(t, "--site", site, "--cache-dir", t.TempDir(), "--keys", other, "--media", mediaDir, "--allow-missing-keys")
+	if st, body := status(box.URL+"/api/v1/pages", "whatever"); st != http.StatusUnauthorized {
+		t.Errorf("--allow-missing-keys: %d %s, want 401", st, body)
+	}
+	if log := box.log.String(); strings.Contains(log, "created the media root") {
+		t.Errorf("an existing media root reported created:\n%s", log)
+	}
+}

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -10,8 +9,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Content search: one bleve index per branch over the titles and text of
@@ -73,7 +72,7 @@ const MaxSearchTerms = 32
 
 // ErrSearchBusy is returned when the index is still being built after
 // searchFirstBuild.
-var ErrSearchBusy = errors.New("the search index is still being built")
+var ErrSearchBusy error = &fault.Error{Code: fault.SearchBuilding, Message: "the search index is still being built; try again shortly"}
 
 // SearchQuery is one content search.
 type SearchQuery struct {

@@ -48,7 +48,14 @@ var (
 // Limits bound the work Images accepts. Zero fields take the defaults.
 type Limits struct {
 	MaxPixels int   // width × height as stored; default DefaultMaxPixels
+	MaxSide   int   // longest side as stored; default probe.MaxSide
+	MaxAspect int   // long side / short side; default probe.MaxAspect
 	MaxBytes  int64 // size of the encoded input; default DefaultMaxBytes
+}
+
+// probe is the limits on the header, for probe.Limits.Check.
+func (l Limits) probe() probe.Limits {
+	return probe.Limits{MaxPixels: l.MaxPixels, MaxSide: l.MaxSide, MaxAspect: l.MaxAspect}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -148,10 +155,22 @@ func imagesDenom(w, h, orientation int, widths []int) int {
 			tw, th = th, tw
 		}
 	} else {
-		tw = min(placeholderWidth, w)
-		th = max(1, h*tw/w)
+		tw, th = tinySize(w, h)
 	}
 	return jpegDenom(w, h, tw, th)
+}
+
+// tinySize is the size of the placeholder's rendition of a w×h image:
+// its aspect ratio inside a placeholderWidth square, never larger than
+// the image, at least one pixel a side.
+func tinySize(w, h int) (int, int) {
+	if w <= placeholderWidth && h <= placeholderWidth {
+		return w, h
+	}
+	if w >= h {
+		return placeholderWidth, max(1, (h*placeholderWidth+w/2)/w)
+	}
+	return max(1, (w*placeholderWidth+h/2)/h), placeholderWidth
 }
 
 func drawSrc(dst *image.NRGBA, b image.Rectangle, src image.Image) {
@@ -263,15 +282,19 @@ func render(ctx context.Context, src decoded, widths []int, p pipeline) (*Result
 
 	// The placeholder comes from the smallest derivative when there is one,
 	// else from the (small) source itself.
+	// Either way it fits a placeholderWidth square, whatever the shape:
+	// the blurhash costs in proportion to its pixels.
 	var tiny *image.NRGBA
 	if smallest != nil {
-		tiny = imaging.Resize(smallest, min(placeholderWidth, smallest.Bounds().Dx()), 0, imaging.Linear)
+		b := smallest.Bounds()
+		tw, th := tinySize(b.Dx(), b.Dy())
+		tiny = imaging.Resize(smallest, tw, th, imaging.Linear)
 	} else {
 		// Shrink in stored orientation and rotate the tiny result, never a
 		// full-size copy.
-		tw := min(placeholderWidth, sb.Dx())
-		from := shrink(src.img, shrinkFactor(sb.Dx(), sb.Dy(), tw, max(1, sb.Dy()*tw/sb.Dx())))
-		tiny = orient(imaging.Resize(from, tw, 0, imaging.Linear), orientation)
+		tw, th := tinySize(sb.Dx(), sb.Dy())
+		from := shrink(src.img, shrinkFactor(sb.Dx(), sb.Dy(), tw, th))
+		tiny = orient(imaging.Resize(from, tw, th, imaging.Linear), orientation)
 	}
 	ph, err := placeholder(tiny)
 	wg.Wait()

@@ -176,6 +176,10 @@ func TestImages_Errors(t *testing.T) {
 		{"corrupt jpeg data", probe.JPEG, corrupt, Limits{}, ErrDecode},
 		{"truncated png", probe.PNG, png[:len(png)-20], Limits{}, ErrDecode},
 		{"png header bomb", probe.PNG, pngBomb(50000, 50000), Limits{}, ErrTooLarge},
+		{"png line bomb", probe.PNG, pngBomb(50_000_000, 1), Limits{}, ErrTooLarge},
+		{"png column bomb", probe.PNG, pngBomb(1, 50_000_000), Limits{}, ErrTooLarge},
+		{"png over a side limit", probe.PNG, png, Limits{MaxSide: 199}, ErrTooLarge},
+		{"png over an aspect limit", probe.PNG, png, Limits{MaxAspect: 1}, ErrTooLarge},
 		{"png over a small limit", probe.PNG, png, Limits{MaxPixels: 100 * 100}, ErrTooLarge},
 		{"more bytes than allowed", probe.PNG, png, Limits{MaxBytes: 100}, ErrTooLarge},
 		{"html as jpeg", probe.JPEG, []byte("<!DOCTYPE html><html></html>"), Limits{}, ErrDecode},
@@ -352,5 +356,45 @@ func TestImages_NoWidths(t *testing.T) {
 	// Two thirds of the fixture are blue.
 	if c := res.DominantColor; c[5:] < "c0" || c[1:3] > "40" {
 		t.Errorf("dominant color %s, want blue", c)
+	}
+}
+
+// TestTinySize: the placeholder's rendition fits a placeholderWidth
+// square whatever the shape, so the blurhash of a long strip costs what
+// a square's does.
+func TestTinySize(t *testing.T) {
+	for _, c := range []struct{ w, h, tw, th int }{
+		{4000, 3000, 32, 24},
+		{3000, 4000, 24, 32},
+		{16384, 256, 32, 1},
+		{256, 16384, 1, 32},
+		{150, 9600, 1, 32},
+		{20, 10, 20, 10},
+		{1, 1, 1, 1},
+	} {
+		tw, th := tinySize(c.w, c.h)
+		if tw != c.tw || th != c.th {
+			t.Errorf("tinySize(%d, %d) = %d×%d, want %d×%d", c.w, c.h, tw, th, c.tw, c.th)
+		}
+	}
+}
+
+// TestImages_ElongatedWithinLimits: the most elongated shape the limits
+// allow, both ways, gets its derivatives and a placeholder.
+func TestImages_ElongatedWithinLimits(t *testing.T) {
+	for _, sz := range [][2]int{{probe.MaxSide, probe.MaxSide / probe.MaxAspect}, {100, 100 * probe.MaxAspect}} {
+		data := encode(t, probe.PNG, gradient(sz[0], sz[1], 9))
+		res, err := Images(context.Background(), bytes.NewReader(data), probe.PNG, widths, Limits{})
+		if err != nil {
+			t.Fatalf("%v: %v", sz, err)
+		}
+		if res.Placeholder == "" || res.Width != sz[0] || res.Height != sz[1] {
+			t.Fatalf("%v: %+v", sz, res)
+		}
+		for _, d := range res.Derivatives {
+			if d.Width >= sz[0] || d.Height < 1 {
+				t.Fatalf("%v: derivative %dx%d", sz, d.Width, d.Height)
+			}
+		}
 	}
 }

@@ -134,7 +134,7 @@ func decodeChecked(ctx context.Context, r io.ReadSeeker, mimeType string, lim Li
 	if err != nil {
 		return none, fmt.Errorf("%w: %w", ErrDecode, err)
 	}
-	if err := probe.CheckPixels(cfg.Width, cfg.Height, lim.MaxPixels); err != nil {
+	if err := lim.probe().Check(cfg.Width, cfg.Height); err != nil {
 		return none, err
 	}
 	orientation := 1

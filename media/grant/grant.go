@@ -16,18 +16,19 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // Errors of Add, Claim and Take. The HTTP layer maps each to a status.
 // Other errors are storage errors; those of a state store that cannot be
 // reached wrap media.ErrUnavailable.
 var (
-	ErrNotGranted = errors.New("grant: this storage key was not granted by this service")
-	ErrExpired    = errors.New("grant: the upload grant has expired")
-	ErrConfirmed  = errors.New("grant: this upload was already confirmed")
-	ErrBusy       = errors.New("grant: this upload is being confirmed by another request")
-	ErrFull       = errors.New("grant: too many pending upload grants")
-	ErrExists     = errors.New("grant: this storage key is already granted")
+	ErrNotGranted error = &fault.Error{Code: fault.NotFound, Message: "storageKey was not granted by this service; ask POST /api/v1/media/presign for a grant"}
+	ErrExpired    error = &fault.Error{Code: fault.Expired, Message: "the upload grant expired; ask for a new grant and upload again"}
+	ErrConfirmed  error = &fault.Error{Code: fault.Conflict, Message: "this upload was already confirmed"}
+	ErrBusy       error = &fault.Error{Code: fault.Conflict, Message: "this upload is being confirmed by another request"}
+	ErrFull       error = &fault.Error{Code: fault.TooMany, Message: "too many pending upload grants; confirm or let some expire first"}
+	ErrExists     error = &fault.Error{Code: fault.Conflict, Message: "this storage key is already granted"}
 )
 
 // Grant is one presigned upload that the service allowed.
@@ -41,8 +42,13 @@ type Grant struct {
 	MimeType  string    `yaml:"mimeType"`
 	Size      int64     `yaml:"size"`
 	ExpiresAt time.Time `yaml:"expiresAt"`
-	// KeyName names the API key that asked for the grant, for the log.
+	// KeyName names the API key that asked for the grant: only that key
+	// may confirm it.
 	KeyName string `yaml:"keyName,omitempty"`
+	// Staged is the staging key the client uploads to (media.Stager),
+	// relative to the state area; empty for a grant whose upload goes to
+	// Key itself (given before staging existed).
+	Staged string `yaml:"staged,omitempty"`
 	// ConfirmedAt is set once the grant was used; the record stays until
 	// it is pruned so that a second confirm is told so rather than "never
 	// granted".

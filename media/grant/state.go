@@ -360,15 +360,24 @@ func (s *stateStore) prune(ctx context.Context) error {
 		return err
 	}
 	now := s.cfg.Now()
-	var gone []string
+	var gone, staged []string
 	s.mu.Lock()
 	for k, v := range s.seen {
 		if !v.rec.claimed(now) && !now.Before(v.rec.ExpiresAt.Add(s.cfg.Retain)) {
 			gone = append(gone, k)
+			staged = append(staged, v.rec.Staged)
 		}
 	}
 	s.mu.Unlock()
-	for _, k := range gone {
+	stager, _ := s.st.(media.Stager)
+	for i, k := range gone {
+		// What its URL put in the staging area after the confirm, or
+		// without one: the URL expired long ago, so nothing comes after.
+		if staged[i] != "" && stager != nil {
+			if err := stager.DeleteStaged(ctx, staged[i]); err != nil {
+				return fmt.Errorf("grant: prune %s: staged upload: %w", k, err)
+			}
+		}
 		if err := s.st.Delete(ctx, k); err != nil {
 			return fmt.Errorf("grant: prune %s: %w", k, err)
 		}

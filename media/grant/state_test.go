@@ -344,3 +344,29 @@ func TestState_ListReadsChangesOnly(t *testing.T) {
 		t.Errorf("Unconfirmed read %d grants, want the 1 changed", n)
 	}
 }
+
+// A pruned grant takes its staged upload with it: what its URL put in the
+// staging area and no confirm took (issue 23, finding 3).
+func TestState_PruneDeletesStaged(t *testing.T) {
+	e := newStateEnv(t, s3test.NewServer(t))
+	s := e.open(t, func(c *grant.Config) { c.Retain = -1 })
+	g := e.grant("staged.png", time.Minute)
+	g.Staged = "staging/tok/staged.png"
+	mustAdd(t, s, g)
+	if _, err := e.state.Create(t.Context(), g.Staged, []byte("left behind")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Prune(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.state.(media.Stager).StatStaged(t.Context(), g.Staged); err != nil {
+		t.Fatalf("a grant still valid lost its staged upload: %v", err)
+	}
+	e.clock.Add(time.Minute)
+	if err := s.Prune(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.state.(media.Stager).StatStaged(t.Context(), g.Staged); !errors.Is(err, media.ErrNotExist) {
+		t.Fatalf("staged upload of a pruned grant: %v, want ErrNotExist", err)
+	}
+}

@@ -16,12 +16,26 @@ import (
 // 50-megapixel RGBA decode is 200 MB already.
 const MaxPixels = 50_000_000
 
+// MaxSide is the default longest side of a raster image, and MaxAspect
+// the default largest ratio of its long side to its short one. Both are
+// checked with the pixel limit, on the header, before any decode (as
+// imgproxy bounds its sources): resampling costs memory in proportion to
+// a side, not to the pixels, so a 50,000,000 × 1 PNG of 48 KB, under the
+// pixel limit, took 5 GB to resize before these limits. 16384 is also
+// one more than the largest side WebP (and so a derivative) can have;
+// 64:1 admits panoramas and long strips (16384 × 256) but not lines.
+const (
+	MaxSide   = 16384
+	MaxAspect = 64
+)
+
 // MaxSVGBytes bounds SVG input for Dimensions and SanitizeSVG.
 const MaxSVGBytes = 10 << 20
 
 // ErrTooLarge is returned for an image whose header claims more than the
-// pixel limit, before anything is decoded.
-var ErrTooLarge = errors.New("probe: image exceeds the pixel limit")
+// pixel limit, a longer side than the side limit or a more elongated shape
+// than the aspect limit, before anything is decoded.
+var ErrTooLarge = errors.New("probe: image too large")
 
 // ErrInvalid wraps failures to read an image header or an SVG document.
 var ErrInvalid = errors.New("probe: invalid or unreadable file")
@@ -29,6 +43,8 @@ var ErrInvalid = errors.New("probe: invalid or unreadable file")
 // Limits bound what Dimensions accepts. The zero value means the defaults.
 type Limits struct {
 	MaxPixels   int   // width × height of a raster image; default MaxPixels
+	MaxSide     int   // longest side of a raster image; default MaxSide
+	MaxAspect   int   // long side / short side of a raster image; default MaxAspect
 	MaxSVGBytes int64 // default MaxSVGBytes
 }
 
@@ -36,10 +52,34 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxPixels <= 0 {
 		l.MaxPixels = MaxPixels
 	}
+	if l.MaxSide <= 0 {
+		l.MaxSide = MaxSide
+	}
+	if l.MaxAspect <= 0 {
+		l.MaxAspect = MaxAspect
+	}
 	if l.MaxSVGBytes <= 0 {
 		l.MaxSVGBytes = MaxSVGBytes
 	}
 	return l
+}
+
+// Check refuses a raster image of w×h stored pixels beyond the pixel,
+// side or aspect limits (zero fields: the defaults) with ErrTooLarge, and
+// an empty one with ErrInvalid.
+func (l Limits) Check(w, h int) error {
+	l = l.withDefaults()
+	if err := CheckPixels(w, h, l.MaxPixels); err != nil {
+		return err
+	}
+	long, short := max(w, h), min(w, h)
+	if long > l.MaxSide {
+		return fmt.Errorf("%w: %dx%d has a side longer than %d pixels", ErrTooLarge, w, h, l.MaxSide)
+	}
+	if long/short > l.MaxAspect || (long%short != 0 && long/short == l.MaxAspect) {
+		return fmt.Errorf("%w: %dx%d is more elongated than %d:1", ErrTooLarge, w, h, l.MaxAspect)
+	}
+	return nil
 }
 
 // Dimensions is Limits{}.Dimensions: the default limits.
@@ -87,7 +127,7 @@ func (l Limits) raster(r io.ReadSeeker, mimeType string) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := CheckPixels(cfg.Width, cfg.Height, l.MaxPixels); err != nil {
+	if err := l.Check(cfg.Width, cfg.Height); err != nil {
 		return 0, 0, err
 	}
 	w, h := cfg.Width, cfg.Height

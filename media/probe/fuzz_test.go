@@ -76,6 +76,9 @@ func FuzzDimensions(f *testing.F) {
 			if err == nil && (m == JPEG || m == PNG || m == GIF || m == WebP) && int64(w)*int64(h) > MaxPixels {
 				t.Fatalf("%s: %dx%d passed the pixel limit", m, w, h)
 			}
+			if err == nil && (m == JPEG || m == PNG || m == GIF || m == WebP) && (max(w, h) > MaxSide || max(w, h) > MaxAspect*min(w, h)) {
+				t.Fatalf("%s: %dx%d passed the side or aspect limit", m, w, h)
+			}
 		}
 	})
 }

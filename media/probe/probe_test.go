@@ -189,3 +189,44 @@ func TestOrient6Fixture(t *testing.T) {
 		t.Fatalf("Dimensions = %d, %d, %v; want 40, 60", w, h, err)
 	}
 }
+
+// TestLimits_SideAndAspect: an image under the pixel limit is still
+// refused, on its header, when one side is too long or its shape too
+// elongated (issue 23, finding 1: a 50,000,000 × 1 PNG of 48 KB took 5 GB
+// to resize).
+func TestLimits_SideAndAspect(t *testing.T) {
+	tests := []struct {
+		w, h uint32
+		ok   bool
+	}{
+		{50_000_000, 1, false},
+		{1, 50_000_000, false},
+		{MaxSide + 1, 1000, false},
+		{1000, MaxSide + 1, false},
+		{MaxSide, MaxSide / MaxAspect, true},
+		{MaxSide / MaxAspect, MaxSide, true},
+		{MaxSide, MaxSide/MaxAspect - 1, false},
+		{640, 10, true},
+		{641, 10, false},
+		{7000, 7000, true},
+	}
+	for _, tt := range tests {
+		_, _, err := Dimensions(bytes.NewReader(pngHeader(tt.w, tt.h)), PNG)
+		if tt.ok && err != nil {
+			t.Errorf("%dx%d: %v, want accepted", tt.w, tt.h, err)
+		}
+		if !tt.ok && !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%dx%d: err = %v, want ErrTooLarge", tt.w, tt.h, err)
+		}
+	}
+	// Limits of one's own apply instead of the defaults.
+	lim := Limits{MaxSide: 100, MaxAspect: 2}
+	for _, c := range []struct {
+		w, h int
+		ok   bool
+	}{{100, 50, true}, {101, 60, false}, {100, 49, false}, {50, 100, true}} {
+		if err := lim.Check(c.w, c.h); (err == nil) != c.ok {
+			t.Errorf("Check(%d, %d) with %+v = %v", c.w, c.h, lim, err)
+		}
+	}
+}

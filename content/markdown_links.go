@@ -1,0 +1,143 @@
+package content
+
+import (
+	"time"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// goldmark (v1.8.7, the newest) parses some inputs in time quadratic in
+// the length of a paragraph: each "]" of a link that does not close (as in
+// "[a](" repeated) scans the rest of the line for its destination, and
+// each unclosed "`" the rest for its closer. A body of 200 KB of "[a]("
+// took 18 s. linkGate bounds that work per body: it stands before
+// goldmark's inline parsers on their trigger characters and counts, for
+// every "]" and "`", the rest of its line; past linkWorkBudget (or, as a
+// backstop, renderTimeBudget), the rest of the body is rendered with its
+// inline syntax (links, images, code spans, emphasis, autolinks) as plain
+// text, which is linear; the blocks (paragraphs, lists, headings…) stay.
+// The count depends on the source alone, so every box renders a body the
+// same way; only a body that renders several times slower than ordinary
+// Markdown of its size meets the time backstop. Ordinary bodies never come
+// near the budget (a line of 500 characters with 20 links counts 5 KB;
+// the budget is 16 times the body plus 1 MiB).
+
+// renderTimeBudget is the longest a body of n bytes renders with its
+// inline syntax parsed: about five times what ordinary Markdown takes.
+func renderTimeBudget(n int) time.Duration {
+	return 250*time.Millisecond + time.Duration(n)*2*time.Microsecond
+}
+
+// linkWorkBudget is the work, in bytes scanned, a body of n bytes may
+// spend on link destinations.
+func linkWorkBudget(n int) int64 { return 16*int64(n) + 1<<20 }
+
+var gateKey = parser.NewContextKey()
+
+// gateState is one render's count.
+type gateState struct {
+	work, budget int64
+	start        time.Time
+	timeBudget   time.Duration
+	calls        int
+	off          bool
+}
+
+// linkGate is an inline parser of the trigger characters of goldmark's
+// inline parsers that parses nothing while the budget lasts (goldmark's
+// parsers then run) and turns each of them into text once it is spent.
+type linkGate struct{}
+
+// linkGatePriority puts the gate before every inline parser (goldmark's
+// code span parser has 100).
+const linkGatePriority = 99
+
+func (linkGate) Trigger() []byte { return []byte{'[', ']', '!', '`', '*', '_', '~', '<'} }
+
+func (linkGate) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	st, _ := pc.Get(gateKey).(*gateState)
+	if st == nil {
+		return nil
+	}
+	line, seg := block.PeekLine()
+	if len(line) == 0 {
+		return nil
+	}
+	if !st.off {
+		if line[0] == ']' || line[0] == '`' {
+			st.work += int64(len(line))
+		}
+		st.calls++
+		if st.work > st.budget || st.calls%64 == 0 && time.Since(st.start) > st.timeBudget {
+			st.off = true
+		}
+		if !st.off {
+			return nil
+		}
+	}
+	block.Advance(1)
+	return ast.NewTextSegment(seg.WithStop(seg.Start + 1))
+}
+
+// renderContext is the parser context of one render of a body of n bytes.
+func renderContext(n int) parser.Context {
+	pc := parser.NewContext()
+	pc.Set(gateKey, &gateState{budget: linkWorkBudget(n), start: time.Now(), timeBudget: renderTimeBudget(n)})
+	return pc
+}
+
+// linksGated tells whether the render with pc ran out of budget.
+func linksGated(pc parser.Context) bool {
+	st, _ := pc.Get(gateKey).(*gateState)
+	return st != nil && st.off
+}
+
+// goldmark takes each link reference definition off the front of its
+// paragraph by slicing the paragraph's lines anew: time quadratic in the
+// definitions of one paragraph (128 KB of "[a]: b" lines took 2.6 s).
+// refDefGate stands before goldmark's link reference transformer: a
+// paragraph whose leading lines that may be definitions, times its lines,
+// exceed maxRefDefWork is rendered as an ordinary paragraph (its
+// definitions as text), which is linear. Thousands of definitions in one
+// paragraph do not occur in real content; a blank line between them
+// avoids this.
+type refDefGate struct{}
+
+// maxRefDefWork bounds leading definition-like lines × lines per paragraph.
+const maxRefDefWork = 1 << 20
+
+// refDefGatePriority is before goldmark's link reference transformer (100).
+const refDefGatePriority = 99
+
+func (refDefGate) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	lines := node.Lines()
+	n := lines.Len()
+	if n < 1024 {
+		return
+	}
+	src := reader.Source()
+	defs := 0
+	for i := range n {
+		seg := lines.At(i)
+		l := seg.Value(src)
+		j := 0
+		for j < len(l) && j < 3 && l[j] == ' ' {
+			j++
+		}
+		if j >= len(l) || l[j] != '[' {
+			break
+		}
+		defs++
+	}
+	if defs*n <= maxRefDefWork {
+		return
+	}
+	// A new paragraph of the same lines in its place: the transformers
+	// do not run on it (they stop once this one has no parent), the inline
+	// parser does.
+	p := ast.NewParagraph()
+	p.SetLines(lines)
+	node.Parent().ReplaceChild(node.Parent(), node, p)
+}
