@@ -103,16 +103,30 @@ chaos: $(VERSITYGW) $(TOXIPROXY)
 	FOLIO_VERSITYGW=$(VERSITYGW) FOLIO_TOXIPROXY=$(TOXIPROXY) FOLIO_CHAOS_OUTAGE=$(CHAOS_OUTAGE) \
 		$(GO) test -tags $(subst $(space),$(comma),$(strip chaos $(TAGS))) -count=1 -timeout 15m -run '^TestChaos' -v ./cmd/folio/
 
+# soak (not in CI) runs one writer and two read-only boxes on versitygw
+# under mixed load for SOAK_DURATION (reads at SOAK_READ_RATE a second,
+# uploads, PATCHes, pushes, image variants) and checks that RSS and
+# goroutines stop growing after warm-up, no 5xx, every box's lists
+# identical, every acknowledged write present (cmd/folio/soak_test.go;
+# figures in docs/soak.md).
+SOAK_DURATION  ?= 30m
+SOAK_READ_RATE ?= 150
+soak: $(VERSITYGW)
+	FOLIO_VERSITYGW=$(VERSITYGW) FOLIO_SOAK_DURATION=$(SOAK_DURATION) FOLIO_SOAK_READ_RATE=$(SOAK_READ_RATE) \
+		$(GO) test -tags $(subst $(space),$(comma),$(strip soak $(TAGS))) -count=1 -timeout 0 -run '^TestSoak$$' -v ./cmd/folio/
+
 # fuzz runs every native fuzz target of the module (every func Fuzz… in a
 # _test.go file) for FUZZTIME each, one after the other: make fuzz
-# FUZZTIME=10m to run longer, FUZZFLAGS=-parallel=1 to leave cores free.
+# FUZZTIME=10m to run longer, FUZZ=Upload to pick targets by a regular
+# expression, FUZZFLAGS=-parallel=1 to leave cores free.
 # A crash is written to the package's testdata/fuzz/<Target>/, where go
 # test then runs it as a regression test: commit it with the fix.
 FUZZTIME  ?= 60s
 FUZZFLAGS ?=
+FUZZ      ?= .
 fuzz:
 	@set -e; for f in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
-		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f | grep -E '$(FUZZ)'); do \
 			echo "== $$t ($$(dirname $$f)) for $(FUZZTIME)"; \
 			$(GO) test $(GOTAGS) -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$$(dirname $$f)/; \
 		done; done

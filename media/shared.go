@@ -397,10 +397,50 @@ func (l *Library) appendLog(ctx context.Context, e logEntry) {
 	if err == nil {
 		err = l.appendLogData(context.WithoutCancel(ctx), data)
 	}
-	if err != nil {
-		l.log.Error("media: change not written to the shared log; other boxes see it at their next rescan", "op", e.Op, "err", err)
+	if err == nil {
+		return
+	}
+	l.log.Error("media: change not written to the shared log yet; retrying in the background", "op", e.Op, "err", err)
+	// The write itself is done (its sidecar is the truth) and was
+	// answered: the other boxes must still hear of it within seconds of
+	// the bucket answering again, not at the next reconcile (10 min).
+	// Appending the same entry late is safe: boxes apply an item's
+	// versions, and folder lists, only forward.
+	select {
+	case <-l.sh.stop:
+		return
+	default:
+	}
+	l.sh.bg.Go(func() { l.retryLog(e.Op, data) })
+}
+
+// retryLog appends an entry whose first append failed, with a growing
+// pause between tries, until it is written or the library closes.
+func (l *Library) retryLog(op string, data []byte) {
+	wait := logRetryFirst
+	for try := 1; ; try++ {
+		select {
+		case <-l.sh.stop:
+			l.log.Error("media: change never written to the shared log; other boxes see it at their next rescan", "op", op)
+			return
+		case <-time.After(wait):
+		}
+		ctx, cancel := l.stoppable(time.Minute)
+		err := l.appendLogData(ctx, data)
+		cancel()
+		if err == nil {
+			l.log.Info("media: change written to the shared log after retrying", "op", op, "tries", try)
+			return
+		}
+		wait = min(2*wait, logRetryMax)
 	}
 }
+
+// The pauses between tries of retryLog.
+const (
+	logRetryFirst = 250 * time.Millisecond
+	logRetryMax   = 10 * time.Second
+)
 
 func (l *Library) appendLogData(ctx context.Context, data []byte) error {
 	l.mu.RLock()

@@ -478,6 +478,56 @@ func sizeKeys(it *media.Item) []string {
 	return out
 }
 
+// flakyState fails the creation of log entries while down is set, as a
+// bucket answering 503 SlowDown does.
+type flakyState struct {
+	media.StateStore
+	mu   sync.Mutex
+	down bool
+}
+
+func (f *flakyState) Create(ctx context.Context, key string, data []byte) (string, error) {
+	f.mu.Lock()
+	down := f.down
+	f.mu.Unlock()
+	if down && len(key) > 4 && key[:4] == "log/" {
+		return "", fmt.Errorf("%w: log append refused (test)", media.ErrUnavailable)
+	}
+	return f.StateStore.Create(ctx, key, data)
+}
+
+func (f *flakyState) set(down bool) { f.mu.Lock(); f.down = down; f.mu.Unlock() }
+
+// TestShared_LogAppendRetried: an upload acknowledged while its log entry
+// could not be written (make chaos: 503 SlowDown) reaches the other boxes
+// once the bucket answers again, not at the next reconcile 10 minutes on.
+func TestShared_LogAppendRetried(t *testing.T) {
+	eachStore(t, func(t *testing.T, newBucket func(testing.TB) *bucket) {
+		b := newBucket(t)
+		flaky := &flakyState{StateStore: b.state}
+		w, err := media.Open(context.Background(), media.Config{
+			Root: t.TempDir(), Storage: b.store, State: flaky, PollInterval: time.Hour, MaxUploadBytes: media.DefaultMaxUploadCloud,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		ro := b.box(t, true)
+		flaky.set(true)
+		a := mustCreate(t, w, "a.png", pngBytes(t, 10, 10), "")
+		mustSync(t, ro)
+		if _, ok := ro.Get(a.ID); ok {
+			t.Fatal("the other box saw an item whose log entry was refused")
+		}
+		flaky.set(false)
+		waitFor(t, func() bool {
+			mustSync(t, ro)
+			_, ok := ro.Get(a.ID)
+			return ok
+		})
+	})
+}
+
 // TestShared_OpenCleansTmp: the temporary files an interrupted upload left
 // in the media root's .tmp (kill -9 mid-upload) are removed when a writer
 // opens it again, on S3 as on local disk; a read-only box leaves them

@@ -32,6 +32,10 @@ const (
 	// --transform-queue-timeout for a transform slot (503, with
 	// Retry-After).
 	CodeBusy = "BUSY"
+	// CodeInsufficientStorage answers a write that found the box's disk
+	// (the media root, its temporary files) full (507): nothing was
+	// stored; it may succeed once space is freed.
+	CodeInsufficientStorage = "INSUFFICIENT_STORAGE"
 	// CodeRefNotFound answers ?ref= naming no branch, tag or commit that
 	// may be served (404).
 	CodeRefNotFound = "REF_NOT_FOUND"
@@ -79,6 +83,7 @@ var errorTable = [fault.Codes]struct {
 	fault.HistoryBuilding:    {http.StatusServiceUnavailable, CodeHistoryUnavailable, ""},
 	fault.Busy:               {http.StatusServiceUnavailable, CodeBusy, ""},
 	fault.NoKeys:             {http.StatusServiceUnavailable, CodeNoKeysFile, ""},
+	fault.NoSpace:            {http.StatusInsufficientStorage, CodeInsufficientStorage, "no space left on the server's disk; nothing was stored"},
 }
 
 // httpError is what the client sees of an error.

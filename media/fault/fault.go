@@ -16,6 +16,7 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Code is the kind of a failure.
@@ -43,6 +44,7 @@ const (
 	HistoryBuilding         // the history index is still being built; try again
 	Busy                    // every worker is busy; try again
 	NoKeys                  // the service has no keys file: no key can be checked
+	NoSpace                 // the disk is full (ENOSPC, EDQUOT): nothing was stored
 	codes                   // how many
 )
 
@@ -51,7 +53,7 @@ const Codes = int(codes)
 
 var names = [codes]string{"internal", "invalid", "unauthorized", "forbidden", "not found", "ref not found",
 	"not allowed", "read-only", "conflict", "precondition failed", "too large", "too many", "expired",
-	"timeout", "unavailable", "search building", "history building", "busy", "no keys"}
+	"timeout", "unavailable", "search building", "history building", "busy", "no keys", "no space"}
 
 func (c Code) String() string {
 	if c < codes {
@@ -87,6 +89,11 @@ func Wrap(code Code, err error, format string, args ...any) *Error {
 // CodeOf is the code of the first Error in err's chain; Internal when
 // there is none (and for nil).
 func CodeOf(err error) Code {
+	// A full disk is what went wrong however the error was wrapped on its
+	// way up (make chaos found uploads on a full disk answered 500).
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return NoSpace
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code

@@ -248,7 +248,35 @@ func (s *Storage) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 		obj.Close()
 		return nil, s.wrap(ctx, "open", key, err)
 	}
-	return obj, nil
+	return &object{Object: obj, s: s, ctx: ctx, key: key}, nil
+}
+
+// object is an open object whose read errors are classified like every
+// other error of the storage: the body is fetched on the first Read, so a
+// bucket that throttles (503 SlowDown) or drops the connection then is
+// ErrUnavailable (503), not an unknown error (500).
+type object struct {
+	*minio.Object
+	s   *Storage
+	ctx context.Context
+	key string
+}
+
+func (o *object) Read(p []byte) (int, error) {
+	n, err := o.Object.Read(p)
+	return n, o.readErr(err)
+}
+
+func (o *object) ReadAt(p []byte, off int64) (int, error) {
+	n, err := o.Object.ReadAt(p, off)
+	return n, o.readErr(err)
+}
+
+func (o *object) readErr(err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	return o.s.wrap(o.ctx, "read", o.key, err)
 }
 
 // Stat returns the size of an object.
