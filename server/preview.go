@@ -75,11 +75,11 @@ func (s *Server) verifyPreview(tok string) (*previewClaims, error) {
 	if !ok {
 		return nil, errBadPreview
 	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil || !hmac.Equal(got, s.previewMAC(payload)) {
 		return nil, errBadPreview
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(payload)
 	if err != nil {
 		return nil, errBadPreview
 	}
