@@ -20,6 +20,10 @@ var ErrHistoryPending error = &fault.Error{Code: fault.HistoryBuilding, Message:
 // the served commit before it is told to come back.
 const historyWait = 2 * time.Second
 
+// firstHistoryDelay puts off the first build of the history index after a
+// start, so that it does not compete for the CPU with the first requests.
+const firstHistoryDelay = 2 * time.Second
+
 // historyCacheSize is the object cache of one index update.
 const historyCacheSize = 32 << 20
 
@@ -28,6 +32,7 @@ const historyCacheSize = 32 << 20
 type historyFollower struct {
 	ix   *history.Index
 	wake chan struct{}
+	kick chan struct{} // a history request: start the first build now
 
 	mu      sync.Mutex
 	target  string        // the commit to reach
@@ -37,7 +42,7 @@ type historyFollower struct {
 }
 
 func newHistoryFollower(relevant func(string) bool) *historyFollower {
-	return &historyFollower{ix: history.New(relevant), wake: make(chan struct{}, 1), reached: make(chan struct{})}
+	return &historyFollower{ix: history.New(relevant), wake: make(chan struct{}, 1), kick: make(chan struct{}, 1), reached: make(chan struct{})}
 }
 
 // follow asks the follower to bring the index to commit.
@@ -61,6 +66,17 @@ func (e *Engine) runHistory(closing <-chan struct{}) {
 		<-closing
 		cancel()
 	}()
+	// The first build waits until the start's first requests are served
+	// (as the parse cache's first write does), unless a history request
+	// asks for it sooner.
+	first := time.NewTimer(firstHistoryDelay)
+	defer first.Stop()
+	select {
+	case <-closing:
+		return
+	case <-first.C:
+	case <-h.kick:
+	}
 	for {
 		select {
 		case <-closing:
@@ -96,6 +112,10 @@ func (e *Engine) runHistory(closing <-chan struct{}) {
 // the served commit, then returns ErrHistoryPending.
 func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([]history.Entry, int, error) {
 	h := e.history
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
 	timer := time.NewTimer(historyWait)
 	defer timer.Stop()
 	for {
