@@ -368,14 +368,21 @@ func (s *Storage) PresignPut(ctx context.Context, key, contentType string, size 
 	if err := objkey.Check(key); err != nil {
 		return "", nil, err
 	}
+	return s.presignPut(ctx, "s3 storage", key, s.FullKey(key), contentType, size, expires)
+}
+
+// presignPut grants one PUT of exactly size bytes of contentType at the
+// object full (key names it in errors; who starts them): Content-Type and
+// Content-Length are signed headers.
+func (s *Storage) presignPut(ctx context.Context, who, key, full, contentType string, size int64, expires time.Duration) (string, map[string]string, error) {
 	if contentType == "" || strings.ContainsAny(contentType, "\r\n") {
-		return "", nil, fmt.Errorf("s3 storage: presign %q: invalid content type %q", key, contentType)
+		return "", nil, fmt.Errorf("%s: presign %q: invalid content type %q", who, key, contentType)
 	}
 	if size < 0 {
-		return "", nil, fmt.Errorf("s3 storage: presign %q: negative size %d", key, size)
+		return "", nil, fmt.Errorf("%s: presign %q: negative size %d", who, key, size)
 	}
 	if expires < time.Second || expires > MaxPresignExpiry {
-		return "", nil, fmt.Errorf("s3 storage: presign %q: expiry %v not within 1s and %v", key, expires, MaxPresignExpiry)
+		return "", nil, fmt.Errorf("%s: presign %q: expiry %v not within 1s and %v", who, key, expires, MaxPresignExpiry)
 	}
 	headers := map[string]string{
 		"Content-Type":   contentType,
@@ -385,7 +392,7 @@ func (s *Storage) PresignPut(ctx context.Context, key, contentType string, size 
 	for k, v := range headers {
 		h.Set(k, v)
 	}
-	u, err := s.client.PresignHeader(ctx, http.MethodPut, s.cfg.Bucket, s.FullKey(key), expires, nil, h)
+	u, err := s.client.PresignHeader(ctx, http.MethodPut, s.cfg.Bucket, full, expires, nil, h)
 	if err != nil {
 		return "", nil, s.wrap(ctx, "presign", key, err)
 	}

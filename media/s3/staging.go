@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,28 +38,7 @@ func (st *State) PresignStaged(ctx context.Context, staged, contentType string, 
 	if err != nil {
 		return "", nil, err
 	}
-	if contentType == "" || strings.ContainsAny(contentType, "\r\n") {
-		return "", nil, fmt.Errorf("s3 state: presign %q: invalid content type %q", staged, contentType)
-	}
-	if size < 0 {
-		return "", nil, fmt.Errorf("s3 state: presign %q: negative size %d", staged, size)
-	}
-	if expires < time.Second || expires > MaxPresignExpiry {
-		return "", nil, fmt.Errorf("s3 state: presign %q: expiry %v not within 1s and %v", staged, expires, MaxPresignExpiry)
-	}
-	headers := map[string]string{
-		"Content-Type":   contentType,
-		"Content-Length": strconv.FormatInt(size, 10),
-	}
-	h := make(http.Header, len(headers))
-	for k, v := range headers {
-		h.Set(k, v)
-	}
-	u, err := st.s.client.PresignHeader(ctx, http.MethodPut, st.s.cfg.Bucket, full, expires, nil, h)
-	if err != nil {
-		return "", nil, st.s.wrap(ctx, "presign", staged, err)
-	}
-	return u.String(), headers, nil
+	return st.s.presignPut(ctx, "s3 state", staged, full, contentType, size, expires)
 }
 
 // StatStaged returns the size and tag of a staged object.
