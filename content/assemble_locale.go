@@ -226,8 +226,9 @@ type mergedGlobals struct {
 // localeOut is the last site of one locale, whose slices a call reuses
 // when nothing in them changed.
 type localeOut struct {
-	pages []*Page
-	items map[string][]*Item
+	pages   []*Page
+	items   map[string][]*Item
+	globals [2]*Globals // the sub-assembler's and its copy
 }
 
 func (st *localeState) fork() *localeState {
@@ -602,6 +603,16 @@ func (st *localeState) link(cfg *I18n, sites map[string]*Site, infos map[string]
 			items[typ] = cl
 		}
 		s.Items, out.items = items, items
+		if g := s.Globals; g != nil {
+			if last.globals[0] == g {
+				out.globals = last.globals
+			} else {
+				cp := *g
+				cp.Locale = l.Code
+				out.globals = [2]*Globals{g, &cp}
+			}
+			s.Globals = out.globals[1]
+		}
 		st.out[l.Code] = out
 	}
 	st.copies = copies

@@ -98,6 +98,8 @@ type Globals struct {
 	// Extra holds any other top-level keys of globals.yaml; they are served
 	// beside the fields above.
 	Extra map[string]any `json:"-"`
+	// Locale is the locale of the globals in a site with locales.
+	Locale string `json:"-"`
 }
 
 // NavLink is one entry of a navigation menu.

@@ -436,6 +436,13 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
 	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
+	if snap.loc != nil {
+		for _, sub := range snap.loc.subs {
+			if sub != snap {
+				sub.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: sub.Commit, Site: sub.Site}
+			}
+		}
+	}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {

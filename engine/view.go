@@ -34,6 +34,14 @@ type View struct {
 	pageBySlug            map[string]*pageEntry
 	types                 map[string]*TypeList
 	globals               *Resource
+
+	// snap is the snapshot the view is of (a site with locales: the
+	// default locale's, or a locale's), draft whether it is the draft
+	// view, locale its locale ("" for a site without locales).
+	snap     *Snapshot
+	draft    bool
+	locale   string
+	pageKeys keyHeaders
 }
 
 type pageEntry struct {
@@ -261,6 +269,7 @@ type pageSummary struct {
 	IsHomepage  bool      `json:"isHomepage"`
 	PublishedAt time.Time `json:"publishedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	content.Localized
 }
 
 // buildView filters the snapshot for a reader at instant now. A draft view
@@ -273,6 +282,10 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		validUntil: farFuture,
 		pageBySlug: make(map[string]*pageEntry, len(site.Pages)),
 		types:      make(map[string]*TypeList, len(site.Items)),
+		snap:       s,
+		draft:      draft,
+		locale:     site.Locale,
+		pageKeys:   newKeyHeaders(localeKey(KeyPages, site.Locale)),
 	}
 	// A draft view shows every document, and is rebuilt at the same
 	// instants as the published one: the documents' status changes then.
@@ -285,7 +298,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	}
 	v.addPages(s, func(p *content.Page) bool { return visible(p.Meta, p.PublishedAt) })
 	for name, items := range site.Items {
-		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(TypeKey(name)), bySlug: make(map[string]*itemEntry, len(items))}
+		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(localeKey(TypeKey(name), site.Locale)), bySlug: make(map[string]*itemEntry, len(items))}
 		for _, it := range items {
 			if !visible(it.Meta, it.PublishedAt) {
 				continue
@@ -298,7 +311,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	}
 	for name, cfg := range site.Config.Types {
 		if _, ok := v.types[name]; !ok {
-			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(TypeKey(name)), bySlug: map[string]*itemEntry{}}
+			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(localeKey(TypeKey(name), site.Locale)), bySlug: map[string]*itemEntry{}}
 		}
 	}
 	if site.Globals != nil {
@@ -342,6 +355,9 @@ func (v *View) setID(s *Snapshot, draft bool) {
 		kind = "d"
 	}
 	v.ID = s.Branch + "@" + s.Commit + ":" + kind + strconv.FormatInt(v.validFrom.UnixNano(), 36)
+	if s.Site.Locale != "" {
+		v.ID += ":" + s.Site.Locale
+	}
 }
 
 // patchView is buildView(s, false, now) made from prev's published view
@@ -363,6 +379,9 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 		validUntil: pv.validUntil,
 		pageBySlug: make(map[string]*pageEntry, len(pv.pageBySlug)+1),
 		types:      make(map[string]*TypeList, len(pv.types)),
+		snap:       s,
+		locale:     pv.locale,
+		pageKeys:   pv.pageKeys,
 	}
 	bounds := func(m content.Meta, publishedAt time.Time) bool {
 		at := func(t time.Time) bool { return t.Equal(pv.validFrom) || t.Equal(pv.validUntil) }

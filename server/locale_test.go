@@ -1,0 +1,142 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// localeSite is laid out folder per locale, with translated slugs, a
+// fallback chain and per-locale globals.
+var localeSite = map[string]string{
+	"folio.yaml": "locales: [en, fr, fr-CA, de]\ndefaultLocale: en\nlayout: folder\nfallback: [fr-CA, fr, en]\n" +
+		"types:\n  posts: {public: true}\n",
+	"globals.yaml":    "siteName: Acme\nfooter: {copyrightText: (c) Acme}\n",
+	"globals.fr.yaml": "siteName: Acmé\n",
+	"content/en/posts/hello.md": "---\ntitle: Hello\ndate: 2026-01-01\nauthor: authors/ann\n---\nHello there.\n",
+	"content/fr/posts/hello.md": "---\ntitle: Bonjour\nslug: bonjour\ndate: 2026-01-01\nauthor: authors/ann\n---\nBonjour à tous.\n",
+	"content/en/posts/only.md":  "---\ntitle: Only in English\ndate: 2026-01-02\n---\nx\n",
+	"content/en/authors/ann.md": "---\ntitle: Ann\nrole: writer\n---\n",
+	"content/fr/authors/ann.md": "---\ntitle: Anne\nrole: écrivaine\n---\n",
+	"content/en/about.md":       "---\ntitle: About\n---\nAbout us.\n",
+}
+
+func getJSON(t *testing.T, ts *testServer, path, key string) (response, map[string]any) {
+	t.Helper()
+	r := get(t, ts.URL+path, key)
+	if r.Status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
+	}
+	return r, r.json(t)
+}
+
+func TestLocales_API(t *testing.T) {
+	repo := newRepo(t, localeSite)
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+
+	// default locale, translations
+	r, m := getJSON(t, ts, "/api/v1/content/posts/hello", key)
+	tr, _ := m["translations"].(map[string]any)
+	if m["locale"] != "en" || tr["fr"] == nil || r.Header.Get("Content-Language") != "en" {
+		t.Fatalf("hello: %s (Content-Language %q)", r.Body, r.Header.Get("Content-Language"))
+	}
+	if fr := tr["fr"].(map[string]any); fr["slug"] != "bonjour" || fr["url"] != "/api/v1/content/posts/bonjour?locale=fr" {
+		t.Errorf("translations.fr = %v", fr)
+	}
+	enTag := r.Header.Get("ETag")
+
+	// French, translated slug; the English slug finds the translation too
+	r, m = getJSON(t, ts, "/api/v1/content/posts/bonjour?locale=fr", key)
+	if m["title"] != "Bonjour" || m["locale"] != "fr" || m["fallback"] != nil || r.Header.Get("ETag") == enTag {
+		t.Errorf("bonjour: %s", r.Body)
+	}
+	if !strings.Contains(r.Header.Get("Surrogate-Key"), "@fr") {
+		t.Errorf("Surrogate-Key %q names no locale", r.Header.Get("Surrogate-Key"))
+	}
+	if _, m = getJSON(t, ts, "/api/v1/content/posts/hello?locale=fr", key); m["title"] != "Bonjour" {
+		t.Errorf("hello in fr: %v", m["title"])
+	}
+
+	// fallback: fr-CA → fr → en
+	r, m = getJSON(t, ts, "/api/v1/content/posts/only?locale=fr-CA", key)
+	if m["locale"] != "en" || m["fallback"] != true || r.Header.Get("Content-Language") != "en" {
+		t.Errorf("only in fr-CA: %s (%s)", r.Body, r.Header.Get("Content-Language"))
+	}
+	if _, m = getJSON(t, ts, "/api/v1/content/posts/hello?locale=fr-CA", key); m["locale"] != "fr" || m["fallback"] != true {
+		t.Errorf("hello in fr-CA: %v %v", m["locale"], m["fallback"])
+	}
+	if r := get(t, ts.URL+"/api/v1/content/posts/only?locale=fr&fallback=false", key); r.Status != 404 {
+		t.Errorf("fallback=false: %d %s", r.Status, r.Body)
+	}
+
+	// lists: with fallbacks unless fallback=false; total exact
+	_, m = getJSON(t, ts, "/api/v1/content/posts?locale=fr", key)
+	if m["total"].(float64) != 2 {
+		t.Errorf("fr posts: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/posts?locale=fr&fallback=false", key)
+	if m["total"].(float64) != 1 {
+		t.Errorf("fr posts without fallback: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/public/collections/posts?locale=de", key)
+	if m["total"].(float64) != 2 {
+		t.Errorf("de public posts: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/pages?locale=fr", key)
+	if m["total"].(float64) != 1 {
+		t.Errorf("fr pages: %v", m)
+	}
+
+	// globals, key by key
+	_, m = getJSON(t, ts, "/api/v1/globals?locale=fr", key)
+	if m["siteName"] != "Acmé" || m["footer"].(map[string]any)["copyrightText"] != "(c) Acme" {
+		t.Errorf("fr globals: %v", m)
+	}
+
+	// references in the same locale
+	_, m = getJSON(t, ts, "/api/v1/content/posts/bonjour?locale=fr&expand=authors", key)
+	if a, _ := m["data"].(map[string]any)["author"].(map[string]any); a == nil || a["title"] != "Anne" {
+		t.Errorf("fr author: %v", m["data"])
+	}
+
+	// bad locale
+	bad := get(t, ts.URL+"/api/v1/content/posts?locale=xx", key)
+	wantError(t, bad, 400, "BAD_REQUEST")
+	if !strings.Contains(string(bad.Body), "en, fr, fr-CA, de") {
+		t.Errorf("400 does not list the locales: %s", bad.Body)
+	}
+
+	// /locales
+	_, m = getJSON(t, ts, "/api/v1/locales", key)
+	items := m["items"].([]any)
+	if len(items) != 4 {
+		t.Fatalf("locales: %v", m)
+	}
+	frCA := items[2].(map[string]any)
+	if frCA["code"] != "fr-CA" || strings.Join(toStrings(frCA["fallback"]), ",") != "fr,en" || items[0].(map[string]any)["default"] != true {
+		t.Errorf("locales: %v", items)
+	}
+	if items[1].(map[string]any)["documents"].(float64) != 2 {
+		t.Errorf("fr documents: %v", items[1])
+	}
+
+	// a push adding the French "only" links it and serves it
+	repo.commit("fr only", map[string]string{"content/fr/posts/only.md": "---\ntitle: Seulement\ndate: 2026-01-02\n---\nx\n"})
+	eventually(t, "the French only", func() bool {
+		r := get(t, ts.URL+"/api/v1/content/posts/only?locale=fr", key)
+		return r.Status == 200 && strings.Contains(string(r.Body), "Seulement")
+	})
+	_, m = getJSON(t, ts, "/api/v1/content/posts/only", key)
+	if tr, _ := m["translations"].(map[string]any); tr["fr"] == nil {
+		t.Errorf("en only after the push: %v", m["translations"])
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, e := range v.([]any) {
+		out = append(out, e.(string))
+	}
+	return out
+}
