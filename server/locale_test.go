@@ -11,8 +11,8 @@ import (
 var localeSite = map[string]string{
 	"folio.yaml": "locales: [en, fr, fr-CA, de]\ndefaultLocale: en\nlayout: folder\nfallback: [fr-CA, fr, en]\n" +
 		"types:\n  posts: {public: true}\n",
-	"globals.yaml":    "siteName: Acme\nfooter: {copyrightText: (c) Acme}\n",
-	"globals.fr.yaml": "siteName: Acmé\n",
+	"globals.yaml":              "siteName: Acme\nfooter: {copyrightText: (c) Acme}\n",
+	"globals.fr.yaml":           "siteName: Acmé\n",
 	"content/en/posts/hello.md": "---\ntitle: Hello\ndate: 2026-01-01\nauthor: authors/ann\n---\nHello there.\n",
 	"content/fr/posts/hello.md": "---\ntitle: Bonjour\nslug: bonjour\ndate: 2026-01-01\nauthor: authors/ann\n---\nBonjour à tous.\n",
 	"content/en/posts/only.md":  "---\ntitle: Only in English\ndate: 2026-01-02\n---\nx\n",
@@ -139,4 +139,113 @@ func toStrings(v any) []string {
 		out = append(out, e.(string))
 	}
 	return out
+}
+
+// TestLocales_Layouts: the file and fields layouts over real pushes.
+func TestLocales_Layouts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		push  map[string]string
+	}{
+		{"file", map[string]string{
+			"folio.yaml":                    "locales: [en, fr]\nlayout: file\n",
+			"content/posts/hello.md":        "---\ntitle: Hello\n---\n",
+			"content/posts/hello.fr.md":     "---\ntitle: Bonjour\nslug: bonjour\n---\n",
+			"content/posts/bundle/index.md": "---\ntitle: Bundle\n---\n",
+		}, map[string]string{"content/posts/bundle/index.fr.md": "---\ntitle: Paquet\n---\n"}},
+		{"fields", map[string]string{
+			"folio.yaml":              "locales: [en, fr]\nlayout: fields\n",
+			"content/posts/hello.md":  "---\ntitle: {en: Hello, fr: Bonjour}\nslug: {en: hello, fr: bonjour}\n---\n",
+			"content/posts/bundle.md": "---\ntitle: {en: Bundle}\n---\n",
+		}, map[string]string{"content/posts/bundle.md": "---\ntitle: {en: Bundle, fr: Paquet}\n---\n"}},
+		{"decap-multiple-folders", map[string]string{
+			"admin/config.yml":            "backend: {name: git-gateway}\ni18n: {structure: multiple_folders, locales: [en, fr], default_locale: en}\ncollections: []\n",
+			"content/posts/en/hello.md":   "---\ntitle: Hello\n---\n",
+			"content/posts/fr/bonjour.md": "---\ntitle: Bonjour\ntranslationKey: hello\n---\n",
+			"content/posts/en/bundle.md":  "---\ntitle: Bundle\n---\n",
+		}, map[string]string{"content/posts/fr/bundle.md": "---\ntitle: Paquet\n---\n",
+			"content/posts/en/hello.md": "---\ntitle: Hello\ntranslationKey: hello\n---\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := newRepo(t, tc.files)
+			ts := startServer(t, repo.bare)
+			key := ts.reader(t)
+			_, m := getJSON(t, ts, "/api/v1/content/posts/bonjour?locale=fr", key)
+			if m["title"] != "Bonjour" || m["locale"] != "fr" {
+				t.Errorf("bonjour: %v", m)
+			}
+			_, m = getJSON(t, ts, "/api/v1/content/posts/bundle?locale=fr", key)
+			if m["fallback"] != true || m["title"] != "Bundle" {
+				t.Errorf("bundle before the push: %v", m)
+			}
+			repo.commit("translate bundle", tc.push)
+			eventually(t, "Paquet", func() bool {
+				_, m := getJSON(t, ts, "/api/v1/content/posts/bundle?locale=fr", key)
+				return m["title"] == "Paquet" && m["fallback"] == nil
+			})
+			_, m = getJSON(t, ts, "/api/v1/content/posts/hello", key)
+			if tr, _ := m["translations"].(map[string]any); tr["fr"] == nil || tr["fr"].(map[string]any)["slug"] != "bonjour" {
+				t.Errorf("hello translations: %v", m["translations"])
+			}
+		})
+	}
+}
+
+// hugoSite is laid out as Hugo's multilingual documentation describes:
+// a content folder per language (contentDir), config/_default with one
+// file per language, no folio.yaml.
+var hugoSite = map[string]string{
+	"hugo.toml": "baseURL = 'https://example.org/'\ntitle = 'Docs'\ndefaultContentLanguage = 'de'\n" +
+		"defaultContentLanguageInSubdir = true\n",
+	"config/_default/languages.de.toml": "contentDir = 'content/de'\nlanguageName = 'Deutsch'\nweight = 1\n[params]\nsubtitle = 'Referenz'\n",
+	"config/_default/languages.en.toml": "contentDir = 'content/en'\nlanguageName = 'English'\nweight = 2\n",
+	"config/_default/languages.fr.toml": "contentDir = 'content/fr'\nlanguageName = 'Français'\nweight = 3\ndisabled = true\n",
+	"content/de/_index.md":              "---\ntitle: Start\n---\n",
+	"content/de/impressum.md":           "---\ntitle: Impressum\n---\nAngaben.\n",
+	"content/de/docs/_index.md":         "---\ntitle: Doku\n---\n",
+	"content/de/docs/katzen.md":         "---\ntitle: Über Katzen\ntranslationKey: cats\ndate: 2026-01-01\n---\nDie Katzen schlafen im Garten.\n",
+	"content/en/docs/cats.md":           "---\ntitle: About cats\ntranslationKey: cats\ndate: 2026-01-01\n---\nThe cats are sleeping in the garden.\n",
+	"content/en/docs/install/index.md":  "---\ntitle: Install\ndate: 2026-01-01\n---\nRun the installer.\n",
+	"content/fr/docs/chats.md":          "---\ntitle: Chats\n---\n",
+}
+
+func TestLocales_HugoSite(t *testing.T) {
+	repo := newRepo(t, hugoSite)
+	ts := startServer(t, repo.bare, withSearch)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/locales", key)
+	items := m["items"].([]any)
+	if m["default"] != "de" || len(items) != 2 || items[0].(map[string]any)["name"] != "Deutsch" {
+		t.Fatalf("locales: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/docs/katzen", key)
+	if m["locale"] != "de" || m["translations"].(map[string]any)["en"].(map[string]any)["slug"] != "cats" {
+		t.Errorf("katzen: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/pages/impressum", key)
+	if m["title"] != "Impressum" {
+		t.Errorf("impressum: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/docs?locale=en&fallback=false", key)
+	if m["total"].(float64) != 2 {
+		t.Errorf("en docs: %v", m)
+	}
+	if r := get(t, ts.URL+"/api/v1/content/docs?locale=fr", key); r.Status != 400 {
+		t.Errorf("disabled fr: %d", r.Status)
+	}
+
+	// search per locale, each with its language's stemming
+	wantSearch(t, ts, "/api/v1/search?q=Katze&locale=de", key, "item:docs/katzen")
+	wantSearch(t, ts, "/api/v1/search?q=sleep&locale=en", key, "item:docs/cats")
+	wantSearch(t, ts, "/api/v1/search?q=sleep&locale=de", key)
+	wantSearch(t, ts, "/api/v1/search?q=Garten", key, "item:docs/katzen")
+
+	// a push touching one locale's file
+	repo.commit("en cats", map[string]string{"content/en/docs/cats.md": "---\ntitle: About cats\ntranslationKey: cats\ndate: 2026-01-01\n---\nThe cats are running in the garden.\n"})
+	eventually(t, "the new English text", func() bool {
+		b := searchFor(t, ts, "/api/v1/search?q=run&locale=en", key)
+		return len(b.hits()) == 2
+	})
+	wantSearch(t, ts, "/api/v1/search?q=Katze&locale=de", key, "item:docs/katzen")
 }
