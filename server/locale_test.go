@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -248,4 +249,28 @@ func TestLocales_HugoSite(t *testing.T) {
 		return len(b.hits()) == 2
 	})
 	wantSearch(t, ts, "/api/v1/search?q=Katze&locale=de", key, "item:docs/katzen")
+}
+
+// TestLocales_Notify: a push touching a French file names the French
+// keys (and lists of every locale, which show it as a fallback or not),
+// and the event says the locales.
+func TestLocales_Notify(t *testing.T) {
+	const secret = "s"
+	rc := newHookReceiver(t, secret)
+	repo := newRepo(t, localeSite)
+	ts := startServer(t, repo.bare, withNotify(t, secret, rc.URL))
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/posts/bonjour?locale=fr", key)
+	id := m["id"].(string)
+	repo.commit("fr edit", map[string]string{"content/fr/posts/hello.md": "---\ntitle: Bonjour 2\nslug: bonjour\ndate: 2026-01-01\n---\nx\n"})
+	ev := rc.next(t)
+	want := "item:posts/" + id + "@fr"
+	if !slices.Contains(ev.Keys, want) || !slices.Contains(ev.Keys, "type:posts@fr") || !slices.Contains(ev.Locales, "fr") {
+		t.Errorf("event %+v: want %s, type:posts@fr and locale fr", ev, want)
+	}
+	for _, k := range ev.Keys {
+		if strings.HasPrefix(k, "item:") && !strings.HasSuffix(k, "@fr") {
+			t.Errorf("an item of another locale is named: %s", k)
+		}
+	}
 }
