@@ -274,3 +274,27 @@ func TestLocales_Notify(t *testing.T) {
 		}
 	}
 }
+
+// TestLocales_Fields: fields= keeps the locale fields, and a type with
+// listBody: false keeps them in its lists.
+func TestLocales_Fields(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range localeSite {
+		files[k] = v
+	}
+	files["folio.yaml"] = strings.Replace(files["folio.yaml"], "posts: {public: true}", "posts: {public: true, listBody: false}", 1)
+	repo := newRepo(t, files)
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/posts?locale=fr", key)
+	for _, it := range m["items"].([]any) {
+		it := it.(map[string]any)
+		if it["locale"] == nil || it["translations"] == nil {
+			t.Errorf("list item without its locale fields: %v", it)
+		}
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/posts/only?locale=fr&fields=slug,locale,fallback,translations", key)
+	if len(m) != 4 || m["fallback"] != true {
+		t.Errorf("fields: %v", m)
+	}
+}
