@@ -357,7 +357,11 @@ func readFolioI18n(path string, doc *Doc) (*I18n, []Problem) {
 		l.weight = i
 		b.add(l, line)
 	}
-	switch lay, _ := doc.Meta["layout"].(string); lay {
+	lay, isText := doc.Meta["layout"].(string)
+	if _, set := doc.Meta["layout"]; set && !isText {
+		lay = "?"
+	}
+	switch lay {
 	case "", LayoutFolder, LayoutFile, LayoutFields:
 		b.cfg.Layout = lay
 	default:

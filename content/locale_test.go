@@ -176,3 +176,62 @@ func TestLocales_BadHugoConfig(t *testing.T) {
 		t.Errorf("problems %v, posts %d", probs, len(site.Items["posts"]))
 	}
 }
+
+// Every malformed locale setting is a problem with a line, never a panic,
+// and the documents are still served.
+func TestLocales_BadConfig(t *testing.T) {
+	for _, cfg := range []string{
+		"locales: 5\n",
+		"locales: [{code: 5}]\n",
+		"locales: [{code: fr, nick: x}]\n",
+		"locales: [en, en]\n",
+		"locales: [en, fr]\nfallback: 7\n",
+		"locales: [en, fr]\nfallback: [[en, fr], 3]\n",
+		"locales: [en, fr]\nfallback: {fr: [3]}\n",
+		"locales: [en, fr]\nfallback: {fr: xx}\n",
+		"locales: [en, fr]\ndefaultLocale: [x]\n",
+		"locales: [en, fr]\ndefaultLocale: de\n",
+		"locales: [en, fr]\nlayout: 3\n",
+		"locales: [en, 'fr/../x', '', 'x y']\n",
+		"locales: [{code: fr, contentDir: ../etc}]\n",
+		"locales: []\n",
+	} {
+		site, probs := assemble(t, map[string]string{
+			"folio.yaml":            cfg,
+			"content/en/posts/a.md": "---\ntitle: A\n---\n",
+			"content/posts/b.md":    "---\ntitle: B\n---\n",
+		})
+		if len(probs) == 0 && cfg != "locales: []\n" {
+			t.Errorf("%q: no problem", cfg)
+		}
+		for _, p := range probs {
+			if p.Path != "folio.yaml" || p.Line == 0 {
+				t.Errorf("%q: problem %s has no folio.yaml line", cfg, p)
+			}
+		}
+		n := 0
+		for _, items := range site.Items {
+			n += len(items)
+		}
+		if n == 0 {
+			t.Errorf("%q: nothing served", cfg)
+		}
+	}
+}
+
+func TestLocales_HugoRootConfig(t *testing.T) {
+	// Docsy's layout: languages in hugo.yaml, a content folder each.
+	site, probs := assemble(t, map[string]string{
+		"hugo.yaml": "baseURL: /\nlanguages:\n  en:\n    languageName: English\n    contentDir: content/en\n  no:\n    languageName: Norsk\n    contentDir: content/no\n    weight: 2\n",
+		"content/en/docs/a.md": "---\ntitle: A\n---\n",
+		"content/no/docs/a.md": "---\ntitle: A no\n---\n",
+		"content/en/search.md": "---\ntitle: Search\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if site.I18n == nil || site.I18n.Default != "en" || len(site.I18n.Locales) != 2 || len(site.Pages) != 1 {
+		t.Fatalf("%+v %v", site.I18n, site.Pages)
+	}
+	if it := locItem(t, site.Locales["no"], "docs", "a"); it.Title != "A no" || it.Translations["en"].Slug != "a" {
+		t.Errorf("%+v", it)
+	}
+}
