@@ -222,7 +222,7 @@ func TestLocales_BadConfig(t *testing.T) {
 func TestLocales_HugoRootConfig(t *testing.T) {
 	// Docsy's layout: languages in hugo.yaml, a content folder each.
 	site, probs := assemble(t, map[string]string{
-		"hugo.yaml": "baseURL: /\nlanguages:\n  en:\n    languageName: English\n    contentDir: content/en\n  no:\n    languageName: Norsk\n    contentDir: content/no\n    weight: 2\n",
+		"hugo.yaml":            "baseURL: /\nlanguages:\n  en:\n    languageName: English\n    contentDir: content/en\n  no:\n    languageName: Norsk\n    contentDir: content/no\n    weight: 2\n",
 		"content/en/docs/a.md": "---\ntitle: A\n---\n",
 		"content/no/docs/a.md": "---\ntitle: A no\n---\n",
 		"content/en/search.md": "---\ntitle: Search\n---\n",
