@@ -209,8 +209,43 @@ type localeState struct {
 	subs    map[string]*Assembler
 	derived map[derivedKey]*Doc // fields layout: a document in one locale
 	globals map[string]mergedGlobals
-	copies  map[any]any // a locale's page or item -> its copy with Localized filled in
 	out     map[string]localeOut
+
+	// The last call's content files (sorted by path) and their locale
+	// and path in it, so that a call classifies only the new paths.
+	lastPaths []string
+	lastClass []fileClass
+
+	// links are the documents of the last sub-sites (by pointer) and
+	// their groups of translations; see link.
+	links  map[any]*docLink
+	groups map[string]*transGroup
+	last   map[string]*Site // the sub-assemblers' last sites, by locale
+}
+
+type fileClass struct {
+	loc, virt string
+	ok        bool
+}
+
+// docLink is one document of a locale's sub-site: its group of
+// translations and the copy served, with Localized filled in. A document
+// whose translationKey another of its locale holds already is in no
+// group's docs: problem says so.
+type docLink struct {
+	group   string
+	loc     string
+	copy    any // *Page or *Item
+	problem *Problem
+}
+
+// transGroup is the documents that translate each other, by locale; tr
+// is shared by their copies and never modified (a change makes a new
+// one). losers counts the documents left out for a taken translationKey.
+type transGroup struct {
+	docs   map[string]any
+	tr     map[string]Translation
+	losers int
 }
 
 type derivedKey struct {
@@ -233,9 +268,21 @@ type localeOut struct {
 
 func (st *localeState) fork() *localeState {
 	n := &localeState{cfgKey: st.cfgKey, subs: map[string]*Assembler{}, derived: maps.Clone(st.derived),
-		globals: maps.Clone(st.globals), copies: maps.Clone(st.copies), out: maps.Clone(st.out)}
+		globals: maps.Clone(st.globals), out: maps.Clone(st.out), lastPaths: st.lastPaths, lastClass: st.lastClass,
+		last: maps.Clone(st.last)}
 	for k, a := range st.subs {
 		n.subs[k] = a.Fork()
+	}
+	if st.links != nil {
+		n.links = make(map[any]*docLink, len(st.links))
+		for d, l := range st.links {
+			cp := *l
+			n.links[d] = &cp
+		}
+		n.groups = make(map[string]*transGroup, len(st.groups))
+		for k, g := range st.groups {
+			n.groups[k] = &transGroup{docs: maps.Clone(g.docs), tr: g.tr, losers: g.losers}
+		}
 	}
 	return n
 }
@@ -249,26 +296,58 @@ func i18nKey(c *I18n) string {
 	return b.String()
 }
 
-// docInfo is what linking needs of a document's file.
-type docInfo struct {
-	virt string // path in its locale's site
-	tkey string // translationKey; "" when none
-	line int
-}
-
 // assembleLocales assembles a site with locales; see Site.
 func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Problem) (*Site, []Problem) {
 	st := as.loc
 	if key := i18nKey(cfg); st == nil || st.cfgKey != key {
 		st = &localeState{cfgKey: key, subs: map[string]*Assembler{}, derived: map[derivedKey]*Doc{},
-			globals: map[string]mergedGlobals{}, copies: map[any]any{}, out: map[string]localeOut{}}
+			globals: map[string]mergedGlobals{}, out: map[string]localeOut{}}
 		as.loc = st
 	}
-	buckets := map[string][]File{}
+	buckets := make(map[string][]File, len(cfg.Locales))
+	for _, l := range cfg.Locales {
+		buckets[l.Code] = make([]File, 0, len(sorted)/len(cfg.Locales)+16)
+	}
 	globals := map[string]File{}
-	infos := map[string]docInfo{} // by real path
+	paths := make([]string, 0, len(st.lastPaths)+16)
+	classes := make([]fileClass, 0, len(st.lastPaths)+16)
+	j := 0
 	for _, f := range sorted {
 		p := f.Path
+		if strings.HasPrefix(p, "pages/") || strings.HasPrefix(p, "content/") {
+			for j < len(st.lastPaths) && st.lastPaths[j] < p {
+				j++
+			}
+			var c fileClass
+			if j < len(st.lastPaths) && st.lastPaths[j] == p {
+				c = st.lastClass[j]
+			} else if Relevant(p) {
+				c.loc, c.virt, c.ok = cfg.classify(p)
+			}
+			paths, classes = append(paths, p), append(classes, c)
+			if !c.ok {
+				continue
+			}
+			nf := f
+			nf.Path, nf.Source = c.virt, p
+			if nf.Path == p {
+				nf.Source = ""
+			}
+			if cfg.Layout != LayoutFields || f.Doc == nil {
+				buckets[c.loc] = append(buckets[c.loc], nf)
+				continue
+			}
+			for _, l := range cfg.Locales {
+				d, in := st.localize(f.Doc, l.Code, cfg)
+				if !in {
+					continue
+				}
+				lf := nf
+				lf.Doc = d
+				buckets[l.Code] = append(buckets[l.Code], lf)
+			}
+			continue
+		}
 		if !Relevant(p) {
 			continue
 		}
@@ -303,40 +382,8 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			}
 			continue
 		}
-		loc, virt, ok := cfg.classify(p)
-		if !ok {
-			continue
-		}
-		info := docInfo{virt: virt}
-		if f.Doc != nil {
-			for _, k := range []string{"translationKey", "translationkey"} {
-				if v, ok := f.Doc.Meta[k]; ok {
-					info.tkey, _ = scalarText(v)
-					info.line = f.Doc.Lines[k]
-					break
-				}
-			}
-		}
-		infos[p] = info
-		nf := f
-		nf.Path, nf.Source = virt, p
-		if nf.Path == p {
-			nf.Source = ""
-		}
-		if cfg.Layout != LayoutFields || f.Doc == nil {
-			buckets[loc] = append(buckets[loc], nf)
-			continue
-		}
-		for _, l := range cfg.Locales {
-			d, in := st.localize(f.Doc, l.Code, cfg)
-			if !in {
-				continue
-			}
-			lf := nf
-			lf.Doc = d
-			buckets[l.Code] = append(buckets[l.Code], lf)
-		}
 	}
+	st.lastPaths, st.lastClass = paths, classes
 	// Globals: each locale's over those of its fallback chain, key by key.
 	for _, l := range cfg.Locales {
 		var from []*Doc
@@ -365,10 +412,14 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		if len(from) > 1 {
 			gf.Doc = st.mergeGlobals(l.Code, from)
 		}
-		buckets[l.Code] = append(buckets[l.Code], gf)
+		// in path order, so that the locale's Assembler need not sort
+		b := buckets[l.Code]
+		i, _ := slices.BinarySearchFunc(b, gf.Path, func(f File, p string) int { return strings.Compare(f.Path, p) })
+		buckets[l.Code] = slices.Insert(b, i, gf)
 	}
 
 	sites := map[string]*Site{}
+	raw := map[string]*Site{}
 	seen := map[Problem]bool{}
 	for _, p := range problems {
 		seen[p] = true
@@ -380,6 +431,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			st.subs[l.Code] = sub
 		}
 		site, probs := sub.Assemble(buckets[l.Code])
+		raw[l.Code] = site
 		for _, p := range probs {
 			if !seen[p] {
 				seen[p] = true
@@ -393,7 +445,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		}
 		sites[l.Code] = &cp
 	}
-	problems = append(problems, st.link(cfg, sites, infos)...)
+	problems = append(problems, st.link(cfg, sorted, raw, sites)...)
 	for _, s := range sites {
 		s.Locales = sites
 	}
@@ -506,107 +558,137 @@ func (st *localeState) mergeGlobals(loc string, from []*Doc) *Doc {
 // link fills in every document's Localized: its locale and its
 // translations, the documents of the other locales at the same path in
 // their locale (or with the same translationKey). A locale's site gets
-// copies of its sub-assembler's documents; an unchanged copy is reused
-// (same pointer) so that its encoded JSON survives the reload.
-func (st *localeState) link(cfg *I18n, sites map[string]*Site, infos map[string]docInfo) []Problem {
+// copies of its sub-assembler's documents (raw); a copy is made again
+// only when its document or its group of translations changed, so that
+// a reload costs the documents that changed, and an unchanged copy (same
+// pointer) keeps its encoded JSON. The first call, and a call where a
+// translationKey conflict may resolve differently, link everything
+// afresh, documents in path order (the first by path wins a conflict).
+func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site) []Problem {
+	fresh := st.links == nil || st.last == nil
+	if fresh {
+		st.links, st.groups, st.last = map[any]*docLink{}, map[string]*transGroup{}, map[string]*Site{}
+	}
+	type change struct {
+		doc  any
+		loc  string
+		path string
+	}
+	var gone, added []change
+	for _, l := range cfg.Locales {
+		cur, prev := raw[l.Code], st.last[l.Code]
+		if prev == nil {
+			prev = &Site{}
+		}
+		diffBySlug(prev.Pages, cur.Pages, func(p *Page) string { return p.Slug },
+			func(p *Page) { gone = append(gone, change{p, l.Code, p.Meta.Path}) },
+			func(p *Page) { added = append(added, change{p, l.Code, p.Meta.Path}) })
+		for typ := range unionKeys(prev.Items, cur.Items) {
+			diffBySlug(prev.Items[typ], cur.Items[typ], func(it *Item) string { return it.Slug },
+				func(it *Item) { gone = append(gone, change{it, l.Code, it.Meta.Path}) },
+				func(it *Item) { added = append(added, change{it, l.Code, it.Meta.Path}) })
+		}
+	}
+	touched := map[string]bool{}
+	for _, c := range gone {
+		dl := st.links[c.doc]
+		if dl == nil {
+			continue
+		}
+		delete(st.links, c.doc)
+		g := st.groups[dl.group]
+		if g == nil {
+			continue
+		}
+		if dl.problem != nil {
+			g.losers--
+			continue
+		}
+		if g.losers > 0 {
+			return st.relink(cfg, files, raw, sites) // a loser may win now
+		}
+		delete(g.docs, dl.loc)
+		touched[dl.group] = true
+	}
+	slices.SortFunc(added, func(a, b change) int {
+		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.loc, b.loc))
+	})
+	for _, c := range added {
+		key, tkey, line := st.groupKey(cfg, files, c.doc, c.path)
+		g := st.groups[key]
+		if g == nil {
+			g = &transGroup{docs: map[string]any{}}
+			st.groups[key] = g
+		}
+		dl := &docLink{group: key, loc: c.loc}
+		st.links[c.doc] = dl
+		if holder, taken := g.docs[c.loc]; taken && holder != c.doc {
+			if !fresh {
+				return st.relink(cfg, files, raw, sites)
+			}
+			g.losers++
+			dl.problem = &Problem{Path: c.path, Line: line, Message: "translationKey " + quote(tkey) + " is used by the " + c.loc + " document " + docSlug(holder) + " already; this one is not linked as a translation"}
+			dl.copy = localized(c.doc, c.loc, map[string]Translation{c.loc: translationOf(c.doc, c.loc)})
+			continue
+		}
+		g.docs[c.loc] = c.doc
+		touched[key] = true
+	}
+	dirty := map[string]bool{} // locale "\x00" type ("" for pages) whose copies changed
+	for key := range touched {
+		g := st.groups[key]
+		if len(g.docs) == 0 {
+			if g.losers == 0 {
+				delete(st.groups, key)
+			}
+			continue
+		}
+		g.tr = make(map[string]Translation, len(g.docs))
+		for loc, d := range g.docs {
+			g.tr[loc] = translationOf(d, loc)
+		}
+		for loc, d := range g.docs {
+			st.links[d].copy = localized(d, loc, g.tr)
+			dirty[loc+"\x00"+docType(d)] = true
+		}
+	}
+	for _, c := range added {
+		if dl := st.links[c.doc]; dl.problem != nil {
+			dirty[c.loc+"\x00"+docType(c.doc)] = true
+		}
+	}
+
 	var problems []Problem
-	groups := map[string]map[string]Translation{}
-	groupOf := func(kind, realPath string) string {
-		info := infos[realPath]
-		if info.tkey != "" {
-			return kind + "\x00k\x00" + info.tkey
-		}
-		v := info.virt
-		v = v[:len(v)-len(path.Ext(v))]
-		return kind + "\x00p\x00" + v
-	}
-	add := func(g, loc, realPath string, t Translation) {
-		m := groups[g]
-		if m == nil {
-			m = make(map[string]Translation, len(cfg.Locales))
-			groups[g] = m
-		}
-		if prev, dup := m[loc]; dup {
-			info := infos[realPath]
-			problems = append(problems, Problem{Path: realPath, Line: info.line, Message: "translationKey " + quote(info.tkey) + " is used by the " + loc + " document " + prev.Slug + " already; this one is not linked as a translation"})
-			return
-		}
-		m[loc] = t
-	}
-	pageGroup := map[*Page]string{}
-	itemGroup := map[*Item]string{}
 	for _, l := range cfg.Locales {
-		s := sites[l.Code]
-		for _, p := range s.Pages {
-			g := groupOf("page", p.Meta.Path)
-			pageGroup[p] = g
-			add(g, l.Code, p.Meta.Path, Translation{Slug: p.Slug, ID: p.ID, URL: "/api/v1/pages/" + p.Slug + "?locale=" + l.Code})
-		}
-		for typ, items := range s.Items {
-			for _, it := range items {
-				g := groupOf("item\x00"+typ, it.Meta.Path)
-				itemGroup[it] = g
-				add(g, l.Code, it.Meta.Path, Translation{Slug: it.Slug, ID: it.ID, URL: "/api/v1/content/" + typ + "/" + it.Slug + "?locale=" + l.Code})
-			}
-		}
-	}
-	copies := make(map[any]any, len(st.copies))
-	for _, l := range cfg.Locales {
-		s := sites[l.Code]
+		cur, s := raw[l.Code], sites[l.Code]
 		last := st.out[l.Code]
-		out := localeOut{items: map[string][]*Item{}}
-		pages := make([]*Page, len(s.Pages))
-		same := len(last.pages) == len(s.Pages)
-		for i, p := range s.Pages {
-			tr := groups[pageGroup[p]]
-			var c *Page
-			if prev, ok := st.copies[p].(*Page); ok && prev.Locale == l.Code && maps.Equal(prev.Translations, tr) {
-				c = prev
-			} else {
-				cp := *p
-				cp.Localized = Localized{Locale: l.Code, Translations: tr}
-				c = &cp
+		prevRaw := st.last[l.Code]
+		if prevRaw == nil {
+			prevRaw = &Site{}
+		}
+		out := localeOut{items: make(map[string][]*Item, len(cur.Items)), globals: last.globals}
+		if !dirty[l.Code+"\x00"] && sameSlice(prevRaw.Pages, cur.Pages) && len(last.pages) == len(cur.Pages) {
+			out.pages = last.pages
+		} else if len(cur.Pages) > 0 {
+			out.pages = make([]*Page, len(cur.Pages))
+			for i, p := range cur.Pages {
+				out.pages[i] = st.links[p].copy.(*Page)
 			}
-			copies[p] = c
-			pages[i] = c
-			same = same && last.pages[i] == c
 		}
-		if same && len(pages) > 0 {
-			pages = last.pages
-		}
-		if len(pages) == 0 {
-			pages = nil
-		}
-		s.Pages, out.pages = pages, pages
-		items := make(map[string][]*Item, len(s.Items))
-		for typ, list := range s.Items {
-			lastList := last.items[typ]
+		for typ, list := range cur.Items {
+			if lastList, ok := last.items[typ]; ok && !dirty[l.Code+"\x00"+typ] && sameSlice(prevRaw.Items[typ], list) && len(lastList) == len(list) {
+				out.items[typ] = lastList
+				continue
+			}
 			cl := make([]*Item, len(list))
-			same := len(lastList) == len(list)
 			for i, it := range list {
-				tr := groups[itemGroup[it]]
-				var c *Item
-				if prev, ok := st.copies[it].(*Item); ok && prev.Locale == l.Code && maps.Equal(prev.Translations, tr) {
-					c = prev
-				} else {
-					cp := *it
-					cp.Localized = Localized{Locale: l.Code, Translations: tr}
-					c = &cp
-				}
-				copies[it] = c
-				cl[i] = c
-				same = same && lastList[i] == c
+				cl[i] = st.links[it].copy.(*Item)
 			}
-			if same {
-				cl = lastList
-			}
-			items[typ] = cl
+			out.items[typ] = cl
 		}
-		s.Items, out.items = items, items
+		s.Pages, s.Items = out.pages, out.items
 		if g := s.Globals; g != nil {
-			if last.globals[0] == g {
-				out.globals = last.globals
-			} else {
+			if last.globals[0] != g {
 				cp := *g
 				cp.Locale = l.Code
 				out.globals = [2]*Globals{g, &cp}
@@ -614,9 +696,136 @@ func (st *localeState) link(cfg *I18n, sites map[string]*Site, infos map[string]
 			s.Globals = out.globals[1]
 		}
 		st.out[l.Code] = out
+		st.last[l.Code] = cur
 	}
-	st.copies = copies
+	for _, dl := range st.links {
+		if dl.problem != nil {
+			problems = append(problems, *dl.problem)
+		}
+	}
 	return problems
+}
+
+// relink links every document afresh (see link).
+func (st *localeState) relink(cfg *I18n, files []File, raw, sites map[string]*Site) []Problem {
+	st.links, st.groups, st.last = nil, nil, nil
+	return st.link(cfg, files, raw, sites)
+}
+
+// groupKey is the group of translations of a document: its translationKey,
+// else its path in its locale without the extension; with the key and
+// its line, for problems.
+func (st *localeState) groupKey(cfg *I18n, files []File, doc any, realPath string) (key, tkey string, line int) {
+	kind := "page"
+	if it, ok := doc.(*Item); ok {
+		kind = "item\x00" + it.Type
+	}
+	virt := realPath
+	i, found := slices.BinarySearchFunc(files, realPath, func(f File, p string) int { return strings.Compare(f.Path, p) })
+	if found {
+		if f := files[i]; f.Doc != nil {
+			for _, k := range []string{"translationKey", "translationkey"} {
+				if v, ok := f.Doc.Meta[k]; ok {
+					tkey, _ = scalarText(v)
+					line = f.Doc.Lines[k]
+					break
+				}
+			}
+		}
+	}
+	if tkey != "" {
+		return kind + "\x00k\x00" + tkey, tkey, line
+	}
+	if _, v, ok := cfg.classify(realPath); ok {
+		virt = v
+	}
+	return kind + "\x00p\x00" + virt[:len(virt)-len(path.Ext(virt))], "", 0
+}
+
+func translationOf(doc any, loc string) Translation {
+	switch d := doc.(type) {
+	case *Page:
+		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/pages/" + d.Slug + "?locale=" + loc}
+	case *Item:
+		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/content/" + d.Type + "/" + d.Slug + "?locale=" + loc}
+	}
+	return Translation{}
+}
+
+// localized is a copy of doc saying its locale and translations.
+func localized(doc any, loc string, tr map[string]Translation) any {
+	switch d := doc.(type) {
+	case *Page:
+		cp := *d
+		cp.Localized = Localized{Locale: loc, Translations: tr}
+		return &cp
+	case *Item:
+		cp := *d
+		cp.Localized = Localized{Locale: loc, Translations: tr}
+		return &cp
+	}
+	return doc
+}
+
+func docSlug(doc any) string {
+	switch d := doc.(type) {
+	case *Page:
+		return d.Slug
+	case *Item:
+		return d.Slug
+	}
+	return ""
+}
+
+// docType is the type of an item, "" for a page.
+func docType(doc any) string {
+	if it, ok := doc.(*Item); ok {
+		return it.Type
+	}
+	return ""
+}
+
+func sameSlice[T any](a, b []*T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// diffBySlug calls gone and added with the documents of old that new
+// lacks and the other way round; both are sorted by slug, slugs unique.
+// A slice that is old itself is not compared (the Assemblers hand out
+// the same slice for what did not change).
+func diffBySlug[T any](old, new []*T, slug func(*T) string, gone, added func(*T)) {
+	if sameSlice(old, new) {
+		return
+	}
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		switch {
+		case j == len(new) || (i < len(old) && slug(old[i]) < slug(new[j])):
+			gone(old[i])
+			i++
+		case i == len(old) || slug(new[j]) < slug(old[i]):
+			added(new[j])
+			j++
+		default:
+			if old[i] != new[j] {
+				gone(old[i])
+				added(new[j])
+			}
+			i++
+			j++
+		}
+	}
+}
+
+func unionKeys[V any](a, b map[string]V) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }
 
 func quote(s string) string { return `"` + s + `"` }

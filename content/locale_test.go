@@ -1,6 +1,11 @@
 package content
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -233,5 +238,110 @@ func TestLocales_HugoRootConfig(t *testing.T) {
 	}
 	if it := locItem(t, site.Locales["no"], "docs", "a"); it.Title != "A no" || it.Translations["en"].Slug != "a" {
 		t.Errorf("%+v", it)
+	}
+}
+
+// An Assembler of a site with locales gives after every change what a
+// fresh Assemble gives: translations, fallbacks of translationKey
+// conflicts, copies.
+func TestLocales_IncrementalIsFresh(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{"folio.yaml": "locales: [en, fr, de]\n"}
+	paths := func() []string {
+		var out []string
+		for _, loc := range []string{"en", "fr", "de"} {
+			for i := range 6 {
+				out = append(out, fmt.Sprintf("content/%s/posts/p%d.md", loc, i))
+			}
+			out = append(out, "content/"+loc+"/about.md")
+		}
+		return out
+	}()
+	cache := map[string]File{} // as the engine's blob cache: an unchanged file is the same Doc
+	parse := func() []File {
+		var list []File
+		for p, src := range files {
+			f, ok := cache[p+"\x00"+src]
+			if !ok {
+				f = File{Path: p, Updated: commitTime}
+				f.Doc, f.Err = Parse(p, []byte(src))
+				cache[p+"\x00"+src] = f
+			}
+			list = append(list, f)
+		}
+		slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		return list
+	}
+	dump := func(s *Site, probs []Problem) string {
+		var b strings.Builder
+		for _, code := range s.I18n.Codes() {
+			ls := s.Locales[code]
+			j, _ := json.Marshal(ls.Pages)
+			b.Write(j)
+			for _, typ := range slices.Sorted(maps.Keys(ls.Items)) {
+				j, _ := json.Marshal(ls.Items[typ])
+				b.Write(j)
+			}
+		}
+		for _, p := range probs {
+			b.WriteString(p.String() + "\n")
+		}
+		return b.String()
+	}
+	as := new(Assembler)
+	for step := range 300 {
+		p := paths[r.IntN(len(paths))]
+		switch r.IntN(4) {
+		case 0:
+			delete(files, p)
+		case 1:
+			files[p] = fmt.Sprintf("---\ntitle: T%d\ntranslationKey: k%d\n---\n", step, r.IntN(3))
+		case 2:
+			files[p] = fmt.Sprintf("---\ntitle: T%d\nslug: s%d\n---\n", step, r.IntN(4))
+		default:
+			files[p] = fmt.Sprintf("---\ntitle: T%d\n---\n", step)
+		}
+		list := parse()
+		got := dump(as.Assemble(list))
+		want := dump(Assemble(list))
+		if got != want {
+			t.Fatalf("step %d (%s): incremental\n%s\nfresh\n%s", step, p, got, want)
+		}
+	}
+}
+
+func TestLocales_IncrementalDelete(t *testing.T) {
+	files := map[string]string{
+		"folio.yaml":            "locales: [en, fr]\n",
+		"content/en/posts/a.md": "---\ntitle: A\n---\n",
+		"content/fr/posts/a.md": "---\ntitle: A fr\n---\n",
+		"content/en/posts/b.md": "---\ntitle: B\n---\n",
+	}
+	cache := map[string]File{} // as the engine's blob cache: an unchanged file is the same Doc
+	parse := func() []File {
+		var list []File
+		for p, src := range files {
+			f, ok := cache[p+"\x00"+src]
+			if !ok {
+				f = File{Path: p, Updated: commitTime}
+				f.Doc, f.Err = Parse(p, []byte(src))
+				cache[p+"\x00"+src] = f
+			}
+			list = append(list, f)
+		}
+		slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		return list
+	}
+	as := new(Assembler)
+	as.Assemble(parse())
+	delete(files, "content/fr/posts/a.md")
+	site, _ := as.Assemble(parse())
+	if it := locItem(t, site, "posts", "a"); len(it.Translations) != 1 {
+		t.Errorf("after the French file went: %v", it.Translations)
+	}
+	files["content/fr/posts/b.md"] = "---\ntitle: B fr\nslug: b-fr\n---\n"
+	site, _ = as.Assemble(parse())
+	if it := locItem(t, site, "posts", "b"); it.Translations["fr"].Slug != "b-fr" {
+		t.Errorf("after the French b came: %v", it.Translations)
 	}
 }
