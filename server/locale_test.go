@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/server"
 )
 
 // localeSite is laid out folder per locale, with translated slugs, a
@@ -296,5 +298,35 @@ func TestLocales_Fields(t *testing.T) {
 	_, m = getJSON(t, ts, "/api/v1/content/posts/only?locale=fr&fields=slug,locale,fallback,translations", key)
 	if len(m) != 4 || m["fallback"] != true {
 		t.Errorf("fields: %v", m)
+	}
+}
+
+// TestLocales_Draft: the draft view of a locale shows its drafts with
+// their status; the published one does not; ?ref= serves locales too.
+func TestLocales_Draft(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range localeSite {
+		files[k] = v
+	}
+	files["content/fr/posts/brouillon.md"] = "---\ntitle: Brouillon\ndraft: true\n---\n"
+	repo := newRepo(t, files)
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	dk := ts.key(t, "drafter", server.ScopeContentRead, server.ScopeContentDraft)
+	if r := get(t, ts.URL+"/api/v1/content/posts/brouillon?locale=fr", key); r.Status != 404 {
+		t.Errorf("published: %d", r.Status)
+	}
+	_, m := getJSON(t, ts, "/api/v1/content/posts/brouillon?locale=fr&draft=true", dk)
+	if m["status"] != "draft" || m["locale"] != "fr" {
+		t.Errorf("draft: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/posts?locale=fr&draft=true", dk)
+	if m["total"].(float64) != 3 {
+		t.Errorf("draft fr list: %v", m["total"])
+	}
+	pk := ts.key(t, "previewer", server.ScopeContentRead, server.ScopeContentPreview)
+	_, m = getJSON(t, ts, "/api/v1/content/posts/bonjour?locale=fr&ref=main", pk)
+	if m["title"] != "Bonjour" {
+		t.Errorf("ref=main in fr: %v", m)
 	}
 }
