@@ -413,6 +413,13 @@ func localeChangedKeys(keys map[string]bool, old, new *Snapshot) {
 			keys[k] = true
 		}
 	}
+	spreadLocaleKeys(keys, new.loc)
+}
+
+// spreadLocaleKeys adds, for each list or globals key of one locale in
+// keys, that key of every locale: a locale's lists and globals show its
+// fallback chain's documents.
+func spreadLocaleKeys(keys map[string]bool, ls *localeSet) {
 	for k := range keys {
 		at := strings.LastIndexByte(k, '@')
 		if at < 0 {
@@ -420,7 +427,7 @@ func localeChangedKeys(keys map[string]bool, old, new *Snapshot) {
 		}
 		base := k[:at]
 		if base == KeyPages || base == KeyGlobals || strings.HasPrefix(base, "type:") {
-			for code := range new.loc.subs {
+			for code := range ls.subs {
 				keys[base+"@"+code] = true
 			}
 		}

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/server"
+	"github.com/folio-cms/folio/server/notify"
 )
 
 // localeSite is laid out folder per locale, with translated slugs, a
@@ -328,5 +330,36 @@ func TestLocales_Draft(t *testing.T) {
 	_, m = getJSON(t, ts, "/api/v1/content/posts/bonjour?locale=fr&ref=main", pk)
 	if m["title"] != "Bonjour" {
 		t.Errorf("ref=main in fr: %v", m)
+	}
+}
+
+// TestLocales_ScheduledInLocale: a French post scheduled for later is
+// published at its instant, with a schedule event naming French keys.
+func TestLocales_ScheduledInLocale(t *testing.T) {
+	const secret = "s"
+	rc := newHookReceiver(t, secret)
+	at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	files := map[string]string{}
+	for k, v := range localeSite {
+		files[k] = v
+	}
+	files["content/fr/posts/bientot.md"] = "---\ntitle: Bientôt\npublishedAt: " + at.Format(time.RFC3339) + "\n---\n"
+	repo := newRepo(t, files)
+	ts := startServer(t, repo.bare, withNotify(t, secret, rc.URL))
+	key := ts.reader(t)
+	if r := get(t, ts.URL+"/api/v1/content/posts/bientot?locale=fr", key); r.Status != 404 {
+		t.Fatalf("before: %d", r.Status)
+	}
+	var ev notify.Event
+	for {
+		ev = rc.next(t)
+		if ev.Event == notify.Schedule {
+			break
+		}
+	}
+	_, m := getJSON(t, ts, "/api/v1/content/posts/bientot?locale=fr", key)
+	want := "item:posts/" + m["id"].(string) + "@fr"
+	if !slices.Contains(ev.Keys, want) || !slices.Contains(ev.Keys, "type:posts@fr") || !slices.Contains(ev.Locales, "fr") {
+		t.Errorf("schedule event %+v: want %s", ev, want)
 	}
 }
