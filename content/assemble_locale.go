@@ -128,6 +128,11 @@ func btoi(b bool) int {
 	return 0
 }
 
+// Classify tells the locale of a content file (under pages/ or
+// content/) and the path it has in that locale's site (content/posts/a.md
+// for content/fr/posts/a.md); ok is false for a file no locale reads.
+func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classify(p) }
+
 // classify tells the locale of a content file (under pages/ or content/)
 // and the path it has in that locale's site; ok is false for a file no
 // locale reads.

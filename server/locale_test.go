@@ -363,3 +363,24 @@ func TestLocales_ScheduledInLocale(t *testing.T) {
 		t.Errorf("schedule event %+v: want %s", ev, want)
 	}
 }
+
+// TestLocales_Model: the content model checks every locale's files of a
+// type (folder layout); a unique value is unique within a locale (a
+// translation may share its sku).
+func TestLocales_Model(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "locales: [en, fr]\ntypes:\n  products:\n    fields:\n      sku: {kind: string, unique: true}\n      price: {kind: number, required: true}\n",
+		"content/en/products/tent.md":  "---\ntitle: Tent\nsku: TEN-0001\nprice: 10\n---\n",
+		"content/fr/products/tente.md": "---\ntitle: Tente\nsku: TEN-0001\nprice: 10\ntranslationKey: tent\n---\n",
+		"content/fr/products/sac.md":   "---\ntitle: Sac\nsku: SAC-0001\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	st := get(t, ts.URL+"/api/v1/status", ts.reader(t))
+	body := string(st.Body)
+	if !strings.Contains(body, "content/fr/products/sac.md") || !strings.Contains(body, "price") {
+		t.Errorf("no problem for the French product without a price: %s", body)
+	}
+	if strings.Contains(body, "unique") {
+		t.Errorf("a translation's sku is reported as not unique: %s", body)
+	}
+}
