@@ -369,7 +369,7 @@ func TestLocales_ScheduledInLocale(t *testing.T) {
 // translation may share its sku).
 func TestLocales_Model(t *testing.T) {
 	repo := newRepo(t, map[string]string{
-		"folio.yaml": "locales: [en, fr]\ntypes:\n  products:\n    fields:\n      sku: {kind: string, unique: true}\n      price: {kind: number, required: true}\n",
+		"folio.yaml":                   "locales: [en, fr]\ntypes:\n  products:\n    fields:\n      sku: {kind: string, unique: true}\n      price: {kind: number, required: true}\n",
 		"content/en/products/tent.md":  "---\ntitle: Tent\nsku: TEN-0001\nprice: 10\n---\n",
 		"content/fr/products/tente.md": "---\ntitle: Tente\nsku: TEN-0001\nprice: 10\ntranslationKey: tent\n---\n",
 		"content/fr/products/sac.md":   "---\ntitle: Sac\nsku: SAC-0001\n---\n",
