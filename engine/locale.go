@@ -53,8 +53,16 @@ func newLocaleSet(root *Snapshot, branch string, tree *Tree, now time.Time, prev
 		}
 		sub := site.Locales[l.Code]
 		if sub == nil {
-			sub = &content.Site{Items: map[string][]*content.Item{}, Config: site.Config, Locale: l.Code, I18n: site.I18n}
+			sub = &content.Site{Items: map[string][]*content.Item{}, Locale: l.Code, I18n: site.I18n}
+		} else {
+			cp := *sub
+			sub = &cp
 		}
+		// the types' options as the content model left them (declared
+		// fields sort), in the locale's search language
+		lang := sub.Config.Language
+		sub.Config = site.Config
+		sub.Config.Language = lang
 		ls.subs[l.Code] = newSnapshotOne(branch, tree, sub, nil, now, p)
 	}
 	return ls

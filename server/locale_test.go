@@ -383,4 +383,10 @@ func TestLocales_Model(t *testing.T) {
 	if strings.Contains(body, "unique") {
 		t.Errorf("a translation's sku is reported as not unique: %s", body)
 	}
+	// a declared field sorts in every locale
+	for _, loc := range []string{"en", "fr"} {
+		if r := get(t, ts.URL+"/api/v1/content/products?sort=-price&locale="+loc, ts.reader(t)); r.Status != 200 {
+			t.Errorf("sort=-price in %s: %d %s", loc, r.Status, r.Body)
+		}
+	}
 }
