@@ -30,6 +30,11 @@ type Config struct {
 	// --media`. A server leaves it nil: media change without a reload, so
 	// a problem list computed at load would go stale.
 	MediaExists func(content.Ref) bool
+	// MediaBases are the media library's absolute URL bases, each ending
+	// in "/" (content.RefReader): a reference written as such a URL
+	// names the media item of the storage key that follows, as an
+	// "/uploads/<key>" path does. Empty: only /uploads/ paths.
+	MediaBases []string
 	// Poll is how often a remote site is fetched; 0 disables polling
 	// (webhooks and Sync still work). Local repositories are watched.
 	Poll   time.Duration
@@ -410,7 +415,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	site, problems := as.Assemble(tree.Files)
 	rc := e.refCheckers[branch]
 	if rc == nil {
-		rc = new(content.RefChecker)
+		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
 		e.refCheckers[branch] = rc
 	}
 	if refs := rc.Problems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
@@ -432,7 +437,8 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		})
 	}
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
-	snap.Held, snap.Model = held, ms.model
+	snap.Held, snap.Model, snap.mediaBases = held, ms.model, e.cfg.MediaBases
+	snap.refs = buildRefIndex(snap, cur)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
 	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
