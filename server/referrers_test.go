@@ -115,6 +115,17 @@ func TestReferrers(t *testing.T) {
 		}
 	})
 
+	// A reference written as the library's absolute URL expands as its
+	// /uploads/ path does.
+	t.Run("ExpandAbsoluteURL", func(t *testing.T) {
+		r := get(t, url("/api/v1/content/posts/c?expand=media"), reader)
+		d, _ := r.json(t)["data"].(map[string]any)
+		hero, ok := d["hero"].(map[string]any)
+		if !ok || hero["id"] != img.ID {
+			t.Fatalf("hero = %v", d["hero"])
+		}
+	})
+
 	t.Run("Refused", func(t *testing.T) {
 		wantError(t, get(t, url("/api/v1/content/authors/ann/referrers?draft=true"), reader), 403, "FORBIDDEN")
 		wantError(t, get(t, url("/api/v1/content/authors/ann/referrers"), ""), 401, "UNAUTHORIZED")
