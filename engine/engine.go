@@ -441,7 +441,9 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	snap.refs = buildRefIndex(snap, cur)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
-	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
+	model := snap.Model
+	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site,
+		RefFields: func(typ string) map[string][]string { return model.Of(typ).References() }}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {

@@ -455,11 +455,12 @@ type MediaReference struct {
 	Referrers []Referrer `json:"referrers"`
 }
 
-// MediaReferences lists the media items the view's documents refer to,
-// by id then by key, with the documents (as Referrers lists them): GET
-// /api/v1/status checks that the library holds them. A document the view
-// does not show does not count.
-func (v *View) MediaReferences() []MediaReference {
+// MediaReferences lists the media items the view's documents refer to
+// that want keeps (it is given the id, or the storage key, alone), by key
+// then by id, with the documents (as Referrers lists them): GET
+// /api/v1/status lists those the library lacks. A document the view does
+// not show does not count.
+func (v *View) MediaReferences(want func(id, key string) bool) []MediaReference {
 	x := v.snap.referrers()
 	var out []MediaReference
 	for _, sh := range x.shards {
@@ -471,6 +472,9 @@ func (v *View) MediaReferences() []MediaReference {
 			case "k:":
 				mr.Key = rest
 			default:
+				continue
+			}
+			if !want(mr.ID, mr.Key) {
 				continue
 			}
 			if mr.Referrers = v.referrersOf(x, []string{t}); len(mr.Referrers) > 0 {

@@ -59,6 +59,7 @@ func TestReferrers(t *testing.T) {
 		"content/posts/a.md": "---\ntitle: A\nauthor: ann\ncover: media:" + img.ID + "\nlink: pages/about\n---\nA\n",
 		"content/posts/b.md": "---\ntitle: B\nauthor: authors/ann\nimages: [" + path + ", " + img.Sizes[0].URL + "]\n---\nB\n",
 		"content/posts/c.md": "---\ntitle: C\nhero: " + img.URL + "\n---\nC\n",
+		"content/posts/e.md": "---\ntitle: E\ngone: media:zzzzzzzzzzzzzzzzzzzzzzzzzz\nalso: [/uploads/2020/01/gone.jpg]\n---\nE\n",
 		"content/posts/d.md": "---\ntitle: D\ndraft: true\nauthor: ann\ncover: media:" + img.ID + "\n---\nD\n",
 		"pages/about.md":     "---\ntitle: About\nsections:\n  - type: hero\n    image: " + path + "\n    by: authors/ann\n---\nAbout.\n",
 	})
@@ -148,5 +149,47 @@ func TestReferrers(t *testing.T) {
 			got, _ := referrersOf(t, get(t, url("/api/v1/content/authors/ann/referrers"), reader))
 			return got == "page /about About sections.0.data.by\nitem posts/b B data.author"
 		})
+	})
+
+	// The status lists the media references the library lacks, at each
+	// request: a media item deleted shows there at once.
+	t.Run("StatusMissingMedia", func(t *testing.T) {
+		type status struct {
+			MissingMedia []struct {
+				ID, Key   string
+				Referrers []struct{ Kind, Type, Slug, Field string }
+			}
+			MissingMediaTotal int
+		}
+		read := func() (string, int) {
+			var st status
+			if err := json.Unmarshal(get(t, url("/api/v1/status"), reader).Body, &st); err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, m := range st.MissingMedia {
+				for _, r := range m.Referrers {
+					out = append(out, fmt.Sprintf("%s%s: %s/%s %s", m.ID, m.Key, r.Type, r.Slug, r.Field))
+				}
+			}
+			return strings.Join(out, "\n"), st.MissingMediaTotal
+		}
+		got, n := read()
+		if want := "zzzzzzzzzzzzzzzzzzzzzzzzzz: posts/e data.gone\n2020/01/gone.jpg: posts/e data.also.0"; got != want || n != 2 {
+			t.Fatalf("missing media (%d):\n%s\nwant\n%s", n, got, want)
+		}
+		if r := do(t, "DELETE", url("/api/v1/media/"+other.ID), ms.del, nil); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		if got2, _ := read(); got2 != got {
+			t.Fatalf("an unused item deleted changed the list:\n%s", got2)
+		}
+		if r := do(t, "DELETE", url("/api/v1/media/"+img.ID), ms.del, nil); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+		got, n = read()
+		if !strings.Contains(got, img.ID+": posts/a data.cover") || !strings.Contains(got, ": /about sections.0.data.image") || n != 5 {
+			t.Fatalf("after deleting the image (%d):\n%s", n, got)
+		}
 	})
 }
