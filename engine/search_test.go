@@ -246,7 +246,7 @@ func TestEngine_SearchSkipsReferences(t *testing.T) {
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	r.commit(day, map[string]string{
-		"folio.yaml": "types:\n  posts:\n    public: true\n    fields:\n      editor: {kind: reference, to: team}\n  team: {}\n",
+		"folio.yaml":                    "types:\n  posts:\n    public: true\n    fields:\n      editor: {kind: reference, to: team}\n  team: {}\n",
 		"content/team/maria-schmidt.md": "---\ntitle: Maria\n---\nAn editor.\n",
 		"content/team/jo-quartz.md":     "---\ntitle: Jo\n---\nAn editor.\n",
 		"content/posts/a.md": "---\ntitle: Lake trip\ndate: 2026-01-01\nauthor: team/maria-schmidt\neditor: jo-quartz\n" +
