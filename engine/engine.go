@@ -438,7 +438,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	}
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
 	snap.Held, snap.Model, snap.mediaBases = held, ms.model, e.cfg.MediaBases
-	snap.refs = buildRefIndex(snap, cur)
+	snap.indexRefs(cur)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
 	model := snap.Model
