@@ -142,6 +142,7 @@ func TestReferrers(t *testing.T) {
 	})
 
 	t.Run("FollowsPushes", func(t *testing.T) {
+		before := git(t, repo.work, "rev-parse", "HEAD")
 		repo.commit("drop a's author", map[string]string{
 			"content/posts/a.md": "---\ntitle: A\ncover: media:" + img.ID + "\n---\nA\n",
 		})
@@ -149,6 +150,12 @@ func TestReferrers(t *testing.T) {
 			got, _ := referrersOf(t, get(t, url("/api/v1/content/authors/ann/referrers"), reader))
 			return got == "page /about About sections.0.data.by\nitem posts/b B data.author"
 		})
+		// An older commit (a snapshot of its own, its index built on first use).
+		previewer := ms.key(t, "previewer", server.ScopeContentRead, server.ScopeContentPreview)
+		got, _ := referrersOf(t, get(t, url("/api/v1/content/authors/ann/referrers?ref="+before), previewer))
+		if want := "page /about About sections.0.data.by\nitem posts/a A data.author\nitem posts/b B data.author"; got != want {
+			t.Fatalf("at %s:\n%s\nwant\n%s", before, got, want)
+		}
 	})
 
 	// The status lists the media references the library lacks, at each
