@@ -175,6 +175,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir)}
 	}
+	if cfg.CacheDir != "" {
+		// The published branch's first load takes the validation results
+		// the last run kept (validcache.go).
+		e.models[cfg.Branch] = &modelState{persisted: src.loadValidation(), docNames: src.docKeyNames}
+	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
 	e.saveMu.Unlock()
@@ -229,6 +234,11 @@ func (e *Engine) Close() error {
 	})
 	e.saveWG.Wait()
 	e.history.wg.Wait()
+	if e.published.Load() != nil {
+		if err := e.saveValidation(); err != nil {
+			e.cfg.Logger.Warn("save validation cache", "err", err)
+		}
+	}
 	err := e.src.Close()
 	<-e.searchClosed
 	return err
@@ -250,6 +260,9 @@ func (e *Engine) saveCacheLater() {
 		for {
 			if err := e.src.SaveCache(); err != nil {
 				e.cfg.Logger.Warn("save parse cache", "err", err)
+			}
+			if err := e.saveValidation(); err != nil {
+				e.cfg.Logger.Warn("save validation cache", "err", err)
 			}
 			e.saveMu.Lock()
 			if !e.savePending {
