@@ -102,11 +102,83 @@ func (e *Engine) saveValidation() error {
 	hash, gen := ms.hash, ms.gen
 	e.reloadMu.Unlock()
 
-	names := e.src.docKeyNames()
+	data := encodeValidation(e.src.cfg.CacheKey, e.src.siteID(), hash, results, e.src.docKeyNames())
+	if err := atomicfile.Write(path, data); err != nil {
+		return err
+	}
+	e.reloadMu.Lock()
+	if ms.savedGen < gen {
+		ms.savedGen = gen
+	}
+	e.reloadMu.Unlock()
+	return nil
+}
+
+// loadValidation reads the validation cache; nil when there is none, or
+// it is of another build or site, or it does not read.
+func (s *Source) loadValidation() *persistedResults {
+	path := s.validPath()
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return decodeValidation(data, s.cfg.CacheKey, s.siteID())
+}
+
+// decodeValidation reads a validation cache file; nil when it is not
+// one of the parse cache's key and the site, or does not read.
+func decodeValidation(data []byte, key, site string) *persistedResults {
+	if len(data) < len(validMagic)+4 || string(data[:len(validMagic)]) != validMagic {
+		return nil
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil
+	}
+	d := &cacheDecoder{b: body[len(validMagic):]}
+	if d.str() != key || d.str() != site {
+		return nil
+	}
+	p := &persistedResults{hash: d.str(), results: map[string]docResult{}}
+	for d.err == nil && d.byte1() == 1 {
+		key := d.str()
+		var r docResult
+		for range d.count() {
+			v := schema.Violation{Line: int(d.varint()), Field: d.str(), Message: d.str()}
+			v.Warn = d.byte1() == 1
+			r.vs = append(r.vs, v)
+		}
+		for range d.count() {
+			r.unique = append(r.unique, uniqueValue{field: d.str(), value: d.str()})
+		}
+		for range d.count() {
+			br := bareRef{field: d.str(), slug: d.str()}
+			for range d.count() {
+				br.to = append(br.to, d.str())
+			}
+			r.bare = append(r.bare, br)
+		}
+		if d.err == nil {
+			p.results[key] = r
+		}
+	}
+	if d.err != nil {
+		return nil
+	}
+	return p
+}
+
+// encodeValidation is the validation cache's file of results, for the
+// parse cache's key, the site and the model's hash; names names the
+// documents (a document not named is left out).
+func encodeValidation(key, site, hash string, results map[valKey]docResult, names map[*content.Doc]string) []byte {
 	b := &cacheEncoder{b: make([]byte, 0, 1<<16+64*len(results))}
 	b.b = append(b.b, validMagic...)
-	b.str(e.src.cfg.CacheKey)
-	b.str(e.src.siteID())
+	b.str(key)
+	b.str(site)
 	b.str(hash)
 	for k, r := range results {
 		name, ok := names[k.doc]
@@ -143,61 +215,5 @@ func (e *Engine) saveValidation() error {
 	}
 	b.b = append(b.b, 0)
 	b.b = binary.LittleEndian.AppendUint32(b.b, crc32.ChecksumIEEE(b.b))
-	if err := atomicfile.Write(path, b.b); err != nil {
-		return err
-	}
-	e.reloadMu.Lock()
-	if ms.savedGen < gen {
-		ms.savedGen = gen
-	}
-	e.reloadMu.Unlock()
-	return nil
-}
-
-// loadValidation reads the validation cache; nil when there is none, or
-// it is of another build or site, or it does not read.
-func (s *Source) loadValidation() *persistedResults {
-	path := s.validPath()
-	if path == "" {
-		return nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) < len(validMagic)+4 || string(data[:len(validMagic)]) != validMagic {
-		return nil
-	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil
-	}
-	d := &cacheDecoder{b: body[len(validMagic):]}
-	if d.str() != s.cfg.CacheKey || d.str() != s.siteID() {
-		return nil
-	}
-	p := &persistedResults{hash: d.str(), results: map[string]docResult{}}
-	for d.err == nil && d.byte1() == 1 {
-		key := d.str()
-		var r docResult
-		for range d.count() {
-			v := schema.Violation{Line: int(d.varint()), Field: d.str(), Message: d.str()}
-			v.Warn = d.byte1() == 1
-			r.vs = append(r.vs, v)
-		}
-		for range d.count() {
-			r.unique = append(r.unique, uniqueValue{field: d.str(), value: d.str()})
-		}
-		for range d.count() {
-			br := bareRef{field: d.str(), slug: d.str()}
-			for range d.count() {
-				br.to = append(br.to, d.str())
-			}
-			r.bare = append(r.bare, br)
-		}
-		if d.err == nil {
-			p.results[key] = r
-		}
-	}
-	if d.err != nil {
-		return nil
-	}
-	return p
+	return b.b
 }
