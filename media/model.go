@@ -16,6 +16,12 @@ type Item struct {
 	Alt         string    `yaml:"alt" json:"alt"`
 	Title       string    `yaml:"title" json:"title"`
 	Description string    `yaml:"description" json:"description"`
+	// AltByLocale, TitleByLocale and DescriptionByLocale are the values
+	// of Alt, Title and Description in other locales, by canonical BCP
+	// 47 tag (locale.go); the plain fields are the unlocalized values.
+	AltByLocale         map[string]string `yaml:"altByLocale,omitempty" json:"altByLocale,omitempty"`
+	TitleByLocale       map[string]string `yaml:"titleByLocale,omitempty" json:"titleByLocale,omitempty"`
+	DescriptionByLocale map[string]string `yaml:"descriptionByLocale,omitempty" json:"descriptionByLocale,omitempty"`
 	Folder      string    `yaml:"folder" json:"folder"`
 	FocalX      float64   `yaml:"focalX" json:"focalX"`
 	FocalY      float64   `yaml:"focalY" json:"focalY"`
