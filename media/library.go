@@ -82,7 +82,7 @@ type Library struct {
 	reserved map[string]time.Time
 	inFolder map[string]int
 	// locales counts the items that have text in each locale.
-	locales map[string]int
+	locales  map[string]int
 	explicit map[string]bool
 	orders   map[string][]*Item // cached sort orders, dropped on every write (orderMu and mu held)
 	orderMu  sync.Mutex

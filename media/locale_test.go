@@ -49,7 +49,7 @@ func TestLocalized(t *testing.T) {
 	it := &media.Item{Alt: "plain", Title: "T", AltByLocale: map[string]string{"fr": "chat", "en": "cat"},
 		DescriptionByLocale: map[string]string{"fr-CA": "minou"}}
 	for _, tc := range []struct {
-		chain                    []string
+		chain                   []string
 		alt, title, description string
 	}{
 		{media.FallbackChain("fr-CA", "en"), "chat", "T", "minou"},
