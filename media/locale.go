@@ -27,7 +27,10 @@ const maxLocaleLen = 35
 // canonical form ("EN-us" → "en-US"). "und" (no language) is refused: a
 // value for it would be the unlocalized one, which has its own field.
 func CanonicalLocale(s string) (string, error) {
-	if s == "" || len(s) > maxLocaleLen {
+	// language.Parse takes "_" for "-" too; a tag has hyphens only.
+	if s == "" || len(s) > maxLocaleLen || strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	}) >= 0 {
 		return "", errorf(ErrBadInput, "locale %q is not a BCP 47 language tag", clip(s))
 	}
 	t, err := language.Parse(s)

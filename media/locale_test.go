@@ -20,7 +20,7 @@ func TestCanonicalLocale(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "*", "english", "en_US!", "und", "fr-", "-fr", "en US", "x",
-		strings.Repeat("a", 40), "../etc", "en\x00"} {
+		strings.Repeat("a", 40), "../etc", "en\x00", "en_US", "fr CA"} {
 		if got, err := media.CanonicalLocale(in); !errors.Is(err, media.ErrBadInput) {
 			t.Errorf("CanonicalLocale(%q) = %q, %v; want ErrBadInput", in, got, err)
 		}
