@@ -11,7 +11,7 @@ import (
 
 // locItem is the localized part of an item, as the media routes answer it.
 type locItem struct {
-	ID, Alt, Title, Description                    string
+	ID, Alt, Title, Description                     string
 	AltByLocale, TitleByLocale, DescriptionByLocale map[string]string
 }
 
@@ -141,16 +141,16 @@ func TestMediaLocales(t *testing.T) {
 	// Bad input: 400, nothing changed.
 	_, br := ms.getItem(t, it.ID)
 	for body, lenient := range map[string]bool{
-		`{"alt":{"français":"x"}}`:                false,
-		`{"alt":{"und":"x"}}`:                     false,
-		`{"alt":{"":"x"}}`:                        false,
-		`{"alt":{"fr":"ok","en_US":"x"}}`:         false,
-		`{"alt":{"en-US":"x","en-us":"y"}}`:       false,
-		`{"alt":{"fr":5}}`:                        true,
-		`{"alt":{"fr":["x"]}}`:                    true,
-		`{"alt":["x"]}`:                           true,
-		`{"alt":true}`:                            true,
-		`{"alt":{"fr":{"x":"y"}}}`:                true,
+		`{"alt":{"français":"x"}}`:          false,
+		`{"alt":{"und":"x"}}`:               false,
+		`{"alt":{"":"x"}}`:                  false,
+		`{"alt":{"fr":"ok","en_US":"x"}}`:   false,
+		`{"alt":{"en-US":"x","en-us":"y"}}`: false,
+		`{"alt":{"fr":5}}`:                  true,
+		`{"alt":{"fr":["x"]}}`:              true,
+		`{"alt":["x"]}`:                     true,
+		`{"alt":true}`:                      true,
+		`{"alt":{"fr":{"x":"y"}}}`:          true,
 		`{"title":"ok","alt":{"fr":"` + strings.Repeat("a", 1001) + `"}}`: false,
 		`{"description":{"fr":"` + strings.Repeat("a", 10001) + `"}}`:     false,
 		`{"alt":{"` + strings.Repeat("a", 40) + `":"x"}}`:                 false,
