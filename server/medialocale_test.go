@@ -221,3 +221,37 @@ func TestMediaLocalesShared(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaLocalesExpand: content without a locale expands media with
+// their unlocalized alt text, not some locale's (the content request's
+// locale reaches the expansion through Server.contentLocale).
+func TestMediaLocalesExpand(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":    "types:\n  posts: {}\n",
+		"pages/home.md": "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",
+	})
+	root := t.TempDir()
+	ms := mediaServerOf(t, startServer(t, repo.bare, withLocalMedia(t, root)), root)
+	key := ms.reader(t)
+	img := ms.uploadOK(t, filePart("cat.png", pngBytes(t, 40, 30)))[0]
+	if r := ms.patch(t, ms.write, img.ID, `{"alt":{"fr":"un chat","en":"a cat"}}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	if r := ms.patch(t, ms.write, img.ID, `{"alt":"cat"}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	repo.commit("post", map[string]string{"content/posts/a.md": "---\ntitle: A\ncover: media:" + img.ID + "\n---\nA\n"})
+	var cover map[string]any
+	eventually(t, "the expanded post", func() bool {
+		r := get(t, ms.URL+"/api/v1/content/posts/a?expand=media", key)
+		if r.Status != http.StatusOK {
+			return false
+		}
+		d, _ := r.json(t)["data"].(map[string]any)
+		cover, _ = d["cover"].(map[string]any)
+		return cover != nil
+	})
+	if cover["id"] != img.ID || cover["alt"] != "cat" {
+		t.Errorf("cover %v", cover)
+	}
+}
