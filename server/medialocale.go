@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
 )
 
@@ -41,11 +42,11 @@ func (s *Server) mediaChain(locale string) []string {
 	return media.FallbackChain(locale, def)
 }
 
-// contentLocale is the locale of a content request, whose expanded media
-// carry that locale's alt text. Content routes have no `locale` parameter
-// yet (the content part of issue 21 adds it): "" until then, the default
-// locale's text.
-func (s *Server) contentLocale(r *http.Request) string {
+// contentLocale is the locale of the content view v serves, whose
+// expanded media carry that locale's alt text. Views have no locale yet
+// (the content part of issue 21 adds them, and `?locale=` on the content
+// routes): "" until then, the unlocalized alt.
+func (s *Server) contentLocale(v *engine.View) string {
 	return ""
 }
 
