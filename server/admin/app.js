@@ -3,9 +3,9 @@
 // Everything goes through the API with the key the user pasted; the page
 // holds no data of its own.
 
+import { FIELDS, LocaleEditor, canonical } from "./medialocale.js";
 import { API, describe } from "./api.js";
 import { paint } from "./blurhash.js";
-import { FIELDS, LocaleEditor, canonical } from "./medialocale.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "folio.apiKey";
