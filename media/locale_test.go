@@ -209,6 +209,15 @@ func TestShared_LocalizedText(t *testing.T) {
 		if _, err := w2.Patch(ctx, a.ID, media.Patch{AltByLocale: text("x-bad!", "x")}); !errors.Is(err, media.ErrBadInput) {
 			t.Fatalf("bad locale on a shared library: %v", err)
 		}
+		// Past MaxLocales with the item's own: refused on the sidecar read
+		// afresh from the bucket, nothing written.
+		almost := media.LocalText{}
+		for i := range media.MaxLocales - 1 {
+			almost[fmt.Sprintf("de-x-%d", 1000+i)] = ptr("x")
+		}
+		if _, err := w1.Patch(ctx, a.ID, media.Patch{Title: ptr("changed"), AltByLocale: almost}); !errors.Is(err, media.ErrBadInput) {
+			t.Fatalf("too many locales on a shared library: %v", err)
+		}
 		mustSync(t, w1, ro)
 		want := map[string]string{"fr": "un chat", "de": "eine Katze"}
 		for i, l := range []*media.Library{w1, w2, ro} {
