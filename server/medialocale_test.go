@@ -106,6 +106,10 @@ func TestMediaLocales(t *testing.T) {
 		t.Fatalf("If-Match with the fr-CA ETag: %d %s", r.Status, r.Body)
 	}
 	wantError(t, ms.patch(t, ms.write, it.ID, `{"title":{"fr":"Chat!"}}`, "If-Match", fr.Header.Get("ETag")), http.StatusPreconditionFailed, "PRECONDITION_FAILED")
+	pubFr := get(t, ms.URL+"/api/v1/public/media/"+it.ID+"?locale=fr", "")
+	if r := ms.patch(t, ms.write, it.ID, `{"focalX":40}`, "If-Match", pubFr.Header.Get("ETag")); r.Status != http.StatusOK {
+		t.Fatalf("If-Match with the public fr ETag %s: %d %s", pubFr.Header.Get("ETag"), r.Status, r.Body)
+	}
 	// The PATCH response is in the locale asked for.
 	r = do(t, http.MethodPatch, ms.URL+"/api/v1/media/"+it.ID+"?locale=fr-CA", ms.write,
 		strings.NewReader(`{"title":{"es":"Gato","fr":null}}`), "Content-Type", "application/json")
