@@ -46,6 +46,8 @@ type Snapshot struct {
 	// loc is the snapshot of every locale of a site with locales; nil
 	// for a site without (and for a locale's own snapshot).
 	loc *localeSet
+
+	refsState // the reverse references (referrers.go)
 }
 
 // newSnapshot builds the snapshot and its published view; prev, the

@@ -35,7 +35,7 @@ type View struct {
 	types                 map[string]*TypeList
 	globals               *Resource
 
-	// snap is the snapshot the view is of (a site with locales: the
+	// snap is the snapshot the view shows (a site with locales: the
 	// default locale's, or a locale's), draft whether it is the draft
 	// view, locale its locale ("" for a site without locales).
 	snap     *Snapshot
@@ -278,11 +278,11 @@ type pageSummary struct {
 func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	site := s.Site
 	v := &View{
+		snap:       s,
 		validFrom:  time.Time{},
 		validUntil: farFuture,
 		pageBySlug: make(map[string]*pageEntry, len(site.Pages)),
 		types:      make(map[string]*TypeList, len(site.Items)),
-		snap:       s,
 		draft:      draft,
 		locale:     site.Locale,
 		pageKeys:   newKeyHeaders(localeKey(KeyPages, site.Locale)),
@@ -375,11 +375,11 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 		return nil
 	}
 	v := &View{
+		snap:       s,
 		validFrom:  pv.validFrom,
 		validUntil: pv.validUntil,
 		pageBySlug: make(map[string]*pageEntry, len(pv.pageBySlug)+1),
 		types:      make(map[string]*TypeList, len(pv.types)),
-		snap:       s,
 		locale:     pv.locale,
 		pageKeys:   pv.pageKeys,
 	}
