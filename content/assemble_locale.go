@@ -573,15 +573,23 @@ func (st *localeState) mergeGlobals(loc string, from []*Doc) *Doc {
 // afresh, documents in path order (the first by path wins a conflict).
 func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site) []Problem {
 	fresh := st.links == nil || st.last == nil
+	n := 0 // documents, to size a fresh call's maps
 	if fresh {
-		st.links, st.groups, st.last = map[any]*docLink{}, map[string]*transGroup{}, map[string]*Site{}
+		for _, site := range raw {
+			n += len(site.Pages)
+			for _, items := range site.Items {
+				n += len(items)
+			}
+		}
+		st.links, st.groups, st.last = make(map[any]*docLink, n), make(map[string]*transGroup, n/len(cfg.Locales)+1), map[string]*Site{}
 	}
 	type change struct {
 		doc  any
 		loc  string
 		path string
 	}
-	var gone, added []change
+	var gone []change
+	added := make([]change, 0, n)
 	for _, l := range cfg.Locales {
 		cur, prev := raw[l.Code], st.last[l.Code]
 		if prev == nil {
@@ -596,7 +604,7 @@ func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site
 				func(it *Item) { added = append(added, change{it, l.Code, it.Meta.Path}) })
 		}
 	}
-	touched := map[string]bool{}
+	touched := make(map[string]bool, n/len(cfg.Locales)+1)
 	for _, c := range gone {
 		dl := st.links[c.doc]
 		if dl == nil {
@@ -632,7 +640,7 @@ func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site
 		key, tkey, line := st.groupKey(cfg, files, c.doc, c.path)
 		g := st.groups[key]
 		if g == nil {
-			g = &transGroup{docs: map[string]any{}}
+			g = &transGroup{docs: make(map[string]any, len(cfg.Locales))}
 			st.groups[key] = g
 		}
 		dl := &docLink{group: key, loc: c.loc}
@@ -644,7 +652,8 @@ func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site
 			if !inPathOrder {
 				slices.SortFunc(added, byPath)
 				inPathOrder = true
-				st.links, st.groups = map[any]*docLink{}, map[string]*transGroup{}
+				clear(st.links)
+				clear(st.groups)
 				clear(touched)
 				i = -1
 				continue
