@@ -264,6 +264,7 @@ func editYAML(src []byte, c change) ([]byte, error) {
 		if err := n.Encode(v); err != nil {
 			return nil, &fieldError{k, fmt.Sprintf("cannot be written as YAML: %v", err)}
 		}
+		quoteDelimiters(&n)
 		if i, ok := index[k]; ok {
 			old := m.Content[i+1]
 			var cur any
@@ -291,6 +292,24 @@ func editYAML(src []byte, c change) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// quoteDelimiters writes a multi-line string that has a line like a front
+// matter delimiter ("---") double-quoted: as a block scalar, that line
+// would end the front matter.
+func quoteDelimiters(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "\n") {
+		for _, l := range strings.Split(n.Value, "\n") {
+			switch strings.TrimSpace(l) {
+			case "---", "+++", ";;;", "...", "}", "{":
+				n.Style = yaml.DoubleQuotedStyle
+				return
+			}
+		}
+	}
+	for _, c := range n.Content {
+		quoteDelimiters(c)
+	}
 }
 
 // keys are the keys the change sets: existing ones in any order, new ones

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 )
 
@@ -38,14 +37,14 @@ func (e *gitError) Unwrap() error { return e.err }
 // run runs git with args, stdin as its input, and returns its stdout.
 func (r *repo) run(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + r.gitDir}, args...)...)
-	cmd.Env = append(append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=0"), r.env...), env...)
+	cmd.Env = append(append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), r.env...), env...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &gitError{args: args, stderr: errb.String(), err: err}
+		return out.Bytes(), &gitError{args: args, stderr: errb.String() + out.String(), err: err}
 	}
 	return out.Bytes(), nil
 }
@@ -124,7 +123,7 @@ func (r *repo) commitFile(ctx context.Context, parent, path, blob, message strin
 		return "", err
 	}
 	if blob == "" {
-		if _, err := r.run(ctx, env, nil, "update-index", "--force-remove", "--", path); err != nil {
+		if _, err := r.run(ctx, env, []byte("0 "+strings.Repeat("0", 40)+"\t"+path+"\n"), "update-index", "--index-info"); err != nil {
 			return "", err
 		}
 	} else if _, err := r.run(ctx, env, nil, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+path); err != nil {
@@ -221,6 +220,3 @@ func (r *repo) isAncestor(ctx context.Context, a, b string) (bool, error) {
 	}
 	return false, err
 }
-
-// tmpDir is where temporary files of a write go.
-func tmpDir(gitDir string) string { return filepath.Join(gitDir, "folio-tmp") }

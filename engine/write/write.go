@@ -665,11 +665,46 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if len(data) > content.MaxFileSize {
 		return fault.New(fault.TooLarge, "the file would be %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
+	if err := roundTrip(pl.path, data, ch); err != nil {
+		return err
+	}
 	if err := w.validate(pl, d, data, model, branch); err != nil {
 		return err
 	}
 	pl.newBlob, err = w.repo.writeBlob(ctx, data)
 	return err
+}
+
+// roundTrip checks that the new file reads back as the change meant:
+// each key set to its value, each removed key gone, the body as given. A
+// value that the format cannot hold as it is (a delimiter line inside a
+// TOML multi-line string, say) is refused rather than written wrong.
+func roundTrip(p string, data []byte, ch change) error {
+	doc, err := content.Parse(p, data)
+	if err != nil {
+		return &ValidationError{[]FieldProblem{{"", "the document would not parse: " + problemMessage(err)}}}
+	}
+	var fields []FieldProblem
+	for _, k := range ch.keys() {
+		if v, ok := doc.Meta[k]; !ok || !sameValue(v, ch.set[k]) {
+			fields = append(fields, FieldProblem{k, "this value cannot be written in the document's format as it is"})
+		}
+	}
+	for k := range ch.remove {
+		if _, ok := doc.Meta[k]; ok {
+			fields = append(fields, FieldProblem{k, "the key cannot be removed (it is given twice?)"})
+		}
+	}
+	if ch.body != nil && isMarkdownPath(p) {
+		f, err := splitFile(p, data, FormatYAML)
+		if err != nil || strings.TrimRight(string(f.body), "\n") != strings.TrimRight(*ch.body, "\n") {
+			fields = append(fields, FieldProblem{"body", "the body cannot be written as it is (it would be read back differently)"})
+		}
+	}
+	if len(fields) > 0 {
+		return &ValidationError{fields}
+	}
+	return nil
 }
 
 // metaOf is the front matter of a file as folio reads it; nil for none.
