@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
@@ -165,41 +166,29 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		}
 	}
 	// The writing box serves the new commit at once (Writer's Written
-	// reloaded it): answer with the document as it is now served.
+	// reloaded it): answer with the document as a GET now serves it (the
+	// published view for the published branch, else the draft view).
 	if snap := s.engine.SnapshotOf(branch); snap != nil && (res.Commit == "" || snap.Commit == res.Commit) {
-		// Drafts included, but for a write to the published branch of a
-		// site with a draft branch.
-		v := s.engine.View(branch != s.engine.Branch() || s.engine.DraftBranch() == "")
-		var found bool
-		var rbody []byte
-		var etag string
-		switch kind {
-		case write.KindItem:
-			if t, ok := v.Type(typ); ok {
-				if rs, ok := t.Item(res.Slug); ok {
-					rbody, etag, err = rs.Body()
-					found = err == nil
-				}
-			}
-		case write.KindPage:
-			if rs, ok := v.Page(res.Slug); ok {
-				rbody, etag, err = rs.Body()
-				found = err == nil
-			}
-		case write.KindGlobals:
-			if rs, ok := v.Globals(); ok {
-				rbody, etag, err = rs.Body()
-				found = err == nil
-			}
+		views := []bool{true}
+		if branch == s.engine.Branch() {
+			views = []bool{false, true}
 		}
-		if found {
+		for _, draft := range views {
+			rs, ok := servedDoc(s.engine.View(draft), kind, typ, res.Slug)
+			if !ok {
+				continue
+			}
+			rbody, etag, err := rs.Body()
+			if err != nil {
+				break
+			}
 			if kind == write.KindGlobals {
 				etag = res.ETag()
 			}
 			h.Set("ETag", etag)
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(status)
-			_, err := w.Write(rbody)
+			_, err = w.Write(rbody)
 			return err
 		}
 	}
@@ -215,4 +204,19 @@ type writeResult struct {
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
 	Commit string `json:"commit"`
+}
+
+// servedDoc is the resource of a document in v.
+func servedDoc(v *engine.View, kind write.Kind, typ, slug string) (*engine.Resource, bool) {
+	switch kind {
+	case write.KindItem:
+		if t, ok := v.Type(typ); ok {
+			return t.Item(slug)
+		}
+	case write.KindPage:
+		return v.Page(slug)
+	case write.KindGlobals:
+		return v.Globals()
+	}
+	return nil, false
 }

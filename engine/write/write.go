@@ -964,6 +964,16 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 		return "", err
 	}
 	res, err := w.repo.push(ctx, commit, branch)
+	if res == refused {
+		// A push that lost a race may be refused in other words than
+		// non-fast-forward ("failed to update ref", a lock): the branch
+		// moved if the remote is no longer at parent.
+		if now, lerr := w.repo.text(ctx, "ls-remote", "origin", "refs/heads/"+branch); lerr == nil {
+			if h, _, _ := strings.Cut(now, "\t"); h != "" && h != parent && h != commit {
+				res = rejected
+			}
+		}
+	}
 	switch res {
 	case pushed:
 		w.clearJournal()
