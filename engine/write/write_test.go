@@ -36,12 +36,12 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 var files = map[string]string{
-	"content/posts/hello.md": "---\n# the title comment\ntitle: Hello\ntags: [a, b] # inline\nrating: 3\n---\nHello *world*.\n",
-	"content/posts/toml.md":  "+++\ntitle = \"Toml\"\n# keep me\nrating = 1\n\n[extra]\nx = 1\n+++\nBody.\n",
-	"content/posts/json.md":  "---json\n{\"title\": \"Json\", \"rating\": 2, \"zeta\": true}\n---\nBody.\n",
+	"content/posts/hello.md":  "---\n# the title comment\ntitle: Hello\ntags: [a, b] # inline\nrating: 3\n---\nHello *world*.\n",
+	"content/posts/toml.md":   "+++\ntitle = \"Toml\"\n# keep me\nrating = 1\n\n[extra]\nx = 1\n+++\nBody.\n",
+	"content/posts/json.md":   "---json\n{\"title\": \"Json\", \"rating\": 2, \"zeta\": true}\n---\nBody.\n",
 	"content/notes/data.yaml": "title: Data\n# comment\ncount: 1\n",
-	"pages/about.md":         "---\ntitle: About\n---\nAbout us.\n",
-	"globals.yaml":           "siteName: Site\n",
+	"pages/about.md":          "---\ntitle: About\n---\nAbout us.\n",
+	"globals.yaml":            "siteName: Site\n",
 }
 
 func newSite(t *testing.T) *site {
