@@ -220,3 +220,64 @@ func servedDoc(v *engine.View, kind write.Kind, typ, slug string) (*engine.Resou
 	}
 	return nil, false
 }
+
+// publishRequest is POST /api/v1/publish's body (optional).
+type publishRequest struct {
+	// Documents name what to publish; none: the whole draft branch.
+	Documents []struct {
+		Type string `json:"type"` // an item's type
+		Page bool   `json:"page"` // a page
+		// Globals names the globals file.
+		Globals bool   `json:"globals"`
+		Slug    string `json:"slug"`
+	} `json:"documents"`
+	Message string `json:"message"`
+}
+
+// publish merges the draft branch (or documents of it) into the
+// published branch.
+func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := requireScope(r, ScopeContentDraft); err != nil {
+		return err
+	}
+	if s.writer == nil {
+		return errorf(fault.NotAllowed, "this folio does not write content (no writer configured)")
+	}
+	var req publishRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &req); err != nil {
+			return err
+		}
+	}
+	if len(req.Message) > 4096 {
+		return badRequest("message: at most 4096 bytes")
+	}
+	o := write.PublishOptions{Message: req.Message}
+	for _, d := range req.Documents {
+		switch {
+		case d.Globals:
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals})
+		case d.Page:
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug})
+		case d.Type != "":
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug})
+		default:
+			return badRequest("documents: each names {type, slug}, {page: true, slug} or {globals: true}")
+		}
+	}
+	if k := keyFrom(r.Context()); k != nil {
+		o.Author.Name = k.Name
+	}
+	res, err := s.writer.Publish(context.WithoutCancel(r.Context()), o)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cacheNoStore)
+	return writeJSON(w, http.StatusOK, publishResult{Branch: res.Branch, Commit: res.Commit, Published: res.Commit != ""})
+}
+
+type publishResult struct {
+	Branch    string `json:"branch"`
+	Commit    string `json:"commit"`
+	Published bool   `json:"published"`
+}

@@ -21,12 +21,18 @@ import (
 // API on.
 func startWriter(t *testing.T, site string) *testServer {
 	t.Helper()
+	return startWriterWith(t, site, "")
+}
+
+// startWriterWith is startWriter for a site with a draft branch.
+func startWriterWith(t *testing.T, site, draft string) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	eng, err := engine.Open(ctx, engine.Config{Site: site, CacheDir: t.TempDir()})
+	eng, err := engine.Open(ctx, engine.Config{Site: site, CacheDir: t.TempDir(), DraftBranch: draft})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -229,5 +235,32 @@ func TestWriteConcurrentBoxes(t *testing.T) {
 		}
 		a.Engine.Sync(context.Background())
 		b.Engine.Sync(context.Background())
+	}
+}
+
+func TestPublishRoute(t *testing.T) {
+	repo := newRepo(t, writeSite)
+	ts := startWriterWith(t, "file://"+repo.bare, "draft")
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	boss := ts.key(t, "boss", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	r := wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello", editor, `{"title": "Drafted"}`)
+	if r.Status != 200 {
+		t.Fatalf("draft write: %d %s", r.Status, r.Body)
+	}
+	if strings.Contains(string(get(t, ts.URL+"/api/v1/content/posts/hello", reader).Body), "Drafted") {
+		t.Fatal("the draft is published")
+	}
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/publish", editor, `{}`), http.StatusForbidden, "FORBIDDEN")
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"slug": "x"}]}`), http.StatusBadRequest, "BAD_REQUEST")
+	r = wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"type": "posts", "slug": "hello"}]}`)
+	if r.Status != 200 || r.json(t)["published"] != true {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	if !strings.Contains(string(get(t, ts.URL+"/api/v1/content/posts/hello", reader).Body), "Drafted") {
+		t.Fatal("published, not served")
+	}
+	if !strings.Contains(remoteFile(t, repo.bare, "content/posts/hello.md"), "title: Drafted") {
+		t.Fatal("not on the remote's main")
 	}
 }
