@@ -182,9 +182,6 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 			if err != nil {
 				break
 			}
-			if kind == write.KindGlobals {
-				etag = res.ETag()
-			}
 			h.Set("ETag", etag)
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(status)

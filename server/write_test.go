@@ -264,3 +264,20 @@ func TestPublishRoute(t *testing.T) {
 		t.Fatal("not on the remote's main")
 	}
 }
+
+// The globals' ETag is tied to their file's blob too: a GET's ETag is a
+// valid If-Match, and a stale one is 412.
+func TestWriteGlobalsIfMatch(t *testing.T) {
+	repo := newRepo(t, writeSite)
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	etag := get(t, ts.URL+"/api/v1/globals", editor).Header.Get("ETag")
+	r := wr(t, "PUT", ts.URL+"/api/v1/globals", editor, `{"siteName": "One"}`, "If-Match", etag)
+	if r.Status != 200 || !strings.Contains(string(r.Body), `"siteName":"One"`) {
+		t.Fatalf("put: %d %s", r.Status, r.Body)
+	}
+	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/globals", editor, `{"siteName": "Two"}`, "If-Match", etag), http.StatusPreconditionFailed, "PRECONDITION_FAILED")
+	if got := remoteFile(t, repo.bare, "globals.yaml"); got != "siteName: One\n" {
+		t.Fatalf("globals file %q", got)
+	}
+}

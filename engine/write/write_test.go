@@ -206,6 +206,13 @@ func TestReplaceAndDelete(t *testing.T) {
 	if got := s.remoteFile("globals.yaml"); got != "siteName: New\n" {
 		t.Fatalf("globals: %q", got)
 	}
+	// Replacing a data file: it has no body, and none is needed.
+	if _, err := w.Replace(ctx, Doc{Kind: KindItem, Type: "notes", Slug: "data", Fields: map[string]any{"title": "Data", "count": 5}}, Options{}); err != nil {
+		t.Fatalf("replace a data file: %v", err)
+	}
+	if got := s.remoteFile("content/notes/data.yaml"); got != "title: Data\n# comment\ncount: 5\n" {
+		t.Fatalf("replaced data file: %q", got)
+	}
 	if _, err := w.Patch(ctx, Doc{Kind: KindPage, Slug: "about", Fields: map[string]any{"title": "About us"}}, Options{}); err != nil {
 		t.Fatal(err)
 	}
