@@ -26,6 +26,19 @@
 // publishedAt, draft, …, and the keys of data); FromAPI builds a Doc from
 // the API's JSON shape of a document.
 //
+// For editors that work on whole files (Decap CMS's proxy backend):
+//
+//	ReadFile(ctx, branch, path) ([]byte, blob, error)
+//	ListFiles(ctx, branch, dir) ([]File, error)
+//	PutFile(ctx, path, data, Options) (Result, error)
+//	DeleteFile(ctx, path, Options) (Result, error)
+//
+// take a content path (pages/…, content/<type>/…, globals.*) and make the
+// same checks, commits and pushes. Publish(ctx, PublishOptions) merges the
+// draft branch (or documents of it) into the published branch;
+// TargetBranch tells which branch Options.Branch means (and whether it
+// may be written); Recover finishes a push a killed run left under way.
+//
 // # Errors
 //
 // Every error a client can cause is a *fault.Error (or wraps one):
@@ -346,6 +359,12 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	return w.commitPlan(ctx, branch, plan, opts)
+}
+
+// commitPlan commits a planned write and publishes it (see publish),
+// rebasing it while the branch moves under it and its file does not.
+func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts Options) (Result, error) {
 	if plan.unchanged {
 		return Result{Path: plan.path, Branch: branch, Blob: plan.oldBlob, Slug: plan.slug}, nil
 	}
@@ -668,7 +687,7 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err := roundTrip(pl.path, data, ch); err != nil {
 		return err
 	}
-	if err := w.validate(pl, d, data, model, branch); err != nil {
+	if err := w.validate(ctx, pl, d, data, model, branch); err != nil {
 		return err
 	}
 	pl.newBlob, err = w.repo.writeBlob(ctx, data)
@@ -863,7 +882,7 @@ func changedSince(base, cur map[string]any, k string) bool {
 
 // validate checks the new file: it parses, the content rules take it,
 // its slug is its own, and the content model accepts it.
-func (w *Writer) validate(pl *plan, d Doc, data []byte, model *schema.Model, branch string) error {
+func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, model *schema.Model, branch string) error {
 	doc, err := content.Parse(pl.path, data)
 	if err != nil {
 		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
@@ -899,8 +918,14 @@ func (w *Writer) validate(pl *plan, d Doc, data []byte, model *schema.Model, bra
 	}
 	if pl.slug != d.Slug && d.Kind != KindGlobals {
 		// The front matter renames it: the new slug must be free.
-		if p, _, _ := w.served(branch, Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug}); p != "" && p != pl.path {
+		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug}
+		if p, _, _ := w.served(branch, other); p != "" && p != pl.path {
 			return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, p)
+		}
+		for _, c := range candidates(other) {
+			if b, err := w.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
+				return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, c)
+			}
 		}
 	}
 	if t == nil {
