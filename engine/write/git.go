@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // repo runs the git command on a repository without a work tree: every
@@ -41,6 +43,12 @@ func (r *repo) run(ctx context.Context, env []string, stdin []byte, args ...stri
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
+	// A cancelled command takes its children with it (a push runs the
+	// transport as a child, which would keep the output open), and
+	// is not waited for past WaitDelay.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

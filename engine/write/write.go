@@ -78,6 +78,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/folio-cms/folio/content"
@@ -201,7 +202,11 @@ type Config struct {
 	// JournalDir holds the record of a push under way (see Recover);
 	// "" : GitDir.
 	JournalDir string
-	Logger     *slog.Logger
+	// PushTimeout bounds one push (and the look at the remote after a
+	// failed one); default 1 minute. A push cut off is 503, nothing
+	// written, unless the remote shows that it landed.
+	PushTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // DefaultWriteBranches are the branches a write may name besides the
@@ -237,6 +242,9 @@ func New(cfg Config) *Writer {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PushTimeout <= 0 {
+		cfg.PushTimeout = time.Minute
 	}
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
@@ -988,13 +996,22 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p}); err != nil {
 		return "", err
 	}
-	res, err := w.repo.push(ctx, commit, branch)
+	pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
+	res, err := w.repo.push(pctx, commit, branch)
+	cancel()
 	if res == refused {
 		// A push that lost a race may be refused in other words than
 		// non-fast-forward ("failed to update ref", a lock): the branch
-		// moved if the remote is no longer at parent.
-		if now, lerr := w.repo.text(ctx, "ls-remote", "origin", "refs/heads/"+branch); lerr == nil {
-			if h, _, _ := strings.Cut(now, "\t"); h != "" && h != parent && h != commit {
+		// moved if the remote is no longer at parent. A push cut off by
+		// the timeout may have landed all the same.
+		lctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
+		now, lerr := w.repo.text(lctx, "ls-remote", "origin", "refs/heads/"+branch)
+		cancel()
+		if lerr == nil {
+			switch h, _, _ := strings.Cut(now, "\t"); {
+			case h == commit:
+				res = pushed
+			case h != "" && h != parent:
 				res = rejected
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/media/fault"
@@ -398,5 +399,29 @@ func TestLocalRepositoryCompareAndSwap(t *testing.T) {
 	}
 	if _, err := w.TargetBranch("cms/../x"); codeOf(err) != fault.Invalid {
 		t.Fatalf("bad branch: %v", err)
+	}
+}
+
+// A remote that does not answer in time: 503, the branch does not move,
+// and the writer is free for the next write.
+func TestPushTimeout(t *testing.T) {
+	s := newSite(t)
+	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), PushTimeout: 500 * time.Millisecond})
+	hook := filepath.Join(s.remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nsleep 3\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head := s.remoteHead()
+	start := time.Now()
+	_, err := w.Patch(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "hello", Fields: map[string]any{"rating": 8}}, Options{})
+	if codeOf(err) != fault.GitUnavailable {
+		t.Fatalf("hanging remote: %v", err)
+	}
+	if time.Since(start) > 2500*time.Millisecond {
+		t.Fatalf("the write waited %v for a hanging remote", time.Since(start))
+	}
+	time.Sleep(3 * time.Second) // the hook ends, refusing
+	if s.remoteHead() != head {
+		t.Fatal("the branch moved")
 	}
 }
