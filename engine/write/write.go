@@ -791,18 +791,16 @@ func toChange(o op, d Doc, meta map[string]any) change {
 			continue
 		}
 		given[k] = true
-		if strings.EqualFold(name, "draft") && !strings.EqualFold(k, "draft") {
-			// The file says published: or status:; draft is written
-			// as the file says it.
-			if b, ok := v.(bool); ok {
-				for mk := range meta {
-					switch strings.ToLower(mk) {
-					case "published":
-						ch.set[mk] = !b
-						given[mk] = true
-						continue
-					}
-				}
+		if b, ok := v.(bool); ok && strings.EqualFold(name, "draft") && !hasFold(meta, "draft") {
+			// The file says published: or status: instead; draft is
+			// written as the file says it.
+			if pk := keyFold(meta, "published"); pk != "" {
+				ch.set[pk], given[pk] = !b, true
+				continue
+			}
+			if sk := keyFold(meta, "status"); sk != "" {
+				ch.set[sk], given[sk] = map[bool]string{true: "draft", false: "published"}[b], true
+				continue
 			}
 		}
 		if v == nil {
@@ -876,6 +874,18 @@ func (w *Writer) rebaseChange(ctx context.Context, p, baseBlob string, old []byt
 	}
 	return intent, nil
 }
+
+// keyFold is the key of m equal to k but for case; "" when none.
+func keyFold(m map[string]any, k string) string {
+	for mk := range m {
+		if strings.EqualFold(mk, k) {
+			return mk
+		}
+	}
+	return ""
+}
+
+func hasFold(m map[string]any, k string) bool { return keyFold(m, k) != "" }
 
 func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 

@@ -425,3 +425,19 @@ func TestPushTimeout(t *testing.T) {
 		t.Fatal("the branch moved")
 	}
 }
+
+// draft, publishedAt and the like are written under the file's own
+// spelling or alias.
+func TestAliases(t *testing.T) {
+	s := newSite(t)
+	w := s.writer()
+	ctx := context.Background()
+	s.push("content/posts/hugo.md", "---\ntitle: Hugo\ndate: 2024-01-02\npublished: false\n---\n")
+	git(t, s.clone, "fetch", "-q", "origin", "+refs/heads/main:refs/heads/main")
+	if _, err := w.Patch(ctx, Doc{Kind: KindItem, Type: "posts", Slug: "hugo", Fields: map[string]any{"draft": false, "publishedAt": "2024-03-04T00:00:00Z"}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.remoteFile("content/posts/hugo.md"); got != "---\ntitle: Hugo\ndate: \"2024-03-04T00:00:00Z\"\npublished: true\n---\n" {
+		t.Fatalf("aliases: %q", got)
+	}
+}
