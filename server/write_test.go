@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -130,6 +131,24 @@ func TestWriteAPIEndToEnd(t *testing.T) {
 	wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION") // title is required
 	if git(t, repo.bare, "rev-parse", "main") != head {
 		t.Fatal("a refused write was committed")
+	}
+
+	// A document read and written back as it is served keeps its file:
+	// the publishedAt filled in from the commit is not written.
+	got := get(t, ts.URL+"/api/v1/content/posts/hello", reader)
+	var doc map[string]any
+	if err := json.Unmarshal(got.Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["body"] = "Hello.\n"
+	back, _ := json.Marshal(doc)
+	r = wr(t, "PUT", ts.URL+"/api/v1/content/posts/hello", editor, string(back), "If-Match", got.Header.Get("ETag"))
+	if r.Status != 200 || r.Header.Get("X-Folio-Commit") != "" {
+		out, _ := exec.Command("git", "--git-dir="+repo.bare, "show", "main").Output()
+		t.Fatalf("PUT of the document as read: %d %v %s\n%s", r.Status, r.Header, r.Body, out)
+	}
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("writing a document back as read made a commit")
 	}
 
 	// Bad input: 4xx, nothing committed.

@@ -562,8 +562,50 @@ func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cf
 	return p, snap.Model, site.Config
 }
 
+// dropDerived leaves out of a write the publishedAt that the API filled
+// in from the commit time (the file has none) when it comes back as it
+// was served: a document read and written back keeps taking its date
+// from its commits.
+func (w *Writer) dropDerived(branch string, d *Doc) {
+	v, ok := d.Fields["publishedAt"]
+	if !ok || v == nil {
+		return
+	}
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil || snap.Site == nil {
+		return
+	}
+	var meta content.Meta
+	var at time.Time
+	switch d.Kind {
+	case KindItem:
+		items := snap.Site.Items[d.Type]
+		i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) })
+		if !ok {
+			return
+		}
+		meta, at = items[i].Meta, items[i].PublishedAt
+	case KindPage:
+		i, ok := slices.BinarySearchFunc(snap.Site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) })
+		if !ok {
+			return
+		}
+		meta, at = snap.Site.Pages[i].Meta, snap.Site.Pages[i].PublishedAt
+	default:
+		return
+	}
+	if meta.PublishedSet {
+		return
+	}
+	if t, err := content.ParseDate(v); err == nil && t.Equal(at) {
+		d.Fields = maps.Clone(d.Fields)
+		delete(d.Fields, "publishedAt")
+	}
+}
+
 func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, head string) (*plan, error) {
 	pl := &plan{op: o, kind: d.Kind, slug: d.Slug, parent: head}
+	w.dropDerived(branch, &d)
 	servedPath, model, cfg := w.served(branch, d)
 	var err error
 	if servedPath != "" {
@@ -789,6 +831,9 @@ func toChange(o op, d Doc, meta map[string]any) change {
 		k := fileKey(name, meta)
 		if given[k] {
 			continue
+		}
+		if s, ok := v.(string); ok && strings.EqualFold(name, "slug") && !hasFold(meta, "slug") && strings.Trim(s, "/") == d.Slug && d.Kind != KindGlobals {
+			continue // the file's path gives it already
 		}
 		given[k] = true
 		if b, ok := v.(bool); ok && strings.EqualFold(name, "draft") && !hasFold(meta, "draft") {
