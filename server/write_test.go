@@ -300,3 +300,35 @@ func TestWriteGlobalsIfMatch(t *testing.T) {
 		t.Fatalf("globals file %q", got)
 	}
 }
+
+// A page read and written back as it is served makes no commit; one with
+// sections keeps them as the file has them.
+func TestWritePageAsRead(t *testing.T) {
+	site := map[string]string{
+		"pages/about.md":  "---\ntitle: About\n---\nAbout.\n",
+		"pages/home.yaml": "title: Home\nisHomepage: true\nseo:\n  title: Home page\nsections:\n  - type: hero\n    data:\n      heading: Hi\n  - type: text\n    data:\n      body: Text\n",
+	}
+	repo := newRepo(t, site)
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	for _, slug := range []string{"about", "home"} {
+		got := get(t, ts.URL+"/api/v1/pages/"+slug, editor)
+		var doc map[string]any
+		if err := json.Unmarshal(got.Body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if slug == "about" {
+			doc["body"] = "About.\n"
+		}
+		back, _ := json.Marshal(doc)
+		r := wr(t, "PUT", ts.URL+"/api/v1/pages/"+slug, editor, string(back), "If-Match", got.Header.Get("ETag"))
+		if r.Status != 200 || r.Header.Get("X-Folio-Commit") != "" {
+			out, _ := exec.Command("git", "--git-dir="+repo.bare, "show", "main").Output()
+			t.Fatalf("%s: %d %s\n%s", slug, r.Status, r.Body, out)
+		}
+	}
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("pages written back as read made a commit")
+	}
+}
