@@ -58,12 +58,22 @@ func (w *Writer) clearJournal() {
 // Recovery is what Recover found of a push that a previous run left
 // under way.
 type Recovery struct {
-	Branch, Commit, Path string
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+	Path   string `json:"path"`
 	// State: "pushed" (the remote has it: it was, before the crash, or
 	// has been now), or "kept" (the remote moved meanwhile: the commit
 	// is kept as Ref, not pushed, and must be looked at by hand).
-	State string
-	Ref   string
+	State string `json:"state"`
+	Ref   string `json:"ref,omitempty"`
+}
+
+// Unpushed is the write a previous run left unpushed that Recover could
+// not push (State "kept"), for the status endpoint; nil when none.
+func (w *Writer) Unpushed() *Recovery {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unpushed
 }
 
 // Recover finishes the push a previous run was making when it stopped
@@ -122,6 +132,7 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 	if _, err := w.repo.run(ctx, nil, nil, "update-ref", rec.Ref, p.Commit); err != nil {
 		return nil, err
 	}
+	w.unpushed = rec
 	w.clearJournal()
 	w.cfg.Logger.Error("write: a commit the last run left unpushed was not pushed: the remote branch moved since; it is kept in the repository",
 		"branch", p.Branch, "commit", p.Commit, "path", p.Path, "ref", rec.Ref)

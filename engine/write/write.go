@@ -223,6 +223,8 @@ type Writer struct {
 	cfg  Config
 	repo *repo
 	mu   sync.Mutex // one write at a time
+
+	unpushed *Recovery // see Unpushed; guarded by mu
 }
 
 // New returns a Writer.

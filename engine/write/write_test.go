@@ -376,6 +376,9 @@ func TestRecoverPushesAnUnfinishedWrite(t *testing.T) {
 	if git(t, s.clone, "rev-parse", rec.Ref) != commit2 {
 		t.Fatal("the unpushed commit is not kept")
 	}
+	if u := w.Unpushed(); u == nil || u.Commit != commit2 || u.Path != "content/posts/crash2.md" {
+		t.Fatalf("not reported: %+v", u)
+	}
 }
 
 func (w *Writer) withJournal(dir string) *Writer { w.cfg.JournalDir = dir; return w }
