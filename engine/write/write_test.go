@@ -379,6 +379,20 @@ func TestRecoverPushesAnUnfinishedWrite(t *testing.T) {
 	if u := w.Unpushed(); u == nil || u.Commit != commit2 || u.Path != "content/posts/crash2.md" {
 		t.Fatalf("not reported: %+v", u)
 	}
+	// A remote that refuses it at the start: kept and reported too, not
+	// left in a journal that the next write would overwrite.
+	os.WriteFile(filepath.Join(s.remote, "hooks", "pre-receive"), []byte("#!/bin/sh
+exit 1
+"), 0o755)
+	commit3, _ := w.repo.commitFile(ctx, commit, "content/posts/crash3.md", blob, "x", Person{"k", "k@x"}, Person{"folio", "f@x"})
+	w.journal(pending{Branch: "main", Commit: commit3, Parent: commit, Path: "content/posts/crash3.md"})
+	rec, err = w.Recover(ctx)
+	if err != nil || rec == nil || rec.State != "kept" || s.remoteHead() != commit || w.Unpushed().Commit != commit3 {
+		t.Fatalf("recover against a refusing remote: %+v %v", rec, err)
+	}
+	if _, err := os.Stat(w.journalPath()); !os.IsNotExist(err) {
+		t.Fatal("the journal is left behind")
+	}
 }
 
 func (w *Writer) withJournal(dir string) *Writer { w.cfg.JournalDir = dir; return w }
