@@ -381,9 +381,7 @@ func TestRecoverPushesAnUnfinishedWrite(t *testing.T) {
 	}
 	// A remote that refuses it at the start: kept and reported too, not
 	// left in a journal that the next write would overwrite.
-	os.WriteFile(filepath.Join(s.remote, "hooks", "pre-receive"), []byte("#!/bin/sh
-exit 1
-"), 0o755)
+	os.WriteFile(filepath.Join(s.remote, "hooks", "pre-receive"), []byte("#!/bin/sh\nexit 1\n"), 0o755)
 	commit3, _ := w.repo.commitFile(ctx, commit, "content/posts/crash3.md", blob, "x", Person{"k", "k@x"}, Person{"folio", "f@x"})
 	w.journal(pending{Branch: "main", Commit: commit3, Parent: commit, Path: "content/posts/crash3.md"})
 	rec, err = w.Recover(ctx)
