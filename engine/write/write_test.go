@@ -456,3 +456,22 @@ func TestAliases(t *testing.T) {
 		t.Fatalf("aliases: %q", got)
 	}
 }
+
+// A file that does not parse cannot be patched, and is mended by a
+// replace.
+func TestReplaceMendsABrokenFile(t *testing.T) {
+	s := newSite(t)
+	w := s.writer()
+	ctx := context.Background()
+	s.push("content/posts/broken.md", "---\ntitle: [unclosed\n---\nBody.\n")
+	git(t, s.clone, "fetch", "-q", "origin", "+refs/heads/main:refs/heads/main")
+	if _, err := w.Patch(ctx, Doc{Kind: KindItem, Type: "posts", Slug: "broken", Fields: map[string]any{"title": "x"}}, Options{}); codeOf(err) != fault.Conflict {
+		t.Fatalf("patch of a broken file: %v", err)
+	}
+	if _, err := w.Replace(ctx, Doc{Kind: KindItem, Type: "posts", Slug: "broken", Fields: map[string]any{"title": "Mended"}, Body: str("Body.\n")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.remoteFile("content/posts/broken.md"); got != "---\ntitle: Mended\n---\nBody.\n" {
+		t.Fatalf("mended: %q", got)
+	}
+}
