@@ -250,6 +250,9 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 				continue
 			}
 			g, err := readGlobals(f.Doc)
+			if err == nil {
+				g.Blob = f.Blob
+			}
 			if a.check(f.RealPath(), err) {
 				a.site.Globals, globalsFrom = g, f.RealPath()
 				a.site.GlobalsPath = f.RealPath()
