@@ -171,7 +171,7 @@ func run(args []string) error {
 	loadBefore := loadAvg()
 	steps := map[string]func() error{
 		"cold": b.coldStart, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
-		"locales": b.localesGroup,
+		"locales":    b.localesGroup,
 		"mediastart": b.mediaStart, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "spray": b.spray,
 		"bucket": b.bucket,
 	}
