@@ -103,3 +103,29 @@ func BenchmarkList100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpload measures one Create on local storage, end to end: the
+// body to a temporary file, sniffing, derivatives (png), the original and
+// derivatives stored, and the commit with everything made durable. It is
+// the write cost of the local library per upload.
+func BenchmarkUpload(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		body func(testing.TB) []byte
+	}{
+		{"pdf", func(testing.TB) []byte { return pdfBytes }},
+		{"png64", func(tb testing.TB) []byte { return pngBytes(tb, 64, 48) }},
+		// Two derivatives (150 and 400 wide): three keys claimed.
+		{"png420", func(tb testing.TB) []byte { return pngBytes(tb, 420, 300) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := newEnv(b)
+			l := e.open(b)
+			body := c.body(b)
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				mustCreate(b, l, "file.bin", body, "/")
+			}
+		})
+	}
+}
