@@ -125,6 +125,9 @@ type sharedState struct {
 	bg sync.WaitGroup
 	// loopMu serialises the poller's work with Sync.
 	loopMu sync.Mutex
+	// exclusive is true when this library is the only writer of its
+	// state (soleWriterState): it sweeps at Open and checkpoints at Close.
+	exclusive bool
 	// migrated is the report of the migration Open made, until
 	// MigrateLocal hands it out; migrateMu orders migrations.
 	migrated  *MigrateReport
@@ -203,12 +206,42 @@ func (l *Library) openShared(ctx context.Context) error {
 	if err := l.tail(ctx); err != nil {
 		return err
 	}
+	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
+		l.sh.exclusive = true
+		if err := l.sweepAtOpen(ctx); err != nil {
+			return err
+		}
+	}
 	l.sh.bg.Go(l.follow)
 	l.sh.bg.Go(l.housekeepLoop)
 	return nil
 }
 
-// closeShared stops following the log.
+// soleWriterState is implemented by a StateStore that can tell whether
+// the library that asks is its only writer (media/local.State: the first
+// library of the one process holding the directory's writer lock).
+type soleWriterState interface{ SoleWriter() bool }
+
+// sweepAtOpen is the start of the only writer of its state: whatever is
+// claimed and not committed was left by a write a crash interrupted (no
+// write of this process is in flight yet, and no other writer exists), so
+// its objects and claims go now rather than after claimStale. The items
+// committed whose log entry a crash lost are taken in first (reconcile),
+// so that their claims are held.
+func (l *Library) sweepAtOpen(ctx context.Context) error {
+	if err := l.reconcile(ctx); err != nil {
+		return err
+	}
+	if err := l.sweepClaims(ctx, true); err != nil {
+		// Left for the periodic sweep: it retries.
+		l.log.Warn("media: sweeping the leftovers of interrupted writes failed", "err", err)
+	}
+	return nil
+}
+
+// closeShared stops following the log. The only writer of its state
+// then writes a checkpoint, so that the next start reads one object and
+// the log after it instead of every sidecar.
 func (l *Library) closeShared() {
 	if l.sh == nil {
 		return
@@ -219,7 +252,27 @@ func (l *Library) closeShared() {
 		close(l.sh.stop)
 	}
 	l.sh.bg.Wait()
+	if !l.sh.exclusive {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
+	defer cancel()
+	// Its own entries first: a writer's position moves when it reads the
+	// log, not when it appends.
+	err := l.tail(ctx)
+	l.mu.RLock()
+	behind := l.sh.seq > l.sh.checkpointSeq
+	l.mu.RUnlock()
+	if err == nil && behind {
+		err = l.Checkpoint(ctx)
+	}
+	if err != nil {
+		l.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
+	}
 }
+
+// closeCheckpointTimeout bounds the checkpoint Close writes.
+const closeCheckpointTimeout = time.Minute
 
 // follow polls the log until Close; writers also write checkpoints and
 // compact the log.

@@ -60,7 +60,9 @@ type State struct {
 	// writer is the open lock file while this State holds the writer
 	// lock; nil otherwise.
 	writer *os.File
-	locks  [lockStripes]stripe
+	// soleTaken is set by the first SoleWriter call.
+	soleTaken atomic.Bool
+	locks     [lockStripes]stripe
 	// lastStamp is the last modification time uniqueNow gave, in Unix
 	// nanoseconds.
 	lastStamp atomic.Int64
@@ -139,10 +141,17 @@ func OpenStateReadOnly(dir string) (*State, error) {
 }
 
 // Exclusive reports whether this State holds the writer lock: no other
-// process has the directory open for writing (until Close). A library
-// whose state is exclusive is the only writer, so what it finds claimed
-// and not committed at Open was left by a crash.
+// process has the directory open for writing (until Close).
 func (st *State) Exclusive() bool { return st.writer != nil }
+
+// SoleWriter reports, to its first caller only, whether this State is
+// Exclusive: the one library that opens it first is then the only writer
+// of the directory, so what it finds claimed and not committed at its
+// start was left by a crash. A second library on the same State (tests
+// open several boxes on one) is told false.
+func (st *State) SoleWriter() bool {
+	return st.writer != nil && st.soleTaken.CompareAndSwap(false, true)
+}
 
 // Dir is the state directory.
 func (st *State) Dir() string { return st.dir }

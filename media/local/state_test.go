@@ -94,6 +94,9 @@ func TestState_Exclusive(t *testing.T) {
 	if !a.Exclusive() {
 		t.Fatal("the first opener is not exclusive")
 	}
+	if !a.SoleWriter() || a.SoleWriter() {
+		t.Error("SoleWriter is not true for its first caller only")
+	}
 	inUse := filepath.Join(a.Dir(), ".tmp", "in-use")
 	if err := os.WriteFile(inUse, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -102,7 +105,7 @@ func TestState_Exclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Exclusive() {
+	if b.Exclusive() || b.SoleWriter() {
 		t.Error("a second opener is exclusive too")
 	}
 	if _, err := os.Stat(inUse); err != nil {
@@ -135,7 +138,7 @@ func TestState_ReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	if ro.Exclusive() {
+	if ro.Exclusive() || ro.SoleWriter() {
 		t.Error("a read-only State is exclusive")
 	}
 	if data, rtag, err := ro.Get(ctx, "items/x.yaml"); err != nil || string(data) != "1" || rtag != tag {

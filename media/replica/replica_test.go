@@ -287,6 +287,42 @@ func TestSweepClaims(t *testing.T) {
 	}
 }
 
+// A sweep with AnyAge (the only writer, at its start) takes an unheld
+// claim made a moment ago, and still keeps held ones, a grant's, and
+// those of an item that exists but is not loaded (Unloaded).
+func TestSweepClaims_AnyAge(t *testing.T) {
+	st := newStore(t)
+	c := &clock{t: time.Now()}
+	r := replica.New(st, errs, c.now, nil)
+	ctx := t.Context()
+	for owner, key := range map[string]string{
+		"x": "2026/11/left.jpg",
+		"y": "2026/11/held.jpg",
+		"z": "2026/11/corrupt.jpg",
+		"presign " + c.now().Add(2*time.Hour).UTC().Format(time.RFC3339): "2026/11/granted.jpg",
+	} {
+		if err := r.Claim(ctx, owner, []string{key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var deleted []string
+	sweep := replica.Sweep{
+		Stale:         time.Hour,
+		AnyAge:        true,
+		Unloaded:      func(_ context.Context, owner string) (bool, error) { return owner == "z", nil },
+		PresignRetain: time.Hour,
+		Held:          func(k string) bool { return k == "2026/11/held.jpg" },
+		Valid:         func(string) error { return nil },
+		DeleteObject: func(_ context.Context, key string) error {
+			deleted = append(deleted, key)
+			return nil
+		},
+	}
+	if err := r.SweepClaims(ctx, sweep); err != nil || fmt.Sprint(deleted) != "[2026/11/left.jpg]" {
+		t.Fatalf("swept %v, %v; want the young leftover only", deleted, err)
+	}
+}
+
 func TestTombs(t *testing.T) {
 	now := time.Now()
 	tombs := replica.Tombs{}
