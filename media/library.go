@@ -57,6 +57,11 @@ type Config struct {
 	// DefaultPollInterval). See shared.go.
 	State        StateStore
 	PollInterval time.Duration
+	// MigrateFrom, when set, is the state of a library on one box (the
+	// <root>/.state of local storage) that the first Open moves into
+	// State, items, folders and files, as it moves a library that an
+	// earlier release kept in sidecars on the media root (migrate.go).
+	MigrateFrom StateStore
 }
 
 // Library is the media library: an in-memory index of every item, rebuilt
@@ -97,11 +102,30 @@ type Library struct {
 // tmpDir holds upload temp files and write intents.
 const tmpDir = ".tmp"
 
-// Open loads the library under cfg.Root: it reads every sidecar (in
-// parallel), skips and logs the ones that do not parse, finishes or rolls
-// back the writes a crash interrupted, removes orphans, and calls
-// cfg.OnChange for every item.
+// Open loads the library whose state is cfg.State: the newest
+// checkpoint and the log after it (or every sidecar), after moving a
+// library that an earlier release kept on the media root into the state
+// (migrateLocal). The only writer of its state also settles what a crash
+// left (sweepAtOpen). cfg.OnChange is called for every item. See
+// shared.go.
 func Open(ctx context.Context, cfg Config) (*Library, error) {
+	if cfg.State == nil {
+		return nil, errors.New("media: no state store (Config.State); a library on one box keeps it on local disk (media/local.OpenState)")
+	}
+	l, err := newLibrary(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.openShared(ctx); err != nil {
+		l.closeShared()
+		l.root.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// newLibrary checks cfg, fills its defaults and opens the media root.
+func newLibrary(cfg Config) (*Library, error) {
 	if cfg.Root == "" {
 		return nil, errors.New("media: empty root")
 	}
@@ -134,7 +158,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("media: %w", err)
 	}
-	l := &Library{
+	return &Library{
 		cfg:      cfg,
 		root:     root,
 		log:      cfg.Logger,
@@ -146,40 +170,33 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		explicit: map[string]bool{},
 		orders:   map[string][]*Item{},
 		locks:    map[string]*sync.Mutex{},
+	}, nil
+}
+
+// openLegacy reads, for reading only, a library that an earlier release
+// kept on the media root (sidecars beside the files, .folders.yaml): the
+// source of a migration.
+func openLegacy(ctx context.Context, cfg Config) (*Library, error) {
+	cfg.ReadOnly, cfg.State, cfg.OnChange = true, nil, nil
+	l, err := newLibrary(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.State != nil {
-		if err := l.openShared(ctx); err != nil {
-			root.Close()
-			return nil, err
-		}
-		return l, nil
-	}
-	if lr, ok := cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == abs {
+	if lr, ok := cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == l.cfg.Root {
 		l.sweeps = true
 	}
 	if err := l.load(ctx); err != nil {
-		root.Close()
+		l.root.Close()
 		return nil, err
-	}
-	l.writes = 0
-	if cfg.OnChange != nil {
-		for _, it := range l.items {
-			cfg.OnChange(l.view(it), false)
-		}
 	}
 	return l, nil
 }
 
-// Close saves the index cache for a fast next start and releases the
-// media root. Call it after the last write has returned.
+// Close stops following the state (the only writer of its state writes
+// a checkpoint first) and releases the media root. Call it after the
+// last write has returned.
 func (l *Library) Close() error {
 	l.closeShared()
-	l.mu.RLock()
-	changed := l.writes > 0 && !l.cfg.ReadOnly && l.sh == nil
-	l.mu.RUnlock()
-	if changed {
-		l.SaveIndexCache()
-	}
 	return l.root.Close()
 }
 

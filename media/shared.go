@@ -217,6 +217,13 @@ func (l *Library) openShared(ctx context.Context) error {
 	return nil
 }
 
+// tempCleaner is implemented by a storage that can remove the temporary
+// files of puts a crash interrupted (media/local.Storage); the only
+// writer calls it at its start.
+type tempCleaner interface {
+	CleanTemp(ctx context.Context) (removed int, err error)
+}
+
 // soleWriterState is implemented by a StateStore that can tell whether
 // the library that asks is its only writer (media/local.State: the first
 // library of the one process holding the directory's writer lock).
@@ -231,6 +238,13 @@ type soleWriterState interface{ SoleWriter() bool }
 func (l *Library) sweepAtOpen(ctx context.Context) error {
 	if err := l.reconcile(ctx); err != nil {
 		return err
+	}
+	if tc, ok := l.cfg.Storage.(tempCleaner); ok {
+		if n, err := tc.CleanTemp(ctx); err != nil {
+			l.log.Warn("media: temporary files of the storage not removed", "err", err)
+		} else if n > 0 {
+			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
+		}
 	}
 	if err := l.sweepClaims(ctx, true); err != nil {
 		// Left for the periodic sweep: it retries.
@@ -576,7 +590,12 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 
 // readFolders reads folders.yaml; a missing one is an empty list.
 func (l *Library) readFolders(ctx context.Context) (foldersState, string, error) {
-	data, etag, err := l.sh.st.Get(ctx, stateFolders)
+	return readFoldersOf(ctx, l.sh.st)
+}
+
+// readFoldersOf reads folders.yaml of st; a missing one is an empty list.
+func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, error) {
+	data, etag, err := st.Get(ctx, stateFolders)
 	if errors.Is(err, ErrNotExist) {
 		return foldersState{}, "", nil
 	}

@@ -84,6 +84,11 @@ const (
 // ErrReadOnly is returned by the writes of a State opened read-only.
 var ErrReadOnly = errors.New("local state: opened read-only")
 
+// StateDir is the state directory of a library on one box, under its
+// media root: <root>/.state. Its name begins with a dot, so no storage key
+// reaches it and /uploads/ never serves it.
+const StateDir = ".state"
+
 // OpenState opens (creating it if needed) the state directory dir.
 func OpenState(dir string) (*State, error) {
 	if dir == "" {
