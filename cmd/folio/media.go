@@ -80,7 +80,7 @@ type mediaStack struct {
 	// migrateFrom is the <root>/.state of a library that was on local
 	// storage, to move into the bucket (s3 only).
 	migrateFrom media.StateStore
-	close []func() error
+	close       []func() error
 }
 
 func (m *mediaStack) Close() error {
