@@ -25,10 +25,10 @@ const (
 
 // Config configures a Library.
 type Config struct {
-	// Root is the media root on local disk: sidecars live at
-	// <Root>/<yyyy>/<mm>/.meta/<name>.yaml, explicit folders in
-	// <Root>/.folders.yaml, temporary files in <Root>/.tmp. On local
-	// storage it is also the storage root.
+	// Root is the media root on local disk: temporary files live in
+	// <Root>/.tmp. On local storage it is also the storage root, and the
+	// state is in <Root>/.state (media/local.StateDir). A library that an
+	// earlier release kept here (legacy.go) moves into State at Open.
 	Root    string
 	Storage Storage
 	// MaxUploadBytes bounds one file; 0 means DefaultMaxUploadLocal.
@@ -50,11 +50,11 @@ type Config struct {
 	// sweep; those are the writer's work), and every write fails with
 	// ErrReadOnly.
 	ReadOnly bool
-	// State, when set, makes the library shared: its sidecars, folders,
-	// claims and change log live in this store (a private area of the
-	// bucket), Root only holds temporary files, and the library follows
-	// the writes of other boxes every PollInterval (default
-	// DefaultPollInterval). See shared.go.
+	// State holds the library: its sidecars, folders, claims and change
+	// log (a private area of the bucket, or media/local.State for a
+	// library on one box). The library follows the writes of other boxes
+	// (and a read-only box those of its writer) every PollInterval
+	// (default DefaultPollInterval). See shared.go. Required.
 	State        StateStore
 	PollInterval time.Duration
 	// MigrateFrom, when set, is the state of a library on one box (the
@@ -64,17 +64,14 @@ type Config struct {
 	MigrateFrom StateStore
 }
 
-// Library is the media library: an in-memory index of every item, rebuilt
-// from the sidecars at Open, kept in step with every write. It is safe for
-// concurrent use.
+// Library is the media library: an in-memory index of every item, loaded
+// from its state at Open, kept in step with every write and with the
+// state's change log. It is safe for concurrent use.
 type Library struct {
 	cfg  Config
 	root *os.Root
 	log  *slog.Logger
 	now  func() time.Time
-	// sweeps is true when the storage keeps its files under the media
-	// root, where Open can find orphans by listing (see sweepLocal).
-	sweeps bool
 
 	// folderMu orders folder creation and deletion (write lock) against
 	// writes that put an item in a folder (read lock), so an item never
@@ -94,13 +91,7 @@ type Library struct {
 	sh *sharedState
 	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
 	gate atomic.Pointer[DeriveGate]
-	// writes counts index changes since Open, so Close rewrites the index
-	// cache only when something changed.
-	writes int
 }
-
-// tmpDir holds upload temp files and write intents.
-const tmpDir = ".tmp"
 
 // Open loads the library whose state is cfg.State: the newest
 // checkpoint and the log after it (or every sidecar), after moving a
@@ -171,25 +162,6 @@ func newLibrary(cfg Config) (*Library, error) {
 		orders:   map[string][]*Item{},
 		locks:    map[string]*sync.Mutex{},
 	}, nil
-}
-
-// openLegacy reads, for reading only, a library that an earlier release
-// kept on the media root (sidecars beside the files, .folders.yaml): the
-// source of a migration.
-func openLegacy(ctx context.Context, cfg Config) (*Library, error) {
-	cfg.ReadOnly, cfg.State, cfg.OnChange = true, nil, nil
-	l, err := newLibrary(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if lr, ok := cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == l.cfg.Root {
-		l.sweeps = true
-	}
-	if err := l.load(ctx); err != nil {
-		l.root.Close()
-		return nil, err
-	}
-	return l, nil
 }
 
 // Close stops following the state (the only writer of its state writes
@@ -272,7 +244,6 @@ func (l *Library) addLocked(it *Item) {
 	}
 	l.inFolder[it.Folder]++
 	clear(l.orders)
-	l.writes++
 }
 
 // removeLocked takes it out of the index; l.mu must be held for writing.
@@ -287,7 +258,6 @@ func (l *Library) removeLocked(it *Item) {
 		delete(l.inFolder, it.Folder)
 	}
 	clear(l.orders)
-	l.writes++
 }
 
 // lockItem serialises the writes of one item and returns the unlock.

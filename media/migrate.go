@@ -72,7 +72,7 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 		return nil
 	}
 	if _, err := l.root.Stat(foldersFile); errors.Is(err, fs.ErrNotExist) && l.cfg.MigrateFrom == nil {
-		months, err := l.monthDirs()
+		months, err := monthDirs(l.root)
 		if err != nil {
 			return err
 		}
@@ -89,21 +89,10 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 }
 
 func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
-	old, err := openLegacy(ctx, Config{Root: l.cfg.Root, Storage: l.cfg.Storage, Logger: l.log})
+	items, folders, err := readLegacy(ctx, l.root, l.log)
 	if err != nil {
 		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
-	defer old.Close()
-	old.mu.RLock()
-	items := make([]*Item, 0, len(old.items))
-	for _, it := range old.items {
-		items = append(items, it)
-	}
-	folders := make([]string, 0, len(old.explicit))
-	for p := range old.explicit {
-		folders = append(folders, p)
-	}
-	old.mu.RUnlock()
 	if l.cfg.MigrateFrom != nil {
 		more, fs, err := readStateLibrary(ctx, l.cfg.MigrateFrom, l.log)
 		if err != nil {
@@ -362,6 +351,10 @@ func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int,
 	}
 	return state, "", nil
 }
+
+// localRoot is implemented by storages that keep objects as files under a
+// directory (media/local).
+type localRoot interface{ Root() string }
 
 // localSum is the SHA-256 and size of the media root's file at key.
 func (l *Library) localSum(key string) ([]byte, int64, error) {

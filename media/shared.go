@@ -16,9 +16,12 @@ import (
 	"github.com/folio-cms/folio/media/replica"
 )
 
-// A shared library keeps everything it knows in a StateStore (Config.State)
-// so that any number of boxes can serve one bucket, and any of them can
-// die: the media root on local disk only holds upload temporary files.
+// A library keeps everything it knows in a StateStore (Config.State) so
+// that any number of boxes can serve one bucket, and any of them can die:
+// the media root on local disk only holds upload temporary files (and, on
+// local storage, the files and <root>/.state, a StateStore in a directory:
+// a library on one box is a shared library with one box, with one write
+// path).
 //
 // Layout of the state area (keys relative to it):
 //
@@ -105,8 +108,9 @@ type sharedState struct {
 	st  StateStore
 	rep *replica.Replica
 	box string
-	// seq is the last log entry applied.
-	seq int64
+	// seq is the last log entry applied; appended the last one this
+	// library appended.
+	seq, appended int64
 	// foldersVersion is the version of the folder list in l.explicit.
 	foldersVersion int
 	// tombs are the ids deleted, with when.
@@ -257,9 +261,6 @@ func (l *Library) sweepAtOpen(ctx context.Context) error {
 // then writes a checkpoint, so that the next start reads one object and
 // the log after it instead of every sidecar.
 func (l *Library) closeShared() {
-	if l.sh == nil {
-		return
-	}
 	select {
 	case <-l.sh.stop:
 	default:
@@ -333,13 +334,10 @@ func (l *Library) stoppable(d time.Duration) (context.Context, context.CancelFun
 	return ctx, cancel
 }
 
-// Sync applies the changes other boxes made since the last call. A shared
+// Sync applies the changes other boxes made since the last call. A
 // library calls it by itself every poll interval; tests and tools call it
-// to catch up at once. It is a no-op on an unshared library.
+// to catch up at once.
 func (l *Library) Sync(ctx context.Context) error {
-	if l.sh == nil {
-		return nil
-	}
 	return l.tail(ctx)
 }
 
@@ -509,11 +507,19 @@ const (
 	logRetryMax   = 10 * time.Second
 )
 
+// appendLogData appends after the last entry this library knows of: the
+// last it applied or the last it appended itself, so that a box that
+// writes faster than it polls does not try every place it filled since.
 func (l *Library) appendLogData(ctx context.Context, data []byte) error {
 	l.mu.RLock()
-	seq := l.sh.seq + 1
+	seq := max(l.sh.seq, l.sh.appended) + 1
 	l.mu.RUnlock()
-	_, err := l.sh.rep.Append(ctx, seq, data)
+	n, err := l.sh.rep.Append(ctx, seq, data)
+	if err == nil {
+		l.mu.Lock()
+		l.sh.appended = max(l.sh.appended, n)
+		l.mu.Unlock()
+	}
 	return err
 }
 

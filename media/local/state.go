@@ -226,12 +226,18 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	name := filepath.FromSlash(key)
+	// Taken already: refused without writing and syncing a temporary
+	// file (a log append probing its next place, a claim of a name in
+	// use). The link below still decides a race.
+	if _, err := st.root.Lstat(name); err == nil {
+		return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
+	}
 	tmp, err := st.writeTemp(data)
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
 	defer st.root.Remove(tmp)
-	name := filepath.FromSlash(key)
 	if err := st.mkdirDurable(filepath.Dir(name)); err != nil {
 		return "", st.wrap("create", key, err)
 	}

@@ -17,12 +17,17 @@ func (e *BehindError) Error() string {
 	return fmt.Sprintf("replica: behind the log's compaction: at %d, next entry %d", e.At, e.Next)
 }
 
+// appendProbes is how many next places Append tries after a taken one
+// before it lists the log for its end.
+const appendProbes = 4
+
 // Append writes data at the first free place of the log at or after
 // from, and returns its sequence number. A place another writer took is
 // skipped; one holding these very bytes is ours (a retried request made
 // it), so an entry is written once.
 func (r *Replica) Append(ctx context.Context, from int64, data []byte) (int64, error) {
 	seq := max(from, 1)
+	probes := 0
 	for range 1000 {
 		_, err := r.st.Create(ctx, LogKey(seq), data)
 		if err == nil {
@@ -34,6 +39,13 @@ func (r *Replica) Append(ctx context.Context, from int64, data []byte) (int64, e
 		if got, _, gerr := r.st.Get(ctx, LogKey(seq)); gerr == nil && bytes.Equal(got, data) {
 			return seq, nil
 		}
+		// Taken: most often by a concurrent append of the same box, just
+		// before; the next places first, then past the last entry listed.
+		if probes++; probes <= appendProbes {
+			seq++
+			continue
+		}
+		probes = 0
 		last, err := r.lastAfter(ctx, seq)
 		if err != nil {
 			return 0, err
