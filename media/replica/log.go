@@ -76,18 +76,37 @@ func (r *Replica) lastAfter(ctx context.Context, after int64) (int64, error) {
 // Tail hands the log entries after seq to apply, in order, each with its
 // sequence number; apply returns stop to end the call after an entry (its
 // position moved elsewhere, e.g. it reloaded everything). Tail returns a
-// *BehindError when the next entry is not seq+1, and returns quietly when
-// an entry vanishes while it is read (compacted just now: the next call
-// finds the gap). Entries are read several at a time: a box far behind
+// *BehindError when the entry after seq is gone while later ones are
+// there (compacted), and returns quietly when an entry vanishes while it
+// is read (compacted just now: the next call finds the gap). A listing
+// that misses an entry written while it ran (a directory read during
+// creates can) is not a gap: the entry is read by its name, and the log
+// listed again. Entries are read several at a time: a box far behind
 // reads up to a thousand.
 func (r *Replica) Tail(ctx context.Context, seq int64, apply func(n int64, data []byte) (stop bool, err error)) error {
+	for range tailRelists {
+		next, again, err := r.tailOnce(ctx, seq, apply)
+		if err != nil || !again {
+			return err
+		}
+		seq = next
+	}
+	return nil
+}
+
+// tailRelists bounds the listings of one Tail that found a missed entry.
+const tailRelists = 4
+
+// tailOnce is one listing of Tail; again reports that it stopped at an
+// entry the listing missed, at position next.
+func (r *Replica) tailOnce(ctx context.Context, seq int64, apply func(n int64, data []byte) (stop bool, err error)) (next int64, again bool, err error) {
 	var keys []string
-	err := r.st.List(ctx, LogPrefix, LogKey(seq), func(o Object) error {
+	err = r.st.List(ctx, LogPrefix, LogKey(seq), func(o Object) error {
 		keys = append(keys, o.Key)
 		return nil
 	})
 	if err != nil {
-		return err
+		return seq, false, err
 	}
 	datas, errs := r.fetchAll(ctx, keys)
 	for i, k := range keys {
@@ -96,21 +115,28 @@ func (r *Replica) Tail(ctx context.Context, seq int64, apply func(n int64, data 
 			continue
 		}
 		if n != seq+1 {
-			return &BehindError{At: seq, Next: n}
+			_, _, gerr := r.st.Get(ctx, LogKey(seq+1))
+			switch {
+			case gerr == nil:
+				return seq, true, nil // missed by the listing
+			case !r.isNotExist(gerr):
+				return seq, false, gerr
+			}
+			return seq, false, &BehindError{At: seq, Next: n}
 		}
 		if r.isNotExist(errs[i]) {
-			return nil
+			return seq, false, nil
 		}
 		if errs[i] != nil {
-			return errs[i]
+			return seq, false, errs[i]
 		}
 		stop, err := apply(n, datas[i])
 		if err != nil || stop {
-			return err
+			return seq, false, err
 		}
 		seq = n
 	}
-	return nil
+	return seq, false, nil
 }
 
 // fetchAll reads the objects at keys, several at a time.

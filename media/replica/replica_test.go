@@ -150,6 +150,46 @@ func TestTail(t *testing.T) {
 	}
 }
 
+// missingOnce is a store whose log listings miss one entry, as a
+// directory read during creates can, the first time.
+type missingOnce struct {
+	*local.State
+	mu     sync.Mutex
+	missed bool
+	key    string
+}
+
+func (m *missingOnce) List(ctx context.Context, prefix, startAfter string, fn func(replica.Object) error) error {
+	return m.State.List(ctx, prefix, startAfter, func(o replica.Object) error {
+		m.mu.Lock()
+		skip := o.Key == m.key && !m.missed
+		if skip {
+			m.missed = true
+		}
+		m.mu.Unlock()
+		if skip {
+			return nil
+		}
+		return fn(o)
+	})
+}
+
+// A listing that misses an entry is not taken for a compaction: Tail
+// reads on, in order, with no BehindError (which would make a box reload
+// an older checkpoint and serve it for a moment).
+func TestTail_ListingMissesAnEntry(t *testing.T) {
+	st := &missingOnce{State: newStore(t), key: replica.LogKey(3)}
+	r := replica.New(st, errs, nil, nil)
+	for i := 1; i <= 5; i++ {
+		if _, err := r.Append(t.Context(), int64(i), fmt.Appendf(nil, "%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seqs, _, err := tail(t, r, 0); err != nil || fmt.Sprint(seqs) != "[1 2 3 4 5]" {
+		t.Fatalf("tail with a listing that missed entry 3 = %v, %v", seqs, err)
+	}
+}
+
 // Checkpoints round-trip compressed; Compact keeps the two newest and
 // the log entries after the older of them, and the rest only once they
 // are older than the retention.
