@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/notify"
 )
 
@@ -93,6 +95,9 @@ type Config struct {
 	// keys file does not exist; without it they answer 503 NO_KEYS_FILE.
 	AllowMissingKeys bool
 
+	// Decap configures the Decap CMS editor and its RPC.
+	Decap DecapConfig
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -139,6 +144,11 @@ type Server struct {
 	maxPerConn  int
 	v6Prefix    int
 	allowNoKeys bool
+
+	decapCfg     DecapConfig
+	decapOnce    sync.Once
+	decapSvc     *decap.Service
+	mediaOrigins []string
 }
 
 // New builds the server and its route table.
@@ -172,6 +182,9 @@ func New(cfg Config) *Server {
 
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
+
+		decapCfg:     cfg.Decap,
+		mediaOrigins: cfg.MediaOrigins,
 	}
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {
