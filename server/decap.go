@@ -80,7 +80,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
 	var ve *decap.ValidationError
 	if errors.As(err, &ve) {
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Cache-Control", cacheNoStore)
 		return writeJSON(w, http.StatusUnprocessableEntity, struct {
 			Error   string             `json:"error"`
 			Message string             `json:"message"`
@@ -90,7 +90,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", cacheNoStore)
 	return writeJSON(w, http.StatusOK, res)
 }
 

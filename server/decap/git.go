@@ -62,7 +62,7 @@ func (g *Git) run(ctx context.Context, env []string, stdin []byte, args ...strin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(errb.String()))
+		return nil, fmt.Errorf("git %s: %w: %s %s", args[0], err, strings.TrimSpace(errb.String()), strings.TrimSpace(out.String()))
 	}
 	return out.Bytes(), nil
 }
@@ -297,7 +297,7 @@ func (g *Git) updateRef(ctx context.Context, branch, commit, old string) error {
 	if g.Remote != "" {
 		lease := "--force-with-lease=" + ref + ":" + old
 		if _, err := g.run(ctx, nil, nil, "push", "--porcelain", "--no-verify", lease, g.Remote, commit+":"+ref); err != nil {
-			if strings.Contains(err.Error(), "stale info") || strings.Contains(err.Error(), "rejected") {
+			if msg := err.Error(); strings.Contains(msg, "stale info") || strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") {
 				return ErrConflict
 			}
 			return fault.Wrap(fault.Unavailable, err, "%s", ErrPush.Message)

@@ -215,6 +215,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
+		if err := checkAsset(p.Asset); err != nil {
+			return nil, err
+		}
 		if !who.Can("media:write") {
 			return nil, fault.New(fault.Forbidden, "uploading media needs the scope media:write")
 		}
@@ -239,7 +242,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if p.ID != "" {
+		if req.Action == "unpublishedEntry" && p.ID != "" {
 			i := strings.Index(p.ID, "/")
 			if i < 0 {
 				return nil, bad("params.id: want <collection>/<slug>")
@@ -392,6 +395,9 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		if f.Slug == "" {
 			return nil, bad("params.dataFiles: a slug is missing")
 		}
+		if len(f.Raw) > content.MaxFileSize {
+			return nil, fault.New(fault.TooLarge, "%s: %d bytes, over the limit of %d for a content file", f.Path, len(f.Raw), content.MaxFileSize)
+		}
 	}
 	for _, a := range p.Assets {
 		if err := checkAsset(a); err != nil {
@@ -447,7 +453,7 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		if head == "" {
 			return nil, fault.New(fault.NotFound, "branch %q does not exist", branch)
 		}
-		if _, err := s.Git.Apply(ctx, c); err != nil {
+		if _, err := s.apply(ctx, c); err != nil {
 			return nil, err
 		}
 		s.served(ctx)
@@ -473,10 +479,20 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		}
 		c.Message += "\n\n" + statusTrailer + ": " + st + "\n"
 	}
-	if _, err := s.Git.Apply(ctx, c); err != nil {
+	if _, err := s.apply(ctx, c); err != nil {
 		return nil, err
 	}
 	return map[string]string{"message": "entry persisted"}, nil
+}
+
+// apply commits and pushes; when the branch moved meanwhile the box
+// fetches, so that the editor's next try starts from the new state.
+func (s *Service) apply(ctx context.Context, c Commit) (string, error) {
+	commit, err := s.Git.Apply(ctx, c)
+	if errors.Is(err, ErrConflict) {
+		s.served(ctx)
+	}
+	return commit, err
 }
 
 // served makes the writing box serve the new commit at once (the other
@@ -588,7 +604,7 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 	}
 	c := Commit{Branch: branch, Parent: head, Delete: del, Author: s.author(who),
 		Message: message(msg, "Delete "+strings.TrimSuffix(del[0], path.Ext(del[0])))}
-	if _, err := s.Git.Apply(ctx, c); err != nil {
+	if _, err := s.apply(ctx, c); err != nil {
 		return nil, err
 	}
 	s.served(ctx)

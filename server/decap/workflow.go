@@ -104,7 +104,7 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 		}
 		c := Commit{Branch: cms, Parent: head, Author: s.author(who), AllowEmpty: true,
 			Message: "Set " + strings.TrimPrefix(cms, branchPrefix) + " to " + p.NewStatus + "\n\n" + statusTrailer + ": " + p.NewStatus + "\n"}
-		if _, err := s.Git.Apply(ctx, c); err != nil {
+		if _, err := s.apply(ctx, c); err != nil {
 			return nil, err
 		}
 		return map[string]string{"message": cms + " description was updated to " + labelPrefix + p.NewStatus}, nil
@@ -156,7 +156,7 @@ func (s *Service) publish(ctx context.Context, who Caller, branch, cms, head str
 	if len(conflicts) > 0 {
 		return nil, fault.New(fault.Conflict, "%s changed on %s since the entry was branched: %s", strings.Join(conflicts, ", "), branch, "update the entry and publish again")
 	}
-	if _, err := s.Git.Apply(ctx, c); err != nil {
+	if _, err := s.apply(ctx, c); err != nil {
 		return nil, err
 	}
 	if err := s.Git.DeleteBranch(ctx, cms, head); err != nil {

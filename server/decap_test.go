@@ -1,0 +1,413 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server"
+)
+
+// decapSite is a site with a content model for posts.
+var decapSite = map[string]string{
+	"folio.yaml": `types:
+  posts:
+    public: true
+    fields:
+      title: {kind: string, required: true, maxLength: 120}
+      cover: {kind: media, accept: [image]}
+      tags: {kind: list, of: slug}
+      rating: {kind: integer, min: 0, max: 5}
+      body: {kind: markdown, required: true}
+`,
+	"content/posts/hello.md": "---\ntitle: Hello\npublishedAt: 2024-01-01T00:00:00Z\n---\nHello, world.\n",
+	"pages/about.md":         "---\ntitle: About\n---\nAbout us.\n",
+}
+
+// rpc calls POST /api/v1/decap.
+func rpc(t testing.TB, base, key, action string, params any, header ...string) response {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"action": action, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return do(t, "POST", base+"/api/v1/decap", key, bytes.NewReader(body), append([]string{"Content-Type", "application/json"}, header...)...)
+}
+
+func wantOK(t testing.TB, r response) {
+	t.Helper()
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d, want 200: %s", r.Status, r.Body)
+	}
+}
+
+// decapBoxes starts a writing box and a read-only box on one bare remote.
+func decapBoxes(t *testing.T) (repo *gitRepo, writer, reader *testServer) {
+	repo = newRepo(t, decapSite)
+	root := t.TempDir()
+	writer = startServer(t, "file://"+repo.bare, withLocalMedia(t, root), func(e *engine.Config, s *server.Config) {
+		e.Poll = 0
+		s.Decap.AuthorEmail = "editors@example.com"
+	})
+	reader = startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer,
+		func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
+	return repo, writer, reader
+}
+
+func TestDecapRPCEndToEnd(t *testing.T) {
+	repo, w, rd := decapBoxes(t)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+
+	r := rpc(t, w.URL, key, "info", map[string]any{})
+	wantOK(t, r)
+	if got := r.json(t)["type"]; got != "local_git" {
+		t.Fatalf("info type %v", got)
+	}
+
+	// Entries are read from the commit folio serves.
+	r = rpc(t, w.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1})
+	wantOK(t, r)
+	var entries []struct {
+		Data string `json:"data"`
+		File struct {
+			Path string `json:"path"`
+			ID   string `json:"id"`
+		} `json:"file"`
+	}
+	if err := json.Unmarshal(r.Body, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].File.Path != "content/posts/hello.md" || !strings.Contains(entries[0].Data, "Hello, world.") || entries[0].File.ID == "" {
+		t.Fatalf("entriesByFolder: %s", r.Body)
+	}
+
+	// A new post with an image, saved as Decap does (simple mode): the
+	// image goes to the media library, the entry names its URL.
+	raw := "---\ntitle: Launch day\npublishedAt: 2024-05-01T09:00:00Z\ncover: /uploads/launch.png\ntags: [news]\n---\nWe launched.\n"
+	img := decapPNG(t)
+	r = rpc(t, w.URL, key, "persistEntry", map[string]any{
+		"branch":    "main",
+		"dataFiles": []map[string]any{{"slug": "launch-day", "path": "content/posts/launch-day.md", "raw": raw}},
+		"assets":    []map[string]any{{"path": "uploads/launch.png", "content": base64.StdEncoding.EncodeToString(img), "encoding": "base64"}},
+		"options":   map[string]any{"commitMessage": "Create Posts “launch-day”", "useWorkflow": false, "status": ""},
+	})
+	wantOK(t, r)
+
+	// The commit is on the remote, by the key's name and the configured
+	// e-mail, committed by folio.
+	if got := git(t, repo.bare, "log", "-1", "--format=%an <%ae>|%cn|%s", "main"); got != "ada <editors@example.com>|folio|Create Posts “launch-day”" {
+		t.Fatalf("remote head: %q", got)
+	}
+	stored := git(t, repo.bare, "show", "main:content/posts/launch-day.md")
+	m := regexp.MustCompile(`cover: (/uploads/\d{4}/\d{2}/launch\.png)`).FindStringSubmatch(stored)
+	if m == nil {
+		t.Fatalf("the stored entry does not name the library URL of its image:\n%s", stored)
+	}
+	if up := get(t, w.URL+m[1], ""); up.Status != 200 || !bytes.Equal(up.Body, img) {
+		t.Fatalf("GET %s: %d", m[1], up.Status)
+	}
+
+	// Served by the writing box at once, and by the read-only box once it
+	// sees the push.
+	if g := get(t, w.URL+"/api/v1/content/posts/launch-day", key); g.Status != 200 || !strings.Contains(string(g.Body), "Launch day") {
+		t.Fatalf("writer: %d %s", g.Status, g.Body)
+	}
+	rkey := rd.reader(t)
+	eventually(t, "the read-only box serves the new post", func() bool {
+		rd.Engine.Sync(t.Context())
+		return get(t, rd.URL+"/api/v1/content/posts/launch-day", rkey).Status == 200
+	})
+
+	// getEntry and the media library as Decap lists it.
+	r = rpc(t, w.URL, key, "getEntry", map[string]any{"branch": "main", "path": "content/posts/launch-day.md"})
+	wantOK(t, r)
+	if !strings.Contains(string(r.Body), m[1]) {
+		t.Fatalf("getEntry: %s", r.Body)
+	}
+	r = rpc(t, w.URL, key, "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	wantOK(t, r)
+	var files []struct{ ID, Content, Encoding, Path, Name string }
+	if err := json.Unmarshal(r.Body, &files); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Path != m[1] || files[0].Name != "launch.png" || files[0].Content == "" {
+		t.Fatalf("getMedia: %s", r.Body)
+	}
+	r = rpc(t, w.URL, key, "getMediaFile", map[string]any{"branch": "main", "path": m[1]})
+	wantOK(t, r)
+	var mf struct{ Content string }
+	json.Unmarshal(r.Body, &mf)
+	if got, _ := base64.StdEncoding.DecodeString(mf.Content); !bytes.Equal(got, img) {
+		t.Fatal("getMediaFile: not the original")
+	}
+
+	// persistMedia (the media library outside an entry).
+	r = rpc(t, w.URL, key, "persistMedia", map[string]any{"branch": "main",
+		"asset":   map[string]any{"path": "uploads/other.png", "content": base64.StdEncoding.EncodeToString(img), "encoding": "base64"},
+		"options": map[string]any{"commitMessage": "Upload other.png"}})
+	wantOK(t, r)
+	var pm struct{ Path string }
+	json.Unmarshal(r.Body, &pm)
+	if !regexp.MustCompile(`^/uploads/\d{4}/\d{2}/other\.png$`).MatchString(pm.Path) {
+		t.Fatalf("persistMedia path %q", pm.Path)
+	}
+	// deleteFile of a media path deletes the library item.
+	r = rpc(t, w.URL, key, "deleteFile", map[string]any{"branch": "main", "path": pm.Path, "options": map[string]any{"commitMessage": "Delete other.png"}})
+	wantOK(t, r)
+	if get(t, w.URL+pm.Path, "").Status != 404 {
+		t.Fatal("deleted media still served")
+	}
+
+	// deleteFiles removes an entry in one commit.
+	r = rpc(t, w.URL, key, "deleteFiles", map[string]any{"branch": "main", "paths": []string{"content/posts/hello.md"}, "options": map[string]any{"commitMessage": "Delete Posts “hello”"}})
+	wantOK(t, r)
+	if got := git(t, repo.bare, "log", "-1", "--format=%s", "main"); got != "Delete Posts “hello”" {
+		t.Fatalf("remote head %q", got)
+	}
+	if g := get(t, w.URL+"/api/v1/content/posts/hello", key); g.Status != 404 {
+		t.Fatalf("deleted post: %d", g.Status)
+	}
+}
+
+func TestDecapEditorialWorkflow(t *testing.T) {
+	repo, w, rd := decapBoxes(t)
+	key := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaWrite)
+	mainBefore := git(t, repo.bare, "rev-parse", "main")
+
+	persist := func(slug, raw string) {
+		t.Helper()
+		wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{
+			"branch":    "main",
+			"dataFiles": []map[string]any{{"slug": slug, "path": "content/posts/" + slug + ".md", "raw": raw}},
+			"assets":    []any{},
+			"options":   map[string]any{"collectionName": "posts", "commitMessage": "Create Posts “" + slug + "”", "useWorkflow": true, "status": "draft"},
+		}))
+	}
+	persist("draft-post", "---\ntitle: A draft\n---\nFirst words.\n")
+	persist("draft-post", "---\ntitle: A draft\n---\nSecond words.\n")
+	persist("dropped", "---\ntitle: Dropped\n---\nNever published.\n")
+
+	// Each entry is a cms/<collection>/<slug> branch on the remote; main
+	// did not move.
+	if got := git(t, repo.bare, "rev-parse", "main"); got != mainBefore {
+		t.Fatal("a workflow save moved main")
+	}
+	git(t, repo.bare, "rev-parse", "--verify", "refs/heads/cms/posts/draft-post")
+	if got := git(t, repo.bare, "log", "-1", "--format=%an", "cms/posts/draft-post"); got != "Grace" {
+		t.Fatalf("author %q", got)
+	}
+
+	r := rpc(t, w.URL, key, "unpublishedEntries", map[string]any{"branch": "main"})
+	wantOK(t, r)
+	if got := strings.TrimSpace(string(r.Body)); got != `["posts/draft-post","posts/dropped"]` {
+		t.Fatalf("unpublishedEntries: %s", got)
+	}
+	entry := func(id string) map[string]any {
+		t.Helper()
+		r := rpc(t, w.URL, key, "unpublishedEntry", map[string]any{"branch": "main", "id": id})
+		wantOK(t, r)
+		return r.json(t)
+	}
+	e := entry("posts/draft-post")
+	if e["status"] != "draft" || e["collection"] != "posts" || e["slug"] != "draft-post" {
+		t.Fatalf("unpublishedEntry: %v", e)
+	}
+	diffs, _ := e["diffs"].([]any)
+	if len(diffs) != 1 || diffs[0].(map[string]any)["path"] != "content/posts/draft-post.md" || diffs[0].(map[string]any)["newFile"] != true {
+		t.Fatalf("diffs: %v", diffs)
+	}
+	// A ?ref= preview of the branch serves the entry before it is published.
+	pkey := w.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
+	if g := get(t, w.URL+"/api/v1/content/posts/draft-post?ref=cms/posts/draft-post", pkey); g.Status != 200 || !strings.Contains(string(g.Body), "Second words") {
+		t.Fatalf("preview: %d %s", g.Status, g.Body)
+	}
+	r = rpc(t, w.URL, key, "unpublishedEntryDataFile", map[string]any{"branch": "main", "collection": "posts", "slug": "draft-post", "id": "x", "path": "content/posts/draft-post.md"})
+	wantOK(t, r)
+	if !strings.Contains(r.json(t)["data"].(string), "Second words.") {
+		t.Fatalf("data file: %s", r.Body)
+	}
+
+	// Status changes are carried by the branch (every box sees them).
+	for _, st := range []string{"pending_review", "pending_publish"} {
+		wantOK(t, rpc(t, w.URL, key, "updateUnpublishedEntryStatus", map[string]any{"branch": "main", "collection": "posts", "slug": "draft-post", "newStatus": st}))
+		if got := entry("posts/draft-post")["status"]; got != st {
+			t.Fatalf("status %v, want %s", got, st)
+		}
+	}
+	wantError(t, rpc(t, w.URL, key, "updateUnpublishedEntryStatus", map[string]any{"branch": "main", "collection": "posts", "slug": "draft-post", "newStatus": "shipped"}), 400, "BAD_REQUEST")
+
+	// Deleting an unpublished entry deletes its branch.
+	wantOK(t, rpc(t, w.URL, key, "deleteUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "dropped"}))
+	if out, err := gitOut(repo.bare, "rev-parse", "--verify", "-q", "refs/heads/cms/posts/dropped"); err == nil {
+		t.Fatalf("cms/posts/dropped still on the remote: %s", out)
+	}
+	wantError(t, rpc(t, w.URL, key, "unpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "dropped"}), 404, "NOT_FOUND")
+
+	// Publishing merges the branch into main and deletes it.
+	wantOK(t, rpc(t, w.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "draft-post"}))
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%P", "main"); !strings.HasPrefix(got, "Grace|"+mainBefore+" ") {
+		t.Fatalf("publish commit: %q (want a merge on %s)", got, mainBefore)
+	}
+	if _, err := gitOut(repo.bare, "rev-parse", "--verify", "-q", "refs/heads/cms/posts/draft-post"); err == nil {
+		t.Fatal("the published entry's branch is still on the remote")
+	}
+	if g := get(t, w.URL+"/api/v1/content/posts/draft-post", key); g.Status != 200 || !strings.Contains(string(g.Body), "Second words") {
+		t.Fatalf("writer after publish: %d %s", g.Status, g.Body)
+	}
+	rkey := rd.reader(t)
+	eventually(t, "the read-only box serves the published post", func() bool {
+		rd.Engine.Sync(t.Context())
+		return get(t, rd.URL+"/api/v1/content/posts/draft-post", rkey).Status == 200
+	})
+	r = rpc(t, w.URL, key, "unpublishedEntries", map[string]any{"branch": "main"})
+	if strings.TrimSpace(string(r.Body)) != "[]" {
+		t.Fatalf("unpublishedEntries after publish: %s", r.Body)
+	}
+}
+
+// gitOut runs git without failing the test.
+func gitOut(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+func decapPNG(t *testing.T) []byte { return pngBytes(t, 64, 48) }
+
+func TestDecapRPCRefusals(t *testing.T) {
+	repo, w, rd := decapBoxes(t)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := w.key(t, "reader", server.ScopeContentRead, server.ScopeMediaWrite)
+	head := func() string { return git(t, repo.bare, "rev-parse", "main") }
+	before := head()
+	post := func(raw string) map[string]any {
+		return map[string]any{
+			"branch":    "main",
+			"dataFiles": []map[string]any{{"slug": "x", "path": "content/posts/x.md", "raw": raw}},
+			"assets":    []any{},
+			"options":   map[string]any{"commitMessage": "Create x", "useWorkflow": false, "status": ""},
+		}
+	}
+	good := "---\ntitle: X\n---\nBody.\n"
+
+	wantError(t, rpc(t, w.URL, "", "info", map[string]any{}), 401, "UNAUTHORIZED")
+	wantError(t, rpc(t, w.URL, reader, "persistEntry", post(good)), 403, "FORBIDDEN")
+	// Another site's page may not commit with a key it holds.
+	wantError(t, rpc(t, w.URL, key, "persistEntry", post(good), "Origin", "https://evil.example"), 403, "FORBIDDEN")
+	// A read-only box never serves the RPC.
+	rkey := rd.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	wantError(t, rpc(t, rd.URL, rkey, "persistEntry", post(good)), 405, "READ_ONLY")
+
+	bad := []struct {
+		name, action string
+		params       any
+	}{
+		{"unknown action", "rmrf", map[string]any{"branch": "main"}},
+		{"no params", "getEntry", nil},
+		{"params not an object", "getEntry", []int{1}},
+		{"other branch", "getEntry", map[string]any{"branch": "gh-pages", "path": "content/posts/hello.md"}},
+		{"dot-dot", "getEntry", map[string]any{"branch": "main", "path": "content/../../etc/passwd"}},
+		{"absolute", "getEntry", map[string]any{"branch": "main", "path": "/etc/passwd"}},
+		{"git dir", "entriesByFolder", map[string]any{"branch": "main", "folder": ".git", "extension": "md", "depth": 1}},
+		{"control char", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"slug": "x", "path": "content/posts/a\x01.md", "raw": good}}, "assets": []any{}, "options": map[string]any{}}},
+		{"no slug", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{}}},
+		{"no data files", "persistEntry", map[string]any{"branch": "main", "assets": []any{}, "options": map[string]any{}}},
+		{"dot-dot slug in workflow", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"slug": "..", "path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{"useWorkflow": true, "collectionName": "posts"}}},
+		{"bad encoding", "persistMedia", map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}},
+		{"bad content id", "unpublishedEntry", map[string]any{"branch": "main", "id": "nocollection"}},
+		{"delete nothing", "deleteFiles", map[string]any{"branch": "main", "paths": []string{}}},
+	}
+	for _, c := range bad {
+		wantError(t, rpc(t, w.URL, key, c.action, c.params), 400, "BAD_REQUEST")
+	}
+	r := do(t, "POST", w.URL+"/api/v1/decap", key, strings.NewReader(`{"action":`), "Content-Type", "application/json")
+	wantError(t, r, 400, "BAD_REQUEST")
+
+	// The content model refuses an entry without its required title, and a
+	// front matter that is not YAML: 422, one entry per field, nothing
+	// committed.
+	r = rpc(t, w.URL, key, "persistEntry", post("---\nrating: 9\n---\nBody.\n"))
+	if r.Status != 422 {
+		t.Fatalf("invalid entry: %d %s", r.Status, r.Body)
+	}
+	var ve struct {
+		Error  string
+		Fields []struct{ Path, Message string }
+	}
+	json.Unmarshal(r.Body, &ve)
+	paths := map[string]bool{}
+	for _, f := range ve.Fields {
+		paths[f.Path] = true
+	}
+	if ve.Error != "VALIDATION" || !paths["title"] || !paths["rating"] {
+		t.Fatalf("validation: %s", r.Body)
+	}
+	if r := rpc(t, w.URL, key, "persistEntry", post("---\ntitle: [unclosed\n---\nBody.\n")); r.Status != 422 {
+		t.Fatalf("bad YAML: %d %s", r.Status, r.Body)
+	}
+	// An entry with an image needs media:write.
+	withAsset := post(good)
+	withAsset["assets"] = []map[string]any{{"path": "uploads/a.png", "content": base64.StdEncoding.EncodeToString(decapPNG(t)), "encoding": "base64"}}
+	wantError(t, rpc(t, w.URL, key, "persistEntry", withAsset), 403, "FORBIDDEN")
+	if head() != before {
+		t.Fatal("a refused write reached the remote")
+	}
+
+	// The remote moved since this box fetched: the push is refused (409),
+	// the other commit kept; the box fetches, and the next try goes on top.
+	theirs := repo.commit("someone else", map[string]string{"content/posts/other.md": "---\ntitle: Other\n---\nOther.\n"})
+	wantError(t, rpc(t, w.URL, key, "persistEntry", post(good)), 409, "CONFLICT")
+	if head() != theirs {
+		t.Fatal("the remote lost a commit")
+	}
+	wantOK(t, rpc(t, w.URL, key, "persistEntry", post(good)))
+	if got := git(t, repo.bare, "rev-parse", "main~1"); got != theirs {
+		t.Fatalf("the write is not on top of the remote's commit")
+	}
+
+	// A remote that refuses pushes: 503, nothing acknowledged.
+	hook := repo.bare + "/hooks/pre-receive"
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho no writes today >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	atRefusal := head()
+	r = rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Y\n---\nBody.\n"))
+	if r.Status != 503 {
+		t.Fatalf("refused push: %d %s", r.Status, r.Body)
+	}
+	if head() != atRefusal {
+		t.Fatal("a refused push moved the remote")
+	}
+	if g := get(t, w.URL+"/api/v1/content/posts/x", key); !strings.Contains(string(g.Body), `"title":"X"`) {
+		t.Fatalf("the box serves an unacknowledged write: %s", g.Body)
+	}
+	os.Remove(hook)
+
+	// A file over the content limit, a body over the RPC's limit: 413.
+	wantError(t, rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Big\n---\n"+strings.Repeat("a", 5<<20))), 413, "PAYLOAD_TOO_LARGE")
+	huge := io.MultiReader(strings.NewReader(`{"action":"persistMedia","params":{"branch":"main","asset":{"path":"uploads/a.png","encoding":"base64","content":"`),
+		io.LimitReader(aReader{}, 100<<20), strings.NewReader(`"}}}`))
+	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", key, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
+	if head() != atRefusal {
+		t.Fatal("a refused write reached the remote")
+	}
+}
+
+// aReader reads an endless run of 'A'.
+type aReader struct{}
+
+func (aReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'A'
+	}
+	return len(p), nil
+}
