@@ -507,15 +507,8 @@ func (e *Engine) Status() Status {
 // ErrBadSort is returned for a sort that a content type does not allow.
 var ErrBadSort error = &fault.Error{Code: fault.Invalid, Message: "bad sort"}
 
-// GitDir is the directory of the repository the engine reads (the clone of
-// a remote site): writers add objects there and push from it.
-func (e *Engine) GitDir() string { return e.src.GitDir() }
-
 // Site is the configured site: a local repository path or a remote URL.
 func (e *Engine) Site() string { return e.cfg.Site }
-
-// Remote tells whether the site is a remote URL (writes are pushed there).
-func (e *Engine) Remote() bool { return e.src.Remote() }
 
 // Branches names the published branch and the draft branch ("" when none).
 func (e *Engine) Branches() (published, draft string) { return e.cfg.Branch, e.cfg.DraftBranch }

@@ -43,7 +43,7 @@ const decapOverhead = 4 << 20
 func (s *Server) decapService() *decap.Service {
 	s.decapOnce.Do(func() {
 		remote := ""
-		if s.engine.Remote() {
+		if s.engine.RemoteSite() {
 			remote = s.engine.Site()
 		}
 		name, email := s.decapCfg.CommitterName, s.decapCfg.CommitterEmail

@@ -29,16 +29,15 @@ const (
 	// ScopeContentPreview reads any branch, tag or commit (?ref=) and
 	// makes preview links; content:draft implies it.
 	ScopeContentPreview = "content:preview"
-	// ScopeContentWrite changes content: writes are commits pushed to
-	// the site's remote (the Decap CMS RPC, /api/v1/decap).
+	ScopeMediaRead      = "media:read"
+	ScopeMediaWrite     = "media:write"
+	ScopeMediaDelete    = "media:delete"
+	// ScopeContentWrite commits documents through the write API.
 	ScopeContentWrite = "content:write"
-	ScopeMediaRead    = "media:read"
-	ScopeMediaWrite   = "media:write"
-	ScopeMediaDelete  = "media:delete"
 )
 
 // AllScopes lists every scope, in a stable order.
-var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeContentPreview, ScopeContentWrite, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete}
+var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeContentPreview, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete, ScopeContentWrite}
 
 // Key is one API key as stored: its secret only as a SHA-256 hash. Keys are
 // 160 random bits, so an unsalted fast hash is enough: nothing to brute-force.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/search"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/server/decap"
@@ -98,6 +99,10 @@ type Config struct {
 	// Decap configures the Decap CMS editor and its RPC.
 	Decap DecapConfig
 
+	// Writer commits the write API's documents (engine/write); nil: the
+	// write routes answer 405.
+	Writer *write.Writer
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -108,6 +113,7 @@ type Config struct {
 type Server struct {
 	previewSecret string
 	engine        *engine.Engine
+	writer        *write.Writer
 	keys          *KeyStore
 	media         *media.Library
 	search        *search.MediaSearch
@@ -162,6 +168,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		previewSecret: cfg.PreviewSecret,
 		engine:        cfg.Engine,
+		writer:        cfg.Writer,
 		keys:          cfg.Keys,
 		media:         cfg.Media,
 		search:        cfg.MediaSearch,

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server"
 	"github.com/folio-cms/folio/server/notify"
 )
@@ -28,7 +29,7 @@ type serveFlags struct {
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
 	corsOrigins                                     string
-	decapDir, authorEmail                           string
+	decapDir                                        string
 	logLevel, logFormat                             string
 	metricsAddr                                     string
 	readOnly                                        bool
@@ -45,6 +46,7 @@ type serveFlags struct {
 	bodyTimeout                                     time.Duration
 	bodyMinRate                                     int64
 	maxConns, maxConnsPerClient, ipv6Prefix         int
+	writeBranches, writeAuthorEmail                 string
 }
 
 // urlList is a repeatable flag; one value (or the environment variable)
@@ -97,11 +99,12 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call the keyed routes from a browser; none by default (the public routes answer any origin)")
 	fs.StringVar(&f.decapDir, "decap-dir", "", "a local copy of the decap-cms package's dist/ folder, served at /admin/content/decap/ and loaded by the Decap CMS editor instead of folio.yaml's decap.url")
-	fs.StringVar(&f.authorEmail, "author-email", "", "the author e-mail of the commits folio makes for a key (the author name is the key's); default <key name>@folio.invalid")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text (slog's key=value lines)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.BoolVar(&f.search, "search", true, "keep a search index of the content for GET /api/v1/search (false saves its memory; the search routes then answer 404)")
+	fs.StringVar(&f.writeBranches, "write-branches", "cms/*", "comma-separated patterns of the branches a key with content:write may name in ?branch= (besides the draft branch, or the published branch when there is none)")
+	fs.StringVar(&f.writeAuthorEmail, "write-author-email", "editor@folio.invalid", "the e-mail of the author of the write API's commits (the author's name is the key's)")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
@@ -212,7 +215,30 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	defer lib.Close()
 
+	var writer *write.Writer
+	if !f.readOnly {
+		writer = write.New(write.Config{
+			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,
+			JournalDir: f.cacheDir, Logger: logger, Snapshot: eng.SnapshotOf,
+			Written: func(ctx context.Context, branch, commit string) {
+				if branch == eng.Branch() || branch == eng.DraftBranch() {
+					if err := eng.Reload(ctx); err != nil {
+						logger.Warn("reload after a write", "err", err)
+					}
+				}
+			},
+		})
+		if rec, err := writer.Recover(ctx); err != nil {
+			logger.Error("write: the push the last run left under way could not be finished; it is tried again at the next start", "err", err)
+		} else if rec != nil && rec.State == "pushed" {
+			if err := eng.Reload(ctx); err != nil {
+				logger.Warn("reload after a recovered write", "err", err)
+			}
+		}
+	}
 	srv := server.New(server.Config{
+		Writer:         writer,
 		Engine:         eng,
 		Keys:           keys,
 		Media:          lib.Library,
@@ -227,7 +253,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		TrustedProxies: proxies,
 		CORSOrigins:    origins,
 		MediaOrigins:   lib.Origins,
-		Decap:          server.DecapConfig{Dir: f.decapDir, AuthorEmail: f.authorEmail},
+		Decap:          server.DecapConfig{Dir: f.decapDir, AuthorEmail: f.writeAuthorEmail},
 		URLSecret:      f.urlSecret,
 		PreviewSecret:  f.previewSecret,
 
