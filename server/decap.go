@@ -53,7 +53,7 @@ func (s *Server) decapService() *decap.Service {
 		if email == "" {
 			email = "folio@localhost"
 		}
-		s.decapSvc = &decap.Service{Engine: s.engine, Media: s.media, Email: s.decapCfg.AuthorEmail,
+		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail,
 			Git: &decap.Git{Dir: s.engine.GitDir(), Remote: remote, Committer: decap.Author{Name: name, Email: email}}}
 	})
 	return s.decapSvc
@@ -78,15 +78,6 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	}
 	k := keyFrom(r.Context())
 	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
-	var ve *decap.ValidationError
-	if errors.As(err, &ve) {
-		w.Header().Set("Cache-Control", cacheNoStore)
-		return writeJSON(w, http.StatusUnprocessableEntity, struct {
-			Error   string             `json:"error"`
-			Message string             `json:"message"`
-			Fields  []decap.FieldError `json:"fields"`
-		}{"VALIDATION", ve.Error(), ve.Fields})
-	}
 	if err != nil {
 		return err
 	}

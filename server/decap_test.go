@@ -2,17 +2,21 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server"
 )
 
@@ -49,17 +53,59 @@ func wantOK(t testing.TB, r response) {
 	}
 }
 
-// decapBoxes starts a writing box and a read-only box on one bare remote.
+// decapBoxes starts a writing box (with the write API's writer and a
+// media library) and a read-only box, both on one bare remote and one
+// media root.
 func decapBoxes(t *testing.T) (repo *gitRepo, writer, reader *testServer) {
 	repo = newRepo(t, decapSite)
 	root := t.TempDir()
-	writer = startServer(t, "file://"+repo.bare, withLocalMedia(t, root), func(e *engine.Config, s *server.Config) {
-		e.Poll = 0
-		s.Decap.AuthorEmail = "editors@example.com"
-	})
+	writer = startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root))
 	reader = startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer,
 		func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
 	return repo, writer, reader
+}
+
+// startDecapWriter is startServer with the write API's writer (which
+// needs the engine) and the commits' author e-mail set.
+func startDecapWriter(t *testing.T, site string, opts ...serverOpt) *testServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ecfg := engine.Config{Site: site, CacheDir: t.TempDir()}
+	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
+	keys, err := server.OpenKeys(keysFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg := server.Config{Keys: keys, AllowMissingKeys: true}
+	for _, o := range opts {
+		o(&ecfg, &scfg)
+	}
+	eng, err := engine.Open(ctx, ecfg)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	scfg.Engine = eng
+	scfg.Decap.AuthorEmail = "editors@example.com"
+	scfg.Writer = write.New(write.Config{GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+		JournalDir: t.TempDir(), Snapshot: eng.SnapshotOf, AuthorEmail: "editors@example.com",
+		Written: func(ctx context.Context, branch, commit string) { eng.Reload(ctx) }})
+	srv := server.New(scfg)
+	registerFolio(ln.Addr().String())
+	done := make(chan struct{}, 2)
+	go func() { eng.Run(ctx); done <- struct{}{} }()
+	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		eng.Close()
+	})
+	return &testServer{URL: "http://" + ln.Addr().String(), Handler: srv, Engine: eng, keys: keys, keysFile: keysFile, secret: map[string]string{}}
 }
 
 func TestDecapRPCEndToEnd(t *testing.T) {
@@ -362,16 +408,25 @@ func TestDecapRPCRefusals(t *testing.T) {
 		t.Fatal("a refused write reached the remote")
 	}
 
-	// The remote moved since this box fetched: the push is refused (409),
-	// the other commit kept; the box fetches, and the next try goes on top.
+	// The remote moved since this box fetched: a write of another file
+	// goes on top of it; a write of a file someone else wrote meanwhile
+	// is 409 and keeps theirs; the next try (from the new state) wins.
 	theirs := repo.commit("someone else", map[string]string{"content/posts/other.md": "---\ntitle: Other\n---\nOther.\n"})
-	wantError(t, rpc(t, w.URL, key, "persistEntry", post(good)), 409, "CONFLICT")
-	if head() != theirs {
-		t.Fatal("the remote lost a commit")
-	}
 	wantOK(t, rpc(t, w.URL, key, "persistEntry", post(good)))
 	if got := git(t, repo.bare, "rev-parse", "main~1"); got != theirs {
 		t.Fatalf("the write is not on top of the remote's commit")
+	}
+	git(t, repo.work, "pull", "-q", "--rebase", "origin", "main")
+	theirs = repo.commit("someone else again", map[string]string{"content/posts/y.md": "---\ntitle: Theirs\n---\nTheirs.\n"})
+	ypost := post("---\ntitle: Mine\n---\nMine.\n")
+	ypost["dataFiles"] = []map[string]any{{"slug": "y", "path": "content/posts/y.md", "raw": "---\ntitle: Mine\n---\nMine.\n"}}
+	wantError(t, rpc(t, w.URL, key, "persistEntry", ypost), 409, "CONFLICT")
+	if head() != theirs || !strings.Contains(git(t, repo.bare, "show", "main:content/posts/y.md"), "Theirs") {
+		t.Fatal("the remote lost a commit")
+	}
+	wantOK(t, rpc(t, w.URL, key, "persistEntry", ypost))
+	if !strings.Contains(git(t, repo.bare, "show", "main:content/posts/y.md"), "Mine") {
+		t.Fatal("the retry was not written")
 	}
 
 	// A remote that refuses pushes: 503, nothing acknowledged.
@@ -381,9 +436,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	}
 	atRefusal := head()
 	r = rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Y\n---\nBody.\n"))
-	if r.Status != 503 {
-		t.Fatalf("refused push: %d %s", r.Status, r.Body)
-	}
+	wantError(t, r, 503, "GIT_UNAVAILABLE")
 	if head() != atRefusal {
 		t.Fatal("a refused push moved the remote")
 	}

@@ -202,7 +202,7 @@ var ErrConflict = fault.New(fault.Conflict, "the branch changed meanwhile; reloa
 
 // ErrPush is a remote that refused or did not answer the push: nothing was
 // acknowledged.
-var ErrPush = fault.New(fault.Unavailable, "the Git remote did not take the commit; nothing was saved")
+var ErrPush = fault.New(fault.GitUnavailable, "the Git remote did not take the commit; nothing was saved")
 
 // Apply makes the commit and pushes it (or moves the local branch) only if
 // the branch is still at c.Parent; it returns the new commit.
@@ -300,7 +300,7 @@ func (g *Git) updateRef(ctx context.Context, branch, commit, old string) error {
 			if msg := err.Error(); strings.Contains(msg, "stale info") || strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") {
 				return ErrConflict
 			}
-			return fault.Wrap(fault.Unavailable, err, "%s", ErrPush.Message)
+			return fault.Wrap(fault.GitUnavailable, err, "%s", ErrPush.Message)
 		}
 	}
 	zero := strings.Repeat("0", 40)

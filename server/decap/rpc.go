@@ -19,6 +19,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/fault"
 )
@@ -41,8 +42,14 @@ const (
 // Service answers the RPC.
 type Service struct {
 	Engine *engine.Engine
-	Git    *Git
-	Media  *media.Library // nil: no media library (media actions are 400)
+	// Writer commits documents (engine/write): entries are written
+	// through it, in their file's own format, validated by the model,
+	// pushed; nil refuses writes.
+	Writer *write.Writer
+	// Git reads the repository and makes the commits the Writer does not
+	// (an unpublished entry's status, its publication, a new data file).
+	Git   *Git
+	Media *media.Library // nil: no media library (media actions are 400)
 	// Email is the author e-mail of commits (the author name is the
 	// key's); "" uses <name>@folio.invalid.
 	Email string
@@ -53,26 +60,6 @@ type Service struct {
 type Caller struct {
 	Name string
 	Can  func(scope string) bool
-}
-
-// ValidationError is a write the content model refuses: one entry per
-// field.
-type ValidationError struct {
-	Fields []FieldError `json:"fields"`
-}
-
-// FieldError is one refused field of a document.
-type FieldError struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-func (e *ValidationError) Error() string {
-	msgs := make([]string, 0, len(e.Fields))
-	for _, f := range e.Fields {
-		msgs = append(msgs, f.Path+": "+f.Message)
-	}
-	return "the content model refuses the entry: " + strings.Join(msgs, "; ")
 }
 
 type request struct {
@@ -404,20 +391,38 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 			return nil, err
 		}
 	}
-	// The model checks the entry before anything is stored.
-	snap := s.Engine.Published()
-	var model *schema.Model
-	if snap != nil {
-		model = snap.Model
+	if s.Writer == nil {
+		return nil, fault.New(fault.NotAllowed, "this folio does not write content (no writer configured)")
 	}
-	for _, f := range files {
-		target := f.Path
-		if f.NewPath != "" {
-			target = f.NewPath
-		}
-		if err := validate(model, target, []byte(f.Raw)); err != nil {
+	target := branch
+	status := ""
+	if p.Options.UseWorkflow {
+		cms, err := cmsBranch(p.Options.CollectionName, files[0].Slug)
+		if err != nil {
 			return nil, err
 		}
+		head, err := s.Git.Head(ctx, cms)
+		if err != nil {
+			return nil, err
+		}
+		if head == "" {
+			// A new unpublished entry: its status rides on the first
+			// commit of its branch.
+			status = p.Options.Status
+			if !statuses[status] {
+				status = "draft"
+			}
+		}
+		target = cms
+	}
+	// Every document is parsed and checked before anything is stored.
+	docs := make([]entryWrite, 0, len(files))
+	for _, f := range files {
+		ew, err := s.planEntry(ctx, target, f)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, ew)
 	}
 	// Media go to the library; the entry names their library URLs.
 	var rewrites []string
@@ -428,59 +433,17 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		}
 		rewrites = append(rewrites, PublicFolder+"/"+path.Base(a.Path), it.URL)
 	}
-	rw := strings.NewReplacer(rewrites...)
-	c := Commit{Files: map[string][]byte{}, Author: s.author(who)}
-	for _, f := range files {
-		raw := f.Raw
+	msg := message(p.Options.CommitMessage, "Update "+strings.TrimSuffix(files[0].Path, path.Ext(files[0].Path)))
+	if status != "" {
+		msg += "\n\n" + statusTrailer + ": " + status + "\n"
+	}
+	for _, ew := range docs {
 		if len(rewrites) > 0 {
-			raw = rw.Replace(raw)
+			ew.rewrite(strings.NewReplacer(rewrites...))
 		}
-		if f.NewPath != "" && f.NewPath != f.Path {
-			c.Delete = append(c.Delete, f.Path)
-			c.Files[f.NewPath] = []byte(raw)
-		} else {
-			c.Files[f.Path] = []byte(raw)
-		}
-	}
-	c.Message = message(p.Options.CommitMessage, "Update "+strings.TrimSuffix(files[0].Path, path.Ext(files[0].Path)))
-	if !p.Options.UseWorkflow {
-		c.Branch = branch
-		head, err := s.Git.Head(ctx, branch)
-		if err != nil {
+		if err := s.writeEntry(ctx, who, target, msg, ew); err != nil {
 			return nil, err
 		}
-		c.Parent = head
-		if head == "" {
-			return nil, fault.New(fault.NotFound, "branch %q does not exist", branch)
-		}
-		if _, err := s.apply(ctx, c); err != nil {
-			return nil, err
-		}
-		s.served(ctx)
-		return map[string]string{"message": "entry persisted"}, nil
-	}
-	cms, err := cmsBranch(p.Options.CollectionName, files[0].Slug)
-	if err != nil {
-		return nil, err
-	}
-	head, err := s.Git.Head(ctx, cms)
-	if err != nil {
-		return nil, err
-	}
-	c.Branch, c.Parent = cms, head
-	if head == "" {
-		c.From, err = s.Git.Head(ctx, branch)
-		if err != nil {
-			return nil, err
-		}
-		st := p.Options.Status
-		if st == "" {
-			st = "draft"
-		}
-		c.Message += "\n\n" + statusTrailer + ": " + st + "\n"
-	}
-	if _, err := s.apply(ctx, c); err != nil {
-		return nil, err
 	}
 	return map[string]string{"message": "entry persisted"}, nil
 }
@@ -508,7 +471,7 @@ func validate(m *schema.Model, p string, raw []byte) error {
 	}
 	doc, err := content.Parse(p, raw)
 	if err != nil {
-		return &ValidationError{Fields: []FieldError{{Path: "", Message: err.Error()}}}
+		return &write.ValidationError{Fields: []write.FieldProblem{{Path: "", Message: err.Error()}}}
 	}
 	var t *schema.Type
 	switch {
@@ -528,10 +491,10 @@ func validate(m *schema.Model, p string, raw []byte) error {
 	if !schema.Invalid(vs) {
 		return nil
 	}
-	ve := &ValidationError{}
+	ve := &write.ValidationError{}
 	for _, v := range vs {
 		if !v.Warn {
-			ve.Fields = append(ve.Fields, FieldError{Path: v.Field, Message: v.Message})
+			ve.Fields = append(ve.Fields, write.FieldProblem{Path: v.Field, Message: v.Message})
 		}
 	}
 	return ve
@@ -571,44 +534,51 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 	if len(paths) == 0 {
 		return nil, bad("params.paths: missing")
 	}
-	var del []string
+	// Everything is checked before anything is deleted.
+	var items []*media.Item
+	var docs []write.Doc
+	var docPaths []string
 	for _, p := range paths {
 		if key, ok := uploadKey(p); ok {
 			// A media file: deleted from the library.
 			if !who.Can("media:delete") {
 				return nil, fault.New(fault.Forbidden, "deleting media needs the scope media:delete")
 			}
-			if s.Media == nil {
-				return nil, fault.New(fault.NotFound, "no such media file")
+			var it *media.Item
+			if s.Media != nil {
+				it, ok = s.Media.ByKey(key)
 			}
-			it, ok := s.Media.ByKey(key)
-			if !ok {
+			if it == nil || !ok {
 				return nil, fault.New(fault.NotFound, "no media file at %s", p)
 			}
-			if err := s.Media.Delete(ctx, it.ID); err != nil {
-				return nil, err
-			}
+			items = append(items, it)
 			continue
 		}
 		if !safeRepoPath(p) {
 			return nil, bad("params.paths: %q is not a repository path", p)
 		}
-		del = append(del, p)
+		d, ok := docOf(p)
+		if !ok {
+			return nil, bad("params.paths: %s is not a document folio edits (content/<type>/…, pages/…)", p)
+		}
+		docs, docPaths = append(docs, d), append(docPaths, p)
 	}
-	if len(del) == 0 {
-		return map[string]string{"message": "deleted"}, nil
+	if len(docs) > 0 && s.Writer == nil {
+		return nil, fault.New(fault.NotAllowed, "this folio does not write content (no writer configured)")
 	}
-	head, err := s.Git.Head(ctx, branch)
-	if err != nil {
-		return nil, err
+	for _, it := range items {
+		if err := s.Media.Delete(ctx, it.ID); err != nil {
+			return nil, err
+		}
 	}
-	c := Commit{Branch: branch, Parent: head, Delete: del, Author: s.author(who),
-		Message: message(msg, "Delete "+strings.TrimSuffix(del[0], path.Ext(del[0])))}
-	if _, err := s.apply(ctx, c); err != nil {
-		return nil, err
+	for i, d := range docs {
+		p := docPaths[i]
+		if _, err := s.Writer.Delete(ctx, d, write.Options{Branch: branch, Author: write.Person{Name: who.Name},
+			Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}); err != nil {
+			return nil, err
+		}
 	}
-	s.served(ctx)
-	return map[string]string{"message": "deleted files " + strings.Join(del, ", ")}, nil
+	return map[string]string{"message": "deleted files " + strings.Join(paths, ", ")}, nil
 }
 
 // uploadKey reads a media path ("/uploads/<key>", "uploads/<key>" or a
