@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"os"
+	"regexp"
+	"strings"
 	"path/filepath"
 	"testing"
 
@@ -45,6 +47,10 @@ func TestDecapEditorBrowser(t *testing.T) {
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), withDecapDir(dist))
 	rd := startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer,
 		func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
+	photo := filepath.Join(t.TempDir(), "spring.jpg")
+	if err := os.WriteFile(photo, jpegBytes(t, 800, 450), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
@@ -55,5 +61,56 @@ func TestDecapEditorBrowser(t *testing.T) {
 	b.waitJS(t, "the collections", `document.body.textContent.includes("Posts") && document.body.textContent.includes("Hello")`)
 	b.shot(t, "collections")
 	b.check(t)
-	_ = rd
+
+	b.run(t, "open a new post", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/new"))
+	b.waitJS(t, "the form", `document.querySelector('input[id^="title-field"]') !== null`)
+	b.run(t, "write the title", chromedp.SendKeys(chromedp.CSS(`input[id^="title-field"]`), "Spring launch"))
+	b.run(t, "write the body", chromedp.Click(chromedp.CSS(`[data-slate-editor]`)), chromedp.KeyEvent("We launched in spring."))
+	clickText(t, b, "Choose an image")
+	b.waitJS(t, "the media library", `document.querySelector('input[type="file"]') !== null`)
+	b.shot(t, "media-library")
+	b.run(t, "upload the image", chromedp.SetUploadFiles(chromedp.CSS(`input[type="file"]`), []string{photo}))
+	b.waitJS(t, "the upload", `document.body.textContent.includes("spring.jpg")`)
+	b.shot(t, "uploaded")
+	clickText(t, b, "Choose selected")
+	b.waitJS(t, "the chosen image", `document.querySelector('img[src^="blob:"]') !== null && document.body.textContent.includes("spring.jpg")`)
+	b.shot(t, "chosen")
+	clickText(t, b, "Publish")
+	clickText(t, b, "Publish now")
+	b.waitJS(t, "the save", `location.hash.includes("/entries/spring-launch")`)
+	b.shot(t, "published")
+	b.check(t)
+
+	// The commit is on the remote, authored by the key's name.
+	if got := git(t, repo.bare, "log", "-1", "--format=%an <%ae>|%cn", "main"); got != "marketing <editors@example.com>|folio" {
+		t.Fatalf("remote head: %q", got)
+	}
+	stored := git(t, repo.bare, "show", "main:content/posts/spring-launch.md")
+	m := regexp.MustCompile(`cover: (/uploads/\d{4}/\d{2}/spring\.jpg)`).FindStringSubmatch(stored)
+	if m == nil || !strings.Contains(stored, "title: Spring launch") || !strings.Contains(stored, "We launched in spring.") {
+		t.Fatalf("the stored post:\n%s", stored)
+	}
+	// The image is in the media library, with its derivatives.
+	list := decode[struct{ Data []mItem }](t, get(t, w.URL+"/api/v1/media", key))
+	if len(list.Data) != 1 || list.Data[0].URL != m[1] || len(list.Data[0].Sizes) == 0 {
+		t.Fatalf("the library: %+v (want the image at %s, with derivatives)", list.Data, m[1])
+	}
+	// Both boxes serve the post.
+	if g := get(t, w.URL+"/api/v1/content/posts/spring-launch", key); g.Status != 200 || !strings.Contains(string(g.Body), m[1]) {
+		t.Fatalf("writer: %d %s", g.Status, g.Body)
+	}
+	rkey := rd.reader(t)
+	eventually(t, "the read-only box serves the post", func() bool {
+		rd.Engine.Sync(t.Context())
+		g := get(t, rd.URL+"/api/v1/content/posts/spring-launch", rkey)
+		return g.Status == 200 && strings.Contains(string(g.Body), "Spring launch")
+	})
+}
+
+
+// clickText clicks the first visible button (or link) whose text is text.
+func clickText(t *testing.T, b *browser, text string) {
+	t.Helper()
+	b.waitJS(t, "a button "+text, `[...document.querySelectorAll("button, a, [role=button], [role=menuitem]")].some(e => e.textContent.trim() === `+jsString(text)+` && e.offsetParent !== null)`)
+	evalAs[bool](t, b, `(() => { [...document.querySelectorAll("button, a, [role=button], [role=menuitem]")].find(e => e.textContent.trim() === `+jsString(text)+` && e.offsetParent !== null).click(); return true; })()`)
 }
