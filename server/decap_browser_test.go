@@ -2,9 +2,9 @@ package server_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -106,7 +106,6 @@ func TestDecapEditorBrowser(t *testing.T) {
 		return g.Status == 200 && strings.Contains(string(g.Body), "Spring launch")
 	})
 }
-
 
 // clickText clicks the first visible button (or link) whose text is text.
 func clickText(t *testing.T, b *browser, text string) {
