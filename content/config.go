@@ -362,6 +362,10 @@ func readDecapConfig(v any) (*DecapConfig, error) {
 		switch {
 		case k == "version" && ok && decapVersion(s):
 			dc.Version = s
+		case k == "publishMode" && ok && (s == "simple" || s == "editorial_workflow"):
+			dc.PublishMode = s
+		case k == "publishMode":
+			return nil, fmt.Errorf("publishMode: want simple or editorial_workflow, found %v", val)
 		case k == "url" && ok && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "/")) &&
 			!strings.ContainsAny(s, "\"<>' \t\n"):
 			dc.URL = s
@@ -370,7 +374,7 @@ func readDecapConfig(v any) (*DecapConfig, error) {
 		case k == "url":
 			return nil, fmt.Errorf("url: want an http(s) or root-relative URL of decap-cms.js, {version} standing for the version, found %v", val)
 		default:
-			return nil, fmt.Errorf("unknown key %q (known: version, url)", k)
+			return nil, fmt.Errorf("unknown key %q (known: version, url, publishMode)", k)
 		}
 	}
 	return dc, nil

@@ -128,6 +128,10 @@ type Config struct {
 type DecapConfig struct {
 	Version string `yaml:"version"`
 	URL     string `yaml:"url"`
+	// PublishMode is the generated config's publish_mode: "simple" (the
+	// default: a save commits to the published branch) or
+	// "editorial_workflow" (drafts on cms/<collection>/<slug> branches).
+	PublishMode string `yaml:"publishMode"`
 }
 
 // ModelDecl is what folio.yaml declares of one type's content model, as

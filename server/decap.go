@@ -1,7 +1,10 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -125,10 +128,10 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
+	du := s.decapURL()
+	h.Set("Content-Security-Policy", s.decapCSP(du))
 	switch name {
 	case "", "index.html":
-		du := s.decapURL()
-		h.Set("Content-Security-Policy", s.decapCSP(du))
 		page := strings.Replace(string(decap.IndexHTML), "{{DECAP_URL}}", htmlAttr(du), 1)
 		return writeBody(w, r, "text/html; charset=utf-8", []byte(page))
 	case "editor.js":
@@ -170,7 +173,7 @@ func (s *Server) decapFile(w http.ResponseWriter, r *http.Request, rest string) 
 		ctype = "application/json"
 	}
 	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("ETag", fmt.Sprintf(`"%x-%x"`, fi.ModTime().UnixNano(), fi.Size()))
 	http.ServeContent(w, r, "", fi.ModTime(), f)
 	return nil
 }
@@ -193,7 +196,16 @@ func (s *Server) decapCSP(decapURL string) string {
 		"; font-src " + src + " data:; connect-src 'self' blob: data:; frame-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 }
 
+// writeBody writes a page of the editor with its ETag (304 when the
+// client has it).
 func writeBody(w http.ResponseWriter, r *http.Request, ctype string, b []byte) error {
+	sum := sha256.Sum256(b)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+	w.Header().Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	if r.Method == http.MethodHead {

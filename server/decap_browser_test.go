@@ -113,3 +113,72 @@ func clickText(t *testing.T, b *browser, text string) {
 	b.waitJS(t, "a button "+text, `[...document.querySelectorAll("button, a, [role=button], [role=menuitem]")].some(e => e.textContent.trim() === `+jsString(text)+` && e.offsetParent !== null)`)
 	evalAs[bool](t, b, `(() => { [...document.querySelectorAll("button, a, [role=button], [role=menuitem]")].find(e => e.textContent.trim() === `+jsString(text)+` && e.offsetParent !== null).click(); return true; })()`)
 }
+
+// TestDecapWorkflowBrowser drives Decap's editorial workflow in Chromium:
+// a post is saved as a draft (a cms/posts/<slug> branch on the remote,
+// main untouched), set to ready, then published (merged into main and
+// served by both boxes, the branch deleted).
+func TestDecapWorkflowBrowser(t *testing.T) {
+	dist := decapDist(t)
+	b := newBrowser(t)
+	site := map[string]string{}
+	for k, v := range decapSite {
+		site[k] = v
+	}
+	site["folio.yaml"] += "decap: {publishMode: editorial_workflow}\n"
+	repo := newRepo(t, site)
+	root := t.TempDir()
+	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), withDecapDir(dist))
+	rd := startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer,
+		func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
+	mainBefore := git(t, repo.bare, "rev-parse", "main")
+
+	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
+	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
+	clickText(t, b, "Login")
+	b.waitJS(t, "the collections", `document.body.textContent.includes("Posts") && document.body.textContent.includes("Hello")`)
+	b.run(t, "open a new post", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/new"))
+	b.waitJS(t, "the form", `document.querySelector('input[id^="title-field"]') !== null`)
+	b.run(t, "write the title", chromedp.SendKeys(chromedp.CSS(`input[id^="title-field"]`), "Summer plans"))
+	b.run(t, "write the body", chromedp.Click(chromedp.CSS(`[data-slate-editor]`)), chromedp.KeyEvent("Plans for the summer."))
+	clickText(t, b, "Save")
+	b.waitJS(t, "the save", `location.hash.includes("/entries/summer-plans")`)
+	b.shot(t, "saved")
+	if got := git(t, repo.bare, "rev-parse", "main"); got != mainBefore {
+		t.Fatal("a draft save moved main")
+	}
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%(trailers:key=Decap-Status,valueonly)", "cms/posts/summer-plans"); !strings.HasPrefix(got, "marketing|draft") {
+		t.Fatalf("the draft branch: %q", got)
+	}
+	clickText(t, b, "Status: Draft")
+	clickText(t, b, "Ready")
+	b.waitJS(t, "the status", `[...document.querySelectorAll("button, [role=button]")].some(e => e.textContent.trim() === "Status: Ready")`)
+	eventually(t, "the status on the branch", func() bool {
+		out, _ := gitOut(repo.bare, "log", "-1", "--format=%(trailers:key=Decap-Status,valueonly)", "cms/posts/summer-plans")
+		return out == "pending_publish"
+	})
+	b.shot(t, "ready")
+	// Decap asks "Are you sure…?" with window.confirm: the editor says yes.
+	evalAs[bool](t, b, `(() => { window.confirm = () => true; return true; })()`)
+	clickText(t, b, "Publish")
+	clickText(t, b, "Publish now")
+	b.waitJS(t, "the publication", `[...document.querySelectorAll("button, [role=button]")].some(e => e.textContent.trim() === "Published")`)
+	b.shot(t, "published")
+	b.check(t)
+
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%P", "main"); !strings.HasPrefix(got, "marketing|"+mainBefore+" ") {
+		t.Fatalf("main after publishing: %q (want a merge on %s)", got, mainBefore)
+	}
+	if _, err := gitOut(repo.bare, "rev-parse", "--verify", "-q", "refs/heads/cms/posts/summer-plans"); err == nil {
+		t.Fatal("the published entry's branch is still on the remote")
+	}
+	if g := get(t, w.URL+"/api/v1/content/posts/summer-plans", key); g.Status != 200 || !strings.Contains(string(g.Body), "Summer plans") {
+		t.Fatalf("writer: %d %s", g.Status, g.Body)
+	}
+	rkey := rd.reader(t)
+	eventually(t, "the read-only box serves the post", func() bool {
+		rd.Engine.Sync(t.Context())
+		return get(t, rd.URL+"/api/v1/content/posts/summer-plans", rkey).Status == 200
+	})
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server"
+	"go.yaml.in/yaml/v3"
 )
 
 // decapSite is a site with a content model for posts.
@@ -463,4 +464,105 @@ func (aReader) Read(p []byte) (int, error) {
 		p[i] = 'A'
 	}
 	return len(p), nil
+}
+
+func TestDecapConfigYAML(t *testing.T) {
+	t.Run("FromTheModel", func(t *testing.T) {
+		site := map[string]string{}
+		for k, v := range decapSite {
+			site[k] = v
+		}
+		site["folio.yaml"] += "decap: {version: 3.16.3, url: \"https://cdn.invalid/decap-cms@{version}/dist/decap-cms.js\", publishMode: editorial_workflow}\n"
+		ts := startServer(t, newRepo(t, site).bare)
+		r := get(t, ts.URL+"/admin/content/config.yml", "")
+		if r.Status != 200 {
+			t.Fatalf("config.yml: %d %s", r.Status, r.Body)
+		}
+		var cfg struct {
+			Backend      map[string]string `yaml:"backend"`
+			PublishMode  string            `yaml:"publish_mode"`
+			MediaFolder  string            `yaml:"media_folder"`
+			PublicFolder string            `yaml:"public_folder"`
+			Collections  []struct {
+				Name, Folder, Extension, Format string
+				Fields                          []map[string]any
+			}
+		}
+		if err := yaml.Unmarshal(r.Body, &cfg); err != nil {
+			t.Fatalf("%v\n%s", err, r.Body)
+		}
+		if cfg.Backend["name"] != "proxy" || cfg.Backend["proxy_url"] != "/api/v1/decap" || cfg.Backend["branch"] != "main" ||
+			cfg.MediaFolder != "uploads" || cfg.PublicFolder != "/uploads" || cfg.PublishMode != "editorial_workflow" {
+			t.Fatalf("config.yml:\n%s", r.Body)
+		}
+		widgets := map[string]map[string]any{}
+		for _, c := range cfg.Collections {
+			if c.Name == "posts" {
+				if c.Folder != "content/posts" || c.Extension != "md" || c.Format != "frontmatter" {
+					t.Fatalf("posts collection: %+v", c)
+				}
+				for _, f := range c.Fields {
+					widgets[f["name"].(string)] = f
+				}
+			}
+		}
+		want := map[string]string{"title": "string", "cover": "image", "tags": "list", "rating": "number", "body": "markdown", "publishedAt": "datetime"}
+		for name, wdg := range want {
+			if widgets[name]["widget"] != wdg {
+				t.Errorf("%s: widget %v, want %s (%v)", name, widgets[name]["widget"], wdg, widgets[name])
+			}
+		}
+		if widgets["title"]["required"] == false || widgets["cover"]["required"] != false || widgets["rating"]["value_type"] != "int" || widgets["rating"]["max"] != 5 {
+			t.Errorf("options: %v", widgets)
+		}
+		// The page loads Decap from folio.yaml's URL, at the pinned version.
+		p := get(t, ts.URL+"/admin/content/", "")
+		if p.Status != 200 || !strings.Contains(string(p.Body), `data-decap="https://cdn.invalid/decap-cms@3.16.3/dist/decap-cms.js"`) ||
+			!strings.Contains(p.Header.Get("Content-Security-Policy"), "script-src 'self' https://cdn.invalid") {
+			t.Fatalf("page: %d %s %s", p.Status, p.Header.Get("Content-Security-Policy"), p.Body)
+		}
+	})
+	t.Run("TheRepositorysOwn", func(t *testing.T) {
+		site := map[string]string{
+			"content/posts/a.md": "---\ntitle: A\n---\nA.\n",
+			"admin/config.yml": "backend:\n  name: git-gateway\nlocal_backend: true\nmedia_folder: static/img\ncollections:\n" +
+				"  - name: blog\n    label: Blog\n    folder: content/posts\n    create: true\n    fields:\n      - {label: Title, name: title, widget: string}\n",
+		}
+		ts := startServer(t, newRepo(t, site).bare)
+		r := get(t, ts.URL+"/admin/content/config.yml", "")
+		var cfg map[string]any
+		if err := yaml.Unmarshal(r.Body, &cfg); err != nil || r.Status != 200 {
+			t.Fatalf("%d %v\n%s", r.Status, err, r.Body)
+		}
+		be, _ := cfg["backend"].(map[string]any)
+		cols, _ := cfg["collections"].([]any)
+		if be["name"] != "proxy" || cfg["media_folder"] != "uploads" || cfg["local_backend"] != nil || len(cols) != 1 || cols[0].(map[string]any)["name"] != "blog" {
+			t.Fatalf("config.yml:\n%s", r.Body)
+		}
+		// No Decap URL configured: the page says so.
+		p := get(t, ts.URL+"/admin/content/", "")
+		if !strings.Contains(string(p.Body), `data-decap=""`) {
+			t.Fatalf("page without a Decap URL: %s", p.Body)
+		}
+	})
+	t.Run("LocalCopy", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "decap-cms.js"), []byte("console.log(1)"), 0o644)
+		os.WriteFile(filepath.Join(t.TempDir(), "secret.js"), []byte("no"), 0o644)
+		ts := startServer(t, newRepo(t, decapSite).bare, withDecapDir(dir))
+		if p := get(t, ts.URL+"/admin/content/", ""); !strings.Contains(string(p.Body), `data-decap="/admin/content/decap/decap-cms.js"`) {
+			t.Fatalf("page: %s", p.Body)
+		}
+		if r := get(t, ts.URL+"/admin/content/decap/decap-cms.js", ""); r.Status != 200 || string(r.Body) != "console.log(1)" {
+			t.Fatalf("local copy: %d %s", r.Status, r.Body)
+		}
+		for _, p := range []string{"/admin/content/decap/../../../etc/passwd", "/admin/content/decap/%2e%2e/secret.js", "/admin/content/decap/", "/admin/content/nope.js"} {
+			if r := get(t, ts.URL+p, ""); r.Status != 404 {
+				t.Errorf("%s: %d, want 404", p, r.Status)
+			}
+		}
+		if r := get(t, ts.URL+"/admin/content", ""); r.Status != 301 && r.Status != 200 {
+			t.Errorf("/admin/content: %d", r.Status)
+		}
+	})
 }

@@ -54,6 +54,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 
 type decapConfig struct {
 	Backend      map[string]any `yaml:"backend"`
+	PublishMode  string         `yaml:"publish_mode,omitempty"`
 	MediaFolder  string         `yaml:"media_folder"`
 	PublicFolder string         `yaml:"public_folder"`
 	Collections  []collection   `yaml:"collections"`
@@ -107,6 +108,9 @@ var falsy = false
 // pages and a file collection for the globals file.
 func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 	cfg := decapConfig{Backend: backend, MediaFolder: MediaFolder, PublicFolder: PublicFolder}
+	if dc := snap.Site.Config.Decap; dc != nil && dc.PublishMode == "editorial_workflow" {
+		cfg.PublishMode = dc.PublishMode
+	}
 	site, model := snap.Site, snap.Model
 	types := map[string]bool{}
 	for t := range site.Items {
@@ -210,14 +214,20 @@ func fields(t *schema.Type, ext string) []widget {
 	for _, f := range fs {
 		declared[f.Name] = true
 	}
-	if !declared["title"] {
-		out = append(out, widget{Label: "Title", Name: "title", Widget: "string"})
+	title := widget{Label: "Title", Name: "title", Widget: "string"}
+	for _, f := range fs {
+		if f.Name == "title" {
+			if w, ok := widgetOf(f, 0); ok {
+				title = w
+			}
+		}
 	}
+	out = append(out, title)
 	if !declared["publishedAt"] && !declared["date"] && t != nil && t.Kind != schema.KindGlobals {
 		out = append(out, widget{Label: "Published at", Name: "publishedAt", Widget: "datetime", Required: &falsy})
 	}
 	for _, f := range fs {
-		if f.Name == "body" {
+		if f.Name == "body" || f.Name == "title" {
 			continue
 		}
 		if w, ok := widgetOf(f, 0); ok {
