@@ -204,6 +204,7 @@ type listRes struct {
 	Limit   int
 	Offset  int
 	Folders []string
+	Locales []string
 }
 
 // list GETs the authenticated list with a raw query string.
