@@ -77,6 +77,8 @@ type Globals struct {
 	// Extra holds any other top-level keys of globals.yaml; they are served
 	// beside the fields above.
 	Extra map[string]any `json:"-"`
+	// Blob is the globals file's Git blob hash; "" when not known.
+	Blob string `json:"-"`
 }
 
 // NavLink is one entry of a navigation menu.

@@ -159,6 +159,8 @@ func (r *Resource) blob() string {
 		b = v.Meta.Blob
 	case *content.Page:
 		b = v.Meta.Blob
+	case *content.Globals:
+		b = v.Blob
 	}
 	if len(b) > BlobTagLen {
 		b = b[:BlobTagLen]

@@ -40,6 +40,7 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
 		{"PUT", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.replaceGlobals},
 		{"PATCH", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.patchGlobals},
+		{"POST", "/api/v1/publish", needsKey(ScopeContentWrite), false, s.publish},
 		{"POST", "/api/v1/pages", needsKey(ScopeContentWrite), false, s.createPage},
 		{"PUT", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.replacePage},
 		{"PATCH", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.patchPage},

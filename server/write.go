@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
@@ -165,41 +166,26 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		}
 	}
 	// The writing box serves the new commit at once (Writer's Written
-	// reloaded it): answer with the document as it is now served.
+	// reloaded it): answer with the document as a GET now serves it (the
+	// published view for the published branch, else the draft view).
 	if snap := s.engine.SnapshotOf(branch); snap != nil && (res.Commit == "" || snap.Commit == res.Commit) {
-		// Drafts included, but for a write to the published branch of a
-		// site with a draft branch.
-		v := s.engine.View(branch != s.engine.Branch() || s.engine.DraftBranch() == "")
-		var found bool
-		var rbody []byte
-		var etag string
-		switch kind {
-		case write.KindItem:
-			if t, ok := v.Type(typ); ok {
-				if rs, ok := t.Item(res.Slug); ok {
-					rbody, etag, err = rs.Body()
-					found = err == nil
-				}
-			}
-		case write.KindPage:
-			if rs, ok := v.Page(res.Slug); ok {
-				rbody, etag, err = rs.Body()
-				found = err == nil
-			}
-		case write.KindGlobals:
-			if rs, ok := v.Globals(); ok {
-				rbody, etag, err = rs.Body()
-				found = err == nil
-			}
+		views := []bool{true}
+		if branch == s.engine.Branch() {
+			views = []bool{false, true}
 		}
-		if found {
-			if kind == write.KindGlobals {
-				etag = res.ETag()
+		for _, draft := range views {
+			rs, ok := servedDoc(s.engine.View(draft), kind, typ, res.Slug)
+			if !ok {
+				continue
+			}
+			rbody, etag, err := rs.Body()
+			if err != nil {
+				break
 			}
 			h.Set("ETag", etag)
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(status)
-			_, err := w.Write(rbody)
+			_, err = w.Write(rbody)
 			return err
 		}
 	}
@@ -215,4 +201,80 @@ type writeResult struct {
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
 	Commit string `json:"commit"`
+}
+
+// servedDoc is the resource of a document in v.
+func servedDoc(v *engine.View, kind write.Kind, typ, slug string) (*engine.Resource, bool) {
+	switch kind {
+	case write.KindItem:
+		if t, ok := v.Type(typ); ok {
+			return t.Item(slug)
+		}
+	case write.KindPage:
+		return v.Page(slug)
+	case write.KindGlobals:
+		return v.Globals()
+	}
+	return nil, false
+}
+
+// publishRequest is POST /api/v1/publish's body (optional).
+type publishRequest struct {
+	// Documents name what to publish; none: the whole draft branch.
+	Documents []struct {
+		Type string `json:"type"` // an item's type
+		Page bool   `json:"page"` // a page
+		// Globals names the globals file.
+		Globals bool   `json:"globals"`
+		Slug    string `json:"slug"`
+	} `json:"documents"`
+	Message string `json:"message"`
+}
+
+// publish merges the draft branch (or documents of it) into the
+// published branch.
+func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := requireScope(r, ScopeContentDraft); err != nil {
+		return err
+	}
+	if s.writer == nil {
+		return errorf(fault.NotAllowed, "this folio does not write content (no writer configured)")
+	}
+	var req publishRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &req); err != nil {
+			return err
+		}
+	}
+	if len(req.Message) > 4096 {
+		return badRequest("message: at most 4096 bytes")
+	}
+	o := write.PublishOptions{Message: req.Message}
+	for _, d := range req.Documents {
+		switch {
+		case d.Globals:
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals})
+		case d.Page:
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug})
+		case d.Type != "":
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug})
+		default:
+			return badRequest("documents: each names {type, slug}, {page: true, slug} or {globals: true}")
+		}
+	}
+	if k := keyFrom(r.Context()); k != nil {
+		o.Author.Name = k.Name
+	}
+	res, err := s.writer.Publish(context.WithoutCancel(r.Context()), o)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cacheNoStore)
+	return writeJSON(w, http.StatusOK, publishResult{Branch: res.Branch, Commit: res.Commit, Published: res.Commit != ""})
+}
+
+type publishResult struct {
+	Branch    string `json:"branch"`
+	Commit    string `json:"commit"`
+	Published bool   `json:"published"`
 }

@@ -174,6 +174,9 @@ func (f *file) apply(c change) error {
 		}
 	}
 	if c.body != nil {
+		if !f.markdown && *c.body == "" {
+			return nil // a data file has no body to empty
+		}
 		if !f.markdown {
 			return &fieldError{"body", "this document is a data file (" + f.format + "); it has no Markdown body"}
 		}

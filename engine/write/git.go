@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // repo runs the git command on a repository without a work tree: every
@@ -41,6 +43,12 @@ func (r *repo) run(ctx context.Context, env []string, stdin []byte, args ...stri
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
+	// A cancelled command takes its children with it (a push runs the
+	// transport as a child, which would keep the output open), and
+	// is not waited for past WaitDelay.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -105,6 +113,14 @@ func (r *repo) writeBlob(ctx context.Context, data []byte) (string, error) {
 // holds blob (blob "" removes it), without a work tree: the tree is built
 // in a temporary index.
 func (r *repo) commitFile(ctx context.Context, parent, path, blob, message string, author, committer Person) (string, error) {
+	return r.commitFiles(ctx, parent, []fileChange{{path, blob}}, message, author, committer)
+}
+
+// fileChange is one path of a commit: its new blob, "" to remove it.
+type fileChange struct{ path, blob string }
+
+// commitFiles is commitFile for several paths.
+func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileChange, message string, author, committer Person) (string, error) {
 	idx, err := os.CreateTemp("", "folio-index-*")
 	if err != nil {
 		return "", err
@@ -122,20 +138,31 @@ func (r *repo) commitFile(ctx context.Context, parent, path, blob, message strin
 	} else if _, err := r.run(ctx, env, nil, "read-tree", "--empty"); err != nil {
 		return "", err
 	}
-	if blob == "" {
-		if _, err := r.run(ctx, env, []byte("0 "+strings.Repeat("0", 40)+"\t"+path+"\n"), "update-index", "--index-info"); err != nil {
-			return "", err
+	var info strings.Builder
+	for _, c := range changes {
+		if c.blob == "" {
+			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\n")
+		} else {
+			info.WriteString("100644 " + c.blob + "\t" + c.path + "\n")
 		}
-	} else if _, err := r.run(ctx, env, nil, "update-index", "--add", "--cacheinfo", "100644,"+blob+","+path); err != nil {
+	}
+	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "--add", "--index-info"); err != nil {
 		return "", err
 	}
 	tree, err := r.run(ctx, env, nil, "write-tree")
 	if err != nil {
 		return "", err
 	}
-	args := []string{"commit-tree", strings.TrimSpace(string(tree))}
-	if parent != "" {
-		args = append(args, "-p", parent)
+	return r.commitTree(ctx, strings.TrimSpace(string(tree)), message, author, committer, parent)
+}
+
+// commitTree makes a commit of tree with parents.
+func (r *repo) commitTree(ctx context.Context, tree, message string, author, committer Person, parents ...string) (string, error) {
+	args := []string{"commit-tree", tree}
+	for _, p := range parents {
+		if p != "" {
+			args = append(args, "-p", p)
+		}
 	}
 	cenv := []string{
 		"GIT_AUTHOR_NAME=" + author.Name, "GIT_AUTHOR_EMAIL=" + author.Email,
@@ -219,4 +246,13 @@ func (r *repo) isAncestor(ctx context.Context, a, b string) (bool, error) {
 		return false, nil
 	}
 	return false, err
+}
+
+func asGitError(err error, ge **gitError) bool { return errors.As(err, ge) }
+
+func pathExt(p string) string {
+	if i := strings.LastIndexByte(p, '.'); i > strings.LastIndexByte(p, '/') {
+		return p[i:]
+	}
+	return ""
 }

@@ -26,6 +26,19 @@
 // publishedAt, draft, …, and the keys of data); FromAPI builds a Doc from
 // the API's JSON shape of a document.
 //
+// For editors that work on whole files (Decap CMS's proxy backend):
+//
+//	ReadFile(ctx, branch, path) ([]byte, blob, error)
+//	ListFiles(ctx, branch, dir) ([]File, error)
+//	PutFile(ctx, path, data, Options) (Result, error)
+//	DeleteFile(ctx, path, Options) (Result, error)
+//
+// take a content path (pages/…, content/<type>/…, globals.*) and make the
+// same checks, commits and pushes. Publish(ctx, PublishOptions) merges the
+// draft branch (or documents of it) into the published branch;
+// TargetBranch tells which branch Options.Branch means (and whether it
+// may be written); Recover finishes a push a killed run left under way.
+//
 // # Errors
 //
 // Every error a client can cause is a *fault.Error (or wraps one):
@@ -65,6 +78,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/folio-cms/folio/content"
@@ -188,7 +202,11 @@ type Config struct {
 	// JournalDir holds the record of a push under way (see Recover);
 	// "" : GitDir.
 	JournalDir string
-	Logger     *slog.Logger
+	// PushTimeout bounds one push (and the look at the remote after a
+	// failed one); default 1 minute. A push cut off is 503, nothing
+	// written, unless the remote shows that it landed.
+	PushTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // DefaultWriteBranches are the branches a write may name besides the
@@ -224,6 +242,9 @@ func New(cfg Config) *Writer {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PushTimeout <= 0 {
+		cfg.PushTimeout = time.Minute
 	}
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
@@ -346,6 +367,12 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	return w.commitPlan(ctx, branch, plan, opts)
+}
+
+// commitPlan commits a planned write and publishes it (see publish),
+// rebasing it while the branch moves under it and its file does not.
+func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts Options) (Result, error) {
 	if plan.unchanged {
 		return Result{Path: plan.path, Branch: branch, Blob: plan.oldBlob, Slug: plan.slug}, nil
 	}
@@ -668,7 +695,7 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err := roundTrip(pl.path, data, ch); err != nil {
 		return err
 	}
-	if err := w.validate(pl, d, data, model, branch); err != nil {
+	if err := w.validate(ctx, pl, d, data, model, branch); err != nil {
 		return err
 	}
 	pl.newBlob, err = w.repo.writeBlob(ctx, data)
@@ -764,18 +791,16 @@ func toChange(o op, d Doc, meta map[string]any) change {
 			continue
 		}
 		given[k] = true
-		if strings.EqualFold(name, "draft") && !strings.EqualFold(k, "draft") {
-			// The file says published: or status:; draft is written
-			// as the file says it.
-			if b, ok := v.(bool); ok {
-				for mk := range meta {
-					switch strings.ToLower(mk) {
-					case "published":
-						ch.set[mk] = !b
-						given[mk] = true
-						continue
-					}
-				}
+		if b, ok := v.(bool); ok && strings.EqualFold(name, "draft") && !hasFold(meta, "draft") {
+			// The file says published: or status: instead; draft is
+			// written as the file says it.
+			if pk := keyFold(meta, "published"); pk != "" {
+				ch.set[pk], given[pk] = !b, true
+				continue
+			}
+			if sk := keyFold(meta, "status"); sk != "" {
+				ch.set[sk], given[sk] = map[bool]string{true: "draft", false: "published"}[b], true
+				continue
 			}
 		}
 		if v == nil {
@@ -850,6 +875,18 @@ func (w *Writer) rebaseChange(ctx context.Context, p, baseBlob string, old []byt
 	return intent, nil
 }
 
+// keyFold is the key of m equal to k but for case; "" when none.
+func keyFold(m map[string]any, k string) string {
+	for mk := range m {
+		if strings.EqualFold(mk, k) {
+			return mk
+		}
+	}
+	return ""
+}
+
+func hasFold(m map[string]any, k string) bool { return keyFold(m, k) != "" }
+
 func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
 func changedSince(base, cur map[string]any, k string) bool {
@@ -863,7 +900,7 @@ func changedSince(base, cur map[string]any, k string) bool {
 
 // validate checks the new file: it parses, the content rules take it,
 // its slug is its own, and the content model accepts it.
-func (w *Writer) validate(pl *plan, d Doc, data []byte, model *schema.Model, branch string) error {
+func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, model *schema.Model, branch string) error {
 	doc, err := content.Parse(pl.path, data)
 	if err != nil {
 		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
@@ -899,8 +936,14 @@ func (w *Writer) validate(pl *plan, d Doc, data []byte, model *schema.Model, bra
 	}
 	if pl.slug != d.Slug && d.Kind != KindGlobals {
 		// The front matter renames it: the new slug must be free.
-		if p, _, _ := w.served(branch, Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug}); p != "" && p != pl.path {
+		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug}
+		if p, _, _ := w.served(branch, other); p != "" && p != pl.path {
 			return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, p)
+		}
+		for _, c := range candidates(other) {
+			if b, err := w.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
+				return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, c)
+			}
 		}
 	}
 	if t == nil {
@@ -963,7 +1006,26 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p}); err != nil {
 		return "", err
 	}
-	res, err := w.repo.push(ctx, commit, branch)
+	pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
+	res, err := w.repo.push(pctx, commit, branch)
+	cancel()
+	if res == refused {
+		// A push that lost a race may be refused in other words than
+		// non-fast-forward ("failed to update ref", a lock): the branch
+		// moved if the remote is no longer at parent. A push cut off by
+		// the timeout may have landed all the same.
+		lctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
+		now, lerr := w.repo.text(lctx, "ls-remote", "origin", "refs/heads/"+branch)
+		cancel()
+		if lerr == nil {
+			switch h, _, _ := strings.Cut(now, "\t"); {
+			case h == commit:
+				res = pushed
+			case h != "" && h != parent:
+				res = rejected
+			}
+		}
+	}
 	switch res {
 	case pushed:
 		w.clearJournal()

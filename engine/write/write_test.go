@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/media/fault"
@@ -36,12 +37,12 @@ func git(t *testing.T, dir string, args ...string) string {
 }
 
 var files = map[string]string{
-	"content/posts/hello.md": "---\n# the title comment\ntitle: Hello\ntags: [a, b] # inline\nrating: 3\n---\nHello *world*.\n",
-	"content/posts/toml.md":  "+++\ntitle = \"Toml\"\n# keep me\nrating = 1\n\n[extra]\nx = 1\n+++\nBody.\n",
-	"content/posts/json.md":  "---json\n{\"title\": \"Json\", \"rating\": 2, \"zeta\": true}\n---\nBody.\n",
+	"content/posts/hello.md":  "---\n# the title comment\ntitle: Hello\ntags: [a, b] # inline\nrating: 3\n---\nHello *world*.\n",
+	"content/posts/toml.md":   "+++\ntitle = \"Toml\"\n# keep me\nrating = 1\n\n[extra]\nx = 1\n+++\nBody.\n",
+	"content/posts/json.md":   "---json\n{\"title\": \"Json\", \"rating\": 2, \"zeta\": true}\n---\nBody.\n",
 	"content/notes/data.yaml": "title: Data\n# comment\ncount: 1\n",
-	"pages/about.md":         "---\ntitle: About\n---\nAbout us.\n",
-	"globals.yaml":           "siteName: Site\n",
+	"pages/about.md":          "---\ntitle: About\n---\nAbout us.\n",
+	"globals.yaml":            "siteName: Site\n",
 }
 
 func newSite(t *testing.T) *site {
@@ -205,6 +206,13 @@ func TestReplaceAndDelete(t *testing.T) {
 	}
 	if got := s.remoteFile("globals.yaml"); got != "siteName: New\n" {
 		t.Fatalf("globals: %q", got)
+	}
+	// Replacing a data file: it has no body, and none is needed.
+	if _, err := w.Replace(ctx, Doc{Kind: KindItem, Type: "notes", Slug: "data", Fields: map[string]any{"title": "Data", "count": 5}}, Options{}); err != nil {
+		t.Fatalf("replace a data file: %v", err)
+	}
+	if got := s.remoteFile("content/notes/data.yaml"); got != "title: Data\n# comment\ncount: 5\n" {
+		t.Fatalf("replaced data file: %q", got)
 	}
 	if _, err := w.Patch(ctx, Doc{Kind: KindPage, Slug: "about", Fields: map[string]any{"title": "About us"}}, Options{}); err != nil {
 		t.Fatal(err)
@@ -391,5 +399,45 @@ func TestLocalRepositoryCompareAndSwap(t *testing.T) {
 	}
 	if _, err := w.TargetBranch("cms/../x"); codeOf(err) != fault.Invalid {
 		t.Fatalf("bad branch: %v", err)
+	}
+}
+
+// A remote that does not answer in time: 503, the branch does not move,
+// and the writer is free for the next write.
+func TestPushTimeout(t *testing.T) {
+	s := newSite(t)
+	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), PushTimeout: 500 * time.Millisecond})
+	hook := filepath.Join(s.remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nsleep 3\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head := s.remoteHead()
+	start := time.Now()
+	_, err := w.Patch(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "hello", Fields: map[string]any{"rating": 8}}, Options{})
+	if codeOf(err) != fault.GitUnavailable {
+		t.Fatalf("hanging remote: %v", err)
+	}
+	if time.Since(start) > 2500*time.Millisecond {
+		t.Fatalf("the write waited %v for a hanging remote", time.Since(start))
+	}
+	time.Sleep(3 * time.Second) // the hook ends, refusing
+	if s.remoteHead() != head {
+		t.Fatal("the branch moved")
+	}
+}
+
+// draft, publishedAt and the like are written under the file's own
+// spelling or alias.
+func TestAliases(t *testing.T) {
+	s := newSite(t)
+	w := s.writer()
+	ctx := context.Background()
+	s.push("content/posts/hugo.md", "---\ntitle: Hugo\ndate: 2024-01-02\npublished: false\n---\n")
+	git(t, s.clone, "fetch", "-q", "origin", "+refs/heads/main:refs/heads/main")
+	if _, err := w.Patch(ctx, Doc{Kind: KindItem, Type: "posts", Slug: "hugo", Fields: map[string]any{"draft": false, "publishedAt": "2024-03-04T00:00:00Z"}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.remoteFile("content/posts/hugo.md"); got != "---\ntitle: Hugo\ndate: \"2024-03-04T00:00:00Z\"\npublished: true\n---\n" {
+		t.Fatalf("aliases: %q", got)
 	}
 }
