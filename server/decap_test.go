@@ -213,6 +213,25 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 		t.Fatal("deleted media still served")
 	}
 
+	// A data file (JSON) is written as Decap wrote it; a rename writes the
+	// new path and removes the old one.
+	persist := func(df map[string]any) {
+		t.Helper()
+		wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{df},
+			"assets": []any{}, "options": map[string]any{"commitMessage": "Save", "useWorkflow": false, "status": ""}}))
+	}
+	persist(map[string]any{"slug": "lamp", "path": "content/products/lamp.json", "raw": "{\n  \"title\": \"Lamp\",\n  \"price\": 12\n}\n"})
+	if got := git(t, repo.bare, "show", "main:content/products/lamp.json"); got != "{\n  \"title\": \"Lamp\",\n  \"price\": 12\n}" {
+		t.Fatalf("the data file: %q", got)
+	}
+	persist(map[string]any{"slug": "launch", "path": "content/posts/launch-day.md", "newPath": "content/posts/launch.md", "raw": stored})
+	if _, err := gitOut(repo.bare, "cat-file", "-e", "main:content/posts/launch-day.md"); err == nil {
+		t.Fatal("the renamed entry's old file is still there")
+	}
+	if got := git(t, repo.bare, "show", "main:content/posts/launch.md"); !strings.Contains(got, "Launch day") {
+		t.Fatalf("the renamed entry: %q", got)
+	}
+
 	// deleteFiles removes an entry in one commit.
 	r = rpc(t, w.URL, key, "deleteFiles", map[string]any{"branch": "main", "paths": []string{"content/posts/hello.md"}, "options": map[string]any{"commitMessage": "Delete Posts “hello”"}})
 	wantOK(t, r)

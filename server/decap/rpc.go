@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/content/schema"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
@@ -439,7 +438,7 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	}
 	for _, ew := range docs {
 		if len(rewrites) > 0 {
-			ew.rewrite(strings.NewReplacer(rewrites...))
+			ew.raw = strings.NewReplacer(rewrites...).Replace(ew.raw)
 		}
 		if err := s.writeEntry(ctx, who, target, msg, ew); err != nil {
 			return nil, err
@@ -462,42 +461,6 @@ func (s *Service) apply(ctx context.Context, c Commit) (string, error) {
 // boxes see the push).
 func (s *Service) served(ctx context.Context) {
 	_ = s.Engine.Sync(ctx)
-}
-
-// validate checks a document against the content model of its type.
-func validate(m *schema.Model, p string, raw []byte) error {
-	if !content.Relevant(p) {
-		return nil
-	}
-	doc, err := content.Parse(p, raw)
-	if err != nil {
-		return &write.ValidationError{Fields: []write.FieldProblem{{Path: "", Message: err.Error()}}}
-	}
-	var t *schema.Type
-	switch {
-	case strings.HasPrefix(p, "content/"):
-		typ, _, _ := strings.Cut(strings.TrimPrefix(p, "content/"), "/")
-		t = m.Of(typ)
-	case strings.HasPrefix(p, "pages/"):
-		if m != nil {
-			t = m.Pages
-		}
-	case strings.HasPrefix(p, "globals."):
-		if m != nil {
-			t = m.Globals
-		}
-	}
-	vs := t.Validate(doc)
-	if !schema.Invalid(vs) {
-		return nil
-	}
-	ve := &write.ValidationError{}
-	for _, v := range vs {
-		if !v.Warn {
-			ve.Fields = append(ve.Fields, write.FieldProblem{Path: v.Field, Message: v.Message})
-		}
-	}
-	return ve
 }
 
 func checkAsset(a asset) error {
@@ -536,7 +499,6 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 	}
 	// Everything is checked before anything is deleted.
 	var items []*media.Item
-	var docs []write.Doc
 	var docPaths []string
 	for _, p := range paths {
 		if key, ok := uploadKey(p); ok {
@@ -557,13 +519,12 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		if !safeRepoPath(p) {
 			return nil, bad("params.paths: %q is not a repository path", p)
 		}
-		d, ok := docOf(p)
-		if !ok {
+		if _, ok := docOf(p); !ok {
 			return nil, bad("params.paths: %s is not a document folio edits (content/<type>/…, pages/…)", p)
 		}
-		docs, docPaths = append(docs, d), append(docPaths, p)
+		docPaths = append(docPaths, p)
 	}
-	if len(docs) > 0 && s.Writer == nil {
+	if len(docPaths) > 0 && s.Writer == nil {
 		return nil, fault.New(fault.NotAllowed, "this folio does not write content (no writer configured)")
 	}
 	for _, it := range items {
@@ -571,9 +532,8 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 			return nil, err
 		}
 	}
-	for i, d := range docs {
-		p := docPaths[i]
-		if _, err := s.Writer.Delete(ctx, d, write.Options{Branch: branch, Author: write.Person{Name: who.Name},
+	for _, p := range docPaths {
+		if _, err := s.Writer.DeleteFile(ctx, p, write.Options{Branch: branch, Author: write.Person{Name: who.Name},
 			Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}); err != nil {
 			return nil, err
 		}
