@@ -509,6 +509,3 @@ var ErrBadSort error = &fault.Error{Code: fault.Invalid, Message: "bad sort"}
 
 // Site is the configured site: a local repository path or a remote URL.
 func (e *Engine) Site() string { return e.cfg.Site }
-
-// Branches names the published branch and the draft branch ("" when none).
-func (e *Engine) Branches() (published, draft string) { return e.cfg.Branch, e.cfg.DraftBranch }

@@ -25,7 +25,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 	if snap == nil {
 		return nil, fmt.Errorf("decap: no snapshot loaded yet")
 	}
-	pub, _ := s.Engine.Branches()
+	pub := s.Engine.Branch()
 	backend := map[string]any{"name": "proxy", "proxy_url": proxyURL, "branch": pub}
 	own := snap.Site.Config.SchemaFrom
 	if own == "" {

@@ -99,7 +99,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 	if err := decodeParams(req.Params, &dp); err != nil {
 		return nil, err
 	}
-	pub, draft := s.Engine.Branches()
+	pub, draft := s.Engine.Branch(), s.Engine.DraftBranch()
 	if dp.Branch != pub && (draft == "" || dp.Branch != draft) {
 		return nil, bad("params.branch: %q is not the published branch %q or the draft branch", dp.Branch, pub)
 	}
@@ -259,7 +259,7 @@ func cmsBranch(collection, slug string) (string, error) {
 // commitOf is the commit of branch that folio serves: the published
 // snapshot's, or the one ?ref= would serve.
 func (s *Service) commitOf(ctx context.Context, branch string) (string, error) {
-	if pub, _ := s.Engine.Branches(); branch == pub {
+	if pub := s.Engine.Branch(); branch == pub {
 		if snap := s.Engine.Published(); snap != nil {
 			return snap.Commit, nil
 		}
