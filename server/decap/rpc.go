@@ -561,8 +561,12 @@ type mediaFile struct {
 	Name     string `json:"name"`
 }
 
-// maxListed bounds the items getMedia lists (each carries a thumbnail).
-const maxListed = 500
+// maxListed bounds the items getMedia lists (each carries a thumbnail);
+// maxThumbBytes the original a listed item without derivatives carries.
+const (
+	maxListed     = 500
+	maxThumbBytes = 1 << 20
+)
 
 func (s *Service) getMedia(ctx context.Context) (any, error) {
 	if s.Media == nil {
@@ -598,6 +602,10 @@ func (s *Service) mediaFileOf(ctx context.Context, it *media.Item, thumb bool) (
 	key := it.Key
 	if thumb && len(it.Sizes) > 0 {
 		key = it.Sizes[0].Key
+	} else if thumb && it.Size > maxThumbBytes {
+		// No derivative (a video, a document): the list carries no bytes
+		// of it; getMediaFile reads it when it is chosen.
+		return mediaFile{ID: it.ID, Encoding: "base64", Path: it.URL, Name: it.Filename}, nil
 	}
 	rc, err := s.Media.Storage().Open(ctx, key)
 	if err != nil {
