@@ -90,7 +90,7 @@ func readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, erro
 
 func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.Params, kind write.Kind, op writeOp) error {
 	if s.writer == nil {
-		return errorf(fault.NotAllowed, "this folio does not write content (no writer configured)")
+		return errorf(fault.NotAllowed, "this folio does not write content: it has no git command (see docs/editing.md)")
 	}
 	var typ, slug string
 	var err error

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -130,6 +131,24 @@ func TestWriteAPIEndToEnd(t *testing.T) {
 	wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION") // title is required
 	if git(t, repo.bare, "rev-parse", "main") != head {
 		t.Fatal("a refused write was committed")
+	}
+
+	// A document read and written back as it is served keeps its file:
+	// the publishedAt filled in from the commit is not written.
+	got := get(t, ts.URL+"/api/v1/content/posts/hello", reader)
+	var doc map[string]any
+	if err := json.Unmarshal(got.Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["body"] = "Hello.\n"
+	back, _ := json.Marshal(doc)
+	r = wr(t, "PUT", ts.URL+"/api/v1/content/posts/hello", editor, string(back), "If-Match", got.Header.Get("ETag"))
+	if r.Status != 200 || r.Header.Get("X-Folio-Commit") != "" {
+		out, _ := exec.Command("git", "--git-dir="+repo.bare, "show", "main").Output()
+		t.Fatalf("PUT of the document as read: %d %v %s\n%s", r.Status, r.Header, r.Body, out)
+	}
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("writing a document back as read made a commit")
 	}
 
 	// Bad input: 4xx, nothing committed.
@@ -279,5 +298,37 @@ func TestWriteGlobalsIfMatch(t *testing.T) {
 	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/globals", editor, `{"siteName": "Two"}`, "If-Match", etag), http.StatusPreconditionFailed, "PRECONDITION_FAILED")
 	if got := remoteFile(t, repo.bare, "globals.yaml"); got != "siteName: One\n" {
 		t.Fatalf("globals file %q", got)
+	}
+}
+
+// A page read and written back as it is served makes no commit; one with
+// sections keeps them as the file has them.
+func TestWritePageAsRead(t *testing.T) {
+	site := map[string]string{
+		"pages/about.md":  "---\ntitle: About\n---\nAbout.\n",
+		"pages/home.yaml": "title: Home\nisHomepage: true\nseo:\n  title: Home page\nsections:\n  - type: hero\n    data:\n      heading: Hi\n  - type: text\n    data:\n      body: Text\n",
+	}
+	repo := newRepo(t, site)
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	for _, slug := range []string{"about", "home"} {
+		got := get(t, ts.URL+"/api/v1/pages/"+slug, editor)
+		var doc map[string]any
+		if err := json.Unmarshal(got.Body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if slug == "about" {
+			doc["body"] = "About.\n"
+		}
+		back, _ := json.Marshal(doc)
+		r := wr(t, "PUT", ts.URL+"/api/v1/pages/"+slug, editor, string(back), "If-Match", got.Header.Get("ETag"))
+		if r.Status != 200 || r.Header.Get("X-Folio-Commit") != "" {
+			out, _ := exec.Command("git", "--git-dir="+repo.bare, "show", "main").Output()
+			t.Fatalf("%s: %d %s\n%s", slug, r.Status, r.Body, out)
+		}
+	}
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("pages written back as read made a commit")
 	}
 }

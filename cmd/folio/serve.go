@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -216,7 +217,11 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	defer lib.Close()
 
 	var writer *write.Writer
-	if !f.readOnly {
+	_, noGit := exec.LookPath("git")
+	if !f.readOnly && noGit != nil {
+		logger.Warn("no git command on PATH: the content write API is off (its routes answer 405); install git to take writes", "err", noGit)
+	}
+	if !f.readOnly && noGit == nil {
 		writer = write.New(write.Config{
 			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,

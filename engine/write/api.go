@@ -1,6 +1,7 @@
 package write
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -58,7 +59,39 @@ func FromAPI(kind Kind, typ, slug string, v map[string]any) (Doc, error) {
 	if kind == KindGlobals {
 		d.Body = nil
 	}
+	if kind == KindPage {
+		pageSections(d.Fields, v["id"])
+	}
 	return d, nil
+}
+
+// pageSections takes a page's sections as the API serves them back to
+// what a file says: no order (the position is the order), no id when it
+// is the one derived from the page id and the position.
+func pageSections(fields map[string]any, pageID any) {
+	list, ok := fields["sections"].([]any)
+	if !ok {
+		return
+	}
+	id, _ := pageID.(string)
+	out := make([]any, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			out[i] = e
+			continue
+		}
+		c := make(map[string]any, len(m))
+		for k, v := range m {
+			c[k] = v
+		}
+		delete(c, "order")
+		if sid, ok := c["id"].(string); ok && id != "" && sid == id+"-"+strconv.Itoa(i) {
+			delete(c, "id")
+		}
+		out[i] = c
+	}
+	fields["sections"] = out
 }
 
 // checkKey refuses a key that no front matter format can hold sensibly.

@@ -70,6 +70,7 @@ package write
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -113,6 +114,10 @@ type Doc struct {
 	// Body is the Markdown body; nil keeps the body (Patch, Replace of a
 	// data file) or writes none (Create).
 	Body *string
+
+	// unchanged are the fields given as they are served now: the file
+	// keeps them as it writes them (see keepServed).
+	unchanged map[string]bool
 }
 
 // Options are a write's options.
@@ -562,8 +567,104 @@ func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cf
 	return p, snap.Model, site.Config
 }
 
+// dropDerived leaves out of a write the publishedAt that the API filled
+// in from the commit time (the file has none) when it comes back as it
+// was served: a document read and written back keeps taking its date
+// from its commits.
+func (w *Writer) dropDerived(branch string, d *Doc) {
+	v, ok := d.Fields["publishedAt"]
+	if !ok || v == nil {
+		return
+	}
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil || snap.Site == nil {
+		return
+	}
+	var meta content.Meta
+	var at time.Time
+	switch d.Kind {
+	case KindItem:
+		items := snap.Site.Items[d.Type]
+		i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) })
+		if !ok {
+			return
+		}
+		meta, at = items[i].Meta, items[i].PublishedAt
+	case KindPage:
+		i, ok := slices.BinarySearchFunc(snap.Site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) })
+		if !ok {
+			return
+		}
+		meta, at = snap.Site.Pages[i].Meta, snap.Site.Pages[i].PublishedAt
+	default:
+		return
+	}
+	if meta.PublishedSet {
+		return
+	}
+	if t, err := content.ParseDate(v); err == nil && t.Equal(at) {
+		d.Fields = maps.Clone(d.Fields)
+		delete(d.Fields, "publishedAt")
+	}
+}
+
+// keepServed takes out of a write the fields given exactly as the
+// document is served now (when what is served is the file at the head):
+// a page's sections made from its body, a default seo title, the slug its
+// path gives stay as the file has them (or leaves them out), instead of
+// being written in the served form.
+func (w *Writer) keepServed(branch string, d *Doc, blob string) {
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil || snap.Site == nil || blob == "" {
+		return
+	}
+	var served any
+	var at string
+	switch d.Kind {
+	case KindItem:
+		items := snap.Site.Items[d.Type]
+		if i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); ok {
+			served, at = items[i], items[i].Meta.Blob
+		}
+	case KindPage:
+		if i, ok := slices.BinarySearchFunc(snap.Site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) }); ok {
+			served, at = snap.Site.Pages[i], snap.Site.Pages[i].Meta.Blob
+		}
+	}
+	if served == nil || at != blob {
+		return
+	}
+	data, err := json.Marshal(served)
+	if err != nil {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return
+	}
+	sd, err := FromAPI(d.Kind, d.Type, d.Slug, m)
+	if err != nil {
+		return
+	}
+	var fields map[string]any
+	for k, v := range d.Fields {
+		if sv, ok := sd.Fields[k]; ok && v != nil && sameValue(sv, v) {
+			if fields == nil {
+				fields = maps.Clone(d.Fields)
+				d.unchanged = map[string]bool{}
+			}
+			delete(fields, k)
+			d.unchanged[k] = true
+		}
+	}
+	if fields != nil {
+		d.Fields = fields
+	}
+}
+
 func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, head string) (*plan, error) {
 	pl := &plan{op: o, kind: d.Kind, slug: d.Slug, parent: head}
+	w.dropDerived(branch, &d)
 	servedPath, model, cfg := w.served(branch, d)
 	var err error
 	if servedPath != "" {
@@ -665,6 +766,9 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	meta, err := metaOf(pl.path, old)
 	if err != nil {
 		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse: %v", pl.path, err)
+	}
+	if o == opReplace || o == opPatch {
+		w.keepServed(branch, &d, pl.oldBlob)
 	}
 	ch := toChange(o, d, meta)
 	// Without If-Match, a document changed since the client's read gets
@@ -771,6 +875,32 @@ func fileKey(name string, meta map[string]any) string {
 	return name
 }
 
+// pageBuiltins are the keys of a page the API always shows.
+var pageBuiltins = map[string]bool{"isHomepage": true, "seo": true, "sections": true}
+
+// isZero tells an empty value: false, "", an empty list, a map of empty
+// values.
+func isZero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case string:
+		return v == ""
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		for _, e := range v {
+			if !isZero(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // keptOnReplace are the keys (lower case) a Replace keeps unless given.
 var keptOnReplace = map[string]bool{"id": true, "draft": true, "published": true, "status": true, "updatedat": true, "lastmod": true}
 
@@ -789,6 +919,12 @@ func toChange(o op, d Doc, meta map[string]any) change {
 		k := fileKey(name, meta)
 		if given[k] {
 			continue
+		}
+		if d.Kind == KindPage && pageBuiltins[name] && !hasFold(meta, name) && isZero(v) {
+			continue // what the API shows for a page that sets none
+		}
+		if s, ok := v.(string); ok && strings.EqualFold(name, "slug") && !hasFold(meta, "slug") && strings.Trim(s, "/") == d.Slug && d.Kind != KindGlobals {
+			continue // the file's path gives it already
 		}
 		given[k] = true
 		if b, ok := v.(bool); ok && strings.EqualFold(name, "draft") && !hasFold(meta, "draft") {
@@ -811,6 +947,9 @@ func toChange(o op, d Doc, meta map[string]any) change {
 		ch.order = append(ch.order, k)
 	}
 	if o == opReplace {
+		for name := range d.unchanged {
+			given[fileKey(name, meta)] = true
+		}
 		for k := range meta {
 			if !given[k] && !keptOnReplace[strings.ToLower(k)] {
 				ch.remove[k] = true
