@@ -206,6 +206,11 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 	if !regexp.MustCompile(`^/uploads/\d{4}/\d{2}/other\.png$`).MatchString(pm.Path) {
 		t.Fatalf("persistMedia path %q", pm.Path)
 	}
+	// A delete with one bad path deletes nothing.
+	wantError(t, rpc(t, w.URL, key, "deleteFiles", map[string]any{"branch": "main", "paths": []string{pm.Path, "../etc/passwd"}, "options": map[string]any{"commitMessage": "x"}}), 400, "BAD_REQUEST")
+	if get(t, w.URL+pm.Path, "").Status != 200 {
+		t.Fatal("a refused delete deleted media")
+	}
 	// deleteFile of a media path deletes the library item.
 	r = rpc(t, w.URL, key, "deleteFile", map[string]any{"branch": "main", "path": pm.Path, "options": map[string]any{"commitMessage": "Delete other.png"}})
 	wantOK(t, r)
