@@ -69,6 +69,10 @@ func decapBoxes(t *testing.T) (repo *gitRepo, writer, reader *testServer) {
 // startDecapWriter is startServer with the write API's writer (which
 // needs the engine) and the commits' author e-mail set.
 func startDecapWriter(t *testing.T, site string, opts ...serverOpt) *testServer {
+	return startDecapWriterTB(t, site, opts...)
+}
+
+func startDecapWriterTB(t testing.TB, site string, opts ...serverOpt) *testServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -588,5 +592,38 @@ func TestDecapConfigYAML(t *testing.T) {
 		if r := get(t, ts.URL+"/admin/content", ""); r.Status != 301 && r.Status != 200 {
 			t.Errorf("/admin/content: %d", r.Status)
 		}
+	})
+}
+
+// FuzzDecapRPC sends any params to every action of the RPC on a writing
+// box: never a 5xx, every refusal in the error shape.
+func FuzzDecapRPC(f *testing.F) {
+	repo := newRepo(f, decapSite)
+	w := startDecapWriterTB(f, "file://"+repo.bare, withLocalMedia(f, f.TempDir()))
+	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+	actions := []string{"info", "entriesByFolder", "entriesByFiles", "getEntry", "persistEntry", "deleteFiles", "deleteFile",
+		"getMedia", "getMediaFile", "persistMedia", "unpublishedEntries", "unpublishedEntry", "unpublishedEntryDataFile",
+		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview", "nope"}
+	for i := range actions {
+		for _, p := range []string{`{"branch":"main"}`, `{"branch":"main","path":"content/posts/hello.md","folder":"content/posts","extension":"md","depth":1}`,
+			`{"branch":"main","collection":"posts","slug":"hello","newStatus":"pending_review","id":"posts/hello"}`,
+			`{"branch":"main","dataFiles":[{"slug":"f","path":"content/posts/f.md","raw":"---\ntitle: F\n---\nF.\n"}],"assets":[],"options":{"collectionName":"posts","useWorkflow":true,"status":"draft"}}`,
+			`{"branch":"main","asset":{"path":"uploads/a.png","content":"iVBORw0KGgo=","encoding":"base64"}}`,
+			`{"branch":"main","paths":["content/posts/f.md","/uploads/x"]}`, `[]`, `null`, `"x"`, `{"branch":1}`, `{"branch":"main","files":[{"path":"a/../b"}]}`} {
+			f.Add(uint8(i), p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, action uint8, params string) {
+		var raw json.RawMessage
+		if json.Valid([]byte(params)) {
+			raw = json.RawMessage(params)
+		} else {
+			b, _ := json.Marshal(params)
+			raw = b
+		}
+		body, _ := json.Marshal(map[string]any{"action": actions[int(action)%len(actions)], "params": raw})
+		req := newFuzzRequest(t, "POST", "/api/v1/decap", "", key, body)
+		req.Header.Set("Content-Type", "application/json")
+		serveFuzz(t, w.Handler, req, false)
 	})
 }
