@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/folio-cms/folio/engine"
@@ -626,4 +628,76 @@ func FuzzDecapRPC(f *testing.F) {
 		req.Header.Set("Content-Type", "application/json")
 		serveFuzz(t, w.Handler, req, false)
 	})
+}
+
+// TestDecapTwoWriters: two writing boxes on one remote. Saves of one entry
+// at once: each is applied whole or refused (409), never a mix or a lost
+// acknowledged save; an unpublished entry saved on one box, with its
+// status, is seen and published from the other.
+func TestDecapTwoWriters(t *testing.T) {
+	repo := newRepo(t, decapSite)
+	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	ka := a.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	kb := b.key(t, "bob", server.ScopeContentRead, server.ScopeContentWrite)
+	save := func(ts *testServer, key, text string, workflow bool) response {
+		return rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+			"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\n" + text + "\n"}},
+			"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": workflow, "status": "draft"}})
+	}
+	for round := range 5 {
+		texts := [2]string{fmt.Sprintf("Ann's words %d.", round), fmt.Sprintf("Bob's words %d.", round)}
+		var res [2]response
+		var wg sync.WaitGroup
+		for i, box := range []*testServer{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[i] = save(box, []string{ka, kb}[i], texts[i], false)
+			}()
+		}
+		wg.Wait()
+		stored := git(t, repo.bare, "show", "main:content/posts/hello.md")
+		ok := 0
+		for i, r := range res {
+			switch r.Status {
+			case 200:
+				ok++
+			case 409, 412:
+			default:
+				t.Fatalf("round %d: box %d: %d %s", round, i, r.Status, r.Body)
+			}
+		}
+		if ok != 1 {
+			// Both read the same commit: the second is refused, not
+			// applied over the first.
+			t.Fatalf("round %d: %d saves acknowledged, want 1: %s / %s", round, ok, res[0].Body, res[1].Body)
+		}
+		// The file is one save, whole; an acknowledged save is the last
+		// one or was overwritten by the other acknowledged one.
+		if !strings.Contains(stored, texts[0]) && !strings.Contains(stored, texts[1]) {
+			t.Fatalf("round %d: the file is neither save:\n%s", round, stored)
+		}
+		for i, r := range res {
+			if r.Status == 200 && ok == 1 && !strings.Contains(stored, texts[i]) {
+				t.Fatalf("round %d: box %d's acknowledged save is lost:\n%s", round, i, stored)
+			}
+		}
+		a.Engine.Sync(t.Context())
+		b.Engine.Sync(t.Context())
+	}
+
+	// The workflow across boxes: saved and set ready on a, published from b.
+	wantOK(t, save(a, ka, "A draft.", true))
+	wantOK(t, rpc(t, a.URL, ka, "updateUnpublishedEntryStatus", map[string]any{"branch": "main", "collection": "posts", "slug": "hello", "newStatus": "pending_publish"}))
+	b.Engine.Sync(t.Context())
+	r := rpc(t, b.URL, kb, "unpublishedEntry", map[string]any{"branch": "main", "id": "posts/hello"})
+	wantOK(t, r)
+	if r.json(t)["status"] != "pending_publish" {
+		t.Fatalf("the other box sees %s", r.Body)
+	}
+	wantOK(t, rpc(t, b.URL, kb, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "hello"}))
+	if got := git(t, repo.bare, "show", "main:content/posts/hello.md"); !strings.Contains(got, "A draft.") {
+		t.Fatalf("published: %s", got)
+	}
 }

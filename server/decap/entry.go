@@ -2,6 +2,7 @@ package decap
 
 import (
 	"context"
+	"errors"
 	"path"
 	"strings"
 
@@ -50,10 +51,15 @@ type entryWrite struct {
 	path    string // where the entry is written
 	oldPath string // the path it moves from ("" : none)
 	raw     string
+	// ifMatch is the file's blob in the commit this box serves (what
+	// the editor most likely read): a save over a file changed since is
+	// refused (412), not a lost update. Decap sends no version of its
+	// own.
+	ifMatch string
 }
 
 // planEntry checks a data file as Decap sends it (the whole file).
-func (s *Service) planEntry(_ context.Context, _ string, f dataFile) (entryWrite, error) {
+func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (entryWrite, error) {
 	ew := entryWrite{path: f.Path, raw: f.Raw}
 	if f.NewPath != "" && f.NewPath != f.Path {
 		ew.path, ew.oldPath = f.NewPath, f.Path
@@ -61,6 +67,17 @@ func (s *Service) planEntry(_ context.Context, _ string, f dataFile) (entryWrite
 	for _, p := range []string{ew.path, ew.oldPath} {
 		if _, ok := docOf(p); p != "" && !ok {
 			return ew, bad("params.dataFiles: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
+		}
+	}
+	if branch == s.Engine.Branch() {
+		if snap := s.Engine.Published(); snap != nil {
+			_, id, err := s.Git.Read(ctx, snap.Commit, f.Path)
+			switch {
+			case err == nil:
+				ew.ifMatch = `"` + id + `"`
+			case !errors.Is(err, errNoFile):
+				return ew, err
+			}
 		}
 	}
 	return ew, nil
@@ -71,10 +88,20 @@ func (s *Service) planEntry(_ context.Context, _ string, f dataFile) (entryWrite
 // the model, commits and pushes), then removes the file it moved from.
 func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string, ew entryWrite) error {
 	opts := write.Options{Branch: branch, Message: msg, Author: write.Person{Name: who.Name}}
-	if _, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), opts); err != nil {
+	put := opts
+	if ew.oldPath == "" {
+		put.IfMatch = ew.ifMatch
+	}
+	if _, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), put); err != nil {
+		if c := fault.CodeOf(err); c == fault.Conflict || c == fault.PreconditionFailed {
+			// The box catches up, so that the editor's next try (after
+			// reloading the entry) starts from the new state.
+			s.served(ctx)
+		}
 		return err
 	}
 	if ew.oldPath != "" {
+		opts.IfMatch = ew.ifMatch
 		if _, err := s.Writer.DeleteFile(ctx, ew.oldPath, opts); err != nil && fault.CodeOf(err) != fault.NotFound {
 			return err
 		}
