@@ -701,3 +701,35 @@ func TestDecapTwoWriters(t *testing.T) {
 		t.Fatalf("published: %s", got)
 	}
 }
+
+// TestDecapDraftBranch: on a site with a draft branch, Decap edits it
+// (config.yml's branch), starting from the published branch before it
+// exists; the published branch does not move.
+func TestDecapDraftBranch(t *testing.T) {
+	repo := newRepo(t, decapSite)
+	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(e *engine.Config, _ *server.Config) { e.DraftBranch = "draft" })
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	mainBefore := git(t, repo.bare, "rev-parse", "main")
+	var cfg struct{ Backend map[string]string }
+	if err := yaml.Unmarshal(get(t, w.URL+"/admin/content/config.yml", "").Body, &cfg); err != nil || cfg.Backend["branch"] != "draft" {
+		t.Fatalf("config.yml branch: %v %v", cfg.Backend, err)
+	}
+	r := rpc(t, w.URL, key, "entriesByFolder", map[string]any{"branch": "draft", "folder": "content/posts", "extension": "md", "depth": 1})
+	wantOK(t, r)
+	if !strings.Contains(string(r.Body), "content/posts/hello.md") {
+		t.Fatalf("entries of the draft branch before it exists: %s", r.Body)
+	}
+	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "draft",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nA draft edit.\n"}},
+		"assets":    []any{}, "options": map[string]any{"commitMessage": "Update hello", "useWorkflow": false, "status": ""}}))
+	if got := git(t, repo.bare, "show", "draft:content/posts/hello.md"); !strings.Contains(got, "A draft edit.") {
+		t.Fatalf("draft branch: %s", got)
+	}
+	if git(t, repo.bare, "rev-parse", "main") != mainBefore {
+		t.Fatal("a draft edit moved main")
+	}
+	r = rpc(t, w.URL, key, "getEntry", map[string]any{"branch": "draft", "path": "content/posts/hello.md"})
+	if !strings.Contains(string(r.Body), "A draft edit.") {
+		t.Fatalf("getEntry on the draft branch: %s", r.Body)
+	}
+}

@@ -25,8 +25,14 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 	if snap == nil {
 		return nil, fmt.Errorf("decap: no snapshot loaded yet")
 	}
-	pub := s.Engine.Branch()
-	backend := map[string]any{"name": "proxy", "proxy_url": proxyURL, "branch": pub}
+	// Decap edits the draft branch when the site has one (the write API's
+	// default branch; POST /api/v1/publish publishes it), else the
+	// published branch.
+	edit := s.Engine.Branch()
+	if d := s.Engine.DraftBranch(); d != "" {
+		edit = d
+	}
+	backend := map[string]any{"name": "proxy", "proxy_url": proxyURL, "branch": edit}
 	own := snap.Site.Config.SchemaFrom
 	if own == "" {
 		for _, p := range decapPlaces {

@@ -69,15 +69,13 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 			return ew, bad("params.dataFiles: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
 		}
 	}
-	if branch == s.Engine.Branch() {
-		if snap := s.Engine.Published(); snap != nil {
-			_, id, err := s.Git.Read(ctx, snap.Commit, f.Path)
-			switch {
-			case err == nil:
-				ew.ifMatch = `"` + id + `"`
-			case !errors.Is(err, errNoFile):
-				return ew, err
-			}
+	if snap := s.Engine.SnapshotOf(branch); snap != nil {
+		_, id, err := s.Git.Read(ctx, snap.Commit, f.Path)
+		switch {
+		case err == nil:
+			ew.ifMatch = `"` + id + `"`
+		case !errors.Is(err, errNoFile):
+			return ew, err
 		}
 	}
 	return ew, nil

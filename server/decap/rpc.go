@@ -256,16 +256,18 @@ func cmsBranch(collection, slug string) (string, error) {
 	return br, nil
 }
 
-// commitOf is the commit of branch that folio serves: the published
-// snapshot's, or the one ?ref= would serve.
+// commitOf is the commit of branch that folio serves: the published or
+// draft snapshot's, or the one ?ref= would serve.
 func (s *Service) commitOf(ctx context.Context, branch string) (string, error) {
-	if pub := s.Engine.Branch(); branch == pub {
-		if snap := s.Engine.Published(); snap != nil {
-			return snap.Commit, nil
-		}
+	if snap := s.Engine.SnapshotOf(branch); snap != nil {
+		return snap.Commit, nil
 	}
 	ref, err := s.Engine.ResolveRef(ctx, branch)
 	if err != nil {
+		if snap := s.Engine.Published(); snap != nil && branch == s.Engine.DraftBranch() {
+			// No draft branch yet: it starts from the published one.
+			return snap.Commit, nil
+		}
 		return "", fault.Wrap(fault.NotFound, err, "branch %q: not found", branch)
 	}
 	return ref.Commit, nil
