@@ -143,7 +143,7 @@ func (x *expander) walk(val any, depth int, chain []string) any {
 }
 
 func (x *expander) ref(s string, depth int, chain []string) any {
-	r, ok := content.ParseRef(s, x.v.hasType)
+	r, ok := content.RefReader{IsType: x.v.hasType, MediaBases: x.v.snap.mediaBases}.Parse(s)
 	if !ok {
 		return s
 	}

@@ -34,6 +34,7 @@ type View struct {
 	pageBySlug            map[string]*pageEntry
 	types                 map[string]*TypeList
 	globals               *Resource
+	snap                  *Snapshot // the snapshot the view shows
 }
 
 type pageEntry struct {
@@ -295,6 +296,7 @@ type pageSummary struct {
 func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	site := s.Site
 	v := &View{
+		snap:       s,
 		validFrom:  time.Time{},
 		validUntil: farFuture,
 		pageBySlug: make(map[string]*pageEntry, len(site.Pages)),
@@ -385,6 +387,7 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 		return nil
 	}
 	v := &View{
+		snap:       s,
 		validFrom:  pv.validFrom,
 		validUntil: pv.validUntil,
 		pageBySlug: make(map[string]*pageEntry, len(pv.pageBySlug)+1),

@@ -6,6 +6,7 @@
 import { FIELDS, LocaleEditor, canonical } from "./medialocale.js";
 import { API, describe } from "./api.js";
 import { paint } from "./blurhash.js";
+import { deleteWarning, renderMissingMedia, showUsage } from "./usage.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "folio.apiKey";
@@ -436,6 +437,7 @@ async function openDetail(id) {
   fact(dl, "Bytes", String(data.size));
   fact(dl, "Uploaded", new Date(data.createdAt).toLocaleString());
   fact(dl, "URL", el("a", { href: data.url, textContent: data.url, target: "_blank", rel: "noopener noreferrer" }));
+  showUsage(api, data, dl);
   $("detail").hidden = false;
   $("alt").focus();
 }
@@ -558,7 +560,7 @@ $("detail-form").addEventListener("submit", async (e) => {
 });
 
 $("delete").addEventListener("click", () => {
-  $("confirm-text").textContent = "Delete " + state.item.filename + " for good? Pages that use it will show a broken image.";
+  $("confirm-text").textContent = "Delete " + state.item.filename + " for good? " + deleteWarning(state.item);
   $("confirm").hidden = false;
   $("delete").hidden = true;
   $("confirm-cancel").focus();
@@ -607,6 +609,7 @@ async function loadStatus() {
       ? problems.map((p) => el("li", {}, el("code", { textContent: p.path + (p.line ? ":" + p.line : "") + ": " + p.message })))
       : [el("li", { class: "muted", textContent: "None." })]),
   );
+  renderMissingMedia($("missing-media"), s);
   const le = s.lastError;
   $("last-error").textContent = le ? time(le.at) + (le.commit ? " at commit " + le.commit : "") + ": " + le.message : "None.";
 }
