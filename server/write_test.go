@@ -332,3 +332,22 @@ func TestWritePageAsRead(t *testing.T) {
 		t.Fatal("pages written back as read made a commit")
 	}
 }
+
+// A local repository (a path, not a URL) is written in place: the
+// branch ref moves by compare-and-swap, and the box serves the write at
+// once.
+func TestWriteLocalRepository(t *testing.T) {
+	repo := newRepo(t, writeSite)
+	ts := startWriter(t, repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	r := wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "Local", "rating": 1}`)
+	if r.Status != http.StatusCreated || !strings.Contains(string(r.Body), `"title":"Local"`) {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	if remoteFile(t, repo.bare, "content/posts/local.md") != "---\ntitle: Local\nrating: 1\n---\n" {
+		t.Fatal("not in the repository")
+	}
+	if g := get(t, ts.URL+"/api/v1/content/posts/local", editor); g.Status != 200 {
+		t.Fatalf("not served: %d", g.Status)
+	}
+}

@@ -237,7 +237,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			},
 		})
 		if rec, err := writer.Recover(ctx); err != nil {
-			logger.Error("write: the push the last run left under way could not be finished; it is tried again at the next start", "err", err)
+			logger.Error("write: the push the last run left under way could not be looked at", "err", err)
 		} else if rec != nil && rec.State == "pushed" {
 			if err := eng.Reload(ctx); err != nil {
 				logger.Warn("reload after a recovered write", "err", err)

@@ -58,12 +58,22 @@ func (w *Writer) clearJournal() {
 // Recovery is what Recover found of a push that a previous run left
 // under way.
 type Recovery struct {
-	Branch, Commit, Path string
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+	Path   string `json:"path"`
 	// State: "pushed" (the remote has it: it was, before the crash, or
 	// has been now), or "kept" (the remote moved meanwhile: the commit
 	// is kept as Ref, not pushed, and must be looked at by hand).
-	State string
-	Ref   string
+	State string `json:"state"`
+	Ref   string `json:"ref,omitempty"`
+}
+
+// Unpushed is the write a previous run left unpushed that Recover could
+// not push (State "kept"), for the status endpoint; nil when none.
+func (w *Writer) Unpushed() *Recovery {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unpushed
 }
 
 // Recover finishes the push a previous run was making when it stopped
@@ -96,7 +106,9 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 	}
 	remote, err := w.repo.fetchBranch(ctx, p.Branch)
 	if err != nil {
-		return nil, err
+		// The remote cannot be asked now: keep and report the commit
+		// rather than leave it to a journal the next write overwrites.
+		return w.keep(ctx, p, rec, err)
 	}
 	if remote != "" {
 		if ok, err := w.repo.isAncestor(ctx, p.Commit, remote); err == nil && ok {
@@ -115,15 +127,21 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 			return rec, nil
 		}
 		if res == refused {
-			return nil, err // try again at the next start
+			return w.keep(ctx, p, rec, err)
 		}
 	}
+	return w.keep(ctx, p, rec, errors.New("the remote branch moved since"))
+}
+
+// keep keeps an unpushed commit as a ref and reports it.
+func (w *Writer) keep(ctx context.Context, p pending, rec *Recovery, why error) (*Recovery, error) {
 	rec.State, rec.Ref = "kept", "refs/folio/unpushed/"+p.Commit
 	if _, err := w.repo.run(ctx, nil, nil, "update-ref", rec.Ref, p.Commit); err != nil {
 		return nil, err
 	}
+	w.unpushed = rec
 	w.clearJournal()
-	w.cfg.Logger.Error("write: a commit the last run left unpushed was not pushed: the remote branch moved since; it is kept in the repository",
-		"branch", p.Branch, "commit", p.Commit, "path", p.Path, "ref", rec.Ref)
+	w.cfg.Logger.Error("write: a commit the last run left unpushed was not pushed; it is kept in the repository",
+		"branch", p.Branch, "commit", p.Commit, "path", p.Path, "ref", rec.Ref, "why", why)
 	return rec, nil
 }

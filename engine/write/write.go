@@ -223,6 +223,8 @@ type Writer struct {
 	cfg  Config
 	repo *repo
 	mu   sync.Mutex // one write at a time
+
+	unpushed *Recovery // see Unpushed; guarded by mu
 }
 
 // New returns a Writer.
@@ -760,12 +762,18 @@ func checkIfMatch(ifMatch, blob, what string) error {
 // it and stores its blob.
 func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Options, old []byte, format string, model *schema.Model, branch string) error {
 	cur, err := splitFile(pl.path, old, format)
-	if err != nil {
-		return fault.New(fault.Conflict, "%s cannot be edited: %v", pl.path, err)
+	var meta map[string]any
+	if err == nil {
+		meta, err = metaOf(pl.path, old)
 	}
-	meta, err := metaOf(pl.path, old)
+	if err != nil && o == opReplace {
+		// A file that does not parse is replaced whole: how a broken
+		// document is mended.
+		cur, _ = splitFile(pl.path, nil, format)
+		meta, err = map[string]any{}, nil
+	}
 	if err != nil {
-		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse: %v", pl.path, err)
+		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse (replace it whole with PUT): %v", pl.path, problemMessage(err))
 	}
 	if o == opReplace || o == opPatch {
 		w.keepServed(branch, &d, pl.oldBlob)

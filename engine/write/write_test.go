@@ -376,6 +376,21 @@ func TestRecoverPushesAnUnfinishedWrite(t *testing.T) {
 	if git(t, s.clone, "rev-parse", rec.Ref) != commit2 {
 		t.Fatal("the unpushed commit is not kept")
 	}
+	if u := w.Unpushed(); u == nil || u.Commit != commit2 || u.Path != "content/posts/crash2.md" {
+		t.Fatalf("not reported: %+v", u)
+	}
+	// A remote that refuses it at the start: kept and reported too, not
+	// left in a journal that the next write would overwrite.
+	os.WriteFile(filepath.Join(s.remote, "hooks", "pre-receive"), []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	commit3, _ := w.repo.commitFile(ctx, commit, "content/posts/crash3.md", blob, "x", Person{"k", "k@x"}, Person{"folio", "f@x"})
+	w.journal(pending{Branch: "main", Commit: commit3, Parent: commit, Path: "content/posts/crash3.md"})
+	rec, err = w.Recover(ctx)
+	if err != nil || rec == nil || rec.State != "kept" || s.remoteHead() != commit || w.Unpushed().Commit != commit3 {
+		t.Fatalf("recover against a refusing remote: %+v %v", rec, err)
+	}
+	if _, err := os.Stat(w.journalPath()); !os.IsNotExist(err) {
+		t.Fatal("the journal is left behind")
+	}
 }
 
 func (w *Writer) withJournal(dir string) *Writer { w.cfg.JournalDir = dir; return w }
@@ -439,5 +454,24 @@ func TestAliases(t *testing.T) {
 	}
 	if got := s.remoteFile("content/posts/hugo.md"); got != "---\ntitle: Hugo\ndate: \"2024-03-04T00:00:00Z\"\npublished: true\n---\n" {
 		t.Fatalf("aliases: %q", got)
+	}
+}
+
+// A file that does not parse cannot be patched, and is mended by a
+// replace.
+func TestReplaceMendsABrokenFile(t *testing.T) {
+	s := newSite(t)
+	w := s.writer()
+	ctx := context.Background()
+	s.push("content/posts/broken.md", "---\ntitle: [unclosed\n---\nBody.\n")
+	git(t, s.clone, "fetch", "-q", "origin", "+refs/heads/main:refs/heads/main")
+	if _, err := w.Patch(ctx, Doc{Kind: KindItem, Type: "posts", Slug: "broken", Fields: map[string]any{"title": "x"}}, Options{}); codeOf(err) != fault.Conflict {
+		t.Fatalf("patch of a broken file: %v", err)
+	}
+	if _, err := w.Replace(ctx, Doc{Kind: KindItem, Type: "posts", Slug: "broken", Fields: map[string]any{"title": "Mended"}, Body: str("Body.\n")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.remoteFile("content/posts/broken.md"); got != "---\ntitle: Mended\n---\nBody.\n" {
+		t.Fatalf("mended: %q", got)
 	}
 }
