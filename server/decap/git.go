@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -143,6 +144,34 @@ func (g *Git) Read(ctx context.Context, commit, path string) ([]byte, string, er
 		return nil, "", err
 	}
 	return b, f[2], nil
+}
+
+// Blobs reads many blobs with one git process (cat-file --batch), in the
+// order of ids.
+func (g *Git) Blobs(ctx context.Context, ids []string) ([][]byte, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	out, err := g.run(ctx, nil, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	blobs := make([][]byte, 0, len(ids))
+	for range ids {
+		// "<id> blob <size>\n<content>\n"
+		header, rest, ok := bytes.Cut(out, []byte("\n"))
+		f := strings.Fields(string(header))
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			return nil, fmt.Errorf("git cat-file --batch: unexpected %q", header)
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 0 || n+1 > len(rest) {
+			return nil, fmt.Errorf("git cat-file --batch: bad size in %q", header)
+		}
+		blobs = append(blobs, rest[:n])
+		out = rest[n+1:]
+	}
+	return blobs, nil
 }
 
 // Change is a file a branch changed against its base.

@@ -306,16 +306,21 @@ func (s *Service) entriesByFolder(ctx context.Context, branch, folder, ext strin
 	if err != nil {
 		return nil, err
 	}
-	out := []entry{}
+	var keep []Blob
+	var ids []string
 	for _, bl := range blobs {
-		if !strings.HasSuffix(bl.Path, "."+ext) {
-			continue
+		if strings.HasSuffix(bl.Path, "."+ext) {
+			keep, ids = append(keep, bl), append(ids, bl.ID)
 		}
-		e, err := s.readEntry(ctx, commit, bl.Path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+	}
+	datas, err := s.Git.Blobs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]entry, 0, len(keep))
+	for i, bl := range keep {
+		d, id := string(datas[i]), bl.ID
+		out = append(out, entry{Data: &d, File: entryFile{Path: bl.Path, ID: &id}})
 	}
 	return out, nil
 }
