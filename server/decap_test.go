@@ -733,3 +733,23 @@ func TestDecapDraftBranch(t *testing.T) {
 		t.Fatalf("getEntry on the draft branch: %s", r.Body)
 	}
 }
+
+// BenchmarkDecapEntriesByFolder is Decap's collection listing: the raw
+// files of a folder of 1,000 posts, over HTTP.
+func BenchmarkDecapEntriesByFolder(b *testing.B) {
+	site := map[string]string{"folio.yaml": "types:\n  posts: {}\n"}
+	for i := range 1000 {
+		site[fmt.Sprintf("content/posts/post-%04d.md", i)] = fmt.Sprintf("---\ntitle: Post %d\npublishedAt: 2024-01-01T00:00:00Z\n---\n%s\n", i, strings.Repeat("Words of the post. ", 40))
+	}
+	repo := newRepo(b, site)
+	w := startDecapWriterTB(b, "file://"+repo.bare)
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite)
+	body, _ := json.Marshal(map[string]any{"action": "entriesByFolder", "params": map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}})
+	b.ResetTimer()
+	for b.Loop() {
+		r := do(b, "POST", w.URL+"/api/v1/decap", key, bytes.NewReader(body), "Content-Type", "application/json")
+		if r.Status != 200 || len(r.Body) < 1000*100 {
+			b.Fatalf("%d %d bytes", r.Status, len(r.Body))
+		}
+	}
+}
