@@ -33,7 +33,7 @@ type DecapConfig struct {
 	// AuthorEmail is the e-mail of the commits made for a key (its name is
 	// the key's); "" : <key name>@folio.invalid.
 	AuthorEmail string
-	// Committer is who commits (default folio <folio@localhost>).
+	// Committer is who commits (default folio <folio@folio.invalid>, as the write API).
 	CommitterName, CommitterEmail string
 }
 
@@ -54,7 +54,7 @@ func (s *Server) decapService() *decap.Service {
 			name = "folio"
 		}
 		if email == "" {
-			email = "folio@localhost"
+			email = "folio@folio.invalid"
 		}
 		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail,
 			Git: &decap.Git{Dir: s.engine.GitDir(), Remote: remote, Committer: decap.Author{Name: name, Email: email}}}
