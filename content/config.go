@@ -47,6 +47,13 @@ func readConfig(doc *Doc) (Config, error) {
 				cfg.Globals = md
 			}
 			continue
+		case "decap":
+			dc, err := readDecapConfig(v)
+			if err != nil {
+				return Config{}, problemAt(doc.Lines[k], "decap: %v", err)
+			}
+			cfg.Decap = dc
+			continue
 		case "schemaFrom":
 			s, ok := v.(string)
 			if !ok || !ModelFile(s) {
@@ -59,7 +66,7 @@ func readConfig(doc *Doc) (Config, error) {
 			continue // read by readFolioI18n
 		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, locales, defaultLocale, layout, fallback)", k)
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap, locales, defaultLocale, layout, fallback)", k)
 		}
 		if v == nil {
 			continue
@@ -344,4 +351,47 @@ func readModelDecl(v any, only map[string]bool, at []string) (*ModelDecl, error)
 	}
 	md.At = at
 	return &md, nil
+}
+
+// readDecapConfig reads folio.yaml's decap: {version, url}.
+func readDecapConfig(v any) (*DecapConfig, error) {
+	m, err := wantMap(v, "decap")
+	if err != nil {
+		return nil, err
+	}
+	dc := &DecapConfig{}
+	for k, val := range m {
+		s, ok := val.(string)
+		switch {
+		case k == "version" && ok && decapVersion(s):
+			dc.Version = s
+		case k == "publishMode" && ok && (s == "simple" || s == "editorial_workflow"):
+			dc.PublishMode = s
+		case k == "publishMode":
+			return nil, fmt.Errorf("publishMode: want simple or editorial_workflow, found %v", val)
+		case k == "url" && ok && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "/")) &&
+			!strings.ContainsAny(s, "\"<>' \t\n"):
+			dc.URL = s
+		case k == "version":
+			return nil, fmt.Errorf("version: want a version of the decap-cms package (3.16.3), found %v", val)
+		case k == "url":
+			return nil, fmt.Errorf("url: want an http(s) or root-relative URL of decap-cms.js, {version} standing for the version, found %v", val)
+		default:
+			return nil, fmt.Errorf("unknown key %q (known: version, url, publishMode)", k)
+		}
+	}
+	return dc, nil
+}
+
+// decapVersion tells a package version: digits, dots, letters and dashes.
+func decapVersion(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-' || r == '+') {
+			return false
+		}
+	}
+	return true
 }

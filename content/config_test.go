@@ -31,6 +31,14 @@ types:
 	}
 }
 
+func TestAssemble_ConfigDecap(t *testing.T) {
+	site, probs := assemble(t, map[string]string{"folio.yaml": "decap: {version: 3.16.3, url: \"/js/decap-{version}.js\", publishMode: editorial_workflow}\n"})
+	wantNoProblems(t, probs)
+	if want := (DecapConfig{Version: "3.16.3", URL: "/js/decap-{version}.js", PublishMode: "editorial_workflow"}); site.Config.Decap == nil || *site.Config.Decap != want {
+		t.Errorf("decap = %+v, want %+v", site.Config.Decap, want)
+	}
+}
+
 func TestAssemble_ConfigProblems(t *testing.T) {
 	tests := map[string]string{
 		"type: {posts: {public: true}}\n":           `folio.yaml:1: unknown key "type"`,
@@ -46,6 +54,12 @@ func TestAssemble_ConfigProblems(t *testing.T) {
 		"types:\n  posts: true\n":                   "options: want a map",
 		"language: english\n":                       "language: want one of ar, ckb,",
 		"language: [en]\n":                          "language: want one of",
+		"decap: 3\n":                                "decap: want a map",
+		"decap: {version: \"3 beta\"}\n":            "decap: version: want a version",
+		"decap: {url: \"javascript:alert(1)\"}\n":   "decap: url: want an http(s) or root-relative URL",
+		"decap: {url: \"/a\\\"><script>\"}\n":       "decap: url: want",
+		"decap: {publishMode: yolo}\n":              "decap: publishMode: want simple or editorial_workflow",
+		"decap: {versoin: 3.16.3}\n":                `decap: unknown key "versoin"`,
 	}
 	for src, msg := range tests {
 		t.Run(msg, func(t *testing.T) {

@@ -142,6 +142,22 @@ type Config struct {
 	// SchemaFrom names the Decap/Sveltia CMS config.yml to take the
 	// fields of types without their own from ("" : the usual places).
 	SchemaFrom string `yaml:"schemaFrom" json:"-"`
+	// Decap pins the Decap CMS editor /admin/content/ loads (nil: the
+	// defaults, see DecapConfig).
+	Decap *DecapConfig `yaml:"decap" json:"-"`
+}
+
+// DecapConfig is folio.yaml's decap: the version of the decap-cms package
+// the editor page loads and the URL it is loaded from, a template in which
+// {version} is replaced (docs/decap.md gives the package's public CDN
+// path). folio's --decap-dir serves a local copy instead.
+type DecapConfig struct {
+	Version string `yaml:"version"`
+	URL     string `yaml:"url"`
+	// PublishMode is the generated config's publish_mode: "simple" (the
+	// default: a save commits to the published branch) or
+	// "editorial_workflow" (drafts on cms/<collection>/<slug> branches).
+	PublishMode string `yaml:"publishMode"`
 }
 
 // ModelDecl is what folio.yaml declares of one type's content model, as

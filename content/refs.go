@@ -147,6 +147,29 @@ type foundRef struct {
 
 // Problems is ReferenceProblems(site, files, mediaExists).
 func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bool) []Problem {
+	run := &refRun{c: c, site: site, files: files, mediaExists: mediaExists, rr: c.reader(site)}
+	c.gen++
+	if c.last != nil && mediaExists == nil {
+		if d, ok := diffDocs(c.last, site); ok {
+			run.patch(d)
+			sortRefProblems(run.out)
+			c.last, c.problems = site, run.out
+			return slices.Clone(run.out)
+		}
+	}
+	run.all()
+	sortRefProblems(run.out)
+	c.last, c.problems = nil, nil
+	if mediaExists == nil {
+		c.last, c.problems = site, run.out
+	}
+	return slices.Clone(run.out)
+}
+
+// reader is the RefReader for the site's content types, and forgets every
+// document's references when the types (or the media bases) changed:
+// whether a string is a reference depends on them.
+func (c *RefChecker) reader(site *Site) RefReader {
 	typeNames := make([]string, 0, len(site.Items)+len(site.Config.Types))
 	for t := range site.Items {
 		typeNames = append(typeNames, t)
@@ -159,190 +182,202 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 	slices.Sort(typeNames)
 	types := strings.Join(typeNames, "\x00") + "\x01" + strings.Join(c.MediaBases, "\x00")
 	if c.docs == nil || types != c.types {
-		// Whether a string is a reference depends on the types.
 		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
-	rr := RefReader{IsType: func(t string) bool {
+	return RefReader{IsType: func(t string) bool {
 		_, ok := slices.BinarySearch(typeNames, t)
 		return ok
 	}, MediaBases: c.MediaBases}
-	c.gen++
-	refsOf := func(doc any, scan func(add func(key string, bases [][]string, v any))) []foundRef {
-		if e := c.docs[doc]; e != nil {
-			e.gen = c.gen
-			return e.refs
-		}
-		var refs []foundRef
-		scan(func(key string, bases [][]string, v any) {
-			walkStringsAt(v, nil, func(s string, sub []string) {
-				if r, ok := rr.Parse(s); ok {
-					at := make([]string, 0, len(bases))
-					for _, b := range bases {
-						at = append(at, LinePath(append(slices.Clip(b), sub...)))
-					}
-					refs = append(refs, foundRef{key: key, s: s, at: at, ref: r})
-				}
-			})
-		})
-		c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
-		for _, f := range refs {
-			if f.ref.Kind == RefItem {
-				k := f.ref.Type + "\x00" + f.ref.Slug
-				if c.refBy[k] == nil {
-					c.refBy[k] = map[any]bool{}
-				}
-				c.refBy[k][doc] = true
-			}
-		}
-		return refs
-	}
-	pageRefs := func(p *Page) []foundRef {
-		return refsOf(p, func(add func(string, [][]string, any)) {
-			for _, s := range p.Sections {
-				i := strconv.Itoa(s.Order)
-				add("sections", [][]string{{"sections", i, "data"}, {"sections", i}}, s.Data)
-			}
-			add("seo", [][]string{{"seo", "ogImage"}}, p.SEO.OGImage)
-		})
-	}
-	itemRefs := func(it *Item) []foundRef {
-		return refsOf(it, func(add func(string, [][]string, any)) {
-			keys := make([]string, 0, len(it.Data))
-			for k := range it.Data {
-				if k != "body" {
-					keys = append(keys, k)
-				}
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				add(k, [][]string{{k}}, it.Data[k])
-			}
-		})
-	}
+}
 
-	var lines map[string]map[string]int // made when a problem needs them
-	var out []Problem
-	problem := func(path string, f foundRef, msg string) {
-		if lines == nil {
-			lines = make(map[string]map[string]int, len(files))
-			for _, f := range files {
-				if f.Doc != nil {
-					lines[f.Path] = f.Doc.Lines
-				}
-			}
-		}
-		ls := lines[path]
-		line := 0
-		for _, at := range f.at {
-			if line = ls[at]; line > 0 {
-				break
-			}
-		}
-		if line == 0 {
-			line = ls[f.key]
-		}
-		out = append(out, Problem{Path: path, Line: line, Message: msg})
-	}
-	check := func(path string, refs []foundRef) {
-		for _, f := range refs {
-			r := f.ref
-			if r.Kind == RefMedia {
-				if mediaExists != nil && !mediaExists(r) {
-					problem(path, f, fmt.Sprintf("reference to a missing media item %s (null when expanded)", f.s))
-				}
-				continue
-			}
-			items := site.Items[r.Type] // sorted by slug, slugs unique
-			i, found := slices.BinarySearchFunc(items, r.Slug, func(it *Item, slug string) int { return strings.Compare(it.Slug, slug) })
-			switch {
-			case !found:
-				problem(path, f, fmt.Sprintf("reference to a missing item %s (null when expanded)", f.s))
-			case items[i].Meta.Draft:
-				problem(path, f, fmt.Sprintf("reference to a draft item %s (null when expanded)", f.s))
-			}
-		}
-	}
-	if c.last != nil && mediaExists == nil {
-		if d, ok := diffDocs(c.last, site); ok {
-			// Only the new documents, and those referring to an item
-			// that changed, are checked; the others keep their problems.
-			redo := map[any]bool{}
-			drop := map[string]bool{} // the paths whose problems go
-			gone := func(doc any, path string) {
-				drop[path] = true
-				if e := c.docs[doc]; e != nil {
-					c.forget(doc, e.refs)
-				}
-			}
-			for _, p := range d.gonePages {
-				gone(p, p.Meta.Path)
-			}
-			for _, it := range d.goneItems {
-				gone(it, it.Meta.Path)
-			}
-			for _, list := range [][]*Item{d.goneItems, d.addedItems} {
-				for _, it := range list {
-					for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
-						redo[doc] = true
-					}
-				}
-			}
-			for _, p := range d.addedPages {
-				redo[p] = true
-			}
-			for _, it := range d.addedItems {
-				redo[it] = true
-			}
-			for doc := range redo {
-				switch doc := doc.(type) {
-				case *Page:
-					drop[doc.Meta.Path] = true
-					if !doc.Meta.Draft {
-						check(doc.Meta.Path, pageRefs(doc))
-					}
-				case *Item:
-					drop[doc.Meta.Path] = true
-					if !doc.Meta.Draft {
-						check(doc.Meta.Path, itemRefs(doc))
-					}
-				}
-			}
-			for _, p := range c.problems {
-				if !drop[p.Path] {
-					out = append(out, p)
-				}
-			}
-			sortRefProblems(out)
-			c.last, c.problems = site, out
-			return slices.Clone(out)
-		}
-	}
+// refRun is one call of RefChecker.Problems: the site it checks and the
+// problems it found.
+type refRun struct {
+	c           *RefChecker
+	site        *Site
+	files       []File
+	mediaExists func(Ref) bool
+	rr          RefReader
+	lines       map[string]map[string]int // made when a problem needs them
+	out         []Problem
+}
 
-	for _, p := range site.Pages {
-		if p.Meta.Draft {
-			continue
+// all checks every published document.
+func (r *refRun) all() {
+	for _, p := range r.site.Pages {
+		if !p.Meta.Draft {
+			r.check(p.Meta.Path, r.pageRefs(p))
 		}
-		check(p.Meta.Path, pageRefs(p))
 	}
-	for _, items := range site.Items {
+	for _, items := range r.site.Items {
 		for _, it := range items {
-			if it.Meta.Draft {
-				continue
+			if !it.Meta.Draft {
+				r.check(it.Meta.Path, r.itemRefs(it))
 			}
-			check(it.Meta.Path, itemRefs(it))
 		}
 	}
+	c := r.c
 	for d, e := range c.docs {
 		if e.gen != c.gen {
 			c.forget(d, e.refs) // not in this site, or a draft now
 		}
 	}
-	sortRefProblems(out)
-	c.last, c.problems = nil, nil
-	if mediaExists == nil {
-		c.last, c.problems = site, out
+}
+
+// patch checks only the documents d added, and those referring to an
+// item that came or went; the others keep their problems of the last call.
+func (r *refRun) patch(d docDiff) {
+	c := r.c
+	redo := map[any]bool{}
+	drop := map[string]bool{} // the paths whose problems go
+	gone := func(doc any, path string) {
+		drop[path] = true
+		if e := c.docs[doc]; e != nil {
+			c.forget(doc, e.refs)
+		}
 	}
-	return slices.Clone(out)
+	for _, p := range d.gonePages {
+		gone(p, p.Meta.Path)
+	}
+	for _, it := range d.goneItems {
+		gone(it, it.Meta.Path)
+	}
+	for _, list := range [][]*Item{d.goneItems, d.addedItems} {
+		for _, it := range list {
+			for doc := range c.refBy[it.Type+"\x00"+it.Slug] {
+				redo[doc] = true
+			}
+		}
+	}
+	for _, p := range d.addedPages {
+		redo[p] = true
+	}
+	for _, it := range d.addedItems {
+		redo[it] = true
+	}
+	for doc := range redo {
+		switch doc := doc.(type) {
+		case *Page:
+			drop[doc.Meta.Path] = true
+			if !doc.Meta.Draft {
+				r.check(doc.Meta.Path, r.pageRefs(doc))
+			}
+		case *Item:
+			drop[doc.Meta.Path] = true
+			if !doc.Meta.Draft {
+				r.check(doc.Meta.Path, r.itemRefs(doc))
+			}
+		}
+	}
+	for _, p := range c.problems {
+		if !drop[p.Path] {
+			r.out = append(r.out, p)
+		}
+	}
+}
+
+// refsOf is the references of doc, found by scan the first time the
+// checker sees doc and remembered (with who refers to which item) after.
+func (r *refRun) refsOf(doc any, scan func(add func(key string, bases [][]string, v any))) []foundRef {
+	c := r.c
+	if e := c.docs[doc]; e != nil {
+		e.gen = c.gen
+		return e.refs
+	}
+	var refs []foundRef
+	scan(func(key string, bases [][]string, v any) {
+		walkStringsAt(v, nil, func(s string, sub []string) {
+			if ref, ok := r.rr.Parse(s); ok {
+				at := make([]string, 0, len(bases))
+				for _, b := range bases {
+					at = append(at, LinePath(append(slices.Clip(b), sub...)))
+				}
+				refs = append(refs, foundRef{key: key, s: s, at: at, ref: ref})
+			}
+		})
+	})
+	c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
+	for _, f := range refs {
+		if f.ref.Kind == RefItem {
+			k := f.ref.Type + "\x00" + f.ref.Slug
+			if c.refBy[k] == nil {
+				c.refBy[k] = map[any]bool{}
+			}
+			c.refBy[k][doc] = true
+		}
+	}
+	return refs
+}
+
+func (r *refRun) pageRefs(p *Page) []foundRef {
+	return r.refsOf(p, func(add func(string, [][]string, any)) {
+		for _, s := range p.Sections {
+			i := strconv.Itoa(s.Order)
+			add("sections", [][]string{{"sections", i, "data"}, {"sections", i}}, s.Data)
+		}
+		add("seo", [][]string{{"seo", "ogImage"}}, p.SEO.OGImage)
+	})
+}
+
+func (r *refRun) itemRefs(it *Item) []foundRef {
+	return r.refsOf(it, func(add func(string, [][]string, any)) {
+		keys := make([]string, 0, len(it.Data))
+		for k := range it.Data {
+			if k != "body" {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			add(k, [][]string{{k}}, it.Data[k])
+		}
+	})
+}
+
+// check adds a problem for each of a document's references that names a
+// missing or draft item, or (when media are checked) a missing media item.
+func (r *refRun) check(path string, refs []foundRef) {
+	for _, f := range refs {
+		ref := f.ref
+		if ref.Kind == RefMedia {
+			if r.mediaExists != nil && !r.mediaExists(ref) {
+				r.problem(path, f, fmt.Sprintf("reference to a missing media item %s (null when expanded)", f.s))
+			}
+			continue
+		}
+		items := r.site.Items[ref.Type] // sorted by slug, slugs unique
+		i, found := slices.BinarySearchFunc(items, ref.Slug, func(it *Item, slug string) int { return strings.Compare(it.Slug, slug) })
+		switch {
+		case !found:
+			r.problem(path, f, fmt.Sprintf("reference to a missing item %s (null when expanded)", f.s))
+		case items[i].Meta.Draft:
+			r.problem(path, f, fmt.Sprintf("reference to a draft item %s (null when expanded)", f.s))
+		}
+	}
+}
+
+// problem adds msg about reference f of the document at path, at the line
+// of the reference (or of its top-level key).
+func (r *refRun) problem(path string, f foundRef, msg string) {
+	if r.lines == nil {
+		r.lines = make(map[string]map[string]int, len(r.files))
+		for _, f := range r.files {
+			if f.Doc != nil {
+				r.lines[f.Path] = f.Doc.Lines
+			}
+		}
+	}
+	ls := r.lines[path]
+	line := 0
+	for _, at := range f.at {
+		if line = ls[at]; line > 0 {
+			break
+		}
+	}
+	if line == 0 {
+		line = ls[f.key]
+	}
+	r.out = append(r.out, Problem{Path: path, Line: line, Message: msg})
 }
 
 // forget drops what the checker knows of a document.

@@ -535,3 +535,6 @@ func (e *Engine) Status() Status {
 
 // ErrBadSort is returned for a sort that a content type does not allow.
 var ErrBadSort error = &fault.Error{Code: fault.Invalid, Message: "bad sort"}
+
+// Site is the configured site: a local repository path or a remote URL.
+func (e *Engine) Site() string { return e.cfg.Site }

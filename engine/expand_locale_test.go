@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,7 +24,12 @@ func TestExpandBody_MediaLocale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	lib, err := media.Open(ctx, media.Config{Root: root, Storage: st})
+	state, err := local.OpenState(filepath.Join(root, local.StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer state.Close()
+	lib, err := media.Open(ctx, media.Config{Root: root, Storage: st, State: state})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,10 +38,8 @@ type AdoptInput struct {
 // Stager is the staging area of presigned uploads, when the library's
 // state store has one (a bucket); nil otherwise.
 func (l *Library) Stager() Stager {
-	if st, ok := l.cfg.State.(Stager); ok && l.sh != nil {
-		return st
-	}
-	return nil
+	st, _ := l.cfg.State.(Stager)
+	return st
 }
 
 // StagedKey is a new staging key for a presigned upload that will become
@@ -71,11 +69,8 @@ func (l *Library) PresignKey(ctx context.Context, filename, mime string, size in
 	name := SanitizeFilename(filename, mime)
 	for range 64 {
 		key := l.reservePresignKey(name, ttl)
-		if l.sh == nil {
-			return key, nil
-		}
-		// Shared: the claim in the bucket holds the key on every box. Its
-		// owner is the grant, not yet an item.
+		// The claim in the state holds the key on every box. Its owner is
+		// the grant, not yet an item.
 		err := l.claimKeys(ctx, "presign "+l.now().Add(ttl).UTC().Format(time.RFC3339), []string{key})
 		if err == nil {
 			return key, nil
@@ -285,10 +280,8 @@ func (l *Library) adoptWith(ctx context.Context, in AdoptInput, folder string, s
 	}
 	id := newID()
 	dkeys = l.reserveDerivatives(in.Key, p, 0)
-	if l.sh != nil {
-		if dkeys, err = l.claimDerivatives(ctx, id, in.Key, p, dkeys, 0); err != nil {
-			return nil, dkeys, err
-		}
+	if dkeys, err = l.claimDerivatives(ctx, id, in.Key, p, dkeys, 0); err != nil {
+		return nil, dkeys, err
 	}
 	it = &Item{
 		ID:            id,
@@ -331,9 +324,7 @@ func (l *Library) adoptWith(ctx context.Context, in AdoptInput, folder string, s
 		}
 	}
 	if err := l.store(ctx, it, nil, p, dkeys, false); err != nil {
-		if l.sh != nil {
-			l.releaseClaims(ctx, dkeys)
-		}
+		l.releaseClaims(ctx, l.unstored(ctx, dkeys))
 		return nil, dkeys, err
 	}
 	return l.view(it), dkeys, nil

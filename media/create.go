@@ -48,8 +48,10 @@ func checkText(field, s string, max int) error {
 // its type is sniffed from its bytes, never taken from its name.
 //
 // Writes are ordered so that a crash at any instant leaves no item or a
-// whole one: intent, original, derivatives, and the sidecar last; Open
-// deletes the objects of an intent whose sidecar never came.
+// whole one: the claims of its keys, original, derivatives, and the
+// sidecar last; what a crash leaves claimed and not committed goes at the
+// next start of the only writer, or after claimStale in a shared bucket
+// (shared_sweep.go).
 func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	if l.cfg.ReadOnly {
 		return nil, errReadOnly
@@ -83,14 +85,9 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	}
 	name := SanitizeFilename(in.Filename, mime)
 	id := newID()
-	var key string
-	var dkeys []string
-	if l.sh != nil {
-		if key, dkeys, err = l.reserveShared(ctx, id, name, p); err != nil {
-			return nil, err
-		}
-	} else {
-		key, dkeys = l.reserveName(name, p)
+	key, dkeys, err := l.reserveShared(ctx, id, name, p)
+	if err != nil {
+		return nil, err
 	}
 	defer l.release(key, dkeys)
 
@@ -116,42 +113,22 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		Version:       1,
 	}
 	if err := l.store(ctx, it, body, p, dkeys, true); err != nil {
-		if l.sh != nil {
-			l.releaseClaims(ctx, append([]string{key}, dkeys...))
-		}
+		l.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
 		return nil, err
 	}
 	return l.view(it), nil
 }
 
-// store puts the original (when putOriginal) and the derivatives under an
-// intent, then commits the item with its sidecar. On failure it removes
-// what it put, best effort; what it cannot remove the intent keeps for
-// Open.
+// store puts the original (when putOriginal) and the derivatives, whose
+// keys are claimed, then commits the item with its sidecar. On failure it
+// removes what it put, best effort; the caller releases the claims of the
+// keys that hold nothing (unstored), and a claim whose object could not be
+// removed stays for the sweep.
 func (l *Library) store(ctx context.Context, it *Item, original io.Reader, p *processed, dkeys []string, putOriginal bool) (err error) {
-	// The original is listed even when adopted: a client's object becomes
-	// part of the library only once committed, and a crash before that
-	// drops it like any other orphan.
-	in := intent{Key: it.Key, Keys: append([]string{it.Key}, dkeys...)}
-	iname, err := l.writeIntent(in)
-	if err != nil {
-		return err
-	}
 	var put []string
 	defer func() {
-		if err == nil {
-			l.dropIntent(iname)
-			return
-		}
-		clean := context.WithoutCancel(ctx)
-		ok := true
-		for _, k := range put {
-			if l.cfg.Storage.Delete(clean, k) != nil {
-				ok = false
-			}
-		}
-		if ok {
-			l.dropIntent(iname)
+		if err != nil {
+			l.deleteObjects(ctx, put, "object of a failed write (its claim stays for the sweep)")
 		}
 	}()
 	if putOriginal {
@@ -173,8 +150,22 @@ func (l *Library) store(ctx context.Context, it *Item, original io.Reader, p *pr
 	return l.commitNew(ctx, it)
 }
 
-// commitNew writes the sidecar of a new item and adds it to the index,
-// after checking, under the folder read lock, that its folder still exists.
+// unstored returns the keys whose object is gone (or never was), so that
+// their claims can be released after a failed write.
+func (l *Library) unstored(ctx context.Context, keys []string) []string {
+	ctx = context.WithoutCancel(ctx)
+	var out []string
+	for _, k := range keys {
+		if _, err := l.cfg.Storage.Stat(ctx, k); errors.Is(err, ErrNotExist) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// commitNew creates the sidecar of a new item in the state (the commit
+// point), adds it to the index and logs it, after checking, under the
+// folder read lock, that its folder still exists.
 func (l *Library) commitNew(ctx context.Context, it *Item) error {
 	l.folderMu.RLock()
 	defer l.folderMu.RUnlock()
@@ -184,21 +175,7 @@ func (l *Library) commitNew(ctx context.Context, it *Item) error {
 	if !ok {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
 	}
-	if l.sh != nil {
-		return l.commitShared(ctx, it)
-	}
-	data, err := encodeSidecar(it)
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(l.root, sidecarPath(it.Key), data); err != nil {
-		return fmt.Errorf("media: write sidecar: %w", err)
-	}
-	l.mu.Lock()
-	l.addLocked(it)
-	l.mu.Unlock()
-	l.changed(it, false)
-	return nil
+	return l.commitShared(ctx, it)
 }
 
 // reserveName picks the first free name "<name>", "<name-1>", … in the

@@ -43,7 +43,7 @@ func TestLibrary_Create(t *testing.T) {
 		if b := readAll(t, e.store, it.Key); !bytes.Equal(b, body) {
 			t.Error("stored original differs from upload")
 		}
-		if !fileExists(t, sidecarOf(e.root, it.Key)) {
+		if !fileExists(t, stateItem(e.root, it.ID)) {
 			t.Error("no sidecar")
 		}
 		g, ok := l.Get(it.ID)

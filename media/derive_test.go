@@ -46,7 +46,7 @@ func TestLibrary_CreateDerivatives(t *testing.T) {
 		t.Errorf("second: %s %+v", two.Filename, two.Sizes)
 	}
 	// Restart keeps the derivatives (the sweep must not take them for orphans).
-	l.Close()
+	e.close(t, l)
 	l2 := e.open(t)
 	if g, ok := l2.Get(it.ID); !ok || len(g.Sizes) != 3 || g.Sizes[0].URL == "" {
 		t.Errorf("after restart: %+v", g)

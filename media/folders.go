@@ -2,61 +2,9 @@ package media
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"slices"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
-
-// foldersFile lists the explicitly created folders, one path per entry.
-const foldersFile = ".folders.yaml"
-
-type foldersDoc struct {
-	Folders []string `yaml:"folders"`
-}
-
-func (l *Library) loadFolders() error {
-	data, err := l.root.ReadFile(foldersFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("media: read %s: %w", foldersFile, err)
-	}
-	var doc foldersDoc
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		// A folder list that does not parse loses only empty folders: the
-		// folders of items come from the sidecars. Serve on, loudly.
-		l.log.Error("media: folder list does not parse; explicit folders ignored", "file", foldersFile, "err", err)
-		return nil
-	}
-	for _, p := range doc.Folders {
-		c, err := CleanFolder(p)
-		if err != nil || c == RootFolder {
-			l.log.Warn("media: invalid folder in folder list skipped", "folder", p)
-			continue
-		}
-		l.explicit[c] = true
-	}
-	return nil
-}
-
-// saveFoldersLocked writes the explicit folders atomically; l.mu is held.
-func (l *Library) saveFoldersLocked(explicit map[string]bool) error {
-	doc := foldersDoc{Folders: make([]string, 0, len(explicit))}
-	for p := range explicit {
-		doc.Folders = append(doc.Folders, p)
-	}
-	slices.Sort(doc.Folders)
-	data, err := yaml.Marshal(&doc)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(l.root, foldersFile, data)
-}
 
 // Folders lists every folder, sorted: the root, the explicitly created
 // folders, the folders items are in, and all their parents.
@@ -174,32 +122,20 @@ func (l *Library) DeleteFolder(p string) error {
 	})
 }
 
-// folderWriteTimeout bounds a folder change of a shared library, whose
-// methods take no context.
+// folderWriteTimeout bounds a folder change, whose methods take no
+// context.
 const folderWriteTimeout = 30 * time.Second
 
 // changeFolders replaces the explicit folders with what edit makes of
-// them; edit runs with l.mu held and may refuse. Folder changes are
-// ordered against item writes by folderMu.
+// them, with a compare-and-swap on the folder list in the state
+// (foldersShared); edit runs with l.mu held for reading and may refuse.
+// Folder changes are ordered against item writes by folderMu.
 func (l *Library) changeFolders(edit func(explicit map[string]bool) (map[string]bool, error)) error {
 	l.folderMu.Lock()
 	defer l.folderMu.Unlock()
-	if l.sh != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), folderWriteTimeout)
-		defer cancel()
-		return l.foldersShared(ctx, edit)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	next, err := edit(l.explicit)
-	if err != nil {
-		return err
-	}
-	if err := l.saveFoldersLocked(next); err != nil {
-		return fmt.Errorf("media: save folders: %w", err)
-	}
-	l.explicit = next
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), folderWriteTimeout)
+	defer cancel()
+	return l.foldersShared(ctx, edit)
 }
 
 // checkFolder cleans p and checks that it exists. The caller holds

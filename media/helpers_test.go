@@ -44,8 +44,12 @@ type env struct {
 	store *local.Storage
 	clock *clock
 	cfg   media.Config
+	// states are the state stores of the libraries opened, by library.
+	states map[*media.Library]*local.State
 }
 
+// newEnv is a library on local storage whose media root is a new
+// directory; its state is <root>/.state, as cmd/folio keeps it.
 func newEnv(tb testing.TB) *env {
 	tb.Helper()
 	root := tb.TempDir()
@@ -54,19 +58,57 @@ func newEnv(tb testing.TB) *env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	e := &env{root: root, store: st, clock: newClock()}
+	e := &env{root: root, store: st, clock: newClock(), states: map[*media.Library]*local.State{}}
 	e.cfg = media.Config{Root: root, Storage: st, Now: e.clock.Now}
 	return e
 }
 
+// open opens the library as e.cfg says, on its own opening of the state
+// directory (read-only when e.cfg is), as a process would.
 func (e *env) open(tb testing.TB) *media.Library {
 	tb.Helper()
-	l, err := media.Open(context.Background(), e.cfg)
+	l, err := e.tryOpen()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { l.Close() })
+	tb.Cleanup(func() { e.close(tb, l) })
 	return l
+}
+
+func (e *env) tryOpen() (*media.Library, error) {
+	dir := filepath.Join(e.root, local.StateDir)
+	open := local.OpenState
+	if e.cfg.ReadOnly {
+		open = local.OpenStateReadOnly
+	}
+	state, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.cfg
+	cfg.State = state
+	l, err := media.Open(context.Background(), cfg)
+	if err != nil {
+		state.Close()
+		return nil, err
+	}
+	e.states[l] = state
+	return l, nil
+}
+
+// close closes l and its state, as the end of a process does; closing
+// again does nothing.
+func (e *env) close(tb testing.TB, l *media.Library) {
+	tb.Helper()
+	state, ok := e.states[l]
+	if !ok {
+		return
+	}
+	delete(e.states, l)
+	if err := l.Close(); err != nil {
+		tb.Error(err)
+	}
+	state.Close()
 }
 
 func mustCreate(tb testing.TB, l *media.Library, name string, body []byte, folder string) *media.Item {
@@ -140,9 +182,35 @@ func fileExists(tb testing.TB, path string) bool {
 
 func keyPath(root, key string) string { return filepath.Join(root, filepath.FromSlash(key)) }
 
-func sidecarOf(root, key string) string {
-	dir, name := filepath.Split(keyPath(root, key))
-	return filepath.Join(dir, ".meta", name+".yaml")
+// stateItem is the path of an item's sidecar in the state of the
+// library on root (items/<id>.yaml under <root>/.state).
+func stateItem(root, id string) string {
+	return filepath.Join(root, local.StateDir, "items", id+".yaml")
+}
+
+// withState runs fn on the state of e's media root while no library has
+// it open, as a tool (or what a crash left) would change it.
+func (e *env) withState(tb testing.TB, fn func(*local.State)) {
+	tb.Helper()
+	state, err := local.OpenState(filepath.Join(e.root, local.StateDir))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer state.Close()
+	fn(state)
+}
+
+// leftover leaves what a write that a crash cut off after its objects and
+// before its commit leaves: the object at key, and its claim for owner.
+func leftover(tb testing.TB, st media.Storage, state media.StateStore, owner, key string, body []byte) {
+	tb.Helper()
+	ctx := context.Background()
+	if err := st.Put(ctx, key, bytes.NewReader(body), int64(len(body)), "application/octet-stream"); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := state.Create(ctx, "claims/"+strings.ToLower(key), media.ClaimBody(owner, key)); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 func readAll(tb testing.TB, st media.Storage, key string) []byte {

@@ -25,10 +25,10 @@ const (
 
 // Config configures a Library.
 type Config struct {
-	// Root is the media root on local disk: sidecars live at
-	// <Root>/<yyyy>/<mm>/.meta/<name>.yaml, explicit folders in
-	// <Root>/.folders.yaml, temporary files in <Root>/.tmp. On local
-	// storage it is also the storage root.
+	// Root is the media root on local disk: temporary files live in
+	// <Root>/.tmp. On local storage it is also the storage root, and the
+	// state is in <Root>/.state (media/local.StateDir). A library that an
+	// earlier release kept here (legacy.go) moves into State at Open.
 	Root    string
 	Storage Storage
 	// MaxUploadBytes bounds one file; 0 means DefaultMaxUploadLocal.
@@ -50,26 +50,28 @@ type Config struct {
 	// sweep; those are the writer's work), and every write fails with
 	// ErrReadOnly.
 	ReadOnly bool
-	// State, when set, makes the library shared: its sidecars, folders,
-	// claims and change log live in this store (a private area of the
-	// bucket), Root only holds temporary files, and the library follows
-	// the writes of other boxes every PollInterval (default
-	// DefaultPollInterval). See shared.go.
+	// State holds the library: its sidecars, folders, claims and change
+	// log (a private area of the bucket, or media/local.State for a
+	// library on one box). The library follows the writes of other boxes
+	// (and a read-only box those of its writer) every PollInterval
+	// (default DefaultPollInterval). See shared.go. Required.
 	State        StateStore
 	PollInterval time.Duration
+	// MigrateFrom, when set, is the state of a library on one box (the
+	// <root>/.state of local storage) that the first Open moves into
+	// State, items, folders and files, as it moves a library that an
+	// earlier release kept in sidecars on the media root (migrate.go).
+	MigrateFrom StateStore
 }
 
-// Library is the media library: an in-memory index of every item, rebuilt
-// from the sidecars at Open, kept in step with every write. It is safe for
-// concurrent use.
+// Library is the media library: an in-memory index of every item, loaded
+// from its state at Open, kept in step with every write and with the
+// state's change log. It is safe for concurrent use.
 type Library struct {
 	cfg  Config
 	root *os.Root
 	log  *slog.Logger
 	now  func() time.Time
-	// sweeps is true when the storage keeps its files under the media
-	// root, where Open can find orphans by listing (see sweepLocal).
-	sweeps bool
 
 	// folderMu orders folder creation and deletion (write lock) against
 	// writes that put an item in a folder (read lock), so an item never
@@ -91,19 +93,32 @@ type Library struct {
 	sh *sharedState
 	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
 	gate atomic.Pointer[DeriveGate]
-	// writes counts index changes since Open, so Close rewrites the index
-	// cache only when something changed.
-	writes int
 }
 
-// tmpDir holds upload temp files and write intents.
-const tmpDir = ".tmp"
-
-// Open loads the library under cfg.Root: it reads every sidecar (in
-// parallel), skips and logs the ones that do not parse, finishes or rolls
-// back the writes a crash interrupted, removes orphans, and calls
-// cfg.OnChange for every item.
+// Open loads the library whose state is cfg.State: the newest
+// checkpoint and the log after it (or every sidecar), after moving a
+// library that an earlier release kept on the media root into the state
+// (migrateLocal). The only writer of its state also settles what a crash
+// left (sweepAtOpen). cfg.OnChange is called for every item. See
+// shared.go.
 func Open(ctx context.Context, cfg Config) (*Library, error) {
+	if cfg.State == nil {
+		return nil, errors.New("media: no state store (Config.State); a library on one box keeps it on local disk (media/local.OpenState)")
+	}
+	l, err := newLibrary(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.openShared(ctx); err != nil {
+		l.closeShared()
+		l.root.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// newLibrary checks cfg, fills its defaults and opens the media root.
+func newLibrary(cfg Config) (*Library, error) {
 	if cfg.Root == "" {
 		return nil, errors.New("media: empty root")
 	}
@@ -136,7 +151,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("media: %w", err)
 	}
-	l := &Library{
+	return &Library{
 		cfg:      cfg,
 		root:     root,
 		log:      cfg.Logger,
@@ -149,40 +164,14 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		explicit: map[string]bool{},
 		orders:   map[string][]*Item{},
 		locks:    map[string]*sync.Mutex{},
-	}
-	if cfg.State != nil {
-		if err := l.openShared(ctx); err != nil {
-			root.Close()
-			return nil, err
-		}
-		return l, nil
-	}
-	if lr, ok := cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == abs {
-		l.sweeps = true
-	}
-	if err := l.load(ctx); err != nil {
-		root.Close()
-		return nil, err
-	}
-	l.writes = 0
-	if cfg.OnChange != nil {
-		for _, it := range l.items {
-			cfg.OnChange(l.view(it), false)
-		}
-	}
-	return l, nil
+	}, nil
 }
 
-// Close saves the index cache for a fast next start and releases the
-// media root. Call it after the last write has returned.
+// Close stops following the state (the only writer of its state writes
+// a checkpoint first) and releases the media root. Call it after the
+// last write has returned.
 func (l *Library) Close() error {
 	l.closeShared()
-	l.mu.RLock()
-	changed := l.writes > 0 && !l.cfg.ReadOnly && l.sh == nil
-	l.mu.RUnlock()
-	if changed {
-		l.SaveIndexCache()
-	}
 	return l.root.Close()
 }
 
@@ -259,7 +248,6 @@ func (l *Library) addLocked(it *Item) {
 	l.inFolder[it.Folder]++
 	l.countLocales(it, 1)
 	clear(l.orders)
-	l.writes++
 }
 
 // removeLocked takes it out of the index; l.mu must be held for writing.
@@ -275,7 +263,6 @@ func (l *Library) removeLocked(it *Item) {
 	}
 	l.countLocales(it, -1)
 	clear(l.orders)
-	l.writes++
 }
 
 // lockItem serialises the writes of one item and returns the unlock.

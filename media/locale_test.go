@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/local"
 )
 
 func TestCanonicalLocale(t *testing.T) {
@@ -114,7 +116,7 @@ func TestLibrary_PatchLocales(t *testing.T) {
 	if got := strings.Join(l.Locales(), ","); got != "en-US,es,fr" {
 		t.Errorf("locales %s", got)
 	}
-	sidecar, err := os.ReadFile(sidecarOf(e.root, it.Key))
+	sidecar, err := os.ReadFile(stateItem(e.root, it.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,9 +153,13 @@ func TestLibrary_PatchLocales(t *testing.T) {
 		t.Errorf("failed patches changed the item: %+v", cur)
 	}
 
-	// It survives restarts: from the sidecars, then from the index cache.
+	// It survives restarts: from the state (sidecars and log), then from
+	// the checkpoint the first restart's Close writes.
+	e.close(t, l)
 	for i := range 2 {
-		g, ok := e.open(t).Get(it.ID)
+		l := e.open(t)
+		g, ok := l.Get(it.ID)
+		e.close(t, l)
 		if !ok || !reflect.DeepEqual(g.AltByLocale, wantAlt) || g.DescriptionByLocale["fr"] != "Le chat." || g.Alt != "a cat" {
 			t.Errorf("reopen %d: %+v", i, g)
 		}
@@ -168,9 +174,13 @@ func TestLibrary_SidecarLocales(t *testing.T) {
 	l := e.open(t)
 	a := mustCreate(t, l, "a.png", pngBytes(t, 4, 4), "")
 	b := mustCreate(t, l, "b.png", pngBytes(t, 4, 4), "")
-	l.Close()
-	edit := func(key, extra string) {
-		p := sidecarOf(e.root, key)
+	e.close(t, l)
+	// A start that reads every sidecar (no checkpoint).
+	if err := os.RemoveAll(filepath.Join(e.root, local.StateDir, "checkpoints")); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(id, extra string) {
+		p := stateItem(e.root, id)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -179,8 +189,8 @@ func TestLibrary_SidecarLocales(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	edit(a.Key, "altByLocale:\n  FR-ca: un chat\n")
-	edit(b.Key, "altByLocale:\n  not a tag: x\n")
+	edit(a.ID, "altByLocale:\n  FR-ca: un chat\n")
+	edit(b.ID, "altByLocale:\n  not a tag: x\n")
 	l2 := e.open(t)
 	if g, ok := l2.Get(a.ID); !ok || g.AltByLocale["fr-CA"] != "un chat" || len(g.AltByLocale) != 1 {
 		t.Errorf("hand-edited sidecar: %+v", g)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,8 +52,8 @@ type MigrateSkip struct {
 // other bytes, or whose file is nowhere, is skipped and reported, not
 // overwritten. Only for a writer of a shared library.
 func (l *Library) MigrateLocal(ctx context.Context) (*MigrateReport, error) {
-	if l.sh == nil || l.cfg.ReadOnly {
-		return nil, errors.New("media: migrate: needs a writable library on a bucket")
+	if l.cfg.ReadOnly {
+		return nil, errReadOnly
 	}
 	l.sh.migrateMu.Lock()
 	defer l.sh.migrateMu.Unlock()
@@ -70,8 +71,8 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 	if _, err := l.root.Stat(migratedMarker); err == nil {
 		return nil
 	}
-	if _, err := l.root.Stat(foldersFile); errors.Is(err, fs.ErrNotExist) {
-		months, err := l.monthDirs()
+	if _, err := l.root.Stat(foldersFile); errors.Is(err, fs.ErrNotExist) && l.cfg.MigrateFrom == nil {
+		months, err := monthDirs(l.root)
 		if err != nil {
 			return err
 		}
@@ -88,21 +89,28 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 }
 
 func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
-	old, err := Open(ctx, Config{Root: l.cfg.Root, Storage: l.cfg.Storage, ReadOnly: true, Logger: l.log})
+	items, folders, err := readLegacy(ctx, l.root, l.log)
 	if err != nil {
 		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
-	defer old.Close()
-	old.mu.RLock()
-	items := make([]*Item, 0, len(old.items))
-	for _, it := range old.items {
+	if l.cfg.MigrateFrom != nil {
+		more, fs, err := readStateLibrary(ctx, l.cfg.MigrateFrom, l.log)
+		if err != nil {
+			return nil, fmt.Errorf("media: migrate: %w", err)
+		}
+		items = append(items, more...)
+		folders = append(folders, fs...)
+	}
+	// An item in both (the old sidecars a migration into the local state
+	// left) once: the state's, the newer.
+	byID := make(map[string]*Item, len(items))
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	items = items[:0]
+	for _, it := range byID {
 		items = append(items, it)
 	}
-	folders := make([]string, 0, len(old.explicit))
-	for p := range old.explicit {
-		folders = append(folders, p)
-	}
-	old.mu.RUnlock()
 	slices.SortFunc(items, func(a, b *Item) int { return strings.Compare(a.Key, b.Key) })
 
 	rep := &MigrateReport{Items: len(items), Folders: len(folders)}
@@ -158,18 +166,54 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 	for _, sk := range rep.Skipped {
 		l.log.Error("media: migrate: item skipped", "id", sk.ID, "key", sk.Key, "reason", sk.Reason)
 	}
-	l.log.Info("media: local library moved into the bucket", "items", rep.Items, "new", rep.Created,
+	l.log.Info("media: library of the media root moved into the state store", "items", rep.Items, "new", rep.Created,
 		"copied", rep.Copied, "present", rep.Present, "skipped", len(rep.Skipped), "folders", len(folders))
 	if len(rep.Skipped) > 0 {
 		// No marker: the next start (or `folio media migrate`) tries the
 		// skipped items again once their clash is resolved.
 		return rep, nil
 	}
-	marker := fmt.Appendf(nil, "The sidecars, folders and files of this media root were copied into the bucket; folio reads them there now.\n")
+	marker := fmt.Appendf(nil, "The sidecars and folders of this media root were copied into the library's state (<root>/.state on local storage, the bucket's state area on S3); folio reads them there now.\n")
 	if err := writeFileAtomic(l.root, migratedMarker, marker); err != nil {
 		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
 	return rep, nil
+}
+
+// readStateLibrary reads every item and the folders of a library's
+// state store (another library's: the source of a migration). Sidecars
+// that do not parse are logged and left out.
+func readStateLibrary(ctx context.Context, st StateStore, log *slog.Logger) ([]*Item, []string, error) {
+	var ids []string
+	if err := st.List(ctx, stateItems, "", func(o StateObject) error {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
+			ids = append(ids, id)
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	var items []*Item
+	for _, id := range ids {
+		data, _, err := st.Get(ctx, itemStateKey(id))
+		if errors.Is(err, ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		it, err := decodeSharedSidecar(id, data)
+		if err != nil {
+			log.Error("media: migrate: corrupt sidecar skipped", "id", id, "err", err)
+			continue
+		}
+		items = append(items, it)
+	}
+	fs, _, err := readFoldersOf(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	return items, fs.Folders, nil
 }
 
 type migrated struct {
@@ -251,6 +295,15 @@ const (
 // and SHA-256. A reason is returned when the key cannot be the item's:
 // other bytes in the bucket, or no file anywhere.
 func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int, reason string, err error) {
+	if lr, ok := l.cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == l.cfg.Root {
+		// Local storage on the media root: the storage's file is the
+		// media root's, already where it belongs.
+		_, err := l.cfg.Storage.Stat(ctx, key)
+		if errors.Is(err, ErrNotExist) {
+			return 0, "the file is not on the media root", nil
+		}
+		return filePresent, "", err
+	}
 	local, lsize, lerr := l.localSum(key)
 	if lerr != nil && !errors.Is(lerr, fs.ErrNotExist) {
 		return 0, "", fmt.Errorf("media: migrate: read %s: %w", key, lerr)
@@ -298,6 +351,10 @@ func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int,
 	}
 	return state, "", nil
 }
+
+// localRoot is implemented by storages that keep objects as files under a
+// directory (media/local).
+type localRoot interface{ Root() string }
 
 // localSum is the SHA-256 and size of the media root's file at key.
 func (l *Library) localSum(key string) ([]byte, int64, error) {

@@ -1,6 +1,8 @@
 // Package media is folio's media library: the media model, folders, sidecar
 // metadata, type sniffing and image derivatives, over a Storage interface
-// with local-disk and S3 adapters. It knows nothing of Git, HTTP or content.
+// (bytes: local disk or S3) and a StateStore (everything else: a directory
+// on local disk or the bucket's private area), with one write path for
+// both. It knows nothing of Git, HTTP or content.
 package media
 
 import "time"

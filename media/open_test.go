@@ -36,6 +36,8 @@ func TestOpen_Restart(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := l.List(media.Query{})
+	folders := l.Folders()
+	e.close(t, l) // its checkpoint is what the next start reads
 	var seen []string
 	e.cfg.OnChange = func(it *media.Item, deleted bool) { seen = append(seen, it.ID) }
 	l2 := e.open(t)
@@ -53,32 +55,44 @@ func TestOpen_Restart(t *testing.T) {
 	if len(seen) != 3 {
 		t.Errorf("OnChange at Open saw %d items, want 3", len(seen))
 	}
-	if !reflect.DeepEqual(l.Folders(), l2.Folders()) {
-		t.Errorf("folders %v != %v", l2.Folders(), l.Folders())
+	if !reflect.DeepEqual(folders, l2.Folders()) {
+		t.Errorf("folders %v != %v", l2.Folders(), folders)
 	}
 }
 
+// TestOpen_CorruptSidecar: sidecars in the state that do not parse, or
+// that say what no sidecar may (a key outside the key space, a file
+// another item owns, an id that is not their name, a folder outside the
+// root), are skipped and logged at a start that reads every sidecar (no
+// checkpoint); the files of an item whose sidecar does not parse stay.
 func TestOpen_CorruptSidecar(t *testing.T) {
 	e := newEnv(t)
 	l := e.open(t)
 	good := mustCreate(t, l, "good.pdf", pdfBytes, "")
 	bad := mustCreate(t, l, "bad.pdf", pdfBytes, "")
-	sc, err := os.ReadFile(sidecarOf(e.root, good.Key))
+	e.close(t, l)
+	sc, err := os.ReadFile(stateItem(e.root, good.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := filepath.Dir(sidecarOf(e.root, good.Key))
+	edit := func(id string, pairs ...string) {
+		b := bytes.ReplaceAll(sc, []byte(good.ID), []byte(id))
+		for i := 0; i < len(pairs); i += 2 {
+			b = bytes.Replace(b, []byte(pairs[i]), []byte(pairs[i+1]), 1)
+		}
+		writeFile(t, stateItem(e.root, id), b)
+	}
 	// A sidecar that does not parse: its item is skipped, its file kept.
-	writeFile(t, sidecarOf(e.root, bad.Key), []byte("id: [unclosed\n"))
-	// A sidecar claiming a key outside its place.
-	writeFile(t, filepath.Join(meta, "evil.pdf.yaml"), bytes.Replace(sc, []byte("key: 2026/03/good.pdf"), []byte("key: ../../../etc/passwd"), 1))
-	// A copy of a good sidecar: same id, so the second is refused.
-	writeFile(t, keyPath(e.root, "2026/03/copy.pdf"), pdfBytes)
-	writeFile(t, filepath.Join(meta, "copy.pdf.yaml"), bytes.Replace(sc, []byte("key: 2026/03/good.pdf"), []byte("key: 2026/03/copy.pdf"), 1))
-	// Bad id, bad folder.
-	writeFile(t, filepath.Join(meta, "badid.pdf.yaml"), bytes.Replace(bytes.Replace(sc, []byte("key: 2026/03/good.pdf"), []byte("key: 2026/03/badid.pdf"), 1), []byte("id: "+good.ID), []byte("id: ../x"), 1))
-	writeFile(t, filepath.Join(meta, "badfolder.pdf.yaml"), bytes.Replace(bytes.Replace(sc, []byte("key: 2026/03/good.pdf"), []byte("key: 2026/03/badfolder.pdf"), 1), []byte("folder: /"), []byte("folder: /../.."), 1))
-	writeFile(t, filepath.Join(meta, "empty.pdf.yaml"), nil)
+	writeFile(t, stateItem(e.root, bad.ID), []byte("id: [unclosed\n"))
+	edit("evilevilevilevil", "key: 2026/03/good.pdf", "key: ../../../etc/passwd")
+	// A copy of a good sidecar under another id: the file is good's.
+	edit("zzzzzzzzzzzzzzzz")
+	edit("badidbadidbadidb", "id: badidbadidbadidb", "id: ../x")
+	edit("badfolderbadfold", "folder: /", "folder: /../..")
+	writeFile(t, stateItem(e.root, "emptyemptyemptye"), nil)
+	if err := os.RemoveAll(filepath.Join(e.root, local.StateDir, "checkpoints")); err != nil {
+		t.Fatal(err)
+	}
 
 	var logBuf bytes.Buffer
 	e.cfg.Logger = newTestLogger(&logBuf)
@@ -87,141 +101,145 @@ func TestOpen_CorruptSidecar(t *testing.T) {
 	if total != 1 || items[0].ID != good.ID {
 		t.Errorf("items: %s", listNames(items))
 	}
-	if !fileExists(t, keyPath(e.root, bad.Key)) {
-		t.Error("the original of a corrupt sidecar was deleted")
+	if !fileExists(t, keyPath(e.root, bad.Key)) || !fileExists(t, keyPath(e.root, good.Key)) {
+		t.Error("an original was deleted")
 	}
 	if n := strings.Count(logBuf.String(), "skipped"); n < 6 {
 		t.Errorf("%d skips logged:\n%s", n, logBuf.String())
 	}
 }
 
-func TestOpen_OrphansLocal(t *testing.T) {
-	e := newEnv(t)
-	l := e.open(t)
-	it := mustCreate(t, l, "kept.pdf", pdfBytes, "")
-	l.Close()
-	// What a crash can leave: an original without sidecar, storage and
-	// sidecar temp files, an upload temp file.
-	orphan := keyPath(e.root, "2026/03/orphan.pdf")
-	orphanOld := keyPath(e.root, "2025/12/old-900.webp")
-	stTmp := keyPath(e.root, "2026/03/.tmp-XYZ")
-	scTmp := filepath.Join(e.root, "2026", "03", ".meta", ".tmp-ABC")
-	upTmp := filepath.Join(e.root, ".tmp", "upload-123")
-	notOurs := filepath.Join(e.root, "notes", "keep.txt")
-	for _, p := range []string{orphan, orphanOld, stTmp, scTmp, upTmp, notOurs} {
-		writeFile(t, p, []byte("x"))
-	}
-	l2 := e.open(t)
-	for _, p := range []string{orphan, orphanOld, stTmp, scTmp, upTmp} {
-		if fileExists(t, p) {
-			t.Errorf("%s not cleaned", p)
-		}
-	}
-	if !fileExists(t, keyPath(e.root, it.Key)) || !fileExists(t, notOurs) {
-		t.Error("cleanup removed a file it does not own")
-	}
-	if _, ok := l2.Get(it.ID); !ok {
-		t.Error("item lost")
+// TestOpen_Leftovers: what a crash can leave is gone at the next start of
+// the library (the only writer of its state), whether its storage is
+// under the media root or elsewhere (as S3 is): the objects and claims of
+// a create cut off before its sidecar, those of a delete cut off after
+// its sidecar went (its log entry lost too), and the temporary files of
+// uploads; files the library does not own stay.
+func TestOpen_Leftovers(t *testing.T) {
+	for _, elsewhere := range []bool{false, true} {
+		t.Run(map[bool]string{false: "UnderRoot", true: "Elsewhere"}[elsewhere], func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t)
+			var st media.Storage = e.store
+			if elsewhere {
+				ls, err := local.New(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ls.Close()
+				st, e.cfg.Storage = ls, ls
+			}
+			l := e.open(t)
+			kept := mustCreate(t, l, "kept.png", pngBytes(t, 500, 300), "")
+			gone := mustCreate(t, l, "gone.pdf", pdfBytes, "")
+			e.close(t, l)
+
+			e.withState(t, func(state *local.State) {
+				// A create cut off after its objects, before its sidecar.
+				leftover(t, st, state, "ghostghostghostg", "2026/03/ghost.png", pngBytes(t, 5, 5))
+				leftover(t, st, state, "ghostghostghostg", "2026/03/ghost-150.webp", []byte("webp"))
+				// A delete cut off after its sidecar, before its log entry.
+				if err := state.Delete(ctx, "items/"+gone.ID+".yaml"); err != nil {
+					t.Fatal(err)
+				}
+			})
+			upTmp := filepath.Join(e.root, ".tmp", "upload-123")
+			notOurs := filepath.Join(e.root, "notes", "keep.txt")
+			for _, p := range []string{upTmp, notOurs} {
+				writeFile(t, p, []byte("x"))
+			}
+			l2 := e.open(t)
+			for _, k := range []string{"2026/03/ghost.png", "2026/03/ghost-150.webp", gone.Key} {
+				if _, err := st.Stat(ctx, k); err == nil {
+					t.Errorf("%s survived", k)
+				}
+			}
+			for _, k := range append([]string{kept.Key}, sizeKeys(kept)...) {
+				if _, err := st.Stat(ctx, k); err != nil {
+					t.Errorf("file of a kept item: %v", err)
+				}
+			}
+			if fileExists(t, upTmp) {
+				t.Error("upload temporary file left")
+			}
+			if !fileExists(t, notOurs) {
+				t.Error("a file the library does not own was removed")
+			}
+			if _, total := l2.List(media.Query{}); total != 1 {
+				t.Errorf("%d items", total)
+			}
+			if !fileExists(t, filepath.Join(e.root, local.StateDir, "claims", "2026", "03", "kept.png")) {
+				t.Error("the kept item's claim is gone")
+			}
+			for _, k := range []string{"ghost.png", "gone.pdf"} {
+				if fileExists(t, filepath.Join(e.root, local.StateDir, "claims", "2026", "03", k)) {
+					t.Errorf("claim of %s left", k)
+				}
+			}
+		})
 	}
 }
 
-// TestOpen_Intents runs the library over a storage that is not under its
-// root, as with S3: orphans can only be found through the intents.
-func TestOpen_Intents(t *testing.T) {
-	ctx := context.Background()
-	e := newEnv(t)
-	st, err := local.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.cfg.Storage = st
-	l := e.open(t)
-	kept := mustCreate(t, l, "kept.pdf", pdfBytes, "")
-	gone := mustCreate(t, l, "gone.pdf", pdfBytes, "")
-	if ents, _ := os.ReadDir(filepath.Join(e.root, ".tmp")); len(ents) != 0 {
-		t.Errorf("intents left after committed writes: %v", ents)
-	}
-	l.Close()
-
-	// A create that crashed after its objects, before its sidecar.
-	for _, k := range []string{"2026/03/ghost.pdf", "2026/03/ghost-150.webp"} {
-		if err := st.Put(ctx, k, bytes.NewReader(pdfBytes), int64(len(pdfBytes)), "application/pdf"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-1.yaml"), []byte("key: 2026/03/ghost.pdf\nkeys: [2026/03/ghost.pdf, 2026/03/ghost-150.webp]\n"))
-	// A create that crashed after its sidecar, before dropping the intent.
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-2.yaml"), []byte("key: "+kept.Key+"\nkeys: ["+kept.Key+"]\n"))
-	// A delete that crashed after removing the sidecar.
-	if err := os.Remove(sidecarOf(e.root, gone.Key)); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-3.yaml"), []byte("key: "+gone.Key+"\nkeys: ["+gone.Key+"]\n"))
-	// An intent that tries to delete outside the key space.
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-4.yaml"), []byte("key: 2026/03/x.pdf\nkeys: [../../etc/passwd, 2026/../../x]\n"))
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-5.yaml"), []byte("{{{"))
-
-	l2 := e.open(t)
-	for _, k := range []string{"2026/03/ghost.pdf", "2026/03/ghost-150.webp", gone.Key} {
-		if _, err := st.Stat(ctx, k); err == nil {
-			t.Errorf("%s survived", k)
-		}
-	}
-	if _, err := st.Stat(ctx, kept.Key); err != nil {
-		t.Errorf("kept object: %v", err)
-	}
-	if _, total := l2.List(media.Query{}); total != 1 {
-		t.Errorf("%d items", total)
-	}
-	if ents, _ := os.ReadDir(filepath.Join(e.root, ".tmp")); len(ents) != 0 {
-		t.Errorf("intents left: %v", ents)
-	}
-}
-
-func TestOpen_Cache(t *testing.T) {
+// TestOpen_Checkpoint: Close writes a checkpoint and the next start reads
+// it and the log after it; a write made behind both (by hand, or a log
+// entry a crash lost) is found at the start; a damaged checkpoint is
+// passed over for an older one or a reading of every sidecar.
+func TestOpen_Checkpoint(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	l := e.open(t)
 	a := mustCreate(t, l, "a.pdf", pdfBytes, "")
 	b := mustCreate(t, l, "b.pdf", pdfBytes, "")
-	l.Close() // writes the cache
-	if !fileExists(t, filepath.Join(e.root, ".index.cache")) {
-		t.Fatal("no cache after Close")
+	e.close(t, l)
+	checkpoints := func() []string {
+		ents, _ := os.ReadDir(filepath.Join(e.root, local.StateDir, "checkpoints"))
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
 	}
-	// A write the cache does not know (another process, or a crash before
-	// Close): the sidecar is newer than its cache entry.
+	first := checkpoints()
+	if len(first) != 1 {
+		t.Fatalf("checkpoints after Close: %v", first)
+	}
 	l2 := e.open(t)
-	if _, err := l2.Patch(ctx, a.ID, media.Patch{Alt: ptr("changed after the cache")}); err != nil {
+	if _, err := l2.Patch(ctx, a.ID, media.Patch{Alt: ptr("changed after the checkpoint")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l2.Delete(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	// Hand edit in place (same inode) that changes the size.
-	sc := sidecarOf(e.root, a.Key)
+	e.close(t, l2)
+	// As if the second checkpoint had never been written: the first and
+	// the log after it.
+	for _, c := range checkpoints() {
+		if c != first[0] {
+			os.Remove(filepath.Join(e.root, local.StateDir, "checkpoints", c))
+		}
+	}
+	// A hand edit of the sidecar, behind the log (raising its version,
+	// as every write does: a box keeps the newest version it knows).
+	sc := stateItem(e.root, a.ID)
 	data, _ := os.ReadFile(sc)
-	f, err := os.OpenFile(sc, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(bytes.Replace(data, []byte("title: \"\""), []byte("title: by hand"), 1))
-	f.Close()
+	data = bytes.Replace(data, []byte("version: 2"), []byte("version: 3"), 1)
+	writeFile(t, sc, bytes.Replace(data, []byte("title: \"\""), []byte("title: by hand"), 1))
 
-	l3, err := media.Open(ctx, e.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l3 := e.open(t)
 	g, ok := l3.Get(a.ID)
-	if !ok || g.Alt != "changed after the cache" || g.Title != "by hand" {
-		t.Errorf("stale cache served: %+v", g)
+	if !ok || g.Alt != "changed after the checkpoint" || g.Title != "by hand" {
+		t.Errorf("after a start from the checkpoint: %+v", g)
 	}
 	if _, ok := l3.Get(b.ID); ok {
-		t.Error("deleted item back from the cache")
+		t.Error("deleted item back from the checkpoint")
 	}
-	l3.Close()
-	// A damaged cache is ignored.
-	writeFile(t, filepath.Join(e.root, ".index.cache"), []byte("garbage"))
-	if g, ok := e.open(t).Get(a.ID); !ok || g.Title != "by hand" {
-		t.Errorf("with a damaged cache: %+v", g)
+	e.close(t, l3)
+	// Every checkpoint damaged: every sidecar is read.
+	for _, c := range checkpoints() {
+		writeFile(t, filepath.Join(e.root, local.StateDir, "checkpoints", c), []byte("garbage"))
+	}
+	l4 := e.open(t)
+	if g, ok := l4.Get(a.ID); !ok || g.Title != "by hand" || l4.Len() != 1 {
+		t.Errorf("with damaged checkpoints: %+v, %d items", g, l4.Len())
 	}
 }

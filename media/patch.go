@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"fmt"
 	"math"
 )
 
@@ -18,8 +17,9 @@ type Patch struct {
 	IfVersion int
 }
 
-// Patch applies p to the item and rewrites its sidecar atomically. The
-// writes of one item are serialised; Version grows by one.
+// Patch applies p to the item and swaps its sidecar in the state
+// (patchShared). The writes of one item are serialised; Version grows by
+// one.
 func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) {
 	if l.cfg.ReadOnly {
 		return nil, errReadOnly
@@ -51,47 +51,13 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if l.sh != nil {
-		l.mu.RLock()
-		folderOK := p.Folder == nil || l.folderExistsRLocked(folder)
-		l.mu.RUnlock()
-		if !folderOK {
-			return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
-		}
-		return l.patchShared(ctx, id, p, func(next *Item) error { return p.apply(next, folder) })
-	}
 	l.mu.RLock()
-	cur, ok := l.items[id]
 	folderOK := p.Folder == nil || l.folderExistsRLocked(folder)
 	l.mu.RUnlock()
-	if !ok {
-		return nil, errorf(ErrNotFound, "media item not found")
-	}
-	if p.IfVersion != 0 && p.IfVersion != cur.Version {
-		return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
-	}
 	if !folderOK {
 		return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
 	}
-	next := *cur
-	if err := p.apply(&next, folder); err != nil {
-		return nil, err
-	}
-	next.Version++
-	data, err := encodeSidecar(&next)
-	if err != nil {
-		return nil, err
-	}
-	if err := writeFileAtomic(l.root, sidecarPath(next.Key), data); err != nil {
-		return nil, fmt.Errorf("media: write sidecar: %w", err)
-	}
-	l.mu.Lock()
-	l.removeLocked(cur)
-	l.addLocked(&next)
-	l.mu.Unlock()
-	l.changed(&next, false)
-	l.dropStaleVariants(ctx, cur, &next)
-	return l.view(&next), nil
+	return l.patchShared(ctx, id, p, func(next *Item) error { return p.apply(next, folder) })
 }
 
 // apply sets the fields p changes; folder is p.Folder cleaned. It fails,
@@ -172,8 +138,9 @@ func (p Patch) check() error {
 }
 
 // Delete removes an item: the sidecar first (the commit point: from then
-// on the item is gone, and a crash can leave only orphan objects, which
-// the intent makes Open delete), then the original and its derivatives.
+// on the item is gone, and a crash can leave only claimed objects, which
+// the sweep deletes), then the original and its derivatives with their
+// claims (deleteShared).
 func (l *Library) Delete(ctx context.Context, id string) error {
 	if l.cfg.ReadOnly {
 		return errReadOnly
@@ -183,42 +150,5 @@ func (l *Library) Delete(ctx context.Context, id string) error {
 	}
 	unlock := l.lockItem(id)
 	defer unlock()
-	if l.sh != nil {
-		return l.deleteShared(ctx, id)
-	}
-	l.mu.RLock()
-	it, ok := l.items[id]
-	l.mu.RUnlock()
-	if !ok {
-		return errorf(ErrNotFound, "media item not found")
-	}
-	iname, err := l.writeIntent(intent{Key: it.Key, Keys: itemKeys(it)})
-	if err != nil {
-		return err
-	}
-	if err := removeDurable(l.root, sidecarPath(it.Key)); err != nil {
-		l.dropIntent(iname)
-		return fmt.Errorf("media: remove sidecar: %w", err)
-	}
-	l.mu.Lock()
-	l.removeLocked(it)
-	delete(l.locks, id)
-	l.mu.Unlock()
-	l.changed(it, true)
-
-	// The item is gone; failing to delete a file now only leaves an
-	// orphan, which the intent hands to the next Open.
-	clean := context.WithoutCancel(ctx)
-	ok = true
-	for _, k := range itemKeys(it) {
-		if err := l.cfg.Storage.Delete(clean, k); err != nil {
-			l.log.Error("media: object of a deleted item not removed; next start retries", "key", k, "err", err)
-			ok = false
-		}
-	}
-	l.deleteVariants(clean, it)
-	if ok {
-		l.dropIntent(iname)
-	}
-	return nil
+	return l.deleteShared(ctx, id)
 }

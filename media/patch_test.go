@@ -99,7 +99,7 @@ func TestLibrary_Delete(t *testing.T) {
 	if _, ok := l.Get(it.ID); ok {
 		t.Error("deleted item still found")
 	}
-	if fileExists(t, keyPath(e.root, it.Key)) || fileExists(t, sidecarOf(e.root, it.Key)) {
+	if fileExists(t, keyPath(e.root, it.Key)) || fileExists(t, stateItem(e.root, it.ID)) {
 		t.Error("files of the deleted item remain")
 	}
 	if !fileExists(t, keyPath(e.root, other.Key)) {

@@ -18,17 +18,11 @@ func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := mustCreate(t, l, "a.png", pngBytes(t, 300, 200), "/x")
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	e.close(t, l)
 	before := testkit.Tree(t, e.cfg.Root)
 
-	cfg := e.cfg
-	cfg.ReadOnly = true
-	ro, err := media.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.cfg.ReadOnly = true
+	ro := e.open(t)
 	if got, ok := ro.Get(a.ID); !ok || got.Filename != "a.png" || len(got.Sizes) == 0 {
 		t.Fatalf("Get on read-only library = %+v, %v", got, ok)
 	}
@@ -47,9 +41,7 @@ func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
 			t.Errorf("%s on a read-only library: %v, want ErrReadOnly", name, err)
 		}
 	}
-	if err := ro.Close(); err != nil {
-		t.Fatal(err)
-	}
+	e.close(t, ro)
 	if d := testkit.DiffTrees(before, testkit.Tree(t, e.cfg.Root)); d != nil {
 		t.Errorf("read-only library changed the media root: %v", d)
 	}

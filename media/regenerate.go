@@ -24,9 +24,9 @@ import (
 // first, the sidecar is switched to them (the commit point, with Version
 // grown by one, as Patch commits), and only then are the old ones
 // deleted. A crash before the commit leaves the new files unclaimed, one
-// after it the old ones; either way Open (local storage: sweep or intent)
-// or the claim sweep (shared library) removes them, and the sidecar never
-// names a missing file.
+// after it the old ones, each set claimed; either way the claim sweep
+// (at the next start of the only writer, or after claimStale in a shared
+// bucket) removes them, and the sidecar never names a missing file.
 func (l *Library) Regenerate(ctx context.Context, id string) (*Item, error) {
 	if l.cfg.ReadOnly {
 		return nil, errReadOnly
@@ -48,13 +48,10 @@ func (l *Library) Regenerate(ctx context.Context, id string) (*Item, error) {
 	from := max(cur.Version+1, derivativeNumber(cur)+1)
 	dkeys := l.reserveDerivatives(cur.Key, p, from)
 	defer func() { l.release("", dkeys) }()
-	if l.sh != nil {
-		if dkeys, err = l.claimDerivatives(ctx, id, cur.Key, p, dkeys, from); err != nil {
-			return nil, err
-		}
-		return l.regenerateShared(ctx, id, p, dkeys)
+	if dkeys, err = l.claimDerivatives(ctx, id, cur.Key, p, dkeys, from); err != nil {
+		return nil, err
 	}
-	return l.regenerateLocal(ctx, id, p, dkeys)
+	return l.regenerateShared(ctx, id, p, dkeys)
 }
 
 // processStored copies the original of it from storage into a temporary
@@ -150,82 +147,9 @@ func sizeKeys(it *Item) []string {
 	return keys
 }
 
-// regenerateLocal commits the new derivatives of an item whose sidecar is
-// on the media root, under the item's lock, as Patch does.
-func (l *Library) regenerateLocal(ctx context.Context, id string, p *processed, dkeys []string) (*Item, error) {
-	unlock := l.lockItem(id)
-	defer unlock()
-	l.mu.RLock()
-	cur, ok := l.items[id]
-	l.mu.RUnlock()
-	if !ok {
-		return nil, errorf(ErrNotFound, "media item not found")
-	}
-	old := sizeKeys(cur)
-	iname, err := l.writeIntent(intent{Key: cur.Key, Keys: append(slices.Clone(dkeys), old...), Replace: true})
-	if err != nil {
-		return nil, err
-	}
-	undo := func(put []string) {
-		if len(l.deleteObjects(ctx, put, "derivative of a failed regeneration")) == len(put) {
-			l.dropIntent(iname)
-		}
-	}
-	sizes, put, err := l.putDerivatives(ctx, p, dkeys)
-	if err != nil {
-		undo(put)
-		return nil, err
-	}
-	next := regenerated(cur, p, sizes)
-	data, err := encodeSidecar(next)
-	if err != nil {
-		undo(put)
-		return nil, err
-	}
-	if err := writeFileAtomic(l.root, sidecarPath(next.Key), data); err != nil {
-		if l.sidecarNames(next.Key, dkeys) {
-			// Renamed, but not known to be durable: the sidecar may
-			// name either set after a crash, so both stay, and Open
-			// removes the one it does not name.
-			return nil, fmt.Errorf("media: write sidecar: %w", err)
-		}
-		undo(put)
-		return nil, fmt.Errorf("media: write sidecar: %w", err)
-	}
-	l.mu.Lock()
-	l.removeLocked(cur)
-	l.addLocked(next)
-	l.mu.Unlock()
-	l.changed(next, false)
-	if len(l.deleteObjects(ctx, old, "old derivative of a regenerated item; next start retries")) == len(old) {
-		l.dropIntent(iname)
-	}
-	l.dropStaleVariants(ctx, cur, next)
-	return l.view(next), nil
-}
-
-// sidecarNames reports whether the sidecar of key on disk names any of
-// keys as a derivative.
-func (l *Library) sidecarNames(key string, keys []string) bool {
-	data, err := l.root.ReadFile(sidecarPath(key))
-	if err != nil {
-		return false
-	}
-	it, err := decodeSidecar(filepath.ToSlash(sidecarPath(key)), data)
-	if err != nil {
-		return true // cannot tell: keep everything
-	}
-	for _, s := range it.Sizes {
-		if slices.Contains(keys, s.Key) {
-			return true
-		}
-	}
-	return false
-}
-
-// regenerateShared commits the new derivatives of an item of a shared
-// library with a compare-and-swap on its sidecar in the bucket, as
-// patchShared does, so that a concurrent change on another box is kept.
+// regenerateShared commits the new derivatives of an item with a
+// compare-and-swap on its sidecar in the state, as patchShared does, so
+// that a concurrent change on another box is kept.
 // The new keys are claimed (for id) already.
 func (l *Library) regenerateShared(ctx context.Context, id string, p *processed, dkeys []string) (*Item, error) {
 	unlock := l.lockItem(id)

@@ -1,14 +1,12 @@
 package media_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -90,7 +88,7 @@ func TestLibrary_Regenerate(t *testing.T) {
 
 		// What is on disk is what a fresh start reads, and its sweep
 		// keeps every file the item names.
-		l.Close()
+		e.close(t, l)
 		l2 := e.open(t)
 		g, _ := l2.Get(it.ID)
 		if g.Version != again.Version || !slices.Equal(sizeKeys(g), sizeKeys(again)) {
@@ -112,10 +110,13 @@ func TestLibrary_Regenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l.Close()
-		writeFile(t, sidecarOf(e.root, it.Key), []byte("{{{"))
+		e.close(t, l)
+		writeFile(t, stateItem(e.root, it.ID), []byte("{{{"))
+		os.RemoveAll(filepath.Join(e.root, local.StateDir, "checkpoints"))
 		orphan := keyPath(e.root, "2026/03/orphan-150.webp")
-		writeFile(t, orphan, []byte("webp"))
+		e.withState(t, func(state *local.State) {
+			leftover(t, e.store, state, "orphanorphanorph", "2026/03/orphan-150.webp", []byte("webp"))
+		})
 		e.open(t)
 		for _, k := range append([]string{it.Key, other.Key}, sizeKeys(got)...) {
 			if !fileExists(t, keyPath(e.root, k)) {
@@ -151,7 +152,7 @@ func TestLibrary_Regenerate(t *testing.T) {
 		e := newEnv(t)
 		w := e.open(t)
 		it := mustCreate(t, w, "photo.png", pngBytes(t, 500, 300), "")
-		w.Close()
+		e.close(t, w)
 		e.cfg.ReadOnly = true
 		l := e.open(t)
 		if _, err := l.Regenerate(ctx, it.ID); !errors.Is(err, media.ErrReadOnly) {
@@ -244,10 +245,11 @@ func TestShared_Regenerate(t *testing.T) {
 	})
 }
 
-// TestRegenerate_Intents runs Regenerate over a storage that is not under
-// the media root (Open cannot sweep it), and settles the Replace intents a
-// crash before and after the commit would leave.
-func TestRegenerate_Intents(t *testing.T) {
+// TestRegenerate_Leftovers runs Regenerate over a storage that is not
+// under the media root, and checks that the next start removes what a
+// crash before or after its commit would leave: new objects its sidecar
+// does not name, or old ones it no longer names, each with its claim.
+func TestRegenerate_Leftovers(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	st, err := local.New(t.TempDir())
@@ -261,29 +263,19 @@ func TestRegenerate_Intents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ents, _ := os.ReadDir(filepath.Join(e.root, ".tmp")); len(ents) != 0 {
-		t.Errorf("intents left after a regeneration: %v", ents)
-	}
 	for _, k := range sizeKeys(it) {
 		if _, err := st.Stat(ctx, k); !errors.Is(err, media.ErrNotExist) {
 			t.Errorf("old derivative %s: %v", k, err)
 		}
 	}
-	l.Close()
+	e.close(t, l)
 
-	// Crashed before its commit: new objects the sidecar does not name.
-	// Crashed after it: old objects it no longer names.
 	crashed := []string{"2026/03/photo-9-150.webp", "2026/03/photo-9-400.webp"}
-	for _, k := range append(slices.Clone(crashed), sizeKeys(it)...) {
-		if err := st.Put(ctx, k, bytes.NewReader([]byte("webp")), 4, "image/webp"); err != nil {
-			t.Fatal(err)
+	e.withState(t, func(state *local.State) {
+		for _, k := range append(slices.Clone(crashed), sizeKeys(it)...) {
+			leftover(t, st, state, it.ID, k, []byte("webp"))
 		}
-	}
-	intent := func(keys []string) []byte {
-		return []byte("key: " + it.Key + "\nkeys: [" + strings.Join(keys, ", ") + "]\nreplace: true\n")
-	}
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-1.yaml"), intent(append(slices.Clone(crashed), sizeKeys(got)...)))
-	writeFile(t, filepath.Join(e.root, ".tmp", "intent-2.yaml"), intent(append(sizeKeys(got), sizeKeys(it)...)))
+	})
 
 	l2 := e.open(t)
 	for _, k := range append(crashed, sizeKeys(it)...) {
@@ -298,8 +290,5 @@ func TestRegenerate_Intents(t *testing.T) {
 	}
 	if g, _ := l2.Get(it.ID); !slices.Equal(sizeKeys(g), sizeKeys(got)) {
 		t.Errorf("item after reopen: %+v", g)
-	}
-	if ents, _ := os.ReadDir(filepath.Join(e.root, ".tmp")); len(ents) != 0 {
-		t.Errorf("intents left: %v", ents)
 	}
 }

@@ -16,9 +16,12 @@ import (
 	"github.com/folio-cms/folio/media/replica"
 )
 
-// A shared library keeps everything it knows in a StateStore (Config.State)
-// so that any number of boxes can serve one bucket, and any of them can
-// die: the media root on local disk only holds upload temporary files.
+// A library keeps everything it knows in a StateStore (Config.State) so
+// that any number of boxes can serve one bucket, and any of them can die:
+// the media root on local disk only holds upload temporary files (and, on
+// local storage, the files and <root>/.state, a StateStore in a directory:
+// a library on one box is a shared library with one box, with one write
+// path).
 //
 // Layout of the state area (keys relative to it):
 //
@@ -105,8 +108,9 @@ type sharedState struct {
 	st  StateStore
 	rep *replica.Replica
 	box string
-	// seq is the last log entry applied.
-	seq int64
+	// seq is the last log entry applied; appended the last one this
+	// library appended.
+	seq, appended int64
 	// foldersVersion is the version of the folder list in l.explicit.
 	foldersVersion int
 	// tombs are the ids deleted, with when.
@@ -125,6 +129,9 @@ type sharedState struct {
 	bg sync.WaitGroup
 	// loopMu serialises the poller's work with Sync.
 	loopMu sync.Mutex
+	// exclusive is true when this library is the only writer of its
+	// state (soleWriterState): it sweeps at Open and checkpoints at Close.
+	exclusive bool
 	// migrated is the report of the migration Open made, until
 	// MigrateLocal hands it out; migrateMu orders migrations.
 	migrated  *MigrateReport
@@ -203,23 +210,84 @@ func (l *Library) openShared(ctx context.Context) error {
 	if err := l.tail(ctx); err != nil {
 		return err
 	}
+	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
+		l.sh.exclusive = true
+		if err := l.sweepAtOpen(ctx); err != nil {
+			return err
+		}
+	}
 	l.sh.bg.Go(l.follow)
 	l.sh.bg.Go(l.housekeepLoop)
 	return nil
 }
 
-// closeShared stops following the log.
-func (l *Library) closeShared() {
-	if l.sh == nil {
-		return
+// tempCleaner is implemented by a storage that can remove the temporary
+// files of puts a crash interrupted (media/local.Storage); the only
+// writer calls it at its start.
+type tempCleaner interface {
+	CleanTemp(ctx context.Context) (removed int, err error)
+}
+
+// soleWriterState is implemented by a StateStore that can tell whether
+// the library that asks is its only writer (media/local.State: the first
+// library of the one process holding the directory's writer lock).
+type soleWriterState interface{ SoleWriter() bool }
+
+// sweepAtOpen is the start of the only writer of its state: whatever is
+// claimed and not committed was left by a write a crash interrupted (no
+// write of this process is in flight yet, and no other writer exists), so
+// its objects and claims go now rather than after claimStale. The items
+// committed whose log entry a crash lost are taken in first (reconcile),
+// so that their claims are held.
+func (l *Library) sweepAtOpen(ctx context.Context) error {
+	if err := l.reconcile(ctx); err != nil {
+		return err
 	}
+	if tc, ok := l.cfg.Storage.(tempCleaner); ok {
+		if n, err := tc.CleanTemp(ctx); err != nil {
+			l.log.Warn("media: temporary files of the storage not removed", "err", err)
+		} else if n > 0 {
+			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
+		}
+	}
+	if err := l.sweepClaims(ctx, true); err != nil {
+		// Left for the periodic sweep: it retries.
+		l.log.Warn("media: sweeping the leftovers of interrupted writes failed", "err", err)
+	}
+	return nil
+}
+
+// closeShared stops following the log. The only writer of its state
+// then writes a checkpoint, so that the next start reads one object and
+// the log after it instead of every sidecar.
+func (l *Library) closeShared() {
 	select {
 	case <-l.sh.stop:
 	default:
 		close(l.sh.stop)
 	}
 	l.sh.bg.Wait()
+	if !l.sh.exclusive {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
+	defer cancel()
+	// Its own entries first: a writer's position moves when it reads the
+	// log, not when it appends.
+	err := l.tail(ctx)
+	l.mu.RLock()
+	behind := l.sh.seq > l.sh.checkpointSeq
+	l.mu.RUnlock()
+	if err == nil && behind {
+		err = l.Checkpoint(ctx)
+	}
+	if err != nil {
+		l.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
+	}
 }
+
+// closeCheckpointTimeout bounds the checkpoint Close writes.
+const closeCheckpointTimeout = time.Minute
 
 // follow polls the log until Close; writers also write checkpoints and
 // compact the log.
@@ -266,13 +334,10 @@ func (l *Library) stoppable(d time.Duration) (context.Context, context.CancelFun
 	return ctx, cancel
 }
 
-// Sync applies the changes other boxes made since the last call. A shared
+// Sync applies the changes other boxes made since the last call. A
 // library calls it by itself every poll interval; tests and tools call it
-// to catch up at once. It is a no-op on an unshared library.
+// to catch up at once.
 func (l *Library) Sync(ctx context.Context) error {
-	if l.sh == nil {
-		return nil
-	}
 	return l.tail(ctx)
 }
 
@@ -442,11 +507,19 @@ const (
 	logRetryMax   = 10 * time.Second
 )
 
+// appendLogData appends after the last entry this library knows of: the
+// last it applied or the last it appended itself, so that a box that
+// writes faster than it polls does not try every place it filled since.
 func (l *Library) appendLogData(ctx context.Context, data []byte) error {
 	l.mu.RLock()
-	seq := l.sh.seq + 1
+	seq := max(l.sh.seq, l.sh.appended) + 1
 	l.mu.RUnlock()
-	_, err := l.sh.rep.Append(ctx, seq, data)
+	n, err := l.sh.rep.Append(ctx, seq, data)
+	if err == nil {
+		l.mu.Lock()
+		l.sh.appended = max(l.sh.appended, n)
+		l.mu.Unlock()
+	}
 	return err
 }
 
@@ -523,7 +596,12 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 
 // readFolders reads folders.yaml; a missing one is an empty list.
 func (l *Library) readFolders(ctx context.Context) (foldersState, string, error) {
-	data, etag, err := l.sh.st.Get(ctx, stateFolders)
+	return readFoldersOf(ctx, l.sh.st)
+}
+
+// readFoldersOf reads folders.yaml of st; a missing one is an empty list.
+func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, error) {
+	data, etag, err := st.Get(ctx, stateFolders)
 	if errors.Is(err, ErrNotExist) {
 		return foldersState{}, "", nil
 	}

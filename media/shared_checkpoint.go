@@ -81,7 +81,7 @@ func (l *Library) maybeCheckpoint(ctx context.Context) error {
 // sidecar; then it deletes the log entries and checkpoints that the one
 // before it covers (kept for logRetain, for boxes polling behind).
 func (l *Library) Checkpoint(ctx context.Context) error {
-	if l.sh == nil || l.cfg.ReadOnly {
+	if l.cfg.ReadOnly {
 		return nil
 	}
 	l.sh.loopMu.Lock()

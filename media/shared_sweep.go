@@ -47,7 +47,7 @@ func (l *Library) housekeep(ctx context.Context) {
 		return
 	}
 	if !l.cfg.ReadOnly {
-		if err := l.sweepClaims(ctx); err != nil {
+		if err := l.sweepClaims(ctx, false); err != nil {
 			l.log.Warn("media: sweeping leftover claims failed", "err", err)
 		}
 	}
@@ -109,11 +109,13 @@ func (l *Library) reconcile(ctx context.Context) error {
 }
 
 // sweepClaims removes what interrupted writes left: a claim older than
-// claimStale whose key no item owns (and no presigned upload still may),
-// with the object under that key (replica.SweepClaims).
-func (l *Library) sweepClaims(ctx context.Context) error {
+// claimStale (of any age with anyAge) whose key no item owns (and no
+// presigned upload still may), with the object under that key
+// (replica.SweepClaims).
+func (l *Library) sweepClaims(ctx context.Context, anyAge bool) error {
 	return l.sh.rep.SweepClaims(ctx, replica.Sweep{
 		Stale:         claimStale,
+		AnyAge:        anyAge,
 		PresignRetain: presignRetain,
 		Held: func(k string) bool {
 			l.mu.RLock()
@@ -121,6 +123,19 @@ func (l *Library) sweepClaims(ctx context.Context) error {
 			_, owned := l.claimed[k]
 			_, reserved := l.reserved[k]
 			return owned || reserved
+		},
+		Unloaded: func(ctx context.Context, owner string) (bool, error) {
+			l.mu.RLock()
+			_, loaded := l.items[owner]
+			l.mu.RUnlock()
+			if loaded || !ValidID(owner) {
+				return false, nil
+			}
+			_, _, err := l.sh.st.Get(ctx, itemStateKey(owner))
+			if errors.Is(err, ErrNotExist) {
+				return false, nil
+			}
+			return err == nil, err
 		},
 		Valid:        checkAdoptKey,
 		DeleteObject: l.cfg.Storage.Delete,

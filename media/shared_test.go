@@ -345,22 +345,8 @@ func TestShared_MigratesALocalLibrary(t *testing.T) {
 		b := newBucket(t)
 		ctx := context.Background()
 		root := t.TempDir()
-		old, err := media.Open(ctx, media.Config{Root: root, Storage: b.store, MaxUploadBytes: media.DefaultMaxUploadCloud})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := old.CreateFolder("/kept/empty"); err != nil {
-			t.Fatal(err)
-		}
-		a := mustCreate(t, old, "a.png", pngBytes(t, 900, 600), "/kept")
-		mustCreate(t, old, "b.pdf", pdfBytes, "")
-		if _, err := old.Patch(ctx, a.ID, media.Patch{Alt: ptr("kept alt"), FocalY: ptr(10.0)}); err != nil {
-			t.Fatal(err)
-		}
-		want := snapshot(old)
-		if err := old.Close(); err != nil {
-			t.Fatal(err)
-		}
+		old := sampleOldLibrary()
+		old.write(t, root, b.store)
 
 		open := func(root string) *media.Library {
 			l, err := media.Open(ctx, media.Config{Root: root, Storage: b.store, State: b.state, PollInterval: time.Hour})
@@ -370,9 +356,9 @@ func TestShared_MigratesALocalLibrary(t *testing.T) {
 			t.Cleanup(func() { l.Close() })
 			return l
 		}
-		if got := snapshot(open(root)); got != want {
-			t.Fatalf("after migration:\n%s\nwant\n%s", got, want)
-		}
+		migrated := open(root)
+		old.check(t, migrated)
+		want := snapshot(migrated)
 		if got := snapshot(b.box(t, true)); got != want {
 			t.Fatalf("fresh box after migration:\n%s\nwant\n%s", got, want)
 		}

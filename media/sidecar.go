@@ -9,24 +9,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/folio-cms/folio/media/internal/objkey"
 )
-
-// metaDir is the folder, beside the originals of a month, that holds their
-// sidecars. It begins with a dot, so it is never a valid storage key and is
-// never served.
-const metaDir = ".meta"
-
-// sidecarPath is the path, relative to the media root, of the sidecar of
-// the original at key: "2026/11/a.jpg" → "2026/11/.meta/a.jpg.yaml".
-func sidecarPath(key string) string {
-	dir, name := path.Split(key)
-	return filepath.FromSlash(dir + metaDir + "/" + name + ".yaml")
-}
 
 // writeFileAtomic writes data to name under root so that name holds either
 // its old content or the new one after a crash: temporary file beside it,
@@ -61,15 +48,6 @@ func writeFileAtomic(root *os.Root, name string, data []byte) (err error) {
 		return err
 	}
 	return syncDir(root, dir)
-}
-
-// removeDurable removes name and syncs its directory, so the removal
-// survives a crash before anything that depends on it happens.
-func removeDurable(root *os.Root, name string) error {
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return syncDir(root, filepath.Dir(name))
 }
 
 func syncDir(root *os.Root, dir string) error {
@@ -114,26 +92,6 @@ func encodeSidecar(it *Item) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// decodeSidecar parses a sidecar found at rel (relative to the media root,
-// slash-separated: "2026/11/.meta/a.jpg.yaml") and checks that it is
-// consistent with its place, so that a sidecar edited by hand or copied
-// elsewhere can never claim a key outside its own month folder.
-func decodeSidecar(rel string, data []byte) (*Item, error) {
-	var it Item
-	if err := yaml.Unmarshal(data, &it); err != nil {
-		return nil, err
-	}
-	monthDir := path.Dir(path.Dir(rel))
-	wantKey := monthDir + "/" + strings.TrimSuffix(path.Base(rel), ".yaml")
-	if ValidID(it.ID) && it.Key != wantKey {
-		return nil, fmt.Errorf("key %q does not match the sidecar's place (%q)", it.Key, wantKey)
-	}
-	if err := checkItem(&it); err != nil {
-		return nil, err
-	}
-	return &it, nil
 }
 
 // checkItem checks what a sidecar says of its item wherever it comes from

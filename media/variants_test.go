@@ -94,7 +94,7 @@ func TestVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A restart's sweep leaves the variants alone.
-	l.Close()
+	e.close(t, l)
 	l = e.open(t)
 	if _, err := l.StoredVariant(ctx, key); err != nil {
 		t.Fatalf("variant swept at open: %v", err)

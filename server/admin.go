@@ -89,6 +89,13 @@ func (s *Server) adminRedirect(w http.ResponseWriter, r *http.Request, _ httprou
 // binary is picked up at once; a 304 costs a round trip, not the body.
 func (s *Server) adminFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := strings.TrimPrefix(p.ByName("file"), "/")
+	if name == "content" {
+		http.Redirect(w, r, "/admin/content/", http.StatusMovedPermanently)
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(name, "content/"); ok {
+		return s.decapPage(w, r, rest)
+	}
 	if name == "" {
 		name = "index.html"
 	}

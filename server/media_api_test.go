@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/local"
 )
 
 // createFolder POSTs a folder and wants 201.
@@ -510,8 +511,7 @@ func TestMediaDelete(t *testing.T) {
 	for _, s := range it.Sizes {
 		paths = append(paths, ms.fileOf(t, s.URL))
 	}
-	dir, name := filepath.Split(ms.fileOf(t, it.URL))
-	sidecar := filepath.Join(dir, ".meta", name+".yaml")
+	sidecar := filepath.Join(ms.root, local.StateDir, "items", it.ID+".yaml")
 	paths = append(paths, sidecar)
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {

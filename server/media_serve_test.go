@@ -86,6 +86,7 @@ func TestMediaServeUploads(t *testing.T) {
 	}
 	for _, p := range []string{
 		dir + ".meta/shot.png.yaml", dir + ".meta/", dir + "%2emeta/shot.png.yaml", "/uploads/.folders.yaml", "/uploads/.tmp/",
+		"/uploads/.state/folders.yaml", "/uploads/.state/items/", "/uploads/%2estate/folders.yaml", "/uploads/.state/.writer",
 		"/uploads/", "/uploads", dir, strings.TrimSuffix(dir, "/"), "/uploads/2026/", "/uploads/../keys.yaml", "/uploads/%2e%2e/keys.yaml",
 		"/uploads/..%2fsecret.png", "/uploads/%2e%2e%2fsecret.png", "/uploads/..%5csecret.png", dir + "link.png",
 		dir + "shot.png%00.png", dir + "shot.png/", dir + "SHOT.PNG.yaml", dir + "nosuch.png", "/uploads/" + strings.Repeat("a/", 600) + "x.png",

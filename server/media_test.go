@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"image"
@@ -60,17 +61,41 @@ func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)
 		for _, c := range cfgs {
 			c(&cfg)
 		}
+		state, err := openLocalState(root, cfg.ReadOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.State = state
 		lib, err := media.Open(context.Background(), cfg)
 		if err != nil {
 			t.Fatalf("media.Open: %v", err)
 		}
 		t.Cleanup(func() {
 			lib.Close()
+			state.Close()
 			ms.Close()
 			st.Close()
 		})
 		sc.Media, sc.MediaSearch, sc.MediaRoot = lib, ms, root
 	}
+}
+
+// openLocalState opens the state of the library on root, <root>/.state,
+// as cmd/folio does; read-only on a root no writer has opened yet, it is
+// made first (an empty library), as a writer would have.
+func openLocalState(root string, readOnly bool) (*local.State, error) {
+	dir := filepath.Join(root, local.StateDir)
+	if !readOnly {
+		return local.OpenState(dir)
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		w, err := local.OpenState(dir)
+		if err != nil {
+			return nil, err
+		}
+		w.Close()
+	}
+	return local.OpenStateReadOnly(dir)
 }
 
 // mediaServer is a server with a local media library and keys for it.
@@ -539,9 +564,14 @@ func assertNoMediaFiles(t testing.TB, ms *mediaServer) {
 	}
 }
 
-// isBookkeeping tells the library's own files at the top of the media root
-// (.folders.yaml, caches) from media: dotfiles there, but not .tmp/.
+// isBookkeeping tells the library's own files from media: dotfiles at the
+// top of the media root (but not .tmp/), and the files of its state
+// (<root>/.state: the change log, checkpoints, locks) except the sidecars
+// and claims, which an item, or a write that left something, owns.
 func isBookkeeping(f string) bool {
+	if rest, ok := strings.CutPrefix(f, local.StateDir+"/"); ok {
+		return !strings.HasPrefix(rest, "items/") && !strings.HasPrefix(rest, "claims/")
+	}
 	return strings.HasPrefix(f, ".") && !strings.Contains(f, "/")
 }
 
@@ -815,7 +845,7 @@ func TestMediaUploadTraversalNames(t *testing.T) {
 	}
 	// Nothing was written outside the media root's year folders.
 	for _, f := range ms.files(t) {
-		if !regexp.MustCompile(`^\d{4}/\d\d/(\.meta/)?[^/]+$`).MatchString(f) && !isBookkeeping(f) {
+		if !regexp.MustCompile(`^(\d{4}/\d\d|\.state/(items|claims/\d{4}/\d\d))/[^/]+$`).MatchString(f) && !isBookkeeping(f) {
 			t.Errorf("unexpected file %s", f)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/local"
 )
 
 // benchMediaWords is the vocabulary of the generated library's filenames
@@ -60,13 +61,16 @@ func writeSearchLibrary(tb testing.TB, root string, n int) {
 			tb.Fatal(err)
 		}
 		dir := filepath.Join(root, filepath.FromSlash(month))
+		items := filepath.Join(root, local.StateDir, "items")
 		if !made[month] {
-			if err := os.MkdirAll(filepath.Join(dir, ".meta"), 0o755); err != nil {
-				tb.Fatal(err)
+			for _, d := range []string{dir, items} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					tb.Fatal(err)
+				}
 			}
 			made[month] = true
 		}
-		if err := os.WriteFile(filepath.Join(dir, ".meta", name+".yaml"), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(items, it.ID+".yaml"), data, 0o644); err != nil {
 			tb.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {

@@ -452,16 +452,16 @@ func TestPresign_LocalStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	lib, err := media.Open(context.Background(), media.Config{Root: root, Storage: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lib.Close() })
-	state, err := local.OpenState(filepath.Join(t.TempDir(), "state"))
+	state, err := local.OpenState(filepath.Join(root, local.StateDir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { state.Close() })
+	lib, err := media.Open(context.Background(), media.Config{Root: root, Storage: st, State: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
 	grants, err := grant.Open(context.Background(), grant.Config{State: state})
 	if err != nil {
 		t.Fatal(err)

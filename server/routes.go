@@ -77,6 +77,8 @@ func (s *Server) table() []route {
 
 		{"GET", "/uploads/*key", noKey, true, s.serveUpload},
 
+		{"POST", decapPath, needsKey(ScopeContentWrite), false, s.decapRPC},
+
 		{"GET", "/admin", noKey, false, s.adminRedirect},
 		{"GET", "/admin/*file", noKey, false, s.adminFile},
 	}

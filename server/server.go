@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/notify"
 )
 
@@ -94,6 +96,9 @@ type Config struct {
 	// keys file does not exist; without it they answer 503 NO_KEYS_FILE.
 	AllowMissingKeys bool
 
+	// Decap configures the Decap CMS editor and its RPC.
+	Decap DecapConfig
+
 	// Writer commits the write API's documents (engine/write); nil: the
 	// write routes answer 405.
 	Writer *write.Writer
@@ -145,6 +150,11 @@ type Server struct {
 	maxPerConn  int
 	v6Prefix    int
 	allowNoKeys bool
+
+	decapCfg     DecapConfig
+	decapOnce    sync.Once
+	decapSvc     *decap.Service
+	mediaOrigins []string
 }
 
 // New builds the server and its route table.
@@ -179,6 +189,9 @@ func New(cfg Config) *Server {
 
 		corsOrigins: cfg.CORSOrigins,
 		admin:       newAdminFiles(cfg.MediaOrigins),
+
+		decapCfg:     cfg.Decap,
+		mediaOrigins: cfg.MediaOrigins,
 	}
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {

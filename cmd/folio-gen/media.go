@@ -17,6 +17,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/local"
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // idEncoding is the alphabet of media ids (media/id.go): 10 bytes in
@@ -38,8 +40,11 @@ type placeholder struct {
 }
 
 // writeMedia writes a local media library of n items: originals under
-// <yyyy>/<mm>/<name> and sidecars under <yyyy>/<mm>/.meta/<name>.yaml, as
-// media.Library's Open reads them (media/load.go, media/sidecar.go).
+// <yyyy>/<mm>/<name>, and in its state (<root>/.state, media/local.State:
+// one object a file) a sidecar per item at items/<id>.yaml and a claim per
+// original at claims/<key>, as media.Library writes them (shared.go,
+// media/replica). No log or checkpoint: a first start reads every
+// sidecar.
 func writeMedia(root string, n int, seed uint64, m *Manifest) error {
 	r := rand.New(rand.NewPCG(seed, 0x3ed1a))
 	g := textGen{r: r}
@@ -50,6 +55,10 @@ func writeMedia(root string, n int, seed uint64, m *Manifest) error {
 	const months = 48 // 2022-01 .. 2025-12
 	perMonth := (n + months - 1) / months
 	made := map[string]bool{}
+	state := filepath.Join(root, local.StateDir)
+	if err := os.MkdirAll(filepath.Join(state, "items"), 0o755); err != nil {
+		return err
+	}
 	out := newFileWriter(8)
 	defer out.close()
 	m.SearchWords = []string{"glacier", "summit tent", "ultralight", "canyon river"}
@@ -58,8 +67,10 @@ func writeMedia(root string, n int, seed uint64, m *Manifest) error {
 		y, mo := 2022+month/12, 1+month%12
 		dir := fmt.Sprintf("%04d/%02d", y, mo)
 		if !made[dir] {
-			if err := os.MkdirAll(filepath.Join(root, dir, ".meta"), 0o755); err != nil {
-				return err
+			for _, d := range []string{filepath.Join(root, dir), filepath.Join(state, "claims", dir)} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					return err
+				}
 			}
 			made[dir] = true
 		}
@@ -101,7 +112,8 @@ func writeMedia(root string, n int, seed uint64, m *Manifest) error {
 			return err
 		}
 		out.write(filepath.Join(root, dir, name), ph.data)
-		out.write(filepath.Join(root, dir, ".meta", name+".yaml"), side)
+		out.write(filepath.Join(state, "items", it.ID+".yaml"), side)
+		out.write(filepath.Join(state, filepath.FromSlash(replica.ClaimKey(it.Key))), replica.ClaimBody(it.ID, it.Key))
 		if len(m.MediaIDs) < sampleMax {
 			m.MediaIDs = append(m.MediaIDs, it.ID)
 		}

@@ -45,7 +45,7 @@ type mediaFlags struct {
 }
 
 func (f *mediaFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.dir, "media", "media", "the media root: sidecars and files on local storage; with s3 only temporary files (a cache: may be empty)")
+	fs.StringVar(&f.dir, "media", "media", "the media root: files and the library's state (<media>/.state) on local storage; with s3 only temporary files (a cache: may be empty)")
 	fs.StringVar(&f.storage, "storage", "local", "where media files live: local or s3")
 	fs.StringVar(&f.publicURL, "public-url", "", "with --storage local: the absolute base of media URLs (e.g. https://folio.example.com), so that pages on other origins can load /uploads/ files (default: site-relative /uploads/...)")
 	fs.Int64Var(&f.maxUpload, "max-upload", 0, "largest file in bytes (default 50 MB on local storage, 500 MB on s3)")
@@ -56,7 +56,7 @@ func (f *mediaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.s3.PublicURL, "s3-public-url", "", "base URL files are served from (default: the endpoint and bucket)")
 	fs.DurationVar(&f.presignTTL, "presign-ttl", server.DefaultPresignTTL, "how long a presigned upload grant lasts (with --storage s3)")
 	fs.StringVar(&f.statePrefix, "s3-state-prefix", "", "where in the bucket the media library keeps its state: sidecars, folders, grants, change log (default folio-state/<s3-prefix>; must lie outside the public --s3-prefix)")
-	fs.DurationVar(&f.poll, "media-poll", media.DefaultPollInterval, "how often a box looks for the media writes of other boxes (with --storage s3)")
+	fs.DurationVar(&f.poll, "media-poll", media.DefaultPollInterval, "how often a box looks for the media writes of other boxes (with --storage s3, and on a --read-only box)")
 }
 
 // mediaStack is the opened library with its search index.
@@ -74,7 +74,13 @@ type mediaStack struct {
 	Origins []string
 	// State is the bucket's state area (s3 only).
 	State *s3.State
-	close []func() error
+	// libState is where the library keeps its state: State on s3,
+	// <root>/.state on local storage.
+	libState media.StateStore
+	// migrateFrom is the <root>/.state of a library that was on local
+	// storage, to move into the bucket (s3 only).
+	migrateFrom media.StateStore
+	close       []func() error
 }
 
 func (m *mediaStack) Close() error {
@@ -168,7 +174,29 @@ func (f *mediaFlags) openLocal(m *mediaStack, root string) (maxUpload int64, err
 	m.Storage, m.PublicRoot = st, root
 	m.Origins = originOf(f.publicURL)
 	m.close = append(m.close, st.Close)
+	state, err := f.openLocalState(root)
+	if err != nil {
+		return 0, err
+	}
+	m.libState = state
+	m.close = append(m.close, state.Close)
 	return media.DefaultMaxUploadLocal, nil
+}
+
+// openLocalState opens the library's state on local storage,
+// <root>/.state. A read-only box needs it made by a writer: it creates
+// nothing, and an old-format root is moved into the state by a writer's
+// first start.
+func (f *mediaFlags) openLocalState(root string) (*local.State, error) {
+	dir := filepath.Join(root, local.StateDir)
+	if !f.readOnly {
+		return local.OpenState(dir)
+	}
+	state, err := local.OpenStateReadOnly(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("--read-only: the media root %s has no library state (%s), and a read-only box creates nothing; start a writer on it once (folio serve without --read-only, or folio media import): it makes the state, and moves a library of an earlier release into it", root, local.StateDir)
+	}
+	return state, err
 }
 
 // openS3 opens the bucket, its state area and, on a writer, the presign
@@ -192,12 +220,23 @@ func (f *mediaFlags) openS3(ctx context.Context, logger *slog.Logger, m *mediaSt
 	if m.State, err = st.State(prefix); err != nil {
 		return 0, err
 	}
+	m.libState = m.State
 	if f.presignTTL <= 0 {
 		return 0, errors.New("--presign-ttl must be positive")
 	}
 	// No grants on a read-only box: presign and confirm are refused
 	// anyway.
 	if !f.readOnly {
+		// A library this media root held on local storage moves into the
+		// bucket at the first start (media.Config.MigrateFrom).
+		if fi, err := os.Stat(filepath.Join(root, local.StateDir)); err == nil && fi.IsDir() {
+			from, err := local.OpenStateReadOnly(filepath.Join(root, local.StateDir))
+			if err != nil {
+				return 0, err
+			}
+			m.migrateFrom = from
+			m.close = append(m.close, from.Close)
+		}
 		if err := f.openGrants(ctx, logger, m, root); err != nil {
 			return 0, err
 		}
@@ -241,9 +280,7 @@ func (f *mediaFlags) openLibrary(ctx context.Context, logger *slog.Logger, m *me
 	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
 		OnChange: idx.Follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
-	}
-	if m.State != nil {
-		cfg.State = m.State
+		State: m.libState, MigrateFrom: m.migrateFrom,
 	}
 	lib, err := media.Open(ctx, cfg)
 	if err != nil {

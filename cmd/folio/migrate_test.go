@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,25 +34,31 @@ func TestMediaMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	old, err := media.Open(ctx, media.Config{Root: root, Storage: st, MaxUploadBytes: media.DefaultMaxUploadCloud})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := old.CreateFolder("/press/empty"); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 600, 400))); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"a.png", "b.png"} {
-		if _, err := old.Create(ctx, media.UploadInput{Filename: name, Body: bytes.NewReader(buf.Bytes()), Folder: "/press", Alt: "alt of " + name}); err != nil {
+	// Sidecars and folders on the media root, files in the bucket.
+	var want []*media.Item
+	for i, name := range []string{"a.png", "b.png"} {
+		stem := strings.TrimSuffix(name, ".png")
+		it := &media.Item{
+			ID: strings.Repeat(stem, 16), Filename: name, MimeType: "image/png", Size: 5, Width: 600, Height: 400,
+			Alt: "alt of " + name, Folder: "/press", FocalX: 50, FocalY: 50,
+			CreatedAt: time.Date(2026, 3, 1, 10, i, 0, 0, time.UTC), Key: "2026/03/" + name, Version: 1,
+			Sizes: []media.Size{{Width: 150, Height: 100, Key: "2026/03/" + stem + "-150.webp"}},
+		}
+		data, err := yaml.Marshal(it)
+		if err != nil {
 			t.Fatal(err)
 		}
+		writeTestFile(t, filepath.Join(root, "2026", "03", ".meta", name+".yaml"), data)
+		for _, k := range []string{it.Key, it.Sizes[0].Key} {
+			if err := st.Put(ctx, k, strings.NewReader("bytes"), 5, "image/png"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want = append(want, it)
 	}
-	want, _ := old.List(media.Query{})
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
+	writeTestFile(t, filepath.Join(root, ".folders.yaml"), []byte("folders: [/press/empty]\n"))
+	for _, it := range want {
+		it.URL = st.URL(it.Key)
 	}
 	// A grants file as earlier releases kept it on the media root.
 	g := grant.Grant{Key: "2026/11/later.png", FullKey: cfg.Prefix + "/2026/11/later.png", Filename: "later.png", MimeType: "image/png", Size: 10, ExpiresAt: time.Now().Add(time.Hour)}
@@ -112,7 +116,7 @@ func TestMediaMigrate(t *testing.T) {
 }
 
 // TestMediaMigrate_CopiesFiles: issue 23. A library made with `folio media
-// import` on local storage, migrated with `folio media migrate --storage
+// import` on local storage (its state in <root>/.state), migrated with `folio media migrate --storage
 // s3`, has its originals and derivatives in the bucket (same bytes), under
 // the same ids. An item whose name is taken in the bucket by other bytes
 // is skipped, reported, and the command fails; once the clash is gone, a
@@ -130,12 +134,17 @@ func TestMediaMigrate_CopiesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, err := media.Open(ctx, media.Config{Root: root, Storage: ls, ReadOnly: true})
+	lstate, err := local.OpenStateReadOnly(filepath.Join(root, local.StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := media.Open(ctx, media.Config{Root: root, Storage: ls, State: lstate, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := loc.List(media.Query{})
 	loc.Close()
+	lstate.Close()
 	ls.Close()
 	if len(want) != 2 {
 		t.Fatalf("imported %d items", len(want))
@@ -253,4 +262,14 @@ func sizeKeys(it *media.Item) []string {
 		out = append(out, s.Key)
 	}
 	return out
+}
+
+func writeTestFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

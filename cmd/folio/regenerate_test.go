@@ -111,7 +111,12 @@ func openItems(t *testing.T, dir string) map[string]*media.Item {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	l, err := media.Open(context.Background(), media.Config{Root: dir, Storage: st})
+	state, err := local.OpenStateReadOnly(filepath.Join(dir, local.StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer state.Close()
+	l, err := media.Open(context.Background(), media.Config{Root: dir, Storage: st, State: state, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

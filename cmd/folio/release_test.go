@@ -202,15 +202,15 @@ func checkRuntimePackages(t *testing.T, bin string, tags []string) {
 		t.Logf("no dpkg: the packages of the libraries are not checked")
 	}
 
-	// The Dockerfile installs exactly the documented packages and
-	// ca-certificates.
-	docPkgs := map[string]bool{"ca-certificates": true}
+	// The Dockerfile installs exactly the documented packages,
+	// ca-certificates and git (for the content write API).
+	docPkgs := map[string]bool{"ca-certificates": true, "git": true}
 	for _, r := range rows {
 		docPkgs[r.pkg] = true
 	}
 	dockerPkgs := dockerfilePackages(t)
 	if strings.Join(sortedKeys(dockerPkgs), " ") != strings.Join(sortedKeys(docPkgs), " ") {
-		t.Errorf("docs/deploy/Dockerfile installs %v; docs/deploy.md lists %v (and ca-certificates)",
+		t.Errorf("docs/deploy/Dockerfile installs %v; docs/deploy.md lists %v (and ca-certificates, git)",
 			sortedKeys(dockerPkgs), sortedKeys(docPkgs))
 	}
 }

@@ -30,6 +30,7 @@ type serveFlags struct {
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
 	corsOrigins                                     string
+	decapDir                                        string
 	logLevel, logFormat                             string
 	metricsAddr                                     string
 	readOnly                                        bool
@@ -98,6 +99,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.Float64Var(&f.rateKey, "rate-key", 100, "requests a second per API key (bursts of twice that); 0 disables")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs of the CDN or proxies in front: their X-Forwarded-For names the client for --rate-ip")
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call the keyed routes from a browser; none by default (the public routes answer any origin)")
+	fs.StringVar(&f.decapDir, "decap-dir", "", "a local copy of the decap-cms package's dist/ folder, served at /admin/content/decap/ and loaded by the Decap CMS editor instead of folio.yaml's decap.url")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text (slog's key=value lines)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
@@ -258,6 +260,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		TrustedProxies: proxies,
 		CORSOrigins:    origins,
 		MediaOrigins:   lib.Origins,
+		Decap:          server.DecapConfig{Dir: f.decapDir, AuthorEmail: f.writeAuthorEmail},
 		URLSecret:      f.urlSecret,
 		PreviewSecret:  f.previewSecret,
 

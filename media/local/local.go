@@ -157,6 +157,46 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	return nil
 }
 
+// CleanTemp removes the temporary files of Puts a crash interrupted
+// (".tmp-*" beside their key), in every folder of the storage. Call it
+// only when no Put is running: the only writer, at its start.
+func (s *Storage) CleanTemp(ctx context.Context) (removed int, err error) {
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f, err := s.root.Open(dir)
+		if err != nil {
+			return err
+		}
+		ents, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			name := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir() && !strings.HasPrefix(e.Name(), "."):
+				if err := walk(name); err != nil {
+					return err
+				}
+			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), ".tmp-"):
+				if err := s.root.Remove(name); err != nil {
+					return err
+				}
+				removed++
+			}
+		}
+		return nil
+	}
+	if err := walk("."); err != nil {
+		return removed, fmt.Errorf("local storage: clean temporary files: %w", err)
+	}
+	return removed, nil
+}
+
 func (s *Storage) syncDir(dir string) error {
 	d, err := s.root.Open(dir)
 	if err != nil {

@@ -222,3 +222,37 @@ func TestOpen_PublicURL(t *testing.T) {
 		}
 	})
 }
+
+// CleanTemp removes the temporary files of interrupted Puts in every
+// folder, and nothing else: objects, dot folders and what they hold stay.
+func TestStorage_CleanTemp(t *testing.T) {
+	root := t.TempDir()
+	s := mustNew(t, root)
+	files := map[string]bool{
+		"2026/03/.tmp-ABC":        false,
+		".tmp-top":                false,
+		"2026/03/a.jpg":           true,
+		"2026/03/.meta/.tmp-side": true, // not the storage's
+		".state/.tmp-x":           true,
+		"notes/keep.txt":          true,
+	}
+	for f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.CleanTemp(context.Background())
+	if err != nil || n != 2 {
+		t.Fatalf("CleanTemp = %d, %v; want 2 removed", n, err)
+	}
+	for f, stays := range files {
+		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(f)))
+		if stays != (err == nil) {
+			t.Errorf("%s: stays %v, stat %v", f, stays, err)
+		}
+	}
+}

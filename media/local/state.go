@@ -45,11 +45,24 @@ var _ media.StateStore = (*State)(nil)
 // tag; the file system must keep nanosecond times (ext4, XFS, Btrfs,
 // tmpfs, APFS). Two processes on one directory could only repeat a tag by
 // writing one key with the same size, inode and nanosecond.
-// Names beginning with "." under dir (.tmp, .locks) are the store's own.
+// Names beginning with "." under dir (.tmp, .locks, .writer) are the
+// store's own.
+//
+// A State opened for writing tries to take the writer lock (flock(2) on
+// <dir>/.writer, held until Close): Exclusive reports whether it got it,
+// that is whether no other process has the directory open for writing. A
+// State opened with OpenStateReadOnly writes nothing, not even a lock
+// file, and refuses every write.
 type State struct {
-	dir   string
-	root  *os.Root
-	locks [lockStripes]stripe
+	dir      string
+	root     *os.Root
+	readOnly bool
+	// writer is the open lock file while this State holds the writer
+	// lock; nil otherwise.
+	writer *os.File
+	// soleTaken is set by the first SoleWriter call.
+	soleTaken atomic.Bool
+	locks     [lockStripes]stripe
 	// lastStamp is the last modification time uniqueNow gave, in Unix
 	// nanoseconds.
 	lastStamp atomic.Int64
@@ -63,9 +76,18 @@ type stripe struct {
 }
 
 const (
-	stateTmp   = ".tmp"
-	stateLocks = ".locks"
+	stateTmp    = ".tmp"
+	stateLocks  = ".locks"
+	stateWriter = ".writer"
 )
+
+// ErrReadOnly is returned by the writes of a State opened read-only.
+var ErrReadOnly = errors.New("local state: opened read-only")
+
+// StateDir is the state directory of a library on one box, under its
+// media root: <root>/.state. Its name begins with a dot, so no storage key
+// reaches it and /uploads/ never serves it.
+const StateDir = ".state"
 
 // OpenState opens (creating it if needed) the state directory dir.
 func OpenState(dir string) (*State, error) {
@@ -86,13 +108,54 @@ func OpenState(dir string) (*State, error) {
 		return nil, fmt.Errorf("local state: %w", err)
 	}
 	st := &State{dir: abs, root: r}
-	// Temporary files of writes a crash interrupted.
-	if ents, err := fs.ReadDir(r.FS(), stateTmp); err == nil {
-		for _, e := range ents {
-			r.Remove(stateTmp + "/" + e.Name())
+	if f, err := r.OpenFile(stateWriter, os.O_RDWR|os.O_CREATE, 0o644); err == nil {
+		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			st.writer = f
+		} else {
+			f.Close()
+		}
+	}
+	if st.writer != nil {
+		// Temporary files of writes a crash interrupted. Only the sole
+		// writer may remove them: another one's may be in use.
+		if ents, err := fs.ReadDir(r.FS(), stateTmp); err == nil {
+			for _, e := range ents {
+				r.Remove(stateTmp + "/" + e.Name())
+			}
 		}
 	}
 	return st, nil
+}
+
+// OpenStateReadOnly opens the state directory dir for reading only: it
+// must exist (a writer made it), nothing under it is created or changed,
+// and every write fails with ErrReadOnly.
+func OpenStateReadOnly(dir string) (*State, error) {
+	if dir == "" {
+		return nil, errors.New("local state: empty directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("local state: %w", err)
+	}
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("local state: %w", err)
+	}
+	return &State{dir: abs, root: r, readOnly: true}, nil
+}
+
+// Exclusive reports whether this State holds the writer lock: no other
+// process has the directory open for writing (until Close).
+func (st *State) Exclusive() bool { return st.writer != nil }
+
+// SoleWriter reports, to its first caller only, whether this State is
+// Exclusive: the one library that opens it first is then the only writer
+// of the directory, so what it finds claimed and not committed at its
+// start was left by a crash. A second library on the same State (tests
+// open several boxes on one) is told false.
+func (st *State) SoleWriter() bool {
+	return st.writer != nil && st.soleTaken.CompareAndSwap(false, true)
 }
 
 // Dir is the state directory.
@@ -108,6 +171,10 @@ func (st *State) Close() error {
 			s.f = nil
 		}
 		s.mu.Unlock()
+	}
+	if st.writer != nil {
+		st.writer.Close() // releases the writer lock
+		st.writer = nil
 	}
 	return st.root.Close()
 }
@@ -150,18 +217,27 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 }
 
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
+	if st.readOnly {
+		return "", fmt.Errorf("local state: create %q: %w", key, ErrReadOnly)
+	}
 	if err := checkKey("create", key); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	name := filepath.FromSlash(key)
+	// Taken already: refused without writing and syncing a temporary
+	// file (a log append probing its next place, a claim of a name in
+	// use). The link below still decides a race.
+	if _, err := st.root.Lstat(name); err == nil {
+		return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
+	}
 	tmp, err := st.writeTemp(data)
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
 	defer st.root.Remove(tmp)
-	name := filepath.FromSlash(key)
 	if err := st.mkdirDurable(filepath.Dir(name)); err != nil {
 		return "", st.wrap("create", key, err)
 	}
@@ -175,6 +251,9 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 }
 
 func (st *State) Replace(ctx context.Context, key string, data []byte, etag string) (string, error) {
+	if st.readOnly {
+		return "", fmt.Errorf("local state: replace %q: %w", key, ErrReadOnly)
+	}
 	if err := checkKey("replace", key); err != nil {
 		return "", err
 	}
@@ -209,6 +288,9 @@ func (st *State) Replace(ctx context.Context, key string, data []byte, etag stri
 }
 
 func (st *State) Delete(ctx context.Context, key string) error {
+	if st.readOnly {
+		return fmt.Errorf("local state: delete %q: %w", key, ErrReadOnly)
+	}
 	if err := checkKey("delete", key); err != nil {
 		return err
 	}

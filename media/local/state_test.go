@@ -85,6 +85,104 @@ func TestState_OwnFiles(t *testing.T) {
 	}
 }
 
+// The first State opened for writing on a directory is its only writer;
+// a second one (as another process would open it) is not, and neither
+// removes the other's temporary files; once the first closes, the next
+// opener is exclusive again.
+func TestState_Exclusive(t *testing.T) {
+	a := newState(t)
+	if !a.Exclusive() {
+		t.Fatal("the first opener is not exclusive")
+	}
+	if !a.SoleWriter() || a.SoleWriter() {
+		t.Error("SoleWriter is not true for its first caller only")
+	}
+	inUse := filepath.Join(a.Dir(), ".tmp", "in-use")
+	if err := os.WriteFile(inUse, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := local.OpenState(a.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Exclusive() || b.SoleWriter() {
+		t.Error("a second opener is exclusive too")
+	}
+	if _, err := os.Stat(inUse); err != nil {
+		t.Errorf("the second opener removed the first one's temporary file: %v", err)
+	}
+	b.Close()
+	a.Close()
+	c, err := local.OpenState(a.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !c.Exclusive() {
+		t.Error("the opener after both closed is not exclusive")
+	}
+}
+
+// A State opened read-only reads what a writer wrote, refuses every
+// write, creates nothing (not even a lock file), and needs the directory.
+func TestState_ReadOnly(t *testing.T) {
+	w := newState(t)
+	ctx := context.Background()
+	tag, err := w.Create(ctx, "items/x.yaml", []byte("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := dirTree(t, w.Dir())
+	ro, err := local.OpenStateReadOnly(w.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if ro.Exclusive() || ro.SoleWriter() {
+		t.Error("a read-only State is exclusive")
+	}
+	if data, rtag, err := ro.Get(ctx, "items/x.yaml"); err != nil || string(data) != "1" || rtag != tag {
+		t.Errorf("get = %q %q %v", data, rtag, err)
+	}
+	n := 0
+	if err := ro.List(ctx, "items/", "", func(media.StateObject) error { n++; return nil }); err != nil || n != 1 {
+		t.Errorf("list: %d objects, %v", n, err)
+	}
+	if _, err := ro.Create(ctx, "items/y.yaml", nil); !errors.Is(err, local.ErrReadOnly) {
+		t.Errorf("create: %v", err)
+	}
+	if _, err := ro.Replace(ctx, "items/x.yaml", nil, tag); !errors.Is(err, local.ErrReadOnly) {
+		t.Errorf("replace: %v", err)
+	}
+	if err := ro.Delete(ctx, "items/x.yaml"); !errors.Is(err, local.ErrReadOnly) {
+		t.Errorf("delete: %v", err)
+	}
+	ro.Close()
+	if after := dirTree(t, w.Dir()); after != before {
+		t.Errorf("the read-only State changed the directory:\n%s\nthen\n%s", before, after)
+	}
+	if _, err := local.OpenStateReadOnly(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("read-only open of a missing directory: %v", err)
+	}
+}
+
+// dirTree is every path under dir with its size and modification time.
+func dirTree(t *testing.T, dir string) string {
+	t.Helper()
+	var out []byte
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out = append(out, p+" "+strconv.FormatInt(fi.Size(), 10)+" "+fi.ModTime().String()+"\n"...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
 // What one write of the shared protocol costs on local disk: a create
 // (a claim, a sidecar, a log entry) and a compare-and-swap (a patch).
 func BenchmarkState_Create(b *testing.B) {

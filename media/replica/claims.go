@@ -109,12 +109,21 @@ type Sweep struct {
 	// write holds its claims from before its first object until its
 	// commit.
 	Stale time.Duration
+	// AnyAge makes every unheld claim a leftover whatever its age: for
+	// the only writer of a store, at its start, when no write of its own
+	// is in flight and no other writer exists.
+	AnyAge bool
 	// PresignRetain keeps the claim of a presigned upload ("presign
 	// <RFC 3339 expiry>") this long past its expiry.
 	PresignRetain time.Duration
 	// Held reports whether a key (lower case) is owned by a live item or
 	// reserved by a write in flight: its claim stays.
 	Held func(lowerKey string) bool
+	// Unloaded, when set, reports whether owner is an item that exists
+	// in the store though the index does not hold it (its sidecar does
+	// not parse): its claims stay, so that a typo in a sidecar never
+	// costs the files.
+	Unloaded func(ctx context.Context, owner string) (bool, error)
 	// Valid checks the storage key a claim names; a claim naming an
 	// invalid key is left alone.
 	Valid func(key string) error
@@ -133,7 +142,7 @@ func (r *Replica) SweepClaims(ctx context.Context, s Sweep) error {
 	if err := r.st.List(ctx, ClaimsPrefix, "", func(o Object) error {
 		// A claim is named by its key in lower case: the claims of
 		// known items need no read.
-		if o.LastModified.Before(cutoff) && !s.Held(strings.TrimPrefix(o.Key, ClaimsPrefix)) {
+		if (s.AnyAge || o.LastModified.Before(cutoff)) && !s.Held(strings.TrimPrefix(o.Key, ClaimsPrefix)) {
 			old = append(old, o.Key)
 		}
 		return nil
@@ -159,6 +168,14 @@ func (r *Replica) SweepClaims(ctx context.Context, s Sweep) error {
 		if exp, ok := strings.CutPrefix(owner, "presign "); ok {
 			t, err := time.Parse(time.RFC3339, exp)
 			if err == nil && r.now().Before(t.Add(s.PresignRetain)) {
+				continue
+			}
+		} else if s.Unloaded != nil {
+			keep, err := s.Unloaded(ctx, owner)
+			if err != nil {
+				return err
+			}
+			if keep {
 				continue
 			}
 		}

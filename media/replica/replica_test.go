@@ -150,6 +150,46 @@ func TestTail(t *testing.T) {
 	}
 }
 
+// missingOnce is a store whose log listings miss one entry, as a
+// directory read during creates can, the first time.
+type missingOnce struct {
+	*local.State
+	mu     sync.Mutex
+	missed bool
+	key    string
+}
+
+func (m *missingOnce) List(ctx context.Context, prefix, startAfter string, fn func(replica.Object) error) error {
+	return m.State.List(ctx, prefix, startAfter, func(o replica.Object) error {
+		m.mu.Lock()
+		skip := o.Key == m.key && !m.missed
+		if skip {
+			m.missed = true
+		}
+		m.mu.Unlock()
+		if skip {
+			return nil
+		}
+		return fn(o)
+	})
+}
+
+// A listing that misses an entry is not taken for a compaction: Tail
+// reads on, in order, with no BehindError (which would make a box reload
+// an older checkpoint and serve it for a moment).
+func TestTail_ListingMissesAnEntry(t *testing.T) {
+	st := &missingOnce{State: newStore(t), key: replica.LogKey(3)}
+	r := replica.New(st, errs, nil, nil)
+	for i := 1; i <= 5; i++ {
+		if _, err := r.Append(t.Context(), int64(i), fmt.Appendf(nil, "%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seqs, _, err := tail(t, r, 0); err != nil || fmt.Sprint(seqs) != "[1 2 3 4 5]" {
+		t.Fatalf("tail with a listing that missed entry 3 = %v, %v", seqs, err)
+	}
+}
+
 // Checkpoints round-trip compressed; Compact keeps the two newest and
 // the log entries after the older of them, and the rest only once they
 // are older than the retention.
@@ -284,6 +324,42 @@ func TestSweepClaims(t *testing.T) {
 	c.add(2 * time.Hour) // the grant's claim is past its retention now
 	if err := r.SweepClaims(ctx, sweep); err != nil || fmt.Sprint(deleted) != "[2026/11/left.jpg 2026/11/granted.jpg]" {
 		t.Fatalf("expired grant's claim: swept %v, %v", deleted, err)
+	}
+}
+
+// A sweep with AnyAge (the only writer, at its start) takes an unheld
+// claim made a moment ago, and still keeps held ones, a grant's, and
+// those of an item that exists but is not loaded (Unloaded).
+func TestSweepClaims_AnyAge(t *testing.T) {
+	st := newStore(t)
+	c := &clock{t: time.Now()}
+	r := replica.New(st, errs, c.now, nil)
+	ctx := t.Context()
+	for owner, key := range map[string]string{
+		"x": "2026/11/left.jpg",
+		"y": "2026/11/held.jpg",
+		"z": "2026/11/corrupt.jpg",
+		"presign " + c.now().Add(2*time.Hour).UTC().Format(time.RFC3339): "2026/11/granted.jpg",
+	} {
+		if err := r.Claim(ctx, owner, []string{key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var deleted []string
+	sweep := replica.Sweep{
+		Stale:         time.Hour,
+		AnyAge:        true,
+		Unloaded:      func(_ context.Context, owner string) (bool, error) { return owner == "z", nil },
+		PresignRetain: time.Hour,
+		Held:          func(k string) bool { return k == "2026/11/held.jpg" },
+		Valid:         func(string) error { return nil },
+		DeleteObject: func(_ context.Context, key string) error {
+			deleted = append(deleted, key)
+			return nil
+		},
+	}
+	if err := r.SweepClaims(ctx, sweep); err != nil || fmt.Sprint(deleted) != "[2026/11/left.jpg]" {
+		t.Fatalf("swept %v, %v; want the young leftover only", deleted, err)
 	}
 }
 

@@ -1,0 +1,121 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/local"
+)
+
+// The only writer of a local state (the library of one box) settles at
+// its start what a crash left: an upload cut off after its claim and its
+// file, before its sidecar, loses both at once, not after the hour a
+// shared bucket waits; a committed item whose log entry the crash lost is
+// found, and its files stay, as do those of an item whose sidecar does
+// not parse.
+// Its Close writes a checkpoint, which the next start loads.
+func TestSoleWriter_SweepsAtOpenAndCheckpointsAtClose(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := local.New(filepath.Join(dir, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stateDir := filepath.Join(dir, "files", ".state")
+	openLib := func() (*media.Library, *local.State) {
+		t.Helper()
+		state, err := local.OpenState(stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := media.Open(ctx, media.Config{Root: filepath.Join(dir, "files"), Storage: st, State: state, PollInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, state
+	}
+	l, state := openLib()
+	kept := mustCreate(t, l, "kept.png", pngBytes(t, 500, 300), "")
+	typo := mustCreate(t, l, "typo.pdf", pdfBytes, "")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := state.List(ctx, "checkpoints/", "", func(media.StateObject) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("checkpoints after Close: %d, %v", n, err)
+	}
+
+	// The crash: an upload's claim and file without a sidecar; an item
+	// committed behind the log and the checkpoint; a sidecar broken by hand.
+	orphan := "2026/01/orphan.png"
+	if err := st.Put(ctx, orphan, bytes.NewReader(pngBytes(t, 5, 5)), -1, "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Create(ctx, "claims/"+orphan, media.ClaimBody("zzzzzzzzzzzzzzzz", orphan)); err != nil {
+		t.Fatal(err)
+	}
+	behind := "2026/01/behind.pdf"
+	if err := st.Put(ctx, behind, bytes.NewReader(pdfBytes), -1, "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Create(ctx, "claims/"+behind, media.ClaimBody("yyyyyyyyyyyyyyyy", behind)); err != nil {
+		t.Fatal(err)
+	}
+	side := "id: yyyyyyyyyyyyyyyy\nfilename: behind.pdf\nmimeType: application/pdf\nsize: 10\nfolder: /\nkey: " + behind + "\nversion: 1\n"
+	if _, err := state.Create(ctx, "items/yyyyyyyyyyyyyyyy.yaml", []byte(side)); err != nil {
+		t.Fatal(err)
+	}
+	broken := "2026/01/broken.pdf"
+	if err := st.Put(ctx, broken, bytes.NewReader(pdfBytes), -1, "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Create(ctx, "claims/"+broken, media.ClaimBody("xxxxxxxxxxxxxxxx", broken)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Create(ctx, "items/xxxxxxxxxxxxxxxx.yaml", []byte("id: [unclosed\n")); err != nil {
+		t.Fatal(err)
+	}
+	_, tag, err := state.Get(ctx, "items/"+typo.ID+".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Replace(ctx, "items/"+typo.ID+".yaml", []byte("id: [unclosed\n"), tag); err != nil {
+		t.Fatal(err)
+	}
+	state.Close()
+
+	l, state = openLib()
+	defer state.Close()
+	defer l.Close()
+	if _, err := st.Stat(ctx, orphan); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("orphan object after the sole writer's start: %v", err)
+	}
+	if _, _, err := state.Get(ctx, "claims/"+orphan); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("orphan claim after the sole writer's start: %v", err)
+	}
+	if got, ok := l.Get("yyyyyyyyyyyyyyyy"); !ok || got.Key != behind {
+		t.Errorf("the item committed behind the log: %+v, %v", got, ok)
+	}
+	if _, ok := l.Get("xxxxxxxxxxxxxxxx"); ok {
+		t.Error("an item whose sidecar never parsed was loaded")
+	}
+	for _, k := range append([]string{kept.Key, behind, typo.Key, broken}, sizeKeys(kept)...) {
+		if _, err := st.Stat(ctx, k); err != nil {
+			t.Errorf("file %s: %v", k, err)
+		}
+	}
+	if got, ok := l.Get(kept.ID); !ok || len(got.Sizes) != 2 {
+		t.Errorf("kept item after restart: %+v, %v", got, ok)
+	}
+	// The broken sidecar is logged and skipped: the index keeps the
+	// version the checkpoint holds.
+	if got, ok := l.Get(typo.ID); !ok || got.Version != typo.Version {
+		t.Errorf("item whose sidecar broke after the checkpoint: %+v, %v", got, ok)
+	}
+}

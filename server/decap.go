@@ -1,0 +1,222 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/server/decap"
+	"github.com/julienschmidt/httprouter"
+)
+
+// DefaultDecapVersion is the decap-cms version /admin/content/ loads when
+// folio.yaml pins none (the one the tests run, Makefile node-tools).
+const DefaultDecapVersion = "3.16.3"
+
+// DecapConfig configures the Decap CMS editor (/admin/content/) and its
+// RPC (POST /api/v1/decap).
+type DecapConfig struct {
+	// Dir is a local copy of the decap-cms package's dist/ folder, served
+	// at /admin/content/decap/ and loaded by the page instead of
+	// folio.yaml's decap.url.
+	Dir string
+	// AuthorEmail is the e-mail of the commits made for a key (its name is
+	// the key's); "" : <key name>@folio.invalid.
+	AuthorEmail string
+	// Committer is who commits (default folio <folio@folio.invalid>, as the write API).
+	CommitterName, CommitterEmail string
+}
+
+const decapPath = "/api/v1/decap"
+
+// decapOverhead is what an RPC body may hold beyond an upload's bytes in
+// base64: the entry's text, the JSON around it.
+const decapOverhead = 4 << 20
+
+func (s *Server) decapService() *decap.Service {
+	s.decapOnce.Do(func() {
+		remote := ""
+		if s.engine.RemoteSite() {
+			remote = s.engine.Site()
+		}
+		name, email := s.decapCfg.CommitterName, s.decapCfg.CommitterEmail
+		if name == "" {
+			name = "folio"
+		}
+		if email == "" {
+			email = "folio@folio.invalid"
+		}
+		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail,
+			Git: &decap.Git{Dir: s.engine.GitDir(), Remote: remote, Committer: decap.Author{Name: name, Email: email}}}
+	})
+	return s.decapSvc
+}
+
+// decapRPC answers Decap CMS's proxy backend (docs/decap.md).
+func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := s.sameOrigin(r); err != nil {
+		return err
+	}
+	limit := int64(decapOverhead)
+	if s.media != nil {
+		limit += s.media.MaxUploadBytes()/3*4 + 4
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errorf(fault.TooLarge, "RPC body over %d bytes", limit)
+		}
+		return errorf(fault.Invalid, "reading the body: %v", err)
+	}
+	k := keyFrom(r.Context())
+	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cacheNoStore)
+	return writeJSON(w, http.StatusOK, res)
+}
+
+// sameOrigin refuses a browser call from another origin than this box's
+// or a --cors-origins one (a page elsewhere holding a key must not make
+// commits); calls without Origin (not from a browser) pass.
+func (s *Server) sameOrigin(r *http.Request) error {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && (strings.EqualFold(u.Host, r.Host) || s.corsOrigins[strings.ToLower(o)]) {
+		return nil
+	}
+	return errorf(fault.Forbidden, "Origin %q may not call %s: only this folio's own pages (and --cors-origins) may", o, decapPath)
+}
+
+// decapURL is where the editor page loads decap-cms.js from.
+func (s *Server) decapURL() string {
+	if s.decapCfg.Dir != "" {
+		return "/admin/content/decap/decap-cms.js"
+	}
+	snap := s.engine.Published()
+	if snap == nil || snap.Site.Config.Decap == nil || snap.Site.Config.Decap.URL == "" {
+		return ""
+	}
+	dc := snap.Site.Config.Decap
+	v := dc.Version
+	if v == "" {
+		v = DefaultDecapVersion
+	}
+	return strings.ReplaceAll(dc.URL, "{version}", v)
+}
+
+// decapPage serves /admin/content/: the editor page, its script, the
+// generated config.yml and the local copy of Decap (--decap-dir).
+func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) error {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	du := s.decapURL()
+	h.Set("Content-Security-Policy", s.decapCSP(du))
+	switch name {
+	case "", "index.html":
+		page := strings.Replace(string(decap.IndexHTML), "{{DECAP_URL}}", htmlAttr(du), 1)
+		return writeBody(w, r, "text/html; charset=utf-8", []byte(page))
+	case "editor.js":
+		return writeBody(w, r, "text/javascript; charset=utf-8", decap.EditorJS)
+	case "editor.css":
+		return writeBody(w, r, "text/css; charset=utf-8", decap.EditorCSS)
+	case "config.yml":
+		b, err := s.decapService().ConfigYAML(r.Context(), decapPath)
+		if err != nil {
+			return err
+		}
+		return writeBody(w, r, "text/yaml; charset=utf-8", b)
+	}
+	if rest, ok := strings.CutPrefix(name, "decap/"); ok && s.decapCfg.Dir != "" {
+		return s.decapFile(w, r, rest)
+	}
+	return notFound("no such file of the content editor")
+}
+
+// decapFile serves a file of the local copy of Decap.
+func (s *Server) decapFile(w http.ResponseWriter, r *http.Request, rest string) error {
+	clean := path.Clean("/" + rest)
+	if clean != "/"+rest || strings.Contains(rest, "..") || !(strings.HasSuffix(rest, ".js") || strings.HasSuffix(rest, ".css") || strings.HasSuffix(rest, ".map")) {
+		return notFound("no such file of the content editor")
+	}
+	f, err := os.Open(filepath.Join(s.decapCfg.Dir, filepath.FromSlash(clean)))
+	if err != nil {
+		return notFound("no such file of the content editor")
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.IsDir() {
+		return notFound("no such file of the content editor")
+	}
+	ctype := "text/javascript; charset=utf-8"
+	if strings.HasSuffix(rest, ".css") {
+		ctype = "text/css; charset=utf-8"
+	} else if strings.HasSuffix(rest, ".map") {
+		ctype = "application/json"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("ETag", fmt.Sprintf(`"%x-%x"`, fi.ModTime().UnixNano(), fi.Size()))
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+	return nil
+}
+
+// decapCSP lets the editor page run Decap: its script origin, the inline
+// styles and the eval its bundle uses, blob: and data: previews, media
+// origins for images.
+func (s *Server) decapCSP(decapURL string) string {
+	src := "'self'"
+	if u, err := url.Parse(decapURL); err == nil && u.Host != "" {
+		src += " " + u.Scheme + "://" + u.Host
+	}
+	img := "'self' data: blob:"
+	for _, o := range s.mediaOrigins {
+		if o != "" {
+			img += " " + o
+		}
+	}
+	return "default-src 'self'; script-src " + src + " 'unsafe-eval'; style-src " + src + " 'unsafe-inline'; img-src " + img +
+		"; font-src " + src + " data:; connect-src 'self' blob: data:; frame-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+}
+
+// writeBody writes a page of the editor with its ETag (304 when the
+// client has it).
+func writeBody(w http.ResponseWriter, r *http.Request, ctype string, b []byte) error {
+	sum := sha256.Sum256(b)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+	w.Header().Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// htmlAttr escapes s for a double-quoted HTML attribute.
+func htmlAttr(s string) string {
+	return strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

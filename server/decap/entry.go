@@ -1,0 +1,108 @@
+package decap
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/write"
+	"github.com/folio-cms/folio/media/fault"
+)
+
+// docOf names the document a repository path holds: an item of
+// content/<type>/, a page of pages/, the globals file.
+func docOf(p string) (write.Doc, bool) {
+	ext := path.Ext(p)
+	switch ext {
+	case ".md", ".markdown", ".yaml", ".yml", ".json", ".toml":
+	default:
+		return write.Doc{}, false
+	}
+	if strings.HasPrefix(p, "globals.") && !strings.Contains(p, "/") {
+		return write.Doc{Kind: write.KindGlobals}, true
+	}
+	slugOf := func(rel string) string {
+		for _, idx := range []string{"/index.md", "/_index.md"} {
+			if s, ok := strings.CutSuffix(rel, idx); ok {
+				return s
+			}
+		}
+		return strings.TrimSuffix(rel, ext)
+	}
+	if rest, ok := strings.CutPrefix(p, "content/"); ok {
+		typ, rel, ok := strings.Cut(rest, "/")
+		if !ok || !content.ValidType(typ) {
+			return write.Doc{}, false
+		}
+		slug := slugOf(rel)
+		return write.Doc{Kind: write.KindItem, Type: typ, Slug: slug}, content.ValidSlug(slug)
+	}
+	if rel, ok := strings.CutPrefix(p, "pages/"); ok {
+		slug := slugOf(rel)
+		return write.Doc{Kind: write.KindPage, Slug: slug}, content.ValidSlug(slug)
+	}
+	return write.Doc{}, false
+}
+
+// entryWrite is one data file of an entry, checked and ready to write.
+type entryWrite struct {
+	path    string // where the entry is written
+	oldPath string // the path it moves from ("" : none)
+	raw     string
+	// ifMatch is the file's blob in the commit this box serves (what
+	// the editor most likely read): a save over a file changed since is
+	// refused (412), not a lost update. Decap sends no version of its
+	// own.
+	ifMatch string
+}
+
+// planEntry checks a data file as Decap sends it (the whole file).
+func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (entryWrite, error) {
+	ew := entryWrite{path: f.Path, raw: f.Raw}
+	if f.NewPath != "" && f.NewPath != f.Path {
+		ew.path, ew.oldPath = f.NewPath, f.Path
+	}
+	for _, p := range []string{ew.path, ew.oldPath} {
+		if _, ok := docOf(p); p != "" && !ok {
+			return ew, bad("params.dataFiles: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
+		}
+	}
+	if snap := s.Engine.SnapshotOf(branch); snap != nil {
+		_, id, err := s.Git.Read(ctx, snap.Commit, f.Path)
+		switch {
+		case err == nil:
+			ew.ifMatch = `"` + id + `"`
+		case !errors.Is(err, errNoFile):
+			return ew, err
+		}
+	}
+	return ew, nil
+}
+
+// writeEntry writes one data file through the writer's file API (as
+// Decap made it: the writer checks that it parses, the content rules and
+// the model, commits and pushes), then removes the file it moved from.
+func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string, ew entryWrite) error {
+	opts := write.Options{Branch: branch, Message: msg, Author: write.Person{Name: who.Name}}
+	put := opts
+	if ew.oldPath == "" {
+		put.IfMatch = ew.ifMatch
+	}
+	if _, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), put); err != nil {
+		if c := fault.CodeOf(err); c == fault.Conflict || c == fault.PreconditionFailed {
+			// The box catches up, so that the editor's next try (after
+			// reloading the entry) starts from the new state.
+			s.served(ctx)
+		}
+		return err
+	}
+	if ew.oldPath != "" {
+		opts.IfMatch = ew.ifMatch
+		if _, err := s.Writer.DeleteFile(ctx, ew.oldPath, opts); err != nil && fault.CodeOf(err) != fault.NotFound {
+			return err
+		}
+	}
+	return nil
+}
