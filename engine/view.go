@@ -34,6 +34,9 @@ type View struct {
 	pageBySlug            map[string]*pageEntry
 	types                 map[string]*TypeList
 	globals               *Resource
+	pageIndexes           sync.Map // filter index key -> *lazyIndex (filter.go)
+	// snap is the snapshot the view was made for, for its content model.
+	snap *Snapshot
 }
 
 type pageEntry struct {
@@ -198,7 +201,9 @@ type TypeList struct {
 	keys   keyHeaders
 	items  []*itemEntry // by slug
 	bySlug map[string]*itemEntry
-	sorted sync.Map // canonical sort -> []*Resource
+	sorted sync.Map // canonical sort -> *sortedList
+	// indexes are the filter indexes (filter.go), by field and kind.
+	indexes sync.Map
 }
 
 type itemEntry struct {
@@ -230,7 +235,15 @@ func (t *TypeList) Len() int { return len(t.items) }
 // also returns the canonical sort, for ETags. Each order is computed once
 // per view.
 func (t *TypeList) Sorted(sort string) ([]*Resource, string, error) {
-	field, desc, err := content.ParseSort(sort, t.Config)
+	sl, canonical, err := t.sortedList(sort)
+	if err != nil {
+		return nil, "", err
+	}
+	return sl.res, canonical, nil
+}
+
+func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
+	field, desc, err := content.ParseSort(sortField(sort), t.Config)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrBadSort, err)
 	}
@@ -239,18 +252,21 @@ func (t *TypeList) Sorted(sort string) ([]*Resource, string, error) {
 		canonical = "-" + field
 	}
 	if cached, ok := t.sorted.Load(canonical); ok {
-		return cached.([]*Resource), canonical, nil
+		return cached.(*sortedList), canonical, nil
 	}
-	entries := slices.Clone(t.items)
-	slices.SortStableFunc(entries, func(a, b *itemEntry) int {
-		return content.CompareItems(a.item, b.item, field, desc)
+	perm := make([]int32, len(t.items))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int {
+		return content.CompareItems(t.items[a].item, t.items[b].item, field, desc)
 	})
-	out := make([]*Resource, len(entries))
-	for i, e := range entries {
-		out[i] = e.res
+	out := make([]*Resource, len(perm))
+	for i, p := range perm {
+		out[i] = t.items[p].res
 	}
-	t.sorted.Store(canonical, out)
-	return out, canonical, nil
+	sl, _ := t.sorted.LoadOrStore(canonical, &sortedList{res: out, perm: perm})
+	return sl.(*sortedList), canonical, nil
 }
 
 // pageSummary is one item of the page list (contract §2.4).
@@ -269,6 +285,7 @@ type pageSummary struct {
 func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	site := s.Site
 	v := &View{
+		snap:       s,
 		validFrom:  time.Time{},
 		validUntil: farFuture,
 		pageBySlug: make(map[string]*pageEntry, len(site.Pages)),
@@ -359,6 +376,7 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 		return nil
 	}
 	v := &View{
+		snap:       s,
 		validFrom:  pv.validFrom,
 		validUntil: pv.validUntil,
 		pageBySlug: make(map[string]*pageEntry, len(pv.pageBySlug)+1),
