@@ -580,8 +580,8 @@ type bitset []uint64
 
 func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
 
-func (b bitset) set(i int32)           { b[i>>6] |= 1 << (uint(i) & 63) }
-func (b bitset) has(i int32) bool      { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) has(i int32) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (b bitset) addAll(post []int32) {
 	for _, p := range post {
 		b.set(p)

@@ -390,3 +390,171 @@ func TestFilterProperty(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterBadInput: every malformed or unfit filter is a 400 in the
+// contract's shape that names the field, on the items, public and page
+// lists.
+func TestFilterBadInput(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":           filterModel,
+		"content/things/a.md":  "---\ntitle: A\nn: 1\n---\nA\n",
+		"pages/about.md":       "---\ntitle: About\n---\nAbout\n",
+		"content/plain/one.md": "---\ntitle: One\nx: 1\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	many := url.Values{}
+	for i := range 11 {
+		many.Add("filter[data.n][eq]", strconv.Itoa(i))
+	}
+	manyIn := make([]string, 101)
+	for i := range manyIn {
+		manyIn[i] = strconv.Itoa(i)
+	}
+	cases := []struct{ path, query, field string }{
+		{"/api/v1/content/things", "filter[data.nope][eq]=1", "data.nope"},
+		{"/api/v1/content/things", "filter[nope][eq]=1", "filter[nope]"},
+		{"/api/v1/content/things", "filter[data.n][like]=1", "data.n"},
+		{"/api/v1/content/things", "filter[data.n][gt]=abc", "data.n"},
+		{"/api/v1/content/things", "filter[data.n][contains]=1", "data.n"},
+		{"/api/v1/content/things", "filter[data.n][in]=1,x", "data.n"},
+		{"/api/v1/content/things", "filter[data.n][in]=" + strings.Join(manyIn, ","), "data.n"},
+		{"/api/v1/content/things", "filter[data.when][gte]=yesterday", "data.when"},
+		{"/api/v1/content/things", "filter[publishedAt][lt]=2024-13-01", "publishedAt"},
+		{"/api/v1/content/things", "filter[data.ok][eq]=yes", "data.ok"},
+		{"/api/v1/content/things", "filter[data.ok][gt]=true", "data.ok"},
+		{"/api/v1/content/things", "filter[data.notes][eq]=1", "data.notes"},
+		{"/api/v1/content/things", "filter[data.address.nope][eq]=1", "data.address.nope"},
+		{"/api/v1/content/things", "filter[data.name.x][eq]=1", "data.name.x"},
+		{"/api/v1/content/things", "filter[data.a.b.c.d.e.f.g.h.i][eq]=1", "data.a.b.c.d.e.f.g.h.i"},
+		{"/api/v1/content/things", "filter[data.][eq]=1", "data."},
+		{"/api/v1/content/things", "filter[data.name][eq]=" + strings.Repeat("x", 257), "data.name"},
+		{"/api/v1/content/things", "filter[data.name][contains]=", "data.name"},
+		{"/api/v1/content/things", "filter[data.name][exists]=maybe", "data.name"},
+		{"/api/v1/content/things", "filter[date][gt]=2024-01-01", "filter[date]"},
+		{"/api/v1/content/things", "filter[data.name]=x", "filter[data.name]"},
+		{"/api/v1/content/things", "filter=x", "filter"},
+		{"/api/v1/content/things", "filter[data.name][eq][x]=1", "filter[data.name][eq][x]"},
+		{"/api/v1/content/things", many.Encode(), "filter"},
+		{"/api/v1/content/plain", "filter[data.x][eq]=1", "data.x"},
+		{"/api/v1/public/collections/things", "filter[data.n][gt]=abc", "data.n"},
+		{"/api/v1/pages", "filter[data.x][eq]=1", "data.x"},
+		{"/api/v1/pages", "filter[title][gt]=", ""},
+		{"/api/v1/pages", "filter[publishedAt][eq]=soon", "publishedAt"},
+	}
+	for _, c := range cases {
+		k := key
+		if strings.HasPrefix(c.path, "/api/v1/public/") {
+			k = ""
+		}
+		res := get(t, ts.URL+c.path+"?"+c.query, k, outsideSpec, "1")
+		if c.field == "" {
+			if res.Status != http.StatusOK {
+				t.Errorf("%s?%s: %d %s, want 200", c.path, c.query, res.Status, res.Body)
+			}
+			continue
+		}
+		wantError(t, res, http.StatusBadRequest, "BAD_REQUEST")
+		if !strings.Contains(string(res.Body), c.field) {
+			t.Errorf("%s?%s: %s does not name %s", c.path, c.query, res.Body, c.field)
+		}
+	}
+	// Built-in fields filter without a model; the sort names data fields
+	// either way.
+	l := getList(t, ts.URL+"/api/v1/content/plain?filter[title][eq]=One", key)
+	if l.Total != 1 {
+		t.Fatalf("plain by title: %+v", l)
+	}
+	l = getList(t, ts.URL+"/api/v1/pages?filter[slug][startsWith]=ab&filter[title][contains]=bou", key)
+	if l.Total != 1 || l.Items[0]["slug"] != "about" {
+		t.Fatalf("pages: %+v", l)
+	}
+	l = getList(t, ts.URL+"/api/v1/pages?filter[slug][ne]=about", key)
+	if l.Total != 0 {
+		t.Fatalf("pages ne: %+v", l)
+	}
+}
+
+// TestFilterDrafts: the published view's indexes hold no draft, whatever
+// the filter; the draft view's hold them, with their status.
+func TestFilterDrafts(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":             filterModel,
+		"content/things/pub.md":  "---\ntitle: Pub\ncolor: red\n---\n",
+		"content/things/hid.md":  "---\ntitle: Hid\ncolor: red\ndraft: true\n---\n",
+		"content/things/soon.md": "---\ntitle: Soon\ncolor: red\npublishedAt: 2999-01-01\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	drafts := ts.key(t, "drafts", server.ScopeContentRead, server.ScopeContentDraft)
+	for _, q := range []string{"filter[data.color][eq]=red", "filter[slug][in]=hid,soon,pub", "filter[title][exists]=true",
+		"filter[data.color][ne]=blue", "filter[publishedAt][gt]=2000-01-01", "filter[title][contains]=i"} {
+		for _, base := range []string{"/api/v1/content/things?", "/api/v1/public/collections/things?"} {
+			k := key
+			if strings.Contains(base, "public") {
+				k = ""
+			}
+			l := getList(t, ts.URL+base+q, k)
+			for _, s := range slugsOf(l.Items) {
+				if s != "pub" {
+					t.Fatalf("%s%s: serves %s: %v", base, q, s, slugsOf(l.Items))
+				}
+			}
+			if l.Total > 1 {
+				t.Fatalf("%s%s: total %d", base, q, l.Total)
+			}
+		}
+	}
+	l := getList(t, ts.URL+"/api/v1/content/things?draft=true&filter[data.color][eq]=red&sort=slug", drafts)
+	if !slices.Equal(slugsOf(l.Items), []string{"hid", "pub", "soon"}) || l.Items[0]["status"] != "draft" {
+		t.Fatalf("draft view: %v", l.Items)
+	}
+	// Public surface refuses drafts with filters too.
+	wantError(t, get(t, ts.URL+"/api/v1/public/collections/things?draft=true&filter[data.color][eq]=red", "", outsideSpec, "1"), http.StatusBadRequest, "BAD_REQUEST")
+}
+
+// TestFilterAfterPush: a real git push that changes a filtered field
+// (one item: the reload patches the list; many: it rebuilds it) shows in
+// the filtered list, and an unchanged type keeps answering.
+func TestFilterAfterPush(t *testing.T) {
+	files := map[string]string{"folio.yaml": filterModel + "  others:\n    fields:\n      n: integer\n"}
+	for i := range 100 {
+		files[fmt.Sprintf("content/things/t%03d.md", i)] = fmt.Sprintf("---\ntitle: T%d\ncolor: %s\nn: %d\n---\n", i, filterColors[i%3], i)
+	}
+	files["content/others/o.md"] = "---\ntitle: O\nn: 5\n---\n"
+	repo := newRepo(t, files)
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	count := func(q string) int { return getList(t, ts.URL+"/api/v1/content/"+q, key).Total }
+	if n := count("things?filter[data.color][eq]=blue"); n != 33 {
+		t.Fatalf("blue: %d", n)
+	}
+	if n := count("others?filter[data.n][eq]=5"); n != 1 {
+		t.Fatalf("others: %d", n)
+	}
+	// One item turns blue, one goes: a patched list.
+	repo.commit("one blue", map[string]string{
+		"content/things/t000.md": "---\ntitle: T0\ncolor: blue\nn: 0\n---\n",
+		"content/things/t002.md": "",
+	})
+	eventually(t, "the filtered list to follow the push", func() bool { return count("things?filter[data.color][eq]=blue") == 33 && count("things?filter[data.color][eq]=red") == 33 })
+	l := getList(t, ts.URL+"/api/v1/content/things?filter[data.color][eq]=blue&sort=n&limit=2", key)
+	if !slices.Equal(slugsOf(l.Items), []string{"t000", "t005"}) {
+		t.Fatalf("after the push: %v", slugsOf(l.Items))
+	}
+	if n := count("others?filter[data.n][eq]=5"); n != 1 {
+		t.Fatalf("others after the push: %d", n)
+	}
+	// Every item changes: a list built afresh.
+	all := map[string]string{}
+	for i := range 100 {
+		if i != 2 {
+			all[fmt.Sprintf("content/things/t%03d.md", i)] = fmt.Sprintf("---\ntitle: T%d\ncolor: green\nn: %d\n---\n", i, -i)
+		}
+	}
+	repo.commit("all green", all)
+	eventually(t, "every item green", func() bool { return count("things?filter[data.color][eq]=green") == 99 })
+	if n := count("things?filter[data.n][lt]=-90"); n != 9 {
+		t.Fatalf("n < -90: %d", n)
+	}
+}
