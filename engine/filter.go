@@ -867,3 +867,73 @@ func sortField(s string) string {
 	}
 	return s
 }
+
+// FilterField is a field a type's lists filter on, for documentation
+// (the OpenAPI document): its name in filter[<name>], the kind its
+// values compare as and the operators it takes.
+type FilterField struct {
+	Name string
+	Kind string // "text", "number", "boolean", "date" or "any"
+	Ops  []string
+}
+
+// FilterFields lists the fields the lists of a type with model t (nil:
+// none) filter on: the built-in ones, then every declared path below
+// data, in the order of the model.
+func FilterFields(t *schema.Type) []FilterField {
+	var out []FilterField
+	for _, name := range []string{"publishedAt", "updatedAt", "slug", "title"} {
+		k := builtinFilters[name]
+		out = append(out, FilterField{Name: name, Kind: k.String(), Ops: opsOf(k)})
+	}
+	if t == nil {
+		return out
+	}
+	add := func(path []string) {
+		f, err := resolveField(t, "data."+strings.Join(path, "."), false)
+		if err == nil {
+			out = append(out, FilterField{Name: f.name, Kind: f.kind.String(), Ops: opsOf(f.kind)})
+		}
+	}
+	var walkFields func(fields []*schema.Field, path []string)
+	walkFields = func(fields []*schema.Field, path []string) {
+		if len(path) >= MaxFilterDepth {
+			return
+		}
+		for _, f := range fields {
+			p := append(slices.Clone(path), f.Name)
+			add(p)
+			for f.Kind == "list" && f.Of != nil {
+				f = f.Of
+			}
+			if f.Kind == "object" {
+				walkFields(f.Fields, p)
+			}
+		}
+	}
+	var walkSchema func(s map[string]any, path []string)
+	walkSchema = func(s map[string]any, path []string) {
+		if len(path) >= MaxFilterDepth {
+			return
+		}
+		props, _ := arrayItems(s)["properties"].(map[string]any)
+		names := make([]string, 0, len(props))
+		for n := range props {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			p := append(slices.Clone(path), n)
+			add(p)
+			if ps, ok := props[n].(map[string]any); ok {
+				walkSchema(ps, p)
+			}
+		}
+	}
+	if t.Fields != nil {
+		walkFields(t.Fields, nil)
+	} else {
+		walkSchema(t.Data, nil)
+	}
+	return out
+}

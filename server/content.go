@@ -91,11 +91,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if e != nil {
 		return s.serveExpandedList(w, r, v, pages, window, e, total, pg.Limit, pg.Offset, cc, hdrKeyPages)
 	}
-	parts := []string{"pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key()}
-	if filter != "" {
-		parts = append(parts, filter)
-	}
-	etag := v.ListETag(parts...)
+	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key(), filter)
 	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
 }
 
@@ -254,11 +250,7 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if e != nil {
 		return s.serveExpandedList(w, r, v, items, window, e, total, pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
 	}
-	parts := []string{"content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key()}
-	if filter != "" {
-		parts = append(parts, filter)
-	}
-	etag := v.ListETag(parts...)
+	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key(), filter)
 	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
 

@@ -33,6 +33,9 @@ func BenchmarkFilteredList(b *testing.B) {
 	ts := startServer(b, bare)
 	key := ts.reader(b)
 	h := ts.Handler
+	// The first request of each case (index and sort built), timed once:
+	// the benchmark function runs more than once.
+	firsts := map[string]time.Duration{}
 	for _, c := range []struct{ name, query string }{
 		{"filtered", "filter[data.category][eq]=c3&sort=-publishedAt&limit=20"},
 		{"filtered-2conds", "filter[data.category][in]=c3,c5&filter[data.rank][gte]=500&sort=-publishedAt&limit=20"},
@@ -47,7 +50,10 @@ func BenchmarkFilteredList(b *testing.B) {
 			if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"total":`) {
 				b.Fatalf("%d %s", w.Code, w.Body)
 			}
-			first := time.Since(start)
+			if _, ok := firsts[c.name]; !ok {
+				firsts[c.name] = time.Since(start)
+			}
+			first := firsts[c.name]
 			times := make([]time.Duration, 0, b.N)
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -551,7 +551,9 @@ func TestFilterAfterPush(t *testing.T) {
 		"content/things/t000.md": "---\ntitle: T0\ncolor: blue\nn: 0\n---\n",
 		"content/things/t002.md": "",
 	})
-	eventually(t, "the filtered list to follow the push", func() bool { return count("things?filter[data.color][eq]=blue") == 33 && count("things?filter[data.color][eq]=red") == 33 })
+	eventually(t, "the filtered list to follow the push", func() bool {
+		return count("things?filter[data.color][eq]=blue") == 33 && count("things?filter[data.color][eq]=red") == 33
+	})
 	l := getList(t, ts.URL+"/api/v1/content/things?filter[data.color][eq]=blue&sort=n&limit=2", key)
 	if !slices.Equal(slugsOf(l.Items), []string{"t000", "t005"}) {
 		t.Fatalf("after the push: %v", slugsOf(l.Items))
@@ -570,5 +572,31 @@ func TestFilterAfterPush(t *testing.T) {
 	eventually(t, "every item green", func() bool { return count("things?filter[data.color][eq]=green") == 99 })
 	if n := count("things?filter[data.n][lt]=-90"); n != 9 {
 		t.Fatalf("n < -90: %d", n)
+	}
+}
+
+// TestFilterOpenAPI: the typed OpenAPI document has, per modelled type,
+// Filter_<type>: the fields its lists filter on, with their operators.
+func TestFilterOpenAPI(t *testing.T) {
+	repo := newRepo(t, map[string]string{"folio.yaml": filterModel, "content/things/a.md": "---\ntitle: A\n---\n"})
+	ts := startServer(t, repo.bare)
+	doc := get(t, ts.URL+"/api/v1/openapi.json", "").json(t)
+	f, _ := doc["components"].(map[string]any)["schemas"].(map[string]any)["Filter_things"].(map[string]any)
+	props, _ := f["properties"].(map[string]any)
+	for name, ops := range map[string][]string{"publishedAt": {"gte", "exists"}, "data.n": {"lt", "in"}, "data.address.city": {"startsWith"},
+		"data.parts.label": {"contains"}, "data.tags": {"eq"}, "data.notes": {"exists"}} {
+		p, _ := props[name].(map[string]any)
+		got, _ := p["properties"].(map[string]any)
+		for _, op := range ops {
+			if got[op] == nil {
+				t.Errorf("Filter_things.%s: no %s in %v", name, op, p)
+			}
+		}
+	}
+	if p, _ := props["data.notes"].(map[string]any); p != nil && p["properties"].(map[string]any)["eq"] != nil {
+		t.Errorf("data.notes takes eq: %v", p)
+	}
+	if props["data.nope"] != nil || props["data.address.street"] != nil {
+		t.Errorf("undeclared fields in Filter_things: %v", props)
 	}
 }
