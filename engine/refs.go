@@ -385,7 +385,7 @@ func (s *Source) reachableCommits() ([]plumbing.Hash, error) {
 		return nil, err
 	}
 	var tips []plumbing.Hash
-	_ = it.ForEach(func(r *plumbing.Reference) error {
+	err = it.ForEach(func(r *plumbing.Reference) error {
 		if r.Type() == plumbing.HashReference && (r.Name().IsBranch() || r.Name().IsTag()) {
 			if h, err := s.peel(r.Hash()); err == nil {
 				tips = append(tips, h)
@@ -393,6 +393,9 @@ func (s *Source) reachableCommits() ([]plumbing.Hash, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, fmt.Errorf("listing refs: %w", err)
+	}
 	slices.SortFunc(tips, func(a, b plumbing.Hash) int { return strings.Compare(a.String(), b.String()) })
 	tips = slices.Compact(tips)
 	var fp strings.Builder

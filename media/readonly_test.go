@@ -3,11 +3,9 @@ package media_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media"
 )
 
@@ -23,7 +21,7 @@ func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before := treeOf(t, e.cfg.Root)
+	before := testkit.Tree(t, e.cfg.Root)
 
 	cfg := e.cfg
 	cfg.ReadOnly = true
@@ -52,37 +50,7 @@ func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
 	if err := ro.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if after := treeOf(t, e.cfg.Root); !equalTrees(before, after) {
-		t.Errorf("read-only library changed the media root:\nbefore %v\nafter  %v", before, after)
+	if d := testkit.DiffTrees(before, testkit.Tree(t, e.cfg.Root)); d != nil {
+		t.Errorf("read-only library changed the media root: %v", d)
 	}
-}
-
-// treeOf maps every path under root to its size and modification time.
-func treeOf(tb testing.TB, root string) map[string]string {
-	tb.Helper()
-	out := map[string]string{}
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		out[rel] = fmt.Sprint(fi.Mode(), fi.ModTime().UnixNano(), fi.Size())
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
-
-func equalTrees(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -7,14 +7,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/server"
 )
 
@@ -26,23 +25,11 @@ type gitRepo struct {
 	date       string // commit date of the next commits; "" for now
 }
 
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gitEnv(t, dir, nil, args...)
-}
-
-func gitEnv(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@localhost",
-		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// git and gitEnv run the real git CLI (testkit.Git).
+var (
+	git    = testkit.Git
+	gitEnv = testkit.GitEnv
+)
 
 // newRepo makes a bare repository holding one commit of files on main.
 func newRepo(t testing.TB, files map[string]string) *gitRepo {

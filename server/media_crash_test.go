@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server"
 	"go.yaml.in/yaml/v3"
@@ -30,16 +31,6 @@ type folioProc struct {
 	url    string
 	stderr *bytes.Buffer
 	done   chan struct{}
-}
-
-func buildFolio(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "folio")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/folio-cms/folio/cmd/folio")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 func startFolio(t *testing.T, bin string, args ...string) *folioProc {
@@ -112,7 +103,7 @@ func TestMediaCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds folio and kills it")
 	}
-	bin := buildFolio(t)
+	bin := testkit.BuildFolio(t)
 	site := newRepo(t, mediaSite).bare
 	dir := t.TempDir()
 	root := filepath.Join(dir, "media")

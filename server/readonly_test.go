@@ -4,15 +4,14 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server"
 )
@@ -22,42 +21,6 @@ func readOnlyLib(c *media.Config) { c.ReadOnly = true }
 
 // readOnlyServer makes the server itself read-only.
 func readOnlyServer(_ *engine.Config, c *server.Config) { c.ReadOnly = true }
-
-// treeOf maps every path under root to its mode, modification time and size.
-func treeOf(t testing.TB, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = fmt.Sprint(fi.Mode(), " ", fi.ModTime().UnixNano(), " ", fi.Size())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func diffTrees(before, after map[string]string) []string {
-	var d []string
-	for k, v := range before {
-		if w, ok := after[k]; !ok {
-			d = append(d, "removed "+k)
-		} else if w != v {
-			d = append(d, "changed "+k)
-		}
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			d = append(d, "added "+k)
-		}
-	}
-	sort.Strings(d)
-	return d
-}
 
 // concretePath fills a route pattern's parameters: :id with id, any other
 // parameter with "x".
@@ -112,7 +75,7 @@ func writtenRoot(t *testing.T, site string) (string, mItem) {
 func TestReadOnly(t *testing.T) {
 	repo := newRepo(t, mediaSite)
 	root, img := writtenRoot(t, repo.bare)
-	before := treeOf(t, root)
+	before := testkit.Tree(t, root)
 
 	const secret = "hook-secret"
 	ts := startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer,
@@ -227,7 +190,7 @@ func TestReadOnly(t *testing.T) {
 		})
 	})
 
-	if d := diffTrees(before, treeOf(t, root)); len(d) > 0 {
+	if d := testkit.DiffTrees(before, testkit.Tree(t, root)); len(d) > 0 {
 		t.Errorf("the read-only box changed the media root: %v", d)
 	}
 }

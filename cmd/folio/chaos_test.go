@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"github.com/folio-cms/folio/server"
@@ -35,7 +36,7 @@ import (
 // Run with make chaos; FOLIO_CHAOS_OUTAGE sets how long the bucket is
 // unreachable (default 20s; the figure is 60s).
 func TestChaos(t *testing.T) {
-	bin := buildFolio(t)
+	bin := testkit.BuildFolio(t)
 	t.Run("s3 faults", func(t *testing.T) { chaosS3Faults(t, bin) })
 	t.Run("bucket outage", func(t *testing.T) { chaosBucketOutage(t, bin) })
 	t.Run("git remote", func(t *testing.T) { chaosGitRemote(t, bin) })
@@ -65,16 +66,16 @@ func newGitRemote(t *testing.T) *gitRemote {
 	t.Helper()
 	root := t.TempDir()
 	r := &gitRemote{root: root, bare: filepath.Join(root, "site.git"), work: filepath.Join(t.TempDir(), "work")}
-	gitIn(t, root, "init", "-q", "--bare", r.bare)
-	gitIn(t, root, "init", "-q", r.work)
-	fixtures := filepath.Join(moduleRootDir(t), "fixtures", "site")
+	testkit.Git(t, root, "init", "-q", "--bare", r.bare)
+	testkit.Git(t, root, "init", "-q", r.work)
+	fixtures := filepath.Join(testkit.ModuleRoot(t), "fixtures", "site")
 	if err := os.CopyFS(r.work, os.DirFS(fixtures)); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, r.work, "remote", "add", "origin", r.bare)
-	gitIn(t, r.work, "add", "-A")
-	gitIn(t, r.work, "commit", "-qm", "fixture site")
-	gitIn(t, r.work, "push", "-q", "origin", "HEAD:main")
+	testkit.Git(t, r.work, "remote", "add", "origin", r.bare)
+	testkit.Git(t, r.work, "add", "-A")
+	testkit.Git(t, r.work, "commit", "-qm", "fixture site")
+	testkit.Git(t, r.work, "push", "-q", "origin", "HEAD:main")
 	entries, _ := os.ReadDir(filepath.Join(fixtures, "content"))
 	for _, e := range entries {
 		if e.IsDir() {
@@ -102,8 +103,8 @@ func (r *gitRemote) retitle(t *testing.T, title string) {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, r.work, "commit", "-qam", "retitle: "+title)
-	gitIn(t, r.work, "push", "-q", "origin", "HEAD:main")
+	testkit.Git(t, r.work, "commit", "-qam", "retitle: "+title)
+	testkit.Git(t, r.work, "push", "-q", "origin", "HEAD:main")
 }
 
 // aboutTitle is the title box serves for the about page.

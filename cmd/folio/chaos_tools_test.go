@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
 )
 
 // The tools of the chaos tests (make chaos): toxiproxy, a front that
@@ -39,7 +41,7 @@ func startToxiproxy(t *testing.T) *toxiproxy {
 	t.Helper()
 	bin := os.Getenv("FOLIO_TOXIPROXY")
 	if bin == "" {
-		bin = filepath.Join(moduleRootDir(t), ".bin", "toxiproxy-server")
+		bin = filepath.Join(testkit.ModuleRoot(t), ".bin", "toxiproxy-server")
 	}
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("no toxiproxy server at %s: run `make toxiproxy` (or set FOLIO_TOXIPROXY)", bin)

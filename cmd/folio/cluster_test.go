@@ -25,6 +25,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media/s3"
 	"github.com/folio-cms/folio/media/s3/s3test"
 	"github.com/folio-cms/folio/server"
@@ -65,42 +66,6 @@ type cluster struct {
 	work   string    // the work clone of the site's Git remote
 	types  []string  // the fixture site's content types
 	bucket s3.Config // the bucket every box shares
-}
-
-// buildFolio builds the folio binary from the module root into a
-// temporary directory.
-func buildFolio(t *testing.T) string {
-	t.Helper()
-	root := moduleRootDir(t)
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command to build folio with: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "folio")
-	cmd := exec.Command(goBin, "build", "-o", bin, "./cmd/folio")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/folio: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func moduleRootDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // childEnv is the environment of the folio processes: the test's, less
@@ -274,18 +239,6 @@ func waitAll(t *testing.T, what string, since time.Time, bound time.Duration, bo
 	return took
 }
 
-// gitIn runs the git CLI in dir with a fixed identity and no user config.
-func gitIn(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost",
-		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
 // jpegFile writes a w×h JPEG and returns its path.
 func jpegFile(t *testing.T, name string, w, h int) string {
 	t.Helper()
@@ -379,21 +332,21 @@ func newCluster(t *testing.T) *cluster {
 	t.Helper()
 	s3srv := s3test.NewServer(t) // fails or skips (FOLIO_SKIP_S3=1) without versitygw
 	bucket := s3srv.NewBucket(t)
-	bin := buildFolio(t)
+	bin := testkit.BuildFolio(t)
 
 	// The Git remote, and a work clone holding the fixture site.
 	gitDir := t.TempDir()
 	bare, work := filepath.Join(gitDir, "site.git"), filepath.Join(gitDir, "work")
-	gitIn(t, gitDir, "init", "-q", "--bare", bare)
-	gitIn(t, gitDir, "init", "-q", work)
-	fixtures := filepath.Join(moduleRootDir(t), "fixtures", "site")
+	testkit.Git(t, gitDir, "init", "-q", "--bare", bare)
+	testkit.Git(t, gitDir, "init", "-q", work)
+	fixtures := filepath.Join(testkit.ModuleRoot(t), "fixtures", "site")
 	if err := os.CopyFS(work, os.DirFS(fixtures)); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, work, "remote", "add", "origin", bare)
-	gitIn(t, work, "add", "-A")
-	gitIn(t, work, "commit", "-qm", "fixture site")
-	gitIn(t, work, "push", "-q", "origin", "HEAD:main")
+	testkit.Git(t, work, "remote", "add", "origin", bare)
+	testkit.Git(t, work, "add", "-A")
+	testkit.Git(t, work, "commit", "-qm", "fixture site")
+	testkit.Git(t, work, "push", "-q", "origin", "HEAD:main")
 	entries, err := os.ReadDir(filepath.Join(fixtures, "content"))
 	if err != nil {
 		t.Fatal(err)
@@ -446,10 +399,10 @@ func newCluster(t *testing.T) *cluster {
 func (c *cluster) push(msg string) time.Time {
 	t := c.t
 	t.Helper()
-	gitIn(t, c.work, "add", "-A")
-	gitIn(t, c.work, "commit", "-qm", msg)
+	testkit.Git(t, c.work, "add", "-A")
+	testkit.Git(t, c.work, "commit", "-qm", msg)
 	at := time.Now()
-	gitIn(t, c.work, "push", "-q", "origin", "HEAD:main")
+	testkit.Git(t, c.work, "push", "-q", "origin", "HEAD:main")
 	t.Logf("git push took %v", time.Since(at).Round(time.Millisecond))
 	return at
 }

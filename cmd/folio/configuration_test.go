@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
 )
 
 // updateConfigDoc rewrites the generated table of docs/configuration.md:
@@ -148,7 +150,7 @@ func configTable(t *testing.T) string {
 // what the commands' flag definitions give: a flag added, removed, renamed,
 // or with another default or usage text than the table says.
 func TestConfigurationDoc(t *testing.T) {
-	path := filepath.Join(moduleRootDir(t), "docs", "configuration.md")
+	path := filepath.Join(testkit.ModuleRoot(t), "docs", "configuration.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
 )
 
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
@@ -68,24 +69,17 @@ func TestCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gitCmd := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	write("content/posts/ok.md", "---\ntitle: OK\n---\nfine\n")
-	gitCmd("init", "-q")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "ok")
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "ok")
 	cache := t.TempDir()
 	if _, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache); err != nil {
 		t.Fatalf("clean site: %v", err)
 	}
 	write("content/posts/bad.md", "---\ntitle: [broken\n---\n")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "bad")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "bad")
 	out, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache)
 	var exit exitError
 	if !errors.As(err, &exit) || exit != 1 {
@@ -100,8 +94,8 @@ func TestCheck(t *testing.T) {
 	write("content/authors/ann.md", "---\ntitle: Ann\n---\n")
 	write("content/authors/dan.md", "---\ntitle: Dan\ndraft: true\n---\n")
 	write("content/posts/ok.md", "---\ntitle: OK\nauthor: authors/ann\nreviewers: [authors/dan]\nghost: authors/zed\n---\nfine\n")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "refs")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "refs")
 	out, _, err = runCLI(t, "check", "--site", dir, "--cache-dir", cache)
 	if !errors.As(err, &exit) || exit != 1 {
 		t.Fatalf("err = %v, want exit status 1", err)
@@ -124,18 +118,11 @@ func TestCheckModel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gitCmd := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	write("folio.yaml", "types:\n  posts:\n    fields:\n      title: {kind: string, required: true}\n      price: number\n")
 	write("content/posts/ok.md", "---\ntitle: OK\nprice: 3\n---\nfine\n")
-	gitCmd("init", "-q")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "ok")
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "ok")
 	cache := t.TempDir()
 	for _, args := range [][]string{{"--site", dir, "--cache-dir", cache}, {"--worktree", dir}} {
 		if _, _, err := runCLI(t, append([]string{"check"}, args...)...); err != nil {
@@ -152,8 +139,8 @@ func TestCheckModel(t *testing.T) {
 	if !errors.As(err, &exit) || exit != 1 || out != "content/posts/bad.md:3: price: got string, want number\n" {
 		t.Fatalf("--worktree: %q, %v", out, err)
 	}
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "bad")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "bad")
 	out, _, err = runCLI(t, "check", "--site", dir, "--cache-dir", cache)
 	if !errors.As(err, &exit) || exit != 1 || out != "content/posts/bad.md:3: price: got string, want number\n" {
 		t.Fatalf("--site: %q, %v", out, err)
@@ -199,13 +186,7 @@ func TestCheckMedia(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "content/posts/ok.md"), []byte(post), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "refs"}} {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testkit.CommitSite(t, dir, nil)
 	if _, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", t.TempDir()); err != nil {
 		t.Fatalf("without --media: %v", err)
 	}
@@ -236,13 +217,7 @@ func TestCheckLinesWarmCache(t *testing.T) {
 	write("content/posts/bad.md", "---\ntitle: Bad\npublishedAt: notadate\n---\nbody\n")
 	write("content/posts/ok.md", "---\ntitle: OK\n---\nbody\n")
 	write("pages/home.md", "---\ntitle: Home\nisHomepage: true\nsections:\n  - type: hero\n    title: x\n    link: posts/ok\n    more: posts/gone\n  - type: cta\n    data:\n      target: posts/missing\n---\nHi\n")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "site"}} {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testkit.CommitSite(t, dir, nil)
 	cache := t.TempDir()
 	want := []string{
 		"content/posts/bad.md:3: publishedAt: bad date",

@@ -21,6 +21,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media/s3/s3test"
 )
 
@@ -199,7 +200,7 @@ func TestServeReadOnlyS3(t *testing.T) {
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	key := newKey(t, keys, "all", "content:read,media:read,media:write,media:delete")
 	dropWriterLeftovers(t, mediaRoot)
-	before := treeOf(t, mediaRoot)
+	before := testkit.Tree(t, mediaRoot)
 	counter, proxyURL := countingProxy(t, endpoint)
 	t.Setenv("AWS_ACCESS_KEY_ID", readerAccess)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", readerSecret)
@@ -248,7 +249,7 @@ func TestServeReadOnlyS3(t *testing.T) {
 			t.Errorf("the read-only box sent %d %s requests to S3", n, m)
 		}
 	}
-	if d := diffTrees(before, treeOf(t, mediaRoot)); len(d) > 0 {
+	if d := testkit.DiffTrees(before, testkit.Tree(t, mediaRoot)); len(d) > 0 {
 		t.Errorf("the read-only box changed the media root: %v", d)
 	}
 	t.Logf("S3 requests of the read-only box, by method: %v", counter.seen())

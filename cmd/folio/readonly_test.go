@@ -6,21 +6,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/server"
 )
 
@@ -151,14 +149,7 @@ func siteRepo(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "site"}} {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testkit.CommitSite(t, dir, nil)
 	return dir
 }
 
@@ -211,42 +202,6 @@ func dropWriterLeftovers(t *testing.T, root string) {
 	}
 }
 
-// treeOf maps every path under root to its mode, modification time and size.
-func treeOf(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = fmt.Sprint(fi.Mode(), " ", fi.ModTime().UnixNano(), " ", fi.Size())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func diffTrees(before, after map[string]string) []string {
-	var d []string
-	for k, v := range before {
-		if w, ok := after[k]; !ok {
-			d = append(d, "removed "+k)
-		} else if w != v {
-			d = append(d, "changed "+k)
-		}
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			d = append(d, "added "+k)
-		}
-	}
-	sort.Strings(d)
-	return d
-}
-
 type listed struct {
 	Data []struct {
 		ID, Filename, URL, Folder string
@@ -268,7 +223,7 @@ func TestServeReadOnlyLocal(t *testing.T) {
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	key := newKey(t, keys, "all", "content:read,media:read,media:write,media:delete")
 	dropWriterLeftovers(t, root)
-	before := treeOf(t, root)
+	before := testkit.Tree(t, root)
 
 	t.Setenv("FOLIO_READ_ONLY", "true")
 	box := serveBox(t, "--site", site, "--media", root, "--keys", keys, "--cache-dir", t.TempDir())
@@ -293,7 +248,7 @@ func TestServeReadOnlyLocal(t *testing.T) {
 	if err := box.stop(); err != nil {
 		t.Fatalf("serve: %v\n%s", err, box.log.String())
 	}
-	if d := diffTrees(before, treeOf(t, root)); len(d) > 0 {
+	if d := testkit.DiffTrees(before, testkit.Tree(t, root)); len(d) > 0 {
 		t.Errorf("the read-only box changed the media root: %v", d)
 	}
 }

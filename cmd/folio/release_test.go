@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/media/derive"
 )
 
@@ -39,7 +40,7 @@ func buildRelease(t *testing.T, tags []string, version, commit string) string {
 	bin := filepath.Join(t.TempDir(), "folio")
 	cmd := exec.Command(goBin, "build", "-tags", strings.Join(tags, ","),
 		"-ldflags", "-X main.version="+version+" -X main.commit="+commit, "-o", bin, "./cmd/folio")
-	cmd.Dir = moduleRootDir(t)
+	cmd.Dir = testkit.ModuleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/folio: %v\n%s", err, out)
 	}
@@ -106,7 +107,7 @@ var tableCell = regexp.MustCompile("`([^`]+)`")
 // deployDoc reads docs/deploy.md's runtime library table.
 func deployDoc(t *testing.T) []runtimeRow {
 	t.Helper()
-	path := filepath.Join(moduleRootDir(t), "docs", "deploy.md")
+	path := filepath.Join(testkit.ModuleRoot(t), "docs", "deploy.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +251,7 @@ func dpkgOwners(dpkg string, libs map[string]string) map[string]string {
 // apt-get install.
 func dockerfilePackages(t *testing.T) map[string]bool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(moduleRootDir(t), "docs", "deploy", "Dockerfile"))
+	data, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(t), "docs", "deploy", "Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestDeploySystemdUnit(t *testing.T) {
 	if err != nil {
 		t.Skip("no systemd-analyze (Debian: systemd): the unit file is not verified")
 	}
-	unit, err := os.ReadFile(filepath.Join(moduleRootDir(t), "docs", "deploy", "folio.service"))
+	unit, err := os.ReadFile(filepath.Join(testkit.ModuleRoot(t), "docs", "deploy", "folio.service"))
 	if err != nil {
 		t.Fatal(err)
 	}

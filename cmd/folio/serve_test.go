@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/folio-cms/folio/fixtures/testkit"
 	"github.com/folio-cms/folio/server/notify"
 )
 
@@ -65,16 +65,6 @@ func TestServeNotify(t *testing.T) {
 	defer rc.Close()
 
 	dir := t.TempDir()
-	gitCmd := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	write := func(name, body string) {
 		p := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -83,16 +73,16 @@ func TestServeNotify(t *testing.T) {
 		}
 	}
 	write("pages/home.md", "---\ntitle: Home\nisHomepage: true\n---\nHi.\n")
-	gitCmd("init", "-q")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "one")
+	testkit.Git(t, dir, "init", "-q")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "one")
 
 	box := serveBox(t, "--site", dir, "--cache-dir", t.TempDir(),
 		"--keys", filepath.Join(t.TempDir(), "keys.yaml"), "--media", t.TempDir(), "--log-level", "error",
 		"--notify", rc.URL, "--notify-secret", "s3")
 	write("pages/home.md", "---\ntitle: Home 2\nisHomepage: true\n---\nHi.\n")
-	gitCmd("commit", "-qam", "two")
-	commit := gitCmd("rev-parse", "HEAD")
+	testkit.Git(t, dir, "commit", "-qam", "two")
+	commit := testkit.Git(t, dir, "rev-parse", "HEAD")
 	var ev notify.Event
 	select {
 	case body := <-events:
@@ -115,19 +105,11 @@ func TestServeNotify(t *testing.T) {
 // lets images come from it, and a listed origin may call keyed routes.
 func TestServePublicURLAndCORS(t *testing.T) {
 	site := t.TempDir()
-	gitCmd := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = site
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
 	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)
-	gitCmd("init", "-q")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "one")
+	testkit.Git(t, site, "init", "-q")
+	testkit.Git(t, site, "add", "-A")
+	testkit.Git(t, site, "commit", "-qm", "one")
 	mediaDir := t.TempDir()
 	if _, stderr, err := runCLI(t, "media", "import", "--media", mediaDir, filepath.Join("..", "..", "fixtures", "media", "alpine-lake.jpg")); err != nil {
 		t.Fatalf("media import: %v\n%s", err, stderr)
@@ -208,20 +190,7 @@ func TestServePublicURLAndCORS(t *testing.T) {
 // its route and names the served commit, and the log is slog's text.
 func TestServeMetrics(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("git", "-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main", "init", "-q")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	os.MkdirAll(filepath.Join(dir, "pages"), 0o755)
-	os.WriteFile(filepath.Join(dir, "pages", "home.md"), []byte("---\ntitle: Home\n---\nHi.\n"), 0o644)
-	for _, args := range [][]string{{"add", "-A"}, {"commit", "-qm", "one"}} {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	testkit.CommitSite(t, dir, map[string]string{"pages/home.md": "---\ntitle: Home\n---\nHi.\n"})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -312,19 +281,11 @@ func TestServeMetrics(t *testing.T) {
 // to every key and made ./media in the working directory.
 func TestServeMissingKeysFile(t *testing.T) {
 	site := t.TempDir()
-	gitCmd := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = site
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
 	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)
-	gitCmd("init", "-q")
-	gitCmd("add", "-A")
-	gitCmd("commit", "-qm", "one")
+	testkit.Git(t, site, "init", "-q")
+	testkit.Git(t, site, "add", "-A")
+	testkit.Git(t, site, "commit", "-qm", "one")
 	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
 	mediaDir := filepath.Join(t.TempDir(), "media")
 	status := func(url, key string) (int, string) {

@@ -5,10 +5,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
 )
 
 // TestMediaSign: a URL signed by `folio media sign` is served by `folio
@@ -18,13 +19,7 @@ func TestMediaSign(t *testing.T) {
 	site := t.TempDir()
 	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
 	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "one"}} {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=T", "-c", "user.email=t@localhost", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Dir = site
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testkit.CommitSite(t, site, nil)
 	mediaDir := t.TempDir()
 	if _, stderr, err := runCLI(t, "media", "import", "--media", mediaDir, pngFile(t, "lake.png", 600, 400)); err != nil {
 		t.Fatalf("media import: %v\n%s", err, stderr)

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
 )
 
 // TestSoak (make soak; not in CI) runs one writer and two read-only boxes
@@ -161,9 +163,9 @@ func TestSoak(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			gitIn(t, c.work, "add", "-A")
-			gitIn(t, c.work, "commit", "-qm", fmt.Sprintf("soak %d", n))
-			gitIn(t, c.work, "push", "-q", "origin", "HEAD:main")
+			testkit.Git(t, c.work, "add", "-A")
+			testkit.Git(t, c.work, "commit", "-qm", fmt.Sprintf("soak %d", n))
+			testkit.Git(t, c.work, "push", "-q", "origin", "HEAD:main")
 			pushes++
 			select {
 			case <-ctx.Done():
