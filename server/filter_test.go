@@ -600,3 +600,35 @@ func TestFilterOpenAPI(t *testing.T) {
 		t.Errorf("undeclared fields in Filter_things: %v", props)
 	}
 }
+
+// TestFilterJSONSchema: a type modelled by a JSON Schema file filters on
+// its properties, with their kinds.
+func TestFilterJSONSchema(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "types:\n  products:\n    schema: schemas/product.json\n",
+		"schemas/product.json": `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+  "properties": {"price": {"type": ["number", "null"]}, "tags": {"type": "array", "items": {"type": "string"}},
+    "released": {"type": "string", "format": "date"}, "size": {"enum": [1, 2, 3]},
+    "dims": {"type": "object", "properties": {"w": {"type": "integer"}}}}}`,
+		"content/products/a.md": "---\ntitle: A\nprice: 10\ntags: [x, y]\nreleased: 2024-05-01\nsize: 2\ndims: {w: 3}\n---\n",
+		"content/products/b.md": "---\ntitle: B\nprice: 20.5\ntags: [y]\nreleased: 2023-05-01\nsize: 3\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	for q, want := range map[string][]string{
+		"filter[data.price][gt]=10":                 {"b"},
+		"filter[data.tags][eq]=x":                   {"a"},
+		"filter[data.released][lt]=2024-01-01":      {"b"},
+		"filter[data.size][in]=2,3":                 {"a", "b"},
+		"filter[data.dims.w][gte]=3":                {"a"},
+		"filter[data.dims][exists]=false":           {"b"},
+		"filter[data.tags][nin]=x&sort=-data.price": {"b"},
+	} {
+		l := getList(t, ts.URL+"/api/v1/content/products?sort=slug&"+q, key)
+		if !slices.Equal(slugsOf(l.Items), want) {
+			t.Errorf("%s: %v, want %v", q, slugsOf(l.Items), want)
+		}
+	}
+	wantError(t, get(t, ts.URL+"/api/v1/content/products?filter[data.size][eq]=big", key, outsideSpec, "1"), http.StatusBadRequest, "BAD_REQUEST")
+	wantError(t, get(t, ts.URL+"/api/v1/content/products?filter[data.colour][eq]=red", key, outsideSpec, "1"), http.StatusBadRequest, "BAD_REQUEST")
+}
