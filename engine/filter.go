@@ -316,6 +316,9 @@ func (f *filterField) keyOf(v any) (filterKey, bool) {
 		case int:
 			return filterKey{n: float64(x)}, true
 		case float64:
+			if math.IsNaN(x) {
+				return filterKey{}, false // orders nowhere: exists only
+			}
 			return filterKey{n: x}, true
 		case string:
 			if f.orString {
@@ -335,10 +338,12 @@ func (f *filterField) keyOf(v any) (filterKey, bool) {
 		switch x := v.(type) {
 		case string:
 			if t, err := content.ParseDate(x); err == nil {
-				return filterKey{t: t}, true
+				return filterKey{t: t.UTC().Round(0)}, true
 			}
 		case time.Time:
-			return filterKey{t: x.UTC()}, true
+			// One representation per instant: the index groups values
+			// by ==.
+			return filterKey{t: x.UTC().Round(0)}, true
 		}
 	}
 	return filterKey{}, false
@@ -374,7 +379,7 @@ func (f *filterField) parseValue(op, s string) (filterKey, error) {
 		if err != nil {
 			return filterKey{}, badFilter(f.name, "%s: %q is not a date (RFC 3339, or 2006-01-02)", op, s)
 		}
-		return filterKey{t: t}, nil
+		return filterKey{t: t.UTC().Round(0)}, nil
 	}
 	return filterKey{}, badFilter(f.name, "%s: this field takes exists only", op)
 }
