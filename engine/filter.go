@@ -477,66 +477,142 @@ type lazyIndex struct {
 	idx  *fieldIndex
 }
 
-// buildIndex indexes field over n documents; values calls fn with each
-// value document i holds at the field (lists flattened).
-func buildIndex(f *filterField, n int, values func(i int, fn func(any))) *fieldIndex {
-	idx := &fieldIndex{kind: f.kind, n: n}
-	type group struct {
-		key  filterKey
-		post []int32
-	}
-	var groups []*group
-	byText := map[string]*group{}
-	byNum := map[float64]*group{}
-	byTime := map[time.Time]*group{}
+// buildIndex indexes field f over n documents; values hands the
+// builder each value document i holds at the field (b.value, or b.text
+// and b.instant for the built-in fields, which box nothing).
+//
+// It allocates a few slices and maps, not one thing per document: each
+// (document, value) pair is recorded as a group number, then the
+// postings are cut from one array by a counting sort.
+func buildIndex(f *filterField, n int, values func(i int, b *indexBuilder)) *fieldIndex {
+	b := &indexBuilder{f: f, pos: make([]int32, 0, n), gid: make([]int32, 0, n)}
+	b.add = b.value
 	for i := range n {
-		pos := int32(i)
-		got := false
-		values(i, func(v any) {
-			if v == nil {
-				return
-			}
-			if !got {
-				idx.has = append(idx.has, pos)
-				got = true
-			}
-			k, ok := f.keyOf(v)
-			if !ok {
-				return
-			}
-			var g *group
-			switch f.kind {
-			case kText:
-				if g = byText[k.s]; g == nil {
-					g = &group{key: k}
-					byText[k.s] = g
-					groups = append(groups, g)
-				}
-			case kNumber, kBool:
-				if g = byNum[k.n]; g == nil {
-					g = &group{key: k}
-					byNum[k.n] = g
-					groups = append(groups, g)
-				}
-			case kTime:
-				if g = byTime[k.t]; g == nil {
-					g = &group{key: k}
-					byTime[k.t] = g
-					groups = append(groups, g)
-				}
-			default:
-				return
-			}
-			if l := len(g.post); l == 0 || g.post[l-1] != pos {
-				g.post = append(g.post, pos)
-			}
-		})
+		b.cur, b.got = int32(i), false
+		values(i, b)
 	}
-	slices.SortFunc(groups, func(a, b *group) int { return compareKeys(f.kind, a.key, b.key) })
-	idx.keys = make([]filterKey, len(groups))
-	idx.posts = make([][]int32, len(groups))
-	for i, g := range groups {
-		idx.keys[i], idx.posts[i] = g.key, g.post
+	return b.done(n)
+}
+
+// indexBuilder gathers the values of one field over a list.
+type indexBuilder struct {
+	f        *filterField
+	add      func(any) // b.value, made once
+	cur      int32     // the document being read
+	got      bool      // it has a value
+	has      []int32
+	keys     []filterKey // by group
+	byText   map[string]int32
+	byNum    map[float64]int32
+	byTime   map[time.Time]int32
+	pos, gid []int32 // one (document, group) pair per value
+}
+
+// value records a value of the current document; one not of the
+// field's kind counts for exists only.
+func (b *indexBuilder) value(v any) {
+	if v == nil {
+		return
+	}
+	b.present()
+	if k, ok := b.f.keyOf(v); ok {
+		b.key(k)
+	}
+}
+
+// text and instant record a value of a built-in field.
+func (b *indexBuilder) text(s string) {
+	b.present()
+	b.key(filterKey{s: s})
+}
+
+func (b *indexBuilder) instant(t time.Time) {
+	b.present()
+	b.key(filterKey{t: t.UTC().Round(0)})
+}
+
+func (b *indexBuilder) present() {
+	if !b.got {
+		b.has = append(b.has, b.cur)
+		b.got = true
+	}
+}
+
+func (b *indexBuilder) key(k filterKey) {
+	var g int32
+	var ok bool
+	switch b.f.kind {
+	case kText:
+		if b.byText == nil {
+			b.byText = map[string]int32{}
+		}
+		if g, ok = b.byText[k.s]; !ok {
+			g = int32(len(b.keys))
+			b.byText[k.s] = g
+		}
+	case kNumber, kBool:
+		if b.byNum == nil {
+			b.byNum = map[float64]int32{}
+		}
+		if g, ok = b.byNum[k.n]; !ok {
+			g = int32(len(b.keys))
+			b.byNum[k.n] = g
+		}
+	case kTime:
+		if b.byTime == nil {
+			b.byTime = map[time.Time]int32{}
+		}
+		if g, ok = b.byTime[k.t]; !ok {
+			g = int32(len(b.keys))
+			b.byTime[k.t] = g
+		}
+	default:
+		return
+	}
+	if !ok {
+		b.keys = append(b.keys, k)
+	}
+	b.pos = append(b.pos, b.cur)
+	b.gid = append(b.gid, g)
+}
+
+func (b *indexBuilder) done(n int) *fieldIndex {
+	kind := b.f.kind
+	ng := len(b.keys)
+	// Groups in key order.
+	order := make([]int32, ng)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return compareKeys(kind, b.keys[x], b.keys[y]) })
+	rankOf := make([]int32, ng)
+	for r, g := range order {
+		rankOf[g] = int32(r)
+	}
+	// Counting sort of the pairs by rank; documents stay ascending
+	// within a group, a document listed twice (a list holding a value
+	// twice) is kept once.
+	start := make([]int32, ng+1)
+	for _, g := range b.gid {
+		start[rankOf[g]+1]++
+	}
+	for r := range ng {
+		start[r+1] += start[r]
+	}
+	all := make([]int32, len(b.pos))
+	fill := slices.Clone(start[:ng])
+	for i, p := range b.pos {
+		r := rankOf[b.gid[i]]
+		if f := fill[r]; f > start[r] && all[f-1] == p {
+			continue
+		}
+		all[fill[r]] = p
+		fill[r]++
+	}
+	idx := &fieldIndex{kind: kind, n: n, has: b.has, keys: make([]filterKey, ng), posts: make([][]int32, ng)}
+	for r, g := range order {
+		idx.keys[r] = b.keys[g]
+		idx.posts[r] = all[start[r]:fill[r]:fill[r]]
 	}
 	return idx
 }
@@ -562,20 +638,20 @@ func walkValues(v any, path []string, fn func(any)) {
 	}
 }
 
-// itemValues is what an item holds at a filter field.
-func itemValues(f *filterField, it *content.Item, fn func(any)) {
+// itemValues hands b what an item holds at a filter field.
+func itemValues(b *indexBuilder, f *filterField, it *content.Item) {
 	switch f.builtin {
 	case "publishedAt":
-		fn(it.PublishedAt)
+		b.instant(it.PublishedAt)
 	case "updatedAt":
-		fn(it.UpdatedAt)
+		b.instant(it.UpdatedAt)
 	case "slug":
-		fn(it.Slug)
+		b.text(it.Slug)
 	case "title":
-		fn(it.Title)
+		b.text(it.Title)
 	default:
 		if v, ok := it.Data[f.path[0]]; ok {
-			walkValues(v, f.path[1:], fn)
+			walkValues(v, f.path[1:], b.add)
 		}
 	}
 }
@@ -736,7 +812,7 @@ func (v *View) FilterItems(t *TypeList, conds []FilterCond, sort string, offset,
 		li, _ := t.indexes.LoadOrStore(indexKey(f), &lazyIndex{})
 		l := li.(*lazyIndex)
 		l.once.Do(func() {
-			l.idx = buildIndex(f, n, func(i int, fn func(any)) { itemValues(f, t.items[i].item, fn) })
+			l.idx = buildIndex(f, n, func(i int, b *indexBuilder) { itemValues(b, f, t.items[i].item) })
 		})
 		return l.idx
 	})
@@ -802,20 +878,20 @@ func (v *View) FilterPages(conds []FilterCond, offset, limit int) (page []*Resou
 		li, _ := v.pageIndexes.LoadOrStore(indexKey(f), &lazyIndex{})
 		l := li.(*lazyIndex)
 		l.once.Do(func() {
-			l.idx = buildIndex(f, n, func(i int, fn func(any)) {
+			l.idx = buildIndex(f, n, func(i int, b *indexBuilder) {
 				p, _ := docValue(v.pages[i].full.value).(*content.Page)
 				if p == nil {
 					return
 				}
 				switch f.builtin {
 				case "publishedAt":
-					fn(p.PublishedAt)
+					b.instant(p.PublishedAt)
 				case "updatedAt":
-					fn(p.UpdatedAt)
+					b.instant(p.UpdatedAt)
 				case "slug":
-					fn(p.Slug)
+					b.text(p.Slug)
 				case "title":
-					fn(p.Title)
+					b.text(p.Title)
 				}
 			})
 		})
