@@ -114,8 +114,8 @@ type filterFieldSpec struct {
 }
 
 var filterFields = []filterFieldSpec{
-	{"title", "text", []string{"alpha 1", "beta 2", "al", "gamma", "Beta 0", "z"}},
-	{"slug", "text", []string{"t03", "t1", "t", "t10"}},
+	{"title", "text", []string{"alpha 1", "beta 2", "al", "gamma", "Beta 0", "z", "alpha"}},
+	{"slug", "text", []string{"t03", "t1", "t", "t10", "p0", "p03"}},
 	{"publishedAt", "date", []string{"2024-02-01", "2024-02-10T10:00:00Z", "2024-01-15T10:00:00+02:00", "2024-03-28"}},
 	{"data.color", "text", []string{"red", "Red", "blue", "re", "purple"}},
 	{"color", "text", []string{"green", "red"}},
@@ -320,6 +320,10 @@ func TestFilterProperty(t *testing.T) {
 			for i := range n {
 				files[fmt.Sprintf("content/things/t%02d.md", i)] = randomThing(r, i)
 			}
+			for i := range 10 + r.IntN(20) {
+				files[fmt.Sprintf("pages/p%02d.md", i)] = fmt.Sprintf("---\ntitle: %q\npublishedAt: 2024-0%d-%02d\ndraft: %v\n---\n",
+					filterWords[r.IntN(len(filterWords))], 1+r.IntN(3), 1+r.IntN(28), r.IntN(5) == 0)
+			}
 			repo := newRepo(t, files)
 			ts := startServer(t, repo.bare)
 			key := ts.reader(t)
@@ -329,10 +333,16 @@ func TestFilterProperty(t *testing.T) {
 				{ts.URL + "/api/v1/content/things", key, ""},
 				{ts.URL + "/api/v1/content/things", drafts, "&draft=true"},
 				{ts.URL + "/api/v1/public/collections/things", "", ""},
+				{ts.URL + "/api/v1/pages", key, ""},
+				{ts.URL + "/api/v1/pages", drafts, "&draft=true"},
 			}
-			for round := range 120 {
+			for round := range 150 {
 				rt := routes[round%len(routes)]
+				pages := strings.HasSuffix(rt.base, "/pages")
 				sort := sorts[r.IntN(len(sorts))]
+				if pages {
+					sort = "" // pages come homepage first, then by slug
+				}
 				sortQ := ""
 				if sort != "" {
 					sortQ = "&sort=" + url.QueryEscape(sort)
@@ -345,6 +355,9 @@ func TestFilterProperty(t *testing.T) {
 				q := url.Values{}
 				for range 1 + r.IntN(3) {
 					f := filterFields[r.IntN(len(filterFields))]
+					if pages {
+						f = filterFields[r.IntN(3)] // title, slug, publishedAt
+					}
 					ops := opsForKind(f.kind)
 					c := filterCase{field: f, op: ops[r.IntN(len(ops))]}
 					switch {
