@@ -29,6 +29,9 @@ import (
 // failed read, RSS and goroutines of the last two-thirds not growing
 // beyond noise, every box's lists byte-identical, every acknowledged
 // write present. The figures go to the test log (docs/soak.md).
+// soakPosts is how many posts the soak's pushes edit in turn.
+const soakPosts = 20
+
 func TestSoak(t *testing.T) {
 	dur := 30 * time.Minute
 	if v := os.Getenv("FOLIO_SOAK_DURATION"); v != "" {
@@ -154,11 +157,13 @@ func TestSoak(t *testing.T) {
 			}
 		}
 	})
-	// A push every 5 s: a new post, and a retitled page.
+	// A push every 5 s, editing one of soakPosts posts in turn: the content
+	// keeps its size, so that growth over the run is a leak, not more
+	// documents (the media library does grow, by an upload every 5 s).
 	pushes := 0
 	wg.Go(func() {
 		for n := 1; ctx.Err() == nil; n++ {
-			if err := os.WriteFile(filepath.Join(c.work, "content", c.types[0], fmt.Sprintf("soak-%d.md", n)),
+			if err := os.WriteFile(filepath.Join(c.work, "content", c.types[0], fmt.Sprintf("soak-%d.md", n%soakPosts)),
 				[]byte(fmt.Sprintf("---\ntitle: Soak %d\npublishedAt: 2026-01-01\n---\nPushed by the soak.\n", n)), 0o644); err != nil {
 				t.Error(err)
 				return
@@ -177,6 +182,7 @@ func TestSoak(t *testing.T) {
 	type sample struct {
 		at         time.Duration
 		rss        map[string]int64 // KB
+		heap       map[string]int64 // KB of Go heap in use
 		goroutines map[string]int
 	}
 	var samples []sample
@@ -185,10 +191,12 @@ func TestSoak(t *testing.T) {
 		tick := time.NewTicker(10 * time.Second)
 		defer tick.Stop()
 		for {
-			s := sample{at: time.Since(start), rss: map[string]int64{}, goroutines: map[string]int{}}
+			s := sample{at: time.Since(start), rss: map[string]int64{}, heap: map[string]int64{}, goroutines: map[string]int{}}
 			for _, b := range boxes {
 				s.rss[b.name] = rssKB(b.cmd.Process.Pid)
-				s.goroutines[b.name] = goroutines(b)
+				m := metricsOf(b)
+				s.heap[b.name] = int64(m["go_memstats_heap_inuse_bytes"] / 1024)
+				s.goroutines[b.name] = int(m["go_goroutines"])
 			}
 			samples = append(samples, s)
 			select {
@@ -218,7 +226,7 @@ func TestSoak(t *testing.T) {
 	// Content too: every box serves the last push (asked by its slug: a
 	// long soak pushes more posts than one page of the list holds).
 	waitAll(t, "the last push on every box", time.Now(), clusterSettle, boxes, func(b *clusterBox) error {
-		r, err := b.call("GET", fmt.Sprintf("/api/v1/content/%s/soak-%d", c.types[0], pushes), c.key, nil)
+		r, err := b.call("GET", fmt.Sprintf("/api/v1/content/%s/soak-%d", c.types[0], pushes%soakPosts), c.key, nil)
 		if err != nil {
 			return err
 		}
@@ -261,13 +269,16 @@ func TestSoak(t *testing.T) {
 		}
 		rss := func(s sample) float64 { return float64(s.rss[b.name]) }
 		gor := func(s sample) float64 { return float64(s.goroutines[b.name]) }
+		heap := func(s sample) float64 { return float64(s.heap[b.name]) }
 		r0, r1 := med(early, rss), med(late, rss)
+		h0, h1 := med(early, heap), med(late, heap)
 		g0, g1 := med(early, gor), med(late, gor)
 		maxRSS := 0.0
 		for _, s := range samples {
 			maxRSS = max(maxRSS, rss(s))
 		}
-		t.Logf("figures | soak %s | RSS %0.f MB after warm-up, %0.f MB at the end (max %0.f MB) | goroutines %0.f → %0.f", b.name, r0/1024, r1/1024, maxRSS/1024, g0, g1)
+		t.Logf("figures | soak %s | RSS %0.f MB after warm-up, %0.f MB at the end (max %0.f MB) | Go heap in use %.0f → %.0f MB | goroutines %0.f → %0.f",
+			b.name, r0/1024, r1/1024, maxRSS/1024, h0/1024, h1/1024, g0, g1)
 		if n >= 12 && r1 > r0*1.25+20*1024 {
 			t.Errorf("%s: RSS grows from %.0f MB to %.0f MB over the last two-thirds", b.name, r0/1024, r1/1024)
 		}
@@ -278,8 +289,9 @@ func TestSoak(t *testing.T) {
 	var curve []string
 	for i, s := range samples {
 		if i%max(1, n/12) == 0 || i == n-1 {
-			curve = append(curve, fmt.Sprintf("%v: %d/%d/%d MB, %d/%d/%d goroutines", s.at.Round(time.Second),
+			curve = append(curve, fmt.Sprintf("%v: RSS %d/%d/%d MB, heap %d/%d/%d MB, %d/%d/%d goroutines", s.at.Round(time.Second),
 				s.rss[writer.name]/1024, s.rss[replica1.name]/1024, s.rss[replica2.name]/1024,
+				s.heap[writer.name]/1024, s.heap[replica1.name]/1024, s.heap[replica2.name]/1024,
 				s.goroutines[writer.name], s.goroutines[replica1.name], s.goroutines[replica2.name]))
 		}
 	}
@@ -305,9 +317,10 @@ func rssKB(pid int) int64 {
 	return 0
 }
 
-// goroutines reads go_goroutines from the box's metrics listener (its
-// address is on its stdout).
-func goroutines(b *clusterBox) int {
+// metricsOf reads the box's metrics listener (its address is on its
+// stdout): every unlabelled sample by name; empty when it cannot.
+func metricsOf(b *clusterBox) map[string]float64 {
+	out := map[string]float64{}
 	var addr string
 	for _, line := range strings.Split(b.log.String(), "\n") {
 		if u, ok := strings.CutPrefix(line, "folio metrics "); ok {
@@ -316,19 +329,22 @@ func goroutines(b *clusterBox) int {
 		}
 	}
 	if addr == "" {
-		return -1
+		return out
 	}
 	res, err := httpClient.Get(addr)
 	if err != nil {
-		return -1
+		return out
 	}
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
-			n, _ := strconv.ParseFloat(v, 64)
-			return int(n)
+		name, v, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(name, "#") || strings.Contains(name, "{") {
+			continue
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			out[name] = f
 		}
 	}
-	return -1
+	return out
 }
