@@ -204,6 +204,9 @@ type TypeList struct {
 	sorted sync.Map // canonical sort -> *sortedList
 	// indexes are the filter indexes (filter.go), by field and kind.
 	indexes sync.Map
+	// prev, for a list a reload patched (patchView), is what it may
+	// take over of its predecessor's sorts and indexes; nil otherwise.
+	prev *listPrev
 }
 
 type itemEntry struct {
@@ -233,7 +236,8 @@ func (t *TypeList) Len() int { return len(t.items) }
 // for the type's default): see content.ParseSort for the fields allowed and
 // content.CompareItems for the order. A sort not allowed is ErrBadSort. It
 // also returns the canonical sort, for ETags. Each order is computed once
-// per view.
+// per list: sorted afresh, or, for a list a reload patched, patched from
+// the predecessor's order (listPrev).
 func (t *TypeList) Sorted(sort string) ([]*Resource, string, error) {
 	sl, canonical, err := t.sortedList(sort)
 	if err != nil {
@@ -253,6 +257,12 @@ func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
 	}
 	if cached, ok := t.sorted.Load(canonical); ok {
 		return cached.(*sortedList), canonical, nil
+	}
+	if t.prev != nil {
+		if old := t.prev.sorted[canonical]; old != nil {
+			sl, _ := t.sorted.LoadOrStore(canonical, t.patchSorted(old, field, desc))
+			return sl.(*sortedList), canonical, nil
+		}
 	}
 	perm := make([]int32, len(t.items))
 	for i := range perm {
@@ -434,6 +444,7 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 			tl.items = slices.Insert(tl.items, i, e)
 			tl.bySlug[it.Slug] = e
 		}
+		tl.prev = prevCaches(ptl)
 		v.types[name] = tl
 	}
 	for name := range site.Items {

@@ -336,7 +336,26 @@ func TestFilterProperty(t *testing.T) {
 				{ts.URL + "/api/v1/pages", key, ""},
 				{ts.URL + "/api/v1/pages", drafts, "&draft=true"},
 			}
-			for round := range 150 {
+			// Rounds, then a push of a few edits (the reload patches the
+			// lists, their sorts and indexes, from the last ones), again.
+			next := n
+			for round := range 600 {
+				if round > 0 && round%150 == 0 {
+					edits := map[string]string{}
+					for range 1 + r.IntN(4) {
+						switch i := r.IntN(next + 2); {
+						case i < next:
+							edits[fmt.Sprintf("content/things/t%02d.md", i)] = randomThing(r, i)
+						case i == next:
+							edits[fmt.Sprintf("content/things/t%02d.md", r.IntN(next))] = "" // deleted
+						default:
+							edits[fmt.Sprintf("content/things/t%02d.md", next)] = randomThing(r, next)
+							next++
+						}
+					}
+					commit := repo.commit("edits", edits)
+					eventually(t, "the push", func() bool { return ts.Engine.Published().Commit == commit })
+				}
 				rt := routes[round%len(routes)]
 				pages := strings.HasSuffix(rt.base, "/pages")
 				sort := sorts[r.IntN(len(sorts))]
@@ -401,6 +420,17 @@ func TestFilterProperty(t *testing.T) {
 					if rt.extra == "" && it["status"] != nil {
 						t.Fatalf("%s: the published view serves a status: %v", u, it)
 					}
+				}
+			}
+			// The sorts the reloads patched are those a server loading the
+			// last commit afresh makes.
+			fresh := startServer(t, repo.bare)
+			fkey := fresh.reader(t)
+			for _, sort := range sorts[1:] {
+				q := "/api/v1/content/things?limit=100&sort=" + url.QueryEscape(sort)
+				a, b := getList(t, ts.URL+q, key), getList(t, fresh.URL+q, fkey)
+				if !slices.Equal(slugsOf(a.Items), slugsOf(b.Items)) {
+					t.Fatalf("sort %s: patched %v, fresh %v", sort, slugsOf(a.Items), slugsOf(b.Items))
 				}
 			}
 		})
