@@ -36,7 +36,7 @@ GOTAGS    := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)))
 # the tags too.
 NOTAG_PKGS := ./media/derive/
 
-.PHONY: node-tools all build run test test-short bench lint vulncheck versitygw dist clean fuzz chaos toxiproxy soak
+.PHONY: node-tools all build run fixture-refs test test-short bench lint vulncheck versitygw dist clean fuzz chaos toxiproxy soak
 all: build
 
 build:
@@ -64,16 +64,21 @@ $(TOXIPROXY):
 
 # run serves fixtures/site (copied into a Git repository under data/, which
 # git ignores) and the fixture media, and prints a key with every scope.
+# The media are imported first: a file's key holds the month of its import,
+# so the site's /uploads/2026/01/<name> references are rewritten to the keys
+# the import gave (fixture-refs), and `folio check --media` finds no
+# missing media.
 run: build
 	@mkdir -p $(DATA)
+	@if [ ! -d $(DATA)/media ]; then $(FOLIO) media import --media $(DATA)/media fixtures/media/*.* ; fi
 	@if [ ! -d $(DATA)/site/.git ]; then \
-		rm -rf $(DATA)/site && cp -R fixtures/site $(DATA)/site && cd $(DATA)/site && \
+		rm -rf $(DATA)/site && cp -R fixtures/site $(DATA)/site && \
+		$(MAKE) -s fixture-refs SITE=$(DATA)/site MEDIA=$(DATA)/media && cd $(DATA)/site && \
 		git init -q -b main && git add -A && \
 		git -c user.name=folio -c user.email=folio@localhost commit -q -m "Fixture site"; fi
 	@if [ ! -s $(DATA)/dev.key ] || [ ! -s $(DATA)/keys.yaml ]; then \
 		rm -f $(DATA)/keys.yaml && \
 		$(FOLIO) keys create --keys $(DATA)/keys.yaml --name dev --scopes $(ALL_SCOPES) 2>/dev/null | tail -n 1 > $(DATA)/dev.key; fi
-	@if [ ! -d $(DATA)/media ]; then $(FOLIO) media import --media $(DATA)/media fixtures/media/*.* ; fi
 	@echo
 	@echo "API key (all scopes): $$(cat $(DATA)/dev.key)"
 	@echo "Try:  curl -H 'Authorization: Bearer $$(cat $(DATA)/dev.key)' http://$(ADDR)/api/v1/pages"
@@ -81,6 +86,17 @@ run: build
 	@echo
 	$(FOLIO) serve --site $(DATA)/site --keys $(DATA)/keys.yaml --media $(DATA)/media \
 		--cache-dir $(DATA)/cache --addr $(ADDR) --metrics-addr $(METRICS_ADDR)
+
+# fixture-refs rewrites, in the copy of fixtures/site at SITE, each
+# /uploads/2026/01/<name> to the key of the file <name> in the media root
+# MEDIA (<yyyy>/<mm>/<name>, the month of its import).
+fixture-refs:
+	@for f in $$(grep -rl '/uploads/2026/01/' $(SITE) --include='*.md' --include='*.yaml' --include='*.json'); do \
+		for name in $$(grep -o '/uploads/2026/01/[A-Za-z0-9._-]*' $$f | sed 's|.*/||' | sort -u); do \
+			key=$$(cd $(MEDIA) && ls -d */*/"$$name" 2>/dev/null | head -n 1); \
+			if [ -n "$$key" ]; then sed "s|/uploads/2026/01/$$name|/uploads/$$key|g" $$f > $$f.tmp && mv $$f.tmp $$f; fi; \
+		done; \
+	done
 
 # node-tools installs what the TypeScript client test runs (server/
 # typescript_test.go): openapi-typescript and tsc, under .bin/node.

@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,24 @@ type Ref struct {
 // ParseRef reads a reference; false when s is none. isType tells the
 // content types of the site.
 func ParseRef(s string, isType func(string) bool) (Ref, bool) {
+	return RefReader{IsType: isType}.Parse(s)
+}
+
+// RefReader reads references as ParseRef does and, with MediaBases, also
+// reads an absolute URL of the media library (its public URL base, as
+// the admin UI shows it) as the media item of that storage key, as an
+// "/uploads/<key>" path is read.
+type RefReader struct {
+	IsType func(string) bool
+	// MediaBases are the absolute URLs (each ending in "/") a media
+	// item's URL is its storage key appended to, path-escaped: the
+	// --public-url form of local storage ("https://cms.example.com/uploads/")
+	// or the S3 public URL with its prefix. Empty: none.
+	MediaBases []string
+}
+
+// Parse reads a reference; false when s is none.
+func (rr RefReader) Parse(s string) (Ref, bool) {
 	if len(s) > 400 {
 		return Ref{}, false
 	}
@@ -40,16 +59,37 @@ func ParseRef(s string, isType func(string) bool) (Ref, bool) {
 		return Ref{Kind: RefMedia, MediaID: id}, true
 	}
 	if key, ok := strings.CutPrefix(s, "/uploads/"); ok {
-		if key == "" || strings.Contains(key, "..") || strings.ContainsAny(key, " ?#\\") {
-			return Ref{}, false
+		return mediaKeyRef(key)
+	}
+	if len(rr.MediaBases) > 0 && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) {
+		for _, base := range rr.MediaBases {
+			if esc, ok := strings.CutPrefix(s, base); ok {
+				if strings.ContainsAny(esc, "?#") {
+					return Ref{}, false
+				}
+				key, err := url.PathUnescape(esc)
+				if err != nil {
+					return Ref{}, false
+				}
+				return mediaKeyRef(key)
+			}
 		}
-		return Ref{Kind: RefMedia, MediaKey: key}, true
+		return Ref{}, false
 	}
 	typ, slug, ok := strings.Cut(s, "/")
-	if !ok || !ValidType(typ) || !ValidSlug(slug) || !isType(typ) {
+	if !ok || !ValidType(typ) || !ValidSlug(slug) || rr.IsType == nil || !rr.IsType(typ) {
 		return Ref{}, false
 	}
 	return Ref{Kind: RefItem, Type: typ, Slug: slug}, true
+}
+
+// mediaKeyRef is the reference to the media item of a storage key; false
+// for a key no item can have.
+func mediaKeyRef(key string) (Ref, bool) {
+	if key == "" || strings.Contains(key, "..") || strings.ContainsAny(key, " ?#\\") {
+		return Ref{}, false
+	}
+	return Ref{Kind: RefMedia, MediaKey: key}, true
 }
 
 // ReferenceProblems lists the references of published (non-draft) pages
@@ -75,7 +115,11 @@ func ReferenceProblems(site *Site, files []File, mediaExists func(Ref) bool) []P
 // only they and the documents that refer to an item that changed are
 // checked; the other documents keep their problems of the last call.
 type RefChecker struct {
-	types string // the content types the references were parsed for
+	// MediaBases are the media library's absolute URL bases
+	// (RefReader.MediaBases): URLs under them are media references.
+	MediaBases []string
+
+	types string // the content types (and media bases) the references were parsed for
 	gen   uint64
 	docs  map[any]*docRefs
 	// refBy holds, for each item referred to ("type\x00slug"), the
@@ -113,15 +157,15 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 		}
 	}
 	slices.Sort(typeNames)
-	types := strings.Join(typeNames, "\x00")
+	types := strings.Join(typeNames, "\x00") + "\x01" + strings.Join(c.MediaBases, "\x00")
 	if c.docs == nil || types != c.types {
 		// Whether a string is a reference depends on the types.
 		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
-	isType := func(t string) bool {
+	rr := RefReader{IsType: func(t string) bool {
 		_, ok := slices.BinarySearch(typeNames, t)
 		return ok
-	}
+	}, MediaBases: c.MediaBases}
 	c.gen++
 	refsOf := func(doc any, scan func(add func(key string, bases [][]string, v any))) []foundRef {
 		if e := c.docs[doc]; e != nil {
@@ -131,7 +175,7 @@ func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bo
 		var refs []foundRef
 		scan(func(key string, bases [][]string, v any) {
 			walkStringsAt(v, nil, func(s string, sub []string) {
-				if r, ok := ParseRef(s, isType); ok {
+				if r, ok := rr.Parse(s); ok {
 					at := make([]string, 0, len(bases))
 					for _, b := range bases {
 						at = append(at, LinePath(append(slices.Clip(b), sub...)))

@@ -2,6 +2,7 @@ package content
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,38 @@ func TestParseRef(t *testing.T) {
 		got, ok := ParseRef(c.in, isType)
 		if ok != c.ok || got != c.want {
 			t.Errorf("ParseRef(%q) = %+v, %v; want %+v, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// A RefReader with media bases reads the library's absolute URLs as
+// /uploads/ paths: escaped keys unescaped, other URLs left alone.
+func TestRefReader_MediaBases(t *testing.T) {
+	rr := RefReader{IsType: func(s string) bool { return s == "posts" },
+		MediaBases: []string{"https://cms.example.com/uploads/", "https://s3.example.com/bucket/site/"}}
+	for _, c := range []struct {
+		in   string
+		want Ref
+		ok   bool
+	}{
+		{"https://cms.example.com/uploads/2026/01/lake.png", Ref{Kind: RefMedia, MediaKey: "2026/01/lake.png"}, true},
+		{"https://s3.example.com/bucket/site/2026/01/caf%C3%A9.png", Ref{Kind: RefMedia, MediaKey: "2026/01/café.png"}, true},
+		{"https://s3.example.com/bucket/site/2026/01/lake.png?w=3", Ref{}, false},
+		{"https://s3.example.com/bucket/site/2026/%zz", Ref{}, false},
+		{"https://s3.example.com/bucket/site/../x", Ref{}, false},
+		{"https://s3.example.com/bucket/site/", Ref{}, false},
+		{"https://s3.example.com/bucket/other/2026/01/lake.png", Ref{}, false},
+		{"https://cms.example.com/uploads", Ref{}, false},
+		{"http://cms.example.com/uploads/2026/01/lake.png", Ref{}, false}, // another scheme: another URL
+		{"/uploads/2026/01/lake.png", Ref{Kind: RefMedia, MediaKey: "2026/01/lake.png"}, true},
+		{"posts/a", Ref{Kind: RefItem, Type: "posts", Slug: "a"}, true},
+	} {
+		got, ok := rr.Parse(c.in)
+		if ok != c.ok || got != c.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if plain, ok := ParseRef(c.in, rr.IsType); ok && plain.Kind == RefMedia && !strings.HasPrefix(c.in, "/uploads/") {
+			t.Errorf("ParseRef(%q) without bases = %+v", c.in, plain)
 		}
 	}
 }

@@ -30,6 +30,11 @@ type Config struct {
 	// --media`. A server leaves it nil: media change without a reload, so
 	// a problem list computed at load would go stale.
 	MediaExists func(content.Ref) bool
+	// MediaBases are the media library's absolute URL bases, each ending
+	// in "/" (content.RefReader): a reference written as such a URL
+	// names the media item of the storage key that follows, as an
+	// "/uploads/<key>" path does. Empty: only /uploads/ paths.
+	MediaBases []string
 	// Poll is how often a remote site is fetched; 0 disables polling
 	// (webhooks and Sync still work). Local repositories are watched.
 	Poll   time.Duration
@@ -170,6 +175,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir)}
 	}
+	if cfg.CacheDir != "" {
+		// The published branch's first load takes the validation results
+		// the last run kept (validcache.go).
+		e.models[cfg.Branch] = &modelState{persisted: src.loadValidation(), docNames: src.docKeyNames}
+	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
 	e.saveMu.Unlock()
@@ -224,6 +234,11 @@ func (e *Engine) Close() error {
 	})
 	e.saveWG.Wait()
 	e.history.wg.Wait()
+	if e.published.Load() != nil {
+		if err := e.saveValidation(); err != nil {
+			e.cfg.Logger.Warn("save validation cache", "err", err)
+		}
+	}
 	err := e.src.Close()
 	<-e.searchClosed
 	return err
@@ -245,6 +260,9 @@ func (e *Engine) saveCacheLater() {
 		for {
 			if err := e.src.SaveCache(); err != nil {
 				e.cfg.Logger.Warn("save parse cache", "err", err)
+			}
+			if err := e.saveValidation(); err != nil {
+				e.cfg.Logger.Warn("save validation cache", "err", err)
 			}
 			e.saveMu.Lock()
 			if !e.savePending {
@@ -410,7 +428,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	site, problems := as.Assemble(tree.Files)
 	rc := e.refCheckers[branch]
 	if rc == nil {
-		rc = new(content.RefChecker)
+		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
 		e.refCheckers[branch] = rc
 	}
 	if refs := rc.Problems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
@@ -432,10 +450,13 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		})
 	}
 	snap := newSnapshot(branch, tree, site, problems, e.cfg.Now(), cur)
-	snap.Held, snap.Model = held, ms.model
+	snap.Held, snap.Model, snap.mediaBases = held, ms.model, e.cfg.MediaBases
+	snap.indexRefs(cur)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
-	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site}
+	model := snap.Model
+	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site,
+		RefFields: func(typ string) map[string][]string { return model.Of(typ).References() }}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {

@@ -21,6 +21,11 @@ type Expand struct {
 	Media      bool            // media references
 	Types      map[string]bool // references to items of these types
 	PublicOnly bool            // the public surface: only public types expand
+	// MediaLocales is the fallback chain (media.FallbackChain) of the
+	// locale of the request: an expanded media reference carries the alt
+	// text of the first of them the item has, else its unlocalized alt.
+	// Empty: the unlocalized alt.
+	MediaLocales []string
 }
 
 func (e *Expand) wantsMedia() bool { return e.All || e.Media }
@@ -54,7 +59,8 @@ type MediaRef struct {
 	MimeType      string       `json:"mimeType"`
 }
 
-func mediaRef(it *media.Item) *MediaRef {
+func mediaRef(it *media.Item, locales []string) *MediaRef {
+	it = media.Localized(it, locales)
 	sizes := it.Sizes
 	if sizes == nil {
 		sizes = []media.Size{}
@@ -137,7 +143,7 @@ func (x *expander) walk(val any, depth int, chain []string) any {
 }
 
 func (x *expander) ref(s string, depth int, chain []string) any {
-	r, ok := content.ParseRef(s, x.v.hasType)
+	r, ok := content.RefReader{IsType: x.v.hasType, MediaBases: x.v.snap.mediaBases}.Parse(s)
 	if !ok {
 		return s
 	}
@@ -157,7 +163,7 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 			return nil
 		}
 		x.keys["media:"+it.ID] = true
-		return mediaRef(it)
+		return mediaRef(it, x.e.MediaLocales)
 	}
 	if !x.e.wantsType(x.v, r.Type) {
 		return s

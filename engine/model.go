@@ -44,6 +44,17 @@ type modelState struct {
 	// typeSlices are the last served slice of each type, by the
 	// assembled slice it was made from (same model).
 	typeSlices map[string][2][]*content.Item
+
+	// hash names the model by its files (modelHash); gen counts the
+	// validations done, savedGen those the validation cache holds.
+	hash          string
+	gen, savedGen uint64
+	// persisted are the validation cache's results at start, and
+	// docNames names documents as it does (Source.docKeyNames): the first
+	// load takes the results of its model from there instead of
+	// validating. Dropped after it.
+	persisted *persistedResults
+	docNames  func() map[*content.Doc]string
 }
 
 // docResult is what validating one document against one type model
@@ -138,6 +149,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 		return
 	}
 	ms.model = m
+	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
 	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
@@ -203,6 +215,30 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 		checks = append(checks, c)
 	}
+	if p := ms.persisted; p != nil && len(todo) > 0 {
+		// A start: the results the validation cache kept for this model.
+		ms.persisted = nil
+		if p.hash == ms.hash && ms.hash != "" && ms.docNames != nil {
+			names := ms.docNames()
+			left := todo[:0]
+			for _, i := range todo {
+				c := &checks[i]
+				name, ok := names[c.doc]
+				if !ok {
+					left = append(left, i)
+					continue
+				}
+				res, ok := p.results[validKey(name, c.t)]
+				if !ok {
+					left = append(left, i)
+					continue
+				}
+				c.res = res
+				ms.results[valKey{c.doc, c.t}] = res
+			}
+			todo = left
+		}
+	}
 	validate := func(i int) {
 		c := &checks[i]
 		c.res.vs = c.t.Validate(c.doc)
@@ -230,6 +266,9 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	}
 	for _, i := range todo {
 		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
+	}
+	if len(todo) > 0 {
+		ms.gen++
 	}
 	if len(ms.results) > 2*len(checks)+1024 {
 		kept := make(map[valKey]docResult, len(checks))

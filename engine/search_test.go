@@ -236,3 +236,39 @@ func TestEngine_SearchSchedule(t *testing.T) {
 	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "comet"}, "item:posts/soon", "item:posts/always")
 	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "comet", Draft: true}, "item:posts/soon", "item:posts/brief", "item:posts/always")
 }
+
+// TestEngine_SearchSkipsReferences: reference values (media:<id>,
+// <type>/<slug>, /uploads/ paths, a bare slug in a field the model
+// declares a reference) are not words of a document: no search finds
+// them and no snippet shows them.
+func TestEngine_SearchSkipsReferences(t *testing.T) {
+	ctx := context.Background()
+	r := newSrcBareSite(t)
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r.commit(day, map[string]string{
+		"folio.yaml":                    "types:\n  posts:\n    public: true\n    fields:\n      editor: {kind: reference, to: team}\n  team: {}\n",
+		"content/team/maria-schmidt.md": "---\ntitle: Maria\n---\nAn editor.\n",
+		"content/team/jo-quartz.md":     "---\ntitle: Jo\n---\nAn editor.\n",
+		"content/posts/a.md": "---\ntitle: Lake trip\ndate: 2026-01-01\nauthor: team/maria-schmidt\neditor: jo-quartz\n" +
+			"cover: media:zq81kx0abc\ngallery: [/uploads/2026/01/heron-lake.jpg]\ncaption: A heron by the lake\n---\nWe walked round the lake.\n",
+	})
+	r.push(false)
+	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, w := range []string{"schmidt", "zq81kx0abc", "quartz"} {
+		wantHits(t, e, search.SearchQuery{Text: w, PublicOnly: true})
+	}
+	wantHits(t, e, search.SearchQuery{Text: "heron", PublicOnly: true}, "item:posts/a")
+	res, err := e.Search(ctx, search.SearchQuery{Text: "lake", PublicOnly: true, Limit: 10})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("search lake: %+v %v", res, err)
+	}
+	for _, s := range []string{"schmidt", "media:", "uploads", "quartz"} {
+		if strings.Contains(res.Hits[0].Snippet, s) {
+			t.Errorf("snippet %q shows %q", res.Hits[0].Snippet, s)
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Snapshot struct {
 	// with a new resource.
 	pageRes map[*content.Page]*pageEntry
 	itemRes map[string]map[*content.Item]*Resource // by type
+
+	refsState // the reverse references (referrers.go)
 }
 
 // newSnapshot builds the snapshot and its published view; prev, the

@@ -34,9 +34,8 @@ type View struct {
 	pageBySlug            map[string]*pageEntry
 	types                 map[string]*TypeList
 	globals               *Resource
-	pageIndexes           sync.Map // filter index key -> *lazyIndex (filter.go)
-	// snap is the snapshot the view was made for, for its content model.
-	snap *Snapshot
+	snap                  *Snapshot // the snapshot the view shows (its content model: filter.go)
+	pageIndexes           sync.Map  // filter index key -> *lazyIndex (filter.go)
 }
 
 type pageEntry struct {

@@ -18,7 +18,7 @@ import (
 const indexCache = ".index.cache"
 
 // cacheVersion changes whenever Item or the cache layout changes.
-const cacheVersion = 1
+const cacheVersion = 2
 
 type cacheFile struct {
 	Version int

@@ -88,3 +88,39 @@ func FuzzSanitizeFilename(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonicalLocale: any locale a client sends is refused with
+// ErrBadInput or put in a canonical form that is a BCP 47 tag of bounded
+// length, stable under a second canonicalization, whose fallback chain is
+// finite and made of its own prefixes.
+func FuzzCanonicalLocale(f *testing.F) {
+	for _, s := range []string{"en", "EN-us", "fr-CA", "zh-Hant-TW", "de-CH-1996", "iw", "und", "und-x-a", "x-private",
+		"en-u-ca-gregory", "sr-Latn-RS-u-nu-latn-x-foo", "i-klingon", "*", "", "en_US", "en--US", "-", "en-", "\xff",
+		"qaa", "art-lojban", strings.Repeat("a", 36), "a-b-c-d-e-f-g-h-i-j-k-l-m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := CanonicalLocale(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("CanonicalLocale(%q): %v, not ErrBadInput", s, err)
+			}
+			return
+		}
+		if c == "" || len(c) > maxLocaleLen || c == "und" {
+			t.Fatalf("CanonicalLocale(%q) = %q", s, c)
+		}
+		if c2, err := CanonicalLocale(c); err != nil || c2 != c {
+			t.Fatalf("CanonicalLocale(%q) = %q, again %q, %v", s, c, c2, err)
+		}
+		chain := FallbackChain(c, "en")
+		if len(chain) == 0 || chain[0] != c || len(chain) > 20 {
+			t.Fatalf("FallbackChain(%q) = %q", c, chain)
+		}
+		for _, l := range chain[1:] {
+			if l != "en" && !strings.HasPrefix(c, l+"-") {
+				t.Fatalf("FallbackChain(%q) = %q: %q is not a prefix", c, chain, l)
+			}
+		}
+	})
+}

@@ -81,6 +81,8 @@ type Library struct {
 	claimed  map[string]string
 	reserved map[string]time.Time
 	inFolder map[string]int
+	// locales counts the items that have text in each locale.
+	locales  map[string]int
 	explicit map[string]bool
 	orders   map[string][]*Item // cached sort orders, dropped on every write (orderMu and mu held)
 	orderMu  sync.Mutex
@@ -143,6 +145,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		claimed:  map[string]string{},
 		reserved: map[string]time.Time{},
 		inFolder: map[string]int{},
+		locales:  map[string]int{},
 		explicit: map[string]bool{},
 		orders:   map[string][]*Item{},
 		locks:    map[string]*sync.Mutex{},
@@ -254,6 +257,7 @@ func (l *Library) addLocked(it *Item) {
 		l.claimed[claimKey(k)] = it.ID
 	}
 	l.inFolder[it.Folder]++
+	l.countLocales(it, 1)
 	clear(l.orders)
 	l.writes++
 }
@@ -269,6 +273,7 @@ func (l *Library) removeLocked(it *Item) {
 	if l.inFolder[it.Folder]--; l.inFolder[it.Folder] <= 0 {
 		delete(l.inFolder, it.Folder)
 	}
+	l.countLocales(it, -1)
 	clear(l.orders)
 	l.writes++
 }

@@ -7,19 +7,25 @@ import "time"
 
 // Item is one media file of the library. Its sidecar YAML holds all of it.
 type Item struct {
-	ID          string    `yaml:"id" json:"id"`
-	Filename    string    `yaml:"filename" json:"filename"`
-	MimeType    string    `yaml:"mimeType" json:"mimeType"`
-	Size        int64     `yaml:"size" json:"size"`
-	Width       int       `yaml:"width" json:"width"`
-	Height      int       `yaml:"height" json:"height"`
-	Alt         string    `yaml:"alt" json:"alt"`
-	Title       string    `yaml:"title" json:"title"`
-	Description string    `yaml:"description" json:"description"`
-	Folder      string    `yaml:"folder" json:"folder"`
-	FocalX      float64   `yaml:"focalX" json:"focalX"`
-	FocalY      float64   `yaml:"focalY" json:"focalY"`
-	CreatedAt   time.Time `yaml:"createdAt" json:"createdAt"`
+	ID          string `yaml:"id" json:"id"`
+	Filename    string `yaml:"filename" json:"filename"`
+	MimeType    string `yaml:"mimeType" json:"mimeType"`
+	Size        int64  `yaml:"size" json:"size"`
+	Width       int    `yaml:"width" json:"width"`
+	Height      int    `yaml:"height" json:"height"`
+	Alt         string `yaml:"alt" json:"alt"`
+	Title       string `yaml:"title" json:"title"`
+	Description string `yaml:"description" json:"description"`
+	// AltByLocale, TitleByLocale and DescriptionByLocale are the values
+	// of Alt, Title and Description in other locales, by canonical BCP
+	// 47 tag (locale.go); the plain fields are the unlocalized values.
+	AltByLocale         map[string]string `yaml:"altByLocale,omitempty" json:"altByLocale,omitempty"`
+	TitleByLocale       map[string]string `yaml:"titleByLocale,omitempty" json:"titleByLocale,omitempty"`
+	DescriptionByLocale map[string]string `yaml:"descriptionByLocale,omitempty" json:"descriptionByLocale,omitempty"`
+	Folder              string            `yaml:"folder" json:"folder"`
+	FocalX              float64           `yaml:"focalX" json:"focalX"`
+	FocalY              float64           `yaml:"focalY" json:"focalY"`
+	CreatedAt           time.Time         `yaml:"createdAt" json:"createdAt"`
 	// Key is the storage key of the original: "<yyyy>/<mm>/<name>" (on S3
 	// behind the site prefix). The public URL is derived from it.
 	Key string `yaml:"key" json:"-"`

@@ -10,6 +10,9 @@ import (
 type Patch struct {
 	Alt, Title, Description, Folder *string
 	FocalX, FocalY                  *float64
+	// AltByLocale, TitleByLocale and DescriptionByLocale change the values
+	// of the locales they name (locale.go) and leave the others alone.
+	AltByLocale, TitleByLocale, DescriptionByLocale LocalText
 	// IfVersion, when not 0, must be the item's current Version (the HTTP
 	// layer takes it from If-Match), else ErrConflict.
 	IfVersion int
@@ -21,7 +24,8 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if l.cfg.ReadOnly {
 		return nil, errReadOnly
 	}
-	if err := p.check(); err != nil {
+	p, err := p.checked()
+	if err != nil {
 		return nil, err
 	}
 	var folder string
@@ -54,7 +58,7 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 		if !folderOK {
 			return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
 		}
-		return l.patchShared(ctx, id, p, func(next *Item) { p.apply(next, folder) })
+		return l.patchShared(ctx, id, p, func(next *Item) error { return p.apply(next, folder) })
 	}
 	l.mu.RLock()
 	cur, ok := l.items[id]
@@ -70,7 +74,9 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 		return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
 	}
 	next := *cur
-	p.apply(&next, folder)
+	if err := p.apply(&next, folder); err != nil {
+		return nil, err
+	}
 	next.Version++
 	data, err := encodeSidecar(&next)
 	if err != nil {
@@ -88,8 +94,10 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	return l.view(&next), nil
 }
 
-// apply sets the fields p changes; folder is p.Folder cleaned.
-func (p Patch) apply(it *Item, folder string) {
+// apply sets the fields p changes; folder is p.Folder cleaned. It fails,
+// leaving it half-changed, when a field would have more than MaxLocales
+// locales.
+func (p Patch) apply(it *Item, folder string) error {
 	if p.Alt != nil {
 		it.Alt = *p.Alt
 	}
@@ -98,6 +106,14 @@ func (p Patch) apply(it *Item, folder string) {
 	}
 	if p.Description != nil {
 		it.Description = *p.Description
+	}
+	it.AltByLocale = applyLocalText(it.AltByLocale, p.AltByLocale)
+	it.TitleByLocale = applyLocalText(it.TitleByLocale, p.TitleByLocale)
+	it.DescriptionByLocale = applyLocalText(it.DescriptionByLocale, p.DescriptionByLocale)
+	for _, m := range []map[string]string{it.AltByLocale, it.TitleByLocale, it.DescriptionByLocale} {
+		if len(m) > MaxLocales {
+			return errorf(ErrBadInput, "an item's alt, title or description may have at most %d locales", MaxLocales)
+		}
 	}
 	if p.Folder != nil {
 		it.Folder = folder
@@ -108,6 +124,25 @@ func (p Patch) apply(it *Item, folder string) {
 	if p.FocalY != nil {
 		it.FocalY = *p.FocalY
 	}
+	return nil
+}
+
+// checked checks p and returns it with its locales in canonical form.
+func (p Patch) checked() (Patch, error) {
+	if err := p.check(); err != nil {
+		return p, err
+	}
+	var err error
+	if p.AltByLocale, err = checkLocalText("alt", p.AltByLocale, MaxAltBytes); err != nil {
+		return p, err
+	}
+	if p.TitleByLocale, err = checkLocalText("title", p.TitleByLocale, MaxTitleBytes); err != nil {
+		return p, err
+	}
+	if p.DescriptionByLocale, err = checkLocalText("description", p.DescriptionByLocale, MaxDescriptionBytes); err != nil {
+		return p, err
+	}
+	return p, nil
 }
 
 func (p Patch) check() error {

@@ -74,13 +74,15 @@ func (l *Library) commitShared(ctx context.Context, it *Item) error {
 // swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
 // when another box changed the item first; one without retries on the
 // newer version.
-func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item)) (*Item, error) {
+func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item) error) (*Item, error) {
 	next, cur, _, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
 		if p.IfVersion != 0 && p.IfVersion != cur.Version {
 			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
 		}
 		next := *cur
-		edit(&next)
+		if err := edit(&next); err != nil {
+			return nil, err
+		}
 		next.Version++
 		return &next, nil
 	})

@@ -154,6 +154,9 @@ func checkItem(it *Item) error {
 		return fmt.Errorf("folder %q: %v", it.Folder, err)
 	}
 	it.Folder = folder
+	if err := checkItemLocales(it); err != nil {
+		return err
+	}
 	for _, s := range it.Sizes {
 		if objkey.Check(s.Key) != nil || path.Dir(s.Key) != path.Dir(it.Key) {
 			return fmt.Errorf("invalid derivative key %q", s.Key)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -224,5 +225,84 @@ func TestAdminUIReadOnly(t *testing.T) {
 		}
 	}
 	b.shot(t, "read-only")
+	b.check(t)
+}
+
+// TestAdminUIMediaLocales drives the locale switcher of the detail panel in
+// Chromium: the item's locales and the library's are offered, each locale
+// keeps its own draft while the editor switches, a new locale is added by
+// its tag (a bad tag is refused), and Save stores the unlocalized and the
+// localized text (checked through the API).
+func TestAdminUIMediaLocales(t *testing.T) {
+	b := newBrowser(t)
+	ms := newMediaServer(t)
+	it := ms.uploadOK(t, filePart("boats.png", pngBytes(t, 120, 80)))[0]
+	other := ms.uploadOK(t, filePart("other.png", pngBytes(t, 120, 80)))[0]
+	if r := ms.patch(t, ms.write, it.ID, `{"alt":{"de":"Boote"},"title":"Boats"}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	if r := ms.patch(t, ms.write, other.ID, `{"title":{"es":"Otro"}}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	if r := ms.patch(t, ms.write, it.ID, `{"alt":"Boats"}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+
+	b.run(t, "open the admin page", chromedp.Navigate(ms.URL+"/admin/"),
+		chromedp.SendKeys(chromedp.ID("key-input"), ms.all), chromedp.Click(chromedp.ID("key-use")))
+	b.waitJS(t, "the library", `document.querySelector(`+jsString(`#grid .tile[data-id="`+it.ID+`"]`)+`) !== null`)
+	b.run(t, "open the item", chromedp.Click(chromedp.CSS(`#grid .tile[data-id="`+it.ID+`"]`)))
+	b.waitJS(t, "the detail", `!document.getElementById("detail").hidden && document.getElementById("alt").value === "Boats"`)
+	// The library's locales (es from the other item) and the item's (de).
+	if got := evalAs[[]string](t, b, `[...document.getElementById("detail-locale").options].map(o => o.value + "=" + o.textContent)`); strings.Join(got, ",") != "=Default (no locale),de=de ✓,es=es" {
+		t.Errorf("locale options %q", got)
+	}
+
+	b.setValue(t, "detail-locale", "de")
+	b.waitJS(t, "the German text", `document.getElementById("alt").value === "Boote" && document.getElementById("title").value === "" && document.getElementById("title").placeholder === "Boats"`)
+	b.setValue(t, "alt", "")
+	b.run(t, "write German alt text", chromedp.SendKeys(chromedp.ID("alt"), "Boote im Hafen"))
+
+	b.run(t, "add a bad locale", chromedp.SendKeys(chromedp.ID("new-locale"), "not a tag!"), chromedp.Click(chromedp.ID("add-locale")))
+	b.waitJS(t, "the refusal", `document.getElementById("detail-msg").textContent.includes("not a language tag")`)
+	if n := evalAs[int](t, b, `document.getElementById("detail-locale").options.length`); n != 3 {
+		t.Errorf("a bad tag was added: %d options", n)
+	}
+	b.setValue(t, "new-locale", "")
+	b.run(t, "add fr-CA", chromedp.SendKeys(chromedp.ID("new-locale"), "FR-ca"), chromedp.Click(chromedp.ID("add-locale")))
+	b.waitJS(t, "fr-CA to be current", `document.getElementById("detail-locale").value === "fr-CA" && document.getElementById("alt").value === "" && document.getElementById("alt").placeholder === "Boats"`)
+	b.run(t, "write French text", chromedp.SendKeys(chromedp.ID("alt"), "Bateaux au port"), chromedp.SendKeys(chromedp.ID("description"), "Le soir."))
+
+	// Back to German: the draft is kept.
+	b.setValue(t, "detail-locale", "de")
+	b.waitJS(t, "the German draft", `document.getElementById("alt").value === "Boote im Hafen"`)
+	b.setValue(t, "detail-locale", "")
+	b.waitJS(t, "the unlocalized text", `document.getElementById("alt").value === "Boats" && document.getElementById("alt").placeholder === ""`)
+	b.setValue(t, "alt", "Boats in the harbour")
+	b.shot(t, "locales")
+	b.run(t, "save", chromedp.Click(chromedp.ID("save")))
+	b.waitJS(t, "the save", `document.getElementById("detail-msg").textContent === "Saved."`)
+
+	got := decode[locItem](t, get(t, ms.URL+"/api/v1/media/"+it.ID, ms.read))
+	if got.Alt != "Boats in the harbour" || got.Title != "Boats" ||
+		!reflect.DeepEqual(got.AltByLocale, map[string]string{"de": "Boote im Hafen", "fr-CA": "Bateaux au port"}) ||
+		!reflect.DeepEqual(got.DescriptionByLocale, map[string]string{"fr-CA": "Le soir."}) || got.TitleByLocale != nil {
+		t.Errorf("after save: %+v", got)
+	}
+	// The panel stays on the locale shown, now saved.
+	if !evalAs[bool](t, b, `document.getElementById("detail-locale").value === "" && [...document.getElementById("detail-locale").options].some(o => o.value === "fr-CA" && o.textContent === "fr-CA ✓")`) {
+		t.Error("the switcher after the save")
+	}
+
+	// Clearing a locale's text removes it.
+	b.setValue(t, "detail-locale", "de")
+	b.waitJS(t, "the German text", `document.getElementById("alt").value === "Boote im Hafen"`)
+	b.setValue(t, "alt", "")
+	b.run(t, "save", chromedp.Click(chromedp.ID("save")))
+	b.waitJS(t, "the second save", `document.getElementById("detail-msg").textContent === "Saved." && document.getElementById("detail-locale").value === "de"`)
+	got = decode[locItem](t, get(t, ms.URL+"/api/v1/media/"+it.ID, ms.read))
+	if !reflect.DeepEqual(got.AltByLocale, map[string]string{"fr-CA": "Bateaux au port"}) || got.Alt != "Boats in the harbour" {
+		t.Errorf("after clearing de: %+v", got)
+	}
 	b.check(t)
 }

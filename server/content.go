@@ -105,7 +105,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 		return err
 	}
 	if base, sub := subResource(slug, func(sl string) bool { _, ok := v.Page(sl); return ok }); sub != "" {
-		return s.pageSub(w, r, v, base, sub)
+		return s.pageSub(w, r, v, cc, base, sub)
 	}
 	f, err := fieldsParam(r, repr.PageFields)
 	if err != nil {
@@ -264,7 +264,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 		return err
 	}
 	if base, sub := subResource(slug, func(sl string) bool { _, ok := t.Item(sl); return ok }); sub != "" && !publicOnly {
-		return s.itemSub(w, r, v, t.Name, base, sub)
+		return s.itemSub(w, r, v, cc, t.Name, base, sub)
 	}
 	f, err := fieldsParam(r, repr.ItemFields)
 	if err != nil {

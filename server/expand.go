@@ -34,6 +34,7 @@ func (s *Server) mediaLookup() engine.MediaLookup {
 // surrogate keys name what it embeds too. orig is the resource before any
 // `fields` projection (it names the resource for the cycle check).
 func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string) error {
+	e.MediaLocales = s.mediaChain(s.contentLocale(v))
 	body, _, err := res.Body()
 	if err != nil {
 		return err
@@ -48,6 +49,7 @@ func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine
 // serveExpandedList is serveList with each item's references expanded
 // (serveExpanded); origs are the items before projection.
 func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *repr.Expand, total, limit, offset int, cc string, keys keyHdr) error {
+	e.MediaLocales = s.mediaChain(s.contentLocale(v))
 	bs := make([][]byte, len(items))
 	var extra []string
 	for i, it := range items {

@@ -32,10 +32,10 @@ func (s *Server) SetTransformHook(h func()) { s.transforms.hook = h }
 // single-flight (those that found no stored variant).
 func (s *Server) TransformJoined() int64 { return s.transforms.joined.Load() }
 
-// SubResources are the path suffixes (/history, /diff) that the catch-all
+// SubResources are the path suffixes (/history, /diff, /referrers) that the catch-all
 // page and item routes serve as sub-resources of a document: the OpenAPI
 // document names them as operations of their own.
-var SubResources = []string{subHistory, subDiff}
+var SubResources = []string{subHistory, subDiff, subReferrers}
 
 // HoldTransformSlot takes one slot of the image queue until release, as a
 // long decode would.

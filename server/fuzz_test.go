@@ -236,3 +236,41 @@ func FuzzKeysFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMediaPatch sends any JSON body and `locale` to PATCH an item: a 4xx
+// changes nothing (the item reads the same, in every locale), a 200
+// answers what a GET then reads.
+func FuzzMediaPatch(f *testing.F) {
+	ms := startMediaServerWith(f)
+	it := ms.uploadOK(f, filePart("a.png", spottedPNG(f, 16, 16, 4, 4, 2)))[0]
+	for _, s := range [][2]string{
+		{`{"alt":"plain"}`, ""}, {`{"alt":{"fr":"un chat","de":null}}`, "fr-CA"}, {`{"title":{"EN-us":"x","en-US":"y"}}`, ""},
+		{`{"description":{"und":"x"}}`, "en"}, {`{"alt":{"fr":5}}`, ""}, {`{"alt":["x"]}`, "*"}, {`{"alt":{"fr":"x"},"alt":"y"}`, ""},
+		{`{"alt":{"x-bad!":"x"},"title":"t"}`, ""}, {`{"alt":{}}`, "zh-Hant-TW"}, {`{"focalX":20,"alt":{"fr":""}}`, "en_US"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	read := func(t *testing.T) string {
+		rec := serveFuzz(t, ms.Handler, newFuzzRequest(t, "GET", "/api/v1/media/"+it.ID, "", ms.read, nil), false)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET: %d %s", rec.Code, rec.Body.Bytes())
+		}
+		return rec.Body.String()
+	}
+	f.Fuzz(func(t *testing.T, body, locale string) {
+		before := read(t)
+		req := newFuzzRequest(t, "PATCH", "/api/v1/media/"+it.ID, url.Values{"locale": {locale}}.Encode(), ms.write, []byte(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := serveFuzz(t, ms.Handler, req, false)
+		after := read(t)
+		if rec.Code >= 400 && after != before {
+			t.Fatalf("PATCH %q (locale %q) was refused (%d) but changed the item:\n%s\n→\n%s", body, locale, rec.Code, before, after)
+		}
+		if rec.Code == http.StatusOK {
+			want := newFuzzRequest(t, "GET", "/api/v1/media/"+it.ID, url.Values{"locale": {locale}}.Encode(), ms.read, nil)
+			if got := serveFuzz(t, ms.Handler, want, false); strings.TrimSpace(got.Body.String()) != strings.TrimSpace(rec.Body.String()) {
+				t.Fatalf("PATCH answered\n%s\nGET reads\n%s", rec.Body.Bytes(), got.Body.Bytes())
+			}
+		}
+	})
+}

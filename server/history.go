@@ -13,10 +13,11 @@ import (
 	"github.com/julienschmidt/httprouter"
 )
 
-// The sub-resources of a page or item: GET …/{slug}/history and
-// …/{slug}/diff. A document whose own slug ends in /history or /diff is
-// served as the document: the sub-resource is asked of its parent slug
-// only when no such document exists.
+// The sub-resources of a page or item: GET …/{slug}/history,
+// …/{slug}/diff and …/{slug}/referrers (referrers.go). A document whose
+// own slug ends in /history, /diff or /referrers is served as the
+// document: the sub-resource is asked of its parent slug only when no
+// such document exists.
 const (
 	subHistory = "/history"
 	subDiff    = "/diff"
@@ -25,7 +26,7 @@ const (
 // subResource splits "guides/install/history" into ("guides/install",
 // "/history") when the view has no document with the whole slug.
 func subResource(slug string, exists func(string) bool) (base, sub string) {
-	for _, s := range []string{subHistory, subDiff} {
+	for _, s := range []string{subHistory, subDiff, subReferrers} {
 		if b, ok := strings.CutSuffix(slug, s); ok && b != "" && !exists(slug) {
 			return b, s
 		}
@@ -210,9 +211,12 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	return serveJSON(w, r, cs, cachePrivate, keyHdr{})
 }
 
-// pageSub answers a page's history or diff.
-func (s *Server) pageSub(w http.ResponseWriter, r *http.Request, v *engine.View, slug, sub string) error {
+// pageSub answers a page's history, diff or referrers.
+func (s *Server) pageSub(w http.ResponseWriter, r *http.Request, v *engine.View, cc, slug, sub string) error {
 	find := func(v *engine.View) (*engine.Resource, bool) { return v.Page(slug) }
+	if _, ok := find(v); ok && sub == subReferrers {
+		return serveReferrers(w, r, v, engine.ReferrersQuery{Slug: slug}, cc)
+	}
 	if sub == subDiff {
 		return s.serveDiff(w, r, find, "page "+slug)
 	}
@@ -223,14 +227,17 @@ func (s *Server) pageSub(w http.ResponseWriter, r *http.Request, v *engine.View,
 	return s.serveHistory(w, r, res.SourcePath())
 }
 
-// itemSub answers an item's history or diff.
-func (s *Server) itemSub(w http.ResponseWriter, r *http.Request, v *engine.View, typ, slug, sub string) error {
+// itemSub answers an item's history, diff or referrers.
+func (s *Server) itemSub(w http.ResponseWriter, r *http.Request, v *engine.View, cc, typ, slug, sub string) error {
 	find := func(v *engine.View) (*engine.Resource, bool) {
 		t, ok := v.Type(typ)
 		if !ok {
 			return nil, false
 		}
 		return t.Item(slug)
+	}
+	if _, ok := find(v); ok && sub == subReferrers {
+		return serveReferrers(w, r, v, engine.ReferrersQuery{Type: typ, Slug: slug}, cc)
 	}
 	if sub == subDiff {
 		return s.serveDiff(w, r, find, typ+" "+slug)

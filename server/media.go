@@ -44,6 +44,7 @@ type publicItem struct {
 }
 
 func (pv presetViews) publicView(it *media.Item) publicItem {
+	it = pv.localized(it)
 	return publicItem{ID: it.ID, Filename: it.Filename, MimeType: it.MimeType, Width: it.Width, Height: it.Height,
 		Alt: it.Alt, URL: it.URL, FocalX: it.FocalX, FocalY: it.FocalY, Sizes: sizesOf(it),
 		Placeholder: it.Placeholder, DominantColor: it.DominantColor, Presets: pv.urls(it)}
@@ -57,6 +58,7 @@ type fullItem struct {
 
 // fullView is the item with every field; sizes is always an array.
 func (pv presetViews) fullView(it *media.Item) fullItem {
+	it = pv.localized(it)
 	return fullItem{Item: withSizes(it), Presets: pv.urls(it)}
 }
 
@@ -75,12 +77,15 @@ func sizesOf(it *media.Item) []media.Size {
 }
 
 // mediaETag names one version of an item's representation: the item's
-// version and, when folio.yaml has image presets, their digest (the
-// preset URLs are in the body).
+// version, when folio.yaml has image presets their digest (the preset
+// URLs are in the body), and the locale asked for.
 func (pv presetViews) mediaETag(it *media.Item, public bool) string {
 	v := `"` + it.ID + "." + strconv.Itoa(it.Version)
 	if pv.digest != "" && media.Raster(it) {
 		v += "-" + pv.digest
+	}
+	if pv.locale != "" {
+		v += "~" + pv.locale
 	}
 	if public {
 		return v + `.p"`
@@ -231,6 +236,8 @@ type mediaList[T any] struct {
 	Limit   int      `json:"limit"`
 	Offset  int      `json:"offset"`
 	Folders []string `json:"folders,omitempty"`
+	// Locales are the locales the admin UI offers (Server.Locales).
+	Locales []string `json:"locales,omitempty"`
 }
 
 func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -238,12 +245,16 @@ func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
+	pv, err := s.withMediaLocale(s.presetViews(), r)
+	if err != nil {
+		return err
+	}
 	items, total, err := s.list(r.Context(), mq)
 	if err != nil {
 		return err
 	}
-	out := mediaList[fullItem]{Data: make([]fullItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset, Folders: s.media.Folders()}
-	pv := s.presetViews()
+	out := mediaList[fullItem]{Data: make([]fullItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset,
+		Folders: s.media.Folders(), Locales: s.Locales()}
 	for i, it := range items {
 		out.Data[i] = pv.fullView(it)
 	}
@@ -268,12 +279,15 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 	if err != nil {
 		return err
 	}
+	pv, err := s.withMediaLocale(s.presetViews(), r)
+	if err != nil {
+		return err
+	}
 	items, total, err := s.list(r.Context(), mq)
 	if err != nil {
 		return err
 	}
 	out := mediaList[publicItem]{Data: make([]publicItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset}
-	pv := s.presetViews()
 	for i, it := range items {
 		out.Data[i] = pv.publicView(it)
 	}
@@ -298,7 +312,10 @@ func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.P
 	if err != nil {
 		return err
 	}
-	pv := s.presetViews()
+	pv, err := s.withMediaLocale(s.presetViews(), r)
+	if err != nil {
+		return err
+	}
 	return serveItem(w, r, pv.fullView(it), pv.mediaETag(it, false), cachePrivate, mediaJSONKeyHdr(it.ID))
 }
 
@@ -307,7 +324,10 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	pv := s.presetViews()
+	pv, err := s.withMediaLocale(s.presetViews(), r)
+	if err != nil {
+		return err
+	}
 	return serveItem(w, r, pv.publicView(it), pv.mediaETag(it, true), cachePublicHour, mediaJSONKeyHdr(it.ID))
 }
 
@@ -323,12 +343,12 @@ func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, k
 
 // patchBody is the PATCH request; every field optional.
 type patchBody struct {
-	Alt         *string  `json:"alt"`
-	Title       *string  `json:"title"`
-	Description *string  `json:"description"`
-	Folder      *string  `json:"folder"`
-	FocalX      *float64 `json:"focalX"`
-	FocalY      *float64 `json:"focalY"`
+	Alt         localText `json:"alt"`
+	Title       localText `json:"title"`
+	Description localText `json:"description"`
+	Folder      *string   `json:"folder"`
+	FocalX      *float64  `json:"focalX"`
+	FocalY      *float64  `json:"focalY"`
 }
 
 func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -340,7 +360,13 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 	if err := decodeJSON(w, r, &body); err != nil {
 		return err
 	}
-	patch := media.Patch{Alt: body.Alt, Title: body.Title, Description: body.Description, Folder: body.Folder, FocalX: body.FocalX, FocalY: body.FocalY}
+	pv, err := s.withMediaLocale(s.presetViews(), r)
+	if err != nil {
+		return err
+	}
+	patch := media.Patch{Alt: body.Alt.plain, Title: body.Title.plain, Description: body.Description.plain,
+		AltByLocale: body.Alt.byLocale, TitleByLocale: body.Title.byLocale, DescriptionByLocale: body.Description.byLocale,
+		Folder: body.Folder, FocalX: body.FocalX, FocalY: body.FocalY}
 	// If-Match "*" holds for any existing item (RFC 9110 §13.1.1).
 	if im := strings.TrimSpace(r.Header.Get("If-Match")); im != "" && im != "*" {
 		v, ok := versionFromETag(im, it.ID)
@@ -361,13 +387,13 @@ func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter
 		return err
 	}
 	s.mediaChanged(updated.ID)
-	pv := s.presetViews()
 	w.Header().Set("ETag", pv.mediaETag(updated, false))
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusOK, pv.fullView(updated))
 }
 
-// versionFromETag reads the version of `"<id>.<version>"` (either view's).
+// versionFromETag reads the version of `"<id>.<version>"` (either view's,
+// any locale's).
 func versionFromETag(h, id string) (int, bool) {
 	h = strings.TrimPrefix(strings.TrimSpace(h), "W/")
 	h = strings.Trim(uncoded(h), `"`)
@@ -376,7 +402,9 @@ func versionFromETag(h, id string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	rest, _, _ = strings.Cut(rest, "-") // the presets' digest
+	if i := strings.IndexAny(rest, "-~"); i >= 0 {
+		rest = rest[:i] // the presets' digest, the locale
+	}
 	v, err := strconv.Atoi(rest)
 	if err != nil || v < 1 {
 		return 0, false

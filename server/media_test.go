@@ -45,12 +45,13 @@ func withLocalMedia(t testing.TB, root string, cfgs ...func(*media.Config)) serv
 // public URL).
 func withLocalStorage(t testing.TB, lc local.Config, cfgs ...func(*media.Config)) serverOpt {
 	root := lc.Root
-	return func(_ *engine.Config, sc *server.Config) {
+	return func(ec *engine.Config, sc *server.Config) {
 		t.Helper()
 		st, err := local.Open(lc)
 		if err != nil {
 			t.Fatal(err)
 		}
+		ec.MediaBases = server.MediaBases(st)
 		ms, err := search.NewMediaSearch()
 		if err != nil {
 			t.Fatal(err)
@@ -204,6 +205,7 @@ type listRes struct {
 	Limit   int
 	Offset  int
 	Folders []string
+	Locales []string
 }
 
 // list GETs the authenticated list with a raw query string.

@@ -57,6 +57,7 @@ func (s *Server) table() []route {
 		{"POST", "/api/v1/media/presign", needsKey(ScopeMediaWrite), false, s.presign},
 		{"POST", "/api/v1/media/confirm", needsKey(ScopeMediaWrite), false, s.confirm},
 		{"GET", "/api/v1/media/:id", needsKey(ScopeMediaRead), false, s.getMedia},
+		{"GET", "/api/v1/media/:id/referrers", needsKey(ScopeMediaRead), false, s.mediaReferrers},
 		{"PATCH", "/api/v1/media/:id", needsKey(ScopeMediaWrite), false, s.patchMedia},
 		{"DELETE", "/api/v1/media/:id", needsKey(ScopeMediaDelete), false, s.deleteMedia},
 

@@ -36,11 +36,39 @@ type statusBody struct {
 	// index.
 	Refs    engine.RefStats     `json:"refs"`
 	History engine.HistoryStats `json:"history"`
+	// MissingMedia are the media items that published documents refer to
+	// and the library does not hold (at most maxMissingMedia of them;
+	// MissingMediaTotal counts them all). Absent without a library.
+	MissingMedia      []engine.MediaReference `json:"missingMedia,omitempty"`
+	MissingMediaTotal int                     `json:"missingMediaTotal,omitempty"`
+}
+
+// maxMissingMedia bounds the missing media references the status lists.
+const maxMissingMedia = 100
+
+// missingMedia lists the media references of the published view that
+// the library lacks. Media change without a reload, so it is worked out
+// at each request, from the snapshot's index of references.
+func (s *Server) missingMedia(v *engine.View) ([]engine.MediaReference, int) {
+	if s.media == nil {
+		return nil, 0
+	}
+	missing := v.MediaReferences(func(id, key string) bool {
+		if id != "" {
+			_, ok := s.media.Get(id)
+			return !ok
+		}
+		_, ok := s.media.OwnerOf(key)
+		return !ok
+	})
+	return missing[:min(len(missing), maxMissingMedia)], len(missing)
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	body := statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly, Types: s.engine.View(false).TypeNames(),
+	v := s.engine.View(false)
+	body := statusBody{Status: s.engine.Status(), ReadOnly: s.readOnly, Types: v.TypeNames(),
 		Refs: s.engine.RefStats(), History: s.engine.HistoryStats()}
+	body.MissingMedia, body.MissingMediaTotal = s.missingMedia(v)
 	if body.Types == nil {
 		body.Types = []string{}
 	}

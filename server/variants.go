@@ -383,6 +383,10 @@ type presetViews struct {
 	// local: the items' url is served by folio (local storage), so preset
 	// URLs extend it; on cloud storage they are site-relative /uploads/.
 	local bool
+	// locale is the request's `locale` (canonical; "" for none) and chain
+	// its fallback chain: the text of the views is that locale's.
+	locale string
+	chain  []string
 }
 
 func (s *Server) presetViews() presetViews {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server"
 )
 
 // runCheck loads the site as serve would and prints each problem as
@@ -40,6 +41,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		defer m.Close()
+		cfg.MediaBases = server.MediaBases(m.Library.Storage())
 		cfg.MediaExists = func(r content.Ref) bool {
 			if r.MediaID != "" {
 				_, ok := m.Library.Get(r.MediaID)

@@ -181,8 +181,16 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		onReload = metrics.ObserveReload
 		f.media.onDerive = metrics.ObserveDerive
 	}
+	// The library first: the engine reads references written as its
+	// absolute URLs (MediaBases).
+	lib, err := f.media.open(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
 	eng, err := engine.Open(ctx, engine.Config{
-		Site: f.site, Branch: f.branch, DraftBranch: f.draftBranch,
+		MediaBases: server.MediaBases(lib.Library.Storage()),
+		Site:       f.site, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
 		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
@@ -203,12 +211,6 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			logger.Warn("the keys file does not exist: keyed routes answer 503 NO_KEYS_FILE until it is created (folio keys create --keys FILE); public routes are served", "keys", abs)
 		}
 	}
-	lib, err := f.media.open(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer lib.Close()
-
 	srv := server.New(server.Config{
 		Engine:         eng,
 		Keys:           keys,

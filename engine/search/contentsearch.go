@@ -118,6 +118,10 @@ type Snapshot struct {
 	Seq    uint64 // later snapshots of an engine have higher ones
 	Commit string
 	Site   *content.Site
+	// RefFields, when set, are the top-level fields of a content type
+	// that its content model declares references: their values are not
+	// indexed (nor any other reference value).
+	RefFields func(typ string) map[string][]string
 }
 
 // View is what one reader sees of a snapshot: Shows tells whether it
@@ -197,6 +201,7 @@ func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapsho
 		return SearchResult{}, err
 	}
 	an := ci.idx.Mapping().AnalyzerNamed(analyzerFor(ci.lang))
+	refs := newRefSkipper(snap)
 	out := SearchResult{Hits: make([]SearchHit, 0, len(res.Hits)), Total: int(res.Total)}
 	for _, h := range res.Hits {
 		d := ci.docs[h.ID]
@@ -208,7 +213,7 @@ func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapsho
 			continue
 		}
 		hit.Score = h.Score
-		hit.Snippet = snippetOf(d, an, words)
+		hit.Snippet = snippetOf(d, an, words, refs)
 		out.Hits = append(out.Hits, hit)
 	}
 	out.Total = max(out.Total, q.Offset+len(out.Hits))

@@ -34,8 +34,8 @@ const (
 
 // searchDocOf is what the index holds of a page or an item, at instant
 // now.
-func searchDocOf(d any, now time.Time) map[string]any {
-	title, text, kind, typ, m, pub := docText(d, 0)
+func searchDocOf(d any, now time.Time, refs *refSkipper) map[string]any {
+	title, text, kind, typ, m, pub := docText(d, 0, refs)
 	doc := map[string]any{csTitle: title, csText: text, csKind: kind, csType: typ}
 	switch {
 	case m.Draft:
@@ -56,9 +56,9 @@ func searchDocOf(d any, now time.Time) map[string]any {
 
 // docText is the title and text of a page or an item (limit, when not 0:
 // about the first limit bytes of the text), what kind it is, its type,
-// meta and publish instant.
-func docText(d any, limit int) (title, text, kind, typ string, m content.Meta, pub time.Time) {
-	tb := textBuilder{limit: limit}
+// meta and publish instant. The reference values refs tells are left out.
+func docText(d any, limit int, refs *refSkipper) (title, text, kind, typ string, m content.Meta, pub time.Time) {
+	tb := textBuilder{limit: limit, refs: refs}
 	switch d := d.(type) {
 	case *content.Page:
 		title, kind, m, pub = d.Title, KindPage, d.Meta, d.PublishedAt
@@ -73,10 +73,15 @@ func docText(d any, limit int) (title, text, kind, typ string, m content.Meta, p
 		if b, ok := d.Data["body"]; ok {
 			tb.walk(b)
 		}
+		refFields := refs.fields(d.Type)
 		for _, k := range sortedKeys(d.Data) {
-			if k != "body" {
-				tb.walk(d.Data[k])
+			if k == "body" {
+				continue
 			}
+			if _, ok := refFields[k]; ok {
+				continue // a reference (or list of them), by bare slug or not
+			}
+			tb.walk(d.Data[k])
 		}
 	}
 	return title, tb.String(), kind, typ, m, pub
@@ -96,6 +101,45 @@ type textBuilder struct {
 	strings.Builder
 	// limit, when not 0, stops the text at about that many bytes.
 	limit int
+	refs  *refSkipper
+}
+
+// refSkipper tells the values that are references: they name another
+// document or a media item ("media:<id>", "<type>/<slug>"), and are no
+// words of the document (a search snippet showed them to visitors).
+// /uploads/ paths and URLs are left out as every path and link is.
+type refSkipper struct {
+	rr content.RefReader
+	// refFields are, by content type, the top-level fields the content
+	// model declares references (their values may be bare slugs).
+	refFields func(typ string) map[string][]string
+}
+
+// newRefSkipper reads the references of the snapshot's site.
+func newRefSkipper(s *Snapshot) *refSkipper {
+	types := map[string]bool{}
+	for t := range s.Site.Items {
+		types[t] = true
+	}
+	for t := range s.Site.Config.Types {
+		types[t] = true
+	}
+	return &refSkipper{rr: content.RefReader{IsType: func(t string) bool { return types[t] }}, refFields: s.RefFields}
+}
+
+func (r *refSkipper) isRef(v string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.rr.Parse(v)
+	return ok
+}
+
+func (r *refSkipper) fields(typ string) map[string][]string {
+	if r == nil || r.refFields == nil {
+		return nil
+	}
+	return r.refFields(typ)
 }
 
 func (tb *textBuilder) full() bool { return tb.limit > 0 && tb.Len() >= tb.limit }
@@ -132,7 +176,7 @@ func (tb *textBuilder) walk(v any) {
 	case content.Markdown:
 		tb.add(v.Source())
 	case string:
-		if !strings.ContainsAny(v, " \t\n") && (strings.HasPrefix(v, "/") || strings.Contains(v, "://")) {
+		if !strings.ContainsAny(v, " \t\n") && (strings.HasPrefix(v, "/") || strings.Contains(v, "://") || tb.refs.isRef(v)) {
 			return
 		}
 		tb.add(v)
@@ -164,14 +208,14 @@ var snippetHighlighter = simplehl.NewHighlighter(simplefrag.NewFragmenter(snippe
 // else the title's; else the text's start. Only the hits of a page are
 // given one, so the text is analysed here rather than stored in the
 // index with the positions of every word.
-func snippetOf(d any, an analysis.Analyzer, words []string) string {
+func snippetOf(d any, an analysis.Analyzer, words []string, refs *refSkipper) string {
 	// The start of the text first: common words are found there, and
 	// the rest of a long body is then never read.
-	_, text, _, _, _, _ := docText(d, 2*snippetChunk)
+	_, text, _, _, _, _ := docText(d, 2*snippetChunk, refs)
 	if f, ok := firstFragment(text, an, words); ok {
 		return f
 	}
-	title, text, _, _, _, _ := docText(d, 0)
+	title, text, _, _, _, _ := docText(d, 0, refs)
 	if f, ok := firstFragment(text, an, words); ok {
 		return f
 	}

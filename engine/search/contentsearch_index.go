@@ -367,7 +367,7 @@ func (ci *ContentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 	if len(changed) == 0 && len(gone) == 0 {
 		return nil
 	}
-	if err := indexDocs(idx, changed, gone, ci.now(), ci.done); err != nil {
+	if err := indexDocs(idx, changed, gone, ci.now(), newRefSkipper(s), ci.done); err != nil {
 		return err
 	}
 	// docs is read by searches when it is the served map.
@@ -400,7 +400,7 @@ var errIndexStopped = errors.New("search index closed")
 // for many documents (a build) batches of buildBatch. Once stop is
 // closed no further batch starts (a 100k-file build takes a minute; a
 // server that is stopped must not wait for it).
-func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time, stop <-chan struct{}) error {
+func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time, refs *refSkipper, stop <-chan struct{}) error {
 	ids := make([]string, 0, len(changed))
 	for id := range changed {
 		ids = append(ids, id)
@@ -439,7 +439,7 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 					}
 				}
 				for _, id := range chunks[c] {
-					if err := b.Index(id, searchDocOf(changed[id], now)); err != nil {
+					if err := b.Index(id, searchDocOf(changed[id], now, refs)); err != nil {
 						errs[c] = fmt.Errorf("index %s: %w", id, err)
 						break
 					}

@@ -43,7 +43,7 @@ import (
 // searchStoreFormat changes whenever what the index holds of a document
 // (searchDocOf, docText) changes in a way the mapping does not show: a
 // copy of another format is not used.
-const searchStoreFormat = 1
+const searchStoreFormat = 2 // 2: reference values are not indexed
 
 // searchStore keeps the copies of one branch's index under dir. One
 // process at a time uses it (acquire): two folio processes on one cache

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -18,8 +19,8 @@ import (
 	"github.com/folio-cms/folio/media"
 )
 
-// MediaSearch is the search index of the media library: filename and alt
-// text, plus the folder and kind of every item so that a search filters
+// MediaSearch is the search index of the media library: filename, alt
+// text, title and description (of every locale), plus the folder and kind of every item so that a search filters
 // inside the index. It is an in-memory inverted index (mediaIndex),
 // rebuilt from the library at start.
 //
@@ -171,7 +172,23 @@ func docOf(it *media.Item) *mediaDoc {
 		}
 		return r
 	}, it.Filename)
-	return &mediaDoc{Text: name + " " + it.Alt, Folder: it.Folder, Kind: media.Kind(it.MimeType)}
+	var text strings.Builder
+	text.WriteString(name)
+	for _, v := range []string{it.Alt, it.Title, it.Description} {
+		if v != "" {
+			text.WriteByte(' ')
+			text.WriteString(v)
+		}
+	}
+	// Every locale's text: a search finds an item by its French alt as
+	// by its English one.
+	for _, m := range []map[string]string{it.AltByLocale, it.TitleByLocale, it.DescriptionByLocale} {
+		for _, l := range slices.Sorted(maps.Keys(m)) {
+			text.WriteByte(' ')
+			text.WriteString(m[l])
+		}
+	}
+	return &mediaDoc{Text: text.String(), Folder: it.Folder, Kind: media.Kind(it.MimeType)}
 }
 
 // run applies the queue until Close. Whatever piled up while one batch

@@ -75,6 +75,25 @@ func TestMediaSearch(t *testing.T) {
 	if got := mustSearch(t, m, "lake", 10); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("after delete: %v", got)
 	}
+
+	// Title, description and every locale's text are searched too.
+	m.Follow(&media.Item{ID: "b", Filename: "city_night.png", Alt: "Skyline at night", Title: "Harbour",
+		Description: "Taken from the ferry", AltByLocale: map[string]string{"fr": "Ville la nuit", "de": "Stadt bei Nacht"},
+		TitleByLocale: map[string]string{"fr": "Port"}, DescriptionByLocale: map[string]string{"es": "Desde el transbordador"}}, false)
+	for q, want := range map[string][]string{"harbour": {"b"}, "ferry": {"b"}, "ville nuit": {"b"}, "stadt": {"b"},
+		"port": {"b"}, "transbordador": {"b"}, "glacier": {"a"}, "ville glacier": nil} {
+		got := mustSearch(t, m, q, 10)
+		if len(got) == 0 {
+			got = nil
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Search(%q) = %v, want %v", q, got, want)
+		}
+	}
+	m.Follow(&media.Item{ID: "b", Filename: "city_night.png", AltByLocale: map[string]string{"fr": "Ville"}}, false)
+	if got := mustSearch(t, m, "stadt", 10); len(got) != 0 {
+		t.Errorf("a removed locale's alt still found: %v", got)
+	}
 	if got := mustSearch(t, m, "lake", 1); len(got) != 1 {
 		t.Errorf("limit 1: %v", got)
 	}

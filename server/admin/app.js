@@ -3,8 +3,10 @@
 // Everything goes through the API with the key the user pasted; the page
 // holds no data of its own.
 
+import { FIELDS, LocaleEditor, canonical } from "./medialocale.js";
 import { API, describe } from "./api.js";
 import { paint } from "./blurhash.js";
+import { deleteWarning, renderMissingMedia, showUsage } from "./usage.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "folio.apiKey";
@@ -18,6 +20,8 @@ const state = {
   total: 0,
   items: [],
   folders: ["/"],
+  locales: [], // the locales the detail panel offers (the list's `locales`)
+  text: null, // the LocaleEditor of the item open in the detail panel
   item: null, // the item open in the detail panel
   etag: "",
   focal: { x: 50, y: 50 },
@@ -223,6 +227,7 @@ async function loadMedia() {
   }
   state.items = data.data;
   state.total = data.total;
+  state.locales = data.locales || [];
   renderGrid();
 }
 
@@ -421,9 +426,9 @@ async function openDetail(id) {
     $("detail-img").alt = data.alt || "";
     setFocal(data.focalX, data.focalY);
   }
-  $("alt").value = data.alt || "";
-  $("title").value = data.title || "";
-  $("description").value = data.description || "";
+  state.text = new LocaleEditor(data);
+  renderLocales();
+  showLocale("");
   $("detail-folder").value = data.folder;
   const dl = $("detail-facts");
   dl.replaceChildren();
@@ -432,9 +437,66 @@ async function openDetail(id) {
   fact(dl, "Bytes", String(data.size));
   fact(dl, "Uploaded", new Date(data.createdAt).toLocaleString());
   fact(dl, "URL", el("a", { href: data.url, textContent: data.url, target: "_blank", rel: "noopener noreferrer" }));
+  showUsage(api, data, dl);
   $("detail").hidden = false;
   $("alt").focus();
 }
+
+// --- alt, title and description per locale ---------------------------------
+
+function renderLocales() {
+  const ed = state.text;
+  const opts = [el("option", { value: "", textContent: "Default (no locale)" })];
+  for (const l of ed.locales(state.locales)) {
+    opts.push(el("option", { value: l, textContent: ed.has(l) ? l + " ✓" : l }));
+  }
+  $("detail-locale").replaceChildren(...opts);
+  $("detail-locale").value = ed.current;
+}
+
+// keepLocale records the inputs in the current locale's draft.
+function keepLocale() {
+  const values = {};
+  for (const f of FIELDS) values[f] = $(f).value;
+  state.text.keep(values);
+}
+
+function showLocale(locale) {
+  const ed = state.text;
+  const values = ed.show(locale);
+  for (const f of FIELDS) {
+    $(f).value = values[f];
+    $(f).placeholder = ed.fallback(f);
+  }
+  $("detail-locale").value = locale;
+}
+
+$("detail-locale").addEventListener("change", () => {
+  keepLocale();
+  showLocale($("detail-locale").value);
+  renderLocales();
+});
+
+function addLocale() {
+  const tag = canonical($("new-locale").value);
+  if (!tag) {
+    $("detail-msg").textContent = "“" + $("new-locale").value + "” is not a language tag (BCP 47, like fr or pt-BR).";
+    return;
+  }
+  keepLocale();
+  showLocale(tag);
+  renderLocales();
+  $("new-locale").value = "";
+  $("detail-msg").textContent = "";
+  $("alt").focus();
+}
+$("add-locale").addEventListener("click", addLocale);
+$("new-locale").addEventListener("keydown", (e) => {
+  if (e.key === "Enter") {
+    e.preventDefault();
+    addLocale();
+  }
+});
 
 function closeDetail() {
   $("detail").hidden = true;
@@ -460,17 +522,33 @@ $("detail-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const it = state.item;
   if (!it) return;
-  const patch = { alt: $("alt").value, title: $("title").value, description: $("description").value };
+  keepLocale();
+  const patch = state.text.plain();
+  const localized = state.text.localized();
   if (it.mimeType.startsWith("image/")) Object.assign(patch, { focalX: state.focal.x, focalY: state.focal.y });
   if ($("detail-folder").value && $("detail-folder").value !== it.folder) patch.folder = $("detail-folder").value;
   $("save").disabled = true;
+  $("detail-msg").textContent = "Saving…";
   try {
-    const { data, etag } = await api.call("PATCH", "/api/v1/media/" + encodeURIComponent(it.id), {
+    let { data, etag } = await api.call("PATCH", "/api/v1/media/" + encodeURIComponent(it.id), {
       json: patch,
       headers: state.etag ? { "If-Match": state.etag } : {},
     });
     state.item = data;
     state.etag = etag;
+    // A field takes a string or an object of locales, not both: the
+    // locales go in a second PATCH, on the version the first one made.
+    if (localized) {
+      ({ data, etag } = await api.call("PATCH", "/api/v1/media/" + encodeURIComponent(it.id), {
+        json: localized,
+        headers: { "If-Match": etag },
+      }));
+      state.item = data;
+      state.etag = etag;
+    }
+    state.text = new LocaleEditor(data, state.text.current);
+    renderLocales();
+    showLocale(state.text.current);
     $("detail-msg").textContent = "Saved.";
     loadMedia();
   } catch (err) {
@@ -482,7 +560,7 @@ $("detail-form").addEventListener("submit", async (e) => {
 });
 
 $("delete").addEventListener("click", () => {
-  $("confirm-text").textContent = "Delete " + state.item.filename + " for good? Pages that use it will show a broken image.";
+  $("confirm-text").textContent = "Delete " + state.item.filename + " for good? " + deleteWarning(state.item);
   $("confirm").hidden = false;
   $("delete").hidden = true;
   $("confirm-cancel").focus();
@@ -531,6 +609,7 @@ async function loadStatus() {
       ? problems.map((p) => el("li", {}, el("code", { textContent: p.path + (p.line ? ":" + p.line : "") + ": " + p.message })))
       : [el("li", { class: "muted", textContent: "None." })]),
   );
+  renderMissingMedia($("missing-media"), s);
   const le = s.lastError;
   $("last-error").textContent = le ? time(le.at) + (le.commit ? " at commit " + le.commit : "") + ": " + le.message : "None.";
 }

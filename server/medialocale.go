@@ -1,0 +1,108 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media"
+)
+
+// Media text per locale (docs/media.md "Locales"): the alt, title and
+// description of an item may be given per locale; `?locale=` picks them,
+// with fallback, on the media routes and in expanded content.
+
+// contentLocales are the site's locales and its default locale, as the
+// content side configures them. folio.yaml has no locales yet (issue 21's
+// content part adds `locales:` and `defaultLocale:`): until it does, the
+// site names none and any BCP 47 tag is accepted. This is the one place
+// the media side learns them.
+func (s *Server) contentLocales() (locales []string, def string) {
+	return nil, ""
+}
+
+// Locales is the list of locales the admin UI offers: the site's, else
+// those the media library has text in.
+func (s *Server) Locales() []string {
+	if locales, _ := s.contentLocales(); len(locales) > 0 {
+		return locales
+	}
+	if s.media == nil {
+		return []string{}
+	}
+	return s.media.Locales()
+}
+
+// mediaChain is the fallback chain of the media text for locale ("" for
+// none): the locale, its less specific forms, then the site's default.
+func (s *Server) mediaChain(locale string) []string {
+	_, def := s.contentLocales()
+	return media.FallbackChain(locale, def)
+}
+
+// contentLocale is the locale of the content view v serves, whose
+// expanded media carry that locale's alt text. Views have no locale yet
+// (the content part of issue 21 adds them, and `?locale=` on the content
+// routes): "" until then, the unlocalized alt.
+func (s *Server) contentLocale(v *engine.View) string {
+	return ""
+}
+
+// withMediaLocale reads the `locale` parameter of a media route into pv:
+// "" when absent, else its canonical form; a tag that is not BCP 47 is 400.
+func (s *Server) withMediaLocale(pv presetViews, r *http.Request) (presetViews, error) {
+	l := query(r).Get("locale")
+	if l == "" {
+		return pv, nil
+	}
+	c, err := media.CanonicalLocale(l)
+	if err != nil {
+		return pv, err
+	}
+	pv.locale, pv.chain = c, s.mediaChain(c)
+	return pv, nil
+}
+
+// localized is it with the text of pv's locale.
+func (pv presetViews) localized(it *media.Item) *media.Item {
+	if len(pv.chain) == 0 {
+		return it
+	}
+	return media.Localized(it, pv.chain)
+}
+
+// localText is alt, title or description in a PATCH body: a string (the
+// unlocalized value) or an object of locale → string ("" or null removes
+// that locale's value). null is the field left out.
+type localText struct {
+	plain    *string
+	byLocale media.LocalText
+}
+
+func (t *localText) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		t.plain = &s
+		return nil
+	case len(b) > 0 && b[0] == '{':
+		var m map[string]*string
+		if err := json.Unmarshal(b, &m); err != nil {
+			return errors.New("alt, title and description take a string or an object of locale to string")
+		}
+		t.byLocale = m
+		if t.byLocale == nil {
+			t.byLocale = media.LocalText{}
+		}
+		return nil
+	}
+	return errors.New("alt, title and description take a string or an object of locale to string")
+}
