@@ -222,6 +222,9 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 				continue
 			}
 			g, err := readGlobals(f.Doc)
+			if err == nil {
+				g.Blob = f.Blob
+			}
 			if a.check(f.Path, err) {
 				a.site.Globals, globalsFrom = g, f.Path
 				a.site.GlobalsPath = f.Path

@@ -120,6 +120,12 @@ func readTypeConfig(name string, v any) (TypeConfig, error) {
 				return tc, fmt.Errorf("defaultSort: want text like \"-publishedAt\", found %s", kindOf(v))
 			}
 			tc.DefaultSort = s
+		case "format":
+			s, ok := v.(string)
+			if !ok || (s != "yaml" && s != "toml" && s != "json") {
+				return tc, fmt.Errorf("format: want yaml, toml or json, found %v", v)
+			}
+			tc.Format = s
 		case "listBody":
 			b, ok := v.(bool)
 			if !ok {
@@ -127,7 +133,7 @@ func readTypeConfig(name string, v any) (TypeConfig, error) {
 			}
 			tc.NoListBody = !b
 		default:
-			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort, listBody, fields, schema, additionalFields, onInvalid)", k)
+			return tc, fmt.Errorf("unknown key %q (known: public, sortable, defaultSort, listBody, format, fields, schema, additionalFields, onInvalid)", k)
 		}
 	}
 	if tc.DefaultSort != "" {

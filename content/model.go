@@ -50,6 +50,7 @@ type Item struct {
 // serve: where it came from and when it is visible.
 type Meta struct {
 	Path      string    // repository path of the source file
+	Blob      string    // Git blob hash of the source file; "" when not known
 	Draft     bool      // draft: true, published: false or status: draft
 	ExpiresAt time.Time // zero: never expires
 	// PublishedSet tells whether PublishedAt came from the file (true) or
@@ -76,6 +77,8 @@ type Globals struct {
 	// Extra holds any other top-level keys of globals.yaml; they are served
 	// beside the fields above.
 	Extra map[string]any `json:"-"`
+	// Blob is the globals file's Git blob hash; "" when not known.
+	Blob string `json:"-"`
 }
 
 // NavLink is one entry of a navigation menu.
@@ -167,6 +170,9 @@ type TypeConfig struct {
 	// NoListBody is `listBody: false`: the type's lists leave out each
 	// item's HTML body (data.body) unless `fields` asks for it.
 	NoListBody bool `yaml:"-" json:"noListBody,omitempty"`
+	// Format is the front matter format of the documents the write API
+	// creates: "yaml" (default), "toml" or "json".
+	Format string `yaml:"format" json:"format,omitempty"`
 	// Model is the type's declared content model; nil when folio.yaml
 	// declares none.
 	Model *ModelDecl `yaml:"-" json:"-"`

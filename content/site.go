@@ -60,6 +60,9 @@ type File struct {
 	// Updated is the time of the last commit that touched the file; it is
 	// updatedAt when front matter has none, and publishedAt as a last resort.
 	Updated time.Time
+	// Blob is the file's Git blob hash; "" when not known (a file not
+	// read from Git).
+	Blob string
 }
 
 // Site is one whole, assembled site: every page and item including drafts,

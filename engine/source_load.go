@@ -90,6 +90,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 			unchanged := j < len(prev.files) && prev.files[j] == f
 			out[i].Path = f.path
+			out[i].Blob = f.blob.String()
 			if unchanged && sameTimes {
 				out[i].Updated = prev.updated[j]
 			} else {

@@ -128,6 +128,10 @@ func (r *Resource) encode() error {
 	r.keys = resourceKeys(r.value)
 	r.body = bytes.TrimRight(buf.Bytes(), "\n")
 	r.etag = ETag(r.body)
+	if b := r.blob(); b != "" {
+		// Tied to the file's blob, for the write API's If-Match.
+		r.etag = `"` + b + "." + r.etag[1:]
+	}
 	r.done.Store(true)
 	return nil
 }
@@ -142,6 +146,28 @@ func (r *Resource) path() string {
 		return v.Meta.Path
 	}
 	return ""
+}
+
+// BlobTagLen is how many hex digits of a document's blob hash its ETag
+// starts with: `"<blob prefix>.<hash of the JSON>"`.
+const BlobTagLen = 16
+
+// blob is the blob prefix of a page's or item's ETag; "" for other
+// values.
+func (r *Resource) blob() string {
+	var b string
+	switch v := docValue(r.value).(type) {
+	case *content.Item:
+		b = v.Meta.Blob
+	case *content.Page:
+		b = v.Meta.Blob
+	case *content.Globals:
+		b = v.Blob
+	}
+	if len(b) > BlobTagLen {
+		b = b[:BlobTagLen]
+	}
+	return b
 }
 
 // ETag is the strong ETag (quoted) of the bytes b: of a resource's JSON,

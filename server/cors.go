@@ -15,7 +15,7 @@ func setCORS(h http.Header) {
 }
 
 const (
-	corsExposed = "ETag, Retry-After, Content-Length, Content-Range"
+	corsExposed = "ETag, Retry-After, Content-Length, Content-Range, Location, X-Folio-Commit"
 	// corsKeyedHeaders are the request headers a front end on a listed
 	// origin may send to a keyed route.
 	corsKeyedHeaders = "Authorization, Content-Type, If-Match, If-None-Match"

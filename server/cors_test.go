@@ -66,8 +66,8 @@ func TestCORSKeyedRoutes(t *testing.T) {
 	})
 	t.Run("Preflight", func(t *testing.T) {
 		for path, methods := range map[string]string{
-			"/api/v1/pages":         "GET, HEAD, OPTIONS",
-			"/api/v1/pages/a/b":     "GET, HEAD, OPTIONS",
+			"/api/v1/pages":         "GET, HEAD, OPTIONS, POST",
+			"/api/v1/pages/a/b":     "DELETE, GET, HEAD, OPTIONS, PATCH, PUT",
 			"/api/v1/media":         "GET, HEAD, OPTIONS, POST",
 			"/api/v1/media/abc":     "DELETE, GET, HEAD, OPTIONS, PATCH",
 			"/api/v1/media/folders": "DELETE, GET, HEAD, OPTIONS, POST",

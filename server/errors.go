@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 
+	"github.com/folio-cms/folio/engine/write"
+
 	"github.com/folio-cms/folio/media/fault"
 )
 
@@ -49,6 +51,13 @@ const (
 	// CodeNoKeysFile answers a keyed route on a box whose --keys file does
 	// not exist (503), unless it was started with --allow-missing-keys.
 	CodeNoKeysFile = "NO_KEYS_FILE"
+	// CodeValidation answers a write that the content rules or the
+	// content model reject (422), with one entry per field in fields;
+	// nothing is committed.
+	CodeValidation = "VALIDATION"
+	// CodeGitUnavailable answers a write whose push the Git remote
+	// refused or did not take (503): nothing was written.
+	CodeGitUnavailable = "GIT_UNAVAILABLE"
 )
 
 // The domain's errors are *fault.Error (media, media/grant, engine and
@@ -84,6 +93,8 @@ var errorTable = [fault.Codes]struct {
 	fault.Busy:               {http.StatusServiceUnavailable, CodeBusy, ""},
 	fault.NoKeys:             {http.StatusServiceUnavailable, CodeNoKeysFile, ""},
 	fault.NoSpace:            {http.StatusInsufficientStorage, CodeInsufficientStorage, "no space left on the server's disk; nothing was stored"},
+	fault.Unprocessable:      {http.StatusUnprocessableEntity, CodeValidation, ""},
+	fault.GitUnavailable:     {http.StatusServiceUnavailable, CodeGitUnavailable, ""},
 }
 
 // httpError is what the client sees of an error.
@@ -126,4 +137,6 @@ var errInternal = fault.New(fault.Internal, "internal server error")
 type errorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	// Fields are the fields a VALIDATION error is about.
+	Fields []write.FieldProblem `json:"fields,omitempty"`
 }

@@ -32,10 +32,12 @@ const (
 	ScopeMediaRead      = "media:read"
 	ScopeMediaWrite     = "media:write"
 	ScopeMediaDelete    = "media:delete"
+	// ScopeContentWrite commits documents through the write API.
+	ScopeContentWrite = "content:write"
 )
 
 // AllScopes lists every scope, in a stable order.
-var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeContentPreview, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete}
+var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeContentPreview, ScopeMediaRead, ScopeMediaWrite, ScopeMediaDelete, ScopeContentWrite}
 
 // Key is one API key as stored: its secret only as a SHA-256 hash. Keys are
 // 160 random bits, so an unsalted fast hash is enough: nothing to brute-force.

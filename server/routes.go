@@ -1,11 +1,13 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
@@ -36,6 +38,17 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/content/:type", needsKey(ScopeContentRead), false, s.listItems},
 		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
+		{"PUT", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.replaceGlobals},
+		{"PATCH", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.patchGlobals},
+		{"POST", "/api/v1/publish", needsKey(ScopeContentWrite), false, s.publish},
+		{"POST", "/api/v1/pages", needsKey(ScopeContentWrite), false, s.createPage},
+		{"PUT", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.replacePage},
+		{"PATCH", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.patchPage},
+		{"DELETE", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.deletePage},
+		{"POST", "/api/v1/content/:type", needsKey(ScopeContentWrite), false, s.createItem},
+		{"PUT", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.replaceItem},
+		{"PATCH", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.patchItem},
+		{"DELETE", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.deleteItem},
 		{"GET", "/api/v1/globals/history", needsKey(ScopeContentRead), false, s.globalsHistory},
 		{"GET", "/api/v1/refs", needsKey(ScopeContentPreview), false, s.listRefs},
 		{"POST", previewsPath, needsKey(ScopeContentPreview), false, s.createPreview},
@@ -231,7 +244,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Del("Cache-Tag")
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = writeJSON(w, e.Status, errorBody{Error: e.Code, Message: e.Message})
+	body := errorBody{Error: e.Code, Message: e.Message}
+	var ve *write.ValidationError
+	if errors.As(err, &ve) {
+		body.Fields = ve.Fields
+	}
+	_ = writeJSON(w, e.Status, body)
 	if r.ContentLength != 0 {
 		lingerUnread(w, r)
 	}

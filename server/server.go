@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/search"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/server/notify"
@@ -93,6 +94,10 @@ type Config struct {
 	// keys file does not exist; without it they answer 503 NO_KEYS_FILE.
 	AllowMissingKeys bool
 
+	// Writer commits the write API's documents (engine/write); nil: the
+	// write routes answer 405.
+	Writer *write.Writer
+
 	// MediaOrigins are the origins media files are served from when not
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
@@ -103,6 +108,7 @@ type Config struct {
 type Server struct {
 	previewSecret string
 	engine        *engine.Engine
+	writer        *write.Writer
 	keys          *KeyStore
 	media         *media.Library
 	search        *search.MediaSearch
@@ -152,6 +158,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		previewSecret: cfg.PreviewSecret,
 		engine:        cfg.Engine,
+		writer:        cfg.Writer,
 		keys:          cfg.Keys,
 		media:         cfg.Media,
 		search:        cfg.MediaSearch,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
@@ -36,6 +37,10 @@ type statusBody struct {
 	// index.
 	Refs    engine.RefStats     `json:"refs"`
 	History engine.HistoryStats `json:"history"`
+	// UnpushedWrite is a write the last run committed but could not push
+	// before it stopped, that this start could not push either (the
+	// remote moved): kept in the repository, to be looked at by hand.
+	UnpushedWrite *write.Recovery `json:"unpushedWrite,omitempty"`
 	// MissingMedia are the media items that published documents refer to
 	// and the library does not hold (at most maxMissingMedia of them;
 	// MissingMediaTotal counts them all). Absent without a library.
@@ -74,6 +79,9 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	}
 	if s.keys != nil {
 		body.KeysFile = s.keys.FileError()
+	}
+	if s.writer != nil {
+		body.UnpushedWrite = s.writer.Unpushed()
 	}
 	return serveJSON(w, r, body, cacheNoStore, keyHdr{})
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // allScopes is every scope, so one key drives every endpoint.
-const allScopes = "content:read,content:draft,media:read,media:write,media:delete"
+const allScopes = "content:read,content:draft,media:read,media:write,media:delete,content:write"
 
 // createKey writes a fresh keys file and returns the key's secret, which
 // `folio keys create` prints on the last line of its stdout.

@@ -40,7 +40,7 @@ func TestKeys(t *testing.T) {
 	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "site", "--scopes", "content:read"); err == nil {
 		t.Fatal("duplicate name accepted")
 	}
-	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "x", "--scopes", "content:write"); err == nil {
+	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "x", "--scopes", "content:erase"); err == nil {
 		t.Fatal("unknown scope accepted")
 	}
 	out, _, err = runCLI(t, "keys", "list", "--keys", keys)

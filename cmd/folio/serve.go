@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server"
 	"github.com/folio-cms/folio/server/notify"
 )
@@ -44,6 +46,7 @@ type serveFlags struct {
 	bodyTimeout                                     time.Duration
 	bodyMinRate                                     int64
 	maxConns, maxConnsPerClient, ipv6Prefix         int
+	writeBranches, writeAuthorEmail                 string
 }
 
 // urlList is a repeatable flag; one value (or the environment variable)
@@ -99,6 +102,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text (slog's key=value lines)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.BoolVar(&f.search, "search", true, "keep a search index of the content for GET /api/v1/search (false saves its memory; the search routes then answer 404)")
+	fs.StringVar(&f.writeBranches, "write-branches", "cms/*", "comma-separated patterns of the branches a key with content:write may name in ?branch= (besides the draft branch, or the published branch when there is none)")
+	fs.StringVar(&f.writeAuthorEmail, "write-author-email", "editor@folio.invalid", "the e-mail of the author of the write API's commits (the author's name is the key's)")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
@@ -211,7 +216,34 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			logger.Warn("the keys file does not exist: keyed routes answer 503 NO_KEYS_FILE until it is created (folio keys create --keys FILE); public routes are served", "keys", abs)
 		}
 	}
+	var writer *write.Writer
+	_, noGit := exec.LookPath("git")
+	if !f.readOnly && noGit != nil {
+		logger.Warn("no git command on PATH: the content write API is off (its routes answer 405); install git to take writes", "err", noGit)
+	}
+	if !f.readOnly && noGit == nil {
+		writer = write.New(write.Config{
+			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,
+			JournalDir: f.cacheDir, Logger: logger, Snapshot: eng.SnapshotOf,
+			Written: func(ctx context.Context, branch, commit string) {
+				if branch == eng.Branch() || branch == eng.DraftBranch() {
+					if err := eng.Reload(ctx); err != nil {
+						logger.Warn("reload after a write", "err", err)
+					}
+				}
+			},
+		})
+		if rec, err := writer.Recover(ctx); err != nil {
+			logger.Error("write: the push the last run left under way could not be looked at", "err", err)
+		} else if rec != nil && rec.State == "pushed" {
+			if err := eng.Reload(ctx); err != nil {
+				logger.Warn("reload after a recovered write", "err", err)
+			}
+		}
+	}
 	srv := server.New(server.Config{
+		Writer:         writer,
 		Engine:         eng,
 		Keys:           keys,
 		Media:          lib.Library,

@@ -45,6 +45,8 @@ const (
 	Busy                    // every worker is busy; try again
 	NoKeys                  // the service has no keys file: no key can be checked
 	NoSpace                 // the disk is full (ENOSPC, EDQUOT): nothing was stored
+	Unprocessable           // well-formed input that the content model rejects
+	GitUnavailable          // the Git remote refused or did not take a write: nothing was written
 	codes                   // how many
 )
 
@@ -53,7 +55,8 @@ const Codes = int(codes)
 
 var names = [codes]string{"internal", "invalid", "unauthorized", "forbidden", "not found", "ref not found",
 	"not allowed", "read-only", "conflict", "precondition failed", "too large", "too many", "expired",
-	"timeout", "unavailable", "search building", "history building", "busy", "no keys", "no space"}
+	"timeout", "unavailable", "search building", "history building", "busy", "no keys", "no space",
+	"unprocessable", "git unavailable"}
 
 func (c Code) String() string {
 	if c < codes {

@@ -1,0 +1,202 @@
+package write
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/media/fault"
+)
+
+// The file-level API, for editors that think in files (Decap CMS's proxy
+// backend reads and writes whole files with their front matter): the same
+// checks, commits and pushes as the document API.
+
+// File is a content file of a branch.
+type File struct {
+	Path string
+	Blob string
+}
+
+// ReadFile returns a file of branch ("": the default write branch) and its
+// blob; NotFound when there is none.
+func (w *Writer) ReadFile(ctx context.Context, branch, p string) ([]byte, string, error) {
+	branch, head, err := w.readHead(ctx, branch)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkPath(p, false); err != nil {
+		return nil, "", err
+	}
+	blob, err := w.repo.blobAt(ctx, head, p)
+	if err != nil {
+		return nil, "", err
+	}
+	if blob == "" {
+		return nil, "", fault.New(fault.NotFound, "no file %s on the branch %s", p, branch)
+	}
+	data, err := w.repo.readBlob(ctx, blob)
+	return data, blob, err
+}
+
+// ListFiles lists the files under dir (recursively) on branch ("": the
+// default write branch), in path order.
+func (w *Writer) ListFiles(ctx context.Context, branch, dir string) ([]File, error) {
+	_, head, err := w.readHead(ctx, branch)
+	if err != nil {
+		return nil, err
+	}
+	dir = strings.Trim(dir, "/")
+	if dir != "" {
+		if err := checkPath(dir, false); err != nil {
+			return nil, err
+		}
+	}
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", head}
+	if dir != "" {
+		args = append(args, "--", dir+"/")
+	}
+	out, err := w.repo.run(ctx, nil, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		files = append(files, File{Path: p, Blob: f[2]})
+	}
+	return files, nil
+}
+
+func (w *Writer) readHead(ctx context.Context, branch string) (string, string, error) {
+	if branch != w.cfg.Branch {
+		// Reads may name the published branch too; other branches as
+		// writes may.
+		b, err := w.TargetBranch(branch)
+		if err != nil {
+			return "", "", err
+		}
+		branch = b
+	}
+	head, err := w.repo.head(ctx, branch)
+	if err != nil {
+		return "", "", err
+	}
+	if head == "" {
+		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+			return "", "", err
+		}
+	}
+	if head == "" {
+		return "", "", fault.New(fault.NotFound, "the branch %q does not exist", branch)
+	}
+	return branch, head, nil
+}
+
+// checkPath accepts a clean, relative repository path; content: a file
+// folio reads as a page, an item or the globals (content.Relevant, not a
+// model file).
+func checkPath(p string, contentOnly bool) error {
+	if p == "" || len(p) > 1024 || strings.HasPrefix(p, "/") || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == ".." {
+		return fault.New(fault.Invalid, "invalid path %q", p)
+	}
+	for _, r := range p {
+		if r < ' ' || r == 0x7f || r == '\\' {
+			return fault.New(fault.Invalid, "invalid path %q: control characters or backslashes", p)
+		}
+	}
+	if contentOnly && (!content.Relevant(p) || content.ModelFile(p) || strings.HasPrefix(strings.ToLower(p), "folio.")) {
+		return fault.New(fault.Invalid, "%s is not a content file (pages/…, content/<type>/…, globals.*)", p)
+	}
+	return nil
+}
+
+// docOfPath is what a content path holds.
+func docOfPath(p string) Doc {
+	segs := strings.Split(p, "/")
+	switch {
+	case len(segs) == 1:
+		return Doc{Kind: KindGlobals}
+	case segs[0] == "pages":
+		return Doc{Kind: KindPage}
+	}
+	return Doc{Kind: KindItem, Type: segs[1]}
+}
+
+// PutFile writes a whole content file (front matter and body as the
+// editor made them) at p: checked as a document write is (the file
+// parses, the content rules, the content model, a slug no other document
+// has), committed and pushed. Options.IfMatch "" with Options.Base ""
+// writes whatever the branch holds; a file that exists is replaced.
+func (w *Writer) PutFile(ctx context.Context, p string, data []byte, opts Options) (Result, error) {
+	return w.writeFile(ctx, p, data, false, opts)
+}
+
+// DeleteFile removes a content file; NotFound when there is none.
+func (w *Writer) DeleteFile(ctx context.Context, p string, opts Options) (Result, error) {
+	return w.writeFile(ctx, p, nil, true, opts)
+}
+
+func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool, opts Options) (Result, error) {
+	if err := checkPath(p, true); err != nil {
+		return Result{}, err
+	}
+	d := docOfPath(p)
+	if d.Kind == KindItem && !content.ValidType(d.Type) {
+		return Result{}, fault.New(fault.Invalid, "invalid content type %q in %s", d.Type, p)
+	}
+	if len(data) > content.MaxFileSize {
+		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
+	}
+	branch, err := w.TargetBranch(opts.Branch)
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.Author.Name == "" {
+		opts.Author.Name = "folio"
+	}
+	if opts.Author.Email == "" {
+		opts.Author.Email = w.cfg.AuthorEmail
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, head, err := w.readHead(ctx, branch)
+	if err != nil {
+		return Result{}, err
+	}
+	pl := &plan{op: opReplace, kind: d.Kind, path: p, parent: head}
+	if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
+		return Result{}, err
+	}
+	if err := checkIfMatch(opts.IfMatch, pl.oldBlob, p); err != nil {
+		return Result{}, err
+	}
+	switch {
+	case del:
+		if pl.oldBlob == "" {
+			return Result{}, fault.New(fault.NotFound, "no file %s on the branch %s", p, branch)
+		}
+		pl.op = opDelete
+	case pl.oldBlob == "":
+		pl.op = opCreate
+	}
+	if !del {
+		if old, err := w.repo.readBlob(ctx, pl.oldBlob); pl.oldBlob != "" && err == nil && string(old) == string(data) {
+			pl.unchanged = true
+			return Result{Path: p, Branch: branch, Blob: pl.oldBlob}, nil
+		}
+		_, model, _ := w.served(branch, d)
+		if err := w.validate(ctx, pl, d, data, model, branch); err != nil {
+			return Result{}, err
+		}
+		if pl.newBlob, err = w.repo.writeBlob(ctx, data); err != nil {
+			return Result{}, err
+		}
+	}
+	return w.commitPlan(ctx, branch, pl, opts)
+}

@@ -1,0 +1,258 @@
+package write
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// repo runs the git command on a repository without a work tree: every
+// write is made with plumbing (hash-object, a temporary index, write-tree,
+// commit-tree, update-ref), so nothing is ever checked out. Pushing with
+// the git command (not go-git) is what makes the standard credential
+// configuration apply: credential helpers, ~/.git-credentials, SSH keys
+// and agents, GIT_SSH_COMMAND, http.extraHeader and so on.
+type repo struct {
+	gitDir string
+	env    []string // extra environment of every command
+}
+
+// gitError is a git command that failed, with what it wrote to stderr.
+type gitError struct {
+	args   []string
+	stderr string
+	err    error
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.args, " "), e.err, strings.TrimSpace(e.stderr))
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// run runs git with args, stdin as its input, and returns its stdout.
+func (r *repo) run(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + r.gitDir}, args...)...)
+	cmd.Env = append(append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), r.env...), env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	// A cancelled command takes its children with it (a push runs the
+	// transport as a child, which would keep the output open), and
+	// is not waited for past WaitDelay.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), &gitError{args: args, stderr: errb.String() + out.String(), err: err}
+	}
+	return out.Bytes(), nil
+}
+
+func (r *repo) text(ctx context.Context, args ...string) (string, error) {
+	out, err := r.run(ctx, nil, nil, args...)
+	return strings.TrimSpace(string(out)), err
+}
+
+// head is the commit branch points to; "" when the branch does not exist.
+func (r *repo) head(ctx context.Context, branch string) (string, error) {
+	out, err := r.text(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && out == "" {
+			return "", nil
+		}
+		return "", err
+	}
+	return out, nil
+}
+
+// blobAt is the blob hash of path in commit; "" when the path is not a
+// file there (or commit is "").
+func (r *repo) blobAt(ctx context.Context, commit, path string) (string, error) {
+	if commit == "" {
+		return "", nil
+	}
+	out, err := r.text(ctx, "ls-tree", "-z", "--full-tree", commit, "--", path)
+	if err != nil {
+		return "", err
+	}
+	out = strings.TrimRight(out, "\x00")
+	if out == "" {
+		return "", nil
+	}
+	// "<mode> SP <type> SP <hash> TAB <path>"
+	meta, _, ok := strings.Cut(out, "\t")
+	f := strings.Fields(meta)
+	if !ok || len(f) != 3 || f[1] != "blob" {
+		return "", nil
+	}
+	return f[2], nil
+}
+
+// readBlob returns the bytes of a blob.
+func (r *repo) readBlob(ctx context.Context, blob string) ([]byte, error) {
+	return r.run(ctx, nil, nil, "cat-file", "blob", blob)
+}
+
+// writeBlob stores data as a blob and returns its hash.
+func (r *repo) writeBlob(ctx context.Context, data []byte) (string, error) {
+	out, err := r.run(ctx, nil, data, "hash-object", "-w", "--stdin")
+	return strings.TrimSpace(string(out)), err
+}
+
+// commitFile makes a commit on parent ("" : a root commit) in which path
+// holds blob (blob "" removes it), without a work tree: the tree is built
+// in a temporary index.
+func (r *repo) commitFile(ctx context.Context, parent, path, blob, message string, author, committer Person) (string, error) {
+	return r.commitFiles(ctx, parent, []fileChange{{path, blob}}, message, author, committer)
+}
+
+// fileChange is one path of a commit: its new blob, "" to remove it.
+type fileChange struct{ path, blob string }
+
+// commitFiles is commitFile for several paths.
+func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileChange, message string, author, committer Person) (string, error) {
+	idx, err := os.CreateTemp("", "folio-index-*")
+	if err != nil {
+		return "", err
+	}
+	idxPath := idx.Name()
+	idx.Close()
+	os.Remove(idxPath) // git wants to create it
+	defer os.Remove(idxPath)
+	defer os.Remove(idxPath + ".lock")
+	env := []string{"GIT_INDEX_FILE=" + idxPath}
+	if parent != "" {
+		if _, err := r.run(ctx, env, nil, "read-tree", parent); err != nil {
+			return "", err
+		}
+	} else if _, err := r.run(ctx, env, nil, "read-tree", "--empty"); err != nil {
+		return "", err
+	}
+	var info strings.Builder
+	for _, c := range changes {
+		if c.blob == "" {
+			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\n")
+		} else {
+			info.WriteString("100644 " + c.blob + "\t" + c.path + "\n")
+		}
+	}
+	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "--add", "--index-info"); err != nil {
+		return "", err
+	}
+	tree, err := r.run(ctx, env, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return r.commitTree(ctx, strings.TrimSpace(string(tree)), message, author, committer, parent)
+}
+
+// commitTree makes a commit of tree with parents.
+func (r *repo) commitTree(ctx context.Context, tree, message string, author, committer Person, parents ...string) (string, error) {
+	args := []string{"commit-tree", tree}
+	for _, p := range parents {
+		if p != "" {
+			args = append(args, "-p", p)
+		}
+	}
+	cenv := []string{
+		"GIT_AUTHOR_NAME=" + author.Name, "GIT_AUTHOR_EMAIL=" + author.Email,
+		"GIT_COMMITTER_NAME=" + committer.Name, "GIT_COMMITTER_EMAIL=" + committer.Email,
+	}
+	out, err := r.run(ctx, cenv, []byte(message), args...)
+	return strings.TrimSpace(string(out)), err
+}
+
+// updateRef moves branch from old to new, atomically: it fails when the
+// branch is no longer at old (old "" : the branch must not exist).
+func (r *repo) updateRef(ctx context.Context, branch, new, old string) error {
+	if old == "" {
+		old = strings.Repeat("0", len(new))
+	}
+	_, err := r.run(ctx, nil, nil, "update-ref", "-m", "folio write", "refs/heads/"+branch, new, old)
+	return err
+}
+
+// setRef moves branch to new whatever it was (a clone's mirror ref).
+func (r *repo) setRef(ctx context.Context, branch, new string) error {
+	_, err := r.run(ctx, nil, nil, "update-ref", "-m", "folio write", "refs/heads/"+branch, new)
+	return err
+}
+
+// pushResult tells how a push went.
+type pushResult int
+
+const (
+	pushed   pushResult = iota
+	rejected            // non-fast-forward: the remote moved
+	refused             // the remote refused it for another reason, or is unreachable
+)
+
+// push pushes commit to branch of the remote origin, never forcing.
+func (r *repo) push(ctx context.Context, commit, branch string) (pushResult, error) {
+	_, err := r.run(ctx, nil, nil, "push", "--porcelain", "--quiet", "origin", commit+":refs/heads/"+branch)
+	if err == nil {
+		return pushed, nil
+	}
+	var ge *gitError
+	if errors.As(err, &ge) {
+		s := ge.stderr
+		if strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first") || strings.Contains(s, "[rejected]") && strings.Contains(s, "(stale info)") {
+			return rejected, err
+		}
+	}
+	return refused, err
+}
+
+// fetchBranch updates the clone's mirror of branch from origin and
+// returns its commit ("" : the remote has no such branch).
+func (r *repo) fetchBranch(ctx context.Context, branch string) (string, error) {
+	out, err := r.text(ctx, "ls-remote", "origin", "refs/heads/"+branch)
+	if err != nil {
+		return "", err
+	}
+	hash, _, _ := strings.Cut(out, "\t")
+	if hash == "" {
+		return "", nil
+	}
+	if _, err := r.run(ctx, nil, nil, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":refs/heads/"+branch); err != nil {
+		// Another fetch (the engine's) may hold the ref's lock: the
+		// objects are what matter; check that the commit is here.
+		if _, err2 := r.text(ctx, "cat-file", "-e", hash+"^{commit}"); err2 != nil {
+			return "", err
+		}
+	}
+	return hash, nil
+}
+
+// isAncestor tells whether a is an ancestor of (or is) b.
+func (r *repo) isAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.run(ctx, nil, nil, "merge-base", "--is-ancestor", a, b)
+	if err == nil {
+		return true, nil
+	}
+	var ge *gitError
+	var ee *exec.ExitError
+	if errors.As(err, &ge) && errors.As(ge.err, &ee) && ee.ExitCode() == 1 {
+		return false, nil
+	}
+	return false, err
+}
+
+func asGitError(err error, ge **gitError) bool { return errors.As(err, ge) }
+
+func pathExt(p string) string {
+	if i := strings.LastIndexByte(p, '.'); i > strings.LastIndexByte(p, '/') {
+		return p[i:]
+	}
+	return ""
+}

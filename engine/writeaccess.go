@@ -1,0 +1,31 @@
+package engine
+
+// What the write API (package engine/write) needs of the engine.
+
+// GitDir is the repository the engine reads: a local site's own, or the
+// clone of a remote one.
+func (e *Engine) GitDir() string { return e.src.GitDir() }
+
+// RemoteSite tells whether the site is a remote repository (cloned).
+func (e *Engine) RemoteSite() bool { return e.src.Remote() }
+
+// Branch is the published branch; DraftBranch the draft branch, "" when
+// the site has none.
+func (e *Engine) Branch() string { return e.cfg.Branch }
+
+// DraftBranch is the draft branch; "" when the site has none.
+func (e *Engine) DraftBranch() string { return e.cfg.DraftBranch }
+
+// SnapshotOf is the snapshot served of branch (the published or the
+// draft branch); nil for another branch.
+func (e *Engine) SnapshotOf(branch string) *Snapshot {
+	switch {
+	case branch == e.cfg.Branch:
+		return e.published.Load()
+	case e.cfg.DraftBranch != "" && branch == e.cfg.DraftBranch:
+		if d := e.draft.Load(); d != nil && d.Branch == branch {
+			return d
+		}
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
+	"github.com/folio-cms/folio/media/fault"
+	"github.com/julienschmidt/httprouter"
+)
+
+// The write API (docs/editing.md): documents are committed to the site's
+// Git repository by engine/write; this file is its HTTP side.
+
+// maxWriteBody bounds a write's JSON body: a file may be up to
+// content.MaxFileSize, and JSON escapes some of it.
+const maxWriteBody = content.MaxFileSize + content.MaxFileSize/4
+
+type writeOp int
+
+const (
+	wCreate writeOp = iota
+	wReplace
+	wPatch
+	wDelete
+)
+
+func (s *Server) createItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindItem, wCreate)
+}
+func (s *Server) replaceItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindItem, wReplace)
+}
+func (s *Server) patchItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindItem, wPatch)
+}
+func (s *Server) deleteItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindItem, wDelete)
+}
+func (s *Server) createPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindPage, wCreate)
+}
+func (s *Server) replacePage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindPage, wReplace)
+}
+func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindPage, wPatch)
+}
+func (s *Server) deletePage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindPage, wDelete)
+}
+func (s *Server) replaceGlobals(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindGlobals, wReplace)
+}
+func (s *Server) patchGlobals(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return s.writeDoc(w, r, p, write.KindGlobals, wPatch)
+}
+
+// readWriteBody reads a write's JSON object.
+func readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return nil, badRequest("the body must be JSON (Content-Type: application/json)")
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxWriteBody))
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, errorf(fault.TooLarge, "JSON body over %d bytes (a content file may have %d)", maxWriteBody, content.MaxFileSize)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, badRequest("empty body: send the document as a JSON object")
+		}
+		return nil, badRequest("invalid JSON body: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return nil, badRequest("invalid JSON body: data after the object")
+	}
+	if v == nil {
+		return nil, badRequest("the body must be a JSON object")
+	}
+	return v, nil
+}
+
+func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.Params, kind write.Kind, op writeOp) error {
+	if s.writer == nil {
+		return errorf(fault.NotAllowed, "this folio does not write content: it has no git command (see docs/editing.md)")
+	}
+	var typ, slug string
+	var err error
+	if kind == write.KindItem {
+		if typ, err = typeParam(p); err != nil {
+			return err
+		}
+	}
+	if op != wCreate && kind != write.KindGlobals {
+		if slug, err = slugParam(p); err != nil {
+			return err
+		}
+	}
+	var body map[string]any
+	if op != wDelete {
+		if body, err = readWriteBody(w, r); err != nil {
+			return err
+		}
+	}
+	doc, err := write.FromAPI(kind, typ, slug, body)
+	if err != nil {
+		return err
+	}
+	q := query(r)
+	branch, err := s.writer.TargetBranch(q.Get("branch"))
+	if err != nil {
+		return err
+	}
+	opts := write.Options{Branch: branch, IfMatch: r.Header.Get("If-Match"), Message: q.Get("message")}
+	if len(opts.Message) > 4096 {
+		return badRequest("message: at most 4096 bytes")
+	}
+	if k := keyFrom(r.Context()); k != nil {
+		opts.Author.Name = k.Name
+	}
+	if snap := s.engine.SnapshotOf(branch); snap != nil {
+		opts.Base = snap.Commit
+	}
+	// A write is not abandoned with its client: once the commit is made
+	// it is pushed, and the answer says what happened.
+	ctx := context.WithoutCancel(r.Context())
+	var res write.Result
+	switch op {
+	case wCreate:
+		res, err = s.writer.Create(ctx, doc, opts)
+	case wReplace:
+		res, err = s.writer.Replace(ctx, doc, opts)
+	case wPatch:
+		res, err = s.writer.Patch(ctx, doc, opts)
+	case wDelete:
+		res, err = s.writer.Delete(ctx, doc, opts)
+	}
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Cache-Control", cacheNoStore)
+	if res.Commit != "" {
+		h.Set("X-Folio-Commit", res.Commit)
+	}
+	if op == wDelete {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	status := http.StatusOK
+	if op == wCreate {
+		status = http.StatusCreated
+		switch kind {
+		case write.KindItem:
+			h.Set("Location", "/api/v1/content/"+typ+"/"+res.Slug)
+		case write.KindPage:
+			h.Set("Location", "/api/v1/pages/"+res.Slug)
+		}
+	}
+	// The writing box serves the new commit at once (Writer's Written
+	// reloaded it): answer with the document as a GET now serves it (the
+	// published view for the published branch, else the draft view).
+	if snap := s.engine.SnapshotOf(branch); snap != nil && (res.Commit == "" || snap.Commit == res.Commit) {
+		views := []bool{true}
+		if branch == s.engine.Branch() {
+			views = []bool{false, true}
+		}
+		for _, draft := range views {
+			rs, ok := servedDoc(s.engine.View(draft), kind, typ, res.Slug)
+			if !ok {
+				continue
+			}
+			rbody, etag, err := rs.Body()
+			if err != nil {
+				break
+			}
+			h.Set("ETag", etag)
+			h.Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, err = w.Write(rbody)
+			return err
+		}
+	}
+	h.Set("ETag", res.ETag())
+	return writeJSON(w, status, writeResult{Path: res.Path, Branch: res.Branch, Commit: res.Commit, Slug: res.Slug, Type: typ})
+}
+
+// writeResult answers a write whose document this box does not serve
+// (another branch, a draft in the published view).
+type writeResult struct {
+	Type   string `json:"type,omitempty"`
+	Slug   string `json:"slug,omitempty"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+}
+
+// servedDoc is the resource of a document in v.
+func servedDoc(v *engine.View, kind write.Kind, typ, slug string) (*engine.Resource, bool) {
+	switch kind {
+	case write.KindItem:
+		if t, ok := v.Type(typ); ok {
+			return t.Item(slug)
+		}
+	case write.KindPage:
+		return v.Page(slug)
+	case write.KindGlobals:
+		return v.Globals()
+	}
+	return nil, false
+}
+
+// publishRequest is POST /api/v1/publish's body (optional).
+type publishRequest struct {
+	// Documents name what to publish; none: the whole draft branch.
+	Documents []struct {
+		Type string `json:"type"` // an item's type
+		Page bool   `json:"page"` // a page
+		// Globals names the globals file.
+		Globals bool   `json:"globals"`
+		Slug    string `json:"slug"`
+	} `json:"documents"`
+	Message string `json:"message"`
+}
+
+// publish merges the draft branch (or documents of it) into the
+// published branch.
+func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if err := requireScope(r, ScopeContentDraft); err != nil {
+		return err
+	}
+	if s.writer == nil {
+		return errorf(fault.NotAllowed, "this folio does not write content (no writer configured)")
+	}
+	var req publishRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(w, r, &req); err != nil {
+			return err
+		}
+	}
+	if len(req.Message) > 4096 {
+		return badRequest("message: at most 4096 bytes")
+	}
+	o := write.PublishOptions{Message: req.Message}
+	for _, d := range req.Documents {
+		switch {
+		case d.Globals:
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals})
+		case d.Page:
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug})
+		case d.Type != "":
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug})
+		default:
+			return badRequest("documents: each names {type, slug}, {page: true, slug} or {globals: true}")
+		}
+	}
+	if k := keyFrom(r.Context()); k != nil {
+		o.Author.Name = k.Name
+	}
+	res, err := s.writer.Publish(context.WithoutCancel(r.Context()), o)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cacheNoStore)
+	return writeJSON(w, http.StatusOK, publishResult{Branch: res.Branch, Commit: res.Commit, Published: res.Commit != ""})
+}
+
+type publishResult struct {
+	Branch    string `json:"branch"`
+	Commit    string `json:"commit"`
+	Published bool   `json:"published"`
+}
