@@ -26,10 +26,13 @@ import (
 // published post, media ids and search words), so the benchmark does not
 // have to re-derive them.
 type Manifest struct {
-	Files int    `json:"files"`
-	Media int    `json:"media"`
-	Seed  uint64 `json:"seed"`
-	Bare  bool   `json:"bare"`
+	// Version is the generator's (Version): data of an older one is
+	// generated again.
+	Version int    `json:"version"`
+	Files   int    `json:"files"`
+	Media   int    `json:"media"`
+	Seed    uint64 `json:"seed"`
+	Bare    bool   `json:"bare"`
 	// Pages and Posts are slugs of published (non-draft) documents.
 	Pages []string `json:"pages,omitempty"`
 	Posts []string `json:"posts,omitempty"`
@@ -42,6 +45,10 @@ type Manifest struct {
 	SiteBytes   int64    `json:"siteBytes,omitempty"`
 	Commit      string   `json:"commit,omitempty"`
 }
+
+// Version is the version of what folio-gen writes: 2 gave posts a
+// category and the posts a content model declaring it.
+const Version = 2
 
 // ManifestName is the file that marks a complete output directory.
 const ManifestName = ".folio-gen.json"
@@ -78,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	m := Manifest{Files: *files, Media: *media, Seed: *seed, Bare: *bare}
+	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare}
 	if *files > 0 {
 		start := time.Now()
 		dir := filepath.Join(*out, "site")
