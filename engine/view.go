@@ -35,13 +35,15 @@ type View struct {
 	types                 map[string]*TypeList
 	globals               *Resource
 
-	// snap is the snapshot the view shows (a site with locales: the
-	// default locale's, or a locale's), draft whether it is the draft
-	// view, locale its locale ("" for a site without locales).
-	snap     *Snapshot
-	draft    bool
-	locale   string
-	pageKeys keyHeaders
+	// snap is the snapshot the view shows (its content model:
+	// filter.go; a site with locales: the default locale's, or a
+	// locale's), draft whether it is the draft view, locale its locale
+	// ("" for a site without locales).
+	snap        *Snapshot
+	draft       bool
+	locale      string
+	pageKeys    keyHeaders
+	pageIndexes sync.Map // filter index key -> *lazyIndex (filter.go)
 }
 
 type pageEntry struct {
@@ -232,7 +234,12 @@ type TypeList struct {
 	keys   keyHeaders
 	items  []*itemEntry // by slug
 	bySlug map[string]*itemEntry
-	sorted sync.Map // canonical sort -> []*Resource
+	sorted sync.Map // canonical sort -> *sortedList
+	// indexes are the filter indexes (filter.go), by field and kind.
+	indexes sync.Map
+	// prev, for a list a reload patched (patchView), is what it may
+	// take over of its predecessor's sorts and indexes; nil otherwise.
+	prev *listPrev
 }
 
 type itemEntry struct {
@@ -262,9 +269,18 @@ func (t *TypeList) Len() int { return len(t.items) }
 // for the type's default): see content.ParseSort for the fields allowed and
 // content.CompareItems for the order. A sort not allowed is ErrBadSort. It
 // also returns the canonical sort, for ETags. Each order is computed once
-// per view.
+// per list: sorted afresh, or, for a list a reload patched, patched from
+// the predecessor's order (listPrev).
 func (t *TypeList) Sorted(sort string) ([]*Resource, string, error) {
-	field, desc, err := content.ParseSort(sort, t.Config)
+	sl, canonical, err := t.sortedList(sort)
+	if err != nil {
+		return nil, "", err
+	}
+	return sl.res, canonical, nil
+}
+
+func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
+	field, desc, err := content.ParseSort(sortField(sort), t.Config)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrBadSort, err)
 	}
@@ -273,18 +289,27 @@ func (t *TypeList) Sorted(sort string) ([]*Resource, string, error) {
 		canonical = "-" + field
 	}
 	if cached, ok := t.sorted.Load(canonical); ok {
-		return cached.([]*Resource), canonical, nil
+		return cached.(*sortedList), canonical, nil
 	}
-	entries := slices.Clone(t.items)
-	slices.SortStableFunc(entries, func(a, b *itemEntry) int {
-		return content.CompareItems(a.item, b.item, field, desc)
+	if t.prev != nil {
+		if old := t.prev.sorted[canonical]; old != nil {
+			sl, _ := t.sorted.LoadOrStore(canonical, t.patchSorted(old, field, desc))
+			return sl.(*sortedList), canonical, nil
+		}
+	}
+	perm := make([]int32, len(t.items))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int {
+		return content.CompareItems(t.items[a].item, t.items[b].item, field, desc)
 	})
-	out := make([]*Resource, len(entries))
-	for i, e := range entries {
-		out[i] = e.res
+	out := make([]*Resource, len(perm))
+	for i, p := range perm {
+		out[i] = t.items[p].res
 	}
-	t.sorted.Store(canonical, out)
-	return out, canonical, nil
+	sl, _ := t.sorted.LoadOrStore(canonical, &sortedList{res: out, perm: perm})
+	return sl.(*sortedList), canonical, nil
 }
 
 // pageSummary is one item of the page list (contract §2.4).
@@ -461,6 +486,7 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 			tl.items = slices.Insert(tl.items, i, e)
 			tl.bySlug[it.Slug] = e
 		}
+		tl.prev = prevCaches(ptl)
 		v.types[name] = tl
 	}
 	for name := range site.Items {

@@ -88,17 +88,23 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	all := v.Pages()
-	from, to := pg.window(len(all))
-	window, err := project(all[from:to], f)
+	conds, err := filterParams(query(r))
+	if err != nil {
+		return err
+	}
+	pages, total, filter, err := pagesWindow(v, conds, pg)
+	if err != nil {
+		return err
+	}
+	window, err := project(pages, f)
 	if err != nil {
 		return err
 	}
 	if e != nil {
-		return s.serveExpandedList(w, r, v, all[from:to], window, e, len(all), pg.Limit, pg.Offset, cc, pagesKeys(v))
+		return s.serveExpandedList(w, r, v, pages, window, e, total, pg.Limit, pg.Offset, cc, pagesKeys(v))
 	}
-	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
-	return serveList(w, r, window, len(all), pg.Limit, pg.Offset, etag, cc, pagesKeys(v))
+	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key(), filter)
+	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, pagesKeys(v))
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -254,20 +260,23 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if err != nil {
 		return err
 	}
-	items, sort, err := t.Sorted(q.Get("sort"))
+	conds, err := filterParams(q)
 	if err != nil {
-		return fmt.Errorf("%s: %w", t.Name, err) // engine.ErrBadSort: 400
+		return err
 	}
-	from, to := pg.window(len(items))
-	window, err := project(items[from:to], f)
+	items, total, sort, filter, err := listWindow(v, t, conds, q.Get("sort"), pg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.Name, err) // engine.ErrBadSort, a bad filter: 400
+	}
+	window, err := project(items, f)
 	if err != nil {
 		return err
 	}
 	if e != nil {
-		return s.serveExpandedList(w, r, v, items[from:to], window, e, len(items), pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
+		return s.serveExpandedList(w, r, v, items, window, e, total, pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
 	}
-	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key())
-	return serveList(w, r, window, len(items), pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
+	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key(), filter)
+	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
 
 func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {

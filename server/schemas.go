@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -108,6 +109,7 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 			"type": map[string]any{"type": "string", "const": n},
 			"data": ref("Data_" + n),
 		}, "An item of type "+n+", its data as the content model declares.")
+		schemas["Filter_"+n] = filterSchema(t)
 		schemas["ItemList_"+n] = withProps(schemas["ItemList"], map[string]any{
 			"items": map[string]any{"type": "array", "items": ref("Item_" + n)},
 		}, "A list of items of type "+n+".")
@@ -121,6 +123,22 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 		return s.openapiDoc
 	}
 	return openapiBody{body: b, etag: engine.ETag(b)}
+}
+
+// filterSchema is the filter parameter of the lists of a type: each
+// field it filters on, with its operators (engine.FilterFields).
+func filterSchema(t *schema.Type) map[string]any {
+	props := map[string]any{}
+	for _, f := range engine.FilterFields(t) {
+		ops := map[string]any{}
+		for _, op := range f.Ops {
+			ops[op] = map[string]any{"type": "string"}
+		}
+		props[f.Name] = map[string]any{"type": "object", "additionalProperties": false, "properties": ops,
+			"description": "Compares as " + f.Kind + "; operators: " + strings.Join(f.Ops, ", ") + "."}
+	}
+	return map[string]any{"type": "object", "additionalProperties": false, "properties": props,
+		"description": "The conditions filter[<field>][<op>]=<value> the lists of this type take (the `filter` parameter)."}
 }
 
 // withProps is a copy of an object schema (Item, ItemList) with some of its

@@ -26,10 +26,13 @@ import (
 // published post, media ids and search words), so the benchmark does not
 // have to re-derive them.
 type Manifest struct {
-	Files int    `json:"files"`
-	Media int    `json:"media"`
-	Seed  uint64 `json:"seed"`
-	Bare  bool   `json:"bare"`
+	// Version is the generator's (Version): data of an older one is
+	// generated again.
+	Version int    `json:"version"`
+	Files   int    `json:"files"`
+	Media   int    `json:"media"`
+	Seed    uint64 `json:"seed"`
+	Bare    bool   `json:"bare"`
 	// Pages and Posts are slugs of published (non-draft) documents.
 	Pages []string `json:"pages,omitempty"`
 	Posts []string `json:"posts,omitempty"`
@@ -46,6 +49,10 @@ type Manifest struct {
 	Locales []string `json:"locales,omitempty"`
 	Commit  string   `json:"commit,omitempty"`
 }
+
+// Version is the version of what folio-gen writes: 2 gave posts a
+// category and the posts a content model declaring it.
+const Version = 2
 
 // ManifestName is the file that marks a complete output directory.
 const ManifestName = ".folio-gen.json"
@@ -86,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *locales < 0 || *locales > len(genLocales) {
 		return fmt.Errorf("-locales: from 0 to %d", len(genLocales))
 	}
-	m := Manifest{Files: *files, Media: *media, Seed: *seed, Bare: *bare}
+	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare}
 	if *locales > 1 {
 		m.Locales = genLocales[:*locales]
 	}

@@ -22,6 +22,13 @@ var docSections = []string{"install", "configure", "deploy", "api", "media", "co
 
 var authors = []string{"Mira Hofer", "Jonas Berg", "Ana Costa", "Lee Park", "Sam Okafor", "Ines Dubois"}
 
+// categories are the values of a post's category, the one field the
+// posts' content model declares (folio-bench filters lists on it). A
+// post's category follows from its number, so that it draws nothing from
+// the random source: the rest of a site is what it was before posts had
+// one.
+var categories = []string{"news", "guides", "gear", "trips", "food", "safety", "reviews", "events"}
+
 // Dates span the past only, so that nothing generated is scheduled.
 var (
 	dateFrom = time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -152,6 +159,8 @@ types:
     public: true
     sortable: [author]
     defaultSort: -publishedAt
+    fields:
+      category: {kind: enum, values: [news, guides, gear, trips, food, safety, reviews, events]}
   products:
     sortable: [price, rating]
     defaultSort: title
@@ -273,6 +282,7 @@ func (w *siteWriter) doc(typ string, i int) (slug string, draft bool, err error)
 		fmt.Fprintf(b, "tags: [%s, %s]\n", g.titleWord(), g.titleWord())
 		fmt.Fprintf(b, "featuredImage: https://cdn.example.com/gen/posts/%d.jpg\n", i)
 		fmt.Fprintf(b, "excerpt: %s\n", yamlString(g.title(10)))
+		fmt.Fprintf(b, "category: %s\n", categories[i%len(categories)])
 	case "products":
 		fmt.Fprintf(b, "price: %d\nrating: %.1f\nsku: GEN-%06d\nweightGrams: %d\n",
 			20+g.r.IntN(800), 1+4*g.r.Float64(), i, 100+g.r.IntN(4000))

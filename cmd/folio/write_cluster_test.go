@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/fixtures/testkit"
+	"github.com/folio-cms/folio/media/local"
 )
 
 // newWriteCluster is a Git remote reached by URL (file://, so that boxes
@@ -56,6 +57,21 @@ func newWriteCluster(t *testing.T) (*cluster, string, string) {
 	return c, bare, work
 }
 
+// emptyMediaRoot is a media root holding an empty library's state, which
+// a --read-only box needs (it creates nothing).
+func emptyMediaRoot(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := local.OpenState(filepath.Join(dir, local.StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func remoteShow(bare, p string) string {
 	out, err := exec.Command("git", "--git-dir="+bare, "show", "main:"+p).Output()
 	if err != nil {
@@ -72,7 +88,7 @@ func TestWriteCluster(t *testing.T) {
 	}
 	c, bare, _ := newWriteCluster(t)
 	writer := c.start("writer")
-	replica := c.start("replica", "--read-only", "--media", t.TempDir())
+	replica := c.start("replica", "--read-only", "--media", emptyMediaRoot(t))
 
 	start := time.Now()
 	r := writer.must(t, "POST", "/api/v1/content/posts", c.key, strings.NewReader(`{"title": "From the editor", "body": "Edited *in* folio."}`),
@@ -127,7 +143,7 @@ func TestWriteKilledBeforePush(t *testing.T) {
 	dir := t.TempDir()
 	own := []string{"--cache-dir", filepath.Join(dir, "cache"), "--media", filepath.Join(dir, "media")}
 	writer := c.start("writer", own...)
-	replica := c.start("replica", "--read-only", "--media", t.TempDir())
+	replica := c.start("replica", "--read-only", "--media", emptyMediaRoot(t))
 	before, _ := exec.Command("git", "--git-dir="+bare, "rev-parse", "main").Output()
 
 	answered := make(chan error, 1)
