@@ -390,3 +390,19 @@ func TestLocales_Model(t *testing.T) {
 		}
 	}
 }
+
+// TestLocales_Filter: filter[...] on a locale's list counts the
+// fallbacks too.
+func TestLocales_Filter(t *testing.T) {
+	repo := newRepo(t, localeSite)
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/posts?locale=fr&filter[title][eq]=Bonjour", key)
+	if m["total"].(float64) != 1 {
+		t.Errorf("fr filter: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/posts?locale=fr&filter[title][eq]=Only%20in%20English", key)
+	if m["total"].(float64) != 1 || m["items"].([]any)[0].(map[string]any)["fallback"] != true {
+		t.Errorf("fr filter on a fallback: %v", m)
+	}
+}
