@@ -52,12 +52,14 @@ func (b *bench) writeToServeAt(n int) error {
 			s.stop()
 		}
 	}()
+	// One media root, as two boxes of one host share it: the writer,
+	// started first, makes the library state a --read-only box needs.
+	media, err := b.scratch("write-media")
+	if err != nil {
+		return err
+	}
 	for _, name := range []string{"writer", "reader"} {
 		cache, err := b.scratch("write-cache-" + name)
-		if err != nil {
-			return err
-		}
-		media, err := b.scratch("write-media-" + name)
 		if err != nil {
 			return err
 		}
