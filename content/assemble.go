@@ -40,7 +40,10 @@ func Assemble(files []File) (*Site, []Problem) {
 // the next call's with). Safe for concurrent use; calls run one at a time.
 type Assembler struct {
 	mu   sync.Mutex
-	last *assembly // nil before the first call
+	last *assembly    // nil before the first call
+	loc  *localeState // a site with locales: one Assembler per locale
+	// plain is set on the Assembler of one locale: it reads no locales.
+	plain bool
 	// patched counts the calls answered by patching the previous site
 	// (for tests).
 	patched int
@@ -54,8 +57,11 @@ type Assembler struct {
 func (as *Assembler) Fork() *Assembler {
 	as.mu.Lock()
 	defer as.mu.Unlock()
+	if as.loc != nil {
+		return &Assembler{loc: as.loc.fork()}
+	}
 	if as.last == nil {
-		return new(Assembler)
+		return &Assembler{plain: as.plain}
 	}
 	last := *as.last
 	if last.claims != nil {
@@ -65,7 +71,7 @@ func (as *Assembler) Fork() *Assembler {
 		}
 		last.claims = cl
 	}
-	return &Assembler{last: &last}
+	return &Assembler{last: &last, plain: as.plain}
 }
 
 // assembly is one call's result, and what the next call compares with.
@@ -118,6 +124,7 @@ func (u *unit) keys() [2]claimKey {
 // unitKey is what a page's or an item's reading depends on.
 type unitKey struct {
 	path    string
+	source  string
 	doc     *Doc
 	sec     int64 // Updated, as an instant
 	nsec    int
@@ -138,7 +145,7 @@ type unit struct {
 }
 
 func newUnitKey(f File) unitKey {
-	k := unitKey{path: f.Path, doc: f.Doc}
+	k := unitKey{path: f.Path, source: f.Source, doc: f.Doc}
 	if !f.Updated.IsZero() {
 		k.sec, k.nsec, k.hasTime = f.Updated.Unix(), f.Updated.Nanosecond(), true
 	}
@@ -148,7 +155,7 @@ func newUnitKey(f File) unitKey {
 // sameFile tells whether a file reads as it did: the same path, document
 // and Updated, or the same problem.
 func sameFile(a, b File) bool {
-	if a.Doc == b.Doc && a.Updated == b.Updated && a.Err == nil && b.Err == nil && a.Path == b.Path {
+	if a.Doc == b.Doc && a.Updated == b.Updated && a.Err == nil && b.Err == nil && a.Path == b.Path && a.Source == b.Source {
 		return true // the usual unchanged file, without the instants' arithmetic
 	}
 	if newUnitKey(a) != newUnitKey(b) || (a.Err == nil) != (b.Err == nil) {
@@ -175,6 +182,27 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = slices.Clone(files)
 		slices.SortStableFunc(sorted, byPath)
 	}
+	if as.plain {
+		return as.assemblePlain(sorted)
+	}
+	cfg, problems := detectI18n(sorted)
+	if cfg != nil {
+		as.last = nil
+		return as.assembleLocales(sorted, cfg, problems)
+	}
+	as.loc = nil
+	site, plainProblems := as.assemblePlain(sorted)
+	if len(problems) > 0 { // a Hugo config that does not parse
+		plainProblems = append(problems, plainProblems...)
+		slices.SortStableFunc(plainProblems, func(x, y Problem) int {
+			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
+		})
+	}
+	return site, plainProblems
+}
+
+// assemblePlain is Assemble of a site without locales.
+func (as *Assembler) assemblePlain(sorted []File) (*Site, []Problem) {
 	units, accepted, changes, few := as.readUnits(sorted)
 	if few {
 		if next, ok := as.patch(sorted, units, accepted, changes); ok {
@@ -200,7 +228,7 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 			continue
 		}
 		accepted[i] = false
-		if !Relevant(f.Path) {
+		if !relevantPlain(f.Path) {
 			continue
 		}
 		if f.Err != nil || f.Doc == nil {
@@ -218,21 +246,21 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		switch {
 		case len(segs) == 1 && strings.HasPrefix(strings.ToLower(f.Path), "globals."):
 			if globalsFrom != "" {
-				a.problem(f.Path, 0, "%s is the globals file already; this one is left out", globalsFrom)
+				a.problem(f.RealPath(), 0, "%s is the globals file already; this one is left out", globalsFrom)
 				continue
 			}
 			g, err := readGlobals(f.Doc)
 			if err == nil {
 				g.Blob = f.Blob
 			}
-			if a.check(f.Path, err) {
-				a.site.Globals, globalsFrom = g, f.Path
-				a.site.GlobalsPath = f.Path
+			if a.check(f.RealPath(), err) {
+				a.site.Globals, globalsFrom = g, f.RealPath()
+				a.site.GlobalsPath = f.RealPath()
 				a.modelFile(f)
 			}
 		case len(segs) == 1:
 			if configFrom != "" {
-				a.problem(f.Path, 0, "%s is the folio config already; this one is left out", configFrom)
+				a.problem(f.RealPath(), 0, "%s is the folio config already; this one is left out", configFrom)
 				continue
 			}
 			cfg, err := readConfig(f.Doc)
@@ -379,7 +407,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 	for _, c := range changes {
 		if c.new >= 0 {
 			for _, k := range units[c.new].keys() {
-				cl.keys[k.kind][k.key] = sorted[c.new].Path
+				cl.keys[k.kind][k.key] = sorted[c.new].RealPath()
 			}
 		}
 	}
@@ -421,15 +449,15 @@ func (a *assembler) modelFile(f File) {
 	if a.site.ModelFiles == nil {
 		a.site.ModelFiles = map[string]*Doc{}
 	}
-	a.site.ModelFiles[f.Path] = f.Doc
+	a.site.ModelFiles[f.RealPath()] = f.Doc
 }
 
 func (a *assembler) fileErr(f File) {
 	if f.Err == nil {
-		a.problem(f.Path, 0, "file was not parsed")
+		a.problem(f.RealPath(), 0, "file was not parsed")
 		return
 	}
-	a.check(f.Path, f.Err)
+	a.check(f.RealPath(), f.Err)
 }
 
 // parallelUnits is the number of files to read from which readUnits uses
@@ -460,7 +488,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 	j := 0
 	for i, f := range sorted {
 		for j < len(last.files) && last.files[j].Path < f.Path {
-			if Relevant(last.files[j].Path) {
+			if relevantPlain(last.files[j].Path) {
 				changed(change{old: j, new: -1})
 			}
 			j++
@@ -475,7 +503,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 			}
 			j++
 		}
-		if !Relevant(f.Path) {
+		if !relevantPlain(f.Path) {
 			continue
 		}
 		if i > 0 && sorted[i-1].Path == f.Path {
@@ -490,7 +518,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		}
 	}
 	for ; j < len(last.files); j++ {
-		if Relevant(last.files[j].Path) {
+		if relevantPlain(last.files[j].Path) {
 			changed(change{old: j, new: -1})
 		}
 	}
@@ -551,7 +579,7 @@ func readItemUnit(f File, typ, rel string) *unit {
 // (by path) has the same slug or id, and tells whether it did. A page or
 // item left out for a duplicate marks both its keys contested.
 func (a *assembler) unit(f File, u *unit) bool {
-	if !a.check(f.Path, u.err) {
+	if !a.check(f.RealPath(), u.err) {
 		return false
 	}
 	var ok bool
@@ -572,14 +600,14 @@ func (a *assembler) page(f File, u *unit) bool {
 	p := u.page
 	slugs, ids := a.claims.keys[pageSlug], a.claims.keys[pageID]
 	if prev, dup := slugs[p.Slug]; dup {
-		a.problem(f.Path, 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
+		a.problem(f.RealPath(), 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
 		return false
 	}
 	if prev, dup := ids[p.ID]; dup {
-		a.problem(f.Path, f.Doc.Lines["id"], "page id %q is used by %s already; this file is left out", p.ID, prev)
+		a.problem(f.RealPath(), f.Doc.Lines["id"], "page id %q is used by %s already; this file is left out", p.ID, prev)
 		return false
 	}
-	slugs[p.Slug], ids[p.ID] = f.Path, f.Path
+	slugs[p.Slug], ids[p.ID] = f.RealPath(), f.RealPath()
 	a.site.Pages = append(a.site.Pages, p)
 	switch {
 	case p.IsHomepage:
@@ -631,14 +659,14 @@ func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
 	slugs, ids := a.claims.keys[itemSlug], a.claims.keys[itemID]
 	if prev, dup := slugs[u.slugKey]; dup {
-		a.problem(f.Path, 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
+		a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
 		return false
 	}
 	if prev, dup := ids[u.idKey]; dup {
-		a.problem(f.Path, f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
+		a.problem(f.RealPath(), f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
 		return false
 	}
-	slugs[u.slugKey], ids[u.idKey] = f.Path, f.Path
+	slugs[u.slugKey], ids[u.idKey] = f.RealPath(), f.RealPath()
 	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
 	return true
 }

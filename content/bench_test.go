@@ -3,6 +3,7 @@ package content
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,4 +132,59 @@ func TestParse_Concurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// localeFiles is siteFiles(n) once per locale, folder per locale, with
+// a folio.yaml naming the locales.
+func localeFiles(tb testing.TB, n int, locales ...string) []File {
+	tb.Helper()
+	cfg, err := Parse("folio.yaml", []byte("locales: ["+strings.Join(locales, ", ")+"]\n"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files := []File{{Path: "folio.yaml", Doc: cfg}}
+	for _, loc := range locales {
+		for _, f := range siteFiles(tb, n) {
+			f.Path = "content/" + loc + "/" + strings.TrimPrefix(f.Path, "content/")
+			files = append(files, f)
+		}
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return files
+}
+
+// BenchmarkAssembleLocales is BenchmarkAssemble of the same documents
+// in 3 locales (3× the files): compare per file.
+func BenchmarkAssembleLocales(b *testing.B) {
+	files := localeFiles(b, 10_000, "en", "fr", "de")
+	b.ReportAllocs()
+	for b.Loop() {
+		site, probs := Assemble(files)
+		if len(probs) != 0 || len(site.Locales["fr"].Items["type0"]) != 1000 {
+			b.Fatalf("%d problems", len(probs))
+		}
+	}
+}
+
+// BenchmarkAssembleLocalesIncremental is BenchmarkAssembleIncremental in
+// 3 locales: one French file changes.
+func BenchmarkAssembleLocalesIncremental(b *testing.B) {
+	files := localeFiles(b, 10_000, "en", "fr", "de")
+	as := new(Assembler)
+	as.Assemble(files)
+	i := slices.IndexFunc(files, func(f File) bool { return strings.HasPrefix(f.Path, "content/fr/") })
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		n++
+		doc, err := Parse("x.md", []byte(fmt.Sprintf("---\ntitle: edit %d\n---\nbody\n", n)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		files[i+5000].Doc, files[i+5000].Updated = doc, time.Unix(int64(1e9+n), 0)
+		site, probs := as.Assemble(files)
+		if len(probs) != 0 || len(site.Locales["fr"].Items["type0"]) != 1000 {
+			b.Fatalf("%d problems", len(probs))
+		}
+	}
 }

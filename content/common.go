@@ -26,7 +26,7 @@ type common struct {
 // gives; idScope names the id namespace (page or item type) for the
 // derived id.
 func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) {
-	c := common{meta: Meta{Path: file.Path, Blob: file.Blob}}
+	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}}
 	slug, err := f.text("slug")
 	if err != nil {
 		return c, err

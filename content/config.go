@@ -62,8 +62,11 @@ func readConfig(doc *Doc) (Config, error) {
 			cfg.SchemaFrom = s
 			continue
 		}
+		if i18nKeys[k] {
+			continue // read by readFolioI18n
+		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap)", k)
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap, locales, defaultLocale, layout, fallback)", k)
 		}
 		if v == nil {
 			continue

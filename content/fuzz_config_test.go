@@ -18,6 +18,8 @@ func FuzzSiteConfig(f *testing.F) {
 		"types: {posts: {sortable: [a, b, c]}}\n", "type: {posts: {public: true}}\n", "types: [1, 2]\n",
 		"imagePresets: {x: {w: -1}}\n", "imagePresets: {\"\": {w: 10}}\n", "language: klingon\n", "{}", "",
 		"types:\n  posts:\n    defaultSort: rank\n    sortable: [rank]\n", aliasBomb,
+		"locales: [en, fr, fr-CA]\nfallback: [fr-CA, fr, en]\nlayout: file\n", "locales: [en, fr]\nlayout: fields\n",
+		"locales: [{code: de, contentDir: content/posts}]\nfallback: {de: [en]}\n", "locales: [x_y, '']\ndefaultLocale: q\n",
 	} {
 		for _, sort := range []string{"", "-publishedAt", "title", "rank", "-", "--title", "\x00"} {
 			f.Add(s, sort)

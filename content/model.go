@@ -14,8 +14,29 @@ type Page struct {
 	SEO         SEO       `json:"seo"`
 	PublishedAt time.Time `json:"publishedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	Localized
 
 	Meta Meta `json:"-"`
+}
+
+// Localized is what a page or item of a site with locales says of its
+// language (all empty, and absent from JSON, in a site without).
+type Localized struct {
+	// Locale is the locale the document is in.
+	Locale string `json:"locale,omitempty"`
+	// Fallback tells that the document is served in place of one missing
+	// in the locale asked for (Locale is then another).
+	Fallback bool `json:"fallback,omitempty"`
+	// Translations are the document in every locale it exists in, this
+	// one included, by locale code.
+	Translations map[string]Translation `json:"translations,omitempty"`
+}
+
+// Translation is one locale's version of a document.
+type Translation struct {
+	Slug string `json:"slug"`
+	ID   string `json:"id"`
+	URL  string `json:"url"` // its API path, with ?locale=
 }
 
 // Section is one node of a page's content tree.
@@ -42,6 +63,7 @@ type Item struct {
 	Data        map[string]any `json:"data"`
 	PublishedAt time.Time      `json:"publishedAt"`
 	UpdatedAt   time.Time      `json:"updatedAt"`
+	Localized
 
 	Meta Meta `json:"-"`
 }
@@ -77,6 +99,8 @@ type Globals struct {
 	// Extra holds any other top-level keys of globals.yaml; they are served
 	// beside the fields above.
 	Extra map[string]any `json:"-"`
+	// Locale is the locale of the globals in a site with locales.
+	Locale string `json:"-"`
 	// Blob is the globals file's Git blob hash; "" when not known.
 	Blob string `json:"-"`
 }

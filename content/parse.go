@@ -20,6 +20,11 @@ const MaxFileSize = 4 << 20
 // "_drafts"-style folders. Extensions are matched case-insensitively.
 // Type folder names are not checked here: Assemble reports a bad one.
 func Relevant(p string) bool {
+	return relevantPlain(p) || localeRelevant(p)
+}
+
+// relevantPlain is Relevant for a site without locales.
+func relevantPlain(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") {
 		return false
 	}

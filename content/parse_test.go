@@ -232,13 +232,27 @@ func TestRelevant(t *testing.T) {
 		"pages/.git/x.md": false, "pages/img.png": false, "pages": false, "pages/": false,
 		"content/posts/a.md": true, "content/posts/2024/a.yaml": true, "content/posts/a/index.md": true,
 		"content/Bad Type/x.md": true, // Assemble reports the type name
-		"content/a.md":          false, "content/_posts/a.md": false, "content/posts/_index.md": false,
+		"content/a.md":          true, // a Hugo root page, in a site with locales
+		"content/_posts/a.md":   false, "content/posts/_index.md": false,
 		"content/posts/photo.jpg": false, "static/x.md": false, "": false, "/globals.yaml": false,
 		"content//a.md": false, ".github/x.yaml": false, "pages/a//b.md": false,
 	}
 	for p, want := range tests {
 		if got := Relevant(p); got != want {
 			t.Errorf("Relevant(%q) = %v, want %v", p, got, want)
+		}
+	}
+	// Files only a site with locales reads.
+	for p, want := range map[string]bool{
+		"hugo.toml": true, "config.yaml": true, "config/_default/languages.fr.toml": true,
+		"config/_default/hugo.toml": true, "config/_default/params.toml": false, "config/production/hugo.toml": false,
+		"globals.fr.yaml": true, "globals/de.yml": true, "globals/de/x.yml": false, "content/about.fr.md": true,
+	} {
+		if got := Relevant(p); got != want {
+			t.Errorf("Relevant(%q) = %v, want %v", p, got, want)
+		}
+		if relevantPlain(p) {
+			t.Errorf("relevantPlain(%q) = true: a site without locales must not read it", p)
 		}
 	}
 }

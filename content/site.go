@@ -57,6 +57,10 @@ type File struct {
 	Path string // slash-separated repository path, e.g. "content/posts/hello.md"
 	Doc  *Doc   // nil when Err is set
 	Err  error  // parse failure; a Problem when the position is known
+	// Source is the repository path of the file when Path is not (a
+	// locale's file as the locale's own site sees it: content/fr/posts/a.md
+	// is content/posts/a.md of locale fr); "" when Path is.
+	Source string
 	// Updated is the time of the last commit that touched the file; it is
 	// updatedAt when front matter has none, and publishedAt as a last resort.
 	Updated time.Time
@@ -78,4 +82,22 @@ type Site struct {
 	// ConfigPath and GlobalsPath are the paths of folio.yaml and of the
 	// globals file; "" when the site has none.
 	ConfigPath, GlobalsPath string
+
+	// I18n is the site's locales; nil for a site without. In a site with
+	// locales, the Site is the default locale's and Locales holds every
+	// locale's site by code (the default one being this one); each
+	// locale's site has its pages, items and globals (merged key by key
+	// over the default's) in that locale only, each document saying its
+	// Locale and Translations.
+	I18n    *I18n
+	Locale  string
+	Locales map[string]*Site
+}
+
+// RealPath is the file's repository path.
+func (f File) RealPath() string {
+	if f.Source != "" {
+		return f.Source
+	}
+	return f.Path
 }

@@ -455,8 +455,16 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	e.reloaded(ReloadEvent{Stage: "load", Branch: branch, Commit: commit, Took: time.Since(start)})
 	e.snapSeq++
 	model := snap.Model
-	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site,
-		RefFields: func(typ string) map[string][]string { return model.Of(typ).References() }}
+	refFields := func(typ string) map[string][]string { return model.Of(typ).References() }
+	snap.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: snap.Commit, Site: snap.Site, RefFields: refFields}
+	if snap.loc != nil {
+		for _, sub := range snap.loc.subs {
+			if sub != snap {
+				sub.forSearch = &search.Snapshot{Seq: e.snapSeq, Commit: sub.Commit, Site: sub.Site, RefFields: refFields}
+				sub.Model, sub.mediaBases = snap.Model, snap.mediaBases
+			}
+		}
+	}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
 		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {

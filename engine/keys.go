@@ -94,13 +94,23 @@ func newKeyHeaders(keys ...string) keyHeaders {
 func resourceKeys(v any) keyHeaders {
 	switch v := docValue(v).(type) {
 	case *content.Page:
-		return newKeyHeaders(PageKey(v.ID))
+		return newKeyHeaders(localeKey(PageKey(v.ID), v.Locale))
 	case *content.Item:
-		return newKeyHeaders(ItemKey(v.Type, v.ID), TypeKey(v.Type))
+		return newKeyHeaders(localeKey(ItemKey(v.Type, v.ID), v.Locale), localeKey(TypeKey(v.Type), v.Locale))
 	case *content.Globals:
-		return newKeyHeaders(KeyGlobals)
+		return newKeyHeaders(localeKey(KeyGlobals, v.Locale))
 	}
 	return keyHeaders{}
+}
+
+// localeKey is the surrogate key k of locale loc: k@loc in a site with
+// locales ("item:posts/x@fr", "type:posts@fr", "pages@fr", "globals@fr"),
+// k itself in a site without (loc "").
+func localeKey(k, loc string) string {
+	if loc == "" {
+		return k
+	}
+	return k + "@" + loc
 }
 
 // ChangedKeys lists the surrogate keys whose responses differ between the
@@ -120,6 +130,7 @@ func ChangedKeys(old, new *Snapshot) []string {
 		return nil
 	}
 	keys := map[string]bool{}
+	loc := new.Site.Locale
 
 	// Pages: the pointers of one snapshot that the other lacks.
 	var gonePages, newPages []*content.Page
@@ -146,44 +157,45 @@ func ChangedKeys(old, new *Snapshot) []string {
 					continue // a copy with the same JSON (homepage rule)
 				}
 			}
-			keys[PageKey(p.ID)] = true
-			keys[KeyPages] = true
+			keys[localeKey(PageKey(p.ID), loc)] = true
+			keys[localeKey(KeyPages, loc)] = true
 		}
 		for id := range oldByID {
-			keys[PageKey(id)] = true
-			keys[KeyPages] = true
+			keys[localeKey(PageKey(id), loc)] = true
+			keys[localeKey(KeyPages, loc)] = true
 		}
 	}
 
 	// Items, type by type.
 	for typ, items := range new.Site.Items {
-		diffItems(keys, typ, old.Site.Items[typ], items, old, new)
+		diffItems(keys, typ, old.Site.Items[typ], items, old, new, loc)
 	}
 	for typ, items := range old.Site.Items {
 		if _, ok := new.Site.Items[typ]; !ok {
-			diffItems(keys, typ, items, nil, old, new)
+			diffItems(keys, typ, items, nil, old, new, loc)
 		}
 	}
 	for typ := range unionKeys(old.Site.Config.Types, new.Site.Config.Types) {
 		a, aok := old.Site.Config.Types[typ]
 		b, bok := new.Site.Config.Types[typ]
 		if aok != bok || !reflect.DeepEqual(a, b) {
-			keys[TypeKey(typ)] = true
+			keys[localeKey(TypeKey(typ), loc)] = true
 		}
 	}
 
 	// Globals are small: compare their JSON.
 	og, ng := old.Site.Globals, new.Site.Globals
 	if og != ng && (og == nil || ng == nil || !sameBody(newResource(og), newResource(ng))) {
-		keys[KeyGlobals] = true
+		keys[localeKey(KeyGlobals, loc)] = true
 	}
 	if !reflect.DeepEqual(old.Site.Config.ImagePresets, new.Site.Config.ImagePresets) {
 		keys[KeyPresets] = true
 	}
+	localeChangedKeys(keys, old, new)
 	return slices.Sorted(maps.Keys(keys))
 }
 
-func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.Item, old, new *Snapshot) {
+func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.Item, old, new *Snapshot, loc string) {
 	var gone map[string]*content.Item
 	for _, it := range oldItems {
 		if _, ok := new.itemRes[typ][it]; !ok {
@@ -203,12 +215,12 @@ func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.I
 				continue
 			}
 		}
-		keys[ItemKey(typ, it.ID)] = true
-		keys[TypeKey(typ)] = true
+		keys[localeKey(ItemKey(typ, it.ID), loc)] = true
+		keys[localeKey(TypeKey(typ), loc)] = true
 	}
 	for id := range gone {
-		keys[ItemKey(typ, id)] = true
-		keys[TypeKey(typ)] = true
+		keys[localeKey(ItemKey(typ, id), loc)] = true
+		keys[localeKey(TypeKey(typ), loc)] = true
 	}
 }
 

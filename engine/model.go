@@ -165,6 +165,7 @@ type docCheck struct {
 	doc  *content.Doc
 	t    *schema.Type
 	res  docResult
+	loc  string // its locale, in a site with locales
 }
 
 // applyModel validates the documents of a freshly assembled site against
@@ -189,17 +190,29 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 		var t *schema.Type
 		typ := ""
+		p, loc := f.Path, ""
+		if site.I18n != nil && (strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/")) {
+			// a site with locales: the file's path in its locale
+			// (content/fr/posts/a.md is content/posts/a.md); with
+			// the fields layout a file holds every locale's values,
+			// which no model describes: not checked
+			l, virt, ok := site.I18n.Classify(p)
+			if !ok || site.I18n.Layout == content.LayoutFields {
+				continue
+			}
+			p, loc = virt, l
+		}
 		switch {
-		case strings.HasPrefix(f.Path, "content/"):
+		case strings.HasPrefix(p, "content/"):
 			// content/<type>/<file>: no allocation per file on a reload
-			rest := f.Path[len("content/"):]
+			rest := p[len("content/"):]
 			i := strings.IndexByte(rest, '/')
 			if i <= 0 || i == len(rest)-1 {
 				continue
 			}
 			typ = rest[:i]
 			t = m.Of(typ)
-		case strings.HasPrefix(f.Path, "pages/"):
+		case strings.HasPrefix(p, "pages/"):
 			typ, t = schema.KindPages, m.Pages
 		case f.Path == site.GlobalsPath:
 			typ, t = schema.KindGlobals, m.Globals
@@ -207,7 +220,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		if t == nil {
 			continue
 		}
-		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}
+		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
 		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
 			c.res = res
 		} else {
@@ -312,8 +325,12 @@ func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 	var out []content.Problem
 	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
 	for _, c := range checks {
+		in := site // a locale's documents are unique, and referred to, within it
+		if ls := site.Locales[c.loc]; ls != nil {
+			in = ls
+		}
 		for _, u := range c.res.unique {
-			k := c.typ + "\x00" + u.field
+			k := c.loc + "\x00" + c.typ + "\x00" + u.field
 			if seen[k] == nil {
 				seen[k] = map[string]string{}
 			}
@@ -325,7 +342,7 @@ func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 			seen[k][u.value] = c.path
 		}
 		for _, r := range c.res.bare {
-			if !slugExists(site, r.to, r.slug) {
+			if !slugExists(in, r.to, r.slug) {
 				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(r.field),
 					Message: fmt.Sprintf("%s: no %s has the slug %q", r.field, strings.Join(r.to, " or "), r.slug)})
 			}

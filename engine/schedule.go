@@ -29,11 +29,19 @@ func (e *Engine) runSchedule(closing <-chan struct{}) {
 	for {
 		snap := e.published.Load()
 		now := e.cfg.Now()
-		v := snap.View(false, now)
+		snaps := snap.localeSnapshots()
+		views := make([]*View, len(snaps))
+		next := farFuture
+		for i, s := range snaps {
+			views[i] = s.View(false, now)
+			if views[i].validUntil.Before(next) {
+				next = views[i].validUntil
+			}
+		}
 		var fire <-chan time.Time
 		var timer *time.Timer
-		if v.Scheduled() {
-			timer = time.NewTimer(max(v.validUntil.Sub(now), 0))
+		if next.Before(farFuture) {
+			timer = time.NewTimer(max(next.Sub(now), 0))
 			fire = timer.C
 		}
 		select {
@@ -52,13 +60,42 @@ func (e *Engine) runSchedule(closing <-chan struct{}) {
 		if e.published.Load() != snap {
 			continue
 		}
-		at := v.validUntil
-		nv := snap.View(false, maxTime(e.cfg.Now(), at))
+		at := next
+		keys := map[string]bool{}
+		for i, s := range snaps {
+			nv := s.View(false, maxTime(e.cfg.Now(), at))
+			for _, k := range viewChangedKeys(views[i], nv) {
+				keys[k] = true
+			}
+		}
+		if snap.loc != nil {
+			spreadLocaleKeys(keys, snap.loc)
+		}
 		if e.cfg.OnSchedule != nil {
-			e.cfg.OnSchedule(ScheduleEvent{Commit: snap.Commit, At: at, Keys: viewChangedKeys(v, nv)})
+			out := make([]string, 0, len(keys))
+			for k := range keys {
+				out = append(out, k)
+			}
+			sort.Strings(out)
+			e.cfg.OnSchedule(ScheduleEvent{Commit: snap.Commit, At: at, Keys: out})
 		}
 		e.cfg.Logger.Info("scheduled change", "commit", snap.Commit, "at", at)
 	}
+}
+
+// localeSnapshots are the snapshot of each locale of a site with locales
+// (the default locale's first), or s alone.
+func (s *Snapshot) localeSnapshots() []*Snapshot {
+	if s.loc == nil {
+		return []*Snapshot{s}
+	}
+	out := []*Snapshot{s}
+	for _, l := range s.loc.i18n.Locales {
+		if sub := s.loc.subs[l.Code]; sub != s {
+			out = append(out, sub)
+		}
+	}
+	return out
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -75,14 +112,14 @@ func viewChangedKeys(old, new *View) []string {
 	keys := map[string]bool{}
 	for slug, p := range old.pageBySlug {
 		if q, ok := new.pageBySlug[slug]; !ok || q != p {
-			keys[KeyPages] = true
+			keys[localeKey(KeyPages, new.locale)] = true
 			sk, _ := p.full.Keys()
 			addKeys(keys, sk)
 		}
 	}
 	for slug, p := range new.pageBySlug {
 		if _, ok := old.pageBySlug[slug]; !ok {
-			keys[KeyPages] = true
+			keys[localeKey(KeyPages, new.locale)] = true
 			sk, _ := p.full.Keys()
 			addKeys(keys, sk)
 		}
@@ -107,7 +144,7 @@ func viewChangedKeys(old, new *View) []string {
 			}
 		}
 		if changed {
-			keys[TypeKey(name)] = true
+			keys[localeKey(TypeKey(name), new.locale)] = true
 		}
 	}
 	out := make([]string, 0, len(keys))

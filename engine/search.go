@@ -23,6 +23,12 @@ type contentSearch struct {
 
 	draftMu sync.Mutex
 	draft   *search.ContentIndex // nil until a draft search, or without a draft branch
+
+	// locs are the indexes of the locales of a site with locales other
+	// than the default one (whose index is pub or draft), made on their
+	// first search: by "p:<code>" (published) and "d:<code>" (draft).
+	locMu sync.Mutex
+	locs  map[string]*search.ContentIndex
 }
 
 func (cs *contentSearch) close() {
@@ -31,6 +37,11 @@ func (cs *contentSearch) close() {
 	defer cs.draftMu.Unlock()
 	if cs.draft != nil {
 		cs.draft.Close()
+	}
+	cs.locMu.Lock()
+	defer cs.locMu.Unlock()
+	for _, ci := range cs.locs {
+		ci.Close()
 	}
 }
 
@@ -53,7 +64,35 @@ func (e *Engine) Search(ctx context.Context, q search.SearchQuery) (search.Searc
 		snap = e.published.Load()
 	}
 	now := e.cfg.Now()
+	if q.Locale != "" && snap.loc != nil {
+		if sub := snap.loc.subs[q.Locale]; sub != nil && sub != snap {
+			lci := e.localeIndex(q.Draft, q.Locale, sub)
+			return lci.Search(ctx, q, sub.forSearch, sub.View(q.Draft, now), now)
+		}
+	}
 	return ci.Search(ctx, q, snap.forSearch, snap.View(q.Draft, now), now)
+}
+
+// localeIndex is the index of one locale (not the default one), made
+// and built from sub, that locale's snapshot, on first use. It is in
+// memory: rebuilt on a restart at the first search.
+func (e *Engine) localeIndex(draft bool, code string, sub *Snapshot) *search.ContentIndex {
+	key := "p:" + code
+	if draft {
+		key = "d:" + code
+	}
+	e.search.locMu.Lock()
+	defer e.search.locMu.Unlock()
+	ci := e.search.locs[key]
+	if ci == nil {
+		if e.search.locs == nil {
+			e.search.locs = map[string]*search.ContentIndex{}
+		}
+		ci = search.NewContentIndex(e.cfg.Logger.With("index", "search "+key), e.cfg.Now, "")
+		e.search.locs[key] = ci
+	}
+	ci.Follow(sub.forSearch)
+	return ci
 }
 
 // draftIndex returns the draft branch's index, made (and built from the
@@ -74,6 +113,19 @@ func (e *Engine) followSearch(s *Snapshot, draftBranch bool) {
 	if e.search == nil || s == nil {
 		return
 	}
+	e.search.locMu.Lock()
+	if s.loc != nil {
+		prefix := "p:"
+		if draftBranch {
+			prefix = "d:"
+		}
+		for code, sub := range s.loc.subs {
+			if ci := e.search.locs[prefix+code]; ci != nil && sub.forSearch != nil {
+				ci.Follow(sub.forSearch)
+			}
+		}
+	}
+	e.search.locMu.Unlock()
 	if !draftBranch {
 		e.search.pub.Follow(s.forSearch)
 		return

@@ -43,6 +43,10 @@ type Snapshot struct {
 	pageRes map[*content.Page]*pageEntry
 	itemRes map[string]map[*content.Item]*Resource // by type
 
+	// loc is the snapshot of every locale of a site with locales; nil
+	// for a site without (and for a locale's own snapshot).
+	loc *localeSet
+
 	refsState // the reverse references (referrers.go)
 }
 
@@ -52,6 +56,16 @@ type Snapshot struct {
 // and the published view are prev's with those items taken out and put in
 // (patchView), not rebuilt for every item of the site.
 func newSnapshot(branch string, tree *Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
+	s := newSnapshotOne(branch, tree, site, problems, now, prev)
+	if site.I18n != nil && site.Locales != nil {
+		s.loc = newLocaleSet(s, branch, tree, now, prev)
+	}
+	return s
+}
+
+// newSnapshotOne is newSnapshot of one locale's site (or of a site
+// without locales).
+func newSnapshotOne(branch string, tree *Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Branch: branch, Commit: tree.Commit, CommitTime: tree.Time, LoadedAt: now.UTC(), Site: site, Problems: problems}
 	s.pageRes = make(map[*content.Page]*pageEntry, len(site.Pages))
 	for _, p := range site.Pages {
@@ -60,7 +74,7 @@ func newSnapshot(branch string, tree *Tree, site *content.Site, problems []conte
 			e = &pageEntry{
 				full: newResource(p),
 				summary: newResource(pageSummary{ID: p.ID, Slug: p.Slug, Title: p.Title, IsHomepage: p.IsHomepage,
-					PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt}),
+					PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt, Localized: content.Localized{Locale: p.Locale, Translations: p.Translations}}),
 			}
 		}
 		s.pageRes[p] = e

@@ -34,8 +34,16 @@ type View struct {
 	pageBySlug            map[string]*pageEntry
 	types                 map[string]*TypeList
 	globals               *Resource
-	snap                  *Snapshot // the snapshot the view shows (its content model: filter.go)
-	pageIndexes           sync.Map  // filter index key -> *lazyIndex (filter.go)
+
+	// snap is the snapshot the view shows (its content model:
+	// filter.go; a site with locales: the default locale's, or a
+	// locale's), draft whether it is the draft view, locale its locale
+	// ("" for a site without locales).
+	snap        *Snapshot
+	draft       bool
+	locale      string
+	pageKeys    keyHeaders
+	pageIndexes sync.Map // filter index key -> *lazyIndex (filter.go)
 }
 
 type pageEntry struct {
@@ -312,6 +320,7 @@ type pageSummary struct {
 	IsHomepage  bool      `json:"isHomepage"`
 	PublishedAt time.Time `json:"publishedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	content.Localized
 }
 
 // buildView filters the snapshot for a reader at instant now. A draft view
@@ -325,6 +334,9 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		validUntil: farFuture,
 		pageBySlug: make(map[string]*pageEntry, len(site.Pages)),
 		types:      make(map[string]*TypeList, len(site.Items)),
+		draft:      draft,
+		locale:     site.Locale,
+		pageKeys:   newKeyHeaders(localeKey(KeyPages, site.Locale)),
 	}
 	// A draft view shows every document, and is rebuilt at the same
 	// instants as the published one: the documents' status changes then.
@@ -337,7 +349,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	}
 	v.addPages(s, func(p *content.Page) bool { return visible(p.Meta, p.PublishedAt) })
 	for name, items := range site.Items {
-		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(TypeKey(name)), bySlug: make(map[string]*itemEntry, len(items))}
+		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(localeKey(TypeKey(name), site.Locale)), bySlug: make(map[string]*itemEntry, len(items))}
 		for _, it := range items {
 			if !visible(it.Meta, it.PublishedAt) {
 				continue
@@ -350,7 +362,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 	}
 	for name, cfg := range site.Config.Types {
 		if _, ok := v.types[name]; !ok {
-			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(TypeKey(name)), bySlug: map[string]*itemEntry{}}
+			v.types[name] = &TypeList{Name: name, Config: cfg, keys: newKeyHeaders(localeKey(TypeKey(name), site.Locale)), bySlug: map[string]*itemEntry{}}
 		}
 	}
 	if site.Globals != nil {
@@ -394,6 +406,9 @@ func (v *View) setID(s *Snapshot, draft bool) {
 		kind = "d"
 	}
 	v.ID = s.Branch + "@" + s.Commit + ":" + kind + strconv.FormatInt(v.validFrom.UnixNano(), 36)
+	if s.Site.Locale != "" {
+		v.ID += ":" + s.Site.Locale
+	}
 }
 
 // patchView is buildView(s, false, now) made from prev's published view
@@ -416,6 +431,8 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 		validUntil: pv.validUntil,
 		pageBySlug: make(map[string]*pageEntry, len(pv.pageBySlug)+1),
 		types:      make(map[string]*TypeList, len(pv.types)),
+		locale:     pv.locale,
+		pageKeys:   pv.pageKeys,
 	}
 	bounds := func(m content.Meta, publishedAt time.Time) bool {
 		at := func(t time.Time) bool { return t.Equal(pv.validFrom) || t.Equal(pv.validUntil) }

@@ -19,9 +19,21 @@ const (
 	contentMaxLimit     = 100
 )
 
-// view picks the published or the draft view for the request: draft=true
-// needs the content:draft scope.
+// view picks the published or the draft view for the request (draft=true
+// needs the content:draft scope), in the locale it asks for (localize).
 func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	v, cc, err := s.baseView(w, r)
+	if err != nil {
+		return nil, "", err
+	}
+	if v, err = s.localize(w, query(r), v); err != nil {
+		return nil, "", err
+	}
+	return v, cc, nil
+}
+
+// baseView is view before the locale.
+func (s *Server) baseView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
 	if c := previewFrom(r.Context()); c != nil {
 		return s.previewView(w, r, c)
 	}
@@ -89,10 +101,10 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 		return err
 	}
 	if e != nil {
-		return s.serveExpandedList(w, r, v, pages, window, e, total, pg.Limit, pg.Offset, cc, hdrKeyPages)
+		return s.serveExpandedList(w, r, v, pages, window, e, total, pg.Limit, pg.Offset, cc, pagesKeys(v))
 	}
 	etag := v.ListETag("pages", strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key(), filter)
-	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, hdrKeyPages)
+	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, pagesKeys(v))
 }
 
 func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
@@ -157,14 +169,27 @@ func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprou
 // publicView is the published view for the public surface, or the ref of
 // a preview token (never cached).
 func (s *Server) publicView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+	var v *engine.View
+	var cc string
 	if c := previewFrom(r.Context()); c != nil {
-		return s.previewView(w, r, c)
+		var err error
+		if v, cc, err = s.previewView(w, r, c); err != nil {
+			return nil, "", err
+		}
+	} else {
+		if err := refuseDraft(r); err != nil {
+			return nil, "", err
+		}
+		v = s.engine.View(false)
 	}
-	if err := refuseDraft(r); err != nil {
+	v, err := s.localize(w, query(r), v)
+	if err != nil {
 		return nil, "", err
 	}
-	v := s.engine.View(false)
-	return v, publicCache(v, s.now()), nil
+	if cc == "" {
+		cc = publicCache(v, s.now())
+	}
+	return v, cc, nil
 }
 
 // publicCache is the Cache-Control of a public content response: the
@@ -316,6 +341,11 @@ func fieldsParam(r *http.Request, allowed []string) (*repr.Fields, error) {
 // serveOne serves one page, item or globals narrowed to f and expanded
 // by e (each nil for none).
 func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *repr.Fields, e *repr.Expand, cc string) error {
+	if v.Locale() != "" {
+		if l := res.Locale(); l != "" && l != v.Locale() {
+			w.Header().Set("Content-Language", l) // a fallback
+		}
+	}
 	p, err := repr.Project(res, f)
 	if err != nil {
 		return err

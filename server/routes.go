@@ -50,6 +50,7 @@ func (s *Server) table() []route {
 		{"PATCH", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.patchItem},
 		{"DELETE", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.deleteItem},
 		{"GET", "/api/v1/globals/history", needsKey(ScopeContentRead), false, s.globalsHistory},
+		{"GET", "/api/v1/locales", needsKey(ScopeContentRead), false, s.listLocales},
 		{"GET", "/api/v1/refs", needsKey(ScopeContentPreview), false, s.listRefs},
 		{"POST", previewsPath, needsKey(ScopeContentPreview), false, s.createPreview},
 		{"GET", "/api/v1/changes", needsKey(ScopeContentRead), false, s.changes},

@@ -41,15 +41,20 @@ func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprou
 		return err
 	}
 	sq.Draft, _ = parseBool(q, "draft") // s.view checked it
+	sq.Locale = v.Locale()
 	var keys []string
 	if sq.Type != "" {
 		t, ok := v.Type(sq.Type)
 		if !ok {
 			return notFound("no content type %q", sq.Type)
 		}
-		keys = []string{engine.TypeKey(t.Name)}
+		keys = []string{typeKey(v, t.Name)}
 	} else {
-		keys = append([]string{engine.KeyPages}, typeKeys(v, false)...)
+		pk, _ := v.PagesKeys()
+		if len(pk) == 0 {
+			pk = []string{engine.KeyPages}
+		}
+		keys = append(pk[:1:1], typeKeys(v, false)...)
 	}
 	return s.serveSearch(w, r, sq, pg, cc, keys)
 }
@@ -65,14 +70,18 @@ func (s *Server) searchPublic(w http.ResponseWriter, r *http.Request, _ httprout
 		return err
 	}
 	sq.PublicOnly = true
-	v := s.engine.View(false)
+	v, err := s.localize(w, query(r), s.engine.View(false))
+	if err != nil {
+		return err
+	}
+	sq.Locale = v.Locale()
 	var keys []string
 	if sq.Type != "" {
 		t, ok := v.Type(sq.Type)
 		if !ok || !t.Config.Public {
 			return notFound("no content type %q", sq.Type)
 		}
-		keys = []string{engine.TypeKey(t.Name)}
+		keys = []string{typeKey(v, t.Name)}
 	} else {
 		keys = typeKeys(v, true)
 	}
@@ -132,8 +141,16 @@ func typeKeys(v *engine.View, public bool) []string {
 	var keys []string
 	for _, name := range v.TypeNames() {
 		if t, _ := v.Type(name); !public || t.Config.Public {
-			keys = append(keys, engine.TypeKey(name))
+			keys = append(keys, typeKey(v, name))
 		}
 	}
 	return keys
+}
+
+// typeKey is the surrogate key of a type's list in the view's locale.
+func typeKey(v *engine.View, name string) string {
+	if v.Locale() == "" {
+		return engine.TypeKey(name)
+	}
+	return engine.TypeKey(name) + "@" + v.Locale()
 }

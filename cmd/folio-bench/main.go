@@ -26,7 +26,7 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "push", "write", "refs", "load", "search", "csearch", "mediastart", "derive", "crop", "upload", "spray", "bucket"}
+var groups = []string{"cold", "push", "write", "refs", "load", "search", "csearch", "locales", "mediastart", "derive", "crop", "upload", "spray", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -171,6 +171,7 @@ func run(args []string) error {
 	loadBefore := loadAvg()
 	steps := map[string]func() error{
 		"cold": b.coldStart, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
+		"locales":    b.localesGroup,
 		"mediastart": b.mediaStart, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "spray": b.spray,
 		"bucket": b.bucket,
 	}

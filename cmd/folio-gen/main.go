@@ -43,7 +43,11 @@ type Manifest struct {
 	MediaIDs    []string `json:"mediaIds,omitempty"`
 	SearchWords []string `json:"searchWords,omitempty"`
 	SiteBytes   int64    `json:"siteBytes,omitempty"`
-	Commit      string   `json:"commit,omitempty"`
+	// Locales are the site's locales with -locales (the first is the
+	// default): every document is written once per locale, folder per
+	// locale (content/<locale>/<type>/..., pages/<locale>/...).
+	Locales []string `json:"locales,omitempty"`
+	Commit  string   `json:"commit,omitempty"`
 }
 
 // Version is the version of what folio-gen writes: 2 gave posts a
@@ -70,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	media := fs.Int("media", 0, "media items in the library; 0 writes no library")
 	seed := fs.Uint64("seed", 1, "random seed")
 	bare := fs.Bool("bare", false, "also write a bare clone of the site at DIR/site.git")
+	locales := fs.Int("locales", 0, "write the site in this many locales (en, fr, de, es, it, pt, nl, sv), each document once per locale: -files documents make -files × -locales files; 0 or 1: no locales")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,7 +90,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
+	if *locales < 0 || *locales > len(genLocales) {
+		return fmt.Errorf("-locales: from 0 to %d", len(genLocales))
+	}
 	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare}
+	if *locales > 1 {
+		m.Locales = genLocales[:*locales]
+	}
 	if *files > 0 {
 		start := time.Now()
 		dir := filepath.Join(*out, "site")

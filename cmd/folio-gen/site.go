@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -51,14 +52,21 @@ type siteWriter struct {
 	bytes int64
 	buf   bytes.Buffer
 	out   *fileWriter
+	// locales: each page and item is written once per locale, under a
+	// folder per locale; nil for a site without locales.
+	locales []string
 }
+
+// genLocales are the locales -locales takes, in order.
+var genLocales = []string{"en", "fr", "de", "es", "it", "pt", "nl", "sv"}
 
 func writeSite(root string, n int, seed uint64, m *Manifest) error {
 	w := &siteWriter{
-		root: root,
-		g:    textGen{r: rand.New(rand.NewPCG(seed, 0x5eed517e))},
-		dirs: map[string]bool{},
-		out:  newFileWriter(8),
+		root:    root,
+		locales: m.Locales,
+		g:       textGen{r: rand.New(rand.NewPCG(seed, 0x5eed517e))},
+		dirs:    map[string]bool{},
+		out:     newFileWriter(8),
 	}
 	err := w.writeAll(n, m)
 	if cerr := w.out.close(); err == nil {
@@ -108,6 +116,29 @@ func (w *siteWriter) writeAll(n int, m *Manifest) error {
 }
 
 func (w *siteWriter) write(rel string, data []byte) error {
+	if len(w.locales) == 0 {
+		return w.writeOne(rel, data)
+	}
+	for i, loc := range w.locales {
+		lrel := rel
+		switch {
+		case strings.HasPrefix(rel, "pages/"):
+			lrel = "pages/" + loc + "/" + rel[len("pages/"):]
+		case strings.HasPrefix(rel, "content/"):
+			lrel = "content/" + loc + "/" + rel[len("content/"):]
+		case rel == "globals.yaml" && i > 0:
+			lrel = "globals." + loc + ".yaml"
+		case i > 0:
+			continue // folio.yaml
+		}
+		if err := w.writeOne(lrel, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *siteWriter) writeOne(rel string, data []byte) error {
 	p := filepath.Join(w.root, filepath.FromSlash(rel))
 	dir := filepath.Dir(p)
 	if !w.dirs[dir] {
@@ -154,6 +185,9 @@ social:
   - platform: mastodon
     url: https://mastodon.social/@generated
 `
+	if len(w.locales) > 0 {
+		cfg += "locales: [" + strings.Join(w.locales, ", ") + "]\nlayout: folder\n"
+	}
 	if err := w.write("folio.yaml", []byte(cfg)); err != nil {
 		return err
 	}

@@ -81,6 +81,9 @@ type SearchQuery struct {
 	Type string
 	// PublicOnly keeps the items of the types folio.yaml marks public.
 	PublicOnly bool
+	// Locale searches the documents of one locale of a site with locales
+	// (with that locale's analyzer); "" : the default locale's.
+	Locale string
 	// Draft searches the draft view (the draft branch when configured).
 	Draft         bool
 	Limit, Offset int

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -45,6 +46,25 @@ type Event struct {
 	Commit string   `json:"commit"` // the published commit after a content swap; "" for media
 	Keys   []string `json:"keys"`   // the surrogate keys that changed, sorted
 	At     string   `json:"at"`     // RFC 3339, when the change happened
+	// Locales are the locales whose content changed, sorted (the codes
+	// after "@" in Keys); absent for a site without locales.
+	Locales []string `json:"locales,omitempty"`
+}
+
+// keyLocales are the locales that keys name ("item:posts/x@fr": fr).
+func keyLocales(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		at := strings.LastIndexByte(k, '@')
+		if at < 0 || at == len(k)-1 || strings.ContainsAny(k[at+1:], "/:") {
+			continue
+		}
+		if c := k[at+1:]; !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Config configures a Notifier.
@@ -239,7 +259,7 @@ func (n *Notifier) intakeLoop(ctx context.Context) {
 			if len(keys) == 0 {
 				continue
 			}
-			ev := Event{ID: p.id, Event: p.event, Commit: p.commit, Keys: keys, At: p.at.UTC().Format(time.RFC3339)}
+			ev := Event{ID: p.id, Event: p.event, Commit: p.commit, Keys: keys, At: p.at.UTC().Format(time.RFC3339), Locales: keyLocales(keys)}
 			for _, t := range n.targets {
 				t.push(ev, n.cfg.QueueSize, n.log)
 			}
@@ -275,6 +295,7 @@ func (t *target) push(ev Event, size int, log *slog.Logger) {
 		for i := range t.queue {
 			if t.queue[i].Event == old.Event {
 				t.queue[i].Keys = dedupe(slices.Concat(old.Keys, t.queue[i].Keys))
+				t.queue[i].Locales = keyLocales(t.queue[i].Keys)
 				merged = true
 				break
 			}

@@ -1,0 +1,863 @@
+package content
+
+import (
+	"cmp"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// A site with locales is assembled locale by locale: each file is given
+// to its locale as the path it would have in a site without locales
+// (content/fr/posts/a.md and content/posts/a.fr.md are content/posts/a.md
+// of locale fr), one Assembler per locale reads them, and the documents
+// of the locales are then linked as translations of each other.
+
+// localeRelevant tells whether p is a file only a site with locales uses:
+// a Hugo config, a locale's globals, a file right inside content/ (a
+// Hugo root page).
+func localeRelevant(p string) bool {
+	if _, ok := hugoConfigFile(p); ok {
+		return true
+	}
+	for _, s := range strings.Split(p, "/") {
+		if s == "" || s[0] == '.' || s[0] == '_' {
+			return false
+		}
+	}
+	if _, ok := hugoConfigFile(p); ok {
+		return true
+	}
+	if _, ok := globalsLocale(p); ok {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "content/"); ok && !strings.Contains(rest, "/") {
+		return isDocExt(strings.ToLower(path.Ext(rest)))
+	}
+	return false
+}
+
+// globalsLocale tells whether p is a locale's globals file,
+// globals.<locale>.yaml or globals/<locale>.yaml, and which locale's.
+func globalsLocale(p string) (string, bool) {
+	ext := strings.ToLower(path.Ext(p))
+	if !isDataExt(ext) {
+		return "", false
+	}
+	name := p[:len(p)-len(ext)]
+	var code string
+	if c, ok := strings.CutPrefix(name, "globals/"); ok {
+		code = c
+	} else if strings.HasPrefix(strings.ToLower(name), "globals.") && !strings.Contains(name, "/") {
+		code = name[len("globals."):]
+	} else {
+		return "", false
+	}
+	if code == "" || strings.ContainsAny(code, "/.") {
+		return "", false
+	}
+	return code, true
+}
+
+// detectI18n finds the locales of a site: folio.yaml's, else its Hugo
+// config's, else its Decap/Sveltia config's i18n block; nil for a site
+// without.
+func detectI18n(sorted []File) (*I18n, []Problem) {
+	var (
+		folio        *File
+		hugoRoot     []File
+		hugoDefault  []File
+		decap        []*File
+		hugoProblems []Problem
+	)
+	for i := range sorted {
+		f := &sorted[i]
+		p := f.Path
+		switch {
+		case strings.IndexByte(p, '/') < 0:
+			low := strings.ToLower(p)
+			if strings.HasPrefix(low, "folio.") && isDataExt(path.Ext(low)) && folio == nil {
+				folio = f
+			} else if _, ok := hugoConfigFile(p); ok {
+				hugoRoot = append(hugoRoot, *f)
+			}
+		case strings.HasPrefix(p, "config/_default/"):
+			if _, ok := hugoConfigFile(p); ok {
+				hugoDefault = append(hugoDefault, *f)
+			}
+		case (strings.HasSuffix(p, "/config.yml") || strings.HasSuffix(p, "/config.yaml")) && ModelFile(p):
+			decap = append(decap, f)
+		}
+	}
+	schemaFrom := ""
+	if folio != nil && folio.Doc != nil {
+		if cfg, probs := readFolioI18n(folio.Path, folio.Doc); cfg != nil || len(probs) > 0 {
+			return cfg, probs
+		}
+		schemaFrom, _ = folio.Doc.Meta["schemaFrom"].(string)
+	}
+	// Hugo reads hugo.* before config.*, the root before config/_default/.
+	slices.SortStableFunc(hugoRoot, func(a, b File) int {
+		return cmp.Compare(btoi(!strings.HasPrefix(a.Path, "hugo.")), btoi(!strings.HasPrefix(b.Path, "hugo.")))
+	})
+	if len(hugoRoot)+len(hugoDefault) > 0 {
+		cfg, probs := readHugoI18n(slices.Concat(hugoRoot, hugoDefault))
+		if cfg != nil {
+			return cfg, probs
+		}
+		hugoProblems = probs
+	}
+	for _, f := range decap {
+		if f.Doc == nil || (schemaFrom != "" && f.Path != schemaFrom) {
+			continue
+		}
+		if cfg, probs := readDecapI18n(f.Path, f.Doc); cfg != nil {
+			return cfg, slices.Concat(hugoProblems, probs)
+		}
+	}
+	// a Hugo config that does not parse: the site is served as one
+	// without locales, and the problem is reported.
+	return nil, hugoProblems
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Classify tells the locale of a content file (under pages/ or
+// content/) and the path it has in that locale's site (content/posts/a.md
+// for content/fr/posts/a.md); ok is false for a file no locale reads.
+func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classify(p) }
+
+// classify tells the locale of a content file (under pages/ or content/)
+// and the path it has in that locale's site; ok is false for a file no
+// locale reads.
+func (c *I18n) classify(p string) (loc, virt string, ok bool) {
+	for _, l := range c.Locales {
+		if l.ContentDir == "" {
+			continue
+		}
+		if rest, in := strings.CutPrefix(p, l.ContentDir+"/"); in {
+			return l.Code, contentVirt(rest), true
+		}
+	}
+	segs := strings.Split(p, "/")
+	if c.Layout == LayoutFolder {
+		if len(segs) >= 3 {
+			if _, in := c.Locale(segs[1]); in {
+				rest := strings.Join(segs[2:], "/")
+				if segs[0] == "pages" {
+					return segs[1], "pages/" + rest, true
+				}
+				return segs[1], contentVirt(rest), true
+			}
+		}
+		// Decap's multiple_folders: <folder>/<locale>/<slug>.md
+		if segs[0] == "content" && len(segs) >= 4 {
+			if _, in := c.Locale(segs[2]); in {
+				return segs[2], "content/" + segs[1] + "/" + strings.Join(segs[3:], "/"), true
+			}
+		}
+	}
+	if c.Layout != LayoutFields {
+		// <slug>.<locale>.md, Hugo's and Decap's multiple_files
+		base := segs[len(segs)-1]
+		ext := path.Ext(base)
+		stem := base[:len(base)-len(ext)]
+		if i := strings.LastIndexByte(stem, '.'); i > 0 {
+			if _, in := c.Locale(stem[i+1:]); in {
+				segs[len(segs)-1] = stem[:i] + ext
+				return stem[i+1:], rootVirt(strings.Join(segs, "/")), true
+			}
+		}
+	}
+	if c.allInDirs() && strings.HasPrefix(p, "content/") {
+		return "", "", false // Hugo reads no other content folder
+	}
+	return c.Default, rootVirt(p), true
+}
+
+// contentVirt is the path of a file of a locale's content folder (rest is
+// below it): root files are pages, folders are types.
+func contentVirt(rest string) string {
+	if !strings.Contains(rest, "/") {
+		return "pages/" + rest
+	}
+	return "content/" + rest
+}
+
+// rootVirt makes a file right inside content/ a page.
+func rootVirt(p string) string {
+	if rest, ok := strings.CutPrefix(p, "content/"); ok && !strings.Contains(rest, "/") {
+		return "pages/" + rest
+	}
+	return p
+}
+
+func (c *I18n) allInDirs() bool {
+	for _, l := range c.Locales {
+		if l.ContentDir == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// localeState is what an Assembler of a site with locales keeps across
+// calls.
+type localeState struct {
+	cfgKey  string
+	subs    map[string]*Assembler
+	derived map[derivedKey]*Doc // fields layout: a document in one locale
+	globals map[string]mergedGlobals
+	out     map[string]localeOut
+
+	// The last call's content files (sorted by path) and their locale
+	// and path in it, so that a call classifies only the new paths.
+	lastPaths []string
+	lastClass []fileClass
+	lastDocs  []*Doc
+
+	// links are the documents of the last sub-sites (by pointer) and
+	// their groups of translations; see link.
+	links  map[any]*docLink
+	groups map[string]*transGroup
+	last   map[string]*Site // the sub-assemblers' last sites, by locale
+}
+
+type fileClass struct {
+	loc, virt string
+	ok        bool
+}
+
+// docLink is one document of a locale's sub-site: its group of
+// translations and the copy served, with Localized filled in. A document
+// whose translationKey another of its locale holds already is in no
+// group's docs: problem says so.
+type docLink struct {
+	group   string
+	loc     string
+	copy    any // *Page or *Item
+	problem *Problem
+}
+
+// transGroup is the documents that translate each other, by locale; tr
+// is shared by their copies and never modified (a change makes a new
+// one). losers counts the documents left out for a taken translationKey.
+type transGroup struct {
+	docs   map[string]any
+	tr     map[string]Translation
+	losers int
+}
+
+type derivedKey struct {
+	doc    *Doc
+	locale string
+}
+
+type mergedGlobals struct {
+	from []*Doc
+	doc  *Doc
+}
+
+// localeOut is the last site of one locale, whose slices a call reuses
+// when nothing in them changed.
+type localeOut struct {
+	pages   []*Page
+	items   map[string][]*Item
+	globals [2]*Globals // the sub-assembler's and its copy
+}
+
+func (st *localeState) fork() *localeState {
+	n := &localeState{cfgKey: st.cfgKey, subs: map[string]*Assembler{}, derived: maps.Clone(st.derived),
+		globals: maps.Clone(st.globals), out: maps.Clone(st.out), lastPaths: st.lastPaths, lastClass: st.lastClass, lastDocs: st.lastDocs,
+		last: maps.Clone(st.last)}
+	for k, a := range st.subs {
+		n.subs[k] = a.Fork()
+	}
+	if st.links != nil {
+		n.links = make(map[any]*docLink, len(st.links))
+		for d, l := range st.links {
+			cp := *l
+			n.links[d] = &cp
+		}
+		n.groups = make(map[string]*transGroup, len(st.groups))
+		for k, g := range st.groups {
+			n.groups[k] = &transGroup{docs: maps.Clone(g.docs), tr: g.tr, losers: g.losers}
+		}
+	}
+	return n
+}
+
+func i18nKey(c *I18n) string {
+	var b strings.Builder
+	b.WriteString(c.Default + "|" + c.Layout)
+	for _, l := range c.Locales {
+		b.WriteString("|" + l.Code + ">" + l.ContentDir + ">" + strings.Join(l.Fallback, ","))
+	}
+	return b.String()
+}
+
+// assembleLocales assembles a site with locales; see Site.
+func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Problem) (*Site, []Problem) {
+	st := as.loc
+	if key := i18nKey(cfg); st == nil || st.cfgKey != key {
+		st = &localeState{cfgKey: key, subs: map[string]*Assembler{}, derived: map[derivedKey]*Doc{},
+			globals: map[string]mergedGlobals{}, out: map[string]localeOut{}}
+		as.loc = st
+	}
+	buckets := make(map[string][]File, len(cfg.Locales))
+	for _, l := range cfg.Locales {
+		buckets[l.Code] = make([]File, 0, len(sorted)/len(cfg.Locales)+16)
+	}
+	globals := map[string]File{}
+	paths := make([]string, 0, len(st.lastPaths)+16)
+	classes := make([]fileClass, 0, len(st.lastPaths)+16)
+	docs := make([]*Doc, 0, len(st.lastPaths)+16)
+	j := 0
+	for _, f := range sorted {
+		p := f.Path
+		if strings.HasPrefix(p, "pages/") || strings.HasPrefix(p, "content/") {
+			for j < len(st.lastPaths) && st.lastPaths[j] < p {
+				j++
+			}
+			var c fileClass
+			if j < len(st.lastPaths) && st.lastPaths[j] == p {
+				c = st.lastClass[j]
+			} else if Relevant(p) {
+				c.loc, c.virt, c.ok = cfg.classify(p)
+			}
+			paths, classes, docs = append(paths, p), append(classes, c), append(docs, f.Doc)
+			if !c.ok {
+				continue
+			}
+			nf := f
+			nf.Path, nf.Source = c.virt, p
+			if nf.Path == p {
+				nf.Source = ""
+			}
+			if cfg.Layout != LayoutFields || f.Doc == nil {
+				buckets[c.loc] = append(buckets[c.loc], nf)
+				continue
+			}
+			for _, l := range cfg.Locales {
+				d, in := st.localize(f.Doc, l.Code, cfg)
+				if !in {
+					continue
+				}
+				lf := nf
+				lf.Doc = d
+				buckets[l.Code] = append(buckets[l.Code], lf)
+			}
+			continue
+		}
+		if !Relevant(p) {
+			continue
+		}
+		if _, hugo := hugoConfigFile(p); hugo {
+			continue
+		}
+		if code, ok := globalsLocale(p); ok {
+			if _, known := cfg.Locale(code); !known {
+				problems = append(problems, Problem{Path: p, Message: "globals of locale " + code + ", which is not one of the locales (" + strings.Join(cfg.Codes(), ", ") + "); left out"})
+				continue
+			}
+			if _, dup := globals[code]; dup {
+				problems = append(problems, Problem{Path: p, Message: globals[code].Path + " is locale " + code + "'s globals already; this one is left out"})
+				continue
+			}
+			globals[code] = f
+			continue
+		}
+		if !strings.HasPrefix(p, "pages/") && !strings.HasPrefix(p, "content/") {
+			if strings.HasPrefix(strings.ToLower(p), "globals.") && !strings.Contains(p, "/") {
+				if _, dup := globals[cfg.Default]; !dup {
+					globals[cfg.Default] = f
+					continue
+				}
+			}
+			if strings.Contains(p, "/") {
+				buckets[cfg.Default] = append(buckets[cfg.Default], f) // model files
+				continue
+			}
+			for _, l := range cfg.Locales { // folio.yaml
+				buckets[l.Code] = append(buckets[l.Code], f)
+			}
+			continue
+		}
+	}
+	st.lastPaths, st.lastClass, st.lastDocs = paths, classes, docs
+	// Globals: each locale's over those of its fallback chain, key by key.
+	for _, l := range cfg.Locales {
+		var from []*Doc
+		var top File
+		found := false
+		chain := slices.Concat([]string{l.Code}, l.Fallback)
+		for i := len(chain) - 1; i >= 0; i-- {
+			g, ok := globals[chain[i]]
+			if !ok {
+				continue
+			}
+			if g.Err != nil || g.Doc == nil {
+				if chain[i] == l.Code {
+					top, found, from = g, true, nil
+				}
+				continue
+			}
+			from = append(from, g.Doc)
+			top, found = g, true
+		}
+		if !found {
+			continue
+		}
+		gf := top
+		gf.Path, gf.Source = "globals"+path.Ext(top.Path), top.Path
+		if len(from) > 1 {
+			gf.Doc = st.mergeGlobals(l.Code, from)
+		}
+		// in path order, so that the locale's Assembler need not sort
+		b := buckets[l.Code]
+		i, _ := slices.BinarySearchFunc(b, gf.Path, func(f File, p string) int { return strings.Compare(f.Path, p) })
+		buckets[l.Code] = slices.Insert(b, i, gf)
+	}
+
+	sites := map[string]*Site{}
+	raw := map[string]*Site{}
+	seen := map[Problem]bool{}
+	for _, p := range problems {
+		seen[p] = true
+	}
+	for _, l := range cfg.Locales {
+		sub := st.subs[l.Code]
+		if sub == nil {
+			sub = &Assembler{plain: true}
+			st.subs[l.Code] = sub
+		}
+		site, probs := sub.Assemble(buckets[l.Code])
+		raw[l.Code] = site
+		for _, p := range probs {
+			if !seen[p] {
+				seen[p] = true
+				problems = append(problems, p)
+			}
+		}
+		cp := *site
+		cp.Locale, cp.I18n = l.Code, cfg
+		if l.Language != "" {
+			cp.Config.Language = l.Language
+		}
+		sites[l.Code] = &cp
+	}
+	problems = append(problems, st.link(cfg, sorted, raw, sites)...)
+	for _, s := range sites {
+		s.Locales = sites
+	}
+	slices.SortStableFunc(problems, func(x, y Problem) int {
+		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
+	})
+	return sites[cfg.Default], problems
+}
+
+// localize is a document of the fields layout as it reads in locale loc:
+// each top-level value that is a map of locale codes ({en: …, fr: …})
+// replaced by loc's value (the default locale's when loc has none), and
+// Decap's top-level locale maps (en: {title: …}) merged in. in is false
+// when the document has localized values but none for loc.
+func (st *localeState) localize(d *Doc, loc string, cfg *I18n) (*Doc, bool) {
+	k := derivedKey{d, loc}
+	if out, ok := st.derived[k]; ok {
+		return out, out != nil
+	}
+	isLocaleMap := func(v any) (map[string]any, bool) {
+		m, ok := v.(map[string]any)
+		if !ok || len(m) == 0 {
+			return nil, false
+		}
+		for c := range m {
+			if _, known := cfg.Locale(c); !known {
+				return nil, false
+			}
+		}
+		return m, true
+	}
+	localized, has := false, false
+	for key, v := range d.Meta {
+		if _, code := cfg.Locale(key); code {
+			if _, ok := v.(map[string]any); ok {
+				localized = true
+				if key == loc {
+					has = true
+				}
+			}
+			continue
+		}
+		if m, ok := isLocaleMap(v); ok {
+			localized = true
+			if _, ok := m[loc]; ok {
+				has = true
+			}
+		}
+	}
+	var out *Doc
+	switch {
+	case !localized:
+		out = d
+	case has:
+		nd := *d
+		nd.Meta = make(map[string]any, len(d.Meta))
+		for key, v := range d.Meta {
+			if _, code := cfg.Locale(key); code {
+				if _, ok := v.(map[string]any); ok {
+					continue
+				}
+			}
+			if m, ok := isLocaleMap(v); ok {
+				if lv, ok := m[loc]; ok {
+					nd.Meta[key] = lv
+				} else if dv, ok := m[cfg.Default]; ok {
+					nd.Meta[key] = dv
+				}
+				continue
+			}
+			nd.Meta[key] = v
+		}
+		if m, ok := d.Meta[loc].(map[string]any); ok {
+			for key, v := range m {
+				nd.Meta[key] = v
+			}
+		}
+		out = &nd
+	}
+	if len(st.derived) > 1<<20 {
+		clear(st.derived)
+	}
+	st.derived[k] = out
+	return out, out != nil
+}
+
+// mergeGlobals is the globals of one locale: the documents of its chain,
+// the default locale's first, each over the one before, key by key.
+func (st *localeState) mergeGlobals(loc string, from []*Doc) *Doc {
+	if m, ok := st.globals[loc]; ok && slices.Equal(m.from, from) {
+		return m.doc
+	}
+	top := from[len(from)-1]
+	nd := *top
+	nd.Meta, nd.Lines = map[string]any{}, map[string]int{}
+	for _, d := range from {
+		maps.Copy(nd.Meta, d.Meta)
+		for k := range d.Meta {
+			// lines only make sense in the locale's own file
+			delete(nd.Lines, k)
+		}
+	}
+	for k, v := range top.Lines {
+		nd.Lines[k] = v
+	}
+	st.globals[loc] = mergedGlobals{from: slices.Clone(from), doc: &nd}
+	return &nd
+}
+
+// link fills in every document's Localized: its locale and its
+// translations, the documents of the other locales at the same path in
+// their locale (or with the same translationKey). A locale's site gets
+// copies of its sub-assembler's documents (raw); a copy is made again
+// only when its document or its group of translations changed, so that
+// a reload costs the documents that changed, and an unchanged copy (same
+// pointer) keeps its encoded JSON. The first call, and a call where a
+// translationKey conflict may resolve differently, link everything
+// afresh, documents in path order (the first by path wins a conflict).
+func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site) []Problem {
+	fresh := st.links == nil || st.last == nil
+	n := 0 // documents, to size a fresh call's maps
+	if fresh {
+		for _, site := range raw {
+			n += len(site.Pages)
+			for _, items := range site.Items {
+				n += len(items)
+			}
+		}
+		st.links, st.groups, st.last = make(map[any]*docLink, n), make(map[string]*transGroup, n/len(cfg.Locales)+1), map[string]*Site{}
+	}
+	type change struct {
+		doc  any
+		loc  string
+		path string
+	}
+	var gone []change
+	added := make([]change, 0, n)
+	for _, l := range cfg.Locales {
+		cur, prev := raw[l.Code], st.last[l.Code]
+		if prev == nil {
+			prev = &Site{}
+		}
+		diffBySlug(prev.Pages, cur.Pages, func(p *Page) string { return p.Slug },
+			func(p *Page) { gone = append(gone, change{p, l.Code, p.Meta.Path}) },
+			func(p *Page) { added = append(added, change{p, l.Code, p.Meta.Path}) })
+		for typ := range unionKeys(prev.Items, cur.Items) {
+			diffBySlug(prev.Items[typ], cur.Items[typ], func(it *Item) string { return it.Slug },
+				func(it *Item) { gone = append(gone, change{it, l.Code, it.Meta.Path}) },
+				func(it *Item) { added = append(added, change{it, l.Code, it.Meta.Path}) })
+		}
+	}
+	touched := make(map[string]bool, n/len(cfg.Locales)+1)
+	for _, c := range gone {
+		dl := st.links[c.doc]
+		if dl == nil {
+			continue
+		}
+		delete(st.links, c.doc)
+		g := st.groups[dl.group]
+		if g == nil {
+			continue
+		}
+		if dl.problem != nil {
+			g.losers--
+			continue
+		}
+		if g.losers > 0 {
+			return st.relink(cfg, files, raw, sites) // a loser may win now
+		}
+		delete(g.docs, dl.loc)
+		touched[dl.group] = true
+	}
+	byPath := func(a, b change) int {
+		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.loc, b.loc))
+	}
+	if !fresh {
+		slices.SortFunc(added, byPath)
+	}
+	// A fresh call takes the documents in locale and slug order, and in
+	// path order only once a translationKey conflict shows (the first by
+	// path wins it): sorting 30k paths is a tenth of the call.
+	inPathOrder := !fresh
+	for i := 0; i < len(added); i++ {
+		c := added[i]
+		key, tkey, line := st.groupKey(cfg, files, c.doc, c.path)
+		g := st.groups[key]
+		if g == nil {
+			g = &transGroup{docs: make(map[string]any, len(cfg.Locales))}
+			st.groups[key] = g
+		}
+		dl := &docLink{group: key, loc: c.loc}
+		st.links[c.doc] = dl
+		if holder, taken := g.docs[c.loc]; taken && holder != c.doc {
+			if !fresh {
+				return st.relink(cfg, files, raw, sites)
+			}
+			if !inPathOrder {
+				slices.SortFunc(added, byPath)
+				inPathOrder = true
+				clear(st.links)
+				clear(st.groups)
+				clear(touched)
+				i = -1
+				continue
+			}
+			g.losers++
+			dl.problem = &Problem{Path: c.path, Line: line, Message: "translationKey " + quote(tkey) + " is used by the " + c.loc + " document " + docSlug(holder) + " already; this one is not linked as a translation"}
+			dl.copy = localized(c.doc, c.loc, map[string]Translation{c.loc: translationOf(c.doc, c.loc)})
+			continue
+		}
+		g.docs[c.loc] = c.doc
+		touched[key] = true
+	}
+	dirty := map[string]bool{} // locale "\x00" type ("" for pages) whose copies changed
+	for key := range touched {
+		g := st.groups[key]
+		if len(g.docs) == 0 {
+			if g.losers == 0 {
+				delete(st.groups, key)
+			}
+			continue
+		}
+		g.tr = make(map[string]Translation, len(g.docs))
+		for loc, d := range g.docs {
+			g.tr[loc] = translationOf(d, loc)
+		}
+		for loc, d := range g.docs {
+			st.links[d].copy = localized(d, loc, g.tr)
+			dirty[loc+"\x00"+docType(d)] = true
+		}
+	}
+	for _, c := range added {
+		if dl := st.links[c.doc]; dl.problem != nil {
+			dirty[c.loc+"\x00"+docType(c.doc)] = true
+		}
+	}
+
+	var problems []Problem
+	for _, l := range cfg.Locales {
+		cur, s := raw[l.Code], sites[l.Code]
+		last := st.out[l.Code]
+		prevRaw := st.last[l.Code]
+		if prevRaw == nil {
+			prevRaw = &Site{}
+		}
+		out := localeOut{items: make(map[string][]*Item, len(cur.Items)), globals: last.globals}
+		if !dirty[l.Code+"\x00"] && sameSlice(prevRaw.Pages, cur.Pages) && len(last.pages) == len(cur.Pages) {
+			out.pages = last.pages
+		} else if len(cur.Pages) > 0 {
+			out.pages = make([]*Page, len(cur.Pages))
+			for i, p := range cur.Pages {
+				out.pages[i] = st.links[p].copy.(*Page)
+			}
+		}
+		for typ, list := range cur.Items {
+			if lastList, ok := last.items[typ]; ok && !dirty[l.Code+"\x00"+typ] && sameSlice(prevRaw.Items[typ], list) && len(lastList) == len(list) {
+				out.items[typ] = lastList
+				continue
+			}
+			cl := make([]*Item, len(list))
+			for i, it := range list {
+				cl[i] = st.links[it].copy.(*Item)
+			}
+			out.items[typ] = cl
+		}
+		s.Pages, s.Items = out.pages, out.items
+		if g := s.Globals; g != nil {
+			if last.globals[0] != g {
+				cp := *g
+				cp.Locale = l.Code
+				out.globals = [2]*Globals{g, &cp}
+			}
+			s.Globals = out.globals[1]
+		}
+		st.out[l.Code] = out
+		st.last[l.Code] = cur
+	}
+	for _, dl := range st.links {
+		if dl.problem != nil {
+			problems = append(problems, *dl.problem)
+		}
+	}
+	return problems
+}
+
+// relink links every document afresh (see link).
+func (st *localeState) relink(cfg *I18n, files []File, raw, sites map[string]*Site) []Problem {
+	st.links, st.groups, st.last = nil, nil, nil
+	return st.link(cfg, files, raw, sites)
+}
+
+// groupKey is the group of translations of a document: its translationKey,
+// else its path in its locale without the extension; with the key and
+// its line, for problems.
+func (st *localeState) groupKey(cfg *I18n, files []File, doc any, realPath string) (key, tkey string, line int) {
+	kind := "page"
+	if it, ok := doc.(*Item); ok {
+		kind = "item\x00" + it.Type
+	}
+	virt := realPath
+	// the file's class and document, from this call's classification
+	if i, found := slices.BinarySearch(st.lastPaths, realPath); found {
+		if c := st.lastClass[i]; c.ok {
+			virt = c.virt
+		}
+		if d := st.lastDocs[i]; d != nil {
+			for _, k := range []string{"translationKey", "translationkey"} {
+				if v, ok := d.Meta[k]; ok {
+					tkey, _ = scalarText(v)
+					line = d.Lines[k]
+					break
+				}
+			}
+		}
+	}
+	if tkey != "" {
+		return kind + "\x00k\x00" + tkey, tkey, line
+	}
+	return kind + "\x00p\x00" + virt[:len(virt)-len(path.Ext(virt))], "", 0
+}
+
+func translationOf(doc any, loc string) Translation {
+	switch d := doc.(type) {
+	case *Page:
+		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/pages/" + d.Slug + "?locale=" + loc}
+	case *Item:
+		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/content/" + d.Type + "/" + d.Slug + "?locale=" + loc}
+	}
+	return Translation{}
+}
+
+// localized is a copy of doc saying its locale and translations.
+func localized(doc any, loc string, tr map[string]Translation) any {
+	switch d := doc.(type) {
+	case *Page:
+		cp := *d
+		cp.Localized = Localized{Locale: loc, Translations: tr}
+		return &cp
+	case *Item:
+		cp := *d
+		cp.Localized = Localized{Locale: loc, Translations: tr}
+		return &cp
+	}
+	return doc
+}
+
+func docSlug(doc any) string {
+	switch d := doc.(type) {
+	case *Page:
+		return d.Slug
+	case *Item:
+		return d.Slug
+	}
+	return ""
+}
+
+// docType is the type of an item, "" for a page.
+func docType(doc any) string {
+	if it, ok := doc.(*Item); ok {
+		return it.Type
+	}
+	return ""
+}
+
+func sameSlice[T any](a, b []*T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// diffBySlug calls gone and added with the documents of old that new
+// lacks and the other way round; both are sorted by slug, slugs unique.
+// A slice that is old itself is not compared (the Assemblers hand out
+// the same slice for what did not change).
+func diffBySlug[T any](old, new []*T, slug func(*T) string, gone, added func(*T)) {
+	if sameSlice(old, new) {
+		return
+	}
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		switch {
+		case j == len(new) || (i < len(old) && slug(old[i]) < slug(new[j])):
+			gone(old[i])
+			i++
+		case i == len(old) || slug(new[j]) < slug(old[i]):
+			added(new[j])
+			j++
+		default:
+			if old[i] != new[j] {
+				gone(old[i])
+				added(new[j])
+			}
+			i++
+			j++
+		}
+	}
+}
+
+func unionKeys[V any](a, b map[string]V) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func quote(s string) string { return `"` + s + `"` }

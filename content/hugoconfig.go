@@ -1,0 +1,219 @@
+package content
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// A Hugo site's languages are read from its own configuration when
+// folio.yaml declares no locales: hugo.toml (or .yaml, .json; config.* in
+// older sites) at the root, and config/_default/ with hugo.*, config.*,
+// languages.* (a map of languages) and languages.<code>.* (one
+// language's settings). Of each language folio reads contentDir, weight,
+// languageName or label, and disabled; defaultContentLanguage is the
+// default locale (en when unset, as in Hugo).
+
+// hugoConfigFile tells whether p is a file of a Hugo site's configuration
+// that folio reads for the languages, and which: "main" (hugo.*,
+// config.*), "languages" or "languages.<code>".
+func hugoConfigFile(p string) (kind string, ok bool) {
+	ext := strings.ToLower(path.Ext(p))
+	if !isDataExt(ext) {
+		return "", false
+	}
+	dir, base := path.Split(p)
+	name := strings.TrimSuffix(base, path.Ext(base))
+	switch dir {
+	case "":
+		if name == "hugo" || name == "config" {
+			return "main", true
+		}
+	case "config/_default/":
+		switch {
+		case name == "hugo" || name == "config":
+			return "main", true
+		case name == "languages":
+			return "languages", true
+		case strings.HasPrefix(name, "languages.") && len(name) > len("languages."):
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// lowerKeys finds key in m case-insensitively (Hugo's keys are).
+func lowerKey(m map[string]any, key string) (any, string, bool) {
+	if v, ok := m[key]; ok {
+		return v, key, true
+	}
+	for k, v := range m {
+		if strings.EqualFold(k, key) {
+			return v, k, true
+		}
+	}
+	return nil, "", false
+}
+
+// readHugoI18n reads the languages of a Hugo configuration from its
+// files (by path); nil when it has fewer than two enabled languages and
+// none with its own contentDir (a single-language site).
+func readHugoI18n(files []File) (*I18n, []Problem) {
+	type langSrc struct {
+		path     string
+		line     int
+		settings map[string]any
+	}
+	var (
+		problems []Problem
+		langs    = map[string]langSrc{}
+		order    []string
+		def      string
+		defPath  string
+		defLine  int
+		from     string
+	)
+	addLang := func(code string, src langSrc) {
+		if _, ok := langs[code]; !ok {
+			order = append(order, code)
+		}
+		prev := langs[code]
+		if prev.settings != nil {
+			merged := map[string]any{}
+			for k, v := range prev.settings {
+				merged[k] = v
+			}
+			for k, v := range src.settings {
+				merged[k] = v
+			}
+			src.settings = merged
+		}
+		langs[code] = src
+	}
+	readLanguages := func(f File, v any, line int) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			problems = append(problems, Problem{Path: f.Path, Line: line, Message: "languages: want a map of language codes to settings, found " + kindOf(v)})
+			return
+		}
+		for _, code := range slices.Sorted(maps.Keys(m)) {
+			sv := m[code]
+			s, ok := sv.(map[string]any)
+			if !ok {
+				s = map[string]any{}
+			}
+			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf("languages", code), settings: s})
+		}
+	}
+	mainSeen := false
+	for _, f := range files {
+		kind, ok := hugoConfigFile(f.Path)
+		if !ok {
+			continue
+		}
+		if f.Err != nil || f.Doc == nil {
+			pr, isProblem := f.Err.(Problem)
+			if !isProblem {
+				pr = Problem{Message: "Hugo config: file was not parsed"}
+				if f.Err != nil {
+					pr.Message = "Hugo config: " + f.Err.Error()
+				}
+			}
+			pr.Path = f.Path
+			problems = append(problems, pr)
+			continue
+		}
+		switch {
+		case kind == "main":
+			// Hugo reads hugo.* before config.*, the root before config/_default/.
+			if mainSeen && !strings.HasPrefix(f.Path, "config/") {
+				continue
+			}
+			mainSeen = true
+			if v, k, ok := lowerKey(f.Doc.Meta, "defaultContentLanguage"); ok {
+				if s, isText := v.(string); isText && (def == "" || !strings.HasPrefix(f.Path, "config/")) {
+					def, defPath, defLine = s, f.Path, f.Doc.Lines[k]
+				}
+			}
+			if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
+				readLanguages(f, v, f.Doc.Lines[k])
+				from = f.Path
+			}
+		case kind == "languages":
+			m := f.Doc.Meta
+			if v, _, ok := lowerKey(m, "languages"); ok && len(m) == 1 {
+				m, _ = v.(map[string]any)
+			}
+			readLanguages(f, m, 0)
+			from = f.Path
+		default:
+			code := strings.TrimPrefix(kind, "languages.")
+			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta})
+			if from == "" {
+				from = f.Path
+			}
+		}
+	}
+	if len(langs) == 0 {
+		return nil, problems
+	}
+	b := &i18nBuilder{path: from}
+	withDir := false
+	enabled := 0
+	for _, code := range order {
+		src := langs[code]
+		s := src.settings
+		if v, _, ok := lowerKey(s, "disabled"); ok && v == true {
+			continue
+		}
+		l := Locale{Code: code, weight: 1 << 20}
+		if v, _, ok := lowerKey(s, "contentDir"); ok {
+			l.ContentDir, _ = v.(string)
+			if l.ContentDir != "" {
+				withDir = true
+			}
+		}
+		if v, _, ok := lowerKey(s, "weight"); ok {
+			switch w := v.(type) {
+			case int64:
+				l.weight = int(w)
+			case float64:
+				l.weight = int(w)
+			}
+		}
+		for _, k := range []string{"label", "languageName"} {
+			if v, _, ok := lowerKey(s, k); ok {
+				if n, isText := v.(string); isText && n != "" {
+					l.Name = n
+					break
+				}
+			}
+		}
+		b.path = src.path
+		if b.add(l, src.line) {
+			enabled++
+		}
+	}
+	b.path = from
+	if enabled < 2 && !withDir {
+		return nil, slices.Concat(problems, b.problems)
+	}
+	b.cfg.Layout = LayoutFile
+	if withDir {
+		b.cfg.Layout = LayoutFolder
+	}
+	if def == "" {
+		def = "en"
+		if _, ok := b.cfg.Locale(def); !ok {
+			def = ""
+		}
+	} else {
+		b.path = defPath
+	}
+	cfg := b.finish(def, defLine)
+	if cfg != nil {
+		cfg.From = from
+	}
+	return cfg, slices.Concat(problems, b.problems)
+}

@@ -1,0 +1,347 @@
+package content
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func locItem(t *testing.T, s *Site, typ, slug string) *Item {
+	t.Helper()
+	for _, it := range s.Items[typ] {
+		if it.Slug == slug {
+			return it
+		}
+	}
+	t.Fatalf("locale %s: no %s %q (have %d)", s.Locale, typ, slug, len(s.Items[typ]))
+	return nil
+}
+
+func TestLocales_Folder(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"folio.yaml":                "locales: [en, fr, de]\ndefaultLocale: en\nlayout: folder\n",
+		"content/en/posts/hello.md": "---\ntitle: Hello\n---\nHi",
+		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nslug: bonjour\n---\nSalut",
+		"content/de/posts/other.md": "---\ntitle: Anderes\n---\n",
+		"content/en/about.md":       "---\ntitle: About\n---\n",
+		"content/fr/about.md":       "---\ntitle: À propos\nslug: a-propos\n---\n",
+		"pages/fr/contact.md":       "---\ntitle: Contact\n---\n",
+		"globals.yaml":              "siteName: Acme\nfooter: {copyrightText: (c) Acme}\n",
+		"globals.fr.yaml":           "siteName: Acmé\n",
+	})
+	wantNoProblems(t, probs)
+	if site.I18n == nil || site.Locale != "en" || len(site.Locales) != 3 {
+		t.Fatalf("I18n %+v locale %q locales %d", site.I18n, site.Locale, len(site.Locales))
+	}
+	en := locItem(t, site, "posts", "hello")
+	if en.Locale != "en" || en.Translations["fr"].Slug != "bonjour" || en.Meta.Path != "content/en/posts/hello.md" {
+		t.Errorf("en hello: %+v %+v", en.Localized, en.Meta)
+	}
+	fr := locItem(t, site.Locales["fr"], "posts", "bonjour")
+	if fr.Title != "Bonjour" || fr.Translations["en"].Slug != "hello" || fr.Translations["en"].URL != "/api/v1/content/posts/hello?locale=en" {
+		t.Errorf("fr bonjour: %+v", fr)
+	}
+	if _, ok := fr.Translations["de"]; ok {
+		t.Errorf("fr has a de translation: %+v", fr.Translations)
+	}
+	if len(site.Pages) != 1 || site.Pages[0].Slug != "about" || site.Pages[0].Translations["fr"].Slug != "a-propos" {
+		t.Errorf("en pages: %+v", site.Pages)
+	}
+	if n := len(site.Locales["fr"].Pages); n != 2 {
+		t.Errorf("fr pages: %d, want 2 (a-propos, contact)", n)
+	}
+	g := site.Locales["fr"].Globals
+	if g == nil || g.SiteName != "Acmé" || g.Footer.CopyrightText != "(c) Acme" {
+		t.Errorf("fr globals: %+v (want siteName Acmé and the footer of en)", g)
+	}
+	if g := site.Locales["de"].Globals; g == nil || g.SiteName != "Acme" {
+		t.Errorf("de globals: %+v", g)
+	}
+}
+
+func TestLocales_File(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"folio.yaml":                       "locales: [en, fr]\nlayout: file\n",
+		"content/posts/hello.md":           "---\ntitle: Hello\n---\n",
+		"content/posts/hello.fr.md":        "---\ntitle: Bonjour\n---\n",
+		"content/posts/bundle/index.md":    "---\ntitle: B\n---\n",
+		"content/posts/bundle/index.fr.md": "---\ntitle: B fr\n---\n",
+		"content/posts/a.md":               "---\ntitle: A\ntranslationKey: k1\n---\n",
+		"content/posts/z.fr.md":            "---\ntitle: Z\ntranslationKey: k1\n---\n",
+	})
+	wantNoProblems(t, probs)
+	fr := site.Locales["fr"]
+	if it := locItem(t, fr, "posts", "hello"); it.Title != "Bonjour" || it.Meta.Path != "content/posts/hello.fr.md" {
+		t.Errorf("fr hello: %+v", it)
+	}
+	if it := locItem(t, fr, "posts", "bundle"); it.Title != "B fr" {
+		t.Errorf("fr bundle: %+v", it)
+	}
+	if it := locItem(t, fr, "posts", "z"); it.Translations["en"].Slug != "a" {
+		t.Errorf("translationKey: %+v", it.Translations)
+	}
+	if len(site.Items["posts"]) != 3 {
+		t.Errorf("en posts: %d", len(site.Items["posts"]))
+	}
+}
+
+func TestLocales_Fields(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"folio.yaml":             "locales: [en, fr]\nlayout: fields\n",
+		"content/posts/hello.md": "---\ntitle: {en: Hello, fr: Bonjour}\nsummary: {en: Hi}\nauthor: ann\n---\n",
+		"content/posts/only.md":  "---\nen: {title: Only English}\n---\n",
+	})
+	wantNoProblems(t, probs)
+	fr := locItem(t, site.Locales["fr"], "posts", "hello")
+	if fr.Title != "Bonjour" || fr.Data["summary"] != "Hi" || fr.Data["author"] != "ann" {
+		t.Errorf("fr hello: %+v", fr)
+	}
+	if it := locItem(t, site, "posts", "only"); it.Title != "Only English" || len(it.Translations) != 1 {
+		t.Errorf("en only: %+v", it)
+	}
+	if n := len(site.Locales["fr"].Items["posts"]); n != 1 {
+		t.Errorf("fr posts: %d, want 1", n)
+	}
+}
+
+func TestLocales_Hugo(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml":                         "baseURL = 'https://example.org/'\ndefaultContentLanguage = 'de'\n",
+		"config/_default/languages.de.toml": "contentDir = 'content/de'\nweight = 1\nlanguageName = 'Deutsch'\n",
+		"config/_default/languages.en.toml": "contentDir = 'content/english'\nweight = 2\nlabel = 'English'\n",
+		"config/_default/languages.sv.toml": "contentDir = 'content/sv'\ndisabled = true\n",
+		"content/de/docs/faq.md":            "---\ntitle: FAQ\n---\n",
+		"content/english/docs/faq.md":       "---\ntitle: FAQ en\n---\n",
+		"content/de/impressum.md":           "---\ntitle: Impressum\n---\n",
+		"content/sv/docs/x.md":              "---\ntitle: X\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if site.I18n == nil || site.I18n.Default != "de" || strings.Join(site.I18n.Codes(), ",") != "de,en" {
+		t.Fatalf("I18n %+v", site.I18n)
+	}
+	if l, _ := site.I18n.Locale("en"); l.Name != "English" || l.Language != "en" {
+		t.Errorf("en: %+v", l)
+	}
+	if it := locItem(t, site, "docs", "faq"); it.Translations["en"].Slug != "faq" {
+		t.Errorf("de faq: %+v", it)
+	}
+	if len(site.Pages) != 1 || site.Pages[0].Slug != "impressum" {
+		t.Errorf("de pages: %+v", site.Pages)
+	}
+}
+
+func TestLocales_Problems(t *testing.T) {
+	_, probs := assemble(t, map[string]string{
+		"folio.yaml":               "locales: [en, fr, fr_CA, fr-CA]\nfallback: {fr: fr-CA, fr-CA: fr}\n",
+		"content/fr/posts/a.md":    "---\ntitle: A\nslug: same\n---\n",
+		"content/fr/posts/same.md": "---\ntitle: B\n---\n",
+		"content/en/posts/x.md":    "---\ntitle: X\ntranslationKey: k\n---\n",
+		"content/en/posts/y.md":    "---\ntitle: Y\ntranslationKey: k\n---\n",
+	})
+	var text []string
+	for _, p := range probs {
+		text = append(text, p.String())
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{
+		"folio.yaml:1: locale \"fr_CA\" is not a BCP 47 language tag",
+		"folio.yaml:2: fallback: cycle fr → fr-CA → fr",
+		"content/fr/posts/same.md: posts slug \"same\" is used by content/fr/posts/a.md already",
+		"content/en/posts/y.md:3: translationKey \"k\" is used by the en document x already",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing problem %q in:\n%s", want, all)
+		}
+	}
+}
+
+func TestLocales_NoneIsPlain(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml":          "title = 'x'\n",
+		"content/posts/a.md": "---\ntitle: A\n---\n",
+		"content/about.md":   "---\ntitle: About\n---\n",
+		"globals.fr.yaml":    "siteName: x\n",
+	})
+	wantNoProblems(t, probs)
+	if site.I18n != nil || len(site.Pages) != 0 || site.Items["posts"][0].Locale != "" {
+		t.Errorf("a site without locales got some: %+v", site)
+	}
+}
+
+func TestLocales_BadHugoConfig(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml":          "title = 'x\n[languages\n",
+		"content/posts/a.md": "---\ntitle: A\n---\n",
+	})
+	if len(probs) != 1 || probs[0].Path != "hugo.toml" || probs[0].Line == 0 || len(site.Items["posts"]) != 1 {
+		t.Errorf("problems %v, posts %d", probs, len(site.Items["posts"]))
+	}
+}
+
+// Every malformed locale setting is a problem with a line, never a panic,
+// and the documents are still served.
+func TestLocales_BadConfig(t *testing.T) {
+	for _, cfg := range []string{
+		"locales: 5\n",
+		"locales: [{code: 5}]\n",
+		"locales: [{code: fr, nick: x}]\n",
+		"locales: [en, en]\n",
+		"locales: [en, fr]\nfallback: 7\n",
+		"locales: [en, fr]\nfallback: [[en, fr], 3]\n",
+		"locales: [en, fr]\nfallback: {fr: [3]}\n",
+		"locales: [en, fr]\nfallback: {fr: xx}\n",
+		"locales: [en, fr]\ndefaultLocale: [x]\n",
+		"locales: [en, fr]\ndefaultLocale: de\n",
+		"locales: [en, fr]\nlayout: 3\n",
+		"locales: [en, 'fr/../x', '', 'x y']\n",
+		"locales: [{code: fr, contentDir: ../etc}]\n",
+		"locales: []\n",
+	} {
+		site, probs := assemble(t, map[string]string{
+			"folio.yaml":            cfg,
+			"content/en/posts/a.md": "---\ntitle: A\n---\n",
+			"content/posts/b.md":    "---\ntitle: B\n---\n",
+		})
+		if len(probs) == 0 && cfg != "locales: []\n" {
+			t.Errorf("%q: no problem", cfg)
+		}
+		for _, p := range probs {
+			if p.Path != "folio.yaml" || p.Line == 0 {
+				t.Errorf("%q: problem %s has no folio.yaml line", cfg, p)
+			}
+		}
+		n := 0
+		for _, items := range site.Items {
+			n += len(items)
+		}
+		if n == 0 {
+			t.Errorf("%q: nothing served", cfg)
+		}
+	}
+}
+
+func TestLocales_HugoRootConfig(t *testing.T) {
+	// Docsy's layout: languages in hugo.yaml, a content folder each.
+	site, probs := assemble(t, map[string]string{
+		"hugo.yaml":            "baseURL: /\nlanguages:\n  en:\n    languageName: English\n    contentDir: content/en\n  no:\n    languageName: Norsk\n    contentDir: content/no\n    weight: 2\n",
+		"content/en/docs/a.md": "---\ntitle: A\n---\n",
+		"content/no/docs/a.md": "---\ntitle: A no\n---\n",
+		"content/en/search.md": "---\ntitle: Search\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if site.I18n == nil || site.I18n.Default != "en" || len(site.I18n.Locales) != 2 || len(site.Pages) != 1 {
+		t.Fatalf("%+v %v", site.I18n, site.Pages)
+	}
+	if it := locItem(t, site.Locales["no"], "docs", "a"); it.Title != "A no" || it.Translations["en"].Slug != "a" {
+		t.Errorf("%+v", it)
+	}
+}
+
+// An Assembler of a site with locales gives after every change what a
+// fresh Assemble gives: translations, fallbacks of translationKey
+// conflicts, copies.
+func TestLocales_IncrementalIsFresh(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{"folio.yaml": "locales: [en, fr, de]\n"}
+	paths := func() []string {
+		var out []string
+		for _, loc := range []string{"en", "fr", "de"} {
+			for i := range 6 {
+				out = append(out, fmt.Sprintf("content/%s/posts/p%d.md", loc, i))
+			}
+			out = append(out, "content/"+loc+"/about.md")
+		}
+		return out
+	}()
+	cache := map[string]File{} // as the engine's blob cache: an unchanged file is the same Doc
+	parse := func() []File {
+		var list []File
+		for p, src := range files {
+			f, ok := cache[p+"\x00"+src]
+			if !ok {
+				f = File{Path: p, Updated: commitTime}
+				f.Doc, f.Err = Parse(p, []byte(src))
+				cache[p+"\x00"+src] = f
+			}
+			list = append(list, f)
+		}
+		slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		return list
+	}
+	dump := func(s *Site, probs []Problem) string {
+		var b strings.Builder
+		for _, code := range s.I18n.Codes() {
+			ls := s.Locales[code]
+			j, _ := json.Marshal(ls.Pages)
+			b.Write(j)
+			for _, typ := range slices.Sorted(maps.Keys(ls.Items)) {
+				j, _ := json.Marshal(ls.Items[typ])
+				b.Write(j)
+			}
+		}
+		for _, p := range probs {
+			b.WriteString(p.String() + "\n")
+		}
+		return b.String()
+	}
+	as := new(Assembler)
+	for step := range 300 {
+		p := paths[r.IntN(len(paths))]
+		switch r.IntN(4) {
+		case 0:
+			delete(files, p)
+		case 1:
+			files[p] = fmt.Sprintf("---\ntitle: T%d\ntranslationKey: k%d\n---\n", step, r.IntN(3))
+		case 2:
+			files[p] = fmt.Sprintf("---\ntitle: T%d\nslug: s%d\n---\n", step, r.IntN(4))
+		default:
+			files[p] = fmt.Sprintf("---\ntitle: T%d\n---\n", step)
+		}
+		list := parse()
+		got := dump(as.Assemble(list))
+		want := dump(Assemble(list))
+		if got != want {
+			t.Fatalf("step %d (%s): incremental\n%s\nfresh\n%s", step, p, got, want)
+		}
+	}
+}
+
+func TestLocales_IncrementalDelete(t *testing.T) {
+	files := map[string]string{
+		"folio.yaml":            "locales: [en, fr]\n",
+		"content/en/posts/a.md": "---\ntitle: A\n---\n",
+		"content/fr/posts/a.md": "---\ntitle: A fr\n---\n",
+		"content/en/posts/b.md": "---\ntitle: B\n---\n",
+	}
+	cache := map[string]File{} // as the engine's blob cache: an unchanged file is the same Doc
+	parse := func() []File {
+		var list []File
+		for p, src := range files {
+			f, ok := cache[p+"\x00"+src]
+			if !ok {
+				f = File{Path: p, Updated: commitTime}
+				f.Doc, f.Err = Parse(p, []byte(src))
+				cache[p+"\x00"+src] = f
+			}
+			list = append(list, f)
+		}
+		slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		return list
+	}
+	as := new(Assembler)
+	as.Assemble(parse())
+	delete(files, "content/fr/posts/a.md")
+	site, _ := as.Assemble(parse())
+	if it := locItem(t, site, "posts", "a"); len(it.Translations) != 1 {
+		t.Errorf("after the French file went: %v", it.Translations)
+	}
+	files["content/fr/posts/b.md"] = "---\ntitle: B fr\nslug: b-fr\n---\n"
+	site, _ = as.Assemble(parse())
+	if it := locItem(t, site, "posts", "b"); it.Translations["fr"].Slug != "b-fr" {
+		t.Errorf("after the French b came: %v", it.Translations)
+	}
+}
