@@ -15,12 +15,22 @@ import (
 // with fallback, on the media routes and in expanded content.
 
 // contentLocales are the site's locales and its default locale, as the
-// content side configures them. folio.yaml has no locales yet (issue 21's
-// content part adds `locales:` and `defaultLocale:`): until it does, the
-// site names none and any BCP 47 tag is accepted. This is the one place
-// the media side learns them.
+// content side configures them (folio.yaml `locales:` and
+// `defaultLocale:`, or the site's Hugo or Decap configuration); none for a
+// site without locales, where any BCP 47 tag is accepted. This is the one
+// place the media side learns them.
 func (s *Server) contentLocales() (locales []string, def string) {
-	return nil, ""
+	if s.engine == nil {
+		return nil, ""
+	}
+	c := s.engine.View(false).I18n()
+	if c == nil {
+		return nil, ""
+	}
+	for _, l := range c.Locales {
+		locales = append(locales, l.Code)
+	}
+	return locales, c.Default
 }
 
 // Locales is the list of locales the admin UI offers: the site's, else
@@ -42,12 +52,11 @@ func (s *Server) mediaChain(locale string) []string {
 	return media.FallbackChain(locale, def)
 }
 
-// contentLocale is the locale of the content view v serves, whose
-// expanded media carry that locale's alt text. Views have no locale yet
-// (the content part of issue 21 adds them, and `?locale=` on the content
-// routes): "" until then, the unlocalized alt.
+// contentLocale is the locale of the content view v serves (`?locale=`,
+// else the default; "" on a site without locales, which expands the
+// unlocalized alt), whose expanded media carry that locale's alt text.
 func (s *Server) contentLocale(v *engine.View) string {
-	return ""
+	return v.Locale()
 }
 
 // withMediaLocale reads the `locale` parameter of a media route into pv:

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -257,5 +258,42 @@ func TestMediaLocalesExpand(t *testing.T) {
 	})
 	if cover["id"] != img.ID || cover["alt"] != "cat" {
 		t.Errorf("cover %v", cover)
+	}
+}
+
+func TestMediaLocalesExpandInLocale(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":          "locales: [en, fr]\ndefaultLocale: en\ntypes:\n  posts: {}\n",
+		"content/en/about.md": "---\ntitle: About\n---\nHi.\n",
+	})
+	root := t.TempDir()
+	ms := mediaServerOf(t, startServer(t, repo.bare, withLocalMedia(t, root)), root)
+	key := ms.reader(t)
+	img := ms.uploadOK(t, filePart("cat.png", pngBytes(t, 40, 30)))[0]
+	if r := ms.patch(t, ms.write, img.ID, `{"alt":{"fr":"un chat","en":"a cat"}}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	repo.commit("post", map[string]string{
+		"content/en/posts/a.md": "---\ntitle: A\ncover: media:" + img.ID + "\n---\nA\n",
+		"content/fr/posts/a.md": "---\ntitle: A fr\ncover: media:" + img.ID + "\n---\nA\n",
+	})
+	alt := func(q string) string {
+		r := get(t, ms.URL+"/api/v1/content/posts/a?expand=media"+q, key)
+		if r.Status != http.StatusOK {
+			return fmt.Sprint(r.Status, string(r.Body))
+		}
+		d, _ := r.json(t)["data"].(map[string]any)
+		c, _ := d["cover"].(map[string]any)
+		s, _ := c["alt"].(string)
+		return s
+	}
+	eventually(t, "the post", func() bool { return alt("") != "" })
+	for q, want := range map[string]string{"": "a cat", "&locale=fr": "un chat", "&locale=en": "a cat"} {
+		if got := alt(q); got != want {
+			t.Errorf("%s: %q want %q", q, got, want)
+		}
+	}
+	if l := ms.list(t, ""); strings.Join(l.Locales, ",") != "en,fr" {
+		t.Errorf("locales %v", l.Locales)
 	}
 }
