@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 	"os"
 	"path/filepath"
 )
@@ -27,26 +28,9 @@ func (w *Writer) journal(p pending) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(w.cfg.JournalDir, 0o755); err != nil {
-		return err
-	}
-	tmp := w.journalPath() + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, w.journalPath())
+	// Synced and renamed into place, the rename made durable: a record a
+	// crash cut off would lose the acknowledgement it guards.
+	return atomicfile.Write(w.journalPath(), data)
 }
 
 func (w *Writer) clearJournal() {
