@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/folio-cms/folio/engine/internal/atomicfile"
 	"os"
 	"path/filepath"
+
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // pending is a push under way, recorded before it starts and removed once
