@@ -212,7 +212,11 @@ func (l *Library) openShared(ctx context.Context) error {
 	}
 	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
 		l.sh.exclusive = true
-		if err := l.sweepAtOpen(ctx); err != nil {
+		clean, err := l.takeCleanMark(ctx)
+		if err != nil {
+			return err
+		}
+		if err := l.sweepAtOpen(ctx, !clean); err != nil {
 			return err
 		}
 	}
@@ -233,13 +237,16 @@ type tempCleaner interface {
 // library of the one process holding the directory's writer lock).
 type soleWriterState interface{ SoleWriter() bool }
 
-// sweepAtOpen is the start of the only writer of its state: whatever is
-// claimed and not committed was left by a write a crash interrupted (no
-// write of this process is in flight yet, and no other writer exists), so
-// its objects and claims go now rather than after claimStale. The items
-// committed whose log entry a crash lost are taken in first (reconcile),
-// so that their claims are held.
-func (l *Library) sweepAtOpen(ctx context.Context) error {
+// sweepAtOpen is the start of the only writer of its state. The sidecars
+// are reconciled with the index (items committed whose log entry a crash
+// lost, sidecars edited by hand while it was stopped), and the storage's
+// temporary files removed. After a crash (no clean-shutdown mark),
+// whatever is claimed and not committed was left by a write the crash
+// interrupted (no write of this process is in flight yet, and no other
+// writer exists), so its objects and claims go now rather than after
+// claimStale; after a clean Close there can be none, and the listing of
+// every claim (about five an item) is skipped.
+func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
 	if err := l.reconcile(ctx); err != nil {
 		return err
 	}
@@ -249,6 +256,9 @@ func (l *Library) sweepAtOpen(ctx context.Context) error {
 		} else if n > 0 {
 			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
 		}
+	}
+	if !crashed {
+		return nil
 	}
 	if err := l.sweepClaims(ctx, true); err != nil {
 		// Left for the periodic sweep: it retries.
@@ -283,7 +293,32 @@ func (l *Library) closeShared() {
 	}
 	if err != nil {
 		l.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
+		return
 	}
+	if _, err := l.sh.st.Create(ctx, cleanMarkKey, []byte(l.now().UTC().Format(time.RFC3339Nano))); err != nil && !errors.Is(err, ErrPrecondition) {
+		l.log.Warn("media: marking the shutdown clean failed; the next start sweeps", "err", err)
+	}
+}
+
+// cleanMarkKey is the state object the only writer leaves at a clean
+// Close (no write in flight, a checkpoint of everything written) and
+// removes at its next start, which then skips the sweep of claims.
+const cleanMarkKey = "clean-shutdown"
+
+// takeCleanMark tells whether the last writer closed cleanly, and removes
+// the mark (durably, before this library writes anything) so that a crash
+// of this run is swept at the next start.
+func (l *Library) takeCleanMark(ctx context.Context) (bool, error) {
+	if _, _, err := l.sh.st.Get(ctx, cleanMarkKey); err != nil {
+		if errors.Is(err, ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("media: reading the clean-shutdown mark: %w", err)
+	}
+	if err := l.sh.st.Delete(ctx, cleanMarkKey); err != nil {
+		return false, fmt.Errorf("media: removing the clean-shutdown mark: %w", err)
+	}
+	return true, nil
 }
 
 // closeCheckpointTimeout bounds the checkpoint Close writes.

@@ -88,6 +88,11 @@ func TestSoleWriter_SweepsAtOpenAndCheckpointsAtClose(t *testing.T) {
 	if _, err := state.Replace(ctx, "items/"+typo.ID+".yaml", []byte("id: [unclosed\n"), tag); err != nil {
 		t.Fatal(err)
 	}
+	// A crashed run leaves no clean-shutdown mark (its start removed the
+	// one of the Close before it).
+	if err := state.Delete(ctx, "clean-shutdown"); err != nil {
+		t.Fatal(err)
+	}
 	state.Close()
 
 	l, state = openLib()
@@ -117,5 +122,78 @@ func TestSoleWriter_SweepsAtOpenAndCheckpointsAtClose(t *testing.T) {
 	// version the checkpoint holds.
 	if got, ok := l.Get(typo.ID); !ok || got.Version != typo.Version {
 		t.Errorf("item whose sidecar broke after the checkpoint: %+v, %v", got, ok)
+	}
+}
+
+// A clean Close leaves a mark that the next start takes (removes): that
+// start still reconciles the sidecars (an item committed behind the log is
+// found) but skips the listing of every claim, since no write of the last
+// run was cut off; a start without the mark, after a crash, sweeps.
+func TestSoleWriter_CleanCloseSkipsTheClaimSweep(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := local.New(filepath.Join(dir, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stateDir := filepath.Join(dir, "files", ".state")
+	open := func() (*media.Library, *local.State) {
+		t.Helper()
+		state, err := local.OpenState(stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := media.Open(ctx, media.Config{Root: filepath.Join(dir, "files"), Storage: st, State: state, PollInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, state
+	}
+	l, state := open()
+	mustCreate(t, l, "a.pdf", pdfBytes, "")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := state.Get(ctx, "clean-shutdown"); err != nil {
+		t.Fatalf("no clean-shutdown mark after Close: %v", err)
+	}
+	// Planted after the clean Close: a claim with its file, and a sidecar
+	// committed behind the log.
+	planted := "2026/01/planted.pdf"
+	if err := st.Put(ctx, planted, bytes.NewReader(pdfBytes), -1, "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Create(ctx, "claims/"+planted, media.ClaimBody("zzzzzzzzzzzzzzzz", planted)); err != nil {
+		t.Fatal(err)
+	}
+	behind := "2026/01/behind.pdf"
+	if err := st.Put(ctx, behind, bytes.NewReader(pdfBytes), -1, "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	side := "id: yyyyyyyyyyyyyyyy\nfilename: behind.pdf\nmimeType: application/pdf\nsize: 10\nfolder: /\nkey: " + behind + "\nversion: 1\n"
+	if _, err := state.Create(ctx, "items/yyyyyyyyyyyyyyyy.yaml", []byte(side)); err != nil {
+		t.Fatal(err)
+	}
+	state.Close()
+
+	l, state = open()
+	if _, _, err := state.Get(ctx, "clean-shutdown"); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("the start left the clean-shutdown mark: %v", err)
+	}
+	if _, err := st.Stat(ctx, planted); err != nil {
+		t.Errorf("a start after a clean Close swept the claims: %v", err)
+	}
+	if got, ok := l.Get("yyyyyyyyyyyyyyyy"); !ok || got.Key != behind {
+		t.Errorf("the sidecar behind the log, after a clean Close: %+v, %v", got, ok)
+	}
+	// This run crashes: its state is closed, the library never is, so no
+	// mark is written, and the next start sweeps.
+	state.Close()
+	l2, state2 := open()
+	defer state2.Close()
+	defer l2.Close()
+	if _, err := st.Stat(ctx, planted); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("a start after a crash did not sweep: %v", err)
 	}
 }
