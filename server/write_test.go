@@ -351,3 +351,38 @@ func TestWriteLocalRepository(t *testing.T) {
 		t.Fatalf("not served: %d", g.Status)
 	}
 }
+
+// A field the model declares unique is checked against the other items of
+// the type before the commit: a second item with the same value is 422
+// naming the field and the item holding the value, and nothing is
+// committed; the item keeping its own value, or taking a free one, writes.
+func TestWriteUniqueField(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":            "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
+		"content/products/a.md": "---\ntitle: A\nsku: ABC-1\n---\n",
+		"content/products/b.md": "---\ntitle: B\nsku: ABC-2\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/content/products", `{"title": "C", "data": {"sku": "ABC-1"}}`},
+		{"PATCH", "/api/v1/content/products/b", `{"data": {"sku": "ABC-1"}}`},
+	} {
+		r := wr(t, w.method, ts.URL+w.path, editor, w.body)
+		wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION")
+		fs, _ := r.json(t)["fields"].([]any)
+		if len(fs) != 1 || fs[0].(map[string]any)["path"] != "sku" || !strings.Contains(fmt.Sprint(fs[0]), "products/a") {
+			t.Errorf("%s %s: fields %s", w.method, w.path, r.Body)
+		}
+	}
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("a write with a taken unique value was committed")
+	}
+	if r := wr(t, "PATCH", ts.URL+"/api/v1/content/products/a", editor, `{"title": "A2", "data": {"sku": "ABC-1"}}`); r.Status != http.StatusOK {
+		t.Errorf("keeping its own value: %d %s", r.Status, r.Body)
+	}
+	if r := wr(t, "POST", ts.URL+"/api/v1/content/products", editor, `{"title": "C", "data": {"sku": "ABC-3"}}`); r.Status != http.StatusCreated {
+		t.Errorf("a free value: %d %s", r.Status, r.Body)
+	}
+}

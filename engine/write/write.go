@@ -1101,10 +1101,55 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 			fields = append(fields, FieldProblem{v.Field, v.Message})
 		}
 	}
+	if d.Kind == KindItem {
+		fields = append(fields, w.notUnique(branch, d.Type, pl.path, t, doc)...)
+	}
 	if len(fields) > 0 {
 		return &ValidationError{fields}
 	}
 	return nil
+}
+
+// notUnique lists the fields declared unique whose value in doc another
+// item of the type (in the branch's snapshot, the one at path aside)
+// already has: the model's cross-document rule, checked before the commit
+// as every other rule is.
+func (w *Writer) notUnique(branch, typ, path string, t *schema.Type, doc *content.Doc) []FieldProblem {
+	unique := t.Unique()
+	if len(unique) == 0 {
+		return nil
+	}
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil {
+		snap = w.cfg.Snapshot(w.cfg.Branch)
+	}
+	if snap == nil || snap.Site == nil {
+		return nil
+	}
+	var out []FieldProblem
+	for _, f := range unique {
+		v, ok := doc.Meta[f]
+		if !ok || v == nil {
+			continue
+		}
+		want := fmt.Sprint(v)
+		for _, it := range snap.Site.Items[typ] {
+			if it.Meta.Path == path {
+				continue
+			}
+			got, has := it.Data[f], true
+			if f == "title" {
+				got = it.Title
+			} else if got == nil {
+				has = false
+			}
+			if has && fmt.Sprint(got) == want {
+				out = append(out, FieldProblem{f, fmt.Sprintf("must be unique within %s: %s/%s has the same value", typ, typ, it.Slug)})
+				break
+			}
+		}
+	}
+	return out
 }
 
 func problemMessage(err error) string {
