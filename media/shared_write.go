@@ -1,6 +1,7 @@
 package media
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,14 @@ func (l *Library) commitShared(ctx context.Context, it *Item) error {
 		return err
 	}
 	tag, err := l.sh.st.Create(ctx, itemStateKey(it.ID), data)
+	if errors.Is(err, ErrPrecondition) {
+		// The id is new and random: a sidecar already there is this very
+		// write, made by an attempt whose answer a reset or a timeout lost
+		// before the client retried it. Its bytes tell.
+		if got, gtag, gerr := l.sh.st.Get(ctx, itemStateKey(it.ID)); gerr == nil && bytes.Equal(got, data) {
+			tag, err = gtag, nil
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("media: write sidecar: %w", storageError(err))
 	}
