@@ -12,6 +12,32 @@ import (
 	"github.com/folio-cms/folio/media/local"
 )
 
+// soleWriter is local storage in a new directory and a function that
+// opens a library on it as its only writer (the state under
+// <root>/.state, as cmd/folio keeps it), returning the library and its
+// state store for the test to close, or not (a crash).
+func soleWriter(t *testing.T) (*local.Storage, func() (*media.Library, *local.State)) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "files")
+	st, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, func() (*media.Library, *local.State) {
+		t.Helper()
+		state, err := local.OpenState(filepath.Join(root, local.StateDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := media.Open(context.Background(), media.Config{Root: root, Storage: st, State: state, PollInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, state
+	}
+}
+
 // The only writer of a local state (the library of one box) settles at
 // its start what a crash left: an upload cut off after its claim and its
 // file, before its sidecar, loses both at once, not after the hour a
@@ -21,25 +47,7 @@ import (
 // Its Close writes a checkpoint, which the next start loads.
 func TestSoleWriter_SweepsAtOpenAndCheckpointsAtClose(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := local.New(filepath.Join(dir, "files"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	stateDir := filepath.Join(dir, "files", ".state")
-	openLib := func() (*media.Library, *local.State) {
-		t.Helper()
-		state, err := local.OpenState(stateDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := media.Open(ctx, media.Config{Root: filepath.Join(dir, "files"), Storage: st, State: state, PollInterval: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l, state
-	}
+	st, openLib := soleWriter(t)
 	l, state := openLib()
 	kept := mustCreate(t, l, "kept.png", pngBytes(t, 500, 300), "")
 	typo := mustCreate(t, l, "typo.pdf", pdfBytes, "")
@@ -131,25 +139,7 @@ func TestSoleWriter_SweepsAtOpenAndCheckpointsAtClose(t *testing.T) {
 // run was cut off; a start without the mark, after a crash, sweeps.
 func TestSoleWriter_CleanCloseSkipsTheClaimSweep(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	st, err := local.New(filepath.Join(dir, "files"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	stateDir := filepath.Join(dir, "files", ".state")
-	open := func() (*media.Library, *local.State) {
-		t.Helper()
-		state, err := local.OpenState(stateDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := media.Open(ctx, media.Config{Root: filepath.Join(dir, "files"), Storage: st, State: state, PollInterval: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l, state
-	}
+	st, open := soleWriter(t)
 	l, state := open()
 	mustCreate(t, l, "a.pdf", pdfBytes, "")
 	if err := l.Close(); err != nil {
