@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/media"
@@ -46,8 +48,15 @@ func (s *Server) Locales() []string {
 }
 
 // mediaChain is the fallback chain of the media text for locale ("" for
-// none): the locale, its less specific forms, then the site's default.
+// none): on a site with locales, the locale and the fallback chain the
+// site configures for it (as content falls back); otherwise the locale,
+// its less specific forms, then the default.
 func (s *Server) mediaChain(locale string) []string {
+	if s.engine != nil {
+		if l, ok := s.engine.View(false).I18n().Locale(locale); ok {
+			return append([]string{l.Code}, l.Fallback...)
+		}
+	}
 	_, def := s.contentLocales()
 	return media.FallbackChain(locale, def)
 }
@@ -69,6 +78,10 @@ func (s *Server) withMediaLocale(pv presetViews, r *http.Request) (presetViews, 
 	c, err := media.CanonicalLocale(l)
 	if err != nil {
 		return pv, err
+	}
+	// A site with locales knows them all, as its content routes do.
+	if known, _ := s.contentLocales(); len(known) > 0 && !slices.Contains(known, c) {
+		return pv, badRequest("unknown locale %q: the site's locales are %s", c, strings.Join(known, ", "))
 	}
 	pv.locale, pv.chain = c, s.mediaChain(c)
 	return pv, nil

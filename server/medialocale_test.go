@@ -297,3 +297,36 @@ func TestMediaLocalesExpandInLocale(t *testing.T) {
 		t.Errorf("locales %v", l.Locales)
 	}
 }
+
+// On a site with locales, a media route's ?locale= is one of them (else
+// 400 naming them, as on the content routes), and the text falls back
+// along the chain the site configures (de-CH → fr → en here), not by
+// shortening the tag (de-CH → de → en).
+func TestMediaLocalesFollowTheSiteChain(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":          "locales: [en, fr, de, de-CH]\ndefaultLocale: en\nfallback: {de-CH: [fr, en]}\ntypes:\n  posts: {}\n",
+		"content/en/about.md": "---\ntitle: About\n---\nHi.\n",
+	})
+	root := t.TempDir()
+	ms := mediaServerOf(t, startServer(t, repo.bare, withLocalMedia(t, root)), root)
+	img := ms.uploadOK(t, filePart("cat.png", pngBytes(t, 40, 30)))[0]
+	if r := ms.patch(t, ms.write, img.ID, `{"alt":{"fr":"un chat","en":"a cat"}}`); r.Status != http.StatusOK {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	alt := func(q string) (int, string) {
+		r := get(t, ms.URL+"/api/v1/media/"+img.ID+q, ms.read)
+		if r.Status != http.StatusOK {
+			return r.Status, string(r.Body)
+		}
+		s, _ := r.json(t)["alt"].(string)
+		return r.Status, s
+	}
+	for q, want := range map[string]string{"?locale=de-CH": "un chat", "?locale=de": "a cat", "?locale=fr": "un chat", "?locale=en": "a cat"} {
+		if code, got := alt(q); code != http.StatusOK || got != want {
+			t.Errorf("%s: %d %q, want %q", q, code, got, want)
+		}
+	}
+	if code, body := alt("?locale=es"); code != http.StatusBadRequest || !strings.Contains(body, "en, fr, de, de-CH") {
+		t.Errorf("?locale=es: %d %s", code, body)
+	}
+}
