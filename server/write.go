@@ -31,35 +31,11 @@ const (
 	wDelete
 )
 
-func (s *Server) createItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindItem, wCreate)
-}
-func (s *Server) replaceItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindItem, wReplace)
-}
-func (s *Server) patchItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindItem, wPatch)
-}
-func (s *Server) deleteItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindItem, wDelete)
-}
-func (s *Server) createPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindPage, wCreate)
-}
-func (s *Server) replacePage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindPage, wReplace)
-}
-func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindPage, wPatch)
-}
-func (s *Server) deletePage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindPage, wDelete)
-}
-func (s *Server) replaceGlobals(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindGlobals, wReplace)
-}
-func (s *Server) patchGlobals(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	return s.writeDoc(w, r, p, write.KindGlobals, wPatch)
+// writeRoute is the handler of one write route: op on a document of kind.
+func (s *Server) writeRoute(kind write.Kind, op writeOp) handler {
+	return func(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+		return s.writeDoc(w, r, p, kind, op)
+	}
 }
 
 // readWriteBody reads a write's JSON object.
