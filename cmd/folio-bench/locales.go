@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -20,30 +18,7 @@ const (
 // localeDataset is dataset for a site of n documents in k locales
 // (folio-gen -locales), folder per locale.
 func (b *bench) localeDataset(n, k int) (string, manifest, error) {
-	name := fmt.Sprintf("site-n%d-l%d-s%d", n, k, b.seed)
-	dir := filepath.Join(b.dataDir, name)
-	mf := filepath.Join(dir, ".folio-gen.json")
-	if _, err := os.Stat(mf); err != nil {
-		b.logf("generating %s", name)
-		if err := os.RemoveAll(dir); err != nil {
-			return "", manifest{}, err
-		}
-		cmd := exec.Command(b.gen, "-out", dir, "-files", strconv.Itoa(n), "-locales", strconv.Itoa(k),
-			"-seed", strconv.FormatUint(b.seed, 10), "-bare")
-		cmd.Stdout, cmd.Stderr = b.progress, b.progress
-		if err := cmd.Run(); err != nil {
-			return "", manifest{}, fmt.Errorf("folio-gen %s: %w", name, err)
-		}
-	}
-	data, err := os.ReadFile(mf)
-	if err != nil {
-		return "", manifest{}, err
-	}
-	var m manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return "", manifest{}, fmt.Errorf("%s: %w", mf, err)
-	}
-	return dir, m, nil
+	return b.generated(fmt.Sprintf("site-n%d-l%d-s%d", n, k, b.seed), 0, "-files", strconv.Itoa(n), "-locales", strconv.Itoa(k))
 }
 
 // localesGroup measures a site of localeDocs documents in localeCount
@@ -116,15 +91,8 @@ func (b *bench) localesGroup() error {
 	b.add(row{Figure: "locales: peak RSS at ready, " + label + ", restart", Sum: summarize(warmRSS), Unit: unitMB})
 
 	// Push to serve of one French file, and ?locale=fr throughput.
-	tmp, err := b.scratch("locales-push")
+	tmp, bare, work, err := b.scratchClone(dir, "locales-push", true)
 	if err != nil {
-		return err
-	}
-	bare, work := filepath.Join(tmp, "site.git"), filepath.Join(tmp, "work")
-	if err := git("", "clone", "-q", "--bare", filepath.Join(dir, "site.git"), bare); err != nil {
-		return err
-	}
-	if err := git("", "clone", "-q", bare, work); err != nil {
 		return err
 	}
 	pcache, err := b.scratch("locales-push-cache")

@@ -251,21 +251,24 @@ type manifest struct {
 // dataset returns the directory of generated data, generating it first
 // unless a complete copy (one with folio-gen's manifest) is cached.
 func (b *bench) dataset(files, mediaN int) (string, manifest, error) {
-	var name string
 	if files > 0 {
-		name = fmt.Sprintf("site-n%d-s%d", files, b.seed)
-	} else {
-		name = fmt.Sprintf("media-m%d-s%d", mediaN, b.seed)
+		return b.generated(fmt.Sprintf("site-n%d-s%d", files, b.seed), siteVersion, "-files", strconv.Itoa(files), "-media", strconv.Itoa(mediaN))
 	}
+	return b.generated(fmt.Sprintf("media-m%d-s%d", mediaN, b.seed), 0, "-files", "0", "-media", strconv.Itoa(mediaN))
+}
+
+// generated returns the directory name under the data directory, running
+// folio-gen with args (and the seed) into it first unless a complete copy
+// of at least minVersion (its manifest's) is cached, and its manifest.
+func (b *bench) generated(name string, minVersion int, args ...string) (string, manifest, error) {
 	dir := filepath.Join(b.dataDir, name)
 	mf := filepath.Join(dir, ".folio-gen.json")
-	if _, err := os.Stat(mf); err != nil || (files > 0 && genVersion(mf) < siteVersion) {
+	if _, err := os.Stat(mf); err != nil || genVersion(mf) < minVersion {
 		b.logf("generating %s", name)
 		if err := os.RemoveAll(dir); err != nil {
 			return "", manifest{}, err
 		}
-		cmd := exec.Command(b.gen, "-out", dir, "-files", strconv.Itoa(files), "-media", strconv.Itoa(mediaN),
-			"-seed", strconv.FormatUint(b.seed, 10), "-bare")
+		cmd := exec.Command(b.gen, append([]string{"-out", dir, "-seed", strconv.FormatUint(b.seed, 10), "-bare"}, args...)...)
 		cmd.Stdout, cmd.Stderr = b.progress, b.progress
 		if err := cmd.Run(); err != nil {
 			return "", manifest{}, fmt.Errorf("folio-gen %s: %w", name, err)
@@ -280,6 +283,27 @@ func (b *bench) dataset(files, mediaN int) (string, manifest, error) {
 		return "", manifest{}, fmt.Errorf("%s: %w", mf, err)
 	}
 	return dir, m, nil
+}
+
+// scratchClone clones the generated site in dir (its bare repository)
+// into a new scratch directory named name: a bare clone, so that pushes
+// never change the cache (a local clone hard-links the pack, so this is
+// quick), and with work a clone of that to commit and push from.
+func (b *bench) scratchClone(dir, name string, work bool) (tmp, bare, workDir string, err error) {
+	if tmp, err = b.scratch(name); err != nil {
+		return "", "", "", err
+	}
+	bare = filepath.Join(tmp, "site.git")
+	if err := git("", "clone", "-q", "--bare", filepath.Join(dir, "site.git"), bare); err != nil {
+		return "", "", "", err
+	}
+	if work {
+		workDir = filepath.Join(tmp, "work")
+		if err := git("", "clone", "-q", bare, workDir); err != nil {
+			return "", "", "", err
+		}
+	}
+	return tmp, bare, workDir, nil
 }
 
 // siteVersion is the folio-gen version (its manifest's) a site must

@@ -63,18 +63,8 @@ func (b *bench) pushToServeAt(n int) error {
 		return fmt.Errorf("the generated site has no published post")
 	}
 	slug := m.Posts[0]
-	tmp, err := b.scratch("push")
+	tmp, bare, work, err := b.scratchClone(dir, "push", true)
 	if err != nil {
-		return err
-	}
-	// A clone of the cached bare repository, so pushes never change the
-	// cache; a local clone hard-links the pack, so this is quick.
-	bare := filepath.Join(tmp, "site.git")
-	work := filepath.Join(tmp, "work")
-	if err := git("", "clone", "-q", "--bare", filepath.Join(dir, "site.git"), bare); err != nil {
-		return err
-	}
-	if err := git("", "clone", "-q", bare, work); err != nil {
 		return err
 	}
 	cache, err := b.scratch("push-cache")

@@ -43,16 +43,8 @@ func (b *bench) refsAt(n int) error {
 	if len(m.Posts) < refBranches+1 {
 		return fmt.Errorf("the generated site has %d posts, want %d", len(m.Posts), refBranches+1)
 	}
-	tmp, err := b.scratch("refs")
+	tmp, bare, work, err := b.scratchClone(dir, "refs", true)
 	if err != nil {
-		return err
-	}
-	bare := filepath.Join(tmp, "site.git")
-	work := filepath.Join(tmp, "work")
-	if err := git("", "clone", "-q", "--bare", filepath.Join(dir, "site.git"), bare); err != nil {
-		return err
-	}
-	if err := git("", "clone", "-q", bare, work); err != nil {
 		return err
 	}
 	// Branch i changes post i's title: one file each.

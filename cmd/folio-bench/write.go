@@ -38,12 +38,8 @@ func (b *bench) writeToServeAt(n int) error {
 		return fmt.Errorf("the generated site has no published post")
 	}
 	slug := m.Posts[0]
-	tmp, err := b.scratch("write")
+	tmp, bare, _, err := b.scratchClone(dir, "write", false)
 	if err != nil {
-		return err
-	}
-	bare := filepath.Join(tmp, "site.git")
-	if err := git("", "clone", "-q", "--bare", filepath.Join(dir, "site.git"), bare); err != nil {
 		return err
 	}
 	var boxes []*server
