@@ -301,26 +301,7 @@ var slowClient = &http.Client{Timeout: 3 * time.Minute}
 
 // callSlow is clusterBox.call with slowClient.
 func (b *clusterBox) callSlow(method, path, key string, body io.Reader, header ...string) (httpResult, error) {
-	req, err := http.NewRequest(method, b.URL+path, body)
-	if err != nil {
-		return httpResult{}, err
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := slowClient.Do(req)
-	if err != nil {
-		return httpResult{}, fmt.Errorf("%s %s on %s: %w", method, path, b.name, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		return httpResult{}, fmt.Errorf("%s %s on %s: %w", method, path, b.name, err)
-	}
-	return httpResult{res.StatusCode, res.Header, data}, nil
+	return b.callWith(slowClient, method, path, key, body, header...)
 }
 
 // figures is one scenario's record: what the closing note reports.

@@ -165,6 +165,11 @@ var httpClient = &http.Client{Timeout: 15 * time.Second}
 // call sends one request; key "" sends none. It does not fail the test,
 // so that pollers and concurrent callers can use it.
 func (b *clusterBox) call(method, path, key string, body io.Reader, header ...string) (httpResult, error) {
+	return b.callWith(httpClient, method, path, key, body, header...)
+}
+
+// callWith is call with client c.
+func (b *clusterBox) callWith(c *http.Client, method, path, key string, body io.Reader, header ...string) (httpResult, error) {
 	req, err := http.NewRequest(method, b.URL+path, body)
 	if err != nil {
 		return httpResult{}, err
@@ -175,7 +180,7 @@ func (b *clusterBox) call(method, path, key string, body io.Reader, header ...st
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	res, err := httpClient.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		return httpResult{}, fmt.Errorf("%s %s on %s: %w", method, path, b.name, err)
 	}
