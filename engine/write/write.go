@@ -426,6 +426,14 @@ func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts
 		if attempt >= maxAttempts {
 			return Result{}, fault.New(fault.Conflict, "the branch %s kept moving; retry", branch)
 		}
+		// What the branch gained meanwhile (another box's write) may
+		// break a rule that spans documents: checked again on it before
+		// the write goes on top of it.
+		if plan.recheck != nil {
+			if err := plan.recheck(ctx, plan.parent, moved); err != nil {
+				return Result{}, err
+			}
+		}
 		plan.parent = moved
 	}
 }
@@ -441,6 +449,10 @@ type plan struct {
 	newBlob   string
 	unchanged bool
 	locale    string // the document's locale; "" on a site without
+	// recheck checks the write again against the files that changed
+	// between two commits of the branch (see commitPlan); nil: nothing
+	// to check.
+	recheck func(ctx context.Context, from, to string) error
 }
 
 func (p *plan) message(o Options) string {
@@ -1233,6 +1245,15 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 			}
 		}
 	}
+	pl.recheck = w.recheckFunc(pl, branch, d, t, doc)
+	// The branch's head may be ahead of its snapshot (a push refused
+	// earlier fetched it): what the snapshot lacks is checked as a rebase
+	// is (see recheck.go).
+	if snap := w.cfg.Snapshot(branch); snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
+		if err := pl.recheck(ctx, snap.Commit, pl.parent); err != nil {
+			return err
+		}
+	}
 	if t == nil {
 		return nil
 	}
@@ -1267,6 +1288,12 @@ func (w *Writer) notUnique(branch, locale, typ, path string, t *schema.Type, doc
 	if site == nil {
 		return nil
 	}
+	return uniqueClashes(unique, typ, path, doc, site.Items[typ])
+}
+
+// uniqueClashes lists the fields of unique whose value in doc one of
+// items (the one at path aside) has too.
+func uniqueClashes(unique []string, typ, path string, doc *content.Doc, items []*content.Item) []FieldProblem {
 	var out []FieldProblem
 	for _, f := range unique {
 		v, ok := doc.Meta[f]
@@ -1274,7 +1301,7 @@ func (w *Writer) notUnique(branch, locale, typ, path string, t *schema.Type, doc
 			continue
 		}
 		want := fmt.Sprint(v)
-		for _, it := range site.Items[typ] {
+		for _, it := range items {
 			if it.Meta.Path == path {
 				continue
 			}
