@@ -559,3 +559,28 @@ func (w *Writer) overDefaultGlobals(ctx context.Context, commit string, c *conte
 	}
 	return &out, nil
 }
+
+// LocaleFiles are the repository paths the file of locale loc may have
+// whose path in its locale's site is virt (content/posts/a.md,
+// pages/about.md), on the site of snap: first the one a new file takes
+// (laid out as the locale's other documents of its kind are), then the
+// others the layout allows. nil for a site without locales. For editors
+// that name files by their own layout (Decap CMS's i18n structures).
+func LocaleFiles(snap *engine.Snapshot, loc, virt string) []string {
+	if snap == nil || snap.Site == nil || snap.Site.I18n == nil {
+		return nil
+	}
+	c := snap.Site.I18n
+	paths := localePaths(c, loc, virt)
+	if len(paths) == 0 {
+		return nil
+	}
+	first := siblingForm(c, localeSite(snap, loc), docOfPath(virt), loc, virt, paths)
+	out := []string{first}
+	for _, p := range paths {
+		if p != first {
+			out = append(out, p)
+		}
+	}
+	return out
+}

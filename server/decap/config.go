@@ -63,6 +63,7 @@ type decapConfig struct {
 	PublishMode  string         `yaml:"publish_mode,omitempty"`
 	MediaFolder  string         `yaml:"media_folder"`
 	PublicFolder string         `yaml:"public_folder"`
+	I18n         *i18nConfig    `yaml:"i18n,omitempty"`
 	Collections  []collection   `yaml:"collections"`
 }
 
@@ -76,6 +77,7 @@ type collection struct {
 	Slug      string   `yaml:"slug,omitempty"`
 	Nested    any      `yaml:"nested,omitempty"`
 	Files     []file   `yaml:"files,omitempty"`
+	I18n      bool     `yaml:"i18n,omitempty"`
 	Fields    []widget `yaml:"fields,omitempty"`
 }
 
@@ -105,6 +107,7 @@ type widget struct {
 	Field        *widget  `yaml:"field,omitempty"`
 	Fields       []widget `yaml:"fields,omitempty"`
 	Multiple     bool     `yaml:"multiple,omitempty"`
+	I18n         any      `yaml:"i18n,omitempty"` // true or "duplicate" (i18n.go)
 }
 
 var falsy = false
@@ -170,6 +173,7 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 		cfg.Collections = append(cfg.Collections, collection{Name: "globals", Label: "Globals",
 			Files: []file{{Name: "globals", Label: "Globals", File: gp, Fields: gf}}})
 	}
+	addI18n(&cfg, site.I18n)
 	return cfg
 }
 

@@ -286,7 +286,11 @@ type entryFile struct {
 }
 
 func (s *Service) readEntry(ctx context.Context, commit, p string) (entry, error) {
-	b, id, err := s.Git.Read(ctx, commit, p)
+	real, err := s.repoPath(ctx, s.localeMap(), commit, p) // i18n.go
+	if err != nil {
+		return entry{}, err
+	}
+	b, id, err := s.Git.Read(ctx, commit, real)
 	if errors.Is(err, errNoFile) {
 		return entry{File: entryFile{Path: p}}, nil
 	}
@@ -301,6 +305,11 @@ func (s *Service) entriesByFolder(ctx context.Context, branch, folder, ext strin
 	commit, err := s.commitOf(ctx, branch)
 	if err != nil {
 		return nil, err
+	}
+	if m := s.localeMap(); m != nil {
+		if _, _, ok := collectionOf(folder + "/x"); ok {
+			return s.entriesByFolderI18n(ctx, m, commit, folder, ext, depth) // i18n.go
+		}
 	}
 	blobs, err := s.Git.List(ctx, commit, folder, depth)
 	if err != nil {
@@ -421,6 +430,10 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		}
 		target = cms
 	}
+	files, err := s.dropUntranslated(ctx, target, files) // i18n.go
+	if err != nil {
+		return nil, err
+	}
 	// Every document is parsed and checked before anything is stored.
 	docs := make([]entryWrite, 0, len(files))
 	for _, f := range files {
@@ -503,6 +516,10 @@ func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
 func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
 	if len(paths) == 0 {
 		return nil, bad("params.paths: missing")
+	}
+	paths, err := s.repoPaths(ctx, branch, paths) // i18n.go
+	if err != nil {
+		return nil, err
 	}
 	// Everything is checked before anything is deleted.
 	var items []*media.Item
