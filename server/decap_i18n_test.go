@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"github.com/chromedp/chromedp"
 	"net/http"
 	"slices"
 	"strings"
@@ -166,6 +167,54 @@ func TestDecapI18nFileLayout(t *testing.T) {
 		t.Fatal("files not where the site keeps them")
 	}
 	if g := get(t, ts.URL+"/api/v1/content/posts/hello?locale=fr", ts.reader(t)); !strings.Contains(string(g.Body), `"title":"Bonjour"`) {
+		t.Fatalf("served fr: %s", g.Body)
+	}
+}
+
+// TestDecapI18nBrowser drives Decap CMS in Chromium on a site with its
+// locales in Hugo's folders: the entry opens with its French translation
+// beside it (read from content/fr/posts/), and a save of both locales
+// writes each to the site's own file.
+func TestDecapI18nBrowser(t *testing.T) {
+	dist := decapDist(t)
+	b := newBrowser(t)
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":                "locales: [en, fr]\ndefaultLocale: en\nlayout: folder\n" + decapLocaleModel,
+		"content/en/posts/hello.md": "---\ntitle: Hello\nrating: 3\n---\nHello.\n",
+		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nrating: 3\n---\nSalut.\n",
+	})
+	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+
+	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
+	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
+	clickText(t, b, "Login")
+	b.waitJS(t, "the collection", `document.body.textContent.includes("Posts") && document.body.textContent.includes("Hello")`)
+	b.shot(t, "i18n-collection")
+	b.run(t, "open the entry", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/entries/hello"))
+	b.waitJS(t, "both locales", `[...document.querySelectorAll('input')].some(e => e.value === "Hello") && [...document.querySelectorAll('input')].some(e => e.value === "Bonjour")`)
+	b.shot(t, "i18n-entry")
+	// The French title, edited in its pane.
+	evalAs[bool](t, b, `(() => {
+		const el = [...document.querySelectorAll('input')].find(e => e.value === "Bonjour");
+		const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+		set.call(el, "Bonjour tout le monde");
+		el.dispatchEvent(new Event("input", {bubbles: true}));
+		return true; })()`)
+	clickText(t, b, "Publish")
+	clickText(t, b, "Publish now")
+	eventually(t, "the French file saved", func() bool {
+		return strings.Contains(remoteFile(t, repo.bare, "content/fr/posts/hello.md"), "title: Bonjour tout le monde")
+	})
+	b.shot(t, "i18n-saved")
+	b.check(t)
+	if remoteFile(t, repo.bare, "content/posts/fr/hello.md") != "" || remoteFile(t, repo.bare, "content/posts/en/hello.md") != "" {
+		t.Fatal("Decap's own paths were written")
+	}
+	if !strings.Contains(remoteFile(t, repo.bare, "content/en/posts/hello.md"), "title: Hello") {
+		t.Fatal("the English file changed")
+	}
+	if g := get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key); !strings.Contains(string(g.Body), "Bonjour tout le monde") {
 		t.Fatalf("served fr: %s", g.Body)
 	}
 }
