@@ -230,6 +230,9 @@ type publishRequest struct {
 		// Globals names the globals file.
 		Globals bool   `json:"globals"`
 		Slug    string `json:"slug"`
+		// Locale is the document's locale on a site with locales
+		// (default: the default locale).
+		Locale string `json:"locale"`
 	} `json:"documents"`
 	Message string `json:"message"`
 }
@@ -256,11 +259,11 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	for _, d := range req.Documents {
 		switch {
 		case d.Globals:
-			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals})
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals, Locale: d.Locale})
 		case d.Page:
-			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug})
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug, Locale: d.Locale})
 		case d.Type != "":
-			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug})
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug, Locale: d.Locale})
 		default:
 			return badRequest("documents: each names {type, slug}, {page: true, slug} or {globals: true}")
 		}

@@ -208,3 +208,36 @@ func TestWriteLocaleOnSiteWithout(t *testing.T) {
 		t.Fatalf("message: %s", r.Body)
 	}
 }
+
+// TestWriteLocaleDraftAndPublish: a write in a locale on a site with a
+// draft branch lands on the draft branch; publishing that document by
+// its locale publishes that locale's file only.
+func TestWriteLocaleDraftAndPublish(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":                "locales: [en, fr]\nlayout: folder\n" + localeModel,
+		"content/en/posts/hello.md": "---\ntitle: Hello\n---\n",
+		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nslug: bonjour\n---\n",
+	})
+	ts := startWriterWith(t, "file://"+repo.bare, "draft")
+	boss := ts.key(t, "boss", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	for _, w := range []struct{ url, body string }{
+		{"/api/v1/content/posts/bonjour?locale=fr", `{"title": "Bonjour !"}`},
+		{"/api/v1/content/posts/hello", `{"title": "Hello!"}`},
+	} {
+		if r := wr(t, "PATCH", ts.URL+w.url, boss, w.body); r.Status != 200 {
+			t.Fatalf("draft write %s: %d %s", w.url, r.Status, r.Body)
+		}
+	}
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"type": "posts", "slug": "bonjour", "locale": "es"}]}`), http.StatusBadRequest, "BAD_REQUEST")
+	r := wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"type": "posts", "slug": "hello", "locale": "fr"}]}`)
+	if r.Status != 200 || r.json(t)["published"] != true {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	if !strings.Contains(remoteFile(t, repo.bare, "content/fr/posts/hello.md"), "title: Bonjour !") || !strings.Contains(remoteFile(t, repo.bare, "content/en/posts/hello.md"), "title: Hello\n") {
+		t.Fatal("publish by locale: wrong files on main")
+	}
+	if g := get(t, ts.URL+"/api/v1/content/posts/bonjour?locale=fr", reader); !strings.Contains(string(g.Body), "Bonjour !") {
+		t.Fatalf("published fr not served: %s", g.Body)
+	}
+}

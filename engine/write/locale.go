@@ -584,3 +584,34 @@ func LocaleFiles(snap *engine.Snapshot, loc, virt string) []string {
 	}
 	return out
 }
+
+// unchangedPublished is the file of d (in its locale) in the published
+// branch's snapshot when the commit head has that very file (same blob):
+// how a document is found on a branch this box does not serve, whose
+// paths the published snapshot only tells while they are unchanged.
+func (w *Writer) unchangedPublished(ctx context.Context, d Doc, head string) string {
+	snap := w.cfg.Snapshot(w.cfg.Branch)
+	site := localeSite(snap, d.Locale)
+	if site == nil {
+		return ""
+	}
+	var p, blob string
+	switch d.Kind {
+	case KindItem:
+		items := site.Items[d.Type]
+		if i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); ok {
+			p, blob = items[i].Meta.Path, items[i].Meta.Blob
+		}
+	case KindPage:
+		if i, ok := slices.BinarySearchFunc(site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) }); ok {
+			p, blob = site.Pages[i].Meta.Path, site.Pages[i].Meta.Blob
+		}
+	}
+	if p == "" || blob == "" {
+		return ""
+	}
+	if b, err := w.repo.blobAt(ctx, head, p); err != nil || b != blob {
+		return ""
+	}
+	return p
+}

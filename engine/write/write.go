@@ -629,6 +629,9 @@ func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cf
 // another locale finds the document's translation).
 func (w *Writer) resolveSlug(branch string, d *Doc) {
 	snap := w.cfg.Snapshot(branch)
+	if snap == nil {
+		snap = w.cfg.Snapshot(w.cfg.Branch)
+	}
 	if snap == nil || snap.Site == nil || snap.Site.I18n == nil || d.Kind == KindGlobals || d.Locale == "" {
 		return
 	}
@@ -792,6 +795,17 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 		}
 		if pl.oldBlob != "" {
 			pl.path = servedPath
+		}
+	}
+	if pl.path == "" && servedPath == "" && i18n != nil {
+		// a branch this box does not serve (a new draft branch): the
+		// published snapshot's file of the locale's document, while the
+		// branch has it unchanged
+		if p := w.unchangedPublished(ctx, d, head); p != "" {
+			pl.path, pl.oldBlob = p, ""
+			if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if pl.path == "" && o == opCreate && i18n != nil {
