@@ -241,3 +241,30 @@ func TestWriteLocaleDraftAndPublish(t *testing.T) {
 		t.Fatalf("published fr not served: %s", g.Body)
 	}
 }
+
+// TestWriteLocaleContentDir: a Hugo site with a contentDir per language
+// (no folio.yaml): a translation goes to its language's contentDir.
+func TestWriteLocaleContentDir(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"hugo.toml": "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content/english'\nweight = 1\n[languages.fr]\ncontentDir = 'content/french'\nweight = 2\n",
+		"content/english/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
+		"content/english/about.md":       "---\ntitle: About\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	for _, w := range []struct{ url, body, file string }{
+		{"/api/v1/content/posts?locale=fr&translationOf=hello", `{"title": "Bonjour", "slug": "bonjour"}`, "content/french/posts/hello.md"},
+		{"/api/v1/pages?locale=fr", `{"title": "À propos", "slug": "about"}`, "content/french/about.md"},
+		{"/api/v1/content/posts?locale=fr", `{"title": "Nouveau"}`, "content/french/posts/nouveau.md"},
+		{"/api/v1/content/posts", `{"title": "New"}`, "content/english/posts/new.md"},
+	} {
+		r := wr(t, "POST", ts.URL+w.url, editor, w.body)
+		if r.Status != http.StatusCreated || remoteFile(t, repo.bare, w.file) == "" {
+			t.Fatalf("POST %s: %d %s (want %s)", w.url, r.Status, r.Body, w.file)
+		}
+	}
+	if g := get(t, ts.URL+"/api/v1/content/posts/hello", reader); !strings.Contains(string(g.Body), `"fr":{"slug":"bonjour"`) {
+		t.Fatalf("not linked: %s", g.Body)
+	}
+}
