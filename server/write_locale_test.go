@@ -246,7 +246,7 @@ func TestWriteLocaleDraftAndPublish(t *testing.T) {
 // (no folio.yaml): a translation goes to its language's contentDir.
 func TestWriteLocaleContentDir(t *testing.T) {
 	repo := newRepo(t, map[string]string{
-		"hugo.toml": "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content/english'\nweight = 1\n[languages.fr]\ncontentDir = 'content/french'\nweight = 2\n",
+		"hugo.toml":                      "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content/english'\nweight = 1\n[languages.fr]\ncontentDir = 'content/french'\nweight = 2\n",
 		"content/english/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
 		"content/english/about.md":       "---\ntitle: About\n---\n",
 	})
