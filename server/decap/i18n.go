@@ -2,8 +2,8 @@ package decap
 
 import (
 	"context"
-	"errors"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/folio-cms/folio/content"
@@ -147,59 +147,87 @@ func (s *Service) repoPath(ctx context.Context, m *localeMap, commit, p string) 
 		return "", bad("%s: the site's layout has no place for it in locale %s", p, loc)
 	}
 	for _, c := range cands {
-		if _, _, err := s.Git.Read(ctx, commit, c); err == nil {
-			return c, nil
-		} else if !errors.Is(err, errNoFile) {
+		found, err := s.exists(ctx, commit, c)
+		if err != nil {
 			return "", err
+		}
+		if found {
+			return c, nil
 		}
 	}
 	return cands[0], nil
 }
 
-// entriesByFolderI18n lists the files of a folder collection in every
-// locale, named by Decap's paths.
-func (s *Service) entriesByFolderI18n(ctx context.Context, m *localeMap, commit, folder, ext string, depth int) ([]entry, error) {
-	var blobs []Blob
-	for _, root := range []string{"content", "pages"} {
-		bs, err := s.Git.List(ctx, commit, root, 0)
-		if err != nil {
-			return nil, err
-		}
-		blobs = append(blobs, bs...)
+// exists tells whether commit has a file at p.
+func (s *Service) exists(ctx context.Context, commit, p string) (bool, error) {
+	e, err := s.readEntry(ctx, commit, p)
+	return e.Data != nil, err
+}
+
+// readEntryAs is readEntry of a path Decap names: the site's file of
+// that locale, answered under Decap's name.
+func (s *Service) readEntryAs(ctx context.Context, commit, p string) (entry, error) {
+	real, err := s.repoPath(ctx, s.localeMap(), commit, p)
+	if err != nil {
+		return entry{}, err
+	}
+	e, err := s.readEntry(ctx, commit, real)
+	e.File.Path = p
+	return e, err
+}
+
+// entriesByFolderAs is entriesByFolder of a folder collection with
+// i18n: the files of every locale whose path in its locale is in the
+// folder (listed in the folders the layout keeps them in), named by
+// Decap's paths.
+func (s *Service) entriesByFolderAs(ctx context.Context, branch, folder, ext string, depth int) ([]entry, error) {
+	m := s.localeMap()
+	if _, _, ok := collectionOf(folder + "/x"); m == nil || !ok {
+		return s.entriesByFolder(ctx, branch, folder, ext, depth)
 	}
 	// Decap asks one level deeper for multiple_folders (the locale's).
 	if m.structure == structFolders && depth > 1 {
 		depth--
 	}
-	var keep []Blob
-	var ids []string
-	var names []string
-	for _, bl := range blobs {
-		if !strings.HasSuffix(bl.Path, "."+ext) {
-			continue
+	var dirs []string
+	for _, l := range m.c.Codes() {
+		for _, p := range write.LocaleFiles(m.snap, l, folder+"/x."+ext) {
+			if d := path.Dir(p); !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
 		}
-		loc, virt, ok := m.c.Classify(bl.Path)
-		if !ok {
-			continue
-		}
-		rest, in := strings.CutPrefix(virt, folder+"/")
-		if !in || (depth > 0 && strings.Count(rest, "/") >= depth) {
-			continue
-		}
-		name, ok := m.toDecap(loc, virt)
-		if !ok {
-			continue
-		}
-		keep, ids, names = append(keep, bl), append(ids, bl.ID), append(names, name)
 	}
-	datas, err := s.Git.Blobs(ctx, ids)
-	if err != nil {
-		return nil, err
+	slices.Sort(dirs)
+	var out []entry
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		es, err := s.entriesByFolder(ctx, branch, dir, ext, depth)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if seen[e.File.Path] {
+				continue
+			}
+			seen[e.File.Path] = true
+			loc, virt, ok := m.c.Classify(e.File.Path)
+			if !ok {
+				continue
+			}
+			rest, in := strings.CutPrefix(virt, folder+"/")
+			if !in || (depth > 0 && strings.Count(rest, "/") >= depth) {
+				continue
+			}
+			name, ok := m.toDecap(loc, virt)
+			if !ok {
+				continue
+			}
+			e.File.Path = name
+			out = append(out, e)
+		}
 	}
-	out := make([]entry, 0, len(keep))
-	for i, bl := range keep {
-		d, id := string(datas[i]), bl.ID
-		out = append(out, entry{Data: &d, File: entryFile{Path: names[i], ID: &id}})
+	if out == nil {
+		out = []entry{}
 	}
 	return out, nil
 }
@@ -304,7 +332,11 @@ func (s *Service) repoPaths(ctx context.Context, branch string, paths []string) 
 		// Decap deletes an entry by the paths of every locale: the
 		// locales it has no file in are left out.
 		if _, _, ok := m.fromDecap(p); ok {
-			if _, _, err := s.Git.Read(ctx, commit, real); errors.Is(err, errNoFile) {
+			found, err := s.exists(ctx, commit, real)
+			if err != nil {
+				return nil, err
+			}
+			if !found {
 				missing = append(missing, real)
 				continue
 			}
@@ -337,8 +369,11 @@ func (s *Service) dropUntranslated(ctx context.Context, branch string, files []d
 			if err != nil {
 				return nil, err
 			}
-			_, _, rerr := s.Git.Read(ctx, commit, real)
-			if errors.Is(rerr, errNoFile) && untranslated(real, f.Raw) {
+			found, err := s.exists(ctx, commit, real)
+			if err != nil {
+				return nil, err
+			}
+			if !found && untranslated(real, f.Raw) {
 				continue
 			}
 		}

@@ -117,7 +117,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if !safeRepoPath(p.Folder) || p.Extension == "" || strings.ContainsAny(p.Extension, "/\x00") {
 			return nil, bad("params: want a folder (a repository path) and an extension")
 		}
-		return s.entriesByFolder(ctx, b, p.Folder, p.Extension, p.Depth)
+		return s.entriesByFolderAs(ctx, b, p.Folder, p.Extension, p.Depth) // i18n.go
 	case "entriesByFiles":
 		var p struct {
 			Files []struct {
@@ -140,7 +140,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 			if !safeRepoPath(f.Path) {
 				return nil, bad("params.files: %q is not a repository path", f.Path)
 			}
-			e, err := s.readEntry(ctx, commit, f.Path)
+			e, err := s.readEntryAs(ctx, commit, f.Path) // i18n.go
 			if err != nil {
 				return nil, err
 			}
@@ -162,7 +162,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.readEntry(ctx, commit, p.Path)
+		return s.readEntryAs(ctx, commit, p.Path) // i18n.go
 	case "persistEntry":
 		var p persistParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -286,11 +286,7 @@ type entryFile struct {
 }
 
 func (s *Service) readEntry(ctx context.Context, commit, p string) (entry, error) {
-	real, err := s.repoPath(ctx, s.localeMap(), commit, p) // i18n.go
-	if err != nil {
-		return entry{}, err
-	}
-	b, id, err := s.Git.Read(ctx, commit, real)
+	b, id, err := s.Git.Read(ctx, commit, p)
 	if errors.Is(err, errNoFile) {
 		return entry{File: entryFile{Path: p}}, nil
 	}
@@ -305,11 +301,6 @@ func (s *Service) entriesByFolder(ctx context.Context, branch, folder, ext strin
 	commit, err := s.commitOf(ctx, branch)
 	if err != nil {
 		return nil, err
-	}
-	if m := s.localeMap(); m != nil {
-		if _, _, ok := collectionOf(folder + "/x"); ok {
-			return s.entriesByFolderI18n(ctx, m, commit, folder, ext, depth) // i18n.go
-		}
 	}
 	blobs, err := s.Git.List(ctx, commit, folder, depth)
 	if err != nil {
