@@ -74,6 +74,10 @@ func TestWriteLocaleFolderLayout(t *testing.T) {
 		t.Fatalf("unknown locale: %s", r.Body)
 	}
 	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello?locale=", editor, `{"data": {"rating": 1}}`), http.StatusBadRequest, "BAD_REQUEST")
+	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello?locale=..%2Ffr", editor, `{"data": {"rating": 1}}`), http.StatusBadRequest, "BAD_REQUEST")
+	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/globals?locale=xx", editor, `{"siteName": "X"}`), http.StatusBadRequest, "BAD_REQUEST")
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/content/posts?locale=fr&translationOf=..%2Fhello", editor, `{"title": "X"}`), http.StatusBadRequest, "BAD_REQUEST")
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/content/posts?locale=fr", editor, `{"title": "X", "slug": "../x"}`), http.StatusUnprocessableEntity, "VALIDATION")
 	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello?translationOf=x", editor, `{"data": {"rating": 1}}`), http.StatusBadRequest, "BAD_REQUEST")
 	// A document the locale lacks is 404 for a PATCH (no write to a fallback).
 	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello?locale=de", editor, `{"data": {"rating": 1}}`), http.StatusNotFound, "NOT_FOUND")
