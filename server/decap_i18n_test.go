@@ -218,3 +218,47 @@ func TestDecapI18nBrowser(t *testing.T) {
 		t.Fatalf("served fr: %s", g.Body)
 	}
 }
+
+// TestDecapI18nWorkflow: an entry of two locales under the editorial
+// workflow: its branch holds the site's files, its diffs and data files
+// are named by Decap's paths, and publishing brings both files to main.
+func TestDecapI18nWorkflow(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":                "locales: [en, fr]\nlayout: folder\ndecap: {publishMode: editorial_workflow}\n" + decapLocaleModel,
+		"content/en/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentWrite)
+	wantOK(t, rpc(t, ts.URL, key, "persistEntry", map[string]any{
+		"branch": "main",
+		"dataFiles": []map[string]any{
+			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\n---\nWe launched.\n"},
+			{"slug": "launch", "path": "content/posts/fr/launch.md", "raw": "---\ntitle: Lancement\n---\nLancé.\n"},
+		},
+		"options": map[string]any{"collectionName": "posts", "commitMessage": "Create launch", "useWorkflow": true, "status": "draft"},
+	}))
+	for _, p := range []string{"content/en/posts/launch.md", "content/fr/posts/launch.md"} {
+		if _, err := gitOut(repo.bare, "show", "cms/posts/launch:"+p); err != nil {
+			t.Fatalf("%s not on the entry's branch", p)
+		}
+	}
+	r := rpc(t, ts.URL, key, "unpublishedEntry", map[string]any{"branch": "main", "id": "posts/launch"})
+	wantOK(t, r)
+	var paths []string
+	for _, d := range r.json(t)["diffs"].([]any) {
+		paths = append(paths, d.(map[string]any)["path"].(string))
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"content/posts/en/launch.md", "content/posts/fr/launch.md"}) {
+		t.Fatalf("diffs: %s", r.Body)
+	}
+	r = rpc(t, ts.URL, key, "unpublishedEntryDataFile", map[string]any{"branch": "main", "collection": "posts", "slug": "launch", "id": "x", "path": "content/posts/fr/launch.md"})
+	wantOK(t, r)
+	if !strings.Contains(r.json(t)["data"].(string), "Lancement") {
+		t.Fatalf("data file: %s", r.Body)
+	}
+	wantOK(t, rpc(t, ts.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "launch"}))
+	if !strings.Contains(remoteFile(t, repo.bare, "content/fr/posts/launch.md"), "Lancement") || remoteFile(t, repo.bare, "content/en/posts/launch.md") == "" {
+		t.Fatal("published files not on main")
+	}
+}

@@ -393,3 +393,57 @@ func untranslated(p, raw string) bool {
 	}
 	return strings.TrimSpace(d.Body.Source()) == ""
 }
+
+// workflowAs is workflow for Decap's names of files: an unpublished
+// entry's diffs name each locale's file by Decap's path, and its data
+// file is read from the site's file of that locale.
+func (s *Service) workflowAs(ctx context.Context, who Caller, branch, action, cms string, p workflowParams) (any, error) {
+	m := s.localeMap()
+	if m == nil {
+		return s.workflow(ctx, who, branch, action, cms, p)
+	}
+	switch action {
+	case "unpublishedEntryDataFile":
+		if _, _, ok := m.fromDecap(p.Path); ok {
+			real, err := s.repoPath(ctx, m, s.mapCommit(ctx, cms), p.Path)
+			if err != nil {
+				return nil, err
+			}
+			p.Path = real
+		}
+	case "unpublishedEntry":
+		res, err := s.workflow(ctx, who, branch, action, cms, p)
+		if err != nil {
+			return res, err
+		}
+		if out, ok := res.(map[string]any); ok {
+			if diffs, ok := out["diffs"].([]diff); ok {
+				for i := range diffs {
+					d := &diffs[i]
+					name := m.decapName(d.Path)
+					for _, f := range []*string{&d.OldPath, &d.NewPath, &d.ID} {
+						if *f == d.Path {
+							*f = name
+						}
+					}
+					d.Path = name
+				}
+			}
+		}
+		return res, nil
+	}
+	return s.workflow(ctx, who, branch, action, cms, p)
+}
+
+// decapName is Decap's path of a repository file (itself when Decap's
+// i18n does not name it).
+func (m *localeMap) decapName(p string) string {
+	loc, virt, ok := m.c.Classify(p)
+	if !ok {
+		return p
+	}
+	if name, ok := m.toDecap(loc, virt); ok {
+		return name
+	}
+	return p
+}

@@ -239,7 +239,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.workflow(ctx, who, b, req.Action, cms, p)
+		return s.workflowAs(ctx, who, b, req.Action, cms, p) // i18n.go
 	case "getDeployPreview":
 		return nil, nil
 	default:
