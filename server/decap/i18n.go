@@ -2,6 +2,7 @@ package decap
 
 import (
 	"context"
+	"encoding/json"
 	"path"
 	"slices"
 	"strings"
@@ -392,6 +393,32 @@ func untranslated(p, raw string) bool {
 		return false
 	}
 	return strings.TrimSpace(d.Body.Source()) == ""
+}
+
+// i18nWorkflow answers the workflow actions that name files
+// (unpublishedEntry, unpublishedEntryDataFile) on a site with locales;
+// done is false for every other call.
+func (s *Service) i18nWorkflow(ctx context.Context, who Caller, branch, action string, params json.RawMessage) (any, bool, error) {
+	if (action != "unpublishedEntry" && action != "unpublishedEntryDataFile") || s.localeMap() == nil {
+		return nil, false, nil
+	}
+	var p workflowParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, true, err
+	}
+	if action == "unpublishedEntry" && p.ID != "" {
+		i := strings.Index(p.ID, "/")
+		if i < 0 {
+			return nil, true, bad("params.id: want <collection>/<slug>")
+		}
+		p.Collection, p.Slug = p.ID[:i], p.ID[i+1:]
+	}
+	cms, err := cmsBranch(p.Collection, p.Slug)
+	if err != nil {
+		return nil, true, err
+	}
+	res, err := s.workflowAs(ctx, who, branch, action, cms, p)
+	return res, true, err
 }
 
 // workflowAs is workflow for Decap's names of files: an unpublished

@@ -104,6 +104,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		return nil, bad("params.branch: %q is not the published branch %q or the draft branch", dp.Branch, pub)
 	}
 	b := dp.Branch
+	if res, done, err := s.i18nWorkflow(ctx, who, b, req.Action, req.Params); done { // i18n.go
+		return res, err
+	}
 	switch req.Action {
 	case "entriesByFolder":
 		var p struct {
@@ -239,7 +242,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.workflowAs(ctx, who, b, req.Action, cms, p) // i18n.go
+		return s.workflow(ctx, who, b, req.Action, cms, p)
 	case "getDeployPreview":
 		return nil, nil
 	default:
