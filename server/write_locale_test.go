@@ -272,3 +272,24 @@ func TestWriteLocaleContentDir(t *testing.T) {
 		t.Fatalf("not linked: %s", g.Body)
 	}
 }
+
+// TestWriteLocaleGlobalsFolder: a site keeping its globals in a folder
+// per locale (globals/en.yaml): a locale's globals go to globals/<code>.yaml.
+func TestWriteLocaleGlobalsFolder(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":                "locales: [en, fr]\nlayout: folder\n" + localeModel,
+		"globals/en.yaml":           "siteName: Site\n",
+		"content/en/posts/hello.md": "---\ntitle: Hello\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	if r := wr(t, "PATCH", ts.URL+"/api/v1/globals?locale=fr", editor, `{"siteName": "Le site"}`); r.Status != 200 || remoteFile(t, repo.bare, "globals/fr.yaml") != "siteName: Le site\n" {
+		t.Fatalf("fr globals: %d %s", r.Status, r.Body)
+	}
+	if r := wr(t, "PATCH", ts.URL+"/api/v1/globals", editor, `{"siteName": "The site"}`); r.Status != 200 || remoteFile(t, repo.bare, "globals/en.yaml") != "siteName: The site\n" || remoteFile(t, repo.bare, "globals.yaml") != "" {
+		t.Fatalf("en globals: %d %s", r.Status, r.Body)
+	}
+	if g := get(t, ts.URL+"/api/v1/globals?locale=fr", ts.reader(t)); !strings.Contains(string(g.Body), `"siteName":"Le site"`) {
+		t.Fatalf("served fr globals: %s", g.Body)
+	}
+}
