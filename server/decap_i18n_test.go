@@ -217,6 +217,23 @@ func TestDecapI18nBrowser(t *testing.T) {
 	if g := get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key); !strings.Contains(string(g.Body), "Bonjour tout le monde") {
 		t.Fatalf("served fr: %s", g.Body)
 	}
+
+	// A new entry written in English only: its English file, no French one.
+	b.run(t, "open a new post", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/new"))
+	b.waitJS(t, "the form", `document.querySelector('input[id^="title-field"]') !== null`)
+	b.run(t, "write the title", chromedp.SendKeys(chromedp.CSS(`input[id^="title-field"]`), "Spring news"))
+	b.run(t, "write the body", chromedp.Click(chromedp.CSS(`[data-slate-editor]`)), chromedp.KeyEvent("News of the spring."))
+	b.shot(t, "i18n-new")
+	clickText(t, b, "Publish")
+	clickText(t, b, "Publish now")
+	eventually(t, "the English file saved", func() bool {
+		return strings.Contains(remoteFile(t, repo.bare, "content/en/posts/spring-news.md"), "title: Spring news")
+	})
+	b.shot(t, "i18n-new-saved")
+	b.check(t)
+	if got := remoteFile(t, repo.bare, "content/fr/posts/spring-news.md"); got != "" {
+		t.Fatalf("an untranslated French file was written: %q", got)
+	}
 }
 
 // TestDecapI18nWorkflow: an entry of two locales under the editorial
