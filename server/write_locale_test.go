@@ -293,3 +293,23 @@ func TestWriteLocaleGlobalsFolder(t *testing.T) {
 		t.Fatalf("served fr globals: %s", g.Body)
 	}
 }
+
+// TestWriteLocaleUnique: a unique field is unique within a locale: a
+// translation shares its document's value, another document of the
+// locale may not.
+func TestWriteLocaleUnique(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":               "locales: [en, fr]\nlayout: folder\ntypes:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
+		"content/en/products/a.md": "---\ntitle: A\nsku: ABC-1\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	if r := wr(t, "POST", ts.URL+"/api/v1/content/products?locale=fr&translationOf=a", editor, `{"title": "A fr", "slug": "a-fr", "data": {"sku": "ABC-1"}}`); r.Status != http.StatusCreated {
+		t.Fatalf("translation with its document's sku: %d %s", r.Status, r.Body)
+	}
+	r := wr(t, "POST", ts.URL+"/api/v1/content/products?locale=fr", editor, `{"title": "B fr", "data": {"sku": "ABC-1"}}`)
+	wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION")
+	if !strings.Contains(string(r.Body), "products/a-fr") {
+		t.Fatalf("unique in fr: %s", r.Body)
+	}
+}
