@@ -422,13 +422,25 @@ func TestWriteUniqueRace(t *testing.T) {
 	if r := wr(t, "POST", a.URL+"/api/v1/content/products", ka, `{"title": "C", "data": {"sku": "NEW-2"}}`); r.Status != http.StatusCreated {
 		t.Fatalf("a free value: %d %s", r.Status, r.Body)
 	}
-	// A change of the content model meanwhile: the write is refused.
+	// A change of the content model meanwhile: the write is validated by
+	// the new model (a now required price: 422, nothing pushed) ...
 	git(t, repo.work, "pull", "-q", "--rebase", "origin", "main")
-	repo.commit("model", map[string]string{"folio.yaml": "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n      price: {kind: number}\n"})
+	repo.commit("model", map[string]string{"folio.yaml": "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n      price: {kind: number, required: true}\n"})
 	head = git(t, repo.bare, "rev-parse", "main")
-	wantError(t, wr(t, "PATCH", a.URL+"/api/v1/content/products/a", ka, `{"title": "A2"}`), http.StatusConflict, "CONFLICT")
+	r := wr(t, "PATCH", a.URL+"/api/v1/content/products/a", ka, `{"title": "A2"}`)
+	wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION")
+	if !strings.Contains(string(r.Body), `"path":"price"`) {
+		t.Fatalf("new model: %s", r.Body)
+	}
 	if git(t, repo.bare, "rev-parse", "main") != head {
-		t.Fatal("a write over a changed model was pushed")
+		t.Fatal("a write the new model refuses was pushed")
+	}
+	// ... and one it takes goes on top of it.
+	if r := wr(t, "PATCH", a.URL+"/api/v1/content/products/a", ka, `{"title": "A2", "data": {"price": 9.5}}`); r.Status != http.StatusOK {
+		t.Fatalf("a write the new model takes: %d %s", r.Status, r.Body)
+	}
+	if !strings.Contains(remoteFile(t, repo.bare, "content/products/a.md"), "price: 9.5") {
+		t.Fatal("not pushed")
 	}
 }
 
