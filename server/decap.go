@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/server/decap"
 	"github.com/julienschmidt/httprouter"
@@ -31,10 +32,9 @@ type DecapConfig struct {
 	// folio.yaml's decap.url.
 	Dir string
 	// AuthorEmail is the e-mail of the commits made for a key (its name is
-	// the key's); "" : <key name>@folio.invalid.
+	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
+	// Writer's committer commits.
 	AuthorEmail string
-	// Committer is who commits (default folio <folio@folio.invalid>, as the write API).
-	CommitterName, CommitterEmail string
 }
 
 const decapPath = "/api/v1/decap"
@@ -45,19 +45,11 @@ const decapOverhead = 4 << 20
 
 func (s *Server) decapService() *decap.Service {
 	s.decapOnce.Do(func() {
-		remote := ""
-		if s.engine.RemoteSite() {
-			remote = s.engine.Site()
+		repo := write.OpenRepo(s.engine.GitDir())
+		if s.writer != nil {
+			repo = s.writer.Repo()
 		}
-		name, email := s.decapCfg.CommitterName, s.decapCfg.CommitterEmail
-		if name == "" {
-			name = "folio"
-		}
-		if email == "" {
-			email = "folio@folio.invalid"
-		}
-		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail,
-			Git: &decap.Git{Dir: s.engine.GitDir(), Remote: remote, Committer: decap.Author{Name: name, Email: email}}}
+		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo}
 	})
 	return s.decapSvc
 }

@@ -43,7 +43,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 		}
 	}
 	if strings.HasSuffix(own, ".yml") || strings.HasSuffix(own, ".yaml") {
-		raw, _, err := s.Git.Read(ctx, snap.Commit, own)
+		raw, _, err := s.Repo.Read(ctx, snap.Commit, own)
 		if err == nil {
 			var cfg map[string]any
 			if yaml.Unmarshal(raw, &cfg) == nil && cfg != nil {
