@@ -704,7 +704,8 @@ func TestDecapTwoWriters(t *testing.T) {
 
 // TestDecapDraftBranch: on a site with a draft branch, Decap edits it
 // (config.yml's branch), starting from the published branch before it
-// exists; the published branch does not move.
+// exists; the published branch does not move, and neither does it when a
+// workflow entry is published.
 func TestDecapDraftBranch(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(e *engine.Config, _ *server.Config) { e.DraftBranch = "draft" })
@@ -731,6 +732,38 @@ func TestDecapDraftBranch(t *testing.T) {
 	r = rpc(t, w.URL, key, "getEntry", map[string]any{"branch": "draft", "path": "content/posts/hello.md"})
 	if !strings.Contains(string(r.Body), "A draft edit.") {
 		t.Fatalf("getEntry on the draft branch: %s", r.Body)
+	}
+
+	// The editorial workflow on a draft site: an entry's branch starts
+	// from the draft branch (the entry as the editor read it), and
+	// publishing it merges it into the draft branch (POST /api/v1/publish
+	// publishes that), not into main.
+	draft := git(t, repo.bare, "rev-parse", "draft")
+	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "draft",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nA workflow edit.\n"}},
+		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": true, "status": "draft"}}))
+	if got := git(t, repo.bare, "rev-parse", "cms/posts/hello^"); got != draft {
+		t.Fatalf("the entry's branch starts from %s, want the draft branch %s", got, draft)
+	}
+	r = rpc(t, w.URL, key, "unpublishedEntry", map[string]any{"branch": "draft", "id": "posts/hello"})
+	wantOK(t, r)
+	if e := r.json(t); e["status"] != "draft" || len(e["diffs"].([]any)) != 1 {
+		t.Fatalf("unpublishedEntry: %s", r.Body)
+	}
+	// Decap names the draft branch; main is reached only by publishing.
+	wantError(t, rpc(t, w.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "hello"}), 403, "FORBIDDEN")
+	wantOK(t, rpc(t, w.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "draft", "collection": "posts", "slug": "hello"}))
+	if got := git(t, repo.bare, "show", "draft:content/posts/hello.md"); !strings.Contains(got, "A workflow edit.") {
+		t.Fatalf("draft after publishing the entry: %s", got)
+	}
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%P", "draft"); !strings.HasPrefix(got, "ann|"+draft+" ") {
+		t.Fatalf("the publishing merge: %q", got)
+	}
+	if git(t, repo.bare, "rev-parse", "main") != mainBefore {
+		t.Fatal("publishing a workflow entry on a draft site moved main")
+	}
+	if _, err := gitOut(repo.bare, "rev-parse", "--verify", "-q", "refs/heads/cms/posts/hello"); err == nil {
+		t.Fatal("the published entry's branch is still on the remote")
 	}
 }
 

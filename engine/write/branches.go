@@ -17,7 +17,7 @@ import (
 // unpublished entry). A side branch is one that Config.WriteBranches
 // allows and that is neither the published nor the draft branch. It is
 // made by the first write that names it (Options.Branch), from the
-// branch BranchStart tells; AddTrailer, MergeBranch and DeleteBranch
+// commit BranchStart tells; AddTrailer, MergeBranch and DeleteBranch
 // commit, push (journaled, retried: as every write) and merge or remove
 // it. Repo reads branches and commits.
 
@@ -209,6 +209,19 @@ func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error)
 		files = append(files, File{Path: p, Blob: f[2]})
 	}
 	return files, nil
+}
+
+// BranchStart is the commit a branch that does not exist yet starts from
+// when a write names it: a side branch starts from the draft branch when
+// the site has one and it exists (the edits it holds are what the editor
+// read), else from the published branch, as the draft branch does.
+func (w *Writer) BranchStart(ctx context.Context, branch string) (string, error) {
+	if d := w.cfg.DraftBranch; d != "" && branch != d && branch != w.cfg.Branch {
+		if h, err := w.repo.head(ctx, d); err != nil || h != "" {
+			return h, err
+		}
+	}
+	return w.repo.head(ctx, w.cfg.Branch)
 }
 
 // sideBranch checks that b is a branch writes may name that is neither

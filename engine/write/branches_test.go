@@ -201,3 +201,38 @@ func TestMergeBranchOnADraftSite(t *testing.T) {
 		t.Fatalf("merge into the draft branch: %+v", res)
 	}
 }
+
+// TestSideBranchStartsFromTheDraftBranch: on a site with a draft branch, a
+// new side branch starts from it (the edits it holds are the base the
+// editor saw), and from the published branch while it does not exist.
+func TestSideBranchStartsFromTheDraftBranch(t *testing.T) {
+	s := newSite(t)
+	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", DraftBranch: "draft", JournalDir: t.TempDir()})
+	ctx := context.Background()
+	if _, err := w.PutFile(ctx, "content/posts/a.md", []byte("---\ntitle: A\n---\n"), Options{Branch: "cms/posts/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, s.remote, "rev-parse", "cms/posts/a^"); got != s.remoteHead() {
+		t.Fatalf("before the draft branch exists: parent %s, want main %s", got, s.remoteHead())
+	}
+	if _, err := w.PutFile(ctx, "content/posts/hello.md", []byte("---\ntitle: Hello\n---\nDraft edit.\n"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	draft := s.remoteRef("draft")
+	if _, err := w.PutFile(ctx, "content/posts/hello.md", []byte("---\ntitle: Hello\n---\nWorkflow edit.\n"), Options{Branch: "cms/posts/hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, s.remote, "rev-parse", "cms/posts/hello^"); got != draft {
+		t.Fatalf("a new side branch starts from %s, want the draft branch %s", got, draft)
+	}
+	if data, _, err := w.ReadFile(ctx, "cms/posts/b", "content/posts/hello.md"); err != nil || !strings.Contains(string(data), "Draft edit.") {
+		t.Fatalf("a side branch not made yet reads as the draft branch: %q %v", data, err)
+	}
+	// Its merge goes into the draft branch without a conflict.
+	if _, err := w.MergeBranch(ctx, "cms/posts/hello", "", MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, s.remote, "show", "draft:content/posts/hello.md"); !strings.Contains(got, "Workflow edit.") {
+		t.Fatalf("draft after the merge: %s", got)
+	}
+}

@@ -71,7 +71,7 @@ func (w *Writer) readHead(ctx context.Context, branch string) (string, string, e
 		return "", "", err
 	}
 	if head == "" {
-		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+		if head, err = w.BranchStart(ctx, branch); err != nil {
 			return "", "", err
 		}
 	}

@@ -361,9 +361,9 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 		return Result{}, err
 	}
 	if head == "" {
-		// A new branch (the draft branch's first write, cms/…) starts
-		// from the published branch.
-		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+		// A new branch (the draft branch's first write, cms/…): see
+		// BranchStart.
+		if head, err = w.BranchStart(ctx, branch); err != nil {
 			return Result{}, err
 		}
 		if head == "" {
