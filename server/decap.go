@@ -35,6 +35,10 @@ type DecapConfig struct {
 	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
 	// Writer's committer commits.
 	AuthorEmail string
+	// MediaListed and MediaThumbBytes bound the list Decap's getMedia
+	// answers (decap.DefaultMediaListed, decap.DefaultMediaThumbBytes);
+	// 0: the defaults.
+	MediaListed, MediaThumbBytes int
 }
 
 const decapPath = "/api/v1/decap"
@@ -49,7 +53,8 @@ func (s *Server) decapService() *decap.Service {
 		if s.writer != nil {
 			repo = s.writer.Repo()
 		}
-		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo}
+		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo,
+			MediaListed: s.decapCfg.MediaListed, MediaThumbBytes: s.decapCfg.MediaThumbBytes}
 	})
 	return s.decapSvc
 }
@@ -77,6 +82,17 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		return err
 	}
 	w.Header().Set("Cache-Control", cacheNoStore)
+	if st, ok := res.(decap.Streamer); ok {
+		// A long list (getMedia), written as it is read.
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		if err := st.Stream(r.Context(), w); err != nil {
+			// Cut off: the client must not take a partial list whole.
+			s.log.Warn("decap: the answer was cut off", "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		return nil
+	}
 	return writeJSON(w, http.StatusOK, res)
 }
 

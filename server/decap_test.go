@@ -19,6 +19,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
+	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server"
 	"go.yaml.in/yaml/v3"
 )
@@ -784,5 +785,58 @@ func BenchmarkDecapEntriesByFolder(b *testing.B) {
 		if r.Status != 200 || len(r.Body) < 1000*100 {
 			b.Fatalf("%d %d bytes", r.Status, len(r.Body))
 		}
+	}
+}
+
+// TestDecapGetMediaListsEveryItem: getMedia lists the whole library (Decap
+// takes the list whole, unpaged), the newest first, streamed; thumbnails
+// ride along until their byte budget is spent, the other items come
+// without bytes.
+func TestDecapGetMediaListsEveryItem(t *testing.T) {
+	repo := newRepo(t, decapSite)
+	var lib *media.Library
+	const n, budgetItems = 620, 25
+	small := pngBytes(t, 8, 8)
+	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(_ *engine.Config, s *server.Config) {
+		lib = s.Media
+		s.Decap.MediaThumbBytes = budgetItems * len(small)
+	})
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	for i := range n {
+		if _, err := lib.Create(t.Context(), media.UploadInput{Filename: fmt.Sprintf("item-%03d.png", i), Body: bytes.NewReader(small)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rpc(t, w.URL, key, "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	wantOK(t, r)
+	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	var files []struct{ ID, Content, Encoding, Path, Name string }
+	if err := json.Unmarshal(r.Body, &files); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != n {
+		t.Fatalf("getMedia lists %d items, want all %d", len(files), n)
+	}
+	want, _ := lib.List(media.Query{Desc: true})
+	with := 0
+	for i, f := range files {
+		if f.ID != want[i].ID || f.Path != want[i].URL || f.Name != want[i].Filename || f.Encoding != "base64" {
+			t.Fatalf("item %d: %+v, want %s %s %s", i, f, want[i].ID, want[i].URL, want[i].Filename)
+		}
+		if f.Content == "" {
+			continue
+		}
+		if i != with {
+			t.Fatalf("item %d carries a thumbnail after one without: the newest carry them", i)
+		}
+		with++
+		if b, err := base64.StdEncoding.DecodeString(f.Content); err != nil || !bytes.Equal(b, small) {
+			t.Fatalf("item %d: thumbnail %v", i, err)
+		}
+	}
+	if with != budgetItems {
+		t.Fatalf("%d items carry a thumbnail, want %d (the budget)", with, budgetItems)
 	}
 }

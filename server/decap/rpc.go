@@ -52,6 +52,9 @@ type Service struct {
 	// Email is the author e-mail of commits (the author name is the
 	// key's); "" : the Writer's (write.Config.AuthorEmail).
 	Email string
+	// MediaListed and MediaThumbBytes bound getMedia's answer (see
+	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
+	MediaListed, MediaThumbBytes int
 }
 
 // Caller is who calls: the key's name and what it may do beyond
@@ -211,7 +214,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.mediaFileOf(ctx, it, false)
+		return s.mediaFileOf(ctx, it)
 	case "unpublishedEntries":
 		bs, err := s.Repo.Branches(ctx, branchPrefix)
 		if err != nil {
@@ -565,29 +568,6 @@ type mediaFile struct {
 	Name     string `json:"name"`
 }
 
-// maxListed bounds the items getMedia lists (each carries a thumbnail);
-// maxThumbBytes the original a listed item without derivatives carries.
-const (
-	maxListed     = 500
-	maxThumbBytes = 1 << 20
-)
-
-func (s *Service) getMedia(ctx context.Context) (any, error) {
-	if s.Media == nil {
-		return []mediaFile{}, nil
-	}
-	items, _ := s.Media.List(media.Query{Limit: maxListed, Desc: true})
-	out := make([]mediaFile, 0, len(items))
-	for _, it := range items {
-		mf, err := s.mediaFileOf(ctx, it, true)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, mf)
-	}
-	return out, nil
-}
-
 func (s *Service) mediaFile(ctx context.Context, p string) (any, error) {
 	key, ok := uploadKey(p)
 	if !ok || s.Media == nil {
@@ -597,20 +577,12 @@ func (s *Service) mediaFile(ctx context.Context, p string) (any, error) {
 	if !ok {
 		return nil, fault.New(fault.NotFound, "no media file at %s", p)
 	}
-	return s.mediaFileOf(ctx, it, false)
+	return s.mediaFileOf(ctx, it)
 }
 
-// mediaFileOf reads an item's original (or, for a list, its smallest
-// derivative: the media library shows thumbnails).
-func (s *Service) mediaFileOf(ctx context.Context, it *media.Item, thumb bool) (mediaFile, error) {
+// mediaFileOf reads an item's original.
+func (s *Service) mediaFileOf(ctx context.Context, it *media.Item) (mediaFile, error) {
 	key := it.Key
-	if thumb && len(it.Sizes) > 0 {
-		key = it.Sizes[0].Key
-	} else if thumb && it.Size > maxThumbBytes {
-		// No derivative (a video, a document): the list carries no bytes
-		// of it; getMediaFile reads it when it is chosen.
-		return mediaFile{ID: it.ID, Encoding: "base64", Path: it.URL, Name: it.Filename}, nil
-	}
 	rc, err := s.Media.Storage().Open(ctx, key)
 	if err != nil {
 		return mediaFile{}, fmt.Errorf("decap: read media %s: %w", key, err)
