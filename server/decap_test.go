@@ -512,6 +512,7 @@ func TestDecapConfigYAML(t *testing.T) {
 		var cfg struct {
 			Backend      map[string]string `yaml:"backend"`
 			PublishMode  string            `yaml:"publish_mode"`
+			Editor       map[string]bool   `yaml:"editor"`
 			MediaFolder  string            `yaml:"media_folder"`
 			PublicFolder string            `yaml:"public_folder"`
 			Collections  []struct {
@@ -523,7 +524,7 @@ func TestDecapConfigYAML(t *testing.T) {
 			t.Fatalf("%v\n%s", err, r.Body)
 		}
 		if cfg.Backend["name"] != "proxy" || cfg.Backend["proxy_url"] != "/api/v1/decap" || cfg.Backend["branch"] != "main" ||
-			cfg.MediaFolder != "uploads" || cfg.PublicFolder != "/uploads" || cfg.PublishMode != "editorial_workflow" {
+			cfg.MediaFolder != "uploads" || cfg.PublicFolder != "/uploads" || cfg.PublishMode != "editorial_workflow" || !cfg.Editor["notes"] {
 			t.Fatalf("config.yml:\n%s", r.Body)
 		}
 		widgets := map[string]map[string]any{}
@@ -606,13 +607,15 @@ func FuzzDecapRPC(f *testing.F) {
 	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 	actions := []string{"info", "entriesByFolder", "entriesByFiles", "getEntry", "persistEntry", "deleteFiles", "deleteFile",
 		"getMedia", "getMediaFile", "persistMedia", "unpublishedEntries", "unpublishedEntry", "unpublishedEntryDataFile",
-		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview", "nope"}
+		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview",
+		"getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution", "getPRMetadata", "nope"}
 	for i := range actions {
 		for _, p := range []string{`{"branch":"main"}`, `{"branch":"main","path":"content/posts/hello.md","folder":"content/posts","extension":"md","depth":1}`,
 			`{"branch":"main","collection":"posts","slug":"hello","newStatus":"pending_review","id":"posts/hello"}`,
 			`{"branch":"main","dataFiles":[{"slug":"f","path":"content/posts/f.md","raw":"---\ntitle: F\n---\nF.\n"}],"assets":[],"options":{"collectionName":"posts","useWorkflow":true,"status":"draft"}}`,
 			`{"branch":"main","asset":{"path":"uploads/a.png","content":"iVBORw0KGgo=","encoding":"base64"}}`,
-			`{"branch":"main","paths":["content/posts/f.md","/uploads/x"]}`, `[]`, `null`, `"x"`, `{"branch":1}`, `{"branch":"main","files":[{"path":"a/../b"}]}`} {
+			`{"branch":"main","paths":["content/posts/f.md","/uploads/x"]}`,
+			`{"branch":"main","collection":"posts","slug":"f","note":{"content":"Check the title."},"noteId":"x","updates":{"resolved":true}}`, `[]`, `null`, `"x"`, `{"branch":1}`, `{"branch":"main","files":[{"path":"a/../b"}]}`} {
 			f.Add(uint8(i), p)
 		}
 	}
@@ -838,5 +841,110 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 	}
 	if with != budgetItems {
 		t.Fatalf("%d items carry a thumbnail, want %d (the budget)", with, budgetItems)
+	}
+}
+
+// TestDecapNotes: Decap's notes on an unpublished entry are commits on its
+// branch (a Decap-Note trailer each), so another box reads them; a note's
+// text is its author's to change or delete, its resolution anyone's.
+func TestDecapNotes(t *testing.T) {
+	repo := newRepo(t, decapSite)
+	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	grace := a.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite)
+	bob := b.key(t, "Bob", server.ScopeContentRead, server.ScopeContentWrite)
+	entry := map[string]any{"branch": "main", "collection": "posts", "slug": "idea"}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for k, v := range entry {
+			m[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	notes := func(ts *testServer, key string) []map[string]any {
+		t.Helper()
+		r := rpc(t, ts.URL, key, "getNotes", entry)
+		wantOK(t, r)
+		var out struct{ Notes []map[string]any }
+		if err := json.Unmarshal(r.Body, &out); err != nil || out.Notes == nil {
+			t.Fatalf("getNotes: %s", r.Body)
+		}
+		return out.Notes
+	}
+	if got := notes(a, grace); len(got) != 0 {
+		t.Fatalf("notes of no entry: %v", got)
+	}
+	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "Too early."})), 404, "NOT_FOUND")
+
+	wantOK(t, rpc(t, a.URL, grace, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "idea", "path": "content/posts/idea.md", "raw": "---\ntitle: Idea\n---\nAn idea.\n"}},
+		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Create idea", "useWorkflow": true, "status": "draft"}}))
+	r := rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "  Check the title,\nplease: \"Idea\" is vague. ", "author": "Anonymous", "resolved": false}))
+	wantOK(t, r)
+	var added struct{ Note map[string]any }
+	json.Unmarshal(r.Body, &added)
+	id, _ := added.Note["id"].(string)
+	if id == "" || added.Note["content"] != "Check the title,\nplease: \"Idea\" is vague." || added.Note["author"] != "Grace" ||
+		added.Note["isOwn"] != true || added.Note["resolved"] != false || added.Note["entrySlug"] != "idea" || added.Note["timestamp"] == "" {
+		t.Fatalf("addNote: %s", r.Body)
+	}
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%(trailers:key=Decap-Note,valueonly)", "cms/posts/idea"); !strings.HasPrefix(got, "Grace|{") || !strings.Contains(got, id) {
+		t.Fatalf("the note on the branch: %q", got)
+	}
+	// The status is still the entry's.
+	if e := rpc(t, a.URL, grace, "unpublishedEntry", with("id", "posts/idea")).json(t); e["status"] != "draft" || len(e["diffs"].([]any)) != 1 {
+		t.Fatalf("unpublishedEntry after a note: %v", e)
+	}
+
+	// The other box reads it; Bob may resolve it, not rewrite or delete it.
+	b.Engine.Sync(t.Context())
+	got := notes(b, bob)
+	if len(got) != 1 || got[0]["id"] != id || got[0]["isOwn"] != false || got[0]["author"] != "Grace" {
+		t.Fatalf("notes on the other box: %v", got)
+	}
+	wantError(t, rpc(t, b.URL, bob, "updateNote", with("noteId", id, "updates", map[string]any{"content": "Mine now."})), 403, "FORBIDDEN")
+	wantError(t, rpc(t, b.URL, bob, "deleteNote", with("noteId", id)), 403, "FORBIDDEN")
+	r = rpc(t, b.URL, bob, "toggleNoteResolution", with("noteId", id))
+	wantOK(t, r)
+	if !strings.Contains(string(r.Body), `"resolved":true`) {
+		t.Fatalf("toggleNoteResolution: %s", r.Body)
+	}
+	r = rpc(t, b.URL, bob, "addNote", with("note", map[string]any{"content": "Agreed."}))
+	wantOK(t, r)
+
+	// Back on the first box (it saw none of Bob's pushes yet): Grace
+	// edits her note on top of them.
+	r = rpc(t, a.URL, grace, "updateNote", with("noteId", id, "updates", map[string]any{"content": "Retitled: fine now."}))
+	wantOK(t, r)
+	if !strings.Contains(string(r.Body), "Retitled: fine now.") || !strings.Contains(string(r.Body), `"resolved":true`) {
+		t.Fatalf("updateNote: %s", r.Body)
+	}
+	got = notes(a, grace)
+	if len(got) != 2 || got[0]["id"] != id || got[1]["author"] != "Bob" || got[1]["content"] != "Agreed." || got[0]["updatedAt"] == nil {
+		t.Fatalf("notes: %v", got)
+	}
+	wantOK(t, rpc(t, a.URL, grace, "deleteNote", with("noteId", id)))
+	if got = notes(a, grace); len(got) != 1 || got[0]["author"] != "Bob" {
+		t.Fatalf("notes after a delete: %v", got)
+	}
+
+	// Bad input: 4xx in the error shape, nothing committed.
+	before := git(t, repo.bare, "rev-parse", "cms/posts/idea")
+	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "  "})), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": strings.Repeat("x", 9000)})), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "addNote", entry), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "updateNote", with("noteId", "nope", "updates", map[string]any{"resolved": true})), 404, "NOT_FOUND")
+	wantError(t, rpc(t, a.URL, grace, "updateNote", with("noteId", got[0]["id"])), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "getNotes", map[string]any{"branch": "main", "collection": "posts", "slug": "../x"}), 400, "BAD_REQUEST")
+	if git(t, repo.bare, "rev-parse", "cms/posts/idea") != before {
+		t.Fatal("a refused note made a commit")
+	}
+	r = rpc(t, a.URL, grace, "getPRMetadata", entry)
+	wantOK(t, r)
+	if strings.TrimSpace(string(r.Body)) != `{"metadata":null}` {
+		t.Fatalf("getPRMetadata: %s", r.Body)
 	}
 }

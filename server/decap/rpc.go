@@ -243,6 +243,16 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 			return nil, err
 		}
 		return s.workflow(ctx, who, b, req.Action, cms, p)
+	case "getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution":
+		var p notesParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.notes(ctx, who, b, req.Action, p)
+	case "getPRMetadata":
+		// Pull-request metadata is the Git hosts' (GitHub, GitLab); folio's
+		// entries have none.
+		return map[string]any{"metadata": nil}, nil
 	case "getDeployPreview":
 		return nil, nil
 	default:
