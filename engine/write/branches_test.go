@@ -236,3 +236,26 @@ func TestSideBranchStartsFromTheDraftBranch(t *testing.T) {
 		t.Fatalf("draft after the merge: %s", got)
 	}
 }
+
+// TestRecoverPushesANewBranch: a box killed while pushing the first
+// commit of a side branch pushes it at its next start (the remote has no
+// such branch yet: nothing moved).
+func TestRecoverPushesANewBranch(t *testing.T) {
+	s := newSite(t)
+	w := s.writer()
+	ctx := context.Background()
+	head := s.remoteHead()
+	blob, _ := w.repo.writeBlob(ctx, []byte("---\ntitle: Crash\n---\n"))
+	commit, err := w.repo.commitFile(ctx, head, "content/posts/crash.md", blob, "Create posts/crash", Person{"k", "k@x"}, Person{"folio", "f@x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What publish journals for a side branch's first write.
+	if err := w.journal(pending{Branch: "cms/posts/crash", Commit: commit, Parent: head, Path: "content/posts/crash.md", New: w.headOrEmpty(ctx, "cms/posts/crash", head) == ""}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := s.writer().withJournal(w.cfg.JournalDir).Recover(ctx)
+	if err != nil || rec == nil || rec.State != "pushed" || s.remoteRef("cms/posts/crash") != commit {
+		t.Fatalf("recover a new branch: %+v %v", rec, err)
+	}
+}

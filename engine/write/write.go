@@ -1215,7 +1215,7 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 		}
 		return "", nil
 	}
-	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p}); err != nil {
+	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p, New: w.headOrEmpty(ctx, branch, parent) == ""}); err != nil {
 		return "", err
 	}
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
