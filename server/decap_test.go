@@ -800,7 +800,8 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 	var lib *media.Library
 	const n, budgetItems = 620, 25
 	small := pngBytes(t, 8, 8)
-	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(_ *engine.Config, s *server.Config) {
+	root := t.TempDir()
+	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) {
 		lib = s.Media
 		s.Decap.MediaThumbBytes = budgetItems * len(small)
 	})
@@ -841,6 +842,14 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 	}
 	if with != budgetItems {
 		t.Fatalf("%d items carry a thumbnail, want %d (the budget)", with, budgetItems)
+	}
+	// The item bound: the newest that many.
+	w2 := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) { s.Decap.MediaListed = 555 })
+	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	wantOK(t, r)
+	files = nil
+	if err := json.Unmarshal(r.Body, &files); err != nil || len(files) != 555 || files[554].ID != want[554].ID {
+		t.Fatalf("getMedia with a bound of 555: %d items, %v", len(files), err)
 	}
 }
 

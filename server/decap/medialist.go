@@ -42,52 +42,73 @@ func (s *Service) getMedia(ctx context.Context) (any, error) {
 	if budget <= 0 {
 		budget = DefaultMediaThumbBytes
 	}
-	items, _ := s.Media.List(media.Query{Limit: limit, Desc: true})
-	return &mediaList{lib: s.Media, items: items, budget: budget}, nil
+	return &mediaList{lib: s.Media, limit: limit, budget: budget}, nil
 }
 
 // mediaList is getMedia's answer.
 type mediaList struct {
-	lib    *media.Library
-	items  []*media.Item
-	budget int
+	lib           *media.Library
+	limit, budget int
 }
 
-// Stream writes the list: each item's fields, its thumbnail read (at most
-// maxThumbBytes) and written in base64 before the next is read.
+// mediaPage is how many items Stream copies out of the library at a time.
+const mediaPage = 500
+
+// Stream writes the list, the library's items read a page at a time: each
+// item's fields, its thumbnail read (at most maxThumbBytes) and written in
+// base64 before the next is read. An item a page shift brings twice (one
+// added meanwhile) is written once.
 func (l *mediaList) Stream(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	left := l.budget
+	left, n := l.budget, 0
+	seen := map[string]bool{}
 	bw.WriteByte('[')
-	for i, it := range l.items {
-		if err := ctx.Err(); err != nil {
-			return err
+	for off := 0; n < l.limit; off += mediaPage {
+		page, _ := l.lib.List(media.Query{Limit: mediaPage, Offset: off, Desc: true})
+		if len(page) == 0 {
+			break
 		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		var thumb []byte
-		if left > 0 {
-			thumb = l.thumbnail(ctx, it, left)
-			left -= len(thumb)
-		}
-		// The fields of mediaFile, in its order.
-		bw.WriteString(`{"id":`)
-		writeString(bw, it.ID)
-		bw.WriteString(`,"content":"`)
-		enc := base64.NewEncoder(base64.StdEncoding, bw)
-		enc.Write(thumb)
-		enc.Close()
-		bw.WriteString(`","encoding":"base64","path":`)
-		writeString(bw, it.URL)
-		bw.WriteString(`,"name":`)
-		writeString(bw, it.Filename)
-		if _, err := bw.WriteString("}"); err != nil {
-			return err
+		for _, it := range page {
+			if seen[it.ID] || n == l.limit {
+				continue
+			}
+			seen[it.ID] = true
+			if err := l.item(ctx, bw, it, n > 0, &left); err != nil {
+				return err
+			}
+			n++
 		}
 	}
 	bw.WriteString("]\n")
 	return bw.Flush()
+}
+
+// item writes one item of the list.
+func (l *mediaList) item(ctx context.Context, bw *bufio.Writer, it *media.Item, comma bool, left *int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if comma {
+		bw.WriteByte(',')
+	}
+	var thumb []byte
+	if *left > 0 {
+		thumb = l.thumbnail(ctx, it, *left)
+		*left -= len(thumb)
+	}
+	// The fields of mediaFile, in its order.
+	bw.WriteString(`{"id":`)
+	writeString(bw, it.ID)
+	bw.WriteString(`,"content":"`)
+	enc := base64.NewEncoder(base64.StdEncoding, bw)
+	enc.Write(thumb)
+	enc.Close()
+	bw.WriteString(`","encoding":"base64","path":`)
+	writeString(bw, it.URL)
+	bw.WriteString(`,"name":`)
+	writeString(bw, it.Filename)
+	_, err := bw.WriteString("}")
+	return err
 }
 
 // thumbnail is what the list carries of an item: its smallest
