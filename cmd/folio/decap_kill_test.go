@@ -1,13 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestDecapStatusKilledBeforePush: an unpublished entry's status change
@@ -42,39 +39,21 @@ func TestDecapStatusKilledBeforePush(t *testing.T) {
 		t.Fatal("the entry's branch is not on the remote")
 	}
 
-	marks := t.TempDir()
-	block, started, rejectOnce := filepath.Join(marks, "block"), filepath.Join(marks, "started"), filepath.Join(marks, "reject-once")
-	hook := fmt.Sprintf("#!/bin/sh\ntouch %s\nwhile [ -e %s ]; do sleep 0.02; done\nif [ -e %s ]; then rm %s; exit 1; fi\nexit 0\n", started, block, rejectOnce, rejectOnce)
-	if err := os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(block, nil, 0o644)
-	os.WriteFile(rejectOnce, nil, 0o644)
+	held := holdPush(t, bare)
 	answered := make(chan error, 1)
 	go func() {
 		_, _, err := rpc(writer, `{"action":"updateUnpublishedEntryStatus","params":{"branch":"main","collection":"posts","slug":"idea","newStatus":"pending_publish"}}`)
 		answered <- err
 	}()
-	deadline := time.Now().Add(clusterSettle)
-	for {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the push never reached the remote's hook")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	held.reached(t)
 	writer.kill()
 	if err := <-answered; err == nil {
 		t.Fatal("the status change was answered although the box died before its push ended")
 	}
-	os.Remove(block) // the hook refuses the push the dead box was making
-	time.Sleep(300 * time.Millisecond)
+	held.refuse() // the push the dead box was making
 	if branchHead() != before {
 		t.Fatal("the refused push moved the branch")
 	}
-	os.Remove(started)
 
 	writer = c.start("writer-again", own...)
 	out, _ := exec.Command("git", "--git-dir="+bare, "log", "-1", "--format=%an|%(trailers:key=Decap-Status,valueonly)", "cms/posts/idea").Output()
