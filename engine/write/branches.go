@@ -263,7 +263,9 @@ func (w *Writer) AddTrailer(ctx context.Context, branch string, o TrailerOptions
 	if err := w.sideBranch(branch); err != nil {
 		return Result{}, err
 	}
-	if o.Key == "" || strings.Trim(o.Key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != "" {
+	if o.Key == "" || strings.ContainsFunc(o.Key, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-')
+	}) {
 		return Result{}, fault.New(fault.Invalid, "invalid trailer key %q", o.Key)
 	}
 	if o.Value == "" || len(o.Value) > MaxTrailerValue || strings.ContainsFunc(o.Value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
@@ -318,8 +320,9 @@ type MergeOptions struct {
 // MergeBranch merges a side branch into the default write branch (the
 // draft branch when the site has one, else the published branch; ""
 // names it): a merge commit whose tree is the target's with the files
-// the side branch changed since they parted taken from the side branch.
-// A file the target also changed since, differently, is a Conflict
+// the side branch changed since they parted taken from the side branch
+// (as the remote has it: a Conflict when that is not Expect). A file the
+// target also changed since, differently, is a Conflict
 // naming the files, and nothing is written. The commit is pushed as every
 // write is, and made again when the target moved meanwhile. A draft
 // branch that does not exist yet is made, from the published branch.
@@ -344,17 +347,24 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for attempt := 1; ; attempt++ {
-		head, err := w.repo.head(ctx, from)
+	// What is merged is the side branch as the remote has it: another
+	// box may have saved to it since this clone last fetched.
+	var head string
+	if w.cfg.Remote {
+		head, err = w.repo.fetchBranch(ctx, from)
 		if err != nil {
-			return Result{}, err
+			return Result{}, fault.Wrap(fault.GitUnavailable, err, "the Git remote cannot be fetched; nothing was merged")
 		}
-		if head == "" {
-			return Result{}, fault.New(fault.NotFound, "no branch %s", from)
-		}
-		if o.Expect != "" && head != o.Expect {
-			return Result{}, fault.New(fault.Conflict, "the branch %s changed meanwhile; reload it and try again", from)
-		}
+	} else if head, err = w.repo.head(ctx, from); err != nil {
+		return Result{}, err
+	}
+	if head == "" {
+		return Result{}, fault.New(fault.NotFound, "no branch %s", from)
+	}
+	if o.Expect != "" && head != o.Expect {
+		return Result{}, fault.New(fault.Conflict, "the branch %s changed meanwhile; reload it and try again", from)
+	}
+	for attempt := 1; ; attempt++ {
 		parent, err := w.repo.head(ctx, into)
 		if err != nil {
 			return Result{}, err

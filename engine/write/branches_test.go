@@ -107,8 +107,17 @@ func TestSideBranches(t *testing.T) {
 	// with its journal record; main moved meanwhile on another file.
 	s.push("content/posts/other.md", "---\ntitle: Other\n---\n")
 	main1 := s.remoteHead()
-	if _, err := w.MergeBranch(ctx, br, "main", MergeOptions{Expect: "0000000000000000000000000000000000000000"}); codeOf(err) != fault.Conflict {
-		t.Fatalf("merge of a branch that moved: %v", err)
+	// Another box saved to the branch since this clone fetched it: what
+	// the caller read (Expect) is not what would be merged.
+	s.pushBranch(br, "content/posts/fresh.md", "---\ntitle: Fresh\n---\nOther box, later.\n")
+	if _, err := w.MergeBranch(ctx, br, "main", MergeOptions{Expect: head}); codeOf(err) != fault.Conflict {
+		t.Fatalf("merge of a branch that moved on the remote: %v", err)
+	}
+	if s.remoteHead() != main1 {
+		t.Fatal("a refused merge moved main")
+	}
+	if head, _ = repo.Head(ctx, br); head != s.remoteRef(br) {
+		t.Fatal("the clone did not fetch the side branch")
 	}
 	res, err := w.MergeBranch(ctx, br, "main", MergeOptions{Expect: head, Message: "Publish fresh", Author: Person{Name: "boss"}})
 	if err != nil {
@@ -117,7 +126,7 @@ func TestSideBranches(t *testing.T) {
 	if s.remoteHead() != res.Commit || git(t, s.remote, "log", "-1", "--format=%P|%an|%s", "main") != main1+" "+head+"|boss|Publish fresh" {
 		t.Fatalf("merge commit: %s", git(t, s.remote, "log", "-1", "--format=%P|%an|%s", "main"))
 	}
-	if !strings.Contains(s.remoteFile("content/posts/fresh.md"), "Other box.") || s.remoteFile("content/posts/other.md") == "" {
+	if !strings.Contains(s.remoteFile("content/posts/fresh.md"), "Other box, later.") || s.remoteFile("content/posts/other.md") == "" {
 		t.Fatal("the merge lost a file")
 	}
 	if b, _ := os.ReadFile(seen); !strings.Contains(string(b), res.Commit) {
