@@ -957,3 +957,26 @@ func TestDecapNotes(t *testing.T) {
 		t.Fatalf("getPRMetadata: %s", r.Body)
 	}
 }
+
+// BenchmarkDecapGetMedia is Decap's media library listing: 2,000 items,
+// each with its thumbnail, streamed over HTTP.
+func BenchmarkDecapGetMedia(b *testing.B) {
+	repo := newRepo(b, decapSite)
+	var lib *media.Library
+	w := startDecapWriterTB(b, "file://"+repo.bare, withLocalMedia(b, b.TempDir()), func(_ *engine.Config, s *server.Config) { lib = s.Media })
+	small := pngBytes(b, 8, 8)
+	for i := range 2000 {
+		if _, err := lib.Create(b.Context(), media.UploadInput{Filename: fmt.Sprintf("item-%04d.png", i), Body: bytes.NewReader(small)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	body, _ := json.Marshal(map[string]any{"action": "getMedia", "params": map[string]any{"branch": "main", "mediaFolder": "uploads"}})
+	b.ResetTimer()
+	for b.Loop() {
+		r := do(b, "POST", w.URL+"/api/v1/decap", key, bytes.NewReader(body), "Content-Type", "application/json")
+		if r.Status != 200 || bytes.Count(r.Body, []byte(`"id":`)) != 2000 {
+			b.Fatalf("%d %d bytes", r.Status, len(r.Body))
+		}
+	}
+}
