@@ -39,6 +39,11 @@
 // TargetBranch tells which branch Options.Branch means (and whether it
 // may be written); Recover finishes a push a killed run left under way.
 //
+// For editors that keep work on side branches of their own (Decap CMS's
+// editorial workflow, cms/<collection>/<slug>): Repo reads branches,
+// commits, files and trailers; AddTrailer, MergeBranch and DeleteBranch
+// commit, merge and delete with the same pushes and journal (branches.go).
+//
 // # Errors
 //
 // Every error a client can cause is a *fault.Error (or wraps one):
