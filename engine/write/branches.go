@@ -291,18 +291,12 @@ func (w *Writer) AddTrailer(ctx context.Context, branch string, o TrailerOptions
 		if err != nil {
 			return Result{}, err
 		}
-		moved, err := w.publish(ctx, branch, head, commit, "("+o.Key+")")
+		moved, err := w.land(ctx, branch, head, commit, "("+o.Key+")", attempt)
 		if err != nil {
 			return Result{}, err
 		}
 		if moved == "" {
-			if w.cfg.Written != nil {
-				w.cfg.Written(ctx, branch, commit)
-			}
 			return Result{Branch: branch, Commit: commit}, nil
-		}
-		if attempt >= maxAttempts {
-			return Result{}, fault.New(fault.Conflict, "the branch %s kept moving; retry", branch)
 		}
 		head = moved
 	}
@@ -386,20 +380,33 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 		if err != nil {
 			return Result{}, err
 		}
-		moved, err := w.publish(ctx, into, parent, commit, "(merge "+from+")")
+		moved, err := w.land(ctx, into, parent, commit, "(merge "+from+")", attempt)
 		if err != nil {
 			return Result{}, err
 		}
 		if moved == "" {
-			if w.cfg.Written != nil {
-				w.cfg.Written(ctx, into, commit)
-			}
 			return Result{Branch: into, Commit: commit}, nil
 		}
-		if attempt >= maxAttempts {
-			return Result{}, fault.New(fault.Conflict, "the branch %s kept moving; retry", into)
-		}
 	}
+}
+
+// land publishes commit on branch (see publish) and tells Config.Written:
+// "" when it landed, else the head the branch moved to (the caller makes
+// its commit again on it), a Conflict once attempt is the last.
+func (w *Writer) land(ctx context.Context, branch, parent, commit, what string, attempt int) (string, error) {
+	moved, err := w.publish(ctx, branch, parent, commit, what)
+	switch {
+	case err != nil:
+		return "", err
+	case moved == "":
+		if w.cfg.Written != nil {
+			w.cfg.Written(ctx, branch, commit)
+		}
+		return "", nil
+	case attempt >= maxAttempts:
+		return "", fault.New(fault.Conflict, "the branch %s kept moving; retry", branch)
+	}
+	return moved, nil
 }
 
 // sideChanges are the files head changed since it parted from parent,
