@@ -25,6 +25,8 @@ type HeldDoc struct {
 	// Served tells whether the last valid version is served (false: the
 	// document is left out).
 	Served bool `json:"served"`
+	// Locale is the document's locale, in a site with locales.
+	Locale string `json:"locale,omitempty"`
 }
 
 // modelState is one branch's content model across reloads: the model
@@ -44,6 +46,9 @@ type modelState struct {
 	// typeSlices are the last served slice of each type, by the
 	// assembled slice it was made from (same model).
 	typeSlices map[string][2][]*content.Item
+	// locales are applied and typeSlices of each locale other than the
+	// default one, in a site with locales (model_locale.go).
+	locales map[string]*modelState
 
 	// hash names the model by its files (modelHash); gen counts the
 	// validations done, savedGen those the validation cache holds.
@@ -153,6 +158,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.results = map[valKey]docResult{}
 	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
+	ms.locales = nil
 }
 
 // parallelValidate is the number of documents to validate from which
@@ -292,6 +298,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	}
 
 	reject := map[string]bool{} // paths of invalid documents to hold back
+	var inLocales map[string]map[string]bool // those of the other locales, by locale
 	for _, c := range checks {
 		for _, v := range c.res.vs {
 			msg := v.String()
@@ -301,14 +308,19 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			problems = append(problems, content.Problem{Path: c.path, Line: v.Line, Message: msg})
 		}
 		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.vs) {
+			if c.loc != "" && c.loc != site.Locale {
+				rejectIn(&inLocales, c.loc, c.path)
+				continue
+			}
 			reject[c.path] = true
 		}
 	}
 	problems = append(problems, crossCheck(site, checks)...)
 	var held []HeldDoc
-	site, held = ms.hold(site, prev, reject, commit)
+	site, held = ms.hold(site, prevIn(prev, site, site.Locale), reject, commit)
 	site = ms.fillIn(site, m)
 	site = sortable(site, m)
+	site, held = ms.applyLocales(site, m, prev, inLocales, commit, held)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})

@@ -406,3 +406,34 @@ func TestLocales_Filter(t *testing.T) {
 		t.Errorf("fr filter on a fallback: %v", m)
 	}
 }
+
+// TestLocales_ModelReject: onInvalid: reject holds back a bad French
+// edit (its last valid French version served), the status names it with
+// its locale, and a default fills in a French document.
+func TestLocales_ModelReject(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "locales: [en, fr]\ntypes:\n  products:\n    onInvalid: reject\n    fields:\n" +
+			"      price: {kind: number, required: true}\n      stock: {kind: integer, default: 0}\n",
+		"content/en/products/tent.md": "---\ntitle: Tent\nprice: 10\n---\n",
+		"content/fr/products/tent.md": "---\ntitle: Tente\nslug: tente\nprice: 10\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if m["data"].(map[string]any)["stock"] != float64(0) {
+		t.Fatalf("tente: %v, want the default stock 0", m)
+	}
+	repo.commit("bad fr edit", map[string]string{"content/fr/products/tent.md": "---\ntitle: Tente 2\nslug: tente\nprice: dix\n---\n"})
+	eventually(t, "the French tent held back", func() bool {
+		return strings.Contains(string(get(t, ts.URL+"/api/v1/status", key).Body), `"held"`)
+	})
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	held := st["held"].([]any)
+	if h := held[0].(map[string]any); len(held) != 1 || h["path"] != "content/fr/products/tent.md" || h["locale"] != "fr" || h["served"] != true {
+		t.Errorf("held: %v", held)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if m["title"] != "Tente" || m["locale"] != "fr" {
+		t.Errorf("tente after a bad edit: %v", m)
+	}
+}
