@@ -297,8 +297,9 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		ms.results = kept
 	}
 
+	// the invalid documents of the other locales, by locale
+	var inLocales map[string]map[string]bool
 	reject := map[string]bool{} // paths of invalid documents to hold back
-	var inLocales map[string]map[string]bool // those of the other locales, by locale
 	for _, c := range checks {
 		for _, v := range c.res.vs {
 			msg := v.String()
