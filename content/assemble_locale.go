@@ -137,13 +137,8 @@ func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classif
 // and the path it has in that locale's site; ok is false for a file no
 // locale reads.
 func (c *I18n) classify(p string) (loc, virt string, ok bool) {
-	for _, l := range c.Locales {
-		if l.ContentDir == "" {
-			continue
-		}
-		if rest, in := strings.CutPrefix(p, l.ContentDir+"/"); in {
-			return l.Code, contentVirt(rest), true
-		}
+	if l := c.dirOf(p); l != nil {
+		return l.Code, contentVirt(p[len(l.ContentDir)+1:]), true
 	}
 	segs := strings.Split(p, "/")
 	if c.Layout == LayoutFolder {
@@ -179,6 +174,103 @@ func (c *I18n) classify(p string) (loc, virt string, ok bool) {
 		return "", "", false // Hugo reads no other content folder
 	}
 	return c.Default, rootVirt(p), true
+}
+
+// dirOf is the locale whose contentDir holds p (the deepest one, for
+// content and content/fr); nil when none does.
+func (c *I18n) dirOf(p string) *Locale {
+	var best *Locale
+	for i := range c.Locales {
+		l := &c.Locales[i]
+		if l.ContentDir == "" || len(p) <= len(l.ContentDir) || p[len(l.ContentDir)] != '/' || !strings.HasPrefix(p, l.ContentDir) {
+			continue
+		}
+		if best == nil || len(l.ContentDir) > len(best.ContentDir) {
+			best = l
+		}
+	}
+	return best
+}
+
+// ContentFile tells whether p is where a content file of the site may
+// be: under pages/ or content/, or in a locale's contentDir.
+func (c *I18n) ContentFile(p string) bool {
+	if strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/") {
+		return true
+	}
+	return c != nil && c.dirOf(p) != nil
+}
+
+// relevant is Relevant for the site: files in its locales' contentDirs
+// too.
+func (c *I18n) relevant(p string) bool {
+	if Relevant(p) {
+		return true
+	}
+	if l := c.dirOf(p); l != nil {
+		return inContentDir(p[len(l.ContentDir)+1:])
+	}
+	return false
+}
+
+// inContentDir tells whether rest, a path below a locale's contentDir, is
+// a content file (a document, in no hidden folder).
+func inContentDir(rest string) bool {
+	for _, s := range strings.Split(rest, "/") {
+		if s == "" || s[0] == '.' || s[0] == '_' {
+			return false
+		}
+	}
+	return isDocExt(strings.ToLower(path.Ext(rest)))
+}
+
+// LocaleConfigFile tells whether p may be a file the locales of a site
+// are read from (folio.yaml, a Hugo config, a Decap config.yml): see
+// ContentDirs.
+func LocaleConfigFile(p string) bool {
+	if strings.IndexByte(p, '/') < 0 {
+		return true
+	}
+	if strings.HasPrefix(p, "config/_default/") {
+		return true
+	}
+	return (strings.HasSuffix(p, "/config.yml") || strings.HasSuffix(p, "/config.yaml")) && ModelFile(p)
+}
+
+// ContentDirs are the folders outside content/ and pages/ a site's
+// locales read their content from (Hugo's contentDir = "content_fr"), in
+// order; nil for a site with none. Of files only those LocaleConfigFile
+// names are read: a loader reads them first, and then the files below
+// these folders too (RelevantIn).
+func ContentDirs(files []File) []string {
+	cfg, _ := detectI18n(files)
+	if cfg == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range cfg.Locales {
+		d := l.ContentDir
+		if d == "" || d == "content" || d == "pages" || strings.HasPrefix(d, "content/") || strings.HasPrefix(d, "pages/") {
+			continue
+		}
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// RelevantIn is Relevant for a site whose locales read content from dirs
+// (ContentDirs) too.
+func RelevantIn(p string, dirs []string) bool {
+	if Relevant(p) {
+		return true
+	}
+	for _, d := range dirs {
+		if len(p) > len(d) && p[len(d)] == '/' && strings.HasPrefix(p, d) {
+			return inContentDir(p[len(d)+1:])
+		}
+	}
+	return false
 }
 
 // contentVirt is the path of a file of a locale's content folder (rest is
@@ -321,14 +413,14 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 	j := 0
 	for _, f := range sorted {
 		p := f.Path
-		if strings.HasPrefix(p, "pages/") || strings.HasPrefix(p, "content/") {
+		if cfg.ContentFile(p) {
 			for j < len(st.lastPaths) && st.lastPaths[j] < p {
 				j++
 			}
 			var c fileClass
 			if j < len(st.lastPaths) && st.lastPaths[j] == p {
 				c = st.lastClass[j]
-			} else if Relevant(p) {
+			} else if cfg.relevant(p) {
 				c.loc, c.virt, c.ok = cfg.classify(p)
 			}
 			paths, classes, docs = append(paths, p), append(classes, c), append(docs, f.Doc)

@@ -43,6 +43,12 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 	return "", false
 }
 
+// kindOfPath is the kind of Hugo config file p is ("" for none).
+func kindOfPath(p string) string {
+	kind, _ := hugoConfigFile(p)
+	return kind
+}
+
 // lowerKeys finds key in m case-insensitively (Hugo's keys are).
 func lowerKey(m map[string]any, key string) (any, string, bool) {
 	if v, ok := m[key]; ok {
@@ -64,6 +70,10 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		path     string
 		line     int
 		settings map[string]any
+		// doc and at are the file and key path of the settings, for
+		// the line of one of them
+		doc *Doc
+		at  []string
 	}
 	var (
 		problems []Problem
@@ -103,7 +113,11 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			if !ok {
 				s = map[string]any{}
 			}
-			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf("languages", code), settings: s})
+			at := []string{code}
+			if _, wrapped := f.Doc.Meta["languages"]; wrapped || kindOfPath(f.Path) == "main" {
+				at = []string{"languages", code}
+			}
+			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})
 		}
 	}
 	mainSeen := false
@@ -149,7 +163,7 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			from = f.Path
 		default:
 			code := strings.TrimPrefix(kind, "languages.")
-			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta})
+			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})
 			if from == "" {
 				from = f.Path
 			}
@@ -168,10 +182,13 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			continue
 		}
 		l := Locale{Code: code, weight: 1 << 20}
-		if v, _, ok := lowerKey(s, "contentDir"); ok {
+		if v, k, ok := lowerKey(s, "contentDir"); ok {
 			l.ContentDir, _ = v.(string)
 			if l.ContentDir != "" {
 				withDir = true
+			}
+			if src.doc != nil {
+				b.dirLine = src.doc.LineOf(append(slices.Clip(src.at), k)...)
 			}
 		}
 		if v, _, ok := lowerKey(s, "weight"); ok {

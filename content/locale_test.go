@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -344,4 +346,93 @@ func TestLocales_IncrementalDelete(t *testing.T) {
 	if it := locItem(t, site, "posts", "b"); it.Translations["fr"].Slug != "b-fr" {
 		t.Errorf("after the French b came: %v", it.Translations)
 	}
+}
+
+// A contentDir outside content/ (Hugo's contentDir = "content_fr", or
+// i18n/de/content) is read from there, and found by ReadDir; one outside
+// the repository is a problem with its line, never read.
+func TestLocales_ContentDirOutside(t *testing.T) {
+	files := map[string]string{
+		"hugo.toml": "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content'\nweight = 1\n" +
+			"[languages.fr]\ncontentDir = 'content_fr/'\nweight = 2\n[languages.de]\ncontentDir = './i18n/de/content'\nweight = 3\n" +
+			"[languages.it]\ncontentDir = '../it'\nweight = 4\n[languages.es]\ncontentDir = '/etc'\nweight = 5\n",
+		"content/docs/cats.md":            "---\ntitle: Cats\n---\n",
+		"content/about.md":                "---\ntitle: About\n---\n",
+		"content_fr/docs/cats.md":         "---\ntitle: Chats\nslug: chats\n---\n",
+		"content_fr/a-propos.md":          "---\ntitle: À propos\ntranslationKey: about\n---\n",
+		"content_fr/_index.md":            "---\ntitle: Accueil\n---\n",
+		"i18n/de/content/docs/cats.md":    "---\ntitle: Katzen\nslug: katzen\n---\n",
+		"i18n/de/content/docs/.hidden.md": "---\ntitle: Hidden\n---\n",
+		"content/it/docs/gatti.md":        "---\ntitle: Gatti\n---\n",
+	}
+	site, probs := assemble(t, files)
+	var msgs []string
+	for _, p := range probs {
+		msgs = append(msgs, p.String())
+	}
+	want := []string{
+		`hugo.toml:12: locale "it": contentDir "../it": outside the repository (..); never read; the locale's content is looked for as without a contentDir`,
+		`hugo.toml:15: locale "es": contentDir "/etc": an absolute path, outside the repository; never read; the locale's content is looked for as without a contentDir`,
+	}
+	if !slices.Equal(msgs, want) {
+		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+	if l, _ := site.I18n.Locale("de"); l.ContentDir != "i18n/de/content" {
+		t.Errorf("de contentDir %q", l.ContentDir)
+	}
+	if it := locItem(t, site, "docs", "cats"); it.Translations["fr"].Slug != "chats" || it.Translations["de"].Slug != "katzen" {
+		t.Errorf("cats: %+v", it.Translations)
+	}
+	fr := site.Locales["fr"]
+	if len(fr.Pages) != 1 || fr.Pages[0].Slug != "a-propos" || len(fr.Items["docs"]) != 1 {
+		t.Errorf("fr: pages %+v, docs %d", fr.Pages, len(fr.Items["docs"]))
+	}
+	if n := len(site.Locales["de"].Items["docs"]); n != 1 {
+		t.Errorf("de docs: %d", n)
+	}
+	if got := ContentDirs(fileList(files)); !slices.Equal(got, []string{"content_fr", "i18n/de/content"}) {
+		t.Errorf("ContentDirs = %q", got)
+	}
+	for p, want := range map[string]bool{"content_fr/docs/cats.md": true, "content_fr/_index.md": false, "i18n/de/content/x.md": true,
+		"i18n/de/other/x.md": false, "content_frx/a.md": false, "content_fr/a.txt": false} {
+		if got := RelevantIn(p, []string{"content_fr", "i18n/de/content"}); got != want {
+			t.Errorf("RelevantIn(%q) = %v", p, got)
+		}
+	}
+
+	// ReadDir (folio check --worktree) reads them from disk too
+	dir := t.TempDir()
+	for p, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range read {
+		paths = append(paths, f.Path)
+	}
+	for _, p := range []string{"content_fr/docs/cats.md", "content_fr/a-propos.md", "i18n/de/content/docs/cats.md"} {
+		if !slices.Contains(paths, p) {
+			t.Errorf("ReadDir: no %s in %q", p, paths)
+		}
+	}
+}
+
+func fileList(files map[string]string) []File {
+	var list []File
+	for p, src := range files {
+		f := File{Path: p}
+		f.Doc, f.Err = Parse(p, []byte(src))
+		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return list
 }

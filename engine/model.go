@@ -197,7 +197,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		var t *schema.Type
 		typ := ""
 		p, loc := f.Path, ""
-		if site.I18n != nil && (strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/")) {
+		if site.I18n != nil && site.I18n.ContentFile(p) {
 			// a site with locales: the file's path in its locale
 			// (content/fr/posts/a.md is content/posts/a.md); with
 			// the fields layout a file holds every locale's values,

@@ -52,9 +52,18 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
-	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.cfg.Relevant)
+	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.relevant)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	if again, err := s.updateContentDirs(st, root); err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	} else if again {
+		// the locales read content from other folders now: walk
+		// afresh, the folders' relevance changed
+		if root, err = walkDir(tc, c.TreeHash, "", nil, s.relevant); err != nil {
+			return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+		}
 	}
 	// Collected in tree order, which is path order unless a tree is
 	// malformed: then they are sorted.
@@ -445,4 +454,84 @@ func (s *Source) safeParse(p string, data []byte) (doc *content.Doc, err error) 
 		}
 	}()
 	return s.cfg.Parse(p, data)
+}
+
+// relevant tells whether a Load reads path p: SourceConfig.Relevant's
+// files, and those in the folders outside content/ the site's locales
+// read their content from (content.ContentDirs).
+func (s *Source) relevant(p string) bool {
+	if s.cfg.Relevant(p) {
+		return true
+	}
+	if d := s.contentDirs.Load(); d != nil {
+		return content.RelevantIn(p, *d)
+	}
+	return false
+}
+
+// updateContentDirs reads the locale configuration files of the walked
+// tree (content.LocaleConfigFile) when they are not those of the last
+// Load, and tells whether the folders the locales read content from
+// changed (then the tree must be walked again).
+func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) (bool, error) {
+	// they are at most two folders deep (config/_default/hugo.toml,
+	// static/admin/config.yml)
+	var cfg []gitFile
+	var walk func(d *dirRec, depth int)
+	walk = func(d *dirRec, depth int) {
+		for _, f := range d.files {
+			if content.LocaleConfigFile(f.path) {
+				cfg = append(cfg, f)
+			}
+		}
+		if depth < 2 {
+			for _, kid := range d.dirs {
+				walk(kid, depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	if s.localeCfg != nil && slices.Equal(*s.localeCfg, cfg) {
+		return false, nil
+	}
+	files := make([]content.File, 0, len(cfg))
+	for _, f := range cfg {
+		if f.mode == filemode.Symlink {
+			continue
+		}
+		b, err := object.GetBlob(st, f.blob)
+		if err != nil {
+			if corruptObject(err) {
+				continue
+			}
+			return false, err
+		}
+		if b.Size > content.MaxFileSize {
+			continue
+		}
+		r, err := b.Reader()
+		if err != nil {
+			return false, err
+		}
+		data, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return false, err
+		}
+		doc, _ := content.Parse(f.path, data)
+		files = append(files, content.File{Path: f.path, Doc: doc})
+	}
+	slices.SortFunc(files, func(a, b content.File) int { return strings.Compare(a.Path, b.Path) })
+	s.localeCfg = &cfg
+	dirs := content.ContentDirs(files)
+	old := s.contentDirs.Load()
+	if old == nil && len(dirs) == 0 || old != nil && slices.Equal(*old, dirs) {
+		return false, nil
+	}
+	if len(dirs) == 0 {
+		s.contentDirs.Store(nil)
+	} else {
+		s.contentDirs.Store(&dirs)
+	}
+	return true, nil
 }

@@ -437,3 +437,67 @@ func TestLocales_ModelReject(t *testing.T) {
 		t.Errorf("tente after a bad edit: %v", m)
 	}
 }
+
+// TestLocales_ContentDirOutside: a Hugo site whose languages read their
+// content from folders outside content/ (content_fr, i18n/de/content) is
+// served from there, over pushes that edit those files and that add a
+// language with a new folder; a contentDir outside the repository is a
+// problem with its line, never read.
+func TestLocales_ContentDirOutside(t *testing.T) {
+	hugo := "defaultContentLanguage = 'en'\n" +
+		"[languages.en]\ncontentDir = 'content'\nweight = 1\n" +
+		"[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n"
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":               hugo,
+		"content/docs/cats.md":    "---\ntitle: Cats\n---\nThe cats.\n",
+		"content/about.md":        "---\ntitle: About\ntranslationKey: about\n---\n",
+		"content_fr/docs/cats.md": "---\ntitle: Chats\nslug: chats\n---\nLes chats.\n",
+		"content_fr/a-propos.md":  "---\ntitle: À propos\ntranslationKey: about\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/docs/chats?locale=fr", key)
+	if m["title"] != "Chats" || m["locale"] != "fr" {
+		t.Fatalf("chats: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/pages/about", key)
+	if tr, _ := m["translations"].(map[string]any); tr["fr"] == nil {
+		t.Errorf("about: %v", m)
+	}
+
+	// a push editing a file of content_fr
+	repo.commit("fr edit", map[string]string{"content_fr/docs/cats.md": "---\ntitle: Les chats\nslug: chats\n---\nx\n"})
+	eventually(t, "the French edit", func() bool {
+		_, m := getJSON(t, ts, "/api/v1/content/docs/chats?locale=fr", key)
+		return m["title"] == "Les chats"
+	})
+
+	// a push adding a language with its own folder, and one reading
+	// outside the repository
+	repo.commit("de", map[string]string{
+		"hugo.toml": hugo + "[languages.de]\ncontentDir = 'i18n/de/content'\nweight = 3\n" +
+			"[languages.it]\ncontentDir = '../it'\nweight = 4\n",
+		"i18n/de/content/docs/cats.md": "---\ntitle: Katzen\nslug: katzen\n---\n",
+	})
+	eventually(t, "the German docs", func() bool {
+		r := get(t, ts.URL+"/api/v1/content/docs/katzen?locale=de", key)
+		return r.Status == 200 && r.json(t)["title"] == "Katzen"
+	})
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	found := false
+	for _, p := range st["problems"].([]any) {
+		p := p.(map[string]any)
+		if p["path"] == "hugo.toml" && p["line"] == float64(12) && strings.Contains(p["message"].(string), "outside the repository") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no problem at hugo.toml:12 for ../it: %v", st["problems"])
+	}
+	// an edit of the new folder's file is served too
+	repo.commit("de edit", map[string]string{"i18n/de/content/docs/cats.md": "---\ntitle: Die Katzen\nslug: katzen\n---\n"})
+	eventually(t, "the German edit", func() bool {
+		_, m := getJSON(t, ts, "/api/v1/content/docs/katzen?locale=de", key)
+		return m["title"] == "Die Katzen"
+	})
+}
