@@ -517,6 +517,16 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		buckets[l.Code] = slices.Insert(b, i, gf)
 	}
 
+	var localize func(*Doc, string) (*Doc, bool)
+	if cfg.Layout == LayoutFields {
+		localize = func(d *Doc, loc string) (*Doc, bool) {
+			if out, ok := st.derived[derivedKey{d, loc}]; ok {
+				return out, out != nil
+			}
+			out := localizeDoc(d, loc, cfg)
+			return out, out != nil
+		}
+	}
 	sites := map[string]*Site{}
 	raw := map[string]*Site{}
 	seen := map[Problem]bool{}
@@ -538,7 +548,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			}
 		}
 		cp := *site
-		cp.Locale, cp.I18n = l.Code, cfg
+		cp.Locale, cp.I18n, cp.Localize = l.Code, cfg, localize
 		if l.Language != "" {
 			cp.Config.Language = l.Language
 		}
@@ -557,13 +567,28 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 // localize is a document of the fields layout as it reads in locale loc:
 // each top-level value that is a map of locale codes ({en: …, fr: …})
 // replaced by loc's value (the default locale's when loc has none), and
-// Decap's top-level locale maps (en: {title: …}) merged in. in is false
-// when the document has localized values but none for loc.
+// Decap's top-level locale maps (en: {title: …}) merged in, loc's over
+// the default locale's. A body among the values (body: {en: …, fr: …},
+// or fr: {body: …}, which is where Decap's single_file writes it) is the
+// document's Markdown body in loc, in place of the file's. The lines of
+// the values are those of loc's. in is false when the document has
+// localized values but none for loc.
 func (st *localeState) localize(d *Doc, loc string, cfg *I18n) (*Doc, bool) {
 	k := derivedKey{d, loc}
 	if out, ok := st.derived[k]; ok {
 		return out, out != nil
 	}
+	out := localizeDoc(d, loc, cfg)
+	if len(st.derived) > 1<<20 {
+		clear(st.derived)
+	}
+	st.derived[k] = out
+	return out, out != nil
+}
+
+// localizeDoc is localize without its cache; nil when the document is
+// not in loc.
+func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 	isLocaleMap := func(v any) (map[string]any, bool) {
 		m, ok := v.(map[string]any)
 		if !ok || len(m) == 0 {
@@ -594,41 +619,95 @@ func (st *localeState) localize(d *Doc, loc string, cfg *I18n) (*Doc, bool) {
 			}
 		}
 	}
-	var out *Doc
-	switch {
-	case !localized:
-		out = d
-	case has:
-		nd := *d
-		nd.Meta = make(map[string]any, len(d.Meta))
-		for key, v := range d.Meta {
-			if _, code := cfg.Locale(key); code {
-				if _, ok := v.(map[string]any); ok {
-					continue
-				}
+	if !localized {
+		return d
+	}
+	if !has {
+		return nil
+	}
+	nd := *d
+	nd.Meta = make(map[string]any, len(d.Meta))
+	nd.Lines = make(map[string]int, len(d.Lines))
+	body, bodyLine, bodySet := "", 0, false
+	for key, v := range d.Meta {
+		if _, code := cfg.Locale(key); code {
+			if _, ok := v.(map[string]any); ok {
+				continue
 			}
-			if m, ok := isLocaleMap(v); ok {
-				if lv, ok := m[loc]; ok {
-					nd.Meta[key] = lv
-				} else if dv, ok := m[cfg.Default]; ok {
-					nd.Meta[key] = dv
-				}
+		}
+		if m, ok := isLocaleMap(v); ok {
+			from := loc
+			lv, ok := m[loc]
+			if !ok {
+				from = cfg.Default
+				lv, ok = m[cfg.Default]
+			}
+			if !ok {
+				continue
+			}
+			line := d.LineOf(key, from)
+			if s, isText := lv.(string); isText && key == "body" {
+				body, bodyLine, bodySet = s, line, true
+				continue
+			}
+			nd.Meta[key] = lv
+			nd.Lines[key] = line
+			continue
+		}
+		nd.Meta[key] = v
+		if l, ok := d.Lines[key]; ok {
+			nd.Lines[key] = l
+		}
+	}
+	// Decap's maps: the default locale's, then loc's over them
+	froms := []string{cfg.Default, loc}
+	if loc == cfg.Default {
+		froms = froms[:1]
+	}
+	for _, from := range froms {
+		m, ok := d.Meta[from].(map[string]any)
+		if !ok {
+			continue
+		}
+		for key, v := range m {
+			line := d.LineOf(from, key)
+			if s, isText := v.(string); isText && key == "body" {
+				body, bodyLine, bodySet = s, line, true
 				continue
 			}
 			nd.Meta[key] = v
+			nd.Lines[key] = line
 		}
-		if m, ok := d.Meta[loc].(map[string]any); ok {
-			for key, v := range m {
-				nd.Meta[key] = v
+	}
+	// the lines of nested values of Decap's maps: /fr/price/x is
+	// /price/x (loc's over the default's)
+	for p, l := range d.Lines {
+		first, tail, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		if !ok || p[0] != '/' || !strings.Contains(tail, "/") {
+			continue
+		}
+		if first == loc {
+			nd.Lines["/"+tail] = l
+		} else if first == cfg.Default {
+			if _, mine := d.Lines["/"+loc+"/"+tail]; !mine {
+				nd.Lines["/"+tail] = l
 			}
 		}
-		out = &nd
 	}
-	if len(st.derived) > 1<<20 {
-		clear(st.derived)
+	if bodySet {
+		delete(nd.Meta, "body")
+		if markdownTooDeep([]byte(body)) > 0 || strings.TrimSpace(body) == "" {
+			// as a Markdown body would be: not rendered (too deep), or none
+			nd.Body, nd.HasBody = Markdown{}, false
+			if strings.TrimSpace(body) != "" {
+				nd.Meta["body"] = body
+			}
+		} else {
+			nd.Body, nd.HasBody = NewMarkdown(body), true
+		}
+		nd.Line = bodyLine
 	}
-	st.derived[k] = out
-	return out, out != nil
+	return &nd
 }
 
 // mergeGlobals is the globals of one locale: the documents of its chain,

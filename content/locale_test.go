@@ -436,3 +436,47 @@ func fileList(files map[string]string) []File {
 	slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return list
 }
+
+// The fields layout as Decap's single_file writes it (each locale's
+// values in a map, the body among them, no Markdown body after the front
+// matter), and with body: {en: …, fr: …}: each locale has its own body.
+func TestLocales_FieldsBody(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"folio.yaml": "locales: [en, de, fr]\nlayout: fields\n",
+		// as Decap's i18n end-to-end test expects it
+		"content/posts/first.md": "---\nen:\n  template: post\n  date: 1970-01-01T01:00\n  title: first title\n  body: first body\n" +
+			"  description: first description\n  category: first category\n  tags:\n    - tag1\n" +
+			"de:\n  date: 1970-01-01T01:00\n  title: de\nfr:\n  date: 1970-01-01T01:00\n  title: fr\n  body: premier *texte*\n---\n",
+		"content/posts/second.md": "---\ntitle: {en: Second, fr: Deuxième}\nbody: {en: second body, fr: deuxième texte}\n---\n",
+		"content/posts/shared.md": "---\ntitle: {en: Shared, fr: Partagé}\n---\nThe same body.\n",
+	})
+	wantNoProblems(t, probs)
+	body := func(it *Item) string {
+		t.Helper()
+		m, ok := it.Data["body"].(Markdown)
+		if !ok {
+			t.Fatalf("%s (%s): body %T %v, want Markdown", it.Slug, it.Locale, it.Data["body"], it.Data["body"])
+		}
+		return m.HTML()
+	}
+	en, de, fr := site, site.Locales["de"], site.Locales["fr"]
+	for _, tc := range []struct {
+		site       *Site
+		slug, want string
+	}{
+		{en, "first", "<p>first body</p>\n"},
+		{fr, "first", "<p>premier <em>texte</em></p>\n"},
+		{de, "first", "<p>first body</p>\n"}, // none in de: the default locale's
+		{en, "second", "<p>second body</p>\n"},
+		{fr, "second", "<p>deuxième texte</p>\n"},
+		{en, "shared", "<p>The same body.</p>\n"},
+		{fr, "shared", "<p>The same body.</p>\n"},
+	} {
+		if got := body(locItem(t, tc.site, "posts", tc.slug)); got != tc.want {
+			t.Errorf("%s in %s: body %q, want %q", tc.slug, tc.site.Locale, got, tc.want)
+		}
+	}
+	if it := locItem(t, de, "posts", "first"); it.Title != "de" || it.Data["category"] != "first category" {
+		t.Errorf("de first: %+v", it)
+	}
+}

@@ -104,3 +104,38 @@ func (ms *modelState) applyLocales(site *content.Site, m *schema.Model, prev *Sn
 	out.Locales = locales
 	return &out, held
 }
+
+// projections are the locales each file of a site with the fields layout
+// is checked in (every file holds every locale's values), the default
+// locale first; nil for other sites.
+func projections(site *content.Site) []string {
+	if site.I18n.Layout != content.LayoutFields || site.Localize == nil {
+		return nil
+	}
+	out := make([]string, 0, len(site.I18n.Locales))
+	out = append(out, site.I18n.Default)
+	for _, l := range site.I18n.Locales {
+		if l.Code != site.I18n.Default {
+			out = append(out, l.Code)
+		}
+	}
+	return out
+}
+
+// projProblem tells whether the problem of a file of the fields layout
+// read in locale loc is one its reading in the default locale (checked
+// first) has already, at the same line: then it is not reported again.
+// Another locale's own problem says its locale.
+func projProblem(seen *map[content.Problem]bool, p *content.Problem, loc, def string) bool {
+	if *seen == nil {
+		*seen = map[content.Problem]bool{}
+	}
+	if (*seen)[*p] {
+		return true
+	}
+	(*seen)[*p] = true
+	if loc != def {
+		p.Message += " (in " + loc + ")"
+	}
+	return false
+}

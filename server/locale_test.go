@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -500,4 +501,62 @@ func TestLocales_ContentDirOutside(t *testing.T) {
 		_, m := getJSON(t, ts, "/api/v1/content/docs/katzen?locale=de", key)
 		return m["title"] == "Die Katzen"
 	})
+}
+
+// TestLocales_FieldsModel: with the fields layout each locale's reading
+// of a file is checked against the model, a French problem at its line
+// and saying its locale; onInvalid: reject holds back the French reading
+// only; defaults fill in every locale.
+func TestLocales_FieldsModel(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "locales: [en, fr]\nlayout: fields\ntypes:\n  products:\n    onInvalid: reject\n    fields:\n" +
+			"      price: {kind: number, required: true}\n      stock: {kind: integer, default: 0}\n",
+		"content/products/tent.md": "---\ntitle: {en: Tent, fr: Tente}\nslug: {en: tent, fr: tente}\nprice: {en: 10, fr: 11}\n---\n",
+		"content/products/bag.md":  "---\nen:\n  title: Bag\n  price: 5\n  body: A *bag*.\nfr:\n  title: Sac\n  slug: sac\n  body: Un *sac*.\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if d := m["data"].(map[string]any); d["price"] != float64(11) || d["stock"] != float64(0) {
+		t.Fatalf("tente: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/sac?locale=fr", key)
+	if d := m["data"].(map[string]any); d["body"] != "<p>Un <em>sac</em>.</p>\n" || d["price"] != float64(5) {
+		t.Fatalf("sac: %v", m)
+	}
+	if _, st := getJSON(t, ts, "/api/v1/status", key); len(st["problems"].([]any)) != 0 {
+		t.Fatalf("problems: %v", st["problems"])
+	}
+
+	repo.commit("bad fr price", map[string]string{
+		"content/products/tent.md": "---\ntitle: {en: Tent 2, fr: Tente 2}\nslug: {en: tent, fr: tente}\nprice: {en: 12, fr: douze}\n---\n",
+		"content/products/bag.md":  "---\nen:\n  title: Bag\n  price: 5\nfr:\n  title: Sac\n  slug: sac\n  price: cinq\n---\n",
+	})
+	eventually(t, "the French tent held back", func() bool {
+		return strings.Contains(string(get(t, ts.URL+"/api/v1/status", key).Body), `"held"`)
+	})
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	var got []string
+	for _, p := range st["problems"].([]any) {
+		p := p.(map[string]any)
+		got = append(got, p["path"].(string)+":"+strconv.Itoa(int(p["line"].(float64)))+": "+p["message"].(string))
+	}
+	want := []string{
+		"content/products/bag.md:8: price: got string, want number (in fr)",
+		"content/products/tent.md:4: price: got string, want number (in fr)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if held := st["held"].([]any); len(held) != 2 || held[0].(map[string]any)["locale"] != "fr" {
+		t.Errorf("held: %v", held)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if m["title"] != "Tente" || m["data"].(map[string]any)["price"] != float64(11) {
+		t.Errorf("tente after a bad edit: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/tent", key)
+	if m["title"] != "Tent 2" {
+		t.Errorf("tent: %v", m)
+	}
 }
