@@ -224,26 +224,30 @@ func inContentDir(rest string) bool {
 	return isDocExt(strings.ToLower(path.Ext(rest)))
 }
 
-// LocaleConfigFile tells whether p may be a file the locales of a site
-// are read from (folio.yaml, a Hugo config, a Decap config.yml): see
-// ContentDirs.
+// LocaleConfigFile tells whether p may be a file that names the folders
+// of the locales' content (ContentDirs): folio.yaml or a Hugo config, at
+// the root or in config/_default/.
 func LocaleConfigFile(p string) bool {
 	if strings.IndexByte(p, '/') < 0 {
 		return true
 	}
-	if strings.HasPrefix(p, "config/_default/") {
-		return true
-	}
-	return (strings.HasSuffix(p, "/config.yml") || strings.HasSuffix(p, "/config.yaml")) && ModelFile(p)
+	rest, ok := strings.CutPrefix(p, "config/_default/")
+	return ok && !strings.Contains(rest, "/")
 }
 
 // ContentDirs are the folders outside content/ and pages/ a site's
 // locales read their content from (Hugo's contentDir = "content_fr"), in
 // order; nil for a site with none. Of files only those LocaleConfigFile
-// names are read: a loader reads them first, and then the files below
-// these folders too (RelevantIn).
+// names are read (a Decap config names no such folder): a loader reads
+// them first, and then the files below these folders too (RelevantIn).
 func ContentDirs(files []File) []string {
-	cfg, _ := detectI18n(files)
+	var own []File
+	for _, f := range files {
+		if LocaleConfigFile(f.Path) {
+			own = append(own, f)
+		}
+	}
+	cfg, _ := detectI18n(own)
 	if cfg == nil {
 		return nil
 	}

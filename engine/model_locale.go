@@ -35,7 +35,7 @@ func prevIn(prev *Snapshot, site *content.Site, loc string) *Snapshot {
 		return prev
 	}
 	out := &Snapshot{Site: prev.Site}
-	if loc != prev.Site.Locale {
+	if loc != site.Locale {
 		out.Site = nil
 		if prev.loc != nil {
 			if sub := prev.loc.subs[loc]; sub != nil {
@@ -47,7 +47,7 @@ func prevIn(prev *Snapshot, site *content.Site, loc string) *Snapshot {
 		}
 	}
 	for _, h := range prev.Held {
-		if h.Locale == loc {
+		if h.Locale == loc || (h.Locale == "" && loc == site.Locale) {
 			out.Held = append(out.Held, h)
 		}
 	}

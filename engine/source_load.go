@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -474,23 +475,16 @@ func (s *Source) relevant(p string) bool {
 // Load, and tells whether the folders the locales read content from
 // changed (then the tree must be walked again).
 func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) (bool, error) {
-	// they are at most two folders deep (config/_default/hugo.toml,
-	// static/admin/config.yml)
+	// Only folio.yaml and a Hugo config name contentDirs: the root's
+	// files and those of config/_default/ (a Decap config has none).
 	var cfg []gitFile
-	var walk func(d *dirRec, depth int)
-	walk = func(d *dirRec, depth int) {
-		for _, f := range d.files {
-			if content.LocaleConfigFile(f.path) {
-				cfg = append(cfg, f)
-			}
-		}
-		if depth < 2 {
-			for _, kid := range d.dirs {
-				walk(kid, depth+1)
-			}
+	cfg = append(cfg, root.files...)
+	if c := root.kid("config"); c != nil {
+		if d := c.kid("_default"); d != nil {
+			cfg = append(cfg, d.files...)
 		}
 	}
-	walk(root, 0)
+	cfg = slices.DeleteFunc(cfg, func(f gitFile) bool { return !content.LocaleConfigFile(f.path) })
 	if s.localeCfg != nil && slices.Equal(*s.localeCfg, cfg) {
 		return false, nil
 	}
@@ -534,4 +528,25 @@ func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) 
 		s.contentDirs.Store(&dirs)
 	}
 	return true, nil
+}
+
+// kid is the subfolder name of d; nil when it has none.
+func (d *dirRec) kid(name string) *dirRec {
+	if i := d.entry(name, filemode.Dir); i >= 0 && d.slot[i] >= 0 {
+		return d.dirs[d.slot[i]]
+	}
+	return nil
+}
+
+// entry is the index of d's entry name of that mode, or -1: the entries
+// with name as a prefix follow each other in tree order, from the first
+// not before name.
+func (d *dirRec) entry(name string, mode filemode.FileMode) int {
+	i := sort.Search(len(d.entries), func(i int) bool { return d.entries[i].Name >= name })
+	for ; i < len(d.entries) && strings.HasPrefix(d.entries[i].Name, name); i++ {
+		if d.entries[i].Name == name && d.entries[i].Mode == mode {
+			return i
+		}
+	}
+	return -1
 }
