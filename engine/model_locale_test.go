@@ -105,3 +105,62 @@ func TestModel_Locales(t *testing.T) {
 		t.Fatalf("fr b = %s", b)
 	}
 }
+
+// A Hugo site whose French content is in content_fr: read at a cold
+// start, after a push that edits it, and at a restart from the persisted
+// cache; the model checks its files too.
+func TestSource_ContentDirOutside(t *testing.T) {
+	r := newSrcBareSite(t)
+	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	r.commit(srcDay(0), map[string]string{
+		"hugo.toml":               "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
+		"folio.yaml":              "types:\n  posts:\n    fields:\n      price: number\n",
+		"content/posts/a.md":      "---\ntitle: A\n---\nA\n",
+		"content_fr/posts/a.md":   "---\ntitle: A-fr\nprice: douze\n---\nA fr\n",
+		"content_fr/posts/_b.md":  "---\ntitle: hidden\n---\n",
+		"content_frx/posts/c.md":  "---\ntitle: not a content folder\n---\n",
+		"content_fr/posts/d.json": "{\"title\": \"D-fr\"}\n",
+	})
+	r.push(false)
+	cache := t.TempDir()
+	open := func() *Engine {
+		t.Helper()
+		e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open()
+	check := func(wantA string) {
+		t.Helper()
+		if a := localeItemBody(t, e, "fr", "posts", "a"); !strings.Contains(a, `"title":"`+wantA+`"`) || !strings.Contains(a, `"locale":"fr"`) {
+			t.Fatalf("fr a = %s", a)
+		}
+		if d := localeItemBody(t, e, "fr", "posts", "d"); !strings.Contains(d, `"D-fr"`) {
+			t.Fatalf("fr d = %s", d)
+		}
+		for _, slug := range []string{"_b", "b", "c"} {
+			if localeItemBody(t, e, "fr", "posts", slug) != "" {
+				t.Fatalf("fr %s served", slug)
+			}
+		}
+	}
+	check("A-fr")
+	if p := problems(e); !strings.Contains(p, "content_fr/posts/a.md:3: price: got string, want number") {
+		t.Fatalf("problems: %s", p)
+	}
+	r.commit(srcDay(1), map[string]string{"content_fr/posts/a.md": "---\ntitle: A-fr 2\nprice: 12\n---\nA fr\n"})
+	r.push(false)
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("A-fr 2")
+	if p := problems(e); p != "" {
+		t.Fatalf("problems: %s", p)
+	}
+	e.Close()
+	e = open()
+	defer e.Close()
+	check("A-fr 2")
+}
