@@ -47,8 +47,11 @@ type modelState struct {
 	// assembled slice it was made from (same model).
 	typeSlices map[string][2][]*content.Item
 	// locales are applied and typeSlices of each locale other than the
-	// default one, in a site with locales (model_locale.go).
-	locales map[string]*modelState
+	// default one, in a site with locales (model_locale.go), and
+	// untranslated the documents served with fewer translations, by
+	// document.
+	locales      map[string]*modelState
+	untranslated map[any]any
 
 	// hash names the model by its files (modelHash); gen counts the
 	// validations done, savedGen those the validation cache holds.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -98,10 +99,15 @@ func (ms *modelState) applyLocales(site *content.Site, m *schema.Model, prev *Sn
 			delete(ms.locales, code)
 		}
 	}
+	ms.untranslate(site.Locales, locales, held)
 	slices.SortFunc(held, func(a, b HeldDoc) int {
 		return strings.Compare(a.Path+"\x00"+a.Locale, b.Path+"\x00"+b.Locale)
 	})
+	if r := locales[site.Locale]; r != &out {
+		out = *r // untranslate made a copy
+	}
 	out.Locales = locales
+	locales[site.Locale] = &out
 	return &out, held
 }
 
@@ -138,4 +144,121 @@ func projProblem(seen *map[content.Problem]bool, p *content.Problem, loc, def st
 		p.Message += " (in " + loc + ")"
 	}
 	return false
+}
+
+// untranslate takes the documents left out for never being valid (held,
+// not served) out of the translations of the documents of the other
+// locales (served, by locale; raw are the sites as assembled, where the
+// left out documents are): a translation that is not served is none. A
+// document whose translations change is served as a copy, the same copy
+// on every reload that changes them alike.
+func (ms *modelState) untranslate(raw, served map[string]*content.Site, held []HeldDoc) {
+	type target struct{ loc, typ, slug string }
+	drop := map[target][]string{} // document -> the locales to take out
+	for _, h := range held {
+		if h.Served || raw[h.Locale] == nil {
+			continue
+		}
+		var tr map[string]content.Translation
+		if h.Type == schema.KindPages {
+			for _, p := range raw[h.Locale].Pages {
+				if p.Meta.Path == h.Path {
+					tr = p.Translations
+				}
+			}
+		} else {
+			for _, it := range raw[h.Locale].Items[h.Type] {
+				if it.Meta.Path == h.Path {
+					tr = it.Translations
+				}
+			}
+		}
+		for loc, t := range tr {
+			if loc != h.Locale {
+				k := target{loc, h.Type, t.Slug}
+				drop[k] = append(drop[k], h.Locale)
+			}
+		}
+	}
+	copies := make(map[any]any, len(ms.untranslated))
+	defer func() { ms.untranslated = copies }()
+	if len(drop) == 0 {
+		return
+	}
+	without := func(tr map[string]content.Translation, locs []string) map[string]content.Translation {
+		out := maps.Clone(tr)
+		for _, l := range locs {
+			delete(out, l)
+		}
+		return out
+	}
+	same := func(a, b map[string]content.Translation) bool {
+		return maps.Equal(a, b)
+	}
+	owned := map[string]bool{} // locales whose site is a copy of its own here
+	own := func(loc string) *content.Site {
+		if !owned[loc] {
+			cp := *served[loc]
+			cp.Items = maps.Clone(cp.Items)
+			served[loc] = &cp
+			owned[loc] = true
+		}
+		return served[loc]
+	}
+	for k, locs := range drop {
+		s := served[k.loc]
+		if s == nil {
+			continue
+		}
+		if k.typ == schema.KindPages {
+			i, ok := slices.BinarySearchFunc(s.Pages, k.slug, func(p *content.Page, slug string) int { return strings.Compare(p.Slug, slug) })
+			if !ok {
+				continue
+			}
+			p := s.Pages[i]
+			want := without(p.Translations, locs)
+			if len(want) == len(p.Translations) {
+				continue
+			}
+			cp, _ := ms.untranslated[p].(*content.Page)
+			if cp == nil || !same(cp.Translations, want) {
+				c := *p
+				c.Translations = want
+				cp = &c
+			}
+			copies[p] = cp
+			o := own(k.loc)
+			if sameSlicePages(o.Pages, s.Pages) {
+				o.Pages = slices.Clone(s.Pages)
+			}
+			o.Pages[i] = cp
+			continue
+		}
+		items := s.Items[k.typ]
+		i, ok := slices.BinarySearchFunc(items, k.slug, func(it *content.Item, slug string) int { return strings.Compare(it.Slug, slug) })
+		if !ok {
+			continue
+		}
+		it := items[i]
+		want := without(it.Translations, locs)
+		if len(want) == len(it.Translations) {
+			continue
+		}
+		cp, _ := ms.untranslated[it].(*content.Item)
+		if cp == nil || !same(cp.Translations, want) {
+			c := *it
+			c.Translations = want
+			cp = &c
+		}
+		copies[it] = cp
+		o := own(k.loc)
+		if l := o.Items[k.typ]; len(l) > 0 && &l[0] == &items[0] {
+			o.Items[k.typ] = slices.Clone(items)
+		}
+		o.Items[k.typ][i] = cp
+	}
+}
+
+func sameSlicePages(a, b []*content.Page) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

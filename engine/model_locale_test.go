@@ -89,6 +89,16 @@ func TestModel_Locales(t *testing.T) {
 	if b := localeItemBody(t, e, "fr", "posts", "b"); !strings.Contains(b, `"locale":"en"`) || !strings.Contains(b, `"fallback":true`) {
 		t.Fatalf("fr b = %s, want the English b as a fallback", b)
 	}
+	// the French b is no translation of the English one while left out
+	enB := itemBody(t, e, "posts", "b")
+	if strings.Contains(enB, `"fr":`) || !strings.Contains(enB, `"en":{"slug":"b"`) {
+		t.Fatalf("en b = %s, want no French translation", enB)
+	}
+	// another push leaves it so, with the same copy of the English b
+	push(map[string]string{"content/en/posts/z.md": "---\ntitle: Z\n---\n"})
+	if again := itemBody(t, e, "posts", "b"); again != enB {
+		t.Fatalf("en b = %s, want %s", again, enB)
+	}
 
 	// Both repaired: the new French versions, with defaults.
 	push(map[string]string{
@@ -103,6 +113,9 @@ func TestModel_Locales(t *testing.T) {
 	}
 	if b := localeItemBody(t, e, "fr", "posts", "b"); !strings.Contains(b, `"locale":"fr"`) || !strings.Contains(b, `"featured":true`) {
 		t.Fatalf("fr b = %s", b)
+	}
+	if enB := itemBody(t, e, "posts", "b"); !strings.Contains(enB, `"fr":{"slug":"b"`) {
+		t.Fatalf("en b = %s, want its French translation", enB)
 	}
 }
 
