@@ -560,3 +560,35 @@ func TestLocales_FieldsModel(t *testing.T) {
 		t.Errorf("tent: %v", m)
 	}
 }
+
+// TestLocales_Changes: /changes names a French file's document with its
+// locale's keys, a file of a contentDir outside content/ included.
+func TestLocales_Changes(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":               "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
+		"content/docs/cats.md":    "---\ntitle: Cats\n---\n",
+		"content_fr/docs/cats.md": "---\ntitle: Chats\nslug: chats\n---\n",
+	})
+	first := git(t, repo.work, "rev-parse", "HEAD")
+	repo.commit("fr edit", map[string]string{"content_fr/docs/cats.md": "---\ntitle: Les chats\nslug: chats\n---\n"})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/docs/chats?locale=fr", key)
+	id := m["id"].(string)
+	var r response
+	eventually(t, "changes", func() bool {
+		r = get(t, ts.URL+"/api/v1/changes?since="+first, key)
+		return r.Status != http.StatusServiceUnavailable
+	})
+	cs := r.json(t)
+	items := cs["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("changes: %s", r.Body)
+	}
+	it := items[0].(map[string]any)
+	keys := toStrings(cs["keys"])
+	if it["path"] != "content_fr/docs/cats.md" || it["slug"] != "chats" || it["kind"] != "item" ||
+		!slices.Contains(toStrings(it["keys"]), "item:docs/"+id+"@fr") || !slices.Contains(keys, "type:docs@en") {
+		t.Errorf("changes: %s", r.Body)
+	}
+}
