@@ -138,7 +138,15 @@ func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classif
 // locale reads.
 func (c *I18n) classify(p string) (loc, virt string, ok bool) {
 	if l := c.dirOf(p); l != nil {
-		return l.Code, contentVirt(p[len(l.ContentDir)+1:]), true
+		rest := p[len(l.ContentDir)+1:]
+		if c.Layout != LayoutFields {
+			// a file's name says its locale in a contentDir too
+			// (several locales may share one, contentDir = "content")
+			if code, name, ok := c.nameLocale(rest); ok {
+				return code, contentVirt(name), true
+			}
+		}
+		return l.Code, contentVirt(rest), true
 	}
 	segs := strings.Split(p, "/")
 	if c.Layout == LayoutFolder {
@@ -160,14 +168,8 @@ func (c *I18n) classify(p string) (loc, virt string, ok bool) {
 	}
 	if c.Layout != LayoutFields {
 		// <slug>.<locale>.md, Hugo's and Decap's multiple_files
-		base := segs[len(segs)-1]
-		ext := path.Ext(base)
-		stem := base[:len(base)-len(ext)]
-		if i := strings.LastIndexByte(stem, '.'); i > 0 {
-			if _, in := c.Locale(stem[i+1:]); in {
-				segs[len(segs)-1] = stem[:i] + ext
-				return stem[i+1:], rootVirt(strings.Join(segs, "/")), true
-			}
+		if code, name, ok := c.nameLocale(p); ok {
+			return code, rootVirt(name), true
 		}
 	}
 	if c.allInDirs() && strings.HasPrefix(p, "content/") {
@@ -275,6 +277,20 @@ func RelevantIn(p string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// nameLocale tells whether the file p is named <name>.<locale>.<ext>, and
+// its locale and path without it.
+func (c *I18n) nameLocale(p string) (code, name string, ok bool) {
+	dir, base := path.Split(p)
+	ext := path.Ext(base)
+	stem := base[:len(base)-len(ext)]
+	if i := strings.LastIndexByte(stem, '.'); i > 0 {
+		if _, in := c.Locale(stem[i+1:]); in {
+			return stem[i+1:], dir + stem[:i] + ext, true
+		}
+	}
+	return "", "", false
 }
 
 // contentVirt is the path of a file of a locale's content folder (rest is

@@ -480,3 +480,22 @@ func TestLocales_FieldsBody(t *testing.T) {
 		t.Errorf("de first: %+v", it)
 	}
 }
+
+// Languages sharing one contentDir tell their files apart by name
+// (about.fr.md), as with no contentDir.
+func TestLocales_SharedContentDir(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml":            "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content'\nweight = 2\n",
+		"content/about.md":     "---\ntitle: About\n---\n",
+		"content/about.fr.md":  "---\ntitle: À propos\n---\n",
+		"content/docs/a.fr.md": "---\ntitle: A fr\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if len(site.Pages) != 1 || site.Pages[0].Title != "About" || site.Pages[0].Translations["fr"].Slug != "about" {
+		t.Fatalf("en pages: %+v", site.Pages)
+	}
+	fr := site.Locales["fr"]
+	if len(fr.Pages) != 1 || fr.Pages[0].Title != "À propos" || len(fr.Items["docs"]) != 1 {
+		t.Errorf("fr: pages %+v, docs %+v", fr.Pages, fr.Items["docs"])
+	}
+}
