@@ -83,6 +83,11 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		defPath  string
 		defLine  int
 		from     string
+		// rootDir is the contentDir of the main config (Hugo's default
+		// for every language), when it is not content
+		rootDir     string
+		rootDirPath string
+		rootDirLine int
 	)
 	addLang := func(code string, src langSrc) {
 		if _, ok := langs[code]; !ok {
@@ -150,6 +155,12 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 					def, defPath, defLine = s, f.Path, f.Doc.Lines[k]
 				}
 			}
+			if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
+				// the content folder of the languages without their own
+				if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (rootDir == "" || !strings.HasPrefix(f.Path, "config/")) {
+					rootDir, rootDirPath, rootDirLine = d, f.Path, f.Doc.Lines[k]
+				}
+			}
 			if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
 				readLanguages(f, v, f.Doc.Lines[k])
 				from = f.Path
@@ -189,6 +200,11 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			}
 			if src.doc != nil {
 				b.dirLine = src.doc.LineOf(append(slices.Clip(src.at), k)...)
+			}
+		} else if rootDir != "" {
+			l.ContentDir, withDir = rootDir, true
+			if src.path == rootDirPath {
+				b.dirLine = rootDirLine
 			}
 		}
 		if v, _, ok := lowerKey(s, "weight"); ok {

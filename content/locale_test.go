@@ -499,3 +499,29 @@ func TestLocales_SharedContentDir(t *testing.T) {
 		t.Errorf("fr: pages %+v, docs %+v", fr.Pages, fr.Items["docs"])
 	}
 }
+
+// The main config's contentDir is that of the languages without their
+// own (Hugo's); contentDir = "content" there changes nothing.
+func TestLocales_HugoRootContentDir(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml": "contentDir = 'src/content'\n[languages.en]\nweight = 1\n[languages.fr]\ncontentDir = 'src/content_fr'\nweight = 2\n",
+		"src/content/docs/a.md":    "---\ntitle: A\n---\n",
+		"src/content_fr/docs/a.md": "---\ntitle: A fr\n---\n",
+		"content/docs/b.md":        "---\ntitle: B\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if l, _ := site.I18n.Locale("en"); l.ContentDir != "src/content" {
+		t.Fatalf("en: %+v", l)
+	}
+	if it := locItem(t, site, "docs", "a"); it.Title != "A" || it.Translations["fr"].Slug != "a" || len(site.Items["docs"]) != 1 {
+		t.Errorf("en docs: %+v", site.Items["docs"])
+	}
+	// a single language with contentDir = 'content': no locales
+	site, _ = assemble(t, map[string]string{
+		"hugo.toml":         "contentDir = 'content'\n[languages.en]\nweight = 1\n",
+		"content/docs/b.md": "---\ntitle: B\n---\n",
+	})
+	if site.I18n != nil {
+		t.Errorf("I18n %+v, want none", site.I18n)
+	}
+}
