@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -101,7 +102,7 @@ func (ms *modelState) applyLocales(site *content.Site, m *schema.Model, prev *Sn
 	}
 	ms.untranslate(site.Locales, locales, held)
 	slices.SortFunc(held, func(a, b HeldDoc) int {
-		return strings.Compare(a.Path+"\x00"+a.Locale, b.Path+"\x00"+b.Locale)
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Locale, b.Locale))
 	})
 	if r := locales[site.Locale]; r != &out {
 		out = *r // untranslate made a copy
