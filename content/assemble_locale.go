@@ -702,8 +702,11 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 	// the lines of nested values of Decap's maps: /fr/price/x is
 	// /price/x (loc's over the default's)
 	for p, l := range d.Lines {
-		first, tail, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/")
-		if !ok || p[0] != '/' || !strings.Contains(tail, "/") {
+		if p == "" || p[0] != '/' {
+			continue
+		}
+		first, tail, ok := strings.Cut(p[1:], "/")
+		if !ok || !strings.Contains(tail, "/") {
 			continue
 		}
 		if first == loc {
