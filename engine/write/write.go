@@ -39,6 +39,11 @@
 // TargetBranch tells which branch Options.Branch means (and whether it
 // may be written); Recover finishes a push a killed run left under way.
 //
+// For editors that keep work on side branches of their own (Decap CMS's
+// editorial workflow, cms/<collection>/<slug>): Repo reads branches,
+// commits, files and trailers; AddTrailer, MergeBranch and DeleteBranch
+// commit, merge and delete with the same pushes and journal (branches.go).
+//
 // # Errors
 //
 // Every error a client can cause is a *fault.Error (or wraps one):
@@ -361,9 +366,9 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 		return Result{}, err
 	}
 	if head == "" {
-		// A new branch (the draft branch's first write, cms/…) starts
-		// from the published branch.
-		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+		// A new branch (the draft branch's first write, cms/…): see
+		// BranchStart.
+		if head, err = w.BranchStart(ctx, branch); err != nil {
 			return Result{}, err
 		}
 		if head == "" {
@@ -1215,7 +1220,7 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 		}
 		return "", nil
 	}
-	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p}); err != nil {
+	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p, New: w.headOrEmpty(ctx, branch, parent) == ""}); err != nil {
 		return "", err
 	}
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
