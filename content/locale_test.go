@@ -504,7 +504,7 @@ func TestLocales_SharedContentDir(t *testing.T) {
 // own (Hugo's); contentDir = "content" there changes nothing.
 func TestLocales_HugoRootContentDir(t *testing.T) {
 	site, probs := assemble(t, map[string]string{
-		"hugo.toml": "contentDir = 'src/content'\n[languages.en]\nweight = 1\n[languages.fr]\ncontentDir = 'src/content_fr'\nweight = 2\n",
+		"hugo.toml":                "contentDir = 'src/content'\n[languages.en]\nweight = 1\n[languages.fr]\ncontentDir = 'src/content_fr'\nweight = 2\n",
 		"src/content/docs/a.md":    "---\ntitle: A\n---\n",
 		"src/content_fr/docs/a.md": "---\ntitle: A fr\n---\n",
 		"content/docs/b.md":        "---\ntitle: B\n---\n",
