@@ -279,3 +279,66 @@ func TestDecapI18nWorkflow(t *testing.T) {
 		t.Fatal("published files not on main")
 	}
 }
+
+// TestDecapI18nSingleFile: Decap's single_file structure on a site with
+// the fields layout, its files in Decap's form (en: {…}, fr: {…}, each
+// locale's body in its map): getEntry reads the file, persistEntry writes
+// it whole, each locale's reading validated by the model, each served
+// with its own body.
+func TestDecapI18nSingleFile(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":             "locales: [en, fr]\nlayout: fields\n" + decapLocaleModel,
+		"content/posts/hello.md": "---\nen:\n  title: Hello\n  rating: 3\n  body: Hello *there*.\nfr:\n  title: Bonjour\n  rating: 3\n  body: Bonjour à *tous*.\n---\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", "").Body), "structure: single_file") {
+		t.Fatal("no single_file structure")
+	}
+	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
+	if len(es) != 1 || !strings.Contains(es["content/posts/hello.md"], "body: Bonjour à *tous*.") {
+		t.Fatalf("entriesByFolder: %v", es)
+	}
+	r := rpc(t, ts.URL, key, "getEntry", map[string]any{"branch": "main", "path": "content/posts/hello.md"})
+	if wantOK(t, r); !strings.Contains(string(r.Body), "Hello *there*.") || !strings.Contains(string(r.Body), "Bonjour à *tous*.") {
+		t.Fatalf("getEntry: %s", r.Body)
+	}
+	served := func(slug, loc string) string {
+		t.Helper()
+		g := get(t, ts.URL+"/api/v1/content/posts/"+slug+"?locale="+loc, reader)
+		if g.Status != 200 {
+			t.Fatalf("GET %s in %s: %d %s", slug, loc, g.Status, g.Body)
+		}
+		return string(g.Body)
+	}
+	// Decap saves the whole file, each locale's body in its map.
+	raw := "---\nen:\n  title: Hello!\n  rating: 3\n  body: Hello *again*.\nfr:\n  title: Bonjour !\n  rating: 3\n  body: Re*bonjour*.\n---\n"
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": raw}},
+		"options":   map[string]any{"commitMessage": "Update hello"}})
+	wantOK(t, r)
+	if remoteFile(t, repo.bare, "content/posts/hello.md") != raw {
+		t.Fatalf("file: %q", remoteFile(t, repo.bare, "content/posts/hello.md"))
+	}
+	if fr, en := served("hello", "fr"), served("hello", "en"); !strings.Contains(fr, "<em>bonjour</em>") || !strings.Contains(fr, `"title":"Bonjour !"`) || !strings.Contains(en, "<em>again</em>") || strings.Contains(en, "bonjour") {
+		t.Fatalf("served:\nfr %s\nen %s", fr, en)
+	}
+	// A new entry in both locales.
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "launch", "path": "content/posts/launch.md", "raw": "---\nen:\n  title: Launch\n  body: We launched.\nfr:\n  title: Lancement\n  body: Lancé.\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Create launch"}})
+	wantOK(t, r)
+	if fr := served("launch", "fr"); !strings.Contains(fr, "Lancé.") || !strings.Contains(fr, `"title":"Lancement"`) {
+		t.Fatalf("served new fr: %s", fr)
+	}
+	// The French reading is validated by the model: nothing written.
+	head := git(t, repo.bare, "rev-parse", "main")
+	bad := strings.Replace(raw, "fr:\n  title: Bonjour !\n  rating: 3", "fr:\n  title: Bonjour !\n  rating: -1", 1)
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": bad}},
+		"options":   map[string]any{"commitMessage": "Update hello"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatalf("invalid fr: %d %s", r.Status, r.Body)
+	}
+}
