@@ -250,11 +250,18 @@ func ContentDirs(files []File) []string {
 		}
 	}
 	cfg, _ := detectI18n(own)
-	if cfg == nil {
+	return cfg.OutsideDirs()
+}
+
+// OutsideDirs are the contentDirs of c's locales outside content/ and
+// pages/ (content_fr, i18n/de/content), sorted; nil for none (and for a
+// nil c). RelevantIn reads the files below them.
+func (c *I18n) OutsideDirs() []string {
+	if c == nil {
 		return nil
 	}
 	var out []string
-	for _, l := range cfg.Locales {
+	for _, l := range c.Locales {
 		d := l.ContentDir
 		if d == "" || d == "content" || d == "pages" || strings.HasPrefix(d, "content/") || strings.HasPrefix(d, "pages/") {
 			continue

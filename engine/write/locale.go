@@ -247,6 +247,9 @@ func virtualPath(c *content.I18n, p string) (loc, virt string) {
 		return code, "globals" + path.Ext(p)
 	}
 	if !strings.HasPrefix(p, "content/") && !strings.HasPrefix(p, "pages/") {
+		if l, v, ok := c.Classify(p); ok && v != p && (strings.HasPrefix(v, "content/") || strings.HasPrefix(v, "pages/")) {
+			return l, v // in a locale's contentDir outside content/ (content_fr/…)
+		}
 		return c.Default, p
 	}
 	if l, v, ok := c.Classify(p); ok {
