@@ -29,7 +29,7 @@ func localeRelevant(p string) bool {
 	if _, ok := hugoConfigFile(p); ok {
 		return true
 	}
-	if _, ok := globalsLocale(p); ok {
+	if _, ok := GlobalsLocale(p); ok {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(p, "content/"); ok && !strings.Contains(rest, "/") {
@@ -38,9 +38,9 @@ func localeRelevant(p string) bool {
 	return false
 }
 
-// globalsLocale tells whether p is a locale's globals file,
+// GlobalsLocale tells whether p is a locale's globals file,
 // globals.<locale>.yaml or globals/<locale>.yaml, and which locale's.
-func globalsLocale(p string) (string, bool) {
+func GlobalsLocale(p string) (string, bool) {
 	ext := strings.ToLower(path.Ext(p))
 	if !isDataExt(ext) {
 		return "", false
@@ -484,7 +484,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		if _, hugo := hugoConfigFile(p); hugo {
 			continue
 		}
-		if code, ok := globalsLocale(p); ok {
+		if code, ok := GlobalsLocale(p); ok {
 			if _, known := cfg.Locale(code); !known {
 				problems = append(problems, Problem{Path: p, Message: "globals of locale " + code + ", which is not one of the locales (" + strings.Join(cfg.Codes(), ", ") + "); left out"})
 				continue
