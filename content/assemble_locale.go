@@ -135,8 +135,19 @@ func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classif
 
 // classify tells the locale of a content file (under pages/ or content/)
 // and the path it has in that locale's site; ok is false for a file no
-// locale reads.
+// locale reads, and for one that is not a document in that site (Hugo's
+// content/en/posts/_index.md is the list page of posts, whereas
+// content/en/posts/a/_index.md is the branch bundle a: see Relevant).
 func (c *I18n) classify(p string) (loc, virt string, ok bool) {
+	loc, virt, ok = c.locate(p)
+	if ok && (strings.HasPrefix(virt, "content/") || strings.HasPrefix(virt, "pages/")) && !relevantPlain(virt) {
+		return "", "", false
+	}
+	return loc, virt, ok
+}
+
+// locate is classify before the virtual path is checked.
+func (c *I18n) locate(p string) (loc, virt string, ok bool) {
 	if l := c.dirOf(p); l != nil {
 		rest := p[len(l.ContentDir)+1:]
 		if c.Layout != LayoutFields {
