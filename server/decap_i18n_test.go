@@ -342,3 +342,75 @@ func TestDecapI18nSingleFile(t *testing.T) {
 		t.Fatalf("invalid fr: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestDecapI18nSingleFileOtherForms: with single_file, a file in another
+// form than Decap's (per-key maps, values shared by every locale, the
+// body after the front matter, a plain file) is given to Decap as its
+// form, each locale's map as that locale reads it; Decap's save of that
+// form keeps every locale's reading.
+func TestDecapI18nSingleFileOtherForms(t *testing.T) {
+	files := map[string]string{
+		"content/posts/keys.md":  "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\n---\nHello *there*.\n",
+		"content/posts/plain.md": "---\ntitle: Plain\nrating: 1\n---\nJust text.\n",
+		"content/posts/decap.md": "---\nen:\n  title: Hi\n  body: Hi.\nfr:\n  title: Salut\n  body: Salut.\n---\n",
+	}
+	repo := newRepo(t, map[string]string{"folio.yaml": "locales: [en, fr]\nlayout: fields\n" + decapLocaleModel,
+		"content/posts/keys.md": files["content/posts/keys.md"], "content/posts/plain.md": files["content/posts/plain.md"], "content/posts/decap.md": files["content/posts/decap.md"]})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	served := func(slug, loc string) string {
+		t.Helper()
+		g := get(t, ts.URL+"/api/v1/content/posts/"+slug+"?locale="+loc, reader)
+		if g.Status != 200 {
+			t.Fatalf("GET %s in %s: %d %s", slug, loc, g.Status, g.Body)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(g.Body, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"updatedAt", "publishedAt", "id", "translations"} {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
+	if es["content/posts/decap.md"] != files["content/posts/decap.md"] {
+		t.Fatalf("a file in Decap's form changed: %q", es["content/posts/decap.md"])
+	}
+	for _, slug := range []string{"keys", "plain"} {
+		p := "content/posts/" + slug + ".md"
+		r := rpc(t, ts.URL, key, "getEntry", map[string]any{"branch": "main", "path": p})
+		wantOK(t, r)
+		var e decapEntry
+		if err := json.Unmarshal(r.Body, &e); err != nil || e.Data == nil || *e.Data != es[p] {
+			t.Fatalf("getEntry %s: %s (listed %q)", p, r.Body, es[p])
+		}
+		raw := *e.Data
+		var form map[string]map[string]any
+		if err := yaml.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(raw, "---\n"), "---\n")), &form); err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, raw)
+		}
+		if form["en"]["title"] == nil || form["en"]["body"] == nil || form["fr"]["rating"] == nil || len(form) != 2 {
+			t.Fatalf("%s as Decap's form: %v", p, form)
+		}
+		before := map[string]string{"en": served(slug, "en"), "fr": served(slug, "fr")}
+		// Decap saves the form it was given.
+		r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+			"dataFiles": []map[string]any{{"slug": slug, "path": p, "raw": raw}},
+			"options":   map[string]any{"commitMessage": "Update " + slug}})
+		wantOK(t, r)
+		if remoteFile(t, repo.bare, p) != raw {
+			t.Fatalf("%s saved: %q", p, remoteFile(t, repo.bare, p))
+		}
+		for loc, want := range before {
+			if got := served(slug, loc); got != want {
+				t.Fatalf("%s in %s after Decap's save:\n%s\nwant\n%s", slug, loc, got, want)
+			}
+		}
+	}
+	if !strings.Contains(served("keys", "fr"), `"title":"Bonjour"`) {
+		t.Fatal("keys fr")
+	}
+}
