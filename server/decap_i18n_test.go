@@ -214,9 +214,10 @@ func TestDecapI18nBrowser(t *testing.T) {
 	if !strings.Contains(remoteFile(t, repo.bare, "content/en/posts/hello.md"), "title: Hello") {
 		t.Fatal("the English file changed")
 	}
-	if g := get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key); !strings.Contains(string(g.Body), "Bonjour tout le monde") {
-		t.Fatalf("served fr: %s", g.Body)
-	}
+	// the push lands before the box serves the new commit
+	eventually(t, "the French title served", func() bool {
+		return strings.Contains(string(get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key).Body), "Bonjour tout le monde")
+	})
 
 	// A new entry written in English only: its English file, no French one.
 	b.run(t, "open a new post", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/new"))
@@ -412,5 +413,51 @@ func TestDecapI18nSingleFileOtherForms(t *testing.T) {
 	}
 	if !strings.Contains(served("keys", "fr"), `"title":"Bonjour"`) {
 		t.Fatal("keys fr")
+	}
+}
+
+// TestDecapI18nSingleFileBrowser drives Decap CMS in Chromium on a site
+// with the fields layout: a file in the per-key form opens with both
+// locales' values and bodies, and a save of the French title writes the
+// file in Decap's form, each locale reading as before but for that title.
+func TestDecapI18nSingleFileBrowser(t *testing.T) {
+	dist := decapDist(t)
+	b := newBrowser(t)
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":             "locales: [en, fr]\ndefaultLocale: en\nlayout: fields\n" + decapLocaleModel,
+		"content/posts/hello.md": "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\nbody: {fr: Salut à tous.}\n---\nHello there.\n",
+	})
+	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+
+	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
+	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
+	clickText(t, b, "Login")
+	b.waitJS(t, "the collection", `document.body.textContent.includes("Posts") && document.body.textContent.includes("Hello")`)
+	b.run(t, "open the entry", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/entries/hello"))
+	b.waitJS(t, "both locales", `[...document.querySelectorAll('input')].some(e => e.value === "Hello") && [...document.querySelectorAll('input')].some(e => e.value === "Bonjour") && document.body.textContent.includes("Hello there.") && document.body.textContent.includes("Salut à tous.")`)
+	b.shot(t, "i18n-single-entry")
+	evalAs[bool](t, b, `(() => {
+		const el = [...document.querySelectorAll('input')].find(e => e.value === "Bonjour");
+		const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+		set.call(el, "Bonjour tout le monde");
+		el.dispatchEvent(new Event("input", {bubbles: true}));
+		return true; })()`)
+	clickText(t, b, "Publish")
+	clickText(t, b, "Publish now")
+	eventually(t, "the file saved", func() bool {
+		return strings.Contains(remoteFile(t, repo.bare, "content/posts/hello.md"), "title: Bonjour tout le monde")
+	})
+	b.shot(t, "i18n-single-saved")
+	b.check(t)
+	// the push lands before the box serves the new commit
+	eventually(t, "the French title served", func() bool {
+		return strings.Contains(string(get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key).Body), "Bonjour tout le monde")
+	})
+	fr := string(get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key).Body)
+	en := string(get(t, w.URL+"/api/v1/content/posts/hello?locale=en", key).Body)
+	if !strings.Contains(fr, `"title":"Bonjour tout le monde"`) || !strings.Contains(fr, "Salut à tous.") || !strings.Contains(fr, `"rating":3`) ||
+		!strings.Contains(en, `"title":"Hello"`) || !strings.Contains(en, "Hello there.") || !strings.Contains(en, `"rating":3`) {
+		t.Fatalf("served:\nfr %s\nen %s\nfile %q", fr, en, remoteFile(t, repo.bare, "content/posts/hello.md"))
 	}
 }
