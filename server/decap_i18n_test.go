@@ -461,3 +461,28 @@ func TestDecapI18nSingleFileBrowser(t *testing.T) {
 		t.Fatalf("served:\nfr %s\nen %s\nfile %q", fr, en, remoteFile(t, repo.bare, "content/posts/hello.md"))
 	}
 }
+
+// TestDecapI18nSingleFileUnique: a save from Decap's single_file is
+// refused when a locale's reading other than the default's takes a
+// unique value another document of that locale has.
+func TestDecapI18nSingleFileUnique(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":            "locales: [en, fr]\nlayout: fields\ntypes:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
+		"content/products/a.md": "---\nen:\n  title: A\n  sku: A-1\nfr:\n  title: A fr\n  sku: A-FR\n---\n",
+		"content/products/b.md": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: B-FR\n---\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: A-FR\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Update b"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatalf("a French sku taken: %d %s", r.Status, r.Body)
+	}
+	// Translations share their document's value; another value is free.
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: B-1\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Update b"}})
+	wantOK(t, r)
+}

@@ -1247,7 +1247,7 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 		if fieldsDoc(i18n, d) {
 			// every locale's reading of the one file that this write
 			// changes is checked, as the read side checks each
-			if others, err = w.otherReadings(ctx, pl, i18n, virt, src, d, doc, model); err != nil {
+			if others, err = w.otherReadings(ctx, pl, branch, i18n, virt, src, d, doc, model); err != nil {
 				return err
 			}
 			ld, in := content.Localize(doc, pl.locale, i18n)
@@ -1336,10 +1336,10 @@ func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldP
 
 // otherReadings checks the readings of a fields-layout file (doc, the
 // new file) in the locales other than the write's that the write
-// changes: the content rules and the model, as the read side checks
-// each locale's reading. A reading the old file had alike is not this
+// changes: the content rules and the model (unique within the locale),
+// as the read side checks each locale's reading. A reading the old file had alike is not this
 // write's to check. Each problem says its locale.
-func (w *Writer) otherReadings(ctx context.Context, pl *plan, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
+func (w *Writer) otherReadings(ctx context.Context, pl *plan, branch string, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
 	var old *content.Doc
 	if pl.oldBlob != "" {
 		data, err := w.repo.readBlob(ctx, pl.oldBlob)
@@ -1369,6 +1369,9 @@ func (w *Writer) otherReadings(ctx context.Context, pl *plan, c *content.I18n, v
 				if !v.Warn {
 					fields = append(fields, FieldProblem{v.Field, v.Message})
 				}
+			}
+			if d.Kind == KindItem {
+				fields = append(fields, w.notUnique(branch, loc, d.Type, pl.path, t, ld)...)
 			}
 		}
 		for _, f := range fields {
