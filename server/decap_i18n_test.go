@@ -486,3 +486,22 @@ func TestDecapI18nSingleFileUnique(t *testing.T) {
 		"options":   map[string]any{"commitMessage": "Update b"}})
 	wantOK(t, r)
 }
+
+// TestDecapI18nSingleFileNoModel: without a content model, a locale's
+// reading that breaks the content rules (a slug that is none) is refused
+// all the same.
+func TestDecapI18nSingleFileNoModel(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":         "locales: [en, fr]\nlayout: fields\n",
+		"content/posts/a.md": "---\nen:\n  title: A\nfr:\n  title: A fr\n---\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "a", "path": "content/posts/a.md", "raw": "---\nen:\n  title: A\nfr:\n  title: A fr\n  slug: Pas un slug !\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Update a"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatalf("a bad French slug: %d %s", r.Status, r.Body)
+	}
+}

@@ -1304,6 +1304,9 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 		}
 	}
 	if t == nil {
+		if len(fields) > 0 {
+			return &ValidationError{fields}
+		}
 		return nil
 	}
 	for _, v := range t.Validate(doc) {
