@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,5 +99,43 @@ func TestDecapI18nContentDirOutside(t *testing.T) {
 	}
 	if git(t, repo.bare, "rev-parse", "main") != head {
 		t.Fatal("a refused path was written")
+	}
+}
+
+// TestDecapI18nWorkflowContentDirOutside: under the editorial workflow,
+// an entry's French file is on its branch in content_fr/, named by
+// Decap's path in the diffs, read as its data file and published there.
+func TestDecapI18nWorkflowContentDirOutside(t *testing.T) {
+	site := maps.Clone(contentDirSite)
+	site["folio.yaml"] = "decap: {publishMode: editorial_workflow}\n" + localeModel
+	repo := newRepo(t, site)
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentWrite)
+	wantOK(t, rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{
+			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\n---\nWe launched.\n"},
+			{"slug": "launch", "path": "content/posts/fr/launch.md", "raw": "---\ntitle: Lancement\n---\nLancé.\n"},
+		},
+		"options": map[string]any{"collectionName": "posts", "commitMessage": "Create launch", "useWorkflow": true, "status": "draft"}}))
+	if _, err := gitOut(repo.bare, "show", "cms/posts/launch:content_fr/posts/launch.md"); err != nil {
+		t.Fatal("the French file is not in content_fr/ on the entry's branch")
+	}
+	r := rpc(t, ts.URL, key, "unpublishedEntry", map[string]any{"branch": "main", "id": "posts/launch"})
+	wantOK(t, r)
+	var paths []string
+	for _, d := range r.json(t)["diffs"].([]any) {
+		paths = append(paths, d.(map[string]any)["path"].(string))
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, []string{"content/posts/en/launch.md", "content/posts/fr/launch.md"}) {
+		t.Fatalf("diffs: %s", r.Body)
+	}
+	r = rpc(t, ts.URL, key, "unpublishedEntryDataFile", map[string]any{"branch": "main", "collection": "posts", "slug": "launch", "id": "x", "path": "content/posts/fr/launch.md"})
+	if wantOK(t, r); !strings.Contains(r.json(t)["data"].(string), "Lancement") {
+		t.Fatalf("data file: %s", r.Body)
+	}
+	wantOK(t, rpc(t, ts.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "launch"}))
+	if !strings.Contains(remoteFile(t, repo.bare, "content_fr/posts/launch.md"), "Lancement") || remoteFile(t, repo.bare, "content/posts/launch.md") == "" {
+		t.Fatal("published files not on main")
 	}
 }
