@@ -219,9 +219,56 @@ func (l *Library) openShared(ctx context.Context) error {
 		if err := l.sweepAtOpen(ctx, !clean); err != nil {
 			return err
 		}
+		if !loaded {
+			if err := l.recordRescan(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	l.sh.bg.Go(l.follow)
 	l.sh.bg.Go(l.housekeepLoop)
+	return nil
+}
+
+// recordRescan gives a library that has items and no log entry (its
+// sidecars were written by a tool, cmd/folio-gen, or by hand) a place in
+// the log: an opRescan entry, which is what the index now holds (the
+// rescan this start made). Without one the position stays 0, Close has no
+// entry to name a checkpoint by, and every start reads every sidecar.
+//
+// Why an entry rather than a checkpoint at 0: a checkpoint is the index
+// as of a log entry, and the first one written for a sequence number is
+// kept, on the premise that every box at that number holds the same
+// index. Before the first entry that is false (the sidecars there change
+// without the log), so a checkpoint at 0 would freeze one box's reading
+// and hide later out-of-log sidecars from every box that loads it; an
+// entry tells every box following the log to read them again, and a
+// checkpoint at or after it covers it. Only the sole writer records it
+// at its start: boxes sharing a bucket would each append one (and each
+// rescan at every other's), and in a bucket the one writer of sidecars
+// outside the log, the migration, appends its own rescan entry.
+func (l *Library) recordRescan(ctx context.Context) error {
+	l.mu.RLock()
+	seq, n := l.sh.seq, len(l.items)
+	l.mu.RUnlock()
+	if seq != 0 || n == 0 {
+		return nil
+	}
+	data, err := encodeGob(&logEntry{Op: opRescan, At: l.now().UTC(), Box: l.sh.box, Nonce: rand.Text()})
+	if err != nil {
+		return err
+	}
+	at, err := l.sh.rep.Append(ctx, 1, data)
+	if err != nil {
+		return fmt.Errorf("media: recording the rescan of a library without a log: %w", err)
+	}
+	l.mu.Lock()
+	if l.sh.seq == at-1 {
+		// The entry says "read every sidecar", which this start did.
+		l.sh.seq = at
+	}
+	l.sh.appended = max(l.sh.appended, at)
+	l.mu.Unlock()
 	return nil
 }
 
