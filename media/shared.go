@@ -286,16 +286,21 @@ type soleWriterState interface{ SoleWriter() bool }
 
 // sweepAtOpen is the start of the only writer of its state. The sidecars
 // are reconciled with the index (items committed whose log entry a crash
-// lost, sidecars edited by hand while it was stopped), and the storage's
-// temporary files removed. After a crash (no clean-shutdown mark),
-// whatever is claimed and not committed was left by a write the crash
-// interrupted (no write of this process is in flight yet, and no other
-// writer exists), so its objects and claims go now rather than after
-// claimStale; after a clean Close there can be none, and the listing of
-// every claim (about five an item) is skipped.
+// lost, sidecars edited by hand while it was stopped). After a crash (no
+// clean-shutdown mark), whatever is claimed and not committed was left by
+// a write the crash interrupted (no write of this process is in flight
+// yet, and no other writer exists), so its objects and claims go now
+// rather than after claimStale, and so do the storage's temporary files
+// of interrupted stores. After a clean Close there can be neither (no
+// write was in flight, and the start after the last crash removed that
+// crash's), so the listing of every claim (about five an item) and the
+// walk of every folder of the storage are skipped.
 func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
 	if err := l.reconcile(ctx); err != nil {
 		return err
+	}
+	if !crashed {
+		return nil
 	}
 	if tc, ok := l.cfg.Storage.(tempCleaner); ok {
 		if n, err := tc.CleanTemp(ctx); err != nil {
@@ -303,9 +308,6 @@ func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
 		} else if n > 0 {
 			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
 		}
-	}
-	if !crashed {
-		return nil
 	}
 	if err := l.sweepClaims(ctx, true); err != nil {
 		// Left for the periodic sweep: it retries.
@@ -697,17 +699,51 @@ func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, er
 	return fs, etag, nil
 }
 
+// presize makes the empty index's maps for items; l.mu is held.
+func (l *Library) presize(items []*Item, etags int) {
+	keys := 0
+	for _, it := range items {
+		if it != nil {
+			keys += 1 + len(it.Sizes)
+		}
+	}
+	l.items = make(map[string]*Item, len(items))
+	l.claimed = make(map[string]string, keys)
+	if len(l.sh.etags) == 0 {
+		l.sh.etags = make(map[string]string, etags)
+	}
+}
+
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
 func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
 	var changed, deleted []*Item
 	l.mu.Lock()
-	seen := make(map[string]bool, len(items))
+	// The first load (at Open) fills an empty index: its maps are made
+	// at their final size (growing them item by item was a third of a
+	// start from a checkpoint), and nothing can be missing from items.
+	fresh := len(l.items) == 0
+	var seen map[string]bool
+	if fresh {
+		l.presize(items, len(etags))
+		changed = make([]*Item, 0, len(items))
+	} else {
+		seen = make(map[string]bool, len(items))
+	}
 	for _, it := range items {
-		if it == nil || seen[it.ID] {
+		if it == nil {
 			continue
 		}
-		seen[it.ID] = true
+		if fresh {
+			if _, dup := l.items[it.ID]; dup {
+				continue
+			}
+		} else {
+			if seen[it.ID] {
+				continue
+			}
+			seen[it.ID] = true
+		}
 		cur, ok := l.items[it.ID]
 		if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
 			l.sh.etags[it.ID] = tag
@@ -732,7 +768,7 @@ func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []s
 		changed = append(changed, it)
 	}
 	for id, cur := range l.items {
-		if !seen[id] {
+		if !fresh && !seen[id] {
 			l.removeLocked(cur)
 			delete(l.sh.etags, id)
 			deleted = append(deleted, cur)
