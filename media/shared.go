@@ -212,6 +212,30 @@ func (l *Library) openShared(ctx context.Context) error {
 	}
 	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
 		l.sh.exclusive = true
+		// Its log entries are created without fsync (two of the six an
+		// upload of one file made in the state). Why nothing answered is
+		// lost when a crash of the machine loses them, or leaves them
+		// empty or cut short (a crash of the process loses nothing: the
+		// page cache survives it):
+		//   - the sidecar is the commit point, created, swapped or
+		//     removed with fsync of the file and its directory before the
+		//     write is answered; an entry only repeats its outcome;
+		//   - checkpoints are synced, so the entries a checkpoint covers
+		//     do not matter, and the clean-shutdown mark follows one;
+		//   - at the next start this writer reads the log after the
+		//     checkpoint: a damaged entry does not decode and is skipped,
+		//     a lost one in the middle is a gap, after which it reads
+		//     every sidecar; then it reconciles (sweepAtOpen): every
+		//     sidecar whose tag the index does not know, every item
+		//     whose sidecar is gone and the folder list, and logs what it
+		//     found, for the read-only boxes;
+		//   - every process that could have read a lost entry died with
+		//     the machine, so the place of a lost entry, taken again by
+		//     the next append, was never seen by a reader.
+		// Boxes that share a bucket keep every entry durable (the store
+		// has no unsynced create): a reader there has nothing but the
+		// log between reconciles.
+		l.sh.rep.SetUnsyncedLog()
 		clean, err := l.takeCleanMark(ctx)
 		if err != nil {
 			return err
@@ -296,8 +320,14 @@ type soleWriterState interface{ SoleWriter() bool }
 // crash's), so the listing of every claim (about five an item) and the
 // walk of every folder of the storage are skipped.
 func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
-	if err := l.reconcile(ctx); err != nil {
+	applied, err := l.reconcile(ctx)
+	if err != nil {
 		return err
+	}
+	// What the log missed goes into it now, for the read-only boxes
+	// that follow it (they reconcile only every reconcileEvery).
+	for _, e := range applied {
+		l.appendLog(ctx, e)
 	}
 	if !crashed {
 		return nil

@@ -217,6 +217,20 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 }
 
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
+	return st.create(ctx, key, data, true)
+}
+
+// CreateUnsynced is Create without its two fsyncs (of the file, and of
+// its directory): the object is there for every reader at once, as after
+// Create, but a crash of the machine (not of the process: the page cache
+// survives that) may lose it, or leave it empty or cut short. The library
+// uses it, as the only writer of its state, for what a start recovers
+// without it: its log entries (media/shared.go, recordLog).
+func (st *State) CreateUnsynced(ctx context.Context, key string, data []byte) (string, error) {
+	return st.create(ctx, key, data, false)
+}
+
+func (st *State) create(ctx context.Context, key string, data []byte, durable bool) (string, error) {
 	if st.readOnly {
 		return "", fmt.Errorf("local state: create %q: %w", key, ErrReadOnly)
 	}
@@ -233,7 +247,7 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 	if _, err := st.root.Lstat(name); err == nil {
 		return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 	}
-	tmp, err := st.writeTemp(data)
+	tmp, err := st.writeTemp(data, durable)
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
@@ -246,6 +260,13 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 			return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 		}
 		return "", st.wrap("create", key, err)
+	}
+	if !durable {
+		fi, err := st.root.Lstat(name)
+		if err != nil {
+			return "", st.wrap("create", key, err)
+		}
+		return tagOf(fi), nil
 	}
 	return st.commit("create", key, name)
 }
@@ -263,7 +284,7 @@ func (st *State) Replace(ctx context.Context, key string, data []byte, etag stri
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	tmp, err := st.writeTemp(data)
+	tmp, err := st.writeTemp(data, true)
 	if err != nil {
 		return "", st.wrap("replace", key, err)
 	}
@@ -389,9 +410,9 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 	return nil
 }
 
-// writeTemp writes data to a new synced file under .tmp with a fresh
-// modification time, and returns its name.
-func (st *State) writeTemp(data []byte) (name string, err error) {
+// writeTemp writes data to a new file under .tmp with a fresh
+// modification time, synced when durable, and returns its name.
+func (st *State) writeTemp(data []byte, durable bool) (name string, err error) {
 	name = stateTmp + "/" + rand.Text()
 	f, err := st.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -409,7 +430,7 @@ func (st *State) writeTemp(data []byte) (name string, err error) {
 		t := st.uniqueNow()
 		err = st.root.Chtimes(name, t, t)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

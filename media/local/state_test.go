@@ -218,3 +218,25 @@ func BenchmarkState_Replace(b *testing.B) {
 		}
 	}
 }
+
+// CreateUnsynced creates as Create does (visible at once, refused when
+// the key exists), without its fsyncs.
+func TestState_CreateUnsynced(t *testing.T) {
+	ctx := context.Background()
+	st, err := local.OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tag, err := st.CreateUnsynced(ctx, "log/00000000000000000001", []byte("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, got, err := st.Get(ctx, "log/00000000000000000001")
+	if err != nil || string(data) != "one" || got != tag {
+		t.Fatalf("get after CreateUnsynced: %q %q %v (tag %q)", data, got, err, tag)
+	}
+	if _, err := st.CreateUnsynced(ctx, "log/00000000000000000001", []byte("two")); !errors.Is(err, media.ErrPrecondition) {
+		t.Errorf("CreateUnsynced over an existing key: %v", err)
+	}
+}
