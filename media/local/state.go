@@ -54,8 +54,12 @@ var _ media.StateStore = (*State)(nil)
 // State opened with OpenStateReadOnly writes nothing, not even a lock
 // file, and refuses every write.
 type State struct {
-	dir      string
+	dir string
+	// root is the directory; nil for a read-only State opened before the
+	// directory existed, which opens it into late when it appears.
 	root     *os.Root
+	late     atomic.Pointer[os.Root]
+	lateMu   sync.Mutex
 	readOnly bool
 	// writer is the open lock file while this State holds the writer
 	// lock; nil otherwise.
@@ -127,9 +131,11 @@ func OpenState(dir string) (*State, error) {
 	return st, nil
 }
 
-// OpenStateReadOnly opens the state directory dir for reading only: it
-// must exist (a writer made it), nothing under it is created or changed,
-// and every write fails with ErrReadOnly.
+// OpenStateReadOnly opens the state directory dir for reading only:
+// nothing under it is created or changed, and every write fails with
+// ErrReadOnly. A directory that does not exist yet (no writer has
+// started) reads as empty until a writer makes it: every read looks for
+// it again, so a box that follows the state picks it up at its next poll.
 func OpenStateReadOnly(dir string) (*State, error) {
 	if dir == "" {
 		return nil, errors.New("local state: empty directory")
@@ -138,11 +144,34 @@ func OpenStateReadOnly(dir string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local state: %w", err)
 	}
-	r, err := os.OpenRoot(abs)
-	if err != nil {
+	st := &State{dir: abs, readOnly: true}
+	if _, err := st.readRoot(); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("local state: %w", err)
 	}
-	return &State{dir: abs, root: r, readOnly: true}, nil
+	return st, nil
+}
+
+// readRoot is the directory to read from: root, or for a read-only State
+// opened before the directory existed, the directory opened by the first
+// read that finds it (fs.ErrNotExist until then).
+func (st *State) readRoot() (*os.Root, error) {
+	if st.root != nil {
+		return st.root, nil
+	}
+	if r := st.late.Load(); r != nil {
+		return r, nil
+	}
+	st.lateMu.Lock()
+	defer st.lateMu.Unlock()
+	if r := st.late.Load(); r != nil {
+		return r, nil
+	}
+	r, err := os.OpenRoot(st.dir)
+	if err != nil {
+		return nil, err
+	}
+	st.late.Store(r)
+	return r, nil
 }
 
 // Exclusive reports whether this State holds the writer lock: no other
@@ -176,6 +205,12 @@ func (st *State) Close() error {
 		st.writer.Close() // releases the writer lock
 		st.writer = nil
 	}
+	if r := st.late.Swap(nil); r != nil {
+		r.Close()
+	}
+	if st.root == nil {
+		return nil
+	}
 	return st.root.Close()
 }
 
@@ -195,7 +230,11 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	f, err := st.root.Open(filepath.FromSlash(key))
+	root, err := st.readRoot()
+	if err != nil {
+		return nil, "", st.wrap("get", key, err)
+	}
+	f, err := root.Open(filepath.FromSlash(key))
 	if err != nil {
 		return nil, "", st.wrap("get", key, err)
 	}
@@ -352,12 +391,19 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 		fi  fs.FileInfo
 	}
 	var keys []listed
+	root, err := st.readRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no writer made it yet: empty
+	}
+	if err != nil {
+		return st.wrap("list", prefix, err)
+	}
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := st.root.Open(filepath.FromSlash(dir))
+		f, err := root.Open(filepath.FromSlash(dir))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
