@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +138,67 @@ func (b *bench) mediaStart() error {
 	b.add(row{Figure: "start-up with " + label + " media items, restart", Sum: summarize(wt), Unit: unitMS})
 	b.add(row{Figure: "peak RSS at ready, " + label + " media items, no checkpoint", Sum: summarize(frss), Unit: unitMB})
 	b.add(row{Figure: "peak RSS at ready, " + label + " media items, restart", Sum: summarize(wrss), Unit: unitMB})
+	return nil
+}
+
+// mediaMigrate times the first start on a media library an earlier
+// release wrote (-legacy-media: sidecars beside the files), which moves
+// it into <media>/.state (one synced sidecar and one claim per file),
+// and the restart after it: exec to the first 200 of GET /api/v1/media,
+// on a fresh copy each run (the copy is not timed).
+func (b *bench) mediaMigrate() error {
+	if b.legacyMedia == "" {
+		b.notes = append(b.notes, "mediamigrate skipped: no -legacy-media (a media root of an earlier release)")
+		return nil
+	}
+	dir, _, err := b.dataset(1000, 0)
+	if err != nil {
+		return err
+	}
+	cache, err := b.warmSiteCache(dir, "media-migrate")
+	if err != nil {
+		return err
+	}
+	n := 0
+	var first, again []float64
+	for range min(b.runs, 3) {
+		tmp, err := b.scratch("media-migrate")
+		if err != nil {
+			return err
+		}
+		root := filepath.Join(tmp, "media")
+		if out, err := execOutput("cp", "-a", b.legacyMedia, root); err != nil {
+			return fmt.Errorf("copying %s: %v: %s", b.legacyMedia, err, out)
+		}
+		for _, dst := range []*[]float64{&first, &again} {
+			s, err := b.startFolio(serveOpts{Site: filepath.Join(dir, "site"), Media: root, CacheDir: cache,
+				Log: filepath.Join(b.tmp, "folio-media-migrate.log")})
+			if err != nil {
+				return err
+			}
+			d, err := s.waitReady(b.client, "/api/v1/media", b.key, readyLimit)
+			var all mediaListBody
+			if err == nil {
+				var code int
+				var body []byte
+				code, body, err = get(b.client, s.base+"/api/v1/media?limit=1", b.key)
+				if err == nil && (code != http.StatusOK || json.Unmarshal(body, &all) != nil || all.Total == 0 || (n != 0 && all.Total != n)) {
+					err = fmt.Errorf("serves %d items (status %d), want %d", all.Total, code, n)
+				}
+			}
+			s.stop()
+			if err != nil {
+				return err
+			}
+			n = all.Total
+			*dst = append(*dst, ms(d))
+		}
+		os.RemoveAll(tmp)
+	}
+	label := sizeLabel(n)
+	b.add(row{Figure: "first start on an earlier release's library, " + label + " media items (migration)", Sum: summarize(first), Unit: unitMS,
+		Note: "exec to the first 200 of GET /api/v1/media on a fresh copy of -legacy-media: every sidecar moved into <media>/.state (a synced sidecar and a claim per file); 1k-file site on a warm cache"})
+	b.add(row{Figure: "restart after the migration, " + label + " media items", Sum: summarize(again), Unit: unitMS})
 	return nil
 }
 
