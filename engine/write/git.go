@@ -173,10 +173,25 @@ func (r *repo) commitTree(ctx context.Context, tree, message string, author, com
 }
 
 // updateRef moves branch from old to new, atomically: it fails when the
-// branch is no longer at old (old "" : the branch must not exist).
+// branch is no longer at old (old "" : the branch must not exist). When
+// the branch is checked out in the repository's work tree, the work tree
+// is brought along (see worktree.go).
 func (r *repo) updateRef(ctx context.Context, branch, new, old string) error {
 	if old == "" {
 		old = strings.Repeat("0", len(new))
+	} else if wt := r.workTree(ctx, branch); wt != "" {
+		if err := r.checkout(ctx, wt, old, new); err != nil {
+			return err
+		}
+		if _, err := r.run(ctx, nil, nil, "update-ref", "-m", "folio write", "refs/heads/"+branch, new, old); err != nil {
+			// The branch moved under the write (a commit made in the work
+			// tree meanwhile): put the files back as they were.
+			if berr := r.checkout(ctx, wt, new, old); berr != nil {
+				return fmt.Errorf("%w; and the work tree could not be put back: %v", err, berr)
+			}
+			return err
+		}
+		return nil
 	}
 	_, err := r.run(ctx, nil, nil, "update-ref", "-m", "folio write", "refs/heads/"+branch, new, old)
 	return err
