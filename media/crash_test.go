@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/folio-cms/folio/media"
@@ -179,4 +180,68 @@ func dirNames(tb testing.TB, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// The only writer creates its claims with their names synced and their
+// bytes not: after a crash of the machine, a claim made just before may
+// be empty. Its name (the key in lower case) still settles it at the
+// next start: the objects of a write the crash cut off before its
+// sidecar go, whatever the case of their key; a committed item whose
+// claim lost its bytes keeps its files; nothing else is touched.
+func TestCrash_UnreadableClaims(t *testing.T) {
+	e := newEnv(t)
+	l := e.open(t)
+	kept := mustCreate(t, l, "kept.png", pngBytes(t, 500, 300), "")
+	e.crash(t, l)
+
+	claimPath := func(key string) string {
+		return filepath.Join(e.root, local.StateDir, "claims", filepath.FromSlash(strings.ToLower(key)))
+	}
+	e.withState(t, func(state *local.State) {
+		// A create cut off after its objects, before its sidecar, whose
+		// claims the crash emptied; and one whose claim is cut short.
+		leftover(t, e.store, state, "ghostghostghostg", "2026/03/Ghost.png", pngBytes(t, 5, 5))
+		leftover(t, e.store, state, "ghostghostghostg", "2026/03/Ghost-150.webp", []byte("webp"))
+	})
+	writeFile(t, claimPath("2026/03/Ghost.png"), nil)
+	data, err := os.ReadFile(claimPath("2026/03/Ghost-150.webp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, claimPath("2026/03/Ghost-150.webp"), data[:3])
+	// The committed item's claims emptied too.
+	for _, k := range append([]string{kept.Key}, sizeKeys(kept)...) {
+		writeFile(t, claimPath(k), nil)
+	}
+	notOurs := filepath.Join(e.root, "2026", "03", "notes.txt")
+	writeFile(t, notOurs, []byte("x"))
+
+	l = e.open(t)
+	for _, k := range []string{"2026/03/Ghost.png", "2026/03/Ghost-150.webp"} {
+		if fileExists(t, keyPath(e.root, k)) {
+			t.Errorf("object %s of the cut-off write survived", k)
+		}
+		if fileExists(t, claimPath(k)) {
+			t.Errorf("unreadable claim of %s left", k)
+		}
+	}
+	if got, ok := l.Get(kept.ID); !ok || len(got.Sizes) != len(kept.Sizes) {
+		t.Fatalf("committed item after the crash: %+v, %v", got, ok)
+	}
+	for _, k := range append([]string{kept.Key}, sizeKeys(kept)...) {
+		if !fileExists(t, keyPath(e.root, k)) {
+			t.Errorf("file %s of the committed item gone", k)
+		}
+		if !fileExists(t, claimPath(k)) {
+			t.Errorf("claim of %s of the committed item gone", k)
+		}
+	}
+	if !fileExists(t, notOurs) {
+		t.Error("a file no claim names was removed")
+	}
+	// The names are free again, and writes go on.
+	g := mustCreate(t, l, "Ghost.png", pngBytes(t, 5, 5), "")
+	if g.Key != "2026/03/Ghost.png" {
+		t.Errorf("the freed name: got %s", g.Key)
+	}
 }

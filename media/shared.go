@@ -236,6 +236,19 @@ func (l *Library) openShared(ctx context.Context) error {
 		// has no unsynced create): a reader there has nothing but the
 		// log between reconciles.
 		l.sh.rep.SetUnsyncedLog()
+		// Its claims are created with their names synced and their bytes
+		// not (one fsync of the two of each). A claim matters only to a
+		// start after a crash (the index keeps a living writer's names
+		// apart; no other writer exists): its name says which key a write
+		// was storing, and that start removes the objects of every claim
+		// no item holds. After a crash of the machine a claim made just
+		// before may be empty or cut short; its name still says the key
+		// (in lower case): the sweep removes the objects that name stands
+		// for, or keeps all of them when an item holds it
+		// (unreadableClaim). A claim of an item whose sidecar does not
+		// parse is kept by its content; one made seconds before a crash
+		// belongs to a sidecar synced then, which parses.
+		l.sh.rep.SetNameSyncedClaims()
 		clean, err := l.takeCleanMark(ctx)
 		if err != nil {
 			return err

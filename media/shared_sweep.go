@@ -160,5 +160,36 @@ func (l *Library) sweepClaims(ctx context.Context, anyAge bool) error {
 		},
 		Valid:        checkAdoptKey,
 		DeleteObject: l.cfg.Storage.Delete,
+		Unreadable:   l.unreadableClaim(),
 	})
+}
+
+// foldedKeys is implemented by a storage that can list the keys a claim's
+// name (a key in lower case) stands for (media/local.Storage).
+type foldedKeys interface {
+	KeysFolded(ctx context.Context, lowerKey string) ([]string, error)
+}
+
+// unreadableClaim settles, for the sweep at the only writer's start after
+// a crash, a claim whose bytes the crash lost (claims are created with
+// their names synced only, see openShared) and that no item holds: a
+// write the crash cut off before its sidecar, so its objects go. Nil when
+// the storage cannot list a claim's objects: such claims are left alone.
+func (l *Library) unreadableClaim() func(ctx context.Context, lowerKey string) error {
+	fk, ok := l.cfg.Storage.(foldedKeys)
+	if !ok || !l.sh.exclusive {
+		return nil
+	}
+	return func(ctx context.Context, lowerKey string) error {
+		keys, err := fk.KeysFolded(ctx, lowerKey)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := l.cfg.Storage.Delete(ctx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

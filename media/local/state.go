@@ -256,7 +256,7 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 }
 
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
-	return st.create(ctx, key, data, true)
+	return st.create(ctx, key, data, true, true)
 }
 
 // CreateUnsynced is Create without its two fsyncs (of the file, and of
@@ -264,12 +264,22 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 // Create, but a crash of the machine (not of the process: the page cache
 // survives that) may lose it, or leave it empty or cut short. The library
 // uses it, as the only writer of its state, for what a start recovers
-// without it: its log entries (media/shared.go, recordLog).
+// without it: its log entries (media/shared.go, openShared).
 func (st *State) CreateUnsynced(ctx context.Context, key string, data []byte) (string, error) {
-	return st.create(ctx, key, data, false)
+	return st.create(ctx, key, data, false, false)
 }
 
-func (st *State) create(ctx context.Context, key string, data []byte, durable bool) (string, error) {
+// CreateNameSynced is Create without the fsync of the file: its name is
+// durable when it returns (its directory is synced), its bytes are not:
+// after a crash of the machine the object may be there empty or cut
+// short. The library uses it, as the only writer of its state, for its
+// claims, whose name is the storage key they claim (media/shared.go,
+// openShared).
+func (st *State) CreateNameSynced(ctx context.Context, key string, data []byte) (string, error) {
+	return st.create(ctx, key, data, false, true)
+}
+
+func (st *State) create(ctx context.Context, key string, data []byte, syncData, syncName bool) (string, error) {
 	if st.readOnly {
 		return "", fmt.Errorf("local state: create %q: %w", key, ErrReadOnly)
 	}
@@ -286,7 +296,7 @@ func (st *State) create(ctx context.Context, key string, data []byte, durable bo
 	if _, err := st.root.Lstat(name); err == nil {
 		return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 	}
-	tmp, err := st.writeTemp(data, durable)
+	tmp, err := st.writeTemp(data, syncData)
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
@@ -300,7 +310,7 @@ func (st *State) create(ctx context.Context, key string, data []byte, durable bo
 		}
 		return "", st.wrap("create", key, err)
 	}
-	if !durable {
+	if !syncName {
 		fi, err := st.root.Lstat(name)
 		if err != nil {
 			return "", st.wrap("create", key, err)

@@ -252,8 +252,8 @@ func BenchmarkState_Replace(b *testing.B) {
 	}
 }
 
-// CreateUnsynced creates as Create does (visible at once, refused when
-// the key exists), without its fsyncs.
+// CreateUnsynced and CreateNameSynced create as Create does (visible at
+// once, refused when the key exists), without (some of) its fsyncs.
 func TestState_CreateUnsynced(t *testing.T) {
 	ctx := context.Background()
 	st, err := local.OpenState(t.TempDir())
@@ -271,5 +271,15 @@ func TestState_CreateUnsynced(t *testing.T) {
 	}
 	if _, err := st.CreateUnsynced(ctx, "log/00000000000000000001", []byte("two")); !errors.Is(err, media.ErrPrecondition) {
 		t.Errorf("CreateUnsynced over an existing key: %v", err)
+	}
+	tag, err = st.CreateNameSynced(ctx, "claims/2026/03/a.png", []byte("id\n2026/03/a.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, got, err := st.Get(ctx, "claims/2026/03/a.png"); err != nil || string(data) != "id\n2026/03/a.png" || got != tag {
+		t.Errorf("get after CreateNameSynced: %q %q %v", data, got, err)
+	}
+	if _, err := st.CreateNameSynced(ctx, "claims/2026/03/a.png", nil); !errors.Is(err, media.ErrPrecondition) {
+		t.Errorf("CreateNameSynced over an existing key: %v", err)
 	}
 }

@@ -51,6 +51,13 @@ type UnsyncedCreator interface {
 	CreateUnsynced(ctx context.Context, key string, data []byte) (etag string, err error)
 }
 
+// NameSyncedCreator is a Store that can create an object whose name is
+// durable and whose bytes are not: after a crash of the machine it may be
+// there empty or cut short (media/local.State.CreateNameSynced).
+type NameSyncedCreator interface {
+	CreateNameSynced(ctx context.Context, key string, data []byte) (etag string, err error)
+}
+
 // Object is one entry of a Store listing.
 type Object struct {
 	Key          string
@@ -81,6 +88,20 @@ type Replica struct {
 	log  *slog.Logger
 	// unsyncedLog, when set, creates log entries with it (SetUnsyncedLog).
 	unsyncedLog atomic.Pointer[UnsyncedCreator]
+	// nameSyncedClaims, when set, creates claims with it
+	// (SetNameSyncedClaims).
+	nameSyncedClaims atomic.Pointer[NameSyncedCreator]
+}
+
+// SetNameSyncedClaims makes Claim create claims whose bytes are not made
+// durable, when the store can (NameSyncedCreator): only their names
+// survive a crash of the machine for sure. Only for the sole writer of a
+// store whose start sweeps with Sweep.Unreadable set: a claim whose bytes
+// were lost is settled by its name. Never for a store that boxes share.
+func (r *Replica) SetNameSyncedClaims() {
+	if c, ok := r.st.(NameSyncedCreator); ok {
+		r.nameSyncedClaims.Store(&c)
+	}
 }
 
 // SetUnsyncedLog makes Append create entries without making them durable,
