@@ -43,6 +43,12 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 	return "", false
 }
 
+// kindOfPath is the kind of Hugo config file p is ("" for none).
+func kindOfPath(p string) string {
+	kind, _ := hugoConfigFile(p)
+	return kind
+}
+
 // lowerKeys finds key in m case-insensitively (Hugo's keys are).
 func lowerKey(m map[string]any, key string) (any, string, bool) {
 	if v, ok := m[key]; ok {
@@ -64,6 +70,10 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		path     string
 		line     int
 		settings map[string]any
+		// doc and at are the file and key path of the settings, for
+		// the line of one of them
+		doc *Doc
+		at  []string
 	}
 	var (
 		problems []Problem
@@ -73,6 +83,11 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		defPath  string
 		defLine  int
 		from     string
+		// rootDir is the contentDir of the main config (Hugo's default
+		// for every language), when it is not content
+		rootDir     string
+		rootDirPath string
+		rootDirLine int
 	)
 	addLang := func(code string, src langSrc) {
 		if _, ok := langs[code]; !ok {
@@ -103,7 +118,11 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			if !ok {
 				s = map[string]any{}
 			}
-			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf("languages", code), settings: s})
+			at := []string{code}
+			if _, wrapped := f.Doc.Meta["languages"]; wrapped || kindOfPath(f.Path) == "main" {
+				at = []string{"languages", code}
+			}
+			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})
 		}
 	}
 	mainSeen := false
@@ -136,6 +155,12 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 					def, defPath, defLine = s, f.Path, f.Doc.Lines[k]
 				}
 			}
+			if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
+				// the content folder of the languages without their own
+				if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (rootDir == "" || !strings.HasPrefix(f.Path, "config/")) {
+					rootDir, rootDirPath, rootDirLine = d, f.Path, f.Doc.Lines[k]
+				}
+			}
 			if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
 				readLanguages(f, v, f.Doc.Lines[k])
 				from = f.Path
@@ -149,7 +174,7 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			from = f.Path
 		default:
 			code := strings.TrimPrefix(kind, "languages.")
-			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta})
+			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})
 			if from == "" {
 				from = f.Path
 			}
@@ -168,10 +193,18 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			continue
 		}
 		l := Locale{Code: code, weight: 1 << 20}
-		if v, _, ok := lowerKey(s, "contentDir"); ok {
+		if v, k, ok := lowerKey(s, "contentDir"); ok {
 			l.ContentDir, _ = v.(string)
 			if l.ContentDir != "" {
 				withDir = true
+			}
+			if src.doc != nil {
+				b.dirLine = src.doc.LineOf(append(slices.Clip(src.at), k)...)
+			}
+		} else if rootDir != "" {
+			l.ContentDir, withDir = rootDir, true
+			if src.path == rootDirPath {
+				b.dirLine = rootDirLine
 			}
 		}
 		if v, _, ok := lowerKey(s, "weight"); ok {

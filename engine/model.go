@@ -25,6 +25,8 @@ type HeldDoc struct {
 	// Served tells whether the last valid version is served (false: the
 	// document is left out).
 	Served bool `json:"served"`
+	// Locale is the document's locale, in a site with locales.
+	Locale string `json:"locale,omitempty"`
 }
 
 // modelState is one branch's content model across reloads: the model
@@ -44,6 +46,12 @@ type modelState struct {
 	// typeSlices are the last served slice of each type, by the
 	// assembled slice it was made from (same model).
 	typeSlices map[string][2][]*content.Item
+	// locales are applied and typeSlices of each locale other than the
+	// default one, in a site with locales (model_locale.go), and
+	// untranslated the documents served with fewer translations, by
+	// document.
+	locales      map[string]*modelState
+	untranslated map[any]any
 
 	// hash names the model by its files (modelHash); gen counts the
 	// validations done, savedGen those the validation cache holds.
@@ -153,6 +161,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.results = map[valKey]docResult{}
 	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
+	ms.locales = nil
 }
 
 // parallelValidate is the number of documents to validate from which
@@ -166,6 +175,8 @@ type docCheck struct {
 	t    *schema.Type
 	res  docResult
 	loc  string // its locale, in a site with locales
+	// proj: doc is the reading in loc of a file of the fields layout
+	proj bool
 }
 
 // applyModel validates the documents of a freshly assembled site against
@@ -184,6 +195,10 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	// The documents to check, the cached results taken.
 	checks := make([]docCheck, 0, len(files))
 	var todo []int
+	var projs []string // the fields layout: the locales to read each file in
+	if site.I18n != nil {
+		projs = projections(site)
+	}
 	for _, f := range files {
 		if f.Doc == nil || f.Err != nil {
 			continue
@@ -191,16 +206,18 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		var t *schema.Type
 		typ := ""
 		p, loc := f.Path, ""
-		if site.I18n != nil && (strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/")) {
+		var proj []string
+		if site.I18n != nil && site.I18n.ContentFile(p) {
 			// a site with locales: the file's path in its locale
 			// (content/fr/posts/a.md is content/posts/a.md); with
-			// the fields layout a file holds every locale's values,
-			// which no model describes: not checked
+			// the fields layout a file holds every locale's values:
+			// each locale's reading of it is checked (projections)
 			l, virt, ok := site.I18n.Classify(p)
-			if !ok || site.I18n.Layout == content.LayoutFields {
+			if !ok {
 				continue
 			}
 			p, loc = virt, l
+			proj = projs
 		}
 		switch {
 		case strings.HasPrefix(p, "content/"):
@@ -221,12 +238,21 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			continue
 		}
 		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
-		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
-			c.res = res
-		} else {
-			todo = append(todo, len(checks))
+		for i := 0; i == 0 || i < len(proj); i++ { // once, or once per locale
+			if proj != nil {
+				d, in := site.Localize(f.Doc, proj[i])
+				if !in {
+					continue
+				}
+				c.doc, c.loc, c.proj = d, proj[i], true
+			}
+			if res, ok := ms.results[valKey{c.doc, t}]; ok {
+				c.res = res
+			} else {
+				todo = append(todo, len(checks))
+			}
+			checks = append(checks, c)
 		}
-		checks = append(checks, c)
 	}
 	if p := ms.persisted; p != nil && len(todo) > 0 {
 		// A start: the results the validation cache kept for this model.
@@ -291,24 +317,36 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		ms.results = kept
 	}
 
+	// the invalid documents of the other locales, by locale
+	var inLocales map[string]map[string]bool
 	reject := map[string]bool{} // paths of invalid documents to hold back
+	var projSeen map[content.Problem]bool
 	for _, c := range checks {
 		for _, v := range c.res.vs {
 			msg := v.String()
 			if v.Warn {
 				msg += " (warning)"
 			}
-			problems = append(problems, content.Problem{Path: c.path, Line: v.Line, Message: msg})
+			pr := content.Problem{Path: c.path, Line: v.Line, Message: msg}
+			if c.proj && projProblem(&projSeen, &pr, c.loc, site.Locale) {
+				continue
+			}
+			problems = append(problems, pr)
 		}
 		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.vs) {
+			if c.loc != "" && c.loc != site.Locale {
+				rejectIn(&inLocales, c.loc, c.path)
+				continue
+			}
 			reject[c.path] = true
 		}
 	}
 	problems = append(problems, crossCheck(site, checks)...)
 	var held []HeldDoc
-	site, held = ms.hold(site, prev, reject, commit)
+	site, held = ms.hold(site, prevIn(prev, site, site.Locale), reject, commit)
 	site = ms.fillIn(site, m)
 	site = sortable(site, m)
+	site, held = ms.applyLocales(site, m, prev, inLocales, commit, held)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})

@@ -53,24 +53,7 @@ func (w *Writer) ListFiles(ctx context.Context, branch, dir string) ([]File, err
 			return nil, err
 		}
 	}
-	args := []string{"ls-tree", "-r", "-z", "--full-tree", head}
-	if dir != "" {
-		args = append(args, "--", dir+"/")
-	}
-	out, err := w.repo.run(ctx, nil, nil, args...)
-	if err != nil {
-		return nil, err
-	}
-	var files []File
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			continue
-		}
-		files = append(files, File{Path: p, Blob: f[2]})
-	}
-	return files, nil
+	return w.repo.listTree(ctx, head, dir)
 }
 
 func (w *Writer) readHead(ctx context.Context, branch string) (string, string, error) {
@@ -88,7 +71,7 @@ func (w *Writer) readHead(ctx context.Context, branch string) (string, string, e
 		return "", "", err
 	}
 	if head == "" {
-		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+		if head, err = w.BranchStart(ctx, branch); err != nil {
 			return "", "", err
 		}
 	}
@@ -146,16 +129,19 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err := checkPath(p, true); err != nil {
 		return Result{}, err
 	}
-	d := docOfPath(p)
+	branch, err := w.TargetBranch(opts.Branch)
+	if err != nil {
+		return Result{}, err
+	}
+	// on a site with locales, a locale's file is its locale's document
+	loc, virt := virtualPath(w.i18nOf(branch), p)
+	d := docOfPath(virt)
+	d.Locale = loc
 	if d.Kind == KindItem && !content.ValidType(d.Type) {
 		return Result{}, fault.New(fault.Invalid, "invalid content type %q in %s", d.Type, p)
 	}
 	if len(data) > content.MaxFileSize {
 		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
-	}
-	branch, err := w.TargetBranch(opts.Branch)
-	if err != nil {
-		return Result{}, err
 	}
 	if opts.Author.Name == "" {
 		opts.Author.Name = "folio"
@@ -169,7 +155,7 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err != nil {
 		return Result{}, err
 	}
-	pl := &plan{op: opReplace, kind: d.Kind, path: p, parent: head}
+	pl := &plan{op: opReplace, kind: d.Kind, path: p, parent: head, locale: loc}
 	if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
 		return Result{}, err
 	}

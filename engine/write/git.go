@@ -121,6 +121,16 @@ type fileChange struct{ path, blob string }
 
 // commitFiles is commitFile for several paths.
 func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileChange, message string, author, committer Person) (string, error) {
+	tree, err := r.writeTree(ctx, parent, changes)
+	if err != nil {
+		return "", err
+	}
+	return r.commitTree(ctx, tree, message, author, committer, parent)
+}
+
+// writeTree is the tree of parent ("" : the empty tree) with changes
+// made, built in a temporary index.
+func (r *repo) writeTree(ctx context.Context, parent string, changes []fileChange) (string, error) {
 	idx, err := os.CreateTemp("", "folio-index-*")
 	if err != nil {
 		return "", err
@@ -141,19 +151,16 @@ func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileCha
 	var info strings.Builder
 	for _, c := range changes {
 		if c.blob == "" {
-			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\n")
+			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\x00")
 		} else {
-			info.WriteString("100644 " + c.blob + "\t" + c.path + "\n")
+			info.WriteString("100644 " + c.blob + "\t" + c.path + "\x00")
 		}
 	}
-	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "--add", "--index-info"); err != nil {
+	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "-z", "--add", "--index-info"); err != nil {
 		return "", err
 	}
 	tree, err := r.run(ctx, env, nil, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return r.commitTree(ctx, strings.TrimSpace(string(tree)), message, author, committer, parent)
+	return strings.TrimSpace(string(tree)), err
 }
 
 // commitTree makes a commit of tree with parents.
@@ -270,4 +277,19 @@ func pathExt(p string) string {
 		return p[i:]
 	}
 	return ""
+}
+
+// changedPaths are the paths whose file differs between two commits.
+func (r *repo) changedPaths(ctx context.Context, from, to string) ([]string, error) {
+	out, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
 }

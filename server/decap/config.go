@@ -43,7 +43,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 		}
 	}
 	if strings.HasSuffix(own, ".yml") || strings.HasSuffix(own, ".yaml") {
-		raw, _, err := s.Git.Read(ctx, snap.Commit, own)
+		raw, _, err := s.Repo.Read(ctx, snap.Commit, own)
 		if err == nil {
 			var cfg map[string]any
 			if yaml.Unmarshal(raw, &cfg) == nil && cfg != nil {
@@ -61,8 +61,10 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 type decapConfig struct {
 	Backend      map[string]any `yaml:"backend"`
 	PublishMode  string         `yaml:"publish_mode,omitempty"`
+	Editor       map[string]any `yaml:"editor,omitempty"`
 	MediaFolder  string         `yaml:"media_folder"`
 	PublicFolder string         `yaml:"public_folder"`
+	I18n         *i18nConfig    `yaml:"i18n,omitempty"`
 	Collections  []collection   `yaml:"collections"`
 }
 
@@ -76,6 +78,7 @@ type collection struct {
 	Slug      string   `yaml:"slug,omitempty"`
 	Nested    any      `yaml:"nested,omitempty"`
 	Files     []file   `yaml:"files,omitempty"`
+	I18n      bool     `yaml:"i18n,omitempty"`
 	Fields    []widget `yaml:"fields,omitempty"`
 }
 
@@ -105,6 +108,7 @@ type widget struct {
 	Field        *widget  `yaml:"field,omitempty"`
 	Fields       []widget `yaml:"fields,omitempty"`
 	Multiple     bool     `yaml:"multiple,omitempty"`
+	I18n         any      `yaml:"i18n,omitempty"` // true or "duplicate" (i18n.go)
 }
 
 var falsy = false
@@ -116,6 +120,8 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 	cfg := decapConfig{Backend: backend, MediaFolder: MediaFolder, PublicFolder: PublicFolder}
 	if dc := snap.Site.Config.Decap; dc != nil && dc.PublishMode == "editorial_workflow" {
 		cfg.PublishMode = dc.PublishMode
+		// Notes on unpublished entries (notes.go).
+		cfg.Editor = map[string]any{"notes": true}
 	}
 	site, model := snap.Site, snap.Model
 	types := map[string]bool{}
@@ -170,6 +176,7 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 		cfg.Collections = append(cfg.Collections, collection{Name: "globals", Label: "Globals",
 			Files: []file{{Name: "globals", Label: "Globals", File: gp, Fields: gf}}})
 	}
+	addI18n(&cfg, site.I18n)
 	return cfg
 }
 
