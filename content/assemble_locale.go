@@ -29,7 +29,7 @@ func localeRelevant(p string) bool {
 	if _, ok := hugoConfigFile(p); ok {
 		return true
 	}
-	if _, ok := globalsLocale(p); ok {
+	if _, ok := GlobalsLocale(p); ok {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(p, "content/"); ok && !strings.Contains(rest, "/") {
@@ -38,9 +38,9 @@ func localeRelevant(p string) bool {
 	return false
 }
 
-// globalsLocale tells whether p is a locale's globals file,
+// GlobalsLocale tells whether p is a locale's globals file,
 // globals.<locale>.yaml or globals/<locale>.yaml, and which locale's.
-func globalsLocale(p string) (string, bool) {
+func GlobalsLocale(p string) (string, bool) {
 	ext := strings.ToLower(path.Ext(p))
 	if !isDataExt(ext) {
 		return "", false
@@ -135,8 +135,19 @@ func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classif
 
 // classify tells the locale of a content file (under pages/ or content/)
 // and the path it has in that locale's site; ok is false for a file no
-// locale reads.
+// locale reads, and for one that is not a document in that site (Hugo's
+// content/en/posts/_index.md is the list page of posts, whereas
+// content/en/posts/a/_index.md is the branch bundle a: see Relevant).
 func (c *I18n) classify(p string) (loc, virt string, ok bool) {
+	loc, virt, ok = c.locate(p)
+	if ok && (strings.HasPrefix(virt, "content/") || strings.HasPrefix(virt, "pages/")) && !relevantPlain(virt) {
+		return "", "", false
+	}
+	return loc, virt, ok
+}
+
+// locate is classify before the virtual path is checked.
+func (c *I18n) locate(p string) (loc, virt string, ok bool) {
 	if l := c.dirOf(p); l != nil {
 		rest := p[len(l.ContentDir)+1:]
 		if c.Layout != LayoutFields {
@@ -473,7 +484,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		if _, hugo := hugoConfigFile(p); hugo {
 			continue
 		}
-		if code, ok := globalsLocale(p); ok {
+		if code, ok := GlobalsLocale(p); ok {
 			if _, known := cfg.Locale(code); !known {
 				problems = append(problems, Problem{Path: p, Message: "globals of locale " + code + ", which is not one of the locales (" + strings.Join(cfg.Codes(), ", ") + "); left out"})
 				continue

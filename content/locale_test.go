@@ -525,3 +525,45 @@ func TestLocales_HugoRootContentDir(t *testing.T) {
 		t.Errorf("I18n %+v, want none", site.I18n)
 	}
 }
+
+// TestLocales_HugoMounts: a module mount of a folder onto content is that
+// language's contentDir, as in Hugo's own documentation (one language,
+// its content in content/en, mounted with sites.matrix.languages), in the
+// older lang form in config/_default/module.toml, and with no languages
+// block at all: the sections are types, not a type named en.
+func TestLocales_HugoMounts(t *testing.T) {
+	for name, cfg := range map[string]map[string]string{
+		"hugo.toml, sites.matrix": {"hugo.toml": "defaultContentLanguage = 'en'\n[languages.en]\nweight = 1\n[module]\n[[module.mounts]]\nsource = 'assets'\ntarget = 'assets'\n[[module.mounts]]\nsource = 'content/en'\ntarget = 'content'\n[module.mounts.sites.matrix]\nlanguages = ['en']\n"},
+		"module.toml, lang":       {"hugo.toml": "title = 'x'\n[languages.en]\nweight = 1\n", "config/_default/module.toml": "[[mounts]]\nsource = 'content/en'\ntarget = 'content'\nlang = 'en'\n"},
+		"no languages":            {"hugo.yaml": "module:\n  mounts:\n    - source: content/en\n      target: content\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{
+				"content/en/docs/install.md": "---\ntitle: Install\n---\n",
+				"content/en/docs/_index.md":  "---\ntitle: Docs\n---\n",
+				"content/en/about.md":        "---\ntitle: About\n---\n",
+				"content/LICENSE.md":         "# not a page\n",
+			}
+			maps.Copy(files, cfg)
+			site, probs := assemble(t, files)
+			wantNoProblems(t, probs)
+			if site.I18n == nil || len(site.I18n.Locales) != 1 || site.I18n.Locales[0].ContentDir != "content/en" {
+				t.Fatalf("I18n %+v", site.I18n)
+			}
+			if _, ok := site.Items["en"]; ok || len(site.Items["docs"]) != 1 || site.Items["docs"][0].Title != "Install" {
+				t.Errorf("items %v", site.Items)
+			}
+			if len(site.Pages) != 1 || site.Pages[0].Slug != "about" {
+				t.Errorf("pages %+v", site.Pages)
+			}
+			// A section's list page is no document of the locale (the
+			// model does not check it); a branch bundle below it is.
+			if _, _, ok := site.I18n.Classify("content/en/docs/_index.md"); ok {
+				t.Error("content/en/docs/_index.md classified as a document")
+			}
+			if loc, virt, ok := site.I18n.Classify("content/en/docs/guide/_index.md"); !ok || loc != "en" || virt != "content/docs/guide/_index.md" {
+				t.Errorf("branch bundle: %s %s %v", loc, virt, ok)
+			}
+		})
+	}
+}

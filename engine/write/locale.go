@@ -217,7 +217,7 @@ func siblingForm(c *content.I18n, site *content.Site, d Doc, loc, virt string, p
 func globalsPath(c *content.I18n, snap *engine.Snapshot, loc string) (p string, own bool) {
 	site := localeSite(snap, loc)
 	if site != nil && site.GlobalsPath != "" {
-		if code, ok := globalsLocale(site.GlobalsPath); ok && code == loc {
+		if code, ok := content.GlobalsLocale(site.GlobalsPath); ok && code == loc {
 			return site.GlobalsPath, true
 		}
 		if loc == c.Default && !strings.Contains(site.GlobalsPath, "/") {
@@ -243,7 +243,7 @@ func virtualPath(c *content.I18n, p string) (loc, virt string) {
 	if c == nil {
 		return "", p
 	}
-	if code, ok := globalsLocale(p); ok {
+	if code, ok := content.GlobalsLocale(p); ok {
 		return code, "globals" + path.Ext(p)
 	}
 	if !strings.HasPrefix(p, "content/") && !strings.HasPrefix(p, "pages/") {
@@ -406,31 +406,6 @@ func localizedMeta(c *content.I18n, loc string, meta map[string]any) map[string]
 		}
 	}
 	return out
-}
-
-// globalsLocale tells whether p is a locale's globals file,
-// globals.<locale>.<ext> or globals/<locale>.<ext>, and which locale's
-// (as content reads them).
-func globalsLocale(p string) (string, bool) {
-	ext := strings.ToLower(path.Ext(p))
-	switch ext {
-	case ".yaml", ".yml", ".json", ".toml":
-	default:
-		return "", false
-	}
-	name := p[:len(p)-len(ext)]
-	var code string
-	if c, ok := strings.CutPrefix(name, "globals/"); ok {
-		code = c
-	} else if strings.HasPrefix(strings.ToLower(name), "globals.") && !strings.Contains(name, "/") {
-		code = name[len("globals."):]
-	} else {
-		return "", false
-	}
-	if code == "" || strings.ContainsAny(code, "/.") {
-		return "", false
-	}
-	return code, true
 }
 
 // slugOfVirt is the slug a document's virtual path gives it.
