@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -38,23 +39,22 @@ type modelState struct {
 	problems []content.Problem       // the model's own problems (then model is the previous one)
 
 	results map[valKey]docResult
-	// applied are the items served in place of the assembled ones, with
-	// defaults and dates filled in, by assembled item (same model).
-	applied map[*content.Item]*content.Item
-	// typeSlices are the last served slice of each type, by the
-	// assembled slice it was made from (same model).
+	// typeSlices are, by type, the last assembled slice ([0]) and the
+	// slice served for it ([1]: items with defaults and dates filled in
+	// are copies), for the same model.
 	typeSlices map[string][2][]*content.Item
 
 	// hash names the model by its files (modelHash); gen counts the
 	// validations done, savedGen those the validation cache holds.
 	hash          string
 	gen, savedGen uint64
-	// persisted are the validation cache's results at start, and
-	// docNames names documents as it does (Source.docKeyNames): the first
-	// load takes the results of its model from there instead of
-	// validating. Dropped after it.
+	// persisted are the validation cache's results at start: the first
+	// load takes the results of its model from there (a document by the
+	// blob of its file, as the parse cache names it) instead of
+	// validating. Dropped after it. pending, when set, delivers them
+	// (read in the background while the first load reads the site).
 	persisted *persistedResults
-	docNames  func() map[*content.Doc]string
+	pending   <-chan *persistedResults
 }
 
 // docResult is what validating one document against one type model
@@ -151,13 +151,16 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.model = m
 	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
-	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
 }
 
 // parallelValidate is the number of documents to validate from which
-// validation uses every CPU (a cold start).
-const parallelValidate = 256
+// validation uses every CPU (a cold start); parallelFill the number of
+// items to fill in (a start).
+const (
+	parallelValidate = 256
+	parallelFill     = 4096
+)
 
 type docCheck struct {
 	path string
@@ -166,6 +169,7 @@ type docCheck struct {
 	t    *schema.Type
 	res  docResult
 	loc  string // its locale, in a site with locales
+	blob string // its file's Git blob hash; "" when not known
 }
 
 // applyModel validates the documents of a freshly assembled site against
@@ -175,6 +179,9 @@ type docCheck struct {
 // returns the problems (the model's own, and each violation as "path:line:
 // field: message") and the documents held back.
 func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
+	if ms.pending != nil {
+		ms.persisted, ms.pending = <-ms.pending, nil
+	}
 	ms.update(site, files)
 	problems := slices.Clone(ms.problems)
 	m := ms.model
@@ -220,7 +227,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		if t == nil {
 			continue
 		}
-		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
+		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc, blob: f.Blob}
 		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
 			c.res = res
 		} else {
@@ -228,20 +235,31 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 		checks = append(checks, c)
 	}
+	if len(ms.results) == 0 && len(todo) > 0 {
+		ms.results = make(map[valKey]docResult, len(checks)) // sized: a start fills it
+	}
 	if p := ms.persisted; p != nil && len(todo) > 0 {
-		// A start: the results the validation cache kept for this model.
+		// A start: the results the validation cache kept for this model,
+		// by the blob and extension of each document's file (the parse
+		// cache's name of the document it handed out).
 		ms.persisted = nil
-		if p.hash == ms.hash && ms.hash != "" && ms.docNames != nil {
-			names := ms.docNames()
+		if p.hash == ms.hash && ms.hash != "" {
+			var lastT *schema.Type
+			var tk string
 			left := todo[:0]
 			for _, i := range todo {
 				c := &checks[i]
-				name, ok := names[c.doc]
+				blob, ok := parseHash(c.blob)
 				if !ok {
 					left = append(left, i)
 					continue
 				}
-				res, ok := p.results[validKey(name, c.t)]
+				k := persistKey{blob: blob, ext: path.Ext(c.path)}
+				if c.t != lastT {
+					lastT, tk = c.t, typeKey(c.t)
+				}
+				k.typ = tk
+				res, ok := p.results[k]
 				if !ok {
 					left = append(left, i)
 					continue
@@ -252,31 +270,11 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			todo = left
 		}
 	}
-	validate := func(i int) {
-		c := &checks[i]
+	parallel(len(todo), parallelValidate, func(n int) {
+		c := &checks[todo[n]]
 		c.res.vs = c.t.Validate(c.doc)
 		c.res.unique, c.res.bare = crossOf(c.t, c.doc)
-	}
-	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelValidate && workers > 1 {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for {
-					n := int(next.Add(1)) - 1
-					if n >= len(todo) {
-						return
-					}
-					validate(todo[n])
-				}
-			})
-		}
-		wg.Wait()
-	} else {
-		for _, i := range todo {
-			validate(i)
-		}
-	}
+	})
 	for _, i := range todo {
 		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
 	}
@@ -304,15 +302,47 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			reject[c.path] = true
 		}
 	}
-	problems = append(problems, crossCheck(site, checks)...)
-	var held []HeldDoc
-	site, held = ms.hold(site, prev, reject, commit)
-	site = ms.fillIn(site, m)
-	site = sortable(site, m)
+	// The cross-document checks read the assembled site; the site to
+	// serve is made meanwhile (neither changes what the other reads).
+	cross := make(chan []content.Problem, 1)
+	go func() { cross <- crossCheck(site, checks) }()
+	served, held := ms.hold(site, prev, reject, commit)
+	served = ms.fillIn(served, m)
+	served = sortable(served, m)
+	problems = append(problems, <-cross...)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
-	return site, problems, held
+	return served, problems, held
+}
+
+// parallel calls fn(0) to fn(n-1), on every CPU when n is at least
+// from (each worker takes the next 32 at a time).
+func parallel(n, from int, fn func(int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < from || workers < 2 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	const chunk = 32
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // crossCheck checks what no one document tells: that a unique field's value
@@ -323,23 +353,44 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 // document back.
 func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 	var out []content.Problem
-	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
+	// value -> path of the first document that has it, by locale, type
+	// and field, each map sized for the documents of its type that have
+	// unique values (counted first: no map grows as it fills)
+	type group struct{ loc, typ, field string }
+	var sizes map[group]int // by locale and type
+	for _, c := range checks {
+		if len(c.res.unique) > 0 {
+			if sizes == nil {
+				sizes = map[group]int{}
+			}
+			sizes[group{loc: c.loc, typ: c.typ}]++
+		}
+	}
+	seen := map[group]map[string]string{}
+	var lastG group
+	var lastVals map[string]string
 	for _, c := range checks {
 		in := site // a locale's documents are unique, and referred to, within it
 		if ls := site.Locales[c.loc]; ls != nil {
 			in = ls
 		}
 		for _, u := range c.res.unique {
-			k := c.loc + "\x00" + c.typ + "\x00" + u.field
-			if seen[k] == nil {
-				seen[k] = map[string]string{}
+			g := group{c.loc, c.typ, u.field}
+			vals := lastVals
+			if vals == nil || g != lastG {
+				vals = seen[g]
+				if vals == nil {
+					vals = make(map[string]string, sizes[group{loc: c.loc, typ: c.typ}])
+					seen[g] = vals
+				}
+				lastG, lastVals = g, vals
 			}
-			if first, dup := seen[k][u.value]; dup {
+			if first, dup := vals[u.value]; dup {
 				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(u.field),
 					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", u.field, u.value, first)})
 				continue
 			}
-			seen[k][u.value] = c.path
+			vals[u.value] = c.path
 		}
 		for _, r := range c.res.bare {
 			if !slugExists(in, r.to, r.slug) {
@@ -509,45 +560,59 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 // fillIn serves every item of a modelled type with defaults and dates
 // filled in (schema.Type.Apply). An item that needs none is served as
 // assembled; one that does is a copy, the same copy on every reload that
-// keeps the item, so its encoded JSON survives the reload. A type whose
-// slice is the last call's is the last call's served slice.
+// keeps the item, so its encoded JSON survives the reload: the last
+// call's items of the type (ms.typeSlices) are walked along the new ones,
+// both in slug order, and an item found there keeps its served copy. A
+// type whose slice is the last call's is the last call's served slice.
 func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site {
 	var out *content.Site
-	total := 0
 	for typ, items := range site.Items {
 		t := m.Of(typ)
 		if t == nil || !t.Fills() || len(items) == 0 {
 			continue
 		}
-		if last, ok := ms.typeSlices[typ]; ok && len(last[0]) == len(items) && &last[0][0] == &items[0] {
+		last, hasLast := ms.typeSlices[typ]
+		if hasLast && len(last[0]) == len(items) && &last[0][0] == &items[0] {
 			if out == nil {
 				cp := *site
 				cp.Items = maps.Clone(site.Items)
 				out = &cp
 			}
 			out.Items[typ] = last[1]
-			total += len(items)
 			continue
 		}
-		served := items
-		total += len(items)
+		// the served items: the last call's copies, then the others
+		// filled in (on every CPU at a start)
+		nits := make([]*content.Item, len(items))
+		var todo []int
+		j := 0 // in last[0]
 		for i, it := range items {
-			nit, ok := ms.applied[it]
-			if !ok {
-				data, changed := t.Apply(it.Data)
-				nit = it
-				if changed {
-					cp := *it
-					cp.Data = data
-					nit = &cp
+			if hasLast {
+				for j < len(last[0]) && last[0][j].Slug < it.Slug {
+					j++
 				}
-				ms.applied[it] = nit
+				if j < len(last[0]) && last[0][j] == it {
+					nits[i] = last[1][j]
+					continue
+				}
 			}
-			if nit != it {
-				if &served[0] == &items[0] {
-					served = slices.Clone(items)
-				}
-				served[i] = nit
+			todo = append(todo, i)
+		}
+		parallel(len(todo), parallelFill, func(n int) {
+			i := todo[n]
+			it := items[i]
+			nits[i] = it
+			if data, changed := t.Apply(it.Data); changed {
+				cp := *it
+				cp.Data = data
+				nits[i] = &cp
+			}
+		})
+		served := items // when no item is a copy
+		for i, nit := range nits {
+			if nit != items[i] {
+				served = nits
+				break
 			}
 		}
 		ms.typeSlices[typ] = [2][]*content.Item{items, served}
@@ -557,18 +622,6 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 			out = &cp
 		}
 		out.Items[typ] = served
-	}
-	if len(ms.applied) > 2*total+1024 {
-		// Forget the items no longer served, now and then.
-		kept := make(map[*content.Item]*content.Item, total)
-		for _, items := range site.Items {
-			for _, it := range items {
-				if nit, ok := ms.applied[it]; ok {
-					kept[it] = nit
-				}
-			}
-		}
-		ms.applied = kept
 	}
 	for typ := range ms.typeSlices {
 		if _, ok := site.Items[typ]; !ok {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
@@ -24,9 +27,15 @@ import (
 // cache's key) or another site ignores the file.
 //
 // Layout: magic, the parse cache's key, the site, the model hash, the
-// entries (each introduced by a 1 byte, ended by a 0), a CRC-32 of
+// number of entries (4 bytes, little-endian: the map is made its size),
+// the entries (each introduced by a 1 byte, ended by a 0), a CRC-32 of
 // everything before it. Written atomically after the parse cache.
-const validMagic = "folio-validation/1\n"
+const validMagic = "folio-validation/2\n"
+
+// minValidEntry is the fewest bytes an entry takes (the 1, the key's
+// length and 20 bytes of blob, the 0 and a type name of 3, three
+// counts): it bounds the number of entries a file of n bytes claims.
+const minValidEntry = 29
 
 // validPath is the validation cache's file; "" without a cache dir.
 func (s *Source) validPath() string {
@@ -73,14 +82,56 @@ func modelHash(files map[string]*content.Doc) string {
 }
 
 // persistedResults are the results the validation cache held at start,
-// by document name and type name, for the model of hash.
+// by document (blob and extension) and type, for the model of hash.
 type persistedResults struct {
 	hash    string
-	results map[string]docResult // name "\x00" type -> result
+	results map[persistKey]docResult
 }
 
+// persistKey is a result's key in persistedResults: the document as the
+// parse cache names it (its blob and extension) and the type
+// (Type.Kind ":" Type.Name). A start looks every document up by the blob
+// and path its file has, with no string built per document.
+type persistKey struct {
+	blob plumbing.Hash
+	ext  string
+	typ  string
+}
+
+// parseHash reads a blob hash written in hex (content.File.Blob) without
+// allocating; false when s is not one.
+func parseHash(s string) (h plumbing.Hash, ok bool) {
+	if len(s) != 2*len(h) {
+		return h, false
+	}
+	for i := range h {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return h, false
+		}
+		h[i] = hi<<4 | lo
+	}
+	return h, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// typeKey is the type's part of a persistKey and of a validKey.
+func typeKey(t *schema.Type) string { return t.Kind + ":" + t.Name }
+
 // validKey is a result's key in persistedResults.
-func validKey(name string, t *schema.Type) string { return name + "\x00" + t.Kind + ":" + t.Name }
+func validKey(name string, t *schema.Type) string { return name + "\x00" + typeKey(t) }
 
 // saveValidation writes the published branch's validation results, when
 // they changed since the last write.
@@ -142,17 +193,53 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 	if d.str() != key || d.str() != site {
 		return nil
 	}
-	p := &persistedResults{hash: d.str(), results: map[string]docResult{}}
+	p := &persistedResults{hash: d.str()}
+	n := 0
+	if c := d.bytes(4); c != nil {
+		n = int(min(binary.LittleEndian.Uint32(c), uint32(len(d.b)/minValidEntry)))
+	}
+	p.results = make(map[persistKey]docResult, n)
+	// The names of extensions, types and fields repeat: one string each.
+	names := map[string]string{}
+	intern := func(b []byte) string {
+		if s, ok := names[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		names[s] = s
+		return s
+	}
+	// The unique values of all documents share one array (most documents
+	// have one or none).
+	var uniq []uniqueValue
 	for d.err == nil && d.byte1() == 1 {
-		key := d.str()
+		// the key: validKey (20 bytes of blob, the extension, "\x00",
+		// the type)
+		key := d.bytes(d.uvarint())
+		var k persistKey
+		ok := false
+		if len(key) > len(k.blob) {
+			rest := key[len(k.blob):]
+			if i := bytes.IndexByte(rest, 0); i >= 0 {
+				copy(k.blob[:], key)
+				k.ext, k.typ, ok = intern(rest[:i]), intern(rest[i+1:]), true
+			}
+		}
 		var r docResult
 		for range d.count() {
 			v := schema.Violation{Line: int(d.varint()), Field: d.str(), Message: d.str()}
 			v.Warn = d.byte1() == 1
 			r.vs = append(r.vs, v)
 		}
-		for range d.count() {
-			r.unique = append(r.unique, uniqueValue{field: d.str(), value: d.str()})
+		if n := d.count(); n > 0 {
+			if cap(uniq)-len(uniq) < n {
+				uniq = make([]uniqueValue, 0, max(n, 1024))
+			}
+			start := len(uniq)
+			for range n {
+				uniq = append(uniq, uniqueValue{field: intern(d.bytes(d.uvarint())), value: d.str()})
+			}
+			r.unique = uniq[start:len(uniq):len(uniq)]
 		}
 		for range d.count() {
 			br := bareRef{field: d.str(), slug: d.str()}
@@ -161,8 +248,8 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 			}
 			r.bare = append(r.bare, br)
 		}
-		if d.err == nil {
-			p.results[key] = r
+		if d.err == nil && ok {
+			p.results[k] = r
 		}
 	}
 	if d.err != nil {
@@ -180,11 +267,15 @@ func encodeValidation(key, site, hash string, results map[valKey]docResult, name
 	b.str(key)
 	b.str(site)
 	b.str(hash)
+	countAt := len(b.b)
+	b.b = append(b.b, 0, 0, 0, 0)
+	count := uint32(0)
 	for k, r := range results {
 		name, ok := names[k.doc]
 		if !ok {
 			continue // no longer in the parse cache
 		}
+		count++
 		b.b = append(b.b, 1)
 		b.str(validKey(name, k.t))
 		b.uvarint(uint64(len(r.vs)))
@@ -214,6 +305,7 @@ func encodeValidation(key, site, hash string, results map[valKey]docResult, name
 		}
 	}
 	b.b = append(b.b, 0)
+	binary.LittleEndian.PutUint32(b.b[countAt:], count)
 	b.b = binary.LittleEndian.AppendUint32(b.b, crc32.ChecksumIEEE(b.b))
 	return b.b
 }
