@@ -244,28 +244,33 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		// cache's name of the document it handed out).
 		ms.persisted = nil
 		if p.hash == ms.hash && ms.hash != "" {
-			var lastT *schema.Type
-			var tk string
-			left := todo[:0]
+			typeKeys := map[*schema.Type]string{}
 			for _, i := range todo {
-				c := &checks[i]
+				if t := checks[i].t; typeKeys[t] == "" {
+					typeKeys[t] = typeKey(t)
+				}
+			}
+			// looked up on every CPU at a large start (the map is only
+			// read), then taken in order
+			found := make([]bool, len(todo))
+			parallel(len(todo), parallelFill, func(n int) {
+				c := &checks[todo[n]]
 				blob, ok := parseHash(c.blob)
 				if !ok {
+					return
+				}
+				res, ok := p.results[persistKey{blob: blob, ext: path.Ext(c.path), typ: typeKeys[c.t]}]
+				if ok {
+					c.res, found[n] = res, true
+				}
+			})
+			left := todo[:0]
+			for n, i := range todo {
+				if !found[n] {
 					left = append(left, i)
 					continue
 				}
-				k := persistKey{blob: blob, ext: path.Ext(c.path)}
-				if c.t != lastT {
-					lastT, tk = c.t, typeKey(c.t)
-				}
-				k.typ = tk
-				res, ok := p.results[k]
-				if !ok {
-					left = append(left, i)
-					continue
-				}
-				c.res = res
-				ms.results[valKey{c.doc, c.t}] = res
+				ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
 			}
 			todo = left
 		}
