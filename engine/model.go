@@ -259,7 +259,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 				if !ok {
 					return
 				}
-				res, ok := p.results[persistKey{blob: blob, ext: path.Ext(c.path), typ: typeKeys[c.t]}]
+				res, ok := p.get(blob, path.Ext(c.path), typeKeys[c.t])
 				if ok {
 					c.res, found[n] = res, true
 				}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -85,17 +86,45 @@ func modelHash(files map[string]*content.Doc) string {
 // by document (blob and extension) and type, for the model of hash.
 type persistedResults struct {
 	hash    string
-	results map[persistKey]docResult
+	entries []persistEntry
+	// index finds the entries by the first 8 bytes of their blob (a
+	// SHA-1: they tell blobs apart but for a rare few): 1 + the index of
+	// the last entry with them, whose next chains the others.
+	index map[uint64]int32
 }
 
-// persistKey is a result's key in persistedResults: the document as the
-// parse cache names it (its blob and extension) and the type
-// (Type.Kind ":" Type.Name). A start looks every document up by the blob
-// and path its file has, with no string built per document.
-type persistKey struct {
-	blob plumbing.Hash
-	ext  string
-	typ  string
+// persistEntry is one result of persistedResults: the document as the
+// parse cache names it (its blob and extension), the type
+// (Type.Kind ":" Type.Name) and the result. A start looks every document
+// up by the blob and path its file has, with no string built per
+// document.
+type persistEntry struct {
+	blob     plumbing.Hash
+	ext, typ string
+	next     int32 // 1 + the index of the previous entry with the same index key; 0: none
+	res      docResult
+}
+
+func blobPrefix(h plumbing.Hash) uint64 { return binary.LittleEndian.Uint64(h[:8]) }
+
+// add adds a result (in decoding).
+func (p *persistedResults) add(e persistEntry) {
+	k := blobPrefix(e.blob)
+	e.next = p.index[k]
+	p.entries = append(p.entries, e)
+	p.index[k] = int32(len(p.entries))
+}
+
+// get is the result for a document and type.
+func (p *persistedResults) get(blob plumbing.Hash, ext, typ string) (docResult, bool) {
+	for i := p.index[blobPrefix(blob)]; i > 0; {
+		e := &p.entries[i-1]
+		if e.blob == blob && e.ext == ext && e.typ == typ {
+			return e.res, true
+		}
+		i = e.next
+	}
+	return docResult{}, false
 }
 
 // parseHash reads a blob hash written in hex (content.File.Blob) without
@@ -198,7 +227,8 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 	if c := d.bytes(4); c != nil {
 		n = int(min(binary.LittleEndian.Uint32(c), uint32(len(d.b)/minValidEntry)))
 	}
-	p.results = make(map[persistKey]docResult, n)
+	p.entries = make([]persistEntry, 0, n)
+	p.index = make(map[uint64]int32, n)
 	// The names of extensions, types and fields repeat: one string each.
 	names := map[string]string{}
 	intern := func(b []byte) string {
@@ -216,13 +246,13 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 		// the key: validKey (20 bytes of blob, the extension, "\x00",
 		// the type)
 		key := d.bytes(d.uvarint())
-		var k persistKey
+		var e persistEntry
 		ok := false
-		if len(key) > len(k.blob) {
-			rest := key[len(k.blob):]
+		if len(key) > len(e.blob) {
+			rest := key[len(e.blob):]
 			if i := bytes.IndexByte(rest, 0); i >= 0 {
-				copy(k.blob[:], key)
-				k.ext, k.typ, ok = intern(rest[:i]), intern(rest[i+1:]), true
+				copy(e.blob[:], key)
+				e.ext, e.typ, ok = intern(rest[:i]), intern(rest[i+1:]), true
 			}
 		}
 		var r docResult
@@ -248,8 +278,9 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 			}
 			r.bare = append(r.bare, br)
 		}
-		if d.err == nil && ok {
-			p.results[k] = r
+		if d.err == nil && ok && len(p.entries) < math.MaxInt32 {
+			e.res = r
+			p.add(e)
 		}
 	}
 	if d.err != nil {

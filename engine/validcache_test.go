@@ -6,6 +6,10 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/folio-cms/folio/content/schema"
 )
 
 // TestValidationCache: a restart on the same commit and model takes the
@@ -78,5 +82,46 @@ func TestValidationCache(t *testing.T) {
 	defer e.Close()
 	if e.models["main"].gen == 0 || problems(e) != want {
 		t.Errorf("after a corrupt file: validations %d, problems %q", e.models["main"].gen, problems(e))
+	}
+}
+
+// TestPersistedResultsGet: results are told apart by the whole blob, the
+// extension and the type, also when blobs share the first 8 bytes the
+// index keys them by.
+func TestPersistedResultsGet(t *testing.T) {
+	p := &persistedResults{index: map[uint64]int32{}}
+	var a, b plumbing.Hash
+	for i := range a {
+		a[i], b[i] = byte(i), byte(i)
+	}
+	b[19] = 0xff // same first 8 bytes as a
+	add := func(h plumbing.Hash, ext, typ, msg string) {
+		p.add(persistEntry{blob: h, ext: ext, typ: typ, res: docResult{vs: []schema.Violation{{Message: msg}}}})
+	}
+	add(a, ".md", "type:posts", "a md posts")
+	add(b, ".md", "type:posts", "b md posts")
+	add(a, ".yaml", "type:posts", "a yaml posts")
+	add(a, ".md", "type:docs", "a md docs")
+	for _, c := range []struct {
+		h        plumbing.Hash
+		ext, typ string
+		want     string
+	}{
+		{a, ".md", "type:posts", "a md posts"},
+		{b, ".md", "type:posts", "b md posts"},
+		{a, ".yaml", "type:posts", "a yaml posts"},
+		{a, ".md", "type:docs", "a md docs"},
+		{b, ".md", "type:docs", ""},
+		{b, ".yaml", "type:posts", ""},
+		{plumbing.Hash{1}, ".md", "type:posts", ""},
+	} {
+		r, ok := p.get(c.h, c.ext, c.typ)
+		got := ""
+		if ok {
+			got = r.vs[0].Message
+		}
+		if got != c.want {
+			t.Errorf("get(%x, %s, %s) = %q, want %q", c.h[:], c.ext, c.typ, got, c.want)
+		}
 	}
 }
