@@ -13,7 +13,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # GOTOOLCHAIN=auto the go command fetches it from the Go module proxy when
 # the installed Go is older. GOTOOLCHAIN=local keeps the installed one.
 export GOTOOLCHAIN ?= auto
-ALL_SCOPES := content:read,content:draft,media:read,media:write,media:delete
+ALL_SCOPES := content:read,content:draft,content:write,media:read,media:write,media:delete
 
 # versitygw is the real S3 server the S3 tests run against (posix backend on
 # 127.0.0.1), built from the Go module proxy at a pinned version into .bin/.
@@ -76,7 +76,7 @@ run: build
 		$(MAKE) -s fixture-refs SITE=$(DATA)/site MEDIA=$(DATA)/media && cd $(DATA)/site && \
 		git init -q -b main && git add -A && \
 		git -c user.name=folio -c user.email=folio@localhost commit -q -m "Fixture site"; fi
-	@if [ ! -s $(DATA)/dev.key ] || [ ! -s $(DATA)/keys.yaml ]; then \
+	@if [ ! -s $(DATA)/dev.key ] || [ ! -s $(DATA)/keys.yaml ] || ! grep -q content:write $(DATA)/keys.yaml; then \
 		rm -f $(DATA)/keys.yaml && \
 		$(FOLIO) keys create --keys $(DATA)/keys.yaml --name dev --scopes $(ALL_SCOPES) 2>/dev/null | tail -n 1 > $(DATA)/dev.key; fi
 	@echo

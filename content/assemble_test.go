@@ -99,6 +99,7 @@ func TestAssemble_Items(t *testing.T) {
 		"content/posts/hello.md":            "---\ntitle: Hello\ndate: 2024-03-01\nauthor: Ann\ntags: [a, b]\n---\nHi *there*.\n",
 		"content/posts/2024/nested.md":      "---\ntitle: Nested\n---\n",
 		"content/posts/bundle/index.md":     "---\ntitle: Bundle\n---\nB\n",
+		"content/posts/branch/_index.md":    "---\ntitle: Branch bundle\n---\n",
 		"content/posts/renamed.md":          "---\ntitle: Renamed\nslug: /custom/slug/\nid: 42\n---\n",
 		"content/products/tent.yaml":        "title: Tent\nprice: 100\npublishedAt: 2024-01-02T10:00:00+02:00\n",
 		"content/products/stove.json":       `{"title": "Stove", "price": 20.5, "status": "in-stock"}`,
@@ -115,6 +116,9 @@ func TestAssemble_Items(t *testing.T) {
 	})
 	wantNoProblems(t, probs)
 
+	if b := itemBySlug(t, site, "posts", "branch"); b.Title != "Branch bundle" {
+		t.Errorf("branch bundle = %+v", b)
+	}
 	hello := itemBySlug(t, site, "posts", "hello")
 	if hello.Type != "posts" || hello.Title != "Hello" || hello.ID != stableID("item\x00posts", "hello") {
 		t.Errorf("hello = %+v", hello)
@@ -181,7 +185,7 @@ func TestAssemble_Items(t *testing.T) {
 		}
 	}
 
-	if got, want := slugs(site.Items["posts"]), []string{"2024/nested", "body-in-fm", "bundle", "custom/slug", "fm-body", "hello", "published-false", "status-draft", "status-published"}; !reflect.DeepEqual(got, want) {
+	if got, want := slugs(site.Items["posts"]), []string{"2024/nested", "body-in-fm", "branch", "bundle", "custom/slug", "fm-body", "hello", "published-false", "status-draft", "status-published"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("posts = %v, want sorted %v", got, want)
 	}
 	if len(site.Items) != 3 {

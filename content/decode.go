@@ -63,6 +63,26 @@ func yamlErrorLine(err error) (int, string) {
 	return line, msg
 }
 
+// flowQuestionHint explains the one YAML error real sites hit that other
+// parsers let pass: a "?" inside a plain value of a {…} or […] flow
+// collection (`- {label: Thumbnail Only?, name: preview_only}`, from a Decap
+// config), which the YAML library folio uses rejects with "did not find
+// expected ','". It returns "" for every other error.
+func flowQuestionHint(src []byte, line int, msg string) string {
+	if line < 1 || !strings.HasPrefix(msg, "did not find expected ','") {
+		return ""
+	}
+	lines := bytes.SplitN(src, []byte("\n"), line+1)
+	if len(lines) < line {
+		return ""
+	}
+	l := lines[line-1]
+	if bytes.IndexByte(l, '?') < 0 || bytes.IndexAny(l, "{[") < 0 {
+		return ""
+	}
+	return ` (a "?" inside a {…} or […] value must be quoted: write "Only?", not Only?)`
+}
+
 // decodeYAML decodes one YAML mapping. offset is the file line just before
 // src starts, so that problems carry file lines. lines, when not nil,
 // receives the file line of each top-level key, and with deep of every
@@ -71,6 +91,7 @@ func decodeYAML(src []byte, offset int, lines map[string]int, deep bool) (map[st
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		line, msg := yamlErrorLine(err)
+		msg += flowQuestionHint(src, line, msg)
 		if line > 0 {
 			line += offset
 		}

@@ -16,8 +16,9 @@ const MaxFileSize = 4 << 20
 // skip reading every other blob.
 //
 // A path with any segment starting with "." or "_" is never relevant: that
-// leaves out dotfiles and Hugo's "_index.md" list pages and Jekyll's
-// "_drafts"-style folders. Extensions are matched case-insensitively.
+// leaves out dotfiles, Hugo's "_index.md" list pages of a type and Jekyll's
+// "_drafts"-style folders. The one exception is the _index file of a Hugo
+// branch bundle (see branchBundle). Extensions are matched case-insensitively.
 // Type folder names are not checked here: Assemble reports a bad one.
 func Relevant(p string) bool {
 	return relevantPlain(p) || localeRelevant(p)
@@ -29,8 +30,8 @@ func relevantPlain(p string) bool {
 		return false
 	}
 	segs := strings.Split(p, "/")
-	for _, s := range segs {
-		if s == "" || s[0] == '.' || s[0] == '_' {
+	for i, s := range segs {
+		if s == "" || s[0] == '.' || (s[0] == '_' && !(i == len(segs)-1 && branchBundle(segs))) {
 			return false
 		}
 	}
@@ -49,6 +50,25 @@ func relevantPlain(p string) bool {
 	case "content":
 		// content/<type>/<file>: a file right inside content/ has no type.
 		return len(segs) >= 3 && isDocExt(ext)
+	}
+	return false
+}
+
+// branchBundle tells whether the path segs ends in the _index file of a
+// Hugo branch bundle below a type or pages/ (content/authors/jo/_index.md,
+// pages/docs/_index.md): that file is the document of its folder, as x/index.md
+// is. A type's or pages/' own _index.md (content/posts/_index.md, Hugo's
+// list page of the section) is not.
+func branchBundle(segs []string) bool {
+	base := segs[len(segs)-1]
+	if !strings.HasPrefix(base, "_index.") {
+		return false
+	}
+	switch segs[0] {
+	case "content":
+		return len(segs) >= 4
+	case "pages":
+		return len(segs) >= 3
 	}
 	return false
 }

@@ -182,6 +182,7 @@ func TestParse_Bad(t *testing.T) {
 		{"YAML syntax", "a.md", "---\ntitle: x\ntags: [a, b\n---\n", 3, "invalid YAML"},
 		{"YAML syntax in document", "a.yaml", "title: [unterminated\n", 2, "invalid YAML"},
 		{"YAML tab indentation", "a.yaml", "a:\n\tb: 1\n", 2, "invalid YAML"},
+		{"YAML ? in a flow value", "a.yaml", "fields:\n  - {label: Title, name: t}\n  - {label: Thumbnail Only?, name: p}\n", 3, `"?" inside a {…} or […] value must be quoted`},
 		{"YAML duplicate key", "a.md", "---\ntitle: a\nx: 1\ntitle: b\n---\n", 4, `key "title" repeated (first on line 2)`},
 		{"YAML non-scalar key", "a.yaml", "? [a, b]\n: c\n", 1, "a key must be a plain value"},
 		{"YAML NaN", "a.yaml", "a: .nan\n", 1, "NaN"},
@@ -234,6 +235,9 @@ func TestRelevant(t *testing.T) {
 		"content/Bad Type/x.md": true, // Assemble reports the type name
 		"content/a.md":          true, // a Hugo root page, in a site with locales
 		"content/_posts/a.md":   false, "content/posts/_index.md": false,
+		// Hugo branch bundles: the _index file of a folder below a type is its document.
+		"content/authors/jo/_index.md": true, "content/docs/a/b/_index.md": true, "pages/guides/_index.md": true,
+		"content/authors/_jo/_index.md": false, "content/authors/jo/_other.md": false, "content/authors/jo/_index": false,
 		"content/posts/photo.jpg": false, "static/x.md": false, "": false, "/globals.yaml": false,
 		"content//a.md": false, ".github/x.yaml": false, "pages/a//b.md": false,
 	}

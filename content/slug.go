@@ -78,10 +78,11 @@ func validID(s string) bool {
 }
 
 // pathSlug derives a slug from a path relative to pages/ or content/<type>/:
-// the extension goes, and a bundle "x/index.md" is "x".
+// the extension goes, and a bundle "x/index.md" (or Hugo's branch bundle
+// "x/_index.md") is "x".
 func pathSlug(rel string) string {
 	s := strings.TrimSuffix(rel, path.Ext(rel))
-	if dir, base := path.Split(s); base == "index" && dir != "" {
+	if dir, base := path.Split(s); (base == "index" || base == "_index") && dir != "" {
 		s = strings.TrimSuffix(dir, "/")
 	}
 	return s

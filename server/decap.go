@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/server/decap"
 	"github.com/julienschmidt/httprouter"
@@ -31,10 +32,13 @@ type DecapConfig struct {
 	// folio.yaml's decap.url.
 	Dir string
 	// AuthorEmail is the e-mail of the commits made for a key (its name is
-	// the key's); "" : <key name>@folio.invalid.
+	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
+	// Writer's committer commits.
 	AuthorEmail string
-	// Committer is who commits (default folio <folio@folio.invalid>, as the write API).
-	CommitterName, CommitterEmail string
+	// MediaListed and MediaThumbBytes bound the list Decap's getMedia
+	// answers (decap.DefaultMediaListed, decap.DefaultMediaThumbBytes);
+	// 0: the defaults.
+	MediaListed, MediaThumbBytes int
 }
 
 const decapPath = "/api/v1/decap"
@@ -45,19 +49,12 @@ const decapOverhead = 4 << 20
 
 func (s *Server) decapService() *decap.Service {
 	s.decapOnce.Do(func() {
-		remote := ""
-		if s.engine.RemoteSite() {
-			remote = s.engine.Site()
+		repo := write.OpenRepo(s.engine.GitDir())
+		if s.writer != nil {
+			repo = s.writer.Repo()
 		}
-		name, email := s.decapCfg.CommitterName, s.decapCfg.CommitterEmail
-		if name == "" {
-			name = "folio"
-		}
-		if email == "" {
-			email = "folio@folio.invalid"
-		}
-		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail,
-			Git: &decap.Git{Dir: s.engine.GitDir(), Remote: remote, Committer: decap.Author{Name: name, Email: email}}}
+		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo,
+			MediaListed: s.decapCfg.MediaListed, MediaThumbBytes: s.decapCfg.MediaThumbBytes}
 	})
 	return s.decapSvc
 }
@@ -85,6 +82,17 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		return err
 	}
 	w.Header().Set("Cache-Control", cacheNoStore)
+	if st, ok := res.(decap.Streamer); ok {
+		// A long list (getMedia), written as it is read.
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		if err := st.Stream(r.Context(), w); err != nil {
+			// Cut off: the client must not take a partial list whole.
+			s.log.Warn("decap: the answer was cut off", "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		return nil
+	}
 	return writeJSON(w, http.StatusOK, res)
 }
 

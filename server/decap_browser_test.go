@@ -151,6 +151,17 @@ func TestDecapWorkflowBrowser(t *testing.T) {
 	if got := git(t, repo.bare, "log", "-1", "--format=%an|%(trailers:key=Decap-Status,valueonly)", "cms/posts/summer-plans"); !strings.HasPrefix(got, "marketing|draft") {
 		t.Fatalf("the draft branch: %q", got)
 	}
+	// A note on the unpublished entry: a commit on its branch.
+	// The notes pane is Decap's first right pane when notes are on (the
+	// generated config turns them on with the workflow).
+	b.waitJS(t, "the notes pane", `document.querySelector('textarea[placeholder="Add a note..."]') !== null`)
+	b.run(t, "write a note", chromedp.SendKeys(chromedp.CSS(`textarea[placeholder="Add a note..."]`), "Add a date, please."))
+	clickText(t, b, "Add Note")
+	b.waitJS(t, "the note", `[...document.querySelectorAll("p, div, span")].some(e => e.children.length === 0 && e.textContent.trim() === "Add a date, please.")`)
+	b.shot(t, "note")
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%(trailers:key=Decap-Note,valueonly)", "cms/posts/summer-plans"); !strings.HasPrefix(got, "marketing|") || !strings.Contains(got, "Add a date, please.") {
+		t.Fatalf("the note on the branch: %q", got)
+	}
 	clickText(t, b, "Status: Draft")
 	clickText(t, b, "Ready")
 	b.waitJS(t, "the status", `[...document.querySelectorAll("button, [role=button]")].some(e => e.textContent.trim() === "Status: Ready")`)

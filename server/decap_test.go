@@ -19,6 +19,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
+	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server"
 	"go.yaml.in/yaml/v3"
 )
@@ -511,6 +512,7 @@ func TestDecapConfigYAML(t *testing.T) {
 		var cfg struct {
 			Backend      map[string]string `yaml:"backend"`
 			PublishMode  string            `yaml:"publish_mode"`
+			Editor       map[string]bool   `yaml:"editor"`
 			MediaFolder  string            `yaml:"media_folder"`
 			PublicFolder string            `yaml:"public_folder"`
 			Collections  []struct {
@@ -522,7 +524,7 @@ func TestDecapConfigYAML(t *testing.T) {
 			t.Fatalf("%v\n%s", err, r.Body)
 		}
 		if cfg.Backend["name"] != "proxy" || cfg.Backend["proxy_url"] != "/api/v1/decap" || cfg.Backend["branch"] != "main" ||
-			cfg.MediaFolder != "uploads" || cfg.PublicFolder != "/uploads" || cfg.PublishMode != "editorial_workflow" {
+			cfg.MediaFolder != "uploads" || cfg.PublicFolder != "/uploads" || cfg.PublishMode != "editorial_workflow" || !cfg.Editor["notes"] {
 			t.Fatalf("config.yml:\n%s", r.Body)
 		}
 		widgets := map[string]map[string]any{}
@@ -605,13 +607,15 @@ func FuzzDecapRPC(f *testing.F) {
 	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 	actions := []string{"info", "entriesByFolder", "entriesByFiles", "getEntry", "persistEntry", "deleteFiles", "deleteFile",
 		"getMedia", "getMediaFile", "persistMedia", "unpublishedEntries", "unpublishedEntry", "unpublishedEntryDataFile",
-		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview", "nope"}
+		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview",
+		"getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution", "getPRMetadata", "nope"}
 	for i := range actions {
 		for _, p := range []string{`{"branch":"main"}`, `{"branch":"main","path":"content/posts/hello.md","folder":"content/posts","extension":"md","depth":1}`,
 			`{"branch":"main","collection":"posts","slug":"hello","newStatus":"pending_review","id":"posts/hello"}`,
 			`{"branch":"main","dataFiles":[{"slug":"f","path":"content/posts/f.md","raw":"---\ntitle: F\n---\nF.\n"}],"assets":[],"options":{"collectionName":"posts","useWorkflow":true,"status":"draft"}}`,
 			`{"branch":"main","asset":{"path":"uploads/a.png","content":"iVBORw0KGgo=","encoding":"base64"}}`,
-			`{"branch":"main","paths":["content/posts/f.md","/uploads/x"]}`, `[]`, `null`, `"x"`, `{"branch":1}`, `{"branch":"main","files":[{"path":"a/../b"}]}`} {
+			`{"branch":"main","paths":["content/posts/f.md","/uploads/x"]}`,
+			`{"branch":"main","collection":"posts","slug":"f","note":{"content":"Check the title."},"noteId":"x","updates":{"resolved":true}}`, `[]`, `null`, `"x"`, `{"branch":1}`, `{"branch":"main","files":[{"path":"a/../b"}]}`} {
 			f.Add(uint8(i), p)
 		}
 	}
@@ -704,7 +708,8 @@ func TestDecapTwoWriters(t *testing.T) {
 
 // TestDecapDraftBranch: on a site with a draft branch, Decap edits it
 // (config.yml's branch), starting from the published branch before it
-// exists; the published branch does not move.
+// exists; the published branch does not move, and neither does it when a
+// workflow entry is published.
 func TestDecapDraftBranch(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(e *engine.Config, _ *server.Config) { e.DraftBranch = "draft" })
@@ -732,6 +737,38 @@ func TestDecapDraftBranch(t *testing.T) {
 	if !strings.Contains(string(r.Body), "A draft edit.") {
 		t.Fatalf("getEntry on the draft branch: %s", r.Body)
 	}
+
+	// The editorial workflow on a draft site: an entry's branch starts
+	// from the draft branch (the entry as the editor read it), and
+	// publishing it merges it into the draft branch (POST /api/v1/publish
+	// publishes that), not into main.
+	draft := git(t, repo.bare, "rev-parse", "draft")
+	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "draft",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nA workflow edit.\n"}},
+		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": true, "status": "draft"}}))
+	if got := git(t, repo.bare, "rev-parse", "cms/posts/hello^"); got != draft {
+		t.Fatalf("the entry's branch starts from %s, want the draft branch %s", got, draft)
+	}
+	r = rpc(t, w.URL, key, "unpublishedEntry", map[string]any{"branch": "draft", "id": "posts/hello"})
+	wantOK(t, r)
+	if e := r.json(t); e["status"] != "draft" || len(e["diffs"].([]any)) != 1 {
+		t.Fatalf("unpublishedEntry: %s", r.Body)
+	}
+	// Decap names the draft branch; main is reached only by publishing.
+	wantError(t, rpc(t, w.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "hello"}), 403, "FORBIDDEN")
+	wantOK(t, rpc(t, w.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "draft", "collection": "posts", "slug": "hello"}))
+	if got := git(t, repo.bare, "show", "draft:content/posts/hello.md"); !strings.Contains(got, "A workflow edit.") {
+		t.Fatalf("draft after publishing the entry: %s", got)
+	}
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%P", "draft"); !strings.HasPrefix(got, "ann|"+draft+" ") {
+		t.Fatalf("the publishing merge: %q", got)
+	}
+	if git(t, repo.bare, "rev-parse", "main") != mainBefore {
+		t.Fatal("publishing a workflow entry on a draft site moved main")
+	}
+	if _, err := gitOut(repo.bare, "rev-parse", "--verify", "-q", "refs/heads/cms/posts/hello"); err == nil {
+		t.Fatal("the published entry's branch is still on the remote")
+	}
 }
 
 // BenchmarkDecapEntriesByFolder is Decap's collection listing: the raw
@@ -749,6 +786,196 @@ func BenchmarkDecapEntriesByFolder(b *testing.B) {
 	for b.Loop() {
 		r := do(b, "POST", w.URL+"/api/v1/decap", key, bytes.NewReader(body), "Content-Type", "application/json")
 		if r.Status != 200 || len(r.Body) < 1000*100 {
+			b.Fatalf("%d %d bytes", r.Status, len(r.Body))
+		}
+	}
+}
+
+// TestDecapGetMediaListsEveryItem: getMedia lists the whole library (Decap
+// takes the list whole, unpaged), the newest first, streamed; thumbnails
+// ride along until their byte budget is spent, the other items come
+// without bytes.
+func TestDecapGetMediaListsEveryItem(t *testing.T) {
+	repo := newRepo(t, decapSite)
+	var lib *media.Library
+	const n, budgetItems = 620, 25
+	small := pngBytes(t, 8, 8)
+	root := t.TempDir()
+	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) {
+		lib = s.Media
+		s.Decap.MediaThumbBytes = budgetItems * len(small)
+	})
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	for i := range n {
+		if _, err := lib.Create(t.Context(), media.UploadInput{Filename: fmt.Sprintf("item-%03d.png", i), Body: bytes.NewReader(small)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rpc(t, w.URL, key, "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	wantOK(t, r)
+	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	var files []struct{ ID, Content, Encoding, Path, Name string }
+	if err := json.Unmarshal(r.Body, &files); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != n {
+		t.Fatalf("getMedia lists %d items, want all %d", len(files), n)
+	}
+	want, _ := lib.List(media.Query{Desc: true})
+	with := 0
+	for i, f := range files {
+		if f.ID != want[i].ID || f.Path != want[i].URL || f.Name != want[i].Filename || f.Encoding != "base64" {
+			t.Fatalf("item %d: %+v, want %s %s %s", i, f, want[i].ID, want[i].URL, want[i].Filename)
+		}
+		if f.Content == "" {
+			continue
+		}
+		if i != with {
+			t.Fatalf("item %d carries a thumbnail after one without: the newest carry them", i)
+		}
+		with++
+		if b, err := base64.StdEncoding.DecodeString(f.Content); err != nil || !bytes.Equal(b, small) {
+			t.Fatalf("item %d: thumbnail %v", i, err)
+		}
+	}
+	if with != budgetItems {
+		t.Fatalf("%d items carry a thumbnail, want %d (the budget)", with, budgetItems)
+	}
+	// The item bound: the newest that many.
+	w2 := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) { s.Decap.MediaListed = 555 })
+	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	wantOK(t, r)
+	files = nil
+	if err := json.Unmarshal(r.Body, &files); err != nil || len(files) != 555 || files[554].ID != want[554].ID {
+		t.Fatalf("getMedia with a bound of 555: %d items, %v", len(files), err)
+	}
+}
+
+// TestDecapNotes: Decap's notes on an unpublished entry are commits on its
+// branch (a Decap-Note trailer each), so another box reads them; a note's
+// text is its author's to change or delete, its resolution anyone's.
+func TestDecapNotes(t *testing.T) {
+	repo := newRepo(t, decapSite)
+	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	grace := a.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite)
+	bob := b.key(t, "Bob", server.ScopeContentRead, server.ScopeContentWrite)
+	entry := map[string]any{"branch": "main", "collection": "posts", "slug": "idea"}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for k, v := range entry {
+			m[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	notes := func(ts *testServer, key string) []map[string]any {
+		t.Helper()
+		r := rpc(t, ts.URL, key, "getNotes", entry)
+		wantOK(t, r)
+		var out struct{ Notes []map[string]any }
+		if err := json.Unmarshal(r.Body, &out); err != nil || out.Notes == nil {
+			t.Fatalf("getNotes: %s", r.Body)
+		}
+		return out.Notes
+	}
+	if got := notes(a, grace); len(got) != 0 {
+		t.Fatalf("notes of no entry: %v", got)
+	}
+	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "Too early."})), 404, "NOT_FOUND")
+
+	wantOK(t, rpc(t, a.URL, grace, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "idea", "path": "content/posts/idea.md", "raw": "---\ntitle: Idea\n---\nAn idea.\n"}},
+		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Create idea", "useWorkflow": true, "status": "draft"}}))
+	r := rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "  Check the title,\nplease: \"Idea\" is vague. ", "author": "Anonymous", "resolved": false}))
+	wantOK(t, r)
+	var added struct{ Note map[string]any }
+	json.Unmarshal(r.Body, &added)
+	id, _ := added.Note["id"].(string)
+	if id == "" || added.Note["content"] != "Check the title,\nplease: \"Idea\" is vague." || added.Note["author"] != "Grace" ||
+		added.Note["isOwn"] != true || added.Note["resolved"] != false || added.Note["entrySlug"] != "idea" || added.Note["timestamp"] == "" {
+		t.Fatalf("addNote: %s", r.Body)
+	}
+	if got := git(t, repo.bare, "log", "-1", "--format=%an|%(trailers:key=Decap-Note,valueonly)", "cms/posts/idea"); !strings.HasPrefix(got, "Grace|{") || !strings.Contains(got, id) {
+		t.Fatalf("the note on the branch: %q", got)
+	}
+	// The status is still the entry's.
+	if e := rpc(t, a.URL, grace, "unpublishedEntry", with("id", "posts/idea")).json(t); e["status"] != "draft" || len(e["diffs"].([]any)) != 1 {
+		t.Fatalf("unpublishedEntry after a note: %v", e)
+	}
+
+	// The other box reads it; Bob may resolve it, not rewrite or delete it.
+	b.Engine.Sync(t.Context())
+	got := notes(b, bob)
+	if len(got) != 1 || got[0]["id"] != id || got[0]["isOwn"] != false || got[0]["author"] != "Grace" {
+		t.Fatalf("notes on the other box: %v", got)
+	}
+	wantError(t, rpc(t, b.URL, bob, "updateNote", with("noteId", id, "updates", map[string]any{"content": "Mine now."})), 403, "FORBIDDEN")
+	wantError(t, rpc(t, b.URL, bob, "deleteNote", with("noteId", id)), 403, "FORBIDDEN")
+	r = rpc(t, b.URL, bob, "toggleNoteResolution", with("noteId", id))
+	wantOK(t, r)
+	if !strings.Contains(string(r.Body), `"resolved":true`) {
+		t.Fatalf("toggleNoteResolution: %s", r.Body)
+	}
+	r = rpc(t, b.URL, bob, "addNote", with("note", map[string]any{"content": "Agreed."}))
+	wantOK(t, r)
+
+	// Back on the first box (it saw none of Bob's pushes yet): Grace
+	// edits her note on top of them.
+	r = rpc(t, a.URL, grace, "updateNote", with("noteId", id, "updates", map[string]any{"content": "Retitled: fine now."}))
+	wantOK(t, r)
+	if !strings.Contains(string(r.Body), "Retitled: fine now.") || !strings.Contains(string(r.Body), `"resolved":true`) {
+		t.Fatalf("updateNote: %s", r.Body)
+	}
+	got = notes(a, grace)
+	if len(got) != 2 || got[0]["id"] != id || got[1]["author"] != "Bob" || got[1]["content"] != "Agreed." || got[0]["updatedAt"] == nil {
+		t.Fatalf("notes: %v", got)
+	}
+	wantOK(t, rpc(t, a.URL, grace, "deleteNote", with("noteId", id)))
+	if got = notes(a, grace); len(got) != 1 || got[0]["author"] != "Bob" {
+		t.Fatalf("notes after a delete: %v", got)
+	}
+
+	// Bad input: 4xx in the error shape, nothing committed.
+	before := git(t, repo.bare, "rev-parse", "cms/posts/idea")
+	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "  "})), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": strings.Repeat("x", 9000)})), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "addNote", entry), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "updateNote", with("noteId", "nope", "updates", map[string]any{"resolved": true})), 404, "NOT_FOUND")
+	wantError(t, rpc(t, a.URL, grace, "updateNote", with("noteId", got[0]["id"])), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, a.URL, grace, "getNotes", map[string]any{"branch": "main", "collection": "posts", "slug": "../x"}), 400, "BAD_REQUEST")
+	if git(t, repo.bare, "rev-parse", "cms/posts/idea") != before {
+		t.Fatal("a refused note made a commit")
+	}
+	r = rpc(t, a.URL, grace, "getPRMetadata", entry)
+	wantOK(t, r)
+	if strings.TrimSpace(string(r.Body)) != `{"metadata":null}` {
+		t.Fatalf("getPRMetadata: %s", r.Body)
+	}
+}
+
+// BenchmarkDecapGetMedia is Decap's media library listing: 2,000 items,
+// each with its thumbnail, streamed over HTTP.
+func BenchmarkDecapGetMedia(b *testing.B) {
+	repo := newRepo(b, decapSite)
+	var lib *media.Library
+	w := startDecapWriterTB(b, "file://"+repo.bare, withLocalMedia(b, b.TempDir()), func(_ *engine.Config, s *server.Config) { lib = s.Media })
+	small := pngBytes(b, 8, 8)
+	for i := range 2000 {
+		if _, err := lib.Create(b.Context(), media.UploadInput{Filename: fmt.Sprintf("item-%04d.png", i), Body: bytes.NewReader(small)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	body, _ := json.Marshal(map[string]any{"action": "getMedia", "params": map[string]any{"branch": "main", "mediaFolder": "uploads"}})
+	b.ResetTimer()
+	for b.Loop() {
+		r := do(b, "POST", w.URL+"/api/v1/decap", key, bytes.NewReader(body), "Content-Type", "application/json")
+		if r.Status != 200 || bytes.Count(r.Body, []byte(`"id":`)) != 2000 {
 			b.Fatalf("%d %d bytes", r.Status, len(r.Body))
 		}
 	}

@@ -241,24 +241,34 @@ type mediaList[T any] struct {
 }
 
 func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	mq, err := parseMediaQuery(r, true)
+	out, err := listPage(s, r, true, presetViews.fullView)
 	if err != nil {
 		return err
+	}
+	out.Folders, out.Locales = s.media.Folders(), s.Locales()
+	return serveJSON(w, r, out, cachePrivate, hdrKeyMediaList)
+}
+
+// listPage answers one page of a media list, each item in the view the route
+// serves (presetViews.fullView or publicView) and in the request's locale.
+func listPage[T any](s *Server, r *http.Request, withSearch bool, view func(presetViews, *media.Item) T) (mediaList[T], error) {
+	mq, err := parseMediaQuery(r, withSearch)
+	if err != nil {
+		return mediaList[T]{}, err
 	}
 	pv, err := s.withMediaLocale(s.presetViews(), r)
 	if err != nil {
-		return err
+		return mediaList[T]{}, err
 	}
 	items, total, err := s.list(r.Context(), mq)
 	if err != nil {
-		return err
+		return mediaList[T]{}, err
 	}
-	out := mediaList[fullItem]{Data: make([]fullItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset,
-		Folders: s.media.Folders(), Locales: s.Locales()}
+	out := mediaList[T]{Data: make([]T, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset}
 	for i, it := range items {
-		out.Data[i] = pv.fullView(it)
+		out.Data[i] = view(pv, it)
 	}
-	return serveJSON(w, r, out, cachePrivate, hdrKeyMediaList)
+	return out, nil
 }
 
 func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
@@ -275,21 +285,9 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 			return forbidden(ScopeMediaRead)
 		}
 	}
-	mq, err := parseMediaQuery(r, withSearch)
+	out, err := listPage(s, r, withSearch, presetViews.publicView)
 	if err != nil {
 		return err
-	}
-	pv, err := s.withMediaLocale(s.presetViews(), r)
-	if err != nil {
-		return err
-	}
-	items, total, err := s.list(r.Context(), mq)
-	if err != nil {
-		return err
-	}
-	out := mediaList[publicItem]{Data: make([]publicItem, len(items)), Total: total, Limit: mq.page.Limit, Offset: mq.page.Offset}
-	for i, it := range items {
-		out.Data[i] = pv.publicView(it)
 	}
 	return serveJSON(w, r, out, cc, hdrKeyMediaList)
 }

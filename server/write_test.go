@@ -386,3 +386,27 @@ func TestWriteUniqueField(t *testing.T) {
 		t.Errorf("a free value: %d %s", r.Status, r.Body)
 	}
 }
+
+// A create into a type the site does not have (no item on the branch, not
+// declared in folio.yaml or the model) is 404 and commits nothing: a
+// front end's typo does not start a new folder under content/. A type the
+// model declares takes its first item.
+func TestWriteUnknownType(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":             "types:\n  events:\n    fields:\n      title: {kind: string, required: true}\n",
+		"content/posts/hello.md": "---\ntitle: Hello\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	r := wr(t, "POST", ts.URL+"/api/v1/content/post", editor, `{"title": "Typo"}`)
+	wantError(t, r, http.StatusNotFound, "NOT_FOUND")
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("a create into an unknown type was committed")
+	}
+	for _, typ := range []string{"posts", "events"} {
+		if r := wr(t, "POST", ts.URL+"/api/v1/content/"+typ, editor, `{"title": "First"}`); r.Status != http.StatusCreated {
+			t.Errorf("create in %s: %d %s", typ, r.Status, r.Body)
+		}
+	}
+}

@@ -132,14 +132,7 @@ func TestWriteKilledBeforePush(t *testing.T) {
 		t.Skip("starts folio processes")
 	}
 	c, bare, _ := newWriteCluster(t)
-	marks := t.TempDir()
-	block, started, rejectOnce := filepath.Join(marks, "block"), filepath.Join(marks, "started"), filepath.Join(marks, "reject-once")
-	hook := fmt.Sprintf("#!/bin/sh\ntouch %s\nwhile [ -e %s ]; do sleep 0.02; done\nif [ -e %s ]; then rm %s; exit 1; fi\nexit 0\n", started, block, rejectOnce, rejectOnce)
-	if err := os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(block, nil, 0o644)
-	os.WriteFile(rejectOnce, nil, 0o644)
+	held := holdPush(t, bare)
 	dir := t.TempDir()
 	own := []string{"--cache-dir", filepath.Join(dir, "cache"), "--media", filepath.Join(dir, "media")}
 	writer := c.start("writer", own...)
@@ -151,27 +144,16 @@ func TestWriteKilledBeforePush(t *testing.T) {
 		_, err := writer.call("PATCH", "/api/v1/content/posts/hello", c.key, strings.NewReader(`{"data": {"rating": 42}}`), "Content-Type", "application/json")
 		answered <- err
 	}()
-	deadline := time.Now().Add(clusterSettle)
-	for {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the push never reached the remote's hook")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	held.reached(t)
 	writer.kill()
 	if err := <-answered; err == nil {
 		t.Fatal("the write was answered although the box died before its push ended")
 	}
-	os.Remove(block) // the hook refuses the push the dead box was making
-	time.Sleep(300 * time.Millisecond)
+	held.refuse() // the push the dead box was making
 	after, _ := exec.Command("git", "--git-dir="+bare, "rev-parse", "main").Output()
 	if string(after) != string(before) {
 		t.Fatal("the refused push moved the remote")
 	}
-	os.Remove(started)
 
 	// The next start finds the push under way and finishes it.
 	restart := time.Now()
@@ -192,4 +174,44 @@ func TestWriteKilledBeforePush(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// heldPush is the next push to a bare remote, held in its pre-receive
+// hook until refuse (which refuses it; later pushes pass).
+type heldPush struct{ block, started string }
+
+func holdPush(t *testing.T, bare string) *heldPush {
+	t.Helper()
+	marks := t.TempDir()
+	h := &heldPush{block: filepath.Join(marks, "block"), started: filepath.Join(marks, "started")}
+	rejectOnce := filepath.Join(marks, "reject-once")
+	hook := fmt.Sprintf("#!/bin/sh\ntouch %s\nwhile [ -e %s ]; do sleep 0.02; done\nif [ -e %s ]; then rm %s; exit 1; fi\nexit 0\n", h.started, h.block, rejectOnce, rejectOnce)
+	if err := os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(h.block, nil, 0o644)
+	os.WriteFile(rejectOnce, nil, 0o644)
+	return h
+}
+
+// reached waits until the held push is in the hook.
+func (h *heldPush) reached(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(clusterSettle)
+	for {
+		if _, err := os.Stat(h.started); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the push never reached the remote's hook")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// refuse lets the hook refuse the held push, and waits for it to.
+func (h *heldPush) refuse() {
+	os.Remove(h.block)
+	time.Sleep(300 * time.Millisecond)
+	os.Remove(h.started)
 }

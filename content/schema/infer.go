@@ -13,14 +13,16 @@ import (
 	"github.com/folio-cms/folio/content"
 )
 
-// Inference bounds: a field is an enum when its values are strings, at most
-// enumMax of them distinct, each seen on average at least twice, in at
-// least enumMinDocs documents, at least two distinct; text when a value has a line break or is
-// longer than textLen.
+// Inference bounds: a field is an enum when its values are strings of at
+// most enumLabelLen bytes, at most enumMax of them distinct, each seen on
+// average at least twice, in at least enumMinDocs documents that fill it in,
+// at least two distinct; text when a value has a line break or is longer
+// than textLen.
 const (
-	enumMax     = 12
-	enumMinDocs = 4
-	textLen     = 200
+	enumMax      = 12
+	enumMinDocs  = 4
+	enumLabelLen = 40
+	textLen      = 200
 )
 
 // Infer proposes a content model for the site: a fields: block per content
@@ -262,24 +264,50 @@ func (inf *inferrer) strings(ss []string, docs int) *Field {
 	if to := inf.references(ss); to != nil {
 		return &Field{Kind: "reference", To: to}
 	}
-	distinct := map[string]bool{}
 	long := false
 	for _, s := range ss {
-		distinct[s] = true
 		long = long || len(s) > textLen || strings.ContainsAny(s, "\n\r")
 	}
 	if long {
 		return &Field{Kind: "text"}
 	}
-	if len(ss) >= enumMinDocs && len(distinct) >= 2 && len(distinct) <= enumMax && 2*len(distinct) <= len(ss) {
-		vals := sortedKeys(distinct)
-		f := &Field{Kind: "enum"}
-		for _, v := range vals {
-			f.Values = append(f.Values, v)
-		}
-		return f
+	if vals := enumOf(ss); vals != nil {
+		return &Field{Kind: "enum", Values: vals}
 	}
 	return &Field{Kind: "string"}
+}
+
+// enumOf returns the values of an enum when ss look like one, else nil:
+// labels (no value longer than enumLabelLen) of which a few repeat, counted
+// without the empty string, which a team leaves in a field it has not
+// filled in (a list of summaries that are mostly "" is not an enum). An
+// empty string seen is kept among the values, so that the model still
+// validates the document that has it.
+func enumOf(ss []string) []any {
+	distinct := map[string]bool{}
+	filled, empty := 0, false
+	for _, s := range ss {
+		if s == "" {
+			empty = true
+			continue
+		}
+		if len(s) > enumLabelLen {
+			return nil
+		}
+		distinct[s] = true
+		filled++
+	}
+	if filled < enumMinDocs || len(distinct) < 2 || len(distinct) > enumMax || 2*len(distinct) > filled {
+		return nil
+	}
+	var vals []any
+	if empty {
+		vals = append(vals, "")
+	}
+	for _, v := range sortedKeys(distinct) {
+		vals = append(vals, v)
+	}
+	return vals
 }
 
 // references returns the types that every value names an item of

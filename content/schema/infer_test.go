@@ -124,3 +124,23 @@ func TestInferFixtureSite(t *testing.T) {
 	}
 	checkInferred(t, files)
 }
+
+// TestInferEnumLabels: free text left mostly empty (Hugo themes ship
+// `summary: ""`) is a string, not an enum of its few sentences; labels that
+// repeat are an enum, and an empty value seen stays allowed.
+func TestInferEnumLabels(t *testing.T) {
+	files := map[string]string{}
+	for i := range 8 {
+		summary, level := `""`, []string{"beginner", "advanced", `""`}[i%3]
+		if i < 2 {
+			summary = "A sentence that is long enough to be prose, number " + itoa(i)
+		}
+		files["content/posts/p"+itoa(i)+".md"] = "---\ntitle: P" + itoa(i) + "\nsummary: " + summary + "\nlevel: " + level + "\n---\n"
+	}
+	out := checkInferred(t, parsed(t, files))
+	for _, want := range []string{"summary: {kind: string, required: true}", `level: {kind: enum, required: true, values: ["", advanced, beginner]}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}

@@ -53,24 +53,7 @@ func (w *Writer) ListFiles(ctx context.Context, branch, dir string) ([]File, err
 			return nil, err
 		}
 	}
-	args := []string{"ls-tree", "-r", "-z", "--full-tree", head}
-	if dir != "" {
-		args = append(args, "--", dir+"/")
-	}
-	out, err := w.repo.run(ctx, nil, nil, args...)
-	if err != nil {
-		return nil, err
-	}
-	var files []File
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			continue
-		}
-		files = append(files, File{Path: p, Blob: f[2]})
-	}
-	return files, nil
+	return w.repo.listTree(ctx, head, dir)
 }
 
 func (w *Writer) readHead(ctx context.Context, branch string) (string, string, error) {
@@ -88,7 +71,7 @@ func (w *Writer) readHead(ctx context.Context, branch string) (string, string, e
 		return "", "", err
 	}
 	if head == "" {
-		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+		if head, err = w.BranchStart(ctx, branch); err != nil {
 			return "", "", err
 		}
 	}

@@ -121,6 +121,16 @@ type fileChange struct{ path, blob string }
 
 // commitFiles is commitFile for several paths.
 func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileChange, message string, author, committer Person) (string, error) {
+	tree, err := r.writeTree(ctx, parent, changes)
+	if err != nil {
+		return "", err
+	}
+	return r.commitTree(ctx, tree, message, author, committer, parent)
+}
+
+// writeTree is the tree of parent ("" : the empty tree) with changes
+// made, built in a temporary index.
+func (r *repo) writeTree(ctx context.Context, parent string, changes []fileChange) (string, error) {
 	idx, err := os.CreateTemp("", "folio-index-*")
 	if err != nil {
 		return "", err
@@ -141,19 +151,16 @@ func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileCha
 	var info strings.Builder
 	for _, c := range changes {
 		if c.blob == "" {
-			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\n")
+			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\x00")
 		} else {
-			info.WriteString("100644 " + c.blob + "\t" + c.path + "\n")
+			info.WriteString("100644 " + c.blob + "\t" + c.path + "\x00")
 		}
 	}
-	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "--add", "--index-info"); err != nil {
+	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "-z", "--add", "--index-info"); err != nil {
 		return "", err
 	}
 	tree, err := r.run(ctx, env, nil, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return r.commitTree(ctx, strings.TrimSpace(string(tree)), message, author, committer, parent)
+	return strings.TrimSpace(string(tree)), err
 }
 
 // commitTree makes a commit of tree with parents.
@@ -173,10 +180,25 @@ func (r *repo) commitTree(ctx context.Context, tree, message string, author, com
 }
 
 // updateRef moves branch from old to new, atomically: it fails when the
-// branch is no longer at old (old "" : the branch must not exist).
+// branch is no longer at old (old "" : the branch must not exist). When
+// the branch is checked out in the repository's work tree, the work tree
+// is brought along (see worktree.go).
 func (r *repo) updateRef(ctx context.Context, branch, new, old string) error {
 	if old == "" {
 		old = strings.Repeat("0", len(new))
+	} else if wt := r.workTree(ctx, branch); wt != "" {
+		if err := r.checkout(ctx, wt, old, new); err != nil {
+			return err
+		}
+		if _, err := r.run(ctx, nil, nil, "update-ref", "-m", "folio write", "refs/heads/"+branch, new, old); err != nil {
+			// The branch moved under the write (a commit made in the work
+			// tree meanwhile): put the files back as they were.
+			if berr := r.checkout(ctx, wt, new, old); berr != nil {
+				return fmt.Errorf("%w; and the work tree could not be put back: %v", err, berr)
+			}
+			return err
+		}
+		return nil
 	}
 	_, err := r.run(ctx, nil, nil, "update-ref", "-m", "folio write", "refs/heads/"+branch, new, old)
 	return err

@@ -18,6 +18,9 @@ type pending struct {
 	Commit string `json:"commit"`
 	Parent string `json:"parent"`
 	Path   string `json:"path"`
+	// New: the push makes the branch (a side branch's first write, from
+	// Parent on another branch).
+	New bool `json:"new,omitempty"`
 }
 
 func (w *Writer) journalPath() string {
@@ -102,7 +105,7 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 			return rec, nil
 		}
 	}
-	if remote == p.Parent {
+	if remote == p.Parent || remote == "" && p.New {
 		res, err := w.repo.push(ctx, p.Commit, p.Branch)
 		if res == pushed {
 			_ = w.repo.setRef(ctx, p.Branch, p.Commit)

@@ -39,6 +39,11 @@
 // TargetBranch tells which branch Options.Branch means (and whether it
 // may be written); Recover finishes a push a killed run left under way.
 //
+// For editors that keep work on side branches of their own (Decap CMS's
+// editorial workflow, cms/<collection>/<slug>): Repo reads branches,
+// commits, files and trailers; AddTrailer, MergeBranch and DeleteBranch
+// commit, merge and delete with the same pushes and journal (branches.go).
+//
 // # Errors
 //
 // Every error a client can cause is a *fault.Error (or wraps one):
@@ -361,9 +366,9 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 		return Result{}, err
 	}
 	if head == "" {
-		// A new branch (the draft branch's first write, cms/…) starts
-		// from the published branch.
-		if head, err = w.repo.head(ctx, w.cfg.Branch); err != nil {
+		// A new branch (the draft branch's first write, cms/…): see
+		// BranchStart.
+		if head, err = w.BranchStart(ctx, branch); err != nil {
 			return Result{}, err
 		}
 		if head == "" {
@@ -569,6 +574,23 @@ func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cf
 	return p, snap.Model, site.Config
 }
 
+// knownType tells whether a create may add an item of typ: the type has
+// items on the branch (or the published one), or folio.yaml or the model
+// declares it. A typo in a front end's type is then a 404, not a new
+// folder under content/. Without a snapshot (nothing loaded yet) every
+// type is allowed.
+func (w *Writer) knownType(branch, typ string) bool {
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil {
+		snap = w.cfg.Snapshot(w.cfg.Branch)
+	}
+	if snap == nil || snap.Site == nil {
+		return true
+	}
+	_, declared := snap.Site.Config.Types[typ]
+	return len(snap.Site.Items[typ]) > 0 || declared || snap.Model.Of(typ) != nil
+}
+
 // dropDerived leaves out of a write the publishedAt that the API filled
 // in from the commit time (the file has none) when it comes back as it
 // was served: a document read and written back keeps taking its date
@@ -693,6 +715,9 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 	if o == opCreate {
 		if pl.path != "" {
 			return nil, fault.New(fault.Conflict, "%s already exists (%s)", what, pl.path)
+		}
+		if d.Kind == KindItem && !w.knownType(branch, d.Type) {
+			return nil, fault.New(fault.NotFound, "no content type %q: a type begins with a file pushed to content/%s/ or a types: entry in folio.yaml, not with a write", d.Type, d.Type)
 		}
 		format := FormatYAML
 		if d.Kind == KindItem {
@@ -1195,7 +1220,7 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 		}
 		return "", nil
 	}
-	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p}); err != nil {
+	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p, New: w.headOrEmpty(ctx, branch, parent) == ""}); err != nil {
 		return "", err
 	}
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)

@@ -43,7 +43,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 		}
 	}
 	if strings.HasSuffix(own, ".yml") || strings.HasSuffix(own, ".yaml") {
-		raw, _, err := s.Git.Read(ctx, snap.Commit, own)
+		raw, _, err := s.Repo.Read(ctx, snap.Commit, own)
 		if err == nil {
 			var cfg map[string]any
 			if yaml.Unmarshal(raw, &cfg) == nil && cfg != nil {
@@ -61,6 +61,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 type decapConfig struct {
 	Backend      map[string]any `yaml:"backend"`
 	PublishMode  string         `yaml:"publish_mode,omitempty"`
+	Editor       map[string]any `yaml:"editor,omitempty"`
 	MediaFolder  string         `yaml:"media_folder"`
 	PublicFolder string         `yaml:"public_folder"`
 	Collections  []collection   `yaml:"collections"`
@@ -116,6 +117,8 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 	cfg := decapConfig{Backend: backend, MediaFolder: MediaFolder, PublicFolder: PublicFolder}
 	if dc := snap.Site.Config.Decap; dc != nil && dc.PublishMode == "editorial_workflow" {
 		cfg.PublishMode = dc.PublishMode
+		// Notes on unpublished entries (notes.go).
+		cfg.Editor = map[string]any{"notes": true}
 	}
 	site, model := snap.Site, snap.Model
 	types := map[string]bool{}

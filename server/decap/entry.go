@@ -2,8 +2,8 @@ package decap
 
 import (
 	"context"
-	"errors"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/folio-cms/folio/content"
@@ -70,11 +70,11 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 		}
 	}
 	if snap := s.Engine.SnapshotOf(branch); snap != nil {
-		_, id, err := s.Git.Read(ctx, snap.Commit, f.Path)
+		_, id, err := s.Repo.Read(ctx, snap.Commit, f.Path)
 		switch {
 		case err == nil:
 			ew.ifMatch = `"` + id + `"`
-		case !errors.Is(err, errNoFile):
+		case fault.CodeOf(err) != fault.NotFound:
 			return ew, err
 		}
 	}
@@ -85,7 +85,7 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 // Decap made it: the writer checks that it parses, the content rules and
 // the model, commits and pushes), then removes the file it moved from.
 func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string, ew entryWrite) error {
-	opts := write.Options{Branch: branch, Message: msg, Author: write.Person{Name: who.Name}}
+	opts := write.Options{Branch: branch, Message: msg, Author: s.author(who)}
 	put := opts
 	if ew.oldPath == "" {
 		put.IfMatch = ew.ifMatch
@@ -105,4 +105,26 @@ func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string
 		}
 	}
 	return nil
+}
+
+// safeRepoPath tells whether p is a clean relative path inside the
+// repository: no "..", no absolute path, no .git, no control characters.
+func safeRepoPath(p string) bool {
+	if p == "" || len(p) > 1024 || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return false
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	if filepath.ToSlash(filepath.Clean(p)) != p {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." || seg == "." || strings.EqualFold(seg, ".git") {
+			return false
+		}
+	}
+	return true
 }

@@ -45,13 +45,16 @@ type Service struct {
 	// through it, in their file's own format, validated by the model,
 	// pushed; nil refuses writes.
 	Writer *write.Writer
-	// Git reads the repository and makes the commits the Writer does not
-	// (an unpublished entry's status, its publication, a new data file).
-	Git   *Git
+	// Repo reads the repository (the Writer's, or write.OpenRepo on a
+	// box without one): entries, unpublished entries' branches.
+	Repo  *write.Repo
 	Media *media.Library // nil: no media library (media actions are 400)
 	// Email is the author e-mail of commits (the author name is the
-	// key's); "" uses <name>@folio.invalid.
+	// key's); "" : the Writer's (write.Config.AuthorEmail).
 	Email string
+	// MediaListed and MediaThumbBytes bound getMedia's answer (see
+	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
+	MediaListed, MediaThumbBytes int
 }
 
 // Caller is who calls: the key's name and what it may do beyond
@@ -211,9 +214,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.mediaFileOf(ctx, it, false)
+		return s.mediaFileOf(ctx, it)
 	case "unpublishedEntries":
-		bs, err := s.Git.Branches(ctx, branchPrefix)
+		bs, err := s.Repo.Branches(ctx, branchPrefix)
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +243,16 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 			return nil, err
 		}
 		return s.workflow(ctx, who, b, req.Action, cms, p)
+	case "getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution":
+		var p notesParams
+		if err := decodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return s.notes(ctx, who, b, req.Action, p)
+	case "getPRMetadata":
+		// Pull-request metadata is the Git hosts' (GitHub, GitLab); folio's
+		// entries have none.
+		return map[string]any{"metadata": nil}, nil
 	case "getDeployPreview":
 		return nil, nil
 	default:
@@ -286,8 +299,8 @@ type entryFile struct {
 }
 
 func (s *Service) readEntry(ctx context.Context, commit, p string) (entry, error) {
-	b, id, err := s.Git.Read(ctx, commit, p)
-	if errors.Is(err, errNoFile) {
+	b, id, err := s.Repo.Read(ctx, commit, p)
+	if fault.CodeOf(err) == fault.NotFound {
 		return entry{File: entryFile{Path: p}}, nil
 	}
 	if err != nil {
@@ -302,24 +315,24 @@ func (s *Service) entriesByFolder(ctx context.Context, branch, folder, ext strin
 	if err != nil {
 		return nil, err
 	}
-	blobs, err := s.Git.List(ctx, commit, folder, depth)
+	files, err := s.Repo.Files(ctx, commit, folder, depth)
 	if err != nil {
 		return nil, err
 	}
-	var keep []Blob
+	var keep []write.File
 	var ids []string
-	for _, bl := range blobs {
-		if strings.HasSuffix(bl.Path, "."+ext) {
-			keep, ids = append(keep, bl), append(ids, bl.ID)
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, "."+ext) {
+			keep, ids = append(keep, f), append(ids, f.Blob)
 		}
 	}
-	datas, err := s.Git.Blobs(ctx, ids)
+	datas, err := s.Repo.Blobs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]entry, 0, len(keep))
 	for i, bl := range keep {
-		d, id := string(datas[i]), bl.ID
+		d, id := string(datas[i]), bl.Blob
 		out = append(out, entry{Data: &d, File: entryFile{Path: bl.Path, ID: &id}})
 	}
 	return out, nil
@@ -350,12 +363,17 @@ type persistParams struct {
 	} `json:"options"`
 }
 
-func (s *Service) author(who Caller) Author {
-	email := s.Email
-	if email == "" {
-		email = who.Name + "@folio.invalid"
+// author is who a commit is written for: the key's name.
+func (s *Service) author(who Caller) write.Person {
+	return write.Person{Name: who.Name, Email: s.Email}
+}
+
+// writer is the Writer, or NotAllowed on a box without one.
+func (s *Service) writer() (*write.Writer, error) {
+	if s.Writer == nil {
+		return nil, fault.New(fault.NotAllowed, "this folio does not write content (no writer configured)")
 	}
-	return Author{Name: who.Name, Email: email}
+	return s.Writer, nil
 }
 
 // message is the commit message: Decap's, or "Update <path>".
@@ -397,8 +415,8 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 			return nil, err
 		}
 	}
-	if s.Writer == nil {
-		return nil, fault.New(fault.NotAllowed, "this folio does not write content (no writer configured)")
+	if _, err := s.writer(); err != nil {
+		return nil, err
 	}
 	target := branch
 	status := ""
@@ -407,7 +425,7 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		if err != nil {
 			return nil, err
 		}
-		head, err := s.Git.Head(ctx, cms)
+		head, err := s.Repo.Head(ctx, cms)
 		if err != nil {
 			return nil, err
 		}
@@ -452,16 +470,6 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		}
 	}
 	return map[string]string{"message": "entry persisted"}, nil
-}
-
-// apply commits and pushes; when the branch moved meanwhile the box
-// fetches, so that the editor's next try starts from the new state.
-func (s *Service) apply(ctx context.Context, c Commit) (string, error) {
-	commit, err := s.Git.Apply(ctx, c)
-	if errors.Is(err, ErrConflict) {
-		s.served(ctx)
-	}
-	return commit, err
 }
 
 // served makes the writing box serve the new commit at once (the other
@@ -531,8 +539,10 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 		docPaths = append(docPaths, p)
 	}
-	if len(docPaths) > 0 && s.Writer == nil {
-		return nil, fault.New(fault.NotAllowed, "this folio does not write content (no writer configured)")
+	if len(docPaths) > 0 {
+		if _, err := s.writer(); err != nil {
+			return nil, err
+		}
 	}
 	for _, it := range items {
 		if err := s.Media.Delete(ctx, it.ID); err != nil {
@@ -540,7 +550,7 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 	}
 	for _, p := range docPaths {
-		if _, err := s.Writer.DeleteFile(ctx, p, write.Options{Branch: branch, Author: write.Person{Name: who.Name},
+		if _, err := s.Writer.DeleteFile(ctx, p, write.Options{Branch: branch, Author: s.author(who),
 			Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}); err != nil {
 			return nil, err
 		}
@@ -568,29 +578,6 @@ type mediaFile struct {
 	Name     string `json:"name"`
 }
 
-// maxListed bounds the items getMedia lists (each carries a thumbnail);
-// maxThumbBytes the original a listed item without derivatives carries.
-const (
-	maxListed     = 500
-	maxThumbBytes = 1 << 20
-)
-
-func (s *Service) getMedia(ctx context.Context) (any, error) {
-	if s.Media == nil {
-		return []mediaFile{}, nil
-	}
-	items, _ := s.Media.List(media.Query{Limit: maxListed, Desc: true})
-	out := make([]mediaFile, 0, len(items))
-	for _, it := range items {
-		mf, err := s.mediaFileOf(ctx, it, true)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, mf)
-	}
-	return out, nil
-}
-
 func (s *Service) mediaFile(ctx context.Context, p string) (any, error) {
 	key, ok := uploadKey(p)
 	if !ok || s.Media == nil {
@@ -600,20 +587,12 @@ func (s *Service) mediaFile(ctx context.Context, p string) (any, error) {
 	if !ok {
 		return nil, fault.New(fault.NotFound, "no media file at %s", p)
 	}
-	return s.mediaFileOf(ctx, it, false)
+	return s.mediaFileOf(ctx, it)
 }
 
-// mediaFileOf reads an item's original (or, for a list, its smallest
-// derivative: the media library shows thumbnails).
-func (s *Service) mediaFileOf(ctx context.Context, it *media.Item, thumb bool) (mediaFile, error) {
+// mediaFileOf reads an item's original.
+func (s *Service) mediaFileOf(ctx context.Context, it *media.Item) (mediaFile, error) {
 	key := it.Key
-	if thumb && len(it.Sizes) > 0 {
-		key = it.Sizes[0].Key
-	} else if thumb && it.Size > maxThumbBytes {
-		// No derivative (a video, a document): the list carries no bytes
-		// of it; getMediaFile reads it when it is chosen.
-		return mediaFile{ID: it.ID, Encoding: "base64", Path: it.URL, Name: it.Filename}, nil
-	}
 	rc, err := s.Media.Storage().Open(ctx, key)
 	if err != nil {
 		return mediaFile{}, fmt.Errorf("decap: read media %s: %w", key, err)

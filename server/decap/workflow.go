@@ -2,9 +2,10 @@ package decap
 
 import (
 	"context"
-	"errors"
 	"strings"
+	"time"
 
+	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 )
 
@@ -37,7 +38,7 @@ type diff struct {
 }
 
 func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms string, p workflowParams) (any, error) {
-	head, err := s.Git.Head(ctx, cms)
+	head, err := s.Repo.Head(ctx, cms)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +47,11 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 	}
 	switch action {
 	case "unpublishedEntry":
-		base, err := s.Git.Head(ctx, branch)
+		base, err := s.baseOf(ctx, branch)
 		if err != nil {
 			return nil, err
 		}
-		changes, err := s.Git.Diff(ctx, base, head)
+		changes, err := s.Repo.Changes(ctx, base, head)
 		if err != nil {
 			return nil, err
 		}
@@ -68,22 +69,26 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 				!strings.HasSuffix(c.Path, ".json") && !strings.HasSuffix(c.Path, ".toml")
 			diffs = append(diffs, d)
 		}
-		status, err := s.Git.Trailer(ctx, base, head, statusTrailer)
+		ts, err := s.Repo.Trailers(ctx, base, head, statusTrailer)
 		if err != nil {
 			return nil, err
 		}
-		updated, err := s.Git.LastChange(ctx, head)
+		status := ""
+		if len(ts) > 0 {
+			status = ts[len(ts)-1].Value
+		}
+		updated, err := s.Repo.CommitTime(ctx, head)
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"collection": p.Collection, "slug": p.Slug, "status": status,
-			"diffs": diffs, "updatedAt": updated}, nil
+			"diffs": diffs, "updatedAt": updated.Format(time.RFC3339)}, nil
 	case "unpublishedEntryDataFile":
 		if !safeRepoPath(p.Path) {
 			return nil, bad("params.path: want a repository path")
 		}
-		b, _, err := s.Git.Read(ctx, head, p.Path)
-		if errors.Is(err, errNoFile) {
+		b, _, err := s.Repo.Read(ctx, head, p.Path)
+		if fault.CodeOf(err) == fault.NotFound {
 			return nil, fault.New(fault.NotFound, "%s is not on %s", p.Path, cms)
 		}
 		if err != nil {
@@ -93,75 +98,59 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 	case "unpublishedEntryMediaFile":
 		// Media live in the library, not on the branch.
 		return s.mediaFile(ctx, p.Path)
+	}
+	w, err := s.writer()
+	if err != nil {
+		return nil, err
+	}
+	switch action {
 	case "deleteUnpublishedEntry":
-		if err := s.Git.DeleteBranch(ctx, cms, head); err != nil {
-			return nil, err
+		if err := w.DeleteBranch(ctx, cms, head); err != nil {
+			return nil, s.caughtUp(ctx, err)
 		}
 		return map[string]string{"message": "deleted branch: " + cms}, nil
 	case "updateUnpublishedEntryStatus":
 		if !statuses[p.NewStatus] {
 			return nil, bad("params.newStatus: want draft, pending_review or pending_publish")
 		}
-		c := Commit{Branch: cms, Parent: head, Author: s.author(who), AllowEmpty: true,
-			Message: "Set " + strings.TrimPrefix(cms, branchPrefix) + " to " + p.NewStatus + "\n\n" + statusTrailer + ": " + p.NewStatus + "\n"}
-		if _, err := s.apply(ctx, c); err != nil {
-			return nil, err
+		if _, err := w.AddTrailer(ctx, cms, write.TrailerOptions{Key: statusTrailer, Value: p.NewStatus,
+			Subject: "Set " + strings.TrimPrefix(cms, branchPrefix) + " to " + p.NewStatus, Author: s.author(who)}); err != nil {
+			return nil, s.caughtUp(ctx, err)
 		}
 		return map[string]string{"message": cms + " description was updated to " + labelPrefix + p.NewStatus}, nil
 	case "publishUnpublishedEntry":
-		return s.publish(ctx, who, branch, cms, head)
+		// The writer merges the branch into Decap's branch (the draft
+		// branch when the site has one), then the branch goes.
+		if _, err := w.MergeBranch(ctx, cms, branch, write.MergeOptions{Expect: head, Author: s.author(who),
+			Message: "Publish " + strings.TrimPrefix(cms, branchPrefix) + "\n\nAutomatically generated. Merged on Decap CMS.\n"}); err != nil {
+			return nil, s.caughtUp(ctx, err)
+		}
+		if err := w.DeleteBranch(ctx, cms, head); err != nil {
+			return nil, s.caughtUp(ctx, err)
+		}
+		return map[string]string{"message": "branch " + cms + " merged to " + branch}, nil
 	}
 	return nil, bad("action: unknown action %q", action)
 }
 
-// publish merges an unpublished entry's branch into branch: a merge
-// commit whose tree is branch's with the entry's changed files taken from
-// its branch (409 when branch changed one of them since the entry
-// branched off), then deletes the entry's branch.
-func (s *Service) publish(ctx context.Context, who Caller, branch, cms, head string) (any, error) {
-	base, err := s.Git.Head(ctx, branch)
-	if err != nil {
-		return nil, err
+// baseOf is the head of Decap's branch; the published branch's when it
+// is a draft branch that does not exist yet.
+func (s *Service) baseOf(ctx context.Context, branch string) (string, error) {
+	h, err := s.Repo.Head(ctx, branch)
+	if err != nil || h != "" {
+		return h, err
 	}
-	changes, err := s.Git.Diff(ctx, base, head)
-	if err != nil {
-		return nil, err
+	if h, err = s.Repo.Head(ctx, s.Engine.Branch()); err == nil && h == "" {
+		err = fault.New(fault.NotFound, "the branch %q does not exist", branch)
 	}
-	theirs, err := s.Git.Diff(ctx, head, base)
-	if err != nil {
-		return nil, err
+	return h, err
+}
+
+// caughtUp passes err on; on a conflict the box fetches first, so that
+// the editor's next try starts from the new state.
+func (s *Service) caughtUp(ctx context.Context, err error) error {
+	if fault.CodeOf(err) == fault.Conflict {
+		s.served(ctx)
 	}
-	touched := map[string]bool{}
-	for _, c := range theirs {
-		touched[c.Path] = true
-	}
-	c := Commit{Branch: branch, Parent: base, Merge: head, Files: map[string][]byte{}, Author: s.author(who),
-		Message: "Publish " + strings.TrimPrefix(cms, branchPrefix) + "\n\nAutomatically generated. Merged on Decap CMS.\n"}
-	var conflicts []string
-	for _, ch := range changes {
-		if touched[ch.Path] {
-			conflicts = append(conflicts, ch.Path)
-			continue
-		}
-		if ch.Status == "deleted" {
-			c.Delete = append(c.Delete, ch.Path)
-			continue
-		}
-		b, _, err := s.Git.Read(ctx, head, ch.Path)
-		if err != nil {
-			return nil, err
-		}
-		c.Files[ch.Path] = b
-	}
-	if len(conflicts) > 0 {
-		return nil, fault.New(fault.Conflict, "%s changed on %s since the entry was branched: %s", strings.Join(conflicts, ", "), branch, "update the entry and publish again")
-	}
-	if _, err := s.apply(ctx, c); err != nil {
-		return nil, err
-	}
-	if err := s.Git.DeleteBranch(ctx, cms, head); err != nil {
-		return nil, err
-	}
-	s.served(ctx)
-	return map[string]string{"message": "branch " + cms + " merged to " + branch}, nil
+	return err
 }
