@@ -39,6 +39,9 @@ type modelState struct {
 	problems []content.Problem       // the model's own problems (then model is the previous one)
 
 	results map[valKey]docResult
+	// order are the last load's documents (and types) in path order: the
+	// validation cache's file has their results in it.
+	order []valKey
 	// typeSlices are, by type, the last assembled slice ([0]) and the
 	// slice served for it ([1]: items with defaults and dates filled in
 	// are copies), for the same model.
@@ -250,27 +253,19 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 					typeKeys[t] = typeKey(t)
 				}
 			}
-			// looked up on every CPU at a large start (the map is only
-			// read), then taken in order
-			found := make([]bool, len(todo))
-			parallel(len(todo), parallelFill, func(n int) {
-				c := &checks[todo[n]]
-				blob, ok := parseHash(c.blob)
-				if !ok {
-					return
-				}
-				res, ok := p.get(blob, path.Ext(c.path), typeKeys[c.t])
-				if ok {
-					c.res, found[n] = res, true
-				}
-			})
+			// in path order, the order the file has them in
 			left := todo[:0]
-			for n, i := range todo {
-				if !found[n] {
+			for _, i := range todo {
+				c := &checks[i]
+				blob, ok := parseHash(c.blob)
+				if ok {
+					c.res, ok = p.get(blob, path.Ext(c.path), typeKeys[c.t])
+				}
+				if !ok {
 					left = append(left, i)
 					continue
 				}
-				ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
+				ms.results[valKey{c.doc, c.t}] = c.res
 			}
 			todo = left
 		}
@@ -285,6 +280,11 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	}
 	if len(todo) > 0 {
 		ms.gen++
+	}
+	// the documents in path order, for the validation cache's file
+	ms.order = ms.order[:0]
+	for _, c := range checks {
+		ms.order = append(ms.order, valKey{c.doc, c.t})
 	}
 	if len(ms.results) > 2*len(checks)+1024 {
 		kept := make(map[valKey]docResult, len(checks))

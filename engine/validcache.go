@@ -83,13 +83,18 @@ func modelHash(files map[string]*content.Doc) string {
 }
 
 // persistedResults are the results the validation cache held at start,
-// by document (blob and extension) and type, for the model of hash.
+// by document (blob and extension) and type, for the model of hash. The
+// file holds them in the order of the documents' paths at the last load
+// (encodeValidation), the order a start asks for them in: get takes the
+// next one when it is the one asked for, and only otherwise looks it up.
 type persistedResults struct {
 	hash    string
 	entries []persistEntry
+	next    int // the entry get expects to be asked for next
 	// index finds the entries by the first 8 bytes of their blob (a
 	// SHA-1: they tell blobs apart but for a rare few): 1 + the index of
-	// the last entry with them, whose next chains the others.
+	// the last entry with them, whose next chains the others. Made on
+	// the first get that is not of the next entry.
 	index map[uint64]int32
 }
 
@@ -107,19 +112,30 @@ type persistEntry struct {
 
 func blobPrefix(h plumbing.Hash) uint64 { return binary.LittleEndian.Uint64(h[:8]) }
 
-// add adds a result (in decoding).
-func (p *persistedResults) add(e persistEntry) {
-	k := blobPrefix(e.blob)
-	e.next = p.index[k]
-	p.entries = append(p.entries, e)
-	p.index[k] = int32(len(p.entries))
+func (e *persistEntry) is(blob plumbing.Hash, ext, typ string) bool {
+	return e.blob == blob && e.ext == ext && e.typ == typ
 }
 
-// get is the result for a document and type.
+// get is the result for a document and type. Not safe for concurrent
+// use.
 func (p *persistedResults) get(blob plumbing.Hash, ext, typ string) (docResult, bool) {
+	if p.next < len(p.entries) && p.entries[p.next].is(blob, ext, typ) {
+		p.next++
+		return p.entries[p.next-1].res, true
+	}
+	if p.index == nil {
+		p.index = make(map[uint64]int32, len(p.entries))
+		for i := range p.entries {
+			e := &p.entries[i]
+			k := blobPrefix(e.blob)
+			e.next = p.index[k]
+			p.index[k] = int32(i + 1)
+		}
+	}
 	for i := p.index[blobPrefix(blob)]; i > 0; {
 		e := &p.entries[i-1]
-		if e.blob == blob && e.ext == ext && e.typ == typ {
+		if e.is(blob, ext, typ) {
+			p.next = int(i)
 			return e.res, true
 		}
 		i = e.next
@@ -179,10 +195,11 @@ func (e *Engine) saveValidation() error {
 	for k, r := range ms.results {
 		results[k] = r
 	}
+	order := slices.Clone(ms.order)
 	hash, gen := ms.hash, ms.gen
 	e.reloadMu.Unlock()
 
-	data := encodeValidation(e.src.cfg.CacheKey, e.src.siteID(), hash, results, e.src.docKeyNames())
+	data := encodeValidation(e.src.cfg.CacheKey, e.src.siteID(), hash, order, results, e.src.docKeyNames())
 	if err := atomicfile.Write(path, data); err != nil {
 		return err
 	}
@@ -228,7 +245,6 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 		n = int(min(binary.LittleEndian.Uint32(c), uint32(len(d.b)/minValidEntry)))
 	}
 	p.entries = make([]persistEntry, 0, n)
-	p.index = make(map[uint64]int32, n)
 	// The names of extensions, types and fields repeat: one string each.
 	names := map[string]string{}
 	intern := func(b []byte) string {
@@ -280,7 +296,7 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 		}
 		if d.err == nil && ok && len(p.entries) < math.MaxInt32 {
 			e.res = r
-			p.add(e)
+			p.entries = append(p.entries, e)
 		}
 	}
 	if d.err != nil {
@@ -291,8 +307,10 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 
 // encodeValidation is the validation cache's file of results, for the
 // parse cache's key, the site and the model's hash; names names the
-// documents (a document not named is left out).
-func encodeValidation(key, site, hash string, results map[valKey]docResult, names map[*content.Doc]string) []byte {
+// documents (a document not named is left out). The results of order
+// (the last load's documents in path order) come first, in that order,
+// then the others; results is emptied.
+func encodeValidation(key, site, hash string, order []valKey, results map[valKey]docResult, names map[*content.Doc]string) []byte {
 	b := &cacheEncoder{b: make([]byte, 0, 1<<16+64*len(results))}
 	b.b = append(b.b, validMagic...)
 	b.str(key)
@@ -301,10 +319,10 @@ func encodeValidation(key, site, hash string, results map[valKey]docResult, name
 	countAt := len(b.b)
 	b.b = append(b.b, 0, 0, 0, 0)
 	count := uint32(0)
-	for k, r := range results {
+	emit := func(k valKey, r docResult) {
 		name, ok := names[k.doc]
 		if !ok {
-			continue // no longer in the parse cache
+			return // no longer in the parse cache
 		}
 		count++
 		b.b = append(b.b, 1)
@@ -334,6 +352,15 @@ func encodeValidation(key, site, hash string, results map[valKey]docResult, name
 				b.str(t)
 			}
 		}
+	}
+	for _, k := range order {
+		if r, ok := results[k]; ok {
+			delete(results, k) // written
+			emit(k, r)
+		}
+	}
+	for k, r := range results {
+		emit(k, r)
 	}
 	b.b = append(b.b, 0)
 	binary.LittleEndian.PutUint32(b.b[countAt:], count)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,41 +88,66 @@ func TestValidationCache(t *testing.T) {
 
 // TestPersistedResultsGet: results are told apart by the whole blob, the
 // extension and the type, also when blobs share the first 8 bytes the
-// index keys them by.
+// index keys them by; asked in the file's order or not.
 func TestPersistedResultsGet(t *testing.T) {
-	p := &persistedResults{index: map[uint64]int32{}}
 	var a, b plumbing.Hash
 	for i := range a {
 		a[i], b[i] = byte(i), byte(i)
 	}
 	b[19] = 0xff // same first 8 bytes as a
-	add := func(h plumbing.Hash, ext, typ, msg string) {
-		p.add(persistEntry{blob: h, ext: ext, typ: typ, res: docResult{vs: []schema.Violation{{Message: msg}}}})
-	}
-	add(a, ".md", "type:posts", "a md posts")
-	add(b, ".md", "type:posts", "b md posts")
-	add(a, ".yaml", "type:posts", "a yaml posts")
-	add(a, ".md", "type:docs", "a md docs")
-	for _, c := range []struct {
+	type ask struct {
 		h        plumbing.Hash
 		ext, typ string
 		want     string
-	}{
+	}
+	stored := []ask{
 		{a, ".md", "type:posts", "a md posts"},
 		{b, ".md", "type:posts", "b md posts"},
 		{a, ".yaml", "type:posts", "a yaml posts"},
 		{a, ".md", "type:docs", "a md docs"},
+	}
+	missing := []ask{
 		{b, ".md", "type:docs", ""},
 		{b, ".yaml", "type:posts", ""},
 		{plumbing.Hash{1}, ".md", "type:posts", ""},
-	} {
-		r, ok := p.get(c.h, c.ext, c.typ)
-		got := ""
-		if ok {
-			got = r.vs[0].Message
+	}
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}, {0, 2, 1, 3}, {1, 3, 0, 2}} {
+		p := &persistedResults{}
+		for _, e := range stored {
+			p.entries = append(p.entries, persistEntry{blob: e.h, ext: e.ext, typ: e.typ, res: docResult{vs: []schema.Violation{{Message: e.want}}}})
 		}
-		if got != c.want {
-			t.Errorf("get(%x, %s, %s) = %q, want %q", c.h[:], c.ext, c.typ, got, c.want)
+		var asks []ask
+		for i, j := range order {
+			asks = append(asks, stored[j])
+			if i == 1 {
+				asks = append(asks, missing...)
+			}
 		}
+		for _, c := range asks {
+			r, ok := p.get(c.h, c.ext, c.typ)
+			got := ""
+			if ok {
+				got = r.vs[0].Message
+			}
+			if got != c.want {
+				t.Errorf("order %v: get(%x, %s, %s) = %q, want %q", order, c.h[:], c.ext, c.typ, got, c.want)
+			}
+		}
+		if slices.Equal(order, []int{0, 1, 2, 3}) && p.index == nil {
+			t.Error("missing documents were answered without the index")
+		}
+	}
+	// asked in the file's order, no index is made
+	p := &persistedResults{}
+	for _, e := range stored {
+		p.entries = append(p.entries, persistEntry{blob: e.h, ext: e.ext, typ: e.typ})
+	}
+	for _, e := range stored {
+		if _, ok := p.get(e.h, e.ext, e.typ); !ok {
+			t.Fatalf("%v not found", e)
+		}
+	}
+	if p.index != nil {
+		t.Error("the index was made for results asked in order")
 	}
 }
