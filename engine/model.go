@@ -241,6 +241,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	if len(ms.results) == 0 && len(todo) > 0 {
 		ms.results = make(map[valKey]docResult, len(checks)) // sized: a start fills it
 	}
+	var fresh []int // the checks whose results ms.results does not have yet
 	if p := ms.persisted; p != nil && len(todo) > 0 {
 		// A start: the results the validation cache kept for this model,
 		// by the blob and extension of each document's file (the parse
@@ -254,6 +255,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 				}
 			}
 			// in path order, the order the file has them in
+			fresh = make([]int, 0, len(todo))
 			left := todo[:0]
 			for _, i := range todo {
 				c := &checks[i]
@@ -265,7 +267,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 					left = append(left, i)
 					continue
 				}
-				ms.results[valKey{c.doc, c.t}] = c.res
+				fresh = append(fresh, i)
 			}
 			todo = left
 		}
@@ -275,24 +277,31 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		c.res.vs = c.t.Validate(c.doc)
 		c.res.unique, c.res.bare = crossOf(c.t, c.doc)
 	})
-	for _, i := range todo {
-		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
-	}
+	fresh = append(fresh, todo...)
 	if len(todo) > 0 {
 		ms.gen++
 	}
-	// the documents in path order, for the validation cache's file
-	ms.order = ms.order[:0]
-	for _, c := range checks {
-		ms.order = append(ms.order, valKey{c.doc, c.t})
-	}
-	if len(ms.results) > 2*len(checks)+1024 {
-		kept := make(map[valKey]docResult, len(checks))
-		for _, c := range checks {
-			kept[valKey{c.doc, c.t}] = c.res
+	// The results kept for the next load (ms.results, and the documents
+	// in path order for the validation cache's file) are written
+	// meanwhile: nothing below reads them.
+	stored := make(chan struct{})
+	go func() {
+		defer close(stored)
+		for _, i := range fresh {
+			ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
 		}
-		ms.results = kept
-	}
+		ms.order = ms.order[:0]
+		for _, c := range checks {
+			ms.order = append(ms.order, valKey{c.doc, c.t})
+		}
+		if len(ms.results) > 2*len(checks)+1024 {
+			kept := make(map[valKey]docResult, len(checks))
+			for _, c := range checks {
+				kept[valKey{c.doc, c.t}] = c.res
+			}
+			ms.results = kept
+		}
+	}()
 
 	reject := map[string]bool{} // paths of invalid documents to hold back
 	for _, c := range checks {
@@ -315,6 +324,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	served = ms.fillIn(served, m)
 	served = sortable(served, m)
 	problems = append(problems, <-cross...)
+	<-stored
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})

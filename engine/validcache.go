@@ -150,9 +150,8 @@ func parseHash(s string) (h plumbing.Hash, ok bool) {
 		return h, false
 	}
 	for i := range h {
-		hi, ok1 := unhex(s[2*i])
-		lo, ok2 := unhex(s[2*i+1])
-		if !ok1 || !ok2 {
+		hi, lo := unhex[s[2*i]], unhex[s[2*i+1]]
+		if hi|lo > 0xf {
 			return h, false
 		}
 		h[i] = hi<<4 | lo
@@ -160,17 +159,19 @@ func parseHash(s string) (h plumbing.Hash, ok bool) {
 	return h, true
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
+// unhex is the value of a hex digit, 0xff for any other byte.
+var unhex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
 	}
-	return 0, false
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c-'a'+10), byte(c-'a'+10)
+	}
+	return t
+}()
 
 // typeKey is the type's part of a persistKey and of a validKey.
 func typeKey(t *schema.Type) string { return t.Kind + ":" + t.Name }

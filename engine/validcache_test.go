@@ -151,3 +151,15 @@ func TestPersistedResultsGet(t *testing.T) {
 		t.Error("the index was made for results asked in order")
 	}
 }
+
+func TestParseHash(t *testing.T) {
+	h := plumbing.NewHash("0123456789abcdefABCDEF0123456789abcdef01")
+	if got, ok := parseHash("0123456789abcdefABCDEF0123456789abcdef01"); !ok || got != h {
+		t.Errorf("parseHash = %x, %v; want %x", got, ok, h)
+	}
+	for _, s := range []string{"", "0123", "0123456789abcdefABCDEF0123456789abcdef0g", "0123456789abcdefABCDEF0123456789abcdef012", " 123456789abcdefABCDEF0123456789abcdef01"} {
+		if _, ok := parseHash(s); ok {
+			t.Errorf("parseHash(%q) ok", s)
+		}
+	}
+}
