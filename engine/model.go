@@ -172,7 +172,30 @@ type docCheck struct {
 	t    *schema.Type
 	res  docResult
 	loc  string // its locale, in a site with locales
-	blob string // its file's Git blob hash; "" when not known
+}
+
+// startResults looks documents up in the validation cache's results at
+// a start: by the blob and extension of each document's file (the parse
+// cache's name of the document it handed out) and the type, in path
+// order, the order the file has them in.
+type startResults struct {
+	p        *persistedResults
+	lastT    *schema.Type
+	lastTKey string
+}
+
+func (s *startResults) get(f content.File, t *schema.Type) (docResult, bool) {
+	if s.p == nil {
+		return docResult{}, false
+	}
+	blob, ok := parseHash(f.Blob)
+	if !ok {
+		return docResult{}, false
+	}
+	if t != s.lastT {
+		s.lastT, s.lastTKey = t, typeKey(t)
+	}
+	return s.p.get(blob, path.Ext(f.Path), s.lastTKey)
 }
 
 // applyModel validates the documents of a freshly assembled site against
@@ -191,9 +214,16 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	if m.Empty() {
 		return site, problems, nil
 	}
-	// The documents to check, the cached results taken.
+	// The documents to check, the cached results taken: those of the
+	// last loads, at a start those the validation cache kept for this
+	// model.
 	checks := make([]docCheck, 0, len(files))
 	var todo []int
+	var fresh []int // the checks whose results ms.results does not have yet
+	persisted := startResults{p: ms.persisted}
+	if p := ms.persisted; p == nil || p.hash != ms.hash || ms.hash == "" {
+		persisted.p = nil
+	}
 	for _, f := range files {
 		if f.Doc == nil || f.Err != nil {
 			continue
@@ -230,47 +260,22 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		if t == nil {
 			continue
 		}
-		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc, blob: f.Blob}
+		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
 		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
 			c.res = res
+		} else if res, ok := persisted.get(f, t); ok {
+			c.res = res
+			fresh = append(fresh, len(checks))
 		} else {
 			todo = append(todo, len(checks))
 		}
 		checks = append(checks, c)
 	}
-	if len(ms.results) == 0 && len(todo) > 0 {
-		ms.results = make(map[valKey]docResult, len(checks)) // sized: a start fills it
+	if len(todo)+len(fresh) > 0 {
+		ms.persisted = nil // only the first load that validates takes them
 	}
-	var fresh []int // the checks whose results ms.results does not have yet
-	if p := ms.persisted; p != nil && len(todo) > 0 {
-		// A start: the results the validation cache kept for this model,
-		// by the blob and extension of each document's file (the parse
-		// cache's name of the document it handed out).
-		ms.persisted = nil
-		if p.hash == ms.hash && ms.hash != "" {
-			typeKeys := map[*schema.Type]string{}
-			for _, i := range todo {
-				if t := checks[i].t; typeKeys[t] == "" {
-					typeKeys[t] = typeKey(t)
-				}
-			}
-			// in path order, the order the file has them in
-			fresh = make([]int, 0, len(todo))
-			left := todo[:0]
-			for _, i := range todo {
-				c := &checks[i]
-				blob, ok := parseHash(c.blob)
-				if ok {
-					c.res, ok = p.get(blob, path.Ext(c.path), typeKeys[c.t])
-				}
-				if !ok {
-					left = append(left, i)
-					continue
-				}
-				fresh = append(fresh, i)
-			}
-			todo = left
-		}
+	if len(ms.results) == 0 && len(todo)+len(fresh) > 0 {
+		ms.results = make(map[valKey]docResult, len(checks)) // sized: a start fills it
 	}
 	parallel(len(todo), parallelValidate, func(n int) {
 		c := &checks[todo[n]]
@@ -281,12 +286,27 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	if len(todo) > 0 {
 		ms.gen++
 	}
-	// The results kept for the next load (ms.results, and the documents
-	// in path order for the validation cache's file) are written
-	// meanwhile: nothing below reads them.
-	stored := make(chan struct{})
-	go func() {
-		defer close(stored)
+	// At a start (many results new), the results kept for the next load
+	// (ms.results, and the documents in path order for the validation
+	// cache's file) are written meanwhile, as are the cross-document
+	// checks made: nothing below reads the first, the second read only
+	// the assembled site. A reload does both in turn (no wait for a
+	// goroutine to be scheduled).
+	start := len(fresh) >= parallelFill
+	async := func(fn func()) <-chan struct{} {
+		done := make(chan struct{})
+		if !start {
+			fn()
+			close(done)
+			return done
+		}
+		go func() {
+			defer close(done)
+			fn()
+		}()
+		return done
+	}
+	stored := async(func() {
 		for _, i := range fresh {
 			ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
 		}
@@ -301,7 +321,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			}
 			ms.results = kept
 		}
-	}()
+	})
 
 	reject := map[string]bool{} // paths of invalid documents to hold back
 	for _, c := range checks {
@@ -316,14 +336,13 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			reject[c.path] = true
 		}
 	}
-	// The cross-document checks read the assembled site; the site to
-	// serve is made meanwhile (neither changes what the other reads).
-	cross := make(chan []content.Problem, 1)
-	go func() { cross <- crossCheck(site, checks) }()
+	var crossProbs []content.Problem
+	crossed := async(func() { crossProbs = crossCheck(site, checks) })
 	served, held := ms.hold(site, prev, reject, commit)
 	served = ms.fillIn(served, m)
 	served = sortable(served, m)
-	problems = append(problems, <-cross...)
+	<-crossed
+	problems = append(problems, crossProbs...)
 	<-stored
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
@@ -603,11 +622,15 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 		j := 0 // in last[0]
 		for i, it := range items {
 			if hasLast {
-				for j < len(last[0]) && last[0][j].Slug < it.Slug {
-					j++
+				if j < len(last[0]) && last[0][j] != it {
+					// not the next one: on to its slug
+					for j < len(last[0]) && last[0][j].Slug < it.Slug {
+						j++
+					}
 				}
 				if j < len(last[0]) && last[0][j] == it {
 					nits[i] = last[1][j]
+					j++
 					continue
 				}
 			}
