@@ -29,7 +29,7 @@ func localeRelevant(p string) bool {
 	if _, ok := hugoConfigFile(p); ok {
 		return true
 	}
-	if _, ok := globalsLocale(p); ok {
+	if _, ok := GlobalsLocale(p); ok {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(p, "content/"); ok && !strings.Contains(rest, "/") {
@@ -38,9 +38,9 @@ func localeRelevant(p string) bool {
 	return false
 }
 
-// globalsLocale tells whether p is a locale's globals file,
+// GlobalsLocale tells whether p is a locale's globals file,
 // globals.<locale>.yaml or globals/<locale>.yaml, and which locale's.
-func globalsLocale(p string) (string, bool) {
+func GlobalsLocale(p string) (string, bool) {
 	ext := strings.ToLower(path.Ext(p))
 	if !isDataExt(ext) {
 		return "", false
@@ -135,15 +135,29 @@ func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classif
 
 // classify tells the locale of a content file (under pages/ or content/)
 // and the path it has in that locale's site; ok is false for a file no
-// locale reads.
+// locale reads, and for one that is not a document in that site (Hugo's
+// content/en/posts/_index.md is the list page of posts, whereas
+// content/en/posts/a/_index.md is the branch bundle a: see Relevant).
 func (c *I18n) classify(p string) (loc, virt string, ok bool) {
-	for _, l := range c.Locales {
-		if l.ContentDir == "" {
-			continue
+	loc, virt, ok = c.locate(p)
+	if ok && (strings.HasPrefix(virt, "content/") || strings.HasPrefix(virt, "pages/")) && !relevantPlain(virt) {
+		return "", "", false
+	}
+	return loc, virt, ok
+}
+
+// locate is classify before the virtual path is checked.
+func (c *I18n) locate(p string) (loc, virt string, ok bool) {
+	if l := c.dirOf(p); l != nil {
+		rest := p[len(l.ContentDir)+1:]
+		if c.Layout != LayoutFields {
+			// a file's name says its locale in a contentDir too
+			// (several locales may share one, contentDir = "content")
+			if code, name, ok := c.nameLocale(rest); ok {
+				return code, contentVirt(name), true
+			}
 		}
-		if rest, in := strings.CutPrefix(p, l.ContentDir+"/"); in {
-			return l.Code, contentVirt(rest), true
-		}
+		return l.Code, contentVirt(rest), true
 	}
 	segs := strings.Split(p, "/")
 	if c.Layout == LayoutFolder {
@@ -165,20 +179,129 @@ func (c *I18n) classify(p string) (loc, virt string, ok bool) {
 	}
 	if c.Layout != LayoutFields {
 		// <slug>.<locale>.md, Hugo's and Decap's multiple_files
-		base := segs[len(segs)-1]
-		ext := path.Ext(base)
-		stem := base[:len(base)-len(ext)]
-		if i := strings.LastIndexByte(stem, '.'); i > 0 {
-			if _, in := c.Locale(stem[i+1:]); in {
-				segs[len(segs)-1] = stem[:i] + ext
-				return stem[i+1:], rootVirt(strings.Join(segs, "/")), true
-			}
+		if code, name, ok := c.nameLocale(p); ok {
+			return code, rootVirt(name), true
 		}
 	}
 	if c.allInDirs() && strings.HasPrefix(p, "content/") {
 		return "", "", false // Hugo reads no other content folder
 	}
 	return c.Default, rootVirt(p), true
+}
+
+// dirOf is the locale whose contentDir holds p (the deepest one, for
+// content and content/fr); nil when none does.
+func (c *I18n) dirOf(p string) *Locale {
+	var best *Locale
+	for i := range c.Locales {
+		l := &c.Locales[i]
+		if l.ContentDir == "" || len(p) <= len(l.ContentDir) || p[len(l.ContentDir)] != '/' || !strings.HasPrefix(p, l.ContentDir) {
+			continue
+		}
+		if best == nil || len(l.ContentDir) > len(best.ContentDir) {
+			best = l
+		}
+	}
+	return best
+}
+
+// ContentFile tells whether p is where a content file of the site may
+// be: under pages/ or content/, or in a locale's contentDir.
+func (c *I18n) ContentFile(p string) bool {
+	if strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/") {
+		return true
+	}
+	return c != nil && c.dirOf(p) != nil
+}
+
+// relevant is Relevant for the site: files in its locales' contentDirs
+// too.
+func (c *I18n) relevant(p string) bool {
+	if Relevant(p) {
+		return true
+	}
+	if l := c.dirOf(p); l != nil {
+		return inContentDir(p[len(l.ContentDir)+1:])
+	}
+	return false
+}
+
+// inContentDir tells whether rest, a path below a locale's contentDir, is
+// a content file (a document, in no hidden folder).
+func inContentDir(rest string) bool {
+	for _, s := range strings.Split(rest, "/") {
+		if s == "" || s[0] == '.' || s[0] == '_' {
+			return false
+		}
+	}
+	return isDocExt(strings.ToLower(path.Ext(rest)))
+}
+
+// LocaleConfigFile tells whether p may be a file that names the folders
+// of the locales' content (ContentDirs): folio.yaml or a Hugo config, at
+// the root or in config/_default/.
+func LocaleConfigFile(p string) bool {
+	if strings.IndexByte(p, '/') < 0 {
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "config/_default/")
+	return ok && !strings.Contains(rest, "/")
+}
+
+// ContentDirs are the folders outside content/ and pages/ a site's
+// locales read their content from (Hugo's contentDir = "content_fr"), in
+// order; nil for a site with none. Of files only those LocaleConfigFile
+// names are read (a Decap config names no such folder): a loader reads
+// them first, and then the files below these folders too (RelevantIn).
+func ContentDirs(files []File) []string {
+	var own []File
+	for _, f := range files {
+		if LocaleConfigFile(f.Path) {
+			own = append(own, f)
+		}
+	}
+	cfg, _ := detectI18n(own)
+	if cfg == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range cfg.Locales {
+		d := l.ContentDir
+		if d == "" || d == "content" || d == "pages" || strings.HasPrefix(d, "content/") || strings.HasPrefix(d, "pages/") {
+			continue
+		}
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// RelevantIn is Relevant for a site whose locales read content from dirs
+// (ContentDirs) too.
+func RelevantIn(p string, dirs []string) bool {
+	if Relevant(p) {
+		return true
+	}
+	for _, d := range dirs {
+		if len(p) > len(d) && p[len(d)] == '/' && strings.HasPrefix(p, d) {
+			return inContentDir(p[len(d)+1:])
+		}
+	}
+	return false
+}
+
+// nameLocale tells whether the file p is named <name>.<locale>.<ext>, and
+// its locale and path without it.
+func (c *I18n) nameLocale(p string) (code, name string, ok bool) {
+	dir, base := path.Split(p)
+	ext := path.Ext(base)
+	stem := base[:len(base)-len(ext)]
+	if i := strings.LastIndexByte(stem, '.'); i > 0 {
+		if _, in := c.Locale(stem[i+1:]); in {
+			return stem[i+1:], dir + stem[:i] + ext, true
+		}
+	}
+	return "", "", false
 }
 
 // contentVirt is the path of a file of a locale's content folder (rest is
@@ -321,14 +444,14 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 	j := 0
 	for _, f := range sorted {
 		p := f.Path
-		if strings.HasPrefix(p, "pages/") || strings.HasPrefix(p, "content/") {
+		if cfg.ContentFile(p) {
 			for j < len(st.lastPaths) && st.lastPaths[j] < p {
 				j++
 			}
 			var c fileClass
 			if j < len(st.lastPaths) && st.lastPaths[j] == p {
 				c = st.lastClass[j]
-			} else if Relevant(p) {
+			} else if cfg.relevant(p) {
 				c.loc, c.virt, c.ok = cfg.classify(p)
 			}
 			paths, classes, docs = append(paths, p), append(classes, c), append(docs, f.Doc)
@@ -361,7 +484,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		if _, hugo := hugoConfigFile(p); hugo {
 			continue
 		}
-		if code, ok := globalsLocale(p); ok {
+		if code, ok := GlobalsLocale(p); ok {
 			if _, known := cfg.Locale(code); !known {
 				problems = append(problems, Problem{Path: p, Message: "globals of locale " + code + ", which is not one of the locales (" + strings.Join(cfg.Codes(), ", ") + "); left out"})
 				continue
@@ -425,6 +548,16 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		buckets[l.Code] = slices.Insert(b, i, gf)
 	}
 
+	var localize func(*Doc, string) (*Doc, bool)
+	if cfg.Layout == LayoutFields {
+		localize = func(d *Doc, loc string) (*Doc, bool) {
+			if out, ok := st.derived[derivedKey{d, loc}]; ok {
+				return out, out != nil
+			}
+			out := localizeDoc(d, loc, cfg)
+			return out, out != nil
+		}
+	}
 	sites := map[string]*Site{}
 	raw := map[string]*Site{}
 	seen := map[Problem]bool{}
@@ -446,7 +579,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			}
 		}
 		cp := *site
-		cp.Locale, cp.I18n = l.Code, cfg
+		cp.Locale, cp.I18n, cp.Localize = l.Code, cfg, localize
 		if l.Language != "" {
 			cp.Config.Language = l.Language
 		}
@@ -465,13 +598,28 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 // localize is a document of the fields layout as it reads in locale loc:
 // each top-level value that is a map of locale codes ({en: …, fr: …})
 // replaced by loc's value (the default locale's when loc has none), and
-// Decap's top-level locale maps (en: {title: …}) merged in. in is false
-// when the document has localized values but none for loc.
+// Decap's top-level locale maps (en: {title: …}) merged in, loc's over
+// the default locale's. A body among the values (body: {en: …, fr: …},
+// or fr: {body: …}, which is where Decap's single_file writes it) is the
+// document's Markdown body in loc, in place of the file's. The lines of
+// the values are those of loc's. in is false when the document has
+// localized values but none for loc.
 func (st *localeState) localize(d *Doc, loc string, cfg *I18n) (*Doc, bool) {
 	k := derivedKey{d, loc}
 	if out, ok := st.derived[k]; ok {
 		return out, out != nil
 	}
+	out := localizeDoc(d, loc, cfg)
+	if len(st.derived) > 1<<20 {
+		clear(st.derived)
+	}
+	st.derived[k] = out
+	return out, out != nil
+}
+
+// localizeDoc is localize without its cache; nil when the document is
+// not in loc.
+func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 	isLocaleMap := func(v any) (map[string]any, bool) {
 		m, ok := v.(map[string]any)
 		if !ok || len(m) == 0 {
@@ -502,41 +650,98 @@ func (st *localeState) localize(d *Doc, loc string, cfg *I18n) (*Doc, bool) {
 			}
 		}
 	}
-	var out *Doc
-	switch {
-	case !localized:
-		out = d
-	case has:
-		nd := *d
-		nd.Meta = make(map[string]any, len(d.Meta))
-		for key, v := range d.Meta {
-			if _, code := cfg.Locale(key); code {
-				if _, ok := v.(map[string]any); ok {
-					continue
-				}
+	if !localized {
+		return d
+	}
+	if !has {
+		return nil
+	}
+	nd := *d
+	nd.Meta = make(map[string]any, len(d.Meta))
+	nd.Lines = make(map[string]int, len(d.Lines))
+	body, bodyLine, bodySet := "", 0, false
+	for key, v := range d.Meta {
+		if _, code := cfg.Locale(key); code {
+			if _, ok := v.(map[string]any); ok {
+				continue
 			}
-			if m, ok := isLocaleMap(v); ok {
-				if lv, ok := m[loc]; ok {
-					nd.Meta[key] = lv
-				} else if dv, ok := m[cfg.Default]; ok {
-					nd.Meta[key] = dv
-				}
+		}
+		if m, ok := isLocaleMap(v); ok {
+			from := loc
+			lv, ok := m[loc]
+			if !ok {
+				from = cfg.Default
+				lv, ok = m[cfg.Default]
+			}
+			if !ok {
+				continue
+			}
+			line := d.LineOf(key, from)
+			if s, isText := lv.(string); isText && key == "body" {
+				body, bodyLine, bodySet = s, line, true
+				continue
+			}
+			nd.Meta[key] = lv
+			nd.Lines[key] = line
+			continue
+		}
+		nd.Meta[key] = v
+		if l, ok := d.Lines[key]; ok {
+			nd.Lines[key] = l
+		}
+	}
+	// Decap's maps: the default locale's, then loc's over them
+	froms := []string{cfg.Default, loc}
+	if loc == cfg.Default {
+		froms = froms[:1]
+	}
+	for _, from := range froms {
+		m, ok := d.Meta[from].(map[string]any)
+		if !ok {
+			continue
+		}
+		for key, v := range m {
+			line := d.LineOf(from, key)
+			if s, isText := v.(string); isText && key == "body" {
+				body, bodyLine, bodySet = s, line, true
 				continue
 			}
 			nd.Meta[key] = v
+			nd.Lines[key] = line
 		}
-		if m, ok := d.Meta[loc].(map[string]any); ok {
-			for key, v := range m {
-				nd.Meta[key] = v
+	}
+	// the lines of nested values of Decap's maps: /fr/price/x is
+	// /price/x (loc's over the default's)
+	for p, l := range d.Lines {
+		if p == "" || p[0] != '/' {
+			continue
+		}
+		first, tail, ok := strings.Cut(p[1:], "/")
+		if !ok || !strings.Contains(tail, "/") {
+			continue
+		}
+		if first == loc {
+			nd.Lines["/"+tail] = l
+		} else if first == cfg.Default {
+			if _, mine := d.Lines["/"+loc+"/"+tail]; !mine {
+				nd.Lines["/"+tail] = l
 			}
 		}
-		out = &nd
 	}
-	if len(st.derived) > 1<<20 {
-		clear(st.derived)
+	if bodySet {
+		delete(nd.Meta, "body")
+		if markdownTooDeep([]byte(body)) > 0 || strings.TrimSpace(body) == "" {
+			// as a Markdown body would be: not rendered (too deep), or none
+			nd.Body, nd.HasBody = Markdown{}, false
+			if strings.TrimSpace(body) != "" {
+				nd.Meta["body"] = body
+			}
+		} else {
+			nd.Body, nd.HasBody = NewMarkdown(body), true
+		}
+		nd.Line = bodyLine
 	}
-	st.derived[k] = out
-	return out, out != nil
+	return &nd
 }
 
 // mergeGlobals is the globals of one locale: the documents of its chain,

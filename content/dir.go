@@ -13,6 +13,19 @@ import (
 // Updated. Folders starting with "." (.git) are not entered; symbolic
 // links are not followed.
 func ReadDir(dir string) ([]File, error) {
+	files, err := readDir(dir, Relevant)
+	if err != nil {
+		return nil, err
+	}
+	// a site whose locales read content from folders outside content/
+	// (Hugo's contentDir = "content_fr"): those files too
+	if dirs := ContentDirs(files); len(dirs) > 0 {
+		return readDir(dir, func(p string) bool { return RelevantIn(p, dirs) })
+	}
+	return files, nil
+}
+
+func readDir(dir string, relevant func(string) bool) ([]File, error) {
 	var files []File
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -29,7 +42,7 @@ func ReadDir(dir string) ([]File, error) {
 			}
 			return nil
 		}
-		if !Relevant(rel) {
+		if !relevant(rel) {
 			return nil
 		}
 		f := File{Path: rel}

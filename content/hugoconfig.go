@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,11 +14,16 @@ import (
 // languages.* (a map of languages) and languages.<code>.* (one
 // language's settings). Of each language folio reads contentDir, weight,
 // languageName or label, and disabled; defaultContentLanguage is the
-// default locale (en when unset, as in Hugo).
+// default locale (en when unset, as in Hugo). A module mount of a folder
+// onto content (module.mounts in the main config, or mounts in
+// config/_default/module.*) is a contentDir: of its language (lang, or
+// sites.matrix.languages), else of every language without one, so that a
+// site that keeps its one language's content in content/en (Hugo's own
+// documentation does) loads its sections as types.
 
 // hugoConfigFile tells whether p is a file of a Hugo site's configuration
 // that folio reads for the languages, and which: "main" (hugo.*,
-// config.*), "languages" or "languages.<code>".
+// config.*), "languages", "languages.<code>" or "module" (its mounts).
 func hugoConfigFile(p string) (kind string, ok bool) {
 	ext := strings.ToLower(path.Ext(p))
 	if !isDataExt(ext) {
@@ -38,9 +44,17 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 			return "languages", true
 		case strings.HasPrefix(name, "languages.") && len(name) > len("languages."):
 			return name, true
+		case name == "module":
+			return "module", true
 		}
 	}
 	return "", false
+}
+
+// kindOfPath is the kind of Hugo config file p is ("" for none).
+func kindOfPath(p string) string {
+	kind, _ := hugoConfigFile(p)
+	return kind
 }
 
 // lowerKeys finds key in m case-insensitively (Hugo's keys are).
@@ -64,6 +78,10 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		path     string
 		line     int
 		settings map[string]any
+		// doc and at are the file and key path of the settings, for
+		// the line of one of them
+		doc *Doc
+		at  []string
 	}
 	var (
 		problems []Problem
@@ -73,6 +91,11 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		defPath  string
 		defLine  int
 		from     string
+		// rootDir is the contentDir of the main config (Hugo's default
+		// for every language), when it is not content
+		rootDir     string
+		rootDirPath string
+		rootDirLine int
 	)
 	addLang := func(code string, src langSrc) {
 		if _, ok := langs[code]; !ok {
@@ -103,7 +126,38 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			if !ok {
 				s = map[string]any{}
 			}
-			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf("languages", code), settings: s})
+			at := []string{code}
+			if _, wrapped := f.Doc.Meta["languages"]; wrapped || kindOfPath(f.Path) == "main" {
+				at = []string{"languages", code}
+			}
+			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})
+		}
+	}
+	// mounts are the content mounts: langMount per language, rootMount
+	// for every language (see readMounts)
+	var langMount = map[string]mountSrc{}
+	var rootMount mountSrc
+	readMounts := func(f File, v any, at ...string) {
+		list, _ := v.([]any)
+		for i, e := range list {
+			m, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			src, dst := mountPath(m, "source"), mountPath(m, "target")
+			if dst != "content" || src == "" {
+				continue
+			}
+			ms := mountSrc{dir: src, path: f.Path, line: f.Doc.LineOf(append(slices.Clip(at), strconv.Itoa(i))...)}
+			codes := mountLanguages(m)
+			if len(codes) == 0 && rootMount.dir == "" {
+				rootMount = ms
+			}
+			for _, c := range codes {
+				if _, seen := langMount[c]; !seen {
+					langMount[c] = ms
+				}
+			}
 		}
 	}
 	mainSeen := false
@@ -136,9 +190,26 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 					def, defPath, defLine = s, f.Path, f.Doc.Lines[k]
 				}
 			}
+			if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
+				// the content folder of the languages without their own
+				if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (rootDir == "" || !strings.HasPrefix(f.Path, "config/")) {
+					rootDir, rootDirPath, rootDirLine = d, f.Path, f.Doc.Lines[k]
+				}
+			}
 			if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
 				readLanguages(f, v, f.Doc.Lines[k])
 				from = f.Path
+			}
+			if mod, k, ok := lowerKey(f.Doc.Meta, "module"); ok {
+				if mm, isMap := mod.(map[string]any); isMap {
+					if v, k2, ok := lowerKey(mm, "mounts"); ok {
+						readMounts(f, v, k, k2)
+					}
+				}
+			}
+		case kind == "module":
+			if v, k, ok := lowerKey(f.Doc.Meta, "mounts"); ok {
+				readMounts(f, v, k)
 			}
 		case kind == "languages":
 			m := f.Doc.Meta
@@ -149,11 +220,22 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			from = f.Path
 		default:
 			code := strings.TrimPrefix(kind, "languages.")
-			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta})
+			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})
 			if from == "" {
 				from = f.Path
 			}
 		}
+	}
+	if rootDir == "" && rootMount.dir != "" && rootMount.dir != "content" {
+		rootDir, rootDirPath, rootDirLine = rootMount.dir, rootMount.path, rootMount.line
+	}
+	if len(langs) == 0 && (rootDir != "" || len(langMount) > 0) {
+		// one language, its content elsewhere: Hugo's default language
+		code := def
+		if code == "" {
+			code = "en"
+		}
+		addLang(code, langSrc{path: rootDirPath, line: rootDirLine, settings: map[string]any{}})
 	}
 	if len(langs) == 0 {
 		return nil, problems
@@ -168,10 +250,21 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			continue
 		}
 		l := Locale{Code: code, weight: 1 << 20}
-		if v, _, ok := lowerKey(s, "contentDir"); ok {
+		if v, k, ok := lowerKey(s, "contentDir"); ok {
 			l.ContentDir, _ = v.(string)
 			if l.ContentDir != "" {
 				withDir = true
+			}
+			if src.doc != nil {
+				b.dirLine = src.doc.LineOf(append(slices.Clip(src.at), k)...)
+			}
+		} else if ms, ok := langMount[code]; ok {
+			l.ContentDir, withDir = ms.dir, true
+			b.dirLine = ms.line
+		} else if rootDir != "" {
+			l.ContentDir, withDir = rootDir, true
+			if src.path == rootDirPath {
+				b.dirLine = rootDirLine
 			}
 		}
 		if v, _, ok := lowerKey(s, "weight"); ok {
@@ -216,4 +309,45 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 		cfg.From = from
 	}
 	return cfg, slices.Concat(problems, b.problems)
+}
+
+// mountSrc is a module mount's source folder and where it is written.
+type mountSrc struct {
+	dir, path string
+	line      int
+}
+
+// mountPath is a mount's source or target as a repository path ("" when
+// it is not text).
+func mountPath(m map[string]any, key string) string {
+	v, _, _ := lowerKey(m, key)
+	s, _ := v.(string)
+	return strings.Trim(path.Clean("/"+s), "/")
+}
+
+// mountLanguages are the languages a mount is for: lang (Hugo before
+// 0.153), or sites.matrix.languages; none for every language.
+func mountLanguages(m map[string]any) []string {
+	if v, _, ok := lowerKey(m, "lang"); ok {
+		if s, isText := v.(string); isText && s != "" {
+			return []string{s}
+		}
+	}
+	sites, _, _ := lowerKey(m, "sites")
+	sm, _ := sites.(map[string]any)
+	matrix, _, _ := lowerKey(sm, "matrix")
+	mm, _ := matrix.(map[string]any)
+	v, _, _ := lowerKey(mm, "languages")
+	var out []string
+	switch l := v.(type) {
+	case string:
+		out = append(out, l)
+	case []any:
+		for _, e := range l {
+			if s, isText := e.(string); isText && s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

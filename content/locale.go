@@ -1,6 +1,8 @@
 package content
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,6 +70,34 @@ func (c *I18n) Codes() []string {
 	return out
 }
 
+// cleanContentDir is a locale's contentDir as a folder of the repository
+// (content_fr, i18n/fr/content, content/fr: a trailing or leading ./ and
+// / apart, as written); an error for one folio never reads: outside the
+// repository (absolute, or with ..), hidden, or the repository itself.
+func cleanContentDir(dir string) (string, error) {
+	if strings.HasPrefix(dir, "/") || strings.Contains(dir, "\\") || (len(dir) > 1 && dir[1] == ':') {
+		return "", errors.New("an absolute path, outside the repository; never read")
+	}
+	d := strings.TrimSuffix(strings.TrimPrefix(dir, "./"), "/")
+	if d == "" || d == "." {
+		return "", errors.New("the repository's root is not a content folder")
+	}
+	for _, seg := range strings.Split(d, "/") {
+		switch {
+		case seg == "..":
+			return "", errors.New("outside the repository (..); never read")
+		case seg == "" || seg == ".":
+			return "", errors.New("not a plain folder path (a//b, a/./b)")
+		case seg[0] == '.' || seg[0] == '_':
+			return "", fmt.Errorf("folio reads no folder starting with %q", seg[:1])
+		}
+	}
+	if strings.HasPrefix(d, "pages/") || d == "pages" || ModelFile(d+"/config.yml") || strings.HasPrefix(d, "schemas/") || d == "schemas" || strings.HasPrefix(d, "globals/") || d == "globals" {
+		return "", errors.New("a folder folio reads for something else")
+	}
+	return d, nil
+}
+
 // maxLocales bounds the locales of one site.
 const maxLocales = 64
 
@@ -117,6 +147,9 @@ type i18nBuilder struct {
 	// it falls back to, in order.
 	next     map[string][]string
 	nextLine int
+	// dirLine is the line of the contentDir of the locale add is given,
+	// when known
+	dirLine int
 }
 
 func (b *i18nBuilder) problem(line int, format string, args ...any) {
@@ -125,6 +158,8 @@ func (b *i18nBuilder) problem(line int, format string, args ...any) {
 
 // add adds a locale unless its code is bad or taken; it tells whether it did.
 func (b *i18nBuilder) add(l Locale, line int) bool {
+	dirLine := cmp.Or(b.dirLine, line)
+	b.dirLine = 0
 	if err := checkLocaleCode(l.Code); err != nil {
 		b.problem(line, "locale %v; it is left out", err)
 		return false
@@ -138,11 +173,11 @@ func (b *i18nBuilder) add(l Locale, line int) bool {
 		return false
 	}
 	if l.ContentDir != "" {
-		l.ContentDir = strings.Trim(l.ContentDir, "/")
-		if !strings.HasPrefix(l.ContentDir, "content/") || strings.Count(l.ContentDir, "/") != 1 || !Relevant(l.ContentDir+"/x/y.md") {
-			b.problem(line, "locale %q: contentDir %q: folio reads a locale's content from a folder right under content/ (content/%s); it is read from there", l.Code, l.ContentDir, l.Code)
-			l.ContentDir = ""
+		dir, err := cleanContentDir(l.ContentDir)
+		if err != nil {
+			b.problem(dirLine, "locale %q: contentDir %q: %v; the locale's content is looked for as without a contentDir", l.Code, l.ContentDir, err)
 		}
+		l.ContentDir = dir
 	}
 	localeDefaults(&l)
 	b.cfg.Locales = append(b.cfg.Locales, l)

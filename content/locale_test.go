@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -343,5 +345,225 @@ func TestLocales_IncrementalDelete(t *testing.T) {
 	site, _ = as.Assemble(parse())
 	if it := locItem(t, site, "posts", "b"); it.Translations["fr"].Slug != "b-fr" {
 		t.Errorf("after the French b came: %v", it.Translations)
+	}
+}
+
+// A contentDir outside content/ (Hugo's contentDir = "content_fr", or
+// i18n/de/content) is read from there, and found by ReadDir; one outside
+// the repository is a problem with its line, never read.
+func TestLocales_ContentDirOutside(t *testing.T) {
+	files := map[string]string{
+		"hugo.toml": "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content'\nweight = 1\n" +
+			"[languages.fr]\ncontentDir = 'content_fr/'\nweight = 2\n[languages.de]\ncontentDir = './i18n/de/content'\nweight = 3\n" +
+			"[languages.it]\ncontentDir = '../it'\nweight = 4\n[languages.es]\ncontentDir = '/etc'\nweight = 5\n",
+		"content/docs/cats.md":            "---\ntitle: Cats\n---\n",
+		"content/about.md":                "---\ntitle: About\n---\n",
+		"content_fr/docs/cats.md":         "---\ntitle: Chats\nslug: chats\n---\n",
+		"content_fr/a-propos.md":          "---\ntitle: À propos\ntranslationKey: about\n---\n",
+		"content_fr/_index.md":            "---\ntitle: Accueil\n---\n",
+		"i18n/de/content/docs/cats.md":    "---\ntitle: Katzen\nslug: katzen\n---\n",
+		"i18n/de/content/docs/.hidden.md": "---\ntitle: Hidden\n---\n",
+		"content/it/docs/gatti.md":        "---\ntitle: Gatti\n---\n",
+	}
+	site, probs := assemble(t, files)
+	var msgs []string
+	for _, p := range probs {
+		msgs = append(msgs, p.String())
+	}
+	want := []string{
+		`hugo.toml:12: locale "it": contentDir "../it": outside the repository (..); never read; the locale's content is looked for as without a contentDir`,
+		`hugo.toml:15: locale "es": contentDir "/etc": an absolute path, outside the repository; never read; the locale's content is looked for as without a contentDir`,
+	}
+	if !slices.Equal(msgs, want) {
+		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+	if l, _ := site.I18n.Locale("de"); l.ContentDir != "i18n/de/content" {
+		t.Errorf("de contentDir %q", l.ContentDir)
+	}
+	if it := locItem(t, site, "docs", "cats"); it.Translations["fr"].Slug != "chats" || it.Translations["de"].Slug != "katzen" {
+		t.Errorf("cats: %+v", it.Translations)
+	}
+	fr := site.Locales["fr"]
+	if len(fr.Pages) != 1 || fr.Pages[0].Slug != "a-propos" || len(fr.Items["docs"]) != 1 {
+		t.Errorf("fr: pages %+v, docs %d", fr.Pages, len(fr.Items["docs"]))
+	}
+	if n := len(site.Locales["de"].Items["docs"]); n != 1 {
+		t.Errorf("de docs: %d", n)
+	}
+	if got := ContentDirs(fileList(files)); !slices.Equal(got, []string{"content_fr", "i18n/de/content"}) {
+		t.Errorf("ContentDirs = %q", got)
+	}
+	for p, want := range map[string]bool{"content_fr/docs/cats.md": true, "content_fr/_index.md": false, "i18n/de/content/x.md": true,
+		"i18n/de/other/x.md": false, "content_frx/a.md": false, "content_fr/a.txt": false} {
+		if got := RelevantIn(p, []string{"content_fr", "i18n/de/content"}); got != want {
+			t.Errorf("RelevantIn(%q) = %v", p, got)
+		}
+	}
+
+	// ReadDir (folio check --worktree) reads them from disk too
+	dir := t.TempDir()
+	for p, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range read {
+		paths = append(paths, f.Path)
+	}
+	for _, p := range []string{"content_fr/docs/cats.md", "content_fr/a-propos.md", "i18n/de/content/docs/cats.md"} {
+		if !slices.Contains(paths, p) {
+			t.Errorf("ReadDir: no %s in %q", p, paths)
+		}
+	}
+}
+
+func fileList(files map[string]string) []File {
+	var list []File
+	for p, src := range files {
+		f := File{Path: p}
+		f.Doc, f.Err = Parse(p, []byte(src))
+		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return list
+}
+
+// The fields layout as Decap's single_file writes it (each locale's
+// values in a map, the body among them, no Markdown body after the front
+// matter), and with body: {en: …, fr: …}: each locale has its own body.
+func TestLocales_FieldsBody(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"folio.yaml": "locales: [en, de, fr]\nlayout: fields\n",
+		// as Decap's i18n end-to-end test expects it
+		"content/posts/first.md": "---\nen:\n  template: post\n  date: 1970-01-01T01:00\n  title: first title\n  body: first body\n" +
+			"  description: first description\n  category: first category\n  tags:\n    - tag1\n" +
+			"de:\n  date: 1970-01-01T01:00\n  title: de\nfr:\n  date: 1970-01-01T01:00\n  title: fr\n  body: premier *texte*\n---\n",
+		"content/posts/second.md": "---\ntitle: {en: Second, fr: Deuxième}\nbody: {en: second body, fr: deuxième texte}\n---\n",
+		"content/posts/shared.md": "---\ntitle: {en: Shared, fr: Partagé}\n---\nThe same body.\n",
+	})
+	wantNoProblems(t, probs)
+	body := func(it *Item) string {
+		t.Helper()
+		m, ok := it.Data["body"].(Markdown)
+		if !ok {
+			t.Fatalf("%s (%s): body %T %v, want Markdown", it.Slug, it.Locale, it.Data["body"], it.Data["body"])
+		}
+		return m.HTML()
+	}
+	en, de, fr := site, site.Locales["de"], site.Locales["fr"]
+	for _, tc := range []struct {
+		site       *Site
+		slug, want string
+	}{
+		{en, "first", "<p>first body</p>\n"},
+		{fr, "first", "<p>premier <em>texte</em></p>\n"},
+		{de, "first", "<p>first body</p>\n"}, // none in de: the default locale's
+		{en, "second", "<p>second body</p>\n"},
+		{fr, "second", "<p>deuxième texte</p>\n"},
+		{en, "shared", "<p>The same body.</p>\n"},
+		{fr, "shared", "<p>The same body.</p>\n"},
+	} {
+		if got := body(locItem(t, tc.site, "posts", tc.slug)); got != tc.want {
+			t.Errorf("%s in %s: body %q, want %q", tc.slug, tc.site.Locale, got, tc.want)
+		}
+	}
+	if it := locItem(t, de, "posts", "first"); it.Title != "de" || it.Data["category"] != "first category" {
+		t.Errorf("de first: %+v", it)
+	}
+}
+
+// Languages sharing one contentDir tell their files apart by name
+// (about.fr.md), as with no contentDir.
+func TestLocales_SharedContentDir(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml":            "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content'\nweight = 2\n",
+		"content/about.md":     "---\ntitle: About\n---\n",
+		"content/about.fr.md":  "---\ntitle: À propos\n---\n",
+		"content/docs/a.fr.md": "---\ntitle: A fr\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if len(site.Pages) != 1 || site.Pages[0].Title != "About" || site.Pages[0].Translations["fr"].Slug != "about" {
+		t.Fatalf("en pages: %+v", site.Pages)
+	}
+	fr := site.Locales["fr"]
+	if len(fr.Pages) != 1 || fr.Pages[0].Title != "À propos" || len(fr.Items["docs"]) != 1 {
+		t.Errorf("fr: pages %+v, docs %+v", fr.Pages, fr.Items["docs"])
+	}
+}
+
+// The main config's contentDir is that of the languages without their
+// own (Hugo's); contentDir = "content" there changes nothing.
+func TestLocales_HugoRootContentDir(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"hugo.toml":                "contentDir = 'src/content'\n[languages.en]\nweight = 1\n[languages.fr]\ncontentDir = 'src/content_fr'\nweight = 2\n",
+		"src/content/docs/a.md":    "---\ntitle: A\n---\n",
+		"src/content_fr/docs/a.md": "---\ntitle: A fr\n---\n",
+		"content/docs/b.md":        "---\ntitle: B\n---\n",
+	})
+	wantNoProblems(t, probs)
+	if l, _ := site.I18n.Locale("en"); l.ContentDir != "src/content" {
+		t.Fatalf("en: %+v", l)
+	}
+	if it := locItem(t, site, "docs", "a"); it.Title != "A" || it.Translations["fr"].Slug != "a" || len(site.Items["docs"]) != 1 {
+		t.Errorf("en docs: %+v", site.Items["docs"])
+	}
+	// a single language with contentDir = 'content': no locales
+	site, _ = assemble(t, map[string]string{
+		"hugo.toml":         "contentDir = 'content'\n[languages.en]\nweight = 1\n",
+		"content/docs/b.md": "---\ntitle: B\n---\n",
+	})
+	if site.I18n != nil {
+		t.Errorf("I18n %+v, want none", site.I18n)
+	}
+}
+
+// TestLocales_HugoMounts: a module mount of a folder onto content is that
+// language's contentDir, as in Hugo's own documentation (one language,
+// its content in content/en, mounted with sites.matrix.languages), in the
+// older lang form in config/_default/module.toml, and with no languages
+// block at all: the sections are types, not a type named en.
+func TestLocales_HugoMounts(t *testing.T) {
+	for name, cfg := range map[string]map[string]string{
+		"hugo.toml, sites.matrix": {"hugo.toml": "defaultContentLanguage = 'en'\n[languages.en]\nweight = 1\n[module]\n[[module.mounts]]\nsource = 'assets'\ntarget = 'assets'\n[[module.mounts]]\nsource = 'content/en'\ntarget = 'content'\n[module.mounts.sites.matrix]\nlanguages = ['en']\n"},
+		"module.toml, lang":       {"hugo.toml": "title = 'x'\n[languages.en]\nweight = 1\n", "config/_default/module.toml": "[[mounts]]\nsource = 'content/en'\ntarget = 'content'\nlang = 'en'\n"},
+		"no languages":            {"hugo.yaml": "module:\n  mounts:\n    - source: content/en\n      target: content\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{
+				"content/en/docs/install.md": "---\ntitle: Install\n---\n",
+				"content/en/docs/_index.md":  "---\ntitle: Docs\n---\n",
+				"content/en/about.md":        "---\ntitle: About\n---\n",
+				"content/LICENSE.md":         "# not a page\n",
+			}
+			maps.Copy(files, cfg)
+			site, probs := assemble(t, files)
+			wantNoProblems(t, probs)
+			if site.I18n == nil || len(site.I18n.Locales) != 1 || site.I18n.Locales[0].ContentDir != "content/en" {
+				t.Fatalf("I18n %+v", site.I18n)
+			}
+			if _, ok := site.Items["en"]; ok || len(site.Items["docs"]) != 1 || site.Items["docs"][0].Title != "Install" {
+				t.Errorf("items %v", site.Items)
+			}
+			if len(site.Pages) != 1 || site.Pages[0].Slug != "about" {
+				t.Errorf("pages %+v", site.Pages)
+			}
+			// A section's list page is no document of the locale (the
+			// model does not check it); a branch bundle below it is.
+			if _, _, ok := site.I18n.Classify("content/en/docs/_index.md"); ok {
+				t.Error("content/en/docs/_index.md classified as a document")
+			}
+			if loc, virt, ok := site.I18n.Classify("content/en/docs/guide/_index.md"); !ok || loc != "en" || virt != "content/docs/guide/_index.md" {
+				t.Errorf("branch bundle: %s %s %v", loc, virt, ok)
+			}
+		})
 	}
 }

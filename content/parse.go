@@ -160,7 +160,9 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	case ext == ".json":
 		meta, err = decodeJSON(data, 0)
 	case ext == ".toml":
-		meta, err = decodeTOML(data, 0)
+		if meta, err = decodeTOML(data, 0); err == nil {
+			return &Doc{Meta: meta, Lines: tomlLines(data)}, nil
+		}
 	default:
 		return nil, problemAt(0, "unsupported file type %q", ext)
 	}

@@ -92,6 +92,11 @@ type Site struct {
 	I18n    *I18n
 	Locale  string
 	Locales map[string]*Site
+	// Localize is, with the fields layout, the document a file's doc is
+	// in locale loc, as the site read it (false: the document is not in
+	// loc); nil for other sites. It may be called until the next Assemble
+	// of the Assembler that made the site, from one goroutine.
+	Localize func(doc *Doc, loc string) (*Doc, bool)
 }
 
 // RealPath is the file's repository path.

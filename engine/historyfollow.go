@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/history"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -235,6 +236,10 @@ func (e *Engine) ChangesSince(ctx context.Context, since string) (ChangeSet, err
 		}
 		cs.Items = append(cs.Items, dc)
 	}
+	if pub.loc != nil {
+		// a locale's lists and globals show its fallbacks' documents
+		spreadLocaleKeys(keys, pub.loc)
+	}
 	for k := range keys {
 		cs.Keys = append(cs.Keys, k)
 	}
@@ -255,20 +260,40 @@ type docRef struct {
 	keys                []string
 }
 
-// docsByPath maps the source path of every document of a snapshot to it.
+// docsByPath maps the source path of every document of a snapshot to it,
+// in every locale of a site with locales (with the fields layout, one file
+// is a document of each locale: its keys are those of each).
 func docsByPath(s *Snapshot) map[string]docRef {
 	m := make(map[string]docRef, len(s.pageRes)+8)
-	for _, p := range s.Site.Pages {
-		m[p.Meta.Path] = docRef{kind: "page", slug: p.Slug, id: p.ID, keys: []string{PageKey(p.ID), KeyPages}}
+	add := func(p string, d docRef) {
+		if old, ok := m[p]; ok {
+			old.keys = append(old.keys, d.keys...)
+			m[p] = old
+			return
+		}
+		m[p] = d
 	}
-	for typ, items := range s.Site.Items {
-		for _, it := range items {
-			m[it.Meta.Path] = docRef{kind: "item", typ: typ, slug: it.Slug, id: it.ID, keys: []string{ItemKey(typ, it.ID), TypeKey(typ)}}
+	sites := []*content.Site{s.Site}
+	if s.loc != nil {
+		for _, l := range s.loc.i18n.Locales {
+			if sub := s.loc.subs[l.Code]; sub != nil && sub != s {
+				sites = append(sites, sub.Site)
+			}
+		}
+	}
+	for _, site := range sites {
+		for _, p := range site.Pages {
+			add(p.Meta.Path, docRef{kind: "page", slug: p.Slug, id: p.ID, keys: []string{localeKey(PageKey(p.ID), p.Locale), localeKey(KeyPages, p.Locale)}})
+		}
+		for typ, items := range site.Items {
+			for _, it := range items {
+				add(it.Meta.Path, docRef{kind: "item", typ: typ, slug: it.Slug, id: it.ID, keys: []string{localeKey(ItemKey(typ, it.ID), it.Locale), localeKey(TypeKey(typ), it.Locale)}})
+			}
 		}
 	}
 	if s.Site.Globals != nil {
 		for _, p := range globalsPaths {
-			m[p] = docRef{kind: "globals", keys: []string{KeyGlobals}}
+			m[p] = docRef{kind: "globals", keys: []string{localeKey(KeyGlobals, s.Site.Locale)}}
 		}
 	}
 	return m

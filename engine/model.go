@@ -26,6 +26,8 @@ type HeldDoc struct {
 	// Served tells whether the last valid version is served (false: the
 	// document is left out).
 	Served bool `json:"served"`
+	// Locale is the document's locale, in a site with locales.
+	Locale string `json:"locale,omitempty"`
 }
 
 // modelState is one branch's content model across reloads: the model
@@ -46,6 +48,12 @@ type modelState struct {
 	// slice served for it ([1]: items with defaults and dates filled in
 	// are copies), for the same model.
 	typeSlices map[string][2][]*content.Item
+	// locales are the typeSlices of each locale other than the
+	// default one, in a site with locales (model_locale.go), and
+	// untranslated the documents served with fewer translations, by
+	// document.
+	locales      map[string]*modelState
+	untranslated map[any]any
 
 	// hash names the model by its files (modelHash); gen counts the
 	// validations done, savedGen those the validation cache holds.
@@ -155,6 +163,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
 	ms.typeSlices = map[string][2][]*content.Item{}
+	ms.locales = nil
 }
 
 // parallelValidate is the number of documents to validate from which
@@ -172,6 +181,8 @@ type docCheck struct {
 	t    *schema.Type
 	res  docResult
 	loc  string // its locale, in a site with locales
+	// proj: doc is the reading in loc of a file of the fields layout
+	proj bool
 }
 
 // startResults looks documents up in the validation cache's results at
@@ -184,8 +195,11 @@ type startResults struct {
 	lastTKey string
 }
 
-func (s *startResults) get(f content.File, t *schema.Type) (docResult, bool) {
-	if s.p == nil {
+// get is the result of f's document for type t. A locale's reading of
+// a file (proj, the fields layout) is not the file's document: the
+// validation cache has none of it.
+func (s *startResults) get(f content.File, t *schema.Type, proj bool) (docResult, bool) {
+	if s.p == nil || proj {
 		return docResult{}, false
 	}
 	blob, ok := parseHash(f.Blob)
@@ -224,6 +238,10 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	if p := ms.persisted; p == nil || p.hash != ms.hash || ms.hash == "" {
 		persisted.p = nil
 	}
+	var projs []string // the fields layout: the locales to read each file in
+	if site.I18n != nil {
+		projs = projections(site)
+	}
 	for _, f := range files {
 		if f.Doc == nil || f.Err != nil {
 			continue
@@ -231,16 +249,18 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		var t *schema.Type
 		typ := ""
 		p, loc := f.Path, ""
-		if site.I18n != nil && (strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/")) {
+		var proj []string
+		if site.I18n != nil && site.I18n.ContentFile(p) {
 			// a site with locales: the file's path in its locale
 			// (content/fr/posts/a.md is content/posts/a.md); with
-			// the fields layout a file holds every locale's values,
-			// which no model describes: not checked
+			// the fields layout a file holds every locale's values:
+			// each locale's reading of it is checked (projections)
 			l, virt, ok := site.I18n.Classify(p)
-			if !ok || site.I18n.Layout == content.LayoutFields {
+			if !ok {
 				continue
 			}
 			p, loc = virt, l
+			proj = projs
 		}
 		switch {
 		case strings.HasPrefix(p, "content/"):
@@ -261,15 +281,24 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			continue
 		}
 		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
-		if res, ok := ms.results[valKey{f.Doc, t}]; ok {
-			c.res = res
-		} else if res, ok := persisted.get(f, t); ok {
-			c.res = res
-			fresh = append(fresh, len(checks))
-		} else {
-			todo = append(todo, len(checks))
+		for i := 0; i == 0 || i < len(proj); i++ { // once, or once per locale
+			if proj != nil {
+				d, in := site.Localize(f.Doc, proj[i])
+				if !in {
+					continue
+				}
+				c.doc, c.loc, c.proj = d, proj[i], true
+			}
+			if res, ok := ms.results[valKey{c.doc, t}]; ok {
+				c.res = res
+			} else if res, ok := persisted.get(f, t, c.proj); ok {
+				c.res = res
+				fresh = append(fresh, len(checks))
+			} else {
+				todo = append(todo, len(checks))
+			}
+			checks = append(checks, c)
 		}
-		checks = append(checks, c)
 	}
 	if len(todo)+len(fresh) > 0 {
 		ms.persisted = nil // only the first load that validates takes them
@@ -323,24 +352,36 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 	})
 
+	// the invalid documents of the other locales, by locale
+	var inLocales map[string]map[string]bool
 	reject := map[string]bool{} // paths of invalid documents to hold back
+	var projSeen map[content.Problem]bool
 	for _, c := range checks {
 		for _, v := range c.res.vs {
 			msg := v.String()
 			if v.Warn {
 				msg += " (warning)"
 			}
-			problems = append(problems, content.Problem{Path: c.path, Line: v.Line, Message: msg})
+			pr := content.Problem{Path: c.path, Line: v.Line, Message: msg}
+			if c.proj && projProblem(&projSeen, &pr, c.loc, site.Locale) {
+				continue
+			}
+			problems = append(problems, pr)
 		}
 		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.vs) {
+			if c.loc != "" && c.loc != site.Locale {
+				rejectIn(&inLocales, c.loc, c.path)
+				continue
+			}
 			reject[c.path] = true
 		}
 	}
 	var crossProbs []content.Problem
 	crossed := async(func() { crossProbs = crossCheck(site, checks) })
-	served, held := ms.hold(site, prev, reject, commit)
+	served, held := ms.hold(site, prevIn(prev, site, site.Locale), reject, commit)
 	served = ms.fillIn(served, m)
 	served = sortable(served, m)
+	served, held = ms.applyLocales(served, m, prev, inLocales, commit, held)
 	<-crossed
 	problems = append(problems, crossProbs...)
 	<-stored

@@ -86,6 +86,13 @@ type Source struct {
 	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
 
+	// contentDirs are the folders outside content/ the site's locales
+	// read content from, as the last Load's configuration said (nil:
+	// none); localeCfg are the files that was read from (guarded by
+	// loadMu).
+	contentDirs atomic.Pointer[[]string]
+	localeCfg   *[]gitFile
+
 	reachable   *reachableSet // commits for short-hash lookups; guarded by mu
 	packed      packedRefs    // the branches of packed-refs, for ResolveRef
 	commitTimes commitTimeCache

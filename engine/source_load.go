@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,9 +53,18 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
-	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.cfg.Relevant)
+	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.relevant)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	if again, err := s.updateContentDirs(st, root); err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	} else if again {
+		// the locales read content from other folders now: walk
+		// afresh, the folders' relevance changed
+		if root, err = walkDir(tc, c.TreeHash, "", nil, s.relevant); err != nil {
+			return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+		}
 	}
 	// Collected in tree order, which is path order unless a tree is
 	// malformed: then they are sorted.
@@ -445,4 +455,98 @@ func (s *Source) safeParse(p string, data []byte) (doc *content.Doc, err error) 
 		}
 	}()
 	return s.cfg.Parse(p, data)
+}
+
+// relevant tells whether a Load reads path p: SourceConfig.Relevant's
+// files, and those in the folders outside content/ the site's locales
+// read their content from (content.ContentDirs).
+func (s *Source) relevant(p string) bool {
+	if s.cfg.Relevant(p) {
+		return true
+	}
+	if d := s.contentDirs.Load(); d != nil {
+		return content.RelevantIn(p, *d)
+	}
+	return false
+}
+
+// updateContentDirs reads the locale configuration files of the walked
+// tree (content.LocaleConfigFile) when they are not those of the last
+// Load, and tells whether the folders the locales read content from
+// changed (then the tree must be walked again).
+func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) (bool, error) {
+	// Only folio.yaml and a Hugo config name contentDirs: the root's
+	// files and those of config/_default/ (a Decap config has none).
+	var cfg []gitFile
+	cfg = append(cfg, root.files...)
+	if c := root.kid("config"); c != nil {
+		if d := c.kid("_default"); d != nil {
+			cfg = append(cfg, d.files...)
+		}
+	}
+	cfg = slices.DeleteFunc(cfg, func(f gitFile) bool { return !content.LocaleConfigFile(f.path) })
+	if s.localeCfg != nil && slices.Equal(*s.localeCfg, cfg) {
+		return false, nil
+	}
+	files := make([]content.File, 0, len(cfg))
+	for _, f := range cfg {
+		if f.mode == filemode.Symlink {
+			continue
+		}
+		b, err := object.GetBlob(st, f.blob)
+		if err != nil {
+			if corruptObject(err) {
+				continue
+			}
+			return false, err
+		}
+		if b.Size > content.MaxFileSize {
+			continue
+		}
+		r, err := b.Reader()
+		if err != nil {
+			return false, err
+		}
+		data, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return false, err
+		}
+		doc, _ := content.Parse(f.path, data)
+		files = append(files, content.File{Path: f.path, Doc: doc})
+	}
+	slices.SortFunc(files, func(a, b content.File) int { return strings.Compare(a.Path, b.Path) })
+	s.localeCfg = &cfg
+	dirs := content.ContentDirs(files)
+	old := s.contentDirs.Load()
+	if old == nil && len(dirs) == 0 || old != nil && slices.Equal(*old, dirs) {
+		return false, nil
+	}
+	if len(dirs) == 0 {
+		s.contentDirs.Store(nil)
+	} else {
+		s.contentDirs.Store(&dirs)
+	}
+	return true, nil
+}
+
+// kid is the subfolder name of d; nil when it has none.
+func (d *dirRec) kid(name string) *dirRec {
+	if i := d.entry(name, filemode.Dir); i >= 0 && d.slot[i] >= 0 {
+		return d.dirs[d.slot[i]]
+	}
+	return nil
+}
+
+// entry is the index of d's entry name of that mode, or -1: the entries
+// with name as a prefix follow each other in tree order, from the first
+// not before name.
+func (d *dirRec) entry(name string, mode filemode.FileMode) int {
+	i := sort.Search(len(d.entries), func(i int) bool { return d.entries[i].Name >= name })
+	for ; i < len(d.entries) && strings.HasPrefix(d.entries[i].Name, name); i++ {
+		if d.entries[i].Name == name && d.entries[i].Mode == mode {
+			return i
+		}
+	}
+	return -1
 }

@@ -46,3 +46,34 @@ func TestReadOnly_ServesAndRefusesWrites(t *testing.T) {
 		t.Errorf("read-only library changed the media root: %v", d)
 	}
 }
+
+// A read-only box on a media root that no writer has started on yet (no
+// state) serves an empty library, and the library once a writer makes
+// it: it follows the state as it follows the writer's log.
+func TestReadOnly_BeforeTheWriter(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	ro := *e
+	ro.cfg.ReadOnly = true
+	r := ro.open(t)
+	if r.Len() != 0 {
+		t.Fatalf("%d items before any writer", r.Len())
+	}
+	if err := r.Sync(ctx); err != nil {
+		t.Fatalf("sync before any writer: %v", err)
+	}
+	w := e.open(t)
+	if err := w.CreateFolder("/x"); err != nil {
+		t.Fatal(err)
+	}
+	a := mustCreate(t, w, "a.pdf", pdfBytes, "/x")
+	if err := r.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := r.Get(a.ID); !ok || got.Folder != "/x" {
+		t.Errorf("read-only box after the writer's first write: %+v, %v", got, ok)
+	}
+	if _, err := r.Create(ctx, media.UploadInput{Filename: "b.pdf"}); !errors.Is(err, media.ErrReadOnly) {
+		t.Errorf("create on the read-only box: %v", err)
+	}
+}

@@ -212,6 +212,43 @@ func (l *Library) openShared(ctx context.Context) error {
 	}
 	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
 		l.sh.exclusive = true
+		// Its log entries are created without fsync (two of the six an
+		// upload of one file made in the state). Why nothing answered is
+		// lost when a crash of the machine loses them, or leaves them
+		// empty or cut short (a crash of the process loses nothing: the
+		// page cache survives it):
+		//   - the sidecar is the commit point, created, swapped or
+		//     removed with fsync of the file and its directory before the
+		//     write is answered; an entry only repeats its outcome;
+		//   - checkpoints are synced, so the entries a checkpoint covers
+		//     do not matter, and the clean-shutdown mark follows one;
+		//   - at the next start this writer reads the log after the
+		//     checkpoint: a damaged entry does not decode and is skipped,
+		//     a lost one in the middle is a gap, after which it reads
+		//     every sidecar; then it reconciles (sweepAtOpen): every
+		//     sidecar whose tag the index does not know, every item
+		//     whose sidecar is gone and the folder list, and logs what it
+		//     found, for the read-only boxes;
+		//   - every process that could have read a lost entry died with
+		//     the machine, so the place of a lost entry, taken again by
+		//     the next append, was never seen by a reader.
+		// Boxes that share a bucket keep every entry durable (the store
+		// has no unsynced create): a reader there has nothing but the
+		// log between reconciles.
+		l.sh.rep.SetUnsyncedLog()
+		// Its claims are created with their names synced and their bytes
+		// not (one fsync of the two of each). A claim matters only to a
+		// start after a crash (the index keeps a living writer's names
+		// apart; no other writer exists): its name says which key a write
+		// was storing, and that start removes the objects of every claim
+		// no item holds. After a crash of the machine a claim made just
+		// before may be empty or cut short; its name still says the key
+		// (in lower case): the sweep removes the objects that name stands
+		// for, or keeps all of them when an item holds it
+		// (unreadableClaim). A claim of an item whose sidecar does not
+		// parse is kept by its content; one made seconds before a crash
+		// belongs to a sidecar synced then, which parses.
+		l.sh.rep.SetNameSyncedClaims()
 		clean, err := l.takeCleanMark(ctx)
 		if err != nil {
 			return err
@@ -219,9 +256,56 @@ func (l *Library) openShared(ctx context.Context) error {
 		if err := l.sweepAtOpen(ctx, !clean); err != nil {
 			return err
 		}
+		if !loaded {
+			if err := l.recordRescan(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	l.sh.bg.Go(l.follow)
 	l.sh.bg.Go(l.housekeepLoop)
+	return nil
+}
+
+// recordRescan gives a library that has items and no log entry (its
+// sidecars were written by a tool, cmd/folio-gen, or by hand) a place in
+// the log: an opRescan entry, which is what the index now holds (the
+// rescan this start made). Without one the position stays 0, Close has no
+// entry to name a checkpoint by, and every start reads every sidecar.
+//
+// Why an entry rather than a checkpoint at 0: a checkpoint is the index
+// as of a log entry, and the first one written for a sequence number is
+// kept, on the premise that every box at that number holds the same
+// index. Before the first entry that is false (the sidecars there change
+// without the log), so a checkpoint at 0 would freeze one box's reading
+// and hide later out-of-log sidecars from every box that loads it; an
+// entry tells every box following the log to read them again, and a
+// checkpoint at or after it covers it. Only the sole writer records it
+// at its start: boxes sharing a bucket would each append one (and each
+// rescan at every other's), and in a bucket the one writer of sidecars
+// outside the log, the migration, appends its own rescan entry.
+func (l *Library) recordRescan(ctx context.Context) error {
+	l.mu.RLock()
+	seq, n := l.sh.seq, len(l.items)
+	l.mu.RUnlock()
+	if seq != 0 || n == 0 {
+		return nil
+	}
+	data, err := encodeGob(&logEntry{Op: opRescan, At: l.now().UTC(), Box: l.sh.box, Nonce: rand.Text()})
+	if err != nil {
+		return err
+	}
+	at, err := l.sh.rep.Append(ctx, 1, data)
+	if err != nil {
+		return fmt.Errorf("media: recording the rescan of a library without a log: %w", err)
+	}
+	l.mu.Lock()
+	if l.sh.seq == at-1 {
+		// The entry says "read every sidecar", which this start did.
+		l.sh.seq = at
+	}
+	l.sh.appended = max(l.sh.appended, at)
+	l.mu.Unlock()
 	return nil
 }
 
@@ -239,16 +323,27 @@ type soleWriterState interface{ SoleWriter() bool }
 
 // sweepAtOpen is the start of the only writer of its state. The sidecars
 // are reconciled with the index (items committed whose log entry a crash
-// lost, sidecars edited by hand while it was stopped), and the storage's
-// temporary files removed. After a crash (no clean-shutdown mark),
-// whatever is claimed and not committed was left by a write the crash
-// interrupted (no write of this process is in flight yet, and no other
-// writer exists), so its objects and claims go now rather than after
-// claimStale; after a clean Close there can be none, and the listing of
-// every claim (about five an item) is skipped.
+// lost, sidecars edited by hand while it was stopped). After a crash (no
+// clean-shutdown mark), whatever is claimed and not committed was left by
+// a write the crash interrupted (no write of this process is in flight
+// yet, and no other writer exists), so its objects and claims go now
+// rather than after claimStale, and so do the storage's temporary files
+// of interrupted stores. After a clean Close there can be neither (no
+// write was in flight, and the start after the last crash removed that
+// crash's), so the listing of every claim (about five an item) and the
+// walk of every folder of the storage are skipped.
 func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
-	if err := l.reconcile(ctx); err != nil {
+	applied, err := l.reconcile(ctx)
+	if err != nil {
 		return err
+	}
+	// What the log missed goes into it now, for the read-only boxes
+	// that follow it (they reconcile only every reconcileEvery).
+	for _, e := range applied {
+		l.appendLog(ctx, e)
+	}
+	if !crashed {
+		return nil
 	}
 	if tc, ok := l.cfg.Storage.(tempCleaner); ok {
 		if n, err := tc.CleanTemp(ctx); err != nil {
@@ -256,9 +351,6 @@ func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
 		} else if n > 0 {
 			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
 		}
-	}
-	if !crashed {
-		return nil
 	}
 	if err := l.sweepClaims(ctx, true); err != nil {
 		// Left for the periodic sweep: it retries.
@@ -650,17 +742,51 @@ func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, er
 	return fs, etag, nil
 }
 
+// presize makes the empty index's maps for items; l.mu is held.
+func (l *Library) presize(items []*Item, etags int) {
+	keys := 0
+	for _, it := range items {
+		if it != nil {
+			keys += 1 + len(it.Sizes)
+		}
+	}
+	l.items = make(map[string]*Item, len(items))
+	l.claimed = make(map[string]string, keys)
+	if len(l.sh.etags) == 0 {
+		l.sh.etags = make(map[string]string, etags)
+	}
+}
+
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
 func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
 	var changed, deleted []*Item
 	l.mu.Lock()
-	seen := make(map[string]bool, len(items))
+	// The first load (at Open) fills an empty index: its maps are made
+	// at their final size (growing them item by item was a third of a
+	// start from a checkpoint), and nothing can be missing from items.
+	fresh := len(l.items) == 0
+	var seen map[string]bool
+	if fresh {
+		l.presize(items, len(etags))
+		changed = make([]*Item, 0, len(items))
+	} else {
+		seen = make(map[string]bool, len(items))
+	}
 	for _, it := range items {
-		if it == nil || seen[it.ID] {
+		if it == nil {
 			continue
 		}
-		seen[it.ID] = true
+		if fresh {
+			if _, dup := l.items[it.ID]; dup {
+				continue
+			}
+		} else {
+			if seen[it.ID] {
+				continue
+			}
+			seen[it.ID] = true
+		}
 		cur, ok := l.items[it.ID]
 		if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
 			l.sh.etags[it.ID] = tag
@@ -685,7 +811,7 @@ func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []s
 		changed = append(changed, it)
 	}
 	for id, cur := range l.items {
-		if !seen[id] {
+		if !fresh && !seen[id] {
 			l.removeLocked(cur)
 			delete(l.sh.etags, id)
 			deleted = append(deleted, cur)

@@ -42,7 +42,7 @@ func (l *Library) housekeepLoop() {
 }
 
 func (l *Library) housekeep(ctx context.Context) {
-	if err := l.reconcile(ctx); err != nil {
+	if _, err := l.reconcile(ctx); err != nil {
 		l.log.Warn("media: reconciling with the bucket failed", "err", err)
 		return
 	}
@@ -54,9 +54,10 @@ func (l *Library) housekeep(ctx context.Context) {
 }
 
 // reconcile lists the sidecars in the bucket and applies those whose tag
-// the index does not know, and the deletes of those gone: what the log
-// missed. A listing costs one request per thousand items.
-func (l *Library) reconcile(ctx context.Context) error {
+// the index does not know, and the deletes of those gone, and reads the
+// folder list: what the log missed. It returns the changes it applied, as
+// log entries. A listing costs one request per thousand items.
+func (l *Library) reconcile(ctx context.Context) ([]logEntry, error) {
 	listed := map[string]string{}
 	if err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
 		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
@@ -64,7 +65,20 @@ func (l *Library) reconcile(ctx context.Context) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
+	}
+	var applied []logEntry
+	fs, _, err := l.readFolders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.RLock()
+	newer := fs.Version > l.sh.foldersVersion
+	l.mu.RUnlock()
+	if newer {
+		e := logEntry{Op: opFolders, Folders: fs.Folders, FoldersVersion: fs.Version}
+		l.apply(&e)
+		applied = append(applied, e)
 	}
 	var fetch, gone []string
 	l.mu.RLock()
@@ -85,27 +99,34 @@ func (l *Library) reconcile(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return applied, err
 		}
 		it, err := decodeSharedSidecar(id, data)
 		if err != nil {
 			l.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", id, "err", err)
 			continue
 		}
-		l.apply(&logEntry{Op: opPut, Item: it, ETag: tag})
+		e := logEntry{Op: opPut, Item: it, ETag: tag}
+		l.apply(&e)
+		applied = append(applied, e)
 	}
 	for _, id := range gone {
+		l.mu.RLock()
+		cur := l.items[id]
+		l.mu.RUnlock()
 		_, _, err := l.sh.st.Get(ctx, itemStateKey(id))
-		if errors.Is(err, ErrNotExist) {
-			l.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
-		} else if err != nil {
-			return err
+		if errors.Is(err, ErrNotExist) && cur != nil {
+			e := logEntry{Op: opDelete, Item: cur, At: l.now().UTC()}
+			l.apply(&e)
+			applied = append(applied, e)
+		} else if err != nil && !errors.Is(err, ErrNotExist) {
+			return applied, err
 		}
 	}
-	if len(fetch)+len(gone) > 0 {
-		l.log.Info("media: reconciled with the bucket", "read", len(fetch), "gone", len(gone))
+	if len(fetch)+len(gone) > 0 || newer {
+		l.log.Info("media: reconciled with the bucket", "read", len(fetch), "gone", len(gone), "folders", newer)
 	}
-	return nil
+	return applied, nil
 }
 
 // sweepClaims removes what interrupted writes left: a claim older than
@@ -139,5 +160,36 @@ func (l *Library) sweepClaims(ctx context.Context, anyAge bool) error {
 		},
 		Valid:        checkAdoptKey,
 		DeleteObject: l.cfg.Storage.Delete,
+		Unreadable:   l.unreadableClaim(),
 	})
+}
+
+// foldedKeys is implemented by a storage that can list the keys a claim's
+// name (a key in lower case) stands for (media/local.Storage).
+type foldedKeys interface {
+	KeysFolded(ctx context.Context, lowerKey string) ([]string, error)
+}
+
+// unreadableClaim settles, for the sweep at the only writer's start after
+// a crash, a claim whose bytes the crash lost (claims are created with
+// their names synced only, see openShared) and that no item holds: a
+// write the crash cut off before its sidecar, so its objects go. Nil when
+// the storage cannot list a claim's objects: such claims are left alone.
+func (l *Library) unreadableClaim() func(ctx context.Context, lowerKey string) error {
+	fk, ok := l.cfg.Storage.(foldedKeys)
+	if !ok || !l.sh.exclusive {
+		return nil
+	}
+	return func(ctx context.Context, lowerKey string) error {
+		keys, err := fk.KeysFolded(ctx, lowerKey)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := l.cfg.Storage.Delete(ctx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -404,5 +405,190 @@ func TestLocales_Filter(t *testing.T) {
 	_, m = getJSON(t, ts, "/api/v1/content/posts?locale=fr&filter[title][eq]=Only%20in%20English", key)
 	if m["total"].(float64) != 1 || m["items"].([]any)[0].(map[string]any)["fallback"] != true {
 		t.Errorf("fr filter on a fallback: %v", m)
+	}
+}
+
+// TestLocales_ModelReject: onInvalid: reject holds back a bad French
+// edit (its last valid French version served), the status names it with
+// its locale, and a default fills in a French document.
+func TestLocales_ModelReject(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "locales: [en, fr]\ntypes:\n  products:\n    onInvalid: reject\n    fields:\n" +
+			"      price: {kind: number, required: true}\n      stock: {kind: integer, default: 0}\n",
+		"content/en/products/tent.md": "---\ntitle: Tent\nprice: 10\n---\n",
+		"content/fr/products/tent.md": "---\ntitle: Tente\nslug: tente\nprice: 10\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if m["data"].(map[string]any)["stock"] != float64(0) {
+		t.Fatalf("tente: %v, want the default stock 0", m)
+	}
+	repo.commit("bad fr edit", map[string]string{"content/fr/products/tent.md": "---\ntitle: Tente 2\nslug: tente\nprice: dix\n---\n"})
+	eventually(t, "the French tent held back", func() bool {
+		return strings.Contains(string(get(t, ts.URL+"/api/v1/status", key).Body), `"held"`)
+	})
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	held := st["held"].([]any)
+	if h := held[0].(map[string]any); len(held) != 1 || h["path"] != "content/fr/products/tent.md" || h["locale"] != "fr" || h["served"] != true {
+		t.Errorf("held: %v", held)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if m["title"] != "Tente" || m["locale"] != "fr" {
+		t.Errorf("tente after a bad edit: %v", m)
+	}
+}
+
+// TestLocales_ContentDirOutside: a Hugo site whose languages read their
+// content from folders outside content/ (content_fr, i18n/de/content) is
+// served from there, over pushes that edit those files and that add a
+// language with a new folder; a contentDir outside the repository is a
+// problem with its line, never read.
+func TestLocales_ContentDirOutside(t *testing.T) {
+	hugo := "defaultContentLanguage = 'en'\n" +
+		"[languages.en]\ncontentDir = 'content'\nweight = 1\n" +
+		"[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n"
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":               hugo,
+		"content/docs/cats.md":    "---\ntitle: Cats\n---\nThe cats.\n",
+		"content/about.md":        "---\ntitle: About\ntranslationKey: about\n---\n",
+		"content_fr/docs/cats.md": "---\ntitle: Chats\nslug: chats\n---\nLes chats.\n",
+		"content_fr/a-propos.md":  "---\ntitle: À propos\ntranslationKey: about\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/docs/chats?locale=fr", key)
+	if m["title"] != "Chats" || m["locale"] != "fr" {
+		t.Fatalf("chats: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/pages/about", key)
+	if tr, _ := m["translations"].(map[string]any); tr["fr"] == nil {
+		t.Errorf("about: %v", m)
+	}
+
+	// a push editing a file of content_fr
+	repo.commit("fr edit", map[string]string{"content_fr/docs/cats.md": "---\ntitle: Les chats\nslug: chats\n---\nx\n"})
+	eventually(t, "the French edit", func() bool {
+		_, m := getJSON(t, ts, "/api/v1/content/docs/chats?locale=fr", key)
+		return m["title"] == "Les chats"
+	})
+
+	// a push adding a language with its own folder, and one reading
+	// outside the repository
+	repo.commit("de", map[string]string{
+		"hugo.toml": hugo + "[languages.de]\ncontentDir = 'i18n/de/content'\nweight = 3\n" +
+			"[languages.it]\ncontentDir = '../it'\nweight = 4\n",
+		"i18n/de/content/docs/cats.md": "---\ntitle: Katzen\nslug: katzen\n---\n",
+	})
+	eventually(t, "the German docs", func() bool {
+		r := get(t, ts.URL+"/api/v1/content/docs/katzen?locale=de", key)
+		return r.Status == 200 && r.json(t)["title"] == "Katzen"
+	})
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	found := false
+	for _, p := range st["problems"].([]any) {
+		p := p.(map[string]any)
+		if p["path"] == "hugo.toml" && p["line"] == float64(12) && strings.Contains(p["message"].(string), "outside the repository") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no problem at hugo.toml:12 for ../it: %v", st["problems"])
+	}
+	// an edit of the new folder's file is served too
+	repo.commit("de edit", map[string]string{"i18n/de/content/docs/cats.md": "---\ntitle: Die Katzen\nslug: katzen\n---\n"})
+	eventually(t, "the German edit", func() bool {
+		_, m := getJSON(t, ts, "/api/v1/content/docs/katzen?locale=de", key)
+		return m["title"] == "Die Katzen"
+	})
+}
+
+// TestLocales_FieldsModel: with the fields layout each locale's reading
+// of a file is checked against the model, a French problem at its line
+// and saying its locale; onInvalid: reject holds back the French reading
+// only; defaults fill in every locale.
+func TestLocales_FieldsModel(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "locales: [en, fr]\nlayout: fields\ntypes:\n  products:\n    onInvalid: reject\n    fields:\n" +
+			"      price: {kind: number, required: true}\n      stock: {kind: integer, default: 0}\n",
+		"content/products/tent.md": "---\ntitle: {en: Tent, fr: Tente}\nslug: {en: tent, fr: tente}\nprice: {en: 10, fr: 11}\n---\n",
+		"content/products/bag.md":  "---\nen:\n  title: Bag\n  price: 5\n  body: A *bag*.\nfr:\n  title: Sac\n  slug: sac\n  body: Un *sac*.\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if d := m["data"].(map[string]any); d["price"] != float64(11) || d["stock"] != float64(0) {
+		t.Fatalf("tente: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/sac?locale=fr", key)
+	if d := m["data"].(map[string]any); d["body"] != "<p>Un <em>sac</em>.</p>\n" || d["price"] != float64(5) {
+		t.Fatalf("sac: %v", m)
+	}
+	if _, st := getJSON(t, ts, "/api/v1/status", key); len(st["problems"].([]any)) != 0 {
+		t.Fatalf("problems: %v", st["problems"])
+	}
+
+	repo.commit("bad fr price", map[string]string{
+		"content/products/tent.md": "---\ntitle: {en: Tent 2, fr: Tente 2}\nslug: {en: tent, fr: tente}\nprice: {en: 12, fr: douze}\n---\n",
+		"content/products/bag.md":  "---\nen:\n  title: Bag\n  price: 5\nfr:\n  title: Sac\n  slug: sac\n  price: cinq\n---\n",
+	})
+	eventually(t, "the French tent held back", func() bool {
+		return strings.Contains(string(get(t, ts.URL+"/api/v1/status", key).Body), `"held"`)
+	})
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	var got []string
+	for _, p := range st["problems"].([]any) {
+		p := p.(map[string]any)
+		got = append(got, p["path"].(string)+":"+strconv.Itoa(int(p["line"].(float64)))+": "+p["message"].(string))
+	}
+	want := []string{
+		"content/products/bag.md:8: price: got string, want number (in fr)",
+		"content/products/tent.md:4: price: got string, want number (in fr)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if held := st["held"].([]any); len(held) != 2 || held[0].(map[string]any)["locale"] != "fr" {
+		t.Errorf("held: %v", held)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/tente?locale=fr", key)
+	if m["title"] != "Tente" || m["data"].(map[string]any)["price"] != float64(11) {
+		t.Errorf("tente after a bad edit: %v", m)
+	}
+	_, m = getJSON(t, ts, "/api/v1/content/products/tent", key)
+	if m["title"] != "Tent 2" {
+		t.Errorf("tent: %v", m)
+	}
+}
+
+// TestLocales_Changes: /changes names a French file's document with its
+// locale's keys, a file of a contentDir outside content/ included.
+func TestLocales_Changes(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":               "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
+		"content/docs/cats.md":    "---\ntitle: Cats\n---\n",
+		"content_fr/docs/cats.md": "---\ntitle: Chats\nslug: chats\n---\n",
+	})
+	first := git(t, repo.work, "rev-parse", "HEAD")
+	repo.commit("fr edit", map[string]string{"content_fr/docs/cats.md": "---\ntitle: Les chats\nslug: chats\n---\n"})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	_, m := getJSON(t, ts, "/api/v1/content/docs/chats?locale=fr", key)
+	id := m["id"].(string)
+	var r response
+	eventually(t, "changes", func() bool {
+		r = get(t, ts.URL+"/api/v1/changes?since="+first, key)
+		return r.Status != http.StatusServiceUnavailable
+	})
+	cs := r.json(t)
+	items := cs["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("changes: %s", r.Body)
+	}
+	it := items[0].(map[string]any)
+	keys := toStrings(cs["keys"])
+	if it["path"] != "content_fr/docs/cats.md" || it["slug"] != "chats" || it["kind"] != "item" ||
+		!slices.Contains(toStrings(it["keys"]), "item:docs/"+id+"@fr") || !slices.Contains(keys, "type:docs@en") {
+		t.Errorf("changes: %s", r.Body)
 	}
 }

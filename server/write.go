@@ -95,6 +95,19 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 	if err != nil {
 		return err
 	}
+	if vals, ok := q["locale"]; ok {
+		if doc.Locale = vals[0]; doc.Locale == "" {
+			return badRequest("locale: empty; give a locale code or leave the parameter out")
+		}
+	}
+	if vals, ok := q["translationOf"]; ok {
+		if op != wCreate || kind == write.KindGlobals {
+			return badRequest("translationOf: only a create of an item or a page translates a document")
+		}
+		if doc.TranslationOf = vals[0]; doc.TranslationOf == "" {
+			return badRequest("translationOf: empty; give the slug of the document the new one translates")
+		}
+	}
 	opts := write.Options{Branch: branch, IfMatch: r.Header.Get("If-Match"), Message: q.Get("message")}
 	if len(opts.Message) > 4096 {
 		return badRequest("message: at most 4096 bytes")
@@ -131,14 +144,21 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
+	if res.Locale != "" {
+		h.Set("Content-Language", res.Locale)
+	}
 	status := http.StatusOK
 	if op == wCreate {
 		status = http.StatusCreated
+		inLocale := ""
+		if res.Locale != "" {
+			inLocale = "?locale=" + res.Locale
+		}
 		switch kind {
 		case write.KindItem:
-			h.Set("Location", "/api/v1/content/"+typ+"/"+res.Slug)
+			h.Set("Location", "/api/v1/content/"+typ+"/"+res.Slug+inLocale)
 		case write.KindPage:
-			h.Set("Location", "/api/v1/pages/"+res.Slug)
+			h.Set("Location", "/api/v1/pages/"+res.Slug+inLocale)
 		}
 	}
 	// The writing box serves the new commit at once (Writer's Written
@@ -150,7 +170,13 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 			views = []bool{false, true}
 		}
 		for _, draft := range views {
-			rs, ok := servedDoc(s.engine.View(draft), kind, typ, res.Slug)
+			v := s.engine.View(draft)
+			if res.Locale != "" {
+				if v, err = v.InLocale(res.Locale, false, s.now()); err != nil {
+					break
+				}
+			}
+			rs, ok := servedDoc(v, kind, typ, res.Slug)
 			if !ok {
 				continue
 			}
@@ -166,7 +192,7 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		}
 	}
 	h.Set("ETag", res.ETag())
-	return writeJSON(w, status, writeResult{Path: res.Path, Branch: res.Branch, Commit: res.Commit, Slug: res.Slug, Type: typ})
+	return writeJSON(w, status, writeResult{Path: res.Path, Branch: res.Branch, Commit: res.Commit, Slug: res.Slug, Type: typ, Locale: res.Locale})
 }
 
 // writeResult answers a write whose document this box does not serve
@@ -177,6 +203,7 @@ type writeResult struct {
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
 	Commit string `json:"commit"`
+	Locale string `json:"locale,omitempty"`
 }
 
 // servedDoc is the resource of a document in v.
@@ -203,6 +230,9 @@ type publishRequest struct {
 		// Globals names the globals file.
 		Globals bool   `json:"globals"`
 		Slug    string `json:"slug"`
+		// Locale is the document's locale on a site with locales
+		// (default: the default locale).
+		Locale string `json:"locale"`
 	} `json:"documents"`
 	Message string `json:"message"`
 }
@@ -229,11 +259,11 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	for _, d := range req.Documents {
 		switch {
 		case d.Globals:
-			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals})
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindGlobals, Locale: d.Locale})
 		case d.Page:
-			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug})
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindPage, Slug: d.Slug, Locale: d.Locale})
 		case d.Type != "":
-			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug})
+			o.Docs = append(o.Docs, write.Doc{Kind: write.KindItem, Type: d.Type, Slug: d.Slug, Locale: d.Locale})
 		default:
 			return badRequest("documents: each names {type, slug}, {page: true, slug} or {globals: true}")
 		}

@@ -387,6 +387,63 @@ func TestWriteUniqueField(t *testing.T) {
 	}
 }
 
+// TestWriteUniqueRace: two boxes on one remote take the same new unique
+// value. Box a has not seen b's write (no poll): its snapshot check
+// passes, its push is refused, and the check on the fetched head refuses
+// the write (422 naming b's item); nothing of a's is pushed.
+func TestWriteUniqueRace(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":            "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
+		"content/products/a.md": "---\ntitle: A\nsku: ABC-1\n---\n",
+	})
+	a := startWriter(t, "file://"+repo.bare)
+	b := startWriter(t, "file://"+repo.bare)
+	ka := a.key(t, "a", server.ScopeContentRead, server.ScopeContentWrite)
+	kb := b.key(t, "b", server.ScopeContentRead, server.ScopeContentWrite)
+	if r := wr(t, "POST", b.URL+"/api/v1/content/products", kb, `{"title": "B", "data": {"sku": "NEW-1"}}`); r.Status != http.StatusCreated {
+		t.Fatalf("b: %d %s", r.Status, r.Body)
+	}
+	head := git(t, repo.bare, "rev-parse", "main")
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/content/products", `{"title": "C", "data": {"sku": "NEW-1"}}`},
+		{"PATCH", "/api/v1/content/products/a", `{"data": {"sku": "NEW-1"}}`},
+	} {
+		r := wr(t, w.method, a.URL+w.path, ka, w.body)
+		wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION")
+		fs, _ := r.json(t)["fields"].([]any)
+		if len(fs) != 1 || fs[0].(map[string]any)["path"] != "sku" || !strings.Contains(fmt.Sprint(fs[0]), "products/b") {
+			t.Errorf("%s %s: fields %s", w.method, w.path, r.Body)
+		}
+		if got := git(t, repo.bare, "rev-parse", "main"); got != head {
+			t.Fatalf("%s %s: a write with b's unique value was pushed", w.method, w.path)
+		}
+	}
+	// A free value still goes on top of b's write.
+	if r := wr(t, "POST", a.URL+"/api/v1/content/products", ka, `{"title": "C", "data": {"sku": "NEW-2"}}`); r.Status != http.StatusCreated {
+		t.Fatalf("a free value: %d %s", r.Status, r.Body)
+	}
+	// A change of the content model meanwhile: the write is validated by
+	// the new model (a now required price: 422, nothing pushed) ...
+	git(t, repo.work, "pull", "-q", "--rebase", "origin", "main")
+	repo.commit("model", map[string]string{"folio.yaml": "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n      price: {kind: number, required: true}\n"})
+	head = git(t, repo.bare, "rev-parse", "main")
+	r := wr(t, "PATCH", a.URL+"/api/v1/content/products/a", ka, `{"title": "A2"}`)
+	wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION")
+	if !strings.Contains(string(r.Body), `"path":"price"`) {
+		t.Fatalf("new model: %s", r.Body)
+	}
+	if git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatal("a write the new model refuses was pushed")
+	}
+	// ... and one it takes goes on top of it.
+	if r := wr(t, "PATCH", a.URL+"/api/v1/content/products/a", ka, `{"title": "A2", "data": {"price": 9.5}}`); r.Status != http.StatusOK {
+		t.Fatalf("a write the new model takes: %d %s", r.Status, r.Body)
+	}
+	if !strings.Contains(remoteFile(t, repo.bare, "content/products/a.md"), "price: 9.5") {
+		t.Fatal("not pushed")
+	}
+}
+
 // A create into a type the site does not have (no item on the branch, not
 // declared in folio.yaml or the model) is 404 and commits nothing: a
 // front end's typo does not start a new folder under content/. A type the

@@ -26,7 +26,7 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "locales", "mediastart", "derive", "crop", "upload", "spray", "bucket"}
+var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "spray", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -43,6 +43,7 @@ type bench struct {
 	loadSize          int // site size for load and search
 	pushSizes         []int
 	mediaN            int
+	legacyMedia       string
 	only              map[string]bool
 
 	full          *server // shared by the load and search groups
@@ -87,6 +88,7 @@ func run(args []string) error {
 	fs.IntVar(&b.conns, "conns", 64, "concurrent connections of the load runs")
 	sizes := fs.String("sizes", "", "site sizes for cold start (default 1000,10000,100000; 1000,10000 with -quick)")
 	pushSizes := fs.String("push-sizes", "", "site sizes for the push group (default 10000,100000; 10000 with -quick)")
+	fs.StringVar(&b.legacyMedia, "legacy-media", "", "a media root an earlier release wrote (sidecars beside the files), for the mediamigrate group: copied before each run, never changed")
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
 	if err := fs.Parse(args); err != nil {
@@ -172,7 +174,7 @@ func run(args []string) error {
 	steps := map[string]func() error{
 		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
 		"locales":    b.localesGroup,
-		"mediastart": b.mediaStart, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "spray": b.spray,
+		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "spray": b.spray,
 		"bucket": b.bucket,
 	}
 	for _, g := range groups {

@@ -44,7 +44,8 @@ type placeholder struct {
 // one object a file) a sidecar per item at items/<id>.yaml and a claim per
 // original at claims/<key>, as media.Library writes them (shared.go,
 // media/replica). No log or checkpoint: a first start reads every
-// sidecar.
+// sidecar (and records that in the log, so that its Close writes a
+// checkpoint the next start loads).
 func writeMedia(root string, n int, seed uint64, m *Manifest) error {
 	r := rand.New(rand.NewPCG(seed, 0x3ed1a))
 	g := textGen{r: r}

@@ -110,7 +110,7 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaSta
 	var maxUpload int64
 	switch f.storage {
 	case "local":
-		maxUpload, err = f.openLocal(m, root)
+		maxUpload, err = f.openLocal(logger, m, root)
 	case "s3":
 		maxUpload, err = f.openS3(ctx, logger, m, root)
 	default:
@@ -166,7 +166,7 @@ func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 
 // openLocal opens local storage under root, served at /uploads/, and
 // returns its default upload limit.
-func (f *mediaFlags) openLocal(m *mediaStack, root string) (maxUpload int64, err error) {
+func (f *mediaFlags) openLocal(logger *slog.Logger, m *mediaStack, root string) (maxUpload int64, err error) {
 	st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL})
 	if err != nil {
 		return 0, err
@@ -174,7 +174,7 @@ func (f *mediaFlags) openLocal(m *mediaStack, root string) (maxUpload int64, err
 	m.Storage, m.PublicRoot = st, root
 	m.Origins = originOf(f.publicURL)
 	m.close = append(m.close, st.Close)
-	state, err := f.openLocalState(root)
+	state, err := f.openLocalState(logger, root)
 	if err != nil {
 		return 0, err
 	}
@@ -184,19 +184,20 @@ func (f *mediaFlags) openLocal(m *mediaStack, root string) (maxUpload int64, err
 }
 
 // openLocalState opens the library's state on local storage,
-// <root>/.state. A read-only box needs it made by a writer: it creates
-// nothing, and an old-format root is moved into the state by a writer's
-// first start.
-func (f *mediaFlags) openLocalState(root string) (*local.State, error) {
+// <root>/.state. A read-only box creates nothing: until a writer has
+// made the state (and moved an old-format root into it) it serves an
+// empty library, and it picks the state up at its next poll once a
+// writer starts.
+func (f *mediaFlags) openLocalState(logger *slog.Logger, root string) (*local.State, error) {
 	dir := filepath.Join(root, local.StateDir)
 	if !f.readOnly {
 		return local.OpenState(dir)
 	}
-	state, err := local.OpenStateReadOnly(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("--read-only: the media root %s has no library state (%s), and a read-only box creates nothing; start a writer on it once (folio serve without --read-only, or folio media import): it makes the state, and moves a library of an earlier release into it", root, local.StateDir)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		logger.Warn("--read-only: the media root has no library state yet; serving an empty media library until a writer starts on it (folio serve without --read-only, or folio media import)",
+			"media", root, "state", local.StateDir)
 	}
-	return state, err
+	return local.OpenStateReadOnly(dir)
 }
 
 // openS3 opens the bucket, its state area and, on a writer, the presign

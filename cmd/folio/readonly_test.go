@@ -253,6 +253,54 @@ func TestServeReadOnlyLocal(t *testing.T) {
 	}
 }
 
+// TestServeReadOnlyBeforeTheWriter: a read-only box on a media root no
+// writer has started on (no .state) serves an empty library without
+// creating anything, and serves the library a writer then makes, at its
+// next poll.
+func TestServeReadOnlyBeforeTheWriter(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "media")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "media:read")
+	box := serveBox(t, "--read-only", "--media-poll", "50ms", "--site", siteRepo(t), "--media", root, "--keys", keys, "--cache-dir", t.TempDir())
+	var l listed
+	box.do(t, "GET", "/api/v1/media", key, "").decode(t, &l)
+	if l.Total != 0 {
+		t.Fatalf("list before any writer: %+v", l)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Fatalf("the read-only box wrote to the media root: %v", ents)
+	}
+	if !strings.Contains(box.log.String(), "no library state yet") {
+		t.Errorf("no warning about the missing state:\n%s", box.log.String())
+	}
+	if _, stderr, err := runCLI(t, "media", "import", "--media", root, "--folder", "/kept", pngFile(t, "lake.png", 600, 400)); err != nil {
+		t.Fatalf("media import: %v\n%s", err, stderr)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		box.do(t, "GET", "/api/v1/media", key, "").decode(t, &l)
+		if l.Total == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the read-only box never served the writer's import: %+v\n%s", l, box.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if l.Data[0].Filename != "lake.png" || l.Data[0].Folder != "/kept" {
+		t.Errorf("item on the read-only box: %+v", l.Data[0])
+	}
+	if r := box.do(t, "GET", l.Data[0].URL, "", ""); r.status != http.StatusOK || len(r.body) == 0 {
+		t.Errorf("GET %s: %d", l.Data[0].URL, r.status)
+	}
+	if err := box.stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, box.log.String())
+	}
+}
+
 // TestServeReadOnlyNoMediaRoot: a read-only box does not create a missing
 // media root; it refuses to start and says why.
 func TestServeReadOnlyNoMediaRoot(t *testing.T) {

@@ -44,25 +44,30 @@ func Infer(site *content.Site, files []content.File) ([]byte, error) {
 		slugs[typ] = m
 	}
 	inf := &inferrer{slugs: slugs}
-	byType := map[string][]*content.Doc{}
-	var pages []*content.Doc
-	var globals *content.Doc
+	// The documents are found by the files the site was assembled from
+	// (Meta.Path), so that a site with locales (content/en/docs/a.md is
+	// a docs item) is read as it is served: its default locale's.
+	docOf := make(map[string]*content.Doc, len(files))
 	for _, f := range files {
-		if f.Doc == nil || f.Err != nil || !content.Relevant(f.Path) {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(f.Path, "content/"):
-			segs := strings.SplitN(f.Path, "/", 3)
-			if len(segs) == 3 && site.Items[segs[1]] != nil {
-				byType[segs[1]] = append(byType[segs[1]], f.Doc)
-			}
-		case strings.HasPrefix(f.Path, "pages/"):
-			pages = append(pages, f.Doc)
-		case f.Path == site.GlobalsPath:
-			globals = f.Doc
+		if f.Doc != nil && f.Err == nil {
+			docOf[f.Path] = f.Doc
 		}
 	}
+	byType := map[string][]*content.Doc{}
+	for typ, items := range site.Items {
+		for _, it := range items {
+			if d := docOf[it.Meta.Path]; d != nil {
+				byType[typ] = append(byType[typ], d)
+			}
+		}
+	}
+	var pages []*content.Doc
+	for _, pg := range site.Pages {
+		if d := docOf[pg.Meta.Path]; d != nil {
+			pages = append(pages, d)
+		}
+	}
+	globals := docOf[site.GlobalsPath]
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	if len(byType) > 0 {
 		types := &yaml.Node{Kind: yaml.MappingNode}

@@ -129,16 +129,19 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err := checkPath(p, true); err != nil {
 		return Result{}, err
 	}
-	d := docOfPath(p)
+	branch, err := w.TargetBranch(opts.Branch)
+	if err != nil {
+		return Result{}, err
+	}
+	// on a site with locales, a locale's file is its locale's document
+	loc, virt := virtualPath(w.i18nOf(branch), p)
+	d := docOfPath(virt)
+	d.Locale = loc
 	if d.Kind == KindItem && !content.ValidType(d.Type) {
 		return Result{}, fault.New(fault.Invalid, "invalid content type %q in %s", d.Type, p)
 	}
 	if len(data) > content.MaxFileSize {
 		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
-	}
-	branch, err := w.TargetBranch(opts.Branch)
-	if err != nil {
-		return Result{}, err
 	}
 	if opts.Author.Name == "" {
 		opts.Author.Name = "folio"
@@ -152,7 +155,7 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err != nil {
 		return Result{}, err
 	}
-	pl := &plan{op: opReplace, kind: d.Kind, path: p, parent: head}
+	pl := &plan{op: opReplace, kind: d.Kind, path: p, parent: head, locale: loc}
 	if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
 		return Result{}, err
 	}

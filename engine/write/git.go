@@ -278,3 +278,18 @@ func pathExt(p string) string {
 	}
 	return ""
 }
+
+// changedPaths are the paths whose file differs between two commits.
+func (r *repo) changedPaths(ctx context.Context, from, to string) ([]string, error) {
+	out, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}

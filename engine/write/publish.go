@@ -38,6 +38,10 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 		if err := checkDoc(opPatch, &o.Docs[i]); err != nil {
 			return Result{}, err
 		}
+		if _, err := w.checkLocale(w.cfg.DraftBranch, &o.Docs[i]); err != nil {
+			return Result{}, err
+		}
+		w.resolveSlug(w.cfg.DraftBranch, &o.Docs[i])
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -151,8 +155,9 @@ func (w *Writer) findPath(ctx context.Context, d Doc, draft, pub string) (string
 	if p, _, _ := w.served(w.cfg.DraftBranch, d); p != "" {
 		return p, nil
 	}
+	i18n := w.i18nOf(w.cfg.DraftBranch)
 	for _, c := range []string{draft, pub} {
-		for _, p := range candidates(d) {
+		for _, p := range candidatesIn(i18n, w.cfg.Snapshot(w.cfg.DraftBranch), d) {
 			if b, err := w.repo.blobAt(ctx, c, p); err != nil {
 				return "", err
 			} else if b != "" {

@@ -119,6 +119,12 @@ type Doc struct {
 	// Body is the Markdown body; nil keeps the body (Patch, Replace of a
 	// data file) or writes none (Create).
 	Body *string
+	// Locale is the locale written on a site with locales ("": the
+	// default locale); see locale.go.
+	Locale string
+	// TranslationOf is the slug of the document (of another locale) a
+	// Create in Locale translates; "": the one with the new slug, if any.
+	TranslationOf string
 
 	// unchanged are the fields given as they are served now: the file
 	// keeps them as it writes them (see keepServed).
@@ -147,6 +153,7 @@ type Result struct {
 	Commit string // "" when the write changed nothing
 	Blob   string // the file's blob; "" after a Delete
 	Slug   string
+	Locale string // the document's locale; "" on a site without locales
 }
 
 // ETag is the document's ETag as the API serves it: tied to its blob.
@@ -352,6 +359,12 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	if _, err := w.checkLocale(branch, &d); err != nil {
+		return Result{}, err
+	}
+	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
+		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
+	}
 	if opts.Author.Name == "" {
 		opts.Author.Name = "folio"
 	}
@@ -386,7 +399,7 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 // rebasing it while the branch moves under it and its file does not.
 func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts Options) (Result, error) {
 	if plan.unchanged {
-		return Result{Path: plan.path, Branch: branch, Blob: plan.oldBlob, Slug: plan.slug}, nil
+		return Result{Path: plan.path, Branch: branch, Blob: plan.oldBlob, Slug: plan.slug, Locale: plan.locale}, nil
 	}
 	for attempt := 1; ; attempt++ {
 		commit, err := w.repo.commitFile(ctx, plan.parent, plan.path, plan.newBlob, plan.message(opts), opts.Author, w.cfg.Committer)
@@ -401,7 +414,7 @@ func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts
 			if w.cfg.Written != nil {
 				w.cfg.Written(ctx, branch, commit)
 			}
-			return Result{Path: plan.path, Branch: branch, Commit: commit, Blob: plan.newBlob, Slug: plan.slug}, nil
+			return Result{Path: plan.path, Branch: branch, Commit: commit, Blob: plan.newBlob, Slug: plan.slug, Locale: plan.locale}, nil
 		}
 		// The branch moved under the write: rebase it on the new head
 		// when the file is as it was, else it is a conflict.
@@ -418,6 +431,14 @@ func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts
 		if attempt >= maxAttempts {
 			return Result{}, fault.New(fault.Conflict, "the branch %s kept moving; retry", branch)
 		}
+		// What the branch gained meanwhile (another box's write) may
+		// break a rule that spans documents: checked again on it before
+		// the write goes on top of it.
+		if plan.recheck != nil {
+			if err := plan.recheck(ctx, plan.parent, moved); err != nil {
+				return Result{}, err
+			}
+		}
 		plan.parent = moved
 	}
 }
@@ -432,6 +453,11 @@ type plan struct {
 	oldBlob   string
 	newBlob   string
 	unchanged bool
+	locale    string // the document's locale; "" on a site without
+	// recheck checks the write again against the files that changed
+	// between two commits of the branch (see commitPlan); nil: nothing
+	// to check.
+	recheck func(ctx context.Context, from, to string) error
 }
 
 func (p *plan) message(o Options) string {
@@ -546,8 +572,38 @@ func candidates(d Doc) []string {
 	return append(out, dir+d.Slug+"/index.md", dir+d.Slug+"/_index.md")
 }
 
-// served finds the document in the branch's snapshot: its path and the
-// snapshot's model.
+// candidatesIn are the paths of candidates(d) in d's locale on a site
+// with locales (c non-nil).
+func candidatesIn(c *content.I18n, snap *engine.Snapshot, d Doc) []string {
+	if c == nil || d.Locale == "" {
+		return candidates(d)
+	}
+	if d.Kind == KindGlobals {
+		var out []string
+		if d.Locale == c.Default {
+			out = candidates(d)
+		}
+		if p, own := globalsPath(c, snap, d.Locale); own || p != "" {
+			out = append(out, p)
+		}
+		for _, e := range []string{".yaml", ".yml", ".json", ".toml"} {
+			for _, p := range []string{"globals." + d.Locale + e, "globals/" + d.Locale + e} {
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+	var out []string
+	for _, v := range candidates(d) {
+		out = append(out, localePaths(c, d.Locale, v)...)
+	}
+	return out
+}
+
+// served finds the document in the branch's snapshot (in its locale):
+// its path and the snapshot's model.
 func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cfg content.Config) {
 	snap := w.cfg.Snapshot(branch)
 	if snap == nil && branch != w.cfg.Branch {
@@ -557,21 +613,47 @@ func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cf
 	if snap == nil || snap.Site == nil {
 		return "", nil, content.Config{}
 	}
-	site := snap.Site
+	site := localeSite(snap, d.Locale)
+	if site == nil {
+		return "", snap.Model, snap.Site.Config
+	}
 	switch d.Kind {
-	case KindItem:
-		items := site.Items[d.Type]
-		if i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); ok {
-			p = items[i].Meta.Path
-		}
-	case KindPage:
-		if i, ok := slices.BinarySearchFunc(site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) }); ok {
-			p = site.Pages[i].Meta.Path
-		}
+	case KindItem, KindPage:
+		p, _, _ = findIn(site, d)
 	case KindGlobals:
 		p = site.GlobalsPath
+		if c := snap.Site.I18n; c != nil {
+			p, _ = globalsPath(c, snap, d.Locale)
+		}
 	}
-	return p, snap.Model, site.Config
+	return p, snap.Model, snap.Site.Config
+}
+
+// resolveSlug takes the slug of a document of another locale to its
+// translation's slug in d's locale (as the read routes do: a slug of
+// another locale finds the document's translation).
+func (w *Writer) resolveSlug(branch string, d *Doc) {
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil {
+		snap = w.cfg.Snapshot(w.cfg.Branch)
+	}
+	if snap == nil || snap.Site == nil || snap.Site.I18n == nil || d.Kind == KindGlobals || d.Locale == "" {
+		return
+	}
+	if _, _, ok := findIn(localeSite(snap, d.Locale), *d); ok {
+		return
+	}
+	for _, code := range snap.Site.I18n.Codes() {
+		if code == d.Locale {
+			continue
+		}
+		if _, tr, ok := findIn(localeSite(snap, code), *d); ok {
+			if t, ok := tr[d.Locale]; ok && t.Slug != "" {
+				d.Slug = t.Slug
+			}
+			return
+		}
+	}
 }
 
 // knownType tells whether a create may add an item of typ: the type has
@@ -588,7 +670,15 @@ func (w *Writer) knownType(branch, typ string) bool {
 		return true
 	}
 	_, declared := snap.Site.Config.Types[typ]
-	return len(snap.Site.Items[typ]) > 0 || declared || snap.Model.Of(typ) != nil
+	if len(snap.Site.Items[typ]) > 0 || declared || snap.Model.Of(typ) != nil {
+		return true
+	}
+	for _, site := range snap.Site.Locales { // a type one locale has
+		if len(site.Items[typ]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // dropDerived leaves out of a write the publishedAt that the API filled
@@ -604,22 +694,26 @@ func (w *Writer) dropDerived(branch string, d *Doc) {
 	if snap == nil || snap.Site == nil {
 		return
 	}
+	site := localeSite(snap, d.Locale)
+	if site == nil {
+		return
+	}
 	var meta content.Meta
 	var at time.Time
 	switch d.Kind {
 	case KindItem:
-		items := snap.Site.Items[d.Type]
+		items := site.Items[d.Type]
 		i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) })
 		if !ok {
 			return
 		}
 		meta, at = items[i].Meta, items[i].PublishedAt
 	case KindPage:
-		i, ok := slices.BinarySearchFunc(snap.Site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) })
+		i, ok := slices.BinarySearchFunc(site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) })
 		if !ok {
 			return
 		}
-		meta, at = snap.Site.Pages[i].Meta, snap.Site.Pages[i].PublishedAt
+		meta, at = site.Pages[i].Meta, site.Pages[i].PublishedAt
 	default:
 		return
 	}
@@ -642,17 +736,21 @@ func (w *Writer) keepServed(branch string, d *Doc, blob string) {
 	if snap == nil || snap.Site == nil || blob == "" {
 		return
 	}
+	site := localeSite(snap, d.Locale)
+	if site == nil {
+		return
+	}
 	var served any
 	var at string
 	switch d.Kind {
 	case KindItem:
-		items := snap.Site.Items[d.Type]
+		items := site.Items[d.Type]
 		if i, ok := slices.BinarySearchFunc(items, d.Slug, func(it *content.Item, s string) int { return strings.Compare(it.Slug, s) }); ok {
 			served, at = items[i], items[i].Meta.Blob
 		}
 	case KindPage:
-		if i, ok := slices.BinarySearchFunc(snap.Site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) }); ok {
-			served, at = snap.Site.Pages[i], snap.Site.Pages[i].Meta.Blob
+		if i, ok := slices.BinarySearchFunc(site.Pages, d.Slug, func(pg *content.Page, s string) int { return strings.Compare(pg.Slug, s) }); ok {
+			served, at = site.Pages[i], site.Pages[i].Meta.Blob
 		}
 	}
 	if served == nil || at != blob {
@@ -687,9 +785,14 @@ func (w *Writer) keepServed(branch string, d *Doc, blob string) {
 }
 
 func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, head string) (*plan, error) {
-	pl := &plan{op: o, kind: d.Kind, slug: d.Slug, parent: head}
+	if o != opCreate {
+		w.resolveSlug(branch, &d)
+	}
+	pl := &plan{op: o, kind: d.Kind, slug: d.Slug, parent: head, locale: d.Locale}
 	w.dropDerived(branch, &d)
 	servedPath, model, cfg := w.served(branch, d)
+	i18n := w.i18nOf(branch)
+	snap := w.cfg.Snapshot(branch)
 	var err error
 	if servedPath != "" {
 		if pl.oldBlob, err = w.repo.blobAt(ctx, head, servedPath); err != nil {
@@ -699,8 +802,48 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 			pl.path = servedPath
 		}
 	}
+	if pl.path == "" && servedPath == "" && i18n != nil {
+		// a branch this box does not serve (a new draft branch): the
+		// published snapshot's file of the locale's document, while the
+		// branch has it unchanged
+		if p := w.unchangedPublished(ctx, d, head); p != "" {
+			pl.path, pl.oldBlob = p, ""
+			if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pl.path == "" && o == opCreate && i18n != nil {
+		// a new document of a locale: where the layout puts it, at the
+		// path of the document it translates
+		if d.Kind == KindItem && !w.knownType(branch, d.Type) {
+			return nil, fault.New(fault.NotFound, "no content type %q: a type begins with a file pushed to content/%s/ or a types: entry in folio.yaml, not with a write", d.Type, d.Type)
+		}
+		if err := w.placeNew(ctx, i18n, snap, pl, &d, head); err != nil {
+			return nil, err
+		}
+		if pl.path != "" && pl.oldBlob == "" {
+			if i18n.Layout == content.LayoutFields && d.Locale != i18n.Default {
+				// the one file of every locale: its locale's values
+				if pl.oldBlob, err = w.repo.blobAt(ctx, head, pl.path); err != nil {
+					return nil, err
+				}
+			}
+			format := FormatYAML
+			if f := cfg.Types[d.Type].Format; f != "" && d.Kind == KindItem {
+				format = f
+			}
+			var old []byte
+			if pl.oldBlob != "" {
+				if old, err = w.repo.readBlob(ctx, pl.oldBlob); err != nil {
+					return nil, err
+				}
+			}
+			return pl, w.prepare(ctx, pl, o, d, opts, old, format, model, branch)
+		}
+	}
 	if pl.path == "" {
-		for _, c := range candidates(d) {
+		for _, c := range candidatesIn(i18n, snap, d) {
 			b, err := w.repo.blobAt(ctx, head, c)
 			if err != nil {
 				return nil, err
@@ -725,12 +868,17 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 				format = f
 			}
 		}
-		pl.path = candidates(d)[0]
+		pl.path = candidatesIn(i18n, snap, d)[0]
 		return pl, w.prepare(ctx, pl, o, d, opts, nil, format, model, branch)
 	}
 	if pl.path == "" {
 		if d.Kind == KindGlobals && o != opDelete {
 			pl.path = "globals.yaml"
+			if i18n != nil {
+				if p, _ := globalsPath(i18n, snap, d.Locale); p != "" {
+					pl.path = p
+				}
+			}
 		} else {
 			return nil, fault.New(fault.NotFound, "no %s on the branch %s", what, branch)
 		}
@@ -738,7 +886,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 	if err := checkIfMatch(opts.IfMatch, pl.oldBlob, what); err != nil {
 		return nil, err
 	}
-	if o == opDelete {
+	if o == opDelete && !fieldsLocale(i18n, d) {
 		return pl, nil
 	}
 	var old []byte
@@ -800,7 +948,13 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err != nil {
 		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse (replace it whole with PUT): %v", pl.path, problemMessage(err))
 	}
-	if o == opReplace || o == opPatch {
+	if c := w.i18nOf(branch); fieldsLocale(c, d) {
+		// the one file of every locale: the locale's values only
+		if d, err = localeFields(c, d.Locale, o, d, meta); err != nil {
+			return err
+		}
+		o = opPatch
+	} else if o == opReplace || o == opPatch {
 		w.keepServed(branch, &d, pl.oldBlob)
 	}
 	ch := toChange(o, d, meta)
@@ -1077,8 +1231,31 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 	if err != nil {
 		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
 	}
+	// On a site with locales, the file is read as its locale's site reads
+	// it: at its path in the locale, with the locale's values.
+	i18n := w.i18nOf(branch)
+	_, virt := virtualPath(i18n, pl.path)
+	if i18n != nil {
+		if pl.locale == "" {
+			pl.locale, _ = virtualPath(i18n, pl.path)
+		}
+		if i18n.Layout == content.LayoutFields && d.Kind != KindGlobals {
+			ld := *doc
+			ld.Meta = localizedMeta(i18n, pl.locale, doc.Meta)
+			doc = &ld
+		}
+		if d.Kind == KindGlobals && pl.locale != "" && pl.locale != i18n.Default {
+			if doc, err = w.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
+				return err
+			}
+		}
+	}
+	src := ""
+	if virt != pl.path {
+		src = pl.path
+	}
 	var fields []FieldProblem
-	site, problems := content.Assemble([]content.File{{Path: pl.path, Doc: doc}})
+	site, problems := content.Assemble([]content.File{{Path: virt, Source: src, Doc: doc}})
 	for _, p := range problems {
 		if p.Path == pl.path {
 			fields = append(fields, FieldProblem{keyAtLine(doc, p.Line), p.Message})
@@ -1108,14 +1285,23 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 	}
 	if pl.slug != d.Slug && d.Kind != KindGlobals {
 		// The front matter renames it: the new slug must be free.
-		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug}
+		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug, Locale: pl.locale}
 		if p, _, _ := w.served(branch, other); p != "" && p != pl.path {
 			return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, p)
 		}
-		for _, c := range candidates(other) {
+		for _, c := range candidatesIn(i18n, w.cfg.Snapshot(branch), other) {
 			if b, err := w.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
 				return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, c)
 			}
+		}
+	}
+	pl.recheck = w.recheckFunc(pl, branch, d, t, doc)
+	// The branch's head may be ahead of its snapshot (a push refused
+	// earlier fetched it): what the snapshot lacks is checked as a rebase
+	// is (see recheck.go).
+	if snap := w.cfg.Snapshot(branch); snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
+		if err := pl.recheck(ctx, snap.Commit, pl.parent); err != nil {
+			return err
 		}
 	}
 	if t == nil {
@@ -1127,7 +1313,7 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 		}
 	}
 	if d.Kind == KindItem {
-		fields = append(fields, w.notUnique(branch, d.Type, pl.path, t, doc)...)
+		fields = append(fields, w.notUnique(branch, pl.locale, d.Type, pl.path, t, doc)...)
 	}
 	if len(fields) > 0 {
 		return &ValidationError{fields}
@@ -1139,7 +1325,7 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 // item of the type (in the branch's snapshot, the one at path aside)
 // already has: the model's cross-document rule, checked before the commit
 // as every other rule is.
-func (w *Writer) notUnique(branch, typ, path string, t *schema.Type, doc *content.Doc) []FieldProblem {
+func (w *Writer) notUnique(branch, locale, typ, path string, t *schema.Type, doc *content.Doc) []FieldProblem {
 	unique := t.Unique()
 	if len(unique) == 0 {
 		return nil
@@ -1148,9 +1334,16 @@ func (w *Writer) notUnique(branch, typ, path string, t *schema.Type, doc *conten
 	if snap == nil {
 		snap = w.cfg.Snapshot(w.cfg.Branch)
 	}
-	if snap == nil || snap.Site == nil {
+	site := localeSite(snap, locale)
+	if site == nil {
 		return nil
 	}
+	return uniqueClashes(unique, typ, path, doc, site.Items[typ])
+}
+
+// uniqueClashes lists the fields of unique whose value in doc one of
+// items (the one at path aside) has too.
+func uniqueClashes(unique []string, typ, path string, doc *content.Doc, items []*content.Item) []FieldProblem {
 	var out []FieldProblem
 	for _, f := range unique {
 		v, ok := doc.Meta[f]
@@ -1158,7 +1351,7 @@ func (w *Writer) notUnique(branch, typ, path string, t *schema.Type, doc *conten
 			continue
 		}
 		want := fmt.Sprint(v)
-		for _, it := range snap.Site.Items[typ] {
+		for _, it := range items {
 			if it.Meta.Path == path {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -155,6 +156,43 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		return fmt.Errorf("local storage: put %q: sync dir: %w", key, err)
 	}
 	return nil
+}
+
+// KeysFolded lists the keys of the objects whose key in lower case is
+// lowerKey (several on a case-sensitive disk): the objects a claim, which
+// is named by its key in lower case, may stand for. The folder is looked
+// up as given.
+func (s *Storage) KeysFolded(ctx context.Context, lowerKey string) ([]string, error) {
+	if err := objkey.Check(lowerKey); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir, base := path.Split(lowerKey)
+	d := "."
+	if dir != "" {
+		d = filepath.FromSlash(strings.TrimSuffix(dir, "/"))
+	}
+	f, err := s.root.Open(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	var keys []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") && strings.ToLower(n) == base {
+			keys = append(keys, dir+n)
+		}
+	}
+	return keys, nil
 }
 
 // CleanTemp removes the temporary files of Puts a crash interrupted

@@ -3,10 +3,12 @@ package local_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,6 +255,38 @@ func TestStorage_CleanTemp(t *testing.T) {
 		_, err := os.Stat(filepath.Join(root, filepath.FromSlash(f)))
 		if stays != (err == nil) {
 			t.Errorf("%s: stays %v, stat %v", f, stays, err)
+		}
+	}
+}
+
+// KeysFolded finds the objects a claim's name (a key in lower case)
+// stands for, in every case, and nothing else.
+func TestStorage_KeysFolded(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	st, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, k := range []string{"2026/03/Ghost.png", "2026/03/GHOST.png", "2026/03/ghost.png.webp", "top.PDF"} {
+		if err := st.Put(ctx, k, strings.NewReader("x"), 1, "application/octet-stream"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "2026", "03", ".tmp-ghost.png"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for lower, want := range map[string]string{
+		"2026/03/ghost.png": "[2026/03/GHOST.png 2026/03/Ghost.png]",
+		"top.pdf":           "[top.PDF]",
+		"2026/04/ghost.png": "[]",
+		"2026/03/none.png":  "[]",
+	} {
+		keys, err := st.KeysFolded(ctx, lower)
+		slices.Sort(keys)
+		if err != nil || fmt.Sprint(keys) != want {
+			t.Errorf("KeysFolded(%s) = %v, %v; want %s", lower, keys, err, want)
 		}
 	}
 }

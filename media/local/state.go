@@ -54,8 +54,12 @@ var _ media.StateStore = (*State)(nil)
 // State opened with OpenStateReadOnly writes nothing, not even a lock
 // file, and refuses every write.
 type State struct {
-	dir      string
+	dir string
+	// root is the directory; nil for a read-only State opened before the
+	// directory existed, which opens it into late when it appears.
 	root     *os.Root
+	late     atomic.Pointer[os.Root]
+	lateMu   sync.Mutex
 	readOnly bool
 	// writer is the open lock file while this State holds the writer
 	// lock; nil otherwise.
@@ -127,9 +131,11 @@ func OpenState(dir string) (*State, error) {
 	return st, nil
 }
 
-// OpenStateReadOnly opens the state directory dir for reading only: it
-// must exist (a writer made it), nothing under it is created or changed,
-// and every write fails with ErrReadOnly.
+// OpenStateReadOnly opens the state directory dir for reading only:
+// nothing under it is created or changed, and every write fails with
+// ErrReadOnly. A directory that does not exist yet (no writer has
+// started) reads as empty until a writer makes it: every read looks for
+// it again, so a box that follows the state picks it up at its next poll.
 func OpenStateReadOnly(dir string) (*State, error) {
 	if dir == "" {
 		return nil, errors.New("local state: empty directory")
@@ -138,11 +144,34 @@ func OpenStateReadOnly(dir string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local state: %w", err)
 	}
-	r, err := os.OpenRoot(abs)
-	if err != nil {
+	st := &State{dir: abs, readOnly: true}
+	if _, err := st.readRoot(); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("local state: %w", err)
 	}
-	return &State{dir: abs, root: r, readOnly: true}, nil
+	return st, nil
+}
+
+// readRoot is the directory to read from: root, or for a read-only State
+// opened before the directory existed, the directory opened by the first
+// read that finds it (fs.ErrNotExist until then).
+func (st *State) readRoot() (*os.Root, error) {
+	if st.root != nil {
+		return st.root, nil
+	}
+	if r := st.late.Load(); r != nil {
+		return r, nil
+	}
+	st.lateMu.Lock()
+	defer st.lateMu.Unlock()
+	if r := st.late.Load(); r != nil {
+		return r, nil
+	}
+	r, err := os.OpenRoot(st.dir)
+	if err != nil {
+		return nil, err
+	}
+	st.late.Store(r)
+	return r, nil
 }
 
 // Exclusive reports whether this State holds the writer lock: no other
@@ -176,6 +205,12 @@ func (st *State) Close() error {
 		st.writer.Close() // releases the writer lock
 		st.writer = nil
 	}
+	if r := st.late.Swap(nil); r != nil {
+		r.Close()
+	}
+	if st.root == nil {
+		return nil
+	}
 	return st.root.Close()
 }
 
@@ -195,7 +230,11 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	f, err := st.root.Open(filepath.FromSlash(key))
+	root, err := st.readRoot()
+	if err != nil {
+		return nil, "", st.wrap("get", key, err)
+	}
+	f, err := root.Open(filepath.FromSlash(key))
 	if err != nil {
 		return nil, "", st.wrap("get", key, err)
 	}
@@ -217,6 +256,30 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 }
 
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
+	return st.create(ctx, key, data, true, true)
+}
+
+// CreateUnsynced is Create without its two fsyncs (of the file, and of
+// its directory): the object is there for every reader at once, as after
+// Create, but a crash of the machine (not of the process: the page cache
+// survives that) may lose it, or leave it empty or cut short. The library
+// uses it, as the only writer of its state, for what a start recovers
+// without it: its log entries (media/shared.go, openShared).
+func (st *State) CreateUnsynced(ctx context.Context, key string, data []byte) (string, error) {
+	return st.create(ctx, key, data, false, false)
+}
+
+// CreateNameSynced is Create without the fsync of the file: its name is
+// durable when it returns (its directory is synced), its bytes are not:
+// after a crash of the machine the object may be there empty or cut
+// short. The library uses it, as the only writer of its state, for its
+// claims, whose name is the storage key they claim (media/shared.go,
+// openShared).
+func (st *State) CreateNameSynced(ctx context.Context, key string, data []byte) (string, error) {
+	return st.create(ctx, key, data, false, true)
+}
+
+func (st *State) create(ctx context.Context, key string, data []byte, syncData, syncName bool) (string, error) {
 	if st.readOnly {
 		return "", fmt.Errorf("local state: create %q: %w", key, ErrReadOnly)
 	}
@@ -233,7 +296,7 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 	if _, err := st.root.Lstat(name); err == nil {
 		return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 	}
-	tmp, err := st.writeTemp(data)
+	tmp, err := st.writeTemp(data, syncData)
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
@@ -246,6 +309,13 @@ func (st *State) Create(ctx context.Context, key string, data []byte) (string, e
 			return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 		}
 		return "", st.wrap("create", key, err)
+	}
+	if !syncName {
+		fi, err := st.root.Lstat(name)
+		if err != nil {
+			return "", st.wrap("create", key, err)
+		}
+		return tagOf(fi), nil
 	}
 	return st.commit("create", key, name)
 }
@@ -263,7 +333,7 @@ func (st *State) Replace(ctx context.Context, key string, data []byte, etag stri
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	tmp, err := st.writeTemp(data)
+	tmp, err := st.writeTemp(data, true)
 	if err != nil {
 		return "", st.wrap("replace", key, err)
 	}
@@ -317,20 +387,33 @@ func (st *State) Delete(ctx context.Context, key string) error {
 
 // List walks the directories under prefix. Keys are gathered and sorted
 // before fn sees them, since a walk's order is not the keys' ("a/b" is
-// walked before "a-c", which sorts first); only the keys after startAfter
-// are stat'ed.
+// walked before "a-c", which sorts first). A directory read in an
+// os.Root stats every entry (fstatat on the directory), and that stat
+// gives the tag: one system call per object, where a second stat by name
+// after the walk doubled them (about a third of a start's reconcile).
 func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(media.StateObject) error) error {
 	base := "."
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		base = prefix[:i]
 	}
-	var keys []string
+	type listed struct {
+		key string
+		fi  fs.FileInfo
+	}
+	var keys []listed
+	root, err := st.readRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no writer made it yet: empty
+	}
+	if err != nil {
+		return st.wrap("list", prefix, err)
+	}
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := st.root.Open(filepath.FromSlash(dir))
+		f, err := root.Open(filepath.FromSlash(dir))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -359,7 +442,14 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 					}
 				}
 			case e.Type().IsRegular() && strings.HasPrefix(key, prefix) && key > startAfter:
-				keys = append(keys, key)
+				fi, err := e.Info()
+				if errors.Is(err, fs.ErrNotExist) {
+					continue // deleted since the directory was read
+				}
+				if err != nil {
+					return err
+				}
+				keys = append(keys, listed{key, fi})
 			}
 		}
 		return nil
@@ -367,25 +457,18 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 	if err := walk(base); err != nil {
 		return st.wrap("list", prefix, err)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, func(a, b listed) int { return strings.Compare(a.key, b.key) })
 	for _, k := range keys {
-		fi, err := st.root.Lstat(filepath.FromSlash(k))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted since the walk
-		}
-		if err != nil {
-			return st.wrap("list", prefix, err)
-		}
-		if err := fn(media.StateObject{Key: k, ETag: tagOf(fi), LastModified: fi.ModTime()}); err != nil {
+		if err := fn(media.StateObject{Key: k.key, ETag: tagOf(k.fi), LastModified: k.fi.ModTime()}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// writeTemp writes data to a new synced file under .tmp with a fresh
-// modification time, and returns its name.
-func (st *State) writeTemp(data []byte) (name string, err error) {
+// writeTemp writes data to a new file under .tmp with a fresh
+// modification time, synced when durable, and returns its name.
+func (st *State) writeTemp(data []byte, durable bool) (name string, err error) {
 	name = stateTmp + "/" + rand.Text()
 	f, err := st.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -403,7 +486,7 @@ func (st *State) writeTemp(data []byte) (name string, err error) {
 		t := st.uniqueNow()
 		err = st.root.Chtimes(name, t, t)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

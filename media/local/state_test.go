@@ -124,7 +124,7 @@ func TestState_Exclusive(t *testing.T) {
 }
 
 // A State opened read-only reads what a writer wrote, refuses every
-// write, creates nothing (not even a lock file), and needs the directory.
+// write, and creates nothing (not even a lock file).
 func TestState_ReadOnly(t *testing.T) {
 	w := newState(t)
 	ctx := context.Background()
@@ -161,8 +161,41 @@ func TestState_ReadOnly(t *testing.T) {
 	if after := dirTree(t, w.Dir()); after != before {
 		t.Errorf("the read-only State changed the directory:\n%s\nthen\n%s", before, after)
 	}
-	if _, err := local.OpenStateReadOnly(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("read-only open of a missing directory: %v", err)
+}
+
+// A State opened read-only on a directory no writer made yet reads as
+// empty, and reads what a writer puts there once it makes it.
+func TestState_ReadOnlyBeforeTheWriter(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "state")
+	ro, err := local.OpenStateReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, _, err := ro.Get(ctx, "items/x.yaml"); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("get before the writer: %v", err)
+	}
+	n := 0
+	if err := ro.List(ctx, "", "", func(media.StateObject) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("list before the writer: %d, %v", n, err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the read-only State made the directory: %v", err)
+	}
+	w, err := local.OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Create(ctx, "items/x.yaml", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, err := ro.Get(ctx, "items/x.yaml"); err != nil || string(data) != "1" {
+		t.Errorf("get after the writer: %q, %v", data, err)
+	}
+	if err := ro.List(ctx, "items/", "", func(media.StateObject) error { n++; return nil }); err != nil || n != 1 {
+		t.Errorf("list after the writer: %d, %v", n, err)
 	}
 }
 
@@ -216,5 +249,37 @@ func BenchmarkState_Replace(b *testing.B) {
 		if tag, err = st.Replace(context.Background(), "items/x.yaml", data, tag); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// CreateUnsynced and CreateNameSynced create as Create does (visible at
+// once, refused when the key exists), without (some of) its fsyncs.
+func TestState_CreateUnsynced(t *testing.T) {
+	ctx := context.Background()
+	st, err := local.OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tag, err := st.CreateUnsynced(ctx, "log/00000000000000000001", []byte("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, got, err := st.Get(ctx, "log/00000000000000000001")
+	if err != nil || string(data) != "one" || got != tag {
+		t.Fatalf("get after CreateUnsynced: %q %q %v (tag %q)", data, got, err, tag)
+	}
+	if _, err := st.CreateUnsynced(ctx, "log/00000000000000000001", []byte("two")); !errors.Is(err, media.ErrPrecondition) {
+		t.Errorf("CreateUnsynced over an existing key: %v", err)
+	}
+	tag, err = st.CreateNameSynced(ctx, "claims/2026/03/a.png", []byte("id\n2026/03/a.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, got, err := st.Get(ctx, "claims/2026/03/a.png"); err != nil || string(data) != "id\n2026/03/a.png" || got != tag {
+		t.Errorf("get after CreateNameSynced: %q %q %v", data, got, err)
+	}
+	if _, err := st.CreateNameSynced(ctx, "claims/2026/03/a.png", nil); !errors.Is(err, media.ErrPrecondition) {
+		t.Errorf("CreateNameSynced over an existing key: %v", err)
 	}
 }

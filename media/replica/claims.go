@@ -74,7 +74,11 @@ func (r *Replica) ClaimIfFree(ctx context.Context, owner, key string) (other str
 
 func (r *Replica) claimOne(ctx context.Context, owner, key string) (other string, err error) {
 	body := ClaimBody(owner, key)
-	_, err = r.st.Create(ctx, ClaimKey(key), body)
+	create := r.st.Create
+	if c := r.nameSyncedClaims.Load(); c != nil {
+		create = (*c).CreateNameSynced
+	}
+	_, err = create(ctx, ClaimKey(key), body)
 	if !r.isPrecondition(err) {
 		return "", err
 	}
@@ -129,6 +133,12 @@ type Sweep struct {
 	Valid func(key string) error
 	// DeleteObject deletes the object of a leftover claim.
 	DeleteObject func(ctx context.Context, key string) error
+	// Unreadable, when set with AnyAge, settles a claim whose content
+	// does not parse (its bytes were lost by a crash of the machine, see
+	// SetNameSyncedClaims) and whose name no item holds: it removes the
+	// objects the claim's name (the key in lower case) may stand for, and
+	// the claim goes. Without it such a claim is left alone.
+	Unreadable func(ctx context.Context, lowerKey string) error
 }
 
 // SweepClaims removes what interrupted writes left: a claim older than
@@ -159,7 +169,21 @@ func (r *Replica) SweepClaims(ctx context.Context, s Sweep) error {
 		}
 		owner, key, ok := ParseClaim(data)
 		if !ok || ClaimKey(key) != ck || s.Valid(key) != nil {
-			r.log.Warn("media: malformed claim left alone", "claim", ck)
+			lower := strings.TrimPrefix(ck, ClaimsPrefix)
+			if !s.AnyAge || s.Unreadable == nil || s.Valid(lower) != nil {
+				r.log.Warn("media: malformed claim left alone", "claim", ck)
+				continue
+			}
+			if s.Held(lower) {
+				continue
+			}
+			if err := s.Unreadable(ctx, lower); err != nil {
+				return err
+			}
+			if err := r.st.Delete(ctx, ck); err != nil {
+				return err
+			}
+			r.log.Warn("media: unreadable claim of an interrupted write removed, with its objects", "claim", ck)
 			continue
 		}
 		if s.Held(strings.ToLower(key)) {

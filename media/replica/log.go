@@ -28,8 +28,12 @@ const appendProbes = 4
 func (r *Replica) Append(ctx context.Context, from int64, data []byte) (int64, error) {
 	seq := max(from, 1)
 	probes := 0
+	create := r.st.Create
+	if u := r.unsyncedLog.Load(); u != nil {
+		create = (*u).CreateUnsynced
+	}
 	for range 1000 {
-		_, err := r.st.Create(ctx, LogKey(seq), data)
+		_, err := create(ctx, LogKey(seq), data)
 		if err == nil {
 			return seq, nil
 		}

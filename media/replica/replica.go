@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,6 +42,20 @@ type Store interface {
 	Replace(ctx context.Context, key string, data []byte, etag string) (newEtag string, err error)
 	Delete(ctx context.Context, key string) error
 	List(ctx context.Context, prefix, startAfter string, fn func(Object) error) error
+}
+
+// UnsyncedCreator is a Store that can create an object without making it
+// durable: visible at once, but a crash of the machine may lose it or
+// leave it cut short (media/local.State.CreateUnsynced).
+type UnsyncedCreator interface {
+	CreateUnsynced(ctx context.Context, key string, data []byte) (etag string, err error)
+}
+
+// NameSyncedCreator is a Store that can create an object whose name is
+// durable and whose bytes are not: after a crash of the machine it may be
+// there empty or cut short (media/local.State.CreateNameSynced).
+type NameSyncedCreator interface {
+	CreateNameSynced(ctx context.Context, key string, data []byte) (etag string, err error)
 }
 
 // Object is one entry of a Store listing.
@@ -71,6 +86,33 @@ type Replica struct {
 	errs Errors
 	now  func() time.Time
 	log  *slog.Logger
+	// unsyncedLog, when set, creates log entries with it (SetUnsyncedLog).
+	unsyncedLog atomic.Pointer[UnsyncedCreator]
+	// nameSyncedClaims, when set, creates claims with it
+	// (SetNameSyncedClaims).
+	nameSyncedClaims atomic.Pointer[NameSyncedCreator]
+}
+
+// SetNameSyncedClaims makes Claim create claims whose bytes are not made
+// durable, when the store can (NameSyncedCreator): only their names
+// survive a crash of the machine for sure. Only for the sole writer of a
+// store whose start sweeps with Sweep.Unreadable set: a claim whose bytes
+// were lost is settled by its name. Never for a store that boxes share.
+func (r *Replica) SetNameSyncedClaims() {
+	if c, ok := r.st.(NameSyncedCreator); ok {
+		r.nameSyncedClaims.Store(&c)
+	}
+}
+
+// SetUnsyncedLog makes Append create entries without making them durable,
+// when the store can (UnsyncedCreator). Only for the sole writer of a
+// store whose start recovers what a lost entry said (media: the sidecars
+// are reconciled at every start of the sole writer); never for a store
+// that boxes share, whose readers have nothing but the log.
+func (r *Replica) SetUnsyncedLog() {
+	if u, ok := r.st.(UnsyncedCreator); ok {
+		r.unsyncedLog.Store(&u)
+	}
 }
 
 // New runs the protocol on st. now and logger may be nil.

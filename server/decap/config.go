@@ -64,6 +64,7 @@ type decapConfig struct {
 	Editor       map[string]any `yaml:"editor,omitempty"`
 	MediaFolder  string         `yaml:"media_folder"`
 	PublicFolder string         `yaml:"public_folder"`
+	I18n         *i18nConfig    `yaml:"i18n,omitempty"`
 	Collections  []collection   `yaml:"collections"`
 }
 
@@ -77,6 +78,7 @@ type collection struct {
 	Slug      string   `yaml:"slug,omitempty"`
 	Nested    any      `yaml:"nested,omitempty"`
 	Files     []file   `yaml:"files,omitempty"`
+	I18n      bool     `yaml:"i18n,omitempty"`
 	Fields    []widget `yaml:"fields,omitempty"`
 }
 
@@ -106,6 +108,7 @@ type widget struct {
 	Field        *widget  `yaml:"field,omitempty"`
 	Fields       []widget `yaml:"fields,omitempty"`
 	Multiple     bool     `yaml:"multiple,omitempty"`
+	I18n         any      `yaml:"i18n,omitempty"` // true or "duplicate" (i18n.go)
 }
 
 var falsy = false
@@ -173,6 +176,7 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 		cfg.Collections = append(cfg.Collections, collection{Name: "globals", Label: "Globals",
 			Files: []file{{Name: "globals", Label: "Globals", File: gp, Fields: gf}}})
 	}
+	addI18n(&cfg, site.I18n)
 	return cfg
 }
 

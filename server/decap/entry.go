@@ -60,6 +60,10 @@ type entryWrite struct {
 
 // planEntry checks a data file as Decap sends it (the whole file).
 func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (entryWrite, error) {
+	f, err := s.repoFile(ctx, branch, f) // i18n.go
+	if err != nil {
+		return entryWrite{}, err
+	}
 	ew := entryWrite{path: f.Path, raw: f.Raw}
 	if f.NewPath != "" && f.NewPath != f.Path {
 		ew.path, ew.oldPath = f.NewPath, f.Path

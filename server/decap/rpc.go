@@ -107,6 +107,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		return nil, bad("params.branch: %q is not the published branch %q or the draft branch", dp.Branch, pub)
 	}
 	b := dp.Branch
+	if res, done, err := s.i18nWorkflow(ctx, who, b, req.Action, req.Params); done { // i18n.go
+		return res, err
+	}
 	switch req.Action {
 	case "entriesByFolder":
 		var p struct {
@@ -120,7 +123,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if !safeRepoPath(p.Folder) || p.Extension == "" || strings.ContainsAny(p.Extension, "/\x00") {
 			return nil, bad("params: want a folder (a repository path) and an extension")
 		}
-		return s.entriesByFolder(ctx, b, p.Folder, p.Extension, p.Depth)
+		return s.entriesByFolderAs(ctx, b, p.Folder, p.Extension, p.Depth) // i18n.go
 	case "entriesByFiles":
 		var p struct {
 			Files []struct {
@@ -143,7 +146,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 			if !safeRepoPath(f.Path) {
 				return nil, bad("params.files: %q is not a repository path", f.Path)
 			}
-			e, err := s.readEntry(ctx, commit, f.Path)
+			e, err := s.readEntryAs(ctx, commit, f.Path) // i18n.go
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +168,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		return s.readEntry(ctx, commit, p.Path)
+		return s.readEntryAs(ctx, commit, p.Path) // i18n.go
 	case "persistEntry":
 		var p persistParams
 		if err := decodeParams(req.Params, &p); err != nil {
@@ -439,6 +442,10 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		}
 		target = cms
 	}
+	files, err := s.dropUntranslated(ctx, target, files) // i18n.go
+	if err != nil {
+		return nil, err
+	}
 	// Every document is parsed and checked before anything is stored.
 	docs := make([]entryWrite, 0, len(files))
 	for _, f := range files {
@@ -511,6 +518,10 @@ func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
 func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
 	if len(paths) == 0 {
 		return nil, bad("params.paths: missing")
+	}
+	paths, err := s.repoPaths(ctx, branch, paths) // i18n.go
+	if err != nil {
+		return nil, err
 	}
 	// Everything is checked before anything is deleted.
 	var items []*media.Item
