@@ -261,11 +261,18 @@ func ContentDirs(files []File) []string {
 		}
 	}
 	cfg, _ := detectI18n(own)
-	if cfg == nil {
+	return cfg.OutsideDirs()
+}
+
+// OutsideDirs are the contentDirs of c's locales outside content/ and
+// pages/ (content_fr, i18n/de/content), sorted; nil for none (and for a
+// nil c). RelevantIn reads the files below them.
+func (c *I18n) OutsideDirs() []string {
+	if c == nil {
 		return nil
 	}
 	var out []string
-	for _, l := range cfg.Locales {
+	for _, l := range c.Locales {
 		d := l.ContentDir
 		if d == "" || d == "content" || d == "pages" || strings.HasPrefix(d, "content/") || strings.HasPrefix(d, "pages/") {
 			continue
@@ -617,21 +624,34 @@ func (st *localeState) localize(d *Doc, loc string, cfg *I18n) (*Doc, bool) {
 	return out, out != nil
 }
 
+// LocaleMap tells whether a value of a fields-layout file is a map of
+// locale codes ({en: …, fr: …}: every key a locale of c), and returns it.
+func (c *I18n) LocaleMap(v any) (map[string]any, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil, false
+	}
+	for k := range m {
+		if _, known := c.Locale(k); !known {
+			return nil, false
+		}
+	}
+	return m, true
+}
+
+// Localize is a document of a site with the fields layout (cfg) as it
+// reads in locale loc, as the site serves it (see localize): its values
+// and body in loc. in is false when the document has localized values
+// but none for loc. A document with no localized values is d itself.
+func Localize(d *Doc, loc string, cfg *I18n) (out *Doc, in bool) {
+	out = localizeDoc(d, loc, cfg)
+	return out, out != nil
+}
+
 // localizeDoc is localize without its cache; nil when the document is
 // not in loc.
 func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
-	isLocaleMap := func(v any) (map[string]any, bool) {
-		m, ok := v.(map[string]any)
-		if !ok || len(m) == 0 {
-			return nil, false
-		}
-		for c := range m {
-			if _, known := cfg.Locale(c); !known {
-				return nil, false
-			}
-		}
-		return m, true
-	}
+	isLocaleMap := cfg.LocaleMap
 	localized, has := false, false
 	for key, v := range d.Meta {
 		if _, code := cfg.Locale(key); code {

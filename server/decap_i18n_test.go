@@ -214,9 +214,10 @@ func TestDecapI18nBrowser(t *testing.T) {
 	if !strings.Contains(remoteFile(t, repo.bare, "content/en/posts/hello.md"), "title: Hello") {
 		t.Fatal("the English file changed")
 	}
-	if g := get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key); !strings.Contains(string(g.Body), "Bonjour tout le monde") {
-		t.Fatalf("served fr: %s", g.Body)
-	}
+	// the push lands before the box serves the new commit
+	eventually(t, "the French title served", func() bool {
+		return strings.Contains(string(get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key).Body), "Bonjour tout le monde")
+	})
 
 	// A new entry written in English only: its English file, no French one.
 	b.run(t, "open a new post", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/new"))
@@ -277,5 +278,230 @@ func TestDecapI18nWorkflow(t *testing.T) {
 	wantOK(t, rpc(t, ts.URL, key, "publishUnpublishedEntry", map[string]any{"branch": "main", "collection": "posts", "slug": "launch"}))
 	if !strings.Contains(remoteFile(t, repo.bare, "content/fr/posts/launch.md"), "Lancement") || remoteFile(t, repo.bare, "content/en/posts/launch.md") == "" {
 		t.Fatal("published files not on main")
+	}
+}
+
+// TestDecapI18nSingleFile: Decap's single_file structure on a site with
+// the fields layout, its files in Decap's form (en: {…}, fr: {…}, each
+// locale's body in its map): getEntry reads the file, persistEntry writes
+// it whole, each locale's reading validated by the model, each served
+// with its own body.
+func TestDecapI18nSingleFile(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":             "locales: [en, fr]\nlayout: fields\n" + decapLocaleModel,
+		"content/posts/hello.md": "---\nen:\n  title: Hello\n  rating: 3\n  body: Hello *there*.\nfr:\n  title: Bonjour\n  rating: 3\n  body: Bonjour à *tous*.\n---\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", "").Body), "structure: single_file") {
+		t.Fatal("no single_file structure")
+	}
+	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
+	if len(es) != 1 || !strings.Contains(es["content/posts/hello.md"], "body: Bonjour à *tous*.") {
+		t.Fatalf("entriesByFolder: %v", es)
+	}
+	r := rpc(t, ts.URL, key, "getEntry", map[string]any{"branch": "main", "path": "content/posts/hello.md"})
+	if wantOK(t, r); !strings.Contains(string(r.Body), "Hello *there*.") || !strings.Contains(string(r.Body), "Bonjour à *tous*.") {
+		t.Fatalf("getEntry: %s", r.Body)
+	}
+	served := func(slug, loc string) string {
+		t.Helper()
+		g := get(t, ts.URL+"/api/v1/content/posts/"+slug+"?locale="+loc, reader)
+		if g.Status != 200 {
+			t.Fatalf("GET %s in %s: %d %s", slug, loc, g.Status, g.Body)
+		}
+		return string(g.Body)
+	}
+	// Decap saves the whole file, each locale's body in its map.
+	raw := "---\nen:\n  title: Hello!\n  rating: 3\n  body: Hello *again*.\nfr:\n  title: Bonjour !\n  rating: 3\n  body: Re*bonjour*.\n---\n"
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": raw}},
+		"options":   map[string]any{"commitMessage": "Update hello"}})
+	wantOK(t, r)
+	if remoteFile(t, repo.bare, "content/posts/hello.md") != raw {
+		t.Fatalf("file: %q", remoteFile(t, repo.bare, "content/posts/hello.md"))
+	}
+	if fr, en := served("hello", "fr"), served("hello", "en"); !strings.Contains(fr, "<em>bonjour</em>") || !strings.Contains(fr, `"title":"Bonjour !"`) || !strings.Contains(en, "<em>again</em>") || strings.Contains(en, "bonjour") {
+		t.Fatalf("served:\nfr %s\nen %s", fr, en)
+	}
+	// A new entry in both locales.
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "launch", "path": "content/posts/launch.md", "raw": "---\nen:\n  title: Launch\n  body: We launched.\nfr:\n  title: Lancement\n  body: Lancé.\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Create launch"}})
+	wantOK(t, r)
+	if fr := served("launch", "fr"); !strings.Contains(fr, "Lancé.") || !strings.Contains(fr, `"title":"Lancement"`) {
+		t.Fatalf("served new fr: %s", fr)
+	}
+	// The French reading is validated by the model: nothing written.
+	head := git(t, repo.bare, "rev-parse", "main")
+	bad := strings.Replace(raw, "fr:\n  title: Bonjour !\n  rating: 3", "fr:\n  title: Bonjour !\n  rating: -1", 1)
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": bad}},
+		"options":   map[string]any{"commitMessage": "Update hello"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatalf("invalid fr: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestDecapI18nSingleFileOtherForms: with single_file, a file in another
+// form than Decap's (per-key maps, values shared by every locale, the
+// body after the front matter, a plain file) is given to Decap as its
+// form, each locale's map as that locale reads it; Decap's save of that
+// form keeps every locale's reading.
+func TestDecapI18nSingleFileOtherForms(t *testing.T) {
+	files := map[string]string{
+		"content/posts/keys.md":  "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\n---\nHello *there*.\n",
+		"content/posts/plain.md": "---\ntitle: Plain\nrating: 1\n---\nJust text.\n",
+		"content/posts/decap.md": "---\nen:\n  title: Hi\n  body: Hi.\nfr:\n  title: Salut\n  body: Salut.\n---\n",
+	}
+	repo := newRepo(t, map[string]string{"folio.yaml": "locales: [en, fr]\nlayout: fields\n" + decapLocaleModel,
+		"content/posts/keys.md": files["content/posts/keys.md"], "content/posts/plain.md": files["content/posts/plain.md"], "content/posts/decap.md": files["content/posts/decap.md"]})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	served := func(slug, loc string) string {
+		t.Helper()
+		g := get(t, ts.URL+"/api/v1/content/posts/"+slug+"?locale="+loc, reader)
+		if g.Status != 200 {
+			t.Fatalf("GET %s in %s: %d %s", slug, loc, g.Status, g.Body)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(g.Body, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"updatedAt", "publishedAt", "id", "translations"} {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
+	if es["content/posts/decap.md"] != files["content/posts/decap.md"] {
+		t.Fatalf("a file in Decap's form changed: %q", es["content/posts/decap.md"])
+	}
+	for _, slug := range []string{"keys", "plain"} {
+		p := "content/posts/" + slug + ".md"
+		r := rpc(t, ts.URL, key, "getEntry", map[string]any{"branch": "main", "path": p})
+		wantOK(t, r)
+		var e decapEntry
+		if err := json.Unmarshal(r.Body, &e); err != nil || e.Data == nil || *e.Data != es[p] {
+			t.Fatalf("getEntry %s: %s (listed %q)", p, r.Body, es[p])
+		}
+		raw := *e.Data
+		var form map[string]map[string]any
+		if err := yaml.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(raw, "---\n"), "---\n")), &form); err != nil {
+			t.Fatalf("%s: %v\n%s", p, err, raw)
+		}
+		if form["en"]["title"] == nil || form["en"]["body"] == nil || form["fr"]["rating"] == nil || len(form) != 2 {
+			t.Fatalf("%s as Decap's form: %v", p, form)
+		}
+		before := map[string]string{"en": served(slug, "en"), "fr": served(slug, "fr")}
+		// Decap saves the form it was given.
+		r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+			"dataFiles": []map[string]any{{"slug": slug, "path": p, "raw": raw}},
+			"options":   map[string]any{"commitMessage": "Update " + slug}})
+		wantOK(t, r)
+		if remoteFile(t, repo.bare, p) != raw {
+			t.Fatalf("%s saved: %q", p, remoteFile(t, repo.bare, p))
+		}
+		for loc, want := range before {
+			if got := served(slug, loc); got != want {
+				t.Fatalf("%s in %s after Decap's save:\n%s\nwant\n%s", slug, loc, got, want)
+			}
+		}
+	}
+	if !strings.Contains(served("keys", "fr"), `"title":"Bonjour"`) {
+		t.Fatal("keys fr")
+	}
+}
+
+// TestDecapI18nSingleFileBrowser drives Decap CMS in Chromium on a site
+// with the fields layout: a file in the per-key form opens with both
+// locales' values and bodies, and a save of the French title writes the
+// file in Decap's form, each locale reading as before but for that title.
+func TestDecapI18nSingleFileBrowser(t *testing.T) {
+	dist := decapDist(t)
+	b := newBrowser(t)
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":             "locales: [en, fr]\ndefaultLocale: en\nlayout: fields\n" + decapLocaleModel,
+		"content/posts/hello.md": "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\nbody: {fr: Salut à tous.}\n---\nHello there.\n",
+	})
+	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+
+	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
+	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
+	clickText(t, b, "Login")
+	b.waitJS(t, "the collection", `document.body.textContent.includes("Posts") && document.body.textContent.includes("Hello")`)
+	b.run(t, "open the entry", chromedp.Navigate(w.URL+"/admin/content/#/collections/posts/entries/hello"))
+	b.waitJS(t, "both locales", `[...document.querySelectorAll('input')].some(e => e.value === "Hello") && [...document.querySelectorAll('input')].some(e => e.value === "Bonjour") && document.body.textContent.includes("Hello there.") && document.body.textContent.includes("Salut à tous.")`)
+	b.shot(t, "i18n-single-entry")
+	evalAs[bool](t, b, `(() => {
+		const el = [...document.querySelectorAll('input')].find(e => e.value === "Bonjour");
+		const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+		set.call(el, "Bonjour tout le monde");
+		el.dispatchEvent(new Event("input", {bubbles: true}));
+		return true; })()`)
+	clickText(t, b, "Publish")
+	clickText(t, b, "Publish now")
+	eventually(t, "the file saved", func() bool {
+		return strings.Contains(remoteFile(t, repo.bare, "content/posts/hello.md"), "title: Bonjour tout le monde")
+	})
+	b.shot(t, "i18n-single-saved")
+	b.check(t)
+	// the push lands before the box serves the new commit
+	eventually(t, "the French title served", func() bool {
+		return strings.Contains(string(get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key).Body), "Bonjour tout le monde")
+	})
+	fr := string(get(t, w.URL+"/api/v1/content/posts/hello?locale=fr", key).Body)
+	en := string(get(t, w.URL+"/api/v1/content/posts/hello?locale=en", key).Body)
+	if !strings.Contains(fr, `"title":"Bonjour tout le monde"`) || !strings.Contains(fr, "Salut à tous.") || !strings.Contains(fr, `"rating":3`) ||
+		!strings.Contains(en, `"title":"Hello"`) || !strings.Contains(en, "Hello there.") || !strings.Contains(en, `"rating":3`) {
+		t.Fatalf("served:\nfr %s\nen %s\nfile %q", fr, en, remoteFile(t, repo.bare, "content/posts/hello.md"))
+	}
+}
+
+// TestDecapI18nSingleFileUnique: a save from Decap's single_file is
+// refused when a locale's reading other than the default's takes a
+// unique value another document of that locale has.
+func TestDecapI18nSingleFileUnique(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":            "locales: [en, fr]\nlayout: fields\ntypes:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
+		"content/products/a.md": "---\nen:\n  title: A\n  sku: A-1\nfr:\n  title: A fr\n  sku: A-FR\n---\n",
+		"content/products/b.md": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: B-FR\n---\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: A-FR\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Update b"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatalf("a French sku taken: %d %s", r.Status, r.Body)
+	}
+	// Translations share their document's value; another value is free.
+	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: B-1\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Update b"}})
+	wantOK(t, r)
+}
+
+// TestDecapI18nSingleFileNoModel: without a content model, a locale's
+// reading that breaks the content rules (a slug that is none) is refused
+// all the same.
+func TestDecapI18nSingleFileNoModel(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":         "locales: [en, fr]\nlayout: fields\n",
+		"content/posts/a.md": "---\nen:\n  title: A\nfr:\n  title: A fr\n---\n",
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	head := git(t, repo.bare, "rev-parse", "main")
+	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "a", "path": "content/posts/a.md", "raw": "---\nen:\n  title: A\nfr:\n  title: A fr\n  slug: Pas un slug !\n---\n"}},
+		"options":   map[string]any{"commitMessage": "Update a"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
+		t.Fatalf("a bad French slug: %d %s", r.Status, r.Body)
 	}
 }

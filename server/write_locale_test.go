@@ -188,8 +188,6 @@ func TestWriteLocaleFieldsLayout(t *testing.T) {
 	if g := get(t, ts.URL+"/api/v1/content/posts/hello?locale=fr", reader); !strings.Contains(string(g.Body), `"rating":4`) {
 		t.Fatalf("fr rating: %s", g.Body)
 	}
-	// One body for every locale: a fr body is refused, nothing written.
-	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello?locale=fr", editor, `{"body": "Texte."}`), http.StatusUnprocessableEntity, "VALIDATION")
 	// The model validates the fr values.
 	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello?locale=fr", editor, `{"data": {"rating": -2}}`), http.StatusUnprocessableEntity, "VALIDATION")
 	// DELETE in fr removes the fr values only.

@@ -26,7 +26,7 @@ func (w *Writer) ReadFile(ctx context.Context, branch, p string) ([]byte, string
 	if err != nil {
 		return nil, "", err
 	}
-	if err := checkPath(p, false); err != nil {
+	if err := checkPath(p); err != nil {
 		return nil, "", err
 	}
 	blob, err := w.repo.blobAt(ctx, head, p)
@@ -49,7 +49,7 @@ func (w *Writer) ListFiles(ctx context.Context, branch, dir string) ([]File, err
 	}
 	dir = strings.Trim(dir, "/")
 	if dir != "" {
-		if err := checkPath(dir, false); err != nil {
+		if err := checkPath(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -81,10 +81,27 @@ func (w *Writer) readHead(ctx context.Context, branch string) (string, string, e
 	return branch, head, nil
 }
 
-// checkPath accepts a clean, relative repository path; content: a file
-// folio reads as a page, an item or the globals (content.Relevant, not a
-// model file).
-func checkPath(p string, contentOnly bool) error {
+// checkContentPath is checkPath of a file folio reads as a page, an
+// item or the globals (content.Relevant, not a model file) on a site
+// with locales c (nil: without): a locale's contentDir outside content/
+// (content_fr/…) holds content files too.
+func checkContentPath(c *content.I18n, p string) error {
+	if err := checkPath(p); err != nil {
+		return err
+	}
+	dirs := c.OutsideDirs()
+	if !content.RelevantIn(p, dirs) || content.ModelFile(p) || strings.HasPrefix(strings.ToLower(p), "folio.") {
+		where := "pages/…, content/<type>/…, globals.*"
+		for _, d := range dirs {
+			where += ", " + d + "/…"
+		}
+		return fault.New(fault.Invalid, "%s is not a content file (%s)", p, where)
+	}
+	return nil
+}
+
+// checkPath accepts a clean, relative repository path.
+func checkPath(p string) error {
 	if p == "" || len(p) > 1024 || strings.HasPrefix(p, "/") || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == ".." {
 		return fault.New(fault.Invalid, "invalid path %q", p)
 	}
@@ -92,9 +109,6 @@ func checkPath(p string, contentOnly bool) error {
 		if r < ' ' || r == 0x7f || r == '\\' {
 			return fault.New(fault.Invalid, "invalid path %q: control characters or backslashes", p)
 		}
-	}
-	if contentOnly && (!content.Relevant(p) || content.ModelFile(p) || strings.HasPrefix(strings.ToLower(p), "folio.")) {
-		return fault.New(fault.Invalid, "%s is not a content file (pages/…, content/<type>/…, globals.*)", p)
 	}
 	return nil
 }
@@ -126,15 +140,19 @@ func (w *Writer) DeleteFile(ctx context.Context, p string, opts Options) (Result
 }
 
 func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool, opts Options) (Result, error) {
-	if err := checkPath(p, true); err != nil {
+	if err := checkPath(p); err != nil {
 		return Result{}, err
 	}
 	branch, err := w.TargetBranch(opts.Branch)
 	if err != nil {
 		return Result{}, err
 	}
+	i18n := w.i18nOf(branch)
+	if err := checkContentPath(i18n, p); err != nil {
+		return Result{}, err
+	}
 	// on a site with locales, a locale's file is its locale's document
-	loc, virt := virtualPath(w.i18nOf(branch), p)
+	loc, virt := virtualPath(i18n, p)
 	d := docOfPath(virt)
 	d.Locale = loc
 	if d.Kind == KindItem && !content.ValidType(d.Type) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/media/fault"
 )
 
@@ -56,5 +57,32 @@ func TestFileAPI(t *testing.T) {
 	}
 	if _, err := w.DeleteFile(ctx, "content/posts/raw.md", Options{}); fault.CodeOf(err) != fault.NotFound {
 		t.Fatalf("delete again: %v", err)
+	}
+}
+
+// checkContentPath: a locale's contentDir outside content/ holds
+// content files; no other folder does.
+func TestCheckContentPath(t *testing.T) {
+	c := &content.I18n{Layout: content.LayoutFolder, Default: "en", Locales: []content.Locale{{Code: "en", ContentDir: "content"}, {Code: "fr", ContentDir: "content_fr"}, {Code: "de", ContentDir: "i18n/de/content"}}}
+	for p, ok := range map[string]bool{
+		"content/posts/a.md":            true,
+		"content_fr/posts/a.md":         true,
+		"content_fr/about.md":           true,
+		"i18n/de/content/posts/a.md":    true,
+		"content_fr/.hidden/a.md":       false,
+		"content_fr/posts/a.png":        false,
+		"content_de/posts/a.md":         false,
+		"i18n/de/posts/a.md":            false,
+		"content_fr/../secret/a.md":     false,
+		"content_frx/posts/a.md":        false,
+		"folio.yaml":                    false,
+		"content_fr/posts/_drafts/a.md": false,
+	} {
+		if err := checkContentPath(c, p); (err == nil) != ok {
+			t.Errorf("%s: %v, want ok %v", p, err, ok)
+		}
+	}
+	if err := checkContentPath(nil, "content_fr/posts/a.md"); err == nil {
+		t.Error("a site without locales took content_fr/")
 	}
 }

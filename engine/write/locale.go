@@ -247,6 +247,9 @@ func virtualPath(c *content.I18n, p string) (loc, virt string) {
 		return code, "globals" + path.Ext(p)
 	}
 	if !strings.HasPrefix(p, "content/") && !strings.HasPrefix(p, "pages/") {
+		if l, v, ok := c.Classify(p); ok && v != p && (strings.HasPrefix(v, "content/") || strings.HasPrefix(v, "pages/")) {
+			return l, v // in a locale's contentDir outside content/ (content_fr/…)
+		}
 		return c.Default, p
 	}
 	if l, v, ok := c.Classify(p); ok {
@@ -258,29 +261,17 @@ func virtualPath(c *content.I18n, p string) (loc, virt string) {
 // localeFields turns a write of locale loc into the fields layout's
 // change of the one file whose front matter is meta: each value is set
 // in the key's map of locale codes ({en: …, fr: …}; a plain value that
-// the write changes becomes one, the default locale keeping the old
-// value), or in Decap's map of the locale (fr: {title: …}) when the file
-// has one. A Replace removes the locale's values of the keys it does not
-// give; a Delete removes every value of the locale.
+// a write in another locale than the default changes becomes one, the
+// default locale keeping the old value), or in Decap's map of the locale
+// (fr: {title: …}) when the file has one. The body is the locale's
+// body as content reads it: body in Decap's map of the locale, else in a
+// body: {en: …, fr: …} map, which a locale other than the default gets
+// when the file has none (the default locale's body staying after the
+// front matter). A Replace removes the locale's values of the keys it
+// does not give; a Delete removes every value of the locale.
 func localeFields(c *content.I18n, loc string, o op, d Doc, meta map[string]any) (Doc, error) {
-	if d.Body != nil && o != opDelete {
-		if o != opReplace || *d.Body != "" {
-			return d, &ValidationError{[]FieldProblem{{"body", "the site's layout (fields) keeps one body for every locale: write it in the default locale (" + c.Default + ")"}}}
-		}
-	}
+	def := loc == c.Default
 	out := Doc{Kind: d.Kind, Type: d.Type, Slug: d.Slug, Locale: d.Locale, Fields: map[string]any{}}
-	isLocaleMap := func(v any) (map[string]any, bool) {
-		m, ok := v.(map[string]any)
-		if !ok || len(m) == 0 {
-			return nil, false
-		}
-		for k := range m {
-			if _, known := c.Locale(k); !known {
-				return nil, false
-			}
-		}
-		return m, true
-	}
 	if own, ok := meta[loc].(map[string]any); ok {
 		// Decap's form: the locale's values in one map
 		nm := map[string]any{}
@@ -300,6 +291,13 @@ func localeFields(c *content.I18n, loc string, o op, d Doc, meta map[string]any)
 				nm[k] = v
 			}
 		}
+		if d.Body != nil {
+			if *d.Body == "" {
+				delete(nm, "body")
+			} else {
+				nm["body"] = *d.Body
+			}
+		}
 		out.Fields[loc] = nm
 		return out, nil
 	}
@@ -307,9 +305,12 @@ func localeFields(c *content.I18n, loc string, o op, d Doc, meta map[string]any)
 	for name := range d.Fields {
 		given[fileKey(name, meta)] = true
 	}
+	if d.Body != nil {
+		given["body"] = true
+	}
 	found := false
 	for k, v := range meta {
-		m, ok := isLocaleMap(v)
+		m, ok := c.LocaleMap(v)
 		if !ok {
 			continue
 		}
@@ -335,10 +336,9 @@ func localeFields(c *content.I18n, loc string, o op, d Doc, meta map[string]any)
 	if o == opCreate && found {
 		return out, fault.New(fault.Conflict, "%s has values of locale %s already", describe(d), loc)
 	}
-	for name, v := range d.Fields {
-		k := fileKey(name, meta)
+	set := func(k string, v any) {
 		cur, exists := meta[k]
-		if m, ok := isLocaleMap(cur); ok {
+		if m, ok := c.LocaleMap(cur); ok {
 			nm := cloneMap(m)
 			if v == nil {
 				delete(nm, loc)
@@ -346,9 +346,14 @@ func localeFields(c *content.I18n, loc string, o op, d Doc, meta map[string]any)
 				nm[loc] = v
 			}
 			out.Fields[k] = nm
-			continue
+			if len(nm) == 0 {
+				out.Fields[k] = nil
+			}
+			return
 		}
 		switch {
+		case def:
+			out.Fields[k] = v // a plain value is the default locale's
 		case v == nil:
 			// a shared value is not the locale's to remove
 		case exists && sameValue(cur, v):
@@ -358,52 +363,46 @@ func localeFields(c *content.I18n, loc string, o op, d Doc, meta map[string]any)
 			out.Fields[k] = map[string]any{loc: v}
 		}
 	}
+	for name, v := range d.Fields {
+		set(fileKey(name, meta), v)
+	}
+	_, bodyMap := c.LocaleMap(meta["body"])
+	switch {
+	case d.Body == nil && o == opReplace && def && !bodyMap:
+		empty := ""
+		out.Body = &empty
+	case d.Body == nil:
+	case def && !bodyMap:
+		out.Body = d.Body // the file's body is the default locale's
+	case *d.Body == "":
+		set("body", nil)
+	default:
+		set("body", *d.Body)
+	}
 	return out, nil
+}
+
+// hasLocaleValues tells whether a fields-layout file (its front matter
+// meta) holds values of some locale: a map of locale codes, or Decap's
+// map of a locale.
+func hasLocaleValues(c *content.I18n, meta map[string]any) bool {
+	for k, v := range meta {
+		if _, isCode := c.Locale(k); isCode {
+			if _, ok := v.(map[string]any); ok {
+				return true
+			}
+		}
+		if _, ok := c.LocaleMap(v); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func cloneMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m)+1)
 	for k, v := range m {
 		out[k] = v
-	}
-	return out
-}
-
-// localizedMeta is the front matter of a fields-layout file as it reads
-// in locale loc: each map of locale codes replaced by loc's value (the
-// default locale's when loc has none), Decap's map of the locale merged
-// in, the other locales' maps left out.
-func localizedMeta(c *content.I18n, loc string, meta map[string]any) map[string]any {
-	out := make(map[string]any, len(meta))
-	for k, v := range meta {
-		if _, isCode := c.Locale(k); isCode {
-			if _, ok := v.(map[string]any); ok {
-				continue
-			}
-		}
-		if m, ok := v.(map[string]any); ok && len(m) > 0 {
-			all := true
-			for mk := range m {
-				if _, known := c.Locale(mk); !known {
-					all = false
-					break
-				}
-			}
-			if all {
-				if lv, ok := m[loc]; ok {
-					out[k] = lv
-				} else if dv, ok := m[c.Default]; ok {
-					out[k] = dv
-				}
-				continue
-			}
-		}
-		out[k] = v
-	}
-	if own, ok := meta[loc].(map[string]any); ok {
-		for k, v := range own {
-			out[k] = v
-		}
 	}
 	return out
 }
@@ -489,7 +488,13 @@ func (w *Writer) placeNew(ctx context.Context, c *content.I18n, snap *engine.Sna
 // fieldsLocale tells whether a write of d goes to the values of a locale
 // other than the default in the one file of every locale.
 func fieldsLocale(c *content.I18n, d Doc) bool {
-	return c != nil && c.Layout == content.LayoutFields && d.Kind != KindGlobals && d.Locale != "" && d.Locale != c.Default
+	return fieldsDoc(c, d) && d.Locale != "" && d.Locale != c.Default
+}
+
+// fieldsDoc tells whether d is a document (not the globals) of a site
+// with the fields layout, in any locale.
+func fieldsDoc(c *content.I18n, d Doc) bool {
+	return c != nil && c.Layout == content.LayoutFields && d.Kind != KindGlobals
 }
 
 // overDefaultGlobals is a locale's globals file as the locale reads it:

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // localePaths: the files a document of a locale may have, each read back
@@ -83,14 +82,28 @@ func TestLocaleFields(t *testing.T) {
 	if err != nil || !sameValue(out.Fields["title"], map[string]any{"en": "Hello"}) || len(out.Fields) != 1 {
 		t.Fatalf("delete: %v %v", out.Fields, err)
 	}
-	// A body in a locale other than the default is refused.
-	if _, err := localeFields(c, "fr", opPatch, Doc{Body: str("x"), Fields: map[string]any{}}, meta); codeOf(err) != fault.Unprocessable {
-		t.Fatal("a fr body was taken")
+	// A body in a locale other than the default: body: {fr: …}; the
+	// default locale's stays the file's.
+	out, err = localeFields(c, "fr", opPatch, Doc{Body: str("x"), Fields: map[string]any{}}, meta)
+	if err != nil || !sameValue(out.Fields["body"], map[string]any{"fr": "x"}) || out.Body != nil {
+		t.Fatalf("fr body: %v %v", out.Fields, err)
 	}
-	// Decap's form: the locale's map.
+	out, err = localeFields(c, "en", opPatch, Doc{Body: str("y"), Fields: map[string]any{"title": "Hi", "rating": 5}}, meta)
+	if err != nil || out.Body == nil || *out.Body != "y" || !sameValue(out.Fields["title"], map[string]any{"en": "Hi", "fr": "Bonjour"}) || !sameValue(out.Fields["rating"], 5) {
+		t.Fatalf("en: %v %v", out.Fields, err)
+	}
+	bm := map[string]any{"title": map[string]any{"en": "Hello", "fr": "Bonjour"}, "body": map[string]any{"en": "a", "fr": "b"}}
+	out, err = localeFields(c, "en", opPatch, Doc{Body: str("c")}, bm)
+	if err != nil || out.Body != nil || !sameValue(out.Fields["body"], map[string]any{"en": "c", "fr": "b"}) {
+		t.Fatalf("en body in a map: %v %v", out.Fields, err)
+	}
+	// Decap's form: the locale's map, its body in it.
 	dm := map[string]any{"en": map[string]any{"title": "Hello"}, "fr": map[string]any{"title": "Bonjour", "x": 1}}
-	out, err = localeFields(c, "fr", opPatch, Doc{Fields: map[string]any{"title": "Salut"}}, dm)
-	if err != nil || !sameValue(out.Fields["fr"], map[string]any{"title": "Salut", "x": 1}) {
+	out, err = localeFields(c, "fr", opPatch, Doc{Fields: map[string]any{"title": "Salut"}, Body: str("Texte")}, dm)
+	if err != nil || !sameValue(out.Fields["fr"], map[string]any{"title": "Salut", "x": 1, "body": "Texte"}) {
 		t.Fatalf("Decap form: %v %v", out.Fields, err)
+	}
+	if !hasLocaleValues(c, dm) || !hasLocaleValues(c, meta) || hasLocaleValues(c, map[string]any{"title": "x", "en": "y"}) {
+		t.Fatal("hasLocaleValues")
 	}
 }

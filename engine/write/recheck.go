@@ -85,9 +85,11 @@ func (w *Writer) recheckFunc(pl *plan, branch string, d Doc, t *schema.Type, doc
 				continue
 			}
 			if i18n != nil && i18n.Layout == content.LayoutFields {
-				ld := *od
-				ld.Meta = localizedMeta(i18n, pl.locale, od.Meta)
-				od = &ld
+				ld, in := content.Localize(od, pl.locale, i18n)
+				if !in {
+					continue // not a document of the locale
+				}
+				od = ld
 			}
 			src := ""
 			if virt != p {

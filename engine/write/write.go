@@ -948,7 +948,7 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err != nil {
 		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse (replace it whole with PUT): %v", pl.path, problemMessage(err))
 	}
-	if c := w.i18nOf(branch); fieldsLocale(c, d) {
+	if c := w.i18nOf(branch); fieldsLocale(c, d) || (fieldsDoc(c, d) && hasLocaleValues(c, meta)) {
 		// the one file of every locale: the locale's values only
 		if d, err = localeFields(c, d.Locale, o, d, meta); err != nil {
 			return err
@@ -1235,14 +1235,30 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 	// it: at its path in the locale, with the locale's values.
 	i18n := w.i18nOf(branch)
 	_, virt := virtualPath(i18n, pl.path)
+	src := ""
+	if virt != pl.path {
+		src = pl.path
+	}
+	var others []FieldProblem // the other locales' readings' problems
 	if i18n != nil {
 		if pl.locale == "" {
 			pl.locale, _ = virtualPath(i18n, pl.path)
 		}
-		if i18n.Layout == content.LayoutFields && d.Kind != KindGlobals {
-			ld := *doc
-			ld.Meta = localizedMeta(i18n, pl.locale, doc.Meta)
-			doc = &ld
+		if fieldsDoc(i18n, d) {
+			// every locale's reading of the one file that this write
+			// changes is checked, as the read side checks each
+			if others, err = w.otherReadings(ctx, pl, branch, i18n, virt, src, d, doc, model); err != nil {
+				return err
+			}
+			ld, in := content.Localize(doc, pl.locale, i18n)
+			if !in {
+				// the write leaves no value of its locale
+				if len(others) > 0 {
+					return &ValidationError{others}
+				}
+				return nil
+			}
+			doc = ld
 		}
 		if d.Kind == KindGlobals && pl.locale != "" && pl.locale != i18n.Default {
 			if doc, err = w.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
@@ -1250,39 +1266,22 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 			}
 		}
 	}
-	src := ""
-	if virt != pl.path {
-		src = pl.path
-	}
-	var fields []FieldProblem
-	site, problems := content.Assemble([]content.File{{Path: virt, Source: src, Doc: doc}})
-	for _, p := range problems {
-		if p.Path == pl.path {
-			fields = append(fields, FieldProblem{keyAtLine(doc, p.Line), p.Message})
-		}
-	}
+	site, fields := assembleOne(pl.path, virt, src, doc)
 	if len(fields) > 0 {
-		return &ValidationError{fields}
+		return &ValidationError{append(fields, others...)}
 	}
-	var t *schema.Type
+	t := typeOf(model, d)
 	switch d.Kind {
 	case KindItem:
-		t = model.Of(d.Type)
 		if its := site.Items[d.Type]; len(its) == 1 {
 			pl.slug = its[0].Slug
 		}
 	case KindPage:
-		if model != nil {
-			t = model.Pages
-		}
 		if len(site.Pages) == 1 {
 			pl.slug = site.Pages[0].Slug
 		}
-	case KindGlobals:
-		if model != nil {
-			t = model.Globals
-		}
 	}
+	fields = others
 	if pl.slug != d.Slug && d.Kind != KindGlobals {
 		// The front matter renames it: the new slug must be free.
 		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug, Locale: pl.locale}
@@ -1305,6 +1304,9 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 		}
 	}
 	if t == nil {
+		if len(fields) > 0 {
+			return &ValidationError{fields}
+		}
 		return nil
 	}
 	for _, v := range t.Validate(doc) {
@@ -1319,6 +1321,74 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, mod
 		return &ValidationError{fields}
 	}
 	return nil
+}
+
+// assembleOne assembles the one document doc of the file p, read at its
+// path virt in its locale's site (src: the file's own path when not
+// virt): the site, and the problems of p as the fields they are at.
+func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldProblem) {
+	var fields []FieldProblem
+	site, problems := content.Assemble([]content.File{{Path: virt, Source: src, Doc: doc}})
+	for _, pr := range problems {
+		if pr.Path == p {
+			fields = append(fields, FieldProblem{keyAtLine(doc, pr.Line), pr.Message})
+		}
+	}
+	return site, fields
+}
+
+// otherReadings checks the readings of a fields-layout file (doc, the
+// new file) in the locales other than the write's that the write
+// changes: the content rules and the model (unique within the locale),
+// as the read side checks each locale's reading. A reading the old file had alike is not this
+// write's to check. Each problem says its locale.
+func (w *Writer) otherReadings(ctx context.Context, pl *plan, branch string, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
+	var old *content.Doc
+	if pl.oldBlob != "" {
+		data, err := w.repo.readBlob(ctx, pl.oldBlob)
+		if err != nil {
+			return nil, err
+		}
+		old, _ = content.Parse(pl.path, data)
+	}
+	t := typeOf(model, d)
+	var out []FieldProblem
+	for _, loc := range c.Codes() {
+		if loc == pl.locale {
+			continue
+		}
+		ld, in := content.Localize(doc, loc, c)
+		if !in {
+			continue
+		}
+		if old != nil {
+			if od, in := content.Localize(old, loc, c); in && sameReading(od, ld) {
+				continue
+			}
+		}
+		_, fields := assembleOne(pl.path, virt, src, ld)
+		if len(fields) == 0 && t != nil {
+			for _, v := range t.Validate(ld) {
+				if !v.Warn {
+					fields = append(fields, FieldProblem{v.Field, v.Message})
+				}
+			}
+			if d.Kind == KindItem {
+				fields = append(fields, w.notUnique(branch, loc, d.Type, pl.path, t, ld)...)
+			}
+		}
+		for _, f := range fields {
+			f.Message += " (in " + loc + ")"
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// sameReading tells whether two readings of a file hold the same values
+// and body.
+func sameReading(a, b *content.Doc) bool {
+	return a.Body.Source() == b.Body.Source() && a.HasBody == b.HasBody && sameValue(a.Meta, b.Meta)
 }
 
 // notUnique lists the fields declared unique whose value in doc another

@@ -46,6 +46,27 @@ func docOf(p string) (write.Doc, bool) {
 	return write.Doc{}, false
 }
 
+// docOfFile is docOf of a repository path on the served site: a file of
+// a locale's contentDir outside content/ (content_fr/posts/a.md) holds
+// what its path in its locale's site does (content/posts/a.md).
+func (s *Service) docOfFile(p string) (write.Doc, bool) {
+	if d, ok := docOf(p); ok || strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "pages/") {
+		return d, ok
+	}
+	snap := s.Engine.Published()
+	if snap == nil || snap.Site == nil || snap.Site.I18n == nil {
+		return write.Doc{}, false
+	}
+	c := snap.Site.I18n
+	if !content.RelevantIn(p, c.OutsideDirs()) {
+		return write.Doc{}, false
+	}
+	if _, virt, ok := c.Classify(p); ok && virt != p {
+		return docOf(virt)
+	}
+	return write.Doc{}, false
+}
+
 // entryWrite is one data file of an entry, checked and ready to write.
 type entryWrite struct {
 	path    string // where the entry is written
@@ -69,7 +90,7 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 		ew.path, ew.oldPath = f.NewPath, f.Path
 	}
 	for _, p := range []string{ew.path, ew.oldPath} {
-		if _, ok := docOf(p); p != "" && !ok {
+		if _, ok := s.docOfFile(p); p != "" && !ok {
 			return ew, bad("params.dataFiles: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
 		}
 	}

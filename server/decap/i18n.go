@@ -10,6 +10,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
+	"go.yaml.in/yaml/v3"
 )
 
 // Decap CMS's i18n on a site with locales (docs/decap.md "Translations").
@@ -174,6 +175,10 @@ func (s *Service) readEntryAs(ctx context.Context, commit, p string) (entry, err
 	}
 	e, err := s.readEntry(ctx, commit, real)
 	e.File.Path = p
+	if e.Data != nil {
+		d := s.decapSingle(p, *e.Data)
+		e.Data = &d
+	}
 	return e, err
 }
 
@@ -184,7 +189,8 @@ func (s *Service) readEntryAs(ctx context.Context, commit, p string) (entry, err
 func (s *Service) entriesByFolderAs(ctx context.Context, branch, folder, ext string, depth int) ([]entry, error) {
 	m := s.localeMap()
 	if _, _, ok := collectionOf(folder + "/x"); m == nil || !ok {
-		return s.entriesByFolder(ctx, branch, folder, ext, depth)
+		es, err := s.entriesByFolder(ctx, branch, folder, ext, depth)
+		return s.singleEntries(es), err
 	}
 	// Decap asks one level deeper for multiple_folders (the locale's).
 	if m.structure == structFolders && depth > 1 {
@@ -473,4 +479,94 @@ func (m *localeMap) decapName(p string) string {
 		return name
 	}
 	return p
+}
+
+// Decap's single_file structure reads only its own form of a file: a map
+// per locale at the top level (en: {title: …, body: …}, fr: {…}); it
+// shows nothing of values outside them (a file in the per-key form,
+// title: {en: …, fr: …}, values shared by every locale, a plain file,
+// the Markdown body after the front matter), and a save from it would
+// drop them. decapSingle gives Decap a file of a document in any other
+// form as each locale reads it (content.Localize): a map per locale of
+// its values and body. A save from Decap then writes that form, each
+// locale reading as before.
+
+// decapSingle is the data of the file p as Decap's single_file reads it
+// on a site with the fields layout: raw itself when it is in that form
+// already, or is no document, or does not parse.
+func (s *Service) decapSingle(p, raw string) string {
+	return decapSingle(s.singleI18n(), p, raw)
+}
+
+// singleI18n is the locales of the served site when its Decap structure
+// is single_file; nil otherwise.
+func (s *Service) singleI18n() *content.I18n {
+	snap := s.Engine.Published()
+	if snap == nil || snap.Site == nil || i18nStructure(snap.Site.I18n) != structSingle {
+		return nil
+	}
+	return snap.Site.I18n
+}
+
+func decapSingle(c *content.I18n, p, raw string) string {
+	if c == nil {
+		return raw
+	}
+	ext := path.Ext(p)
+	if d, ok := docOf(p); !ok || d.Kind == write.KindGlobals || (ext != ".md" && ext != ".markdown" && ext != ".yaml" && ext != ".yml") {
+		return raw
+	}
+	doc, err := content.Parse(p, []byte(raw))
+	if err != nil {
+		return raw
+	}
+	pure := strings.TrimSpace(doc.Body.Source()) == ""
+	for k, v := range doc.Meta {
+		if _, isCode := c.Locale(k); !isCode {
+			pure = false
+		} else if _, isMap := v.(map[string]any); !isMap {
+			pure = false
+		}
+	}
+	if pure {
+		return raw
+	}
+	form := map[string]any{}
+	for _, loc := range c.Codes() {
+		ld, in := content.Localize(doc, loc, c)
+		if !in {
+			continue
+		}
+		m := make(map[string]any, len(ld.Meta)+1)
+		for k, v := range ld.Meta {
+			m[k] = v
+		}
+		if b := ld.Body.Source(); strings.TrimSpace(b) != "" && (ext == ".md" || ext == ".markdown") {
+			m["body"] = b
+		}
+		form[loc] = m
+	}
+	out, err := yaml.Marshal(form)
+	if err != nil {
+		return raw
+	}
+	if ext == ".yaml" || ext == ".yml" {
+		return string(out)
+	}
+	return "---\n" + string(out) + "---\n"
+}
+
+// singleEntries is decapSingle of entries.
+func (s *Service) singleEntries(es []entry) []entry {
+	c := s.singleI18n()
+	if c == nil {
+		return es
+	}
+	for i := range es {
+		if es[i].Data != nil {
+			d := decapSingle(c, es[i].File.Path, *es[i].Data)
+			es[i].Data = &d
+		}
+	}
+	return es
 }

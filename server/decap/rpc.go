@@ -545,7 +545,7 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		if !safeRepoPath(p) {
 			return nil, bad("params.paths: %q is not a repository path", p)
 		}
-		if _, ok := docOf(p); !ok {
+		if _, ok := s.docOfFile(p); !ok {
 			return nil, bad("params.paths: %s is not a document folio edits (content/<type>/…, pages/…)", p)
 		}
 		docPaths = append(docPaths, p)

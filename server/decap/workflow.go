@@ -94,7 +94,7 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 		if err != nil {
 			return nil, err
 		}
-		return map[string]string{"data": string(b)}, nil
+		return map[string]string{"data": s.decapSingle(p.Path, string(b))}, nil // i18n.go
 	case "unpublishedEntryMediaFile":
 		// Media live in the library, not on the branch.
 		return s.mediaFile(ctx, p.Path)
