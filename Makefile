@@ -233,8 +233,8 @@ dist:
 clean:
 	rm -rf $(BIN) $(DATA)
 
-# bench measures what users feel (cmd/folio-bench): cold start, push to
-# serve, throughput against nginx, media search, derivatives, an image
+# bench measures what users feel (cmd/folio-bench): cold start, what a
+# content model adds to it (group model), push to serve, throughput against nginx, media search, derivatives, an image
 # crop made on request against vipsthumbnail (Debian's libvips-tools,
 # installed when missing like nginx and wrk), a 50 MB
 # upload, the media library in a bucket on versitygw (migration, a fresh

@@ -81,6 +81,9 @@ func ModelFile(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
 		return false
 	}
+	if !strings.HasPrefix(p, "schemas/") && !strings.Contains(p, "admin/") {
+		return false // neither case below, with no allocation (every file of a site is asked)
+	}
 	segs := strings.Split(p, "/")
 	for _, s := range segs {
 		if s == "" || s[0] == '.' || s[0] == '_' {

@@ -177,8 +177,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if cfg.CacheDir != "" {
 		// The published branch's first load takes the validation results
-		// the last run kept (validcache.go).
-		e.models[cfg.Branch] = &modelState{persisted: src.loadValidation(), docNames: src.docKeyNames}
+		// the last run kept (validcache.go), read meanwhile.
+		pending := make(chan *persistedResults, 1)
+		go func() { pending <- src.loadValidation() }()
+		e.models[cfg.Branch] = &modelState{pending: pending}
 	}
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay

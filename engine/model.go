@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path"
 	"runtime"
 	"slices"
 	"strings"
@@ -40,13 +41,14 @@ type modelState struct {
 	problems []content.Problem       // the model's own problems (then model is the previous one)
 
 	results map[valKey]docResult
-	// applied are the items served in place of the assembled ones, with
-	// defaults and dates filled in, by assembled item (same model).
-	applied map[*content.Item]*content.Item
-	// typeSlices are the last served slice of each type, by the
-	// assembled slice it was made from (same model).
+	// order are the last load's documents (and types) in path order: the
+	// validation cache's file has their results in it.
+	order []valKey
+	// typeSlices are, by type, the last assembled slice ([0]) and the
+	// slice served for it ([1]: items with defaults and dates filled in
+	// are copies), for the same model.
 	typeSlices map[string][2][]*content.Item
-	// locales are applied and typeSlices of each locale other than the
+	// locales are the typeSlices of each locale other than the
 	// default one, in a site with locales (model_locale.go), and
 	// untranslated the documents served with fewer translations, by
 	// document.
@@ -57,12 +59,13 @@ type modelState struct {
 	// validations done, savedGen those the validation cache holds.
 	hash          string
 	gen, savedGen uint64
-	// persisted are the validation cache's results at start, and
-	// docNames names documents as it does (Source.docKeyNames): the first
-	// load takes the results of its model from there instead of
-	// validating. Dropped after it.
+	// persisted are the validation cache's results at start: the first
+	// load takes the results of its model from there (a document by the
+	// blob of its file, as the parse cache names it) instead of
+	// validating. Dropped after it. pending, when set, delivers them
+	// (read in the background while the first load reads the site).
 	persisted *persistedResults
-	docNames  func() map[*content.Doc]string
+	pending   <-chan *persistedResults
 }
 
 // docResult is what validating one document against one type model
@@ -159,14 +162,17 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.model = m
 	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
-	ms.applied = map[*content.Item]*content.Item{}
 	ms.typeSlices = map[string][2][]*content.Item{}
 	ms.locales = nil
 }
 
 // parallelValidate is the number of documents to validate from which
-// validation uses every CPU (a cold start).
-const parallelValidate = 256
+// validation uses every CPU (a cold start); parallelFill the number of
+// items to fill in (a start).
+const (
+	parallelValidate = 256
+	parallelFill     = 4096
+)
 
 type docCheck struct {
 	path string
@@ -179,6 +185,33 @@ type docCheck struct {
 	proj bool
 }
 
+// startResults looks documents up in the validation cache's results at
+// a start: by the blob and extension of each document's file (the parse
+// cache's name of the document it handed out) and the type, in path
+// order, the order the file has them in.
+type startResults struct {
+	p        *persistedResults
+	lastT    *schema.Type
+	lastTKey string
+}
+
+// get is the result of f's document for type t. A locale's reading of
+// a file (proj, the fields layout) is not the file's document: the
+// validation cache has none of it.
+func (s *startResults) get(f content.File, t *schema.Type, proj bool) (docResult, bool) {
+	if s.p == nil || proj {
+		return docResult{}, false
+	}
+	blob, ok := parseHash(f.Blob)
+	if !ok {
+		return docResult{}, false
+	}
+	if t != s.lastT {
+		s.lastT, s.lastTKey = t, typeKey(t)
+	}
+	return s.p.get(blob, path.Ext(f.Path), s.lastTKey)
+}
+
 // applyModel validates the documents of a freshly assembled site against
 // the branch's model and returns the site to serve: documents of a type
 // with onInvalid: reject that break the model replaced by their version in
@@ -186,15 +219,25 @@ type docCheck struct {
 // returns the problems (the model's own, and each violation as "path:line:
 // field: message") and the documents held back.
 func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
+	if ms.pending != nil {
+		ms.persisted, ms.pending = <-ms.pending, nil
+	}
 	ms.update(site, files)
 	problems := slices.Clone(ms.problems)
 	m := ms.model
 	if m.Empty() {
 		return site, problems, nil
 	}
-	// The documents to check, the cached results taken.
+	// The documents to check, the cached results taken: those of the
+	// last loads, at a start those the validation cache kept for this
+	// model.
 	checks := make([]docCheck, 0, len(files))
 	var todo []int
+	var fresh []int // the checks whose results ms.results does not have yet
+	persisted := startResults{p: ms.persisted}
+	if p := ms.persisted; p == nil || p.hash != ms.hash || ms.hash == "" {
+		persisted.p = nil
+	}
 	var projs []string // the fields layout: the locales to read each file in
 	if site.I18n != nil {
 		projs = projections(site)
@@ -248,74 +291,66 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			}
 			if res, ok := ms.results[valKey{c.doc, t}]; ok {
 				c.res = res
+			} else if res, ok := persisted.get(f, t, c.proj); ok {
+				c.res = res
+				fresh = append(fresh, len(checks))
 			} else {
 				todo = append(todo, len(checks))
 			}
 			checks = append(checks, c)
 		}
 	}
-	if p := ms.persisted; p != nil && len(todo) > 0 {
-		// A start: the results the validation cache kept for this model.
-		ms.persisted = nil
-		if p.hash == ms.hash && ms.hash != "" && ms.docNames != nil {
-			names := ms.docNames()
-			left := todo[:0]
-			for _, i := range todo {
-				c := &checks[i]
-				name, ok := names[c.doc]
-				if !ok {
-					left = append(left, i)
-					continue
-				}
-				res, ok := p.results[validKey(name, c.t)]
-				if !ok {
-					left = append(left, i)
-					continue
-				}
-				c.res = res
-				ms.results[valKey{c.doc, c.t}] = res
-			}
-			todo = left
-		}
+	if len(todo)+len(fresh) > 0 {
+		ms.persisted = nil // only the first load that validates takes them
 	}
-	validate := func(i int) {
-		c := &checks[i]
+	if len(ms.results) == 0 && len(todo)+len(fresh) > 0 {
+		ms.results = make(map[valKey]docResult, len(checks)) // sized: a start fills it
+	}
+	parallel(len(todo), parallelValidate, func(n int) {
+		c := &checks[todo[n]]
 		c.res.vs = c.t.Validate(c.doc)
 		c.res.unique, c.res.bare = crossOf(c.t, c.doc)
-	}
-	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelValidate && workers > 1 {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for {
-					n := int(next.Add(1)) - 1
-					if n >= len(todo) {
-						return
-					}
-					validate(todo[n])
-				}
-			})
-		}
-		wg.Wait()
-	} else {
-		for _, i := range todo {
-			validate(i)
-		}
-	}
-	for _, i := range todo {
-		ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
-	}
+	})
+	fresh = append(fresh, todo...)
 	if len(todo) > 0 {
 		ms.gen++
 	}
-	if len(ms.results) > 2*len(checks)+1024 {
-		kept := make(map[valKey]docResult, len(checks))
-		for _, c := range checks {
-			kept[valKey{c.doc, c.t}] = c.res
+	// At a start (many results new), the results kept for the next load
+	// (ms.results, and the documents in path order for the validation
+	// cache's file) are written meanwhile, as are the cross-document
+	// checks made: nothing below reads the first, the second read only
+	// the assembled site. A reload does both in turn (no wait for a
+	// goroutine to be scheduled).
+	start := len(fresh) >= parallelFill
+	async := func(fn func()) <-chan struct{} {
+		done := make(chan struct{})
+		if !start {
+			fn()
+			close(done)
+			return done
 		}
-		ms.results = kept
+		go func() {
+			defer close(done)
+			fn()
+		}()
+		return done
 	}
+	stored := async(func() {
+		for _, i := range fresh {
+			ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
+		}
+		ms.order = ms.order[:0]
+		for _, c := range checks {
+			ms.order = append(ms.order, valKey{c.doc, c.t})
+		}
+		if len(ms.results) > 2*len(checks)+1024 {
+			kept := make(map[valKey]docResult, len(checks))
+			for _, c := range checks {
+				kept[valKey{c.doc, c.t}] = c.res
+			}
+			ms.results = kept
+		}
+	})
 
 	// the invalid documents of the other locales, by locale
 	var inLocales map[string]map[string]bool
@@ -341,16 +376,48 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			reject[c.path] = true
 		}
 	}
-	problems = append(problems, crossCheck(site, checks)...)
-	var held []HeldDoc
-	site, held = ms.hold(site, prevIn(prev, site, site.Locale), reject, commit)
-	site = ms.fillIn(site, m)
-	site = sortable(site, m)
-	site, held = ms.applyLocales(site, m, prev, inLocales, commit, held)
+	var crossProbs []content.Problem
+	crossed := async(func() { crossProbs = crossCheck(site, checks) })
+	served, held := ms.hold(site, prevIn(prev, site, site.Locale), reject, commit)
+	served = ms.fillIn(served, m)
+	served = sortable(served, m)
+	served, held = ms.applyLocales(served, m, prev, inLocales, commit, held)
+	<-crossed
+	problems = append(problems, crossProbs...)
+	<-stored
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
-	return site, problems, held
+	return served, problems, held
+}
+
+// parallel calls fn(0) to fn(n-1), on every CPU when n is at least
+// from (each worker takes the next 32 at a time).
+func parallel(n, from int, fn func(int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < from || workers < 2 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	const chunk = 32
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // crossCheck checks what no one document tells: that a unique field's value
@@ -361,23 +428,44 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 // document back.
 func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 	var out []content.Problem
-	seen := map[string]map[string]string{} // type "\x00" field -> value -> path
+	// value -> path of the first document that has it, by locale, type
+	// and field, each map sized for the documents of its type that have
+	// unique values (counted first: no map grows as it fills)
+	type group struct{ loc, typ, field string }
+	var sizes map[group]int // by locale and type
+	for _, c := range checks {
+		if len(c.res.unique) > 0 {
+			if sizes == nil {
+				sizes = map[group]int{}
+			}
+			sizes[group{loc: c.loc, typ: c.typ}]++
+		}
+	}
+	seen := map[group]map[string]string{}
+	var lastG group
+	var lastVals map[string]string
 	for _, c := range checks {
 		in := site // a locale's documents are unique, and referred to, within it
 		if ls := site.Locales[c.loc]; ls != nil {
 			in = ls
 		}
 		for _, u := range c.res.unique {
-			k := c.loc + "\x00" + c.typ + "\x00" + u.field
-			if seen[k] == nil {
-				seen[k] = map[string]string{}
+			g := group{c.loc, c.typ, u.field}
+			vals := lastVals
+			if vals == nil || g != lastG {
+				vals = seen[g]
+				if vals == nil {
+					vals = make(map[string]string, sizes[group{loc: c.loc, typ: c.typ}])
+					seen[g] = vals
+				}
+				lastG, lastVals = g, vals
 			}
-			if first, dup := seen[k][u.value]; dup {
+			if first, dup := vals[u.value]; dup {
 				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(u.field),
 					Message: fmt.Sprintf("%s: %q is the value of %s already (unique)", u.field, u.value, first)})
 				continue
 			}
-			seen[k][u.value] = c.path
+			vals[u.value] = c.path
 		}
 		for _, r := range c.res.bare {
 			if !slugExists(in, r.to, r.slug) {
@@ -547,45 +635,63 @@ func (ms *modelState) hold(site *content.Site, prev *Snapshot, reject map[string
 // fillIn serves every item of a modelled type with defaults and dates
 // filled in (schema.Type.Apply). An item that needs none is served as
 // assembled; one that does is a copy, the same copy on every reload that
-// keeps the item, so its encoded JSON survives the reload. A type whose
-// slice is the last call's is the last call's served slice.
+// keeps the item, so its encoded JSON survives the reload: the last
+// call's items of the type (ms.typeSlices) are walked along the new ones,
+// both in slug order, and an item found there keeps its served copy. A
+// type whose slice is the last call's is the last call's served slice.
 func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site {
 	var out *content.Site
-	total := 0
 	for typ, items := range site.Items {
 		t := m.Of(typ)
 		if t == nil || !t.Fills() || len(items) == 0 {
 			continue
 		}
-		if last, ok := ms.typeSlices[typ]; ok && len(last[0]) == len(items) && &last[0][0] == &items[0] {
+		last, hasLast := ms.typeSlices[typ]
+		if hasLast && len(last[0]) == len(items) && &last[0][0] == &items[0] {
 			if out == nil {
 				cp := *site
 				cp.Items = maps.Clone(site.Items)
 				out = &cp
 			}
 			out.Items[typ] = last[1]
-			total += len(items)
 			continue
 		}
-		served := items
-		total += len(items)
+		// the served items: the last call's copies, then the others
+		// filled in (on every CPU at a start)
+		nits := make([]*content.Item, len(items))
+		var todo []int
+		j := 0 // in last[0]
 		for i, it := range items {
-			nit, ok := ms.applied[it]
-			if !ok {
-				data, changed := t.Apply(it.Data)
-				nit = it
-				if changed {
-					cp := *it
-					cp.Data = data
-					nit = &cp
+			if hasLast {
+				if j < len(last[0]) && last[0][j] != it {
+					// not the next one: on to its slug
+					for j < len(last[0]) && last[0][j].Slug < it.Slug {
+						j++
+					}
 				}
-				ms.applied[it] = nit
+				if j < len(last[0]) && last[0][j] == it {
+					nits[i] = last[1][j]
+					j++
+					continue
+				}
 			}
-			if nit != it {
-				if &served[0] == &items[0] {
-					served = slices.Clone(items)
-				}
-				served[i] = nit
+			todo = append(todo, i)
+		}
+		parallel(len(todo), parallelFill, func(n int) {
+			i := todo[n]
+			it := items[i]
+			nits[i] = it
+			if data, changed := t.Apply(it.Data); changed {
+				cp := *it
+				cp.Data = data
+				nits[i] = &cp
+			}
+		})
+		served := items // when no item is a copy
+		for i, nit := range nits {
+			if nit != items[i] {
+				served = nits
+				break
 			}
 		}
 		ms.typeSlices[typ] = [2][]*content.Item{items, served}
@@ -595,18 +701,6 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 			out = &cp
 		}
 		out.Items[typ] = served
-	}
-	if len(ms.applied) > 2*total+1024 {
-		// Forget the items no longer served, now and then.
-		kept := make(map[*content.Item]*content.Item, total)
-		for _, items := range site.Items {
-			for _, it := range items {
-				if nit, ok := ms.applied[it]; ok {
-					kept[it] = nit
-				}
-			}
-		}
-		ms.applied = kept
 	}
 	for typ := range ms.typeSlices {
 		if _, ok := site.Items[typ]; !ok {

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
+	"maps"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -41,7 +45,8 @@ func benchModelFiles(b *testing.B, n int, model bool) []content.File {
 		if err != nil {
 			b.Fatal(err)
 		}
-		files = append(files, content.File{Path: p, Doc: doc, Updated: srcT0})
+		sum := sha1.Sum([]byte(src)) // stands for the blob hash
+		files = append(files, content.File{Path: p, Doc: doc, Updated: srcT0, Blob: hex.EncodeToString(sum[:])})
 	}
 	if model {
 		add("folio.yaml", benchModelYAML)
@@ -128,15 +133,16 @@ func BenchmarkModelLoad(b *testing.B) {
 // reads the validation cache's file and takes its results.
 func BenchmarkModelRestart(b *testing.B) {
 	files := benchModelFiles(b, 10000, true)
-	names := map[*content.Doc]string{}
+	names := map[*content.Doc]string{} // as Source.docKeyNames names them
 	for _, f := range files {
-		names[f.Doc] = f.Path // stands for the blob and extension
+		blob, _ := parseHash(f.Blob)
+		names[f.Doc] = string(blob[:]) + path.Ext(f.Path)
 	}
 	as := new(content.Assembler)
 	site, _ := as.Assemble(files)
 	first := new(modelState)
 	first.applyModel(site, files, nil, "c")
-	data := encodeValidation("k", "s", first.hash, first.results, names)
+	data := encodeValidation("k", "s", first.hash, first.order, maps.Clone(first.results), names)
 	b.Run("Validate", func(b *testing.B) {
 		for b.Loop() {
 			ms := new(modelState)
@@ -147,7 +153,7 @@ func BenchmarkModelRestart(b *testing.B) {
 	})
 	b.Run("FromCache", func(b *testing.B) {
 		for b.Loop() {
-			ms := &modelState{persisted: decodeValidation(data, "k", "s"), docNames: func() map[*content.Doc]string { return names }}
+			ms := &modelState{persisted: decodeValidation(data, "k", "s")}
 			if _, probs, _ := ms.applyModel(site, files, nil, "c"); len(probs) > 0 || ms.gen != 0 {
 				b.Fatal("validated")
 			}

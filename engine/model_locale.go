@@ -87,7 +87,7 @@ func (ms *modelState) applyLocales(site *content.Site, m *schema.Model, prev *Sn
 		held = append(held, h...)
 		lms := ms.locales[l.Code]
 		if lms == nil {
-			lms = &modelState{applied: map[*content.Item]*content.Item{}, typeSlices: map[string][2][]*content.Item{}}
+			lms = &modelState{typeSlices: map[string][2][]*content.Item{}}
 			if ms.locales == nil {
 				ms.locales = map[string]*modelState{}
 			}

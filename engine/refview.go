@@ -310,6 +310,6 @@ func (ms *modelState) fork() *modelState {
 	}
 	return &modelState{
 		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
-		results: maps.Clone(ms.results), applied: maps.Clone(ms.applied), typeSlices: maps.Clone(ms.typeSlices),
+		results: maps.Clone(ms.results), typeSlices: maps.Clone(ms.typeSlices),
 	}
 }

@@ -1,14 +1,18 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
+	"math"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
@@ -24,9 +28,15 @@ import (
 // cache's key) or another site ignores the file.
 //
 // Layout: magic, the parse cache's key, the site, the model hash, the
-// entries (each introduced by a 1 byte, ended by a 0), a CRC-32 of
+// number of entries (4 bytes, little-endian: the map is made its size),
+// the entries (each introduced by a 1 byte, ended by a 0), a CRC-32 of
 // everything before it. Written atomically after the parse cache.
-const validMagic = "folio-validation/1\n"
+const validMagic = "folio-validation/2\n"
+
+// minValidEntry is the fewest bytes an entry takes (the 1, the key's
+// length and 20 bytes of blob, the 0 and a type name of 3, three
+// counts): it bounds the number of entries a file of n bytes claims.
+const minValidEntry = 29
 
 // validPath is the validation cache's file; "" without a cache dir.
 func (s *Source) validPath() string {
@@ -73,14 +83,101 @@ func modelHash(files map[string]*content.Doc) string {
 }
 
 // persistedResults are the results the validation cache held at start,
-// by document name and type name, for the model of hash.
+// by document (blob and extension) and type, for the model of hash. The
+// file holds them in the order of the documents' paths at the last load
+// (encodeValidation), the order a start asks for them in: get takes the
+// next one when it is the one asked for, and only otherwise looks it up.
 type persistedResults struct {
 	hash    string
-	results map[string]docResult // name "\x00" type -> result
+	entries []persistEntry
+	next    int // the entry get expects to be asked for next
+	// index finds the entries by the first 8 bytes of their blob (a
+	// SHA-1: they tell blobs apart but for a rare few): 1 + the index of
+	// the last entry with them, whose next chains the others. Made on
+	// the first get that is not of the next entry.
+	index map[uint64]int32
 }
 
+// persistEntry is one result of persistedResults: the document as the
+// parse cache names it (its blob and extension), the type
+// (Type.Kind ":" Type.Name) and the result. A start looks every document
+// up by the blob and path its file has, with no string built per
+// document.
+type persistEntry struct {
+	blob     plumbing.Hash
+	ext, typ string
+	next     int32 // 1 + the index of the previous entry with the same index key; 0: none
+	res      docResult
+}
+
+func blobPrefix(h plumbing.Hash) uint64 { return binary.LittleEndian.Uint64(h[:8]) }
+
+func (e *persistEntry) is(blob plumbing.Hash, ext, typ string) bool {
+	return e.blob == blob && e.ext == ext && e.typ == typ
+}
+
+// get is the result for a document and type. Not safe for concurrent
+// use.
+func (p *persistedResults) get(blob plumbing.Hash, ext, typ string) (docResult, bool) {
+	if p.next < len(p.entries) && p.entries[p.next].is(blob, ext, typ) {
+		p.next++
+		return p.entries[p.next-1].res, true
+	}
+	if p.index == nil {
+		p.index = make(map[uint64]int32, len(p.entries))
+		for i := range p.entries {
+			e := &p.entries[i]
+			k := blobPrefix(e.blob)
+			e.next = p.index[k]
+			p.index[k] = int32(i + 1)
+		}
+	}
+	for i := p.index[blobPrefix(blob)]; i > 0; {
+		e := &p.entries[i-1]
+		if e.is(blob, ext, typ) {
+			p.next = int(i)
+			return e.res, true
+		}
+		i = e.next
+	}
+	return docResult{}, false
+}
+
+// parseHash reads a blob hash written in hex (content.File.Blob) without
+// allocating; false when s is not one.
+func parseHash(s string) (h plumbing.Hash, ok bool) {
+	if len(s) != 2*len(h) {
+		return h, false
+	}
+	for i := range h {
+		hi, lo := unhex[s[2*i]], unhex[s[2*i+1]]
+		if hi|lo > 0xf {
+			return h, false
+		}
+		h[i] = hi<<4 | lo
+	}
+	return h, true
+}
+
+// unhex is the value of a hex digit, 0xff for any other byte.
+var unhex = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c], t[c-'a'+'A'] = byte(c-'a'+10), byte(c-'a'+10)
+	}
+	return t
+}()
+
+// typeKey is the type's part of a persistKey and of a validKey.
+func typeKey(t *schema.Type) string { return t.Kind + ":" + t.Name }
+
 // validKey is a result's key in persistedResults.
-func validKey(name string, t *schema.Type) string { return name + "\x00" + t.Kind + ":" + t.Name }
+func validKey(name string, t *schema.Type) string { return name + "\x00" + typeKey(t) }
 
 // saveValidation writes the published branch's validation results, when
 // they changed since the last write.
@@ -99,10 +196,11 @@ func (e *Engine) saveValidation() error {
 	for k, r := range ms.results {
 		results[k] = r
 	}
+	order := slices.Clone(ms.order)
 	hash, gen := ms.hash, ms.gen
 	e.reloadMu.Unlock()
 
-	data := encodeValidation(e.src.cfg.CacheKey, e.src.siteID(), hash, results, e.src.docKeyNames())
+	data := encodeValidation(e.src.cfg.CacheKey, e.src.siteID(), hash, order, results, e.src.docKeyNames())
 	if err := atomicfile.Write(path, data); err != nil {
 		return err
 	}
@@ -142,17 +240,53 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 	if d.str() != key || d.str() != site {
 		return nil
 	}
-	p := &persistedResults{hash: d.str(), results: map[string]docResult{}}
+	p := &persistedResults{hash: d.str()}
+	n := 0
+	if c := d.bytes(4); c != nil {
+		n = int(min(binary.LittleEndian.Uint32(c), uint32(len(d.b)/minValidEntry)))
+	}
+	p.entries = make([]persistEntry, 0, n)
+	// The names of extensions, types and fields repeat: one string each.
+	names := map[string]string{}
+	intern := func(b []byte) string {
+		if s, ok := names[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		names[s] = s
+		return s
+	}
+	// The unique values of all documents share one array (most documents
+	// have one or none).
+	var uniq []uniqueValue
 	for d.err == nil && d.byte1() == 1 {
-		key := d.str()
+		// the key: validKey (20 bytes of blob, the extension, "\x00",
+		// the type)
+		key := d.bytes(d.uvarint())
+		var e persistEntry
+		ok := false
+		if len(key) > len(e.blob) {
+			rest := key[len(e.blob):]
+			if i := bytes.IndexByte(rest, 0); i >= 0 {
+				copy(e.blob[:], key)
+				e.ext, e.typ, ok = intern(rest[:i]), intern(rest[i+1:]), true
+			}
+		}
 		var r docResult
 		for range d.count() {
 			v := schema.Violation{Line: int(d.varint()), Field: d.str(), Message: d.str()}
 			v.Warn = d.byte1() == 1
 			r.vs = append(r.vs, v)
 		}
-		for range d.count() {
-			r.unique = append(r.unique, uniqueValue{field: d.str(), value: d.str()})
+		if n := d.count(); n > 0 {
+			if cap(uniq)-len(uniq) < n {
+				uniq = make([]uniqueValue, 0, max(n, 1024))
+			}
+			start := len(uniq)
+			for range n {
+				uniq = append(uniq, uniqueValue{field: intern(d.bytes(d.uvarint())), value: d.str()})
+			}
+			r.unique = uniq[start:len(uniq):len(uniq)]
 		}
 		for range d.count() {
 			br := bareRef{field: d.str(), slug: d.str()}
@@ -161,8 +295,9 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 			}
 			r.bare = append(r.bare, br)
 		}
-		if d.err == nil {
-			p.results[key] = r
+		if d.err == nil && ok && len(p.entries) < math.MaxInt32 {
+			e.res = r
+			p.entries = append(p.entries, e)
 		}
 	}
 	if d.err != nil {
@@ -173,18 +308,24 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 
 // encodeValidation is the validation cache's file of results, for the
 // parse cache's key, the site and the model's hash; names names the
-// documents (a document not named is left out).
-func encodeValidation(key, site, hash string, results map[valKey]docResult, names map[*content.Doc]string) []byte {
+// documents (a document not named is left out). The results of order
+// (the last load's documents in path order) come first, in that order,
+// then the others; results is emptied.
+func encodeValidation(key, site, hash string, order []valKey, results map[valKey]docResult, names map[*content.Doc]string) []byte {
 	b := &cacheEncoder{b: make([]byte, 0, 1<<16+64*len(results))}
 	b.b = append(b.b, validMagic...)
 	b.str(key)
 	b.str(site)
 	b.str(hash)
-	for k, r := range results {
+	countAt := len(b.b)
+	b.b = append(b.b, 0, 0, 0, 0)
+	count := uint32(0)
+	emit := func(k valKey, r docResult) {
 		name, ok := names[k.doc]
 		if !ok {
-			continue // no longer in the parse cache
+			return // no longer in the parse cache
 		}
+		count++
 		b.b = append(b.b, 1)
 		b.str(validKey(name, k.t))
 		b.uvarint(uint64(len(r.vs)))
@@ -213,7 +354,17 @@ func encodeValidation(key, site, hash string, results map[valKey]docResult, name
 			}
 		}
 	}
+	for _, k := range order {
+		if r, ok := results[k]; ok {
+			delete(results, k) // written
+			emit(k, r)
+		}
+	}
+	for k, r := range results {
+		emit(k, r)
+	}
 	b.b = append(b.b, 0)
+	binary.LittleEndian.PutUint32(b.b[countAt:], count)
 	b.b = binary.LittleEndian.AppendUint32(b.b, crc32.ChecksumIEEE(b.b))
 	return b.b
 }

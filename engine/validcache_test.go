@@ -4,8 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/folio-cms/folio/content/schema"
 )
 
 // TestValidationCache: a restart on the same commit and model takes the
@@ -78,5 +83,83 @@ func TestValidationCache(t *testing.T) {
 	defer e.Close()
 	if e.models["main"].gen == 0 || problems(e) != want {
 		t.Errorf("after a corrupt file: validations %d, problems %q", e.models["main"].gen, problems(e))
+	}
+}
+
+// TestPersistedResultsGet: results are told apart by the whole blob, the
+// extension and the type, also when blobs share the first 8 bytes the
+// index keys them by; asked in the file's order or not.
+func TestPersistedResultsGet(t *testing.T) {
+	var a, b plumbing.Hash
+	for i := range a {
+		a[i], b[i] = byte(i), byte(i)
+	}
+	b[19] = 0xff // same first 8 bytes as a
+	type ask struct {
+		h        plumbing.Hash
+		ext, typ string
+		want     string
+	}
+	stored := []ask{
+		{a, ".md", "type:posts", "a md posts"},
+		{b, ".md", "type:posts", "b md posts"},
+		{a, ".yaml", "type:posts", "a yaml posts"},
+		{a, ".md", "type:docs", "a md docs"},
+	}
+	missing := []ask{
+		{b, ".md", "type:docs", ""},
+		{b, ".yaml", "type:posts", ""},
+		{plumbing.Hash{1}, ".md", "type:posts", ""},
+	}
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}, {0, 2, 1, 3}, {1, 3, 0, 2}} {
+		p := &persistedResults{}
+		for _, e := range stored {
+			p.entries = append(p.entries, persistEntry{blob: e.h, ext: e.ext, typ: e.typ, res: docResult{vs: []schema.Violation{{Message: e.want}}}})
+		}
+		var asks []ask
+		for i, j := range order {
+			asks = append(asks, stored[j])
+			if i == 1 {
+				asks = append(asks, missing...)
+			}
+		}
+		for _, c := range asks {
+			r, ok := p.get(c.h, c.ext, c.typ)
+			got := ""
+			if ok {
+				got = r.vs[0].Message
+			}
+			if got != c.want {
+				t.Errorf("order %v: get(%x, %s, %s) = %q, want %q", order, c.h[:], c.ext, c.typ, got, c.want)
+			}
+		}
+		if slices.Equal(order, []int{0, 1, 2, 3}) && p.index == nil {
+			t.Error("missing documents were answered without the index")
+		}
+	}
+	// asked in the file's order, no index is made
+	p := &persistedResults{}
+	for _, e := range stored {
+		p.entries = append(p.entries, persistEntry{blob: e.h, ext: e.ext, typ: e.typ})
+	}
+	for _, e := range stored {
+		if _, ok := p.get(e.h, e.ext, e.typ); !ok {
+			t.Fatalf("%v not found", e)
+		}
+	}
+	if p.index != nil {
+		t.Error("the index was made for results asked in order")
+	}
+}
+
+func TestParseHash(t *testing.T) {
+	h := plumbing.NewHash("0123456789abcdefABCDEF0123456789abcdef01")
+	if got, ok := parseHash("0123456789abcdefABCDEF0123456789abcdef01"); !ok || got != h {
+		t.Errorf("parseHash = %x, %v; want %x", got, ok, h)
+	}
+	for _, s := range []string{"", "0123", "0123456789abcdefABCDEF0123456789abcdef0g", "0123456789abcdefABCDEF0123456789abcdef012", " 123456789abcdefABCDEF0123456789abcdef01"} {
+		if _, ok := parseHash(s); ok {
+			t.Errorf("parseHash(%q) ok", s)
+		}
 	}
 }

@@ -26,7 +26,7 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "push", "write", "refs", "load", "search", "csearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "spray", "bucket"}
+var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "spray", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -172,7 +172,7 @@ func run(args []string) error {
 	started := time.Now()
 	loadBefore := loadAvg()
 	steps := map[string]func() error{
-		"cold": b.coldStart, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
+		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
 		"locales":    b.localesGroup,
 		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "spray": b.spray,
 		"bucket": b.bucket,
@@ -248,6 +248,8 @@ type manifest struct {
 	MediaIDs    []string `json:"mediaIds"`
 	SearchWords []string `json:"searchWords"`
 	SiteBytes   int64    `json:"siteBytes"`
+	// NoModelCommit is, in a -model site, the commit before the model's.
+	NoModelCommit string `json:"noModelCommit"`
 }
 
 // dataset returns the directory of generated data, generating it first

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -42,12 +43,32 @@ func gitOutput(dir string, args ...string) (string, error) {
 // commitSite makes dir a repository with one commit on main holding every
 // file, and packs it as a clone would be (loose objects are not what a
 // served site looks like). Files are added in one go: one git process for
-// 100,000 files instead of one per file.
-func commitSite(dir string) (string, error) {
+// 100,000 files instead of one per file. With a model (folio.yaml's
+// content), a second commit writes it into folio.yaml; base is then the
+// first commit, the site without it.
+func commitSite(dir, model string) (head, base string, err error) {
 	steps := [][]string{
 		{"init", "-q", "-b", "main"},
 		{"add", "-A"},
 		{"commit", "-q", "-m", "Generated site"},
+	}
+	for _, s := range steps {
+		if err := git(dir, s...); err != nil {
+			return "", "", err
+		}
+	}
+	if model != "" {
+		if base, err = gitOutput(dir, "rev-parse", "HEAD"); err != nil {
+			return "", "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "folio.yaml"), []byte(model), 0o644); err != nil {
+			return "", "", err
+		}
+		if err := git(dir, "commit", "-q", "-a", "-m", "Content model"); err != nil {
+			return "", "", err
+		}
+	}
+	steps = [][]string{
 		// No delta search: generated files share little, and it would
 		// dominate the time for 100k files on two cores.
 		{"-c", "pack.window=0", "repack", "-a", "-d", "-q"},
@@ -55,8 +76,9 @@ func commitSite(dir string) (string, error) {
 	}
 	for _, s := range steps {
 		if err := git(dir, s...); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	return gitOutput(dir, "rev-parse", "HEAD")
+	head, err = gitOutput(dir, "rev-parse", "HEAD")
+	return head, base, err
 }

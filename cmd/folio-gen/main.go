@@ -47,7 +47,12 @@ type Manifest struct {
 	// default): every document is written once per locale, folder per
 	// locale (content/<locale>/<type>/..., pages/<locale>/...).
 	Locales []string `json:"locales,omitempty"`
-	Commit  string   `json:"commit,omitempty"`
+	// Model is -model: folio.yaml declares 10 fields per type
+	// (modelFields), committed on top of the site without a model,
+	// NoModelCommit (which declares no field at all).
+	Model         bool   `json:"model,omitempty"`
+	Commit        string `json:"commit,omitempty"`
+	NoModelCommit string `json:"noModelCommit,omitempty"`
 }
 
 // Version is the version of what folio-gen writes: 2 gave posts a
@@ -74,6 +79,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	media := fs.Int("media", 0, "media items in the library; 0 writes no library")
 	seed := fs.Uint64("seed", 1, "random seed")
 	bare := fs.Bool("bare", false, "also write a bare clone of the site at DIR/site.git")
+	model := fs.Bool("model", false, "declare a content model of 10 fields per type (two defaults, a unique field) in folio.yaml, in a second commit on top of the site without one (the manifest's noModelCommit)")
 	locales := fs.Int("locales", 0, "write the site in this many locales (en, fr, de, es, it, pt, nl, sv), each document once per locale: -files documents make -files × -locales files; 0 or 1: no locales")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -93,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *locales < 0 || *locales > len(genLocales) {
 		return fmt.Errorf("-locales: from 0 to %d", len(genLocales))
 	}
-	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare}
+	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare, Model: *model}
 	if *locales > 1 {
 		m.Locales = genLocales[:*locales]
 	}
@@ -108,11 +114,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "site: %d files, %.1f MB written in %s\n", *files, float64(m.SiteBytes)/1e6, time.Since(start).Round(time.Millisecond))
 		start = time.Now()
-		commit, err := commitSite(dir)
+		cfg := ""
+		if *model {
+			cfg = config(modelFields, m.Locales)
+		}
+		commit, base, err := commitSite(dir, cfg)
 		if err != nil {
 			return err
 		}
-		m.Commit = commit
+		m.Commit, m.NoModelCommit = commit, base
 		fmt.Fprintf(stdout, "site: committed %s in %s\n", commit, time.Since(start).Round(time.Millisecond))
 		if *bare {
 			bareDir := filepath.Join(*out, "site.git")

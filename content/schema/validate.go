@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -211,9 +212,10 @@ func (t *Type) Apply(data map[string]any) (out map[string]any, changed bool) {
 	out = data
 	set := func(k string, v any) {
 		if !changed {
-			out = make(map[string]any, len(data)+len(t.defaults))
-			for k, v := range data {
-				out[k] = v
+			// a copy of the map as a whole (no key hashed again)
+			out = maps.Clone(data)
+			if out == nil {
+				out = make(map[string]any, len(t.defaults))
 			}
 			changed = true
 		}
