@@ -306,18 +306,16 @@ func (s *Server) item(p httprouter.Params) (*media.Item, error) {
 }
 
 func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	it, err := s.item(p)
-	if err != nil {
-		return err
-	}
-	pv, err := s.withMediaLocale(s.presetViews(), r)
-	if err != nil {
-		return err
-	}
-	return serveItem(w, r, pv.fullView(it), pv.mediaETag(it, false), cachePrivate, mediaJSONKeyHdr(it.ID))
+	return serveOne(s, w, r, p, presetViews.fullView, false, cachePrivate)
 }
 
 func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+	return serveOne(s, w, r, p, presetViews.publicView, true, cachePublicHour)
+}
+
+// serveOne answers one media item in the view the route serves
+// (presetViews.fullView or publicView) and the request's locale.
+func serveOne[T any](s *Server, w http.ResponseWriter, r *http.Request, p httprouter.Params, view func(presetViews, *media.Item) T, public bool, cc string) error {
 	it, err := s.item(p)
 	if err != nil {
 		return err
@@ -326,7 +324,7 @@ func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	return serveItem(w, r, pv.publicView(it), pv.mediaETag(it, true), cachePublicHour, mediaJSONKeyHdr(it.ID))
+	return serveItem(w, r, view(pv, it), pv.mediaETag(it, public), cc, mediaJSONKeyHdr(it.ID))
 }
 
 func serveItem(w http.ResponseWriter, r *http.Request, v any, etag, cc string, keys keyHdr) error {
