@@ -198,6 +198,17 @@ func (l *Library) openShared(ctx context.Context) error {
 			return err
 		}
 	}
+	// The only writer's start reconciles with a listing of every sidecar
+	// (sweepAtOpen). Nothing writes a sidecar until Open returns (the
+	// migration is done; no other process writes while this one holds
+	// the writer lock, and when it does not hold it the listing goes
+	// unused), so the listing runs beside the checkpoint's load instead of
+	// after it: a directory read and a stat per sidecar on local disk.
+	var pre *sidecarListing
+	if _, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly {
+		pre = l.listSidecarsAsync(ctx)
+		defer pre.wait() // never left running past Open
+	}
 	loaded, err := l.loadCheckpoint(ctx, 0)
 	if err != nil {
 		return err
@@ -253,7 +264,7 @@ func (l *Library) openShared(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := l.sweepAtOpen(ctx, !clean); err != nil {
+		if err := l.sweepAtOpen(ctx, !clean, pre); err != nil {
 			return err
 		}
 		if !loaded {
@@ -332,8 +343,15 @@ type soleWriterState interface{ SoleWriter() bool }
 // write was in flight, and the start after the last crash removed that
 // crash's), so the listing of every claim (about five an item) and the
 // walk of every folder of the storage are skipped.
-func (l *Library) sweepAtOpen(ctx context.Context, crashed bool) error {
-	applied, err := l.reconcile(ctx)
+func (l *Library) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarListing) error {
+	listed, err := pre.wait()
+	if err == nil && listed == nil {
+		listed, err = l.listSidecars(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	applied, err := l.reconcileListed(ctx, listed)
 	if err != nil {
 		return err
 	}

@@ -58,15 +58,53 @@ func (l *Library) housekeep(ctx context.Context) {
 // folder list: what the log missed. It returns the changes it applied, as
 // log entries. A listing costs one request per thousand items.
 func (l *Library) reconcile(ctx context.Context) ([]logEntry, error) {
+	listed, err := l.listSidecars(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.reconcileListed(ctx, listed)
+}
+
+// listSidecars lists the sidecars in the bucket: item id to tag.
+func (l *Library) listSidecars(ctx context.Context) (map[string]string, error) {
 	listed := map[string]string{}
-	if err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
+	err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
 		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
 			listed[id] = o.ETag
 		}
 		return nil
-	}); err != nil {
-		return nil, err
+	})
+	return listed, err
+}
+
+// sidecarListing is a listSidecars running beside a start's other work
+// (see openShared).
+type sidecarListing struct {
+	done   chan struct{}
+	listed map[string]string
+	err    error
+}
+
+func (l *Library) listSidecarsAsync(ctx context.Context) *sidecarListing {
+	sl := &sidecarListing{done: make(chan struct{})}
+	go func() {
+		defer close(sl.done)
+		sl.listed, sl.err = l.listSidecars(ctx)
+	}()
+	return sl
+}
+
+// wait is the listing's outcome once it is done; nil waits for nothing.
+func (sl *sidecarListing) wait() (map[string]string, error) {
+	if sl == nil {
+		return nil, nil
 	}
+	<-sl.done
+	return sl.listed, sl.err
+}
+
+// reconcileListed is reconcile with its listing made already.
+func (l *Library) reconcileListed(ctx context.Context, listed map[string]string) ([]logEntry, error) {
 	var applied []logEntry
 	fs, _, err := l.readFolders(ctx)
 	if err != nil {
