@@ -1,10 +1,12 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDecapStatusKilledBeforePush: an unpublished entry's status change
@@ -40,15 +42,34 @@ func TestDecapStatusKilledBeforePush(t *testing.T) {
 	}
 
 	held := holdPush(t, bare)
-	answered := make(chan error, 1)
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answered := make(chan answer, 1)
 	go func() {
-		_, _, err := rpc(writer, `{"action":"updateUnpublishedEntryStatus","params":{"branch":"main","collection":"posts","slug":"idea","newStatus":"pending_publish"}}`)
-		answered <- err
+		st, body, err := rpc(writer, `{"action":"updateUnpublishedEntryStatus","params":{"branch":"main","collection":"posts","slug":"idea","newStatus":"pending_publish"}}`)
+		answered <- answer{st, body, err}
 	}()
-	held.reached(t)
+	// The push reaches the hook, unless the change is answered first
+	// (refused before any push): then that answer is the failure.
+	for deadline := time.Now().Add(clusterSettle); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(held.started); err == nil {
+			break
+		}
+		select {
+		case a := <-answered:
+			t.Fatalf("the status change was answered before its push reached the hook: %d %s %v\n%s", a.status, a.body, a.err, writer.log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the push never reached the remote's hook\n%s", writer.log.String())
+		}
+	}
 	writer.kill()
-	if err := <-answered; err == nil {
-		t.Fatal("the status change was answered although the box died before its push ended")
+	if a := <-answered; a.err == nil {
+		t.Fatalf("the status change was answered (%d %s) although the box died before its push ended", a.status, a.body)
 	}
 	held.refuse() // the push the dead box was making
 	if branchHead() != before {
