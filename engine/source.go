@@ -74,6 +74,9 @@ type Source struct {
 
 	mu   sync.Mutex      // guards repo (refs reads and fetches)
 	repo *git.Repository // long-lived handle for refs and fetch
+	// refMu is held by a fetch and by a writer from a push until the
+	// clone's ref follows it (RefLock).
+	refMu sync.Mutex
 
 	loadMu sync.Mutex // serialises Load
 	saveMu sync.Mutex // serialises SaveCache
@@ -285,6 +288,8 @@ func (s *Source) Fetch(ctx context.Context) error {
 	if !s.remote {
 		return nil
 	}
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
@@ -305,6 +310,12 @@ func (s *Source) Fetch(ctx context.Context) error {
 	s.lastFetch.Store(time.Now().UnixNano())
 	return nil
 }
+
+// RefLock is held by every Fetch. A writer that pushes to the remote and
+// then sets the clone's ref takes it around both, so that a fetch which
+// read the remote's refs before the push cannot set the branch back (or
+// prune a branch the push made) after it.
+func (s *Source) RefLock() sync.Locker { return &s.refMu }
 
 // LastFetch is when a fetch of a remote site last succeeded; zero when
 // none did (or the site is local).

@@ -1,10 +1,16 @@
 package engine
 
+import "sync"
+
 // What the write API (package engine/write) needs of the engine.
 
 // GitDir is the repository the engine reads: a local site's own, or the
 // clone of a remote one.
 func (e *Engine) GitDir() string { return e.src.GitDir() }
+
+// RefLock is the lock a writer holds from a push until the clone's ref
+// follows it; every fetch takes it too (Source.RefLock).
+func (e *Engine) RefLock() sync.Locker { return e.src.RefLock() }
 
 // RemoteSite tells whether the site is a remote repository (cloned).
 func (e *Engine) RemoteSite() bool { return e.src.Remote() }

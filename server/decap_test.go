@@ -99,7 +99,7 @@ func startDecapWriterTB(t testing.TB, site string, opts ...serverOpt) *testServe
 	}
 	scfg.Engine = eng
 	scfg.Decap.AuthorEmail = "editors@example.com"
-	scfg.Writer = write.New(write.Config{GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+	scfg.Writer = write.New(write.Config{GitDir: eng.GitDir(), Remote: eng.RemoteSite(), RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 		JournalDir: t.TempDir(), Snapshot: eng.SnapshotOf, AuthorEmail: "editors@example.com",
 		Written: func(ctx context.Context, branch, commit string) { eng.Reload(ctx) }})
 	srv := server.New(scfg)

@@ -43,7 +43,7 @@ func startWriterWith(t *testing.T, site, draft string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := write.New(write.Config{GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+	w := write.New(write.Config{GitDir: eng.GitDir(), Remote: eng.RemoteSite(), RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 		JournalDir: t.TempDir(), Snapshot: eng.SnapshotOf,
 		Written: func(ctx context.Context, branch, commit string) { eng.Reload(ctx) }})
 	srv := server.New(server.Config{Engine: eng, Keys: keys, Writer: w, AllowMissingKeys: true})

@@ -225,7 +225,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if !f.readOnly && noGit == nil {
 		writer = write.New(write.Config{
-			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,
 			JournalDir: f.cacheDir, Logger: logger, Snapshot: eng.SnapshotOf,
 			Written: func(ctx context.Context, branch, commit string) {

@@ -476,6 +476,7 @@ func (w *Writer) DeleteBranch(ctx context.Context, branch, expect string) error 
 	}
 	ref := "refs/heads/" + branch
 	if w.cfg.Remote {
+		defer w.lockRefs()()
 		pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
 		_, err := w.repo.run(pctx, nil, nil, "push", "--porcelain", "--quiet", "--force-with-lease="+ref+":"+head, "origin", ":"+ref)
 		cancel()

@@ -219,6 +219,12 @@ type Config struct {
 	// JournalDir holds the record of a push under way (see Recover);
 	// "" : GitDir.
 	JournalDir string
+	// RefLock, when set, is held from each push until the clone's ref
+	// follows it; the engine's fetch holds it too (engine.Engine.RefLock).
+	// Without it a fetch that read the remote's refs before a push can
+	// set the clone's branch back, or prune a branch the push made, until
+	// the next fetch.
+	RefLock sync.Locker
 	// PushTimeout bounds one push (and the look at the remote after a
 	// failed one); default 1 minute. A push cut off is 503, nothing
 	// written, unless the remote shows that it landed.
@@ -1486,6 +1492,7 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 	if err := w.journal(pending{Branch: branch, Commit: commit, Parent: parent, Path: p, New: w.headOrEmpty(ctx, branch, parent) == ""}); err != nil {
 		return "", err
 	}
+	defer w.lockRefs()()
 	pctx, cancel := context.WithTimeout(ctx, w.cfg.PushTimeout)
 	res, err := w.repo.push(pctx, commit, branch)
 	cancel()
@@ -1527,6 +1534,18 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 	w.clearJournal()
 	w.cfg.Logger.Warn("write: push refused", "branch", branch, "commit", commit, "err", err)
 	return "", fault.Wrap(fault.GitUnavailable, err, "the Git remote refused the push or cannot be reached; nothing was written")
+}
+
+// lockRefs takes Config.RefLock (when set) and returns its unlock: held
+// from a push until the clone's ref follows it, so that a fetch of the
+// engine that read the remote's refs before the push does not roll the
+// ref back, or prune a new branch, after it.
+func (w *Writer) lockRefs() (unlock func()) {
+	if w.cfg.RefLock == nil {
+		return func() {}
+	}
+	w.cfg.RefLock.Lock()
+	return w.cfg.RefLock.Unlock
 }
 
 // headOrEmpty is parent when branch exists, "" when the write creates it.
