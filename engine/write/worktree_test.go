@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/media/fault"
 )
@@ -74,5 +76,37 @@ func TestLocalWorkTreeFollows(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(s.work, "content/posts/mine.md")); string(b) != "draft\n" {
 		t.Fatalf("untracked file touched: %q", b)
+	}
+}
+
+// TestPushHoldsRefLock: a push and the clone's ref that follows it take
+// Config.RefLock (the engine's fetch holds it too), so a fetch that read
+// the remote's refs before the push cannot prune or set back the ref
+// after it: while another holder has the lock, nothing is pushed.
+func TestPushHoldsRefLock(t *testing.T) {
+	s := newSite(t)
+	var refs sync.Mutex
+	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), RefLock: &refs})
+	before := s.remoteHead()
+	refs.Lock() // a fetch under way
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Create(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "held", Fields: map[string]any{"title": "Held"}}, Options{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the write ended while a fetch held the ref lock: %v", err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if s.remoteHead() != before {
+		t.Fatal("pushed while a fetch held the ref lock")
+	}
+	refs.Unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s.remoteFile("content/posts/held.md") == "" || git(t, s.clone, "rev-parse", "main") != s.remoteHead() {
+		t.Fatal("the write did not land, or the clone did not follow")
 	}
 }
