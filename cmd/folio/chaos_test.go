@@ -150,8 +150,36 @@ func newChaosCluster(t *testing.T, bin, site string, common ...string) *cluster 
 				t.Errorf("%s panicked", b.name)
 			}
 		}
+		// The logs are long: say again, last, why the scenario failed,
+		// so that the end of the output (all CI shows) has it.
+		switch {
+		case len(c.failures) > 0:
+			t.Logf("--- %s failed:\n%s", t.Name(), strings.Join(c.failures, "\n"))
+		case t.Failed():
+			t.Logf("--- %s failed in a helper: its error is above the box logs", t.Name())
+		}
 	})
 	return c
+}
+
+// errorf is t.Errorf, remembered to be said again after the box logs.
+func (c *cluster) errorf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	c.remember(format, args...)
+	t.Errorf(format, args...)
+}
+
+// fatalf is t.Fatalf, remembered to be said again after the box logs.
+func (c *cluster) fatalf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	c.remember(format, args...)
+	t.Fatalf(format, args...)
+}
+
+func (c *cluster) remember(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failures = append(c.failures, fmt.Sprintf(format, args...))
 }
 
 func s3Flags(cfg s3.Config, endpoint string) []string {
@@ -390,11 +418,11 @@ func chaosS3Faults(t *testing.T, bin string) {
 	writer.must(t, "GET", "/api/v1/media/"+first.ID, c.key, nil).decode(t, &withPresets)
 	thumb := withPresets.Presets["thumb"]
 	if thumb == "" {
-		t.Fatalf("the item has no thumb preset URL")
+		c.fatalf(t, "the item has no thumb preset URL")
 	}
 	for _, b := range boxes {
 		if r := b.must(t, "GET", thumb, "", nil); r.status != http.StatusOK {
-			t.Fatalf("GET %s on %s: %d %s", thumb, b.name, r.status, r.body)
+			c.fatalf(t, "GET %s on %s: %d %s", thumb, b.name, r.status, r.body)
 		}
 	}
 	// On S3 storage the variant is stored in the bucket and read from
@@ -430,7 +458,7 @@ func chaosS3Faults(t *testing.T, bin string) {
 	n := 1
 	only, err := regexp.Compile(os.Getenv("FOLIO_CHAOS_FAULTS")) // to run some of them
 	if err != nil {
-		t.Fatalf("FOLIO_CHAOS_FAULTS: %v", err)
+		c.fatalf(t, "FOLIO_CHAOS_FAULTS: %v", err)
 	}
 	for _, f := range faults {
 		if !only.MatchString(f.name) {
@@ -453,18 +481,18 @@ func chaosS3Faults(t *testing.T, bin string) {
 		wgv.Wait()
 		for st := range 600 {
 			if st != http.StatusOK && st != http.StatusServiceUnavailable && variants.count(st) > 0 {
-				t.Errorf("%s: a stored image variant answered %d: %s", f.name, st, variants.last[st])
+				c.errorf(t, "%s: a stored image variant answered %d: %s", f.name, st, variants.last[st])
 			}
 		}
 		if variants.count(http.StatusServiceUnavailable) > 0 && !strings.Contains(variants.last[http.StatusServiceUnavailable], server.CodeUnavailable) {
-			t.Errorf("%s: a stored image variant answered 503 %s", f.name, variants.last[http.StatusServiceUnavailable])
+			c.errorf(t, "%s: a stored image variant answered 503 %s", f.name, variants.last[http.StatusServiceUnavailable])
 		}
 		fg.notes = append(fg.notes, "stored variant reads: "+variants.String())
 		fg.took = time.Since(start)
 		x.clear(t, "s3")
 		front.percent.Store(0)
 		if fg.reads.failed() > 0 {
-			t.Errorf("%s: %d reads failed: %s", f.name, fg.reads.failed(), fg.reads)
+			c.errorf(t, "%s: %d reads failed: %s", f.name, fg.reads.failed(), fg.reads)
 		}
 		// Once the fault is gone, a write goes through again.
 		l.write(t, writer, c.key, chaosJPEG(t, n), n, newTally())
@@ -493,7 +521,7 @@ func chaosS3Faults(t *testing.T, bin string) {
 	pr := writer.must(t, "POST", "/api/v1/media/presign", c.key,
 		strings.NewReader(fmt.Sprintf(`{"filename":"presigned.jpg","mimeType":"image/jpeg","size":%d}`, len(data))), "Content-Type", "application/json")
 	if pr.status != http.StatusOK && pr.status != http.StatusCreated {
-		t.Fatalf("presign: %d %s", pr.status, pr.body)
+		c.fatalf(t, "presign: %d %s", pr.status, pr.body)
 	}
 	pr.decode(t, &g)
 	put, _ := http.NewRequest("PUT", g.UploadURL, bytes.NewReader(data))
@@ -502,7 +530,7 @@ func chaosS3Faults(t *testing.T, bin string) {
 	}
 	res, err := slowClient.Do(put)
 	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("PUT to the upload URL: %v %v", err, res)
+		c.fatalf(t, "PUT to the upload URL: %v %v", err, res)
 	}
 	res.Body.Close()
 	confirm := fmt.Sprintf(`{"storageKey":%q,"filename":"presigned.jpg","mimeType":"image/jpeg","size":%d}`, g.StorageKey, len(data))
@@ -520,7 +548,7 @@ func chaosS3Faults(t *testing.T, bin string) {
 		fg.writes.add(r, err)
 		switch {
 		case err != nil:
-			t.Errorf("confirm retry: %v", err)
+			c.errorf(t, "confirm retry: %v", err)
 		case r.status == http.StatusCreated:
 			created++
 			var cr struct{ Data clusterItem }
@@ -528,11 +556,11 @@ func chaosS3Faults(t *testing.T, bin string) {
 			l.acked[cr.Data.ID] = true
 		case r.status == http.StatusConflict:
 		default:
-			t.Errorf("confirm retry: %d %s", r.status, r.body)
+			c.errorf(t, "confirm retry: %d %s", r.status, r.body)
 		}
 	}
 	if created != 1 {
-		t.Errorf("the confirm succeeded %d times, want exactly once", created)
+		c.errorf(t, "the confirm succeeded %d times, want exactly once", created)
 	}
 	fg.lost = l.converge(t, boxes, c.key)
 	var list struct{ Data []clusterItem }
@@ -544,7 +572,7 @@ func chaosS3Faults(t *testing.T, bin string) {
 		}
 	}
 	if same != 1 {
-		t.Errorf("%d items of the presigned upload, want 1", same)
+		c.errorf(t, "%d items of the presigned upload, want 1", same)
 	}
 	fg.notes = append(fg.notes, fmt.Sprintf("%d confirm answered 201, %d item", created, same))
 	fg.log(t)
@@ -570,7 +598,7 @@ func chaosBucketOutage(t *testing.T, bin string) {
 	}
 	l.write(t, writer, c.key, chaosJPEG(t, 3), 3, newTally())
 	if r := writer.must(t, "POST", "/api/v1/media/folders", c.key, strings.NewReader(`{"path":"/before-outage"}`), "Content-Type", "application/json"); r.status/100 != 2 {
-		t.Fatalf("create folder: %d %s", r.status, r.body)
+		c.fatalf(t, "create folder: %d %s", r.status, r.body)
 	}
 	l.converge(t, boxes, c.key)
 
@@ -593,7 +621,7 @@ func chaosBucketOutage(t *testing.T, bin string) {
 	back := time.Now()
 	fg.took = back.Sub(start)
 	if fg.reads.failed() > 0 {
-		t.Errorf("%d reads failed during the outage: %s", fg.reads.failed(), fg.reads)
+		c.errorf(t, "%d reads failed during the outage: %s", fg.reads.failed(), fg.reads)
 	}
 	// The first write after the bucket is back, retried as a client would.
 	var recovered time.Duration
@@ -606,7 +634,7 @@ func chaosBucketOutage(t *testing.T, bin string) {
 			break
 		}
 		if time.Since(back) > 30*time.Second {
-			t.Fatalf("no write succeeds 30 s after the bucket is back: %s", tl)
+			c.fatalf(t, "no write succeeds 30 s after the bucket is back: %s", tl)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -618,6 +646,15 @@ func chaosBucketOutage(t *testing.T, bin string) {
 	fg.notes = append(fg.notes, fmt.Sprintf("first write accepted %v after the bucket was back", recovered.Round(time.Millisecond)),
 		fmt.Sprintf("%d uploads acknowledged", len(l.acked)), fmt.Sprintf("%d objects and %d claims that no item owns", orphans, claims))
 	fg.log(t)
+}
+
+// gitStatus is what the Git remote faults read of GET /api/v1/status.
+type gitStatus struct {
+	LastFetch *time.Time
+	LastError *struct {
+		At      time.Time
+		Message string
+	}
 }
 
 func chaosGitRemote(t *testing.T, bin string) {
@@ -660,23 +697,27 @@ func chaosGitRemote(t *testing.T, bin string) {
 		title := fmt.Sprintf("About, pushed during fault %d", i)
 		remote.retitle(t, title)
 		time.Sleep(fetchTimeout + 2*poll)
-		var st struct {
-			Commit    string
-			LastFetch *time.Time
-			LastError *struct {
-				At      time.Time
-				Message string
-			}
-		}
-		r := box.must(t, "GET", "/api/v1/status", c.key, nil)
-		r.decode(t, &st)
-		got, _ := aboutTitle(box, c.key)
 		if f.failed {
-			if got != before {
-				t.Errorf("%s: served %q, want the last good %q", f.name, got, before)
+			// A fetch that hangs fails only at the fetch timeout, which
+			// a loaded machine may pass late: wait (a while) for the
+			// status to record a failure since the fault began. The
+			// newest fetch must have failed: lastFetch is before it (a
+			// fetch under way when the fault began may have succeeded).
+			var st gitStatus
+			var r httpResult
+			for wait := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+				r = box.must(t, "GET", "/api/v1/status", c.key, nil)
+				st = gitStatus{}
+				r.decode(t, &st)
+				if st.LastError != nil && st.LastError.At.After(start) || time.Since(wait) > 10*time.Second {
+					break
+				}
 			}
-			if st.LastFetch == nil || !st.LastFetch.Before(start) || st.LastError == nil || st.LastError.At.Before(start) {
-				t.Errorf("%s: status does not say the site is stale: %s", f.name, r.body)
+			if got, _ := aboutTitle(box, c.key); got != before {
+				c.errorf(t, "%s: served %q, want the last good %q", f.name, got, before)
+			}
+			if st.LastFetch == nil || st.LastError == nil || !st.LastError.At.After(start) || !st.LastFetch.Before(st.LastError.At) {
+				c.errorf(t, "%s: status does not say the site is stale: %s", f.name, r.body)
 			} else {
 				fg.notes = append(fg.notes, fmt.Sprintf("status: lastFetch %v old, lastError %q", time.Since(*st.LastFetch).Round(time.Second), st.LastError.Message))
 			}
@@ -689,7 +730,7 @@ func chaosGitRemote(t *testing.T, bin string) {
 				break
 			}
 			if time.Since(cleared) > fetchTimeout+poll+5*time.Second {
-				t.Fatalf("%s: the push is not served %v after the remote is back: %q %v", f.name, time.Since(cleared), got, err)
+				c.fatalf(t, "%s: the push is not served %v after the remote is back: %q %v", f.name, time.Since(cleared), got, err)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -698,7 +739,7 @@ func chaosGitRemote(t *testing.T, bin string) {
 		wg.Wait()
 		fg.took = time.Since(start)
 		if fg.reads.failed() > 0 {
-			t.Errorf("%s: %d reads failed: %s", f.name, fg.reads.failed(), fg.reads)
+			c.errorf(t, "%s: %d reads failed: %s", f.name, fg.reads.failed(), fg.reads)
 		}
 		fg.notes = append(fg.notes, fmt.Sprintf("push served %v after the remote was back (poll %v, fetch timeout %v)", served.Round(time.Millisecond), poll, fetchTimeout))
 		fg.log(t)
@@ -741,7 +782,7 @@ func chaosDiskFull(t *testing.T, bin string) {
 		fg.writes.add(r, err)
 		switch {
 		case err != nil:
-			t.Fatalf("upload %d: %v", n, err)
+			c.fatalf(t, "upload %d: %v", n, err)
 		case r.status == http.StatusCreated:
 			var res struct{ Data []clusterItem }
 			r.decode(t, &res)
@@ -751,16 +792,16 @@ func chaosDiskFull(t *testing.T, bin string) {
 		case r.status == http.StatusInsufficientStorage || r.status == http.StatusServiceUnavailable:
 			var e struct{ Error, Message string }
 			if json.Unmarshal(r.body, &e) != nil || e.Error == "" || e.Message == "" {
-				t.Errorf("upload on a full disk: %d %s, not in the error shape", r.status, r.body)
+				c.errorf(t, "upload on a full disk: %d %s, not in the error shape", r.status, r.body)
 			}
 			full++
 		default:
-			t.Errorf("upload on a full disk: %d %s, want 201, 507 or 503", r.status, r.body)
+			c.errorf(t, "upload on a full disk: %d %s, want 201, 507 or 503", r.status, r.body)
 			full++
 		}
 	}
 	if full == 0 {
-		t.Errorf("the disk never filled up: %d uploads fit in %d MB", len(acked), size>>20)
+		c.errorf(t, "the disk never filled up: %d uploads fit in %d MB", len(acked), size>>20)
 	}
 	// A push while the disk is full: the parse cache and the search index
 	// cannot be written.
@@ -777,21 +818,21 @@ func chaosDiskFull(t *testing.T, bin string) {
 	wg.Wait()
 	fg.took = time.Since(start)
 	if fg.reads.failed() > 0 {
-		t.Errorf("%d reads failed on a full disk: %s", fg.reads.failed(), fg.reads)
+		c.errorf(t, "%d reads failed on a full disk: %s", fg.reads.failed(), fg.reads)
 	}
 	checkItems := func(b *clusterBox) {
 		t.Helper()
 		for id, it := range acked {
 			r := b.must(t, "GET", "/api/v1/media/"+id, c.key, nil)
 			if r.status != http.StatusOK {
-				t.Errorf("acknowledged upload %s: %d %s", id, r.status, r.body)
+				c.errorf(t, "acknowledged upload %s: %d %s", id, r.status, r.body)
 				fg.lost++
 				continue
 			}
 			for _, u := range append([]string{it.URL}, sizeURLs(it)...) {
 				f := b.must(t, "GET", u, "", nil)
 				if f.status != http.StatusOK || len(f.body) == 0 {
-					t.Errorf("%s of %s: %d, %d bytes", u, id, f.status, len(f.body))
+					c.errorf(t, "%s of %s: %d, %d bytes", u, id, f.status, len(f.body))
 				}
 			}
 		}
@@ -804,20 +845,20 @@ func chaosDiskFull(t *testing.T, bin string) {
 	box.kill()
 	box2 := c.start("box (restarted on the full disk)", dirs...)
 	if lb := box2.must(t, "GET", "/api/v1/media?limit=100", c.key, nil).body; !bytes.Equal(lb, listBefore) {
-		t.Errorf("the media list differs after the restart:\n%s\nwas\n%s", lb, listBefore)
+		c.errorf(t, "the media list differs after the restart:\n%s\nwas\n%s", lb, listBefore)
 	}
 	checkItems(box2)
 	if got, err := aboutTitle(box2, c.key); err != nil || got != "About, pushed on a full disk" {
-		t.Errorf("after the restart: title %q, %v", got, err)
+		c.errorf(t, "after the restart: title %q, %v", got, err)
 	}
 	for _, bad := range []string{"ignoring parsed-document cache", "corrupt"} {
 		if strings.Contains(box2.log.String(), bad) {
-			t.Errorf("the restarted box logs %q: a cache was left half-written", bad)
+			c.errorf(t, "the restarted box logs %q: a cache was left half-written", bad)
 		}
 	}
 	r := box2.must(t, "GET", "/api/v1/search?q=about", c.key, nil)
 	if r.status != http.StatusOK && r.status != http.StatusServiceUnavailable {
-		t.Errorf("search after the restart: %d %s", r.status, r.body)
+		c.errorf(t, "search after the restart: %d %s", r.status, r.body)
 	}
 	var tmps []string
 	filepath.WalkDir(disk, func(p string, d os.DirEntry, err error) error {

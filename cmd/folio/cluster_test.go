@@ -66,6 +66,8 @@ type cluster struct {
 	work   string    // the work clone of the site's Git remote
 	types  []string  // the fixture site's content types
 	bucket s3.Config // the bucket every box shares
+
+	failures []string // what the chaos scenarios reported (chaos_test.go)
 }
 
 // childEnv is the environment of the folio processes: the test's, less
