@@ -823,7 +823,7 @@ func (st *localeState) link(cfg *I18n, files []File, raw, sites map[string]*Site
 		diffBySlug(prev.Pages, cur.Pages, func(p *Page) string { return p.Slug },
 			func(p *Page) { gone = append(gone, change{p, l.Code, p.Meta.Path}) },
 			func(p *Page) { added = append(added, change{p, l.Code, p.Meta.Path}) })
-		for typ := range unionKeys(prev.Items, cur.Items) {
+		for typ := range UnionKeys(prev.Items, cur.Items) {
 			diffBySlug(prev.Items[typ], cur.Items[typ], func(it *Item) string { return it.Slug },
 				func(it *Item) { gone = append(gone, change{it, l.Code, it.Meta.Path}) },
 				func(it *Item) { added = append(added, change{it, l.Code, it.Meta.Path}) })
@@ -1074,7 +1074,9 @@ func diffBySlug[T any](old, new []*T, slug func(*T) string, gone, added func(*T)
 	}
 }
 
-func unionKeys[V any](a, b map[string]V) map[string]bool {
+// UnionKeys is the set of the keys of a and b: what a comparison of two
+// sites' maps (types, items) walks.
+func UnionKeys[V any](a, b map[string]V) map[string]bool {
 	out := make(map[string]bool, len(a)+len(b))
 	for k := range a {
 		out[k] = true

@@ -175,7 +175,7 @@ func ChangedKeys(old, new *Snapshot) []string {
 			diffItems(keys, typ, items, nil, old, new, loc)
 		}
 	}
-	for typ := range unionKeys(old.Site.Config.Types, new.Site.Config.Types) {
+	for typ := range content.UnionKeys(old.Site.Config.Types, new.Site.Config.Types) {
 		a, aok := old.Site.Config.Types[typ]
 		b, bok := new.Site.Config.Types[typ]
 		if aok != bok || !reflect.DeepEqual(a, b) {
@@ -236,15 +236,4 @@ func sameBody(a, b *Resource) bool {
 	_, ea, erra := a.Body()
 	_, eb, errb := b.Body()
 	return erra == nil && errb == nil && ea == eb
-}
-
-func unionKeys[V any](a, b map[string]V) map[string]bool {
-	out := make(map[string]bool, len(a)+len(b))
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }

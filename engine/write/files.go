@@ -161,12 +161,7 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if len(data) > content.MaxFileSize {
 		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
-	if opts.Author.Name == "" {
-		opts.Author.Name = "folio"
-	}
-	if opts.Author.Email == "" {
-		opts.Author.Email = w.cfg.AuthorEmail
-	}
+	opts.Author = w.defaultAuthor(opts.Author)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	_, head, err := w.readHead(ctx, branch)

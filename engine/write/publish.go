@@ -28,12 +28,7 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 	if w.cfg.DraftBranch == "" {
 		return Result{}, fault.New(fault.Conflict, "this site has no draft branch (--draft-branch): writes go to the published branch directly")
 	}
-	if o.Author.Name == "" {
-		o.Author.Name = "folio"
-	}
-	if o.Author.Email == "" {
-		o.Author.Email = w.cfg.AuthorEmail
-	}
+	o.Author = w.defaultAuthor(o.Author)
 	for i := range o.Docs {
 		if err := checkDoc(opPatch, &o.Docs[i]); err != nil {
 			return Result{}, err

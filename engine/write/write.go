@@ -371,12 +371,7 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
 		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
 	}
-	if opts.Author.Name == "" {
-		opts.Author.Name = "folio"
-	}
-	if opts.Author.Email == "" {
-		opts.Author.Email = w.cfg.AuthorEmail
-	}
+	opts.Author = w.defaultAuthor(opts.Author)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 

@@ -5,10 +5,10 @@
 
 import { FIELDS, LocaleEditor, canonical } from "./medialocale.js";
 import { API, describe } from "./api.js";
+import { $, el } from "./dom.js";
 import { paint } from "./blurhash.js";
 import { deleteWarning, renderMissingMedia, showUsage } from "./usage.js";
 
-const $ = (id) => document.getElementById(id);
 const KEY = "folio.apiKey";
 const PAGE = 48;
 
@@ -28,17 +28,6 @@ const state = {
 };
 
 const api = new API(() => sessionStorage.getItem(KEY) || "");
-
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "class") e.className = v;
-    else if (k === "dataset") Object.assign(e.dataset, v);
-    else e[k] = v;
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
 
 function notice(msg, kind = "error") {
   const n = $("notice");

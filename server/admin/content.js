@@ -5,23 +5,12 @@
 // committing.
 
 import { API, describe } from "./api.js";
+import { $, el } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const api = new API(() => sessionStorage.getItem("folio.apiKey") || "");
 const LIMIT = 100;
 
 const state = { loaded: false, ref: "", kind: "pages", doc: null, status: null };
-
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "class") e.className = v;
-    else if (k === "dataset") Object.assign(e.dataset, v);
-    else e[k] = v;
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
 
 function say(msg) {
   $("ct-msg").textContent = msg || "";

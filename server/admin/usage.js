@@ -5,18 +5,7 @@
 // to media the library lacks.
 
 import { describe } from "./api.js";
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (k === "class") e.className = v;
-    else e[k] = v;
-  }
-  for (const c of children) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
+import { $, el } from "./dom.js";
 
 // usage is what is known of the open item's users: null while loading or
 // when the key may not read content, else { id, referrers, total }.
