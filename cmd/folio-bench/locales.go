@@ -91,22 +91,11 @@ func (b *bench) localesGroup() error {
 	b.add(row{Figure: "locales: peak RSS at ready, " + label + ", restart", Sum: summarize(warmRSS), Unit: unitMB})
 
 	// Push to serve of one French file, and ?locale=fr throughput.
-	tmp, bare, work, err := b.scratchClone(dir, "locales-push", true)
-	if err != nil {
-		return err
-	}
-	pcache, err := b.scratch("locales-push-cache")
-	if err != nil {
-		return err
-	}
-	s, err := b.startFolio(serveOpts{Site: bare, Media: media, CacheDir: pcache, Log: filepath.Join(tmp, "folio.log")})
+	s, work, err := b.serveClone(dir, "locales-push", media)
 	if err != nil {
 		return err
 	}
 	defer s.stop()
-	if _, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit); err != nil {
-		return err
-	}
 	slug := m.Posts[0]
 	file := filepath.Join(work, "content", "fr", "posts", slug+".md")
 	url := s.base + "/api/v1/content/posts/" + slug + "?locale=fr"
@@ -130,7 +119,7 @@ func (b *bench) localesGroup() error {
 		}
 		seen, err := b.pollFor(url, marker, t0, 30*time.Second)
 		if err != nil {
-			return fmt.Errorf("locales push %d: %w (log: %s)", i, err, filepath.Join(tmp, "folio.log"))
+			return fmt.Errorf("locales push %d: %w (log: %s)", i, err, s.logf.Name())
 		}
 		toServe = append(toServe, ms(seen))
 	}

@@ -40,14 +40,42 @@ func git(dir string, args ...string) error {
 var titleLine = regexp.MustCompile(`(?m)^title: .*$`)
 
 // pushToServe measures pushes on each site size of -push-sizes.
-func (b *bench) pushToServe() error {
+func (b *bench) pushToServe() error { return b.eachPushSize(b.pushToServeAt) }
+
+// eachPushSize runs at on each site size of -push-sizes, and returns
+// the errors of all.
+func (b *bench) eachPushSize(at func(n int) error) error {
 	var errs []error
 	for _, n := range b.pushSizes {
-		if err := b.pushToServeAt(n); err != nil {
+		if err := at(n); err != nil {
 			errs = append(errs, fmt.Errorf("%s files: %w", sizeLabel(n), err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// serveClone clones the site at dir (its site.git) into a scratch bare
+// repository and work tree named name, starts folio on the bare one
+// with a scratch cache and the media root, and waits until it serves.
+// It returns the server and the work tree.
+func (b *bench) serveClone(dir, name, media string) (*server, string, error) {
+	tmp, bare, work, err := b.scratchClone(dir, name, true)
+	if err != nil {
+		return nil, "", err
+	}
+	cache, err := b.scratch(name + "-cache")
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := b.startFolio(serveOpts{Site: bare, Media: media, CacheDir: cache, Log: filepath.Join(tmp, "folio.log")})
+	if err != nil {
+		return nil, "", err
+	}
+	if _, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit); err != nil {
+		s.stop()
+		return nil, "", err
+	}
+	return s, work, nil
 }
 
 // pushToServeAt serves a bare clone of the site of n files, pushes
@@ -63,26 +91,15 @@ func (b *bench) pushToServeAt(n int) error {
 		return fmt.Errorf("the generated site has no published post")
 	}
 	slug := m.Posts[0]
-	tmp, bare, work, err := b.scratchClone(dir, "push", true)
-	if err != nil {
-		return err
-	}
-	cache, err := b.scratch("push-cache")
-	if err != nil {
-		return err
-	}
 	media, err := b.scratch("push-media")
 	if err != nil {
 		return err
 	}
-	s, err := b.startFolio(serveOpts{Site: bare, Media: media, CacheDir: cache, Log: filepath.Join(tmp, "folio.log")})
+	s, work, err := b.serveClone(dir, "push", media)
 	if err != nil {
 		return err
 	}
 	defer s.stop()
-	if _, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit); err != nil {
-		return err
-	}
 	// The search index is built in the background after the start; the
 	// pushes measure the steady state, not a build's competition for
 	// the CPU.
@@ -116,11 +133,11 @@ func (b *bench) pushToServeAt(n int) error {
 		pushed := time.Since(t0)
 		seen, err := b.pollFor(url, marker, t0, 30*time.Second)
 		if err != nil {
-			return fmt.Errorf("push %d: %w (log: %s)", i, err, filepath.Join(tmp, "folio.log"))
+			return fmt.Errorf("push %d: %w (log: %s)", i, err, s.logf.Name())
 		}
 		found, err := b.pollFor(s.base+"/api/v1/search?q="+word, `"slug":"`+slug+`"`, t0, 30*time.Second)
 		if err != nil {
-			return fmt.Errorf("push %d: search: %w (log: %s)", i, err, filepath.Join(tmp, "folio.log"))
+			return fmt.Errorf("push %d: search: %w (log: %s)", i, err, s.logf.Name())
 		}
 		toSearch = append(toSearch, ms(found))
 		samples = append(samples, seen)

@@ -24,10 +24,8 @@ const refBranches = 10
 // history and changes on a site of 1,000 documents with 1,000 commits.
 func (b *bench) refsGroup() error {
 	var errs []error
-	for _, n := range b.pushSizes {
-		if err := b.refsAt(n); err != nil {
-			errs = append(errs, fmt.Errorf("%s files: %w", sizeLabel(n), err))
-		}
+	if err := b.eachPushSize(b.refsAt); err != nil {
+		errs = append(errs, err)
 	}
 	if err := b.historyBench(); err != nil {
 		errs = append(errs, fmt.Errorf("history: %w", err))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,15 +12,7 @@ import (
 const writes = 20
 
 // writeToServe measures the write API on each site size of -push-sizes.
-func (b *bench) writeToServe() error {
-	var errs []error
-	for _, n := range b.pushSizes {
-		if err := b.writeToServeAt(n); err != nil {
-			errs = append(errs, fmt.Errorf("%s files: %w", sizeLabel(n), err))
-		}
-	}
-	return errors.Join(errs...)
-}
+func (b *bench) writeToServe() error { return b.eachPushSize(b.writeToServeAt) }
 
 // writeToServeAt serves a bare repository of the site of n files by URL
 // (file://, so that the writing box clones it and pushes, as with a real
