@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -64,7 +66,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stderr, "%d problem(s) in %s\n", len(problems), *worktree)
 			return exitError(1)
 		}
-		fmt.Fprintf(stderr, "no problems in %s\n", *worktree)
+		site, _ := content.Assemble(files)
+		fmt.Fprintf(stderr, "no problems in %s: %s\n", *worktree, siteSummary(site))
 		return nil
 	}
 	eng, err := engine.Open(ctx, cfg)
@@ -80,6 +83,48 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "%d problem(s) in %s at %.12s\n", len(st.Problems), *branch, st.Commit)
 		return exitError(1)
 	}
-	fmt.Fprintf(stderr, "no problems in %s at %.12s\n", *branch, st.Commit)
+	fmt.Fprintf(stderr, "no problems in %s at %.12s: %s\n", *branch, st.Commit, siteSummary(eng.Published().Site))
 	return nil
+}
+
+// siteSummary says what a site holds: "2 pages, 14 items of 2 types
+// (authors, posts), globals, locales en, fr". An empty site says where
+// folio looks, since a site folio finds nothing in is most often one
+// whose content lies elsewhere (a Hugo site in a subfolder).
+func siteSummary(site *content.Site) string {
+	items := 0
+	types := make([]string, 0, len(site.Items))
+	for typ, list := range site.Items {
+		items += len(list)
+		types = append(types, typ)
+	}
+	if len(site.Pages) == 0 && items == 0 && site.Globals == nil {
+		return "the site is empty: folio reads pages/, content/<type>/ and globals.yaml at the repository's root, " +
+			"and the folders that folio.yaml's locales or a Hugo configuration name (docs/content.md)"
+	}
+	slices.Sort(types)
+	s := fmt.Sprintf("%s, %s of %s", count(len(site.Pages), "page"), count(items, "item"), count(len(types), "type"))
+	if len(types) > 0 {
+		s += " (" + strings.Join(types, ", ") + ")"
+	}
+	if site.Globals != nil {
+		s += ", globals"
+	}
+	if site.I18n != nil {
+		codes := make([]string, 0, len(site.Locales))
+		for c := range site.Locales {
+			codes = append(codes, c)
+		}
+		slices.Sort(codes)
+		s += ", locales " + strings.Join(codes, ", ")
+	}
+	return s
+}
+
+// count is "1 page", "3 pages".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -74,8 +74,15 @@ func TestCheck(t *testing.T) {
 	testkit.Git(t, dir, "add", "-A")
 	testkit.Git(t, dir, "commit", "-qm", "ok")
 	cache := t.TempDir()
-	if _, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache); err != nil {
-		t.Fatalf("clean site: %v", err)
+	if _, said, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache); err != nil || !strings.HasSuffix(said, ": 0 pages, 1 item of 1 type (posts)\n") {
+		t.Fatalf("clean site: %v %q", err, said)
+	}
+	// A site folio finds nothing in says where folio looks.
+	empty := t.TempDir()
+	os.MkdirAll(filepath.Join(empty, "site/content/posts"), 0o755)
+	os.WriteFile(filepath.Join(empty, "site/content/posts/a.md"), []byte("---\ntitle: A\n---\n"), 0o644)
+	if _, said, err := runCLI(t, "check", "--worktree", empty); err != nil || !strings.Contains(said, "the site is empty: folio reads pages/, content/<type>/") {
+		t.Fatalf("empty site: %v %q", err, said)
 	}
 	write("content/posts/bad.md", "---\ntitle: [broken\n---\n")
 	testkit.Git(t, dir, "add", "-A")
