@@ -1002,9 +1002,9 @@ func (st *localeState) groupKey(cfg *I18n, files []File, doc any, realPath strin
 func translationOf(doc any, loc string) Translation {
 	switch d := doc.(type) {
 	case *Page:
-		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/pages/" + d.Slug + "?locale=" + loc}
+		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/pages/" + EscapeSlug(d.Slug) + "?locale=" + loc}
 	case *Item:
-		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/content/" + d.Type + "/" + d.Slug + "?locale=" + loc}
+		return Translation{Slug: d.Slug, ID: d.ID, URL: "/api/v1/content/" + d.Type + "/" + EscapeSlug(d.Slug) + "?locale=" + loc}
 	}
 	return Translation{}
 }

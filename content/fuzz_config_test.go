@@ -2,9 +2,12 @@ package content
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzSiteConfig feeds folio.yaml (and a post it configures) to Assemble:
@@ -59,21 +62,21 @@ func FuzzSiteConfig(f *testing.F) {
 	})
 }
 
-// FuzzSlug checks ValidSlug against its definition, and that a valid slug
-// needs no escaping in a URL path.
+// FuzzSlug checks ValidSlug against its definition, and that EscapeSlug
+// makes a valid slug a URL path that unescapes to it.
 func FuzzSlug(f *testing.F) {
-	for _, s := range []string{"a", "a/b", "a//b", "./a", "a/..", "..", "-", "~x_y.z", "é", "a b", strings.Repeat("a", MaxSlugLen+1), "a/"} {
+	for _, s := range []string{"a", "a/b", "a//b", "./a", "a/..", "..", "-", "~x_y.z", "é", "приватність/关于", "a\u200db", "a b", "\xff", strings.Repeat("a", MaxSlugLen+1), "a/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		ok := ValidSlug(s)
-		want := s != "" && len(s) <= MaxSlugLen
+		want := s != "" && len(s) <= MaxSlugLen && utf8.ValidString(s)
 		for _, seg := range strings.Split(s, "/") {
 			if seg == "" || seg == "." || seg == ".." {
 				want = false
 			}
-			for i := 0; i < len(seg); i++ {
-				if !slugByte(seg[i]) {
+			for _, r := range seg {
+				if r < utf8.RuneSelf && !slugByte(byte(r)) || r >= utf8.RuneSelf && !unicode.In(r, unicode.L, unicode.M, unicode.N) {
 					want = false
 				}
 			}
@@ -81,8 +84,13 @@ func FuzzSlug(f *testing.F) {
 		if ok != want {
 			t.Fatalf("ValidSlug(%q) = %v, want %v", s, ok, want)
 		}
-		if ok && strings.ContainsAny(s, "%?#\\ \x00") {
-			t.Fatalf("valid slug %q needs escaping", s)
+		if !ok {
+			return
+		}
+		e := EscapeSlug(s)
+		u, err := url.Parse("/api/v1/pages/" + e)
+		if err != nil || u.Path != "/api/v1/pages/"+s || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(e, "?# \\") {
+			t.Fatalf("EscapeSlug(%q) = %q: parses as %v %v", s, e, u, err)
 		}
 	})
 }

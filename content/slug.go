@@ -3,36 +3,67 @@ package content
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/url"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxSlugLen is the longest slug (and id) folio accepts, in bytes.
 const MaxSlugLen = 200
 
 // ValidSlug tells whether s is a valid page or item slug: one or more
-// "/"-separated segments of A-Z a-z 0-9 . _ ~ -, no segment empty, "." or
-// "..", at most MaxSlugLen bytes in all. Such a slug is safe in a URL path
-// without escaping.
+// "/"-separated segments of letters and digits (any script's: Unicode's
+// L, M and N categories, so "приватність", "关于" and "हिंदी" are slugs,
+// as Hugo and Decap make them) and . _ ~ -, no segment empty, "." or
+// "..", at most MaxSlugLen bytes of UTF-8 in all. No space, punctuation
+// or invisible character (joiners, direction marks) is allowed. An
+// ASCII slug is safe in a URL path as it is; EscapeSlug escapes any.
 func ValidSlug(s string) bool {
 	if s == "" || len(s) > MaxSlugLen {
 		return false
 	}
 	start := 0
-	for i := 0; i <= len(s); i++ {
+	for i := 0; i <= len(s); {
 		if i < len(s) && s[i] != '/' {
-			if !slugByte(s[i]) {
+			if s[i] < utf8.RuneSelf {
+				if !slugByte(s[i]) {
+					return false
+				}
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError || !unicode.In(r, unicode.L, unicode.M, unicode.N) {
 				return false
 			}
+			i += n
 			continue
 		}
 		seg := s[start:i]
 		if seg == "" || seg == "." || seg == ".." {
 			return false
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	return true
+}
+
+// EscapeSlug is s as a URL path: each segment percent-encoded (nothing
+// changes in an ASCII slug).
+func EscapeSlug(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			segs := strings.Split(s, "/")
+			for j, seg := range segs {
+				segs[j] = url.PathEscape(seg)
+			}
+			return strings.Join(segs, "/")
+		}
+	}
+	return s
 }
 
 func slugByte(c byte) bool {

@@ -11,12 +11,29 @@ func TestValidSlug(t *testing.T) {
 		"hello": true, "guides/install": true, "a.b_c~d-e": true, "CamelCase": true, "2024/01/post": true,
 		"...": true, "a..b": true, strings.Repeat("a", 200): true,
 		"": false, "/": false, "/a": false, "a/": false, "a//b": false, ".": false, "..": false, "a/../b": false,
-		"../etc": false, "a/./b": false, "a b": false, "a?b": false, "a%2e": false, "caf\u00e9": false,
+		"../etc": false, "a/./b": false, "a b": false, "a?b": false, "a%2e": false,
+		// Letters, marks and digits of every script; no space, punctuation,
+		// symbol or invisible character, no broken UTF-8.
+		"caf\u00e9": true, "приватність": true, "关于/团队": true, "हिंदी": true, "ไทย": true, "٣-أخبار": true,
+		"a\u200db": false, "a\u202eb": false, "a\u00a0b": false, "a\uff0fb": false, "a\u3000b": false, "a\u2028b": false,
+		"a\u00bfb": false, "\u2603": false, "a\xffb": false, "a\xd0": false,
 		"a\\b": false, "a\x00": false, strings.Repeat("a", 201): false,
 	}
 	for s, want := range tests {
 		if got := ValidSlug(s); got != want {
 			t.Errorf("ValidSlug(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestEscapeSlug(t *testing.T) {
+	for s, want := range map[string]string{
+		"hello": "hello", "guides/a.b_c~d-e": "guides/a.b_c~d-e",
+		"приватність": "%D0%BF%D1%80%D0%B8%D0%B2%D0%B0%D1%82%D0%BD%D1%96%D1%81%D1%82%D1%8C",
+		"关于/team":     "%E5%85%B3%E4%BA%8E/team",
+	} {
+		if got := EscapeSlug(s); got != want {
+			t.Errorf("EscapeSlug(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -156,9 +156,9 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		}
 		switch kind {
 		case write.KindItem:
-			h.Set("Location", "/api/v1/content/"+typ+"/"+res.Slug+inLocale)
+			h.Set("Location", "/api/v1/content/"+typ+"/"+content.EscapeSlug(res.Slug)+inLocale)
 		case write.KindPage:
-			h.Set("Location", "/api/v1/pages/"+res.Slug+inLocale)
+			h.Set("Location", "/api/v1/pages/"+content.EscapeSlug(res.Slug)+inLocale)
 		}
 	}
 	// The writing box serves the new commit at once (Writer's Written

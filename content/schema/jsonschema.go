@@ -9,7 +9,7 @@ import (
 const Draft = "https://json-schema.org/draft/2020-12/schema"
 
 // slugPattern is a slug as content.ValidSlug takes it, for references.
-const slugPattern = `[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*`
+const slugPattern = `[\p{L}\p{M}\p{N}._~-]+(?:/[\p{L}\p{M}\p{N}._~-]+)*`
 
 // builtinKeys are folio's own front matter keys (content's commonKeys),
 // which a model never has to declare and the API serves beside data, not

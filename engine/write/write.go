@@ -514,14 +514,16 @@ func checkDoc(o op, d *Doc) error {
 	return nil
 }
 
-// Slugify makes a slug of a title: lower-case ASCII letters and digits,
-// every other run of characters one '-', at most 80 characters.
+// Slugify makes a slug of a title: its letters and digits lower-cased
+// (the common accented Latin letters folded to their base letter, other
+// scripts kept, as Hugo's urlize and Decap's default unicode encoding
+// keep them), every other run of characters one '-', at most 80 bytes.
 func Slugify(title string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(title) {
 		r = fold(r)
-		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+		if unicode.In(r, unicode.L, unicode.M, unicode.N) {
 			if dash && b.Len() > 0 {
 				b.WriteByte('-')
 			}

@@ -475,3 +475,23 @@ func TestReplaceMendsABrokenFile(t *testing.T) {
 		t.Fatalf("mended: %q", got)
 	}
 }
+
+func TestSlugify(t *testing.T) {
+	for title, want := range map[string]string{
+		"Hello, World!":          "hello-world",
+		"Crème brûlée à Paris":   "creme-brulee-a-paris",
+		"Політика приватності":   "політика-приватності",
+		"关于我们 (2026)":            "关于我们-2026",
+		"हिंदी समाचार":           "हिंदी-समाचार",
+		"  --  ":                 "",
+		"Zero\u200dwidth\u202ex": "zero-width-x",
+	} {
+		got := Slugify(title)
+		if got != want {
+			t.Errorf("Slugify(%q) = %q, want %q", title, got, want)
+		}
+		if got != "" && !content.ValidSlug(got) {
+			t.Errorf("Slugify(%q) = %q, not a valid slug", title, got)
+		}
+	}
+}
