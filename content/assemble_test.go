@@ -203,8 +203,19 @@ func TestAssemble_DateAliasPrecedence(t *testing.T) {
 	site, probs := assemble(t, map[string]string{
 		"content/posts/a.md": "---\ndate: 2020-01-01\npublishDate: 2021-01-01\npublishedAt: 2022-01-01\nlastmod: 2020-02-02\nupdatedAt: 2023-03-03\nexpiryDate: 2030-01-01\nexpiresAt: 2031-01-01\n---\n",
 		"content/posts/b.md": "---\ndate: 2020-01-01\npublishDate: 2021-01-01\n---\n",
+		// Only lastmod (Hugo dates such a page by it): published by then,
+		// not at the later commit; a lastmod after the commit changes
+		// nothing (no page is scheduled by its lastmod).
+		"content/posts/c.md": "---\nlastmod: 2020-02-02\n---\n",
+		"content/posts/d.md": "---\nlastmod: 2099-02-02\n---\n",
 	})
 	wantNoProblems(t, probs)
+	if c := itemBySlug(t, site, "posts", "c"); !c.PublishedAt.Equal(day(2020, 2, 2, 0, 0)) || !c.UpdatedAt.Equal(day(2020, 2, 2, 0, 0)) {
+		t.Errorf("c = %v %v, want both the lastmod", c.PublishedAt, c.UpdatedAt)
+	}
+	if d := itemBySlug(t, site, "posts", "d"); !d.PublishedAt.Equal(commitTime) {
+		t.Errorf("d.PublishedAt = %v, want the commit time %v", d.PublishedAt, commitTime)
+	}
 	a := itemBySlug(t, site, "posts", "a")
 	if !a.PublishedAt.Equal(day(2022, 1, 1, 0, 0)) || !a.UpdatedAt.Equal(day(2023, 3, 3, 0, 0)) || !a.Meta.ExpiresAt.Equal(day(2031, 1, 1, 0, 0)) {
 		t.Errorf("a = %v %v %v", a.PublishedAt, a.UpdatedAt, a.Meta.ExpiresAt)

@@ -93,7 +93,13 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 		c.updated = file.Updated.UTC()
 	}
 	if !c.meta.PublishedSet {
+		// The last commit's time, but never after a lastmod the file
+		// sets: a page with only lastmod (as Hugo sites write them, and
+		// Hugo dates such a page by it) was published by then.
 		c.published = file.Updated.UTC()
+		if updSet && c.updated.Before(c.published) {
+			c.published = c.updated
+		}
 	}
 	return c, nil
 }
