@@ -66,8 +66,9 @@ func fmFormats() []*frontmatter.Format {
 // fmOpeners are the first lines that start a front matter.
 var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 
-// parseMarkdown reads a Markdown file; fmFast: see parseFile.
-func parseMarkdown(data []byte, fmFast bool) (*Doc, error) {
+// parseMarkdown reads a Markdown file, or with isHTML an HTML one (front
+// matter the same, the body HTML); fmFast: see parseFile.
+func parseMarkdown(data []byte, fmFast, isHTML bool) (*Doc, error) {
 	var fm fmCapture
 	// adrg/frontmatter copies the whole file, body included; it is given
 	// only the part up to the front matter's closing line when that is
@@ -119,6 +120,10 @@ func parseMarkdown(data []byte, fmFast bool) (*Doc, error) {
 	}
 	doc := &Doc{Meta: meta, Lines: lines, Line: lineAt(data, len(data)-len(rest))}
 	if len(bytes.TrimSpace(rest)) == 0 {
+		return doc, nil
+	}
+	if isHTML {
+		doc.Body, doc.HasBody = NewHTML(string(rest)), true
 		return doc, nil
 	}
 	// The nesting check is what bounds goldmark's time, so it runs here,

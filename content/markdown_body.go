@@ -30,6 +30,9 @@ type Markdown struct{ b *markdownBody }
 type markdownBody struct {
 	src  string
 	load func() (string, error) // nil when src is held
+	// isHTML: the source is HTML (a Hugo .html content file), which is
+	// sanitized rather than rendered (see NewHTML).
+	isHTML bool
 	// mu serialises the render; done is set once it succeeded. A render
 	// that failed (a lazy source that could not be read, a panic) keeps
 	// nothing, so the next use tries again.
@@ -50,6 +53,39 @@ func NewMarkdown(src string) Markdown { return Markdown{b: &markdownBody{src: sr
 func NewLazyMarkdown(load func() (string, error)) Markdown {
 	return Markdown{b: &markdownBody{load: load}}
 }
+
+// NewHTML returns the body with HTML source src, the body of a Hugo
+// .html content file. It is served sanitized, as raw HTML in Markdown is
+// not passed through either: elements and attributes that run script or
+// load from elsewhere unasked (script, style, iframe, on* handlers,
+// javascript: links) are dropped, the text and structure kept (see
+// docs/content.md "HTML files").
+func NewHTML(src string) Markdown { return Markdown{b: &markdownBody{src: src, isHTML: true}} }
+
+// NewLazyHTML is NewHTML with the source read by load, as NewLazyMarkdown.
+func NewLazyHTML(load func() (string, error)) Markdown {
+	return Markdown{b: &markdownBody{load: load, isHTML: true}}
+}
+
+// BodyOf returns the body of a document file of extension ext with
+// source src: HTML for .html and .htm, else Markdown.
+func BodyOf(ext, src string) Markdown {
+	if IsHTMLExt(ext) {
+		return NewHTML(src)
+	}
+	return NewMarkdown(src)
+}
+
+// LazyBodyOf is BodyOf with the source read by load.
+func LazyBodyOf(ext string, load func() (string, error)) Markdown {
+	if IsHTMLExt(ext) {
+		return NewLazyHTML(load)
+	}
+	return NewLazyMarkdown(load)
+}
+
+// IsHTML tells whether the body's source is HTML (NewHTML).
+func (m Markdown) IsHTML() bool { return m.b != nil && m.b.isHTML }
 
 // Source is the Markdown text; "" when a lazy body cannot read it (see
 // SourceErr).
@@ -124,6 +160,9 @@ func (b *markdownBody) render() (html string, err error) {
 		if src, err = b.load(); err != nil {
 			return "", err
 		}
+	}
+	if b.isHTML {
+		return sanitizeHTML(src), nil
 	}
 	// Parse refused sources nested too deeply; a body from elsewhere (a
 	// persisted cache) is checked again, as goldmark's time depends on it.

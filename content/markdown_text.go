@@ -180,4 +180,9 @@ func urlEnd(s string) int {
 }
 
 // Text is the readable text of the Markdown body (see PlainText).
-func (m Markdown) Text() string { return PlainText(m.Source()) }
+func (m Markdown) Text() string {
+	if m.IsHTML() {
+		return PlainText(m.HTML()) // sanitized: no script or style text
+	}
+	return PlainText(m.Source())
+}

@@ -109,10 +109,11 @@ func isDataExt(ext string) bool {
 
 func isMarkdownExt(ext string) bool { return ext == ".md" || ext == ".markdown" }
 
-func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) }
+func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) || IsHTMLExt(ext) }
 
 // Parse parses one file: front matter (YAML, TOML or JSON) and a Markdown
-// body for .md/.markdown files, a whole document for .yaml/.yml/.json/.toml.
+// body for .md/.markdown files (an HTML body for .html/.htm, Hugo's HTML
+// content files), a whole document for .yaml/.yml/.json/.toml.
 // The result does not depend on path beyond its extension.
 //
 // Errors are Problem values carrying path and, when known, the line.
@@ -150,8 +151,8 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 		err  error
 	)
 	switch {
-	case isMarkdownExt(ext):
-		return parseMarkdown(data, fmFast)
+	case isMarkdownExt(ext), IsHTMLExt(ext):
+		return parseMarkdown(data, fmFast, IsHTMLExt(ext))
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
 		if meta, err = decodeYAML(data, 0, lines, true); err == nil {

@@ -272,16 +272,17 @@ func (d *cacheDecoder) count() int {
 	return int(n)
 }
 
-// doc decodes a document; inBlob makes the body that starts at an offset
-// of the document's blob. It returns that offset, or -1.
-func (d *cacheDecoder) doc(inBlob func(off int) content.Markdown) (*content.Doc, int) {
+// doc decodes a document of a file of extension ext; inBlob makes the
+// body that starts at an offset of the document's blob. It returns that
+// offset, or -1.
+func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*content.Doc, int) {
 	doc := &content.Doc{Meta: d.strMap()}
 	off := -1
 	switch d.byte1() {
 	case cbodyNone:
 	case cbodySource:
 		if src := d.str(); src != "" {
-			doc.Body = content.NewMarkdown(src)
+			doc.Body = content.BodyOf(ext, src)
 		}
 	case cbodyInBlob:
 		v := d.uvarint()

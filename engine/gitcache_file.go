@@ -137,7 +137,7 @@ func (s *Source) loadCache() error {
 		var k docKey
 		copy(k.blob[:], d.bytes(20))
 		k.ext = d.str()
-		doc, off := d.doc(func(off int) content.Markdown { return s.lazyBody(k.blob, off) })
+		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
 		if d.err == nil {
 			docs[k] = &docEntry{doc: doc, bodyOff: off}
 		}

@@ -223,3 +223,39 @@ func TestModel_Sortable(t *testing.T) {
 		t.Fatal("a list is a sort field")
 	}
 }
+
+// TestHTMLDocumentFromCache: an .html document's body is HTML, sanitized,
+// on the first load and after a restart from the parsed-document cache
+// (which reads the body from the blob again).
+func TestHTMLDocumentFromCache(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.commit(srcDay(0), map[string]string{
+		"content/docs/ct-logs.html": "---\ntitle: CT logs\n---\n<p class=\"x\">Logs <script>alert(1)</script>*not emphasis*</p>\n",
+		"content/docs/faq.md":       "---\ntitle: FAQ\n---\n*emphasis* <b>raw</b>\n",
+	})
+	r.push(false)
+	cache := t.TempDir()
+	for _, run := range []string{"first", "restart"} {
+		e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl, _ := e.View(false).Type("docs")
+		for slug, want := range map[string]string{
+			"ct-logs": `"body":"<p class=\"x\">Logs *not emphasis*</p>\n"`,
+			"faq":     `"body":"<p><em>emphasis</em> <!-- raw HTML omitted -->raw<!-- raw HTML omitted --></p>\n"`,
+		} {
+			res, ok := tl.Item(slug)
+			if !ok {
+				t.Fatalf("%s: no item %s", run, slug)
+			}
+			body, _, _ := res.Body()
+			if !strings.Contains(string(body), want) {
+				t.Errorf("%s: %s = %s, want %s in it", run, slug, body, want)
+			}
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

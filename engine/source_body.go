@@ -219,9 +219,10 @@ func (r *blobReader) currentGen() int {
 	return r.gen
 }
 
-// lazyBody is the Markdown body that starts at byte off of blob h.
-func (s *Source) lazyBody(h plumbing.Hash, off int) content.Markdown {
-	return content.NewLazyMarkdown(func() (string, error) {
+// lazyBody is the body that starts at byte off of blob h, a document
+// file of extension ext (Markdown, or HTML: content.LazyBodyOf).
+func (s *Source) lazyBody(h plumbing.Hash, ext string, off int) content.Markdown {
+	return content.LazyBodyOf(ext, func() (string, error) {
 		data, err := s.blobs.read(h)
 		if err == nil && off > len(data) {
 			err = fmt.Errorf("blob %s: %d bytes, body said to start at %d", h, len(data), off)

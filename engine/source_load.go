@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -440,7 +441,7 @@ func (s *Source) parseData(blob plumbing.Hash, p string, data []byte) (doc *cont
 	bodyOff = -1
 	if perr == nil {
 		if bodyOff = bodyOffset(doc, data); bodyOff >= 0 {
-			doc.Body = s.lazyBody(blob, bodyOff)
+			doc.Body = s.lazyBody(blob, path.Ext(p), bodyOff)
 		}
 	}
 	return doc, bodyOff, perr, nil

@@ -401,7 +401,7 @@ func TestSource_CacheCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &cacheDecoder{b: e.b}
-	got, off := d.doc(noBlob)
+	got, off := d.doc(".md", noBlob)
 	if d.err != nil || len(d.b) != 0 || off != -1 {
 		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
 	}
@@ -426,7 +426,7 @@ func TestSource_CacheCodec(t *testing.T) {
 	// Truncated data fails cleanly, at every length.
 	for n := range len(e.b) {
 		d := &cacheDecoder{b: e.b[:n]}
-		d.doc(noBlob)
+		d.doc(".md", noBlob)
 		if d.err == nil {
 			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.b))
 		}
@@ -444,7 +444,7 @@ func TestSource_CacheCodec(t *testing.T) {
 	}
 	var gotOff int
 	d = &cacheDecoder{b: e.b}
-	got, off = d.doc(func(o int) content.Markdown {
+	got, off = d.doc(".md", func(o int) content.Markdown {
 		gotOff = o
 		return content.NewMarkdown("read again")
 	})

@@ -174,7 +174,11 @@ func (tb *textBuilder) add(s string) {
 func (tb *textBuilder) walk(v any) {
 	switch v := v.(type) {
 	case content.Markdown:
-		tb.add(v.Source())
+		if v.IsHTML() {
+			tb.add(v.HTML()) // sanitized: no script or style text
+		} else {
+			tb.add(v.Source())
+		}
 	case string:
 		if !strings.ContainsAny(v, " \t\n") && (strings.HasPrefix(v, "/") || strings.Contains(v, "://") || tb.refs.isRef(v)) {
 			return

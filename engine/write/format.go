@@ -35,9 +35,11 @@ type file struct {
 	body     []byte // the Markdown body
 }
 
+// isMarkdownPath tells whether p is a front matter and body file: Markdown,
+// or HTML (Hugo's HTML content files, whose body is written as given).
 func isMarkdownPath(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
-	return ext == ".md" || ext == ".markdown"
+	return ext == ".md" || ext == ".markdown" || content.IsHTMLExt(ext)
 }
 
 func dataFormat(p string) string {

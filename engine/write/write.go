@@ -550,7 +550,7 @@ func fold(r rune) rune {
 
 // docExts are the extensions a document's file may have, in the order
 // they are looked for.
-var docExts = []string{".md", ".markdown", ".yaml", ".yml", ".json", ".toml"}
+var docExts = []string{".md", ".markdown", ".yaml", ".yml", ".json", ".toml", ".html", ".htm"}
 
 // candidates are the paths a document's file may have when the snapshot
 // does not tell.
