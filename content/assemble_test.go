@@ -237,7 +237,7 @@ func TestAssemble_ItemProblems(t *testing.T) {
 		"content/posts/id-b.md":       "---\nid: x1\n---\n",
 		"content/products/id-c.md":    "---\nid: x1\n---\n", // ids are per type
 		"content/posts/dotdot.md":     "---\nslug: ../../etc\n---\n",
-		"content/posts/My Post.md":    "---\ntitle: spaces in the file name\n---\n",
+		"content/posts/My?Post.md":    "---\ntitle: a question mark in the file name\n---\n",
 		"content/posts/long.md":       "---\nslug: " + strings.Repeat("a", 201) + "\n---\n",
 		"content/posts/baddate.md":    "---\ntitle: x\ndate: yesterday\n---\n",
 		"content/posts/baddate2.md":   "---\nlastmod: 2024-13-01\n---\n",
@@ -261,7 +261,7 @@ func TestAssemble_ItemProblems(t *testing.T) {
 		"content/posts/dup-b.md":      `posts slug "same" is used by content/posts/dup-a.md`,
 		"content/posts/id-b.md":       `content/posts/id-b.md:2: posts id "x1" is used by content/posts/id-a.md`,
 		"content/posts/dotdot.md":     `dotdot.md:2: slug: "../../etc" is not a valid slug`,
-		"content/posts/My Post.md":    `the file name gives the slug "My Post"`,
+		"content/posts/My?Post.md":    `the file name gives the slug "My?Post"`,
 		"content/posts/long.md":       "is not a valid slug",
 		"content/posts/baddate.md":    `baddate.md:3: date: bad date "yesterday"`,
 		"content/posts/baddate2.md":   `baddate2.md:2: lastmod: bad date "2024-13-01"`,

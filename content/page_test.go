@@ -135,7 +135,7 @@ func TestAssemble_PageProblems(t *testing.T) {
 		"pages/seo.yaml":      "seo: just text\n",
 		"pages/seokey.yaml":   "seo: {titel: typo}\n",
 		"pages/seovalue.yaml": "seo: {title: [a]}\n",
-		"pages/My Page.md":    "",
+		"pages/My?Page.md":    "",
 		"pages/broken.yaml":   "title: [unterminated\n",
 		"pages/list.yaml":     "- just\n- a list\n",
 	})
@@ -152,7 +152,7 @@ func TestAssemble_PageProblems(t *testing.T) {
 		"pages/seo.yaml":      "seo: want a map",
 		"pages/seokey.yaml":   `unknown key "titel"`,
 		"pages/seovalue.yaml": "title: want text, found a list",
-		"pages/My Page.md":    `the file name gives the slug "My Page"`,
+		"pages/My?Page.md":    `the file name gives the slug "My?Page"`,
 		"pages/broken.yaml":   "invalid YAML",
 		"pages/list.yaml":     "expected a map",
 	})

@@ -109,12 +109,21 @@ func validID(s string) bool {
 }
 
 // pathSlug derives a slug from a path relative to pages/ or content/<type>/:
-// the extension goes, and a bundle "x/index.md" (or Hugo's branch bundle
-// "x/_index.md") is "x".
+// the extension goes, a bundle "x/index.md" (or Hugo's branch bundle
+// "x/_index.md") is "x", and a space is '-' ("cloud native apps.md" is
+// "cloud-native-apps", as Hugo makes the page's URL).
 func pathSlug(rel string) string {
 	s := strings.TrimSuffix(rel, path.Ext(rel))
 	if dir, base := path.Split(s); (base == "index" || base == "_index") && dir != "" {
 		s = strings.TrimSuffix(dir, "/")
+	}
+	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
+		s = strings.Map(func(r rune) rune {
+			if unicode.IsSpace(r) {
+				return '-'
+			}
+			return r
+		}, s)
 	}
 	return s
 }

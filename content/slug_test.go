@@ -55,6 +55,7 @@ func TestPathSlug(t *testing.T) {
 	tests := map[string]string{
 		"about.md": "about", "guides/install.md": "guides/install", "x/index.md": "x", "a/b/index.yaml": "a/b",
 		"index.md": "index", "v1.2.md": "v1.2", "archive.tar.json": "archive.tar",
+		"cloud native apps.md": "cloud-native-apps", "my guides/a\u00a0b.md": "my-guides/a-b",
 	}
 	for rel, want := range tests {
 		if got := pathSlug(rel); got != want {
