@@ -9,7 +9,7 @@ func readItem(file File, typ, rel string) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := readCommon(f, file, pathSlug(rel), "item\x00"+typ)
+	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func readPage(file File, rel string) (*Page, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	c, err := readCommon(f, file, pathSlug(rel), "page")
+	c, err := readCommon(f, file, PathSlug(rel), "page")
 	if err != nil {
 		return nil, false, err
 	}

@@ -108,11 +108,11 @@ func validID(s string) bool {
 	return true
 }
 
-// pathSlug derives a slug from a path relative to pages/ or content/<type>/:
+// PathSlug derives a slug from a path relative to pages/ or content/<type>/:
 // the extension goes, a bundle "x/index.md" (or Hugo's branch bundle
 // "x/_index.md") is "x", and a space is '-' ("cloud native apps.md" is
 // "cloud-native-apps", as Hugo makes the page's URL).
-func pathSlug(rel string) string {
+func PathSlug(rel string) string {
 	s := strings.TrimSuffix(rel, path.Ext(rel))
 	if dir, base := path.Split(s); (base == "index" || base == "_index") && dir != "" {
 		s = strings.TrimSuffix(dir, "/")

@@ -58,8 +58,8 @@ func TestPathSlug(t *testing.T) {
 		"cloud native apps.md": "cloud-native-apps", "my guides/a\u00a0b.md": "my-guides/a-b",
 	}
 	for rel, want := range tests {
-		if got := pathSlug(rel); got != want {
-			t.Errorf("pathSlug(%q) = %q, want %q", rel, got, want)
+		if got := PathSlug(rel); got != want {
+			t.Errorf("PathSlug(%q) = %q, want %q", rel, got, want)
 		}
 	}
 }

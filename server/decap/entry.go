@@ -23,24 +23,16 @@ func docOf(p string) (write.Doc, bool) {
 	if strings.HasPrefix(p, "globals.") && !strings.Contains(p, "/") {
 		return write.Doc{Kind: write.KindGlobals}, true
 	}
-	slugOf := func(rel string) string {
-		for _, idx := range []string{"/index.md", "/_index.md"} {
-			if s, ok := strings.CutSuffix(rel, idx); ok {
-				return s
-			}
-		}
-		return strings.TrimSuffix(rel, ext)
-	}
 	if rest, ok := strings.CutPrefix(p, "content/"); ok {
 		typ, rel, ok := strings.Cut(rest, "/")
 		if !ok || !content.ValidType(typ) {
 			return write.Doc{}, false
 		}
-		slug := slugOf(rel)
+		slug := content.PathSlug(rel)
 		return write.Doc{Kind: write.KindItem, Type: typ, Slug: slug}, content.ValidSlug(slug)
 	}
 	if rel, ok := strings.CutPrefix(p, "pages/"); ok {
-		slug := slugOf(rel)
+		slug := content.PathSlug(rel)
 		return write.Doc{Kind: write.KindPage, Slug: slug}, content.ValidSlug(slug)
 	}
 	return write.Doc{}, false
