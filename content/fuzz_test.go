@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // FuzzParse checks the invariants every input must keep: no panic, an
@@ -13,8 +16,10 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"---\ntitle: x\n---\nbody", "+++\na = [1, {b = 2}]\n+++\n", ";;;\n{\"a\": 1}\n;;;\n", "{\n\"a\": 1\n}\n\ntext",
 		"a: &x {b: 1}\nc: *x\n<<: *x\n", "> > - [ ] x\n\n| a |\n|---|\n", aliasBomb, "a: .nan", "\uFEFF---\n---\n",
+		"---\ntitle: x\n---\n<p onclick=x>a<script>b</script><a href=\"javascript:c\">d</a><iframe src=e></iframe></p>",
+		"<SCRIPT>x</SCRIPT><svg><script>y</script></svg><math><style>z</style></math><img src=x onerror=y>",
 	} {
-		for _, ext := range []string{".md", ".yaml", ".json", ".toml"} {
+		for _, ext := range []string{".md", ".yaml", ".json", ".toml", ".html"} {
 			f.Add(ext, s)
 		}
 	}
@@ -37,9 +42,41 @@ func FuzzParse(f *testing.F) {
 		if _, err := json.Marshal(doc.Body); err != nil { // renders the Markdown
 			t.Fatalf("Body does not encode: %v", err)
 		}
+		// An HTML body is served sanitized: no element or attribute that
+		// runs script, as a browser would tokenize it.
+		if doc.Body.IsHTML() {
+			if bad := scriptIn(doc.Body.HTML()); bad != "" {
+				t.Fatalf("sanitized HTML body has %s: %q", bad, doc.Body.HTML())
+			}
+		}
 		if _, err := json.Marshal(doc.Meta); err != nil {
 			t.Fatalf("Meta does not encode: %v", err)
 		}
 		_, _ = Assemble([]File{{Path: p, Doc: doc}})
 	})
+}
+
+// scriptIn names the first element or attribute of h that runs script or
+// loads a frame (script, style, iframe, object, an on* handler, a
+// javascript: URL); "" when there is none.
+func scriptIn(h string) string {
+	z := html.NewTokenizer(strings.NewReader(h))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tok := z.Token()
+			switch tok.Data {
+			case "script", "style", "iframe", "object", "embed":
+				return "<" + tok.Data + ">"
+			}
+			for _, a := range tok.Attr {
+				v := strings.ToLower(strings.TrimSpace(a.Val))
+				if strings.HasPrefix(a.Key, "on") || strings.HasPrefix(v, "javascript:") || strings.HasPrefix(v, "vbscript:") {
+					return a.Key + "=" + a.Val
+				}
+			}
+		}
+	}
 }
