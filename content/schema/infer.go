@@ -255,7 +255,7 @@ func (inf *inferrer) strings(ss []string, docs int) *Field {
 		return true
 	}
 	switch {
-	case all(func(s string) bool { return validMedia(s) == nil && !isHTTP(s) }):
+	case all(libraryMedia):
 		return &Field{Kind: "media"}
 	case all(func(s string) bool { _, err := content.ParseDate(s); return err == nil && len(s) == 10 }):
 		return &Field{Kind: "date"}

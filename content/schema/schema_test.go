@@ -236,3 +236,22 @@ func TestApply(t *testing.T) {
 		t.Fatalf("Apply = %v, %v", same, changed)
 	}
 }
+
+// TestMediaKind: a media field takes a library item, an http(s) URL or a
+// path on the site (a static file of a Hugo site, as Decap's
+// public_folder names it); not a bare word, a relative path or a
+// protocol-relative URL.
+func TestMediaKind(t *testing.T) {
+	for v, ok := range map[string]bool{
+		"media:abc123": true, "/uploads/2026/01/a.jpg": true, "https://cdn.example/a.jpg": true, "/img/blog-chemex.jpg": true,
+		"not a media": false, "img/a.jpg": false, "//evil.example/a.jpg": false, "/": false, "javascript:alert(1)": false, "ftp://x/a.jpg": false,
+	} {
+		if err := validMedia(v); (err == nil) != ok {
+			t.Errorf("validMedia(%q) = %v, want ok %v", v, err, ok)
+		}
+	}
+	// Inference calls media only what the library holds.
+	if libraryMedia("/img/a.jpg") || !libraryMedia("/uploads/2026/01/a.jpg") {
+		t.Error("libraryMedia")
+	}
+}

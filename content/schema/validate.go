@@ -58,20 +58,27 @@ func validSlug(v any) error {
 	return nil
 }
 
-// validMedia takes what names a media item: "media:<id>", an /uploads/
-// path, or an absolute http(s) URL.
+// validMedia takes what names a media file: a library item ("media:<id>",
+// an /uploads/ path: libraryMedia), an absolute http(s) URL, or a path on
+// the site itself ("/img/a.jpg": a Hugo site's static file, as a Decap
+// config's public_folder names them).
 func validMedia(v any) error {
 	s, ok := v.(string)
-	if !ok {
+	if !ok || libraryMedia(s) {
 		return nil
 	}
-	if r, ok := content.ParseRef(s, func(string) bool { return false }); ok && r.Kind == content.RefMedia {
+	if u, err := url.Parse(s); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" ||
+		err == nil && u.Scheme == "" && u.Host == "" && strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") && len(s) > 1 {
 		return nil
 	}
-	if u, err := url.Parse(s); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
-		return nil
-	}
-	return errors.New("not a media reference: use media:<id>, /uploads/<key> or an http(s) URL")
+	return errors.New("not a media reference: use media:<id>, /uploads/<key>, a path on the site (/img/a.jpg) or an http(s) URL")
+}
+
+// libraryMedia tells whether s names an item of the media library:
+// "media:<id>" or an /uploads/ path.
+func libraryMedia(s string) bool {
+	r, ok := content.ParseRef(s, func(string) bool { return false })
+	return ok && r.Kind == content.RefMedia
 }
 
 // Violation is one way a document breaks its model.
