@@ -21,6 +21,11 @@ func localeRelevant(p string) bool {
 	if _, ok := hugoConfigFile(p); ok {
 		return true
 	}
+	if rest, ok := strings.CutPrefix(p, "content/"); ok {
+		if _, ok := sectionPage(rest); ok {
+			return true // the home page, a section's page, a locale folder's home page
+		}
+	}
 	for _, s := range strings.Split(p, "/") {
 		if s == "" || s[0] == '.' || s[0] == '_' {
 			return false
@@ -229,6 +234,9 @@ func (c *I18n) relevant(p string) bool {
 // inContentDir tells whether rest, a path below a locale's contentDir, is
 // a content file (a document, in no hidden folder).
 func inContentDir(rest string) bool {
+	if _, ok := sectionPage(rest); ok {
+		return true
+	}
 	for _, s := range strings.Split(rest, "/") {
 		if s == "" || s[0] == '.' || s[0] == '_' {
 			return false
@@ -314,18 +322,49 @@ func (c *I18n) nameLocale(p string) (code, name string, ok bool) {
 // contentVirt is the path of a file of a locale's content folder (rest is
 // below it): root files are pages, folders are types.
 func contentVirt(rest string) string {
+	if v, ok := sectionPage(rest); ok {
+		return v
+	}
 	if !strings.Contains(rest, "/") {
 		return "pages/" + rest
 	}
 	return "content/" + rest
 }
 
-// rootVirt makes a file right inside content/ a page.
+// rootVirt makes a file right inside content/ a page, and a Hugo _index
+// file of content/ or of a section a page too (sectionPage).
 func rootVirt(p string) string {
-	if rest, ok := strings.CutPrefix(p, "content/"); ok && !strings.Contains(rest, "/") {
-		return "pages/" + rest
+	if rest, ok := strings.CutPrefix(p, "content/"); ok {
+		if v, ok := sectionPage(rest); ok {
+			return v
+		}
+		if !strings.Contains(rest, "/") {
+			return "pages/" + rest
+		}
 	}
 	return p
+}
+
+// sectionPage is the page a Hugo _index file is in a site with locales,
+// rest being its path below a content root: right inside it, the home
+// page (_index.md is pages/index.md, the homepage, as Hugo's "/"); one
+// folder down, that section's own page (blog/_index.md is pages/blog.md,
+// as Hugo's "/blog/"). ok is false for any other path (a deeper _index
+// file is a branch bundle: see branchBundle).
+func sectionPage(rest string) (string, bool) {
+	dir, base := path.Split(rest)
+	ext := path.Ext(base)
+	if !strings.HasPrefix(base, "_index.") || base != "_index"+ext || !isDocExt(strings.ToLower(ext)) {
+		return "", false
+	}
+	if dir == "" {
+		return "pages/index" + ext, true
+	}
+	sec := strings.TrimSuffix(dir, "/")
+	if strings.Contains(sec, "/") || sec[0] == '.' || sec[0] == '_' {
+		return "", false
+	}
+	return "pages/" + sec + ext, true
 }
 
 func (c *I18n) allInDirs() bool {

@@ -106,6 +106,7 @@ func TestAssemble_Items(t *testing.T) {
 		"content/products/lamp.toml":        "title = \"Lamp\"\npublishDate = 2024-02-03T04:05:06Z\n",
 		"content/posts/README.txt":          "ignored",
 		"content/posts/_index.md":           "---\ntitle: list page\n---\n",
+		"content/_index.md":                 "---\ntitle: Hugo's home page: a page only in a site with locales\n---\n",
 		"content/posts/.draft.md":           "---\ntitle: dotfile\n---\n",
 		"content/posts/body-in-fm.md":       "---\nbody: from front matter\n---\nfrom **Markdown**\n",
 		"content/posts/fm-body.yaml":        "body: kept as is\n",
@@ -116,6 +117,9 @@ func TestAssemble_Items(t *testing.T) {
 	})
 	wantNoProblems(t, probs)
 
+	if len(site.Pages) != 0 {
+		t.Errorf("pages %+v: content/_index.md and a type's _index.md are no pages in a site without locales", site.Pages)
+	}
 	if b := itemBySlug(t, site, "posts", "branch"); b.Title != "Branch bundle" {
 		t.Errorf("branch bundle = %+v", b)
 	}

@@ -384,7 +384,7 @@ func TestLocales_ContentDirOutside(t *testing.T) {
 		t.Errorf("cats: %+v", it.Translations)
 	}
 	fr := site.Locales["fr"]
-	if len(fr.Pages) != 1 || fr.Pages[0].Slug != "a-propos" || len(fr.Items["docs"]) != 1 {
+	if len(fr.Pages) != 2 || fr.Pages[0].Slug != "a-propos" || fr.Pages[1].Slug != "index" || !fr.Pages[1].IsHomepage || len(fr.Items["docs"]) != 1 {
 		t.Errorf("fr: pages %+v, docs %d", fr.Pages, len(fr.Items["docs"]))
 	}
 	if n := len(site.Locales["de"].Items["docs"]); n != 1 {
@@ -393,7 +393,7 @@ func TestLocales_ContentDirOutside(t *testing.T) {
 	if got := ContentDirs(fileList(files)); !slices.Equal(got, []string{"content_fr", "i18n/de/content"}) {
 		t.Errorf("ContentDirs = %q", got)
 	}
-	for p, want := range map[string]bool{"content_fr/docs/cats.md": true, "content_fr/_index.md": false, "i18n/de/content/x.md": true,
+	for p, want := range map[string]bool{"content_fr/docs/cats.md": true, "content_fr/_index.md": true, "content_fr/docs/_index.md": true, "content_fr/_x.md": false, "i18n/de/content/x.md": true,
 		"i18n/de/other/x.md": false, "content_frx/a.md": false, "content_fr/a.txt": false} {
 		if got := RelevantIn(p, []string{"content_fr", "i18n/de/content"}); got != want {
 			t.Errorf("RelevantIn(%q) = %v", p, got)
@@ -553,13 +553,13 @@ func TestLocales_HugoMounts(t *testing.T) {
 			if _, ok := site.Items["en"]; ok || len(site.Items["docs"]) != 1 || site.Items["docs"][0].Title != "Install" {
 				t.Errorf("items %v", site.Items)
 			}
-			if len(site.Pages) != 1 || site.Pages[0].Slug != "about" {
+			if len(site.Pages) != 2 || site.Pages[0].Slug != "about" || site.Pages[1].Slug != "docs" || site.Pages[1].Title != "Docs" {
 				t.Errorf("pages %+v", site.Pages)
 			}
-			// A section's list page is no document of the locale (the
-			// model does not check it); a branch bundle below it is.
-			if _, _, ok := site.I18n.Classify("content/en/docs/_index.md"); ok {
-				t.Error("content/en/docs/_index.md classified as a document")
+			// A section's own _index file is the section's page (Hugo's
+			// /docs/); a branch bundle below it is an item.
+			if loc, virt, ok := site.I18n.Classify("content/en/docs/_index.md"); !ok || loc != "en" || virt != "pages/docs.md" {
+				t.Errorf("section page: %s %s %v", loc, virt, ok)
 			}
 			if loc, virt, ok := site.I18n.Classify("content/en/docs/guide/_index.md"); !ok || loc != "en" || virt != "content/docs/guide/_index.md" {
 				t.Errorf("branch bundle: %s %s %v", loc, virt, ok)

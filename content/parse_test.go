@@ -234,7 +234,10 @@ func TestRelevant(t *testing.T) {
 		"content/posts/a.md": true, "content/posts/2024/a.yaml": true, "content/posts/a/index.md": true,
 		"content/Bad Type/x.md": true, // Assemble reports the type name
 		"content/a.md":          true, // a Hugo root page, in a site with locales
-		"content/_posts/a.md":   false, "content/posts/_index.md": false,
+		"content/_posts/a.md":   false,
+		// Hugo's home and section pages, in a site with locales (a plain
+		// site leaves them out: see TestAssemble_Items).
+		"content/_index.md": true, "content/posts/_index.md": true, "content/_posts/_index.md": false, "content/posts/_index.txt": false,
 		// Hugo branch bundles: the _index file of a folder below a type is its document.
 		"content/authors/jo/_index.md": true, "content/docs/a/b/_index.md": true, "pages/guides/_index.md": true,
 		"content/authors/_jo/_index.md": false, "content/authors/jo/_other.md": false, "content/authors/jo/_index": false,
