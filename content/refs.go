@@ -468,9 +468,8 @@ func diffSorted[T comparable](a, b []T, key func(T) string, gone, added *[]T) bo
 	return true
 }
 
-// walkStrings calls fn for every string in v (maps, lists, strings).
-// walkStringsAt is walkStrings telling each string's path of keys and
-// list indexes under v.
+// walkStringsAt calls fn for every string in v (maps, lists, strings)
+// with its path of keys and list indexes under v.
 func walkStringsAt(v any, path []string, fn func(s string, path []string)) {
 	switch v := v.(type) {
 	case string:
@@ -482,21 +481,6 @@ func walkStringsAt(v any, path []string, fn func(s string, path []string)) {
 	case []any:
 		for i, c := range v {
 			walkStringsAt(c, append(path, strconv.Itoa(i)), fn)
-		}
-	}
-}
-
-func walkStrings(v any, fn func(string)) {
-	switch v := v.(type) {
-	case string:
-		fn(v)
-	case map[string]any:
-		for _, c := range v {
-			walkStrings(c, fn)
-		}
-	case []any:
-		for _, c := range v {
-			walkStrings(c, fn)
 		}
 	}
 }

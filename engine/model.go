@@ -718,6 +718,12 @@ func (ms *modelState) fillIn(site *content.Site, m *schema.Model) *content.Site 
 // (media ones when mediaExists is given) and the content model's. It is
 // `folio check --worktree`: files read from disk, no Git.
 func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []content.Problem {
+	_, problems := CheckSite(files, mediaExists)
+	return problems
+}
+
+// CheckSite is CheckFiles that also returns the assembled site.
+func CheckSite(files []content.File, mediaExists func(content.Ref) bool) (*content.Site, []content.Problem) {
 	site, problems := content.Assemble(files)
 	problems = append(problems, content.ReferenceProblems(site, files, mediaExists)...)
 	var ms modelState
@@ -726,5 +732,5 @@ func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []cont
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
-	return problems
+	return site, problems
 }

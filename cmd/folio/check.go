@@ -58,7 +58,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		problems := engine.CheckFiles(files, cfg.MediaExists)
+		site, problems := engine.CheckSite(files, cfg.MediaExists)
 		for _, p := range problems {
 			fmt.Fprintln(stdout, p.String())
 		}
@@ -66,7 +66,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stderr, "%d problem(s) in %s\n", len(problems), *worktree)
 			return exitError(1)
 		}
-		site, _ := content.Assemble(files)
 		fmt.Fprintf(stderr, "no problems in %s: %s\n", *worktree, siteSummary(site))
 		return nil
 	}

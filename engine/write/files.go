@@ -29,14 +29,10 @@ func (w *Writer) ReadFile(ctx context.Context, branch, p string) ([]byte, string
 	if err := checkPath(p); err != nil {
 		return nil, "", err
 	}
-	blob, err := w.repo.blobAt(ctx, head, p)
-	if err != nil {
-		return nil, "", err
-	}
-	if blob == "" {
+	data, blob, err := w.repo.fileAt(ctx, head, p)
+	if err == nil && blob == "" {
 		return nil, "", fault.New(fault.NotFound, "no file %s on the branch %s", p, branch)
 	}
-	data, err := w.repo.readBlob(ctx, blob)
 	return data, blob, err
 }
 

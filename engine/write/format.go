@@ -155,8 +155,6 @@ type change struct {
 	body   *string // nil: the body is kept
 }
 
-func (c *change) empty() bool { return len(c.set) == 0 && len(c.remove) == 0 && c.body == nil }
-
 // apply rewrites f's front matter in its own format, keeping the order,
 // formatting and comments of the keys the change does not touch, and
 // sets the body.

@@ -98,6 +98,39 @@ func (r *repo) blobAt(ctx context.Context, commit, path string) (string, error) 
 	return f[2], nil
 }
 
+// fileAt is the content and blob hash of path in commit; a nil content
+// and "" when the path is not a file there.
+func (r *repo) fileAt(ctx context.Context, commit, path string) ([]byte, string, error) {
+	blob, err := r.blobAt(ctx, commit, path)
+	if err != nil || blob == "" {
+		return nil, "", err
+	}
+	data, err := r.readBlob(ctx, blob)
+	return data, blob, err
+}
+
+// firstAt is the first of paths that is a file in commit, found with one
+// listing; "" when none is.
+func (r *repo) firstAt(ctx context.Context, commit string, paths []string) (string, error) {
+	if commit == "" || len(paths) == 0 {
+		return "", nil
+	}
+	out, err := r.text(ctx, append([]string{"ls-tree", "-z", "--full-tree", "--name-only", commit, "--"}, paths...)...)
+	if err != nil {
+		return "", err
+	}
+	found := map[string]bool{}
+	for _, p := range strings.Split(out, "\x00") {
+		found[p] = true
+	}
+	for _, p := range paths {
+		if found[p] {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
 // readBlob returns the bytes of a blob.
 func (r *repo) readBlob(ctx context.Context, blob string) ([]byte, error) {
 	return r.run(ctx, nil, nil, "cat-file", "blob", blob)

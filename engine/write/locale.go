@@ -501,30 +501,18 @@ func fieldsDoc(c *content.I18n, d Doc) bool {
 // its keys over those of the default locale's globals file (at commit),
 // as the model checks the globals served.
 func (w *Writer) overDefaultGlobals(ctx context.Context, commit string, c *content.I18n, doc *content.Doc) (*content.Doc, error) {
-	var def string
+	var candidates []string
 	for _, e := range []string{".yaml", ".yml", ".json", ".toml"} {
-		for _, p := range []string{"globals" + e, "globals/" + c.Default + e, "globals." + c.Default + e} {
-			b, err := w.repo.blobAt(ctx, commit, p)
-			if err != nil {
-				return nil, err
-			}
-			if b != "" {
-				def = p
-				break
-			}
-		}
-		if def != "" {
-			break
-		}
+		candidates = append(candidates, "globals"+e, "globals/"+c.Default+e, "globals."+c.Default+e)
+	}
+	def, err := w.repo.firstAt(ctx, commit, candidates)
+	if err != nil {
+		return nil, err
 	}
 	if def == "" {
 		return doc, nil
 	}
-	b, err := w.repo.blobAt(ctx, commit, def)
-	if err != nil {
-		return nil, err
-	}
-	data, err := w.repo.readBlob(ctx, b)
+	data, _, err := w.repo.fileAt(ctx, commit, def)
 	if err != nil {
 		return nil, err
 	}

@@ -69,16 +69,12 @@ func (w *Writer) recheckFunc(pl *plan, branch string, d Doc, t *schema.Type, doc
 			if loc != pl.locale || !strings.HasPrefix(virt, "content/"+d.Type+"/") {
 				continue
 			}
-			blob, err := w.repo.blobAt(ctx, to, p)
+			data, blob, err := w.repo.fileAt(ctx, to, p)
 			if err != nil {
 				return err
 			}
 			if blob == "" {
 				continue // removed: its value is free, which the snapshot does not know yet
-			}
-			data, err := w.repo.readBlob(ctx, blob)
-			if err != nil {
-				return err
 			}
 			od, err := content.Parse(p, data)
 			if err != nil {
@@ -138,11 +134,7 @@ func (w *Writer) modelAt(ctx context.Context, commit string) (*schema.Model, err
 		if p == "" || !modelPath(p) {
 			continue
 		}
-		blob, err := w.repo.blobAt(ctx, commit, p)
-		if err != nil {
-			return nil, err
-		}
-		data, err := w.repo.readBlob(ctx, blob)
+		data, _, err := w.repo.fileAt(ctx, commit, p)
 		if err != nil {
 			return nil, err
 		}
