@@ -22,7 +22,7 @@ import (
 // Config configures an Engine.
 type Config struct {
 	Site        string // local repository path or remote URL
-	Branch      string // published branch; "main" when empty
+	Branch      string // published branch; when empty, the repository's default (Source.DefaultBranch)
 	DraftBranch string // optional branch served to draft=true requests
 	CacheDir    string // clones of remote sites and the parsed-document cache
 	// MediaExists, when set, also checks the media references of
@@ -88,9 +88,6 @@ func (e *Engine) reloaded(ev ReloadEvent) {
 }
 
 func (c *Config) setDefaults() {
-	if c.Branch == "" {
-		c.Branch = "main"
-	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -162,6 +159,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Branch == "" {
+		cfg.Branch = src.DefaultBranch(ctx)
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},

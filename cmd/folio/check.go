@@ -22,7 +22,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
 	worktree := fs.String("worktree", "", "check the files of this folder as they are on disk, committed or not (instead of --site)")
-	branch := fs.String("branch", "main", "the branch to check")
+	branch := fs.String("branch", "", "the branch to check (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	var mf mediaFlags
 	mf.register(fs)
@@ -79,10 +79,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, p.String())
 	}
 	if len(st.Problems) > 0 {
-		fmt.Fprintf(stderr, "%d problem(s) in %s at %.12s\n", len(st.Problems), *branch, st.Commit)
+		fmt.Fprintf(stderr, "%d problem(s) in %s at %.12s\n", len(st.Problems), st.Branch, st.Commit)
 		return exitError(1)
 	}
-	fmt.Fprintf(stderr, "no problems in %s at %.12s: %s\n", *branch, st.Commit, siteSummary(eng.Published().Site))
+	fmt.Fprintf(stderr, "no problems in %s at %.12s: %s\n", st.Branch, st.Commit, siteSummary(eng.Published().Site))
 	return nil
 }
 

@@ -23,7 +23,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
 	worktree := fs.String("worktree", "", "infer from the files of this folder as they are on disk (instead of --site)")
-	branch := fs.String("branch", "main", "the branch to read")
+	branch := fs.String("branch", "", "the branch to read (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -43,6 +43,9 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		defer src.Close()
+		if *branch == "" {
+			*branch = src.DefaultBranch(ctx)
+		}
 		commit, err := src.Resolve(*branch)
 		if err != nil {
 			return fmt.Errorf("schema infer: %w", err)

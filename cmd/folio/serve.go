@@ -87,7 +87,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.site, "site", "", "the content repository: a local path (bare or with a work tree) or a remote URL")
-	fs.StringVar(&f.branch, "branch", "main", "the published branch")
+	fs.StringVar(&f.branch, "branch", "", "the published branch (default: the repository's default branch: a remote's HEAD, a local repository's checked-out branch; main when it names none)")
 	fs.StringVar(&f.draftBranch, "draft-branch", "", "a branch served to draft=true requests (default: the published branch, drafts included)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	fs.StringVar(&f.keys, "keys", "keys.yaml", "the API keys file (see 'folio keys')")
@@ -303,7 +303,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)
 	}
 	st := eng.Status()
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", eng.Branch(), "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
 		"maxConns", f.maxConns, "maxConnsPerClient", f.maxConnsPerClient, "openFileLimit", openFileLimit())
 	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
 
