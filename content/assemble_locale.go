@@ -109,7 +109,7 @@ func detectI18n(sorted []File) (*I18n, []Problem) {
 	if len(hugoRoot)+len(hugoDefault) > 0 {
 		cfg, probs := readHugoI18n(slices.Concat(hugoRoot, hugoDefault))
 		if cfg != nil {
-			return cfg, probs
+			return languageFolders(cfg, sorted), probs
 		}
 		hugoProblems = probs
 	}

@@ -134,3 +134,39 @@ func hugoPages(sorted []File) ([]File, []Problem) {
 	slices.SortStableFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return out, problems
 }
+
+// languageFolders makes content/<code>/ the contentDir of each language
+// of a Hugo site whose configuration lists languages without saying
+// where their content is (no contentDir, no module mount) when those
+// folders are there, the default language's among them: such a site
+// mounts them where folio does not look (a theme's or a module's
+// configuration), and read as they are its language folders would be
+// content types (en, fr, …). Files of the others are named for their
+// language (about.fr.md) as before. cfg is returned as it is otherwise.
+func languageFolders(cfg *I18n, sorted []File) *I18n {
+	if cfg.Layout != LayoutFile || len(cfg.Locales) < 2 {
+		return cfg
+	}
+	has := func(code string) bool {
+		dir := "content/" + code + "/"
+		i, _ := slices.BinarySearchFunc(sorted, dir, func(f File, p string) int { return strings.Compare(f.Path, p) })
+		return i < len(sorted) && strings.HasPrefix(sorted[i].Path, dir)
+	}
+	if !has(cfg.Default) {
+		return cfg
+	}
+	out := *cfg
+	out.Locales = slices.Clone(cfg.Locales)
+	found := 0
+	for i := range out.Locales {
+		if l := &out.Locales[i]; has(l.Code) {
+			l.ContentDir = "content/" + l.Code
+			found++
+		}
+	}
+	if found < 2 {
+		return cfg
+	}
+	out.Layout = LayoutFolder
+	return &out
+}

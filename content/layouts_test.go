@@ -86,3 +86,31 @@ func TestLayout_HugoIndexTranslations(t *testing.T) {
 		t.Errorf("problems %v: want one saying _index.zh-CN.md is left out", probs)
 	}
 }
+
+// A Hugo site that lists its languages but mounts content/<code> in a
+// module folio does not read: the language folders are the languages'
+// content, not types en, fr, es.
+func TestLayout_HugoLanguageFolders(t *testing.T) {
+	site, probs := readLayout(t, "hugo-lang-folders")
+	wantNoProblems(t, probs)
+	if site.I18n == nil || site.I18n.Layout != LayoutFolder {
+		t.Fatalf("locales %+v", site.I18n)
+	}
+	for _, loc := range []string{"en", "fr", "es"} {
+		s := site.Locales[loc]
+		for typ := range s.Items {
+			if typ != "docs" && typ != "blog" {
+				t.Errorf("%s: type %q", loc, typ)
+			}
+		}
+		if len(s.Items["docs"]) != 1 || s.Items["docs"][0].Slug != "install" || s.Items["docs"][0].Locale != loc {
+			t.Errorf("%s docs %v", loc, s.Items["docs"])
+		}
+	}
+	if p := findPage(site.Locales["fr"], "index"); p == nil || p.Title != "Accueil" {
+		t.Errorf("fr home page %+v", p)
+	}
+	if tr := site.Locales["en"].Items["docs"][0].Translations; len(tr) != 3 {
+		t.Errorf("translations %v", tr)
+	}
+}
