@@ -114,3 +114,39 @@ func TestLayout_HugoLanguageFolders(t *testing.T) {
 		t.Errorf("translations %v", tr)
 	}
 }
+
+// A site in a folder of its repository is read below its root: given
+// (--root exampleSite, a theme's demo with its config split into
+// config/_default/), or named by the root: of the repository's
+// folio.yaml (a Decap template's site/, whose Decap config names its
+// folders from the repository's root).
+func TestLayout_SiteRoot(t *testing.T) {
+	files, root, err := ReadSite("../fixtures/layouts/theme-example", "exampleSite")
+	if err != nil || root != "exampleSite" {
+		t.Fatal(root, err)
+	}
+	site, probs := Assemble(files)
+	wantNoProblems(t, probs)
+	if findPage(site, "index") == nil || findPage(site, "about") == nil || len(site.Items["post"]) != 2 {
+		t.Errorf("exampleSite: pages %v, items %v", site.Pages, site.Items)
+	}
+
+	files, root, err = ReadSite("../fixtures/layouts/decap-site", "")
+	if err != nil || root != "site" {
+		t.Fatal(root, err)
+	}
+	site, probs = Assemble(files)
+	wantNoProblems(t, probs)
+	if p := findPage(site, "index"); p == nil || !p.IsHomepage || findPage(site, "contact") == nil || len(site.Items["post"]) != 2 {
+		t.Errorf("site/: pages %v, items %v", site.Pages, site.Items)
+	}
+	if mis := Misreads(MisreadInput{Files: files, Site: site}); len(mis) != 0 {
+		t.Errorf("misreads %v: the Decap collection site/content/post is the type post", mis)
+	}
+
+	for _, bad := range []string{"../x", "/etc/..", ".git", "a/../../b"} {
+		if _, err := CleanRoot(bad); err == nil {
+			t.Errorf("root %q accepted", bad)
+		}
+	}
+}

@@ -300,7 +300,7 @@ func decapFolders(in *MisreadInput) []Misread {
 		for i, c := range list {
 			m, _ := c.(map[string]any)
 			folder, _ := m["folder"].(string)
-			folder = strings.Trim(path.Clean("/"+folder), "/")
+			folder = SiteFolder(strings.Trim(path.Clean("/"+folder), "/"))
 			if folder == "" {
 				continue
 			}

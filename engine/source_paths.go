@@ -13,8 +13,9 @@ import (
 	"github.com/folio-cms/folio/content"
 )
 
-// Paths lists every file path of a commit, relevant or not (folio check
-// looks among them for what the site holds that folio does not read).
+// Paths lists every file path of a commit below the site root (as site
+// paths), relevant or not: folio check looks among them for what the
+// site holds that folio does not read.
 func (s *Source) Paths(ctx context.Context, commit string) ([]string, error) {
 	if !plumbing.IsHash(commit) {
 		return nil, fmt.Errorf("source: paths of %q: not a commit hash", commit)
@@ -28,6 +29,11 @@ func (s *Source) Paths(ctx context.Context, commit string) ([]string, error) {
 	tree, err := c.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("source: paths of %s: %w", commit, err)
+	}
+	if r := s.SiteRoot(); r != "" {
+		if tree, err = tree.Tree(r); err != nil {
+			return nil, fmt.Errorf("source: paths of %s below %s: %w", commit, r, err)
+		}
 	}
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()

@@ -27,6 +27,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
 	worktree := fs.String("worktree", "", "check the files of this folder as they are on disk, committed or not (instead of --site)")
+	root := fs.String("root", "", "the folder of the repository (or of --worktree) the site is in; default: the root: of the repository's folio.yaml, else its root")
 	branch := fs.String("branch", "", "the branch to check (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	allowFlag := fs.String("allow", "", "comma-separated kinds of signs that folio misread the site to accept ("+strings.Join(content.MisreadKinds(), ", ")+"; all: every kind); check fails on the others")
@@ -43,7 +44,10 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg := engine.Config{Site: *site, Branch: *branch, CacheDir: *cacheDir}
+	if _, err := content.CleanRoot(*root); err != nil {
+		return fmt.Errorf("--root: %w", err)
+	}
+	cfg := engine.Config{Site: *site, Root: *root, Branch: *branch, CacheDir: *cacheDir}
 	withMedia := false
 	fs.Visit(func(f *flag.Flag) { withMedia = withMedia || f.Name == "media" || f.Name == "storage" })
 	if withMedia {
@@ -64,17 +68,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if *worktree != "" {
-		files, err := content.ReadDir(*worktree)
+		files, siteRoot, err := content.ReadSite(*worktree, *root)
 		if err != nil {
 			return err
 		}
 		site, problems := engine.CheckSite(files, cfg.MediaExists)
-		paths, err := listPaths(*worktree)
+		paths, err := listPaths(filepath.Join(*worktree, filepath.FromSlash(siteRoot)))
 		if err != nil {
 			return err
 		}
 		mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: site})
-		return report(stdout, stderr, *worktree, site, problems, mis, allow)
+		return report(stdout, stderr, filepath.Join(*worktree, filepath.FromSlash(siteRoot)), site, problems, mis, allow)
 	}
 	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
@@ -88,7 +92,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	pub := eng.Published().Site
 	mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: pub})
-	return report(stdout, stderr, fmt.Sprintf("%s at %.12s", st.Branch, st.Commit), pub, st.Problems, mis, allow)
+	where := fmt.Sprintf("%s at %.12s", st.Branch, st.Commit)
+	if r := eng.SiteRoot(); r != "" {
+		where = r + "/ of " + where
+	}
+	return report(stdout, stderr, where, pub, st.Problems, mis, allow)
 }
 
 // report prints the problems and the misreads and says what was found:
