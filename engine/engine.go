@@ -21,11 +21,11 @@ import (
 
 // Config configures an Engine.
 type Config struct {
-	Site        string // local repository path or remote URL
-	Branch      string // published branch; when empty, the repository's default (Source.DefaultBranch)
+	Site   string // local repository path or remote URL
+	Branch string // published branch; when empty, the repository's default (Source.DefaultBranch)
 	// Root is the site root, a folder of the repository the site is read
 	// from (SourceConfig.Root).
-	Root string
+	Root        string
 	DraftBranch string // optional branch served to draft=true requests
 	CacheDir    string // clones of remote sites and the parsed-document cache
 	// MediaExists, when set, also checks the media references of

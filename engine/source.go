@@ -99,8 +99,8 @@ type Source struct {
 	// loadMu).
 	contentDirs atomic.Pointer[[]string]
 	// siteRoot is the site root of the last Load (SiteRoot).
-	siteRoot atomic.Pointer[string]
-	localeCfg   *[]gitFile
+	siteRoot  atomic.Pointer[string]
+	localeCfg *[]gitFile
 
 	reachable   *reachableSet // commits for short-hash lookups; guarded by mu
 	packed      packedRefs    // the branches of packed-refs, for ResolveRef

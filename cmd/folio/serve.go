@@ -25,7 +25,8 @@ import (
 )
 
 type serveFlags struct {
-	site, root, branch, draftBranch, addr, keys, cacheDir string
+	site, branch, draftBranch, addr, keys, cacheDir string
+	root                                            string
 	poll, fetchTimeout                              time.Duration
 	webhookSecret                                   string
 	rateIP, rateKey                                 float64
