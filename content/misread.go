@@ -94,7 +94,7 @@ func hugoConfigAt(paths []string, dir string) string {
 // theme's exampleSite/, the Decap templates' site/), and says which
 // setting reads it.
 func subfolderSites(in *MisreadInput) []Misread {
-	if hugoConfigAt(in.Paths, "") != "" {
+	if hugoConfigAt(in.Paths, "") != "" && rootHasContent(in.Paths) {
 		return nil // the root is a Hugo site: subfolders are its themes' examples
 	}
 	content := map[string]int{} // site folder -> its content files
@@ -130,6 +130,19 @@ func subfolderSites(in *MisreadInput) []Misread {
 			}
 		}
 	}
+	for dir, cfg := range configs {
+		if cfg == "" {
+			continue
+		}
+		// a Hugo site's content may be in content.en/, content_fr/
+		n := 0
+		for _, p := range in.Paths {
+			if rest, ok := strings.CutPrefix(p, dir+"/content"); ok && rest != "" && strings.ContainsRune("/._", rune(rest[0])) && strings.Contains(rest, "/") && isDocExt(strings.ToLower(path.Ext(p))) {
+				n++
+			}
+		}
+		content[dir] = n
+	}
 	var out []Misread
 	for _, dir := range slices.Sorted(maps.Keys(configs)) {
 		n := content[dir]
@@ -148,6 +161,17 @@ func subfolderSites(in *MisreadInput) []Misread {
 		out = append(out, Misread{Kind: MisreadSubfolderSite, Path: dir + "/", Message: msg})
 	}
 	return out
+}
+
+// rootHasContent tells whether the repository's root has content files
+// (a theme's own hugo.toml has none beside it).
+func rootHasContent(paths []string) bool {
+	for _, p := range paths {
+		if strings.HasPrefix(p, "content/") && isDocExt(strings.ToLower(path.Ext(p))) {
+			return true
+		}
+	}
+	return false
 }
 
 // cutSiteDir splits p at the first sep ("/content/") into the folder
