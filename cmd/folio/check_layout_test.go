@@ -93,3 +93,48 @@ func TestCheckSubfolderSite(t *testing.T) {
 		t.Errorf("output %q, want %q", out, want)
 	}
 }
+
+// --root reads the site below a folder, committed or on disk, as does
+// the root: of the repository's folio.yaml (the Decap template's site/).
+func TestCheckRoot(t *testing.T) {
+	dir := layoutRepo(t, "theme-example")
+	for _, args := range [][]string{{"--worktree", dir}, {"--site", dir, "--cache-dir", t.TempDir()}} {
+		out, said, err := runCLI(t, append([]string{"check", "--root", "exampleSite"}, args...)...)
+		if err != nil || out != "" || !strings.Contains(said, "no problems in ") || !strings.HasSuffix(said, ": 2 pages, 2 items of 1 type (post)\n") {
+			t.Errorf("%v: %v %q %q", args, err, out, said)
+		}
+	}
+	decap := layoutRepo(t, "decap-site")
+	for _, args := range [][]string{{"--worktree", decap}, {"--site", decap, "--cache-dir", t.TempDir()}} {
+		out, said, err := runCLI(t, append([]string{"check"}, args...)...)
+		if err != nil || out != "" || !strings.HasSuffix(said, ": 2 pages, 2 items of 1 type (post)\n") {
+			t.Errorf("%v: %v %q %q", args, err, out, said)
+		}
+	}
+	if _, _, err := runCLI(t, "check", "--worktree", dir, "--root", "../up"); err == nil || !strings.Contains(err.Error(), "--root") {
+		t.Errorf("--root ../up: %v", err)
+	}
+}
+
+// A site served below a root is read (its documents by the site's
+// paths), and takes no writes yet: the write routes answer 405 rather
+// than write at the repository's root.
+func TestServeRoot(t *testing.T) {
+	dir := layoutRepo(t, "theme-example")
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "w", "content:read,content:write")
+	box := serveBox(t, "--site", dir, "--root", "exampleSite", "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	r := box.do(t, "GET", "/api/v1/pages/about", key, "")
+	if r.status != 200 || !strings.Contains(string(r.body), `"title":"About the theme"`) {
+		t.Errorf("GET about: %d %s", r.status, r.body)
+	}
+	if r := box.do(t, "POST", "/api/v1/content/post", key, `{"title": "New"}`); r.status != 405 {
+		t.Errorf("POST below a root: %d %s", r.status, r.body)
+	}
+	if !strings.Contains(box.log.String(), "the content write API is off") {
+		t.Errorf("no warning:\n%s", box.log.String())
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
