@@ -2,7 +2,9 @@ package decap
 
 import (
 	"context"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/folio-cms/folio/content"
@@ -46,15 +48,22 @@ func (s *Service) dateFields(ctx context.Context, snap *engine.Snapshot) map[str
 			groups[""] = append(groups[""], doc{p.Meta.Path, p.Meta.Blob})
 		}
 	}
-	for t, docs := range groups {
-		ids := make([]string, len(docs))
-		for i, d := range docs {
-			ids[i] = d.blob
+	// One read of every sampled file, the groups in one order.
+	names := slices.Sorted(maps.Keys(groups))
+	var ids []string
+	for _, t := range names {
+		for _, d := range groups[t] {
+			ids = append(ids, d.blob)
 		}
-		datas, err := s.Repo.Blobs(ctx, ids)
-		if err != nil || len(datas) != len(docs) {
-			continue
-		}
+	}
+	all, err := s.Repo.Blobs(ctx, ids)
+	if err != nil || len(all) != len(ids) {
+		return out
+	}
+	for _, t := range names {
+		docs := groups[t]
+		datas := all[:len(docs)]
+		all = all[len(docs):]
 		count := map[string]int{}
 		dateOnlyN := map[string]int{}
 		for i, d := range docs {
