@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -136,5 +137,22 @@ func TestDecapConfigDateKey(t *testing.T) {
 	}
 	if !strings.Contains(ws["notes"]["publishDate"]["label"].(string), "Publish") {
 		t.Errorf("notes: label %v", ws["notes"]["publishDate"]["label"])
+	}
+}
+
+// BenchmarkDecapConfigYAML is the editor page's config.yml on a site of
+// 1,000 posts: generated from the model, with the date key read from a
+// sample of the posts.
+func BenchmarkDecapConfigYAML(b *testing.B) {
+	site := map[string]string{"folio.yaml": "types:\n  posts:\n    fields:\n      title: {kind: string, required: true, maxLength: 120}\n"}
+	for i := range 1000 {
+		site[fmt.Sprintf("content/posts/post-%04d.md", i)] = fmt.Sprintf("---\ntitle: Post %d\ndate: 2024-01-01\n---\nWords.\n", i)
+	}
+	ts := startServer(b, newRepo(b, site).bare)
+	b.ResetTimer()
+	for b.Loop() {
+		if r := get(b, ts.URL+"/admin/content/config.yml", ""); r.Status != 200 {
+			b.Fatalf("%d %s", r.Status, r.Body)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -32,7 +33,29 @@ type dateField struct {
 // dateFields reads, for each type ("" for the pages), the date key its
 // documents use: the most common of dateKeys in (up to dateSample of)
 // its files, as written; none when they use none.
+// The answer is kept for the snapshot's commit (config.yml is read at
+// every editor load; a commit's files do not change).
 func (s *Service) dateFields(ctx context.Context, snap *engine.Snapshot) map[string]dateField {
+	s.dates.mu.Lock()
+	defer s.dates.mu.Unlock()
+	if s.dates.commit == snap.Commit && s.dates.v != nil {
+		return s.dates.v
+	}
+	v, ok := s.readDateFields(ctx, snap)
+	if ok {
+		s.dates.commit, s.dates.v = snap.Commit, v
+	}
+	return v
+}
+
+// dateCache is dateFields' answer for one commit.
+type dateCache struct {
+	mu     sync.Mutex
+	commit string
+	v      map[string]dateField
+}
+
+func (s *Service) readDateFields(ctx context.Context, snap *engine.Snapshot) (map[string]dateField, bool) {
 	out := map[string]dateField{}
 	type doc struct{ path, blob string }
 	groups := map[string][]doc{}
@@ -58,7 +81,7 @@ func (s *Service) dateFields(ctx context.Context, snap *engine.Snapshot) map[str
 	}
 	all, err := s.Repo.Blobs(ctx, ids)
 	if err != nil || len(all) != len(ids) {
-		return out
+		return out, false
 	}
 	for _, t := range names {
 		docs := groups[t]
@@ -97,7 +120,7 @@ func (s *Service) dateFields(ctx context.Context, snap *engine.Snapshot) map[str
 			out[t] = dateField{Key: best, DateOnly: dateOnlyN[best] == count[best]}
 		}
 	}
-	return out
+	return out, true
 }
 
 // rank is a date key's precedence (folio's: publishedAt first).

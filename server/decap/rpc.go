@@ -55,6 +55,8 @@ type Service struct {
 	// MediaListed and MediaThumbBytes bound getMedia's answer (see
 	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
 	MediaListed, MediaThumbBytes int
+
+	dates dateCache // config.yml's date keys (datekey.go)
 }
 
 // Caller is who calls: the key's author name and e-mail (its display
