@@ -45,7 +45,7 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 				list = append(list, s)
 			}
 		}
-		spec := server.KeySpec{ID: *id, DisplayName: *name, Email: *email, Scopes: list}
+		spec := server.KeySpec{ID: strings.TrimSpace(*id), DisplayName: strings.TrimSpace(*name), Email: strings.TrimSpace(*email), Scopes: list}
 		if spec.ID == "" && plainID.MatchString(spec.DisplayName) {
 			spec.ID, spec.DisplayName = spec.DisplayName, ""
 		}
