@@ -104,7 +104,8 @@ func TestDecapConfigConstraints(t *testing.T) {
 // date written without a time is edited as one.
 func TestDecapConfigDateKey(t *testing.T) {
 	site := map[string]string{
-		"folio.yaml":               "types:\n  posts: {}\n  notes: {}\n  events: {}\n",
+		"folio.yaml":               "types:\n  posts: {}\n  notes: {}\n  events: {}\n  articles: {}\n",
+		"content/articles/a.md":    "---\ntitle: A\npubDate: 2024-03-04T05:06:07Z\n---\nAstro style.\n",
 		"content/posts/a.md":       "---\ntitle: A\ndate: 2024-01-02\n---\nA.\n",
 		"content/posts/b.md":       "---\ntitle: B\ndate: '2024-02-03'\n---\nB.\n",
 		"content/notes/a.md":       "---\ntitle: A\npublishDate: 2024-01-02T10:00:00+01:00\n---\nA.\n",
@@ -122,6 +123,7 @@ func TestDecapConfigDateKey(t *testing.T) {
 		{"notes", "publishDate", "publishedAt", false},
 		{"events", "publishedAt", "date", false},
 		{"pages", "date", "publishedAt", false},
+		{"articles", "pubDate", "publishedAt", false},
 	} {
 		w := ws[c.coll][c.key]
 		if w == nil || w["widget"] != "datetime" {
