@@ -255,6 +255,11 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if len(req.Message) > 4096 {
 		return badRequest("message: at most 4096 bytes")
 	}
+	if req.Documents != nil && len(req.Documents) == 0 {
+		// An empty list publishes nothing: it is not the whole branch
+		// (leave documents out for that).
+		return badRequest("documents: empty; name at least one document, or leave documents out to publish the whole draft branch")
+	}
 	o := write.PublishOptions{Message: req.Message}
 	for _, d := range req.Documents {
 		switch {

@@ -465,14 +465,15 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		rewrites = append(rewrites, PublicFolder+"/"+path.Base(a.Path), it.URL)
 	}
 	msg := message(p.Options.CommitMessage, "Update "+strings.TrimSuffix(files[0].Path, path.Ext(files[0].Path)))
+	var trailers []write.TrailerLine
 	if status != "" {
-		msg += "\n\n" + statusTrailer + ": " + status + "\n"
+		trailers = []write.TrailerLine{{Key: statusTrailer, Value: status}}
 	}
 	for _, ew := range docs {
 		if len(rewrites) > 0 {
 			ew.raw = strings.NewReplacer(rewrites...).Replace(ew.raw)
 		}
-		if err := s.writeEntry(ctx, who, target, msg, ew); err != nil {
+		if err := s.writeEntry(ctx, who, target, msg, trailers, ew); err != nil {
 			return nil, err
 		}
 	}
