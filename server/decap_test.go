@@ -118,7 +118,7 @@ func startDecapWriterTB(t testing.TB, site string, opts ...serverOpt) *testServe
 
 func TestDecapRPCEndToEnd(t *testing.T) {
 	repo, w, rd := decapBoxes(t)
-	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 
 	r := rpc(t, w.URL, key, "info", map[string]any{})
 	wantOK(t, r)
@@ -257,7 +257,7 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 
 func TestDecapEditorialWorkflow(t *testing.T) {
 	repo, w, rd := decapBoxes(t)
-	key := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaWrite)
+	key := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
 
 	persist := func(slug, raw string) {
@@ -363,7 +363,7 @@ func decapPNG(t *testing.T) []byte { return pngBytes(t, 64, 48) }
 
 func TestDecapRPCRefusals(t *testing.T) {
 	repo, w, rd := decapBoxes(t)
-	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := w.key(t, "reader", server.ScopeContentRead, server.ScopeMediaWrite)
 	head := func() string { return git(t, repo.bare, "rev-parse", "main") }
 	before := head()
@@ -382,7 +382,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	// Another site's page may not commit with a key it holds.
 	wantError(t, rpc(t, w.URL, key, "persistEntry", post(good), "Origin", "https://evil.example"), 403, "FORBIDDEN")
 	// A read-only box never serves the RPC.
-	rkey := rd.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	rkey := rd.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	wantError(t, rpc(t, rd.URL, rkey, "persistEntry", post(good)), 405, "READ_ONLY")
 
 	bad := []struct {
@@ -604,7 +604,7 @@ func TestDecapConfigYAML(t *testing.T) {
 func FuzzDecapRPC(f *testing.F) {
 	repo := newRepo(f, decapSite)
 	w := startDecapWriterTB(f, "file://"+repo.bare, withLocalMedia(f, f.TempDir()))
-	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 	actions := []string{"info", "entriesByFolder", "entriesByFiles", "getEntry", "persistEntry", "deleteFiles", "deleteFile",
 		"getMedia", "getMediaFile", "persistMedia", "unpublishedEntries", "unpublishedEntry", "unpublishedEntryDataFile",
 		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview",
@@ -642,8 +642,8 @@ func TestDecapTwoWriters(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
-	ka := a.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
-	kb := b.key(t, "bob", server.ScopeContentRead, server.ScopeContentWrite)
+	ka := a.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	kb := b.key(t, "bob", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	save := func(ts *testServer, key, text string, workflow bool) response {
 		return rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
 			"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\n" + text + "\n"}},
@@ -713,7 +713,7 @@ func TestDecapTwoWriters(t *testing.T) {
 func TestDecapDraftBranch(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(e *engine.Config, _ *server.Config) { e.DraftBranch = "draft" })
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
 	var cfg struct{ Backend map[string]string }
 	if err := yaml.Unmarshal(get(t, w.URL+"/admin/content/config.yml", "").Body, &cfg); err != nil || cfg.Backend["branch"] != "draft" {
@@ -780,7 +780,7 @@ func BenchmarkDecapEntriesByFolder(b *testing.B) {
 	}
 	repo := newRepo(b, site)
 	w := startDecapWriterTB(b, "file://"+repo.bare)
-	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	body, _ := json.Marshal(map[string]any{"action": "entriesByFolder", "params": map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}})
 	b.ResetTimer()
 	for b.Loop() {
@@ -805,7 +805,7 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 		lib = s.Media
 		s.Decap.MediaThumbBytes = budgetItems * len(small)
 	})
-	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 	for i := range n {
 		if _, err := lib.Create(t.Context(), media.UploadInput{Filename: fmt.Sprintf("item-%03d.png", i), Body: bytes.NewReader(small)}); err != nil {
 			t.Fatal(err)
@@ -845,7 +845,7 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 	}
 	// The item bound: the newest that many.
 	w2 := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) { s.Decap.MediaListed = 555 })
-	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
 	wantOK(t, r)
 	files = nil
 	if err := json.Unmarshal(r.Body, &files); err != nil || len(files) != 555 || files[554].ID != want[554].ID {
@@ -860,8 +860,8 @@ func TestDecapNotes(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
-	grace := a.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite)
-	bob := b.key(t, "Bob", server.ScopeContentRead, server.ScopeContentWrite)
+	grace := a.key(t, "Grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	bob := b.key(t, "Bob", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	entry := map[string]any{"branch": "main", "collection": "posts", "slug": "idea"}
 	with := func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -970,7 +970,7 @@ func BenchmarkDecapGetMedia(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 	body, _ := json.Marshal(map[string]any{"action": "getMedia", "params": map[string]any{"branch": "main", "mediaFolder": "uploads"}})
 	b.ResetTimer()
 	for b.Loop() {

@@ -92,6 +92,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 	if dec.More() {
 		return nil, bad("body: more than one JSON value")
 	}
+	if err := allowed(who, req.Action); err != nil { // scopes.go
+		return nil, err
+	}
 	if req.Action == "info" {
 		return map[string]any{"repo": path.Base(strings.TrimSuffix(s.Engine.Site(), ".git")),
 			"publish_modes": []string{"simple", "editorial_workflow"}, "type": "local_git"}, nil
@@ -123,6 +126,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if !safeRepoPath(p.Folder) || p.Extension == "" || strings.ContainsAny(p.Extension, "/\x00") {
 			return nil, bad("params: want a folder (a repository path) and an extension")
 		}
+		if _, ok := s.docOfFile(strings.TrimSuffix(p.Folder, "/") + "/x.md"); !ok {
+			return nil, bad("params.folder: %s is not a folder of documents folio edits (content/<type>, pages)", p.Folder)
+		}
 		return s.entriesByFolderAs(ctx, b, p.Folder, p.Extension, p.Depth) // i18n.go
 	case "entriesByFiles":
 		var p struct {
@@ -143,8 +149,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		}
 		out := make([]entry, 0, len(p.Files))
 		for _, f := range p.Files {
-			if !safeRepoPath(f.Path) {
-				return nil, bad("params.files: %q is not a repository path", f.Path)
+			if err := s.entryPath(f.Path); err != nil {
+				return nil, err
 			}
 			e, err := s.readEntryAs(ctx, commit, f.Path) // i18n.go
 			if err != nil {
@@ -161,8 +167,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if !safeRepoPath(p.Path) {
-			return nil, bad("params.path: want a repository path")
+		if err := s.entryPath(p.Path); err != nil {
+			return nil, err
 		}
 		commit, err := s.commitOf(ctx, b)
 		if err != nil {
@@ -261,6 +267,19 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 	default:
 		return nil, bad("action: unknown action %q", req.Action)
 	}
+}
+
+// entryPath checks a path Decap reads an entry at: a document folio
+// edits (as persistEntry writes only those), never another file of the
+// repository (folio.yaml, a workflow, a secret).
+func (s *Service) entryPath(p string) error {
+	if !safeRepoPath(p) {
+		return bad("params: %q is not a repository path", p)
+	}
+	if _, ok := s.docOfFile(p); !ok {
+		return bad("params: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
+	}
+	return nil
 }
 
 // cmsBranch is the branch of an unpublished entry.
