@@ -130,3 +130,113 @@ func TestChangesSinceNeedsPreviewForOtherRefs(t *testing.T) {
 	}
 	wantError(t, changes("secret/none", preview), http.StatusNotFound, server.CodeRefNotFound)
 }
+
+// Writing does not imply reading: a content:write key without the read
+// scopes reads nothing through the Decap RPC (entries, other files,
+// media) nor through a write's answer (PATCH '{}' echoed the whole
+// draft); and Decap's reads reach documents only, never folio.yaml.
+func TestWriteDoesNotImplyRead(t *testing.T) {
+	site := map[string]string{}
+	for k, v := range decapSite {
+		site[k] = v
+	}
+	site["content/posts/secret.md"] = "---\ntitle: Secret plan\ndraft: true\n---\nThe secret body.\n"
+	repo := newRepo(t, site)
+	ts := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
+	writer := ts.key(t, "writer", server.ScopeContentWrite)
+	reader := ts.key(t, "writer-reader", server.ScopeContentWrite, server.ScopeContentRead)
+	editor := ts.key(t, "editor", server.ScopeContentWrite, server.ScopeContentRead, server.ScopeContentDraft, server.ScopeMediaRead)
+
+	for _, c := range []struct {
+		action string
+		params map[string]any
+	}{
+		{"getEntry", map[string]any{"branch": "main", "path": "folio.yaml"}},
+		{"getEntry", map[string]any{"branch": "main", "path": "content/posts/secret.md"}},
+		{"entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}},
+		{"entriesByFiles", map[string]any{"branch": "main", "files": []map[string]any{{"path": "content/posts/secret.md"}}}},
+		{"getMedia", map[string]any{"branch": "main"}},
+		{"getMediaFile", map[string]any{"branch": "main", "path": "/uploads/x.png"}},
+		{"unpublishedEntries", map[string]any{"branch": "main"}},
+	} {
+		for _, key := range []string{writer, reader} {
+			if c.action == "getMedia" || c.action == "getMediaFile" {
+				key = writer
+			}
+			r := rpc(t, ts.URL, key, c.action, c.params)
+			wantError(t, r, http.StatusForbidden, server.CodeForbidden)
+			if strings.Contains(string(r.Body), "secret body") || strings.Contains(string(r.Body), "types:") {
+				t.Fatalf("%s leaked: %s", c.action, r.Body)
+			}
+		}
+	}
+	// With the read scopes, entries are read; other files are not.
+	r := rpc(t, ts.URL, editor, "getEntry", map[string]any{"branch": "main", "path": "content/posts/secret.md"})
+	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "secret body") {
+		t.Fatalf("editor getEntry: %d %s", r.Status, r.Body)
+	}
+	for _, c := range []struct {
+		action string
+		params map[string]any
+	}{
+		{"getEntry", map[string]any{"branch": "main", "path": "folio.yaml"}},
+		{"entriesByFiles", map[string]any{"branch": "main", "files": []map[string]any{{"path": "folio.yaml"}}}},
+		{"entriesByFolder", map[string]any{"branch": "main", "folder": "content", "extension": "yaml", "depth": 3}},
+		{"entriesByFolder", map[string]any{"branch": "main", "folder": ".github", "extension": "yml", "depth": 3}},
+		{"unpublishedEntryDataFile", map[string]any{"branch": "main", "collection": "posts", "slug": "x", "path": "folio.yaml"}},
+	} {
+		r := rpc(t, ts.URL, editor, c.action, c.params)
+		if r.Status == http.StatusOK || strings.Contains(string(r.Body), "types:") {
+			t.Fatalf("%s %v: %d %s", c.action, c.params, r.Status, r.Body)
+		}
+	}
+
+	// The write API's answer: the document only to a key that may GET it.
+	r = wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/secret", writer, `{}`)
+	if r.Status != http.StatusOK || strings.Contains(string(r.Body), "Secret plan") || !strings.Contains(string(r.Body), `"path":"content/posts/secret.md"`) {
+		t.Fatalf("write-only PATCH {}: %d %s", r.Status, r.Body)
+	}
+	// content:read sees the published view: the draft is not in it.
+	if r = wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/secret", reader, `{}`); strings.Contains(string(r.Body), "Secret plan") {
+		t.Fatalf("content:read PATCH {} of a draft: %d %s", r.Status, r.Body)
+	}
+	if r = wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/hello", reader, `{}`); !strings.Contains(string(r.Body), `"title":"Hello"`) {
+		t.Fatalf("content:read PATCH {} of a published item: %d %s", r.Status, r.Body)
+	}
+	if r = wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/secret", editor, `{}`); !strings.Contains(string(r.Body), "Secret plan") {
+		t.Fatalf("content:draft PATCH {} of a draft: %d %s", r.Status, r.Body)
+	}
+}
+
+// /admin/content/config.yml shows what openapi.json shows: to anyone the
+// public types' collections, every type's fields only to a key with
+// content:read.
+func TestDecapConfigFollowsOpenAPIVisibility(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "types:\n  posts:\n    public: true\n    fields:\n      title: {kind: string}\n" +
+			"  salaries:\n    fields:\n      title: {kind: string}\n      annualPay: {kind: integer}\n",
+		"content/posts/a.md":    "---\ntitle: A\n---\n",
+		"content/salaries/b.md": "---\ntitle: B\nannualPay: 1\n---\n",
+		"globals.yaml":          "siteName: S\nboardSecret: x\n",
+	})
+	ts := startServer(t, repo.bare)
+	anon := get(t, ts.URL+"/admin/content/config.yml", "")
+	if anon.Status != http.StatusOK || !strings.Contains(string(anon.Body), "content/posts") {
+		t.Fatalf("anonymous config.yml: %d %s", anon.Status, anon.Body)
+	}
+	for _, hidden := range []string{"salaries", "annualPay", "globals.yaml", "pages"} {
+		if strings.Contains(string(anon.Body), hidden) {
+			t.Fatalf("anonymous config.yml names %s:\n%s", hidden, anon.Body)
+		}
+	}
+	if oa := get(t, ts.URL+"/api/v1/openapi.json", ""); strings.Contains(string(oa.Body), "annualPay") {
+		t.Fatal("openapi.json shows the private type to anyone")
+	}
+	full := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
+	if full.Status != http.StatusOK || !strings.Contains(string(full.Body), "annualPay") || !strings.Contains(full.Header.Get("Cache-Control"), "private") {
+		t.Fatalf("config.yml with a key: %d %v %s", full.Status, full.Header, full.Body)
+	}
+	if !strings.Contains(full.Header.Get("Vary"), "Authorization") {
+		t.Fatalf("Vary: %v", full.Header)
+	}
+}
