@@ -52,7 +52,7 @@ func TestDecapI18nFolderLayout(t *testing.T) {
 	reader := ts.reader(t)
 
 	// The config: the i18n block, the collection and its fields marked.
-	r := get(t, ts.URL+"/admin/content/config.yml", "")
+	r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 	var cfg struct {
 		I18n struct {
 			Structure     string   `yaml:"structure"`
@@ -145,7 +145,7 @@ func TestDecapI18nFileLayout(t *testing.T) {
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
-	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", "").Body), "structure: multiple_files") {
+	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", ts.reader(t)).Body), "structure: multiple_files") {
 		t.Fatal("no multiple_files structure")
 	}
 	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
@@ -294,7 +294,7 @@ func TestDecapI18nSingleFile(t *testing.T) {
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := ts.reader(t)
-	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", "").Body), "structure: single_file") {
+	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", ts.reader(t)).Body), "structure: single_file") {
 		t.Fatal("no single_file structure")
 	}
 	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))

@@ -400,13 +400,14 @@ func TestDecapRPCRefusals(t *testing.T) {
 		{"no slug", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{}}},
 		{"no data files", "persistEntry", map[string]any{"branch": "main", "assets": []any{}, "options": map[string]any{}}},
 		{"dot-dot slug in workflow", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"slug": "..", "path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{"useWorkflow": true, "collectionName": "posts"}}},
-		{"bad encoding", "persistMedia", map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}},
 		{"bad content id", "unpublishedEntry", map[string]any{"branch": "main", "id": "nocollection"}},
 		{"delete nothing", "deleteFiles", map[string]any{"branch": "main", "paths": []string{}}},
 	}
 	for _, c := range bad {
 		wantError(t, rpc(t, w.URL, key, c.action, c.params), 400, "BAD_REQUEST")
 	}
+	uploader := w.key(t, "uploader", server.ScopeContentWrite, server.ScopeMediaWrite)
+	wantError(t, rpc(t, w.URL, uploader, "persistMedia", map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}), 400, "BAD_REQUEST")
 	r := do(t, "POST", w.URL+"/api/v1/decap", key, strings.NewReader(`{"action":`), "Content-Type", "application/json")
 	wantError(t, r, 400, "BAD_REQUEST")
 
@@ -505,7 +506,7 @@ func TestDecapConfigYAML(t *testing.T) {
 		}
 		site["folio.yaml"] += "decap: {version: 3.16.3, url: \"https://cdn.invalid/decap-cms@{version}/dist/decap-cms.js\", publishMode: editorial_workflow}\n"
 		ts := startServer(t, newRepo(t, site).bare)
-		r := get(t, ts.URL+"/admin/content/config.yml", "")
+		r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 		if r.Status != 200 {
 			t.Fatalf("config.yml: %d %s", r.Status, r.Body)
 		}
@@ -561,7 +562,7 @@ func TestDecapConfigYAML(t *testing.T) {
 				"  - name: blog\n    label: Blog\n    folder: content/posts\n    create: true\n    fields:\n      - {label: Title, name: title, widget: string}\n",
 		}
 		ts := startServer(t, newRepo(t, site).bare)
-		r := get(t, ts.URL+"/admin/content/config.yml", "")
+		r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 		var cfg map[string]any
 		if err := yaml.Unmarshal(r.Body, &cfg); err != nil || r.Status != 200 {
 			t.Fatalf("%d %v\n%s", r.Status, err, r.Body)
@@ -716,7 +717,7 @@ func TestDecapDraftBranch(t *testing.T) {
 	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
 	var cfg struct{ Backend map[string]string }
-	if err := yaml.Unmarshal(get(t, w.URL+"/admin/content/config.yml", "").Body, &cfg); err != nil || cfg.Backend["branch"] != "draft" {
+	if err := yaml.Unmarshal(get(t, w.URL+"/admin/content/config.yml", w.reader(t)).Body, &cfg); err != nil || cfg.Backend["branch"] != "draft" {
 		t.Fatalf("config.yml branch: %v %v", cfg.Backend, err)
 	}
 	r := rpc(t, w.URL, key, "entriesByFolder", map[string]any{"branch": "draft", "folder": "content/posts", "extension": "md", "depth": 1})
@@ -845,7 +846,7 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 	}
 	// The item bound: the newest that many.
 	w2 := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) { s.Decap.MediaListed = 555 })
-	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
 	wantOK(t, r)
 	files = nil
 	if err := json.Unmarshal(r.Body, &files); err != nil || len(files) != 555 || files[554].ID != want[554].ID {

@@ -523,16 +523,32 @@ func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
 	if err := checkAsset(a); err != nil {
 		return nil, err
 	}
-	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))
+	dec := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))}
 	it, err := s.Media.Create(ctx, media.UploadInput{Filename: path.Base(a.Path), Body: dec})
 	if err != nil {
+		// The library may wrap the reader's error, or answer the bytes
+		// it got (too short to be a file) with its own.
 		var ce base64.CorruptInputError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) || errors.As(dec.err, &ce) {
 			return nil, bad("asset %q: content is not base64", a.Path)
 		}
 		return nil, err
 	}
 	return it, nil
+}
+
+// readErr remembers the error its reader gave.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
