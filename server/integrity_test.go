@@ -116,19 +116,29 @@ func TestWriteRefusesWhatGitCannotHold(t *testing.T) {
 	ts := startWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	before := git(t, repo.bare, "rev-parse", "main")
-	for _, slug := range []string{".git/config", "sub/.git/hooks", ".GIT/x"} {
-		r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"`+slug+`","title":"Git"}`)
-		wantError(t, r, http.StatusUnprocessableEntity, server.CodeValidation)
-		wantError(t, wr(t, http.MethodPut, ts.URL+"/api/v1/content/posts/"+slug, key, `{"title":"Git"}`), http.StatusBadRequest, server.CodeBadRequest)
-	}
-	wantError(t, wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/hello?message=a%00b", key, `{"title":"N"}`), http.StatusBadRequest, server.CodeBadRequest)
-	for _, b := range []string{"cms/.x", "cms/x.lock", "cms/a/.b", "cms/x."} {
-		wantError(t, wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/hello?branch="+url.QueryEscape(b), key, `{"title":"N"}`), http.StatusBadRequest, server.CodeBadRequest)
-	}
-	if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"Hello","title":"Other hello"}`); r.Status != http.StatusConflict ||
-		!strings.Contains(string(r.Body), "differs only in case") {
-		t.Fatalf("a case-only duplicate slug: %d %s", r.Status, r.Body)
-	}
+	t.Run("GitSegment", func(t *testing.T) {
+		for _, slug := range []string{".git/config", "sub/.git/hooks", ".GIT/x"} {
+			r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"`+slug+`","title":"Git"}`)
+			wantError(t, r, http.StatusUnprocessableEntity, server.CodeValidation)
+			wantError(t, wr(t, http.MethodPut, ts.URL+"/api/v1/content/posts/"+slug, key, `{"title":"Git"}`), http.StatusBadRequest, server.CodeBadRequest)
+		}
+	})
+	t.Run("NULInMessage", func(t *testing.T) {
+		wantError(t, wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/hello?message=a%00b", key, `{"title":"N"}`), http.StatusBadRequest, server.CodeBadRequest)
+	})
+	t.Run("BranchGitRefuses", func(t *testing.T) {
+		for _, b := range []string{"cms/.x", "cms/x.lock", "cms/a/.b", "cms/x."} {
+			wantError(t, wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/hello?branch="+url.QueryEscape(b), key, `{"title":"N"}`), http.StatusBadRequest, server.CodeBadRequest)
+		}
+	})
+	t.Run("CaseOnlyDuplicate", func(t *testing.T) {
+		for _, body := range []string{`{"slug":"Hello","title":"Other hello"}`, `{"slug":"HELLO/x","title":"Under"}`} {
+			if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, body); r.Status != http.StatusConflict ||
+				!strings.Contains(string(r.Body), "differs only in case") {
+				t.Fatalf("%s: %d %s", body, r.Status, r.Body)
+			}
+		}
+	})
 	if got := git(t, repo.bare, "rev-parse", "main"); got != before {
 		t.Fatalf("a refused write committed: %s", git(t, repo.bare, "log", "--stat", "-1", "main"))
 	}

@@ -526,10 +526,10 @@ func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
 	dec := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))}
 	it, err := s.Media.Create(ctx, media.UploadInput{Filename: path.Base(a.Path), Body: dec})
 	if err != nil {
-		// The library may wrap the reader's error, or answer the bytes
-		// it got (too short to be a file) with its own.
+		// The library may wrap the reader's error or pass it on as it is
+		// (a truncated quantum is io.ErrUnexpectedEOF).
 		var ce base64.CorruptInputError
-		if errors.As(err, &ce) || errors.As(dec.err, &ce) {
+		if errors.As(err, &ce) || errors.As(dec.err, &ce) || errors.Is(dec.err, io.ErrUnexpectedEOF) {
 			return nil, bad("asset %q: content is not base64", a.Path)
 		}
 		return nil, err
