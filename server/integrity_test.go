@@ -115,6 +115,9 @@ func TestWriteRefusesWhatGitCannotHold(t *testing.T) {
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"guides/intro","title":"Intro"}`); r.Status != http.StatusCreated {
+		t.Fatalf("a nested slug: %d %s", r.Status, r.Body)
+	}
 	before := git(t, repo.bare, "rev-parse", "main")
 	t.Run("GitSegment", func(t *testing.T) {
 		for _, slug := range []string{".git/config", "sub/.git/hooks", ".GIT/x"} {
@@ -132,7 +135,7 @@ func TestWriteRefusesWhatGitCannotHold(t *testing.T) {
 		}
 	})
 	t.Run("CaseOnlyDuplicate", func(t *testing.T) {
-		for _, body := range []string{`{"slug":"Hello","title":"Other hello"}`, `{"slug":"HELLO/x","title":"Under"}`} {
+		for _, body := range []string{`{"slug":"Hello","title":"Other hello"}`, `{"slug":"Guides/other","title":"Other guide"}`} {
 			if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, body); r.Status != http.StatusConflict ||
 				!strings.Contains(string(r.Body), "differs only in case") {
 				t.Fatalf("%s: %d %s", body, r.Status, r.Body)
