@@ -16,7 +16,8 @@ const MaxMessage = 4096
 // a commit message cannot set a status or rewrite a note.
 var reservedTrailers = []string{"decap-status", "decap-note"}
 
-// Trailer line of a commit folio writes itself (Options.Trailers).
+// TrailerLine is a trailer of a commit folio writes itself
+// (Options.Trailers).
 type TrailerLine struct {
 	Key, Value string
 }
