@@ -436,7 +436,11 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
 		e.refCheckers[branch] = rc
 	}
-	if refs := rc.Problems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
+	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
+	if cases := content.CaseProblems(tree.Files); len(cases) > 0 {
+		refs = slices.Concat(refs, cases)
+	}
+	if len(refs) > 0 {
 		problems = slices.Concat(problems, refs)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))

@@ -137,6 +137,35 @@ func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([
 	}
 }
 
+// InPublishedHistory tells whether commit (a full hash) is the published
+// commit or one of its ancestors: a commit a client may have been
+// served. It waits a little for the index to reach the served commit,
+// then returns ErrHistoryPending.
+func (e *Engine) InPublishedHistory(ctx context.Context, commit string) (bool, error) {
+	h := e.history
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+	timer := time.NewTimer(historyWait)
+	defer timer.Stop()
+	for {
+		h.mu.Lock()
+		reached := h.reached
+		h.mu.Unlock()
+		if h.ix.Head() == e.published.Load().Commit {
+			return h.ix.Contains(commit), nil
+		}
+		select {
+		case <-reached:
+		case <-timer.C:
+			return false, ErrHistoryPending
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
 // HistoryStats describes the history index.
 type HistoryStats struct {
 	Commit  string `json:"commit"`  // the commit reached; "" while the first build runs

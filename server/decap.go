@@ -148,7 +148,15 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 	case "editor.css":
 		return writeBody(w, r, "text/css; charset=utf-8", decap.EditorCSS)
 	case "config.yml":
-		b, err := s.decapService().ConfigYAML(r.Context(), decapPath)
+		// As openapi.json: the private types' collections only for a
+		// key with content:read (the editor page sends the key).
+		k := keyFrom(r.Context())
+		full := k != nil && k.Has(ScopeContentRead)
+		h.Add("Vary", "Authorization")
+		if full {
+			h.Set("Cache-Control", "private, no-cache")
+		}
+		b, err := s.decapService().ConfigYAML(r.Context(), decapPath, full)
 		if err != nil {
 			return err
 		}

@@ -163,13 +163,21 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 	}
 	// The writing box serves the new commit at once (Writer's Written
 	// reloaded it): answer with the document as a GET now serves it (the
-	// published view for the published branch, else the draft view).
+	// published view for the published branch, else the draft view),
+	// to a key that may GET it there: content:read for the published
+	// view, content:draft for the draft view. Writing does not imply
+	// reading: another key is told where the write went, not what the
+	// document holds.
 	if snap := s.engine.SnapshotOf(branch); snap != nil && (res.Commit == "" || snap.Commit == res.Commit) {
 		views := []bool{true}
 		if branch == s.engine.Branch() {
 			views = []bool{false, true}
 		}
+		k := keyFrom(r.Context())
 		for _, draft := range views {
+			if k == nil || !k.Has(ScopeContentRead) || draft && !k.Has(ScopeContentDraft) {
+				continue
+			}
 			v := s.engine.View(draft)
 			if res.Locale != "" {
 				if v, err = v.InLocale(res.Locale, false, s.now()); err != nil {
@@ -254,6 +262,11 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	if len(req.Message) > 4096 {
 		return badRequest("message: at most 4096 bytes")
+	}
+	if req.Documents != nil && len(req.Documents) == 0 {
+		// An empty list publishes nothing: it is not the whole branch
+		// (leave documents out for that).
+		return badRequest("documents: empty; name at least one document, or leave documents out to publish the whole draft branch")
 	}
 	o := write.PublishOptions{Message: req.Message}
 	for _, d := range req.Documents {

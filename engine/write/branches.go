@@ -268,13 +268,8 @@ func (w *Writer) AddTrailer(ctx context.Context, branch string, o TrailerOptions
 	if err := w.sideBranch(branch); err != nil {
 		return Result{}, err
 	}
-	if o.Key == "" || strings.ContainsFunc(o.Key, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-')
-	}) {
-		return Result{}, fault.New(fault.Invalid, "invalid trailer key %q", o.Key)
-	}
-	if o.Value == "" || len(o.Value) > MaxTrailerValue || strings.ContainsFunc(o.Value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return Result{}, fault.New(fault.Invalid, "a trailer value is one line of 1 to %d bytes", MaxTrailerValue)
+	if err := checkTrailer(o.Key, o.Value); err != nil {
+		return Result{}, err
 	}
 	subject := strings.Join(strings.Fields(o.Subject), " ")
 	if subject == "" {
@@ -340,7 +335,10 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 		return Result{}, fault.New(fault.Forbidden, "a branch is merged into %s, not %q (the draft branch is published on its own)", def, into)
 	}
 	author := w.defaultAuthor(o.Author)
-	msg := o.Message
+	msg, err := clientMessage(o.Message)
+	if err != nil {
+		return Result{}, err
+	}
 	if strings.TrimSpace(msg) == "" {
 		msg = "Merge " + from
 	}

@@ -139,6 +139,9 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err := checkPath(p); err != nil {
 		return Result{}, err
 	}
+	if err := opts.checkMessage(); err != nil {
+		return Result{}, err
+	}
 	branch, err := w.TargetBranch(opts.Branch)
 	if err != nil {
 		return Result{}, err

@@ -144,6 +144,10 @@ type Options struct {
 	Base    string
 	Message string // the commit message; "": "Update posts/hello" and the like
 	Author  Person // Email "": Config.AuthorEmail
+	// Trailers end the message: folio's own (Decap's status). The
+	// Message's lines that read as a reserved trailer are dropped
+	// (clientMessage).
+	Trailers []TrailerLine
 }
 
 // Result is a write that was committed (and pushed).
@@ -345,10 +349,17 @@ func MatchBranch(pattern, branch string) bool {
 	return false
 }
 
+// validBranch tells whether git takes b as a branch name (the rules of
+// git check-ref-format): a name git refuses would fail only at the push.
 func validBranch(b string) bool {
-	if b == "" || len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
-		strings.HasSuffix(b, ".lock") || strings.Contains(b, "..") || strings.Contains(b, "//") || strings.Contains(b, "@{") {
+	if b == "" || b == "@" || len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
+		strings.HasSuffix(b, ".") || strings.Contains(b, "..") || strings.Contains(b, "//") || strings.Contains(b, "@{") {
 		return false
+	}
+	for _, seg := range strings.Split(b, "/") {
+		if strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock") {
+			return false
+		}
 	}
 	for _, r := range b {
 		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
@@ -363,6 +374,9 @@ const maxAttempts = 5
 
 func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, error) {
 	if err := checkDoc(o, &d); err != nil {
+		return Result{}, err
+	}
+	if err := opts.checkMessage(); err != nil {
 		return Result{}, err
 	}
 	branch, err := w.TargetBranch(opts.Branch)
@@ -405,6 +419,11 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts Options) (Result, error) {
 	if plan.unchanged {
 		return Result{Path: plan.path, Branch: branch, Blob: plan.oldBlob, Slug: plan.slug, Locale: plan.locale}, nil
+	}
+	if plan.oldBlob == "" && plan.op != opDelete {
+		if err := w.repo.checkCaseClash(ctx, plan.parent, plan.path); err != nil {
+			return Result{}, err
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		commit, err := w.repo.commitFile(ctx, plan.parent, plan.path, plan.newBlob, plan.message(opts), opts.Author, w.cfg.Committer)
@@ -466,6 +485,10 @@ type plan struct {
 }
 
 func (p *plan) message(o Options) string {
+	return withTrailers(p.subject(o), o.Trailers)
+}
+
+func (p *plan) subject(o Options) string {
 	if o.Message != "" {
 		return o.Message
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-cms/folio/content/schema"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 )
 
 // decapPlaces are where a repository keeps its own Decap/Sveltia config
@@ -20,7 +21,10 @@ var decapPlaces = []string{"static/admin/config.yml", "public/admin/config.yml",
 // ConfigYAML is the config.yml Decap loads: the repository's own Decap
 // config when it has one, else one generated from the content model, with
 // the proxy backend pointed at proxyURL and media in folio's library.
-func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, error) {
+// Unless full (a caller with content:read), it holds only the collections
+// of the public types, as openapi.json shows an anonymous caller only
+// their schemas: the fields of a private type are not public.
+func (s *Service) ConfigYAML(ctx context.Context, proxyURL string, full bool) ([]byte, error) {
 	snap := s.Engine.Published()
 	if snap == nil {
 		return nil, fmt.Errorf("decap: no snapshot loaded yet")
@@ -51,11 +55,45 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 				cfg["media_folder"] = MediaFolder
 				cfg["public_folder"] = PublicFolder
 				delete(cfg, "local_backend")
+				if !full {
+					cfg["collections"] = publicCollections(snap, cfg["collections"])
+				}
 				return yaml.Marshal(cfg)
 			}
 		}
 	}
-	return yaml.Marshal(generate(snap, backend, s.dateFields(ctx, snap)))
+	cfg := generate(snap, backend, s.dateFields(ctx, snap))
+	if !full {
+		keep := cfg.Collections[:0]
+		for _, c := range cfg.Collections {
+			if c.Folder != "" && publicFolder(snap, c.Folder) {
+				keep = append(keep, c)
+			}
+		}
+		cfg.Collections = keep
+	}
+	return yaml.Marshal(cfg)
+}
+
+// publicFolder tells whether a collection's folder holds the items of a
+// type folio.yaml marks public (content/<type>).
+func publicFolder(snap *engine.Snapshot, folder string) bool {
+	d, ok := docOf(strings.Trim(folder, "/") + "/x.md")
+	return ok && d.Kind == write.KindItem && snap.Site.Config.Types[d.Type].Public
+}
+
+// publicCollections keeps, of a repository's own collections, the folder
+// collections of public types.
+func publicCollections(snap *engine.Snapshot, v any) []any {
+	list, _ := v.([]any)
+	out := []any{}
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		if f, _ := m["folder"].(string); f != "" && publicFolder(snap, f) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 type decapConfig struct {

@@ -205,14 +205,16 @@ func (s *Service) readNotes(ctx context.Context, who Caller, branch, head, slug 
 			at[ev.ID] = len(ns)
 			ns = append(ns, n)
 		case ev.Op == "update" && ok && ns[i].ID != "":
-			if ev.Content != nil {
+			// A note's text is its author's: another's change of it is
+			// not applied (as the RPC refuses it); resolving is anyone's.
+			if ev.Content != nil && t.Author == ns[i].Author {
 				ns[i].Content = *ev.Content
 			}
 			if ev.Resolved != nil {
 				ns[i].Resolved = *ev.Resolved
 			}
 			ns[i].UpdatedAt = when
-		case ev.Op == "delete" && ok:
+		case ev.Op == "delete" && ok && t.Author == ns[i].Author:
 			ns[i].ID = "" // dropped below; the index stays valid
 		}
 	}

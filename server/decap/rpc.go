@@ -95,6 +95,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 	if dec.More() {
 		return nil, bad("body: more than one JSON value")
 	}
+	if err := allowed(who, req.Action); err != nil { // scopes.go
+		return nil, err
+	}
 	if req.Action == "info" {
 		return map[string]any{"repo": path.Base(strings.TrimSuffix(s.Engine.Site(), ".git")),
 			"publish_modes": []string{"simple", "editorial_workflow"}, "type": "local_git"}, nil
@@ -126,6 +129,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if !safeRepoPath(p.Folder) || p.Extension == "" || strings.ContainsAny(p.Extension, "/\x00") {
 			return nil, bad("params: want a folder (a repository path) and an extension")
 		}
+		if _, ok := s.docOfFile(strings.TrimSuffix(p.Folder, "/") + "/x.md"); !ok {
+			return nil, bad("params.folder: %s is not a folder of documents folio edits (content/<type>, pages)", p.Folder)
+		}
 		return s.entriesByFolderAs(ctx, b, p.Folder, p.Extension, p.Depth) // i18n.go
 	case "entriesByFiles":
 		var p struct {
@@ -146,8 +152,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		}
 		out := make([]entry, 0, len(p.Files))
 		for _, f := range p.Files {
-			if !safeRepoPath(f.Path) {
-				return nil, bad("params.files: %q is not a repository path", f.Path)
+			if err := s.entryPath(f.Path); err != nil {
+				return nil, err
 			}
 			e, err := s.readEntryAs(ctx, commit, f.Path) // i18n.go
 			if err != nil {
@@ -164,8 +170,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if !safeRepoPath(p.Path) {
-			return nil, bad("params.path: want a repository path")
+		if err := s.entryPath(p.Path); err != nil {
+			return nil, err
 		}
 		commit, err := s.commitOf(ctx, b)
 		if err != nil {
@@ -264,6 +270,19 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 	default:
 		return nil, bad("action: unknown action %q", req.Action)
 	}
+}
+
+// entryPath checks a path Decap reads an entry at: a document folio
+// edits (as persistEntry writes only those), never another file of the
+// repository (folio.yaml, a workflow, a secret).
+func (s *Service) entryPath(p string) error {
+	if !safeRepoPath(p) {
+		return bad("params: %q is not a repository path", p)
+	}
+	if _, ok := s.docOfFile(p); !ok {
+		return bad("params: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
+	}
+	return nil
 }
 
 // cmsBranch is the branch of an unpublished entry.
@@ -476,14 +495,15 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		rewrites = append(rewrites, PublicFolder+"/"+path.Base(a.Path), it.URL)
 	}
 	msg := message(p.Options.CommitMessage, "Update "+strings.TrimSuffix(files[0].Path, path.Ext(files[0].Path)))
+	var trailers []write.TrailerLine
 	if status != "" {
-		msg += "\n\n" + statusTrailer + ": " + status + "\n"
+		trailers = []write.TrailerLine{{Key: statusTrailer, Value: status}}
 	}
 	for _, ew := range docs {
 		if len(rewrites) > 0 {
 			ew.raw = strings.NewReplacer(rewrites...).Replace(ew.raw)
 		}
-		if err := s.writeEntry(ctx, who, target, msg, ew); err != nil {
+		if err := s.writeEntry(ctx, who, target, msg, trailers, ew); err != nil {
 			return nil, err
 		}
 	}
@@ -514,16 +534,32 @@ func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
 	if err := checkAsset(a); err != nil {
 		return nil, err
 	}
-	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))
+	dec := &readErr{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))}
 	it, err := s.Media.Create(ctx, media.UploadInput{Filename: path.Base(a.Path), Body: dec})
 	if err != nil {
+		// The library may wrap the reader's error or pass it on as it is
+		// (a truncated quantum is io.ErrUnexpectedEOF).
 		var ce base64.CorruptInputError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) || errors.As(dec.err, &ce) || errors.Is(dec.err, io.ErrUnexpectedEOF) {
 			return nil, bad("asset %q: content is not base64", a.Path)
 		}
 		return nil, err
 	}
 	return it, nil
+}
+
+// readErr remembers the error its reader gave.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
