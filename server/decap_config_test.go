@@ -9,10 +9,10 @@ import (
 )
 
 // decapWidgets reads the generated config.yml of ts: each collection's
-// widgets by name.
-func decapWidgets(t *testing.T, url string) map[string]map[string]map[string]any {
+// widgets by name, as an editor's key (content:read) reads it.
+func decapWidgets(t *testing.T, ts *testServer) map[string]map[string]map[string]any {
 	t.Helper()
-	r := get(t, url+"/admin/content/config.yml", "")
+	r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 	if r.Status != 200 {
 		t.Fatalf("config.yml: %d %s", r.Status, r.Body)
 	}
@@ -59,7 +59,7 @@ func TestDecapConfigConstraints(t *testing.T) {
 		"content/posts/hello.md": "---\ntitle: Hello\nstatus: draft\n---\nHello.\n",
 	}
 	ts := startServer(t, newRepo(t, site).bare)
-	w := decapWidgets(t, ts.URL)["posts"]
+	w := decapWidgets(t, ts)["posts"]
 	pattern := func(name string) []any {
 		p, _ := w[name]["pattern"].([]any)
 		return p
@@ -114,7 +114,7 @@ func TestDecapConfigDateKey(t *testing.T) {
 		"pages/about.md":           "---\ntitle: About\ndate: 2023-05-06T07:08:09Z\n---\nAbout.\n",
 	}
 	ts := startServer(t, newRepo(t, site).bare)
-	ws := decapWidgets(t, ts.URL)
+	ws := decapWidgets(t, ts)
 	for _, c := range []struct {
 		coll, key, other string
 		dateOnly         bool
@@ -151,9 +151,10 @@ func BenchmarkDecapConfigYAML(b *testing.B) {
 		site[fmt.Sprintf("content/posts/post-%04d.md", i)] = fmt.Sprintf("---\ntitle: Post %d\ndate: 2024-01-01\n---\nWords.\n", i)
 	}
 	ts := startServer(b, newRepo(b, site).bare)
+	key := ts.reader(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if r := get(b, ts.URL+"/admin/content/config.yml", ""); r.Status != 200 {
+		if r := get(b, ts.URL+"/admin/content/config.yml", key); r.Status != 200 {
 			b.Fatalf("%d %s", r.Status, r.Body)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 func TestKeyAuthor(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare)
-	scopes := []string{server.ScopeContentRead, server.ScopeContentWrite}
+	scopes := []string{server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite}
 	mira, err := w.keys.CreateKey(server.KeySpec{DisplayName: "Mira Hofer", Email: "mira@example.com", Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
