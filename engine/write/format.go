@@ -282,16 +282,24 @@ func editYAML(src []byte, c change) ([]byte, error) {
 		index[k] = len(m.Content)
 		m.Content = append(m.Content, key, &n)
 	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
 	if len(m.Content) == 0 {
 		return nil, nil
 	}
+	// Encoded against the cap: a value that makes more YAML than a
+	// content file may hold stops the encoder there.
+	var b capBuffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
+		if overCap(err) {
+			return nil, tooLargeEncoded("YAML")
+		}
 		return nil, fmt.Errorf("encode YAML: %v", err)
 	}
 	if err := enc.Close(); err != nil {
+		if overCap(err) {
+			return nil, tooLargeEncoded("YAML")
+		}
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -389,24 +397,30 @@ func editJSON(src []byte, c change, _ bool) ([]byte, error) {
 		}
 		pairs = append(pairs, kv{k, raw})
 	}
-	var b bytes.Buffer
+	// Written against the cap (see editYAML).
+	var b capBuffer
 	b.WriteString("{\n")
+	var ind bytes.Buffer
 	for i, p := range pairs {
 		key, _ := json.Marshal(p.k)
 		b.WriteString("  ")
 		b.Write(key)
 		b.WriteString(": ")
-		var ind bytes.Buffer
+		ind.Reset()
 		if err := json.Indent(&ind, p.v, "  ", "  "); err != nil {
 			return nil, err
 		}
-		b.Write(ind.Bytes())
+		if _, err := b.Write(ind.Bytes()); err != nil {
+			return nil, tooLargeEncoded("JSON")
+		}
 		if i < len(pairs)-1 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("}\n")
+	if _, err := b.WriteString("}\n"); err != nil || b.over {
+		return nil, tooLargeEncoded("JSON")
+	}
 	return b.Bytes(), nil
 }
 
@@ -499,8 +513,11 @@ func editTOML(src []byte, c change) ([]byte, error) {
 		for k, v := range c.set {
 			cur[k] = v
 		}
-		var b bytes.Buffer
+		var b capBuffer // written against the cap (see editYAML)
 		if err := toml.NewEncoder(&b).Encode(cur); err != nil {
+			if overCap(err) {
+				return nil, tooLargeEncoded("TOML")
+			}
 			return nil, fmt.Errorf("encode TOML: %v", err)
 		}
 		return b.Bytes(), nil

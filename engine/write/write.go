@@ -361,6 +361,9 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err := checkDoc(o, &d); err != nil {
 		return Result{}, err
 	}
+	if err := checkSize(d); err != nil {
+		return Result{}, err
+	}
 	branch, err := w.TargetBranch(opts.Branch)
 	if err != nil {
 		return Result{}, err
@@ -975,6 +978,9 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 		var fe *fieldError
 		if errors.As(err, &fe) {
 			return &ValidationError{[]FieldProblem{{fe.field, fe.message}}}
+		}
+		if fault.CodeOf(err) == fault.TooLarge {
+			return err
 		}
 		return fault.New(fault.Conflict, "%s cannot be edited: %v", pl.path, err)
 	}
