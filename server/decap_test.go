@@ -400,13 +400,17 @@ func TestDecapRPCRefusals(t *testing.T) {
 		{"no slug", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{}}},
 		{"no data files", "persistEntry", map[string]any{"branch": "main", "assets": []any{}, "options": map[string]any{}}},
 		{"dot-dot slug in workflow", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"slug": "..", "path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{"useWorkflow": true, "collectionName": "posts"}}},
-		{"bad encoding", "persistMedia", map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}},
 		{"bad content id", "unpublishedEntry", map[string]any{"branch": "main", "id": "nocollection"}},
 		{"delete nothing", "deleteFiles", map[string]any{"branch": "main", "paths": []string{}}},
 	}
 	for _, c := range bad {
 		wantError(t, rpc(t, w.URL, key, c.action, c.params), 400, "BAD_REQUEST")
 	}
+	// persistMedia checks the scope first, then the asset.
+	badEncoding := map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}
+	wantError(t, rpc(t, w.URL, key, "persistMedia", badEncoding), 403, "FORBIDDEN")
+	mkey := w.key(t, "mel", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaWrite)
+	wantError(t, rpc(t, w.URL, mkey, "persistMedia", badEncoding), 400, "BAD_REQUEST")
 	r := do(t, "POST", w.URL+"/api/v1/decap", key, strings.NewReader(`{"action":`), "Content-Type", "application/json")
 	wantError(t, r, 400, "BAD_REQUEST")
 
@@ -481,7 +485,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	wantError(t, rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Big\n---\n"+strings.Repeat("a", 5<<20))), 413, "PAYLOAD_TOO_LARGE")
 	huge := io.MultiReader(strings.NewReader(`{"action":"persistMedia","params":{"branch":"main","asset":{"path":"uploads/a.png","encoding":"base64","content":"`),
 		io.LimitReader(aReader{}, 100<<20), strings.NewReader(`"}}}`))
-	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", key, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
+	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", mkey, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
 	if head() != atRefusal {
 		t.Fatal("a refused write reached the remote")
 	}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -84,14 +85,44 @@ func decodeParams(raw json.RawMessage, v any) error {
 
 // Call answers one RPC body.
 func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error) {
+	return s.CallStream(ctx, who, bytes.NewReader(body))
+}
+
+// CallStream answers the RPC body r, read as a stream: assets' contents
+// are spooled to the media library's temporary folder and decoded from
+// there, and a persistMedia without media:write is refused before its
+// params are read (spool.go). Errors of r that are *fault.Error (a body
+// over its limit, too slow) are returned as they are.
+func (s *Service) CallStream(ctx context.Context, who Caller, r io.Reader) (any, error) {
+	var newFile func() (*os.File, error)
+	if s.Media != nil {
+		newFile = func() (*os.File, error) { return s.Media.TempFile("decap-*") }
+	}
+	br, err := newBodyReader(r, newFile, who.Can("media:write"))
+	if err != nil {
+		return nil, err
+	}
+	defer br.spool.close()
 	var req request
-	dec := json.NewDecoder(bytes.NewReader(body))
+	dec := json.NewDecoder(br)
 	if err := dec.Decode(&req); err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, bad("body: want a JSON object {action, params}: %v", err)
 	}
 	if dec.More() {
 		return nil, bad("body: more than one JSON value")
 	}
+	if len(br.spool.files) > 0 && req.Action != "persistMedia" && req.Action != "persistEntry" {
+		return nil, bad("body: action %q sends no assets", req.Action)
+	}
+	return s.call(ctx, who, req, br.spool)
+}
+
+// call answers a decoded RPC request; sp holds its spooled assets.
+func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) (any, error) {
 	if req.Action == "info" {
 		return map[string]any{"repo": path.Base(strings.TrimSuffix(s.Engine.Site(), ".git")),
 			"publish_modes": []string{"simple", "editorial_workflow"}, "type": "local_git"}, nil
@@ -174,7 +205,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		return s.persistEntry(ctx, who, b, p)
+		return s.persistEntry(ctx, who, b, p, sp)
 	case "deleteFiles", "deleteFile":
 		var p struct {
 			Paths   []string `json:"paths"`
@@ -204,16 +235,16 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		var p struct {
 			Asset asset `json:"asset"`
 		}
+		if !who.Can("media:write") {
+			return nil, fault.New(fault.Forbidden, "uploading media needs the scope media:write")
+		}
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		if err := checkAsset(p.Asset); err != nil {
 			return nil, err
 		}
-		if !who.Can("media:write") {
-			return nil, fault.New(fault.Forbidden, "uploading media needs the scope media:write")
-		}
-		it, err := s.upload(ctx, p.Asset)
+		it, err := s.upload(ctx, sp, p.Asset)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +419,7 @@ func message(given, fallback string) string {
 	return given
 }
 
-func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p persistParams) (any, error) {
+func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p persistParams, sp *spool) (any, error) {
 	files := p.DataFiles
 	if p.Entry != nil {
 		if files != nil {
@@ -458,7 +489,7 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	// Media go to the library; the entry names their library URLs.
 	var rewrites []string
 	for _, a := range p.Assets {
-		it, err := s.upload(ctx, a)
+		it, err := s.upload(ctx, sp, a)
 		if err != nil {
 			return nil, err
 		}
@@ -495,15 +526,19 @@ func checkAsset(a asset) error {
 	return nil
 }
 
-// upload puts an asset into the media library.
-func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
+// upload puts an asset into the media library, its content decoded as a
+// stream (from its spooled file in sp, if it was spooled).
+func (s *Service) upload(ctx context.Context, sp *spool, a asset) (*media.Item, error) {
 	if s.Media == nil {
 		return nil, bad("this folio has no media library")
 	}
 	if err := checkAsset(a); err != nil {
 		return nil, err
 	}
-	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))
+	dec, err := sp.contentReader(a)
+	if err != nil {
+		return nil, err
+	}
 	it, err := s.Media.Create(ctx, media.UploadInput{Filename: path.Base(a.Path), Body: dec})
 	if err != nil {
 		var ce base64.CorruptInputError
