@@ -263,11 +263,11 @@ func editYAML(src []byte, c change) ([]byte, error) {
 	}
 	for _, k := range c.keys() {
 		v := c.set[k]
-		var n yaml.Node
-		if err := n.Encode(v); err != nil {
+		n, err := yamlValue(v)
+		if err != nil {
 			return nil, &fieldError{k, fmt.Sprintf("cannot be written as YAML: %v", err)}
 		}
-		quoteDelimiters(&n)
+		quoteDelimiters(n)
 		if i, ok := index[k]; ok {
 			old := m.Content[i+1]
 			var cur any
@@ -275,12 +275,12 @@ func editYAML(src []byte, c change) ([]byte, error) {
 				continue
 			}
 			n.LineComment, n.FootComment = old.LineComment, old.FootComment
-			m.Content[i+1] = &n
+			m.Content[i+1] = n
 			continue
 		}
 		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}
 		index[k] = len(m.Content)
-		m.Content = append(m.Content, key, &n)
+		m.Content = append(m.Content, key, n)
 	}
 	if len(m.Content) == 0 {
 		return nil, nil
