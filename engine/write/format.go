@@ -406,6 +406,9 @@ func editJSON(src []byte, c change, _ bool) ([]byte, error) {
 		b.WriteString("  ")
 		b.Write(key)
 		b.WriteString(": ")
+		if b.Len()+indentedAtLeast(p.v) > content.MaxFileSize {
+			return nil, tooLargeEncoded("JSON")
+		}
 		ind.Reset()
 		if err := json.Indent(&ind, p.v, "  ", "  "); err != nil {
 			return nil, err

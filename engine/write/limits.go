@@ -140,3 +140,41 @@ func overCap(err error) bool {
 	}
 	return strings.Contains(err.Error(), errOverCap.Error())
 }
+
+// indentedAtLeast is a lower bound of the size of raw (a JSON value)
+// indented by json.Indent with a prefix and an indent of two spaces: its
+// bytes but spaces, and a new line indented by its depth after each
+// comma. editJSON checks it before it indents a
+// value, whose indentation grows with its depth times its values.
+func indentedAtLeast(raw []byte) int {
+	n, depth := 0, 1
+	inString, escaped := false, false
+	for _, c := range raw {
+		if inString {
+			n++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			n += 1 + 2*depth
+		}
+		n++
+	}
+	return n
+}

@@ -1,6 +1,8 @@
 package write
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -70,5 +72,18 @@ func TestCheckSize(t *testing.T) {
 	}
 	if err := checkSize(Doc{Fields: map[string]any{"a": big, "list": many[:1000]}}); err != nil {
 		t.Errorf("within the limits: %v", err)
+	}
+}
+
+// indentedAtLeast never says more than json.Indent writes.
+func TestIndentedAtLeast(t *testing.T) {
+	for _, raw := range []string{`1`, `"a,b"`, `{}`, `[]`, `[1,2,3]`, `{"a":[1,{"b":[]}],"c":{}}`, `[[[1,2],[3]],"x\"y,"]`, ` { "a" : [ 1 , 2 ] } `} {
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(raw), "  ", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentedAtLeast([]byte(raw)); got > b.Len() {
+			t.Errorf("%s: %d, json.Indent writes %d", raw, got, b.Len())
+		}
 	}
 }
