@@ -142,6 +142,7 @@ func (b *bench) worstWrites() error {
 				if err != nil {
 					return fmt.Errorf("%s (%d at once): %w", c.name, n, err)
 				}
+				b.logf("  %s, %d at once: +%.0f MB in %v", c.name, n, grew, d.Round(time.Millisecond))
 				if n == 1 {
 					perSingle[i] = append(perSingle[i], grew)
 					took[i] = append(took[i], ms(d))
@@ -208,6 +209,7 @@ func (b *bench) worstWriteOnce(name string, c worstWriteCase, n int) (float64, t
 		return 0, 0, err
 	}
 	client := newClient(n)
+	client.Timeout = 10 * time.Minute // 16 writes wait for each other
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, n)
