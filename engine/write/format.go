@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
@@ -198,7 +200,7 @@ func (e *fieldError) Error() string { return e.field + ": " + e.message }
 // gives it) are the same value: equal once both are in JSON's forms, or
 // the same instant when both are dates.
 func sameValue(a, b any) bool {
-	if reflect.DeepEqual(jsonForm(a), jsonForm(b)) {
+	if sameJSON(a, b) {
 		return true
 	}
 	if isDateLike(a) && isDateLike(b) {
@@ -207,6 +209,57 @@ func sameValue(a, b any) bool {
 		return errA == nil && errB == nil && ta.Equal(tb)
 	}
 	return false
+}
+
+// sameJSON is reflect.DeepEqual(jsonForm(a), jsonForm(b)) walking maps and
+// lists itself, with the common scalars compared as they are: jsonForm of
+// a big value marshals and decodes it whole, which for a list of many
+// objects cost more memory than the rest of a write.
+func sameJSON(a, b any) bool {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		if len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, ok := bv[k]
+			if !ok || !sameJSON(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok {
+			break
+		}
+		if len(av) != len(bv) {
+			return false
+		}
+		for i := range av {
+			if !sameJSON(av[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		if bv, ok := b.(string); ok && (av == bv || utf8.ValidString(av) && utf8.ValidString(bv)) {
+			return av == bv
+		}
+	case bool:
+		if bv, ok := b.(bool); ok {
+			return av == bv
+		}
+	case float64:
+		if bv, ok := b.(float64); ok && !math.IsNaN(av) && !math.IsInf(av, 0) {
+			return av == bv
+		}
+	}
+	return reflect.DeepEqual(jsonForm(a), jsonForm(b))
 }
 
 func isDateLike(v any) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -92,4 +93,40 @@ func TestYAMLValueAsEncode(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint
+}
+
+// sameJSON says what comparing both values' JSON forms says.
+func TestSameJSONAsJSONForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	leaves := []any{"a", "b", "", 1.0, 2.5, 1, int64(1), 2, true, false, nil, "1", map[string]string{"x": "y"}, []string{"a"}}
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := rng.IntN(6); {
+		case k < 3 || depth > 3:
+			return leaves[rng.IntN(len(leaves))]
+		case k < 4:
+			l := make([]any, rng.IntN(3))
+			for i := range l {
+				l[i] = value(depth + 1)
+			}
+			return l
+		default:
+			m := map[string]any{}
+			for range rng.IntN(3) {
+				m[[]string{"x", "y", "z"}[rng.IntN(3)]] = value(depth + 1)
+			}
+			return m
+		}
+	}
+	for range 20000 {
+		a, b := value(0), value(0)
+		if rng.IntN(3) == 0 {
+			b = a
+		}
+		if got, want := sameJSON(a, b), reflect.DeepEqual(jsonForm(a), jsonForm(b)); got != want {
+			ja, _ := json.Marshal(a)
+			jb, _ := json.Marshal(b)
+			t.Fatalf("sameJSON(%s, %s) = %v, want %v", ja, jb, got, want)
+		}
+	}
 }
