@@ -32,9 +32,9 @@ func TestWriteBodyLimitsBeforeEncoding(t *testing.T) {
 	r = wr(t, "PATCH", ts.URL+"/api/v1/globals", editor, `{"x": `+strings.Repeat("[", 120)+strings.Repeat("]", 120)+`}`)
 	wantError(t, r, http.StatusBadRequest, "BAD_REQUEST")
 
-	// 250,000 tiny values: 500 KB of JSON, 1 MB of YAML, within the file
-	// limit, but a data set's worth of decoded and encoded values.
-	r = wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "many", "list": [`+strings.Repeat("1,", 250_000)+`1]}`)
+	// 150,000 tiny values: 300 KB of JSON, 600 KB of YAML, within the
+	// file limit, but a data set's worth of decoded and encoded values.
+	r = wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "many", "list": [`+strings.Repeat("1,", 150_000)+`1]}`)
 	wantError(t, r, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
 	if !strings.Contains(string(r.Body), "values and keys") {
 		t.Fatalf("many values: %s", r.Body)
@@ -51,13 +51,13 @@ func TestWriteBodyLimitsBeforeEncoding(t *testing.T) {
 		t.Fatal("a refused body was committed")
 	}
 
-	// Within the limits: 100 levels and 150,000 values are written.
+	// Within the limits: 100 levels and 90,000 values are written.
 	r = wr(t, "PATCH", ts.URL+"/api/v1/content/posts/hello", editor, nested(97))
 	if r.Status != http.StatusOK {
 		t.Fatalf("97 levels: %d %s", r.Status, r.Body)
 	}
-	r = wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "many", "list": [`+strings.Repeat("1,", 150_000)+`1]}`)
+	r = wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "many", "list": [`+strings.Repeat("1,", 90_000)+`1]}`)
 	if r.Status != http.StatusCreated {
-		t.Fatalf("150,000 values: %d %.300s", r.Status, r.Body)
+		t.Fatalf("90,000 values: %d %.300s", r.Status, r.Body)
 	}
 }

@@ -19,8 +19,12 @@ const (
 	// MaxTokens bounds the JSON tokens of a document: objects, arrays,
 	// keys, strings, numbers, true, false and null. A content file of
 	// content.MaxFileSize with long values stays far below it; a list of
-	// small objects that would need more is a data set, not a document.
-	MaxTokens = 200_000
+	// small objects that would need more is a data set, not a document
+	// (push it). Each token costs some hundreds of bytes of memory on
+	// its way to the file (decoded, a YAML node, an event the YAML
+	// emitter keeps to the end of the document, parsed back): at the
+	// limit, a write adds about 150 MB (docs/performance.md, worstwrite).
+	MaxTokens = 100_000
 )
 
 // errTooDeep is a document nested deeper than the content parser reads.
