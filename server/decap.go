@@ -69,7 +69,19 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		limit += s.media.MaxUploadBytes()/3*4 + 4
 	}
 	body := decapBody{r: http.MaxBytesReader(w, r.Body, limit), limit: limit}
-	res, err := s.decapService().CallStream(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
+	// A body of long entries is decoded under the heavy write gate, as
+	// the write API's big bodies are (writebody.go).
+	done := func() {}
+	heavy := func() error {
+		d, err := s.heavyWrite(r.Context())
+		if err != nil {
+			return err
+		}
+		done = d
+		return nil
+	}
+	res, err := s.decapService().CallStream(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body, heavy)
+	defer func() { done() }()
 	if err != nil {
 		return err
 	}

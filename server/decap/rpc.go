@@ -85,15 +85,18 @@ func decodeParams(raw json.RawMessage, v any) error {
 
 // Call answers one RPC body.
 func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error) {
-	return s.CallStream(ctx, who, bytes.NewReader(body))
+	return s.CallStream(ctx, who, bytes.NewReader(body), nil)
 }
 
 // CallStream answers the RPC body r, read as a stream: assets' contents
 // are spooled to the media library's temporary folder and decoded from
 // there, and a persistMedia without media:write is refused before its
 // params are read (spool.go). Errors of r that are *fault.Error (a body
-// over its limit, too slow) are returned as they are.
-func (s *Service) CallStream(ctx context.Context, who Caller, r io.Reader) (any, error) {
+// over its limit, too slow) are returned as they are. heavy, if not nil,
+// is called once the body's text (besides spooled assets) passes
+// HeavyText, before it is decoded: the caller may wait there for a turn
+// (its error ends the call).
+func (s *Service) CallStream(ctx context.Context, who Caller, r io.Reader, heavy func() error) (any, error) {
 	var newFile func() (*os.File, error)
 	if s.Media != nil {
 		newFile = func() (*os.File, error) { return s.Media.TempFile("decap-*") }
@@ -102,6 +105,7 @@ func (s *Service) CallStream(ctx context.Context, who Caller, r io.Reader) (any,
 	if err != nil {
 		return nil, err
 	}
+	br.heavy = heavy
 	defer br.spool.close()
 	var req request
 	dec := json.NewDecoder(br)

@@ -38,6 +38,8 @@ const (
 	// the entries' text (JSON-escaped, two locales' files of
 	// content.MaxFileSize), the JSON around it.
 	TextLimit = 8 << 20
+	// HeavyText is the text from which a body is heavy (CallStream).
+	HeavyText = 256 << 10
 )
 
 // maxActionBytes bounds the strings the reader keeps (keys, the action).
@@ -90,6 +92,9 @@ type bodyReader struct {
 	newFile func() (*os.File, error)
 	// canMedia tells whether the caller may upload media.
 	canMedia bool
+	// heavy, if not nil, is called once when the text passes HeavyText
+	// (CallStream's heavy).
+	heavy func() error
 	spool    *spool
 
 	out, buf []byte
@@ -180,6 +185,13 @@ func (b *bodyReader) step() {
 	b.text += len(b.buf)
 	if b.text > TextLimit && (b.err == nil || b.err == io.EOF) {
 		b.err = fault.New(fault.TooLarge, "RPC body: over %d bytes besides the assets' content", TextLimit)
+	}
+	if b.text >= HeavyText && b.heavy != nil && b.err == nil {
+		// A long entry: decoded whole (several copies), so only a few
+		// at once.
+		heavy := b.heavy
+		b.heavy = nil
+		b.err = heavy()
 	}
 	b.out = b.buf
 }
