@@ -108,11 +108,18 @@ func worstWriteCases() []worstWriteCase {
 		}()
 		return pr
 	}
+	entry := func() io.Reader {
+		// An entry of 500,000 short lines: 8 MB as JSON (the RPC's text
+		// limit), refused as a file over 4 MB once decoded.
+		return strings.NewReader(`{"action":"persistEntry","params":{"branch":"main","dataFiles":[{"slug":"big","path":"content/posts/big.md","raw":"---\\ntitle: Big\\n---\\n` +
+			strings.Repeat(`a line of text\\n`, 500_000) + `"}],"assets":[],"options":{"commitMessage":"Create big"}}}`)
+	}
 	return []worstWriteCase{
 		{"PATCH, 100 levels deep, 99,000 values (refused when encoded: YAML over 4 MB)", "PATCH", "/api/v1/content/posts/p000", deep, false, http.StatusRequestEntityTooLarge},
 		{"PATCH, 9,000 levels deep in 54 KB (refused before decoding)", "PATCH", "/api/v1/content/posts/p001", tooDeep, false, http.StatusBadRequest},
 		{"POST, 33,000 small objects, 99,000 values (written: 2 MB of YAML)", "POST", "/api/v1/content/posts", many, false, http.StatusCreated},
 		{"Decap persistMedia, a 50 MB file as 67 MB of base64", "POST", "/api/v1/decap", media, false, http.StatusOK},
+		{"Decap persistEntry, an 8 MB entry (refused when decoded: a file over 4 MB)", "POST", "/api/v1/decap", entry, false, http.StatusRequestEntityTooLarge},
 		{"public GET of 11 posts with expand=* (990 references, the cap is 1,000)", "GET", "/api/v1/public/collections/posts?limit=11&expand=*", nil, true, http.StatusOK},
 	}
 }

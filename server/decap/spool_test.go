@@ -96,3 +96,23 @@ func TestBodyReaderScopeFirst(t *testing.T) {
 		t.Fatalf("err = %v, want TooLarge", err)
 	}
 }
+
+// A body whose text passes HeavyText calls heavy once, before the
+// decoder has it all; heavy's error ends the read.
+func TestBodyReaderHeavy(t *testing.T) {
+	body := `{"action":"persistEntry","params":{"dataFiles":[{"raw":"` + strings.Repeat("x", 2*HeavyText) + `"}]}}`
+	calls := 0
+	br, _ := newBodyReader(strings.NewReader(body), nil, true)
+	br.heavy = func() error { calls++; return nil }
+	if _, err := io.ReadAll(br); err != nil || calls != 1 {
+		t.Fatalf("err %v, %d calls of heavy", err, calls)
+	}
+	br, _ = newBodyReader(strings.NewReader(body), nil, true)
+	br.heavy = func() error { return fault.New(fault.Busy, "no turn") }
+	if _, err := io.ReadAll(br); fault.CodeOf(err) != fault.Busy {
+		t.Fatalf("err = %v, want heavy's", err)
+	}
+	br, _ = newBodyReader(strings.NewReader(`{"action":"getEntry","params":{"path":"a.md"}}`), nil, true)
+	br.heavy = func() error { t.Fatal("heavy called for a small body"); return nil }
+	io.ReadAll(br)
+}
