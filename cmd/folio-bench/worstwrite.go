@@ -111,8 +111,8 @@ func worstWriteCases() []worstWriteCase {
 	entry := func() io.Reader {
 		// An entry of 500,000 short lines: 8 MB as JSON (the RPC's text
 		// limit), refused as a file over 4 MB once decoded.
-		return strings.NewReader(`{"action":"persistEntry","params":{"branch":"main","dataFiles":[{"slug":"big","path":"content/posts/big.md","raw":"---\\ntitle: Big\\n---\\n` +
-			strings.Repeat(`a line of text\\n`, 500_000) + `"}],"assets":[],"options":{"commitMessage":"Create big"}}}`)
+		return strings.NewReader(`{"action":"persistEntry","params":{"branch":"main","dataFiles":[{"slug":"big","path":"content/posts/big.md","raw":"---\ntitle: Big\n---\n` +
+			strings.Repeat(`a line of text\n`, 500_000) + `"}],"assets":[],"options":{"commitMessage":"Create big"}}}`)
 	}
 	return []worstWriteCase{
 		{"PATCH, 100 levels deep, 99,000 values (refused when encoded: YAML over 4 MB)", "PATCH", "/api/v1/content/posts/p000", deep, false, http.StatusRequestEntityTooLarge},
