@@ -95,7 +95,7 @@ type bodyReader struct {
 	// heavy, if not nil, is called once when the text passes HeavyText
 	// (CallStream's heavy).
 	heavy func() error
-	spool    *spool
+	spool *spool
 
 	out, buf []byte
 	err      error
