@@ -31,9 +31,10 @@ type DecapConfig struct {
 	// at /admin/content/decap/ and loaded by the page instead of
 	// folio.yaml's decap.url.
 	Dir string
-	// AuthorEmail is the e-mail of the commits made for a key (its name is
-	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
-	// Writer's committer commits.
+	// AuthorEmail is the e-mail of the commits made for a key without
+	// one of its own (the name is the key's display name, else its id);
+	// "" : the Writer's (write.Config.AuthorEmail). The Writer's
+	// committer commits.
 	AuthorEmail string
 	// MediaListed and MediaThumbBytes bound the list Decap's getMedia
 	// answers (decap.DefaultMediaListed, decap.DefaultMediaThumbBytes);
@@ -80,7 +81,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		done = d
 		return nil
 	}
-	res, err := s.decapService().CallStream(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body, heavy)
+	res, err := s.decapService().CallStream(r.Context(), decap.Caller{Name: k.AuthorName(), Email: k.Email, Can: k.Has}, body, heavy)
 	defer func() { done() }()
 	if err != nil {
 		return err
