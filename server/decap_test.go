@@ -406,8 +406,11 @@ func TestDecapRPCRefusals(t *testing.T) {
 	for _, c := range bad {
 		wantError(t, rpc(t, w.URL, key, c.action, c.params), 400, "BAD_REQUEST")
 	}
+	// persistMedia checks the scope first, then the asset.
+	badEncoding := map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}
+	wantError(t, rpc(t, w.URL, key, "persistMedia", badEncoding), 403, "FORBIDDEN")
 	uploader := w.key(t, "uploader", server.ScopeContentWrite, server.ScopeMediaWrite)
-	wantError(t, rpc(t, w.URL, uploader, "persistMedia", map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}), 400, "BAD_REQUEST")
+	wantError(t, rpc(t, w.URL, uploader, "persistMedia", badEncoding), 400, "BAD_REQUEST")
 	r := do(t, "POST", w.URL+"/api/v1/decap", key, strings.NewReader(`{"action":`), "Content-Type", "application/json")
 	wantError(t, r, 400, "BAD_REQUEST")
 
@@ -482,7 +485,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	wantError(t, rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Big\n---\n"+strings.Repeat("a", 5<<20))), 413, "PAYLOAD_TOO_LARGE")
 	huge := io.MultiReader(strings.NewReader(`{"action":"persistMedia","params":{"branch":"main","asset":{"path":"uploads/a.png","encoding":"base64","content":"`),
 		io.LimitReader(aReader{}, 100<<20), strings.NewReader(`"}}}`))
-	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", key, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
+	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", uploader, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
 	if head() != atRefusal {
 		t.Fatal("a refused write reached the remote")
 	}

@@ -151,9 +151,11 @@ type Server struct {
 	v6Prefix    int
 	allowNoKeys bool
 
-	decapCfg     DecapConfig
-	decapOnce    sync.Once
-	decapSvc     *decap.Service
+	decapCfg  DecapConfig
+	decapOnce sync.Once
+	decapSvc  *decap.Service
+	// heavyWrites gates the decoding of big write bodies (writebody.go).
+	heavyWrites  chan struct{}
 	mediaOrigins []string
 }
 
@@ -192,6 +194,7 @@ func New(cfg Config) *Server {
 
 		decapCfg:     cfg.Decap,
 		mediaOrigins: cfg.MediaOrigins,
+		heavyWrites:  make(chan struct{}, heavyWriteSlots),
 	}
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {

@@ -2,11 +2,7 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -38,32 +34,6 @@ func (s *Server) writeRoute(kind write.Kind, op writeOp) handler {
 	}
 }
 
-// readWriteBody reads a write's JSON object.
-func readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return nil, badRequest("the body must be JSON (Content-Type: application/json)")
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxWriteBody))
-	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, errorf(fault.TooLarge, "JSON body over %d bytes (a content file may have %d)", maxWriteBody, content.MaxFileSize)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil, badRequest("empty body: send the document as a JSON object")
-		}
-		return nil, badRequest("invalid JSON body: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if dec.More() {
-		return nil, badRequest("invalid JSON body: data after the object")
-	}
-	if v == nil {
-		return nil, badRequest("the body must be a JSON object")
-	}
-	return v, nil
-}
-
 func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.Params, kind write.Kind, op writeOp) error {
 	if s.writer == nil {
 		return errorf(fault.NotAllowed, "this folio does not write content: it has no git command (see docs/editing.md)")
@@ -82,9 +52,12 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 	}
 	var body map[string]any
 	if op != wDelete {
-		if body, err = readWriteBody(w, r); err != nil {
+		var done func()
+		body, done, err = s.readWriteBody(w, r)
+		if err != nil {
 			return err
 		}
+		defer done()
 	}
 	doc, err := write.FromAPI(kind, typ, slug, body)
 	if err != nil {

@@ -379,6 +379,9 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err := opts.checkMessage(); err != nil {
 		return Result{}, err
 	}
+	if err := checkSize(d); err != nil {
+		return Result{}, err
+	}
 	branch, err := w.TargetBranch(opts.Branch)
 	if err != nil {
 		return Result{}, err
@@ -1003,6 +1006,9 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 		if errors.As(err, &fe) {
 			return &ValidationError{[]FieldProblem{{fe.field, fe.message}}}
 		}
+		if fault.CodeOf(err) == fault.TooLarge {
+			return err
+		}
 		return fault.New(fault.Conflict, "%s cannot be edited: %v", pl.path, err)
 	}
 	data := cur.bytes()
@@ -1013,10 +1019,13 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if len(data) > content.MaxFileSize {
 		return fault.New(fault.TooLarge, "the file would be %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
-	if err := roundTrip(pl.path, data, ch); err != nil {
+	// One parse for both checks: a file of many values costs tens of
+	// megabytes to parse.
+	parsed, _ := content.Parse(pl.path, data) // nil: roundTrip says why
+	if err := roundTrip(pl.path, data, parsed, ch); err != nil {
 		return err
 	}
-	if err := w.validate(ctx, pl, d, data, model, branch); err != nil {
+	if err := w.validate(ctx, pl, d, data, parsed, model, branch); err != nil {
 		return err
 	}
 	pl.newBlob, err = w.repo.writeBlob(ctx, data)
@@ -1026,11 +1035,14 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 // roundTrip checks that the new file reads back as the change meant:
 // each key set to its value, each removed key gone, the body as given. A
 // value that the format cannot hold as it is (a delimiter line inside a
-// TOML multi-line string, say) is refused rather than written wrong.
-func roundTrip(p string, data []byte, ch change) error {
-	doc, err := content.Parse(p, data)
-	if err != nil {
-		return &ValidationError{[]FieldProblem{{"", "the document would not parse: " + problemMessage(err)}}}
+// TOML multi-line string, say) is refused rather than written wrong. doc
+// is data parsed, or nil.
+func roundTrip(p string, data []byte, doc *content.Doc, ch change) error {
+	if doc == nil {
+		var err error
+		if doc, err = content.Parse(p, data); err != nil {
+			return &ValidationError{[]FieldProblem{{"", "the document would not parse: " + problemMessage(err)}}}
+		}
 	}
 	var fields []FieldProblem
 	for _, k := range ch.keys() {
@@ -1256,8 +1268,11 @@ func changedSince(base, cur map[string]any, k string) bool {
 
 // validate checks the new file: it parses, the content rules take it,
 // its slug is its own, and the content model accepts it.
-func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, model *schema.Model, branch string) error {
-	doc, err := content.Parse(pl.path, data)
+func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model, branch string) error {
+	var err error
+	if doc == nil {
+		doc, err = content.Parse(pl.path, data)
+	}
 	if err != nil {
 		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
 	}
