@@ -49,7 +49,7 @@ const decapOverhead = 4 << 20
 
 func (s *Server) decapService() *decap.Service {
 	s.decapOnce.Do(func() {
-		repo := write.OpenRepo(s.engine.GitDir())
+		repo := write.OpenRepo(s.engine.GitDir()).Under(s.engine.SiteRoot)
 		if s.writer != nil {
 			repo = s.writer.Repo()
 		}

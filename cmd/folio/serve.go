@@ -230,10 +230,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		logger.Warn("no git command on PATH: the content write API is off (its routes answer 405); install git to take writes", "err", noGit)
 	}
 	siteRoot := eng.SiteRoot()
-	if !f.readOnly && noGit == nil && siteRoot != "" {
-		logger.Warn("the site is in a folder of its repository: the content write API is off (its routes answer 405); folio does not write to such a site yet", "root", siteRoot)
-	}
-	if !f.readOnly && noGit == nil && siteRoot == "" {
+	if !f.readOnly && noGit == nil {
 		writer = write.New(write.Config{
 			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), SiteRoot: eng.SiteRoot, RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,

@@ -226,8 +226,9 @@ type Config struct {
 	// the next fetch.
 	RefLock sync.Locker
 	// SiteRoot, when set, is the site root of the served site (engine's
-	// SiteRoot): a site in a folder of its repository takes no writes
-	// of files yet (paths would be the site's, not the repository's).
+	// SiteRoot): the folder of the repository the site is in. Every path
+	// the Writer and its Repo take and give is the site's (content/post/a.md);
+	// the commits change root/content/post/a.md.
 	SiteRoot func() string
 	// PushTimeout bounds one push (and the look at the remote after a
 	// failed one); default 1 minute. A push cut off is 503, nothing
