@@ -32,7 +32,7 @@ func OpenRepo(gitDir string) *Repo { return &Repo{r: &repo{gitDir: gitDir}} }
 // Under is g reading the site in the folder root() of the repository
 // (engine's SiteRoot): its paths are the site's, as the Writer's are.
 func (g *Repo) Under(root func() string) *Repo {
-	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env}}
+	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact}}
 }
 
 // Repo reads the repository the Writer commits to.

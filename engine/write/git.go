@@ -26,7 +26,8 @@ type repo struct {
 	// every path given to git and removed from every path git gives
 	// back (a path outside it is left out).
 	siteRoot func() string
-	env      []string // extra environment of every command
+	env      []string            // extra environment of every command
+	redact   func(string) string // takes credentials out of an error; nil: none
 }
 
 // root is the site root ("" : the repository's root).
@@ -56,7 +57,7 @@ func (r *repo) rel(p string) (string, bool) {
 
 // raw is the same repository with the repository's paths (no site
 // root): for what works on whole commits (merging a side branch).
-func (r *repo) raw() *repo { return &repo{gitDir: r.gitDir, env: r.env} }
+func (r *repo) raw() *repo { return &repo{gitDir: r.gitDir, env: r.env, redact: r.redact} }
 
 // gitError is a git command that failed, with what it wrote to stderr.
 type gitError struct {
@@ -87,7 +88,11 @@ func (r *repo) run(ctx context.Context, env []string, stdin []byte, args ...stri
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &gitError{args: args, stderr: errb.String() + out.String(), err: err}
+		stderr := errb.String() + out.String()
+		if r.redact != nil {
+			stderr = r.redact(stderr)
+		}
+		return out.Bytes(), &gitError{args: args, stderr: stderr, err: err}
 	}
 	return out.Bytes(), nil
 }
