@@ -78,8 +78,8 @@ type Source struct {
 	log    *slog.Logger
 	remote bool
 	auth   *gitauth.Auth // a remote site's credentials; nil for a local one
-	gitDir string // directory holding refs and objects
-	cache  string // persisted cache file; "" when none
+	gitDir string        // directory holding refs and objects
+	cache  string        // persisted cache file; "" when none
 
 	mu   sync.Mutex      // guards repo (refs reads and fetches)
 	repo *git.Repository // long-lived handle for refs and fetch

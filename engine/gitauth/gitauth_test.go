@@ -37,9 +37,9 @@ func TestRedact(t *testing.T) {
 	a, _ := New("https://bob:tok3n-secret@git.example/site.git", Options{})
 	for in, want := range map[string]string{
 		"fetch https://bob:tok3n-secret@git.example/site.git: 401": "fetch https://bob:***@git.example/site.git: 401",
-		"password tok3n-secret was refused":                          "password *** was refused",
-		"ssh://git:pw@host:22/x and http://u:p@h/":                   "ssh://git:***@host:22/x and http://u:***@h/",
-		"no credentials here: git@host:site.git":                     "no credentials here: git@host:site.git",
+		"password tok3n-secret was refused":                        "password *** was refused",
+		"ssh://git:pw@host:22/x and http://u:p@h/":                 "ssh://git:***@host:22/x and http://u:***@h/",
+		"no credentials here: git@host:site.git":                   "no credentials here: git@host:site.git",
 	} {
 		if got := a.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
