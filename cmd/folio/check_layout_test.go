@@ -184,6 +184,21 @@ func TestServeRootDecap(t *testing.T) {
 	if r := box.do(t, "GET", "/api/v1/content/post/idea", key, ""); r.status != 200 {
 		t.Errorf("GET the published item: %d %s", r.status, r.body)
 	}
+
+	// The editorial workflow: an entry on its cms/ branch, then merged.
+	rpc(`{"action":"persistEntry","params":{"branch":"draft","dataFiles":[{"slug":"flow","path":"content/post/flow.md","raw":"---\ntitle: Flow\ndate: 2026-01-03T00:00:00Z\ndescription: A flow\nimage: /img/a.jpg\n---\nFlow.\n"}],"assets":[],"options":{"collectionName":"post","commitMessage":"Create flow","useWorkflow":true,"status":"draft"}}}`)
+	wantCommit(t, dir, "cms/post/flow", "site/content/post/flow.md")
+	if got := rpc(`{"action":"unpublishedEntries","params":{"branch":"draft"}}`); !strings.Contains(got, `"post/flow"`) {
+		t.Errorf("unpublishedEntries: %s", got)
+	}
+	if got := rpc(`{"action":"unpublishedEntry","params":{"branch":"draft","collection":"post","slug":"flow"}}`); !strings.Contains(got, `"path":"content/post/flow.md"`) {
+		t.Errorf("unpublishedEntry: %s", got)
+	}
+	rpc(`{"action":"publishUnpublishedEntry","params":{"branch":"draft","collection":"post","slug":"flow"}}`)
+	out = testkit.Git(t, dir, "diff", "--name-only", "draft~1", "draft")
+	if strings.TrimSpace(out) != "site/content/post/flow.md" {
+		t.Errorf("the merge changed %q, want site/content/post/flow.md only", out)
+	}
 }
 
 // wantCommit checks that the last commit of branch changed path and
