@@ -91,7 +91,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.site, "site", "", "the content repository: a local path (bare or with a work tree) or a remote URL")
 	f.gitAuth.register(fs)
-	fs.StringVar(&f.root, "root", "", "the folder of the repository the site is in (a theme's exampleSite, a template's site): its Hugo config, content, model and Decap config are read below it, as hugo -s does; default: the root: of the repository's folio.yaml, else the repository's root")
+	fs.StringVar(&f.root, "root", "", "the folder of the repository the site is in (a theme's exampleSite, a template's site): its Hugo config, content, model and Decap config are read below it, as hugo -s does, and writes commit below it; default: the root: of the repository's folio.yaml, else the repository's root")
 	fs.StringVar(&f.branch, "branch", "", "the published branch (default: the repository's default branch: a remote's HEAD, a local repository's checked-out branch; main when it names none)")
 	fs.StringVar(&f.draftBranch, "draft-branch", "", "a branch served to draft=true requests (default: the published branch, drafts included)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "the address to listen on")
