@@ -119,7 +119,7 @@ const (
 // helper is folio's credential helper: it answers git's "get" with the
 // user name and the token of the command's environment, and ignores
 // "store" and "erase". A user name in the URL is git's own and wins.
-const helper = `!f() { test "$1" = get || exit 0; echo "username=${` + userEnv + `}"; echo "password=${` + tokenEnv + `}"; }; f`
+const helper = `!f() { test "$1" = get || exit 0; printf 'username=%s\npassword=%s\n' "$` + userEnv + `" "$` + tokenEnv + `"; }; f`
 
 // Env is the environment every git command that talks to the remote
 // runs with (added to the process's own): never a prompt, folio's

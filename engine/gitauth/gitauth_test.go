@@ -3,6 +3,9 @@ package gitauth
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +56,30 @@ func TestRedact(t *testing.T) {
 	var none *Auth
 	if none.Redact("http://a:b@c/") != "http://a:***@c/" || len(none.Env()) == 0 {
 		t.Error("a nil Auth")
+	}
+}
+
+// The credential helper gives git the token as it is (a shell's echo
+// would read its backslashes), for the host of any URL, and git's own
+// helpers are not asked.
+func TestHelperGivesTheToken(t *testing.T) {
+	token := `t\ok$en'"-n \c`
+	a, err := New("https://git.example/site.git", Options{Token: token, User: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[credential]\n\thelper = \"!f() { echo username=alice; echo password=from-git-config; }; f\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("git", "credential", "fill")
+	cmd.Env = append(os.Environ(), append([]string{"GIT_CONFIG_GLOBAL=" + global, "GIT_CONFIG_NOSYSTEM=1"}, a.Env()...)...)
+	cmd.Stdin = strings.NewReader("protocol=https\nhost=git.example\npath=site.git\n\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git credential fill: %v %s", err, out)
+	}
+	if !strings.Contains(string(out), "username=bob\npassword="+token+"\n") {
+		t.Errorf("git credential fill gave:\n%s", out)
 	}
 }
