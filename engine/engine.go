@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/gitauth"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media/fault"
 )
@@ -25,7 +26,9 @@ type Config struct {
 	Branch string // published branch; when empty, the repository's default (Source.DefaultBranch)
 	// Root is the site root, a folder of the repository the site is read
 	// from (SourceConfig.Root).
-	Root        string
+	Root string
+	// GitAuth are the credentials of a remote site (SourceConfig.GitAuth).
+	GitAuth     gitauth.Options
 	DraftBranch string // optional branch served to draft=true requests
 	CacheDir    string // clones of remote sites and the parsed-document cache
 	// MediaExists, when set, also checks the media references of
@@ -159,7 +162,7 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root})
+	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth})
 	if err != nil {
 		return nil, err
 	}
@@ -545,5 +548,13 @@ func (e *Engine) Status() Status {
 // ErrBadSort is returned for a sort that a content type does not allow.
 var ErrBadSort error = &fault.Error{Code: fault.Invalid, Message: "bad sort"}
 
-// Site is the configured site: a local repository path or a remote URL.
-func (e *Engine) Site() string { return e.cfg.Site }
+// Site is the configured site: a local repository path or a remote URL
+// (without the password it may hold).
+func (e *Engine) Site() string { return e.src.URL() }
+
+// GitEnv is the environment of a git command that talks to a remote
+// site: its credentials (gitauth.Auth.Env).
+func (e *Engine) GitEnv() []string { return e.src.GitEnv() }
+
+// Redact is s with a remote site's credentials taken out.
+func (e *Engine) Redact(s string) string { return e.src.Redact(s) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -40,25 +39,17 @@ func (s *Source) DefaultBranch(ctx context.Context) string {
 func (s *Source) followRemoteHead(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	remote, err := s.repo.Remote(git.DefaultRemoteName)
-	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
-	defer cancel()
-	refs, err := remote.ListContext(ctx, &git.ListOptions{})
+	target, err := s.remoteHead(ctx)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			s.log.Warn("source: the remote's default branch could not be asked", "site", s.cfg.Site, "err", err)
+			s.log.Warn("source: the remote's default branch could not be asked", "site", s.auth.URL(), "err", err)
 		}
 		return
 	}
-	for _, r := range refs {
-		if r.Name() == plumbing.HEAD && r.Type() == plumbing.SymbolicReference && r.Target().IsBranch() {
-			if err := s.repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, r.Target())); err != nil {
-				s.log.Warn("source: remember the remote's default branch", "err", err)
-			}
-			return
-		}
+	if target == "" {
+		return
+	}
+	if err := s.repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, target)); err != nil {
+		s.log.Warn("source: remember the remote's default branch", "err", err)
 	}
 }

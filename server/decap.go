@@ -46,7 +46,7 @@ const decapPath = "/api/v1/decap"
 
 func (s *Server) decapService() *decap.Service {
 	s.decapOnce.Do(func() {
-		repo := write.OpenRepo(s.engine.GitDir())
+		repo := write.OpenRepo(s.engine.GitDir()).Under(s.engine.SiteRoot)
 		if s.writer != nil {
 			repo = s.writer.Repo()
 		}

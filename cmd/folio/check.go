@@ -31,6 +31,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	branch := fs.String("branch", "", "the branch to check (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	allowFlag := fs.String("allow", "", "comma-separated kinds of signs that folio misread the site to accept ("+strings.Join(content.MisreadKinds(), ", ")+"; all: every kind); check fails on the others")
+	var ga gitAuthFlags
+	ga.register(fs)
 	var mf mediaFlags
 	mf.register(fs)
 	mf.readOnly = true
@@ -47,7 +49,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := content.CleanRoot(*root); err != nil {
 		return fmt.Errorf("--root: %w", err)
 	}
-	cfg := engine.Config{Site: *site, Root: *root, Branch: *branch, CacheDir: *cacheDir}
+	gitAuth, err := ga.options()
+	if err != nil {
+		return err
+	}
+	cfg := engine.Config{Site: *site, Root: *root, GitAuth: gitAuth, Branch: *branch, CacheDir: *cacheDir}
 	withMedia := false
 	fs.Visit(func(f *flag.Flag) { withMedia = withMedia || f.Name == "media" || f.Name == "storage" })
 	if withMedia {

@@ -117,24 +117,96 @@ func TestCheckRoot(t *testing.T) {
 }
 
 // A site served below a root is read (its documents by the site's
-// paths), and takes no writes yet: the write routes answer 405 rather
-// than write at the repository's root.
+// paths) and written: the write API, Decap's proxy backend (with the
+// site's own Decap config, whose folders are named from the repository's
+// root) and publish commit below the root and nowhere else.
 func TestServeRoot(t *testing.T) {
 	dir := layoutRepo(t, "theme-example")
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
-	key := newKey(t, keys, "w", "content:read,content:write")
+	key := newKey(t, keys, "w", "content:read,content:write,content:draft")
 	box := serveBox(t, "--site", dir, "--root", "exampleSite", "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
 	r := box.do(t, "GET", "/api/v1/pages/about", key, "")
 	if r.status != 200 || !strings.Contains(string(r.body), `"title":"About the theme"`) {
 		t.Errorf("GET about: %d %s", r.status, r.body)
 	}
-	if r := box.do(t, "POST", "/api/v1/content/post", key, `{"title": "New"}`); r.status != 405 {
-		t.Errorf("POST below a root: %d %s", r.status, r.body)
+	if r := box.do(t, "POST", "/api/v1/content/post", key, `{"title": "New", "slug": "new", "body": "Hi."}`); r.status != 201 {
+		t.Fatalf("POST below a root: %d %s", r.status, r.body)
 	}
-	if !strings.Contains(box.log.String(), "the content write API is off") {
-		t.Errorf("no warning:\n%s", box.log.String())
+	wantCommit(t, dir, "main", "exampleSite/content/post/new.md")
+	if r := box.do(t, "GET", "/api/v1/content/post/new", key, ""); r.status != 200 {
+		t.Errorf("GET the new item: %d %s", r.status, r.body)
 	}
 	if err := box.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Decap template's layout (folio.yaml's root: site, the site's own
+// Decap config naming site/content/post): Decap's proxy backend lists,
+// reads and writes the site's paths, the commits change site/content/…
+// only; the draft branch's edits are published below the root too.
+func TestServeRootDecap(t *testing.T) {
+	dir := layoutRepo(t, "decap-site")
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "w", "content:read,content:write,content:draft")
+	box := serveBox(t, "--site", dir, "--draft-branch", "draft", "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	defer box.stop()
+	r := box.do(t, "GET", "/admin/content/config.yml", "", "")
+	if r.status != 200 || !strings.Contains(string(r.body), "folder: content/post\n") || strings.Contains(string(r.body), "site/content") {
+		t.Fatalf("config.yml: %d %s", r.status, r.body)
+	}
+	rpc := func(body string) string {
+		t.Helper()
+		r := box.do(t, "POST", "/api/v1/decap", key, body)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", body, r.status, r.body)
+		}
+		return string(r.body)
+	}
+	if got := rpc(`{"action":"entriesByFolder","params":{"branch":"draft","folder":"content/post","extension":"md","depth":1}}`); !strings.Contains(got, `"path":"content/post/chemex.md"`) {
+		t.Errorf("entriesByFolder: %s", got)
+	}
+	if got := rpc(`{"action":"getEntry","params":{"branch":"draft","path":"content/post/chemex.md"}}`); !strings.Contains(got, "Chemex") {
+		t.Errorf("getEntry: %s", got)
+	}
+	rpc(`{"action":"persistEntry","params":{"branch":"draft","dataFiles":[{"slug":"idea","path":"content/post/idea.md","raw":"---\ntitle: Idea\ndate: 2026-01-02T00:00:00Z\ndescription: An idea\nimage: /img/a.jpg\n---\nAn idea.\n"}],"assets":[],"options":{"collectionName":"post","commitMessage":"Create idea"}}}`)
+	wantCommit(t, dir, "draft", "site/content/post/idea.md")
+	if got := rpc(`{"action":"entriesByFolder","params":{"branch":"draft","folder":"content/post","extension":"md","depth":1}}`); !strings.Contains(got, `"path":"content/post/idea.md"`) {
+		t.Errorf("entriesByFolder after the write: %s", got)
+	}
+	if r := box.do(t, "POST", "/api/v1/publish", key, `{}`); r.status != 200 {
+		t.Fatalf("publish: %d %s", r.status, r.body)
+	}
+	out := testkit.Git(t, dir, "diff", "--name-only", "main~1", "main")
+	if strings.TrimSpace(out) != "site/content/post/idea.md" {
+		t.Errorf("publish changed %q, want site/content/post/idea.md only", out)
+	}
+	if r := box.do(t, "GET", "/api/v1/content/post/idea", key, ""); r.status != 200 {
+		t.Errorf("GET the published item: %d %s", r.status, r.body)
+	}
+
+	// The editorial workflow: an entry on its cms/ branch, then merged.
+	rpc(`{"action":"persistEntry","params":{"branch":"draft","dataFiles":[{"slug":"flow","path":"content/post/flow.md","raw":"---\ntitle: Flow\ndate: 2026-01-03T00:00:00Z\ndescription: A flow\nimage: /img/a.jpg\n---\nFlow.\n"}],"assets":[],"options":{"collectionName":"post","commitMessage":"Create flow","useWorkflow":true,"status":"draft"}}}`)
+	wantCommit(t, dir, "cms/post/flow", "site/content/post/flow.md")
+	if got := rpc(`{"action":"unpublishedEntries","params":{"branch":"draft"}}`); !strings.Contains(got, `"post/flow"`) {
+		t.Errorf("unpublishedEntries: %s", got)
+	}
+	if got := rpc(`{"action":"unpublishedEntry","params":{"branch":"draft","collection":"post","slug":"flow"}}`); !strings.Contains(got, `"path":"content/post/flow.md"`) {
+		t.Errorf("unpublishedEntry: %s", got)
+	}
+	rpc(`{"action":"publishUnpublishedEntry","params":{"branch":"draft","collection":"post","slug":"flow"}}`)
+	out = testkit.Git(t, dir, "diff", "--name-only", "draft~1", "draft")
+	if strings.TrimSpace(out) != "site/content/post/flow.md" {
+		t.Errorf("the merge changed %q, want site/content/post/flow.md only", out)
+	}
+}
+
+// wantCommit checks that the last commit of branch changed path and
+// nothing else.
+func wantCommit(t *testing.T, dir, branch, path string) {
+	t.Helper()
+	out := testkit.Git(t, dir, "show", "--name-only", "--format=", branch)
+	if strings.TrimSpace(out) != path {
+		t.Errorf("the commit on %s changed %q, want %s only", branch, out, path)
 	}
 }

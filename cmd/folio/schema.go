@@ -26,6 +26,8 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	root := fs.String("root", "", "the folder of the repository (or of --worktree) the site is in; default: the root: of the repository's folio.yaml, else its root")
 	branch := fs.String("branch", "", "the branch to read (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
+	var ga gitAuthFlags
+	ga.register(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -39,7 +41,11 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	} else {
-		src, err := engine.OpenSource(ctx, engine.SourceConfig{Site: *site, CacheDir: *cacheDir, Root: *root})
+		gitAuth, err := ga.options()
+		if err != nil {
+			return err
+		}
+		src, err := engine.OpenSource(ctx, engine.SourceConfig{Site: *site, CacheDir: *cacheDir, Root: *root, GitAuth: gitAuth})
 		if err != nil {
 			return err
 		}

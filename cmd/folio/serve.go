@@ -29,6 +29,7 @@ type serveFlags struct {
 	root                                            string
 	poll, fetchTimeout                              time.Duration
 	webhookSecret                                   string
+	gitAuth                                         gitAuthFlags
 	rateIP, rateKey                                 float64
 	trustedProxies                                  string
 	corsOrigins                                     string
@@ -89,7 +90,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.site, "site", "", "the content repository: a local path (bare or with a work tree) or a remote URL")
-	fs.StringVar(&f.root, "root", "", "the folder of the repository the site is in (a theme's exampleSite, a template's site): its Hugo config, content, model and Decap config are read below it, as hugo -s does; default: the root: of the repository's folio.yaml, else the repository's root")
+	f.gitAuth.register(fs)
+	fs.StringVar(&f.root, "root", "", "the folder of the repository the site is in (a theme's exampleSite, a template's site): its Hugo config, content, model and Decap config are read below it, as hugo -s does, and writes commit below it; default: the root: of the repository's folio.yaml, else the repository's root")
 	fs.StringVar(&f.branch, "branch", "", "the published branch (default: the repository's default branch: a remote's HEAD, a local repository's checked-out branch; main when it names none)")
 	fs.StringVar(&f.draftBranch, "draft-branch", "", "a branch served to draft=true requests (default: the published branch, drafts included)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "the address to listen on")
@@ -201,9 +203,13 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer lib.Close()
+	gitAuth, err := f.gitAuth.options()
+	if err != nil {
+		return err
+	}
 	eng, err := engine.Open(ctx, engine.Config{
 		MediaBases: server.MediaBases(lib.Library.Storage()),
-		Site:       f.site, Root: f.root, Branch: f.branch, DraftBranch: f.draftBranch,
+		Site:       f.site, Root: f.root, GitAuth: gitAuth, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
 		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
@@ -230,12 +236,9 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		logger.Warn("no git command on PATH: the content write API is off (its routes answer 405); install git to take writes", "err", noGit)
 	}
 	siteRoot := eng.SiteRoot()
-	if !f.readOnly && noGit == nil && siteRoot != "" {
-		logger.Warn("the site is in a folder of its repository: the content write API is off (its routes answer 405); folio does not write to such a site yet", "root", siteRoot)
-	}
-	if !f.readOnly && noGit == nil && siteRoot == "" {
+	if !f.readOnly && noGit == nil {
 		writer = write.New(write.Config{
-			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), SiteRoot: eng.SiteRoot, RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), SiteRoot: eng.SiteRoot, GitEnv: eng.GitEnv(), Redact: eng.Redact, RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,
 			JournalDir: f.cacheDir, Logger: logger, Snapshot: eng.SnapshotOf,
 			Written: func(ctx context.Context, branch, commit string) {
@@ -313,7 +316,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)
 	}
 	st := eng.Status()
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "root", siteRoot, "branch", eng.Branch(), "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", eng.Site(), "root", siteRoot, "branch", eng.Branch(), "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
 		"maxConns", f.maxConns, "maxConnsPerClient", f.maxConnsPerClient, "openFileLimit", openFileLimit())
 	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
 

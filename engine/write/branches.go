@@ -29,6 +29,12 @@ type Repo struct{ r *repo }
 // directory): for reads on a box that has no Writer.
 func OpenRepo(gitDir string) *Repo { return &Repo{r: &repo{gitDir: gitDir}} }
 
+// Under is g reading the site in the folder root() of the repository
+// (engine's SiteRoot): its paths are the site's, as the Writer's are.
+func (g *Repo) Under(root func() string) *Repo {
+	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact}}
+}
+
 // Repo reads the repository the Writer commits to.
 func (w *Writer) Repo() *Repo { return &Repo{r: w.repo} }
 
@@ -139,7 +145,9 @@ func (g *Repo) Changes(ctx context.Context, base, head string) ([]Change, error)
 		if st == "" {
 			st = "modified"
 		}
-		cs = append(cs, Change{Path: string(f[i+1]), Status: st})
+		if p, ok := g.r.rel(string(f[i+1])); ok {
+			cs = append(cs, Change{Path: p, Status: st})
+		}
 	}
 	return cs, nil
 }
@@ -194,7 +202,9 @@ func (g *Repo) CommitTime(ctx context.Context, commit string) (time.Time, error)
 func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
 	args := []string{"ls-tree", "-r", "-z", "--full-tree", commit}
 	if dir != "" {
-		args = append(args, "--", dir+"/")
+		args = append(args, "--", r.full(dir)+"/")
+	} else if root := r.root(); root != "" {
+		args = append(args, "--", root+"/")
 	}
 	out, err := r.run(ctx, nil, nil, args...)
 	if err != nil {
@@ -207,7 +217,9 @@ func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error)
 		if !ok || len(f) != 3 || f[1] != "blob" {
 			continue
 		}
-		files = append(files, File{Path: p, Blob: f[2]})
+		if rel, ok := r.rel(p); ok {
+			files = append(files, File{Path: rel, Blob: f[2]})
+		}
 	}
 	return files, nil
 }
@@ -375,7 +387,7 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 		if err != nil {
 			return Result{}, err
 		}
-		tree, err := w.repo.writeTree(ctx, parent, changes)
+		tree, err := w.repo.raw().writeTree(ctx, parent, changes)
 		if err != nil {
 			return Result{}, err
 		}
@@ -414,13 +426,15 @@ func (w *Writer) land(ctx context.Context, branch, parent, commit, what string, 
 
 // sideChanges are the files head changed since it parted from parent,
 // as parent is to take them; a Conflict naming the files parent changed
-// too, differently.
+// too, differently. The paths are the repository's (a merge takes the
+// whole side branch, below the site root or not).
 func (w *Writer) sideChanges(ctx context.Context, parent, head, from, into string) ([]fileChange, error) {
-	mb, err := w.repo.text(ctx, "merge-base", parent, head)
+	repo := w.repo.raw()
+	mb, err := repo.text(ctx, "merge-base", parent, head)
 	if err != nil {
 		return nil, fault.New(fault.Conflict, "the branch %s has no history in common with %s", from, into)
 	}
-	out, err := w.repo.run(ctx, nil, nil, "diff", "--name-only", "-z", "--no-renames", mb, head)
+	out, err := repo.run(ctx, nil, nil, "diff", "--name-only", "-z", "--no-renames", mb, head)
 	if err != nil {
 		return nil, err
 	}
@@ -430,15 +444,15 @@ func (w *Writer) sideChanges(ctx context.Context, parent, head, from, into strin
 		if p == "" {
 			continue
 		}
-		theirs, err := w.repo.blobAt(ctx, head, p)
+		theirs, err := repo.blobAt(ctx, head, p)
 		if err != nil {
 			return nil, err
 		}
-		ours, err := w.repo.blobAt(ctx, parent, p)
+		ours, err := repo.blobAt(ctx, parent, p)
 		if err != nil {
 			return nil, err
 		}
-		base, err := w.repo.blobAt(ctx, mb, p)
+		base, err := repo.blobAt(ctx, mb, p)
 		if err != nil {
 			return nil, err
 		}

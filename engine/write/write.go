@@ -230,9 +230,16 @@ type Config struct {
 	// the next fetch.
 	RefLock sync.Locker
 	// SiteRoot, when set, is the site root of the served site (engine's
-	// SiteRoot): a site in a folder of its repository takes no writes
-	// of files yet (paths would be the site's, not the repository's).
+	// SiteRoot): the folder of the repository the site is in. Every path
+	// the Writer and its Repo take and give is the site's (content/post/a.md);
+	// the commits change root/content/post/a.md.
 	SiteRoot func() string
+	// GitEnv is added to the environment of every git command (the
+	// remote's credentials: engine's GitEnv, as the fetch has them), and
+	// Redact takes them out of what an error says (nil: nothing to take
+	// out).
+	GitEnv []string
+	Redact func(string) string
 	// PushTimeout bounds one push (and the look at the remote after a
 	// failed one); default 1 minute. A push cut off is 503, nothing
 	// written, unless the remote shows that it landed.
@@ -282,7 +289,7 @@ func New(cfg Config) *Writer {
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot}}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact}}
 }
 
 type op int

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
@@ -52,6 +53,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string, full bool) ([
 			var cfg map[string]any
 			if yaml.Unmarshal(raw, &cfg) == nil && cfg != nil {
 				cfg["backend"] = backend
+				siteFolders(cfg, s.Engine.SiteRoot())
 				cfg["media_folder"] = MediaFolder
 				cfg["public_folder"] = PublicFolder
 				delete(cfg, "local_backend")
@@ -94,6 +96,42 @@ func publicCollections(snap *engine.Snapshot, v any) []any {
 		}
 	}
 	return out
+}
+
+// siteFolders makes the folders and files of the collections of a site
+// in the folder root of its repository the site's paths: its own Decap
+// config names them from the repository's root (site/content/post, as
+// the Decap templates do), and the proxy backend speaks the site's
+// paths (content/post/a.md), as the Writer takes them.
+func siteFolders(cfg map[string]any, root string) {
+	if root == "" {
+		return
+	}
+	site := func(p string) string {
+		p = strings.Trim(p, "/")
+		if rel, ok := strings.CutPrefix(p, root+"/"); ok {
+			return rel
+		}
+		return content.SiteFolder(p)
+	}
+	cols, _ := cfg["collections"].([]any)
+	for _, c := range cols {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		if f, ok := m["folder"].(string); ok {
+			m["folder"] = site(f)
+		}
+		files, _ := m["files"].([]any)
+		for _, f := range files {
+			if fm, ok := f.(map[string]any); ok {
+				if p, ok := fm["file"].(string); ok {
+					fm["file"] = site(p)
+				}
+			}
+		}
+	}
 }
 
 type decapConfig struct {
