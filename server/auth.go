@@ -52,6 +52,12 @@ func bearer(r *http.Request) (token string, present, ok bool) {
 // authenticate verifies the request's key against a. It returns the request
 // carrying the key, or the 401/403 to send.
 func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) {
+	if _, sent := r.Header["Authorization"]; !sent {
+		// An editor's session (signin.go); a key, when sent, wins.
+		if sr, ok, err := s.sessionAuth(r, a); ok {
+			return sr, err
+		}
+	}
 	r, err := s.verifyKey(r, a)
 	if err != nil && !s.allowNoKeys && s.keys.Missing() {
 		// Said plainly rather than as a bad key: no key can be good.

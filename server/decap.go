@@ -77,7 +77,11 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		return errorf(fault.Invalid, "reading the body: %v", err)
 	}
 	k := keyFrom(r.Context())
-	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
+	who := decap.Caller{Name: k.Name, Can: k.Has}
+	if p := principalFrom(r.Context()); p != nil { // signin.go
+		who.Name, who.Email, who.MayEdit, who.MayPublish = p.Name, p.Email, p.MayEdit, p.MayPublish
+	}
+	res, err := s.decapService().Call(r.Context(), who, body)
 	if err != nil {
 		return err
 	}

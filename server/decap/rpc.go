@@ -62,6 +62,12 @@ type Service struct {
 type Caller struct {
 	Name string
 	Can  func(scope string) bool
+	// Email is the author e-mail of a signed-in person ("": Service.Email).
+	Email string
+	// MayEdit and MayPublish are a signed-in person's role (access.go);
+	// nil for a key.
+	MayEdit    func(collection, locale string) error
+	MayPublish func() error
 }
 
 type request struct {
@@ -245,6 +251,11 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
+		if req.Action == "publishUnpublishedEntry" && who.MayPublish != nil {
+			if err := who.MayPublish(); err != nil {
+				return nil, err
+			}
+		}
 		return s.workflow(ctx, who, b, req.Action, cms, p)
 	case "getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution":
 		var p notesParams
@@ -368,6 +379,9 @@ type persistParams struct {
 
 // author is who a commit is written for: the key's name.
 func (s *Service) author(who Caller) write.Person {
+	if who.Email != "" {
+		return write.Person{Name: who.Name, Email: who.Email}
+	}
 	return write.Person{Name: who.Name, Email: s.Email}
 }
 
@@ -452,6 +466,11 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		ew, err := s.planEntry(ctx, target, f)
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range []string{ew.path, ew.oldPath} {
+			if err := s.mayEdit(who, p); err != nil { // access.go
+				return nil, err
+			}
 		}
 		docs = append(docs, ew)
 	}
@@ -547,6 +566,9 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 		if _, ok := s.docOfFile(p); !ok {
 			return nil, bad("params.paths: %s is not a document folio edits (content/<type>/…, pages/…)", p)
+		}
+		if err := s.mayEdit(who, p); err != nil { // access.go
+			return nil, err
 		}
 		docPaths = append(docPaths, p)
 	}
