@@ -17,6 +17,7 @@ import (
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/server/decap"
+	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -154,6 +155,13 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 		b, err := s.decapService().ConfigYAML(r.Context(), decapPath)
 		if err != nil {
 			return err
+		}
+		if p := principalFrom(r.Context()); p != nil { // signin.go: per role
+			if b, err = signin.DecapConfig(b, p); err != nil {
+				return err
+			}
+			h.Set("Vary", "Cookie")
+			h.Set("Cache-Control", "private, no-cache")
 		}
 		return writeBody(w, r, "text/yaml; charset=utf-8", b)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server"
+	"go.yaml.in/yaml/v3"
 )
 
 // Editors sign in through a real OpenID provider (testOP) and write with
@@ -48,6 +49,17 @@ type signinSite struct {
 
 func startSigninSite(t *testing.T, opts ...serverOpt) *signinSite {
 	t.Helper()
+	return startSigninSiteWith(t, map[string]string{
+		"folio.yaml":                "locales: [en, fr, de]\ndefaultLocale: en\nlayout: folder\n" + decapLocaleModel,
+		"content/en/posts/hello.md": "---\ntitle: Hello\nrating: 3\n---\nHello.\n",
+		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nrating: 3\n---\nSalut.\n",
+	}, opts...)
+}
+
+// startSigninSiteWith starts the provider and a writing box on a site of
+// files and .folio/editors.yaml.
+func startSigninSiteWith(t *testing.T, files map[string]string, opts ...serverOpt) *signinSite {
+	t.Helper()
 	op := startOP(t,
 		opUser{ID: "ana", Email: "ana@example.com", First: "Ana", Last: "L", Verified: true},
 		opUser{ID: "bob", Email: "bob@example.com", First: "Bob", Last: "B", Verified: true},
@@ -56,12 +68,11 @@ func startSigninSite(t *testing.T, opts ...serverOpt) *signinSite {
 		opUser{ID: "zed", Email: "zed@example.com", First: "Zed", Last: "Z", Verified: true},
 		opUser{ID: "rita", Email: "rita@example.com", First: "Rita", Last: "R", Verified: true},
 	)
-	repo := newRepo(t, map[string]string{
-		"folio.yaml":                "locales: [en, fr]\ndefaultLocale: en\nlayout: folder\n" + decapLocaleModel,
-		"content/en/posts/hello.md": "---\ntitle: Hello\nrating: 3\n---\nHello.\n",
-		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nrating: 3\n---\nSalut.\n",
-		".folio/editors.yaml":       editorsYAML(op.Issuer, signinPeople),
-	})
+	site := map[string]string{".folio/editors.yaml": editorsYAML(op.Issuer, signinPeople)}
+	for k, v := range files {
+		site[k] = v
+	}
+	repo := newRepo(t, site)
 	ts := startDecapWriter(t, "file://"+repo.bare, append([]serverOpt{withSignin(signinSecret)}, opts...)...)
 	op.client("folio", "client-secret-test", ts.URL)
 	return &signinSite{op: op, repo: repo, ts: ts}
@@ -145,6 +156,23 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 	}
 	csrf, _ := info["csrfToken"].(string)
 
+	// The editor's config offers her locale (and the default one).
+	res, err := b.c.Get(s.ts.URL + "/admin/content/config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgBody, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var cfg struct {
+		I18n struct{ Locales []string } `yaml:"i18n"`
+	}
+	if err := yaml.Unmarshal(cfgBody, &cfg); err != nil || strings.Join(cfg.I18n.Locales, ",") != "en,fr" {
+		t.Fatalf("ana's config.yml locales %v (want en,fr): %v\n%s", cfg.I18n.Locales, err, cfgBody)
+	}
+	if all := get(t, s.ts.URL+"/admin/content/config.yml", ""); !strings.Contains(string(all.Body), "- de") {
+		t.Fatalf("the config without a session lost de:\n%s", all.Body)
+	}
+
 	r := b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, persistParams("content/fr/posts/hello.md", "---\ntitle: Bonjour à tous\nrating: 3\n---\nSalut.\n"))
 	wantOK(t, r)
 	if got := git(t, s.repo.bare, "log", "-1", "--format=%an <%ae>|%cn", "main"); got != "Ana Lefèvre <ana@example.com>|folio" {
@@ -180,7 +208,7 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 	rcsrf, _ := ri["csrfToken"].(string)
 	r = rb.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, rcsrf, persistParams("content/fr/posts/hello.md", "---\ntitle: X\n---\n"))
 	wantError(t, r, http.StatusForbidden, "FORBIDDEN")
-	res, err := rb.c.Get(s.ts.URL + "/api/v1/content/posts?draft=true")
+	res, err = rb.c.Get(s.ts.URL + "/api/v1/content/posts?draft=true")
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("a reader's draft read: %v %v", err, res.Status)
 	}

@@ -1,6 +1,8 @@
 package decap
 
 import (
+	"context"
+
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/write"
 )
@@ -30,4 +32,27 @@ func (s *Service) mayEdit(who Caller, p string) error {
 		}
 	}
 	return who.MayEdit(coll, loc)
+}
+
+// mayWrite asks the caller's role about a data file of an entry. A file
+// sent as it is already stored is no edit: Decap sends every locale's
+// file of an entry, and a translator saves the default locale's
+// unchanged beside their own.
+func (s *Service) mayWrite(ctx context.Context, who Caller, branch string, ew entryWrite) error {
+	if who.MayEdit == nil {
+		return nil
+	}
+	if ew.oldPath == "" {
+		if snap := s.Engine.SnapshotOf(branch); snap != nil {
+			if b, _, err := s.Repo.Read(ctx, snap.Commit, ew.path); err == nil && string(b) == ew.raw {
+				return nil
+			}
+		}
+	}
+	for _, p := range []string{ew.path, ew.oldPath} {
+		if err := s.mayEdit(who, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

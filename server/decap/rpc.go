@@ -467,10 +467,8 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range []string{ew.path, ew.oldPath} {
-			if err := s.mayEdit(who, p); err != nil { // access.go
-				return nil, err
-			}
+		if err := s.mayWrite(ctx, who, target, ew); err != nil { // access.go
+			return nil, err
 		}
 		docs = append(docs, ew)
 	}
