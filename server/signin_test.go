@@ -452,3 +452,35 @@ func sid(t *testing.T, cookie string) string {
 	json.Unmarshal(b, &m)
 	return fmt.Sprint(m["sid"])
 }
+
+func TestSigninExpiry(t *testing.T) {
+	clk := newClock(time.Now())
+	s := startSigninSite(t, func(_ *engine.Config, sc *server.Config) { sc.Now = clk.Now })
+	b := newWebClient(t)
+	s.signIn(t, b, "bob")
+	// Each request within the idle time (8h) keeps the session going.
+	for i := 0; i < 3; i++ {
+		clk.Add(7*time.Hour + 59*time.Minute)
+		if st, info := sessionInfo(t, b, s.ts.URL); st != http.StatusOK {
+			t.Fatalf("after %d idle periods: %d %v", i+1, st, info)
+		}
+	}
+	clk.Add(8*time.Hour + time.Minute)
+	if st, info := sessionInfo(t, b, s.ts.URL); st != http.StatusUnauthorized || !strings.Contains(fmt.Sprint(info["message"]), "idle") {
+		t.Fatalf("idle over 8h: %d %v", st, info)
+	}
+
+	// Busy every day, the session still ends 7 days after sign-in.
+	clk.Set(time.Now())
+	s.signIn(t, b, "bob")
+	for d := 0; d < 22; d++ {
+		clk.Add(7*time.Hour + 50*time.Minute) // 21 × 7h50 < 7 days < 22 × 7h50
+		st, info := sessionInfo(t, b, s.ts.URL)
+		if d < 21 && st != http.StatusOK {
+			t.Fatalf("period %d: %d %v", d, st, info)
+		}
+		if d == 21 && (st != http.StatusUnauthorized || !strings.Contains(fmt.Sprint(info["message"]), "at most")) {
+			t.Fatalf("after 7 days: %d %v", st, info)
+		}
+	}
+}
