@@ -84,6 +84,7 @@ func (s *Server) table() []route {
 		{"GET", signin.CallbackPath, noKey, false, s.authCallback},
 		{"GET", signin.SessionPath, noKey, false, s.authSession},
 		{"GET", signin.ProvidersPath, noKey, false, s.authProviders},
+		{"GET", signin.ListPath, noKey, false, s.authEditors},
 		{"POST", signin.LogoutPath, noKey, false, s.authLogout},
 
 		{"GET", "/admin", noKey, false, s.adminRedirect},

@@ -223,3 +223,13 @@ func (s *Server) authProviders(w http.ResponseWriter, r *http.Request, _ httprou
 	}
 	return s.signin.Providers(w, r)
 }
+
+func (s *Server) authEditors(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.signin == nil {
+		return s.signinOff()
+	}
+	if principalFrom(r.Context()) == nil && keyFrom(r.Context()) != nil {
+		return errorf(fault.Forbidden, "the editors are shown to a signed-in admin, not to an API key")
+	}
+	return s.signin.List(w, r, principalFrom(r.Context()))
+}

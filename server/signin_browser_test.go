@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -55,6 +56,29 @@ func TestSigninDecapBrowser(t *testing.T) {
 	if keys := evalAs[string](t, b, `sessionStorage.getItem("folio.apiKey") || ""`); keys != "" {
 		t.Fatalf("a key in the tab: %q", keys)
 	}
+
+	// The media admin pages use the same session; an admin sees who has
+	// which role.
+	// Decap asks before the page is left ("leave the entry?"): yes.
+	if err := chromedp.Listen(b.ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			go chromedp.Call(b.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, "open the media library", chromedp.Navigate(s.ts.URL+"/admin/"), chromedp.WaitVisible(chromedp.ID("app")))
+	if who := evalAs[string](t, b, `document.getElementById("who").textContent`); !strings.Contains(who, "Bob B (admin)") {
+		t.Fatalf("the signed-in person: %q", who)
+	}
+	b.run(t, "the status tab", chromedp.Click(chromedp.ID("tab-status")))
+	b.waitJS(t, "the editors", `document.getElementById("editors-list").textContent.includes("Ana Lefèvre <ana@example.com>")`)
+	if row := evalAs[string](t, b, `[...document.querySelectorAll("#editors-list tr")].find(r => r.textContent.includes("ana@")).textContent`); row != "Ana Lefèvre <ana@example.com>editallfr" {
+		t.Fatalf("ana's row: %q", row)
+	}
+	b.check(t)
+	b.run(t, "sign out", chromedp.Click(chromedp.ID("sign-out")))
+	waitAcrossNavigations(t, b, "signed out", `document.readyState === "complete" && !document.getElementById("signin").hidden && document.getElementById("app").hidden`)
 }
 
 // waitAcrossNavigations is waitJS through page loads (a redirect chain

@@ -197,6 +197,10 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 	if got := git(t, s.repo.bare, "rev-list", "--count", before+"..main"); got != "1" {
 		t.Fatalf("%s commits since the refusal, want 1 (the fr PATCH)", got)
 	}
+	// Only an admin lists the editors.
+	if res, err := b.c.Get(s.ts.URL + "/api/v1/auth/editors"); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Fatalf("ana lists the editors: %v %v", err, res.Status)
+	}
 	// No publish role.
 	r = b.call(t, "POST", s.ts.URL+"/api/v1/publish", s.ts.URL, csrf, map[string]any{})
 	wantError(t, r, http.StatusForbidden, "FORBIDDEN")
@@ -219,6 +223,17 @@ func TestSigninCSRF(t *testing.T) {
 	s := startSigninSite(t)
 	b := newWebClient(t)
 	s.signIn(t, b, "bob")
+	res, err := b.c.Get(s.ts.URL + "/api/v1/auth/editors")
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("bob (admin) lists the editors: %v %v", err, res.Status)
+	}
+	var list struct{ People []struct{ Email string } }
+	json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	if len(list.People) != 5 || list.People[0].Email != "ana@example.com" {
+		t.Fatalf("editors: %+v", list)
+	}
+	wantError(t, get(t, s.ts.URL+"/api/v1/auth/editors", s.ts.key(t, "robot", server.ScopeContentRead, server.ScopeContentDraft)), http.StatusForbidden, "FORBIDDEN")
 	_, info := sessionInfo(t, b, s.ts.URL)
 	csrf, _ := info["csrfToken"].(string)
 	body := persistParams("content/en/posts/hello.md", "---\ntitle: Pwned\nrating: 3\n---\n")

@@ -20,6 +20,7 @@ const (
 	LogoutPath    = "/api/v1/auth/logout"
 	SessionPath   = "/api/v1/auth/session"
 	ProvidersPath = "/api/v1/auth/providers"
+	ListPath      = "/api/v1/auth/editors"
 )
 
 // CSRFHeader carries a session's CSRF token on state-changing requests.

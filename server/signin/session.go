@@ -3,7 +3,9 @@ package signin
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/folio-cms/folio/media/fault"
@@ -209,4 +211,53 @@ func (s *Service) Logout(w http.ResponseWriter, r *http.Request, p *Principal) e
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// EditorsInfo is GET /api/v1/auth/editors: who has which role.
+type EditorsInfo struct {
+	People    []EditorInfo   `json:"people"`
+	Groups    []EditorInfo   `json:"groups"`
+	Providers []ProviderInfo `json:"providers"`
+}
+
+// EditorInfo is a person's (or a group's) grant.
+type EditorInfo struct {
+	Email           string     `json:"email,omitempty"`
+	Name            string     `json:"name,omitempty"`
+	Group           string     `json:"group,omitempty"`
+	Roles           []string   `json:"roles"`
+	Collections     []string   `json:"collections"`
+	Locales         []string   `json:"locales"`
+	SignedOutBefore *time.Time `json:"signedOutBefore,omitempty"`
+}
+
+// List answers GET /api/v1/auth/editors, for an admin.
+func (s *Service) List(w http.ResponseWriter, r *http.Request, p *Principal) error {
+	e, err := s.editors(r.Context())
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return fault.New(fault.Unauthorized, "not signed in: the editors are shown to a signed-in admin")
+	}
+	if !p.Has(RoleAdmin) {
+		return fault.New(fault.Forbidden, "only a signed-in person with the admin role sees the editors")
+	}
+	out := EditorsInfo{People: []EditorInfo{}, Groups: []EditorInfo{}, Providers: []ProviderInfo{}}
+	for _, pe := range e.People {
+		ei := EditorInfo{Email: pe.Email, Name: pe.Name, Roles: nonNil(pe.Roles), Collections: nonNil(pe.Collections), Locales: nonNil(pe.Locales)}
+		if !pe.SignedOutBefore.IsZero() {
+			t := pe.SignedOutBefore.UTC()
+			ei.SignedOutBefore = &t
+		}
+		out.People = append(out.People, ei)
+	}
+	for _, g := range slices.Sorted(maps.Keys(e.Groups)) {
+		gr := e.Groups[g]
+		out.Groups = append(out.Groups, EditorInfo{Group: g, Roles: nonNil(gr.Roles), Collections: nonNil(gr.Collections), Locales: nonNil(gr.Locales)})
+	}
+	for _, pr := range e.Providers {
+		out.Providers = append(out.Providers, ProviderInfo{ID: pr.ID, Name: pr.Name, Login: LoginPath + "?provider=" + pr.ID})
+	}
+	return writeJSON(w, out)
 }
