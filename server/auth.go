@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/folio-cms/folio/media/fault"
 )
@@ -82,6 +83,11 @@ func (s *Server) verifyKey(r *http.Request, a access) (*http.Request, error) {
 	if !valid {
 		return nil, errorf(fault.Unauthorized, "invalid API key")
 	}
+	now := s.now()
+	if k.Expired(now) { // keys_account.go
+		return nil, errorf(fault.Unauthorized, "this API key expired at %s", k.ExpiresAt.Format(time.RFC3339))
+	}
+	s.keys.touch(k.Name, now)
 	if a.scope != "" && !k.Has(a.scope) {
 		return nil, forbidden(a.scope)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/folio-cms/folio/server"
 )
@@ -20,6 +21,8 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	keysPath := fs.String("keys", "keys.yaml", "the keys file")
 	name := fs.String("name", "", "the key's name")
 	scopes := fs.String("scopes", "", "comma-separated scopes: "+strings.Join(server.AllScopes, ", "))
+	owner := fs.String("owner", "", "create: the person the key belongs to (an e-mail)")
+	expires := fs.Duration("expires", 0, "create: how long the key works (e.g. 2160h); 0: until revoked")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -38,9 +41,21 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 				list = append(list, s)
 			}
 		}
+		if *expires < 0 {
+			return errors.New("keys create: --expires must be positive")
+		}
 		secret, err := ks.Create(*name, list)
 		if err != nil {
 			return err
+		}
+		if *owner != "" || *expires > 0 {
+			var until time.Time
+			if *expires > 0 {
+				until = time.Now().Add(*expires)
+			}
+			if err := ks.SetAccount(*name, *owner, until); err != nil {
+				return err
+			}
 		}
 		fmt.Fprintf(stderr, "created key %q with scopes %s; it is shown once:\n", *name, strings.Join(list, ","))
 		fmt.Fprintln(stdout, secret)
@@ -51,9 +66,20 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSCOPES\tCREATED")
+		fmt.Fprintln(tw, "NAME\tSCOPES\tCREATED\tOWNER\tEXPIRES\tLAST USED")
 		for _, k := range keys {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, strings.Join(k.Scopes, ","), k.CreatedAt.Format("2006-01-02T15:04:05Z"))
+			exp, used := "never", "never"
+			if k.ExpiresAt != nil {
+				exp = k.ExpiresAt.Format("2006-01-02T15:04:05Z")
+			}
+			if t := ks.LastUsed(k.Name); !t.IsZero() {
+				used = t.Format("2006-01-02T15:04:05Z")
+			}
+			owner := k.Owner
+			if owner == "" {
+				owner = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, strings.Join(k.Scopes, ","), k.CreatedAt.Format("2006-01-02T15:04:05Z"), owner, exp, used)
 		}
 		return tw.Flush()
 	case "revoke":

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSigninFlags(t *testing.T) {
@@ -40,5 +41,34 @@ func TestSigninFlags(t *testing.T) {
 		if _, err := parseServeFlags(tc.args, io.Discard); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want one naming %s", tc.args, err, tc.want)
 		}
+	}
+}
+
+func TestKeysOwnerExpires(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "ana-laptop", "--scopes", "content:read", "--owner", "ana@example.com", "--expires", "720h"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "ci", "--scopes", "content:read"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "keys", "list", "--keys", keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], "OWNER") || !strings.Contains(lines[0], "LAST USED") {
+		t.Fatalf("list:\n%s", out)
+	}
+	f := strings.Fields(lines[1])
+	want := time.Now().Add(720 * time.Hour).UTC().Format("2006-01-02")
+	if f[0] != "ana-laptop" || f[3] != "ana@example.com" || !strings.HasPrefix(f[4], want) || f[5] != "never" {
+		t.Fatalf("ana's key: %q", lines[1])
+	}
+	if f := strings.Fields(lines[2]); f[3] != "-" || f[4] != "never" {
+		t.Fatalf("ci's key: %q", lines[2])
+	}
+	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "x", "--scopes", "content:read", "--expires", "-1h"); err == nil {
+		t.Fatal("a negative --expires was accepted")
 	}
 }
