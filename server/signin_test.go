@@ -197,11 +197,32 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 	if got := git(t, s.repo.bare, "rev-list", "--count", before+"..main"); got != "1" {
 		t.Fatalf("%s commits since the refusal, want 1 (the fr PATCH)", got)
 	}
+	// The document's history names her (the box may still be building
+	// its history index).
+	eventually(t, "the history by ana", func() bool {
+		res, err := b.c.Get(s.ts.URL + "/api/v1/content/posts/hello/history?locale=fr")
+		if err != nil || res.StatusCode != http.StatusOK {
+			return false
+		}
+		defer res.Body.Close()
+		var h struct{ Items []struct{ Author, Email string } }
+		json.NewDecoder(res.Body).Decode(&h)
+		return len(h.Items) > 0 && h.Items[0].Author == "Ana Lefèvre" && h.Items[0].Email == "ana@example.com"
+	})
 	// Only an admin lists the editors.
 	if res, err := b.c.Get(s.ts.URL + "/api/v1/auth/editors"); err != nil || res.StatusCode != http.StatusForbidden {
 		t.Fatalf("ana lists the editors: %v %v", err, res.Status)
 	}
-	// No publish role.
+	// No publish role: nor publishing nor approving in the workflow.
+	for _, wf := range []map[string]any{
+		{"action": "publishUnpublishedEntry", "params": map[string]any{"branch": "main", "collection": "posts", "slug": "hello"}},
+		{"action": "updateUnpublishedEntryStatus", "params": map[string]any{"branch": "main", "collection": "posts", "slug": "hello", "newStatus": "pending_publish"}},
+	} {
+		r = b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, wf)
+		if r.Status != http.StatusForbidden || !strings.Contains(string(r.Body), "publish role") {
+			t.Fatalf("%s: %d %s", wf["action"], r.Status, r.Body)
+		}
+	}
 	r = b.call(t, "POST", s.ts.URL+"/api/v1/publish", s.ts.URL, csrf, map[string]any{})
 	wantError(t, r, http.StatusForbidden, "FORBIDDEN")
 

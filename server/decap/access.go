@@ -56,3 +56,19 @@ func (s *Service) mayWrite(ctx context.Context, who Caller, branch string, ew en
 	}
 	return nil
 }
+
+// mayWorkflow asks a signed-in person's role about an editorial-workflow
+// action: publishing, and approving (setting an entry ready), need the
+// publish role; changing or deleting an entry, their collection.
+func mayWorkflow(who Caller, action string, p workflowParams) error {
+	if who.MayEdit == nil {
+		return nil
+	}
+	switch {
+	case action == "publishUnpublishedEntry" || action == "updateUnpublishedEntryStatus" && p.NewStatus == "pending_publish":
+		return who.MayPublish()
+	case action == "updateUnpublishedEntryStatus" || action == "deleteUnpublishedEntry":
+		return who.MayEdit(p.Collection, "")
+	}
+	return nil
+}

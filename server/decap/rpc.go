@@ -251,10 +251,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err != nil {
 			return nil, err
 		}
-		if req.Action == "publishUnpublishedEntry" && who.MayPublish != nil {
-			if err := who.MayPublish(); err != nil {
-				return nil, err
-			}
+		if err := mayWorkflow(who, req.Action, p); err != nil { // access.go
+			return nil, err
 		}
 		return s.workflow(ctx, who, b, req.Action, cms, p)
 	case "getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution":

@@ -212,7 +212,9 @@ func (e *Editors) Lookup(email string, groups []string) (Person, bool) {
 	return merged, found
 }
 
-// union is what either grant allows (an empty limit is no limit).
+// union is what either grant allows. The collections and locales limit
+// edit: they come from the grants that edit (an empty limit of one of
+// them is no limit), never from a grant of other roles only.
 func (g Grant) union(o Grant) Grant {
 	out := Grant{Roles: slices.Clone(g.Roles)}
 	for _, r := range o.Roles {
@@ -220,13 +222,24 @@ func (g Grant) union(o Grant) Grant {
 			out.Roles = append(out.Roles, r)
 		}
 	}
-	if len(g.Collections) > 0 && len(o.Collections) > 0 {
-		out.Collections = append(slices.Clone(g.Collections), o.Collections...)
-	}
-	if len(g.Locales) > 0 && len(o.Locales) > 0 {
-		out.Locales = append(slices.Clone(g.Locales), o.Locales...)
+	switch {
+	case g.edits() && o.edits():
+		if len(g.Collections) > 0 && len(o.Collections) > 0 {
+			out.Collections = append(slices.Clone(g.Collections), o.Collections...)
+		}
+		if len(g.Locales) > 0 && len(o.Locales) > 0 {
+			out.Locales = append(slices.Clone(g.Locales), o.Locales...)
+		}
+	case g.edits():
+		out.Collections, out.Locales = slices.Clone(g.Collections), slices.Clone(g.Locales)
+	case o.edits():
+		out.Collections, out.Locales = slices.Clone(o.Collections), slices.Clone(o.Locales)
 	}
 	return out
+}
+
+func (g Grant) edits() bool {
+	return slices.Contains(g.Roles, RoleEdit) || slices.Contains(g.Roles, RoleAdmin)
 }
 
 // allowedDomain tells whether email's domain is one of p's (any when p
