@@ -205,7 +205,9 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 			return false
 		}
 		defer res.Body.Close()
-		var h struct{ Items []struct{ Author, Email string } }
+		var h struct {
+			Items []struct{ Author, Email string }
+		}
 		json.NewDecoder(res.Body).Decode(&h)
 		return len(h.Items) > 0 && h.Items[0].Author == "Ana Lefèvre" && h.Items[0].Email == "ana@example.com"
 	})
