@@ -161,7 +161,9 @@ type webClient struct {
 
 func newWebClient(t testing.TB) *webClient {
 	jar, _ := cookiejar.New(nil)
-	return &webClient{t: t, jar: jar, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	// Every exchange with folio is checked against the OpenAPI document.
+	return &webClient{t: t, jar: jar, c: &http.Client{Jar: jar, Transport: apiClient(t).Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // get fetches u and follows redirects while they stay off stop's host

@@ -243,7 +243,9 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 }
 
 func TestSigninCSRF(t *testing.T) {
-	s := startSigninSite(t)
+	log := &syncBuffer{}
+	s := startSigninSite(t, withLog(log))
+	defer wantLogged(t, log, `Origin \"https://evil.example\" may not`, "X-CSRF-Token header is missing or wrong")
 	b := newWebClient(t)
 	s.signIn(t, b, "bob")
 	res, err := b.c.Get(s.ts.URL + "/api/v1/auth/editors")
@@ -279,8 +281,27 @@ func TestSigninCSRF(t *testing.T) {
 	wantOK(t, b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, body))
 }
 
+// wantLogged fails unless each reason is in a "signin: refused" line.
+func wantLogged(t *testing.T, log *syncBuffer, reasons ...string) {
+	t.Helper()
+	var refused []string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "signin: refused") {
+			refused = append(refused, l)
+		}
+	}
+	for _, r := range reasons {
+		if !strings.Contains(strings.Join(refused, "\n"), r) {
+			t.Errorf("no log line says %q; the refusals logged:\n%s", r, strings.Join(refused, "\n"))
+		}
+	}
+}
+
 func TestSigninRefusals(t *testing.T) {
-	s := startSigninSite(t)
+	log := &syncBuffer{}
+	s := startSigninSite(t, withLog(log))
+	defer wantLogged(t, log, "has not verified the e-mail eve@example.com", "mal@evil.example is not an e-mail of the allowed domains",
+		"zed@example.com is not an editor", "is not a path of this site", "state: does not match", "no sign-in under way", "state: already used")
 	for _, c := range []struct {
 		user, code string
 		status     int
@@ -339,7 +360,10 @@ func TestSigninRefusals(t *testing.T) {
 // The ID token as an attacker between the provider and folio would make
 // it: each is refused, and none gets a session.
 func TestSigninForgedIDTokens(t *testing.T) {
-	s := startSigninSite(t)
+	log := &syncBuffer{}
+	s := startSigninSite(t, withLog(log))
+	defer wantLogged(t, log, "issued by a different provider", "expected audience", "failed to verify signature", `unexpected signature algorithm \"none\"`,
+		"token is expired", "nonce does not match")
 	evil := otherKey(t)
 	for name, c := range map[string]struct {
 		tamper func(m map[string]any, sign func(map[string]any) string) string

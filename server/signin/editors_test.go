@@ -1,8 +1,10 @@
 package signin
 
 import (
+	"net/http"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestLookupGroups(t *testing.T) {
@@ -37,5 +39,26 @@ groups:
 	}
 	if _, ok := e.Lookup("nobody@example.com", []string{"unknown"}); ok {
 		t.Fatal("an unmapped group signs in")
+	}
+}
+
+func TestCookieAttributes(t *testing.T) {
+	s := &Service{Secret: []byte("0123456789abcdef0123456789abcdef")}
+	c := s.cookie(sessionCookie, "v", "/", time.Hour)
+	if c.Name != "__Host-folio_session" || !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.Domain != "" || c.MaxAge != 3600 {
+		t.Fatalf("session cookie: %+v", c)
+	}
+	if c := s.cookie(loginCookie, "v", CallbackPath, loginTTL); c.Name != "__Secure-folio_login" || !c.Secure || c.Path != CallbackPath {
+		t.Fatalf("login cookie: %+v", c)
+	}
+	s.Dev = true
+	if c := s.cookie(sessionCookie, "v", "/", time.Hour); c.Name != "folio_session" || c.Secure || !c.HttpOnly {
+		t.Fatalf("dev session cookie: %+v", c)
+	}
+	// A token of one purpose is no token of another.
+	tok, _ := seal(s.Secret, "login", map[string]string{"sid": "x"})
+	var v map[string]any
+	if open(s.Secret, "session", tok, &v) == nil {
+		t.Fatal("a login token opened as a session")
 	}
 }

@@ -122,7 +122,7 @@ func (s *Service) Login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	http.SetCookie(w, s.cookie(loginCookie, tok, CallbackPath, loginTTL))
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", "private, no-store")
 	http.Redirect(w, r, target, http.StatusFound)
 	return nil
 }
@@ -142,7 +142,7 @@ type identity struct {
 func (s *Service) Callback(w http.ResponseWriter, r *http.Request) error {
 	// The login cookie serves once, whatever happens.
 	http.SetCookie(w, s.cookie(loginCookie, "", CallbackPath, -1))
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", "private, no-store")
 	e, err := s.editors(r.Context())
 	if err != nil {
 		return err

@@ -190,7 +190,7 @@ func (s *Service) Providers(w http.ResponseWriter, r *http.Request) error {
 }
 
 func writeJSON(w http.ResponseWriter, v any) error {
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	return json.NewEncoder(w).Encode(v)
 }
@@ -205,7 +205,7 @@ func nonNil(v []string) []string {
 // Logout answers POST /api/v1/auth/logout: the cookie is cleared.
 func (s *Service) Logout(w http.ResponseWriter, r *http.Request, p *Principal) error {
 	http.SetCookie(w, s.cookie(sessionCookie, "", "/", -1))
-	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Cache-Control", "private, no-store")
 	if p != nil {
 		s.log().Info("signin: signed out", "email", p.Email)
 	}
