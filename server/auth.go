@@ -50,10 +50,11 @@ func bearer(r *http.Request) (token string, present, ok bool) {
 	return tok, true, true
 }
 
-// authenticate verifies the request's key against a. It returns the request
-// carrying the key, or the 401/403 to send.
-func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) {
-	if _, sent := r.Header["Authorization"]; !sent {
+// authenticate verifies the request's key against a (or, with sessions,
+// an editor's session cookie: signin.go). It returns the request carrying
+// the key, or the 401/403 to send.
+func (s *Server) authenticate(r *http.Request, a access, sessions bool) (*http.Request, error) {
+	if _, sent := r.Header["Authorization"]; !sent && sessions {
 		// An editor's session (signin.go); a key, when sent, wins.
 		if sr, ok, err := s.sessionAuth(r, a); ok {
 			return sr, err

@@ -218,7 +218,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	if err != nil {
 		return err
 	}
-	r, err = s.authenticate(r, acc)
+	// The public surface (cacheable by CDNs) never reads a session.
+	r, err = s.authenticate(r, acc, !rte.cors)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
@@ -52,6 +53,10 @@ func (s *Server) newSignin(cfg SigninConfig) *signin.Service {
 		return nil
 	}
 	cache := &editorsCache{}
+	if cfg.HTTPClient == nil {
+		// A provider that hangs must not hold a sign-in forever.
+		cfg.HTTPClient = &http.Client{Timeout: 15 * time.Second}
+	}
 	return &signin.Service{
 		Secret: cfg.Secret, ClientSecret: cfg.ClientSecret, Dev: cfg.Dev, HTTPClient: cfg.HTTPClient,
 		GitHubAPI: cfg.GitHubAPI, GitHubWeb: cfg.GitHubWeb, Now: s.now, Log: s.log,

@@ -520,6 +520,19 @@ func TestSigninExpiry(t *testing.T) {
 	s := startSigninSite(t, func(_ *engine.Config, sc *server.Config) { sc.Now = clk.Now })
 	b := newWebClient(t)
 	s.signIn(t, b, "bob")
+	// The public surface (cached by CDNs) never reads the session nor
+	// renews its cookie; the keyed routes renew it.
+	clk.Add(2 * time.Minute)
+	for _, path := range []string{"/api/v1/openapi.json", "/api/v1/auth/session"} {
+		res, err := b.c.Get(s.ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if got, public := res.Header.Get("Set-Cookie"), path == "/api/v1/openapi.json"; public && got != "" || !public && !strings.Contains(got, "folio_session=") {
+			t.Fatalf("%s: Set-Cookie %q", path, got)
+		}
+	}
 	// Each request within the idle time (8h) keeps the session going.
 	for i := 0; i < 3; i++ {
 		clk.Add(7*time.Hour + 59*time.Minute)
