@@ -32,9 +32,10 @@ type DecapConfig struct {
 	// at /admin/content/decap/ and loaded by the page instead of
 	// folio.yaml's decap.url.
 	Dir string
-	// AuthorEmail is the e-mail of the commits made for a key (its name is
-	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
-	// Writer's committer commits.
+	// AuthorEmail is the e-mail of the commits made for a key without
+	// one of its own (the name is the key's display name, else its id);
+	// "" : the Writer's (write.Config.AuthorEmail). The Writer's
+	// committer commits.
 	AuthorEmail string
 	// MediaListed and MediaThumbBytes bound the list Decap's getMedia
 	// answers (decap.DefaultMediaListed, decap.DefaultMediaThumbBytes);
@@ -78,7 +79,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		return errorf(fault.Invalid, "reading the body: %v", err)
 	}
 	k := keyFrom(r.Context())
-	who := decap.Caller{Name: k.Name, Can: k.Has}
+	who := decap.Caller{Name: k.AuthorName(), Email: k.Email, Can: k.Has}
 	if p := principalFrom(r.Context()); p != nil { // signin.go
 		who.Name, who.Email, who.MayEdit, who.MayPublish = p.Name, p.Email, p.MayEdit, p.MayPublish
 	}

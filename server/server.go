@@ -81,8 +81,8 @@ type Config struct {
 	// with 408 and its connection closed.
 	BodyTimeout time.Duration
 	BodyMinRate int64
-	// MaxConns bounds the connections open at once (0: no bound; see
-	// DefaultMaxConns): beyond it, new ones wait in the listen backlog.
+	// MaxConns bounds the connections open at once (0: no bound; folio serve's
+	// default is defaultMaxConns in cmd/folio): beyond it, new ones wait in the listen backlog.
 	// MaxConnsPerClient bounds those of one client address (an IPv6
 	// client by its IPv6Prefix), trusted proxies excepted (0: no bound):
 	// beyond it, a new connection gets 503 and is closed.

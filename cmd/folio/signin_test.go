@@ -62,10 +62,10 @@ func TestKeysOwnerExpires(t *testing.T) {
 	}
 	f := strings.Fields(lines[1])
 	want := time.Now().Add(720 * time.Hour).UTC().Format("2006-01-02")
-	if f[0] != "ana-laptop" || f[3] != "ana@example.com" || !strings.HasPrefix(f[4], want) || f[5] != "never" {
+	if f[0] != "ana-laptop" || f[5] != "ana@example.com" || !strings.HasPrefix(f[6], want) || f[7] != "never" {
 		t.Fatalf("ana's key: %q", lines[1])
 	}
-	if f := strings.Fields(lines[2]); f[3] != "-" || f[4] != "never" {
+	if f := strings.Fields(lines[2]); f[5] != "-" || f[6] != "never" {
 		t.Fatalf("ci's key: %q", lines[2])
 	}
 	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "x", "--scopes", "content:read", "--expires", "-1h"); err == nil {
