@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/folio-cms/folio/media/fault"
 )
@@ -49,9 +50,16 @@ func bearer(r *http.Request) (token string, present, ok bool) {
 	return tok, true, true
 }
 
-// authenticate verifies the request's key against a. It returns the request
-// carrying the key, or the 401/403 to send.
-func (s *Server) authenticate(r *http.Request, a access) (*http.Request, error) {
+// authenticate verifies the request's key against a (or, with sessions,
+// an editor's session cookie: signin.go). It returns the request carrying
+// the key, or the 401/403 to send.
+func (s *Server) authenticate(r *http.Request, a access, sessions bool) (*http.Request, error) {
+	if _, sent := r.Header["Authorization"]; !sent && sessions {
+		// An editor's session (signin.go); a key, when sent, wins.
+		if sr, ok, err := s.sessionAuth(r, a); ok {
+			return sr, err
+		}
+	}
 	r, err := s.verifyKey(r, a)
 	if err != nil && !s.allowNoKeys && s.keys.Missing() {
 		// Said plainly rather than as a bad key: no key can be good.
@@ -76,6 +84,11 @@ func (s *Server) verifyKey(r *http.Request, a access) (*http.Request, error) {
 	if !valid {
 		return nil, errorf(fault.Unauthorized, "invalid API key")
 	}
+	now := s.now()
+	if k.Expired(now) { // keys_account.go
+		return nil, errorf(fault.Unauthorized, "this API key expired at %s", k.ExpiresAt.Format(time.RFC3339))
+	}
+	s.keys.touch(k.Name, now)
 	if a.scope != "" && !k.Has(a.scope) {
 		return nil, forbidden(a.scope)
 	}

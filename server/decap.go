@@ -17,6 +17,7 @@ import (
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/server/decap"
+	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -81,7 +82,11 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		done = d
 		return nil
 	}
-	res, err := s.decapService().CallStream(r.Context(), decap.Caller{Name: k.AuthorName(), Email: k.Email, Can: k.Has}, body, heavy)
+	who := decap.Caller{Name: k.AuthorName(), Email: k.Email, Can: k.Has}
+	if p := principalFrom(r.Context()); p != nil { // signin.go
+		who.Name, who.Email, who.MayEdit, who.MayPublish = p.Name, p.Email, p.MayEdit, p.MayPublish
+	}
+	res, err := s.decapService().CallStream(r.Context(), who, body, heavy)
 	defer func() { done() }()
 	if err != nil {
 		return err
@@ -178,6 +183,13 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 		b, err := s.decapService().ConfigYAML(r.Context(), decapPath, full)
 		if err != nil {
 			return err
+		}
+		if p := principalFrom(r.Context()); p != nil { // signin.go: per role
+			if b, err = signin.DecapConfig(b, p); err != nil {
+				return err
+			}
+			h.Set("Vary", "Cookie")
+			h.Set("Cache-Control", "private, no-cache")
 		}
 		return writeBody(w, r, "text/yaml; charset=utf-8", b)
 	}

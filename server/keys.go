@@ -53,7 +53,11 @@ type Key struct {
 	Hash        string    `yaml:"hash"`
 	Scopes      []string  `yaml:"scopes"`
 	CreatedAt   time.Time `yaml:"createdAt"`
-	hash        []byte
+	// Owner is the person the key belongs to (an e-mail); ExpiresAt when
+	// it stops working (keys_account.go).
+	Owner     string     `yaml:"owner,omitempty"`
+	ExpiresAt *time.Time `yaml:"expiresAt,omitempty"`
+	hash      []byte
 }
 
 // AuthorName is the name the key's commits carry: its display name, else
@@ -110,6 +114,8 @@ type KeyStore struct {
 	modTime time.Time
 	size    int64
 	good    []*Key // the keys of the last valid file
+
+	usage keyUsage // when each key was last used (keys_account.go)
 }
 
 // KeysFileError is why the keys file does not load.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/folio-cms/folio/server/signin"
 	"net/http"
 	"sort"
 	"strings"
@@ -28,8 +29,8 @@ func (rte route) writes() bool {
 		return false
 	}
 	// The webhook only triggers a fetch; a preview token is signed, not
-	// stored: neither writes anything.
-	return rte.path != hookPath && rte.path != previewsPath
+	// stored, signing out clears a cookie: none writes anything.
+	return rte.path != hookPath && rte.path != previewsPath && rte.path != signin.LogoutPath
 }
 
 // refuseWrite answers a write route on a read-only box: 405 READ_ONLY with

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -78,6 +79,13 @@ func (s *Server) table() []route {
 		{"GET", "/uploads/*key", noKey, true, s.serveUpload},
 
 		{"POST", decapPath, needsKey(ScopeContentWrite), false, s.decapRPC},
+
+		{"GET", signin.LoginPath, noKey, false, s.authLogin},
+		{"GET", signin.CallbackPath, noKey, false, s.authCallback},
+		{"GET", signin.SessionPath, noKey, false, s.authSession},
+		{"GET", signin.ProvidersPath, noKey, false, s.authProviders},
+		{"GET", signin.ListPath, noKey, false, s.authEditors},
+		{"POST", signin.LogoutPath, noKey, false, s.authLogout},
 
 		{"GET", "/admin", noKey, false, s.adminRedirect},
 		{"GET", "/admin/*file", noKey, false, s.adminFile},
@@ -210,9 +218,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	if err != nil {
 		return err
 	}
-	r, err = s.authenticate(r, acc)
+	// The public surface (cacheable by CDNs) never reads a session.
+	r, err = s.authenticate(r, acc, !rte.cors)
 	if err != nil {
 		return err
+	}
+	if pr := principalFrom(r.Context()); pr != nil {
+		s.signin.Touch(w, r, pr)
 	}
 	if k := keyFrom(r.Context()); k != nil {
 		if ok, wait := s.keyLimit.allow(k.Name); !ok {

@@ -20,6 +20,7 @@ import (
 	"github.com/folio-cms/folio/media/grant"
 	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/notify"
+	"github.com/folio-cms/folio/server/signin"
 )
 
 // Config wires a Server.
@@ -99,6 +100,9 @@ type Config struct {
 	// Decap configures the Decap CMS editor and its RPC.
 	Decap DecapConfig
 
+	// Signin turns on editors' sign-in with a provider (signin.go).
+	Signin SigninConfig
+
 	// Writer commits the write API's documents (engine/write); nil: the
 	// write routes answer 405.
 	Writer *write.Writer
@@ -152,6 +156,7 @@ type Server struct {
 	allowNoKeys bool
 
 	decapCfg  DecapConfig
+	signin    *signin.Service // nil: sign-in is off
 	decapOnce sync.Once
 	decapSvc  *decap.Service
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
@@ -196,6 +201,7 @@ func New(cfg Config) *Server {
 		mediaOrigins: cfg.MediaOrigins,
 		heavyWrites:  make(chan struct{}, heavyWriteSlots),
 	}
+	s.signin = s.newSignin(cfg.Signin)
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout

@@ -88,6 +88,10 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 	if k := keyFrom(r.Context()); k != nil {
 		opts.Author = write.Person{Name: k.AuthorName(), Email: k.Email}
 	}
+	if err := s.mayEdit(r, doc); err != nil { // signin.go
+		return err
+	}
+	opts.Author = personAuthor(r, opts.Author)
 	if snap := s.engine.SnapshotOf(branch); snap != nil {
 		opts.Base = snap.Commit
 	}
@@ -224,6 +228,9 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if err := requireScope(r, ScopeContentDraft); err != nil {
 		return err
 	}
+	if err := mayPublish(r); err != nil { // signin.go
+		return err
+	}
 	if s.writer == nil {
 		return errorf(fault.NotAllowed, "this folio does not write content (no writer configured)")
 	}
@@ -257,6 +264,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if k := keyFrom(r.Context()); k != nil {
 		o.Author = write.Person{Name: k.AuthorName(), Email: k.Email}
 	}
+	o.Author = personAuthor(r, o.Author) // signin.go
 	res, err := s.writer.Publish(context.WithoutCancel(r.Context()), o)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/folio-cms/folio/server"
 )
@@ -27,6 +28,8 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	id := fs.String("id", "", "the key's id (letters, digits, '.', '_', '-'); default: made from --name (mira-hofer)")
 	email := fs.String("email", "", "the e-mail of the key's commits (default: folio serve's --write-author-email)")
 	scopes := fs.String("scopes", "", "comma-separated scopes: "+strings.Join(server.AllScopes, ", "))
+	owner := fs.String("owner", "", "create: the person the key belongs to (an e-mail)")
+	expires := fs.Duration("expires", 0, "create: how long the key works (e.g. 2160h); 0: until revoked")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -52,12 +55,24 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 		if spec.ID == spec.DisplayName {
 			spec.DisplayName = ""
 		}
+		if *expires < 0 {
+			return errors.New("keys create: --expires must be positive")
+		}
 		secret, err := ks.CreateKey(spec)
 		if err != nil {
 			return fmt.Errorf("keys create: %w", err)
 		}
 		if spec.ID == "" {
 			spec.ID = server.KeyID(spec.DisplayName)
+		}
+		if *owner != "" || *expires > 0 {
+			var until time.Time
+			if *expires > 0 {
+				until = time.Now().Add(*expires)
+			}
+			if err := ks.SetAccount(spec.ID, *owner, until); err != nil {
+				return err
+			}
 		}
 		who := spec.ID
 		if spec.DisplayName != "" {
@@ -75,13 +90,24 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tEMAIL\tSCOPES\tCREATED")
+		fmt.Fprintln(tw, "ID\tNAME\tEMAIL\tSCOPES\tCREATED\tOWNER\tEXPIRES\tLAST USED")
 		for _, k := range keys {
 			email := k.Email
 			if email == "" {
 				email = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Name, k.AuthorName(), email, strings.Join(k.Scopes, ","), k.CreatedAt.Format("2006-01-02T15:04:05Z"))
+			exp, used := "never", "never"
+			if k.ExpiresAt != nil {
+				exp = k.ExpiresAt.Format("2006-01-02T15:04:05Z")
+			}
+			if t := ks.LastUsed(k.Name); !t.IsZero() {
+				used = t.Format("2006-01-02T15:04:05Z")
+			}
+			owner := k.Owner
+			if owner == "" {
+				owner = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.Name, k.AuthorName(), email, strings.Join(k.Scopes, ","), k.CreatedAt.Format("2006-01-02T15:04:05Z"), owner, exp, used)
 		}
 		return tw.Flush()
 	case "revoke":

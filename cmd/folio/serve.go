@@ -51,6 +51,8 @@ type serveFlags struct {
 	bodyMinRate                                     int64
 	maxConns, maxConnsPerClient, ipv6Prefix         int
 	writeBranches, writeAuthorEmail                 string
+	signin                                          signinFlags
+	signinCfg                                       server.SigninConfig
 }
 
 // urlList is a repeatable flag; one value (or the environment variable)
@@ -127,7 +129,12 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address (an IPv6 client by its --ipv6-prefix), --trusted-proxies excepted; beyond it they get 503; 0: no bound")
 	fs.IntVar(&f.ipv6Prefix, "ipv6-prefix", server.DefaultIPv6Prefix, "the prefix length by which IPv6 clients are counted for --rate-ip and --max-conns-per-client (64: one subscriber's network; 128: each address)")
 	f.media.register(fs)
+	f.signin.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	var err error
+	if f.signinCfg, err = f.signin.config(f.addr); err != nil {
 		return nil, err
 	}
 	if f.ipv6Prefix < 1 || f.ipv6Prefix > 128 {
@@ -276,6 +283,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		Decap:          server.DecapConfig{Dir: f.decapDir, AuthorEmail: f.writeAuthorEmail},
 		URLSecret:      f.urlSecret,
 		PreviewSecret:  f.previewSecret,
+		Signin:         f.signinCfg,
 
 		TransformConcurrency:  f.transformConcurrency,
 		TransformQueueTimeout: f.transformQueueTimeout,

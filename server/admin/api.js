@@ -33,6 +33,10 @@ async function errorOf(res) {
   return new APIError(res.status, code, message);
 }
 
+// session is a signed-in editor's (signin.js): every API of the page
+// sends its CSRF token when it has no key.
+export const session = { csrf: "" };
+
 export class API {
   // key returns the current API key ("" for none).
   constructor(key) {
@@ -43,6 +47,7 @@ export class API {
     const h = { ...extra };
     const k = this.key();
     if (k) h["Authorization"] = "Bearer " + k;
+    else if (session.csrf) h["X-CSRF-Token"] = session.csrf;
     return h;
   }
 
@@ -73,6 +78,7 @@ export class API {
       xhr.open("POST", "/api/v1/media");
       const k = this.key();
       if (k) xhr.setRequestHeader("Authorization", "Bearer " + k);
+      else if (session.csrf) xhr.setRequestHeader("X-CSRF-Token", session.csrf);
       xhr.responseType = "json";
       xhr.upload.addEventListener("progress", (e) => {
         if (e.lengthComputable) progress(e.loaded, e.total);

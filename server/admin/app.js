@@ -8,6 +8,7 @@ import { API, describe } from "./api.js";
 import { $, el } from "./dom.js";
 import { paint } from "./blurhash.js";
 import { deleteWarning, renderMissingMedia, showUsage } from "./usage.js";
+import { startSession } from "./signin.js";
 
 const KEY = "folio.apiKey";
 const PAGE = 48;
@@ -607,3 +608,4 @@ $("status-refresh").addEventListener("click", loadStatus);
 // --- start -----------------------------------------------------------------
 
 if (sessionStorage.getItem(KEY)) unlock();
+else startSession(api).then((ok) => ok && unlock());

@@ -66,6 +66,10 @@ type Service struct {
 type Caller struct {
 	Name, Email string
 	Can         func(scope string) bool
+	// MayEdit and MayPublish are a signed-in person's role (access.go);
+	// nil for a key.
+	MayEdit    func(collection, locale string) error
+	MayPublish func() error
 }
 
 type request struct {
@@ -288,6 +292,9 @@ func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) 
 		}
 		cms, err := cmsBranch(p.Collection, p.Slug)
 		if err != nil {
+			return nil, err
+		}
+		if err := mayWorkflow(who, req.Action, p); err != nil { // access.go
 			return nil, err
 		}
 		return s.workflow(ctx, who, b, req.Action, cms, p)
@@ -519,6 +526,9 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		if err != nil {
 			return nil, err
 		}
+		if err := s.mayWrite(ctx, who, target, ew); err != nil { // access.go
+			return nil, err
+		}
 		docs = append(docs, ew)
 	}
 	// Media go to the library; the entry names their library URLs.
@@ -635,6 +645,9 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 		if _, ok := s.docOfFile(p); !ok {
 			return nil, bad("params.paths: %s is not a document folio edits (content/<type>/…, pages/…)", p)
+		}
+		if err := s.mayEdit(who, p); err != nil { // access.go
+			return nil, err
 		}
 		docPaths = append(docPaths, p)
 	}

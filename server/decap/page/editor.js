@@ -5,6 +5,9 @@
 "use strict";
 (function () {
   const KEY = "folio.apiKey";
+  // An editor signed in with a provider (docs/editors.md) has a session
+  // cookie instead of a key: its writes carry the session's CSRF token.
+  let csrf = "";
   const RPC = new URL("/api/v1/decap", location.href).href;
   // config.yml names the private types' fields only to a key with
   // content:read: Decap's fetch of it carries the key too.
@@ -27,10 +30,16 @@
   window.fetch = async function (input, init) {
     if (!keyed(input)) return fetch0(input, init);
     const headers = new Headers((init && init.headers) || (input instanceof Request ? input.headers : undefined));
-    headers.set("Authorization", "Bearer " + (sessionStorage.getItem(KEY) || ""));
-    const res = await fetch0(input, Object.assign({}, init, { headers, credentials: "omit" }));
+    let credentials = "omit";
+    if (csrf) {
+      headers.set("X-CSRF-Token", csrf);
+      credentials = "same-origin";
+    } else {
+      headers.set("Authorization", "Bearer " + (sessionStorage.getItem(KEY) || ""));
+    }
+    const res = await fetch0(input, Object.assign({}, init, { headers, credentials }));
     if (res.status === 401) {
-      // A key that no longer works: ask again.
+      // A key (or a session) that no longer works: ask again.
       sessionStorage.removeItem(KEY);
       location.reload();
     }
@@ -94,6 +103,36 @@
     document.head.appendChild(s);
   }
 
+  // session starts the editor with the sign-in session, if there is one;
+  // else it offers the providers' buttons beside the key.
+  async function session() {
+    try {
+      const res = await fetch0("/api/v1/auth/session", { credentials: "same-origin" });
+      if (res.ok) {
+        csrf = (await res.json()).csrfToken;
+        start();
+        return;
+      }
+      const pr = await fetch0("/api/v1/auth/providers", { credentials: "same-origin" });
+      if (pr.ok) {
+        const box = document.getElementById("folio-signin");
+        const ret = encodeURIComponent(location.pathname);
+        for (const p of (await pr.json()).providers) {
+          const a = document.createElement("a");
+          a.className = "folio-provider";
+          a.href = p.login + "&return=" + ret;
+          a.textContent = "Sign in with " + p.name;
+          box.appendChild(a);
+        }
+        const or = document.createElement("p");
+        or.textContent = "or, for a machine's key:";
+        box.appendChild(or);
+        box.hidden = false;
+      }
+    } catch (_) { /* no sign-in: the key form alone */ }
+    login();
+  }
+
   function login() {
     const form = document.getElementById("folio-login");
     form.hidden = false;
@@ -124,5 +163,5 @@
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", fn);
     else fn();
   }
-  ready(() => (sessionStorage.getItem(KEY) ? start() : login()));
+  ready(() => (sessionStorage.getItem(KEY) ? start() : session()));
 })();
