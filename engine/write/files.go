@@ -124,8 +124,10 @@ func docOfPath(p string) Doc {
 // PutFile writes a whole content file (front matter and body as the
 // editor made them) at p: checked as a document write is (the file
 // parses, the content rules, the content model, a slug no other document
-// has), committed and pushed. Options.IfMatch "" with Options.Base ""
-// writes whatever the branch holds; a file that exists is replaced.
+// has), committed and pushed. Options.Read names the version the editor
+// read (see FileBase): a file changed since is merged with the save or
+// refused. Options.IfMatch: the file's ETag must be this one. With
+// neither, a file that exists is replaced.
 func (w *Writer) PutFile(ctx context.Context, p string, data []byte, opts Options) (Result, error) {
 	return w.writeFile(ctx, p, data, false, opts)
 }
@@ -179,6 +181,11 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 		pl.op = opDelete
 	case pl.oldBlob == "":
 		pl.op = opCreate
+	}
+	if !del && opts.Read != nil {
+		if data, err = w.readBase(ctx, p, opts.Read, pl.oldBlob, data); err != nil {
+			return Result{}, err
+		}
 	}
 	if !del {
 		if old, err := w.repo.readBlob(ctx, pl.oldBlob); pl.oldBlob != "" && err == nil && string(old) == string(data) {

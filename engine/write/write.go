@@ -144,6 +144,9 @@ type Options struct {
 	Base    string
 	Message string // the commit message; "": "Update posts/hello" and the like
 	Author  Person // Email "": Config.AuthorEmail
+	// Read is, for PutFile, the version of the file the editor read and
+	// saved whole; nil: none given (IfMatch alone decides).
+	Read *FileBase
 }
 
 // Result is a write that was committed (and pushed).

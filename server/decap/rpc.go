@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path"
 	"strings"
 
@@ -55,6 +56,7 @@ type Service struct {
 	// MediaListed and MediaThumbBytes bound getMedia's answer (see
 	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
 	MediaListed, MediaThumbBytes int
+	Logger                       *slog.Logger // nil: none
 }
 
 // Caller is who calls: the key's name and what it may do beyond
@@ -346,6 +348,10 @@ type dataFile struct {
 	Path    string `json:"path"`
 	Raw     string `json:"raw"`
 	NewPath string `json:"newPath,omitempty"`
+	// Base is folio's addition (its editor page adds it): the id of the
+	// file the editor opened (getEntry's file.id, "" for none), or the
+	// base the last save of it answered. nil: not given.
+	Base *string `json:"base,omitempty"`
 }
 
 type asset struct {
@@ -363,7 +369,22 @@ type persistParams struct {
 		CommitMessage  string `json:"commitMessage"`
 		UseWorkflow    bool   `json:"useWorkflow"`
 		Status         string `json:"status"`
+		NewEntry       bool   `json:"newEntry"`
 	} `json:"options"`
+}
+
+// persisted is persistEntry's answer: Decap reads message; folio's
+// editor page takes each file's base for the next save of it.
+type persisted struct {
+	Message string          `json:"message"`
+	Files   []persistedFile `json:"files"`
+}
+
+type persistedFile struct {
+	Path string `json:"path"` // Decap's path
+	// Base is the id of the file as the editor's save made it (the
+	// version its form now shows): the base of its next save.
+	Base string `json:"base"`
 }
 
 // author is who a commit is written for: the key's name.
@@ -449,7 +470,7 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	// Every document is parsed and checked before anything is stored.
 	docs := make([]entryWrite, 0, len(files))
 	for _, f := range files {
-		ew, err := s.planEntry(ctx, target, f)
+		ew, err := s.planEntry(ctx, target, f, p.Options.NewEntry)
 		if err != nil {
 			return nil, err
 		}
@@ -468,21 +489,39 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	if status != "" {
 		msg += "\n\n" + statusTrailer + ": " + status + "\n"
 	}
+	out := persisted{Message: "entry persisted", Files: []persistedFile{}}
 	for _, ew := range docs {
+		// The next save of the file is made from what the editor's form
+		// holds now: this raw, as Decap sent it.
+		base, err := s.Writer.StoreBlob(ctx, []byte(ew.raw))
+		if err != nil {
+			return nil, err
+		}
 		if len(rewrites) > 0 {
 			ew.raw = strings.NewReplacer(rewrites...).Replace(ew.raw)
 		}
 		if err := s.writeEntry(ctx, who, target, msg, ew); err != nil {
 			return nil, err
 		}
+		out.Files = append(out.Files, persistedFile{Path: ew.decapPath, Base: base})
 	}
-	return map[string]string{"message": "entry persisted"}, nil
+	return out, nil
 }
 
-// served makes the writing box serve the new commit at once (the other
-// boxes see the push).
+// served makes the box catch up with the remote (after a save refused
+// because the file changed there), so that the editor's next try starts
+// from the new state.
 func (s *Service) served(ctx context.Context) {
-	_ = s.Engine.Sync(ctx)
+	if err := s.Engine.Sync(ctx); err != nil {
+		s.logger().Warn("decap: catching up with the remote after a refused save failed; the next fetch will", "err", err)
+	}
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
 }
 
 func checkAsset(a asset) error {

@@ -19,18 +19,71 @@
     }
   }
 
+  // Decap's proxy protocol says nothing of the version of a file an
+  // editor opened, so a save could not tell a file someone changed
+  // meanwhile: the page keeps the id of the version each opened file's
+  // form holds (getEntry's file.id, unpublishedEntryDataFile's id, the
+  // base persistEntry answers for what it saved) and sends it with each
+  // save as the file's base. folio then merges the save with what
+  // changed since, or refuses it, never writes over it (docs/decap.md).
+  const bases = new Map(); // Decap's path → id ("": no file was there)
+
+  function parse(text) {
+    try {
+      return JSON.parse(text);
+    } catch (_) {
+      return null;
+    }
+  }
+
+  // withBases adds the bases it knows to a persistEntry call's body.
+  function withBases(call) {
+    const p = call && call.action === "persistEntry" && call.params;
+    if (!p) return null;
+    const files = (p.dataFiles || []).concat(p.entry ? [p.entry] : []);
+    for (const f of files) {
+      if (f && typeof f.path === "string" && !("base" in f) && bases.has(f.path)) f.base = bases.get(f.path);
+    }
+    return JSON.stringify(call);
+  }
+
+  // remember takes the bases an answer gives.
+  async function remember(call, res) {
+    const a = call && call.action;
+    if (a !== "getEntry" && a !== "unpublishedEntryDataFile" && a !== "persistEntry") return;
+    const v = await res.clone().json().catch(() => null);
+    if (!v) return;
+    if (a === "getEntry" && v.file && typeof v.file.path === "string") bases.set(v.file.path, v.file.id || "");
+    if (a === "unpublishedEntryDataFile" && typeof v.id === "string" && call.params) bases.set(call.params.path, v.id);
+    if (a === "persistEntry" && Array.isArray(v.files)) for (const f of v.files) bases.set(f.path, f.base);
+  }
+
+  // explained makes a refused save's answer say why: Decap shows the
+  // answer's error, which is folio's code, not its message.
+  async function explained(call, res) {
+    const a = call && call.action;
+    if (res.ok || (a !== "persistEntry" && a !== "deleteFiles" && a !== "deleteFile")) return res;
+    const v = await res.clone().json().catch(() => null);
+    if (!v || !v.message) return res;
+    return new Response(JSON.stringify(Object.assign({}, v, { error: v.message, code: v.error })),
+      { status: res.status, statusText: res.statusText, headers: res.headers });
+  }
+
   const fetch0 = window.fetch.bind(window);
   window.fetch = async function (input, init) {
     if (!keyed(input)) return fetch0(input, init);
     const headers = new Headers((init && init.headers) || (input instanceof Request ? input.headers : undefined));
     headers.set("Authorization", "Bearer " + (sessionStorage.getItem(KEY) || ""));
-    const res = await fetch0(input, Object.assign({}, init, { headers, credentials: "omit" }));
+    const call = init && typeof init.body === "string" ? parse(init.body) : null;
+    const body = withBases(call);
+    const res = await fetch0(input, Object.assign({}, init, { headers, credentials: "omit" }, body ? { body } : {}));
     if (res.status === 401) {
       // A key that no longer works: ask again.
       sessionStorage.removeItem(KEY);
       location.reload();
     }
-    return res;
+    if (res.ok) await remember(call, res);
+    return explained(call, res);
   };
 
   function start() {

@@ -1,0 +1,101 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/folio-cms/folio/server"
+)
+
+// openedEntry is getEntry's answer: the raw file and its id.
+type openedEntry struct {
+	Data *string `json:"data"`
+	File struct {
+		Path string  `json:"path"`
+		ID   *string `json:"id"`
+	} `json:"file"`
+}
+
+func getEntry(t *testing.T, base, key, branch, p string) openedEntry {
+	t.Helper()
+	r := rpc(t, base, key, "getEntry", map[string]any{"branch": branch, "path": p})
+	wantOK(t, r)
+	var e openedEntry
+	if err := json.Unmarshal(r.Body, &e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// persist saves one data file as Decap does, with base (nil: none given,
+// as Decap's own protocol sends).
+func persist(t *testing.T, base, key, branch, p, raw string, fileBase *string, workflow bool) response {
+	t.Helper()
+	f := map[string]any{"slug": strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md"), "path": p, "raw": raw}
+	if fileBase != nil {
+		f["base"] = *fileBase
+	}
+	return rpc(t, base, key, "persistEntry", map[string]any{"branch": branch, "dataFiles": []any{f}, "assets": []any{},
+		"options": map[string]any{"collectionName": "posts", "commitMessage": "Update " + p, "useWorkflow": workflow, "status": "draft"}})
+}
+
+// TestDecapTwoEditorsOneEntry is issue 29's first lost update: two
+// editors open one post; the first saves one field, the second another,
+// each from the file as they opened it. The second save is merged with
+// the first (both fields are in the file), a save changing a field the
+// other changed too is refused (409) and a save that says nothing of what
+// it was made from is refused (412): never written over the first.
+func TestDecapTwoEditorsOneEntry(t *testing.T) {
+	for _, workflow := range []bool{false, true} {
+		name := "simple"
+		if workflow {
+			name = "workflow"
+		}
+		t.Run(name, func(t *testing.T) {
+			repo, w, _ := decapBoxes(t)
+			key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+			const p = "content/posts/hello.md"
+			branch := "main"
+			e := getEntry(t, w.URL, key, "main", p)
+			if e.Data == nil || e.File.ID == nil {
+				t.Fatalf("getEntry: %+v", e)
+			}
+			raw, id := *e.Data, *e.File.ID
+			first := strings.Replace(raw, "title: Hello\n", "title: Hello\nrating: 4\n", 1)
+			second := strings.Replace(raw, "title: Hello\n", "title: Hello\ntags: [news]\n", 1)
+			third := strings.Replace(raw, "title: Hello\n", "title: Hello\nrating: 2\n", 1)
+			stored := func() string {
+				ref := "main"
+				if workflow {
+					ref = "cms/posts/hello"
+				}
+				return git(t, repo.bare, "show", ref+":"+p)
+			}
+			r := persist(t, w.URL, key, branch, p, first, &id, workflow)
+			wantOK(t, r)
+			r = persist(t, w.URL, key, branch, p, second, &id, workflow)
+			wantOK(t, r)
+			if got := stored(); !strings.Contains(got, "rating: 4") || !strings.Contains(got, "news") || !strings.Contains(got, "Hello, world.") {
+				t.Fatalf("the second save reverted the first:\n%s", got)
+			}
+			before := stored()
+			wantError(t, persist(t, w.URL, key, branch, p, third, &id, workflow), 409, "CONFLICT")
+			wantError(t, persist(t, w.URL, key, branch, p, third, nil, workflow), 412, "PRECONDITION_FAILED")
+			if got := stored(); got != before {
+				t.Fatalf("a refused save changed the file:\n%s", got)
+			}
+			// The base a save answers is what the editor's form holds:
+			// the next save from it changes only what it changes.
+			var ans struct{ Files []struct{ Path, Base string } }
+			if err := json.Unmarshal(r.Body, &ans); err != nil || len(ans.Files) != 1 || ans.Files[0].Path != p {
+				t.Fatalf("persistEntry answer: %s", r.Body)
+			}
+			again := strings.Replace(second, "Hello, world.", "Hello again.", 1)
+			wantOK(t, persist(t, w.URL, key, branch, p, again, &ans.Files[0].Base, workflow))
+			if got := stored(); !strings.Contains(got, "rating: 4") || !strings.Contains(got, "news") || !strings.Contains(got, "Hello again.") {
+				t.Fatalf("the next save from the answered base:\n%s", got)
+			}
+		})
+	}
+}
