@@ -99,3 +99,48 @@ func TestDecapTwoEditorsOneEntry(t *testing.T) {
 		})
 	}
 }
+
+// rpcOpened is persistEntry as folio's editor page sends it: each data
+// file that names no base gets the id of the version the editor opened,
+// read just before (unpublishedEntryDataFile for an entry under the
+// workflow that has its branch, else getEntry), as the page remembers it.
+func rpcOpened(t testing.TB, base, key string, params map[string]any, header ...string) response {
+	t.Helper()
+	b, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	branch, _ := p["branch"].(string)
+	opts, _ := p["options"].(map[string]any)
+	files, _ := p["dataFiles"].([]any)
+	for _, f := range files {
+		df, _ := f.(map[string]any)
+		path, _ := df["path"].(string)
+		if _, given := df["base"]; given || path == "" {
+			continue
+		}
+		if opts["useWorkflow"] == true {
+			r := rpc(t, base, key, "unpublishedEntryDataFile", map[string]any{"branch": branch, "collection": opts["collectionName"], "slug": df["slug"], "path": path})
+			var v struct{ ID string }
+			if r.Status == 200 && json.Unmarshal(r.Body, &v) == nil && v.ID != "" {
+				df["base"] = v.ID
+				continue
+			}
+		}
+		r := rpc(t, base, key, "getEntry", map[string]any{"branch": branch, "path": path})
+		var e openedEntry
+		if r.Status != 200 || json.Unmarshal(r.Body, &e) != nil {
+			continue
+		}
+		if e.File.ID != nil {
+			df["base"] = *e.File.ID
+		} else {
+			df["base"] = ""
+		}
+	}
+	return rpc(t, base, key, "persistEntry", p, header...)
+}
