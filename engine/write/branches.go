@@ -224,6 +224,18 @@ func (w *Writer) BranchStart(ctx context.Context, branch string) (string, error)
 	return w.repo.head(ctx, w.cfg.Branch)
 }
 
+// BranchHead is the commit a write to branch starts from now: the
+// branch's head, or BranchStart for a branch that does not exist yet;
+// "" when neither exists. A server passes it as Options.Base of a write
+// to a branch it does not serve (what a reader of the branch has read).
+func (w *Writer) BranchHead(ctx context.Context, branch string) (string, error) {
+	h, err := w.repo.head(ctx, branch)
+	if err != nil || h != "" {
+		return h, err
+	}
+	return w.BranchStart(ctx, branch)
+}
+
 // sideBranch checks that b is a branch writes may name that is neither
 // the published nor the draft branch.
 func (w *Writer) sideBranch(b string) error {
