@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/folio-cms/folio/server"
@@ -143,4 +145,55 @@ func rpcOpened(t testing.TB, base, key string, params map[string]any, header ...
 		}
 	}
 	return rpc(t, base, key, "persistEntry", p, header...)
+}
+
+// TestDecapWorkflowConcurrentSaves: concurrent editorial-workflow saves
+// of one entry, each from the version the editors opened and each
+// changing the body: one is taken, the others refused (409), whether
+// the entry's branch is new or exists.
+func TestDecapWorkflowConcurrentSaves(t *testing.T) {
+	repo, w, _ := decapBoxes(t)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	const p, n = "content/posts/hello.md", 10
+	for _, round := range []string{"new branch", "existing branch"} {
+		opened := rpcOpenedBase(t, w.URL, key, p)
+		var wg sync.WaitGroup
+		res := make([]response, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[i] = persist(t, w.URL, key, "main", p, fmt.Sprintf("---\ntitle: Hello\n---\nWords %s %d.\n", round, i), &opened, true)
+			}()
+		}
+		wg.Wait()
+		won := -1
+		for i, r := range res {
+			switch r.Status {
+			case 200:
+				if won >= 0 {
+					t.Fatalf("%s: saves %d and %d, made from one version, were both taken", round, won, i)
+				}
+				won = i
+			case 409:
+			default:
+				t.Fatalf("%s: save %d: %d %s", round, i, r.Status, r.Body)
+			}
+		}
+		if got := git(t, repo.bare, "show", "cms/posts/hello:"+p); won < 0 || !strings.Contains(got, fmt.Sprintf("Words %s %d.", round, won)) {
+			t.Fatalf("%s: the taken save %d is not on the branch:\n%s", round, won, got)
+		}
+	}
+}
+
+// rpcOpenedBase is the base folio's editor page sends for p when the
+// editor opens it now (see rpcOpened).
+func rpcOpenedBase(t *testing.T, base, key, p string) string {
+	t.Helper()
+	r := rpc(t, base, key, "unpublishedEntryDataFile", map[string]any{"branch": "main", "collection": "posts", "slug": strings.TrimSuffix(p[strings.LastIndexByte(p, '/')+1:], ".md"), "path": p})
+	var v struct{ ID string }
+	if r.Status == 200 && json.Unmarshal(r.Body, &v) == nil && v.ID != "" {
+		return v.ID
+	}
+	return *getEntry(t, base, key, "main", p).File.ID
 }
