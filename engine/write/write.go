@@ -968,7 +968,11 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	// the write's own changes only (see the package documentation).
 	if opts.IfMatch == "" && opts.Base != "" && o != opCreate {
 		baseBlob, err := w.repo.blobAt(ctx, opts.Base, pl.path)
-		if err == nil && baseBlob != "" && baseBlob != pl.oldBlob {
+		if err != nil {
+			// Not known: the write is not applied as if nothing changed.
+			return err
+		}
+		if baseBlob != "" && baseBlob != pl.oldBlob {
 			if ch, err = w.rebaseChange(ctx, pl.path, baseBlob, old, meta, ch, o, d); err != nil {
 				return err
 			}
