@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -196,4 +197,26 @@ func rpcOpenedBase(t *testing.T, base, key, p string) string {
 		return v.ID
 	}
 	return *getEntry(t, base, key, "main", p).File.ID
+}
+
+// TestDecapCatchUpFailureLogged: after a refused save the box fetches so
+// that the editor's next try starts from the new state; a fetch that
+// fails is said in the log (issue 29, item 4), not dropped.
+func TestDecapCatchUpFailureLogged(t *testing.T) {
+	var logs syncBuffer
+	repo := newRepo(t, decapSite)
+	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), withLog(&logs))
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	const p = "content/posts/hello.md"
+	e := getEntry(t, w.URL, key, "main", p)
+	wantOK(t, persist(t, w.URL, key, "main", p, "---\ntitle: Hello\n---\nOne.\n", e.File.ID, false))
+	// The remote goes away; a save from the old version is refused and
+	// the fetch after it fails.
+	if err := os.Rename(repo.bare, repo.bare+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, persist(t, w.URL, key, "main", p, "---\ntitle: Hello\n---\nTwo.\n", e.File.ID, false), 409, "CONFLICT")
+	if !strings.Contains(logs.String(), "catching up with the remote") {
+		t.Fatalf("the failed fetch is not in the log:\n%s", logs.String())
+	}
 }

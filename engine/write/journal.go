@@ -108,7 +108,9 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 	if remote == p.Parent || remote == "" && p.New {
 		res, err := w.repo.push(ctx, p.Commit, p.Branch)
 		if res == pushed {
-			_ = w.repo.setRef(ctx, p.Branch, p.Commit)
+			if err := w.repo.setRef(ctx, p.Branch, p.Commit); err != nil {
+				w.cfg.Logger.Warn("write: pushed a commit the last run left unpushed; the clone's ref will follow on the next fetch", "branch", p.Branch, "commit", p.Commit, "err", err)
+			}
 			rec.State = "pushed"
 			w.clearJournal()
 			w.cfg.Logger.Info("write: pushed a commit the last run left unpushed", "branch", p.Branch, "commit", p.Commit, "path", p.Path)
