@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
@@ -173,5 +175,60 @@ func TestPublishReadFailure(t *testing.T) {
 	r = wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"type": "posts", "slug": "hello"}]}`)
 	if r.Status != 200 || !strings.Contains(remoteFile(t, repo.bare, "content/posts/hello.md"), "title: Drafted") {
 		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestWriteQueueBounded is issue 29's item 12: a push to a remote that
+// hangs holds the box's one write slot; a write behind it waits at most
+// the queue wait and is then 503 GIT_UNAVAILABLE with Retry-After,
+// nothing written, instead of minutes. The held write lands once the
+// remote answers, and the next one goes through.
+func TestWriteQueueBounded(t *testing.T) {
+	repo := newRepo(t, writeSite)
+	ts := startWriterCfg(t, "file://"+repo.bare, func(_ *engine.Config, w *write.Config) {
+		w.QueueWait, w.PushTimeout = time.Second, 30*time.Second
+	})
+	key := ts.key(t, "ed", server.ScopeContentRead, server.ScopeContentWrite)
+	marks := t.TempDir()
+	block, started := filepath.Join(marks, "block"), filepath.Join(marks, "started")
+	hook := fmt.Sprintf("#!/bin/sh\ntouch %s\nwhile [ -e %s ]; do sleep 0.02; done\nexit 0\n", started, block)
+	if err := os.WriteFile(block, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo.bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(block)
+	url := ts.URL + "/api/v1/content/posts/hello"
+	held := make(chan response, 1)
+	go func() { held <- wr(t, "PATCH", url, key, `{"title": "Held"}`) }()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the push never reached the remote's hook")
+		}
+	}
+	behind := make(chan response, 1)
+	go func() { behind <- wr(t, "PATCH", url, key, `{"data": {"rating": 9}}`) }()
+	select {
+	case r := <-behind:
+		wantError(t, r, 503, "GIT_UNAVAILABLE")
+		if ra, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || ra < 1 {
+			t.Fatalf("Retry-After: %q", r.Header.Get("Retry-After"))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a write behind a hanging push waited more than 10 s")
+	}
+	os.Remove(block)
+	if r := <-held; r.Status != 200 {
+		t.Fatalf("the held write: %d %s", r.Status, r.Body)
+	}
+	if r := wr(t, "PATCH", url, key, `{"data": {"rating": 9}}`); r.Status != 200 {
+		t.Fatalf("the write after: %d %s", r.Status, r.Body)
+	}
+	if got := remoteFile(t, repo.bare, "content/posts/hello.md"); !strings.Contains(got, "title: Held") || !strings.Contains(got, "rating: 9") {
+		t.Fatalf("the remote:\n%s", got)
 	}
 }

@@ -62,7 +62,7 @@ func (w *Writer) readHead(ctx context.Context, branch string) (string, string, e
 		}
 		branch = b
 	}
-	head, err := w.repo.head(ctx, branch)
+	head, err := w.head(ctx, branch)
 	if err != nil {
 		return "", "", err
 	}
@@ -160,8 +160,11 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
 	opts.Author = w.defaultAuthor(opts.Author)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	_, head, err := w.readHead(ctx, branch)
 	if err != nil {
 		return Result{}, err

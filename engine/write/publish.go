@@ -39,14 +39,17 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 		}
 		w.resolveSlug(w.cfg.DraftBranch, &o.Docs[i])
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	for attempt := 1; ; attempt++ {
-		pub, err := w.repo.head(ctx, w.cfg.Branch)
+		pub, err := w.head(ctx, w.cfg.Branch)
 		if err != nil {
 			return Result{}, err
 		}
-		draft, err := w.repo.head(ctx, w.cfg.DraftBranch)
+		draft, err := w.head(ctx, w.cfg.DraftBranch)
 		if err != nil {
 			return Result{}, err
 		}

@@ -232,7 +232,11 @@ type Config struct {
 	// failed one); default 1 minute. A push cut off is 503, nothing
 	// written, unless the remote shows that it landed.
 	PushTimeout time.Duration
-	Logger      *slog.Logger
+	// QueueWait bounds how long a write waits for the one before it
+	// (queue.go); default DefaultQueueWait. A write that waited longer
+	// is a *BusyError (503), nothing written.
+	QueueWait time.Duration
+	Logger    *slog.Logger
 }
 
 // DefaultWriteBranches are the branches a write may name besides the
@@ -243,9 +247,10 @@ var DefaultWriteBranches = []string{"cms/*"}
 type Writer struct {
 	cfg  Config
 	repo *repo
-	mu   sync.Mutex // one write at a time
+	slot chan struct{} // one write at a time (queue.go)
 
-	unpushed *Recovery // see Unpushed; guarded by mu
+	umu      sync.Mutex
+	unpushed *Recovery // see Unpushed; guarded by umu
 }
 
 // New returns a Writer.
@@ -274,10 +279,13 @@ func New(cfg Config) *Writer {
 	if cfg.PushTimeout <= 0 {
 		cfg.PushTimeout = time.Minute
 	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = DefaultQueueWait
+	}
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir}}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir}, slot: make(chan struct{}, 1)}
 }
 
 type op int
@@ -375,10 +383,13 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
 	}
 	opts.Author = w.defaultAuthor(opts.Author)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 
-	head, err := w.repo.head(ctx, branch)
+	head, err := w.head(ctx, branch)
 	if err != nil {
 		return Result{}, err
 	}
@@ -1482,7 +1493,7 @@ func keyAtLine(doc *content.Doc, line int) string {
 func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) (string, error) {
 	if !w.cfg.Remote {
 		if err := w.repo.updateRef(ctx, branch, commit, w.headOrEmpty(ctx, branch, parent)); err != nil {
-			now, herr := w.repo.head(ctx, branch)
+			now, herr := w.head(ctx, branch)
 			if herr != nil {
 				return "", herr
 			}
@@ -1526,7 +1537,9 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 		return "", nil
 	case rejected:
 		w.clearJournal()
-		now, ferr := w.repo.fetchBranch(ctx, branch)
+		fctx, cancel := w.remoteCtx(ctx)
+		now, ferr := w.repo.fetchBranch(fctx, branch)
+		cancel()
 		if ferr != nil {
 			return "", fault.Wrap(fault.GitUnavailable, ferr, "the Git remote refused the push and cannot be fetched; nothing was written")
 		}
@@ -1554,7 +1567,7 @@ func (w *Writer) lockRefs() (unlock func()) {
 
 // headOrEmpty is parent when branch exists, "" when the write creates it.
 func (w *Writer) headOrEmpty(ctx context.Context, branch, parent string) string {
-	if h, err := w.repo.head(ctx, branch); err == nil && h == "" {
+	if h, err := w.head(ctx, branch); err == nil && h == "" {
 		return ""
 	}
 	return parent
