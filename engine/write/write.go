@@ -34,7 +34,9 @@
 //	DeleteFile(ctx, path, Options) (Result, error)
 //
 // take a content path (pages/…, content/<type>/…, globals.*) and make the
-// same checks, commits and pushes. Publish(ctx, PublishOptions) merges the
+// same checks, commits and pushes; Options.Read (FileBase) names the
+// version of the file the editor opened, so that PutFile merges a save
+// with what changed since, or refuses it, instead of writing over it. Publish(ctx, PublishOptions) merges the
 // draft branch (or documents of it) into the published branch;
 // TargetBranch tells which branch Options.Branch means (and whether it
 // may be written); Recover finishes a push a killed run left under way.
@@ -59,7 +61,8 @@
 //     (422); nothing is committed
 //   - fault.TooLarge: the file would be over content.MaxFileSize (413)
 //   - fault.GitUnavailable: the remote refused the push or could not be
-//     reached (503); nothing was written
+//     reached (503), or the write waited Config.QueueWait for the one
+//     before it (*BusyError, queue.go); nothing was written
 //
 // # Merge rule
 //
