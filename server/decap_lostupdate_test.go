@@ -220,3 +220,27 @@ func TestDecapCatchUpFailureLogged(t *testing.T) {
 		t.Fatalf("the failed fetch is not in the log:\n%s", logs.String())
 	}
 }
+
+// TestDecapDeleteOpenedVersion: deleting an entry from the version the
+// editor opened (the base folio's editor page sends) is refused (412)
+// once someone changed it since, and the file stays; from the current
+// version it is deleted.
+func TestDecapDeleteOpenedVersion(t *testing.T) {
+	repo, w, _ := decapBoxes(t)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	const p = "content/posts/hello.md"
+	old := getEntry(t, w.URL, key, "main", p)
+	wantOK(t, persist(t, w.URL, key, "main", p, "---\ntitle: Hello\n---\nChanged meanwhile.\n", old.File.ID, false))
+	del := func(id string) response {
+		return rpc(t, w.URL, key, "deleteFiles", map[string]any{"branch": "main", "paths": []string{p}, "bases": map[string]string{p: id},
+			"options": map[string]any{"commitMessage": "Delete hello"}})
+	}
+	wantError(t, del(*old.File.ID), 412, "PRECONDITION_FAILED")
+	if !strings.Contains(git(t, repo.bare, "show", "main:"+p), "Changed meanwhile.") {
+		t.Fatal("the changed entry was deleted")
+	}
+	wantOK(t, del(*getEntry(t, w.URL, key, "main", p).File.ID))
+	if _, err := gitOut(repo.bare, "show", "main:"+p); err == nil {
+		t.Fatal("not deleted")
+	}
+}

@@ -184,6 +184,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 			Options struct {
 				CommitMessage string `json:"commitMessage"`
 			} `json:"options"`
+			// Bases is folio's addition (its editor page adds it): the
+			// version of each file the editor opened, by Decap's path.
+			Bases map[string]string `json:"bases"`
 		}
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
@@ -191,7 +194,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if req.Action == "deleteFile" {
 			p.Paths = []string{p.Path}
 		}
-		return s.deleteFiles(ctx, who, b, p.Paths, p.Options.CommitMessage)
+		return s.deleteFiles(ctx, who, b, p.Paths, p.Bases, p.Options.CommitMessage)
 	case "getMedia":
 		return s.getMedia(ctx)
 	case "getMediaFile":
@@ -554,9 +557,26 @@ func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
 	return it, nil
 }
 
-func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
+func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, bases map[string]string, msg string) (any, error) {
 	if len(paths) == 0 {
 		return nil, bad("params.paths: missing")
+	}
+	// A file deleted from the version the editor opened goes only while
+	// it is that version: a change made since is not deleted unseen.
+	opened := map[string]string{}
+	for _, p := range paths {
+		id, ok := bases[p]
+		if !ok || id == "" {
+			continue
+		}
+		if !validID(id) {
+			return nil, bad("params.bases: %q is not a file id", id)
+		}
+		real, err := s.repoPaths(ctx, branch, []string{p})
+		if err != nil {
+			return nil, err
+		}
+		opened[real[0]] = id
 	}
 	paths, err := s.repoPaths(ctx, branch, paths) // i18n.go
 	if err != nil {
@@ -600,9 +620,12 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 	}
 	for _, p := range docPaths {
-		if _, err := s.Writer.DeleteFile(ctx, p, write.Options{Branch: branch, Author: s.author(who),
-			Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}); err != nil {
-			return nil, err
+		o := write.Options{Branch: branch, Author: s.author(who), Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}
+		if id := opened[p]; id != "" {
+			o.IfMatch = `"` + id + `"`
+		}
+		if _, err := s.Writer.DeleteFile(ctx, p, o); err != nil {
+			return nil, s.caughtUp(ctx, err)
 		}
 	}
 	return map[string]string{"message": "deleted files " + strings.Join(paths, ", ")}, nil

@@ -36,8 +36,16 @@
     }
   }
 
-  // withBases adds the bases it knows to a persistEntry call's body.
+  // withBases adds the bases it knows to a persistEntry or deleteFiles
+  // call's body.
   function withBases(call) {
+    const d = call && (call.action === "deleteFiles" || call.action === "deleteFile") && call.params;
+    if (d) {
+      const bs = {};
+      for (const p of (d.paths || []).concat(d.path ? [d.path] : [])) if (bases.has(p)) bs[p] = bases.get(p);
+      d.bases = bs;
+      return JSON.stringify(call);
+    }
     const p = call && call.action === "persistEntry" && call.params;
     if (!p) return null;
     const files = (p.dataFiles || []).concat(p.entry ? [p.entry] : []);
