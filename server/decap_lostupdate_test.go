@@ -244,3 +244,24 @@ func TestDecapDeleteOpenedVersion(t *testing.T) {
 		t.Fatal("not deleted")
 	}
 }
+
+// TestDecapNewEntryOverDeleted: a new entry at the path of one deleted
+// before is written (options.newEntry: no file may be there, whatever
+// base the page kept), and is 409 when someone made the file meanwhile.
+func TestDecapNewEntryOverDeleted(t *testing.T) {
+	repo, w, _ := decapBoxes(t)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	const p = "content/posts/hello.md"
+	old := *getEntry(t, w.URL, key, "main", p).File.ID
+	wantOK(t, rpc(t, w.URL, key, "deleteFiles", map[string]any{"branch": "main", "paths": []string{p}, "bases": map[string]string{p: old}, "options": map[string]any{}}))
+	save := func() response {
+		return rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "main",
+			"dataFiles": []any{map[string]any{"slug": "hello", "path": p, "raw": "---\ntitle: Hello\n---\nBorn again.\n", "base": old}},
+			"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "newEntry": true}})
+	}
+	wantOK(t, save())
+	if !strings.Contains(git(t, repo.bare, "show", "main:"+p), "Born again.") {
+		t.Fatal("the new entry is not written")
+	}
+	wantError(t, save(), 409, "CONFLICT")
+}

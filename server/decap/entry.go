@@ -91,13 +91,15 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile, newE
 		}
 	}
 	switch {
+	case newEntry:
+		// A new entry: no file may be there (whatever the page kept of
+		// a file deleted before at that path).
+		ew.read = &write.FileBase{}
 	case f.Base != nil:
 		ew.read = &write.FileBase{Blob: *f.Base}
 		if *f.Base != "" && !validID(*f.Base) {
 			return ew, bad("params.dataFiles: base %q is not a file id", *f.Base)
 		}
-	case newEntry:
-		ew.read = &write.FileBase{}
 	default:
 		ew.read = &write.FileBase{Unknown: true}
 	}

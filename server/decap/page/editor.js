@@ -58,6 +58,10 @@
   // remember takes the bases an answer gives.
   async function remember(call, res) {
     const a = call && call.action;
+    if ((a === "deleteFiles" || a === "deleteFile") && call.params) {
+      for (const p of (call.params.paths || []).concat(call.params.path ? [call.params.path] : [])) bases.set(p, "");
+      return;
+    }
     if (a !== "getEntry" && a !== "unpublishedEntryDataFile" && a !== "persistEntry") return;
     const v = await res.clone().json().catch(() => null);
     if (!v) return;
