@@ -52,7 +52,7 @@ func (s *Server) decapService() *decap.Service {
 			repo = s.writer.Repo()
 		}
 		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo,
-			MediaListed: s.decapCfg.MediaListed, MediaThumbBytes: s.decapCfg.MediaThumbBytes}
+			MediaListed: s.decapCfg.MediaListed, MediaThumbBytes: s.decapCfg.MediaThumbBytes, Logger: s.log}
 	})
 	return s.decapSvc
 }

@@ -99,7 +99,7 @@ func TestDecapI18nFolderLayout(t *testing.T) {
 
 	// A new entry in en and fr; de holds only the fields Decap duplicates:
 	// no de file.
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{
+	r = rpcOpened(t, ts.URL, key, map[string]any{
 		"branch": "main",
 		"dataFiles": []map[string]any{
 			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\nrating: 4\n---\nWe launched.\n"},
@@ -121,7 +121,7 @@ func TestDecapI18nFolderLayout(t *testing.T) {
 	}
 	// The model validates each locale's file: nothing written.
 	head := git(t, repo.bare, "rev-parse", "main")
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{
+	r = rpcOpened(t, ts.URL, key, map[string]any{
 		"branch":    "main",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/fr/hello.md", "raw": "---\ntitle: Bonjour\nrating: -1\n---\n"}},
 		"options":   map[string]any{"commitMessage": "Update hello"},
@@ -153,7 +153,7 @@ func TestDecapI18nFileLayout(t *testing.T) {
 		t.Fatalf("entriesByFolder: %v", es)
 	}
 	// Decap names the default locale's file hello.en.md: it is hello.md.
-	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{
+	r := rpcOpened(t, ts.URL, key, map[string]any{
 		"branch": "main",
 		"dataFiles": []map[string]any{
 			{"slug": "hello", "path": "content/posts/hello.en.md", "raw": "---\ntitle: Hello!\n---\nHello.\n"},
@@ -247,7 +247,7 @@ func TestDecapI18nWorkflow(t *testing.T) {
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
-	wantOK(t, rpc(t, ts.URL, key, "persistEntry", map[string]any{
+	wantOK(t, rpcOpened(t, ts.URL, key, map[string]any{
 		"branch": "main",
 		"dataFiles": []map[string]any{
 			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\n---\nWe launched.\n"},
@@ -315,7 +315,7 @@ func TestDecapI18nSingleFile(t *testing.T) {
 	}
 	// Decap saves the whole file, each locale's body in its map.
 	raw := "---\nen:\n  title: Hello!\n  rating: 3\n  body: Hello *again*.\nfr:\n  title: Bonjour !\n  rating: 3\n  body: Re*bonjour*.\n---\n"
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": raw}},
 		"options":   map[string]any{"commitMessage": "Update hello"}})
 	wantOK(t, r)
@@ -326,7 +326,7 @@ func TestDecapI18nSingleFile(t *testing.T) {
 		t.Fatalf("served:\nfr %s\nen %s", fr, en)
 	}
 	// A new entry in both locales.
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "launch", "path": "content/posts/launch.md", "raw": "---\nen:\n  title: Launch\n  body: We launched.\nfr:\n  title: Lancement\n  body: Lancé.\n---\n"}},
 		"options":   map[string]any{"commitMessage": "Create launch"}})
 	wantOK(t, r)
@@ -336,7 +336,7 @@ func TestDecapI18nSingleFile(t *testing.T) {
 	// The French reading is validated by the model: nothing written.
 	head := git(t, repo.bare, "rev-parse", "main")
 	bad := strings.Replace(raw, "fr:\n  title: Bonjour !\n  rating: 3", "fr:\n  title: Bonjour !\n  rating: -1", 1)
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": bad}},
 		"options":   map[string]any{"commitMessage": "Update hello"}})
 	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
@@ -398,7 +398,7 @@ func TestDecapI18nSingleFileOtherForms(t *testing.T) {
 		}
 		before := map[string]string{"en": served(slug, "en"), "fr": served(slug, "fr")}
 		// Decap saves the form it was given.
-		r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 			"dataFiles": []map[string]any{{"slug": slug, "path": p, "raw": raw}},
 			"options":   map[string]any{"commitMessage": "Update " + slug}})
 		wantOK(t, r)
@@ -474,14 +474,14 @@ func TestDecapI18nSingleFileUnique(t *testing.T) {
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	head := git(t, repo.bare, "rev-parse", "main")
-	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r := rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: A-FR\n---\n"}},
 		"options":   map[string]any{"commitMessage": "Update b"}})
 	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {
 		t.Fatalf("a French sku taken: %d %s", r.Status, r.Body)
 	}
 	// Translations share their document's value; another value is free.
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: B-1\n---\n"}},
 		"options":   map[string]any{"commitMessage": "Update b"}})
 	wantOK(t, r)
@@ -498,7 +498,7 @@ func TestDecapI18nSingleFileNoModel(t *testing.T) {
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	head := git(t, repo.bare, "rev-parse", "main")
-	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r := rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "a", "path": "content/posts/a.md", "raw": "---\nen:\n  title: A\nfr:\n  title: A fr\n  slug: Pas un slug !\n---\n"}},
 		"options":   map[string]any{"commitMessage": "Update a"}})
 	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "(in fr)") || git(t, repo.bare, "rev-parse", "main") != head {

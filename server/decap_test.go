@@ -147,7 +147,7 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 	// image goes to the media library, the entry names its URL.
 	raw := "---\ntitle: Launch day\npublishedAt: 2024-05-01T09:00:00Z\ncover: /uploads/launch.png\ntags: [news]\n---\nWe launched.\n"
 	img := decapPNG(t)
-	r = rpc(t, w.URL, key, "persistEntry", map[string]any{
+	r = rpcOpened(t, w.URL, key, map[string]any{
 		"branch":    "main",
 		"dataFiles": []map[string]any{{"slug": "launch-day", "path": "content/posts/launch-day.md", "raw": raw}},
 		"assets":    []map[string]any{{"path": "uploads/launch.png", "content": base64.StdEncoding.EncodeToString(img), "encoding": "base64"}},
@@ -229,7 +229,7 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 	// new path and removes the old one.
 	persist := func(df map[string]any) {
 		t.Helper()
-		wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{df},
+		wantOK(t, rpcOpened(t, w.URL, key, map[string]any{"branch": "main", "dataFiles": []map[string]any{df},
 			"assets": []any{}, "options": map[string]any{"commitMessage": "Save", "useWorkflow": false, "status": ""}}))
 	}
 	persist(map[string]any{"slug": "lamp", "path": "content/products/lamp.json", "raw": "{\n  \"title\": \"Lamp\",\n  \"price\": 12\n}\n"})
@@ -262,7 +262,7 @@ func TestDecapEditorialWorkflow(t *testing.T) {
 
 	persist := func(slug, raw string) {
 		t.Helper()
-		wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{
+		wantOK(t, rpcOpened(t, w.URL, key, map[string]any{
 			"branch":    "main",
 			"dataFiles": []map[string]any{{"slug": slug, "path": "content/posts/" + slug + ".md", "raw": raw}},
 			"assets":    []any{},
@@ -378,12 +378,12 @@ func TestDecapRPCRefusals(t *testing.T) {
 	good := "---\ntitle: X\n---\nBody.\n"
 
 	wantError(t, rpc(t, w.URL, "", "info", map[string]any{}), 401, "UNAUTHORIZED")
-	wantError(t, rpc(t, w.URL, reader, "persistEntry", post(good)), 403, "FORBIDDEN")
+	wantError(t, rpcOpened(t, w.URL, reader, post(good)), 403, "FORBIDDEN")
 	// Another site's page may not commit with a key it holds.
-	wantError(t, rpc(t, w.URL, key, "persistEntry", post(good), "Origin", "https://evil.example"), 403, "FORBIDDEN")
+	wantError(t, rpcOpened(t, w.URL, key, post(good), "Origin", "https://evil.example"), 403, "FORBIDDEN")
 	// A read-only box never serves the RPC.
 	rkey := rd.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
-	wantError(t, rpc(t, rd.URL, rkey, "persistEntry", post(good)), 405, "READ_ONLY")
+	wantError(t, rpcOpened(t, rd.URL, rkey, post(good)), 405, "READ_ONLY")
 
 	bad := []struct {
 		name, action string
@@ -417,7 +417,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	// The content model refuses an entry without its required title, and a
 	// front matter that is not YAML: 422, one entry per field, nothing
 	// committed.
-	r = rpc(t, w.URL, key, "persistEntry", post("---\nrating: 9\n---\nBody.\n"))
+	r = rpcOpened(t, w.URL, key, post("---\nrating: 9\n---\nBody.\n"))
 	if r.Status != 422 {
 		t.Fatalf("invalid entry: %d %s", r.Status, r.Body)
 	}
@@ -433,13 +433,13 @@ func TestDecapRPCRefusals(t *testing.T) {
 	if ve.Error != "VALIDATION" || !paths["title"] || !paths["rating"] {
 		t.Fatalf("validation: %s", r.Body)
 	}
-	if r := rpc(t, w.URL, key, "persistEntry", post("---\ntitle: [unclosed\n---\nBody.\n")); r.Status != 422 {
+	if r := rpcOpened(t, w.URL, key, post("---\ntitle: [unclosed\n---\nBody.\n")); r.Status != 422 {
 		t.Fatalf("bad YAML: %d %s", r.Status, r.Body)
 	}
 	// An entry with an image needs media:write.
 	withAsset := post(good)
 	withAsset["assets"] = []map[string]any{{"path": "uploads/a.png", "content": base64.StdEncoding.EncodeToString(decapPNG(t)), "encoding": "base64"}}
-	wantError(t, rpc(t, w.URL, key, "persistEntry", withAsset), 403, "FORBIDDEN")
+	wantError(t, rpcOpened(t, w.URL, key, withAsset), 403, "FORBIDDEN")
 	if head() != before {
 		t.Fatal("a refused write reached the remote")
 	}
@@ -448,7 +448,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	// goes on top of it; a write of a file someone else wrote meanwhile
 	// is 409 and keeps theirs; the next try (from the new state) wins.
 	theirs := repo.commit("someone else", map[string]string{"content/posts/other.md": "---\ntitle: Other\n---\nOther.\n"})
-	wantOK(t, rpc(t, w.URL, key, "persistEntry", post(good)))
+	wantOK(t, rpcOpened(t, w.URL, key, post(good)))
 	if got := git(t, repo.bare, "rev-parse", "main~1"); got != theirs {
 		t.Fatalf("the write is not on top of the remote's commit")
 	}
@@ -456,11 +456,11 @@ func TestDecapRPCRefusals(t *testing.T) {
 	theirs = repo.commit("someone else again", map[string]string{"content/posts/y.md": "---\ntitle: Theirs\n---\nTheirs.\n"})
 	ypost := post("---\ntitle: Mine\n---\nMine.\n")
 	ypost["dataFiles"] = []map[string]any{{"slug": "y", "path": "content/posts/y.md", "raw": "---\ntitle: Mine\n---\nMine.\n"}}
-	wantError(t, rpc(t, w.URL, key, "persistEntry", ypost), 409, "CONFLICT")
+	wantError(t, rpcOpened(t, w.URL, key, ypost), 409, "CONFLICT")
 	if head() != theirs || !strings.Contains(git(t, repo.bare, "show", "main:content/posts/y.md"), "Theirs") {
 		t.Fatal("the remote lost a commit")
 	}
-	wantOK(t, rpc(t, w.URL, key, "persistEntry", ypost))
+	wantOK(t, rpcOpened(t, w.URL, key, ypost))
 	if !strings.Contains(git(t, repo.bare, "show", "main:content/posts/y.md"), "Mine") {
 		t.Fatal("the retry was not written")
 	}
@@ -471,7 +471,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	atRefusal := head()
-	r = rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Y\n---\nBody.\n"))
+	r = rpcOpened(t, w.URL, key, post("---\ntitle: Y\n---\nBody.\n"))
 	wantError(t, r, 503, "GIT_UNAVAILABLE")
 	if head() != atRefusal {
 		t.Fatal("a refused push moved the remote")
@@ -482,7 +482,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	os.Remove(hook)
 
 	// A file over the content limit, a body over the RPC's limit: 413.
-	wantError(t, rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Big\n---\n"+strings.Repeat("a", 5<<20))), 413, "PAYLOAD_TOO_LARGE")
+	wantError(t, rpcOpened(t, w.URL, key, post("---\ntitle: Big\n---\n"+strings.Repeat("a", 5<<20))), 413, "PAYLOAD_TOO_LARGE")
 	huge := io.MultiReader(strings.NewReader(`{"action":"persistMedia","params":{"branch":"main","asset":{"path":"uploads/a.png","encoding":"base64","content":"`),
 		io.LimitReader(aReader{}, 100<<20), strings.NewReader(`"}}}`))
 	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", uploader, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
@@ -648,20 +648,25 @@ func TestDecapTwoWriters(t *testing.T) {
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	ka := a.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	kb := b.key(t, "bob", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
-	save := func(ts *testServer, key, text string, workflow bool) response {
-		return rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
-			"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\n" + text + "\n"}},
-			"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": workflow, "status": "draft"}})
+	save := func(ts *testServer, key, text string, workflow bool, base ...string) response {
+		df := map[string]any{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\n" + text + "\n"}
+		if len(base) > 0 {
+			df["base"] = base[0]
+		}
+		return rpcOpened(t, ts.URL, key, map[string]any{"branch": "main", "dataFiles": []map[string]any{df},
+			"assets": []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": workflow, "status": "draft"}})
 	}
 	for round := range 5 {
 		texts := [2]string{fmt.Sprintf("Ann's words %d.", round), fmt.Sprintf("Bob's words %d.", round)}
 		var res [2]response
 		var wg sync.WaitGroup
 		for i, box := range []*testServer{a, b} {
+			// Both editors opened the entry before either saved.
+			opened := *getEntry(t, box.URL, []string{ka, kb}[i], "main", "content/posts/hello.md").File.ID
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res[i] = save(box, []string{ka, kb}[i], texts[i], false)
+				res[i] = save(box, []string{ka, kb}[i], texts[i], false, opened)
 			}()
 		}
 		wg.Wait()
@@ -728,7 +733,7 @@ func TestDecapDraftBranch(t *testing.T) {
 	if !strings.Contains(string(r.Body), "content/posts/hello.md") {
 		t.Fatalf("entries of the draft branch before it exists: %s", r.Body)
 	}
-	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "draft",
+	wantOK(t, rpcOpened(t, w.URL, key, map[string]any{"branch": "draft",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nA draft edit.\n"}},
 		"assets":    []any{}, "options": map[string]any{"commitMessage": "Update hello", "useWorkflow": false, "status": ""}}))
 	if got := git(t, repo.bare, "show", "draft:content/posts/hello.md"); !strings.Contains(got, "A draft edit.") {
@@ -747,7 +752,7 @@ func TestDecapDraftBranch(t *testing.T) {
 	// publishing it merges it into the draft branch (POST /api/v1/publish
 	// publishes that), not into main.
 	draft := git(t, repo.bare, "rev-parse", "draft")
-	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "draft",
+	wantOK(t, rpcOpened(t, w.URL, key, map[string]any{"branch": "draft",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nA workflow edit.\n"}},
 		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": true, "status": "draft"}}))
 	if got := git(t, repo.bare, "rev-parse", "cms/posts/hello^"); got != draft {
@@ -892,7 +897,7 @@ func TestDecapNotes(t *testing.T) {
 	}
 	wantError(t, rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "Too early."})), 404, "NOT_FOUND")
 
-	wantOK(t, rpc(t, a.URL, grace, "persistEntry", map[string]any{"branch": "main",
+	wantOK(t, rpcOpened(t, a.URL, grace, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "idea", "path": "content/posts/idea.md", "raw": "---\ntitle: Idea\n---\nAn idea.\n"}},
 		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Create idea", "useWorkflow": true, "status": "draft"}}))
 	r := rpc(t, a.URL, grace, "addNote", with("note", map[string]any{"content": "  Check the title,\nplease: \"Idea\" is vague. ", "author": "Anonymous", "resolved": false}))

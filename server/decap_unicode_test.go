@@ -15,7 +15,7 @@ func TestDecapUnicodeSlug(t *testing.T) {
 	repo, w, _ := decapBoxes(t)
 	key := w.key(t, "olena", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	raw := "---\ntitle: Привіт, світ\npublishedAt: 2024-05-01T09:00:00Z\n---\nПерший допис.\n"
-	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{
+	wantOK(t, rpcOpened(t, w.URL, key, map[string]any{
 		"branch":    "main",
 		"dataFiles": []map[string]any{{"slug": "привіт-світ", "path": "content/posts/привіт-світ.md", "raw": raw}},
 		"assets":    []map[string]any{},

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/folio-cms/folio/engine/write"
@@ -259,6 +261,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Del("Cache-Tag")
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Cache-Control", "no-store")
+	var busy *write.BusyError
+	if errors.As(err, &busy) {
+		// A write that waited its turn too long behind a push to a slow
+		// remote: when to come back.
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(busy.RetryAfter.Seconds()))))
+	}
 	body := errorBody{Error: e.Code, Message: e.Message}
 	var ve *write.ValidationError
 	if errors.As(err, &ve) {

@@ -92,8 +92,14 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		return err
 	}
 	opts.Author = personAuthor(r, opts.Author)
+	// Without If-Match, the write is made against what the client most
+	// likely read: the commit the box serves of the branch, or, for a
+	// branch it does not serve (cms/…, ?ref= reads it), the branch's head
+	// as the request arrives (see the merge rule, docs/editing.md).
 	if snap := s.engine.SnapshotOf(branch); snap != nil {
 		opts.Base = snap.Commit
+	} else if opts.Base, err = s.writer.BranchHead(r.Context(), branch); err != nil {
+		return err
 	}
 	// A write is not abandoned with its client: once the commit is made
 	// it is pushed, and the answer says what happened.

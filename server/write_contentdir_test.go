@@ -69,7 +69,7 @@ func TestDecapI18nContentDirOutside(t *testing.T) {
 	if wantOK(t, r); !strings.Contains(string(r.Body), "Bonjour") {
 		t.Fatalf("getEntry: %s", r.Body)
 	}
-	r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{
 			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\n---\nWe launched.\n"},
 			{"slug": "launch", "path": "content/posts/fr/launch.md", "raw": "---\ntitle: Lancement\n---\nLancé.\n"},
@@ -90,7 +90,7 @@ func TestDecapI18nContentDirOutside(t *testing.T) {
 	// A path outside the site's content folders stays refused.
 	head := git(t, repo.bare, "rev-parse", "main")
 	for _, p := range []string{"content_de/posts/x.md", "other/posts/x.md"} {
-		r = rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+		r = rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 			"dataFiles": []map[string]any{{"slug": "x", "path": p, "raw": "---\ntitle: X\n---\n"}},
 			"options":   map[string]any{"commitMessage": "x"}})
 		if r.Status != http.StatusBadRequest {
@@ -111,7 +111,7 @@ func TestDecapI18nWorkflowContentDirOutside(t *testing.T) {
 	repo := newRepo(t, site)
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
-	wantOK(t, rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
+	wantOK(t, rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{
 			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\n---\nWe launched.\n"},
 			{"slug": "launch", "path": "content/posts/fr/launch.md", "raw": "---\ntitle: Lancement\n---\nLancé.\n"},

@@ -230,11 +230,23 @@ func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error)
 // read), else from the published branch, as the draft branch does.
 func (w *Writer) BranchStart(ctx context.Context, branch string) (string, error) {
 	if d := w.cfg.DraftBranch; d != "" && branch != d && branch != w.cfg.Branch {
-		if h, err := w.repo.head(ctx, d); err != nil || h != "" {
+		if h, err := w.head(ctx, d); err != nil || h != "" {
 			return h, err
 		}
 	}
-	return w.repo.head(ctx, w.cfg.Branch)
+	return w.head(ctx, w.cfg.Branch)
+}
+
+// BranchHead is the commit a write to branch starts from now: the
+// branch's head, or BranchStart for a branch that does not exist yet;
+// "" when neither exists. A server passes it as Options.Base of a write
+// to a branch it does not serve (what a reader of the branch has read).
+func (w *Writer) BranchHead(ctx context.Context, branch string) (string, error) {
+	h, err := w.head(ctx, branch)
+	if err != nil || h != "" {
+		return h, err
+	}
+	return w.BranchStart(ctx, branch)
 }
 
 // sideBranch checks that b is a branch writes may name that is neither
@@ -289,9 +301,12 @@ func (w *Writer) AddTrailer(ctx context.Context, branch string, o TrailerOptions
 	}
 	msg := subject + "\n\n" + o.Key + ": " + o.Value + "\n"
 	author := w.defaultAuthor(o.Author)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	head, err := w.repo.head(ctx, branch)
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	head, err := w.head(ctx, branch)
 	if err != nil {
 		return Result{}, err
 	}
@@ -354,17 +369,22 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 	if strings.TrimSpace(msg) == "" {
 		msg = "Merge " + from
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	// What is merged is the side branch as the remote has it: another
 	// box may have saved to it since this clone last fetched.
 	var head string
 	if w.cfg.Remote {
-		head, err = w.repo.fetchBranch(ctx, from)
+		fctx, cancel := w.remoteCtx(ctx)
+		head, err = w.repo.fetchBranch(fctx, from)
+		cancel()
 		if err != nil {
 			return Result{}, fault.Wrap(fault.GitUnavailable, err, "the Git remote cannot be fetched; nothing was merged")
 		}
-	} else if head, err = w.repo.head(ctx, from); err != nil {
+	} else if head, err = w.head(ctx, from); err != nil {
 		return Result{}, err
 	}
 	if head == "" {
@@ -374,12 +394,12 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 		return Result{}, fault.New(fault.Conflict, "the branch %s changed meanwhile; reload it and try again", from)
 	}
 	for attempt := 1; ; attempt++ {
-		parent, err := w.repo.head(ctx, into)
+		parent, err := w.head(ctx, into)
 		if err != nil {
 			return Result{}, err
 		}
 		if parent == "" {
-			if parent, err = w.repo.head(ctx, w.cfg.Branch); err != nil || parent == "" {
+			if parent, err = w.head(ctx, w.cfg.Branch); err != nil || parent == "" {
 				return Result{}, fault.New(fault.NotFound, "the published branch %q does not exist", w.cfg.Branch)
 			}
 		}
@@ -479,9 +499,12 @@ func (w *Writer) DeleteBranch(ctx context.Context, branch, expect string) error 
 	if err := w.sideBranch(branch); err != nil {
 		return err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	head, err := w.repo.head(ctx, branch)
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	head, err := w.head(ctx, branch)
 	if err != nil {
 		return err
 	}
@@ -498,7 +521,9 @@ func (w *Writer) DeleteBranch(ctx context.Context, branch, expect string) error 
 		_, err := w.repo.run(pctx, nil, nil, "push", "--porcelain", "--quiet", "--force-with-lease="+ref+":"+head, "origin", ":"+ref)
 		cancel()
 		if err != nil {
-			now, ferr := w.repo.fetchBranch(ctx, branch)
+			fctx, cancel := w.remoteCtx(ctx)
+			now, ferr := w.repo.fetchBranch(fctx, branch)
+			cancel()
 			switch {
 			case ferr != nil:
 				return fault.Wrap(fault.GitUnavailable, err, "the Git remote did not delete the branch %s and cannot be fetched; nothing was changed", branch)

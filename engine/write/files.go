@@ -62,7 +62,7 @@ func (w *Writer) readHead(ctx context.Context, branch string) (string, string, e
 		}
 		branch = b
 	}
-	head, err := w.repo.head(ctx, branch)
+	head, err := w.head(ctx, branch)
 	if err != nil {
 		return "", "", err
 	}
@@ -124,8 +124,10 @@ func docOfPath(p string) Doc {
 // PutFile writes a whole content file (front matter and body as the
 // editor made them) at p: checked as a document write is (the file
 // parses, the content rules, the content model, a slug no other document
-// has), committed and pushed. Options.IfMatch "" with Options.Base ""
-// writes whatever the branch holds; a file that exists is replaced.
+// has), committed and pushed. Options.Read names the version the editor
+// read (see FileBase): a file changed since is merged with the save or
+// refused. Options.IfMatch: the file's ETag must be this one. With
+// neither, a file that exists is replaced.
 func (w *Writer) PutFile(ctx context.Context, p string, data []byte, opts Options) (Result, error) {
 	return w.writeFile(ctx, p, data, false, opts)
 }
@@ -161,8 +163,11 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
 	opts.Author = w.defaultAuthor(opts.Author)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	_, head, err := w.readHead(ctx, branch)
 	if err != nil {
 		return Result{}, err
@@ -182,6 +187,11 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 		pl.op = opDelete
 	case pl.oldBlob == "":
 		pl.op = opCreate
+	}
+	if !del && opts.Read != nil {
+		if data, err = w.readBase(ctx, p, opts.Read, pl.oldBlob, data); err != nil {
+			return Result{}, err
+		}
 	}
 	if !del {
 		if old, err := w.repo.readBlob(ctx, pl.oldBlob); pl.oldBlob != "" && err == nil && string(old) == string(data) {

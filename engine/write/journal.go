@@ -59,8 +59,8 @@ type Recovery struct {
 // Unpushed is the write a previous run left unpushed that Recover could
 // not push (State "kept"), for the status endpoint; nil when none.
 func (w *Writer) Unpushed() *Recovery {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.umu.Lock()
+	defer w.umu.Unlock()
 	return w.unpushed
 }
 
@@ -72,8 +72,8 @@ func (w *Writer) Unpushed() *Recovery {
 // the repository and reported. No write was acknowledged before its push
 // succeeded, so none is lost either way. Run it before serving writes.
 func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.slot <- struct{}{} // before serving: no write waits
+	defer w.unlock()
 	data, err := os.ReadFile(w.journalPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -92,7 +92,9 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 		w.clearJournal()
 		return nil, nil
 	}
-	remote, err := w.repo.fetchBranch(ctx, p.Branch)
+	fctx, cancel := w.remoteCtx(ctx)
+	remote, err := w.repo.fetchBranch(fctx, p.Branch)
+	cancel()
 	if err != nil {
 		// The remote cannot be asked now: keep and report the commit
 		// rather than leave it to a journal the next write overwrites.
@@ -106,9 +108,13 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 		}
 	}
 	if remote == p.Parent || remote == "" && p.New {
-		res, err := w.repo.push(ctx, p.Commit, p.Branch)
+		pctx, cancel := w.remoteCtx(ctx)
+		res, err := w.repo.push(pctx, p.Commit, p.Branch)
+		cancel()
 		if res == pushed {
-			_ = w.repo.setRef(ctx, p.Branch, p.Commit)
+			if err := w.repo.setRef(ctx, p.Branch, p.Commit); err != nil {
+				w.cfg.Logger.Warn("write: pushed a commit the last run left unpushed; the clone's ref will follow on the next fetch", "branch", p.Branch, "commit", p.Commit, "err", err)
+			}
 			rec.State = "pushed"
 			w.clearJournal()
 			w.cfg.Logger.Info("write: pushed a commit the last run left unpushed", "branch", p.Branch, "commit", p.Commit, "path", p.Path)
@@ -127,7 +133,9 @@ func (w *Writer) keep(ctx context.Context, p pending, rec *Recovery, why error) 
 	if _, err := w.repo.run(ctx, nil, nil, "update-ref", rec.Ref, p.Commit); err != nil {
 		return nil, err
 	}
+	w.umu.Lock()
 	w.unpushed = rec
+	w.umu.Unlock()
 	w.clearJournal()
 	w.cfg.Logger.Error("write: a commit the last run left unpushed was not pushed; it is kept in the repository",
 		"branch", p.Branch, "commit", p.Commit, "path", p.Path, "ref", rec.Ref, "why", why)

@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/folio-cms/folio/media/fault"
@@ -43,14 +44,17 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 		}
 		w.resolveSlug(w.cfg.DraftBranch, &o.Docs[i])
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	for attempt := 1; ; attempt++ {
-		pub, err := w.repo.head(ctx, w.cfg.Branch)
+		pub, err := w.head(ctx, w.cfg.Branch)
 		if err != nil {
 			return Result{}, err
 		}
-		draft, err := w.repo.head(ctx, w.cfg.DraftBranch)
+		draft, err := w.head(ctx, w.cfg.DraftBranch)
 		if err != nil {
 			return Result{}, err
 		}
@@ -121,9 +125,17 @@ func (w *Writer) publishDocs(ctx context.Context, pub, draft string, o PublishOp
 		if err != nil {
 			return "", err
 		}
-		dr, _ := w.repo.blobAt(ctx, draft, p)
-		pb, _ := w.repo.blobAt(ctx, pub, p)
-		mb, _ := w.repo.blobAt(ctx, base, p)
+		// A read that fails is an error, never an absent file: that
+		// would publish a deletion.
+		var dr, pb, mb string
+		for _, at := range []struct {
+			blob   *string
+			commit string
+		}{{&dr, draft}, {&pb, pub}, {&mb, base}} {
+			if *at.blob, err = w.repo.blobAt(ctx, at.commit, p); err != nil {
+				return "", fmt.Errorf("publish %s: read it at %s: %w", p, at.commit, err)
+			}
+		}
 		if dr == pb {
 			continue
 		}

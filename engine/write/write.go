@@ -34,7 +34,9 @@
 //	DeleteFile(ctx, path, Options) (Result, error)
 //
 // take a content path (pages/…, content/<type>/…, globals.*) and make the
-// same checks, commits and pushes. Publish(ctx, PublishOptions) merges the
+// same checks, commits and pushes; Options.Read (FileBase) names the
+// version of the file the editor opened, so that PutFile merges a save
+// with what changed since, or refuses it, instead of writing over it. Publish(ctx, PublishOptions) merges the
 // draft branch (or documents of it) into the published branch;
 // TargetBranch tells which branch Options.Branch means (and whether it
 // may be written); Recover finishes a push a killed run left under way.
@@ -59,7 +61,8 @@
 //     (422); nothing is committed
 //   - fault.TooLarge: the file would be over content.MaxFileSize (413)
 //   - fault.GitUnavailable: the remote refused the push or could not be
-//     reached (503); nothing was written
+//     reached (503), or the write waited Config.QueueWait for the one
+//     before it (*BusyError, queue.go); nothing was written
 //
 // # Merge rule
 //
@@ -148,6 +151,9 @@ type Options struct {
 	// Message's lines that read as a reserved trailer are dropped
 	// (clientMessage).
 	Trailers []TrailerLine
+	// Read is, for PutFile, the version of the file the editor read and
+	// saved whole; nil: none given (IfMatch alone decides).
+	Read *FileBase
 }
 
 // Result is a write that was committed (and pushed).
@@ -244,7 +250,11 @@ type Config struct {
 	// failed one); default 1 minute. A push cut off is 503, nothing
 	// written, unless the remote shows that it landed.
 	PushTimeout time.Duration
-	Logger      *slog.Logger
+	// QueueWait bounds how long a write waits for the one before it
+	// (queue.go); default DefaultQueueWait. A write that waited longer
+	// is a *BusyError (503), nothing written.
+	QueueWait time.Duration
+	Logger    *slog.Logger
 }
 
 // DefaultWriteBranches are the branches a write may name besides the
@@ -255,9 +265,10 @@ var DefaultWriteBranches = []string{"cms/*"}
 type Writer struct {
 	cfg  Config
 	repo *repo
-	mu   sync.Mutex // one write at a time
+	slot chan struct{} // one write at a time (queue.go)
 
-	unpushed *Recovery // see Unpushed; guarded by mu
+	umu      sync.Mutex
+	unpushed *Recovery // see Unpushed; guarded by umu
 }
 
 // New returns a Writer.
@@ -286,10 +297,13 @@ func New(cfg Config) *Writer {
 	if cfg.PushTimeout <= 0 {
 		cfg.PushTimeout = time.Minute
 	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = DefaultQueueWait
+	}
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact}}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact}, slot: make(chan struct{}, 1)}
 }
 
 type op int
@@ -400,10 +414,13 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
 	}
 	opts.Author = w.defaultAuthor(opts.Author)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 
-	head, err := w.repo.head(ctx, branch)
+	head, err := w.head(ctx, branch)
 	if err != nil {
 		return Result{}, err
 	}
@@ -1002,7 +1019,11 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	// the write's own changes only (see the package documentation).
 	if opts.IfMatch == "" && opts.Base != "" && o != opCreate {
 		baseBlob, err := w.repo.blobAt(ctx, opts.Base, pl.path)
-		if err == nil && baseBlob != "" && baseBlob != pl.oldBlob {
+		if err != nil {
+			// Not known: the write is not applied as if nothing changed.
+			return err
+		}
+		if baseBlob != "" && baseBlob != pl.oldBlob {
 			if ch, err = w.rebaseChange(ctx, pl.path, baseBlob, old, meta, ch, o, d); err != nil {
 				return err
 			}
@@ -1524,7 +1545,7 @@ func keyAtLine(doc *content.Doc, line int) string {
 func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) (string, error) {
 	if !w.cfg.Remote {
 		if err := w.repo.updateRef(ctx, branch, commit, w.headOrEmpty(ctx, branch, parent)); err != nil {
-			now, herr := w.repo.head(ctx, branch)
+			now, herr := w.head(ctx, branch)
 			if herr != nil {
 				return "", herr
 			}
@@ -1568,7 +1589,9 @@ func (w *Writer) publish(ctx context.Context, branch, parent, commit, p string) 
 		return "", nil
 	case rejected:
 		w.clearJournal()
-		now, ferr := w.repo.fetchBranch(ctx, branch)
+		fctx, cancel := w.remoteCtx(ctx)
+		now, ferr := w.repo.fetchBranch(fctx, branch)
+		cancel()
 		if ferr != nil {
 			return "", fault.Wrap(fault.GitUnavailable, ferr, "the Git remote refused the push and cannot be fetched; nothing was written")
 		}
@@ -1596,7 +1619,7 @@ func (w *Writer) lockRefs() (unlock func()) {
 
 // headOrEmpty is parent when branch exists, "" when the write creates it.
 func (w *Writer) headOrEmpty(ctx context.Context, branch, parent string) string {
-	if h, err := w.repo.head(ctx, branch); err == nil && h == "" {
+	if h, err := w.head(ctx, branch); err == nil && h == "" {
 		return ""
 	}
 	return parent

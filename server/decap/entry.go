@@ -61,23 +61,27 @@ func (s *Service) docOfFile(p string) (write.Doc, bool) {
 
 // entryWrite is one data file of an entry, checked and ready to write.
 type entryWrite struct {
-	path    string // where the entry is written
-	oldPath string // the path it moves from ("" : none)
-	raw     string
-	// ifMatch is the file's blob in the commit this box serves (what
-	// the editor most likely read): a save over a file changed since is
-	// refused (412), not a lost update. Decap sends no version of its
-	// own.
-	ifMatch string
+	decapPath string // the path Decap names it by (its new one, for a rename)
+	path      string // where the entry is written
+	oldPath   string // the path it moves from ("" : none)
+	raw       string
+	// read is the version of the file the editor opened (folio's editor
+	// page sends it: Decap's protocol has none): a save over a file
+	// changed since is merged with it or refused, never written over it.
+	read *write.FileBase
 }
 
 // planEntry checks a data file as Decap sends it (the whole file).
-func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (entryWrite, error) {
+func (s *Service) planEntry(ctx context.Context, branch string, f dataFile, newEntry bool) (entryWrite, error) {
+	decapPath := f.Path
+	if f.NewPath != "" {
+		decapPath = f.NewPath
+	}
 	f, err := s.repoFile(ctx, branch, f) // i18n.go
 	if err != nil {
 		return entryWrite{}, err
 	}
-	ew := entryWrite{path: f.Path, raw: f.Raw}
+	ew := entryWrite{decapPath: decapPath, path: f.Path, raw: f.Raw}
 	if f.NewPath != "" && f.NewPath != f.Path {
 		ew.path, ew.oldPath = f.NewPath, f.Path
 	}
@@ -86,16 +90,31 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 			return ew, bad("params.dataFiles: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
 		}
 	}
-	if snap := s.Engine.SnapshotOf(branch); snap != nil {
-		_, id, err := s.Repo.Read(ctx, snap.Commit, f.Path)
-		switch {
-		case err == nil:
-			ew.ifMatch = `"` + id + `"`
-		case fault.CodeOf(err) != fault.NotFound:
-			return ew, err
+	switch {
+	case newEntry:
+		// A new entry: no file may be there (whatever the page kept of
+		// a file deleted before at that path).
+		ew.read = &write.FileBase{}
+	case f.Base != nil:
+		ew.read = &write.FileBase{Blob: *f.Base}
+		if *f.Base != "" && !validID(*f.Base) {
+			return ew, bad("params.dataFiles: base %q is not a file id", *f.Base)
 		}
+	default:
+		ew.read = &write.FileBase{Unknown: true}
+	}
+	if c := s.singleI18n(); c != nil {
+		ew.read.View = func(p string, data []byte) []byte { return []byte(decapSingle(c, p, string(data))) }
 	}
 	return ew, nil
+}
+
+// validID tells a Git object id as getEntry answers it.
+func validID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // writeEntry writes one data file through the writer's file API (as
@@ -104,21 +123,24 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string, trailers []write.TrailerLine, ew entryWrite) error {
 	opts := write.Options{Branch: branch, Message: msg, Author: s.author(who), Trailers: trailers}
 	put := opts
-	if ew.oldPath == "" {
-		put.IfMatch = ew.ifMatch
-	}
-	if _, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), put); err != nil {
-		if c := fault.CodeOf(err); c == fault.Conflict || c == fault.PreconditionFailed {
-			// The box catches up, so that the editor's next try (after
-			// reloading the entry) starts from the new state.
-			s.served(ctx)
-		}
-		return err
+	put.Read = ew.read
+	if ew.oldPath != "" && ew.read.Unknown {
+		return fault.New(fault.PreconditionFailed, "%s: this save does not say which version of the entry it was made from: reload it and save again", ew.oldPath)
 	}
 	if ew.oldPath != "" {
-		opts.IfMatch = ew.ifMatch
+		// A rename: nothing may be at the new path; the old one goes
+		// only while it is the version the editor opened.
+		put.Read = &write.FileBase{}
+		if ew.read.Blob != "" {
+			opts.IfMatch = `"` + ew.read.Blob + `"`
+		}
+	}
+	if _, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), put); err != nil {
+		return s.caughtUp(ctx, err)
+	}
+	if ew.oldPath != "" {
 		if _, err := s.Writer.DeleteFile(ctx, ew.oldPath, opts); err != nil && fault.CodeOf(err) != fault.NotFound {
-			return err
+			return s.caughtUp(ctx, err)
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path"
 	"strings"
@@ -56,6 +57,8 @@ type Service struct {
 	// MediaListed and MediaThumbBytes bound getMedia's answer (see
 	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
 	MediaListed, MediaThumbBytes int
+
+	Logger *slog.Logger // nil: none
 
 	dates dateCache // config.yml's date keys (datekey.go)
 }
@@ -231,6 +234,9 @@ func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) 
 			Options struct {
 				CommitMessage string `json:"commitMessage"`
 			} `json:"options"`
+			// Bases is folio's addition (its editor page adds it): the
+			// version of each file the editor opened, by Decap's path.
+			Bases map[string]string `json:"bases"`
 		}
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
@@ -238,7 +244,7 @@ func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) 
 		if req.Action == "deleteFile" {
 			p.Paths = []string{p.Path}
 		}
-		return s.deleteFiles(ctx, who, b, p.Paths, p.Options.CommitMessage)
+		return s.deleteFiles(ctx, who, b, p.Paths, p.Bases, p.Options.CommitMessage)
 	case "getMedia":
 		return s.getMedia(ctx)
 	case "getMediaFile":
@@ -411,6 +417,10 @@ type dataFile struct {
 	Path    string `json:"path"`
 	Raw     string `json:"raw"`
 	NewPath string `json:"newPath,omitempty"`
+	// Base is folio's addition (its editor page adds it): the id of the
+	// file the editor opened (getEntry's file.id, "" for none), or the
+	// base the last save of it answered. nil: not given.
+	Base *string `json:"base,omitempty"`
 }
 
 type asset struct {
@@ -428,7 +438,22 @@ type persistParams struct {
 		CommitMessage  string `json:"commitMessage"`
 		UseWorkflow    bool   `json:"useWorkflow"`
 		Status         string `json:"status"`
+		NewEntry       bool   `json:"newEntry"`
 	} `json:"options"`
+}
+
+// persisted is persistEntry's answer: Decap reads message; folio's
+// editor page takes each file's base for the next save of it.
+type persisted struct {
+	Message string          `json:"message"`
+	Files   []persistedFile `json:"files"`
+}
+
+type persistedFile struct {
+	Path string `json:"path"` // Decap's path
+	// Base is the id of the file as the editor's save made it (the
+	// version its form now shows): the base of its next save.
+	Base string `json:"base"`
 }
 
 // author is who a commit is written for: the key's name and e-mail
@@ -522,7 +547,7 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	// Every document is parsed and checked before anything is stored.
 	docs := make([]entryWrite, 0, len(files))
 	for _, f := range files {
-		ew, err := s.planEntry(ctx, target, f)
+		ew, err := s.planEntry(ctx, target, f, p.Options.NewEntry)
 		if err != nil {
 			return nil, err
 		}
@@ -545,21 +570,39 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	if status != "" {
 		trailers = []write.TrailerLine{{Key: statusTrailer, Value: status}}
 	}
+	out := persisted{Message: "entry persisted", Files: []persistedFile{}}
 	for _, ew := range docs {
+		// The next save of the file is made from what the editor's form
+		// holds now: this raw, as Decap sent it.
+		base, err := s.Writer.StoreBlob(ctx, []byte(ew.raw))
+		if err != nil {
+			return nil, err
+		}
 		if len(rewrites) > 0 {
 			ew.raw = strings.NewReplacer(rewrites...).Replace(ew.raw)
 		}
 		if err := s.writeEntry(ctx, who, target, msg, trailers, ew); err != nil {
 			return nil, err
 		}
+		out.Files = append(out.Files, persistedFile{Path: ew.decapPath, Base: base})
 	}
-	return map[string]string{"message": "entry persisted"}, nil
+	return out, nil
 }
 
-// served makes the writing box serve the new commit at once (the other
-// boxes see the push).
+// served makes the box catch up with the remote (after a save refused
+// because the file changed there), so that the editor's next try starts
+// from the new state.
 func (s *Service) served(ctx context.Context) {
-	_ = s.Engine.Sync(ctx)
+	if err := s.Engine.Sync(ctx); err != nil {
+		s.logger().Warn("decap: catching up with the remote after a refused save failed; the next fetch will", "err", err)
+	}
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
 }
 
 func checkAsset(a asset) error {
@@ -613,9 +656,26 @@ func (e *readErr) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
+func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, bases map[string]string, msg string) (any, error) {
 	if len(paths) == 0 {
 		return nil, bad("params.paths: missing")
+	}
+	// A file deleted from the version the editor opened goes only while
+	// it is that version: a change made since is not deleted unseen.
+	opened := map[string]string{}
+	for _, p := range paths {
+		id, ok := bases[p]
+		if !ok || id == "" {
+			continue
+		}
+		if !validID(id) {
+			return nil, bad("params.bases: %q is not a file id", id)
+		}
+		real, err := s.repoPaths(ctx, branch, []string{p})
+		if err != nil {
+			return nil, err
+		}
+		opened[real[0]] = id
 	}
 	paths, err := s.repoPaths(ctx, branch, paths) // i18n.go
 	if err != nil {
@@ -662,9 +722,12 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 	}
 	for _, p := range docPaths {
-		if _, err := s.Writer.DeleteFile(ctx, p, write.Options{Branch: branch, Author: s.author(who),
-			Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}); err != nil {
-			return nil, err
+		o := write.Options{Branch: branch, Author: s.author(who), Message: message(msg, "Delete "+strings.TrimSuffix(p, path.Ext(p)))}
+		if id := opened[p]; id != "" {
+			o.IfMatch = `"` + id + `"`
+		}
+		if _, err := s.Writer.DeleteFile(ctx, p, o); err != nil {
+			return nil, s.caughtUp(ctx, err)
 		}
 	}
 	return map[string]string{"message": "deleted files " + strings.Join(paths, ", ")}, nil

@@ -87,14 +87,15 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 		if err := s.entryPath(p.Path); err != nil {
 			return nil, err
 		}
-		b, _, err := s.Repo.Read(ctx, head, p.Path)
+		b, id, err := s.Repo.Read(ctx, head, p.Path)
 		if fault.CodeOf(err) == fault.NotFound {
 			return nil, fault.New(fault.NotFound, "%s is not on %s", p.Path, cms)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return map[string]string{"data": s.decapSingle(p.Path, string(b))}, nil // i18n.go
+		// id is folio's addition: the base of the next save (rpc.go).
+		return map[string]string{"data": s.decapSingle(p.Path, string(b)), "id": id}, nil // i18n.go
 	case "unpublishedEntryMediaFile":
 		// Media live in the library, not on the branch.
 		return s.mediaFile(ctx, p.Path)
@@ -149,7 +150,7 @@ func (s *Service) baseOf(ctx context.Context, branch string) (string, error) {
 // caughtUp passes err on; on a conflict the box fetches first, so that
 // the editor's next try starts from the new state.
 func (s *Service) caughtUp(ctx context.Context, err error) error {
-	if fault.CodeOf(err) == fault.Conflict {
+	if c := fault.CodeOf(err); c == fault.Conflict || c == fault.PreconditionFailed {
 		s.served(ctx)
 	}
 	return err

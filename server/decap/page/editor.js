@@ -26,6 +26,57 @@
     }
   }
 
+  // Decap's proxy protocol says nothing of the version of a file an
+  // editor opened, so a save could not tell a file someone changed
+  // meanwhile: the page keeps the id of the version each opened file's
+  // form holds (getEntry's file.id, unpublishedEntryDataFile's id, the
+  // base persistEntry answers for what it saved) and sends it with each
+  // save as the file's base. folio then merges the save with what
+  // changed since, or refuses it, never writes over it (docs/decap.md).
+  const bases = new Map(); // Decap's path → id ("": no file was there)
+
+  function parse(text) {
+    try {
+      return JSON.parse(text);
+    } catch (_) {
+      return null;
+    }
+  }
+
+  // withBases adds the bases it knows to a persistEntry or deleteFiles
+  // call's body.
+  function withBases(call) {
+    const d = call && (call.action === "deleteFiles" || call.action === "deleteFile") && call.params;
+    if (d) {
+      const bs = {};
+      for (const p of (d.paths || []).concat(d.path ? [d.path] : [])) if (bases.has(p)) bs[p] = bases.get(p);
+      d.bases = bs;
+      return JSON.stringify(call);
+    }
+    const p = call && call.action === "persistEntry" && call.params;
+    if (!p) return null;
+    const files = (p.dataFiles || []).concat(p.entry ? [p.entry] : []);
+    for (const f of files) {
+      if (f && typeof f.path === "string" && !("base" in f) && bases.has(f.path)) f.base = bases.get(f.path);
+    }
+    return JSON.stringify(call);
+  }
+
+  // remember takes the bases an answer gives.
+  async function remember(call, res) {
+    const a = call && call.action;
+    if ((a === "deleteFiles" || a === "deleteFile") && call.params) {
+      for (const p of (call.params.paths || []).concat(call.params.path ? [call.params.path] : [])) bases.set(p, "");
+      return;
+    }
+    if (a !== "getEntry" && a !== "unpublishedEntryDataFile" && a !== "persistEntry") return;
+    const v = await res.clone().json().catch(() => null);
+    if (!v) return;
+    if (a === "getEntry" && v.file && typeof v.file.path === "string") bases.set(v.file.path, v.file.id || "");
+    if (a === "unpublishedEntryDataFile" && typeof v.id === "string" && call.params) bases.set(call.params.path, v.id);
+    if (a === "persistEntry" && Array.isArray(v.files)) for (const f of v.files) bases.set(f.path, f.base);
+  }
+
   const fetch0 = window.fetch.bind(window);
   window.fetch = async function (input, init) {
     if (!keyed(input)) return fetch0(input, init);
@@ -37,13 +88,17 @@
     } else {
       headers.set("Authorization", "Bearer " + (sessionStorage.getItem(KEY) || ""));
     }
-    const res = await fetch0(input, Object.assign({}, init, { headers, credentials }));
+    const call = init && typeof init.body === "string" ? parse(init.body) : null;
+    const body = withBases(call);
+    const res = await fetch0(input, Object.assign({}, init, { headers, credentials }, body ? { body } : {}));
     if (res.status === 401) {
       // A key (or a session) that no longer works: ask again.
       sessionStorage.removeItem(KEY);
       location.reload();
     }
-    return res.ok ? res : explained(res);
+    if (!res.ok) return explained(res);
+    await remember(call, res);
+    return res;
   };
 
   // Decap's proxy backend shows an error answer's "error" as its message
