@@ -25,7 +25,7 @@ func TestDecapConstraintsBrowser(t *testing.T) {
 	site["content/posts/hugo.md"] = "---\ntitle: Hugo style\ndate: 2023-04-05\n---\nDated the Hugo way.\n"
 	repo := newRepo(t, site)
 	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 	head := git(t, repo.bare, "rev-parse", "main")
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))

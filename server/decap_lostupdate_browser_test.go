@@ -26,7 +26,7 @@ func TestDecapTwoEditorsBrowser(t *testing.T) {
 			t.Logf("the remote's file:\n%s", remoteFile(t, repo.bare, "content/posts/hello.md"))
 		}
 	})
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
 	open := func(b *browser) {
 		b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
 		b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))

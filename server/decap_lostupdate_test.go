@@ -57,7 +57,7 @@ func TestDecapTwoEditorsOneEntry(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			repo, w, _ := decapBoxes(t)
-			key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+			key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 			const p = "content/posts/hello.md"
 			branch := "main"
 			e := getEntry(t, w.URL, key, "main", p)
@@ -154,7 +154,7 @@ func rpcOpened(t testing.TB, base, key string, params map[string]any, header ...
 // the entry's branch is new or exists.
 func TestDecapWorkflowConcurrentSaves(t *testing.T) {
 	repo, w, _ := decapBoxes(t)
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p, n = "content/posts/hello.md", 10
 	for _, round := range []string{"new branch", "existing branch"} {
 		opened := rpcOpenedBase(t, w.URL, key, p)
@@ -206,7 +206,7 @@ func TestDecapCatchUpFailureLogged(t *testing.T) {
 	var logs syncBuffer
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), withLog(&logs))
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p = "content/posts/hello.md"
 	e := getEntry(t, w.URL, key, "main", p)
 	wantOK(t, persist(t, w.URL, key, "main", p, "---\ntitle: Hello\n---\nOne.\n", e.File.ID, false))
@@ -227,7 +227,7 @@ func TestDecapCatchUpFailureLogged(t *testing.T) {
 // version it is deleted.
 func TestDecapDeleteOpenedVersion(t *testing.T) {
 	repo, w, _ := decapBoxes(t)
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p = "content/posts/hello.md"
 	old := getEntry(t, w.URL, key, "main", p)
 	wantOK(t, persist(t, w.URL, key, "main", p, "---\ntitle: Hello\n---\nChanged meanwhile.\n", old.File.ID, false))
@@ -250,7 +250,7 @@ func TestDecapDeleteOpenedVersion(t *testing.T) {
 // base the page kept), and is 409 when someone made the file meanwhile.
 func TestDecapNewEntryOverDeleted(t *testing.T) {
 	repo, w, _ := decapBoxes(t)
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p = "content/posts/hello.md"
 	old := *getEntry(t, w.URL, key, "main", p).File.ID
 	wantOK(t, rpc(t, w.URL, key, "deleteFiles", map[string]any{"branch": "main", "paths": []string{p}, "bases": map[string]string{p: old}, "options": map[string]any{}}))

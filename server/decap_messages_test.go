@@ -16,9 +16,9 @@ import (
 func TestDecapSaveRefusalMessage(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare)
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	head := git(t, repo.bare, "rev-parse", "main")
-	r := rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "main",
+	r := rpcOpened(t, w.URL, key, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: " + strings.Repeat("x", 151) + "\nrating: 9\n---\nx\n"}},
 		"assets":    []any{}, "options": map[string]any{"commitMessage": "Update hello"}})
 	wantError(t, r, http.StatusUnprocessableEntity, "VALIDATION")
@@ -69,7 +69,7 @@ func TestDecapRefusalInEditorBrowser(t *testing.T) {
 	b := newBrowser(t)
 	repo := newRepo(t, decapOwnConfigSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 	head := git(t, repo.bare, "rev-parse", "main")
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
