@@ -68,7 +68,7 @@ var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 
 // parseMarkdown reads a Markdown file, or with isHTML an HTML one (front
 // matter the same, the body HTML); fmFast: see parseFile.
-func parseMarkdown(data []byte, fmFast, isHTML bool) (*Doc, error) {
+func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool) (*Doc, error) {
 	var fm fmCapture
 	// adrg/frontmatter copies the whole file, body included; it is given
 	// only the part up to the front matter's closing line when that is
@@ -132,6 +132,9 @@ func parseMarkdown(data []byte, fmFast, isHTML bool) (*Doc, error) {
 		return nil, problemAt(doc.Line+l-1, "Markdown nested more than %d levels deep (block quotes, lists or indentation)", maxMarkdownDepth)
 	}
 	doc.Body, doc.HasBody = NewMarkdown(string(rest)), true
+	if isMDX {
+		doc.Body = NewMDX(string(rest))
+	}
 	return doc, nil
 }
 

@@ -107,7 +107,7 @@ func isDataExt(ext string) bool {
 	return false
 }
 
-func isMarkdownExt(ext string) bool { return ext == ".md" || ext == ".markdown" }
+func isMarkdownExt(ext string) bool { return ext == ".md" || ext == ".markdown" || ext == ".mdx" }
 
 func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) || IsHTMLExt(ext) }
 
@@ -152,7 +152,7 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	)
 	switch {
 	case isMarkdownExt(ext), IsHTMLExt(ext):
-		return parseMarkdown(data, fmFast, IsHTMLExt(ext))
+		return parseMarkdown(data, fmFast, IsHTMLExt(ext), IsMDXExt(ext))
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
 		if meta, err = decodeYAML(data, 0, lines, true); err == nil {
