@@ -201,10 +201,17 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = slices.Clone(files)
 		slices.SortStableFunc(sorted, byPath)
 	}
+	if !as.plain {
+		sorted = astroFiles(sorted) // astro.go
+	}
 	if as.plain {
 		return as.assemblePlain(sorted)
 	}
-	as.setMarkup(readMarkup(sorted))
+	mk := readMarkup(sorted)
+	if mk == nil {
+		mk = astroMarkup(sorted)
+	}
+	as.setMarkup(mk)
 	cfg, problems := detectI18n(sorted)
 	if cfg != nil {
 		as.last = nil

@@ -32,28 +32,30 @@ import (
 
 // TreeNode is one node of a body tree.
 type TreeNode struct {
-	Type     string         `json:"type"`
-	Children []*TreeNode    `json:"children,omitempty"`
-	Value    *string        `json:"value,omitempty"`
-	Depth    int            `json:"depth,omitempty"`
-	ID       string         `json:"id,omitempty"`
-	URL      *string        `json:"url,omitempty"`
-	Title    string         `json:"title,omitempty"`
-	Alt      *string        `json:"alt,omitempty"`
-	Lang     string         `json:"lang,omitempty"`
-	Ordered  bool           `json:"ordered,omitempty"`
-	Start    *int           `json:"start,omitempty"`
-	Spread   *bool          `json:"spread,omitempty"`
-	Checked  *bool          `json:"checked,omitempty"`
-	Align    []string       `json:"align,omitempty"`
-	Kind     string         `json:"kind,omitempty"`
-	Name     string         `json:"name,omitempty"`
-	Props    map[string]any `json:"props,omitempty"`
-	Args     []string       `json:"args,omitempty"`
-	Syntax   string         `json:"syntax,omitempty"`
-	Inline   bool           `json:"inline,omitempty"`
-	HTML     string         `json:"html,omitempty"`
-	Attrs    [][2]string    `json:"attributes,omitempty"`
+	Type     string      `json:"type"`
+	Children []*TreeNode `json:"children,omitempty"`
+	Value    *string     `json:"value,omitempty"`
+	Depth    int         `json:"depth,omitempty"`
+	ID       string      `json:"id,omitempty"`
+	URL      *string     `json:"url,omitempty"`
+	Title    string      `json:"title,omitempty"`
+	Alt      *string     `json:"alt,omitempty"`
+	Lang     string      `json:"lang,omitempty"`
+	Ordered  bool        `json:"ordered,omitempty"`
+	Start    *int        `json:"start,omitempty"`
+	Spread   *bool       `json:"spread,omitempty"`
+	Checked  *bool       `json:"checked,omitempty"`
+	Align    []string    `json:"align,omitempty"`
+	// TextAlign: a table cell's alignment (left, right, center)
+	TextAlign string         `json:"textAlign,omitempty"`
+	Kind      string         `json:"kind,omitempty"`
+	Name      string         `json:"name,omitempty"`
+	Props     map[string]any `json:"props,omitempty"`
+	Args      []string       `json:"args,omitempty"`
+	Syntax    string         `json:"syntax,omitempty"`
+	Inline    bool           `json:"inline,omitempty"`
+	HTML      string         `json:"html,omitempty"`
+	Attrs     [][2]string    `json:"attributes,omitempty"`
 	// tightList: a list item of a tight list (TreeHTML)
 	tightList bool
 }
@@ -158,8 +160,8 @@ func textOf(v []byte) string {
 func attrsOf(n ast.Node, filter util.BytesFilter) [][2]string {
 	var out [][2]string
 	for _, a := range n.Attributes() {
-		if filter != nil && !filter.Contains(a.Name) {
-			continue
+		if filter != nil && !filter.Contains(a.Name) && !bytes.HasPrefix(a.Name, []byte("data-")) {
+			continue // as goldmark's RenderAttributes
 		}
 		var v string
 		switch x := a.Value.(type) {
@@ -291,7 +293,11 @@ func (tb *treeBuilder) node(n ast.Node) []*TreeNode {
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			row := &TreeNode{Type: "tableRow"}
 			for cell := c.FirstChild(); cell != nil; cell = cell.NextSibling() {
-				row.Children = append(row.Children, &TreeNode{Type: "tableCell", Children: tb.children(cell)})
+				tc := &TreeNode{Type: "tableCell", Children: tb.children(cell)}
+				if c, ok := cell.(*east.TableCell); ok && c.Alignment != east.AlignNone {
+					tc.TextAlign = c.Alignment.String()
+				}
+				row.Children = append(row.Children, tc)
 			}
 			t.Children = append(t.Children, row)
 		}
@@ -339,7 +345,7 @@ func fillText(s string, comps []*component, env *bodyEnv, depth int) string {
 	if !strings.ContainsRune(s, phOpen) {
 		return s
 	}
-	return html.UnescapeString(fillComponents(html.EscapeString(s), comps, env, depth))
+	return phRe.ReplaceAllStringFunc(s, func(m string) string { return rawOf(m, comps) })
 }
 
 // text splits a text at its placeholders into text and component nodes.
@@ -392,6 +398,10 @@ func (tb *treeBuilder) component(c *component, block bool) *TreeNode {
 		return t
 	}
 	if strings.TrimSpace(c.inner) == "" {
+		return t
+	}
+	if lang := c.codeLang(); lang != "" {
+		t.Children = []*TreeNode{{Type: "code", Lang: lang, Value: strp(c.code())}}
 		return t
 	}
 	if tb.depth >= maxComponentDepth {

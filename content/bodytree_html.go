@@ -74,7 +74,11 @@ func treeNodeHTML(b *strings.Builder, n, parent *TreeNode, idx int) {
 	case "blockquote":
 		b.WriteString("<blockquote")
 		writeAttrs(b, n.Attrs)
-		b.WriteString(">\n")
+		if len(n.Attrs) == 0 {
+			b.WriteString(">\n")
+		} else {
+			b.WriteString(">") // as goldmark writes it
+		}
 		treeChildrenHTML(b, n)
 		b.WriteString("</blockquote>\n")
 	case "alert":
@@ -160,10 +164,10 @@ func treeNodeHTML(b *strings.Builder, n, parent *TreeNode, idx int) {
 			if i == 0 {
 				tag = "th"
 			}
-			for j, cell := range row.Children {
+			for _, cell := range row.Children {
 				b.WriteString("<" + tag)
-				if j < len(n.Align) && n.Align[j] != "" {
-					b.WriteString(` style="text-align:` + n.Align[j] + `"`)
+				if cell.TextAlign != "" {
+					b.WriteString(` style="text-align:` + cell.TextAlign + `"`)
 				}
 				b.WriteString(">")
 				treeChildrenHTML(b, cell)

@@ -40,6 +40,8 @@ type Markup struct {
 	Params map[string]any
 	// key identifies the settings and params, for the render a body keeps
 	key string
+	// mdx: an MDX body's render (no indented code, as in MDX)
+	mdx bool
 }
 
 // flags is the goldmark instance the settings need.
@@ -59,6 +61,9 @@ func (m *Markup) flags() uint8 {
 	}
 	if m.DefinitionLists {
 		f |= 8
+	}
+	if m.mdx {
+		f |= 16
 	}
 	return f
 }
@@ -197,7 +202,7 @@ func sameMarkup(a, b *Markup) bool { return a.cacheKey() == b.cacheKey() }
 
 // markdowns are the goldmark instances, one per combination of flags,
 // each built on first use; goldmark's Convert is safe for concurrent use.
-var markdowns [16]struct {
+var markdowns [32]struct {
 	once sync.Once
 	md   goldmark.Markdown
 }
@@ -227,14 +232,28 @@ func newMarkdown(f uint8) goldmark.Markdown {
 	if f&4 != 0 {
 		exts = append(exts, blockAttributes{})
 	}
+	var mopts []goldmark.Option
+	if f&16 != 0 {
+		// MDX has no indented code: indentation is JSX nesting
+		var blocks []util.PrioritizedValue
+		for _, p := range parser.DefaultBlockParsers() {
+			if _, code := p.Value.(interface{ CanAcceptIndentedLine() bool }); code && p.Priority == 500 {
+				continue // NewCodeBlockParser
+			}
+			blocks = append(blocks, p)
+		}
+		mopts = append(mopts, goldmark.WithParser(parser.NewParser(parser.WithBlockParsers(blocks...),
+			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))))
+	}
 	var ropts []renderer.Option
 	if f&1 != 0 {
 		ropts = append(ropts, renderer.WithNodeRenderers(util.Prioritized(sanitizedRawHTML{}, 100)))
 	}
 	// never html.WithUnsafe: it would pass javascript: links too; raw
 	// HTML is sanitizedRawHTML's
-	return goldmark.New(goldmark.WithExtensions(exts...), goldmark.WithParserOptions(popts...),
-		goldmark.WithRendererOptions(ropts...))
+	return goldmark.New(append(mopts, goldmark.WithExtensions(exts...), goldmark.WithParserOptions(popts...),
+		goldmark.WithRendererOptions(ropts...))...)
 }
 
 // sanitizedRawHTML renders raw HTML (a block, or inline tags) through the

@@ -27,6 +27,9 @@ type component struct {
 	inner  string // the source between the opening and the closing tag
 	// block: the component stands alone on its lines
 	block bool
+	// raw is the component's source, tags and all: what it shows as in
+	// code
+	raw string
 }
 
 type prop struct {
@@ -311,10 +314,14 @@ func pairTags(src string, tags []scTag) []scSpan {
 		if p := partner[i]; p > i {
 			c.paired = true
 			c.inner = src[t.end:tags[p].start]
+			if t.jsx {
+				c.inner = dedent(c.inner)
+			}
 			end = tags[p].end
 			i = p
 		}
 		c.block = standsAlone(src, t.start, end)
+		c.raw = src[t.start:end]
 		out = append(out, scSpan{start: t.start, end: end, comp: c})
 		if len(out) >= maxComponents {
 			break
@@ -335,4 +342,35 @@ func standsAlone(src string, start, end int) bool {
 		le = len(src) - end
 	}
 	return strings.TrimSpace(src[end:end+le]) == ""
+}
+
+// dedent takes the indentation all of s's lines after the first share
+// off them: JSX children are indented by their nesting, which is not
+// Markdown's indentation.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) < 2 {
+		return s
+	}
+	prefix, set := "", false
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ws := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if !set {
+			prefix, set = ws, true
+			continue
+		}
+		for !strings.HasPrefix(ws, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	if prefix == "" {
+		return s
+	}
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.TrimPrefix(lines[i], prefix)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -34,12 +34,12 @@ func (e *bodyEnv) md() *Markup {
 	if e == nil {
 		return nil
 	}
-	if e.mdx && (e.markup == nil || !e.markup.Unsafe) {
+	if e.mdx {
 		var m Markup
 		if e.markup != nil {
 			m = *e.markup
 		}
-		m.Unsafe = true
+		m.Unsafe, m.mdx = true, true
 		return &m
 	}
 	return e.markup
@@ -64,6 +64,18 @@ var phRe = regexp.MustCompile("\uE000([0-9]+)\uE001")
 
 // phBlockRe is a paragraph of a placeholder alone.
 var phBlockRe = regexp.MustCompile("<p>\uE000[0-9]+\uE001</p>\n?")
+
+// codeRe is a code element of goldmark's HTML.
+var codeRe = regexp.MustCompile(`(?s)<code[^>]*>.*?</code>`)
+
+// rawOf is the source of the component of placeholder m.
+func rawOf(m string, comps []*component) string {
+	i, err := strconv.Atoi(phRe.FindStringSubmatch(m)[1])
+	if err != nil || i >= len(comps) {
+		return ""
+	}
+	return comps[i].raw
+}
 
 // phEncodedRe is a placeholder in a URL, percent-encoded by goldmark.
 var phEncodedRe = regexp.MustCompile("%EE%80%80([0-9]+)%EE%80%81")
@@ -251,6 +263,12 @@ func renderBodyHTML(src string, env *bodyEnv, depth int) string {
 // dropped (a custom shortcode's output cannot be known there).
 func fillComponents(out string, comps []*component, env *bodyEnv, depth int) string {
 	out = phEncodedRe.ReplaceAllString(out, "")
+	// in code, a component is the source it was written as
+	out = codeRe.ReplaceAllStringFunc(out, func(code string) string {
+		return phRe.ReplaceAllStringFunc(code, func(m string) string {
+			return escapeText(rawOf(m, comps))
+		})
+	})
 	htmlOf := func(m string, block bool) string {
 		i, err := strconv.Atoi(phRe.FindStringSubmatch(m)[1])
 		if err != nil || i >= len(comps) {
@@ -269,6 +287,9 @@ func fillComponents(out string, comps []*component, env *bodyEnv, depth int) str
 func innerHTML(c *component, env *bodyEnv, depth int, block bool) string {
 	if strings.TrimSpace(c.inner) == "" {
 		return ""
+	}
+	if lang := c.codeLang(); lang != "" {
+		return codeHTML(lang, c.code())
 	}
 	if depth >= maxComponentDepth {
 		return html.EscapeString(c.inner)
@@ -446,4 +467,37 @@ func safeURL(u string) string {
 		return ""
 	}
 	return u
+}
+
+// codeLang is the language of a shortcode whose inner content is code:
+// a paired one with a lang argument (Docsy's tab, code-toggle and the
+// like highlight their content); "" for others.
+func (c *component) codeLang() string {
+	if c.syntax == syntaxJSX || !c.paired {
+		return ""
+	}
+	return c.arg("lang", -1)
+}
+
+// code is the inner content as code: its comment shortcodes
+// ({{</* x */>}}) written as the shortcodes they hold, nothing run.
+func (c *component) code() string {
+	in := strings.Trim(c.inner, "\n")
+	var b strings.Builder
+	last := 0
+	for _, sp := range findShortcodes(in) {
+		if sp.comp != nil {
+			continue
+		}
+		b.WriteString(in[last:sp.start])
+		b.WriteString(sp.literal)
+		last = sp.end
+	}
+	b.WriteString(in[last:])
+	return b.String() + "\n"
+}
+
+// codeHTML is a code block as goldmark writes one.
+func codeHTML(lang, code string) string {
+	return `<pre><code class="language-` + escapeText(lang) + `">` + escapeText(code) + "</code></pre>\n"
 }
