@@ -10,7 +10,8 @@ import (
 // src/content/docs/, mostly .mdx). folio reads each collection as a
 // content type: src/content/docs/guides/intro.mdx is the item
 // guides/intro of type docs, served at /api/v1/content/docs/guides/intro.
-// A file of the same path under content/ wins.
+// A file of the same path under content/ wins. A site with a Hugo
+// configuration, or locales in folio.yaml, is read as they say instead.
 
 // astroRelevant tells whether p is a document of an Astro content
 // collection.
@@ -29,6 +30,18 @@ func astroFiles(sorted []File) []File {
 	i := slices.IndexFunc(sorted, func(f File) bool { return strings.HasPrefix(f.Path, "src/content/") })
 	if i < 0 {
 		return sorted
+	}
+	// a site that says where its content is (a Hugo configuration, whose
+	// contentDir may be src/content; folio.yaml's locales) is not Astro's
+	for _, f := range sorted {
+		if _, hugo := hugoConfigFile(f.Path); hugo {
+			return sorted
+		}
+		if !strings.Contains(f.Path, "/") && strings.HasPrefix(strings.ToLower(f.Path), "folio.") && f.Doc != nil {
+			if _, ok := f.Doc.Meta["locales"]; ok {
+				return sorted
+			}
+		}
 	}
 	taken := map[string]bool{}
 	for _, f := range sorted {

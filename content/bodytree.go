@@ -38,7 +38,7 @@ type TreeNode struct {
 	Depth    int         `json:"depth,omitempty"`
 	ID       string      `json:"id,omitempty"`
 	URL      *string     `json:"url,omitempty"`
-	Title    string      `json:"title,omitempty"`
+	Title    *string     `json:"title,omitempty"`
 	Alt      *string     `json:"alt,omitempty"`
 	Lang     string      `json:"lang,omitempty"`
 	Ordered  bool        `json:"ordered,omitempty"`
@@ -150,8 +150,11 @@ func (tb *treeBuilder) goldmarkHTML(n ast.Node) string {
 // textOf is the text goldmark writes for a value (backslash escapes and
 // entities resolved), unescaped.
 func textOf(v []byte) string {
+	if bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, '\\') < 0 {
+		return string(v) // nothing to resolve: the common case
+	}
 	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
+	w := bufio.NewWriterSize(&buf, len(v)+16)
 	ghtml.DefaultWriter.Write(w, v)
 	_ = w.Flush()
 	return html.UnescapeString(buf.String())
@@ -179,14 +182,12 @@ func attrsOf(n ast.Node, filter util.BytesFilter) [][2]string {
 
 func (tb *treeBuilder) node(n ast.Node) []*TreeNode {
 	switch n := n.(type) {
-	case *ast.Paragraph:
-		if n.ChildCount() == 1 && n.Attributes() == nil {
-			if t, ok := n.FirstChild().(*ast.Text); ok {
-				if c := tb.blockComponent(t.Segment.Value(tb.src)); c != nil {
-					return []*TreeNode{c}
-				}
-			}
+	case *componentBlockNode:
+		if i, err := strconv.Atoi(n.index); err == nil && i < len(tb.comps) {
+			return []*TreeNode{tb.component(tb.comps[i], true)}
 		}
+		return nil
+	case *ast.Paragraph:
 		return []*TreeNode{{Type: "paragraph", Children: tb.children(n), Attrs: attrsOf(n, ghtml.ParagraphAttributeFilter)}}
 	case *ast.TextBlock:
 		return []*TreeNode{{Type: "paragraph", Children: tb.children(n)}}
@@ -265,14 +266,14 @@ func (tb *treeBuilder) node(n ast.Node) []*TreeNode {
 		}
 		return []*TreeNode{{Type: "inlineCode", Value: strp(fillText(b.String(), tb.comps, tb.env, tb.depth))}}
 	case *ast.Link:
-		t := &TreeNode{Type: "link", URL: strp(linkURL(n.Destination)), Title: textOf(n.Title), Children: tb.children(n)}
+		t := &TreeNode{Type: "link", URL: strp(linkURL(n.Destination)), Title: titleOf(n.Title), Children: tb.children(n)}
 		return []*TreeNode{t}
 	case *ast.Image:
 		var alt bytes.Buffer
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			alt.Write(plainTextOf(c, tb.src))
 		}
-		t := &TreeNode{Type: "image", URL: strp(linkURL(n.Destination)), Alt: strp(textOf(alt.Bytes())), Title: textOf(n.Title)}
+		t := &TreeNode{Type: "image", URL: strp(linkURL(n.Destination)), Alt: strp(textOf(alt.Bytes())), Title: titleOf(n.Title)}
 		return []*TreeNode{t}
 	case *ast.AutoLink:
 		url := n.URL(tb.src)
@@ -332,6 +333,14 @@ func plainTextOf(n ast.Node, src []byte) []byte {
 	return b.Bytes()
 }
 
+// titleOf is a link's title; nil when it has none.
+func titleOf(t []byte) *string {
+	if t == nil {
+		return nil
+	}
+	return strp(textOf(t))
+}
+
 // linkURL is a destination as goldmark writes it ("" for a dangerous one).
 func linkURL(dest []byte) string {
 	if ghtml.IsDangerousURL(dest) {
@@ -375,20 +384,6 @@ func (tb *treeBuilder) text(s string, raw bool) []*TreeNode {
 		out = append(out, &TreeNode{Type: "text", Value: strp(val(s[last:]))})
 	}
 	return out
-}
-
-// blockComponent is the component of a paragraph that is only its
-// placeholder; nil otherwise.
-func (tb *treeBuilder) blockComponent(v []byte) *TreeNode {
-	m := phRe.FindSubmatchIndex(v)
-	if m == nil || m[0] != 0 || m[1] != len(v) {
-		return nil
-	}
-	i, _ := strconv.Atoi(string(v[m[2]:m[3]]))
-	if i >= len(tb.comps) {
-		return nil
-	}
-	return tb.component(tb.comps[i], true)
 }
 
 func (tb *treeBuilder) component(c *component, block bool) *TreeNode {

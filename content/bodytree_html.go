@@ -138,16 +138,16 @@ func treeNodeHTML(b *strings.Builder, n, parent *TreeNode, idx int) {
 		b.WriteString("<code>" + escapeText(val(n.Value)) + "</code>")
 	case "link":
 		b.WriteString(`<a href="` + escapeText(val(n.URL)) + `"`)
-		if n.Title != "" {
-			b.WriteString(` title="` + escapeText(n.Title) + `"`)
+		if n.Title != nil {
+			b.WriteString(` title="` + escapeText(*n.Title) + `"`)
 		}
 		b.WriteString(">")
 		treeChildrenHTML(b, n)
 		b.WriteString("</a>")
 	case "image":
 		b.WriteString(`<img src="` + escapeText(val(n.URL)) + `" alt="` + escapeText(val(n.Alt)) + `"`)
-		if n.Title != "" {
-			b.WriteString(` title="` + escapeText(n.Title) + `"`)
+		if n.Title != nil {
+			b.WriteString(` title="` + escapeText(*n.Title) + `"`)
 		}
 		b.WriteString(">")
 	case "table":

@@ -219,7 +219,7 @@ func markdownFor(m *Markup) goldmark.Markdown {
 // footnotes, heading ids, GitHub alerts, the link gates) and the flags'
 // extras.
 func newMarkdown(f uint8) goldmark.Markdown {
-	exts := []goldmark.Extender{extension.GFM, extension.Footnote, alertExtension{}}
+	exts := []goldmark.Extender{extension.GFM, extension.Footnote, alertExtension{}, componentBlocks{}}
 	if f&8 != 0 {
 		exts = append(exts, extension.DefinitionList)
 	}

@@ -203,3 +203,66 @@ func (attrBlockTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser
 		a.Parent().RemoveChild(a.Parent(), a)
 	}
 }
+
+// A paragraph that is only a component's placeholder is the component's
+// block: componentBlockTransformer makes it a componentBlockNode, which
+// renders as phBlock + index + phClose and a newline, for
+// fillComponents (and the tree) to put the component's block in.
+
+var kindComponentBlock = ast.NewNodeKind("ComponentBlock")
+
+type componentBlockNode struct {
+	ast.BaseBlock
+	index string // the placeholder's index, as written
+}
+
+func (n *componentBlockNode) Kind() ast.NodeKind { return kindComponentBlock }
+func (n *componentBlockNode) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"index": n.index}, nil)
+}
+
+type componentBlocks struct{}
+
+func (componentBlocks) Extend(m goldmark.Markdown) {
+	m.Parser().AddOptions(parser.WithASTTransformers(util.Prioritized(componentBlockTransformer{}, 900)))
+	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(componentBlockRenderer{}, 500)))
+}
+
+type componentBlockTransformer struct{}
+
+func (componentBlockTransformer) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	if !bytes.ContainsRune(src, phOpen) {
+		return
+	}
+	var found []*ast.Paragraph
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if p, ok := n.(*ast.Paragraph); ok && entering {
+			if p.ChildCount() == 1 && p.Attributes() == nil {
+				if t, ok := p.FirstChild().(*ast.Text); ok && phRe.Match(t.Segment.Value(src)) {
+					if m := phRe.FindSubmatchIndex(t.Segment.Value(src)); m[0] == 0 && m[1] == t.Segment.Len() {
+						found = append(found, p)
+					}
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, p := range found {
+		v := p.FirstChild().(*ast.Text).Segment.Value(src)
+		m := phRe.FindSubmatch(v)
+		p.Parent().ReplaceChild(p.Parent(), p, &componentBlockNode{index: string(m[1])})
+	}
+}
+
+type componentBlockRenderer struct{}
+
+func (componentBlockRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindComponentBlock, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(string(phBlock) + n.(*componentBlockNode).index + string(phClose) + "\n")
+		}
+		return ast.WalkContinue, nil
+	})
+}

@@ -32,13 +32,12 @@ func findMDX(src string) (string, []scSpan) {
 	src = stripESM(src)
 	code := codeRanges(src)
 	var tags []scTag
+	next := 0 // code[next] is the first range not before i (i only grows)
 	inCode := func(i int) bool {
-		for _, r := range code {
-			if i >= r[0] && i < r[1] {
-				return true
-			}
+		for next < len(code) && code[next][1] <= i {
+			next++
 		}
-		return false
+		return next < len(code) && i >= code[next][0]
 	}
 	for i := 0; i < len(src); i++ {
 		if src[i] != '<' || i+1 >= len(src) {
@@ -53,6 +52,11 @@ func findMDX(src string) (string, []scSpan) {
 		}
 		t, ok := scanJSXTag(src, i)
 		if !ok {
+			// on from where it was found not to be a tag: no byte is
+			// scanned twice
+			if t.end > i+1 {
+				i = t.end - 1
+			}
 			continue
 		}
 		tags = append(tags, t)
@@ -136,7 +140,6 @@ func stripESM(src string) string {
 			break
 		}
 		blank(k, k+e+3)
-		s = string(b)
 		i = k + e + 3
 	}
 	return string(b)
@@ -162,8 +165,10 @@ func codeRanges(src string) [][2]int {
 		} else if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fence, fenceStart = t[:3], off
 		} else {
-			// code spans on the line
+			// code spans on the line; a run of backticks that found no
+			// closer tells that no later run of its length will
 			line := src[off:next]
+			var unclosed map[int]bool
 			for i := 0; i < len(line); i++ {
 				if line[i] != '`' {
 					continue
@@ -172,8 +177,15 @@ func codeRanges(src string) [][2]int {
 				for i+n < len(line) && line[i+n] == '`' {
 					n++
 				}
-				closer := strings.Index(line[i+n:], strings.Repeat("`", n))
+				closer := -1
+				if !unclosed[n] {
+					closer = strings.Index(line[i+n:], strings.Repeat("`", n))
+				}
 				if closer < 0 {
+					if unclosed == nil {
+						unclosed = map[int]bool{}
+					}
+					unclosed[n] = true
 					i += n - 1
 					continue
 				}
@@ -212,6 +224,7 @@ func scanJSXTag(s string, i int) (t scTag, ok bool) {
 			k++
 		}
 		if k >= len(s) {
+			t.end = k
 			return t, false
 		}
 		switch {
@@ -223,11 +236,13 @@ func scanJSXTag(s string, i int) (t scTag, ok bool) {
 			t.start, t.end = i, k+2
 			return t, true
 		case t.closing:
+			t.end = k
 			return t, false
 		case s[k] == '{':
 			// a spread {...props}
 			e := jsxExprEnd(s, k)
 			if e < 0 {
+				t.end = min(len(s), k+maxJSXExpr)
 				return t, false
 			}
 			k = e
@@ -238,18 +253,21 @@ func scanJSXTag(s string, i int) (t scTag, ok bool) {
 			k++
 		}
 		if k == a {
+			t.end = k
 			return t, false
 		}
 		name := s[a:k]
 		if k < len(s) && s[k] == '=' {
 			k++
 			if k >= len(s) {
+				t.end = k
 				return t, false
 			}
 			switch s[k] {
 			case '"', '\'':
 				e := strings.IndexByte(s[k+1:], s[k])
 				if e < 0 {
+					t.end = len(s) // no string closes after k
 					return t, false
 				}
 				t.named = append(t.named, prop{key: name, val: s[k+1 : k+1+e]})
@@ -257,11 +275,13 @@ func scanJSXTag(s string, i int) (t scTag, ok bool) {
 			case '{':
 				e := jsxExprEnd(s, k)
 				if e < 0 {
+					t.end = min(len(s), k+maxJSXExpr)
 					return t, false
 				}
 				t.named = append(t.named, prop{key: name, val: strings.TrimSpace(s[k+1 : e-1]), expr: true})
 				k = e
 			default:
+				t.end = k
 				return t, false
 			}
 		} else {
@@ -269,6 +289,9 @@ func scanJSXTag(s string, i int) (t scTag, ok bool) {
 		}
 	}
 }
+
+// maxJSXExpr is the longest JSX expression read.
+const maxJSXExpr = 64 << 10
 
 func isJSXNameByte(c byte) bool {
 	return c == '_' || c == '-' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
@@ -278,7 +301,7 @@ func isJSXNameByte(c byte) bool {
 // and string literals counted; -1 when it does not close.
 func jsxExprEnd(s string, k int) int {
 	depth := 0
-	for i := k; i < len(s) && i-k < 64<<10; i++ {
+	for i := k; i < len(s) && i-k < maxJSXExpr; i++ {
 		switch c := s[i]; c {
 		case '{':
 			depth++

@@ -98,11 +98,17 @@ func scanShortcodeTag(s string, i int) (t scTag, ok bool) {
 		t.literal = s[i:i+3] + s[j+2:j+2+end] + closeDelim
 		return t, true
 	}
-	// the tag ends at the first close delimiter outside quotes
+	// the tag ends at the first close delimiter outside quotes; another
+	// tag's opening ends the search (so that every byte is looked at
+	// once: see findShortcodes)
 	end := -1
 	var quote byte
 	for k := j; k < len(s); k++ {
 		c := s[k]
+		if c == '{' && k+2 < len(s) && s[k+1] == '{' && (s[k+2] == '<' || s[k+2] == '%') {
+			t.end = k
+			return t, false
+		}
 		switch {
 		case quote != 0:
 			if c == '\\' && quote == '"' {
@@ -118,11 +124,9 @@ func scanShortcodeTag(s string, i int) (t scTag, ok bool) {
 		if end >= 0 {
 			break
 		}
-		if k-i > 64<<10 { // no tag is that long
-			return t, false
-		}
 	}
 	if end < 0 {
+		t.end = len(s)
 		return t, false
 	}
 	body := strings.TrimSpace(s[j:end])
@@ -256,7 +260,10 @@ func findShortcodes(src string) []scSpan {
 		}
 		t, ok := scanShortcodeTag(src, i)
 		if !ok {
-			i += 3
+			// on from where the tag was found not to be one: a
+			// failed scan stops at the next opening, so none is
+			// skipped and no byte is scanned twice
+			i = max(i+3, t.end)
 			continue
 		}
 		tags = append(tags, t)
@@ -273,21 +280,27 @@ func pairTags(src string, tags []scTag) []scSpan {
 	if len(tags) == 0 {
 		return nil
 	}
-	// pair them: partner[i] is the index of the closing tag of opener i
+	// pair them: partner[i] is the index of the closing tag of opener i.
+	// A closing tag closes the latest open tag of its name; the ones
+	// opened after that stand alone. Each tag is pushed and popped once.
 	partner := make([]int, len(tags))
 	var stack []int
+	open := map[string]int{} // name -> open tags of that name on stack
 	for i, t := range tags {
 		partner[i] = -1
 		switch {
 		case t.literal != "" || t.selfClose:
 		case !t.closing:
 			stack = append(stack, i)
-		default:
-			for s := len(stack) - 1; s >= 0; s-- {
-				if tags[stack[s]].name == t.name {
-					partner[stack[s]] = i
-					partner[i] = stack[s]
-					stack = stack[:s]
+			open[t.name]++
+		case open[t.name] > 0:
+			for {
+				top := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				open[tags[top].name]--
+				if tags[top].name == t.name {
+					partner[top] = i
+					partner[i] = top
 					break
 				}
 			}
@@ -333,15 +346,19 @@ func pairTags(src string, tags []scTag) []scSpan {
 // standsAlone tells whether src[start:end] is alone on its lines
 // (blanks and a list or quote indentation before it aside).
 func standsAlone(src string, start, end int) bool {
-	ls := strings.LastIndexByte(src[:start], '\n') + 1
-	if strings.TrimSpace(src[ls:start]) != "" {
+	// only the blanks next to it are looked at: a long line costs nothing
+	i := start
+	for i > 0 && (src[i-1] == ' ' || src[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && src[i-1] != '\n' {
 		return false
 	}
-	le := strings.IndexByte(src[end:], '\n')
-	if le < 0 {
-		le = len(src) - end
+	j := end
+	for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\r') {
+		j++
 	}
-	return strings.TrimSpace(src[end:end+le]) == ""
+	return j == len(src) || src[j] == '\n'
 }
 
 // dedent takes the indentation all of s's lines after the first share

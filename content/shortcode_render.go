@@ -51,6 +51,7 @@ func (e *bodyEnv) md() *Markup {
 const (
 	phOpen  = '\uE000'
 	phClose = '\uE001'
+	phBlock = '\uE002' // a component's block (componentBlockNode)
 )
 
 // expandedBody is a body's source with its components replaced by
@@ -62,8 +63,8 @@ type expandedBody struct {
 
 var phRe = regexp.MustCompile("\uE000([0-9]+)\uE001")
 
-// phBlockRe is a paragraph of a placeholder alone.
-var phBlockRe = regexp.MustCompile("<p>\uE000[0-9]+\uE001</p>\n?")
+// phBlockRe is a component's block (componentBlockNode).
+var phBlockRe = regexp.MustCompile("\uE002([0-9]+)\uE001\n")
 
 // codeRe is a code element of goldmark's HTML.
 var codeRe = regexp.MustCompile(`(?s)<code[^>]*>.*?</code>`)
@@ -84,8 +85,8 @@ var phEncodedRe = regexp.MustCompile("%EE%80%80([0-9]+)%EE%80%81")
 // writes the built-ins that are text (ref, relref, param, highlight) in
 // their place, and puts a placeholder for every other one.
 func expandBody(src string, env *bodyEnv) expandedBody {
-	if strings.ContainsRune(src, phOpen) || strings.ContainsRune(src, phClose) {
-		src = strings.NewReplacer(string(phOpen), "\uFFFD", string(phClose), "\uFFFD").Replace(src)
+	if strings.ContainsAny(src, string([]rune{phOpen, phClose, phBlock})) {
+		src = strings.NewReplacer(string(phOpen), "\uFFFD", string(phClose), "\uFFFD", string(phBlock), "\uFFFD").Replace(src)
 	}
 	var spans []scSpan
 	if env != nil && env.mdx {
@@ -270,7 +271,11 @@ func fillComponents(out string, comps []*component, env *bodyEnv, depth int) str
 		})
 	})
 	htmlOf := func(m string, block bool) string {
-		i, err := strconv.Atoi(phRe.FindStringSubmatch(m)[1])
+		re := phRe
+		if block {
+			re = phBlockRe
+		}
+		i, err := strconv.Atoi(re.FindStringSubmatch(m)[1])
 		if err != nil || i >= len(comps) {
 			return ""
 		}
