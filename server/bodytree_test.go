@@ -60,6 +60,7 @@ A lead paragraph.
 |:--|--:|
 | 1 | ` + "`c`" + ` |
 `,
+	"pages/about.md": "---\ntitle: About\n---\nHello {{< alert >}}*you*{{< /alert >}}.\n",
 	"content/docs/guide.mdx": `---
 title: Guide
 ---
@@ -175,5 +176,23 @@ func TestBodies_ShortcodesMDXAndSettings(t *testing.T) {
 	if l.Status != http.StatusOK || !strings.Contains(string(l.Body), `"body":{"type":"root"`) {
 		t.Errorf("list with body=tree: %d %.300s", l.Status, l.Body)
 	}
+	// a page's richText section
+	pg := get(t, ts.URL+"/api/v1/pages/about?body=tree", key)
+	var page struct {
+		Sections []struct {
+			Data struct {
+				HTML json.RawMessage `json:"html"`
+			} `json:"data"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(pg.Body, &page); err != nil || len(page.Sections) != 1 {
+		t.Fatalf("page: %v %s", err, pg.Body)
+	}
+	if back, _ := content.TreeHTML(page.Sections[0].Data.HTML); back != "<p>Hello <folio-component name=\"alert\"><em>you</em></folio-component>.</p>\n" {
+		t.Errorf("page tree renders to %q: %s", back, page.Sections[0].Data.HTML)
+	}
 	wantError(t, get(t, ts.URL+"/api/v1/content/docs/intro?body=xml", key), http.StatusBadRequest, "BAD_REQUEST")
+	if r := get(t, ts.URL+"/api/v1/pages/about?body=html", key); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"html":"<p>Hello <folio-component`) {
+		t.Errorf("body=html: %d %s", r.Status, r.Body)
+	}
 }

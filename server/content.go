@@ -378,8 +378,12 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View
 }
 
 // bodyParam reads `body`: html (the default) or tree, each Markdown body
-// as its body tree (engine.Resource.TreeResource).
+// as its body tree (engine.Resource.TreeResource). A query without it is
+// not parsed again.
 func bodyParam(r *http.Request) (tree bool, err error) {
+	if !strings.Contains(r.URL.RawQuery, "body") {
+		return false, nil
+	}
 	switch b := query(r).Get("body"); b {
 	case "", "html":
 		return false, nil
