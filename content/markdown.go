@@ -2,28 +2,9 @@ package content
 
 import (
 	"bytes"
-	"sync"
 
 	"github.com/adrg/frontmatter"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/util"
 )
-
-// markdown is built once and shared: goldmark's parsers and renderers are
-// stateless and Convert is safe for concurrent use (yuin/goldmark author in
-// gohugoio/hugo#6484). Raw HTML is not passed through (goldmark's default,
-// and Hugo's): it renders as an HTML comment, and dangerous link schemes
-// such as javascript: are dropped. See docs/content.md "Markdown".
-var markdown = sync.OnceValue(func() goldmark.Markdown {
-	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, extension.Footnote),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
-			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority)),
-			parser.WithParagraphTransformers(util.Prioritized(refDefGate{}, refDefGatePriority))),
-	)
-})
 
 type fmKind int
 

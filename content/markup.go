@@ -201,7 +201,11 @@ func valueAt(m map[string]any, keys ...string) (any, bool) {
 func sameMarkup(a, b *Markup) bool { return a.cacheKey() == b.cacheKey() }
 
 // markdowns are the goldmark instances, one per combination of flags,
-// each built on first use; goldmark's Convert is safe for concurrent use.
+// each built on first use and shared: goldmark's parsers and renderers
+// are stateless and Convert is safe for concurrent use (yuin/goldmark
+// author in gohugoio/hugo#6484). Raw HTML is not passed through unless
+// the site says so (goldmark's default, and Hugo's), and dangerous link
+// schemes such as javascript: are dropped. See docs/content.md "Markdown".
 var markdowns [32]struct {
 	once sync.Once
 	md   goldmark.Markdown

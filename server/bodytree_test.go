@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/server"
 )
 
 // A Hugo docs site as Docsy sites write them: built-in and custom
@@ -194,5 +195,21 @@ func TestBodies_ShortcodesMDXAndSettings(t *testing.T) {
 	wantError(t, get(t, ts.URL+"/api/v1/content/docs/intro?body=xml", key), http.StatusBadRequest, "BAD_REQUEST")
 	if r := get(t, ts.URL+"/api/v1/pages/about?body=html", key); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"html":"<p>Hello <folio-component`) {
 		t.Errorf("body=html: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestBodies_MDXWrite: a PATCH of a field of an MDX item keeps its file,
+// imports and components byte for byte.
+func TestBodies_MDXWrite(t *testing.T) {
+	src := "---\ntitle: Guide\n---\nimport { Card } from '@astrojs/starlight/components';\n\n<Card title=\"x\">Hi</Card>\n"
+	repo := newRepo(t, map[string]string{"src/content/docs/guide.mdx": src})
+	ws := startWriter(t, "file://"+repo.bare)
+	editor := ws.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	r := wr(t, "PATCH", ws.URL+"/api/v1/content/docs/guide", editor, `{"title": "The guide"}`)
+	if r.Status != http.StatusOK {
+		t.Fatalf("PATCH: %d %s", r.Status, r.Body)
+	}
+	if got, want := remoteFile(t, repo.bare, "src/content/docs/guide.mdx"), strings.Replace(src, "Guide", "The guide", 1); got != want {
+		t.Fatalf("file after PATCH:\n%q\nwant\n%q", got, want)
 	}
 }
