@@ -218,8 +218,10 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		return as.assembleLocales(sorted, cfg, problems)
 	}
 	as.loc = nil
-	site, plainProblems := as.assemblePlain(sorted)
-	if len(problems) > 0 { // a Hugo config that does not parse
+	plain, skipped := hugoPages(sorted)
+	problems = append(problems, skipped...)
+	site, plainProblems := as.assemblePlain(plain)
+	if len(problems) > 0 { // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		slices.SortStableFunc(plainProblems, func(x, y Problem) int {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))

@@ -16,10 +16,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// maxDepth bounds how deeply maps and lists may nest in a document. Real
+// MaxDepth bounds how deeply maps and lists may nest in a document. Real
 // content stays far below it; deeper input is an attack on a recursive
-// parser or on JSON encoding later.
-const maxDepth = 100
+// parser or on JSON encoding later. The write API refuses a body nested
+// deeper before it encodes it.
+const MaxDepth = 100
+
+const maxDepth = MaxDepth
 
 // maxAliasNodes bounds the nodes that YAML alias expansion may add. Anchors
 // in real content reuse small fragments; a "billion laughs" document needs

@@ -13,7 +13,7 @@ import (
 
 // I18n is a site's locales: which there are, the default one, how their
 // files are laid out and how each falls back. A site without it (nil)
-// has no notion of a language. See content/README.md "Translations".
+// has no notion of a language. See docs/translations.md.
 type I18n struct {
 	Locales []Locale // in order (Hugo's weight, else as configured)
 	Default string   // code of the default locale

@@ -16,8 +16,8 @@ const MaxSlugLen = 200
 // ValidSlug tells whether s is a valid page or item slug: one or more
 // "/"-separated segments of letters and digits (any script's: Unicode's
 // L, M and N categories, so "приватність", "关于" and "हिंदी" are slugs,
-// as Hugo and Decap make them) and . _ ~ -, no segment empty, "." or
-// "..", at most MaxSlugLen bytes of UTF-8 in all. No space, punctuation
+// as Hugo and Decap make them) and . _ ~ -, no segment empty, ".",
+// ".." or ".git" (any case), at most MaxSlugLen bytes of UTF-8 in all. No space, punctuation
 // or invisible character (joiners, direction marks) is allowed. An
 // ASCII slug is safe in a URL path as it is; EscapeSlug escapes any.
 func ValidSlug(s string) bool {
@@ -42,7 +42,9 @@ func ValidSlug(s string) bool {
 			continue
 		}
 		seg := s[start:i]
-		if seg == "" || seg == "." || seg == ".." {
+		if seg == "" || seg == "." || seg == ".." || strings.EqualFold(seg, ".git") {
+			// .git: git stores no path through a .git folder (a write
+			// would commit nothing), and a checkout must not get one.
 			return false
 		}
 		i++

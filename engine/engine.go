@@ -15,14 +15,20 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/gitauth"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media/fault"
 )
 
 // Config configures an Engine.
 type Config struct {
-	Site        string // local repository path or remote URL
-	Branch      string // published branch; "main" when empty
+	Site   string // local repository path or remote URL
+	Branch string // published branch; when empty, the repository's default (Source.DefaultBranch)
+	// Root is the site root, a folder of the repository the site is read
+	// from (SourceConfig.Root).
+	Root string
+	// GitAuth are the credentials of a remote site (SourceConfig.GitAuth).
+	GitAuth     gitauth.Options
 	DraftBranch string // optional branch served to draft=true requests
 	CacheDir    string // clones of remote sites and the parsed-document cache
 	// MediaExists, when set, also checks the media references of
@@ -88,9 +94,6 @@ func (e *Engine) reloaded(ev ReloadEvent) {
 }
 
 func (c *Config) setDefaults() {
-	if c.Branch == "" {
-		c.Branch = "main"
-	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -159,14 +162,17 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout})
+	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Branch == "" {
+		cfg.Branch = src.DefaultBranch(ctx)
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
 		closing: make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.relevant),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.relevantInRepo),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var dir string
@@ -433,7 +439,11 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
 		e.refCheckers[branch] = rc
 	}
-	if refs := rc.Problems(site, tree.Files, e.cfg.MediaExists); len(refs) > 0 {
+	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
+	if cases := content.CaseProblems(tree.Files); len(cases) > 0 {
+		refs = slices.Concat(refs, cases)
+	}
+	if len(refs) > 0 {
 		problems = slices.Concat(problems, refs)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
@@ -538,5 +548,13 @@ func (e *Engine) Status() Status {
 // ErrBadSort is returned for a sort that a content type does not allow.
 var ErrBadSort error = &fault.Error{Code: fault.Invalid, Message: "bad sort"}
 
-// Site is the configured site: a local repository path or a remote URL.
-func (e *Engine) Site() string { return e.cfg.Site }
+// Site is the configured site: a local repository path or a remote URL
+// (without the password it may hold).
+func (e *Engine) Site() string { return e.src.URL() }
+
+// GitEnv is the environment of a git command that talks to a remote
+// site: its credentials (gitauth.Auth.Env).
+func (e *Engine) GitEnv() []string { return e.src.GitEnv() }
+
+// Redact is s with a remote site's credentials taken out.
+func (e *Engine) Redact(s string) string { return e.src.Redact(s) }

@@ -3,15 +3,28 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/fault"
 )
 
 // MaxExpandDepth bounds how deep references are expanded: those of the
 // resource (1) and, with expand=*, those inside the items they bring (2).
 const MaxExpandDepth = 2
+
+// MaxExpanded is the default Expand.Max: the references one response may
+// expand, in all its items and at both depths. Each costs a decode and
+// an encode of what it brings; a public list of 100 items with expand=*
+// could otherwise cost a second of CPU and megabytes of body (issue 29).
+const MaxExpanded = 1000
+
+// ErrTooManyExpanded is the error of a response that would expand more
+// references than its Expand.Max.
+var ErrTooManyExpanded = fault.New(fault.Invalid, "expand: the response would expand more than %d references (a response's limit); ask for fewer items (limit=) or expand fewer types", MaxExpanded)
 
 // Expand says which references of a resource ExpandBody replaces by the
 // objects they name (content.ParseRef has the forms): the server makes
@@ -26,6 +39,11 @@ type Expand struct {
 	// text of the first of them the item has, else its unlocalized alt.
 	// Empty: the unlocalized alt.
 	MediaLocales []string
+	// Max bounds the references expanded with this Expand, across every
+	// ExpandBody call made with it (the items of a list): past it,
+	// ExpandBody fails with ErrTooManyExpanded. 0: no limit.
+	Max      int
+	expanded int
 }
 
 func (e *Expand) wantsMedia() bool { return e.All || e.Media }
@@ -162,6 +180,9 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		if !ok || it == nil {
 			return nil
 		}
+		if !x.count() {
+			return nil
+		}
 		x.keys["media:"+it.ID] = true
 		return mediaRef(it, x.e.MediaLocales)
 	}
@@ -177,6 +198,9 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 	if !ok {
 		x.keys[TypeKey(r.Type)] = true
 		return nil // missing, or not visible in this view (a draft)
+	}
+	if !x.count() {
+		return nil
 	}
 	x.keys[ItemKey(r.Type, ent.item.ID)] = true
 	b, _, err := ent.res.Body()
@@ -207,6 +231,45 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		}
 	}
 	return obj
+}
+
+// count counts one more expanded reference; false (and x.err set) past
+// the Expand's Max.
+func (x *expander) count() bool {
+	if x.err != nil {
+		return false
+	}
+	x.e.expanded++
+	if x.e.Max > 0 && x.e.expanded > x.e.Max {
+		x.err = ErrTooManyExpanded
+		if x.e.Max != MaxExpanded {
+			x.err = fault.New(fault.Invalid, "expand: the response would expand more than %d references (a response's limit); ask for fewer items (limit=) or expand fewer types", x.e.Max)
+		}
+		return false
+	}
+	return true
+}
+
+// CollapseKeys replaces the keys of embedded items ("item:<type>/<id>")
+// by their type's key ("type:<type>") and those of media items
+// ("media:<id>") by "media": fewer, coarser keys that purge at least what
+// the fine ones do (a changed item also names its type's key, a changed
+// media item "media"). Sorted, no duplicates. For the keys of ExpandBody
+// when they would not fit a response header.
+func CollapseKeys(keys []string) []string {
+	set := map[string]bool{}
+	for _, k := range keys {
+		switch {
+		case strings.HasPrefix(k, "item:"):
+			typ, _, _ := strings.Cut(strings.TrimPrefix(k, "item:"), "/")
+			set["type:"+typ] = true
+		case strings.HasPrefix(k, "media:"):
+			set["media"] = true
+		default:
+			set[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 func (v *View) hasType(name string) bool {

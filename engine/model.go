@@ -726,6 +726,7 @@ func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []cont
 func CheckSite(files []content.File, mediaExists func(content.Ref) bool) (*content.Site, []content.Problem) {
 	site, problems := content.Assemble(files)
 	problems = append(problems, content.ReferenceProblems(site, files, mediaExists)...)
+	problems = append(problems, content.CaseProblems(files)...)
 	var ms modelState
 	_, mp, _ := ms.applyModel(site, files, nil, "")
 	problems = append(problems, mp...)

@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/gitauth"
 )
 
 // ErrUnknownBranch is returned by Source.Resolve for a branch the repository
@@ -57,6 +58,13 @@ type SourceConfig struct {
 	// that stops answering mid-fetch cannot hold the next one off
 	// forever. Default DefaultFetchTimeout.
 	FetchTimeout time.Duration
+	// Root is the site root, a folder of the repository every path is
+	// read below (content.CleanRoot); "": the root: of the repository's
+	// folio.yaml, else the repository's root.
+	Root string
+	// GitAuth are the credentials of a remote site (package gitauth): a
+	// token, an SSH key, else git's own configuration.
+	GitAuth gitauth.Options
 	// PackBlobsMin is the number of documents to parse from which a Load
 	// reads whole blobs from the packs itself (see packBlobs): a cold
 	// start, not a push. Default 256.
@@ -69,8 +77,9 @@ type Source struct {
 	cfg    SourceConfig
 	log    *slog.Logger
 	remote bool
-	gitDir string // directory holding refs and objects
-	cache  string // persisted cache file; "" when none
+	auth   *gitauth.Auth // a remote site's credentials; nil for a local one
+	gitDir string        // directory holding refs and objects
+	cache  string        // persisted cache file; "" when none
 
 	mu   sync.Mutex      // guards repo (refs reads and fetches)
 	repo *git.Repository // long-lived handle for refs and fetch
@@ -94,7 +103,9 @@ type Source struct {
 	// none); localeCfg are the files that was read from (guarded by
 	// loadMu).
 	contentDirs atomic.Pointer[[]string]
-	localeCfg   *[]gitFile
+	// siteRoot is the site root of the last Load (SiteRoot).
+	siteRoot  atomic.Pointer[string]
+	localeCfg *[]gitFile
 
 	reachable   *reachableSet // commits for short-hash lookups; guarded by mu
 	packed      packedRefs    // the branches of packed-refs, for ResolveRef
@@ -147,10 +158,19 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()
 	}
+	root, err := content.CleanRoot(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	cfg.Root = root
 	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site)}
 	s.docs = newDocCache()
+	if s.remote {
+		if s.auth, err = gitauth.New(cfg.Site, cfg.GitAuth); err != nil {
+			return nil, fmt.Errorf("source: %w", err)
+		}
+	}
 
-	var err error
 	if s.remote {
 		err = s.openRemote(ctx)
 	} else {
@@ -185,10 +205,14 @@ func isRemoteURL(site string) bool {
 }
 
 func (s *Source) siteID() string {
+	id := s.gitDir
 	if s.remote {
-		return s.cfg.Site
+		id = s.auth.URL()
 	}
-	return s.gitDir
+	if s.cfg.Root != "" {
+		id += "#root=" + s.cfg.Root // another site of the repository
+	}
+	return id
 }
 
 func shortHash(v string) string {
@@ -221,7 +245,9 @@ func (s *Source) openRemote(ctx context.Context) error {
 	if s.cfg.CacheDir == "" {
 		return errors.New("source: a remote site needs a cache directory for its clone")
 	}
-	s.gitDir = filepath.Join(s.cfg.CacheDir, "clones", shortHash(s.cfg.Site))
+	// The clone is named and configured by the URL without its password:
+	// a token is never written to disk, and a new one finds the clone.
+	s.gitDir = filepath.Join(s.cfg.CacheDir, "clones", shortHash(s.auth.URL()))
 	repo, err := git.PlainOpen(s.gitDir)
 	fresh := false
 	switch {
@@ -242,7 +268,7 @@ func (s *Source) openRemote(ctx context.Context) error {
 	_ = repo.DeleteRemote(git.DefaultRemoteName)
 	_, err = repo.CreateRemote(&gitconfig.RemoteConfig{
 		Name:  git.DefaultRemoteName,
-		URLs:  []string{s.cfg.Site},
+		URLs:  []string{s.auth.URL()},
 		Fetch: []gitconfig.RefSpec{remoteFetchSpec, remoteTagSpec},
 	})
 	if err != nil {
@@ -255,7 +281,7 @@ func (s *Source) openRemote(ctx context.Context) error {
 			return err
 		}
 		// An existing clone still serves its last fetched state.
-		s.log.Warn("source: fetch failed; serving the existing clone", "site", s.cfg.Site, "err", err)
+		s.log.Warn("source: fetch failed; serving the existing clone", "site", s.auth.URL(), "err", err)
 	}
 	return nil
 }
@@ -283,7 +309,8 @@ func (s *Source) Resolve(branch string) (string, error) {
 }
 
 // Fetch updates every branch of a remote site from its remote, force, and
-// drops branches deleted there. For a local site it does nothing.
+// drops branches deleted there. For a local site it does nothing. It runs
+// the git CLI, as the writer's push does (source_remote.go).
 func (s *Source) Fetch(ctx context.Context) error {
 	if !s.remote {
 		return nil
@@ -292,20 +319,8 @@ func (s *Source) Fetch(ctx context.Context) error {
 	defer s.refMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
-	defer cancel()
-	err := s.repo.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: git.DefaultRemoteName,
-		RefSpecs:   []gitconfig.RefSpec{remoteFetchSpec, remoteTagSpec},
-		Tags:       git.NoTags,
-		Force:      true,
-		Prune:      true,
-	})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		if ctx.Err() == context.DeadlineExceeded {
-			return fmt.Errorf("source: fetch %s: no answer within %v: %w", s.cfg.Site, s.cfg.FetchTimeout, err)
-		}
-		return fmt.Errorf("source: fetch %s: %w", s.cfg.Site, err)
+	if err := s.fetch(ctx); err != nil {
+		return err
 	}
 	s.lastFetch.Store(time.Now().UnixNano())
 	return nil

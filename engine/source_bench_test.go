@@ -15,7 +15,7 @@ import (
 )
 
 // benchSite generates a 10k-file site (about 78 MB, like the measurements in
-// DESIGN.md) with git fast-import: one commit adding everything, then
+// docs/performance.md) with git fast-import: one commit adding everything, then
 // `edits` commits changing one file each. It returns the bare repository.
 func benchSite(b testing.TB, files, edits int) string {
 	b.Helper()

@@ -312,7 +312,7 @@ func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
 	return sl.(*sortedList), canonical, nil
 }
 
-// pageSummary is one item of the page list (contract §2.4).
+// pageSummary is one item of the page list (docs/api.md, pages).
 type pageSummary struct {
 	ID          string    `json:"id"`
 	Slug        string    `json:"slug"`

@@ -2,6 +2,7 @@ package media
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 )
 
@@ -32,4 +33,14 @@ func (l *Library) cleanTmp() {
 	if n > 0 {
 		l.log.Info("media: removed temporary files of interrupted writes", "files", n)
 	}
+}
+
+// TempFile creates a temporary file in the library's temporary folder
+// (on the media root's disk, removed at the next start if left there):
+// for a caller that spools an upload before it gives it to Create.
+func (l *Library) TempFile(pattern string) (*os.File, error) {
+	if l.cfg.ReadOnly {
+		return nil, errReadOnly
+	}
+	return os.CreateTemp(filepath.Join(l.cfg.Root, tmpDir), pattern)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 )
 
-// Page sizes of pages and content lists (contract §8).
+// Page sizes of pages and content lists (docs/api.md, "Paging and limits").
 const (
 	contentDefaultLimit = 20
 	contentMaxLimit     = 100

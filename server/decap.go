@@ -31,9 +31,10 @@ type DecapConfig struct {
 	// at /admin/content/decap/ and loaded by the page instead of
 	// folio.yaml's decap.url.
 	Dir string
-	// AuthorEmail is the e-mail of the commits made for a key (its name is
-	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
-	// Writer's committer commits.
+	// AuthorEmail is the e-mail of the commits made for a key without
+	// one of its own (the name is the key's display name, else its id);
+	// "" : the Writer's (write.Config.AuthorEmail). The Writer's
+	// committer commits.
 	AuthorEmail string
 	// MediaListed and MediaThumbBytes bound the list Decap's getMedia
 	// answers (decap.DefaultMediaListed, decap.DefaultMediaThumbBytes);
@@ -43,13 +44,9 @@ type DecapConfig struct {
 
 const decapPath = "/api/v1/decap"
 
-// decapOverhead is what an RPC body may hold beyond an upload's bytes in
-// base64: the entry's text, the JSON around it.
-const decapOverhead = 4 << 20
-
 func (s *Server) decapService() *decap.Service {
 	s.decapOnce.Do(func() {
-		repo := write.OpenRepo(s.engine.GitDir())
+		repo := write.OpenRepo(s.engine.GitDir()).Under(s.engine.SiteRoot)
 		if s.writer != nil {
 			repo = s.writer.Repo()
 		}
@@ -64,20 +61,28 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if err := s.sameOrigin(r); err != nil {
 		return err
 	}
-	limit := int64(decapOverhead)
-	if s.media != nil {
+	// The body is read as a stream (decap.Service.CallStream): an
+	// upload's base64 goes to a temporary file, never whole into memory;
+	// a key without media:write may send no upload's worth of bytes.
+	k := keyFrom(r.Context())
+	limit := int64(decap.TextLimit)
+	if s.media != nil && k.Has(ScopeMediaWrite) {
 		limit += s.media.MaxUploadBytes()/3*4 + 4
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(fault.TooLarge, "RPC body over %d bytes", limit)
+	body := decapBody{r: http.MaxBytesReader(w, r.Body, limit), limit: limit}
+	// A body of long entries is decoded under the heavy write gate, as
+	// the write API's big bodies are (writebody.go).
+	done := func() {}
+	heavy := func() error {
+		d, err := s.heavyWrite(r.Context())
+		if err != nil {
+			return err
 		}
-		return errorf(fault.Invalid, "reading the body: %v", err)
+		done = d
+		return nil
 	}
-	k := keyFrom(r.Context())
-	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
+	res, err := s.decapService().CallStream(r.Context(), decap.Caller{Name: k.AuthorName(), Email: k.Email, Can: k.Has}, body, heavy)
+	defer func() { done() }()
 	if err != nil {
 		return err
 	}
@@ -94,6 +99,21 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		return nil
 	}
 	return writeJSON(w, http.StatusOK, res)
+}
+
+// decapBody is an RPC body under its limit: past it, a TooLarge error.
+type decapBody struct {
+	r     io.Reader
+	limit int64
+}
+
+func (b decapBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = errorf(fault.TooLarge, "RPC body over %d bytes (%d besides an upload's base64, and only with media:write)", b.limit, decap.TextLimit)
+	}
+	return n, err
 }
 
 // sameOrigin refuses a browser call from another origin than this box's
@@ -147,7 +167,15 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 	case "editor.css":
 		return writeBody(w, r, "text/css; charset=utf-8", decap.EditorCSS)
 	case "config.yml":
-		b, err := s.decapService().ConfigYAML(r.Context(), decapPath)
+		// As openapi.json: the private types' collections only for a
+		// key with content:read (the editor page sends the key).
+		k := keyFrom(r.Context())
+		full := k != nil && k.Has(ScopeContentRead)
+		h.Add("Vary", "Authorization")
+		if full {
+			h.Set("Cache-Control", "private, no-cache")
+		}
+		b, err := s.decapService().ConfigYAML(r.Context(), decapPath, full)
 		if err != nil {
 			return err
 		}

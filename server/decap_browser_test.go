@@ -51,7 +51,7 @@ func TestDecapEditorBrowser(t *testing.T) {
 	if err := os.WriteFile(photo, jpegBytes(t, 800, 450), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
 	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
@@ -131,7 +131,7 @@ func TestDecapWorkflowBrowser(t *testing.T) {
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), withDecapDir(dist))
 	rd := startServer(t, "file://"+repo.bare, withLocalMedia(t, root, readOnlyLib), readOnlyServer,
 		func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))

@@ -48,11 +48,11 @@ func TestDecapI18nFolderLayout(t *testing.T) {
 		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nrating: 3\n---\nSalut.\n",
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := ts.reader(t)
 
 	// The config: the i18n block, the collection and its fields marked.
-	r := get(t, ts.URL+"/admin/content/config.yml", "")
+	r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 	var cfg struct {
 		I18n struct {
 			Structure     string   `yaml:"structure"`
@@ -144,8 +144,8 @@ func TestDecapI18nFileLayout(t *testing.T) {
 		"content/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
-	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", "").Body), "structure: multiple_files") {
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", ts.reader(t)).Body), "structure: multiple_files") {
 		t.Fatal("no multiple_files structure")
 	}
 	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
@@ -184,7 +184,7 @@ func TestDecapI18nBrowser(t *testing.T) {
 		"content/fr/posts/hello.md": "---\ntitle: Bonjour\nrating: 3\n---\nSalut.\n",
 	})
 	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
 	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
@@ -246,7 +246,7 @@ func TestDecapI18nWorkflow(t *testing.T) {
 		"content/en/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	wantOK(t, rpc(t, ts.URL, key, "persistEntry", map[string]any{
 		"branch": "main",
 		"dataFiles": []map[string]any{
@@ -292,9 +292,9 @@ func TestDecapI18nSingleFile(t *testing.T) {
 		"content/posts/hello.md": "---\nen:\n  title: Hello\n  rating: 3\n  body: Hello *there*.\nfr:\n  title: Bonjour\n  rating: 3\n  body: Bonjour à *tous*.\n---\n",
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := ts.reader(t)
-	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", "").Body), "structure: single_file") {
+	if !strings.Contains(string(get(t, ts.URL+"/admin/content/config.yml", ts.reader(t)).Body), "structure: single_file") {
 		t.Fatal("no single_file structure")
 	}
 	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
@@ -358,7 +358,7 @@ func TestDecapI18nSingleFileOtherForms(t *testing.T) {
 	repo := newRepo(t, map[string]string{"folio.yaml": "locales: [en, fr]\nlayout: fields\n" + decapLocaleModel,
 		"content/posts/keys.md": files["content/posts/keys.md"], "content/posts/plain.md": files["content/posts/plain.md"], "content/posts/decap.md": files["content/posts/decap.md"]})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := ts.reader(t)
 	served := func(slug, loc string) string {
 		t.Helper()
@@ -428,7 +428,7 @@ func TestDecapI18nSingleFileBrowser(t *testing.T) {
 		"content/posts/hello.md": "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\nbody: {fr: Salut à tous.}\n---\nHello there.\n",
 	})
 	w := startDecapWriter(t, "file://"+repo.bare, withDecapDir(dist))
-	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	key := w.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 
 	b.run(t, "open the editor", chromedp.Navigate(w.URL+"/admin/content/"), chromedp.WaitVisible(chromedp.ID("folio-login")))
 	b.run(t, "log in", chromedp.SendKeys(chromedp.ID("folio-key"), key), chromedp.Click(chromedp.CSS("#folio-login button")))
@@ -472,7 +472,7 @@ func TestDecapI18nSingleFileUnique(t *testing.T) {
 		"content/products/b.md": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: B-FR\n---\n",
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	head := git(t, repo.bare, "rev-parse", "main")
 	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "b", "path": "content/products/b.md", "raw": "---\nen:\n  title: B\n  sku: B-1\nfr:\n  title: B fr\n  sku: A-FR\n---\n"}},
@@ -496,7 +496,7 @@ func TestDecapI18nSingleFileNoModel(t *testing.T) {
 		"content/posts/a.md": "---\nen:\n  title: A\nfr:\n  title: A fr\n---\n",
 	})
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	head := git(t, repo.bare, "rev-parse", "main")
 	r := rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "a", "path": "content/posts/a.md", "raw": "---\nen:\n  title: A\nfr:\n  title: A fr\n  slug: Pas un slug !\n---\n"}},

@@ -118,7 +118,7 @@ func startDecapWriterTB(t testing.TB, site string, opts ...serverOpt) *testServe
 
 func TestDecapRPCEndToEnd(t *testing.T) {
 	repo, w, rd := decapBoxes(t)
-	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 
 	r := rpc(t, w.URL, key, "info", map[string]any{})
 	wantOK(t, r)
@@ -257,7 +257,7 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 
 func TestDecapEditorialWorkflow(t *testing.T) {
 	repo, w, rd := decapBoxes(t)
-	key := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaWrite)
+	key := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
 
 	persist := func(slug, raw string) {
@@ -363,7 +363,7 @@ func decapPNG(t *testing.T) []byte { return pngBytes(t, 64, 48) }
 
 func TestDecapRPCRefusals(t *testing.T) {
 	repo, w, rd := decapBoxes(t)
-	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := w.key(t, "reader", server.ScopeContentRead, server.ScopeMediaWrite)
 	head := func() string { return git(t, repo.bare, "rev-parse", "main") }
 	before := head()
@@ -382,7 +382,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	// Another site's page may not commit with a key it holds.
 	wantError(t, rpc(t, w.URL, key, "persistEntry", post(good), "Origin", "https://evil.example"), 403, "FORBIDDEN")
 	// A read-only box never serves the RPC.
-	rkey := rd.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	rkey := rd.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	wantError(t, rpc(t, rd.URL, rkey, "persistEntry", post(good)), 405, "READ_ONLY")
 
 	bad := []struct {
@@ -400,13 +400,17 @@ func TestDecapRPCRefusals(t *testing.T) {
 		{"no slug", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{}}},
 		{"no data files", "persistEntry", map[string]any{"branch": "main", "assets": []any{}, "options": map[string]any{}}},
 		{"dot-dot slug in workflow", "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{"slug": "..", "path": "content/posts/a.md", "raw": good}}, "assets": []any{}, "options": map[string]any{"useWorkflow": true, "collectionName": "posts"}}},
-		{"bad encoding", "persistMedia", map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}},
 		{"bad content id", "unpublishedEntry", map[string]any{"branch": "main", "id": "nocollection"}},
 		{"delete nothing", "deleteFiles", map[string]any{"branch": "main", "paths": []string{}}},
 	}
 	for _, c := range bad {
 		wantError(t, rpc(t, w.URL, key, c.action, c.params), 400, "BAD_REQUEST")
 	}
+	// persistMedia checks the scope first, then the asset.
+	badEncoding := map[string]any{"branch": "main", "asset": map[string]any{"path": "uploads/a.png", "content": "eA==", "encoding": "hex"}}
+	wantError(t, rpc(t, w.URL, key, "persistMedia", badEncoding), 403, "FORBIDDEN")
+	uploader := w.key(t, "uploader", server.ScopeContentWrite, server.ScopeMediaWrite)
+	wantError(t, rpc(t, w.URL, uploader, "persistMedia", badEncoding), 400, "BAD_REQUEST")
 	r := do(t, "POST", w.URL+"/api/v1/decap", key, strings.NewReader(`{"action":`), "Content-Type", "application/json")
 	wantError(t, r, 400, "BAD_REQUEST")
 
@@ -481,7 +485,7 @@ func TestDecapRPCRefusals(t *testing.T) {
 	wantError(t, rpc(t, w.URL, key, "persistEntry", post("---\ntitle: Big\n---\n"+strings.Repeat("a", 5<<20))), 413, "PAYLOAD_TOO_LARGE")
 	huge := io.MultiReader(strings.NewReader(`{"action":"persistMedia","params":{"branch":"main","asset":{"path":"uploads/a.png","encoding":"base64","content":"`),
 		io.LimitReader(aReader{}, 100<<20), strings.NewReader(`"}}}`))
-	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", key, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
+	wantError(t, do(t, "POST", w.URL+"/api/v1/decap", uploader, huge, "Content-Type", "application/json"), 413, "PAYLOAD_TOO_LARGE")
 	if head() != atRefusal {
 		t.Fatal("a refused write reached the remote")
 	}
@@ -505,7 +509,7 @@ func TestDecapConfigYAML(t *testing.T) {
 		}
 		site["folio.yaml"] += "decap: {version: 3.16.3, url: \"https://cdn.invalid/decap-cms@{version}/dist/decap-cms.js\", publishMode: editorial_workflow}\n"
 		ts := startServer(t, newRepo(t, site).bare)
-		r := get(t, ts.URL+"/admin/content/config.yml", "")
+		r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 		if r.Status != 200 {
 			t.Fatalf("config.yml: %d %s", r.Status, r.Body)
 		}
@@ -561,7 +565,7 @@ func TestDecapConfigYAML(t *testing.T) {
 				"  - name: blog\n    label: Blog\n    folder: content/posts\n    create: true\n    fields:\n      - {label: Title, name: title, widget: string}\n",
 		}
 		ts := startServer(t, newRepo(t, site).bare)
-		r := get(t, ts.URL+"/admin/content/config.yml", "")
+		r := get(t, ts.URL+"/admin/content/config.yml", ts.reader(t))
 		var cfg map[string]any
 		if err := yaml.Unmarshal(r.Body, &cfg); err != nil || r.Status != 200 {
 			t.Fatalf("%d %v\n%s", r.Status, err, r.Body)
@@ -604,7 +608,7 @@ func TestDecapConfigYAML(t *testing.T) {
 func FuzzDecapRPC(f *testing.F) {
 	repo := newRepo(f, decapSite)
 	w := startDecapWriterTB(f, "file://"+repo.bare, withLocalMedia(f, f.TempDir()))
-	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
+	key := w.key(f, "fuzz", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 	actions := []string{"info", "entriesByFolder", "entriesByFiles", "getEntry", "persistEntry", "deleteFiles", "deleteFile",
 		"getMedia", "getMediaFile", "persistMedia", "unpublishedEntries", "unpublishedEntry", "unpublishedEntryDataFile",
 		"unpublishedEntryMediaFile", "deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry", "getDeployPreview",
@@ -642,8 +646,8 @@ func TestDecapTwoWriters(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
-	ka := a.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
-	kb := b.key(t, "bob", server.ScopeContentRead, server.ScopeContentWrite)
+	ka := a.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	kb := b.key(t, "bob", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	save := func(ts *testServer, key, text string, workflow bool) response {
 		return rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
 			"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\n" + text + "\n"}},
@@ -713,10 +717,10 @@ func TestDecapTwoWriters(t *testing.T) {
 func TestDecapDraftBranch(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(e *engine.Config, _ *server.Config) { e.DraftBranch = "draft" })
-	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
 	var cfg struct{ Backend map[string]string }
-	if err := yaml.Unmarshal(get(t, w.URL+"/admin/content/config.yml", "").Body, &cfg); err != nil || cfg.Backend["branch"] != "draft" {
+	if err := yaml.Unmarshal(get(t, w.URL+"/admin/content/config.yml", w.reader(t)).Body, &cfg); err != nil || cfg.Backend["branch"] != "draft" {
 		t.Fatalf("config.yml branch: %v %v", cfg.Backend, err)
 	}
 	r := rpc(t, w.URL, key, "entriesByFolder", map[string]any{"branch": "draft", "folder": "content/posts", "extension": "md", "depth": 1})
@@ -780,7 +784,7 @@ func BenchmarkDecapEntriesByFolder(b *testing.B) {
 	}
 	repo := newRepo(b, site)
 	w := startDecapWriterTB(b, "file://"+repo.bare)
-	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	body, _ := json.Marshal(map[string]any{"action": "entriesByFolder", "params": map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}})
 	b.ResetTimer()
 	for b.Loop() {
@@ -805,7 +809,7 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 		lib = s.Media
 		s.Decap.MediaThumbBytes = budgetItems * len(small)
 	})
-	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 	for i := range n {
 		if _, err := lib.Create(t.Context(), media.UploadInput{Filename: fmt.Sprintf("item-%03d.png", i), Body: bytes.NewReader(small)}); err != nil {
 			t.Fatal(err)
@@ -845,7 +849,7 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 	}
 	// The item bound: the newest that many.
 	w2 := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, root), func(_ *engine.Config, s *server.Config) { s.Decap.MediaListed = 555 })
-	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
+	r = rpc(t, w2.URL, w2.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead), "getMedia", map[string]any{"branch": "main", "mediaFolder": "uploads"})
 	wantOK(t, r)
 	files = nil
 	if err := json.Unmarshal(r.Body, &files); err != nil || len(files) != 555 || files[554].ID != want[554].ID {
@@ -860,8 +864,8 @@ func TestDecapNotes(t *testing.T) {
 	repo := newRepo(t, decapSite)
 	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
-	grace := a.key(t, "Grace", server.ScopeContentRead, server.ScopeContentWrite)
-	bob := b.key(t, "Bob", server.ScopeContentRead, server.ScopeContentWrite)
+	grace := a.key(t, "Grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	bob := b.key(t, "Bob", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	entry := map[string]any{"branch": "main", "collection": "posts", "slug": "idea"}
 	with := func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -970,7 +974,7 @@ func BenchmarkDecapGetMedia(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaRead)
+	key := w.key(b, "bench", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead)
 	body, _ := json.Marshal(map[string]any{"action": "getMedia", "params": map[string]any{"branch": "main", "mediaFolder": "uploads"}})
 	b.ResetTimer()
 	for b.Loop() {

@@ -13,7 +13,7 @@ import (
 // percent-encoded URL and lists it back to Decap.
 func TestDecapUnicodeSlug(t *testing.T) {
 	repo, w, _ := decapBoxes(t)
-	key := w.key(t, "olena", server.ScopeContentRead, server.ScopeContentWrite)
+	key := w.key(t, "olena", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	raw := "---\ntitle: Привіт, світ\npublishedAt: 2024-05-01T09:00:00Z\n---\nПерший допис.\n"
 	wantOK(t, rpc(t, w.URL, key, "persistEntry", map[string]any{
 		"branch":    "main",

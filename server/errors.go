@@ -8,7 +8,7 @@ import (
 	"github.com/folio-cms/folio/media/fault"
 )
 
-// Error codes of the contract (§7) and the ones DESIGN.md adds.
+// Error codes (docs/api.md, "Errors").
 const (
 	CodeBadRequest         = "BAD_REQUEST"
 	CodeUnauthorized       = "UNAUTHORIZED"

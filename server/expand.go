@@ -68,7 +68,15 @@ func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *en
 	return serveBody(w, r, body, engine.ETag(body), cc, withKeys(keys, extra))
 }
 
-// withKeys adds extra surrogate keys to k (new slices; k's are shared).
+// maxKeyHeader bounds the Surrogate-Key and Cache-Tag headers of an
+// expanded response: past it, the keys of what it embeds collapse to
+// their types' keys and "media" (engine.CollapseKeys). nginx's default
+// proxy buffer (4 KB or 8 KB, one page) must hold every header of a
+// response; Fastly and Cloudflare cap these headers near 16 KB.
+const maxKeyHeader = 2048
+
+// withKeys adds extra surrogate keys to k (new slices; k's are shared),
+// collapsed when they would make a header over maxKeyHeader bytes.
 func withKeys(k keyHdr, extra []string) keyHdr {
 	if len(extra) == 0 {
 		return k
@@ -77,9 +85,28 @@ func withKeys(k keyHdr, extra []string) keyHdr {
 	if len(k.sk) > 0 {
 		all = strings.Fields(k.sk[0])
 	}
+	base := len(all)
+	size := 0
+	if len(k.sk) > 0 {
+		size = len(k.sk[0])
+	}
+	seen := make(map[string]bool, len(all)+len(extra))
+	for _, x := range all {
+		seen[x] = true
+	}
 	for _, x := range extra {
-		if !slices.Contains(all, x) {
+		if !seen[x] {
+			seen[x] = true
 			all = append(all, x)
+			size += 1 + len(x)
+		}
+	}
+	if size > maxKeyHeader {
+		all = all[:base]
+		for _, x := range engine.CollapseKeys(extra) {
+			if !slices.Contains(all, x) {
+				all = append(all, x)
+			}
 		}
 	}
 	return keyHdr{[]string{strings.Join(all, " ")}, []string{strings.Join(all, ",")}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/history"
+	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -204,11 +205,43 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if since == "" {
 		return badRequest("since: a commit (or branch or tag) is required")
 	}
+	if k := keyFrom(r.Context()); k == nil || !k.Has(ScopeContentPreview) {
+		if err := s.sinceServed(w, r, since); err != nil {
+			return err
+		}
+	}
 	cs, err := s.engine.ChangesSince(r.Context(), since)
 	if err != nil {
 		return refError(since, err)
 	}
 	return serveJSON(w, r, cs, cachePrivate, keyHdr{})
+}
+
+// sinceServed checks the since of a key without content:preview: as
+// ?ref= needs that scope, such a key names a commit of the published
+// branch's history (a commit it was served) or the published branch. Any
+// other name, whether it exists or not, is the same 403: the answer
+// tells nothing of other branches, tags or commits.
+func (s *Server) sinceServed(w http.ResponseWriter, r *http.Request, since string) error {
+	ref, err := s.engine.ResolveRef(r.Context(), since)
+	if errors.Is(err, engine.ErrBadRef) {
+		return refError(since, err)
+	}
+	ok := err == nil && (ref.Kind == engine.RefCommit || ref.Kind == engine.RefBranch && ref.Name == s.engine.Branch())
+	if ok {
+		in, err := s.engine.InPublishedHistory(r.Context(), ref.Commit)
+		if err != nil {
+			if errors.Is(err, engine.ErrHistoryPending) {
+				w.Header().Set("Retry-After", "1")
+			}
+			return err
+		}
+		ok = in
+	}
+	if !ok {
+		return errorf(fault.Forbidden, "since: a key without the %s scope names a commit of the published branch's history (or the published branch); another branch, tag or commit needs %s, as ref= does", ScopeContentPreview, ScopeContentPreview)
+	}
+	return nil
 }
 
 // pageSub answers a page's history, diff or referrers.

@@ -140,5 +140,8 @@ func TestHistoryAndChanges(t *testing.T) {
 		t.Fatalf("changes since the rename = %+v", cs)
 	}
 	wantError(t, get(t, ts.URL+"/api/v1/changes", reader), http.StatusBadRequest, server.CodeBadRequest)
-	wantError(t, get(t, ts.URL+"/api/v1/changes?since=nope", reader), http.StatusNotFound, server.CodeRefNotFound)
+	// A name that is no commit of the published history is the same 403
+	// to a key without content:preview, whether it exists or not.
+	wantError(t, get(t, ts.URL+"/api/v1/changes?since=nope", reader), http.StatusForbidden, server.CodeForbidden)
+	wantError(t, get(t, ts.URL+"/api/v1/changes?since=nope", preview), http.StatusNotFound, server.CodeRefNotFound)
 }

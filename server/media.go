@@ -16,7 +16,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 )
 
-// Page sizes of media lists (contract §8; the authenticated maximum is not
+// Page sizes of media lists (docs/api.md, "Paging and limits"; the authenticated maximum is not
 // shown there, we use the public one).
 const (
 	mediaDefaultLimit = 24
@@ -24,7 +24,7 @@ const (
 	maxJSONBody       = 64 << 10
 )
 
-// publicItem is the public view of a media item (contract §2.1).
+// publicItem is the public view of a media item (docs/api.md, media).
 type publicItem struct {
 	ID            string       `json:"id"`
 	Filename      string       `json:"filename"`

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +40,27 @@ type previewClaims struct {
 	Ref     string `json:"r"`           // branch or tag (followed), or a full commit hash
 	Expires int64  `json:"e"`           // Unix seconds
 	Key     string `json:"k,omitempty"` // the name of the key that made it, for the logs
+	// Scopes are the read scopes the key that made it held (of
+	// previewScopes): a token grants no more than its key. nil in a
+	// token made before folio wrote them: content:read only.
+	Scopes []string `json:"s"`
+}
+
+// previewScopes are the scopes a token may carry from its key: reading
+// the keyed content routes, and draft=true.
+var previewScopes = []string{ScopeContentRead, ScopeContentDraft}
+
+// can tells whether the token grants scope.
+func (c *previewClaims) can(scope string) bool {
+	if c.Scopes == nil {
+		return scope == ScopeContentRead
+	}
+	return slices.Contains(c.Scopes, scope)
+}
+
+// tokenLacks is the 403 of a token whose key did not hold scope.
+func tokenLacks(scope string) error {
+	return errorf(fault.Forbidden, "this preview token was made by a key without the %s scope: it grants no more than its key held", scope)
 }
 
 type previewCtx struct{}
@@ -119,6 +141,9 @@ func (s *Server) withPreview(r *http.Request, rte route) (*http.Request, access,
 	if err != nil {
 		return nil, rte.access, err
 	}
+	if rte.access.scope != "" && !c.can(rte.access.scope) {
+		return nil, rte.access, tokenLacks(rte.access.scope)
+	}
 	a := rte.access
 	a.required, a.scope = false, ""
 	return r.WithContext(context.WithValue(r.Context(), previewCtx{}, c)), a, nil
@@ -135,6 +160,9 @@ func (s *Server) previewView(w http.ResponseWriter, r *http.Request, c *previewC
 	draft, err := parseBool(q, "draft")
 	if err != nil {
 		return nil, "", err
+	}
+	if draft && !c.can(ScopeContentDraft) {
+		return nil, "", tokenLacks(ScopeContentDraft)
 	}
 	v, _, err := s.viewAt(w, r.Context(), c.Ref, draft)
 	if err != nil {
@@ -197,9 +225,14 @@ func (s *Server) createPreview(w http.ResponseWriter, r *http.Request, _ httprou
 		name = ref.Commit
 	}
 	exp := s.now().Add(ttl).Truncate(time.Second)
-	c := previewClaims{Ref: name, Expires: exp.Unix()}
+	c := previewClaims{Ref: name, Expires: exp.Unix(), Scopes: []string{}}
 	if k := keyFrom(r.Context()); k != nil {
 		c.Key = k.Name
+		for _, sc := range previewScopes {
+			if k.Has(sc) {
+				c.Scopes = append(c.Scopes, sc)
+			}
+		}
 	}
 	w.Header().Set("Cache-Control", cacheNoStore)
 	return writeJSON(w, http.StatusCreated, previewResponse{

@@ -12,8 +12,8 @@ import (
 	"github.com/folio-cms/folio/server/repr"
 )
 
-// Cache-Control values (DESIGN.md: anything that depends on a key is
-// private, drafts are never stored). Public responses let a CDN serve a
+// Cache-Control values (docs/api.md, "Behaviour in detail": anything
+// that depends on a key is private, drafts are never stored). Public responses let a CDN serve a
 // stale copy while it revalidates in the background, and for a day when
 // folio does not answer (RFC 5861), so an outage of the boxes behind it
 // is not an outage of the site.

@@ -80,8 +80,8 @@ type Config struct {
 	// with 408 and its connection closed.
 	BodyTimeout time.Duration
 	BodyMinRate int64
-	// MaxConns bounds the connections open at once (0: no bound; see
-	// DefaultMaxConns): beyond it, new ones wait in the listen backlog.
+	// MaxConns bounds the connections open at once (0: no bound; folio serve's
+	// default is defaultMaxConns in cmd/folio): beyond it, new ones wait in the listen backlog.
 	// MaxConnsPerClient bounds those of one client address (an IPv6
 	// client by its IPv6Prefix), trusted proxies excepted (0: no bound):
 	// beyond it, a new connection gets 503 and is closed.
@@ -151,9 +151,11 @@ type Server struct {
 	v6Prefix    int
 	allowNoKeys bool
 
-	decapCfg     DecapConfig
-	decapOnce    sync.Once
-	decapSvc     *decap.Service
+	decapCfg  DecapConfig
+	decapOnce sync.Once
+	decapSvc  *decap.Service
+	// heavyWrites gates the decoding of big write bodies (writebody.go).
+	heavyWrites  chan struct{}
 	mediaOrigins []string
 }
 
@@ -192,6 +194,7 @@ func New(cfg Config) *Server {
 
 		decapCfg:     cfg.Decap,
 		mediaOrigins: cfg.MediaOrigins,
+		heavyWrites:  make(chan struct{}, heavyWriteSlots),
 	}
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {

@@ -2,11 +2,7 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
@@ -38,32 +34,6 @@ func (s *Server) writeRoute(kind write.Kind, op writeOp) handler {
 	}
 }
 
-// readWriteBody reads a write's JSON object.
-func readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
-		return nil, badRequest("the body must be JSON (Content-Type: application/json)")
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxWriteBody))
-	var v map[string]any
-	if err := dec.Decode(&v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, errorf(fault.TooLarge, "JSON body over %d bytes (a content file may have %d)", maxWriteBody, content.MaxFileSize)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil, badRequest("empty body: send the document as a JSON object")
-		}
-		return nil, badRequest("invalid JSON body: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if dec.More() {
-		return nil, badRequest("invalid JSON body: data after the object")
-	}
-	if v == nil {
-		return nil, badRequest("the body must be a JSON object")
-	}
-	return v, nil
-}
-
 func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.Params, kind write.Kind, op writeOp) error {
 	if s.writer == nil {
 		return errorf(fault.NotAllowed, "this folio does not write content: it has no git command (see docs/editing.md)")
@@ -82,9 +52,12 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 	}
 	var body map[string]any
 	if op != wDelete {
-		if body, err = readWriteBody(w, r); err != nil {
+		var done func()
+		body, done, err = s.readWriteBody(w, r)
+		if err != nil {
 			return err
 		}
+		defer done()
 	}
 	doc, err := write.FromAPI(kind, typ, slug, body)
 	if err != nil {
@@ -113,7 +86,7 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		return badRequest("message: at most 4096 bytes")
 	}
 	if k := keyFrom(r.Context()); k != nil {
-		opts.Author.Name = k.Name
+		opts.Author = write.Person{Name: k.AuthorName(), Email: k.Email}
 	}
 	if snap := s.engine.SnapshotOf(branch); snap != nil {
 		opts.Base = snap.Commit
@@ -163,13 +136,21 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 	}
 	// The writing box serves the new commit at once (Writer's Written
 	// reloaded it): answer with the document as a GET now serves it (the
-	// published view for the published branch, else the draft view).
+	// published view for the published branch, else the draft view),
+	// to a key that may GET it there: content:read for the published
+	// view, content:draft for the draft view. Writing does not imply
+	// reading: another key is told where the write went, not what the
+	// document holds.
 	if snap := s.engine.SnapshotOf(branch); snap != nil && (res.Commit == "" || snap.Commit == res.Commit) {
 		views := []bool{true}
 		if branch == s.engine.Branch() {
 			views = []bool{false, true}
 		}
+		k := keyFrom(r.Context())
 		for _, draft := range views {
+			if k == nil || !k.Has(ScopeContentRead) || draft && !k.Has(ScopeContentDraft) {
+				continue
+			}
 			v := s.engine.View(draft)
 			if res.Locale != "" {
 				if v, err = v.InLocale(res.Locale, false, s.now()); err != nil {
@@ -255,6 +236,11 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	if len(req.Message) > 4096 {
 		return badRequest("message: at most 4096 bytes")
 	}
+	if req.Documents != nil && len(req.Documents) == 0 {
+		// An empty list publishes nothing: it is not the whole branch
+		// (leave documents out for that).
+		return badRequest("documents: empty; name at least one document, or leave documents out to publish the whole draft branch")
+	}
 	o := write.PublishOptions{Message: req.Message}
 	for _, d := range req.Documents {
 		switch {
@@ -269,7 +255,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		}
 	}
 	if k := keyFrom(r.Context()); k != nil {
-		o.Author.Name = k.Name
+		o.Author = write.Person{Name: k.AuthorName(), Email: k.Email}
 	}
 	res, err := s.writer.Publish(context.WithoutCancel(r.Context()), o)
 	if err != nil {

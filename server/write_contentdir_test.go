@@ -60,7 +60,7 @@ func TestWriteLocaleContentDirOutside(t *testing.T) {
 func TestDecapI18nContentDirOutside(t *testing.T) {
 	repo := newRepo(t, contentDirSite)
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 2}))
 	if len(es) != 2 || !strings.Contains(es["content/posts/en/hello.md"], "Hello") || !strings.Contains(es["content/posts/fr/hello.md"], "Bonjour") {
 		t.Fatalf("entriesByFolder: %v", es)
@@ -110,7 +110,7 @@ func TestDecapI18nWorkflowContentDirOutside(t *testing.T) {
 	site["folio.yaml"] = "decap: {publishMode: editorial_workflow}\n" + localeModel
 	repo := newRepo(t, site)
 	ts := startDecapWriter(t, "file://"+repo.bare)
-	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentWrite)
+	key := ts.key(t, "grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	wantOK(t, rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{
 			{"slug": "launch", "path": "content/posts/en/launch.md", "raw": "---\ntitle: Launch\n---\nWe launched.\n"},

@@ -203,14 +203,15 @@ func checkRuntimePackages(t *testing.T, bin string, tags []string) {
 	}
 
 	// The Dockerfile installs exactly the documented packages,
-	// ca-certificates and git (for the content write API).
-	docPkgs := map[string]bool{"ca-certificates": true, "git": true}
+	// ca-certificates, git (the fetch of a remote site and the content
+	// write API) and openssh-client (an SSH remote).
+	docPkgs := map[string]bool{"ca-certificates": true, "git": true, "openssh-client": true}
 	for _, r := range rows {
 		docPkgs[r.pkg] = true
 	}
 	dockerPkgs := dockerfilePackages(t)
 	if strings.Join(sortedKeys(dockerPkgs), " ") != strings.Join(sortedKeys(docPkgs), " ") {
-		t.Errorf("docs/deploy/Dockerfile installs %v; docs/deploy.md lists %v (and ca-certificates, git)",
+		t.Errorf("docs/deploy/Dockerfile installs %v; docs/deploy.md lists %v (and ca-certificates, git, openssh-client)",
 			sortedKeys(dockerPkgs), sortedKeys(docPkgs))
 	}
 }

@@ -154,7 +154,23 @@ func (t *Type) Validate(doc *content.Doc) []Violation {
 	})
 	if len(out) > maxViolations {
 		n := len(out) - maxViolations
-		out = append(out[:maxViolations], Violation{Message: fmt.Sprintf("and %d more", n)})
+		// The errors are kept before the warnings. The count is a warning when every violation it stands for is
+		// one: 21 undeclared keys under additionalFields: warn are no
+		// error.
+		slices.SortStableFunc(out, func(a, b Violation) int {
+			switch {
+			case a.Warn == b.Warn:
+				return 0
+			case b.Warn:
+				return -1
+			}
+			return 1
+		})
+		warn := true
+		for _, v := range out[maxViolations:] {
+			warn = warn && v.Warn
+		}
+		out = append(out[:maxViolations], Violation{Message: fmt.Sprintf("and %d more", n), Warn: warn})
 	}
 	return out
 }
@@ -202,7 +218,7 @@ func flatten(e *jsonschema.ValidationError, doc *content.Doc, out []Violation) [
 	case *kind.Group, *kind.Schema, *kind.Reference:
 		return out
 	}
-	return append(out, Violation{Line: line(loc), Field: fieldPath(loc), Message: e.ErrorKind.LocalizedString(printer)})
+	return append(out, Violation{Line: line(loc), Field: fieldPath(loc), Message: plain(e.ErrorKind)})
 }
 
 func fieldPath(p []string) string { return strings.Join(p, ".") }

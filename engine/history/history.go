@@ -104,6 +104,21 @@ func (ix *Index) Commits() int {
 	return len(ix.state.commits)
 }
 
+// Contains tells whether commit (a full hash) is one the index holds:
+// its head or one of the head's ancestors (within maxCommits).
+func (ix *Index) Contains(commit string) bool {
+	if !plumbing.IsHash(commit) {
+		return false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.state == nil {
+		return false
+	}
+	_, ok := ix.state.seqOf[plumbing.NewHash(commit)]
+	return ok
+}
+
 // maxCommits bounds the commits one index holds; older history is cut
 // (the oldest commit kept lists its files as added).
 const maxCommits = 500_000

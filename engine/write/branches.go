@@ -29,6 +29,12 @@ type Repo struct{ r *repo }
 // directory): for reads on a box that has no Writer.
 func OpenRepo(gitDir string) *Repo { return &Repo{r: &repo{gitDir: gitDir}} }
 
+// Under is g reading the site in the folder root() of the repository
+// (engine's SiteRoot): its paths are the site's, as the Writer's are.
+func (g *Repo) Under(root func() string) *Repo {
+	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact}}
+}
+
 // Repo reads the repository the Writer commits to.
 func (w *Writer) Repo() *Repo { return &Repo{r: w.repo} }
 
@@ -139,7 +145,9 @@ func (g *Repo) Changes(ctx context.Context, base, head string) ([]Change, error)
 		if st == "" {
 			st = "modified"
 		}
-		cs = append(cs, Change{Path: string(f[i+1]), Status: st})
+		if p, ok := g.r.rel(string(f[i+1])); ok {
+			cs = append(cs, Change{Path: p, Status: st})
+		}
 	}
 	return cs, nil
 }
@@ -149,6 +157,7 @@ func (g *Repo) Changes(ctx context.Context, base, head string) ([]Change, error)
 type Trailer struct {
 	Value  string
 	Author string // the commit's author name
+	Email  string // the commit's author e-mail
 	Time   time.Time
 	Commit string
 }
@@ -156,7 +165,7 @@ type Trailer struct {
 // Trailers lists the values of the trailer key in the commits of head
 // that base does not have, oldest first.
 func (g *Repo) Trailers(ctx context.Context, base, head, key string) ([]Trailer, error) {
-	args := []string{"log", "--reverse", "--format=%H%x00%an%x00%cI%x00%(trailers:key=" + key + ",valueonly,separator=%x1f)%x1e", head}
+	args := []string{"log", "--reverse", "--format=%H%x00%an%x00%cI%x00%ae%x00%(trailers:key=" + key + ",valueonly,separator=%x1f)%x1e", head}
 	if base != "" {
 		args = append(args, "^"+base)
 	}
@@ -166,14 +175,14 @@ func (g *Repo) Trailers(ctx context.Context, base, head, key string) ([]Trailer,
 	}
 	var ts []Trailer
 	for _, rec := range strings.Split(string(out), "\x1e") {
-		f := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 4)
-		if len(f) != 4 {
+		f := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 5)
+		if len(f) != 5 {
 			continue
 		}
 		at, _ := time.Parse(time.RFC3339, f[2])
-		for _, v := range strings.Split(f[3], "\x1f") {
+		for _, v := range strings.Split(f[4], "\x1f") {
 			if v = strings.TrimSpace(v); v != "" {
-				ts = append(ts, Trailer{Value: v, Author: f[1], Time: at, Commit: f[0]})
+				ts = append(ts, Trailer{Value: v, Author: f[1], Email: f[3], Time: at, Commit: f[0]})
 			}
 		}
 	}
@@ -193,7 +202,9 @@ func (g *Repo) CommitTime(ctx context.Context, commit string) (time.Time, error)
 func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
 	args := []string{"ls-tree", "-r", "-z", "--full-tree", commit}
 	if dir != "" {
-		args = append(args, "--", dir+"/")
+		args = append(args, "--", r.full(dir)+"/")
+	} else if root := r.root(); root != "" {
+		args = append(args, "--", root+"/")
 	}
 	out, err := r.run(ctx, nil, nil, args...)
 	if err != nil {
@@ -206,7 +217,9 @@ func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error)
 		if !ok || len(f) != 3 || f[1] != "blob" {
 			continue
 		}
-		files = append(files, File{Path: p, Blob: f[2]})
+		if rel, ok := r.rel(p); ok {
+			files = append(files, File{Path: rel, Blob: f[2]})
+		}
 	}
 	return files, nil
 }
@@ -233,6 +246,10 @@ func (w *Writer) sideBranch(b string) error {
 	_, err := w.TargetBranch(b)
 	return err
 }
+
+// Author is p as the Writer's commits name it: "folio" for no name,
+// Config.AuthorEmail for no e-mail.
+func (w *Writer) Author(p Person) Person { return w.defaultAuthor(p) }
 
 func (w *Writer) defaultAuthor(p Person) Person {
 	if p.Name == "" {
@@ -263,13 +280,8 @@ func (w *Writer) AddTrailer(ctx context.Context, branch string, o TrailerOptions
 	if err := w.sideBranch(branch); err != nil {
 		return Result{}, err
 	}
-	if o.Key == "" || strings.ContainsFunc(o.Key, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-')
-	}) {
-		return Result{}, fault.New(fault.Invalid, "invalid trailer key %q", o.Key)
-	}
-	if o.Value == "" || len(o.Value) > MaxTrailerValue || strings.ContainsFunc(o.Value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return Result{}, fault.New(fault.Invalid, "a trailer value is one line of 1 to %d bytes", MaxTrailerValue)
+	if err := checkTrailer(o.Key, o.Value); err != nil {
+		return Result{}, err
 	}
 	subject := strings.Join(strings.Fields(o.Subject), " ")
 	if subject == "" {
@@ -335,7 +347,10 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 		return Result{}, fault.New(fault.Forbidden, "a branch is merged into %s, not %q (the draft branch is published on its own)", def, into)
 	}
 	author := w.defaultAuthor(o.Author)
-	msg := o.Message
+	msg, err := clientMessage(o.Message)
+	if err != nil {
+		return Result{}, err
+	}
 	if strings.TrimSpace(msg) == "" {
 		msg = "Merge " + from
 	}
@@ -372,7 +387,7 @@ func (w *Writer) MergeBranch(ctx context.Context, from, into string, o MergeOpti
 		if err != nil {
 			return Result{}, err
 		}
-		tree, err := w.repo.writeTree(ctx, parent, changes)
+		tree, err := w.repo.raw().writeTree(ctx, parent, changes)
 		if err != nil {
 			return Result{}, err
 		}
@@ -411,13 +426,15 @@ func (w *Writer) land(ctx context.Context, branch, parent, commit, what string, 
 
 // sideChanges are the files head changed since it parted from parent,
 // as parent is to take them; a Conflict naming the files parent changed
-// too, differently.
+// too, differently. The paths are the repository's (a merge takes the
+// whole side branch, below the site root or not).
 func (w *Writer) sideChanges(ctx context.Context, parent, head, from, into string) ([]fileChange, error) {
-	mb, err := w.repo.text(ctx, "merge-base", parent, head)
+	repo := w.repo.raw()
+	mb, err := repo.text(ctx, "merge-base", parent, head)
 	if err != nil {
 		return nil, fault.New(fault.Conflict, "the branch %s has no history in common with %s", from, into)
 	}
-	out, err := w.repo.run(ctx, nil, nil, "diff", "--name-only", "-z", "--no-renames", mb, head)
+	out, err := repo.run(ctx, nil, nil, "diff", "--name-only", "-z", "--no-renames", mb, head)
 	if err != nil {
 		return nil, err
 	}
@@ -427,15 +444,15 @@ func (w *Writer) sideChanges(ctx context.Context, parent, head, from, into strin
 		if p == "" {
 			continue
 		}
-		theirs, err := w.repo.blobAt(ctx, head, p)
+		theirs, err := repo.blobAt(ctx, head, p)
 		if err != nil {
 			return nil, err
 		}
-		ours, err := w.repo.blobAt(ctx, parent, p)
+		ours, err := repo.blobAt(ctx, parent, p)
 		if err != nil {
 			return nil, err
 		}
-		base, err := w.repo.blobAt(ctx, mb, p)
+		base, err := repo.blobAt(ctx, mb, p)
 		if err != nil {
 			return nil, err
 		}

@@ -139,6 +139,9 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err := checkPath(p); err != nil {
 		return Result{}, err
 	}
+	if err := opts.checkMessage(); err != nil {
+		return Result{}, err
+	}
 	branch, err := w.TargetBranch(opts.Branch)
 	if err != nil {
 		return Result{}, err
@@ -186,7 +189,7 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 			return Result{Path: p, Branch: branch, Blob: pl.oldBlob}, nil
 		}
 		_, model, _ := w.served(branch, d)
-		if err := w.validate(ctx, pl, d, data, model, branch); err != nil {
+		if err := w.validate(ctx, pl, d, data, nil, model, branch); err != nil {
 			return Result{}, err
 		}
 		if pl.newBlob, err = w.repo.writeBlob(ctx, data); err != nil {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
@@ -198,7 +200,7 @@ func (e *fieldError) Error() string { return e.field + ": " + e.message }
 // gives it) are the same value: equal once both are in JSON's forms, or
 // the same instant when both are dates.
 func sameValue(a, b any) bool {
-	if reflect.DeepEqual(jsonForm(a), jsonForm(b)) {
+	if sameJSON(a, b) {
 		return true
 	}
 	if isDateLike(a) && isDateLike(b) {
@@ -207,6 +209,57 @@ func sameValue(a, b any) bool {
 		return errA == nil && errB == nil && ta.Equal(tb)
 	}
 	return false
+}
+
+// sameJSON is reflect.DeepEqual(jsonForm(a), jsonForm(b)) walking maps and
+// lists itself, with the common scalars compared as they are: jsonForm of
+// a big value marshals and decodes it whole, which for a list of many
+// objects cost more memory than the rest of a write.
+func sameJSON(a, b any) bool {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		if len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, ok := bv[k]
+			if !ok || !sameJSON(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok {
+			break
+		}
+		if len(av) != len(bv) {
+			return false
+		}
+		for i := range av {
+			if !sameJSON(av[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		if bv, ok := b.(string); ok && (av == bv || utf8.ValidString(av) && utf8.ValidString(bv)) {
+			return av == bv
+		}
+	case bool:
+		if bv, ok := b.(bool); ok {
+			return av == bv
+		}
+	case float64:
+		if bv, ok := b.(float64); ok && !math.IsNaN(av) && !math.IsInf(av, 0) {
+			return av == bv
+		}
+	}
+	return reflect.DeepEqual(jsonForm(a), jsonForm(b))
 }
 
 func isDateLike(v any) bool {
@@ -263,11 +316,11 @@ func editYAML(src []byte, c change) ([]byte, error) {
 	}
 	for _, k := range c.keys() {
 		v := c.set[k]
-		var n yaml.Node
-		if err := n.Encode(v); err != nil {
+		n, err := yamlValue(v)
+		if err != nil {
 			return nil, &fieldError{k, fmt.Sprintf("cannot be written as YAML: %v", err)}
 		}
-		quoteDelimiters(&n)
+		quoteDelimiters(n)
 		if i, ok := index[k]; ok {
 			old := m.Content[i+1]
 			var cur any
@@ -275,23 +328,31 @@ func editYAML(src []byte, c change) ([]byte, error) {
 				continue
 			}
 			n.LineComment, n.FootComment = old.LineComment, old.FootComment
-			m.Content[i+1] = &n
+			m.Content[i+1] = n
 			continue
 		}
 		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}
 		index[k] = len(m.Content)
-		m.Content = append(m.Content, key, &n)
+		m.Content = append(m.Content, key, n)
 	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
 	if len(m.Content) == 0 {
 		return nil, nil
 	}
+	// Encoded against the cap: a value that makes more YAML than a
+	// content file may hold stops the encoder there.
+	var b capBuffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
+		if overCap(err) {
+			return nil, tooLargeEncoded("YAML")
+		}
 		return nil, fmt.Errorf("encode YAML: %v", err)
 	}
 	if err := enc.Close(); err != nil {
+		if overCap(err) {
+			return nil, tooLargeEncoded("YAML")
+		}
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -389,24 +450,33 @@ func editJSON(src []byte, c change, _ bool) ([]byte, error) {
 		}
 		pairs = append(pairs, kv{k, raw})
 	}
-	var b bytes.Buffer
+	// Written against the cap (see editYAML).
+	var b capBuffer
 	b.WriteString("{\n")
+	var ind bytes.Buffer
 	for i, p := range pairs {
 		key, _ := json.Marshal(p.k)
 		b.WriteString("  ")
 		b.Write(key)
 		b.WriteString(": ")
-		var ind bytes.Buffer
+		if b.Len()+indentedAtLeast(p.v) > content.MaxFileSize {
+			return nil, tooLargeEncoded("JSON")
+		}
+		ind.Reset()
 		if err := json.Indent(&ind, p.v, "  ", "  "); err != nil {
 			return nil, err
 		}
-		b.Write(ind.Bytes())
+		if _, err := b.Write(ind.Bytes()); err != nil {
+			return nil, tooLargeEncoded("JSON")
+		}
 		if i < len(pairs)-1 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("}\n")
+	if _, err := b.WriteString("}\n"); err != nil || b.over {
+		return nil, tooLargeEncoded("JSON")
+	}
 	return b.Bytes(), nil
 }
 
@@ -499,8 +569,11 @@ func editTOML(src []byte, c change) ([]byte, error) {
 		for k, v := range c.set {
 			cur[k] = v
 		}
-		var b bytes.Buffer
+		var b capBuffer // written against the cap (see editYAML)
 		if err := toml.NewEncoder(&b).Encode(cur); err != nil {
+			if overCap(err) {
+				return nil, tooLargeEncoded("TOML")
+			}
 			return nil, fmt.Errorf("encode TOML: %v", err)
 		}
 		return b.Bytes(), nil

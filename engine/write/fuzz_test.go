@@ -35,7 +35,7 @@ func FuzzEdit(f *testing.F) {
 				continue
 			}
 			out := fl.bytes()
-			if roundTrip(p, out, ch) != nil {
+			if roundTrip(p, out, nil, ch) != nil {
 				continue
 			}
 			after, err := content.Parse(p, out)

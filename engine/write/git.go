@@ -20,8 +20,44 @@ import (
 // and agents, GIT_SSH_COMMAND, http.extraHeader and so on.
 type repo struct {
 	gitDir string
-	env    []string // extra environment of every command
+	// siteRoot is the folder of the repository the site is in (nil or
+	// "": the repository's root, see Config.SiteRoot). The paths the
+	// repo's methods take and give are the site's: root/ is added on
+	// every path given to git and removed from every path git gives
+	// back (a path outside it is left out).
+	siteRoot func() string
+	env      []string            // extra environment of every command
+	redact   func(string) string // takes credentials out of an error; nil: none
 }
+
+// root is the site root ("" : the repository's root).
+func (r *repo) root() string {
+	if r.siteRoot == nil {
+		return ""
+	}
+	return r.siteRoot()
+}
+
+// full is the repository path of the site path p.
+func (r *repo) full(p string) string {
+	if root := r.root(); root != "" {
+		return root + "/" + p
+	}
+	return p
+}
+
+// rel is the site path of the repository path p; false when p is not
+// below the site root.
+func (r *repo) rel(p string) (string, bool) {
+	if root := r.root(); root != "" {
+		return strings.CutPrefix(p, root+"/")
+	}
+	return p, true
+}
+
+// raw is the same repository with the repository's paths (no site
+// root): for what works on whole commits (merging a side branch).
+func (r *repo) raw() *repo { return &repo{gitDir: r.gitDir, env: r.env, redact: r.redact} }
 
 // gitError is a git command that failed, with what it wrote to stderr.
 type gitError struct {
@@ -52,7 +88,11 @@ func (r *repo) run(ctx context.Context, env []string, stdin []byte, args ...stri
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &gitError{args: args, stderr: errb.String() + out.String(), err: err}
+		stderr := errb.String() + out.String()
+		if r.redact != nil {
+			stderr = r.redact(stderr)
+		}
+		return out.Bytes(), &gitError{args: args, stderr: stderr, err: err}
 	}
 	return out.Bytes(), nil
 }
@@ -81,7 +121,7 @@ func (r *repo) blobAt(ctx context.Context, commit, path string) (string, error) 
 	if commit == "" {
 		return "", nil
 	}
-	out, err := r.text(ctx, "ls-tree", "-z", "--full-tree", commit, "--", path)
+	out, err := r.text(ctx, "ls-tree", "-z", "--full-tree", commit, "--", r.full(path))
 	if err != nil {
 		return "", err
 	}
@@ -115,13 +155,19 @@ func (r *repo) firstAt(ctx context.Context, commit string, paths []string) (stri
 	if commit == "" || len(paths) == 0 {
 		return "", nil
 	}
-	out, err := r.text(ctx, append([]string{"ls-tree", "-z", "--full-tree", "--name-only", commit, "--"}, paths...)...)
+	args := []string{"ls-tree", "-z", "--full-tree", "--name-only", commit, "--"}
+	for _, p := range paths {
+		args = append(args, r.full(p))
+	}
+	out, err := r.text(ctx, args...)
 	if err != nil {
 		return "", err
 	}
 	found := map[string]bool{}
 	for _, p := range strings.Split(out, "\x00") {
-		found[p] = true
+		if rel, ok := r.rel(p); ok {
+			found[rel] = true
+		}
 	}
 	for _, p := range paths {
 		if found[p] {
@@ -184,9 +230,9 @@ func (r *repo) writeTree(ctx context.Context, parent string, changes []fileChang
 	var info strings.Builder
 	for _, c := range changes {
 		if c.blob == "" {
-			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + c.path + "\x00")
+			info.WriteString("0 " + strings.Repeat("0", 40) + "\t" + r.full(c.path) + "\x00")
 		} else {
-			info.WriteString("100644 " + c.blob + "\t" + c.path + "\x00")
+			info.WriteString("100644 " + c.blob + "\t" + r.full(c.path) + "\x00")
 		}
 	}
 	if _, err := r.run(ctx, env, []byte(info.String()), "update-index", "-z", "--add", "--index-info"); err != nil {
@@ -312,7 +358,8 @@ func pathExt(p string) string {
 	return ""
 }
 
-// changedPaths are the paths whose file differs between two commits.
+// changedPaths are the paths whose file differs between two commits
+// (of the site's: below the site root).
 func (r *repo) changedPaths(ctx context.Context, from, to string) ([]string, error) {
 	out, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
 	if err != nil {
@@ -320,8 +367,8 @@ func (r *repo) changedPaths(ctx context.Context, from, to string) ([]string, err
 	}
 	var paths []string
 	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			paths = append(paths, p)
+		if rel, ok := r.rel(p); ok && p != "" {
+			paths = append(paths, rel)
 		}
 	}
 	return paths, nil

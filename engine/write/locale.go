@@ -12,7 +12,7 @@ import (
 )
 
 // Writes in a locale (Doc.Locale) on a site with locales
-// (content/README.md "Translations"): the document of that locale is
+// (docs/translations.md): the document of that locale is
 // found in that locale's site of the branch's snapshot (by its slug, or
 // by the slug of one of its translations); a new one goes where the
 // site's layout puts that locale's files:

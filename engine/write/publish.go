@@ -29,6 +29,11 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 		return Result{}, fault.New(fault.Conflict, "this site has no draft branch (--draft-branch): writes go to the published branch directly")
 	}
 	o.Author = w.defaultAuthor(o.Author)
+	msg, err := clientMessage(o.Message)
+	if err != nil {
+		return Result{}, err
+	}
+	o.Message = msg
 	for i := range o.Docs {
 		if err := checkDoc(opPatch, &o.Docs[i]); err != nil {
 			return Result{}, err

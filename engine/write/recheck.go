@@ -125,13 +125,14 @@ func typeOf(m *schema.Model, d Doc) *schema.Type {
 // modelAt compiles the content model of commit (its folio.yaml and model
 // files); nil when it does not compile.
 func (w *Writer) modelAt(ctx context.Context, commit string) (*schema.Model, error) {
-	out, err := w.repo.run(ctx, nil, nil, "ls-tree", "-r", "-z", "--name-only", commit)
+	tree, err := w.repo.listTree(ctx, commit, "")
 	if err != nil {
 		return nil, err
 	}
 	var files []content.File
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p == "" || !modelPath(p) {
+	for _, f := range tree {
+		p := f.Path
+		if !modelPath(p) {
 			continue
 		}
 		data, _, err := w.repo.fileAt(ctx, commit, p)

@@ -144,6 +144,10 @@ type Options struct {
 	Base    string
 	Message string // the commit message; "": "Update posts/hello" and the like
 	Author  Person // Email "": Config.AuthorEmail
+	// Trailers end the message: folio's own (Decap's status). The
+	// Message's lines that read as a reserved trailer are dropped
+	// (clientMessage).
+	Trailers []TrailerLine
 }
 
 // Result is a write that was committed (and pushed).
@@ -225,6 +229,17 @@ type Config struct {
 	// set the clone's branch back, or prune a branch the push made, until
 	// the next fetch.
 	RefLock sync.Locker
+	// SiteRoot, when set, is the site root of the served site (engine's
+	// SiteRoot): the folder of the repository the site is in. Every path
+	// the Writer and its Repo take and give is the site's (content/post/a.md);
+	// the commits change root/content/post/a.md.
+	SiteRoot func() string
+	// GitEnv is added to the environment of every git command (the
+	// remote's credentials: engine's GitEnv, as the fetch has them), and
+	// Redact takes them out of what an error says (nil: nothing to take
+	// out).
+	GitEnv []string
+	Redact func(string) string
 	// PushTimeout bounds one push (and the look at the remote after a
 	// failed one); default 1 minute. A push cut off is 503, nothing
 	// written, unless the remote shows that it landed.
@@ -274,7 +289,7 @@ func New(cfg Config) *Writer {
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir}}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact}}
 }
 
 type op int
@@ -341,10 +356,17 @@ func MatchBranch(pattern, branch string) bool {
 	return false
 }
 
+// validBranch tells whether git takes b as a branch name (the rules of
+// git check-ref-format): a name git refuses would fail only at the push.
 func validBranch(b string) bool {
-	if b == "" || len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
-		strings.HasSuffix(b, ".lock") || strings.Contains(b, "..") || strings.Contains(b, "//") || strings.Contains(b, "@{") {
+	if b == "" || b == "@" || len(b) > 200 || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
+		strings.HasSuffix(b, ".") || strings.Contains(b, "..") || strings.Contains(b, "//") || strings.Contains(b, "@{") {
 		return false
+	}
+	for _, seg := range strings.Split(b, "/") {
+		if strings.HasPrefix(seg, ".") || strings.HasSuffix(seg, ".lock") {
+			return false
+		}
 	}
 	for _, r := range b {
 		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
@@ -359,6 +381,12 @@ const maxAttempts = 5
 
 func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, error) {
 	if err := checkDoc(o, &d); err != nil {
+		return Result{}, err
+	}
+	if err := opts.checkMessage(); err != nil {
+		return Result{}, err
+	}
+	if err := checkSize(d); err != nil {
 		return Result{}, err
 	}
 	branch, err := w.TargetBranch(opts.Branch)
@@ -401,6 +429,11 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 func (w *Writer) commitPlan(ctx context.Context, branch string, plan *plan, opts Options) (Result, error) {
 	if plan.unchanged {
 		return Result{Path: plan.path, Branch: branch, Blob: plan.oldBlob, Slug: plan.slug, Locale: plan.locale}, nil
+	}
+	if plan.oldBlob == "" && plan.op != opDelete {
+		if err := w.repo.checkCaseClash(ctx, plan.parent, plan.path); err != nil {
+			return Result{}, err
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		commit, err := w.repo.commitFile(ctx, plan.parent, plan.path, plan.newBlob, plan.message(opts), opts.Author, w.cfg.Committer)
@@ -462,6 +495,10 @@ type plan struct {
 }
 
 func (p *plan) message(o Options) string {
+	return withTrailers(p.subject(o), o.Trailers)
+}
+
+func (p *plan) subject(o Options) string {
 	if o.Message != "" {
 		return o.Message
 	}
@@ -976,6 +1013,9 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 		if errors.As(err, &fe) {
 			return &ValidationError{[]FieldProblem{{fe.field, fe.message}}}
 		}
+		if fault.CodeOf(err) == fault.TooLarge {
+			return err
+		}
 		return fault.New(fault.Conflict, "%s cannot be edited: %v", pl.path, err)
 	}
 	data := cur.bytes()
@@ -986,10 +1026,13 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if len(data) > content.MaxFileSize {
 		return fault.New(fault.TooLarge, "the file would be %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
-	if err := roundTrip(pl.path, data, ch); err != nil {
+	// One parse for both checks: a file of many values costs tens of
+	// megabytes to parse.
+	parsed, _ := content.Parse(pl.path, data) // nil: roundTrip says why
+	if err := roundTrip(pl.path, data, parsed, ch); err != nil {
 		return err
 	}
-	if err := w.validate(ctx, pl, d, data, model, branch); err != nil {
+	if err := w.validate(ctx, pl, d, data, parsed, model, branch); err != nil {
 		return err
 	}
 	pl.newBlob, err = w.repo.writeBlob(ctx, data)
@@ -999,11 +1042,14 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 // roundTrip checks that the new file reads back as the change meant:
 // each key set to its value, each removed key gone, the body as given. A
 // value that the format cannot hold as it is (a delimiter line inside a
-// TOML multi-line string, say) is refused rather than written wrong.
-func roundTrip(p string, data []byte, ch change) error {
-	doc, err := content.Parse(p, data)
-	if err != nil {
-		return &ValidationError{[]FieldProblem{{"", "the document would not parse: " + problemMessage(err)}}}
+// TOML multi-line string, say) is refused rather than written wrong. doc
+// is data parsed, or nil.
+func roundTrip(p string, data []byte, doc *content.Doc, ch change) error {
+	if doc == nil {
+		var err error
+		if doc, err = content.Parse(p, data); err != nil {
+			return &ValidationError{[]FieldProblem{{"", "the document would not parse: " + problemMessage(err)}}}
+		}
 	}
 	var fields []FieldProblem
 	for _, k := range ch.keys() {
@@ -1229,8 +1275,11 @@ func changedSince(base, cur map[string]any, k string) bool {
 
 // validate checks the new file: it parses, the content rules take it,
 // its slug is its own, and the content model accepts it.
-func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, model *schema.Model, branch string) error {
-	doc, err := content.Parse(pl.path, data)
+func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model, branch string) error {
+	var err error
+	if doc == nil {
+		doc, err = content.Parse(pl.path, data)
+	}
 	if err != nil {
 		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
 	}

@@ -9,8 +9,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/write"
 )
 
 // decapPlaces are where a repository keeps its own Decap/Sveltia config
@@ -20,7 +22,10 @@ var decapPlaces = []string{"static/admin/config.yml", "public/admin/config.yml",
 // ConfigYAML is the config.yml Decap loads: the repository's own Decap
 // config when it has one, else one generated from the content model, with
 // the proxy backend pointed at proxyURL and media in folio's library.
-func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, error) {
+// Unless full (a caller with content:read), it holds only the collections
+// of the public types, as openapi.json shows an anonymous caller only
+// their schemas: the fields of a private type are not public.
+func (s *Service) ConfigYAML(ctx context.Context, proxyURL string, full bool) ([]byte, error) {
 	snap := s.Engine.Published()
 	if snap == nil {
 		return nil, fmt.Errorf("decap: no snapshot loaded yet")
@@ -48,14 +53,85 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 			var cfg map[string]any
 			if yaml.Unmarshal(raw, &cfg) == nil && cfg != nil {
 				cfg["backend"] = backend
+				siteFolders(cfg, s.Engine.SiteRoot())
 				cfg["media_folder"] = MediaFolder
 				cfg["public_folder"] = PublicFolder
 				delete(cfg, "local_backend")
+				if !full {
+					cfg["collections"] = publicCollections(snap, cfg["collections"])
+				}
 				return yaml.Marshal(cfg)
 			}
 		}
 	}
-	return yaml.Marshal(generate(snap, backend))
+	cfg := generate(snap, backend, s.dateFields(ctx, snap))
+	if !full {
+		keep := cfg.Collections[:0]
+		for _, c := range cfg.Collections {
+			if c.Folder != "" && publicFolder(snap, c.Folder) {
+				keep = append(keep, c)
+			}
+		}
+		cfg.Collections = keep
+	}
+	return yaml.Marshal(cfg)
+}
+
+// publicFolder tells whether a collection's folder holds the items of a
+// type folio.yaml marks public (content/<type>).
+func publicFolder(snap *engine.Snapshot, folder string) bool {
+	d, ok := docOf(strings.Trim(folder, "/") + "/x.md")
+	return ok && d.Kind == write.KindItem && snap.Site.Config.Types[d.Type].Public
+}
+
+// publicCollections keeps, of a repository's own collections, the folder
+// collections of public types.
+func publicCollections(snap *engine.Snapshot, v any) []any {
+	list, _ := v.([]any)
+	out := []any{}
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		if f, _ := m["folder"].(string); f != "" && publicFolder(snap, f) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// siteFolders makes the folders and files of the collections of a site
+// in the folder root of its repository the site's paths: its own Decap
+// config names them from the repository's root (site/content/post, as
+// the Decap templates do), and the proxy backend speaks the site's
+// paths (content/post/a.md), as the Writer takes them.
+func siteFolders(cfg map[string]any, root string) {
+	if root == "" {
+		return
+	}
+	site := func(p string) string {
+		p = strings.Trim(p, "/")
+		if rel, ok := strings.CutPrefix(p, root+"/"); ok {
+			return rel
+		}
+		return content.SiteFolder(p)
+	}
+	cols, _ := cfg["collections"].([]any)
+	for _, c := range cols {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		if f, ok := m["folder"].(string); ok {
+			m["folder"] = site(f)
+		}
+		files, _ := m["files"].([]any)
+		for _, f := range files {
+			if fm, ok := f.(map[string]any); ok {
+				if p, ok := fm["file"].(string); ok {
+					fm["file"] = site(p)
+				}
+			}
+		}
+	}
 }
 
 type decapConfig struct {
@@ -98,6 +174,7 @@ type widget struct {
 	Default      any      `yaml:"default,omitempty"`
 	ValueType    string   `yaml:"value_type,omitempty"`
 	TimeFormat   *bool    `yaml:"time_format,omitempty"`
+	DateFormat   string   `yaml:"date_format,omitempty"`
 	Options      []any    `yaml:"options,omitempty"`
 	Min          *float64 `yaml:"min,omitempty"`
 	Max          *float64 `yaml:"max,omitempty"`
@@ -115,8 +192,9 @@ var falsy = false
 
 // generate builds a config from the model: a folder collection per content
 // type (in content/<type>, in the type's most common file format), one for
-// pages and a file collection for the globals file.
-func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
+// pages and a file collection for the globals file; dates are the date
+// keys the documents use (dateFields).
+func generate(snap *engine.Snapshot, backend map[string]any, dates map[string]dateField) decapConfig {
 	cfg := decapConfig{Backend: backend, MediaFolder: MediaFolder, PublicFolder: PublicFolder}
 	if dc := snap.Site.Config.Decap; dc != nil && dc.PublishMode == "editorial_workflow" {
 		cfg.PublishMode = dc.PublishMode
@@ -149,7 +227,7 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 		ext := commonExt(paths)
 		c := collection{Name: t, Label: label(t), Folder: "content/" + t, Create: true, Extension: ext,
 			Format: format(ext), Slug: "{{slug}}"}
-		c.Fields = fields(model.Of(t), ext)
+		c.Fields = fields(model.Of(t), ext, dates[t])
 		cfg.Collections = append(cfg.Collections, c)
 	}
 	var pageType *schema.Type
@@ -163,13 +241,13 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 	}
 	pext := commonExt(pagePaths)
 	cfg.Collections = append(cfg.Collections, collection{Name: "pages", Label: "Pages", Folder: "pages", Create: true,
-		Extension: pext, Format: format(pext), Slug: "{{slug}}", Fields: fields(pageType, pext)})
+		Extension: pext, Format: format(pext), Slug: "{{slug}}", Fields: fields(pageType, pext, dates[""])})
 	if site.GlobalsPath != "" || globalsType != nil {
 		gp := site.GlobalsPath
 		if gp == "" {
 			gp = "globals.yaml"
 		}
-		gf := fields(globalsType, path.Ext(gp)[1:])
+		gf := fields(globalsType, path.Ext(gp)[1:], dateField{})
 		if globalsType == nil {
 			gf = []widget{{Label: "Site name", Name: "siteName", Widget: "string"}}
 		}
@@ -215,17 +293,20 @@ func label(name string) string {
 	return strings.ToUpper(name[:1]) + name[1:]
 }
 
-// fields are a type's widgets: title first, the declared fields, and the
-// Markdown body of a Markdown type.
-func fields(t *schema.Type, ext string) []widget {
+// fields are a type's widgets: title first, the publication date (under
+// the key the documents use, df), the declared fields, and the Markdown
+// body of a Markdown type.
+func fields(t *schema.Type, ext string, df dateField) []widget {
 	var out []widget
 	declared := map[string]bool{}
 	var fs []*schema.Field
 	if t != nil {
 		fs = t.Fields
 	}
+	dated := false
 	for _, f := range fs {
 		declared[f.Name] = true
+		dated = dated || rank(f.Name) < len(dateKeys)
 	}
 	title := widget{Label: "Title", Name: "title", Widget: "string"}
 	for _, f := range fs {
@@ -236,8 +317,17 @@ func fields(t *schema.Type, ext string) []widget {
 		}
 	}
 	out = append(out, title)
-	if !declared["publishedAt"] && !declared["date"] && t != nil && t.Kind != schema.KindGlobals {
-		out = append(out, widget{Label: "Published at", Name: "publishedAt", Widget: "datetime", Required: &falsy})
+	if !dated && (t == nil || t.Kind != schema.KindGlobals) {
+		// The key the site's documents use (Hugo's date or publishDate,
+		// Astro's pubDate), so that a document opens with its date.
+		w := widget{Label: "Published at", Name: "publishedAt", Widget: "datetime", Required: &falsy}
+		if df.Key != "" {
+			w.Name, w.Label = df.Key, dateLabel(df.Key)
+		}
+		if df.DateOnly {
+			w.TimeFormat, w.DateFormat = &falsy, "YYYY-MM-DD"
+		}
+		out = append(out, w)
 	}
 	for _, f := range fs {
 		if f.Name == "body" || f.Name == "title" {
@@ -265,29 +355,31 @@ func fields(t *schema.Type, ext string) []widget {
 // widgetOf maps a folio field back to a Decap widget (the inverse of the
 // table in docs/content-model.md).
 func widgetOf(f *schema.Field, depth int) (widget, bool) {
-	w := widget{Label: label(f.Name), Name: f.Name, Hint: f.Description, Default: f.Default, Min: f.Min, Max: f.Max}
+	w := widget{Label: label(f.Name), Name: f.Name, Hint: f.Description, Default: f.Default}
 	if !f.Required {
 		w.Required = &falsy
-	}
-	if f.Pattern != "" {
-		w.Pattern = []string{f.Pattern, "must match " + f.Pattern}
 	}
 	switch f.Kind {
 	case "string", "url", "email", "slug":
 		w.Widget = "string"
+		w.Pattern = textPattern(f)
 	case "text":
 		w.Widget = "text"
+		w.Pattern = textPattern(f)
 	case "markdown":
 		w.Widget = "markdown"
+		w.Pattern = textPattern(f)
 	case "number":
 		w.Widget, w.ValueType = "number", "float"
+		w.Min, w.Max = f.Min, f.Max
 	case "integer":
 		w.Widget, w.ValueType = "number", "int"
+		w.Min, w.Max = f.Min, f.Max
 	case "boolean":
 		w.Widget = "boolean"
 	case "date":
 		w.Widget = "datetime"
-		w.TimeFormat = &falsy
+		w.TimeFormat, w.DateFormat = &falsy, "YYYY-MM-DD"
 	case "datetime":
 		w.Widget = "datetime"
 	case "enum":
@@ -331,4 +423,59 @@ func widgetOf(f *schema.Field, depth int) (widget, bool) {
 		return widget{}, false // any: left as written
 	}
 	return w, true
+}
+
+// textPattern is Decap's pattern ([regex, message]) for a text field's
+// pattern and length (minLength, maxLength): Decap refuses to save a
+// value it does not match, with the message. nil when there is none, or
+// the pattern is one JavaScript cannot write (jsPattern): folio's check
+// on save is then the only one.
+func textPattern(f *schema.Field) []string {
+	var re, msg []string
+	lo, hi := 0, -1
+	if f.MinLength != nil {
+		lo = *f.MinLength
+	}
+	if f.MaxLength != nil {
+		hi = *f.MaxLength
+	}
+	switch {
+	case f.MinLength != nil && f.MaxLength != nil:
+		msg = append(msg, fmt.Sprintf("%d to %d characters", lo, hi))
+	case f.MaxLength != nil:
+		msg = append(msg, fmt.Sprintf("at most %d characters", hi))
+	case f.MinLength != nil:
+		msg = append(msg, fmt.Sprintf("at least %d characters", lo))
+	}
+	if len(msg) > 0 {
+		re = append(re, lengthPattern(lo, hi))
+	}
+	if f.Pattern != "" {
+		if js, ok := jsPattern(f.Pattern); ok {
+			re = append(re, js)
+			msg = append(msg, "must match "+f.Pattern)
+		}
+	}
+	switch len(re) {
+	case 0:
+		return nil
+	case 1:
+		return []string{re[0], strings.Join(msg, "")}
+	}
+	// Both: the length, and the pattern found anywhere (as Go's and
+	// Decap's unanchored tests find it).
+	return []string{"^(?=[\\s\\S]*?(?:" + re[1] + "))" + strings.TrimPrefix(re[0], "^"), strings.Join(msg, ", and ")}
+}
+
+// dateLabel is the label of a date key.
+func dateLabel(k string) string {
+	switch strings.ToLower(k) {
+	case "publishedat":
+		return "Published at"
+	case "publishdate":
+		return "Publish date"
+	case "pubdate":
+		return "Publication date"
+	}
+	return label(k)
 }

@@ -101,8 +101,8 @@ func (s *Service) planEntry(ctx context.Context, branch string, f dataFile) (ent
 // writeEntry writes one data file through the writer's file API (as
 // Decap made it: the writer checks that it parses, the content rules and
 // the model, commits and pushes), then removes the file it moved from.
-func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string, ew entryWrite) error {
-	opts := write.Options{Branch: branch, Message: msg, Author: s.author(who)}
+func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string, trailers []write.TrailerLine, ew entryWrite) error {
+	opts := write.Options{Branch: branch, Message: msg, Author: s.author(who), Trailers: trailers}
 	put := opts
 	if ew.oldPath == "" {
 		put.IfMatch = ew.ifMatch

@@ -188,6 +188,7 @@ func (s *Service) readNotes(ctx context.Context, who Caller, branch, head, slug 
 	}
 	ns := []note{}
 	at := map[string]int{}
+	me := s.author(who)
 	for _, t := range ts {
 		var ev noteEvent
 		if json.Unmarshal([]byte(t.Value), &ev) != nil || ev.ID == "" {
@@ -197,21 +198,23 @@ func (s *Service) readNotes(ctx context.Context, who Caller, branch, head, slug 
 		i, ok := at[ev.ID]
 		switch {
 		case ev.Op == "add" && !ok && ev.Content != nil:
-			n := note{ID: ev.ID, Content: *ev.Content, Author: t.Author, Timestamp: when, IsOwn: t.Author == who.Name, EntrySlug: slug}
+			n := note{ID: ev.ID, Content: *ev.Content, Author: t.Author, Timestamp: when, IsOwn: t.Author == me.Name && t.Email == me.Email, EntrySlug: slug}
 			if ev.Resolved != nil {
 				n.Resolved = *ev.Resolved
 			}
 			at[ev.ID] = len(ns)
 			ns = append(ns, n)
 		case ev.Op == "update" && ok && ns[i].ID != "":
-			if ev.Content != nil {
+			// A note's text is its author's: another's change of it is
+			// not applied (as the RPC refuses it); resolving is anyone's.
+			if ev.Content != nil && t.Author == ns[i].Author {
 				ns[i].Content = *ev.Content
 			}
 			if ev.Resolved != nil {
 				ns[i].Resolved = *ev.Resolved
 			}
 			ns[i].UpdatedAt = when
-		case ev.Op == "delete" && ok:
+		case ev.Op == "delete" && ok && t.Author == ns[i].Author:
 			ns[i].ID = "" // dropped below; the index stays valid
 		}
 	}

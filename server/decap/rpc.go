@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -55,13 +56,16 @@ type Service struct {
 	// MediaListed and MediaThumbBytes bound getMedia's answer (see
 	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
 	MediaListed, MediaThumbBytes int
+
+	dates dateCache // config.yml's date keys (datekey.go)
 }
 
-// Caller is who calls: the key's name and what it may do beyond
+// Caller is who calls: the key's author name and e-mail (its display
+// name, else its id; "" : Service.Email) and what it may do beyond
 // content:write.
 type Caller struct {
-	Name string
-	Can  func(scope string) bool
+	Name, Email string
+	Can         func(scope string) bool
 }
 
 type request struct {
@@ -84,14 +88,52 @@ func decodeParams(raw json.RawMessage, v any) error {
 
 // Call answers one RPC body.
 func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error) {
+	return s.CallStream(ctx, who, bytes.NewReader(body), nil)
+}
+
+// CallStream answers the RPC body r, read as a stream: assets' contents
+// are spooled to the media library's temporary folder and decoded from
+// there, and a persistMedia without media:write is refused before its
+// params are read (spool.go). Errors of r that are *fault.Error (a body
+// over its limit, too slow) are returned as they are. heavy, if not nil,
+// is called once the body's text (besides spooled assets) passes
+// HeavyText, before it is decoded: the caller may wait there for a turn
+// (its error ends the call).
+func (s *Service) CallStream(ctx context.Context, who Caller, r io.Reader, heavy func() error) (any, error) {
+	var newFile func() (*os.File, error)
+	if s.Media != nil {
+		newFile = func() (*os.File, error) { return s.Media.TempFile("decap-*") }
+	}
+	br, err := newBodyReader(r, newFile, who.Can("media:write"))
+	if err != nil {
+		return nil, err
+	}
+	br.heavy = heavy
+	br.allow = func(action string) error { return allowed(who, action) }
+	defer br.spool.close()
 	var req request
-	dec := json.NewDecoder(bytes.NewReader(body))
+	dec := json.NewDecoder(br)
 	if err := dec.Decode(&req); err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, bad("body: want a JSON object {action, params}: %v", err)
 	}
 	if dec.More() {
 		return nil, bad("body: more than one JSON value")
 	}
+	if err := allowed(who, req.Action); err != nil { // scopes.go
+		return nil, err
+	}
+	if len(br.spool.files) > 0 && req.Action != "persistMedia" && req.Action != "persistEntry" {
+		return nil, bad("body: action %q sends no assets", req.Action)
+	}
+	return s.call(ctx, who, req, br.spool)
+}
+
+// call answers a decoded RPC request; sp holds its spooled assets.
+func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) (any, error) {
 	if req.Action == "info" {
 		return map[string]any{"repo": path.Base(strings.TrimSuffix(s.Engine.Site(), ".git")),
 			"publish_modes": []string{"simple", "editorial_workflow"}, "type": "local_git"}, nil
@@ -123,6 +165,9 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if !safeRepoPath(p.Folder) || p.Extension == "" || strings.ContainsAny(p.Extension, "/\x00") {
 			return nil, bad("params: want a folder (a repository path) and an extension")
 		}
+		if _, ok := s.docOfFile(strings.TrimSuffix(p.Folder, "/") + "/x.md"); !ok {
+			return nil, bad("params.folder: %s is not a folder of documents folio edits (content/<type>, pages)", p.Folder)
+		}
 		return s.entriesByFolderAs(ctx, b, p.Folder, p.Extension, p.Depth) // i18n.go
 	case "entriesByFiles":
 		var p struct {
@@ -143,8 +188,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		}
 		out := make([]entry, 0, len(p.Files))
 		for _, f := range p.Files {
-			if !safeRepoPath(f.Path) {
-				return nil, bad("params.files: %q is not a repository path", f.Path)
+			if err := s.entryPath(f.Path); err != nil {
+				return nil, err
 			}
 			e, err := s.readEntryAs(ctx, commit, f.Path) // i18n.go
 			if err != nil {
@@ -161,8 +206,8 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if !safeRepoPath(p.Path) {
-			return nil, bad("params.path: want a repository path")
+		if err := s.entryPath(p.Path); err != nil {
+			return nil, err
 		}
 		commit, err := s.commitOf(ctx, b)
 		if err != nil {
@@ -174,7 +219,7 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		return s.persistEntry(ctx, who, b, p)
+		return s.persistEntry(ctx, who, b, p, sp)
 	case "deleteFiles", "deleteFile":
 		var p struct {
 			Paths   []string `json:"paths"`
@@ -204,16 +249,16 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 		var p struct {
 			Asset asset `json:"asset"`
 		}
+		if !who.Can("media:write") {
+			return nil, fault.New(fault.Forbidden, "uploading media needs the scope media:write")
+		}
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		if err := checkAsset(p.Asset); err != nil {
 			return nil, err
 		}
-		if !who.Can("media:write") {
-			return nil, fault.New(fault.Forbidden, "uploading media needs the scope media:write")
-		}
-		it, err := s.upload(ctx, p.Asset)
+		it, err := s.upload(ctx, sp, p.Asset)
 		if err != nil {
 			return nil, err
 		}
@@ -261,6 +306,19 @@ func (s *Service) Call(ctx context.Context, who Caller, body []byte) (any, error
 	default:
 		return nil, bad("action: unknown action %q", req.Action)
 	}
+}
+
+// entryPath checks a path Decap reads an entry at: a document folio
+// edits (as persistEntry writes only those), never another file of the
+// repository (folio.yaml, a workflow, a secret).
+func (s *Service) entryPath(p string) error {
+	if !safeRepoPath(p) {
+		return bad("params: %q is not a repository path", p)
+	}
+	if _, ok := s.docOfFile(p); !ok {
+		return bad("params: %s is not a document folio edits (content/<type>/…, pages/…, globals.*)", p)
+	}
+	return nil
 }
 
 // cmsBranch is the branch of an unpublished entry.
@@ -366,9 +424,17 @@ type persistParams struct {
 	} `json:"options"`
 }
 
-// author is who a commit is written for: the key's name.
+// author is who a commit is written for: the key's name and e-mail
+// (Service.Email, else the Writer's, for a key without one).
 func (s *Service) author(who Caller) write.Person {
-	return write.Person{Name: who.Name, Email: s.Email}
+	p := write.Person{Name: who.Name, Email: who.Email}
+	if p.Email == "" {
+		p.Email = s.Email
+	}
+	if s.Writer != nil {
+		p = s.Writer.Author(p)
+	}
+	return p
 }
 
 // writer is the Writer, or NotAllowed on a box without one.
@@ -388,7 +454,7 @@ func message(given, fallback string) string {
 	return given
 }
 
-func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p persistParams) (any, error) {
+func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p persistParams, sp *spool) (any, error) {
 	files := p.DataFiles
 	if p.Entry != nil {
 		if files != nil {
@@ -458,21 +524,22 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	// Media go to the library; the entry names their library URLs.
 	var rewrites []string
 	for _, a := range p.Assets {
-		it, err := s.upload(ctx, a)
+		it, err := s.upload(ctx, sp, a)
 		if err != nil {
 			return nil, err
 		}
 		rewrites = append(rewrites, PublicFolder+"/"+path.Base(a.Path), it.URL)
 	}
 	msg := message(p.Options.CommitMessage, "Update "+strings.TrimSuffix(files[0].Path, path.Ext(files[0].Path)))
+	var trailers []write.TrailerLine
 	if status != "" {
-		msg += "\n\n" + statusTrailer + ": " + status + "\n"
+		trailers = []write.TrailerLine{{Key: statusTrailer, Value: status}}
 	}
 	for _, ew := range docs {
 		if len(rewrites) > 0 {
 			ew.raw = strings.NewReplacer(rewrites...).Replace(ew.raw)
 		}
-		if err := s.writeEntry(ctx, who, target, msg, ew); err != nil {
+		if err := s.writeEntry(ctx, who, target, msg, trailers, ew); err != nil {
 			return nil, err
 		}
 	}
@@ -495,24 +562,45 @@ func checkAsset(a asset) error {
 	return nil
 }
 
-// upload puts an asset into the media library.
-func (s *Service) upload(ctx context.Context, a asset) (*media.Item, error) {
+// upload puts an asset into the media library, its content decoded as a
+// stream (from its spooled file in sp, if it was spooled).
+func (s *Service) upload(ctx context.Context, sp *spool, a asset) (*media.Item, error) {
 	if s.Media == nil {
 		return nil, bad("this folio has no media library")
 	}
 	if err := checkAsset(a); err != nil {
 		return nil, err
 	}
-	dec := base64.NewDecoder(base64.StdEncoding, strings.NewReader(a.Content))
+	r, err := sp.contentReader(a)
+	if err != nil {
+		return nil, err
+	}
+	dec := &readErr{r: r}
 	it, err := s.Media.Create(ctx, media.UploadInput{Filename: path.Base(a.Path), Body: dec})
 	if err != nil {
+		// The library may wrap the reader's error or pass it on as it is
+		// (a truncated quantum is io.ErrUnexpectedEOF).
 		var ce base64.CorruptInputError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) || errors.As(dec.err, &ce) || errors.Is(dec.err, io.ErrUnexpectedEOF) {
 			return nil, bad("asset %q: content is not base64", a.Path)
 		}
 		return nil, err
 	}
 	return it, nil
+}
+
+// readErr remembers the error its reader gave.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, paths []string, msg string) (any, error) {
@@ -601,18 +689,63 @@ func (s *Service) mediaFile(ctx context.Context, p string) (any, error) {
 	return s.mediaFileOf(ctx, it)
 }
 
-// mediaFileOf reads an item's original.
-func (s *Service) mediaFileOf(ctx context.Context, it *media.Item) (mediaFile, error) {
-	key := it.Key
-	rc, err := s.Media.Storage().Open(ctx, key)
+// mediaFileOf is an item's original as Decap reads it (mediaFile), sent
+// as a stream: the original is base64-encoded as it is read from storage
+// into the answer, never held whole (a 50 MB upload would be 67 MB of
+// base64, then its JSON, at each call).
+func (s *Service) mediaFileOf(ctx context.Context, it *media.Item) (*mediaStream, error) {
+	rc, err := s.Media.Storage().Open(ctx, it.Key)
 	if err != nil {
-		return mediaFile{}, fmt.Errorf("decap: read media %s: %w", key, err)
+		return nil, fmt.Errorf("decap: read media %s: %w", it.Key, err)
 	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	return &mediaStream{it: it, rc: rc}, nil
+}
+
+// mediaStream is a mediaFile whose content is streamed (Streamer).
+type mediaStream struct {
+	it *media.Item
+	rc io.ReadCloser
+}
+
+// Stream writes the mediaFile's JSON, the content base64-encoded as the
+// original is read; it closes the original.
+func (m *mediaStream) Stream(ctx context.Context, w io.Writer) error {
+	defer m.rc.Close()
+	head, err := json.Marshal(m.it.ID)
 	if err != nil {
-		return mediaFile{}, fmt.Errorf("decap: read media %s: %w", key, err)
+		return err
 	}
-	return mediaFile{ID: it.ID, Content: base64.StdEncoding.EncodeToString(b), Encoding: "base64",
-		Path: it.URL, Name: it.Filename}, nil
+	if _, err := io.WriteString(w, `{"id":`+string(head)+`,"content":"`); err != nil {
+		return err
+	}
+	enc := base64.NewEncoder(base64.StdEncoding, w)
+	if _, err := io.Copy(enc, ctxReader{ctx, m.rc}); err != nil {
+		return fmt.Errorf("decap: read media %s: %w", m.it.Key, err)
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	tail, err := json.Marshal(struct {
+		Encoding string `json:"encoding"`
+		Path     string `json:"path"`
+		Name     string `json:"name"`
+	}{"base64", m.it.URL, m.it.Filename})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, `",`+string(tail[1:]))
+	return err
+}
+
+// ctxReader stops reading once ctx is done (the client went away).
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -84,8 +84,8 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 		return map[string]any{"collection": p.Collection, "slug": p.Slug, "status": status,
 			"diffs": diffs, "updatedAt": updated.Format(time.RFC3339)}, nil
 	case "unpublishedEntryDataFile":
-		if !safeRepoPath(p.Path) {
-			return nil, bad("params.path: want a repository path")
+		if err := s.entryPath(p.Path); err != nil {
+			return nil, err
 		}
 		b, _, err := s.Repo.Read(ctx, head, p.Path)
 		if fault.CodeOf(err) == fault.NotFound {

@@ -30,7 +30,7 @@ func ParseExpand(raw string, v *engine.View, publicOnly bool) (*Expand, error) {
 	if raw == "" {
 		return nil, nil
 	}
-	e := &Expand{Expand: engine.Expand{Types: map[string]bool{}, PublicOnly: publicOnly}}
+	e := &Expand{Expand: engine.Expand{Types: map[string]bool{}, PublicOnly: publicOnly, Max: engine.MaxExpanded}}
 	var vals []string
 	for p := range strings.SplitSeq(raw, ",") {
 		p = strings.TrimSpace(p)

@@ -1,0 +1,86 @@
+package decap
+
+import (
+	"sort"
+
+	"github.com/folio-cms/folio/media/fault"
+)
+
+// The scopes of folio's keys the actions need (server/keys.go names
+// them; the route itself needs content:write). Writing does not imply
+// reading: an action that answers with what the repository or the
+// library holds needs the scopes a GET of the same thing needs. Entries
+// are files as they are, drafts and scheduled documents among them:
+// content:read and content:draft, as draft=true needs.
+const (
+	scopeRead        = "content:read"
+	scopeDraft       = "content:draft"
+	scopeMediaRead   = "media:read"
+	scopeMediaWrite  = "media:write"
+	scopeMediaDelete = "media:delete"
+)
+
+var (
+	readEntries = []string{scopeRead, scopeDraft}
+	readMedia   = []string{scopeMediaRead}
+)
+
+// actionScopes lists every action the RPC answers with the scopes it
+// needs beyond content:write (nil: none). persistEntry with assets needs
+// media:write, deleteFiles of a media path media:delete: they are
+// checked with the parameters.
+var actionScopes = map[string][]string{
+	"info":                         nil,
+	"entriesByFolder":              readEntries,
+	"entriesByFiles":               readEntries,
+	"getEntry":                     readEntries,
+	"persistEntry":                 nil,
+	"deleteFiles":                  nil,
+	"deleteFile":                   nil,
+	"getMedia":                     readMedia,
+	"getMediaFile":                 readMedia,
+	"persistMedia":                 {scopeMediaWrite},
+	"unpublishedEntries":           readEntries,
+	"unpublishedEntry":             readEntries,
+	"unpublishedEntryDataFile":     readEntries,
+	"unpublishedEntryMediaFile":    readMedia,
+	"deleteUnpublishedEntry":       nil,
+	"updateUnpublishedEntryStatus": nil,
+	"publishUnpublishedEntry":      nil,
+	// Notes are read back in every answer: the review is read content.
+	"getNotes":             readEntries,
+	"addNote":              readEntries,
+	"updateNote":           readEntries,
+	"deleteNote":           readEntries,
+	"toggleNoteResolution": readEntries,
+	"getPRMetadata":        nil,
+	"getDeployPreview":     nil,
+}
+
+// Actions lists the actions the RPC answers, sorted.
+func Actions() []string {
+	out := make([]string, 0, len(actionScopes))
+	for a := range actionScopes {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ActionScopes are the scopes action needs beyond content:write.
+func ActionScopes(action string) []string { return actionScopes[action] }
+
+// allowed checks that who may call action: a 400 for an action the RPC
+// does not answer, a 403 naming the scope it lacks.
+func allowed(who Caller, action string) error {
+	scopes, ok := actionScopes[action]
+	if !ok {
+		return bad("action: unknown action %q", action)
+	}
+	for _, sc := range scopes {
+		if !who.Can(sc) {
+			return fault.New(fault.Forbidden, "%s needs the scope %s (writing does not imply reading)", action, sc)
+		}
+	}
+	return nil
+}
