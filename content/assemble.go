@@ -47,6 +47,9 @@ type Assembler struct {
 	// patched counts the calls answered by patching the previous site
 	// (for tests).
 	patched int
+	// markup is the site's Markdown settings of the last call: when they
+	// change, every file is read again (markup.go)
+	markup *Markup
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -58,10 +61,10 @@ func (as *Assembler) Fork() *Assembler {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	if as.loc != nil {
-		return &Assembler{loc: as.loc.fork()}
+		return &Assembler{loc: as.loc.fork(), markup: as.markup}
 	}
 	if as.last == nil {
-		return &Assembler{plain: as.plain}
+		return &Assembler{plain: as.plain, markup: as.markup}
 	}
 	last := *as.last
 	if last.claims != nil {
@@ -71,7 +74,23 @@ func (as *Assembler) Fork() *Assembler {
 		}
 		last.claims = cl
 	}
-	return &Assembler{last: &last, plain: as.plain}
+	return &Assembler{last: &last, plain: as.plain, markup: as.markup}
+}
+
+// setMarkup makes mk the Markdown settings of the next call: when they
+// differ from the last call's, nothing read before is reused.
+func (as *Assembler) setMarkup(mk *Markup) {
+	if !sameMarkup(as.markup, mk) {
+		as.last = nil
+		if as.loc != nil {
+			for _, sub := range as.loc.subs {
+				sub.mu.Lock()
+				sub.last, sub.markup = nil, mk
+				sub.mu.Unlock()
+			}
+		}
+	}
+	as.markup = mk
 }
 
 // assembly is one call's result, and what the next call compares with.
@@ -182,9 +201,17 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = slices.Clone(files)
 		slices.SortStableFunc(sorted, byPath)
 	}
+	if !as.plain {
+		sorted = astroFiles(sorted) // astro.go
+	}
 	if as.plain {
 		return as.assemblePlain(sorted)
 	}
+	mk := readMarkup(sorted)
+	if mk == nil {
+		mk = astroMarkup(sorted)
+	}
+	as.setMarkup(mk)
 	cfg, problems := detectI18n(sorted)
 	if cfg != nil {
 		as.last = nil
@@ -526,6 +553,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 	}
 	read := func(i int) {
 		f := sorted[i]
+		f.markup = as.markup
 		if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
 			units[i] = readPageUnit(f, rel)
 			return

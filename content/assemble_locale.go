@@ -623,7 +623,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 	for _, l := range cfg.Locales {
 		sub := st.subs[l.Code]
 		if sub == nil {
-			sub = &Assembler{plain: true}
+			sub = &Assembler{plain: true, markup: as.markup}
 			st.subs[l.Code] = sub
 		}
 		site, probs := sub.Assemble(buckets[l.Code])

@@ -46,6 +46,8 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 			return name, true
 		case name == "module":
 			return "module", true
+		case name == "markup" || name == "params":
+			return name, true // the Markdown settings (markup.go)
 		}
 	}
 	return "", false
@@ -218,6 +220,8 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			}
 			readLanguages(f, m, 0)
 			from = f.Path
+		case kind == "markup" || kind == "params":
+			// the Markdown settings (markup.go), not languages
 		default:
 			code := strings.TrimPrefix(kind, "languages.")
 			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})

@@ -15,7 +15,7 @@ func readItem(file File, typ, rel string) (*Item, error) {
 	}
 	data := f.rest()
 	if file.Doc.HasBody {
-		data["body"] = file.Doc.Body
+		data["body"] = file.Doc.Body.WithSite(file.markup, file.Doc.Meta)
 	}
 	return &Item{
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,

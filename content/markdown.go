@@ -2,28 +2,9 @@ package content
 
 import (
 	"bytes"
-	"sync"
 
 	"github.com/adrg/frontmatter"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/util"
 )
-
-// markdown is built once and shared: goldmark's parsers and renderers are
-// stateless and Convert is safe for concurrent use (yuin/goldmark author in
-// gohugoio/hugo#6484). Raw HTML is not passed through (goldmark's default,
-// and Hugo's): it renders as an HTML comment, and dangerous link schemes
-// such as javascript: are dropped. See docs/content.md "Markdown".
-var markdown = sync.OnceValue(func() goldmark.Markdown {
-	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, extension.Footnote),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
-			parser.WithInlineParsers(util.Prioritized(linkGate{}, linkGatePriority)),
-			parser.WithParagraphTransformers(util.Prioritized(refDefGate{}, refDefGatePriority))),
-	)
-})
 
 type fmKind int
 
@@ -68,7 +49,7 @@ var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 
 // parseMarkdown reads a Markdown file, or with isHTML an HTML one (front
 // matter the same, the body HTML); fmFast: see parseFile.
-func parseMarkdown(data []byte, fmFast, isHTML bool) (*Doc, error) {
+func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool) (*Doc, error) {
 	var fm fmCapture
 	// adrg/frontmatter copies the whole file, body included; it is given
 	// only the part up to the front matter's closing line when that is
@@ -132,6 +113,9 @@ func parseMarkdown(data []byte, fmFast, isHTML bool) (*Doc, error) {
 		return nil, problemAt(doc.Line+l-1, "Markdown nested more than %d levels deep (block quotes, lists or indentation)", maxMarkdownDepth)
 	}
 	doc.Body, doc.HasBody = NewMarkdown(string(rest)), true
+	if isMDX {
+		doc.Body = NewMDX(string(rest))
+	}
 	return doc, nil
 }
 

@@ -25,7 +25,12 @@ import (
 // A body made by NewLazyMarkdown does not hold its source at all: it reads
 // it when it is rendered or asked for (a server of a large site keeps its
 // bodies in the Git repository they came from, not in memory).
-type Markdown struct{ b *markdownBody }
+type Markdown struct {
+	b *markdownBody
+	// env is the site's settings and the document's front matter the
+	// body renders with (WithSite); nil: folio's defaults.
+	env *bodyEnv
+}
 
 type markdownBody struct {
 	src  string
@@ -33,12 +38,33 @@ type markdownBody struct {
 	// isHTML: the source is HTML (a Hugo .html content file), which is
 	// sanitized rather than rendered (see NewHTML).
 	isHTML bool
-	// mu serialises the render; done is set once it succeeded. A render
-	// that failed (a lazy source that could not be read, a panic) keeps
-	// nothing, so the next use tries again.
+	// isMDX: the source is MDX (mdx.go)
+	isMDX bool
+	// mu serialises the render; out is set once it succeeded, with the
+	// settings it was made with (a body cached by blob serves sites whose
+	// settings may differ). A render that failed (a lazy source that
+	// could not be read, a panic) keeps nothing, so the next use tries
+	// again. tree is the body tree, made the same way (bodytree.go).
 	mu   sync.Mutex
-	done atomic.Bool
-	html string
+	out  atomic.Pointer[rendered]
+	tree atomic.Pointer[rendered]
+}
+
+// rendered is a body's HTML (or tree JSON) made with the settings of key.
+type rendered struct {
+	key  string
+	text string
+}
+
+// WithSite is the body as it renders in a site of Markdown settings mk,
+// in a document of front matter page (for the param shortcode). The
+// returned value shares the body's source and renders.
+func (m Markdown) WithSite(mk *Markup, page map[string]any) Markdown {
+	if m.b == nil || (mk == nil && page == nil) {
+		return m
+	}
+	m.env = &bodyEnv{markup: mk, page: page}
+	return m
 }
 
 // NewMarkdown returns the body with Markdown source src. The source must
@@ -73,6 +99,9 @@ func BodyOf(ext, src string) Markdown {
 	if IsHTMLExt(ext) {
 		return NewHTML(src)
 	}
+	if IsMDXExt(ext) {
+		return NewMDX(src)
+	}
 	return NewMarkdown(src)
 }
 
@@ -80,6 +109,9 @@ func BodyOf(ext, src string) Markdown {
 func LazyBodyOf(ext string, load func() (string, error)) Markdown {
 	if IsHTMLExt(ext) {
 		return NewLazyHTML(load)
+	}
+	if IsMDXExt(ext) {
+		return NewLazyMDX(load)
 	}
 	return NewLazyMarkdown(load)
 }
@@ -126,27 +158,46 @@ func (m Markdown) Render() (string, error) {
 	if b == nil {
 		return "", nil
 	}
-	if b.done.Load() {
-		return b.html, nil
+	key := m.env.key()
+	if r := b.out.Load(); r != nil && r.key == key {
+		return r.text, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.done.Load() {
-		return b.html, nil
+	if r := b.out.Load(); r != nil && r.key == key {
+		return r.text, nil
 	}
-	html, err := b.render()
+	html, err := b.render(m.bodyEnv())
 	if err != nil {
 		return "", err
 	}
-	b.html = html
-	b.done.Store(true)
+	b.out.Store(&rendered{key: key, text: html})
 	return html, nil
 }
 
-// Rendered tells whether the HTML was made already.
-func (m Markdown) Rendered() bool { return m.b == nil || m.b.done.Load() }
+// bodyEnv is the env a render uses: m's, marked MDX for an MDX body.
+func (m Markdown) bodyEnv() *bodyEnv {
+	if !m.b.isMDX {
+		return m.env
+	}
+	e := bodyEnv{mdx: true}
+	if m.env != nil {
+		e = *m.env
+		e.mdx = true
+	}
+	return &e
+}
 
-func (b *markdownBody) render() (html string, err error) {
+// Rendered tells whether the HTML was made already.
+func (m Markdown) Rendered() bool {
+	if m.b == nil {
+		return true
+	}
+	r := m.b.out.Load()
+	return r != nil && r.key == m.env.key()
+}
+
+func (b *markdownBody) render(env *bodyEnv) (html string, err error) {
 	defer func() {
 		// goldmark has never panicked on fuzzed input, but a body is
 		// rendered while a request is being served: a panic becomes an
@@ -169,15 +220,12 @@ func (b *markdownBody) render() (html string, err error) {
 	if markdownTooDeep([]byte(src)) > 0 {
 		return "", nil
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(src) + len(src)/4)
-	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
 	// renderContext bounds the work of links (see linkGate).
-	if err := markdown().Convert([]byte(src), &buf, parser.WithContext(renderContext(len(src)))); err != nil {
-		return "", nil
-	}
-	return buf.String(), nil
+	return renderBodyHTML(src, env, 0), nil
 }
+
+// parserContext is the parser option of one render of n bytes.
+func parserContext(n int) parser.ParseOption { return parser.WithContext(renderContext(n)) }
 
 // ErrRenderPanic is the error of a render that panicked.
 var ErrRenderPanic = errors.New("markdown renderer panicked")

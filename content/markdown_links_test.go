@@ -28,7 +28,7 @@ func gated(t testing.TB, src string) (string, bool) {
 	t.Helper()
 	pc := renderContext(len(src))
 	var b bytes.Buffer
-	if err := markdown().Convert([]byte(src), &b, parser.WithContext(pc)); err != nil {
+	if err := markdownFor(nil).Convert([]byte(src), &b, parser.WithContext(pc)); err != nil {
 		t.Fatal(err)
 	}
 	return b.String(), linksGated(pc)

@@ -21,7 +21,7 @@ const MaxFileSize = 4 << 20
 // branch bundle (see branchBundle). Extensions are matched case-insensitively.
 // Type folder names are not checked here: Assemble reports a bad one.
 func Relevant(p string) bool {
-	return relevantPlain(p) || localeRelevant(p)
+	return relevantPlain(p) || localeRelevant(p) || astroRelevant(p)
 }
 
 // relevantPlain is Relevant for a site without locales.
@@ -107,7 +107,7 @@ func isDataExt(ext string) bool {
 	return false
 }
 
-func isMarkdownExt(ext string) bool { return ext == ".md" || ext == ".markdown" }
+func isMarkdownExt(ext string) bool { return ext == ".md" || ext == ".markdown" || ext == ".mdx" }
 
 func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) || IsHTMLExt(ext) }
 
@@ -152,7 +152,7 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	)
 	switch {
 	case isMarkdownExt(ext), IsHTMLExt(ext):
-		return parseMarkdown(data, fmFast, IsHTMLExt(ext))
+		return parseMarkdown(data, fmFast, IsHTMLExt(ext), IsMDXExt(ext))
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
 		if meta, err = decodeYAML(data, 0, lines, true); err == nil {

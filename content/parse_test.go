@@ -252,7 +252,7 @@ func TestRelevant(t *testing.T) {
 	// Files only a site with locales reads.
 	for p, want := range map[string]bool{
 		"hugo.toml": true, "config.yaml": true, "config/_default/languages.fr.toml": true,
-		"config/_default/hugo.toml": true, "config/_default/params.toml": false, "config/production/hugo.toml": false,
+		"config/_default/hugo.toml": true, "config/_default/params.toml": true, "config/_default/menus.toml": false, "config/production/hugo.toml": false,
 		"globals.fr.yaml": true, "globals/de.yml": true, "globals/de/x.yml": false, "content/about.fr.md": true,
 	} {
 		if got := Relevant(p); got != want {

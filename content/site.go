@@ -67,6 +67,9 @@ type File struct {
 	// Blob is the file's Git blob hash; "" when not known (a file not
 	// read from Git).
 	Blob string
+	// markup is the site's Markdown settings its body renders with (set
+	// by the Assembler while reading it; markup.go)
+	markup *Markup
 }
 
 // Site is one whole, assembled site: every page and item including drafts,

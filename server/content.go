@@ -264,11 +264,22 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if err != nil {
 		return err
 	}
+	tree, err := bodyParam(r)
+	if err != nil {
+		return err
+	}
 	items, total, sort, filter, err := listWindow(v, t, conds, q.Get("sort"), pg)
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.Name, err) // engine.ErrBadSort, a bad filter: 400
 	}
-	window, err := project(items, f)
+	shown := items
+	if tree {
+		if shown, err = treeResources(items); err != nil {
+			return err
+		}
+		filter += "\x00body=tree"
+	}
+	window, err := project(shown, f)
 	if err != nil {
 		return err
 	}
@@ -346,14 +357,53 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View
 			w.Header().Set("Content-Language", l) // a fallback
 		}
 	}
+	tree, err := bodyParam(r)
+	if err != nil {
+		return err
+	}
+	orig := res
+	if tree {
+		if res, err = res.TreeResource(); err != nil {
+			return err
+		}
+	}
 	p, err := repr.Project(res, f)
 	if err != nil {
 		return err
 	}
 	if e != nil {
-		return s.serveExpanded(w, r, v, res, p, e, cc)
+		return s.serveExpanded(w, r, v, orig, p, e, cc)
 	}
 	return serveResource(w, r, p, cc)
+}
+
+// bodyParam reads `body`: html (the default) or tree, each Markdown body
+// as its body tree (engine.Resource.TreeResource). A query without it is
+// not parsed again.
+func bodyParam(r *http.Request) (tree bool, err error) {
+	if !strings.Contains(r.URL.RawQuery, "body") {
+		return false, nil
+	}
+	switch b := query(r).Get("body"); b {
+	case "", "html":
+		return false, nil
+	case "tree":
+		return true, nil
+	default:
+		return false, badRequest("body: want html or tree, not %q", b)
+	}
+}
+
+// treeResources is each resource with its bodies as trees.
+func treeResources(rs []*engine.Resource) ([]*engine.Resource, error) {
+	out := make([]*engine.Resource, len(rs))
+	for i, r := range rs {
+		var err error
+		if out[i], err = r.TreeResource(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // project narrows each resource to f (a no-op for nil).

@@ -38,10 +38,10 @@ type file struct {
 }
 
 // isMarkdownPath tells whether p is a front matter and body file: Markdown,
-// or HTML (Hugo's HTML content files, whose body is written as given).
+// MDX, or HTML (Hugo's HTML content files, whose body is written as given).
 func isMarkdownPath(p string) bool {
 	ext := strings.ToLower(path.Ext(p))
-	return ext == ".md" || ext == ".markdown" || content.IsHTMLExt(ext)
+	return ext == ".md" || ext == ".markdown" || content.IsHTMLExt(ext) || content.IsMDXExt(ext)
 }
 
 func dataFormat(p string) string {

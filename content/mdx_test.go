@@ -1,0 +1,106 @@
+package content
+
+import (
+	"strings"
+	"testing"
+)
+
+// An MDX page of an Astro Starlight docs site, as they are written.
+const starlightPage = `---
+title: Asides
+description: Learn how to use asides.
+---
+
+import { Aside, Card, CardGrid } from '@astrojs/starlight/components';
+import Preview from '~/components/component-preview.astro';
+export const meta = {
+	draft: false,
+};
+
+To display secondary information, use the ` + "`<Aside>`" + ` component.
+
+<Preview>
+	<Aside slot="preview">
+		Include **nonessential** information.
+
+		- one
+		- two
+	</Aside>
+</Preview>
+
+{/* a JSX comment */}
+
+<CardGrid stagger>
+	<Card title="Star" icon={"star"} count={3}>Inline *text*</Card>
+	<Card title={title} />
+</CardGrid>
+
+` + "```mdx\n<Aside>Some content in an aside.</Aside>\n```" + `
+
+Line with <kbd>Ctrl</kbd> and <span onclick="x()">html</span>.
+`
+
+func TestMDX_Starlight(t *testing.T) {
+	doc, err := Parse("src/content/docs/asides.mdx", []byte(starlightPage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Meta["title"] != "Asides" || !doc.Body.IsMDX() {
+		t.Fatalf("meta %v mdx %v", doc.Meta, doc.Body.IsMDX())
+	}
+	got := doc.Body.HTML()
+	for _, want := range []string{
+		"<p>To display secondary information, use the <code>&lt;Aside&gt;</code> component.</p>",
+		"<folio-component name=\"Preview\">\n<folio-component name=\"Aside\" data-props=\"{&#34;slot&#34;:&#34;preview&#34;}\">\n<p>Include <strong>nonessential</strong> information.</p>\n<ul>\n<li>one</li>",
+		`<folio-component name="CardGrid" data-props="{&#34;stagger&#34;:true}">`,
+		`<folio-component name="Card" data-props="{&#34;count&#34;:3,&#34;icon&#34;:&#34;star&#34;,&#34;title&#34;:&#34;Star&#34;}">Inline <em>text</em></folio-component>`,
+		`<folio-component name="Card" data-props="{&#34;title&#34;:{&#34;expression&#34;:&#34;title&#34;}}"></folio-component>`,
+		"<pre><code class=\"language-mdx\">&lt;Aside&gt;Some content in an aside.&lt;/Aside&gt;\n</code></pre>",
+		"<p>Line with Ctrl and <span>html</span>.</p>", // the HTML file policy keeps no kbd
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"import", "export", "draft", "JSX comment", "onclick", "&lt;Card", "&lt;Preview", "omitted"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("holds %q:\n%s", bad, got)
+		}
+	}
+	checkRoundTrip(t, doc.Body)
+}
+
+// TestMDX_AstroCollections: src/content/<collection>/ is a type.
+func TestMDX_AstroCollections(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"src/content/docs/index.mdx":         "---\ntitle: Home\n---\n<Card title=\"x\" />\n",
+		"src/content/docs/guides/install.md": "---\ntitle: Install\n---\nHi <b>there</b>.\n",
+		"src/content/blog/first.md":          "---\ntitle: First\n---\nPost.\n",
+		"src/content/config.ts":              "export const collections = {};\n",
+	})
+	wantNoProblems(t, probs)
+	var got []string
+	for typ, items := range site.Items {
+		for _, it := range items {
+			got = append(got, typ+"/"+it.Slug+"@"+it.Meta.Path)
+		}
+	}
+	want := map[string]bool{"docs/index@src/content/docs/index.mdx": true, "docs/guides/install@src/content/docs/guides/install.md": true, "blog/first@src/content/blog/first.md": true}
+	if len(got) != len(want) {
+		t.Fatalf("items %v", got)
+	}
+	for _, g := range got {
+		if !want[g] {
+			t.Errorf("item %s", g)
+		}
+	}
+	for _, it := range site.Items["docs"] {
+		h := it.Data["body"].(Markdown).HTML()
+		if it.Slug == "guides/install" && h != "<p>Hi <b>there</b>.</p>\n" {
+			t.Errorf("install: %q (Astro passes raw HTML)", h)
+		}
+		if it.Slug == "index" && !strings.Contains(h, `<folio-component name="Card"`) {
+			t.Errorf("index: %q", h)
+		}
+	}
+}

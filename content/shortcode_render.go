@@ -1,0 +1,508 @@
+package content
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	ghtml "github.com/yuin/goldmark/renderer/html"
+)
+
+// bodyEnv is what a body renders with besides its source: the site's
+// Markdown settings and the document's front matter (for param).
+type bodyEnv struct {
+	markup *Markup
+	page   map[string]any
+	mdx    bool // the source is MDX (mdx.go)
+}
+
+func (e *bodyEnv) key() string {
+	if e == nil {
+		return ""
+	}
+	return e.markup.cacheKey()
+}
+
+// md is the settings the render uses: an MDX body's HTML elements are
+// raw HTML passed through, sanitized (JSX has no other way to write them).
+func (e *bodyEnv) md() *Markup {
+	if e == nil {
+		return nil
+	}
+	if e.mdx {
+		var m Markup
+		if e.markup != nil {
+			m = *e.markup
+		}
+		m.Unsafe, m.mdx = true, true
+		return &m
+	}
+	return e.markup
+}
+
+// placeholder characters: a component stands in the Markdown as
+// phOpen + its index + phClose (private-use characters, which Markdown
+// leaves alone); a source's own are replaced by U+FFFD first.
+const (
+	phOpen  = '\uE000'
+	phClose = '\uE001'
+	phBlock = '\uE002' // a component's block (componentBlockNode)
+)
+
+// expandedBody is a body's source with its components replaced by
+// placeholders.
+type expandedBody struct {
+	src   string
+	comps []*component
+}
+
+var phRe = regexp.MustCompile("\uE000([0-9]+)\uE001")
+
+// phBlockRe is a component's block (componentBlockNode).
+var phBlockRe = regexp.MustCompile("\uE002([0-9]+)\uE001\n")
+
+// codeRe is a code element of goldmark's HTML.
+var codeRe = regexp.MustCompile(`(?s)<code[^>]*>.*?</code>`)
+
+// rawOf is the source of the component of placeholder m.
+func rawOf(m string, comps []*component) string {
+	i, err := strconv.Atoi(phRe.FindStringSubmatch(m)[1])
+	if err != nil || i >= len(comps) {
+		return ""
+	}
+	return comps[i].raw
+}
+
+// phEncodedRe is a placeholder in a URL, percent-encoded by goldmark.
+var phEncodedRe = regexp.MustCompile("%EE%80%80([0-9]+)%EE%80%81")
+
+// expandBody finds the shortcodes (and in MDX the JSX elements) of src,
+// writes the built-ins that are text (ref, relref, param, highlight) in
+// their place, and puts a placeholder for every other one.
+func expandBody(src string, env *bodyEnv) expandedBody {
+	if strings.ContainsAny(src, string([]rune{phOpen, phClose, phBlock})) {
+		src = strings.NewReplacer(string(phOpen), "\uFFFD", string(phClose), "\uFFFD", string(phBlock), "\uFFFD").Replace(src)
+	}
+	var spans []scSpan
+	if env != nil && env.mdx {
+		src, spans = findMDX(src)
+	} else {
+		spans = findShortcodes(src)
+	}
+	if len(spans) == 0 {
+		return expandedBody{src: src}
+	}
+	var b strings.Builder
+	b.Grow(len(src))
+	var comps []*component
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(src[last:sp.start])
+		last = sp.end
+		if sp.comp == nil {
+			b.WriteString(sp.literal)
+			continue
+		}
+		if text, ok := builtinText(sp.comp, env); ok {
+			b.WriteString(text)
+			continue
+		}
+		b.WriteRune(phOpen)
+		b.WriteString(strconv.Itoa(len(comps)))
+		b.WriteRune(phClose)
+		comps = append(comps, sp.comp)
+	}
+	b.WriteString(src[last:])
+	return expandedBody{src: b.String(), comps: comps}
+}
+
+// arg is a component's named argument key, else its positional argument
+// pos (-1: none).
+func (c *component) arg(key string, pos int) string {
+	for _, p := range c.named {
+		if p.key == key {
+			return p.val
+		}
+	}
+	if pos >= 0 && pos < len(c.args) {
+		return c.args[pos]
+	}
+	return ""
+}
+
+// builtinText is what Hugo's built-in shortcodes that make text make of
+// c: ref and relref the target's path, param the value, highlight a
+// fenced code block.
+func builtinText(c *component, env *bodyEnv) (string, bool) {
+	if c.syntax == syntaxJSX {
+		return "", false
+	}
+	switch c.name {
+	case "ref", "relref":
+		return hugoRefPath(c.arg("path", 0)), true
+	case "param":
+		name := c.arg("name", 0)
+		v, ok := pageParam(env, name)
+		if !ok {
+			return "", true
+		}
+		s := paramText(v)
+		if c.syntax == syntaxShortcode {
+			s = escapeMarkdown(s)
+		}
+		return s, true
+	case "highlight":
+		lang := c.arg("lang", 0)
+		code := strings.Trim(c.inner, "\n")
+		if !c.block {
+			fence := "`"
+			for strings.Contains(code, fence) {
+				fence += "`"
+			}
+			return fence + " " + code + " " + fence, true
+		}
+		fence := "```"
+		for strings.Contains(code, fence) {
+			fence += "`"
+		}
+		return fence + lang + "\n" + code + "\n" + fence, true
+	}
+	return "", false
+}
+
+// pageParam is Hugo's .Param: the page's front matter (or its params
+// map), else the site's params.
+func pageParam(env *bodyEnv, name string) (any, bool) {
+	if name == "" || env == nil {
+		return nil, false
+	}
+	if v, ok := lookupParam(env.page, name); ok {
+		return v, true
+	}
+	if p, ok := env.page["params"].(map[string]any); ok {
+		if v, ok := lookupParam(p, name); ok {
+			return v, true
+		}
+	}
+	return env.markup.param(name)
+}
+
+func paramText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool, int, int64, float64:
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// escapeMarkdown backslash-escapes the ASCII punctuation of s, so that it
+// reads as the text it is.
+func escapeMarkdown(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x80 && (c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~') {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// hugoRefPath is the path Hugo's default permalinks give the page ref
+// names: "docs/install.md#step-2" is /docs/install/#step-2, a section's
+// _index.md its folder.
+func hugoRefPath(ref string) string {
+	ref = strings.TrimSpace(ref)
+	anchor := ""
+	if i := strings.IndexByte(ref, '#'); i >= 0 {
+		ref, anchor = ref[:i], ref[i:]
+	}
+	if ref == "" {
+		return anchor
+	}
+	p := strings.Trim(ref, "/")
+	ext := path.Ext(p)
+	switch strings.ToLower(ext) {
+	case ".md", ".markdown", ".html", ".htm", ".mdx":
+		p = strings.TrimSuffix(p, ext)
+	}
+	base := path.Base(p)
+	if base == "_index" || base == "index" {
+		p = path.Dir(p)
+	}
+	p = strings.ToLower(strings.ReplaceAll(p, " ", "-"))
+	if p == "." || p == "" {
+		return "/" + anchor
+	}
+	return "/" + p + "/" + anchor
+}
+
+// renderBodyHTML renders a Markdown source with its components.
+func renderBodyHTML(src string, env *bodyEnv, depth int) string {
+	exp := expandBody(src, env)
+	var buf bytes.Buffer
+	buf.Grow(len(exp.src) + len(exp.src)/4)
+	// Writing to a bytes.Buffer cannot fail, so neither can Convert.
+	_ = markdownFor(env.md()).Convert([]byte(exp.src), &buf, parserContext(len(exp.src)))
+	if len(exp.comps) == 0 {
+		return buf.String()
+	}
+	return fillComponents(buf.String(), exp.comps, env, depth)
+}
+
+// fillComponents puts the components' HTML in place of their
+// placeholders: a paragraph of a placeholder alone is the component's
+// block, any other placeholder the component inline; one in a URL is
+// dropped (a custom shortcode's output cannot be known there).
+func fillComponents(out string, comps []*component, env *bodyEnv, depth int) string {
+	out = phEncodedRe.ReplaceAllString(out, "")
+	// in code, a component is the source it was written as
+	out = codeRe.ReplaceAllStringFunc(out, func(code string) string {
+		return phRe.ReplaceAllStringFunc(code, func(m string) string {
+			return escapeText(rawOf(m, comps))
+		})
+	})
+	htmlOf := func(m string, block bool) string {
+		re := phRe
+		if block {
+			re = phBlockRe
+		}
+		i, err := strconv.Atoi(re.FindStringSubmatch(m)[1])
+		if err != nil || i >= len(comps) {
+			return ""
+		}
+		return componentHTML(comps[i], env, depth, block)
+	}
+	out = phBlockRe.ReplaceAllStringFunc(out, func(m string) string {
+		return htmlOf(m, true) + "\n"
+	})
+	return phRe.ReplaceAllStringFunc(out, func(m string) string { return htmlOf(m, false) })
+}
+
+// innerHTML renders a component's inner source; inline, a single
+// paragraph is unwrapped (as Hugo's markdownify does).
+func innerHTML(c *component, env *bodyEnv, depth int, block bool) string {
+	if strings.TrimSpace(c.inner) == "" {
+		return ""
+	}
+	if lang := c.codeLang(); lang != "" {
+		return codeHTML(lang, c.code())
+	}
+	if depth >= maxComponentDepth {
+		return html.EscapeString(c.inner)
+	}
+	in := renderBodyHTML(c.inner, env, depth+1)
+	if !block {
+		in = unwrapParagraph(in)
+	}
+	return in
+}
+
+func unwrapParagraph(s string) string {
+	t := strings.TrimSuffix(s, "\n")
+	if strings.HasPrefix(t, "<p>") && strings.HasSuffix(t, "</p>") && strings.Count(t, "<p>") == 1 {
+		return t[3 : len(t)-4]
+	}
+	return s
+}
+
+// componentHTML is a component's HTML: the HTML of the built-ins folio
+// renders (figure, youtube, vimeo, details), else a <folio-component>
+// element that names it and carries its arguments as JSON, with its
+// inner content rendered inside.
+func componentHTML(c *component, env *bodyEnv, depth int, block bool) string {
+	if h, ok := builtinHTML(c, env, depth, block); ok {
+		return h
+	}
+	var b strings.Builder
+	b.WriteString(`<folio-component name="`)
+	b.WriteString(html.EscapeString(c.name))
+	b.WriteString(`"`)
+	if len(c.named) > 0 {
+		b.WriteString(` data-props="`)
+		b.WriteString(html.EscapeString(propsJSON(c)))
+		b.WriteString(`"`)
+	}
+	if len(c.args) > 0 {
+		j, _ := json.Marshal(c.args)
+		b.WriteString(` data-args="`)
+		b.WriteString(html.EscapeString(string(j)))
+		b.WriteString(`"`)
+	}
+	b.WriteString(">")
+	in := innerHTML(c, env, depth, block)
+	if block && in != "" {
+		b.WriteString("\n")
+	}
+	b.WriteString(in)
+	b.WriteString("</folio-component>")
+	return b.String()
+}
+
+// props is a component's named arguments as a map: strings, and a JSX
+// expression as {"expression": source} unless it is a JSON value.
+func (c *component) props() map[string]any {
+	if len(c.named) == 0 {
+		return nil
+	}
+	m := make(map[string]any, len(c.named))
+	for _, p := range c.named {
+		if !p.expr {
+			m[p.key] = p.val
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(p.val), &v) == nil {
+			m[p.key] = v
+		} else {
+			m[p.key] = map[string]any{"expression": p.val}
+		}
+	}
+	return m
+}
+
+func propsJSON(c *component) string {
+	j, _ := json.Marshal(c.props())
+	return string(j)
+}
+
+var embedIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// builtinHTML is the HTML of Hugo's built-ins that make HTML, as Hugo's
+// own templates do.
+func builtinHTML(c *component, env *bodyEnv, depth int, block bool) (string, bool) {
+	if c.syntax == syntaxJSX {
+		return "", false
+	}
+	attr := func(s string) string { return html.EscapeString(s) }
+	switch c.name {
+	case "figure":
+		src := safeURL(c.arg("src", -1))
+		if src == "" {
+			return "", false
+		}
+		var b strings.Builder
+		b.WriteString("<figure")
+		if cl := c.arg("class", -1); cl != "" {
+			b.WriteString(` class="` + attr(cl) + `"`)
+		}
+		b.WriteString(">")
+		link := safeURL(c.arg("link", -1))
+		if link != "" {
+			b.WriteString(`<a href="` + attr(link) + `">`)
+		}
+		b.WriteString(`<img src="` + attr(src) + `"`)
+		alt := c.arg("alt", -1)
+		if alt == "" {
+			alt = c.arg("caption", -1)
+		}
+		if alt != "" {
+			b.WriteString(` alt="` + attr(alt) + `"`)
+		}
+		for _, k := range []string{"width", "height"} {
+			if v := c.arg(k, -1); v != "" {
+				b.WriteString(" " + k + `="` + attr(v) + `"`)
+			}
+		}
+		b.WriteString(">")
+		if link != "" {
+			b.WriteString("</a>")
+		}
+		title, caption := c.arg("title", -1), c.arg("caption", -1)
+		if title != "" || caption != "" {
+			b.WriteString("<figcaption>")
+			if title != "" {
+				b.WriteString("<h4>" + html.EscapeString(title) + "</h4>")
+			}
+			if caption != "" {
+				b.WriteString("<p>" + unwrapParagraph(strings.TrimSuffix(renderBodyHTML(caption, env, maxComponentDepth), "\n")) + "</p>")
+			}
+			b.WriteString("</figcaption>")
+		}
+		b.WriteString("</figure>")
+		return b.String(), true
+	case "youtube", "vimeo":
+		id := c.arg("id", 0)
+		if !embedIDRe.MatchString(id) {
+			return "", false
+		}
+		src := "https://www.youtube-nocookie.com/embed/" + id
+		if c.name == "vimeo" {
+			src = "https://player.vimeo.com/video/" + id
+		}
+		title := c.arg("title", -1)
+		if title == "" {
+			title = strings.ToUpper(c.name[:1]) + c.name[1:] + " video"
+		}
+		return `<div class="folio-embed folio-embed-` + c.name + `"><iframe src="` + src + `" title="` + attr(title) +
+			`" allow="fullscreen; picture-in-picture" allowfullscreen loading="lazy"></iframe></div>`, true
+	case "details":
+		var b strings.Builder
+		b.WriteString("<details")
+		if v := c.arg("open", -1); v == "true" {
+			b.WriteString(" open")
+		}
+		b.WriteString("><summary>")
+		s := c.arg("summary", -1)
+		if s == "" {
+			s = "Details"
+		}
+		b.WriteString(html.EscapeString(s))
+		b.WriteString("</summary>\n")
+		b.WriteString(innerHTML(c, env, depth, true))
+		b.WriteString("</details>")
+		return b.String(), true
+	}
+	return "", false
+}
+
+// safeURL is u unless it is a scheme that runs script (javascript:,
+// vbscript:, data: but images), as goldmark drops such links.
+func safeURL(u string) string {
+	u = strings.TrimSpace(u)
+	if u == "" || ghtml.IsDangerousURL([]byte(u)) {
+		return ""
+	}
+	return u
+}
+
+// codeLang is the language of a shortcode whose inner content is code:
+// a paired one with a lang argument (Docsy's tab, code-toggle and the
+// like highlight their content); "" for others.
+func (c *component) codeLang() string {
+	if c.syntax == syntaxJSX || !c.paired {
+		return ""
+	}
+	return c.arg("lang", -1)
+}
+
+// code is the inner content as code: its comment shortcodes
+// ({{</* x */>}}) written as the shortcodes they hold, nothing run.
+func (c *component) code() string {
+	in := strings.Trim(c.inner, "\n")
+	var b strings.Builder
+	last := 0
+	for _, sp := range findShortcodes(in) {
+		if sp.comp != nil {
+			continue
+		}
+		b.WriteString(in[last:sp.start])
+		b.WriteString(sp.literal)
+		last = sp.end
+	}
+	b.WriteString(in[last:])
+	return b.String() + "\n"
+}
+
+// codeHTML is a code block as goldmark writes one.
+func codeHTML(lang, code string) string {
+	return `<pre><code class="language-` + escapeText(lang) + `">` + escapeText(code) + "</code></pre>\n"
+}
