@@ -81,8 +81,9 @@ func (s *Server) openapiFor(full bool) openapiBody {
 
 // buildTyped adds to the static document, for each modelled type T (the
 // public ones unless full): Data_T, the JSON Schema of its data; Item_T,
-// an Item whose data is a Data_T; ItemList_T, a list of Item_T; and
-// Globals_model when the globals declare fields.
+// an Item whose data is a Data_T; ItemList_T, a list of Item_T; its own
+// paths (addTypedPaths); and Globals_model when the globals declare
+// fields.
 func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	var doc map[string]any
 	if err := json.Unmarshal(s.openapiDoc.body, &doc); err != nil {
@@ -92,6 +93,11 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	schemas, _ := comps["schemas"].(map[string]any)
 	if schemas == nil {
 		return s.openapiDoc
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	var locales []string
+	if i18n := snap.Site.I18n; i18n != nil {
+		locales = i18n.Codes()
 	}
 	m := snap.Model
 	names := make([]string, 0, len(m.Types))
@@ -109,10 +115,16 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 			"type": map[string]any{"type": "string", "const": n},
 			"data": ref("Data_" + n),
 		}, "An item of type "+n+", its data as the content model declares.")
-		schemas["Filter_"+n] = filterSchema(t)
+		filter := filterSchema(t)
+		schemas["Filter_"+n] = filter
 		schemas["ItemList_"+n] = withProps(schemas["ItemList"], map[string]any{
 			"items": map[string]any{"type": "array", "items": ref("Item_" + n)},
 		}, "A list of items of type "+n+".")
+		if paths != nil {
+			props, _ := filter["properties"].(map[string]any)
+			addTypedPaths(paths, typedPathsInfo{name: n, public: snap.Site.Config.Types[n].Public,
+				filter: props, locales: locales})
+		}
 	}
 	if full && m.Globals != nil {
 		schemas["Data_globals"] = openapiSchema(m.Globals.Data)
