@@ -33,8 +33,21 @@ type typedPathsInfo struct {
 }
 
 // addTypedPaths adds the paths of type t to paths, copied from the
-// generic ones already there.
-func addTypedPaths(paths map[string]any, t typedPathsInfo) {
+// generic ones already there, and its filter parameter to params.
+func addTypedPaths(paths, params map[string]any, t typedPathsInfo) {
+	// The filter of the lists: Filter_T's fields (referred to, not
+	// copied: a big model's filter is its largest part), and any other
+	// (<field> for data.<field>, and what the server refuses with 400).
+	fields := make(map[string]any, len(t.filter))
+	for name := range t.filter {
+		fields[name] = ref("Filter_" + t.name + "/properties/" + pointerToken(name))
+	}
+	params["filter_"+t.name] = map[string]any{
+		"name": "filter", "in": "query", "style": "deepObject", "explode": true,
+		"description": "The conditions `filter[<field>][<op>]=<value>` on the fields of " + t.name +
+			" (Filter_" + t.name + "; see the `filter` of the generic lists; `data.<field>` is also written `<field>`).",
+		"schema": map[string]any{"type": "object", "properties": fields, "additionalProperties": ref("FilterOps")},
+	}
 	for _, b := range typedPathBases {
 		if b.public && !t.public {
 			continue
@@ -77,13 +90,7 @@ func typedOperation(op map[string]any, t typedPathsInfo) map[string]any {
 			case "type":
 				continue
 			case "contentFilter":
-				p = map[string]any{
-					"name": "filter", "in": "query", "style": "deepObject", "explode": true,
-					"description": "The conditions `filter[<field>][<op>]=<value>` on the fields of " + t.name +
-						" (see the list `filter` of /api/v1/content/{type}; `data.<field>` is also written `<field>`).",
-					"schema": map[string]any{"type": "object", "properties": t.filter,
-						"additionalProperties": ref("FilterOps")},
-				}
+				p = map[string]any{"$ref": "#/components/parameters/filter_" + t.name}
 			case "locale":
 				if len(t.locales) > 0 {
 					enum := make([]any, len(t.locales))
@@ -147,6 +154,11 @@ func typedResponse(r map[string]any, typ string) map[string]any {
 	}
 	out["content"] = nc
 	return out
+}
+
+// pointerToken escapes s as a JSON Pointer token (RFC 6901).
+func pointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // paramRef is the name of the component a parameter refers to ("" for

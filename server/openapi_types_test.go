@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/folio-cms/folio/server"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -157,4 +159,30 @@ func TestOpenAPI_TypedPathsLocales(t *testing.T) {
 	if r := typedGet(t, doc, ts.URL+"/api/v1/content/posts?locale=de", key); r.Status != http.StatusBadRequest {
 		t.Errorf("locale=de: %d", r.Status)
 	}
+}
+
+// BenchmarkTypedOpenAPI builds the typed document of a site of 100
+// modelled types of 8 fields each, every one public (the largest
+// document: each type's content and public paths), and reports its size.
+func BenchmarkTypedOpenAPI(b *testing.B) {
+	var model strings.Builder
+	model.WriteString("types:\n")
+	site := map[string]string{}
+	for i := range 100 {
+		fmt.Fprintf(&model, "  type%03d:\n    public: true\n    fields:\n      title: {kind: string, required: true}\n", i)
+		for f := range 8 {
+			kind := []string{"string", "number", "boolean", "date", "text", "integer", "url", "markdown"}[f]
+			fmt.Fprintf(&model, "      f%d: %s\n", f, kind)
+		}
+		site[fmt.Sprintf("content/type%03d/a.md", i)] = "---\ntitle: A\n---\nA\n"
+	}
+	site["folio.yaml"] = model.String()
+	ts := startServer(b, newRepo(b, site).bare)
+	srv := ts.Handler.(*server.Server)
+	size := 0
+	b.ResetTimer()
+	for b.Loop() {
+		size = srv.BuildTypedOpenAPI(true)
+	}
+	b.ReportMetric(float64(size), "bytes/doc")
 }
