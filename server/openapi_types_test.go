@@ -186,3 +186,40 @@ func BenchmarkTypedOpenAPI(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes/doc")
 }
+
+// TestOpenAPI_TypedPathsWrites: the writes of a modelled type, described
+// on its own paths too, validate against them (request and answer).
+func TestOpenAPI_TypedPathsWrites(t *testing.T) {
+	repo := newRepo(t, writeSite)
+	ts := startWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	doc := loadTyped(t, ts.URL, key)
+	if op := doc.Paths.Value("/api/v1/content/posts/{slug}").Patch; op == nil || op.OperationID != "patchItem_posts" {
+		t.Fatalf("no PATCH on the per-type path: %+v", op)
+	}
+	send := func(method, path, body string) response {
+		t.Helper()
+		req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := typedClient(t, doc).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return response{Status: res.StatusCode, Header: res.Header, Body: b}
+	}
+	if r := send(http.MethodPost, "/api/v1/content/posts", `{"title": "New post", "rating": 4}`); r.Status != http.StatusCreated {
+		t.Fatalf("POST: %d %s", r.Status, r.Body)
+	}
+	if r := send(http.MethodPatch, "/api/v1/content/posts/hello", `{"rating": 5}`); r.Status != http.StatusOK {
+		t.Fatalf("PATCH: %d %s", r.Status, r.Body)
+	}
+	if r := send(http.MethodDelete, "/api/v1/content/posts/new-post", ``); r.Status != http.StatusOK && r.Status != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", r.Status, r.Body)
+	}
+}
