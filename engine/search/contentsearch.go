@@ -78,7 +78,10 @@ var ErrSearchBusy error = &fault.Error{Code: fault.SearchBuilding, Message: "the
 
 // SearchQuery is one content search.
 type SearchQuery struct {
-	Text string // the words; every one must match (stemmed per folio.yaml's language)
+	// Text is the words; every one must match (stemmed per the site's
+	// language). The last one also matches the words it begins, unless
+	// Text ends with a space or punctuation (it is being typed).
+	Text string
 	// Type keeps the items of one content type ("" = pages and items).
 	Type string
 	// PublicOnly keeps the items of the types folio.yaml marks public.
