@@ -227,7 +227,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
 		})
 	}
-	return site, plainProblems
+	return withSiteLanguage(site, sorted), plainProblems
 }
 
 // assemblePlain is Assemble of a site without locales.

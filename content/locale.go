@@ -132,10 +132,7 @@ func localeDefaults(l *Locale) {
 			l.Name = l.Code
 		}
 	}
-	base, _ := tag.Base()
-	if b := base.String(); slices.Contains(Languages, b) {
-		l.Language = b
-	}
+	l.Language = searchLanguage(l.Code)
 }
 
 // i18nBuilder collects the locales of one config and its problems.

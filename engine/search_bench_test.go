@@ -77,3 +77,50 @@ func peakRSS() float64 {
 	}
 	return 0
 }
+
+// BenchmarkContentSearchPrefix measures what matching the last word as a
+// prefix costs, on one index (FOLIO_BENCH_SITE, as BenchmarkContentSearch):
+// "words" ends each query with a space (no prefix: the query as before),
+// "typed" does not (the last word also matches as a prefix), "short"
+// types 3 letters of the last word (the widest prefixes allowed).
+func BenchmarkContentSearchPrefix(b *testing.B) {
+	site := os.Getenv("FOLIO_BENCH_SITE")
+	if site == "" {
+		b.Skip("FOLIO_BENCH_SITE is not set")
+	}
+	ctx := context.Background()
+	e, err := Open(ctx, Config{Site: site, CacheDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "")}
+	e.search.pub.Follow(e.published.Load().forSearch)
+	for {
+		_, err := e.Search(ctx, search.SearchQuery{Text: "trail", Limit: 1})
+		if err == nil {
+			break
+		}
+		if err != search.ErrSearchBusy {
+			b.Fatal(err)
+		}
+	}
+	words := []string{"glacier", "canyon", "summit tent", "paddle", "warranty shipping", "ultralight quilt"}
+	run := func(b *testing.B, qs []string) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := e.Search(ctx, search.SearchQuery{Text: qs[i%len(qs)], Limit: 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	spaced := make([]string, len(words))
+	short := make([]string, len(words))
+	for i, w := range words {
+		spaced[i] = w + " "
+		cut := strings.LastIndexByte(w, ' ') + 1
+		short[i] = w[:cut+3]
+	}
+	b.Run("words", func(b *testing.B) { run(b, spaced) })
+	b.Run("typed", func(b *testing.B) { run(b, words) })
+	b.Run("short", func(b *testing.B) { run(b, short) })
+}

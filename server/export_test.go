@@ -42,3 +42,9 @@ var SubResources = []string{subHistory, subDiff, subReferrers}
 func (s *Server) HoldTransformSlot(ctx context.Context) (release func(), err error) {
 	return s.transforms.acquire(ctx)
 }
+
+// BuildTypedOpenAPI builds the typed OpenAPI document of the published
+// snapshot afresh (the cache apart) and returns its size in bytes.
+func (s *Server) BuildTypedOpenAPI(full bool) int {
+	return len(s.buildTyped(s.engine.Published(), full).body)
+}

@@ -200,6 +200,16 @@ func apiClient(t testing.TB) *http.Client {
 type specTransport struct {
 	t    testing.TB
 	base http.RoundTripper
+	// doc, when set, is the document to validate against in place of
+	// the static one: the typed document a server serves for its site
+	// (typedClient).
+	doc *openapi3.T
+}
+
+// typedClient is apiClient validating against doc, the typed document a
+// server serves (its per-type paths as well as the generic ones).
+func typedClient(t testing.TB, doc *openapi3.T) *http.Client {
+	return &http.Client{Transport: &specTransport{t: t, base: http.DefaultTransport, doc: doc}}
 }
 
 // outsideSpec is a request header (never sent: specTransport drops it)
@@ -243,7 +253,7 @@ func (st *specTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		res.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 		return res, nil
 	}
-	if msg := checkExchange(st.t, req, reqBody, bodyKnown, lenient, res, body); msg != "" {
+	if msg := checkExchange(st.t, st.doc, req, reqBody, bodyKnown, lenient, res, body); msg != "" {
 		st.t.Errorf("OpenAPI: %s %s → %d: %s\nresponse: %.500s", req.Method, req.URL.RequestURI(), res.StatusCode, msg, body)
 	}
 	return res, nil
@@ -306,8 +316,11 @@ func matchPattern(pat, segs []string) (map[string]string, int, bool) {
 	return params, static, len(pat) == len(segs)
 }
 
-func checkExchange(t testing.TB, req *http.Request, reqBody []byte, bodyKnown, lenient bool, res *http.Response, body []byte) string {
+func checkExchange(t testing.TB, typed *openapi3.T, req *http.Request, reqBody []byte, bodyKnown, lenient bool, res *http.Response, body []byte) string {
 	doc, table := loadSpec(t)
+	if typed != nil {
+		doc = typed
+	}
 	ctx := context.Background()
 	rt, params, ok := matchRoute(table, req.Method, req.URL.Path)
 	if !ok {
@@ -334,6 +347,15 @@ func checkExchange(t testing.TB, req *http.Request, reqBody []byte, bodyKnown, l
 				path, params["slug"] = path+sub, base
 				break
 			}
+		}
+	}
+	if typ, ok := params["type"]; ok {
+		// A type with its own paths in a typed document: those describe
+		// it (a concrete path matches before a templated one).
+		concrete := strings.Replace(path, "{type}", typ, 1)
+		if doc.Paths.Value(concrete) != nil {
+			path = concrete
+			delete(params, "type")
 		}
 	}
 	item := doc.Paths.Find(path)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -54,11 +55,13 @@ func (s *Server) getSchema(w http.ResponseWriter, r *http.Request, p httprouter.
 }
 
 // typedOpenAPI is the OpenAPI document of one snapshot: the static one
-// with a component schema per modelled type. Without a key with
-// content:read it has the public types' only.
+// with a component schema and paths per modelled type. Without a key
+// with content:read it has the public types' only. Each is built on its
+// first request (a big model's takes a while: see BenchmarkTypedOpenAPI).
 type typedOpenAPI struct {
-	snap      *engine.Snapshot
-	pub, full openapiBody
+	snap              *engine.Snapshot
+	pubOnce, fullOnce sync.Once
+	pub, full         openapiBody
 }
 
 // openapiFor returns the document for the published snapshot, built once
@@ -70,19 +73,27 @@ func (s *Server) openapiFor(full bool) openapiBody {
 	}
 	c := s.typedDoc.Load()
 	if c == nil || c.snap != snap {
-		c = &typedOpenAPI{snap: snap, pub: s.buildTyped(snap, false), full: s.buildTyped(snap, true)}
-		s.typedDoc.Store(c)
+		next := &typedOpenAPI{snap: snap}
+		if !s.typedDoc.CompareAndSwap(c, next) {
+			if now := s.typedDoc.Load(); now != nil && now.snap == snap {
+				next = now
+			}
+		}
+		c = next
 	}
 	if full {
+		c.fullOnce.Do(func() { c.full = s.buildTyped(snap, true) })
 		return c.full
 	}
+	c.pubOnce.Do(func() { c.pub = s.buildTyped(snap, false) })
 	return c.pub
 }
 
 // buildTyped adds to the static document, for each modelled type T (the
 // public ones unless full): Data_T, the JSON Schema of its data; Item_T,
-// an Item whose data is a Data_T; ItemList_T, a list of Item_T; and
-// Globals_model when the globals declare fields.
+// an Item whose data is a Data_T; ItemList_T, a list of Item_T; its own
+// paths (addTypedPaths); and Globals_model when the globals declare
+// fields.
 func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	var doc map[string]any
 	if err := json.Unmarshal(s.openapiDoc.body, &doc); err != nil {
@@ -92,6 +103,12 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	schemas, _ := comps["schemas"].(map[string]any)
 	if schemas == nil {
 		return s.openapiDoc
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	params, _ := comps["parameters"].(map[string]any)
+	var locales []string
+	if i18n := snap.Site.I18n; i18n != nil {
+		locales = i18n.Codes()
 	}
 	m := snap.Model
 	names := make([]string, 0, len(m.Types))
@@ -109,10 +126,16 @@ func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 			"type": map[string]any{"type": "string", "const": n},
 			"data": ref("Data_" + n),
 		}, "An item of type "+n+", its data as the content model declares.")
-		schemas["Filter_"+n] = filterSchema(t)
+		filter := filterSchema(t)
+		schemas["Filter_"+n] = filter
 		schemas["ItemList_"+n] = withProps(schemas["ItemList"], map[string]any{
 			"items": map[string]any{"type": "array", "items": ref("Item_" + n)},
 		}, "A list of items of type "+n+".")
+		if paths != nil && params != nil {
+			props, _ := filter["properties"].(map[string]any)
+			addTypedPaths(paths, params, typedPathsInfo{name: n, public: snap.Site.Config.Types[n].Public,
+				filter: props, locales: locales})
+		}
 	}
 	if full && m.Globals != nil {
 		schemas["Data_globals"] = openapiSchema(m.Globals.Data)

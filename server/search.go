@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/folio-cms/folio/content"
@@ -105,6 +106,11 @@ func parseSearch(q url.Values) (search.SearchQuery, page, error) {
 		return sq, pg, badRequest("q must be UTF-8 text")
 	}
 	sq.Text = text
+	if raw := q.Get("q"); strings.TrimRightFunc(raw, unicode.IsSpace) != raw {
+		// a space after the last word: it is finished, not a prefix
+		// being typed (see search.SearchQuery)
+		sq.Text += " "
+	}
 	if typ := q.Get("type"); typ != "" {
 		if !content.ValidType(typ) {
 			return sq, pg, badRequest("invalid content type: use lower-case letters, digits, '_' and '-'")

@@ -84,3 +84,85 @@ export { price, rating, colors, author, tags, wrong, color };
 	}
 	run("tsc", "--noEmit", "--strict", "--target", "es2020", "--module", "es2020", "--moduleResolution", "bundler", "client.ts")
 }
+
+// TestTypeScriptClient_TypedPaths: a client generated from the document
+// reads a post through /api/v1/content/posts/{slug} (and the list and
+// public paths) typed, with no cast to a component: a correct program
+// compiles, and the same program reading a field as the wrong type does
+// not.
+func TestTypeScriptClient_TypedPaths(t *testing.T) {
+	tools := nodeTools(t)
+	ts := startServer(t, newRepo(t, fixtureSite(t)).bare)
+	key := ts.reader(t)
+	dir := t.TempDir()
+	doc := get(t, ts.URL+"/api/v1/openapi.json", key)
+	if doc.Status != 200 {
+		t.Fatalf("openapi.json: %d", doc.Status)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "openapi.json"), doc.Body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tool := func(name string, args ...string) ([]byte, error) {
+		cmd := exec.Command(filepath.Join(tools, "node_modules", ".bin", name), args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		return cmd.CombinedOutput()
+	}
+	if out, err := tool("openapi-typescript", "openapi.json", "-o", "folio.ts"); err != nil {
+		t.Fatalf("openapi-typescript: %v\n%s", err, out)
+	}
+	post := get(t, ts.URL+"/api/v1/content/posts/hello-world", key)
+	posts := get(t, ts.URL+"/api/v1/public/collections/posts?filter[author][eq]=x", "")
+	if post.Status != 200 || posts.Status != 200 {
+		t.Fatalf("post %d, posts %d", post.Status, posts.Status)
+	}
+	// fetchJSON is what a client library (openapi-fetch) does: the type
+	// of the answer is the path's own, looked up by the path template.
+	program := func(reads string) string {
+		return `import type { paths } from "./folio";
+type JSONOf<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { "application/json": infer R } } } } } ? R : never;
+type Query<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } } ? Q : never;
+declare function fetchJSON<P extends keyof paths>(path: P, query?: Query<P>): Promise<JSONOf<P>>;
+
+// The server's answers are values of the paths' types.
+const served: JSONOf<"/api/v1/content/posts/{slug}"> = ` + string(post.Body) + `;
+const servedList: JSONOf<"/api/v1/public/collections/posts"> = ` + string(posts.Body) + `;
+
+export async function read() {
+  const post = await fetchJSON("/api/v1/content/posts/{slug}");
+  const list = await fetchJSON("/api/v1/content/posts", { filter: { "data.author": { eq: "maria" } } });
+  const pub = await fetchJSON("/api/v1/public/collections/posts");
+` + reads + `
+  return { post, list, pub, served, servedList };
+}
+`
+	}
+	good := program(`  const title: string = post.title;
+  const author: string = post.data.author;
+  const tags: string[] | undefined = list.items[0].data.tags;
+  const excerpt: string | undefined = pub.items[0].data.excerpt;
+  const type: "posts" = post.type;
+  void [title, author, tags, excerpt, type];`)
+	if err := os.WriteFile(filepath.Join(dir, "good.ts"), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tsc := []string{"--noEmit", "--strict", "--target", "es2020", "--module", "es2020", "--moduleResolution", "bundler"}
+	if out, err := tool("tsc", append(tsc, "good.ts")...); err != nil {
+		t.Fatalf("tsc of a correct client: %v\n%s", err, out)
+	}
+	for name, reads := range map[string]string{
+		"author-number": `  const author: number = post.data.author; void author;`,
+		"list-tags":     `  const tags: number[] | undefined = list.items[0].data.tags; void tags;`,
+		"public-title":  `  const n: number = pub.items[0].data.excerpt; void n;`,
+		"no-such-field": `  const x: string = post.data.nope; void x;`,
+	} {
+		f := "bad-" + name + ".ts"
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(program(reads)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := tool("tsc", append(tsc, f)...)
+		if err == nil || !strings.Contains(string(out), f) || !strings.Contains(string(out), "error TS") {
+			t.Errorf("%s: tsc accepts a wrong field type (err %v)\n%s", name, err, out)
+		}
+	}
+}

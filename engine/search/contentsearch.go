@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -76,7 +78,10 @@ var ErrSearchBusy error = &fault.Error{Code: fault.SearchBuilding, Message: "the
 
 // SearchQuery is one content search.
 type SearchQuery struct {
-	Text string // the words; every one must match (stemmed per folio.yaml's language)
+	// Text is the words; every one must match (stemmed per the site's
+	// language). The last one also matches the words it begins, unless
+	// Text ends with a space or punctuation (it is being typed).
+	Text string
 	// Type keeps the items of one content type ("" = pages and items).
 	Type string
 	// PublicOnly keeps the items of the types folio.yaml marks public.
@@ -156,7 +161,7 @@ func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapsho
 	if ci.idx == nil {
 		return SearchResult{}, ErrSearchBusy
 	}
-	words, err := queryTerms(ci.idx, ci.lang, q.Text)
+	words, prefix, err := queryTerms(ci.idx, ci.lang, q.Text)
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -164,13 +169,24 @@ func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapsho
 		return SearchResult{Hits: []SearchHit{}}, nil
 	}
 	must := make([]query.Query, 0, len(words)+4)
-	for _, w := range words {
+	for i, w := range words {
 		t := bleve.NewTermQuery(w)
 		t.SetField(csText)
 		ti := bleve.NewTermQuery(w)
 		ti.SetField(csTitle)
 		ti.SetBoost(3) // a word of the title counts thrice
-		must = append(must, bleve.NewDisjunctionQuery(t, ti))
+		either := []query.Query{t, ti}
+		if prefix != "" && i == len(words)-1 {
+			// The word being typed: a word it begins also matches
+			// ("campgr" finds "campground" as the user types).
+			p := bleve.NewPrefixQuery(prefix)
+			p.SetField(csText)
+			pi := bleve.NewPrefixQuery(prefix)
+			pi.SetField(csTitle)
+			pi.SetBoost(3)
+			either = append(either, p, pi)
+		}
+		must = append(must, bleve.NewDisjunctionQuery(either...))
 	}
 	// The filters add the same score to every hit: the order is the words'.
 	switch {
@@ -216,7 +232,7 @@ func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapsho
 			continue
 		}
 		hit.Score = h.Score
-		hit.Snippet = snippetOf(d, an, words, refs)
+		hit.Snippet = snippetOf(d, an, matchTerms{words, prefix}, refs)
 		out.Hits = append(out.Hits, hit)
 	}
 	out.Total = max(out.Total, q.Offset+len(out.Hits))
@@ -229,14 +245,21 @@ func termQuery(field, term string) query.Query {
 	return t
 }
 
+// minPrefix is the fewest letters of a last word that match as a prefix.
+const minPrefix = 3
+
 // queryTerms analyses text as the index's text is analysed (lower-cased,
-// stop words dropped, stemmed per the language), without repeats.
-func queryTerms(idx bleve.Index, lang, text string) ([]string, error) {
+// stop words dropped, stemmed per the language), without repeats. prefix
+// is the last word as typed, lower-cased, when it may be the start of a
+// longer word: text does not end after it (a space, a punctuation mark),
+// it is a word of letters or digits (not a CJK bigram) of at least
+// minPrefix letters, and it is the last of words.
+func queryTerms(idx bleve.Index, lang, text string) (words []string, prefix string, err error) {
 	an := idx.Mapping().AnalyzerNamed(analyzerFor(lang))
 	if an == nil {
-		return nil, fmt.Errorf("no analyzer for language %q", lang)
+		return nil, "", fmt.Errorf("no analyzer for language %q", lang)
 	}
-	var words []string
+	var last *analysis.Token
 	for _, tok := range an.Analyze([]byte(text)) {
 		if tok.Type == analysis.Shingle {
 			continue
@@ -244,12 +267,21 @@ func queryTerms(idx bleve.Index, lang, text string) ([]string, error) {
 		w := string(tok.Term)
 		if !slices.Contains(words, w) {
 			words = append(words, w)
+			last = tok
 			if len(words) == MaxSearchTerms {
 				break
 			}
+		} else {
+			last = nil
 		}
 	}
-	return words, nil
+	if last != nil && last.End == len(text) && last.Type == analysis.AlphaNumeric && last.Start < last.End {
+		p := strings.ToLower(text[last.Start:last.End])
+		if utf8.RuneCountInString(p) >= minPrefix {
+			prefix = p
+		}
+	}
+	return words, prefix, nil
 }
 
 // hitOf describes d, a document of the index.

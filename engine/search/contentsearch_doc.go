@@ -207,12 +207,31 @@ const snippetChunk = 512
 var snippetHighlighter = simplehl.NewHighlighter(simplefrag.NewFragmenter(snippetLen),
 	htmlfmt.NewFragmentFormatter("<mark>", "</mark>"), "\u2026")
 
+// matchTerms are the analysed words of a search, and the last word as
+// typed when a word it begins matches too (queryTerms).
+type matchTerms struct {
+	words  []string
+	prefix string
+}
+
+func (m matchTerms) match(term string) bool {
+	return slices.Contains(m.words, term) || (m.prefix != "" && strings.HasPrefix(term, m.prefix))
+}
+
+// probes are the texts whose first bytes a matching word begins with.
+func (m matchTerms) probes() []string {
+	if m.prefix == "" {
+		return m.words
+	}
+	return append(slices.Clip(m.words), m.prefix)
+}
+
 // snippetOf is the best fragment of the first part of d's text that holds
 // one of words (the analysed search words), with the matches marked;
 // else the title's; else the text's start. Only the hits of a page are
 // given one, so the text is analysed here rather than stored in the
 // index with the positions of every word.
-func snippetOf(d any, an analysis.Analyzer, words []string, refs *refSkipper) string {
+func snippetOf(d any, an analysis.Analyzer, words matchTerms, refs *refSkipper) string {
 	// The start of the text first: common words are found there, and
 	// the rest of a long body is then never read.
 	_, text, _, _, _, _ := docText(d, 2*snippetChunk, refs)
@@ -246,7 +265,7 @@ func snippetOf(d any, an analysis.Analyzer, words []string, refs *refSkipper) st
 // text holds the first bytes of a search word (a stem keeps a word's
 // start in the languages that stem; where it does not, the snippet
 // falls back to the title or the text's start).
-func firstFragment(text string, an analysis.Analyzer, words []string) (string, bool) {
+func firstFragment(text string, an analysis.Analyzer, words matchTerms) (string, bool) {
 	if text == "" {
 		return "", false
 	}
@@ -260,7 +279,7 @@ func firstFragment(text string, an analysis.Analyzer, words []string) (string, b
 		if lower == "" {
 			at = next // no probe: analyse chunk after chunk
 		} else {
-			for _, w := range words {
+			for _, w := range words.probes() {
 				probe := w[:min(len(w), 3)]
 				if i := strings.Index(lower[next:], probe); i >= 0 && next+i < at {
 					at = next + i
@@ -292,10 +311,10 @@ func firstFragment(text string, an analysis.Analyzer, words []string) (string, b
 
 // highlight marks the words in text and returns the best fragment; false
 // when none is there.
-func highlight(text string, an analysis.Analyzer, words []string) (string, bool) {
+func highlight(text string, an analysis.Analyzer, words matchTerms) (string, bool) {
 	tlm := search.TermLocationMap{}
 	for _, tok := range an.Analyze([]byte(text)) {
-		if tok.Type == analysis.Shingle || !slices.Contains(words, string(tok.Term)) {
+		if tok.Type == analysis.Shingle || !words.match(string(tok.Term)) {
 			continue
 		}
 		tlm[string(tok.Term)] = append(tlm[string(tok.Term)], &search.Location{

@@ -17,7 +17,7 @@ func TestAnalyzerFor(t *testing.T) {
 			t.Errorf("%q: %v", lang, err)
 			continue
 		}
-		if _, err := queryTerms(idx, lang, "words"); err != nil {
+		if _, _, err := queryTerms(idx, lang, "words"); err != nil {
 			t.Errorf("%q: %v", lang, err)
 		}
 		idx.Close()
