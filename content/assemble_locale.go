@@ -616,6 +616,11 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			sub = &Assembler{plain: true}
 			st.subs[l.Code] = sub
 		}
+		prefix := "/" + l.Code
+		if l.Code == cfg.Default && !as.env.rules.inSubdir {
+			prefix = ""
+		}
+		sub.setEnv(readEnv{rules: as.env.rules, prefix: prefix})
 		site, probs := sub.Assemble(buckets[l.Code])
 		raw[l.Code] = site
 		for _, p := range probs {

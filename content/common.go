@@ -18,6 +18,9 @@ var commonKeys = []string{
 // common is what pages and items share: identity, visibility and times.
 type common struct {
 	id, slug, title    string
+	titleFromFile      bool
+	slugSet            bool
+	dateText           string // the date key as written, when text
 	meta               Meta
 	published, updated time.Time
 }
@@ -32,6 +35,7 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 		return c, err
 	}
 	if slug = strings.Trim(slug, "/"); slug != "" {
+		c.slugSet = true
 		if !ValidSlug(slug) {
 			return c, f.errorf("slug", "%q is not a valid slug: use segments of letters, digits, '.', '_', '~' and '-' joined by '/', no '.' or '..' segment, at most %d characters", slug, MaxSlugLen)
 		}
@@ -45,6 +49,11 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 
 	if c.title, err = f.text("title"); err != nil {
 		return c, err
+	}
+	if strings.TrimSpace(c.title) == "" {
+		if t := titleFromFile(pathSlug); t != "" {
+			c.title, c.titleFromFile = t, true
+		}
 	}
 	if v, ok := f.get("id"); ok && v != nil {
 		id, isText := scalarText(v)
@@ -81,6 +90,12 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	if c.published, c.meta.PublishedSet, err = f.date("publishedat", "publishdate", "date"); err != nil {
 		return c, err
 	}
+	for _, k := range [...]string{"date", "publishdate", "publishedat"} {
+		if v, ok := f.get(k); ok {
+			c.dateText, _ = v.(string)
+			break
+		}
+	}
 	updated, updSet, err := f.date("updatedat", "lastmod")
 	if err != nil {
 		return c, err
@@ -102,4 +117,25 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 		}
 	}
 	return c, nil
+}
+
+// addressed is the Addressed of a document read with c, in the site
+// whose URL rules and locale prefix env has.
+func (c common) addressed(env readEnv, file File, typ, rel string) Addressed {
+	d := docInfo{typ: typ, rel: rel, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText}
+	if v, _, ok := lowerKey(file.Doc.Meta, "url"); ok {
+		d.url, _ = v.(string)
+	}
+	rules := env.rules
+	if rules == nil {
+		rules = &urlRules{}
+	}
+	return Addressed{Path: rules.docPath(d, env.prefix), TitleFromFile: c.titleFromFile}
+}
+
+// readEnv is what reading a page or item depends on beside its file: the
+// site's URL rules and its locale's path prefix.
+type readEnv struct {
+	rules  *urlRules
+	prefix string
 }

@@ -14,9 +14,25 @@ type Page struct {
 	SEO         SEO       `json:"seo"`
 	PublishedAt time.Time `json:"publishedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	// Data is the page's other front matter keys (a Gatsby landing
+	// page's heading, intro blocks), as an item's data; absent when none.
+	Data map[string]any `json:"data,omitempty"`
+	Addressed
 	Localized
 
 	Meta Meta `json:"-"`
+}
+
+// Addressed is where the site's readers find a page or item, and how
+// its title came about.
+type Addressed struct {
+	// Path is the document's URL path on the site, as the site's
+	// generator makes it (Hugo's permalinks, url:, slug:, sections):
+	// "/2019/01/01/report/". GET /api/v1/resolve finds a document by it.
+	Path string `json:"path"`
+	// TitleFromFile tells that the front matter has no title and Title
+	// is made from the file name, as Hugo shows such a page.
+	TitleFromFile bool `json:"titleFromFile,omitempty"`
 }
 
 // Localized is what a page or item of a site with locales says of its
@@ -63,6 +79,7 @@ type Item struct {
 	Data        map[string]any `json:"data"`
 	PublishedAt time.Time      `json:"publishedAt"`
 	UpdatedAt   time.Time      `json:"updatedAt"`
+	Addressed
 	Localized
 
 	Meta Meta `json:"-"`
