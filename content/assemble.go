@@ -445,7 +445,7 @@ type assembler struct {
 	site     *Site
 	problems []Problem
 	claims   *claims
-	marked   []int           // indexes in site.Pages of pages whose front matter says isHomepage: true
+	marked   []int // indexes in site.Pages of pages whose front matter says isHomepage: true
 	// paths are the site paths of the pages and items in the site so far
 	// (to the file holding each), for the documents whose slug is taken.
 	paths map[string]string
@@ -453,7 +453,7 @@ type assembler struct {
 	// untitledN how many are.
 	untitledAt, untitledTitle string
 	untitledN                 int
-	unmarked map[string]bool // slugs of pages that say isHomepage: false
+	unmarked                  map[string]bool // slugs of pages that say isHomepage: false
 }
 
 func (a *assembler) problem(p string, line int, format string, args ...any) {
