@@ -190,6 +190,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	}
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
+	sorted = decapRemap(sorted, cfg.OutsideDirs())
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {

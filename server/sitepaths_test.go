@@ -161,3 +161,48 @@ func TestSitePaths_PageData(t *testing.T) {
 		t.Errorf("page summary path %v", p)
 	}
 }
+
+// A Gatsby site edited with Decap: its config says where the collections
+// live, and folio serves them there: the folder collection as a type,
+// the files collection's files as pages with their own fields.
+func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
+	ts := startServer(t, newRepo(t, fixtureFiles(t, "gatsby-decap")).bare)
+	key := ts.reader(t)
+
+	_, blog := getJSON(t, ts, "/api/v1/content/blog?sort=slug", key)
+	var slugs []string
+	for _, it := range blog["items"].([]any) {
+		slugs = append(slugs, it.(map[string]any)["slug"].(string))
+	}
+	if want := []string{"2016-12-17-flavor-wheel", "2017-01-04-chemex"}; !slices.Equal(slugs, want) {
+		t.Errorf("blog %q, want %q", slugs, want)
+	}
+	_, pages := getJSON(t, ts, "/api/v1/pages", key)
+	got := map[string]bool{}
+	for _, p := range pages["items"].([]any) {
+		m := p.(map[string]any)
+		got[m["slug"].(string)] = m["isHomepage"].(bool)
+	}
+	if len(got) != 3 || !got["index"] || got["about"] || got["products"] {
+		t.Errorf("pages %v, want index (the homepage), about and products", got)
+	}
+	_, home := getJSON(t, ts, "/api/v1/pages/index", key)
+	data, _ := home["data"].(map[string]any)
+	if mp, _ := data["mainpitch"].(map[string]any); data["heading"] != "Great coffee with a conscience" || mp["title"] != "Why Kaldi" {
+		t.Errorf("landing page data %v", home["data"])
+	}
+	_, products := getJSON(t, ts, "/api/v1/pages/products", key)
+	if tm, _ := products["data"].(map[string]any)["testimonials"].([]any); len(tm) != 1 {
+		t.Errorf("products data %v", products["data"])
+	}
+	for p, slug := range map[string]string{"/": "index", "/about/": "about", "/blog/2017-01-04-chemex/": "2017-01-04-chemex"} {
+		_, doc := getJSON(t, ts, "/api/v1/resolve?path="+url.QueryEscape(p), key)
+		if doc["slug"] != slug {
+			t.Errorf("resolve %s: slug %v, want %s", p, doc["slug"], slug)
+		}
+	}
+	_, st := getJSON(t, ts, "/api/v1/status", key)
+	if probs := st["problems"].([]any); len(probs) != 0 {
+		t.Errorf("problems %v", probs)
+	}
+}
