@@ -190,7 +190,8 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	}
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
-	sorted = decapRemap(sorted, cfg.OutsideDirs())
+	sorted, decapProblems := decapRemap(sorted, cfg.OutsideDirs())
+	problems = append(problems, decapProblems...)
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {

@@ -1,8 +1,10 @@
 package content
 
 import (
+	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +32,7 @@ type decapFolder struct {
 	dir  string   // the folder, without slashes around it
 	name string   // the type
 	exts []string // file extensions with their dot, lower case
+	line int      // of the collection's folder: in the config
 }
 
 // decapConfigRank orders the places a Decap config is looked for.
@@ -83,7 +86,7 @@ func decapConfig(files []File) *File {
 func readDecapLayout(doc *Doc) *decapLayout {
 	cols, _ := doc.Meta["collections"].([]any)
 	l := &decapLayout{}
-	for _, cv := range cols {
+	for i, cv := range cols {
 		c, _ := cv.(map[string]any)
 		name, _ := c["name"].(string)
 		if folder, ok := c["folder"].(string); ok {
@@ -91,7 +94,7 @@ func readDecapLayout(doc *Doc) *decapLayout {
 			if folder == "" || servedAsIs(folder+"/x.md") || !ValidType(name) || !safeDir(folder) {
 				continue
 			}
-			l.folders = append(l.folders, decapFolder{dir: folder, name: name, exts: decapExts(c)})
+			l.folders = append(l.folders, decapFolder{dir: folder, name: name, exts: decapExts(c), line: doc.LineOf("collections", strconv.Itoa(i), "folder")})
 			continue
 		}
 		files, _ := c["files"].([]any)
@@ -190,17 +193,20 @@ func (l *decapLayout) dirs() []string {
 // decapRemap gives the files of sorted that a Decap config places (see
 // above) their path as folio reads them, the real one in Source; sorted
 // itself when there are none. Files below a folder of skip (the
-// locales' contentDirs, which read them) stay as they are.
-func decapRemap(sorted []File, skip []string) []File {
+// locales' contentDirs, which read them) stay as they are. A folder
+// collection with no file folio serves is a problem: the editor shows a
+// collection the site's readers never see from folio.
+func decapRemap(sorted []File, skip []string) ([]File, []Problem) {
 	cf := decapConfig(sorted)
 	if cf == nil {
-		return sorted
+		return sorted, nil
 	}
 	l := readDecapLayout(cf.Doc)
 	if l == nil {
-		return sorted
+		return sorted, nil
 	}
 	var out []File
+	served := map[string]bool{}
 	for i, f := range sorted {
 		v, ok := l.virt(f.Path)
 		if !ok || inDirs(f.Path, skip) {
@@ -210,12 +216,22 @@ func decapRemap(sorted []File, skip []string) []File {
 			out = slices.Clone(sorted)
 		}
 		out[i].Path, out[i].Source = v, f.RealPath()
+		if rest, ok := strings.CutPrefix(v, "content/"); ok {
+			served[rest[:strings.IndexByte(rest, '/')]] = true
+		}
+	}
+	var problems []Problem
+	for _, f := range l.folders {
+		if !served[f.name] && !inDirs(f.dir, skip) {
+			problems = append(problems, Problem{Path: cf.Path, Line: f.line, Message: fmt.Sprintf(
+				"collection %q: its folder %s holds no %s file folio serves: the editor shows the collection, the API has no such type", f.name, f.dir, strings.Join(f.exts, " or "))})
+		}
 	}
 	if out == nil {
-		return sorted
+		return sorted, problems
 	}
 	slices.SortStableFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	return out
+	return out, problems
 }
 
 // decapDirs are the folders and files outside content/ and pages/ the
