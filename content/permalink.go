@@ -244,17 +244,30 @@ func (r *urlRules) expand(pat string, d docInfo) string {
 	return p
 }
 
-// urlize is Hugo's urlize of a title or name: spaces as '-', letters,
-// digits and . _ ~ - / kept, other characters dropped.
+// urlize is Hugo's urlize of a title or name (its UnicodeSanitize):
+// letters, digits, marks and . / \ _ # + ~ - @ kept, a space a '-' unless
+// one is just before, other characters dropped; a '-' right after a '-'
+// is dropped too, as the URLs of Hugo sites show ("work - libasr" is
+// work-libasr).
 func urlize(s string) string {
 	s = strings.TrimSpace(s)
 	var b strings.Builder
+	wasHyphen := false
 	for _, r := range s {
 		switch {
-		case unicode.IsSpace(r):
-			b.WriteByte('-')
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune("._~-/", r):
+		case r == '-':
+			if !wasHyphen {
+				b.WriteByte('-')
+			}
+			wasHyphen = true
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune("./\\_#+~@", r):
 			b.WriteRune(r)
+			wasHyphen = false
+		case unicode.IsSpace(r):
+			if !wasHyphen {
+				b.WriteByte('-')
+			}
+			wasHyphen = true
 		}
 	}
 	return b.String()
