@@ -13,6 +13,7 @@ var commonKeys = []string{
 	"publishedat", "publishdate", "date",
 	"updatedat", "lastmod",
 	"expiresat", "expirydate",
+	"url", // Hugo's: the document's path (Addressed); it stays in data
 }
 
 // common is what pages and items share: identity, visibility and times.
@@ -20,7 +21,9 @@ type common struct {
 	id, slug, title    string
 	titleFromFile      bool
 	slugSet            bool
+	pathSlug           string // the slug the file's path gives
 	dateText           string // the date key as written, when text
+	url                string // front matter url: (Hugo's)
 	meta               Meta
 	published, updated time.Time
 }
@@ -29,7 +32,11 @@ type common struct {
 // gives; idScope names the id namespace (page or item type) for the
 // derived id.
 func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) {
-	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}}
+	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}, pathSlug: pathSlug}
+	if v, ok := f.get("url"); ok {
+		c.url, _ = v.(string)
+		f.untake("url")
+	}
 	slug, err := f.text("slug")
 	if err != nil {
 		return c, err
@@ -121,11 +128,8 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 
 // addressed is the Addressed of a document read with c, in the site
 // whose URL rules and locale prefix env has.
-func (c common) addressed(env readEnv, file File, typ, rel string) Addressed {
-	d := docInfo{typ: typ, rel: rel, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText}
-	if v, _, ok := lowerKey(file.Doc.Meta, "url"); ok {
-		d.url, _ = v.(string)
-	}
+func (c common) addressed(env readEnv, typ string) Addressed {
+	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url}
 	rules := env.rules
 	if rules == nil {
 		rules = &urlRules{}

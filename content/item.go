@@ -20,6 +20,6 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 	return &Item{
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
-		Addressed: c.addressed(env, file, typ, rel),
+		Addressed: c.addressed(env, typ),
 	}, nil
 }

@@ -25,7 +25,7 @@ func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
 	p := &Page{
 		ID: c.id, Slug: c.slug, Title: c.title,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
-		Addressed: c.addressed(env, file, "", rel),
+		Addressed: c.addressed(env, ""),
 	}
 	home, homeSet, err := f.boolean("ishomepage")
 	if err != nil {

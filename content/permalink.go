@@ -123,7 +123,7 @@ func (r *urlRules) addPermalinks(m map[string]any) {
 // docInfo is what a document's path is made of.
 type docInfo struct {
 	typ      string    // "" for a page
-	rel      string    // the file's path below pages/ or content/<typ>/
+	pathSlug string    // the slug the file's path below pages/ or content/<typ>/ gives
 	slug     string    // the document's slug
 	slugSet  bool      // front matter slug:
 	title    string    // its title
@@ -154,15 +154,10 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 		if pat, ok := r.permalinks[d.typ]; ok {
 			p = r.expand(pat, d)
 		} else {
-			dir := path.Dir(PathSlug(d.rel))
-			name := path.Base(PathSlug(d.rel))
+			i := strings.LastIndexByte(d.pathSlug, '/')
+			dir, name := d.pathSlug[:i+1], d.pathSlug[i+1:]
 			if d.slugSet {
 				name = d.slug // Hugo's slug: replaces the file's name
-			}
-			if dir == "." {
-				dir = ""
-			} else {
-				dir += "/"
 			}
 			p = "/" + d.typ + "/" + dir + name + "/"
 		}
@@ -181,7 +176,7 @@ func (r *urlRules) expand(pat string, d docInfo) string {
 			date = t
 		}
 	}
-	fileName := path.Base(PathSlug(d.rel))
+	fileName := path.Base(d.pathSlug)
 	slugOr := func(fallback string) string {
 		if d.slugSet {
 			return urlize(path.Base(d.slug))
@@ -218,7 +213,7 @@ func (r *urlRules) expand(pat string, d docInfo) string {
 		case "section":
 			b.WriteString(d.typ)
 		case "sections":
-			dir := path.Dir(d.rel)
+			dir := path.Dir(d.pathSlug)
 			if dir == "." {
 				b.WriteString(d.typ)
 			} else {

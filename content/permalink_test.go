@@ -17,22 +17,22 @@ func TestDocPath(t *testing.T) {
 		prefix string
 		want   string
 	}{
-		{docInfo{typ: "posts", rel: "a.md", slug: "report", slugSet: true, date: date, dateText: "2020-01-01T01:00:00+02:00"}, "", "/2020/01/01/report/"},
-		{docInfo{typ: "posts", rel: "a.md", slug: "a", title: "January 2020: work - libasr", date: date}, "", "/2019/12/31/january-2020-work-libasr/"},
-		{docInfo{typ: "notes", rel: "2019/x/index.md", slug: "2019/x", date: date}, "/fr", "/fr/notes/2019-12-31/x"},
-		{docInfo{typ: "log", rel: "a.md", slug: "a", title: "Hello World", date: date}, "", "/log/365/hello-world/"},
-		{docInfo{typ: "docs", rel: "Guides/Install Me.md", slug: "Guides/Install-Me"}, "", "/docs/guides/install-me/"},
-		{docInfo{typ: "docs", rel: "guides/a.md", slug: "b", slugSet: true}, "", "/docs/guides/b/"},
-		{docInfo{typ: "docs", rel: "a.md", url: "archive/old/"}, "/fr", "/archive/old/"},
-		{docInfo{rel: "index.md", slug: "index"}, "", "/"},
-		{docInfo{rel: "about.md", slug: "about"}, "/de", "/de/about/"},
+		{docInfo{typ: "posts", pathSlug: "a", slug: "report", slugSet: true, date: date, dateText: "2020-01-01T01:00:00+02:00"}, "", "/2020/01/01/report/"},
+		{docInfo{typ: "posts", pathSlug: "a", slug: "a", title: "January 2020: work - libasr", date: date}, "", "/2019/12/31/january-2020-work-libasr/"},
+		{docInfo{typ: "notes", pathSlug: "2019/x", slug: "2019/x", date: date}, "/fr", "/fr/notes/2019-12-31/x"},
+		{docInfo{typ: "log", pathSlug: "a", slug: "a", title: "Hello World", date: date}, "", "/log/365/hello-world/"},
+		{docInfo{typ: "docs", pathSlug: "Guides/Install-Me", slug: "Guides/Install-Me"}, "", "/docs/guides/install-me/"},
+		{docInfo{typ: "docs", pathSlug: "guides/a", slug: "b", slugSet: true}, "", "/docs/guides/b/"},
+		{docInfo{typ: "docs", pathSlug: "a", url: "archive/old/"}, "/fr", "/archive/old/"},
+		{docInfo{pathSlug: "index", slug: "index"}, "", "/"},
+		{docInfo{pathSlug: "about", slug: "about"}, "/de", "/de/about/"},
 	} {
 		if got := rules.docPath(c.d, c.prefix); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.d, got, c.want)
 		}
 	}
 	keep := &urlRules{keepCase: true}
-	if got := keep.docPath(docInfo{typ: "docs", rel: "Guides/Install.md", slug: "Guides/Install"}, ""); got != "/docs/Guides/Install/" {
+	if got := keep.docPath(docInfo{typ: "docs", pathSlug: "Guides/Install", slug: "Guides/Install"}, ""); got != "/docs/Guides/Install/" {
 		t.Errorf("disablePathToLower: %q", got)
 	}
 }
