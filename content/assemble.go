@@ -462,6 +462,11 @@ func (a *assembler) problem(p string, line int, format string, args ...any) {
 	a.problems = append(a.problems, Problem{Path: p, Line: line, Message: fmt.Sprintf(format, args...)})
 }
 
+// warn is problem at LevelWarn: the file is served.
+func (a *assembler) warn(p string, line int, format string, args ...any) {
+	a.problems = append(a.problems, Problem{Path: p, Line: line, Message: fmt.Sprintf(format, args...), Level: LevelWarn})
+}
+
 // check records err, if any, as a problem of path and tells whether there
 // was none.
 func (a *assembler) check(p string, err error) bool {
@@ -637,7 +642,7 @@ func (a *assembler) page(f File, u *unit) bool {
 			a.problem(f.RealPath(), 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
 			return false
 		}
-		a.problem(f.RealPath(), 0, "page slug %q is used by %s already; this file is served with slug %q, after its path %s", p.Slug, prev, alt.Slug, alt.Path)
+		a.warn(f.RealPath(), 0, "page slug %q is used by %s already; this file is served with slug %q, after its path %s", p.Slug, prev, alt.Slug, alt.Path)
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
@@ -706,7 +711,7 @@ func (a *assembler) item(f File, u *unit) bool {
 			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
 			return false
 		}
-		a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is served with slug %q, after its path %s", u.typ, it.Slug, prev, alt.Slug, alt.Path)
+		a.warn(f.RealPath(), 0, "%s slug %q is used by %s already; this file is served with slug %q, after its path %s", u.typ, it.Slug, prev, alt.Slug, alt.Path)
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}

@@ -224,7 +224,7 @@ func decapRemap(sorted []File, skip []string) ([]File, []Problem) {
 	for _, f := range l.folders {
 		if !served[f.name] && !inDirs(f.dir, skip) {
 			problems = append(problems, Problem{Path: cf.Path, Line: f.line, Message: fmt.Sprintf(
-				"collection %q: its folder %s holds no %s file folio serves: the editor shows the collection, the API has no such type", f.name, f.dir, strings.Join(f.exts, " or "))})
+				"collection %q: its folder %s holds no %s file folio serves: the editor shows the collection, the API has no such type", f.name, f.dir, strings.Join(f.exts, " or ")), Level: LevelWarn})
 		}
 	}
 	if out == nil {

@@ -241,7 +241,15 @@ type Problem struct {
 	Path    string `json:"path"`
 	Line    int    `json:"line,omitempty"` // 1-based; 0 when not known
 	Message string `json:"message"`
+	// Level is LevelWarn for a sign that the site may be read otherwise
+	// than its generator reads it, the file being served all the same
+	// (a title made from the file name, a slug taken); "" for a file, or
+	// part of one, left out.
+	Level string `json:"level,omitempty"`
 }
+
+// LevelWarn is the Level of a problem whose file is served.
+const LevelWarn = "warn"
 
 func (p Problem) String() string {
 	if p.Line > 0 {

@@ -62,10 +62,10 @@ func (a *assembler) untitledProblem() {
 	switch a.untitledN {
 	case 0:
 	case 1:
-		a.problem(a.untitledAt, 0, "no title: served with the title %q made from the file name (titleFromFile: true)", a.untitledTitle)
+		a.warn(a.untitledAt, 0, "no title: served with the title %q made from the file name (titleFromFile: true)", a.untitledTitle)
 	case 2:
-		a.problem(a.untitledAt, 0, "no title: served with the title %q made from the file name (titleFromFile: true), and so is 1 more document without a title", a.untitledTitle)
+		a.warn(a.untitledAt, 0, "no title: served with the title %q made from the file name (titleFromFile: true), and so is 1 more document without a title", a.untitledTitle)
 	default:
-		a.problem(a.untitledAt, 0, "no title: served with the title %q made from the file name (titleFromFile: true), and so are %d more documents without a title", a.untitledTitle, a.untitledN-1)
+		a.warn(a.untitledAt, 0, "no title: served with the title %q made from the file name (titleFromFile: true), and so are %d more documents without a title", a.untitledTitle, a.untitledN-1)
 	}
 }
