@@ -190,7 +190,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	}
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
-	sorted, decapProblems := decapRemap(sorted, cfg.OutsideDirs())
+	sorted, decapProblems := decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
 	problems = append(problems, decapProblems...)
 	if cfg != nil {
 		as.last = nil

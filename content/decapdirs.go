@@ -83,7 +83,12 @@ func decapConfig(files []File) *File {
 // readDecapLayout reads the collections of a Decap config; nil when
 // none lives outside content/ and pages/. Collections it cannot read are
 // left to the content model, which reports them.
-func readDecapLayout(doc *Doc) *decapLayout {
+//
+// A files collection's file under content/ (content/about/index.md, which
+// folio would read as the type about's item index) is a page too, in a
+// site without locales (locales: false); with locales, the locale's
+// folders say what it is.
+func readDecapLayout(doc *Doc, locales bool) *decapLayout {
 	cols, _ := doc.Meta["collections"].([]any)
 	l := &decapLayout{}
 	for i, cv := range cols {
@@ -104,7 +109,11 @@ func readDecapLayout(doc *Doc) *decapLayout {
 			fname, _ := f["name"].(string)
 			file = strings.Trim(path.Clean("/"+file), "/")
 			ext := strings.ToLower(path.Ext(file))
-			if file == "" || servedAsIs(file) || !ValidSlug(fname) || !safeDir(file) || !isDocExt(ext) {
+			asIs := servedAsIs(file)
+			if asIs && !locales && strings.HasPrefix(file, "content/") && strings.Count(file, "/") >= 2 {
+				asIs = false // an item otherwise
+			}
+			if file == "" || asIs || !ValidSlug(fname) || !safeDir(file) || !isDocExt(ext) {
 				continue
 			}
 			if l.files == nil {
@@ -196,12 +205,12 @@ func (l *decapLayout) dirs() []string {
 // locales' contentDirs, which read them) stay as they are. A folder
 // collection with no file folio serves is a problem: the editor shows a
 // collection the site's readers never see from folio.
-func decapRemap(sorted []File, skip []string) ([]File, []Problem) {
+func decapRemap(sorted []File, skip []string, locales bool) ([]File, []Problem) {
 	cf := decapConfig(sorted)
 	if cf == nil {
 		return sorted, nil
 	}
-	l := readDecapLayout(cf.Doc)
+	l := readDecapLayout(cf.Doc, locales)
 	if l == nil {
 		return sorted, nil
 	}
@@ -241,7 +250,7 @@ func decapDirs(files []File, skip []string) []string {
 	if cf == nil {
 		return nil
 	}
-	l := readDecapLayout(cf.Doc)
+	l := readDecapLayout(cf.Doc, true) // the files under content/ are read anyway
 	if l == nil {
 		return nil
 	}

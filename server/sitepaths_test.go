@@ -208,3 +208,26 @@ func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
 		t.Errorf("problems %v, want one for the collection news", probs)
 	}
 }
+
+// A Decap files collection's files under content/ are pages, not a type
+// with one item named index each.
+func TestSitePaths_DecapFilesUnderContent(t *testing.T) {
+	ts := startServer(t, newRepo(t, fixtureFiles(t, "hugo-decap-files")).bare)
+	key := ts.reader(t)
+	_, products := getJSON(t, ts, "/api/v1/pages/products", key)
+	if products["data"].(map[string]any)["heading"] != "What we sell" || products["path"] != "/products/" {
+		t.Errorf("products: %v", products)
+	}
+	_, about := getJSON(t, ts, "/api/v1/resolve?path=/about/", key)
+	if about["slug"] != "about" || about["title"] != "About us" {
+		t.Errorf("resolve /about/: %v", about)
+	}
+	for _, typ := range []string{"about", "products"} {
+		if r := get(t, ts.URL+"/api/v1/content/"+typ, key); r.Status != http.StatusNotFound {
+			t.Errorf("type %s: %d %s", typ, r.Status, r.Body)
+		}
+	}
+	if _, post := getJSON(t, ts, "/api/v1/content/posts/hello", key); post["path"] != "/posts/hello/" {
+		t.Errorf("post path %v", post["path"])
+	}
+}
