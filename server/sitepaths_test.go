@@ -231,3 +231,34 @@ func TestSitePaths_DecapFilesUnderContent(t *testing.T) {
 		t.Errorf("post path %v", post["path"])
 	}
 }
+
+// A push into a Decap collection's folder, and one that reuses a slug,
+// are served after the reload as at a start.
+func TestSitePaths_Push(t *testing.T) {
+	files := fixtureFiles(t, "gatsby-decap")
+	for p, src := range fixtureFiles(t, "hugo-permalinks") {
+		if p == "hugo.toml" || strings.HasPrefix(p, "content/") {
+			files[p] = src
+		}
+	}
+	repo := newRepo(t, files)
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	repo.commit("more", map[string]string{
+		"src/pages/blog/2018-02-01-espresso.md": "---\ntitle: Espresso\ndate: 2018-02-01\ndescription: Short.\ntags: [x]\n---\nShort and strong.\n",
+		"content/posts/2022-report.md":          "---\ntitle: Report\nslug: report\ndate: 2022-07-01\n---\nThe fourth one.\n",
+	})
+	if err := ts.Engine.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"/blog/2018-02-01-espresso/": "Espresso", "/2022/07/01/report/": "Report", "/2019/01/01/report/": "Report"} {
+		_, doc := getJSON(t, ts, "/api/v1/resolve?path="+url.QueryEscape(p), key)
+		if doc["title"] != want {
+			t.Errorf("resolve %s: %v", p, doc["title"])
+		}
+	}
+	_, list := getJSON(t, ts, "/api/v1/content/posts?limit=100", key)
+	if list["total"].(float64) != 5 {
+		t.Errorf("%v posts, want 5", list["total"])
+	}
+}
