@@ -190,8 +190,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	}
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
-	sorted, decapProblems := decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
-	problems = append(problems, decapProblems...)
+	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {
@@ -202,8 +201,10 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	}
 	as.loc = nil
 	as.setEnv(readEnv{rules: rules})
-	site, plainProblems := as.assemblePlain(sorted)
-	if len(problems) > 0 { // a Hugo config that does not parse
+	plain, skipped := hugoPages(sorted)
+	problems = append(problems, skipped...)
+	site, plainProblems := as.assemblePlain(plain)
+	if len(problems) > 0 { // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		slices.SortStableFunc(plainProblems, func(x, y Problem) int {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))

@@ -22,7 +22,7 @@ func localeRelevant(p string) bool {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(p, "content/"); ok {
-		if _, ok := sectionPage(rest); ok {
+		if sectionPageLang(rest) {
 			return true // the home page, a section's page, a locale folder's home page
 		}
 	}
@@ -109,7 +109,7 @@ func detectI18n(sorted []File) (*I18n, []Problem) {
 	if len(hugoRoot)+len(hugoDefault) > 0 {
 		cfg, probs := readHugoI18n(slices.Concat(hugoRoot, hugoDefault))
 		if cfg != nil {
-			return cfg, probs
+			return languageFolders(cfg, sorted), probs
 		}
 		hugoProblems = probs
 	}
@@ -144,6 +144,9 @@ func (c *I18n) Classify(p string) (loc, virt string, ok bool) { return c.classif
 // content/en/posts/_index.md is the list page of posts, whereas
 // content/en/posts/a/_index.md is the branch bundle a: see Relevant).
 func (c *I18n) classify(p string) (loc, virt string, ok bool) {
+	if c.Layout != LayoutFields && c.unknownLanguage(p) != "" {
+		return "", "", false // Hugo leaves it out (the loop reports it)
+	}
 	loc, virt, ok = c.locate(p)
 	if ok && (strings.HasPrefix(virt, "content/") || strings.HasPrefix(virt, "pages/")) && !relevantPlain(virt) {
 		return "", "", false
@@ -234,7 +237,7 @@ func (c *I18n) relevant(p string) bool {
 // inContentDir tells whether rest, a path below a locale's contentDir, is
 // a content file (a document, in no hidden folder).
 func inContentDir(rest string) bool {
-	if _, ok := sectionPage(rest); ok {
+	if sectionPageLang(rest) {
 		return true
 	}
 	for _, s := range strings.Split(rest, "/") {
@@ -410,6 +413,7 @@ type localeState struct {
 type fileClass struct {
 	loc, virt string
 	ok        bool
+	unknown   string // a language suffix the site has not: left out
 }
 
 // docLink is one document of a locale's sub-site: its group of
@@ -508,9 +512,15 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 				c = st.lastClass[j]
 			} else if cfg.relevant(p) {
 				c.loc, c.virt, c.ok = cfg.classify(p)
+				if !c.ok && cfg.Layout != LayoutFields {
+					c.unknown = cfg.unknownLanguage(p)
+				}
 			}
 			paths, classes, docs = append(paths, p), append(classes, c), append(docs, f.Doc)
 			if !c.ok {
+				if c.unknown != "" {
+					problems = append(problems, unknownLanguageProblem(p, c.unknown, cfg.Codes()))
+				}
 				continue
 			}
 			nf := f

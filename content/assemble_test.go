@@ -113,7 +113,7 @@ func TestAssemble_Items(t *testing.T) {
 		"content/products/lamp.toml":        "title = \"Lamp\"\npublishDate = 2024-02-03T04:05:06Z\n",
 		"content/posts/README.txt":          "ignored",
 		"content/posts/_index.md":           "---\ntitle: list page\n---\n",
-		"content/_index.md":                 "---\ntitle: Hugo's home page: a page only in a site with locales\n---\n",
+		"content/_index.md":                 "---\ntitle: Home\n---\n",
 		"content/posts/.draft.md":           "---\ntitle: dotfile\n---\n",
 		"content/posts/body-in-fm.md":       "---\nbody: from front matter\n---\nfrom **Markdown**\n",
 		"content/posts/fm-body.yaml":        "body: kept as is\n",
@@ -124,8 +124,13 @@ func TestAssemble_Items(t *testing.T) {
 	})
 	wantNoProblems(t, probs)
 
-	if len(site.Pages) != 0 {
-		t.Errorf("pages %+v: content/_index.md and a type's _index.md are no pages in a site without locales", site.Pages)
+	// Hugo's home page and a section's own page are pages, as Hugo
+	// serves them at / and /posts/, with or without locales.
+	if len(site.Pages) != 2 || pageBySlug(t, site, "index").Title != "Home" || pageBySlug(t, site, "posts").Title != "list page" {
+		t.Errorf("pages %+v: want index and posts", site.Pages)
+	}
+	if p := pageBySlug(t, site, "index"); p.Meta.Path != "content/_index.md" || !p.IsHomepage {
+		t.Errorf("home page %+v: its path is content/_index.md, and it is the homepage", p.Meta)
 	}
 	if b := itemBySlug(t, site, "posts", "branch"); b.Title != "Branch bundle" {
 		t.Errorf("branch bundle = %+v", b)
@@ -202,8 +207,8 @@ func TestAssemble_Items(t *testing.T) {
 	if len(site.Items) != 3 {
 		t.Errorf("types = %v", site.Items)
 	}
-	if site.Globals != nil || len(site.Pages) != 0 {
-		t.Errorf("globals %v, pages %v: want none", site.Globals, site.Pages)
+	if site.Globals != nil {
+		t.Errorf("globals %v: want none", site.Globals)
 	}
 	if _, err := json.Marshal(site.Items); err != nil {
 		t.Errorf("items do not encode: %v", err)

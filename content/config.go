@@ -65,8 +65,14 @@ func readConfig(doc *Doc) (Config, error) {
 		if i18nKeys[k] {
 			continue // read by readFolioI18n
 		}
+		if k == "root" {
+			if _, err := RootOf(doc); err != nil {
+				return Config{}, err
+			}
+			continue // the site root, read by whoever reads the site (RootOf)
+		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap, locales, defaultLocale, layout, fallback)", k)
+			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap, locales, defaultLocale, layout, fallback, root)", k)
 		}
 		if v == nil {
 			continue

@@ -1,10 +1,9 @@
 package content
 
 import (
-	"fmt"
+	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -32,7 +31,6 @@ type decapFolder struct {
 	dir  string   // the folder, without slashes around it
 	name string   // the type
 	exts []string // file extensions with their dot, lower case
-	line int      // of the collection's folder: in the config
 }
 
 // decapConfigRank orders the places a Decap config is looked for.
@@ -91,15 +89,15 @@ func decapConfig(files []File) *File {
 func readDecapLayout(doc *Doc, locales bool) *decapLayout {
 	cols, _ := doc.Meta["collections"].([]any)
 	l := &decapLayout{}
-	for i, cv := range cols {
+	for _, cv := range cols {
 		c, _ := cv.(map[string]any)
 		name, _ := c["name"].(string)
 		if folder, ok := c["folder"].(string); ok {
-			folder = strings.Trim(path.Clean("/"+folder), "/")
+			folder = SiteFolder(strings.Trim(path.Clean("/"+folder), "/"))
 			if folder == "" || servedAsIs(folder+"/x.md") || !ValidType(name) || !safeDir(folder) {
 				continue
 			}
-			l.folders = append(l.folders, decapFolder{dir: folder, name: name, exts: decapExts(c), line: doc.LineOf("collections", strconv.Itoa(i), "folder")})
+			l.folders = append(l.folders, decapFolder{dir: folder, name: name, exts: decapExts(c)})
 			continue
 		}
 		files, _ := c["files"].([]any)
@@ -107,7 +105,7 @@ func readDecapLayout(doc *Doc, locales bool) *decapLayout {
 			f, _ := fv.(map[string]any)
 			file, _ := f["file"].(string)
 			fname, _ := f["name"].(string)
-			file = strings.Trim(path.Clean("/"+file), "/")
+			file = SiteFolder(strings.Trim(path.Clean("/"+file), "/"))
 			ext := strings.ToLower(path.Ext(file))
 			asIs := servedAsIs(file)
 			if asIs && !locales && strings.HasPrefix(file, "content/") && strings.Count(file, "/") >= 2 {
@@ -203,19 +201,18 @@ func (l *decapLayout) dirs() []string {
 // above) their path as folio reads them, the real one in Source; sorted
 // itself when there are none. Files below a folder of skip (the
 // locales' contentDirs, which read them) stay as they are. A folder
-// collection with no file folio serves is a problem: the editor shows a
-// collection the site's readers never see from folio.
-func decapRemap(sorted []File, skip []string, locales bool) ([]File, []Problem) {
+// collection with no file folio serves is a sign folio check reports
+// (Misreads, MisreadDecapFolders).
+func decapRemap(sorted []File, skip []string, locales bool) []File {
 	cf := decapConfig(sorted)
 	if cf == nil {
-		return sorted, nil
+		return sorted
 	}
 	l := readDecapLayout(cf.Doc, locales)
 	if l == nil {
-		return sorted, nil
+		return sorted
 	}
 	var out []File
-	served := map[string]bool{}
 	for i, f := range sorted {
 		v, ok := l.virt(f.Path)
 		if !ok || inDirs(f.Path, skip) {
@@ -225,22 +222,12 @@ func decapRemap(sorted []File, skip []string, locales bool) ([]File, []Problem) 
 			out = slices.Clone(sorted)
 		}
 		out[i].Path, out[i].Source = v, f.RealPath()
-		if rest, ok := strings.CutPrefix(v, "content/"); ok {
-			served[rest[:strings.IndexByte(rest, '/')]] = true
-		}
-	}
-	var problems []Problem
-	for _, f := range l.folders {
-		if !served[f.name] && !inDirs(f.dir, skip) {
-			problems = append(problems, Problem{Path: cf.Path, Line: f.line, Message: fmt.Sprintf(
-				"collection %q: its folder %s holds no %s file folio serves: the editor shows the collection, the API has no such type", f.name, f.dir, strings.Join(f.exts, " or ")), Level: LevelWarn})
-		}
 	}
 	if out == nil {
-		return sorted, problems
+		return sorted
 	}
 	slices.SortStableFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	return out, problems
+	return out
 }
 
 // decapDirs are the folders and files outside content/ and pages/ the
@@ -269,6 +256,36 @@ func inDirs(p string, dirs []string) bool {
 	for _, d := range dirs {
 		if p == d || len(p) > len(d) && p[len(d)] == '/' && strings.HasPrefix(p, d) {
 			return true
+		}
+	}
+	return false
+}
+
+// decapServes tells whether the site's Decap config (of the site's
+// model files: see decapConfig) is the one at p and places a folder
+// collection in folder (a path of the site), and folio serves items from
+// there.
+func decapServes(site *Site, p, folder string) bool {
+	files := make([]File, 0, len(site.ModelFiles))
+	for _, mp := range slices.Sorted(maps.Keys(site.ModelFiles)) {
+		files = append(files, File{Path: mp, Doc: site.ModelFiles[mp]})
+	}
+	cf := decapConfig(files)
+	if cf == nil || cf.Path != p {
+		return false
+	}
+	l := readDecapLayout(cf.Doc, site.I18n != nil)
+	if l == nil {
+		return false
+	}
+	for _, f := range l.folders {
+		if f.dir != folder {
+			continue
+		}
+		for _, it := range site.Items[f.name] {
+			if strings.HasPrefix(it.Meta.Path, folder+"/") {
+				return true
+			}
 		}
 	}
 	return false

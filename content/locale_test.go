@@ -169,8 +169,12 @@ func TestLocales_NoneIsPlain(t *testing.T) {
 		"globals.fr.yaml":    "siteName: x\n",
 	})
 	wantNoProblems(t, probs)
-	if site.I18n != nil || len(site.Pages) != 0 || site.Items["posts"][0].Locale != "" {
+	if site.I18n != nil || site.Items["posts"][0].Locale != "" || site.Items["posts"][0].Translations != nil {
 		t.Errorf("a site without locales got some: %+v", site)
+	}
+	// a single-language Hugo site serves its root files as pages
+	if len(site.Pages) != 1 || site.Pages[0].Slug != "about" || site.Pages[0].Locale != "" || site.Pages[0].Meta.Path != "content/about.md" {
+		t.Errorf("pages %+v: want about, with no locale", site.Pages)
 	}
 }
 

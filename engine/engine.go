@@ -21,8 +21,11 @@ import (
 
 // Config configures an Engine.
 type Config struct {
-	Site        string // local repository path or remote URL
-	Branch      string // published branch; "main" when empty
+	Site   string // local repository path or remote URL
+	Branch string // published branch; when empty, the repository's default (Source.DefaultBranch)
+	// Root is the site root, a folder of the repository the site is read
+	// from (SourceConfig.Root).
+	Root        string
 	DraftBranch string // optional branch served to draft=true requests
 	CacheDir    string // clones of remote sites and the parsed-document cache
 	// MediaExists, when set, also checks the media references of
@@ -88,9 +91,6 @@ func (e *Engine) reloaded(ev ReloadEvent) {
 }
 
 func (c *Config) setDefaults() {
-	if c.Branch == "" {
-		c.Branch = "main"
-	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -159,14 +159,17 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout})
+	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Branch == "" {
+		cfg.Branch = src.DefaultBranch(ctx)
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
 		closing: make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.relevant),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.relevantInRepo),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var dir string

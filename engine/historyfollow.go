@@ -124,7 +124,7 @@ func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([
 		reached := h.reached
 		h.mu.Unlock()
 		if h.ix.Head() == e.published.Load().Commit {
-			entries, total, _ := h.ix.Log(path, limit, offset)
+			entries, total, _ := h.ix.Log(e.src.repoPath(path), limit, offset)
 			return entries, total, nil
 		}
 		select {
@@ -158,7 +158,22 @@ func (e *Engine) Changes(ctx context.Context, since string) (Ref, []history.File
 	st := openObjectStorage(e.src.GitDir(), cache.NewObjectLRU(historyCacheSize))
 	defer st.Close()
 	chs, err := e.history.ix.Between(ctx, st, ref.Commit, e.published.Load().Commit)
-	return ref, chs, err
+	if err != nil || e.src.SiteRoot() == "" {
+		return ref, chs, err
+	}
+	out := chs[:0]
+	for _, c := range chs {
+		p, ok := e.src.sitePath(c.Path)
+		if !ok {
+			continue
+		}
+		c.Path = p
+		if c.From != "" {
+			c.From, _ = e.src.sitePath(c.From)
+		}
+		out = append(out, c)
+	}
+	return ref, out, nil
 }
 
 // DocChange is one content file that differs between two commits, with

@@ -57,6 +57,10 @@ type SourceConfig struct {
 	// that stops answering mid-fetch cannot hold the next one off
 	// forever. Default DefaultFetchTimeout.
 	FetchTimeout time.Duration
+	// Root is the site root, a folder of the repository every path is
+	// read below (content.CleanRoot); "": the root: of the repository's
+	// folio.yaml, else the repository's root.
+	Root string
 	// PackBlobsMin is the number of documents to parse from which a Load
 	// reads whole blobs from the packs itself (see packBlobs): a cold
 	// start, not a push. Default 256.
@@ -94,7 +98,9 @@ type Source struct {
 	// none); localeCfg are the files that was read from (guarded by
 	// loadMu).
 	contentDirs atomic.Pointer[[]string]
-	localeCfg   *[]gitFile
+	// siteRoot is the site root of the last Load (SiteRoot).
+	siteRoot  atomic.Pointer[string]
+	localeCfg *[]gitFile
 
 	reachable   *reachableSet // commits for short-hash lookups; guarded by mu
 	packed      packedRefs    // the branches of packed-refs, for ResolveRef
@@ -147,10 +153,14 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()
 	}
+	root, err := content.CleanRoot(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	cfg.Root = root
 	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site)}
 	s.docs = newDocCache()
 
-	var err error
 	if s.remote {
 		err = s.openRemote(ctx)
 	} else {
@@ -185,10 +195,14 @@ func isRemoteURL(site string) bool {
 }
 
 func (s *Source) siteID() string {
+	id := s.gitDir
 	if s.remote {
-		return s.cfg.Site
+		id = s.cfg.Site
 	}
-	return s.gitDir
+	if s.cfg.Root != "" {
+		id += "#root=" + s.cfg.Root // another site of the repository
+	}
+	return id
 }
 
 func shortHash(v string) string {

@@ -54,7 +54,23 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
-	root, err := walkDir(tc, c.TreeHash, "", s.lastRoot, s.relevant)
+	siteRoot, err := s.siteRootOf(tc, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	tc.root = siteRoot
+	if siteRoot != s.SiteRoot() {
+		s.lastRoot = nil // another folder: nothing of the last walk applies
+	}
+	top, err := tc.siteTree(c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	if top.IsZero() {
+		return nil, fmt.Errorf("source: load commit %s: the site root %s/ is not a folder of the commit", commit, siteRoot)
+	}
+	s.siteRoot.Store(&siteRoot)
+	root, err := walkDir(tc, top, "", s.lastRoot, s.relevant)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
@@ -63,7 +79,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	} else if again {
 		// the locales read content from other folders now: walk
 		// afresh, the folders' relevance changed
-		if root, err = walkDir(tc, c.TreeHash, "", nil, s.relevant); err != nil {
+		if root, err = walkDir(tc, top, "", nil, s.relevant); err != nil {
 			return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 		}
 	}

@@ -103,6 +103,9 @@ func (n *timeNode) settleKnown(known map[string]time.Time, times map[string]time
 // commit's tree is compared with its parent's and then, one step on, the
 // parent's with the grandparent's.
 type treeEntries struct {
+	// root is the site root: the folder whose trees the times are of
+	// ("" : the repository's).
+	root    string
 	st      storer.EncodedObjectStorer
 	loose   *looseTrees // nil: every tree from st
 	m       map[plumbing.Hash][]object.TreeEntry
@@ -197,6 +200,9 @@ func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times 
 // or nil when b has none. Both entry lists are sorted, so they are merged
 // without lookups.
 func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, before *object.TreeEntry) error) error {
+	if a.IsZero() {
+		return nil // no site root in this commit: nothing is there
+	}
 	ta, err := tc.get(a)
 	if err != nil {
 		return err
@@ -285,7 +291,15 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 			return nil, walked, timesIDs{}, err
 		}
 		walked++
-		if err := tc.diff(root, cur.TreeHash, parent.TreeHash, when, times); err != nil {
+		curTree, err := tc.siteTree(cur.TreeHash)
+		if err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		parentTree, err := tc.siteTree(parent.TreeHash)
+		if err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		if err := tc.diff(root, curTree, parentTree, when, times); err != nil {
 			return nil, walked, timesIDs{}, err
 		}
 		cur = parent
@@ -319,7 +333,15 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		return nil, timesIDs{}, false, nil // e.g. shallow: the walk knows what to do
 	}
 	changed := map[string]bool{}
-	if err := tc.changedFiles(c.TreeHash, parent.TreeHash, "", changed); err != nil {
+	cTree, err := tc.siteTree(c.TreeHash)
+	if err != nil {
+		return nil, timesIDs{}, false, err
+	}
+	parentTree, err := tc.siteTree(parent.TreeHash)
+	if err != nil {
+		return nil, timesIDs{}, false, err
+	}
+	if err := tc.changedFiles(cTree, parentTree, "", changed); err != nil {
 		return nil, timesIDs{}, false, err
 	}
 	when := c.Committer.When.UTC()

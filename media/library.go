@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -111,7 +112,9 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 	}
 	if err := l.openShared(ctx); err != nil {
 		l.closeShared()
-		l.root.Close()
+		if l.root != nil {
+			l.root.Close()
+		}
 		return nil, err
 	}
 	return l, nil
@@ -148,9 +151,11 @@ func newLibrary(cfg Config) (*Library, error) {
 		}
 	}
 	root, err := os.OpenRoot(abs)
-	if err != nil {
+	if err != nil && !(cfg.ReadOnly && errors.Is(err, fs.ErrNotExist)) {
 		return nil, fmt.Errorf("media: %w", err)
 	}
+	// A read-only library never reads the media root itself (its state
+	// and storage do): one that no writer has made yet is no error.
 	return &Library{
 		cfg:      cfg,
 		root:     root,
@@ -172,6 +177,9 @@ func newLibrary(cfg Config) (*Library, error) {
 // last write has returned.
 func (l *Library) Close() error {
 	l.closeShared()
+	if l.root == nil {
+		return nil
+	}
 	return l.root.Close()
 }
 

@@ -31,9 +31,10 @@ type DecapConfig struct {
 	// at /admin/content/decap/ and loaded by the page instead of
 	// folio.yaml's decap.url.
 	Dir string
-	// AuthorEmail is the e-mail of the commits made for a key (its name is
-	// the key's); "" : the Writer's (write.Config.AuthorEmail). The
-	// Writer's committer commits.
+	// AuthorEmail is the e-mail of the commits made for a key without
+	// one of its own (the name is the key's display name, else its id);
+	// "" : the Writer's (write.Config.AuthorEmail). The Writer's
+	// committer commits.
 	AuthorEmail string
 	// MediaListed and MediaThumbBytes bound the list Decap's getMedia
 	// answers (decap.DefaultMediaListed, decap.DefaultMediaThumbBytes);
@@ -77,7 +78,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		return errorf(fault.Invalid, "reading the body: %v", err)
 	}
 	k := keyFrom(r.Context())
-	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.Name, Can: k.Has}, body)
+	res, err := s.decapService().Call(r.Context(), decap.Caller{Name: k.AuthorName(), Email: k.Email, Can: k.Has}, body)
 	if err != nil {
 		return err
 	}

@@ -42,11 +42,27 @@ var AllScopes = []string{ScopeContentRead, ScopeContentDraft, ScopeContentPrevie
 // Key is one API key as stored: its secret only as a SHA-256 hash. Keys are
 // 160 random bits, so an unsalted fast hash is enough: nothing to brute-force.
 type Key struct {
-	Name      string    `yaml:"name"`
-	Hash      string    `yaml:"hash"`
-	Scopes    []string  `yaml:"scopes"`
-	CreatedAt time.Time `yaml:"createdAt"`
-	hash      []byte
+	// Name is the key's id: a slug, unique in the file, that revoke,
+	// rate limits and presigned links name.
+	Name string `yaml:"name"`
+	// DisplayName and Email are who the key's commits are written for
+	// (git's author "Mira Hofer <mira@example.com>"); "" : the Name, and
+	// the server's --write-author-email.
+	DisplayName string    `yaml:"displayName,omitempty"`
+	Email       string    `yaml:"email,omitempty"`
+	Hash        string    `yaml:"hash"`
+	Scopes      []string  `yaml:"scopes"`
+	CreatedAt   time.Time `yaml:"createdAt"`
+	hash        []byte
+}
+
+// AuthorName is the name the key's commits carry: its display name, else
+// its id.
+func (k *Key) AuthorName() string {
+	if k.DisplayName != "" {
+		return k.DisplayName
+	}
+	return k.Name
 }
 
 // Has tells whether the key holds scope.
@@ -194,6 +210,12 @@ func parseKeys(path string, data []byte) ([]*Key, *KeysFileError) {
 			return nil, &KeysFileError{Path: path, Line: keyLine(&doc, i, "hash"), Message: fmt.Sprintf("key %q has a bad hash (want 64 hex digits)", k.Name)}
 		}
 		k.hash = h
+		if err := checkDisplayName(k.DisplayName); k.DisplayName != "" && err != nil {
+			return nil, &KeysFileError{Path: path, Line: keyLine(&doc, i, "displayName"), Message: fmt.Sprintf("key %q: %v", k.Name, err)}
+		}
+		if err := checkEmail(k.Email); k.Email != "" && err != nil {
+			return nil, &KeysFileError{Path: path, Line: keyLine(&doc, i, "email"), Message: fmt.Sprintf("key %q: %v", k.Name, err)}
+		}
 	}
 	return f.Keys, nil
 }
@@ -324,9 +346,42 @@ func (ks *KeyStore) Verify(token string) (*Key, bool) {
 // Create adds a key named name with scopes and returns its secret, which is
 // shown once and stored only as a hash.
 func (ks *KeyStore) Create(name string, scopes []string) (string, error) {
-	if !keyNameRE.MatchString(name) {
-		return "", fmt.Errorf("bad key name %q: use letters, digits, '.', '_' or '-', at most 64", name)
+	return ks.CreateKey(KeySpec{ID: name, Scopes: scopes})
+}
+
+// KeySpec is a key to create.
+type KeySpec struct {
+	// ID is the key's id (Key.Name); "" : made from DisplayName
+	// (KeyID).
+	ID          string
+	DisplayName string // "" : none, the commits carry the id
+	Email       string // "" : none, the commits carry --write-author-email
+	Scopes      []string
+}
+
+// CreateKey adds the key spec describes and returns its secret, which is
+// shown once and stored only as a hash.
+func (ks *KeyStore) CreateKey(spec KeySpec) (string, error) {
+	name := spec.ID
+	if name == "" {
+		if name = KeyID(spec.DisplayName); name == "" {
+			return "", ErrNoKeyID
+		}
 	}
+	if !keyNameRE.MatchString(name) {
+		return "", fmt.Errorf("bad key id %q: use letters, digits, '.', '_' or '-', at most 64", name)
+	}
+	if spec.DisplayName != "" {
+		if err := checkDisplayName(spec.DisplayName); err != nil {
+			return "", err
+		}
+	}
+	if spec.Email != "" {
+		if err := checkEmail(spec.Email); err != nil {
+			return "", err
+		}
+	}
+	scopes := spec.Scopes
 	if len(scopes) == 0 {
 		return "", errors.New("a key needs at least one scope")
 	}
@@ -342,7 +397,7 @@ func (ks *KeyStore) Create(name string, scopes []string) (string, error) {
 	}
 	for _, k := range ks.keys() {
 		if k.Name == name {
-			return "", fmt.Errorf("a key named %q exists already", name)
+			return "", fmt.Errorf("a key with the id %q exists already (give another with --id)", name)
 		}
 	}
 	var raw [20]byte
@@ -351,25 +406,40 @@ func (ks *KeyStore) Create(name string, scopes []string) (string, error) {
 	}
 	secret := "folio_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw[:]))
 	sum := sha256.Sum256([]byte(secret))
-	k := &Key{Name: name, Hash: hex.EncodeToString(sum[:]), Scopes: slices.Clone(scopes), CreatedAt: time.Now().UTC().Truncate(time.Second), hash: sum[:]}
+	k := &Key{Name: name, DisplayName: spec.DisplayName, Email: spec.Email, Hash: hex.EncodeToString(sum[:]),
+		Scopes: slices.Clone(scopes), CreatedAt: time.Now().UTC().Truncate(time.Second), hash: sum[:]}
 	if err := ks.save(append(slices.Clone(ks.keys()), k)); err != nil {
 		return "", err
 	}
 	return secret, nil
 }
 
-// Revoke removes the key named name.
+// Revoke removes the key whose id is name, or else the one key whose
+// display name it is.
 func (ks *KeyStore) Revoke(name string) error {
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	if err := ks.load(); err != nil {
 		return err
 	}
-	i := slices.IndexFunc(ks.keys(), func(k *Key) bool { return k.Name == name })
+	keys := ks.keys()
+	i := slices.IndexFunc(keys, func(k *Key) bool { return k.Name == name })
+	if i < 0 {
+		var ids []string
+		for j, k := range keys {
+			if k.DisplayName == name {
+				i = j
+				ids = append(ids, k.Name)
+			}
+		}
+		if len(ids) > 1 {
+			return fmt.Errorf("%d keys are named %q (ids %s): revoke one by its id", len(ids), name, strings.Join(ids, ", "))
+		}
+	}
 	if i < 0 {
 		return fmt.Errorf("no key named %q", name)
 	}
-	return ks.save(slices.Delete(slices.Clone(ks.keys()), i, i+1))
+	return ks.save(slices.Delete(slices.Clone(keys), i, i+1))
 }
 
 // List returns the keys (hashes only).

@@ -201,11 +201,11 @@ func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
 			t.Errorf("resolve %s: slug %v, want %s", p, doc["slug"], slug)
 		}
 	}
-	// the news collection's folder holds nothing: a sign for check
+	// the news collection's folder holds nothing: folio check's sign
+	// (decap-folders), not a problem of the served site
 	_, st := getJSON(t, ts, "/api/v1/status", key)
-	probs := st["problems"].([]any)
-	if len(probs) != 1 || !strings.Contains(probs[0].(map[string]any)["message"].(string), `collection "news"`) {
-		t.Errorf("problems %v, want one for the collection news", probs)
+	if probs := st["problems"].([]any); len(probs) != 0 {
+		t.Errorf("problems %v", probs)
 	}
 }
 

@@ -44,6 +44,10 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httproute
 		return notFound("no such file")
 	}
 	root, err := os.OpenRoot(s.mediaRoot)
+	if errors.Is(err, fs.ErrNotExist) {
+		// a read-only box's media root no writer has made yet
+		return notFound("no such file")
+	}
 	if err != nil {
 		return err
 	}

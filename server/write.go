@@ -113,7 +113,7 @@ func (s *Server) writeDoc(w http.ResponseWriter, r *http.Request, p httprouter.P
 		return badRequest("message: at most 4096 bytes")
 	}
 	if k := keyFrom(r.Context()); k != nil {
-		opts.Author.Name = k.Name
+		opts.Author = write.Person{Name: k.AuthorName(), Email: k.Email}
 	}
 	if snap := s.engine.SnapshotOf(branch); snap != nil {
 		opts.Base = snap.Commit
@@ -269,7 +269,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		}
 	}
 	if k := keyFrom(r.Context()); k != nil {
-		o.Author.Name = k.Name
+		o.Author = write.Person{Name: k.AuthorName(), Email: k.Email}
 	}
 	res, err := s.writer.Publish(context.WithoutCancel(r.Context()), o)
 	if err != nil {

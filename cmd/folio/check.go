@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -14,16 +16,21 @@ import (
 )
 
 // runCheck loads the site as serve would and prints each problem as
-// path:line: message. It exits 1 when there is any. With --media (or
-// --storage) it opens that media library read-only and also reports
-// media references to items it does not hold.
+// path:line: message, then each sign that folio misread the site
+// (content.Misreads) as "misread: path: message [kind]". It exits 1
+// when there is any problem, or any misread whose kind --allow does not
+// accept. With --media (or --storage) it opens that media library
+// read-only and also reports media references to items it does not
+// hold.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
 	worktree := fs.String("worktree", "", "check the files of this folder as they are on disk, committed or not (instead of --site)")
-	branch := fs.String("branch", "main", "the branch to check")
+	root := fs.String("root", "", "the folder of the repository (or of --worktree) the site is in; default: the root: of the repository's folio.yaml, else its root")
+	branch := fs.String("branch", "", "the branch to check (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
+	allowFlag := fs.String("allow", "", "comma-separated kinds of signs that folio misread the site to accept ("+strings.Join(content.MisreadKinds(), ", ")+"; all: every kind); check fails on the others")
 	var mf mediaFlags
 	mf.register(fs)
 	mf.readOnly = true
@@ -33,7 +40,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if (*site == "") == (*worktree == "") {
 		return fmt.Errorf("check: give --site or --worktree")
 	}
-	cfg := engine.Config{Site: *site, Branch: *branch, CacheDir: *cacheDir}
+	allow, err := parseAllow(*allowFlag)
+	if err != nil {
+		return err
+	}
+	if _, err := content.CleanRoot(*root); err != nil {
+		return fmt.Errorf("--root: %w", err)
+	}
+	cfg := engine.Config{Site: *site, Root: *root, Branch: *branch, CacheDir: *cacheDir}
 	withMedia := false
 	fs.Visit(func(f *flag.Flag) { withMedia = withMedia || f.Name == "media" || f.Name == "storage" })
 	if withMedia {
@@ -54,20 +68,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if *worktree != "" {
-		files, err := content.ReadDir(*worktree)
+		files, siteRoot, err := content.ReadSite(*worktree, *root)
 		if err != nil {
 			return err
 		}
 		site, problems := engine.CheckSite(files, cfg.MediaExists)
-		for _, p := range problems {
-			fmt.Fprintln(stdout, p.String())
+		paths, err := listPaths(filepath.Join(*worktree, filepath.FromSlash(siteRoot)))
+		if err != nil {
+			return err
 		}
-		if len(problems) > 0 {
-			fmt.Fprintf(stderr, "%d problem(s) in %s\n", len(problems), *worktree)
-			return exitError(1)
-		}
-		fmt.Fprintf(stderr, "no problems in %s: %s\n", *worktree, siteSummary(site))
-		return nil
+		mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: site})
+		return report(stdout, stderr, filepath.Join(*worktree, filepath.FromSlash(siteRoot)), site, problems, mis, allow)
 	}
 	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
@@ -75,15 +86,102 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer eng.Close()
 	st := eng.Status()
-	for _, p := range st.Problems {
+	paths, files, err := eng.CheckInput(ctx)
+	if err != nil {
+		return err
+	}
+	pub := eng.Published().Site
+	mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: pub})
+	where := fmt.Sprintf("%s at %.12s", st.Branch, st.Commit)
+	if r := eng.SiteRoot(); r != "" {
+		where = r + "/ of " + where
+	}
+	return report(stdout, stderr, where, pub, st.Problems, mis, allow)
+}
+
+// report prints the problems and the misreads and says what was found:
+// exit status 1 for any problem and any misread allow does not accept.
+func report(stdout, stderr io.Writer, where string, site *content.Site, problems []content.Problem, mis []content.Misread, allow map[string]bool) error {
+	for _, p := range problems {
 		fmt.Fprintln(stdout, p.String())
 	}
-	if len(st.Problems) > 0 {
-		fmt.Fprintf(stderr, "%d problem(s) in %s at %.12s\n", len(st.Problems), *branch, st.Commit)
+	failing := 0
+	for _, m := range mis {
+		fmt.Fprintln(stdout, "misread: "+m.String())
+		if !allow[m.Kind] && !allow["all"] {
+			failing++
+		}
+	}
+	var said []string
+	if len(problems) > 0 {
+		said = append(said, fmt.Sprintf("%d problem(s)", len(problems)))
+	}
+	if len(mis) > 0 {
+		s := fmt.Sprintf("%d sign(s) that folio misread or skipped part of the site", len(mis))
+		if failing < len(mis) {
+			s += fmt.Sprintf(" (%d allowed)", len(mis)-failing)
+		}
+		said = append(said, s)
+	}
+	if len(said) == 0 {
+		fmt.Fprintf(stderr, "no problems in %s: %s\n", where, siteSummary(site))
+		return nil
+	}
+	fmt.Fprintf(stderr, "%s in %s: %s\n", strings.Join(said, " and "), where, siteSummary(site))
+	if failing > 0 {
+		fmt.Fprintf(stderr, "check accepts a kind of misread with --allow KIND (%s)\n", strings.Join(misreadKindsOf(mis), ","))
+	}
+	if len(problems) > 0 || failing > 0 {
 		return exitError(1)
 	}
-	fmt.Fprintf(stderr, "no problems in %s at %.12s: %s\n", *branch, st.Commit, siteSummary(eng.Published().Site))
 	return nil
+}
+
+// misreadKindsOf are the kinds of mis, in order, once each.
+func misreadKindsOf(mis []content.Misread) []string {
+	var out []string
+	for _, m := range mis {
+		if !slices.Contains(out, m.Kind) {
+			out = append(out, m.Kind)
+		}
+	}
+	return out
+}
+
+// parseAllow reads --allow: kinds of content.MisreadKinds, or all.
+func parseAllow(v string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, k := range splitList(v) {
+		if k != "all" && !slices.Contains(content.MisreadKinds(), k) {
+			return nil, fmt.Errorf("--allow: %q is not a kind of misread (%s, or all)", k, strings.Join(content.MisreadKinds(), ", "))
+		}
+		out[k] = true
+	}
+	return out, nil
+}
+
+// listPaths lists every file below dir as a slash-separated path, in
+// order; folders starting with "." (.git) are not entered.
+func listPaths(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	return out, err
 }
 
 // siteSummary says what a site holds: "2 pages, 14 items of 2 types

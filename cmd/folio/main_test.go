@@ -81,13 +81,16 @@ func TestCheck(t *testing.T) {
 	empty := t.TempDir()
 	os.MkdirAll(filepath.Join(empty, "site/content/posts"), 0o755)
 	os.WriteFile(filepath.Join(empty, "site/content/posts/a.md"), []byte("---\ntitle: A\n---\n"), 0o644)
-	if _, said, err := runCLI(t, "check", "--worktree", empty); err != nil || !strings.Contains(said, "the site is empty: folio reads pages/, content/<type>/") {
-		t.Fatalf("empty site: %v %q", err, said)
+	// and names the folder that holds a site, and the setting to use
+	out, said, err := runCLI(t, "check", "--worktree", empty)
+	if err == nil || !strings.Contains(said, "the site is empty: folio reads pages/, content/<type>/") ||
+		!strings.Contains(out, "misread: site/: a site (site/content/, 1 content file) that folio does not read: it reads the site at the repository's root, which has none; serve it with --root site") {
+		t.Fatalf("empty site: %v %q %q", err, out, said)
 	}
 	write("content/posts/bad.md", "---\ntitle: [broken\n---\n")
 	testkit.Git(t, dir, "add", "-A")
 	testkit.Git(t, dir, "commit", "-qm", "bad")
-	out, _, err := runCLI(t, "check", "--site", dir, "--cache-dir", cache)
+	out, _, err = runCLI(t, "check", "--site", dir, "--cache-dir", cache)
 	var exit exitError
 	if !errors.As(err, &exit) || exit != 1 {
 		t.Fatalf("err = %v, want exit status 1", err)

@@ -132,17 +132,18 @@ func (f *mediaFlags) open(ctx context.Context, logger *slog.Logger) (_ *mediaSta
 }
 
 // mediaRoot checks or creates the media root and returns its absolute
-// path. A read-only box writes nothing to the media root: it must exist
-// already (a read-only box serves a root that a writer filled; a missing
-// one is a wrong path or a mount that is not there, and serving an empty
-// library instead would make every media URL a 404 that a CDN caches).
-// With s3 storage the media root is only a cache of temporary files,
+// path. A read-only box writes nothing to the media root: when it does
+// not exist yet it serves an empty library, says so, and picks the
+// library up once a writer has made it (a content-only replica need not
+// care about media). With s3 storage the media root is only a cache of temporary files,
 // created when missing, read-only or not: the bucket holds the library.
 func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 	if f.readOnly && f.storage != "s3" {
 		fi, err := os.Stat(f.dir)
 		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("--read-only: the media root %s does not exist, and a read-only box creates nothing; point --media at the root a writing box fills (an empty directory serves no media)", f.dir)
+			abs, _ := filepath.Abs(f.dir)
+			logger.Warn("--read-only: the media root does not exist; serving an empty media library until a writer makes it (a read-only box creates nothing)", "media", abs)
+			return abs, nil
 		}
 		if err != nil {
 			return "", err
@@ -167,7 +168,7 @@ func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 // openLocal opens local storage under root, served at /uploads/, and
 // returns its default upload limit.
 func (f *mediaFlags) openLocal(logger *slog.Logger, m *mediaStack, root string) (maxUpload int64, err error) {
-	st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL})
+	st, err := local.Open(local.Config{Root: root, PublicURL: f.publicURL, ReadOnly: f.readOnly})
 	if err != nil {
 		return 0, err
 	}

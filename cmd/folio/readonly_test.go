@@ -301,20 +301,50 @@ func TestServeReadOnlyBeforeTheWriter(t *testing.T) {
 	}
 }
 
-// TestServeReadOnlyNoMediaRoot: a read-only box does not create a missing
-// media root; it refuses to start and says why.
+// TestServeReadOnlyNoMediaRoot: a read-only box whose media root does
+// not exist (a content-only replica) starts, serves its content and an
+// empty media library without creating the root, and serves the library
+// and its files once a writer has made them. It refused to start before.
 func TestServeReadOnlyNoMediaRoot(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "missing")
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
-	newKey(t, keys, "r", "content:read")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var out, errb syncBuffer
-	err := run(ctx, []string{"serve", "--read-only", "--addr", "127.0.0.1:0", "--site", siteRepo(t), "--media", root, "--keys", keys, "--cache-dir", t.TempDir()}, &out, &errb)
-	if err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Fatalf("serve --read-only on a missing media root: %v", err)
+	key := newKey(t, keys, "r", "media:read,content:read")
+	box := serveBox(t, "--read-only", "--media-poll", "50ms", "--site", siteRepo(t), "--media", root, "--keys", keys, "--cache-dir", t.TempDir())
+	var l listed
+	box.do(t, "GET", "/api/v1/media", key, "").decode(t, &l)
+	if l.Total != 0 {
+		t.Fatalf("list before any writer: %+v", l)
+	}
+	if r := box.do(t, "GET", "/uploads/2024/01/none.png", "", ""); r.status != http.StatusNotFound {
+		t.Errorf("GET an upload before the root exists: %d %s", r.status, r.body)
+	}
+	if r := box.do(t, "GET", "/api/v1/status", key, ""); r.status != http.StatusOK {
+		t.Errorf("status: %d", r.status)
 	}
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the read-only box created the media root: %v", err)
+		t.Fatalf("the read-only box created the media root: %v", err)
+	}
+	if !strings.Contains(box.log.String(), "media root does not exist") {
+		t.Errorf("no warning about the missing media root:\n%s", box.log.String())
+	}
+	if _, stderr, err := runCLI(t, "media", "import", "--media", root, "--folder", "/kept", pngFile(t, "lake.png", 600, 400)); err != nil {
+		t.Fatalf("media import: %v\n%s", err, stderr)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		box.do(t, "GET", "/api/v1/media", key, "").decode(t, &l)
+		if l.Total == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the read-only box never served the writer's import: %+v\n%s", l, box.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := box.do(t, "GET", l.Data[0].URL, "", ""); r.status != http.StatusOK || len(r.body) == 0 {
+		t.Errorf("GET %s: %d", l.Data[0].URL, r.status)
+	}
+	if err := box.stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, box.log.String())
 	}
 }

@@ -23,7 +23,8 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	site := fs.String("site", "", "the content repository: a local path or a remote URL")
 	worktree := fs.String("worktree", "", "infer from the files of this folder as they are on disk (instead of --site)")
-	branch := fs.String("branch", "main", "the branch to read")
+	root := fs.String("root", "", "the folder of the repository (or of --worktree) the site is in; default: the root: of the repository's folio.yaml, else its root")
+	branch := fs.String("branch", "", "the branch to read (default: the repository's default branch, its HEAD)")
 	cacheDir := fs.String("cache-dir", defaultCacheDir(), "where remote clones and the parsed-content cache live")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -34,15 +35,18 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var files []content.File
 	if *worktree != "" {
 		var err error
-		if files, err = content.ReadDir(*worktree); err != nil {
+		if files, _, err = content.ReadSite(*worktree, *root); err != nil {
 			return err
 		}
 	} else {
-		src, err := engine.OpenSource(ctx, engine.SourceConfig{Site: *site, CacheDir: *cacheDir})
+		src, err := engine.OpenSource(ctx, engine.SourceConfig{Site: *site, CacheDir: *cacheDir, Root: *root})
 		if err != nil {
 			return err
 		}
 		defer src.Close()
+		if *branch == "" {
+			*branch = src.DefaultBranch(ctx)
+		}
 		commit, err := src.Resolve(*branch)
 		if err != nil {
 			return fmt.Errorf("schema infer: %w", err)

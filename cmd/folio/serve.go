@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server"
@@ -25,6 +26,7 @@ import (
 
 type serveFlags struct {
 	site, branch, draftBranch, addr, keys, cacheDir string
+	root                                            string
 	poll, fetchTimeout                              time.Duration
 	webhookSecret                                   string
 	rateIP, rateKey                                 float64
@@ -87,7 +89,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.site, "site", "", "the content repository: a local path (bare or with a work tree) or a remote URL")
-	fs.StringVar(&f.branch, "branch", "main", "the published branch")
+	fs.StringVar(&f.root, "root", "", "the folder of the repository the site is in (a theme's exampleSite, a template's site): its Hugo config, content, model and Decap config are read below it, as hugo -s does; default: the root: of the repository's folio.yaml, else the repository's root")
+	fs.StringVar(&f.branch, "branch", "", "the published branch (default: the repository's default branch: a remote's HEAD, a local repository's checked-out branch; main when it names none)")
 	fs.StringVar(&f.draftBranch, "draft-branch", "", "a branch served to draft=true requests (default: the published branch, drafts included)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	fs.StringVar(&f.keys, "keys", "keys.yaml", "the API keys file (see 'folio keys')")
@@ -105,7 +108,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.BoolVar(&f.search, "search", true, "keep a search index of the content for GET /api/v1/search (false saves its memory; the search routes then answer 404)")
 	fs.StringVar(&f.writeBranches, "write-branches", "cms/*", "comma-separated patterns of the branches a key with content:write may name in ?branch= (besides the draft branch, or the published branch when there is none)")
-	fs.StringVar(&f.writeAuthorEmail, "write-author-email", "editor@folio.invalid", "the e-mail of the author of the write API's commits (the author's name is the key's)")
+	fs.StringVar(&f.writeAuthorEmail, "write-author-email", "editor@folio.invalid", "the e-mail of the author of the write API's and Decap's commits for a key without one of its own (folio keys create --email); the author's name is the key's")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
 	fs.Var(&f.notify, "notify", "a URL to POST the changed surrogate keys to after every content swap and media write (repeatable, or comma-separated)")
 	fs.StringVar(&f.notifySecret, "notify-secret", "", "signs --notify bodies: X-Folio-Signature: sha256=<hex HMAC-SHA256 of the body>")
@@ -152,6 +155,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	if f.site == "" {
 		return nil, fmt.Errorf("serve: --site is required")
 	}
+	if _, err := content.CleanRoot(f.root); err != nil {
+		return nil, fmt.Errorf("--root: %w", err)
+	}
 	return f, nil
 }
 
@@ -197,7 +203,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	defer lib.Close()
 	eng, err := engine.Open(ctx, engine.Config{
 		MediaBases: server.MediaBases(lib.Library.Storage()),
-		Site:       f.site, Branch: f.branch, DraftBranch: f.draftBranch,
+		Site:       f.site, Root: f.root, Branch: f.branch, DraftBranch: f.draftBranch,
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
 		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
@@ -223,9 +229,13 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if !f.readOnly && noGit != nil {
 		logger.Warn("no git command on PATH: the content write API is off (its routes answer 405); install git to take writes", "err", noGit)
 	}
-	if !f.readOnly && noGit == nil {
+	siteRoot := eng.SiteRoot()
+	if !f.readOnly && noGit == nil && siteRoot != "" {
+		logger.Warn("the site is in a folder of its repository: the content write API is off (its routes answer 405); folio does not write to such a site yet", "root", siteRoot)
+	}
+	if !f.readOnly && noGit == nil && siteRoot == "" {
 		writer = write.New(write.Config{
-			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
+			GitDir: eng.GitDir(), Remote: eng.RemoteSite(), SiteRoot: eng.SiteRoot, RefLock: eng.RefLock(), Branch: eng.Branch(), DraftBranch: eng.DraftBranch(),
 			WriteBranches: splitList(f.writeBranches), AuthorEmail: f.writeAuthorEmail,
 			JournalDir: f.cacheDir, Logger: logger, Snapshot: eng.SnapshotOf,
 			Written: func(ctx context.Context, branch, commit string) {
@@ -303,7 +313,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		logger.Info("GOMAXPROCS raised so that the garbage collector marks on a P of its own (set GOMAXPROCS to choose)", "cpus", before, "gomaxprocs", after)
 	}
 	st := eng.Status()
-	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "branch", f.branch, "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
+	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", f.site, "root", siteRoot, "branch", eng.Branch(), "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
 		"maxConns", f.maxConns, "maxConnsPerClient", f.maxConnsPerClient, "openFileLimit", openFileLimit())
 	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
 

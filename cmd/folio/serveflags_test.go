@@ -13,7 +13,7 @@ func TestParseServeFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.site != "/srv/site.git" || f.poll != 5*time.Second || !f.readOnly || !f.media.readOnly || f.branch != "main" {
+	if f.site != "/srv/site.git" || f.poll != 5*time.Second || !f.readOnly || !f.media.readOnly || f.branch != "" {
 		t.Fatalf("flags %+v", f)
 	}
 	for _, tc := range []struct {

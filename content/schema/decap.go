@@ -49,7 +49,7 @@ func readDecap(doc *content.Doc, path string) ([]*Type, error) {
 		}
 		if folder, ok := c["folder"].(string); ok {
 			t := &Type{Name: name, Kind: KindItems, Source: path, AdditionalFields: "allow", OnInvalid: "serve"}
-			folder = strings.Trim(folder, "/")
+			folder = content.SiteFolder(strings.Trim(folder, "/"))
 			if typ, ok := strings.CutPrefix(folder, "content/"); ok && content.ValidType(typ) {
 				t.Name = typ
 			} else if folder == "pages" {

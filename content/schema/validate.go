@@ -202,7 +202,7 @@ func flatten(e *jsonschema.ValidationError, doc *content.Doc, out []Violation) [
 	case *kind.Group, *kind.Schema, *kind.Reference:
 		return out
 	}
-	return append(out, Violation{Line: line(loc), Field: fieldPath(loc), Message: e.ErrorKind.LocalizedString(printer)})
+	return append(out, Violation{Line: line(loc), Field: fieldPath(loc), Message: plain(e.ErrorKind)})
 }
 
 func fieldPath(p []string) string { return strings.Join(p, ".") }

@@ -149,6 +149,7 @@ func (g *Repo) Changes(ctx context.Context, base, head string) ([]Change, error)
 type Trailer struct {
 	Value  string
 	Author string // the commit's author name
+	Email  string // the commit's author e-mail
 	Time   time.Time
 	Commit string
 }
@@ -156,7 +157,7 @@ type Trailer struct {
 // Trailers lists the values of the trailer key in the commits of head
 // that base does not have, oldest first.
 func (g *Repo) Trailers(ctx context.Context, base, head, key string) ([]Trailer, error) {
-	args := []string{"log", "--reverse", "--format=%H%x00%an%x00%cI%x00%(trailers:key=" + key + ",valueonly,separator=%x1f)%x1e", head}
+	args := []string{"log", "--reverse", "--format=%H%x00%an%x00%cI%x00%ae%x00%(trailers:key=" + key + ",valueonly,separator=%x1f)%x1e", head}
 	if base != "" {
 		args = append(args, "^"+base)
 	}
@@ -166,14 +167,14 @@ func (g *Repo) Trailers(ctx context.Context, base, head, key string) ([]Trailer,
 	}
 	var ts []Trailer
 	for _, rec := range strings.Split(string(out), "\x1e") {
-		f := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 4)
-		if len(f) != 4 {
+		f := strings.SplitN(strings.TrimLeft(rec, "\n"), "\x00", 5)
+		if len(f) != 5 {
 			continue
 		}
 		at, _ := time.Parse(time.RFC3339, f[2])
-		for _, v := range strings.Split(f[3], "\x1f") {
+		for _, v := range strings.Split(f[4], "\x1f") {
 			if v = strings.TrimSpace(v); v != "" {
-				ts = append(ts, Trailer{Value: v, Author: f[1], Time: at, Commit: f[0]})
+				ts = append(ts, Trailer{Value: v, Author: f[1], Email: f[3], Time: at, Commit: f[0]})
 			}
 		}
 	}
@@ -233,6 +234,10 @@ func (w *Writer) sideBranch(b string) error {
 	_, err := w.TargetBranch(b)
 	return err
 }
+
+// Author is p as the Writer's commits name it: "folio" for no name,
+// Config.AuthorEmail for no e-mail.
+func (w *Writer) Author(p Person) Person { return w.defaultAuthor(p) }
 
 func (w *Writer) defaultAuthor(p Person) Person {
 	if p.Name == "" {

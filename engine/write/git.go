@@ -19,8 +19,9 @@ import (
 // configuration apply: credential helpers, ~/.git-credentials, SSH keys
 // and agents, GIT_SSH_COMMAND, http.extraHeader and so on.
 type repo struct {
-	gitDir string
-	env    []string // extra environment of every command
+	gitDir   string
+	siteRoot func() string // nil: the repository's root (see Config.SiteRoot)
+	env      []string      // extra environment of every command
 }
 
 // gitError is a git command that failed, with what it wrote to stderr.
@@ -164,6 +165,9 @@ func (r *repo) commitFiles(ctx context.Context, parent string, changes []fileCha
 // writeTree is the tree of parent ("" : the empty tree) with changes
 // made, built in a temporary index.
 func (r *repo) writeTree(ctx context.Context, parent string, changes []fileChange) (string, error) {
+	if r.siteRoot != nil && r.siteRoot() != "" {
+		return "", fmt.Errorf("write: the site is in the folder %s/ of its repository, and folio does not write to such a site yet", r.siteRoot())
+	}
 	idx, err := os.CreateTemp("", "folio-index-*")
 	if err != nil {
 		return "", err

@@ -225,6 +225,10 @@ type Config struct {
 	// set the clone's branch back, or prune a branch the push made, until
 	// the next fetch.
 	RefLock sync.Locker
+	// SiteRoot, when set, is the site root of the served site (engine's
+	// SiteRoot): a site in a folder of its repository takes no writes
+	// of files yet (paths would be the site's, not the repository's).
+	SiteRoot func() string
 	// PushTimeout bounds one push (and the look at the remote after a
 	// failed one); default 1 minute. A push cut off is 503, nothing
 	// written, unless the remote shows that it landed.
@@ -274,7 +278,7 @@ func New(cfg Config) *Writer {
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir}}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot}}
 }
 
 type op int

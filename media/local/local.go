@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/folio-cms/folio/media"
@@ -30,8 +32,11 @@ const URLPrefix = "/uploads/"
 // goes through an os.Root, so a symbolic link inside the media root cannot
 // lead a key outside it.
 type Storage struct {
-	dir  string
-	root *os.Root
+	dir string
+	// root is the handle on dir; nil until dir exists when it was
+	// opened ReadOnly on a root not made yet (see dirRoot).
+	root   atomic.Pointer[os.Root]
+	rootMu sync.Mutex
 	// base is prepended to URLPrefix in URLs: "" for site-relative URLs,
 	// else an absolute URL without a trailing slash.
 	base string
@@ -41,6 +46,10 @@ type Storage struct {
 type Config struct {
 	// Root is the media root directory, created if needed.
 	Root string
+	// ReadOnly opens a root that does not exist without creating it:
+	// until it appears every object is missing (a read-only box serving
+	// a media root no writer has made yet creates nothing).
+	ReadOnly bool
 	// PublicURL, when set, is the absolute base (scheme, host, optional
 	// path) that URLs start with, so that a page on another origin can
 	// point at the file: "https://media.example.com" gives
@@ -67,14 +76,39 @@ func Open(c Config) (*Storage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local storage: %w", err)
 	}
+	s := &Storage{dir: abs, base: base}
+	if c.ReadOnly {
+		if _, err := s.dirRoot(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("local storage: %w", err)
+		}
+		return s, nil
+	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("local storage: %w", err)
 	}
-	r, err := os.OpenRoot(abs)
-	if err != nil {
+	if _, err := s.dirRoot(); err != nil {
 		return nil, fmt.Errorf("local storage: %w", err)
 	}
-	return &Storage{dir: abs, root: r, base: base}, nil
+	return s, nil
+}
+
+// dirRoot is the handle on the root directory, opened on first use
+// once the directory exists (an fs.ErrNotExist before).
+func (s *Storage) dirRoot() (*os.Root, error) {
+	if r := s.root.Load(); r != nil {
+		return r, nil
+	}
+	s.rootMu.Lock()
+	defer s.rootMu.Unlock()
+	if r := s.root.Load(); r != nil {
+		return r, nil
+	}
+	r, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	s.root.Store(r)
+	return r, nil
 }
 
 // ParsePublicURL checks a public URL base and returns it without a
@@ -98,7 +132,12 @@ func ParsePublicURL(raw string) (string, error) {
 func (s *Storage) Root() string { return s.dir }
 
 // Close releases the handle on the root directory.
-func (s *Storage) Close() error { return s.root.Close() }
+func (s *Storage) Close() error {
+	if r := s.root.Load(); r != nil {
+		return r.Close()
+	}
+	return nil
+}
 
 // Put writes the object to a temporary file beside its final place, syncs
 // it, renames it over the key and syncs the directory, so that after a crash
@@ -113,18 +152,22 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	}
 	name := filepath.FromSlash(key)
 	dir := filepath.Dir(name)
-	if err := s.root.MkdirAll(dir, 0o755); err != nil {
+	root, err := s.dirRoot()
+	if err != nil {
+		return fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if err := root.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
 	tmp := filepath.Join(dir, ".tmp-"+rand.Text())
-	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			s.root.Remove(tmp)
+			root.Remove(tmp)
 		}
 	}()
 	src := ctxio.Reader(ctx, r)
@@ -147,7 +190,7 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
-	if err = s.root.Rename(tmp, name); err != nil {
+	if err = root.Rename(tmp, name); err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
 	if err := s.syncDir(dir); err != nil {
@@ -174,7 +217,14 @@ func (s *Storage) KeysFolded(ctx context.Context, lowerKey string) ([]string, er
 	if dir != "" {
 		d = filepath.FromSlash(strings.TrimSuffix(dir, "/"))
 	}
-	f, err := s.root.Open(d)
+	root, err := s.dirRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("local storage: %w", err)
+	}
+	f, err := root.Open(d)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -199,12 +249,19 @@ func (s *Storage) KeysFolded(ctx context.Context, lowerKey string) ([]string, er
 // (".tmp-*" beside their key), in every folder of the storage. Call it
 // only when no Put is running: the only writer, at its start.
 func (s *Storage) CleanTemp(ctx context.Context) (removed int, err error) {
+	root, err := s.dirRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("local storage: clean temporary files: %w", err)
+	}
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := s.root.Open(dir)
+		f, err := root.Open(dir)
 		if err != nil {
 			return err
 		}
@@ -221,7 +278,7 @@ func (s *Storage) CleanTemp(ctx context.Context) (removed int, err error) {
 					return err
 				}
 			case e.Type().IsRegular() && strings.HasPrefix(e.Name(), ".tmp-"):
-				if err := s.root.Remove(name); err != nil {
+				if err := root.Remove(name); err != nil {
 					return err
 				}
 				removed++
@@ -236,7 +293,11 @@ func (s *Storage) CleanTemp(ctx context.Context) (removed int, err error) {
 }
 
 func (s *Storage) syncDir(dir string) error {
-	d, err := s.root.Open(dir)
+	root, err := s.dirRoot()
+	if err != nil {
+		return err
+	}
+	d, err := root.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -252,7 +313,11 @@ func (s *Storage) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := s.root.Open(filepath.FromSlash(key))
+	root, err := s.dirRoot()
+	if err != nil {
+		return nil, s.fsErr("open", key, err)
+	}
+	f, err := root.Open(filepath.FromSlash(key))
 	if err != nil {
 		return nil, s.fsErr("open", key, err)
 	}
@@ -276,7 +341,11 @@ func (s *Storage) Stat(ctx context.Context, key string) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	fi, err := s.root.Stat(filepath.FromSlash(key))
+	root, err := s.dirRoot()
+	if err != nil {
+		return 0, s.fsErr("stat", key, err)
+	}
+	fi, err := root.Stat(filepath.FromSlash(key))
 	if err != nil {
 		return 0, s.fsErr("stat", key, err)
 	}
@@ -297,7 +366,14 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	name := filepath.FromSlash(key)
-	fi, err := s.root.Lstat(name)
+	root, err := s.dirRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("local storage: delete %q: %w", key, err)
+	}
+	fi, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
 		return nil
 	}
@@ -307,7 +383,7 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 	if fi.IsDir() {
 		return nil
 	}
-	if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("local storage: delete %q: %w", key, err)
 	}
 	if err := s.syncDir(filepath.Dir(name)); err != nil {
@@ -330,7 +406,14 @@ func (s *Storage) DeletePrefix(ctx context.Context, prefix string) error {
 		return err
 	}
 	name := filepath.FromSlash(dir)
-	if err := s.root.RemoveAll(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
+	root, err := s.dirRoot()
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("local storage: delete prefix %q: %w", prefix, err)
+	}
+	if err := root.RemoveAll(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
 		return fmt.Errorf("local storage: delete prefix %q: %w", prefix, err)
 	}
 	return nil

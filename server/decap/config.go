@@ -55,7 +55,7 @@ func (s *Service) ConfigYAML(ctx context.Context, proxyURL string) ([]byte, erro
 			}
 		}
 	}
-	return yaml.Marshal(generate(snap, backend))
+	return yaml.Marshal(generate(snap, backend, s.dateFields(ctx, snap)))
 }
 
 type decapConfig struct {
@@ -98,6 +98,7 @@ type widget struct {
 	Default      any      `yaml:"default,omitempty"`
 	ValueType    string   `yaml:"value_type,omitempty"`
 	TimeFormat   *bool    `yaml:"time_format,omitempty"`
+	DateFormat   string   `yaml:"date_format,omitempty"`
 	Options      []any    `yaml:"options,omitempty"`
 	Min          *float64 `yaml:"min,omitempty"`
 	Max          *float64 `yaml:"max,omitempty"`
@@ -115,8 +116,9 @@ var falsy = false
 
 // generate builds a config from the model: a folder collection per content
 // type (in content/<type>, in the type's most common file format), one for
-// pages and a file collection for the globals file.
-func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
+// pages and a file collection for the globals file; dates are the date
+// keys the documents use (dateFields).
+func generate(snap *engine.Snapshot, backend map[string]any, dates map[string]dateField) decapConfig {
 	cfg := decapConfig{Backend: backend, MediaFolder: MediaFolder, PublicFolder: PublicFolder}
 	if dc := snap.Site.Config.Decap; dc != nil && dc.PublishMode == "editorial_workflow" {
 		cfg.PublishMode = dc.PublishMode
@@ -149,7 +151,7 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 		ext := commonExt(paths)
 		c := collection{Name: t, Label: label(t), Folder: "content/" + t, Create: true, Extension: ext,
 			Format: format(ext), Slug: "{{slug}}"}
-		c.Fields = fields(model.Of(t), ext)
+		c.Fields = fields(model.Of(t), ext, dates[t])
 		cfg.Collections = append(cfg.Collections, c)
 	}
 	var pageType *schema.Type
@@ -163,13 +165,13 @@ func generate(snap *engine.Snapshot, backend map[string]any) decapConfig {
 	}
 	pext := commonExt(pagePaths)
 	cfg.Collections = append(cfg.Collections, collection{Name: "pages", Label: "Pages", Folder: "pages", Create: true,
-		Extension: pext, Format: format(pext), Slug: "{{slug}}", Fields: fields(pageType, pext)})
+		Extension: pext, Format: format(pext), Slug: "{{slug}}", Fields: fields(pageType, pext, dates[""])})
 	if site.GlobalsPath != "" || globalsType != nil {
 		gp := site.GlobalsPath
 		if gp == "" {
 			gp = "globals.yaml"
 		}
-		gf := fields(globalsType, path.Ext(gp)[1:])
+		gf := fields(globalsType, path.Ext(gp)[1:], dateField{})
 		if globalsType == nil {
 			gf = []widget{{Label: "Site name", Name: "siteName", Widget: "string"}}
 		}
@@ -215,17 +217,20 @@ func label(name string) string {
 	return strings.ToUpper(name[:1]) + name[1:]
 }
 
-// fields are a type's widgets: title first, the declared fields, and the
-// Markdown body of a Markdown type.
-func fields(t *schema.Type, ext string) []widget {
+// fields are a type's widgets: title first, the publication date (under
+// the key the documents use, df), the declared fields, and the Markdown
+// body of a Markdown type.
+func fields(t *schema.Type, ext string, df dateField) []widget {
 	var out []widget
 	declared := map[string]bool{}
 	var fs []*schema.Field
 	if t != nil {
 		fs = t.Fields
 	}
+	dated := false
 	for _, f := range fs {
 		declared[f.Name] = true
+		dated = dated || rank(f.Name) < len(dateKeys)
 	}
 	title := widget{Label: "Title", Name: "title", Widget: "string"}
 	for _, f := range fs {
@@ -236,8 +241,17 @@ func fields(t *schema.Type, ext string) []widget {
 		}
 	}
 	out = append(out, title)
-	if !declared["publishedAt"] && !declared["date"] && t != nil && t.Kind != schema.KindGlobals {
-		out = append(out, widget{Label: "Published at", Name: "publishedAt", Widget: "datetime", Required: &falsy})
+	if !dated && (t == nil || t.Kind != schema.KindGlobals) {
+		// The key the site's documents use (Hugo's date or publishDate,
+		// Astro's pubDate), so that a document opens with its date.
+		w := widget{Label: "Published at", Name: "publishedAt", Widget: "datetime", Required: &falsy}
+		if df.Key != "" {
+			w.Name, w.Label = df.Key, dateLabel(df.Key)
+		}
+		if df.DateOnly {
+			w.TimeFormat, w.DateFormat = &falsy, "YYYY-MM-DD"
+		}
+		out = append(out, w)
 	}
 	for _, f := range fs {
 		if f.Name == "body" || f.Name == "title" {
@@ -265,29 +279,31 @@ func fields(t *schema.Type, ext string) []widget {
 // widgetOf maps a folio field back to a Decap widget (the inverse of the
 // table in docs/content-model.md).
 func widgetOf(f *schema.Field, depth int) (widget, bool) {
-	w := widget{Label: label(f.Name), Name: f.Name, Hint: f.Description, Default: f.Default, Min: f.Min, Max: f.Max}
+	w := widget{Label: label(f.Name), Name: f.Name, Hint: f.Description, Default: f.Default}
 	if !f.Required {
 		w.Required = &falsy
-	}
-	if f.Pattern != "" {
-		w.Pattern = []string{f.Pattern, "must match " + f.Pattern}
 	}
 	switch f.Kind {
 	case "string", "url", "email", "slug":
 		w.Widget = "string"
+		w.Pattern = textPattern(f)
 	case "text":
 		w.Widget = "text"
+		w.Pattern = textPattern(f)
 	case "markdown":
 		w.Widget = "markdown"
+		w.Pattern = textPattern(f)
 	case "number":
 		w.Widget, w.ValueType = "number", "float"
+		w.Min, w.Max = f.Min, f.Max
 	case "integer":
 		w.Widget, w.ValueType = "number", "int"
+		w.Min, w.Max = f.Min, f.Max
 	case "boolean":
 		w.Widget = "boolean"
 	case "date":
 		w.Widget = "datetime"
-		w.TimeFormat = &falsy
+		w.TimeFormat, w.DateFormat = &falsy, "YYYY-MM-DD"
 	case "datetime":
 		w.Widget = "datetime"
 	case "enum":
@@ -331,4 +347,59 @@ func widgetOf(f *schema.Field, depth int) (widget, bool) {
 		return widget{}, false // any: left as written
 	}
 	return w, true
+}
+
+// textPattern is Decap's pattern ([regex, message]) for a text field's
+// pattern and length (minLength, maxLength): Decap refuses to save a
+// value it does not match, with the message. nil when there is none, or
+// the pattern is one JavaScript cannot write (jsPattern): folio's check
+// on save is then the only one.
+func textPattern(f *schema.Field) []string {
+	var re, msg []string
+	lo, hi := 0, -1
+	if f.MinLength != nil {
+		lo = *f.MinLength
+	}
+	if f.MaxLength != nil {
+		hi = *f.MaxLength
+	}
+	switch {
+	case f.MinLength != nil && f.MaxLength != nil:
+		msg = append(msg, fmt.Sprintf("%d to %d characters", lo, hi))
+	case f.MaxLength != nil:
+		msg = append(msg, fmt.Sprintf("at most %d characters", hi))
+	case f.MinLength != nil:
+		msg = append(msg, fmt.Sprintf("at least %d characters", lo))
+	}
+	if len(msg) > 0 {
+		re = append(re, lengthPattern(lo, hi))
+	}
+	if f.Pattern != "" {
+		if js, ok := jsPattern(f.Pattern); ok {
+			re = append(re, js)
+			msg = append(msg, "must match "+f.Pattern)
+		}
+	}
+	switch len(re) {
+	case 0:
+		return nil
+	case 1:
+		return []string{re[0], strings.Join(msg, "")}
+	}
+	// Both: the length, and the pattern found anywhere (as Go's and
+	// Decap's unanchored tests find it).
+	return []string{"^(?=[\\s\\S]*?(?:" + re[1] + "))" + strings.TrimPrefix(re[0], "^"), strings.Join(msg, ", and ")}
+}
+
+// dateLabel is the label of a date key.
+func dateLabel(k string) string {
+	switch strings.ToLower(k) {
+	case "publishedat":
+		return "Published at"
+	case "publishdate":
+		return "Publish date"
+	case "pubdate":
+		return "Publication date"
+	}
+	return label(k)
 }

@@ -188,6 +188,7 @@ func (s *Service) readNotes(ctx context.Context, who Caller, branch, head, slug 
 	}
 	ns := []note{}
 	at := map[string]int{}
+	me := s.author(who)
 	for _, t := range ts {
 		var ev noteEvent
 		if json.Unmarshal([]byte(t.Value), &ev) != nil || ev.ID == "" {
@@ -197,7 +198,7 @@ func (s *Service) readNotes(ctx context.Context, who Caller, branch, head, slug 
 		i, ok := at[ev.ID]
 		switch {
 		case ev.Op == "add" && !ok && ev.Content != nil:
-			n := note{ID: ev.ID, Content: *ev.Content, Author: t.Author, Timestamp: when, IsOwn: t.Author == who.Name, EntrySlug: slug}
+			n := note{ID: ev.ID, Content: *ev.Content, Author: t.Author, Timestamp: when, IsOwn: t.Author == me.Name && t.Email == me.Email, EntrySlug: slug}
 			if ev.Resolved != nil {
 				n.Resolved = *ev.Resolved
 			}

@@ -55,13 +55,16 @@ type Service struct {
 	// MediaListed and MediaThumbBytes bound getMedia's answer (see
 	// DefaultMediaListed, DefaultMediaThumbBytes); 0: the defaults.
 	MediaListed, MediaThumbBytes int
+
+	dates dateCache // config.yml's date keys (datekey.go)
 }
 
-// Caller is who calls: the key's name and what it may do beyond
+// Caller is who calls: the key's author name and e-mail (its display
+// name, else its id; "" : Service.Email) and what it may do beyond
 // content:write.
 type Caller struct {
-	Name string
-	Can  func(scope string) bool
+	Name, Email string
+	Can         func(scope string) bool
 }
 
 type request struct {
@@ -366,9 +369,17 @@ type persistParams struct {
 	} `json:"options"`
 }
 
-// author is who a commit is written for: the key's name.
+// author is who a commit is written for: the key's name and e-mail
+// (Service.Email, else the Writer's, for a key without one).
 func (s *Service) author(who Caller) write.Person {
-	return write.Person{Name: who.Name, Email: s.Email}
+	p := write.Person{Name: who.Name, Email: who.Email}
+	if p.Email == "" {
+		p.Email = s.Email
+	}
+	if s.Writer != nil {
+		p = s.Writer.Author(p)
+	}
+	return p
 }
 
 // writer is the Writer, or NotAllowed on a box without one.

@@ -30,8 +30,55 @@
       sessionStorage.removeItem(KEY);
       location.reload();
     }
-    return res;
+    return res.ok ? res : explained(res);
   };
+
+  // Decap's proxy backend shows an error answer's "error" as its message
+  // ("Failed to persist entry: API_ERROR: <error>"); folio's answer has
+  // the code there and the words in "message" and "fields". The editor
+  // is given the words: which field, why, what to do. The status (Decap
+  // reads a 404 as "not under the editorial workflow") and the code
+  // ("code") stay.
+  async function explained(res) {
+    let body;
+    try {
+      body = await res.clone().json();
+    } catch (_) {
+      return res;
+    }
+    if (!body || typeof body.error !== "string") return res;
+    const text = explain(body);
+    const headers = new Headers(res.headers);
+    headers.delete("Content-Length");
+    return new Response(JSON.stringify(Object.assign({}, body, { error: text, code: body.error })),
+      { status: res.status, statusText: res.statusText, headers });
+  }
+
+  function explain(body) {
+    const msg = String(body.message || body.error).replace(/[.\s]+$/, "");
+    switch (body.error) {
+      case "VALIDATION": {
+        const fs = Array.isArray(body.fields) ? body.fields : [];
+        if (!fs.length) return "Not saved: " + msg + ". Correct it and save again.";
+        const list = fs.map((f) => (f.path ? f.path + ": " : "") + f.message).join("; ");
+        return "Not saved: " + list + ". Correct " + (fs.length > 1 ? "these fields" : "this field") + " and save again.";
+      }
+      case "PRECONDITION_FAILED":
+      case "CONFLICT":
+        return "Not saved: someone else changed this entry since you opened it (" + msg + "). " +
+          "Copy your changes, reload the page to see theirs, and make your changes again.";
+      case "GIT_UNAVAILABLE":
+      case "STORAGE_UNAVAILABLE":
+      case "INSUFFICIENT_STORAGE":
+      case "BUSY":
+        return "Not done: " + msg + ". Nothing was changed; try again in a moment.";
+      case "FORBIDDEN":
+        return "Not allowed: " + msg + ". Ask for a key that may do it.";
+      case "PAYLOAD_TOO_LARGE":
+        return "Too large: " + msg + ".";
+    }
+    return msg;
+  }
 
   function start() {
     if (!decapURL || decapURL.indexOf("{{") === 0) {

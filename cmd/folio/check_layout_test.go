@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
+)
+
+// layoutRepo commits a copy of fixtures/layouts/<name> in a new
+// repository and returns its folder.
+func layoutRepo(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "fixtures", "layouts", name)
+	dir := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "site")
+	return dir
+}
+
+// check ends with what it misread or skipped, and fails on it unless
+// --allow accepts its kind: a type named for a language of the site,
+// .mdx files, shortcodes, a Decap collection folio does not serve. It
+// said "no problems" before.
+func TestCheckMisreads(t *testing.T) {
+	dir := layoutRepo(t, "misread")
+	for _, args := range [][]string{{"--worktree", dir}, {"--site", dir, "--cache-dir", t.TempDir()}} {
+		out, said, err := runCLI(t, append([]string{"check"}, args...)...)
+		var exit exitError
+		if !errors.As(err, &exit) || exit != 1 {
+			t.Fatalf("%v: err = %v, want exit status 1\n%s%s", args, err, out, said)
+		}
+		for _, want := range []string{
+			`misread: content/en/: served as the content type "en" (1 item), but it is named for a language`,
+			"[language-folders]",
+			"misread: content/docs/: 1 content file (.mdx) not read",
+			"misread: content/posts/figure.md: has Hugo shortcodes",
+			`misread: static/admin/config.yml:12: collection "news" keeps its entries in site/news/, which folio does not serve`,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, out)
+			}
+		}
+		if strings.Contains(said, "no problems") || !strings.Contains(said, "4 sign(s) that folio misread") || !strings.Contains(said, "--allow KIND (language-folders,unread-files,shortcodes,decap-folders)") {
+			t.Errorf("%v: summary %q", args, said)
+		}
+		if _, said, err := runCLI(t, append([]string{"check", "--allow", "language-folders,unread-files,shortcodes"}, args...)...); err == nil {
+			t.Errorf("%v: a misread --allow does not name passed: %q", args, said)
+		}
+		if _, said, err := runCLI(t, append([]string{"check", "--allow", "all"}, args...)...); err != nil || !strings.Contains(said, "(4 allowed)") {
+			t.Errorf("%v --allow all: %v %q", args, err, said)
+		}
+	}
+	if _, _, err := runCLI(t, "check", "--worktree", dir, "--allow", "nonsense"); err == nil || !strings.Contains(err.Error(), "not a kind of misread") {
+		t.Errorf("--allow nonsense: %v", err)
+	}
+}
+
+// A Hugo theme's repository keeps its demo site in exampleSite/: check
+// names it and the setting that reads it, instead of "no problems … the
+// site is empty".
+func TestCheckSubfolderSite(t *testing.T) {
+	dir := layoutRepo(t, "theme-example")
+	out, said, err := runCLI(t, "check", "--worktree", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: exampleSite/: a Hugo site (exampleSite/config/_default/hugo.toml, 4 content files) that folio does not read: it reads the site at the repository's root, which has none; serve it with --root exampleSite (or root: exampleSite in folio.yaml) [subfolder-site]\n"
+	if out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+}
+
+// --root reads the site below a folder, committed or on disk, as does
+// the root: of the repository's folio.yaml (the Decap template's site/).
+func TestCheckRoot(t *testing.T) {
+	dir := layoutRepo(t, "theme-example")
+	for _, args := range [][]string{{"--worktree", dir}, {"--site", dir, "--cache-dir", t.TempDir()}} {
+		out, said, err := runCLI(t, append([]string{"check", "--root", "exampleSite"}, args...)...)
+		if err != nil || out != "" || !strings.Contains(said, "no problems in ") || !strings.HasSuffix(said, ": 2 pages, 2 items of 1 type (post)\n") {
+			t.Errorf("%v: %v %q %q", args, err, out, said)
+		}
+	}
+	decap := layoutRepo(t, "decap-site")
+	for _, args := range [][]string{{"--worktree", decap}, {"--site", decap, "--cache-dir", t.TempDir()}} {
+		out, said, err := runCLI(t, append([]string{"check"}, args...)...)
+		if err != nil || out != "" || !strings.HasSuffix(said, ": 2 pages, 2 items of 1 type (post)\n") {
+			t.Errorf("%v: %v %q %q", args, err, out, said)
+		}
+	}
+	if _, _, err := runCLI(t, "check", "--worktree", dir, "--root", "../up"); err == nil || !strings.Contains(err.Error(), "--root") {
+		t.Errorf("--root ../up: %v", err)
+	}
+}
+
+// A site served below a root is read (its documents by the site's
+// paths), and takes no writes yet: the write routes answer 405 rather
+// than write at the repository's root.
+func TestServeRoot(t *testing.T) {
+	dir := layoutRepo(t, "theme-example")
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "w", "content:read,content:write")
+	box := serveBox(t, "--site", dir, "--root", "exampleSite", "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	r := box.do(t, "GET", "/api/v1/pages/about", key, "")
+	if r.status != 200 || !strings.Contains(string(r.body), `"title":"About the theme"`) {
+		t.Errorf("GET about: %d %s", r.status, r.body)
+	}
+	if r := box.do(t, "POST", "/api/v1/content/post", key, `{"title": "New"}`); r.status != 405 {
+		t.Errorf("POST below a root: %d %s", r.status, r.body)
+	}
+	if !strings.Contains(box.log.String(), "the content write API is off") {
+		t.Errorf("no warning:\n%s", box.log.String())
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Decap collection served where it lives (a Gatsby site's
+// src/pages/blog) is no misread; one whose folder holds nothing is.
+func TestCheckDecapFoldersServed(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "gatsby-decap")
+	out, said, err := runCLI(t, "check", "--worktree", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	if !strings.Contains(out, `collection "news" keeps its entries in src/pages/news/`) || strings.Contains(out, `collection "blog"`) {
+		t.Errorf("output:\n%s", out)
+	}
+	if !strings.Contains(said, "3 pages, 2 items of 1 type (blog)") || !strings.Contains(said, "1 sign(s)") {
+		t.Errorf("summary %q", said)
+	}
+}

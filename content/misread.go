@@ -1,0 +1,344 @@
+package content
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A Misread is a sign that folio reads a site otherwise than the site's
+// own generator or CMS does: content it does not read, or reads as
+// something else. folio check reports them after the problems and fails
+// on them unless --allow names their kind; a site served anyway serves
+// what it read.
+type Misread struct {
+	Kind    string // one of MisreadKinds
+	Path    string // the file or folder it is about
+	Line    int    // its line in Path; 0 when none
+	Message string
+}
+
+func (m Misread) String() string {
+	at := m.Path
+	if m.Line > 0 {
+		at += ":" + strconv.Itoa(m.Line)
+	}
+	return at + ": " + m.Message + " [" + m.Kind + "]"
+}
+
+// The kinds of Misread (folio check --allow takes them).
+const (
+	MisreadLanguageFolders = "language-folders" // content/<code>/ served as a type while the site has that language
+	MisreadUnreadFiles     = "unread-files"     // content files of a format folio does not read (.mdx, .rst, …)
+	MisreadShortcodes      = "shortcodes"       // Hugo shortcodes left in bodies as written
+	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
+	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
+)
+
+// MisreadInput is what the checks look at.
+type MisreadInput struct {
+	Paths []string // every file path of the repository (or folder), relevant or not
+	Files []File   // the content files the site was assembled from
+	Site  *Site
+}
+
+// misreadChecks look for one kind of Misread each, in the order they
+// are reported. A new sign is a function added here and a kind above.
+var misreadChecks = []func(*MisreadInput) []Misread{
+	subfolderSites,
+	languageFolderTypes,
+	unreadFiles,
+	shortcodes,
+	decapFolders,
+}
+
+// MisreadKinds lists the kinds, for --allow's help and its check.
+func MisreadKinds() []string {
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders}
+}
+
+// Misreads are the signs of in's site being misread, in order.
+func Misreads(in MisreadInput) []Misread {
+	var out []Misread
+	for _, check := range misreadChecks {
+		out = append(out, check(&in)...)
+	}
+	return out
+}
+
+// hugoConfigAt is the Hugo configuration file of a site whose root is
+// dir ("" for the repository's), among sorted paths: hugo.* or config.*
+// there, or config/_default/hugo.* (config.*); "" when there is none.
+func hugoConfigAt(paths []string, dir string) string {
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	for _, p := range paths {
+		rest, ok := strings.CutPrefix(p, prefix)
+		if !ok {
+			continue
+		}
+		if kind, ok := hugoConfigFile(rest); ok && kind == "main" {
+			return p
+		}
+	}
+	return ""
+}
+
+// subfolderSites finds the Hugo sites of a repository whose root has
+// none: a folder with a Hugo configuration and a content/ folder (a
+// theme's exampleSite/, the Decap templates' site/), and says which
+// setting reads it.
+func subfolderSites(in *MisreadInput) []Misread {
+	if hugoConfigAt(in.Paths, "") != "" && rootHasContent(in.Paths) {
+		return nil // the root is a Hugo site: subfolders are its themes' examples
+	}
+	content := map[string]int{} // site folder -> its content files
+	configs := map[string]string{}
+	for _, p := range in.Paths {
+		if strings.HasPrefix(p, "content/") || strings.HasPrefix(p, "node_modules/") || strings.Contains(p, "/node_modules/") {
+			continue
+		}
+		if dir, rest, ok := cutSiteDir(p, "/content/"); ok && isDocExt(strings.ToLower(path.Ext(rest))) {
+			content[dir]++
+		}
+		dir, base := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if d, ok := strings.CutSuffix(dir, "/config/_default"); ok {
+			dir, base = d, "config/_default/"+base
+		}
+		if dir == "" {
+			continue
+		}
+		if kind, ok := hugoConfigFile(base); ok && kind == "main" {
+			if _, seen := configs[dir]; !seen {
+				configs[dir] = p
+			}
+		}
+	}
+	empty := in.Site != nil && siteEmpty(in.Site)
+	if empty {
+		// a root with nothing folio reads: any folder with content/ is
+		// where the site may be (a Decap template's site/)
+		for dir := range content {
+			if _, ok := configs[dir]; !ok && !strings.Contains(dir, "/") {
+				configs[dir] = ""
+			}
+		}
+	}
+	for dir, cfg := range configs {
+		if cfg == "" {
+			continue
+		}
+		// a Hugo site's content may be in content.en/, content_fr/
+		n := 0
+		for _, p := range in.Paths {
+			if rest, ok := strings.CutPrefix(p, dir+"/content"); ok && rest != "" && strings.ContainsRune("/._", rune(rest[0])) && strings.Contains(rest, "/") && isDocExt(strings.ToLower(path.Ext(p))) {
+				n++
+			}
+		}
+		content[dir] = n
+	}
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(configs)) {
+		n := content[dir]
+		if n == 0 {
+			continue
+		}
+		what := "a site (" + dir + "/content/, " + count(n, "content file") + ")"
+		if configs[dir] != "" {
+			what = fmt.Sprintf("a Hugo site (%s, %s)", configs[dir], count(n, "content file"))
+		}
+		msg := what + " that folio does not read: it reads the site at the repository's root"
+		if empty {
+			msg += ", which has none"
+		}
+		msg += fmt.Sprintf("; serve it with --root %s (or root: %s in folio.yaml)", dir, dir)
+		out = append(out, Misread{Kind: MisreadSubfolderSite, Path: dir + "/", Message: msg})
+	}
+	return out
+}
+
+// rootHasContent tells whether the repository's root has content files
+// (a theme's own hugo.toml has none beside it).
+func rootHasContent(paths []string) bool {
+	for _, p := range paths {
+		if strings.HasPrefix(p, "content/") && isDocExt(strings.ToLower(path.Ext(p))) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutSiteDir splits p at the first sep ("/content/") into the folder
+// before it and the path after.
+func cutSiteDir(p, sep string) (dir, rest string, ok bool) {
+	i := strings.Index(p, sep)
+	if i <= 0 {
+		return "", "", false
+	}
+	return p[:i], p[i+len(sep):], true
+}
+
+func siteEmpty(s *Site) bool {
+	n := len(s.Pages)
+	for _, l := range s.Items {
+		n += len(l)
+	}
+	return n == 0 && s.Globals == nil
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// languageFolderTypes finds content types named for a language of the
+// site (its locales, or any language when a Hugo configuration with
+// none is there): Hugo serves content/<code>/ as that language's
+// content, folio as a type.
+func languageFolderTypes(in *MisreadInput) []Misread {
+	if in.Site == nil {
+		return nil
+	}
+	hugo := hugoConfigAt(in.Paths, "") != ""
+	var out []Misread
+	seen := map[string]bool{}
+	for _, s := range sitesOf(in.Site) {
+		for _, typ := range slices.Sorted(maps.Keys(s.Items)) {
+			if seen[typ] {
+				continue
+			}
+			_, isLocale := in.Site.I18n.Locale(typ)
+			if !isLocale && !(hugo && langSuffix("x."+typ+".md") == typ) {
+				continue
+			}
+			seen[typ] = true
+			out = append(out, Misread{Kind: MisreadLanguageFolders, Path: "content/" + typ + "/",
+				Message: fmt.Sprintf("served as the content type %q (%s), but it is named for a language: Hugo reads it as that language's content (mounted by a module.mounts or a contentDir folio did not find); name each language's contentDir in folio.yaml's locales", typ, count(len(s.Items[typ]), "item"))})
+		}
+	}
+	return out
+}
+
+// sitesOf is a site's locales' sites, or the site.
+func sitesOf(s *Site) []*Site {
+	if len(s.Locales) == 0 {
+		return []*Site{s}
+	}
+	out := make([]*Site, 0, len(s.Locales))
+	for _, code := range slices.Sorted(maps.Keys(s.Locales)) {
+		out = append(out, s.Locales[code])
+	}
+	return out
+}
+
+// unreadExts are the content formats of static site generators folio
+// does not read.
+var unreadExts = map[string]bool{".mdx": true, ".rst": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".ipynb": true}
+
+// unreadFiles finds content files of formats folio does not read,
+// where it reads content, by folder.
+func unreadFiles(in *MisreadInput) []Misread {
+	type group struct {
+		n    int
+		exts map[string]bool
+	}
+	groups := map[string]*group{}
+	var i18n *I18n
+	if in.Site != nil {
+		i18n = in.Site.I18n
+	}
+	for _, p := range in.Paths {
+		ext := strings.ToLower(path.Ext(p))
+		if !unreadExts[ext] || !i18n.ContentFile(p) {
+			continue
+		}
+		segs := strings.SplitN(p, "/", 3)
+		dir := segs[0] + "/"
+		if len(segs) == 3 {
+			dir += segs[1] + "/"
+		}
+		g := groups[dir]
+		if g == nil {
+			g = &group{exts: map[string]bool{}}
+			groups[dir] = g
+		}
+		g.n++
+		g.exts[ext] = true
+	}
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[dir]
+		out = append(out, Misread{Kind: MisreadUnreadFiles, Path: dir,
+			Message: fmt.Sprintf("%s (%s) not read: folio reads Markdown (.md, .markdown), HTML, YAML, JSON and TOML", count(g.n, "content file"), strings.Join(slices.Sorted(maps.Keys(g.exts)), ", "))})
+	}
+	return out
+}
+
+// shortcodes finds Markdown bodies with Hugo shortcodes ({{< … >}},
+// {{% … %}}), which folio serves as written.
+func shortcodes(in *MisreadInput) []Misread {
+	n, first := 0, ""
+	for _, f := range in.Files {
+		if f.Doc == nil || !f.Doc.HasBody || f.Doc.Body.IsHTML() {
+			continue
+		}
+		src := f.Doc.Body.Source()
+		if strings.Contains(src, "{{<") || strings.Contains(src, "{{%") {
+			if n == 0 {
+				first = f.RealPath()
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	msg := "has Hugo shortcodes ({{< … >}} or {{% … %}}), served as written, not rendered"
+	if n > 1 {
+		msg = fmt.Sprintf("and %s more have Hugo shortcodes ({{< … >}} or {{%% … %%}}), served as written, not rendered", count(n-1, "document"))
+	}
+	return []Misread{{Kind: MisreadShortcodes, Path: first, Message: msg}}
+}
+
+// decapFolders finds the collections of a Decap/Sveltia config whose
+// folder is not where folio reads content.
+func decapFolders(in *MisreadInput) []Misread {
+	if in.Site == nil {
+		return nil
+	}
+	var out []Misread
+	for _, p := range slices.Sorted(maps.Keys(in.Site.ModelFiles)) {
+		if !ModelFile(p) || !strings.Contains(p, "admin/") {
+			continue
+		}
+		doc := in.Site.ModelFiles[p]
+		list, _ := doc.Meta["collections"].([]any)
+		for i, c := range list {
+			m, _ := c.(map[string]any)
+			folder, _ := m["folder"].(string)
+			folder = SiteFolder(strings.Trim(path.Clean("/"+folder), "/"))
+			if folder == "" {
+				continue
+			}
+			probe := folder + "/x.md"
+			if Relevant(probe) || (in.Site.I18n != nil && in.Site.I18n.relevant(probe)) {
+				continue
+			}
+			if decapServes(in.Site, p, folder) {
+				continue // served where it is (decapdirs.go); empty, a problem says so
+			}
+			name, _ := m["name"].(string)
+			out = append(out, Misread{Kind: MisreadDecapFolders, Path: p, Line: doc.LineOf("collections", strconv.Itoa(i)),
+				Message: fmt.Sprintf("collection %q keeps its entries in %s/, which folio does not serve (it reads content/<type>/ and pages/, and the locales' content folders)", name, folder)})
+		}
+	}
+	return out
+}
