@@ -332,6 +332,9 @@ func decapFolders(in *MisreadInput) []Misread {
 			if Relevant(probe) || (in.Site.I18n != nil && in.Site.I18n.relevant(probe)) {
 				continue
 			}
+			if decapServes(in.Site, p, folder) {
+				continue // served where it is (decapdirs.go); empty, a problem says so
+			}
 			name, _ := m["name"].(string)
 			out = append(out, Misread{Kind: MisreadDecapFolders, Path: p, Line: doc.LineOf("collections", strconv.Itoa(i)),
 				Message: fmt.Sprintf("collection %q keeps its entries in %s/, which folio does not serve (it reads content/<type>/ and pages/, and the locales' content folders)", name, folder)})

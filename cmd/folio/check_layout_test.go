@@ -210,3 +210,20 @@ func wantCommit(t *testing.T, dir, branch, path string) {
 		t.Errorf("the commit on %s changed %q, want %s only", branch, out, path)
 	}
 }
+
+// A Decap collection served where it lives (a Gatsby site's
+// src/pages/blog) is no misread; one whose folder holds nothing is.
+func TestCheckDecapFoldersServed(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "gatsby-decap")
+	out, said, err := runCLI(t, "check", "--worktree", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	if !strings.Contains(out, `collection "news" keeps its entries in src/pages/news/`) || strings.Contains(out, `collection "blog"`) {
+		t.Errorf("output:\n%s", out)
+	}
+	if !strings.Contains(said, "3 pages, 2 items of 1 type (blog)") || !strings.Contains(said, "1 sign(s)") {
+		t.Errorf("summary %q", said)
+	}
+}
