@@ -231,6 +231,31 @@ func shortcodeValue(s string) (string, int, bool) {
 	return s[:k], k, true
 }
 
+// unparsedShortcodes counts the openings of src ({{< or {{%) that start
+// no tag scanShortcodeTag reads: they are served as written.
+func unparsedShortcodes(src string) int {
+	n := 0
+	for i := 0; i+3 <= len(src); {
+		k := strings.Index(src[i:], "{{")
+		if k < 0 || i+k+3 > len(src) {
+			break
+		}
+		i += k
+		if c := src[i+2]; c != '<' && c != '%' {
+			i += 2
+			continue
+		}
+		t, ok := scanShortcodeTag(src, i)
+		if !ok {
+			n++
+			i = max(i+3, t.end)
+			continue
+		}
+		i = t.end
+	}
+	return n
+}
+
 // scSpan is a top-level component of a source, or a literal text that
 // stands for a tag (a comment's shortcode).
 type scSpan struct {
