@@ -152,7 +152,7 @@ func TestServeRootDecap(t *testing.T) {
 	key := newKey(t, keys, "w", "content:read,content:write,content:draft")
 	box := serveBox(t, "--site", dir, "--draft-branch", "draft", "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
 	defer box.stop()
-	r := box.do(t, "GET", "/admin/content/config.yml", "", "")
+	r := box.do(t, "GET", "/admin/content/config.yml", key, "")
 	if r.status != 200 || !strings.Contains(string(r.body), "folder: content/post\n") || strings.Contains(string(r.body), "site/content") {
 		t.Fatalf("config.yml: %d %s", r.status, r.body)
 	}

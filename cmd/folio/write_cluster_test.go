@@ -34,7 +34,7 @@ func newWriteCluster(t *testing.T) (*cluster, string, string) {
 	testkit.Git(t, work, "push", "-q", "origin", "HEAD:main")
 	keysFile := filepath.Join(t.TempDir(), "keys.yaml")
 	keysCmd := exec.Command(bin, "keys", "create", "--keys", keysFile, "--name", "marketing",
-		"--scopes", "content:read,content:write")
+		"--scopes", "content:read,content:draft,content:write")
 	keysCmd.Env = childEnv()
 	out, err := keysCmd.Output()
 	if err != nil {
