@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -418,24 +419,62 @@ func TestLocalRepositoryCompareAndSwap(t *testing.T) {
 }
 
 // A remote that does not answer in time: 503, the branch does not move,
-// and the writer is free for the next write.
+// and the writer is free for the next write. The remote's hook hangs until
+// the test releases it (a FIFO, not a sleep), then refuses.
 func TestPushTimeout(t *testing.T) {
 	s := newSite(t)
 	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), PushTimeout: 500 * time.Millisecond})
+	dir := t.TempDir()
+	release, ended := filepath.Join(dir, "release"), filepath.Join(dir, "ended")
+	if err := syscall.Mkfifo(release, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// releaseHook lets a hook blocked on the FIFO go on; without a reader
+	// (the hook not started, or gone) the open fails at once.
+	releaseHook := func() bool {
+		f, err := os.OpenFile(release, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return false
+		}
+		f.Close()
+		return true
+	}
+	t.Cleanup(func() { releaseHook() })
 	hook := filepath.Join(s.remote, "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\nsleep 3\nexit 1\n"), 0o755); err != nil {
+	script := "#!/bin/sh\ncat '" + release + "' >/dev/null\necho > '" + ended + "'\nexit 1\n"
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	head := s.remoteHead()
 	start := time.Now()
-	_, err := w.Patch(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "hello", Fields: map[string]any{"rating": 8}}, Options{})
-	if codeOf(err) != fault.GitUnavailable {
-		t.Fatalf("hanging remote: %v", err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Patch(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "hello", Fields: map[string]any{"rating": 8}}, Options{})
+		done <- err
+	}()
+	// The hook never ends by itself: a write that returns gave up. The
+	// bound is far above PushTimeout, for a loaded machine.
+	select {
+	case err := <-done:
+		if codeOf(err) != fault.GitUnavailable {
+			t.Fatalf("hanging remote: %v", err)
+		}
+		t.Logf("gave up after %v (PushTimeout 500ms)", time.Since(start))
+	case <-time.After(20 * time.Second):
+		releaseHook()
+		t.Fatalf("the write still waits for a hanging remote after %v", time.Since(start))
 	}
-	if time.Since(start) > 2500*time.Millisecond {
-		t.Fatalf("the write waited %v for a hanging remote", time.Since(start))
+	if releaseHook() {
+		// The hook ends, refusing: wait for it, then look at the branch.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(ended); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the released hook did not end")
+			}
+		}
 	}
-	time.Sleep(3 * time.Second) // the hook ends, refusing
 	if s.remoteHead() != head {
 		t.Fatal("the branch moved")
 	}
