@@ -102,6 +102,7 @@ func try(client *http.Client, method, url, key, ct string, body []byte) (int, []
 // and is whole, no file lies unclaimed (the start after a kill sweeps
 // what the cut-off writes left), and every acknowledged write survived.
 func TestMediaCrash(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds folio and kills it")
 	}

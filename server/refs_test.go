@@ -13,6 +13,7 @@ import (
 )
 
 func TestRefs(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"content/posts/a.md": "---\ntitle: A\n---\nA\n",
 		"content/posts/d.md": "---\ntitle: D\ndraft: true\n---\nD\n",
@@ -114,6 +115,7 @@ func TestRefs(t *testing.T) {
 }
 
 func TestRefsPatterns(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
 	git(t, repo.work, "push", "-q", "origin", "HEAD:refs/heads/cms/posts/a", "HEAD:refs/heads/secret")
 	ts := startServer(t, repo.bare, func(e *engine.Config, _ *server.Config) {
@@ -137,6 +139,7 @@ func TestRefsPatterns(t *testing.T) {
 // branch it does not have yet when a request names it, and follows a
 // force push of it once fetched again.
 func TestRefsRemoteSite(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
 	ts := startServer(t, "file://"+repo.bare, func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
 	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
