@@ -420,7 +420,8 @@ func TestLocalRepositoryCompareAndSwap(t *testing.T) {
 
 // A remote that does not answer in time: 503, the branch does not move,
 // and the writer is free for the next write. The remote's hook hangs until
-// the test releases it (a FIFO, not a sleep), then refuses.
+// the test releases it (a FIFO, not a sleep; 2 minutes at most, should
+// the test never get to it), then refuses.
 func TestPushTimeout(t *testing.T) {
 	s := newSite(t)
 	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), PushTimeout: 500 * time.Millisecond})
@@ -441,7 +442,7 @@ func TestPushTimeout(t *testing.T) {
 	}
 	t.Cleanup(func() { releaseHook() })
 	hook := filepath.Join(s.remote, "hooks", "pre-receive")
-	script := "#!/bin/sh\ncat '" + release + "' >/dev/null\necho > '" + ended + "'\nexit 1\n"
+	script := "#!/bin/sh\ntimeout 120 cat '" + release + "' >/dev/null\necho > '" + ended + "'\nexit 1\n"
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
