@@ -3,11 +3,12 @@ package write
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -420,29 +421,23 @@ func TestLocalRepositoryCompareAndSwap(t *testing.T) {
 
 // A remote that does not answer in time: 503, the branch does not move,
 // and the writer is free for the next write. The remote's hook hangs until
-// the test releases it (a FIFO, not a sleep; 2 minutes at most, should
-// the test never get to it), then refuses.
+// the test releases it (a mark it waits for, not a sleep; 2 minutes at
+// most, should the test never get to it), then refuses; a hook killed with
+// the push refuses too. Either way the branch is looked at once the hook
+// is over: the remote moves a branch only after its hook exits 0.
 func TestPushTimeout(t *testing.T) {
 	s := newSite(t)
 	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), PushTimeout: 500 * time.Millisecond})
 	dir := t.TempDir()
-	release, ended := filepath.Join(dir, "release"), filepath.Join(dir, "ended")
-	if err := syscall.Mkfifo(release, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// releaseHook lets a hook blocked on the FIFO go on; without a reader
-	// (the hook not started, or gone) the open fails at once.
-	releaseHook := func() bool {
-		f, err := os.OpenFile(release, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return false
+	started, release, ended := filepath.Join(dir, "started"), filepath.Join(dir, "release"), filepath.Join(dir, "ended")
+	releaseHook := func() {
+		if err := os.WriteFile(release, nil, 0o600); err != nil {
+			t.Error(err)
 		}
-		f.Close()
-		return true
 	}
-	t.Cleanup(func() { releaseHook() })
+	t.Cleanup(releaseHook)
 	hook := filepath.Join(s.remote, "hooks", "pre-receive")
-	script := "#!/bin/sh\ntimeout 120 cat '" + release + "' >/dev/null\necho > '" + ended + "'\nexit 1\n"
+	script := fmt.Sprintf("#!/bin/sh\necho $$ > '%s'\nn=0\nwhile [ ! -e '%s' ] && [ $n -lt 12000 ]; do sleep 0.01; n=$((n+1)); done\n: > '%s'\nexit 1\n", started, release, ended)
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -465,12 +460,10 @@ func TestPushTimeout(t *testing.T) {
 		releaseHook()
 		t.Fatalf("the write still waits for a hanging remote after %v", time.Since(start))
 	}
-	if releaseHook() {
-		// The hook ends, refusing: wait for it, then look at the branch.
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			if _, err := os.Stat(ended); err == nil {
-				break
-			}
+	releaseHook()
+	if b, err := os.ReadFile(started); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		for deadline := time.Now().Add(30 * time.Second); !hookOver(pid, ended); time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("the released hook did not end")
 			}
@@ -479,6 +472,21 @@ func TestPushTimeout(t *testing.T) {
 	if s.remoteHead() != head {
 		t.Fatal("the branch moved")
 	}
+}
+
+// hookOver: the hook of process pid wrote ended, or was killed (gone, or a
+// zombie).
+func hookOver(pid int, ended string) bool {
+	if _, err := os.Stat(ended); err == nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state …: the state follows the last ')'.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || strings.HasPrefix(string(stat[i+1:]), " Z")
 }
 
 // draft, publishedAt and the like are written under the file's own
