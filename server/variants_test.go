@@ -580,7 +580,13 @@ func TestUploadBusy(t *testing.T) {
 	if r.Header.Get("Retry-After") == "" {
 		t.Error("BUSY without Retry-After")
 	}
-	if after := ms.files(t); !slices.Equal(before, after) {
+	// The library's follow loop writes a checkpoint of the first upload
+	// on its own time (the first after start is due at once): not a file
+	// of the refused upload.
+	noCheckpoints := func(files []string) []string {
+		return slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(f, ".state/checkpoints/") })
+	}
+	if after := ms.files(t); !slices.Equal(noCheckpoints(before), noCheckpoints(after)) {
 		t.Errorf("a refused upload left files: before %v, after %v", before, after)
 	}
 	ms.uploadOK(t, filePart("doc.pdf", []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n")))
