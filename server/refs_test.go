@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server"
@@ -170,12 +171,17 @@ func TestRefsRemoteSite(t *testing.T) {
 // refused with 429 once past its allowance of builds; versions already
 // built are still served; the cache stays within its bound.
 func TestRefsFlood(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A0\n---\nA\n"})
 	var commits []string
 	for i := 1; i <= 40; i++ {
 		commits = append(commits, repo.commit(fmt.Sprint("c", i), map[string]string{"content/posts/a.md": fmt.Sprintf("---\ntitle: A%d\n---\nA\n", i)}))
 	}
-	ts := startServer(t, repo.bare, func(e *engine.Config, _ *server.Config) { e.RefCacheBytes = 1 << 20 })
+	// The server's clock stands still: the limiter's bucket (30, then 1
+	// a second) does not refill however slowly the machine builds the
+	// snapshots.
+	clk := newClock(time.Now())
+	ts := startServer(t, repo.bare, func(e *engine.Config, c *server.Config) { e.RefCacheBytes = 1 << 20; c.Now = clk.Now })
 	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
 	served, limited := 0, 0
 	for _, c := range commits[:39] {
@@ -192,7 +198,7 @@ func TestRefsFlood(t *testing.T) {
 			t.Fatalf("?ref=%s: %d %s", c, r.Status, r.Body)
 		}
 	}
-	if served < 20 || limited == 0 {
+	if served != 30 || limited != 9 {
 		t.Fatalf("served %d, limited %d: want the flood cut off", served, limited)
 	}
 	// The published commit needs no build: always served.
