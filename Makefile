@@ -36,7 +36,7 @@ GOTAGS    := $(if $(TAGS),-tags $(subst $(space),$(comma),$(TAGS)))
 # the tags too.
 NOTAG_PKGS := ./media/derive/
 
-.PHONY: node-tools all build run fixture-refs test test-short bench lint vulncheck versitygw dist clean fuzz chaos toxiproxy soak
+.PHONY: node-tools all build run fixture-refs test test-long test-short bench lint vulncheck versitygw dist clean fuzz chaos toxiproxy soak
 all: build
 
 build:
@@ -113,6 +113,12 @@ node-tools:
 test: $(VERSITYGW)
 	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
 	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
+
+# test-long runs the property tests at their full scale (build tag long:
+# server/scale_long_test.go); make test runs them with fewer rounds. CI
+# runs it after make chaos.
+test-long:
+	$(GO) test -tags $(subst $(space),$(comma),$(strip long $(TAGS))) -race -count=1 -timeout 30m -run 'Property' ./server/
 
 # chaos runs the fault-injection tests (cmd/folio/chaos_test.go, build tag
 # chaos): real folio processes with toxiproxy in front of versitygw and of

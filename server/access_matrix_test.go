@@ -127,6 +127,7 @@ var readEntries = []string{server.ScopeContentRead, server.ScopeContentDraft}
 // names, the row's answer otherwise. A route or an action without a row
 // fails the test.
 func TestAccessMatrix(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	ts := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()),
 		func(_ *engine.Config, c *server.Config) { c.PreviewSecret = "s3cret" })

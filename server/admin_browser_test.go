@@ -21,6 +21,7 @@ import (
 // through the API), deletes the item after a confirmation and deletes the
 // folder. The page may throw nothing, log no error and break no CSP rule.
 func TestAdminUI(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	ms := newMediaServer(t)
 	contentOnly := ms.key(t, "content-only", server.ScopeContentRead)
@@ -169,6 +170,7 @@ func TestAdminUI(t *testing.T) {
 // decoder does (github.com/buckket/go-blurhash), for the placeholders folio
 // stores.
 func TestAdminBlurhash(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	ts := startServer(t, newRepo(t, mediaSite).bare)
 	b.run(t, "open the admin page", chromedp.Navigate(ts.URL+"/admin/"), chromedp.WaitVisible(chromedp.ID("key-form")))
@@ -200,6 +202,7 @@ func TestAdminBlurhash(t *testing.T) {
 // TestAdminUIReadOnly: on a --read-only box the page shows the library and
 // says why it offers no uploads or changes.
 func TestAdminUIReadOnly(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	repo := newRepo(t, mediaSite)
 	root, img := writtenRoot(t, repo.bare)
@@ -234,6 +237,7 @@ func TestAdminUIReadOnly(t *testing.T) {
 // its tag (a bad tag is refused), and Save stores the unlocalized and the
 // localized text (checked through the API).
 func TestAdminUIMediaLocales(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	ms := newMediaServer(t)
 	it := ms.uploadOK(t, filePart("boats.png", pngBytes(t, 120, 80)))[0]

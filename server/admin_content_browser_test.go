@@ -15,6 +15,7 @@ import (
 // history), diff two versions, switch to a branch, and make a preview
 // link that serves the branch without a key.
 func TestAdminContentTab(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	repo := newRepo(t, map[string]string{
 		"pages/home.md":      "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",

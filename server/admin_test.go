@@ -15,6 +15,7 @@ import (
 const adminCSP = "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 func TestAdminFiles(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, mediaSite).bare)
 	t.Run("OK", func(t *testing.T) {
 		for path, ctype := range map[string]string{
@@ -76,6 +77,7 @@ func TestAdminFiles(t *testing.T) {
 // TestAdminFiles_NoInline: the CSP allows no inline script, style or
 // event handler, so the pages must hold none.
 func TestAdminFiles_NoInline(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("admin", "*.html"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no admin pages: %v", err)

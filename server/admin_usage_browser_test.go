@@ -17,6 +17,7 @@ import (
 // and the delete confirmation says how many ("1 page and 3 posts use this
 // image"); the Status tab lists the references to missing media.
 func TestAdminMediaUsage(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":    "types:\n  posts: {}\n",

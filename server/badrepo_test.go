@@ -11,6 +11,7 @@ import (
 // TestBadRepository commits hostile files next to good ones: every bad one
 // is left out and reported with its path, the good ones are served.
 func TestBadRepository(t *testing.T) {
+	t.Parallel()
 	aliasBomb := "---\ntitle: bomb\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]\n---\n"
 	huge := "---\ntitle: huge\npad: \"" + strings.Repeat("x", 5<<20) + "\"\n---\nbody\n"
 	files := map[string]string{

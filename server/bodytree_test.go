@@ -85,6 +85,7 @@ Text with ` + "`<Code />`" + ` in code.
 }
 
 func TestBodies_ShortcodesMDXAndSettings(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, bodySite)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -201,6 +202,7 @@ func TestBodies_ShortcodesMDXAndSettings(t *testing.T) {
 // TestBodies_MDXWrite: a PATCH of a field of an MDX item keeps its file,
 // imports and components byte for byte.
 func TestBodies_MDXWrite(t *testing.T) {
+	t.Parallel()
 	src := "---\ntitle: Guide\n---\nimport { Card } from '@astrojs/starlight/components';\n\n<Card title=\"x\">Hi</Card>\n"
 	repo := newRepo(t, map[string]string{"src/content/docs/guide.mdx": src})
 	ws := startWriter(t, "file://"+repo.bare)

@@ -106,6 +106,7 @@ func withNotify(t testing.TB, secret string, urls ...string) serverOpt {
 }
 
 func TestNotifyContentSwap(t *testing.T) {
+	t.Parallel()
 	const secret = "hook-secret"
 	rc := newHookReceiver(t, secret)
 	repo := newRepo(t, siteFiles)

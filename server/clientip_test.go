@@ -6,6 +6,7 @@ import (
 )
 
 func TestClientIP(t *testing.T) {
+	t.Parallel()
 	proxies, err := ParseProxies("10.0.0.0/8, 2001:db8::/32, 192.0.2.7")
 	if err != nil {
 		t.Fatal(err)

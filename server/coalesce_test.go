@@ -52,6 +52,7 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // A response of known length, larger than net/http's 4 KB connection
 // buffer, leaves in one write call, headers included.
 func TestServe_OneWritePerResponse(t *testing.T) {
+	t.Parallel()
 	files := bigSite()
 	// Text that compresses poorly, so that its gzip form is over 4 KB too.
 	var noise strings.Builder

@@ -55,6 +55,7 @@ func decodeBody(t testing.TB, r response) []byte {
 }
 
 func TestCompression(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, bigSite())
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -181,6 +182,7 @@ func TestCompression(t *testing.T) {
 }
 
 func TestCompressionOnTheFly(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	for i := range 8 {
 		ms.uploadOK(t, filePart("picture-with-a-long-name-"+itoa(i)+".png", pngBytes(t, 20, 20)), fieldPart("alt", strings.Repeat("alt text ", 10)))

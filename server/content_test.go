@@ -35,6 +35,7 @@ sections:
 }
 
 func TestPages(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -125,6 +126,7 @@ func TestPages(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -179,6 +181,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestContent(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -280,6 +283,7 @@ func TestContent(t *testing.T) {
 }
 
 func TestHotReload(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -334,6 +338,7 @@ func TestHotReload(t *testing.T) {
 }
 
 func TestDraftBranch(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	git(t, repo.work, "checkout", "-q", "-b", "preview")
 	repo.write(map[string]string{"content/posts/a.md": "---\ntitle: Alpha preview\ndate: 2026-01-10\n---\nP.\n"})
@@ -359,6 +364,7 @@ func TestDraftBranch(t *testing.T) {
 }
 
 func TestScheduling(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"content/posts/now.md":     "---\ntitle: Now\ndate: 2026-01-01\n---\n",
 		"content/posts/later.md":   "---\ntitle: Later\npublishedAt: 2026-06-01T12:00:00Z\n---\n",
@@ -388,6 +394,7 @@ func TestScheduling(t *testing.T) {
 }
 
 func TestWebhook(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	const secret = "s3cret"
 	ts := startServer(t, "file://"+repo.bare, func(e *engine.Config, s *server.Config) {
@@ -449,6 +456,7 @@ func TestRateLimit(t *testing.T) {
 // TestUpdatedAtFromGit: without updatedAt in front matter, an item's
 // updatedAt is the time of the last commit that touched its file.
 func TestUpdatedAtFromGit(t *testing.T) {
+	t.Parallel()
 	repo := newRepoAt(t, "2026-01-01T10:00:00Z", map[string]string{
 		"content/posts/a.md": "---\ntitle: A\ndate: 2026-01-01\n---\n",
 		"content/posts/b.md": "---\ntitle: B\ndate: 2026-01-01\nupdatedAt: 2025-12-24T18:00:00Z\n---\n",

@@ -43,6 +43,7 @@ func frontEnd(t *testing.T) *httptest.Server {
 // on another origin cannot; an <img> on either loads a media URL made
 // absolute by --public-url.
 func TestCORSFromAnotherOrigin(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	allowed, other := frontEnd(t), frontEnd(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

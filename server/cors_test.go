@@ -21,6 +21,7 @@ func varies(h http.Header, name string) bool {
 }
 
 func TestCORSKeyedRoutes(t *testing.T) {
+	t.Parallel()
 	const front, stranger = "https://www.example.com", "https://evil.example.net"
 	ms := startMediaServerWith(t, withCORS(t, front, "http://localhost:3000"))
 	reader := ms.reader(t)
@@ -135,6 +136,7 @@ func TestCORSKeyedRoutes(t *testing.T) {
 }
 
 func TestParseOrigins(t *testing.T) {
+	t.Parallel()
 	o, err := server.ParseOrigins(" https://www.Example.com , http://127.0.0.1:3000,,http://localhost:8080/ ")
 	if err != nil {
 		t.Fatal(err)

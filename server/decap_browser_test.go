@@ -40,6 +40,7 @@ func withDecapDir(dir string) serverOpt {
 // commit is on the remote with the key's name as author and both boxes
 // serve the post.
 func TestDecapEditorBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	repo := newRepo(t, decapSite)
@@ -119,6 +120,7 @@ func clickText(t *testing.T, b *browser, text string) {
 // main untouched), set to ready, then published (merged into main and
 // served by both boxes, the branch deleted).
 func TestDecapWorkflowBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	site := map[string]string{}

@@ -14,6 +14,7 @@ import (
 // model's maxLength) and says why; nothing reaches the repository. A
 // post written with Hugo's date: opens with its date.
 func TestDecapConstraintsBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	site := map[string]string{}

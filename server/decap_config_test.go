@@ -41,6 +41,7 @@ func decapWidgets(t *testing.T, ts *testServer) map[string]map[string]map[string
 // number bounds and value types, enums as selects, list bounds,
 // required.
 func TestDecapConfigConstraints(t *testing.T) {
+	t.Parallel()
 	site := map[string]string{
 		"folio.yaml": `types:
   posts:
@@ -103,6 +104,7 @@ func TestDecapConfigConstraints(t *testing.T) {
 // pubDate), not always publishedAt, so a post opens with its date; a
 // date written without a time is edited as one.
 func TestDecapConfigDateKey(t *testing.T) {
+	t.Parallel()
 	site := map[string]string{
 		"folio.yaml":               "types:\n  posts: {}\n  notes: {}\n  events: {}\n  articles: {}\n",
 		"content/articles/a.md":    "---\ntitle: A\npubDate: 2024-03-04T05:06:07Z\n---\nAstro style.\n",

@@ -42,6 +42,7 @@ func decapEntries(t *testing.T, r response) map[string]string {
 }
 
 func TestDecapI18nFolderLayout(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                "locales: [en, fr, de]\ndefaultLocale: en\nlayout: folder\n" + decapLocaleModel,
 		"content/en/posts/hello.md": "---\ntitle: Hello\nrating: 3\n---\nHello.\n",
@@ -139,6 +140,7 @@ func TestDecapI18nFolderLayout(t *testing.T) {
 }
 
 func TestDecapI18nFileLayout(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "locales: [en, fr]\nlayout: file\n" + decapLocaleModel,
 		"content/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
@@ -176,6 +178,7 @@ func TestDecapI18nFileLayout(t *testing.T) {
 // beside it (read from content/fr/posts/), and a save of both locales
 // writes each to the site's own file.
 func TestDecapI18nBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	repo := newRepo(t, map[string]string{
@@ -241,6 +244,7 @@ func TestDecapI18nBrowser(t *testing.T) {
 // workflow: its branch holds the site's files, its diffs and data files
 // are named by Decap's paths, and publishing brings both files to main.
 func TestDecapI18nWorkflow(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                "locales: [en, fr]\nlayout: folder\ndecap: {publishMode: editorial_workflow}\n" + decapLocaleModel,
 		"content/en/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
@@ -287,6 +291,7 @@ func TestDecapI18nWorkflow(t *testing.T) {
 // it whole, each locale's reading validated by the model, each served
 // with its own body.
 func TestDecapI18nSingleFile(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "locales: [en, fr]\nlayout: fields\n" + decapLocaleModel,
 		"content/posts/hello.md": "---\nen:\n  title: Hello\n  rating: 3\n  body: Hello *there*.\nfr:\n  title: Bonjour\n  rating: 3\n  body: Bonjour à *tous*.\n---\n",
@@ -350,6 +355,7 @@ func TestDecapI18nSingleFile(t *testing.T) {
 // form, each locale's map as that locale reads it; Decap's save of that
 // form keeps every locale's reading.
 func TestDecapI18nSingleFileOtherForms(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"content/posts/keys.md":  "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\n---\nHello *there*.\n",
 		"content/posts/plain.md": "---\ntitle: Plain\nrating: 1\n---\nJust text.\n",
@@ -421,6 +427,7 @@ func TestDecapI18nSingleFileOtherForms(t *testing.T) {
 // locales' values and bodies, and a save of the French title writes the
 // file in Decap's form, each locale reading as before but for that title.
 func TestDecapI18nSingleFileBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	repo := newRepo(t, map[string]string{
@@ -466,6 +473,7 @@ func TestDecapI18nSingleFileBrowser(t *testing.T) {
 // refused when a locale's reading other than the default's takes a
 // unique value another document of that locale has.
 func TestDecapI18nSingleFileUnique(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "locales: [en, fr]\nlayout: fields\ntypes:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
 		"content/products/a.md": "---\nen:\n  title: A\n  sku: A-1\nfr:\n  title: A fr\n  sku: A-FR\n---\n",
@@ -491,6 +499,7 @@ func TestDecapI18nSingleFileUnique(t *testing.T) {
 // reading that breaks the content rules (a slug that is none) is refused
 // all the same.
 func TestDecapI18nSingleFileNoModel(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":         "locales: [en, fr]\nlayout: fields\n",
 		"content/posts/a.md": "---\nen:\n  title: A\nfr:\n  title: A fr\n---\n",

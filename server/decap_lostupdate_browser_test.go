@@ -17,6 +17,7 @@ import (
 // is refused and Decap shows folio's reason; the file keeps the first
 // editor's title.
 func TestDecapTwoEditorsBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	repo := newRepo(t, decapSite)
 	var logs syncBuffer

@@ -50,6 +50,7 @@ func persist(t *testing.T, base, key, branch, p, raw string, fileBase *string, w
 // other changed too is refused (409) and a save that says nothing of what
 // it was made from is refused (412): never written over the first.
 func TestDecapTwoEditorsOneEntry(t *testing.T) {
+	t.Parallel()
 	for _, workflow := range []bool{false, true} {
 		name := "simple"
 		if workflow {
@@ -153,6 +154,7 @@ func rpcOpened(t testing.TB, base, key string, params map[string]any, header ...
 // changing the body: one is taken, the others refused (409), whether
 // the entry's branch is new or exists.
 func TestDecapWorkflowConcurrentSaves(t *testing.T) {
+	t.Parallel()
 	repo, w, _ := decapBoxes(t)
 	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p, n = "content/posts/hello.md", 10
@@ -203,6 +205,7 @@ func rpcOpenedBase(t *testing.T, base, key, p string) string {
 // that the editor's next try starts from the new state; a fetch that
 // fails is said in the log (issue 29, item 4), not dropped.
 func TestDecapCatchUpFailureLogged(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), withLog(&logs))
@@ -226,6 +229,7 @@ func TestDecapCatchUpFailureLogged(t *testing.T) {
 // once someone changed it since, and the file stays; from the current
 // version it is deleted.
 func TestDecapDeleteOpenedVersion(t *testing.T) {
+	t.Parallel()
 	repo, w, _ := decapBoxes(t)
 	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p = "content/posts/hello.md"
@@ -249,6 +253,7 @@ func TestDecapDeleteOpenedVersion(t *testing.T) {
 // before is written (options.newEntry: no file may be there, whatever
 // base the page kept), and is 409 when someone made the file meanwhile.
 func TestDecapNewEntryOverDeleted(t *testing.T) {
+	t.Parallel()
 	repo, w, _ := decapBoxes(t)
 	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const p = "content/posts/hello.md"

@@ -14,6 +14,7 @@ import (
 // words an editor acts on: the field, what the model wants, what the
 // entry has, what to do. Nothing is committed.
 func TestDecapSaveRefusalMessage(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare)
 	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -65,6 +66,7 @@ collections:
 // shows the editor the server's words (which field, why, what to do), not
 // "API_ERROR: VALIDATION".
 func TestDecapRefusalInEditorBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	repo := newRepo(t, decapOwnConfigSite)

@@ -20,6 +20,7 @@ import (
 // (issue 29): a persistMedia by a key without media:write is answered
 // 403 while its body is still being sent, and the rest is never read.
 func TestDecapScopeBeforeBody(t *testing.T) {
+	t.Parallel()
 	repo, w, _ := decapBoxes(t)
 	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentWrite)
 	before := git(t, repo.bare, "rev-parse", "main")
@@ -76,6 +77,7 @@ func TestDecapScopeBeforeBody(t *testing.T) {
 // stream): a persistMedia and a persistEntry with assets far over the
 // spool threshold store the exact bytes, escapes ("\/") and all.
 func TestDecapStreamsAssets(t *testing.T) {
+	t.Parallel()
 	_, w, _ := decapBoxes(t)
 	key := w.key(t, "mel", server.ScopeContentRead, server.ScopeContentWrite, server.ScopeMediaWrite)
 	img := noisePNG(t, 320, 320)

@@ -117,6 +117,7 @@ func startDecapWriterTB(t testing.TB, site string, opts ...serverOpt) *testServe
 }
 
 func TestDecapRPCEndToEnd(t *testing.T) {
+	t.Parallel()
 	repo, w, rd := decapBoxes(t)
 	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 
@@ -256,6 +257,7 @@ func TestDecapRPCEndToEnd(t *testing.T) {
 }
 
 func TestDecapEditorialWorkflow(t *testing.T) {
+	t.Parallel()
 	repo, w, rd := decapBoxes(t)
 	key := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite, server.ScopeMediaWrite)
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
@@ -362,6 +364,7 @@ func gitOut(dir string, args ...string) (string, error) {
 func decapPNG(t *testing.T) []byte { return pngBytes(t, 64, 48) }
 
 func TestDecapRPCRefusals(t *testing.T) {
+	t.Parallel()
 	repo, w, rd := decapBoxes(t)
 	key := w.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	reader := w.key(t, "reader", server.ScopeContentRead, server.ScopeMediaWrite)
@@ -502,6 +505,7 @@ func (aReader) Read(p []byte) (int, error) {
 }
 
 func TestDecapConfigYAML(t *testing.T) {
+	t.Parallel()
 	t.Run("FromTheModel", func(t *testing.T) {
 		site := map[string]string{}
 		for k, v := range decapSite {
@@ -643,6 +647,7 @@ func FuzzDecapRPC(f *testing.F) {
 // acknowledged save; an unpublished entry saved on one box, with its
 // status, is seen and published from the other.
 func TestDecapTwoWriters(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
@@ -720,6 +725,7 @@ func TestDecapTwoWriters(t *testing.T) {
 // exists; the published branch does not move, and neither does it when a
 // workflow entry is published.
 func TestDecapDraftBranch(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()), func(e *engine.Config, _ *server.Config) { e.DraftBranch = "draft" })
 	key := w.key(t, "ann", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -805,6 +811,7 @@ func BenchmarkDecapEntriesByFolder(b *testing.B) {
 // ride along until their byte budget is spent, the other items come
 // without bytes.
 func TestDecapGetMediaListsEveryItem(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	var lib *media.Library
 	const n, budgetItems = 620, 25
@@ -866,6 +873,7 @@ func TestDecapGetMediaListsEveryItem(t *testing.T) {
 // branch (a Decap-Note trailer each), so another box reads them; a note's
 // text is its author's to change or delete, its resolution anyone's.
 func TestDecapNotes(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	a := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	b := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))

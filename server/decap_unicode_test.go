@@ -12,6 +12,7 @@ import (
 // file named by a Cyrillic title; folio commits it, serves it at its
 // percent-encoded URL and lists it back to Decap.
 func TestDecapUnicodeSlug(t *testing.T) {
+	t.Parallel()
 	repo, w, _ := decapBoxes(t)
 	key := w.key(t, "olena", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	raw := "---\ntitle: Привіт, світ\npublishedAt: 2024-05-01T09:00:00Z\n---\nПерший допис.\n"

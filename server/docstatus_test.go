@@ -16,6 +16,7 @@ import (
 // page and item says what it is, and a scheduled one turns published at
 // its instant.
 func TestDraftViewStatus(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	repo := newRepo(t, map[string]string{
 		"pages/home.md":         "---\ntitle: Home\nisHomepage: true\ndate: 2024-01-01\n---\n",

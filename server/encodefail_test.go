@@ -44,6 +44,7 @@ func withLog(buf *syncBuffer) serverOpt {
 // is a 500 in the error shape, never a cacheable 200; the failure is
 // logged with the file's path, and the next request tries again.
 func TestResource_BodyGone(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "types:\n  posts:\n    public: true\n",
 		"content/posts/gone.md": "---\ntitle: Gone\ndate: 2026-01-01\n---\nThe *body* of a post whose blob goes away.\n",

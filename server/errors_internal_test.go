@@ -15,6 +15,7 @@ import (
 
 // Every code has its row in the one table.
 func TestErrorTable_Complete(t *testing.T) {
+	t.Parallel()
 	for c := range fault.Codes {
 		row := errorTable[c]
 		if row.status < 400 || row.code == "" {
@@ -27,6 +28,7 @@ func TestErrorTable_Complete(t *testing.T) {
 // through the table alone; an error without a code is internal and shows
 // nothing of itself; storage failures show a generic message.
 func TestAsError(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err       error
 		status    int

@@ -15,6 +15,7 @@ import (
 // Surrogate-Key and Cache-Tag headers short by collapsing the keys of
 // what it embeds to their types' keys.
 func TestExpandIsBoundedPerResponse(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"folio.yaml":    "types:\n  posts:\n    public: true\n  authors:\n    public: true\n",
 		"pages/home.md": "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",

@@ -10,6 +10,7 @@ import (
 // TestExpand: references in content (pushed to a real repository) to media
 // of a real local library and to other items, expanded on ?expand=.
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "types:\n  posts:\n    public: true\n  authors: {}\n",
 		"pages/home.md":          "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",

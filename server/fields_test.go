@@ -8,6 +8,7 @@ import (
 )
 
 func TestFields(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for k, v := range siteFiles {
 		files[k] = v

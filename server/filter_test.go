@@ -310,8 +310,14 @@ func slugsOf(items []map[string]any) []string {
 // force filter of the whole list in the same order, on random sites,
 // random conditions (one to three, AND), sorts and windows, in the
 // published view (which must hold no draft), the draft view and the
-// public surface.
+// public surface. Each seed pushes edits every 150 rounds: the ordinary
+// run makes 160 rounds (one push), -tags long 600 (make test-long).
 func TestFilterProperty(t *testing.T) {
+	t.Parallel()
+	rounds := 160
+	if longTests {
+		rounds = 600
+	}
 	for seed := range uint64(3) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 20))
@@ -339,7 +345,7 @@ func TestFilterProperty(t *testing.T) {
 			// Rounds, then a push of a few edits (the reload patches the
 			// lists, their sorts and indexes, from the last ones), again.
 			next := n
-			for round := range 600 {
+			for round := range rounds {
 				if round > 0 && round%150 == 0 {
 					edits := map[string]string{}
 					for range 1 + r.IntN(4) {
@@ -441,6 +447,7 @@ func TestFilterProperty(t *testing.T) {
 // contract's shape that names the field, on the items, public and page
 // lists.
 func TestFilterBadInput(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":           filterModel,
 		"content/things/a.md":  "---\ntitle: A\nn: 1\n---\nA\n",
@@ -535,6 +542,7 @@ func TestFilterBadInput(t *testing.T) {
 // TestFilterDrafts: the published view's indexes hold no draft, whatever
 // the filter; the draft view's hold them, with their status.
 func TestFilterDrafts(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             filterModel,
 		"content/things/pub.md":  "---\ntitle: Pub\ncolor: red\n---\n",
@@ -574,6 +582,7 @@ func TestFilterDrafts(t *testing.T) {
 // (one item: the reload patches the list; many: it rebuilds it) shows in
 // the filtered list, and an unchanged type keeps answering.
 func TestFilterAfterPush(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"folio.yaml": filterModel + "  others:\n    fields:\n      n: integer\n"}
 	for i := range 100 {
 		files[fmt.Sprintf("content/things/t%03d.md", i)] = fmt.Sprintf("---\ntitle: T%d\ncolor: %s\nn: %d\n---\n", i, filterColors[i%3], i)
@@ -621,6 +630,7 @@ func TestFilterAfterPush(t *testing.T) {
 // TestFilterOpenAPI: the typed OpenAPI document has, per modelled type,
 // Filter_<type>: the fields its lists filter on, with their operators.
 func TestFilterOpenAPI(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"folio.yaml": filterModel, "content/things/a.md": "---\ntitle: A\n---\n"})
 	ts := startServer(t, repo.bare)
 	doc := get(t, ts.URL+"/api/v1/openapi.json", "").json(t)
@@ -647,6 +657,7 @@ func TestFilterOpenAPI(t *testing.T) {
 // TestFilterJSONSchema: a type modelled by a JSON Schema file filters on
 // its properties, with their kinds.
 func TestFilterJSONSchema(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml": "types:\n  products:\n    schema: schemas/product.json\n",
 		"schemas/product.json": `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",

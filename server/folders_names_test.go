@@ -11,6 +11,7 @@ import (
 // than 100 characters; other Unicode names are fine. Before, both were
 // created.
 func TestFolderNamesRefused(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	post := func(path string) response {
 		return do(t, http.MethodPost, ms.URL+"/api/v1/media/folders", ms.write, strings.NewReader(`{"path":`+jsonString(path)+`}`), "Content-Type", "application/json")

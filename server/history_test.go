@@ -10,6 +10,7 @@ import (
 )
 
 func TestHistoryAndChanges(t *testing.T) {
+	t.Parallel()
 	long := func(w string) string {
 		return strings.Repeat(w+" is one line of a post long enough to follow renames\n", 10)
 	}

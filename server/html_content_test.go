@@ -13,6 +13,7 @@ import (
 // and written by the write API into the same file, front matter updated
 // and body kept.
 func TestHTMLContentFiles(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                "language: en\n",
 		"content/docs/ct-logs.html": "---\ntitle: CT logs\n---\n<p class=\"lead\">Certificate transparency <a href=\"/docs/faq\" onclick=\"x()\">logs</a></p>\n<script>var secretword = 1</script>\n",

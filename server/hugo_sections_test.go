@@ -13,6 +13,7 @@ import (
 // _index.md the page named by the section, in each language, linked as
 // translations, and written in place by the write API.
 func TestHugoSectionPages(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"hugo.toml":                   "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content/en'\n[languages.fr]\ncontentDir = 'content/fr'\n",
 		"content/en/_index.md":        "---\ntitle: Welcome\n---\nHome.\n",

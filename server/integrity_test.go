@@ -17,6 +17,7 @@ import (
 // of another author than the note's (a commit pushed by hand) is not
 // applied when the notes are replayed.
 func TestCommitMessageCannotForgeDecapTrailers(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare, withLocalMedia(t, t.TempDir()))
 	grace := w.key(t, "Grace", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -86,6 +87,7 @@ func TestCommitMessageCannotForgeDecapTrailers(t *testing.T) {
 // POST /api/v1/publish with an empty documents list publishes nothing:
 // a 400, the published branch unmoved (it merged the whole draft branch).
 func TestPublishEmptyDocumentsIs400(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriterWith(t, "file://"+repo.bare, "draft")
 	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -112,6 +114,7 @@ func TestPublishEmptyDocumentsIs400(t *testing.T) {
 // (503 GIT_UNAVAILABLE), a slug that differs only in case from another
 // (a repository that breaks on macOS and Windows).
 func TestWriteRefusesWhatGitCannotHold(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -151,6 +154,7 @@ func TestWriteRefusesWhatGitCannotHold(t *testing.T) {
 // there are: the 21st is not an error ("and 1 more" was one), as a push
 // of the same file is served.
 func TestWriteWarnFieldsPastTheReportLimit(t *testing.T) {
+	t.Parallel()
 	site := map[string]string{
 		"folio.yaml":         "types:\n  posts:\n    additionalFields: warn\n    fields:\n      title: {kind: string, required: true}\n",
 		"content/posts/a.md": "---\ntitle: A\n---\n",
@@ -184,6 +188,7 @@ func TestWriteWarnFieldsPastTheReportLimit(t *testing.T) {
 // /api/v1/status reports files whose paths differ only in case (folio
 // check: cmd/folio TestCheckCaseOnlyDuplicates).
 func TestStatusReportsCaseOnlyDuplicates(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"content/posts/Hello-World.md": "---\ntitle: One\nslug: one\n---\n",
 		"content/posts/hello-world.md": "---\ntitle: Two\n---\n",

@@ -14,6 +14,7 @@ import (
 // read "Mira Hofer <mira@example.com>"; a key without them (an old keys
 // file's) commits as its id with the box's --write-author-email.
 func TestKeyAuthor(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, decapSite)
 	w := startDecapWriter(t, "file://"+repo.bare)
 	scopes := []string{server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite}

@@ -37,6 +37,7 @@ func getJSON(t *testing.T, ts *testServer, path, key string) (response, map[stri
 }
 
 func TestLocales_API(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, localeSite)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -149,6 +150,7 @@ func toStrings(v any) []string {
 
 // TestLocales_Layouts: the file and fields layouts over real pushes.
 func TestLocales_Layouts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
@@ -217,6 +219,7 @@ var hugoSite = map[string]string{
 }
 
 func TestLocales_HugoSite(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, hugoSite)
 	ts := startServer(t, repo.bare, withSearch)
 	key := ts.reader(t)
@@ -260,6 +263,7 @@ func TestLocales_HugoSite(t *testing.T) {
 // keys (and lists of every locale, which show it as a fallback or not),
 // and the event says the locales.
 func TestLocales_Notify(t *testing.T) {
+	t.Parallel()
 	const secret = "s"
 	rc := newHookReceiver(t, secret)
 	repo := newRepo(t, localeSite)
@@ -283,6 +287,7 @@ func TestLocales_Notify(t *testing.T) {
 // TestLocales_Fields: fields= keeps the locale fields, and a type with
 // listBody: false keeps them in its lists.
 func TestLocales_Fields(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for k, v := range localeSite {
 		files[k] = v
@@ -307,6 +312,7 @@ func TestLocales_Fields(t *testing.T) {
 // TestLocales_Draft: the draft view of a locale shows its drafts with
 // their status; the published one does not; ?ref= serves locales too.
 func TestLocales_Draft(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{}
 	for k, v := range localeSite {
 		files[k] = v
@@ -337,6 +343,7 @@ func TestLocales_Draft(t *testing.T) {
 // TestLocales_ScheduledInLocale: a French post scheduled for later is
 // published at its instant, with a schedule event naming French keys.
 func TestLocales_ScheduledInLocale(t *testing.T) {
+	t.Parallel()
 	const secret = "s"
 	rc := newHookReceiver(t, secret)
 	at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
@@ -369,6 +376,7 @@ func TestLocales_ScheduledInLocale(t *testing.T) {
 // type (folder layout); a unique value is unique within a locale (a
 // translation may share its sku).
 func TestLocales_Model(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                   "locales: [en, fr]\ntypes:\n  products:\n    fields:\n      sku: {kind: string, unique: true}\n      price: {kind: number, required: true}\n",
 		"content/en/products/tent.md":  "---\ntitle: Tent\nsku: TEN-0001\nprice: 10\n---\n",
@@ -395,6 +403,7 @@ func TestLocales_Model(t *testing.T) {
 // TestLocales_Filter: filter[...] on a locale's list counts the
 // fallbacks too.
 func TestLocales_Filter(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, localeSite)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -412,6 +421,7 @@ func TestLocales_Filter(t *testing.T) {
 // edit (its last valid French version served), the status names it with
 // its locale, and a default fills in a French document.
 func TestLocales_ModelReject(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml": "locales: [en, fr]\ntypes:\n  products:\n    onInvalid: reject\n    fields:\n" +
 			"      price: {kind: number, required: true}\n      stock: {kind: integer, default: 0}\n",
@@ -445,6 +455,7 @@ func TestLocales_ModelReject(t *testing.T) {
 // language with a new folder; a contentDir outside the repository is a
 // problem with its line, never read.
 func TestLocales_ContentDirOutside(t *testing.T) {
+	t.Parallel()
 	hugo := "defaultContentLanguage = 'en'\n" +
 		"[languages.en]\ncontentDir = 'content'\nweight = 1\n" +
 		"[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n"
@@ -508,6 +519,7 @@ func TestLocales_ContentDirOutside(t *testing.T) {
 // and saying its locale; onInvalid: reject holds back the French reading
 // only; defaults fill in every locale.
 func TestLocales_FieldsModel(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml": "locales: [en, fr]\nlayout: fields\ntypes:\n  products:\n    onInvalid: reject\n    fields:\n" +
 			"      price: {kind: number, required: true}\n      stock: {kind: integer, default: 0}\n",
@@ -564,6 +576,7 @@ func TestLocales_FieldsModel(t *testing.T) {
 // TestLocales_Changes: /changes names a French file's document with its
 // locale's keys, a file of a contentDir outside content/ included.
 func TestLocales_Changes(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"hugo.toml":               "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
 		"content/docs/cats.md":    "---\ntitle: Cats\n---\n",

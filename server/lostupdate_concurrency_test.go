@@ -30,6 +30,7 @@ import (
 //     served when it arrived), X was written by a write sent before it:
 //     no write took the place of a value it could not have known.
 func TestNoLostUpdate(t *testing.T) {
+	t.Parallel()
 	docs := []string{"d0", "d1"}
 	fields := []string{"a", "b", "c"}
 	site := map[string]string{"folio.yaml": "types:\n  posts: {}\n"}

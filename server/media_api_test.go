@@ -133,6 +133,7 @@ func ids(items []mItem) []string {
 }
 
 func TestMediaList(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	seed := seedMedia(t, ms)
 
@@ -232,6 +233,7 @@ func TestMediaList(t *testing.T) {
 
 // TestMediaListDefaultLimit: 24 by default, 100 at most, pages add up.
 func TestMediaListDefaultLimit(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	img := pngBytes(t, 4, 4)
 	var parts []part
@@ -266,6 +268,7 @@ func TestMediaListDefaultLimit(t *testing.T) {
 var privateFields = []string{"size", "title", "description", "folder", "createdAt", "key", "version"}
 
 func TestMediaPublic(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	seed := seedMedia(t, ms)
 	lake := seed["alpine-lake.jpg"]
@@ -392,6 +395,7 @@ func TestMediaPublic(t *testing.T) {
 }
 
 func TestMediaPatch(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	it := ms.uploadOK(t, filePart("p.png", pngBytes(t, 50, 50)))[0]
 	id := it.ID
@@ -503,6 +507,7 @@ func itemsEqual(a, b mItem) bool {
 }
 
 func TestMediaDelete(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	items := ms.uploadOK(t, filePart("big.png", pngBytes(t, 900, 500)), filePart("keep.png", pngBytes(t, 20, 20)))
 	it, keep := items[0], items[1]
@@ -544,6 +549,7 @@ func TestMediaDelete(t *testing.T) {
 }
 
 func TestMediaFolders(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	url := ms.URL + "/api/v1/media/folders"
 	folders := func() []string {

@@ -102,6 +102,7 @@ func try(client *http.Client, method, url, key, ct string, body []byte) (int, []
 // and is whole, no file lies unclaimed (the start after a kill sweeps
 // what the cut-off writes left), and every acknowledged write survived.
 func TestMediaCrash(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds folio and kills it")
 	}
@@ -131,7 +132,17 @@ func TestMediaCrash(t *testing.T) {
 		patches   atomic.Int64
 		deletes   atomic.Int64
 		ackedList []string
+		// acks has a value after each acknowledged write: the kill
+		// waits for a number of them, not for a time.
+		acks = make(chan struct{}, 1)
 	)
+	ack := func() {
+		select {
+		case acks <- struct{}{}:
+		default:
+		}
+	}
+	done := func() int64 { return uploads.Load() + patches.Load() + deletes.Load() }
 	client := apiClient(t)
 	client.Timeout = 30 * time.Second
 	const rounds = 5
@@ -167,6 +178,7 @@ func TestMediaCrash(t *testing.T) {
 					}
 					mu.Unlock()
 					uploads.Add(1)
+					ack()
 				}
 			}()
 		}
@@ -196,6 +208,7 @@ func TestMediaCrash(t *testing.T) {
 					ackedAlt[id] = n
 					mu.Unlock()
 					patches.Add(1)
+					ack()
 				}
 			}
 		}()
@@ -218,11 +231,25 @@ func TestMediaCrash(t *testing.T) {
 				mu.Unlock()
 				if st, _, err := try(client, http.MethodDelete, p.url+"/api/v1/media/"+id, key, "", nil); err == nil && st == http.StatusOK {
 					deletes.Add(1)
+					ack()
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
 		}()
-		time.Sleep(time.Duration(300+rand.IntN(1500)) * time.Millisecond)
+		// Kill after 1 to 20 more acknowledged writes: a random moment of
+		// the work (the other requests are under way), however slow the
+		// machine.
+		target, deadline := done()+1+int64(rand.IntN(20)), time.After(2*time.Minute)
+		for done() < target {
+			select {
+			case <-acks:
+			case <-deadline:
+				p.kill()
+				close(stop)
+				wg.Wait()
+				t.Fatalf("round %d: %d writes acknowledged in 2 minutes, want %d", round, done(), target)
+			}
+		}
 		p.kill()
 		close(stop)
 		wg.Wait()

@@ -15,6 +15,7 @@ import (
 // (make chaos found uploads answered 400 with a 500 per file on a full
 // tmpfs).
 func TestErrorDiskFull(t *testing.T) {
+	t.Parallel()
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT} {
 		cause := &os.PathError{Op: "write", Path: "/m/.tmp/x", Err: errno}
 		for _, err := range []error{

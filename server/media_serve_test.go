@@ -12,6 +12,7 @@ import (
 )
 
 func TestMediaServeUploads(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	pngData := pngBytes(t, 1000, 400)
 	items := ms.uploadOK(t, filePart("shot.png", pngData), filePart("guide.pdf", fixture(t, "gear-care-guide.pdf")),
@@ -107,6 +108,7 @@ func TestMediaServeUploads(t *testing.T) {
 // TestMediaServeSVG: scripts and handlers are removed on upload; the file
 // is served with a sandboxing Content-Security-Policy.
 func TestMediaServeSVG(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	svg := `<?xml version="1.0"?>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="120" height="80" onload="alert(1)">
@@ -153,6 +155,7 @@ func TestMediaServeSVG(t *testing.T) {
 // TestMediaRestart: a second server on the same media root serves the
 // same items, and search works (the index is rebuilt from the sidecars).
 func TestMediaRestart(t *testing.T) {
+	t.Parallel()
 	site := newRepo(t, mediaSite).bare
 	root := t.TempDir()
 	var before []mItem
@@ -218,6 +221,7 @@ func TestMediaRestart(t *testing.T) {
 // uploads and deletes; every acknowledged write is visible afterwards.
 // Run with -race.
 func TestMediaConcurrent(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	target := ms.uploadOK(t, filePart("target.png", pngBytes(t, 40, 40)))[0]
 	var victims []mItem

@@ -359,6 +359,7 @@ var (
 // TestMediaUploadEachType uploads every fixture and checks the upload
 // shape, the derivatives and what is on disk.
 func TestMediaUploadEachType(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	cases := []struct {
 		file, mime string
@@ -483,6 +484,7 @@ func checkDerivatives(t testing.TB, ms *mediaServer, it mItem) {
 // TestMediaUploadDerivatives: a generated 1300-wide PNG gets all four
 // sizes, a 500-wide JPEG two, a 100-wide GIF none.
 func TestMediaUploadDerivatives(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	items := ms.uploadOK(t, filePart("wide.png", pngBytes(t, 1300, 650)), filePart("mid.jpg", jpegBytes(t, 500, 300)),
 		filePart("small.gif", gifBytes(t, 100, 80)))
@@ -497,6 +499,7 @@ func TestMediaUploadDerivatives(t *testing.T) {
 // TestMediaUploadFieldsAnyOrder: folder and alt apply to every file of the
 // request, whether they come before or after the files.
 func TestMediaUploadFieldsAnyOrder(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	for _, f := range []string{"/before", "/after"} {
 		r := do(t, http.MethodPost, ms.URL+"/api/v1/media/folders", ms.all, strings.NewReader(`{"path":"`+f+`"}`), "Content-Type", "application/json")
@@ -534,6 +537,7 @@ func TestMediaUploadFieldsAnyOrder(t *testing.T) {
 // whole request with 404 whether it comes before or after the files, and
 // stores nothing.
 func TestMediaUploadUnknownFolder(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	for _, parts := range [][]part{
 		{fieldPart("folder", "/nope"), filePart("a.png", pngBytes(t, 10, 10))},
@@ -578,6 +582,7 @@ func isBookkeeping(f string) bool {
 // TestMediaUploadMixed: good and bad files in one request → 201 with an
 // error entry for each bad one; all bad → 400 with the same body.
 func TestMediaUploadMixed(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	html := []byte("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>")
 	bad := []part{
@@ -645,6 +650,7 @@ func TestMediaUploadMixed(t *testing.T) {
 // data is cut or damaged is refused with an error entry (it cannot be
 // decoded for derivatives), never stored, and the server stays up.
 func TestMediaUploadCorruptImages(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	full := pngBytes(t, 300, 300)
 	jp := jpegBytes(t, 300, 300)
@@ -682,6 +688,7 @@ func TestMediaUploadCorruptImages(t *testing.T) {
 // TestMediaUploadTooBig: one file over the per-file limit is an error
 // entry; a request of only such files is 413.
 func TestMediaUploadTooBig(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t, func(c *media.Config) { c.MaxUploadBytes = 64 << 10 })
 	big := bytes.Repeat([]byte{0}, 70<<10)
 	copy(big, fixture(t, "gear-care-guide.pdf"))
@@ -706,6 +713,7 @@ func TestMediaUploadTooBig(t *testing.T) {
 
 // TestMediaUploadManyFiles: 1000 small files in one request are all stored.
 func TestMediaUploadManyFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("1000 files")
 	}
@@ -739,6 +747,7 @@ func (s slowReader) Read(p []byte) (int, error) { return s.r.Read(p) }
 // TestMediaUploadOverTotalLimit: a request over 4× the per-file limit is
 // 413 and stores nothing, with or without a Content-Length.
 func TestMediaUploadOverTotalLimit(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t, func(c *media.Config) { c.MaxUploadBytes = 100 << 10 })
 	// Five files just under the per-file limit: each alone is fine.
 	file := bytes.Repeat([]byte{0}, 90<<10)
@@ -768,6 +777,7 @@ func TestMediaUploadOverTotalLimit(t *testing.T) {
 
 // TestMediaUploadBadRequests: not multipart, no files, bad scopes.
 func TestMediaUploadBadRequests(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	url := ms.URL + "/api/v1/media"
 	wantError(t, do(t, http.MethodPost, url, ms.write, strings.NewReader(`{"files":[]}`), "Content-Type", "application/json"), 400, "BAD_REQUEST")
@@ -808,6 +818,7 @@ func TestMediaUploadBadRequests(t *testing.T) {
 // TestMediaUploadTraversalNames: hostile file names are stored under a
 // safe name inside the media root.
 func TestMediaUploadTraversalNames(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	img := pngBytes(t, 10, 10)
 	names := []string{"../../etc/passwd.png", `..\\..\\x.png`, `..\x.png`, "/etc/shadow.png", "..", ".htaccess", "", "C:\\Windows\\evil.png", "%2e%2e%2fx.png"}

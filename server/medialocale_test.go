@@ -21,6 +21,7 @@ type locItem struct {
 // fallback on every media route, the full maps, ETags per locale, search
 // in every locale, and bad input that changes nothing.
 func TestMediaLocales(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	it := ms.uploadOK(t, filePart("cat.png", pngBytes(t, 40, 30)))[0]
 	other := ms.uploadOK(t, filePart("dog.png", pngBytes(t, 40, 30)))[0]
@@ -197,6 +198,7 @@ func TestMediaLocales(t *testing.T) {
 // TestMediaLocalesShared: the localized text written on one box reaches
 // another sharing the bucket (a real S3 server).
 func TestMediaLocalesShared(t *testing.T) {
+	t.Parallel()
 	cfg := s3test.NewServer(t).NewBucket(t)
 	site := newRepo(t, mediaSite).bare
 	a := sharedBox(t, site, cfg)
@@ -231,6 +233,7 @@ func TestMediaLocalesShared(t *testing.T) {
 // their unlocalized alt text, not some locale's (the content request's
 // locale reaches the expansion through Server.contentLocale).
 func TestMediaLocalesExpand(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":    "types:\n  posts: {}\n",
 		"pages/home.md": "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",
@@ -262,6 +265,7 @@ func TestMediaLocalesExpand(t *testing.T) {
 }
 
 func TestMediaLocalesExpandInLocale(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":          "locales: [en, fr]\ndefaultLocale: en\ntypes:\n  posts: {}\n",
 		"content/en/about.md": "---\ntitle: About\n---\nHi.\n",
@@ -303,6 +307,7 @@ func TestMediaLocalesExpandInLocale(t *testing.T) {
 // along the chain the site configures (de-CH → fr → en here), not by
 // shortening the tag (de-CH → de → en).
 func TestMediaLocalesFollowTheSiteChain(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":          "locales: [en, fr, de, de-CH]\ndefaultLocale: en\nfallback: {de-CH: [fr, en]}\ntypes:\n  posts: {}\n",
 		"content/en/about.md": "---\ntitle: About\n---\nHi.\n",

@@ -66,6 +66,7 @@ next:
 // TestMetrics serves real requests, an upload and a git push, and checks
 // that the series move on a scrape.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	m := server.NewMetrics()
 	repo := newRepo(t, mediaSite)
 	var lib *media.Library

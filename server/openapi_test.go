@@ -74,6 +74,7 @@ func specPath(p string) string {
 }
 
 func TestOpenAPI_CoversRouteTable(t *testing.T) {
+	t.Parallel()
 	doc, table := loadSpec(t)
 	if !strings.HasPrefix(doc.OpenAPI, "3.1") {
 		t.Errorf("openapi = %q, want 3.1.x", doc.OpenAPI)
@@ -150,6 +151,7 @@ func TestOpenAPI_CoversRouteTable(t *testing.T) {
 }
 
 func TestOpenAPI_Served(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	ts := startServer(t, repo.bare)
 	r := get(t, ts.URL+"/api/v1/openapi.json", "")

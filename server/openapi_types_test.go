@@ -55,6 +55,7 @@ func typedGet(t *testing.T, doc *openapi3.T, url, key string) response {
 // items and lists, the typed filter (either spelling of a field), and the
 // site's locales.
 func TestOpenAPI_TypedPaths(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, fixtureSite(t))
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -128,6 +129,7 @@ func TestOpenAPI_TypedPaths(t *testing.T) {
 // TestOpenAPI_TypedPathsLocales: on a site with locales the per-type
 // paths' locale parameter lists them, and answers in each validate.
 func TestOpenAPI_TypedPathsLocales(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "locales: [en, fr]\ndefaultLocale: en\nlayout: folder\ntypes:\n  posts:\n    public: true\n    fields:\n      title: {kind: string, required: true}\n      mood: {kind: enum, values: [calm, busy]}\n",
 		"content/en/posts/a.md": "---\ntitle: A\nmood: calm\n---\nA\n",
@@ -190,6 +192,7 @@ func BenchmarkTypedOpenAPI(b *testing.B) {
 // TestOpenAPI_TypedPathsWrites: the writes of a modelled type, described
 // on its own paths too, validate against them (request and answer).
 func TestOpenAPI_TypedPathsWrites(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)

@@ -140,6 +140,7 @@ func mediaTotal(t testing.TB, ts *testServer, key string) int {
 const htmlPage = "<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"
 
 func TestPresign(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	e.ttl = 15 * time.Minute
 	rc := newHookReceiver(t, "s")
@@ -411,6 +412,7 @@ func TestPresign(t *testing.T) {
 // TestPresign_Restart: a grant given before a restart is honoured after it,
 // and its key is not handed out again.
 func TestPresign_Restart(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	repo := newRepo(t, minimalSite)
 	ts := startServer(t, repo.bare, e.opt)
@@ -446,6 +448,7 @@ func TestPresign_Restart(t *testing.T) {
 }
 
 func TestPresign_LocalStorage(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	st, err := local.New(root)
 	if err != nil {
@@ -485,6 +488,7 @@ func TestPresign_LocalStorage(t *testing.T) {
 // once only. With the bucket down presign and confirm answer 503, and the
 // grant works once it is back.
 func TestPresign_SharedGrants(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	cfg := e.cfg
 	cfg.MaxRetries = 1
@@ -548,6 +552,7 @@ func TestPresign_SharedGrants(t *testing.T) {
 // the confirm copies what it checked to a key no presigned URL can write.
 // A grant is confirmed only by the API key that asked for it.
 func TestPresign_URLDeadAfterConfirm(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt)
 	owner := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite)
@@ -611,6 +616,7 @@ func TestPresign_URLDeadAfterConfirm(t *testing.T) {
 // Retry-After, the upload and the grant stay, and the same confirm works
 // once a slot is free (issue 23, finding 1).
 func TestPresign_ConfirmBusy(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, withTransforms(1, 20*time.Millisecond))
 	srv := ts.Handler.(*server.Server)

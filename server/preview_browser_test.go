@@ -18,6 +18,7 @@ import (
 // key: on the public surface (any origin) and on a keyed route (its origin
 // in --cors-origins).
 func TestPreviewLinkInBrowser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	front := frontEnd(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPreviewLinks(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":         "types:\n  posts:\n    public: true\n",
 		"content/posts/a.md": "---\ntitle: A\ndate: 2024-01-01\n---\nA\n",
@@ -92,6 +93,7 @@ func TestPreviewLinks(t *testing.T) {
 }
 
 func TestPreviewLinksOff(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n"}).bare)
 	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
 	wantError(t, do(t, http.MethodPost, ts.URL+"/api/v1/previews", preview, strings.NewReader(`{"ref":"main"}`), "Content-Type", "application/json"), http.StatusNotFound, server.CodeNotFound)

@@ -3,6 +3,7 @@ package server
 import "testing"
 
 func TestMatchPattern(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pattern, path string
 		want          bool

@@ -73,6 +73,7 @@ func writtenRoot(t *testing.T, site string) (string, mItem) {
 // unknown route is still 404 and an unknown method still 405
 // METHOD_NOT_ALLOWED; and the media root is left exactly as it was.
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, mediaSite)
 	root, img := writtenRoot(t, repo.bare)
 	before := testkit.Tree(t, root)
@@ -197,6 +198,7 @@ func TestReadOnly(t *testing.T) {
 
 // TestStatusNotReadOnly: a normal server says readOnly false.
 func TestStatusNotReadOnly(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, mediaSite).bare)
 	st := get(t, ts.URL+"/api/v1/status", ts.reader(t)).json(t)
 	if v, ok := st["readOnly"]; !ok || v != false {
@@ -208,6 +210,7 @@ func TestStatusNotReadOnly(t *testing.T) {
 // read-only library answers the library's refusals with the same 405
 // READ_ONLY, never a 500.
 func TestReadOnlyLibraryError(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, mediaSite)
 	root, img := writtenRoot(t, repo.bare)
 	ms := startMediaServer(t, repo.bare, root, readOnlyLib)

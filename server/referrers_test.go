@@ -38,6 +38,7 @@ func referrersOf(t *testing.T, r response) (string, referrersRes) {
 // item (by id, /uploads/ path and absolute public URL), over HTTP, with
 // drafts only for content:draft and never on the public surface.
 func TestReferrers(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "types:\n  posts:\n    public: true\n    fields:\n      author: {kind: reference, to: authors}\n      link: {kind: reference, to: pages}\n  authors:\n    public: true\n",
 		"pages/home.md":          "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",

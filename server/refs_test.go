@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server"
 )
 
 func TestRefs(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"content/posts/a.md": "---\ntitle: A\n---\nA\n",
 		"content/posts/d.md": "---\ntitle: D\ndraft: true\n---\nD\n",
@@ -114,6 +116,7 @@ func TestRefs(t *testing.T) {
 }
 
 func TestRefsPatterns(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
 	git(t, repo.work, "push", "-q", "origin", "HEAD:refs/heads/cms/posts/a", "HEAD:refs/heads/secret")
 	ts := startServer(t, repo.bare, func(e *engine.Config, _ *server.Config) {
@@ -137,6 +140,7 @@ func TestRefsPatterns(t *testing.T) {
 // branch it does not have yet when a request names it, and follows a
 // force push of it once fetched again.
 func TestRefsRemoteSite(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
 	ts := startServer(t, "file://"+repo.bare, func(e *engine.Config, _ *server.Config) { e.Poll = 0 })
 	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
@@ -167,12 +171,17 @@ func TestRefsRemoteSite(t *testing.T) {
 // refused with 429 once past its allowance of builds; versions already
 // built are still served; the cache stays within its bound.
 func TestRefsFlood(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A0\n---\nA\n"})
 	var commits []string
 	for i := 1; i <= 40; i++ {
 		commits = append(commits, repo.commit(fmt.Sprint("c", i), map[string]string{"content/posts/a.md": fmt.Sprintf("---\ntitle: A%d\n---\nA\n", i)}))
 	}
-	ts := startServer(t, repo.bare, func(e *engine.Config, _ *server.Config) { e.RefCacheBytes = 1 << 20 })
+	// The server's clock stands still: the limiter's bucket (30, then 1
+	// a second) does not refill however slowly the machine builds the
+	// snapshots.
+	clk := newClock(time.Now())
+	ts := startServer(t, repo.bare, func(e *engine.Config, c *server.Config) { e.RefCacheBytes = 1 << 20; c.Now = clk.Now })
 	preview := ts.key(t, "preview", server.ScopeContentRead, server.ScopeContentPreview)
 	served, limited := 0, 0
 	for _, c := range commits[:39] {
@@ -189,7 +198,7 @@ func TestRefsFlood(t *testing.T) {
 			t.Fatalf("?ref=%s: %d %s", c, r.Status, r.Body)
 		}
 	}
-	if served < 20 || limited == 0 {
+	if served != 30 || limited != 9 {
 		t.Fatalf("served %d, limited %d: want the flood cut off", served, limited)
 	}
 	// The published commit needs no build: always served.

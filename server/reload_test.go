@@ -11,6 +11,7 @@ import (
 // TestReloadAtomic pushes commits that retitle every post at once while
 // readers list them: one response must never mix two commits.
 func TestReloadAtomic(t *testing.T) {
+	t.Parallel()
 	const posts, commits = 30, 8
 	gen := func(g int) map[string]string {
 		files := map[string]string{}

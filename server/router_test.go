@@ -14,6 +14,7 @@ import (
 // value; other values reach the parameter route; a method only a static
 // route answers is 405 for the other values.
 func TestFoldStaticSiblings(t *testing.T) {
+	t.Parallel()
 	say := func(s string) httprouter.Handle {
 		return func(w http.ResponseWriter, _ *http.Request, p httprouter.Params) {
 			io.WriteString(w, s+p.ByName("id"))

@@ -173,6 +173,7 @@ func decode[T any](t testing.TB, r response) T {
 }
 
 func TestS3Upload(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt)
 	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
@@ -239,6 +240,7 @@ func TestS3Upload(t *testing.T) {
 // answers 503 STORAGE_UNAVAILABLE and registers nothing; once storage is
 // back the same upload works. The 503 is counted in the metrics.
 func TestS3UploadStorageDown(t *testing.T) {
+	t.Parallel()
 	e := newS3Env(t)
 	m := server.NewMetrics()
 	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, func(_ *engine.Config, s *server.Config) { s.Metrics = m })

@@ -28,6 +28,7 @@ const schemaSiteModel = `types:
 // OpenAPI document (public types without a key, all with content:read),
 // and items carry their defaults and dates in RFC 3339.
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            schemaSiteModel,
 		"content/team/maria.md": "---\ntitle: Maria\nname: Maria\n---\n",

@@ -15,6 +15,7 @@ import (
 // collections' published items, not draft=true (its own draft=true is
 // 403), and not the keyed routes (it lacks content:read).
 func TestPreviewTokenGrantsNoMoreThanItsKey(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "types:\n  posts:\n    public: true\n",
 		"content/posts/a.md":     "---\ntitle: A\ndate: 2024-01-01\n---\nA\n",
@@ -77,6 +78,7 @@ func TestPreviewTokenGrantsNoMoreThanItsKey(t *testing.T) {
 // published branch); any other branch, tag or commit, whether it exists
 // or not, is the same 403.
 func TestChangesSinceNeedsPreviewForOtherRefs(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n"})
 	first := git(t, repo.work, "rev-parse", "HEAD")
 	git(t, repo.work, "checkout", "-q", "-b", "secret/launch")
@@ -136,6 +138,7 @@ func TestChangesSinceNeedsPreviewForOtherRefs(t *testing.T) {
 // media) nor through a write's answer (PATCH '{}' echoed the whole
 // draft); and Decap's reads reach documents only, never folio.yaml.
 func TestWriteDoesNotImplyRead(t *testing.T) {
+	t.Parallel()
 	site := map[string]string{}
 	for k, v := range decapSite {
 		site[k] = v
@@ -212,6 +215,7 @@ func TestWriteDoesNotImplyRead(t *testing.T) {
 // public types' collections, every type's fields only to a key with
 // content:read.
 func TestDecapConfigFollowsOpenAPIVisibility(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml": "types:\n  posts:\n    public: true\n    fields:\n      title: {kind: string}\n" +
 			"  salaries:\n    fields:\n      title: {kind: string}\n      annualPay: {kind: integer}\n",

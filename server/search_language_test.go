@@ -6,6 +6,7 @@ import "testing"
 // search language when folio.yaml names none ("camp" finds "camping"),
 // and the last word of q matches as a prefix unless q ends with a space.
 func TestSearch_HugoLanguageAndPrefix(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"hugo.toml":               "languageCode = 'en-us'\ntitle = 'Trips'\n",
 		"folio.yaml":              "types:\n  posts: {public: true}\n",

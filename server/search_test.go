@@ -75,6 +75,7 @@ var searchSite = map[string]string{
 // follows each one (a search waits for the index to reach the snapshot
 // being served, so no sleeping here).
 func TestSearch_FollowsPushes(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, searchSite)
 	ts := startServer(t, repo.bare, withSearch)
 	key := ts.reader(t)
@@ -135,6 +136,7 @@ func TestSearch_FollowsPushes(t *testing.T) {
 
 // TestSearch_Drafts: draft=true needs content:draft, as content routes do.
 func TestSearch_Drafts(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, searchSite)
 	ts := startServer(t, repo.bare, withSearch)
 	reader := ts.reader(t)
@@ -153,6 +155,7 @@ func TestSearch_Drafts(t *testing.T) {
 // TestSearch_DraftBranch: with --draft-branch, draft=true searches that
 // branch (its index is built on the first draft search) and follows it.
 func TestSearch_DraftBranch(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, searchSite)
 	git(t, repo.work, "push", "-q", "origin", "HEAD:draft")
 	ts := startServer(t, repo.bare, withSearch, func(ec *engine.Config, _ *server.Config) { ec.DraftBranch = "draft" })
@@ -172,6 +175,7 @@ func TestSearch_DraftBranch(t *testing.T) {
 
 // TestSearch_Public: only the public types, no key, CORS, never drafts.
 func TestSearch_Public(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, searchSite)
 	ts := startServer(t, repo.bare, withSearch)
 
@@ -197,6 +201,7 @@ func TestSearch_Public(t *testing.T) {
 // TestSearch_BadInput: every bad parameter is a 400 (an unknown type 404)
 // in the error shape.
 func TestSearch_BadInput(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, searchSite)
 	ts := startServer(t, repo.bare, withSearch)
 	key := ts.reader(t)
@@ -226,6 +231,7 @@ func TestSearch_BadInput(t *testing.T) {
 
 // TestSearch_Off: without search the routes answer 404.
 func TestSearch_Off(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, searchSite)
 	ts := startServer(t, repo.bare)
 	wantError(t, get(t, ts.URL+"/api/v1/search?q=river", ts.reader(t)), http.StatusNotFound, server.CodeNotFound)

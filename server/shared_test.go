@@ -51,6 +51,7 @@ func jsonReq(t *testing.T, ms *mediaServer, method, path, body string, header ..
 // polled the bucket. A write naming an item or a folder that box does not
 // know yet catches up with the bucket before it answers 404.
 func TestSharedWritesAcrossBoxes(t *testing.T) {
+	t.Parallel()
 	cfg := s3test.NewServer(t).NewBucket(t)
 	site := newRepo(t, mediaSite).bare
 	a := sharedBox(t, site, cfg)

@@ -16,6 +16,7 @@ import (
 // and publishes it; the remote commit is authored by that person, and the
 // editor never saw a key.
 func TestSigninDecapBrowser(t *testing.T) {
+	t.Parallel()
 	dist := decapDist(t)
 	b := newBrowser(t)
 	s := startSigninSiteWith(t, decapSite, withDecapDir(dist))

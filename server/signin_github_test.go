@@ -78,6 +78,7 @@ func startGitHub(t *testing.T) *githubStandIn {
 }
 
 func TestSigninGitHub(t *testing.T) {
+	t.Parallel()
 	gh := startGitHub(t)
 	files := map[string]string{}
 	for k, v := range decapSite {

@@ -14,6 +14,7 @@ import (
 // linked as such, and made by the write API; invisible characters and
 // punctuation stay refused.
 func TestUnicodeSlugs(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                      "locales: [en, uk]\ndefaultLocale: en\nlayout: folder\n",
 		"content/en/posts/hello.md":       "---\ntitle: Hello\n---\nHello.\n",

@@ -18,6 +18,7 @@ func wantKeys(t testing.TB, what string, r response, keys ...string) {
 }
 
 func TestSurrogateKeysContent(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, siteFiles)
 	ts := startServer(t, repo.bare)
 	key := ts.reader(t)
@@ -73,6 +74,7 @@ func TestSurrogateKeysContent(t *testing.T) {
 }
 
 func TestSurrogateKeysMedia(t *testing.T) {
+	t.Parallel()
 	ms := newMediaServer(t)
 	ms.createFolder(t, "/blog")
 	it := ms.uploadOK(t, filePart("lake.png", pngBytes(t, 500, 300)))[0]

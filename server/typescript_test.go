@@ -33,6 +33,7 @@ func nodeTools(t *testing.T) string {
 // types, and the responses the server sends must be values of them (the
 // JSON bodies are type-checked as literals), so a wrong schema fails.
 func TestTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	tools := nodeTools(t)
 	ts := startServer(t, newRepo(t, fixtureSite(t)).bare)
 	key := ts.reader(t)
@@ -91,6 +92,7 @@ export { price, rating, colors, author, tags, wrong, color };
 // compiles, and the same program reading a field as the wrong type does
 // not.
 func TestTypeScriptClient_TypedPaths(t *testing.T) {
+	t.Parallel()
 	tools := nodeTools(t)
 	ts := startServer(t, newRepo(t, fixtureSite(t)).bare)
 	key := ts.reader(t)

@@ -23,6 +23,7 @@ var contentDirSite = map[string]string{
 }
 
 func TestWriteLocaleContentDirOutside(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, contentDirSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
@@ -58,6 +59,7 @@ func TestWriteLocaleContentDirOutside(t *testing.T) {
 }
 
 func TestDecapI18nContentDirOutside(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, contentDirSite)
 	ts := startDecapWriter(t, "file://"+repo.bare)
 	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -106,6 +108,7 @@ func TestDecapI18nContentDirOutside(t *testing.T) {
 // an entry's French file is on its branch in content_fr/, named by
 // Decap's path in the diffs, read as its data file and published there.
 func TestDecapI18nWorkflowContentDirOutside(t *testing.T) {
+	t.Parallel()
 	site := maps.Clone(contentDirSite)
 	site["folio.yaml"] = "decap: {publishMode: editorial_workflow}\n" + localeModel
 	repo := newRepo(t, site)

@@ -14,6 +14,7 @@ import (
 // the file limit a 413, each in the error shape and with nothing
 // committed; a body within the limits is still written.
 func TestWriteBodyLimitsBeforeEncoding(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	editor := ts.key(t, "ed", server.ScopeContentRead, server.ScopeContentWrite)

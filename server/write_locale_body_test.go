@@ -14,6 +14,7 @@ import (
 // content as written.
 
 func TestWriteLocaleFieldsBody(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "locales: [en, fr]\nlayout: fields\n" + localeModel,
 		"content/posts/hello.md": "---\ntitle: {en: Hello, fr: Bonjour}\nrating: 3\n---\nHello.\n",

@@ -15,6 +15,7 @@ import (
 const localeModel = "types:\n  posts:\n    fields:\n      title: {kind: string, required: true}\n      rating: {kind: integer, min: 0}\n"
 
 func TestWriteLocaleFolderLayout(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                "locales: [en, fr, de]\ndefaultLocale: en\nlayout: folder\n" + localeModel,
 		"content/en/posts/hello.md": "---\ntitle: Hello\nrating: 3\n---\nHello.\n",
@@ -126,6 +127,7 @@ func TestWriteLocaleFolderLayout(t *testing.T) {
 }
 
 func TestWriteLocaleFileLayout(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "locales: [en, fr]\nlayout: file\n" + localeModel,
 		"content/posts/hello.md": "---\ntitle: Hello\ntranslationKey: greeting\n---\nHello.\n",
@@ -165,6 +167,7 @@ func TestWriteLocaleFileLayout(t *testing.T) {
 }
 
 func TestWriteLocaleFieldsLayout(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "locales: [en, fr]\nlayout: fields\n" + localeModel,
 		"content/posts/hello.md": "---\ntitle: {en: Hello, fr: Bonjour}\n# kept\nrating: 3\n---\nHello.\n",
@@ -201,6 +204,7 @@ func TestWriteLocaleFieldsLayout(t *testing.T) {
 }
 
 func TestWriteLocaleOnSiteWithout(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	editor := ts.key(t, "marketing", server.ScopeContentRead, server.ScopeContentWrite)
@@ -215,6 +219,7 @@ func TestWriteLocaleOnSiteWithout(t *testing.T) {
 // draft branch lands on the draft branch; publishing that document by
 // its locale publishes that locale's file only.
 func TestWriteLocaleDraftAndPublish(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                "locales: [en, fr]\nlayout: folder\n" + localeModel,
 		"content/en/posts/hello.md": "---\ntitle: Hello\n---\n",
@@ -247,6 +252,7 @@ func TestWriteLocaleDraftAndPublish(t *testing.T) {
 // TestWriteLocaleContentDir: a Hugo site with a contentDir per language
 // (no folio.yaml): a translation goes to its language's contentDir.
 func TestWriteLocaleContentDir(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"hugo.toml":                      "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content/english'\nweight = 1\n[languages.fr]\ncontentDir = 'content/french'\nweight = 2\n",
 		"content/english/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
@@ -274,6 +280,7 @@ func TestWriteLocaleContentDir(t *testing.T) {
 // TestWriteLocaleGlobalsFolder: a site keeping its globals in a folder
 // per locale (globals/en.yaml): a locale's globals go to globals/<code>.yaml.
 func TestWriteLocaleGlobalsFolder(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":                "locales: [en, fr]\nlayout: folder\n" + localeModel,
 		"globals/en.yaml":           "siteName: Site\n",
@@ -296,6 +303,7 @@ func TestWriteLocaleGlobalsFolder(t *testing.T) {
 // translation shares its document's value, another document of the
 // locale may not.
 func TestWriteLocaleUnique(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":               "locales: [en, fr]\nlayout: folder\ntypes:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
 		"content/en/products/a.md": "---\ntitle: A\nsku: ABC-1\n---\n",

@@ -82,6 +82,7 @@ func remoteFile(t *testing.T, bare, p string) string {
 }
 
 func TestWriteAPIEndToEnd(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	editor := ts.key(t, "marketing", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -206,6 +207,7 @@ func TestWriteAPIEndToEnd(t *testing.T) {
 // Two boxes write one document at once from the same read: one wins, the
 // other gets 412, and the file is the winner's, whole.
 func TestWriteConcurrentBoxes(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	a := startWriter(t, "file://"+repo.bare)
 	b := startWriter(t, "file://"+repo.bare)
@@ -258,6 +260,7 @@ func TestWriteConcurrentBoxes(t *testing.T) {
 }
 
 func TestPublishRoute(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriterWith(t, "file://"+repo.bare, "draft")
 	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
@@ -287,6 +290,7 @@ func TestPublishRoute(t *testing.T) {
 // The globals' ETag is tied to their file's blob too: a GET's ETag is a
 // valid If-Match, and a stale one is 412.
 func TestWriteGlobalsIfMatch(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
@@ -304,6 +308,7 @@ func TestWriteGlobalsIfMatch(t *testing.T) {
 // A page read and written back as it is served makes no commit; one with
 // sections keeps them as the file has them.
 func TestWritePageAsRead(t *testing.T) {
+	t.Parallel()
 	site := map[string]string{
 		"pages/about.md":  "---\ntitle: About\n---\nAbout.\n",
 		"pages/home.yaml": "title: Home\nisHomepage: true\nseo:\n  title: Home page\nsections:\n  - type: hero\n    data:\n      heading: Hi\n  - type: text\n    data:\n      body: Text\n",
@@ -337,6 +342,7 @@ func TestWritePageAsRead(t *testing.T) {
 // branch ref moves by compare-and-swap, and the box serves the write at
 // once.
 func TestWriteLocalRepository(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, repo.bare)
 	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
@@ -357,6 +363,7 @@ func TestWriteLocalRepository(t *testing.T) {
 // naming the field and the item holding the value, and nothing is
 // committed; the item keeping its own value, or taking a free one, writes.
 func TestWriteUniqueField(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
 		"content/products/a.md": "---\ntitle: A\nsku: ABC-1\n---\n",
@@ -392,6 +399,7 @@ func TestWriteUniqueField(t *testing.T) {
 // passes, its push is refused, and the check on the fetched head refuses
 // the write (422 naming b's item); nothing of a's is pushed.
 func TestWriteUniqueRace(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "types:\n  products:\n    fields:\n      title: {kind: string, required: true}\n      sku: {kind: string, unique: true}\n",
 		"content/products/a.md": "---\ntitle: A\nsku: ABC-1\n---\n",
@@ -449,6 +457,7 @@ func TestWriteUniqueRace(t *testing.T) {
 // front end's typo does not start a new folder under content/. A type the
 // model declares takes its first item.
 func TestWriteUnknownType(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":             "types:\n  events:\n    fields:\n      title: {kind: string, required: true}\n",
 		"content/posts/hello.md": "---\ntitle: Hello\n---\n",

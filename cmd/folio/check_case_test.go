@@ -14,6 +14,7 @@ import (
 // macOS and Windows: a checkout of the repository breaks), from the
 // repository and from a worktree.
 func TestCheckCaseOnlyDuplicates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"content/posts/Hello-World.md": "---\ntitle: One\nslug: one\n---\n",

@@ -46,6 +46,7 @@ func layoutRepo(t *testing.T, name string) string {
 // Decap collection folio does not serve. It
 // said "no problems" before.
 func TestCheckMisreads(t *testing.T) {
+	t.Parallel()
 	dir := layoutRepo(t, "misread")
 	for _, args := range [][]string{{"--worktree", dir}, {"--site", dir, "--cache-dir", t.TempDir()}} {
 		out, said, err := runCLI(t, append([]string{"check"}, args...)...)
@@ -83,6 +84,7 @@ func TestCheckMisreads(t *testing.T) {
 // names it and the setting that reads it, instead of "no problems … the
 // site is empty".
 func TestCheckSubfolderSite(t *testing.T) {
+	t.Parallel()
 	dir := layoutRepo(t, "theme-example")
 	out, said, err := runCLI(t, "check", "--worktree", dir)
 	var exit exitError
@@ -98,6 +100,7 @@ func TestCheckSubfolderSite(t *testing.T) {
 // --root reads the site below a folder, committed or on disk, as does
 // the root: of the repository's folio.yaml (the Decap template's site/).
 func TestCheckRoot(t *testing.T) {
+	t.Parallel()
 	dir := layoutRepo(t, "theme-example")
 	for _, args := range [][]string{{"--worktree", dir}, {"--site", dir, "--cache-dir", t.TempDir()}} {
 		out, said, err := runCLI(t, append([]string{"check", "--root", "exampleSite"}, args...)...)
@@ -122,6 +125,7 @@ func TestCheckRoot(t *testing.T) {
 // site's own Decap config, whose folders are named from the repository's
 // root) and publish commit below the root and nowhere else.
 func TestServeRoot(t *testing.T) {
+	t.Parallel()
 	dir := layoutRepo(t, "theme-example")
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	key := newKey(t, keys, "w", "content:read,content:write,content:draft")
@@ -147,6 +151,7 @@ func TestServeRoot(t *testing.T) {
 // reads and writes the site's paths, the commits change site/content/…
 // only; the draft branch's edits are published below the root too.
 func TestServeRootDecap(t *testing.T) {
+	t.Parallel()
 	dir := layoutRepo(t, "decap-site")
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	key := newKey(t, keys, "w", "content:read,content:write,content:draft")

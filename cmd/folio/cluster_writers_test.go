@@ -19,6 +19,7 @@ func jsonBody(s string) (io.Reader, string, string) {
 // here poll once an hour, so only what a write itself reads from the
 // bucket counts.
 func TestClusterWritesAcrossWriters(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts versitygw and two folio processes")
 	}

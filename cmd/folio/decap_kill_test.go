@@ -71,7 +71,7 @@ func TestDecapStatusKilledBeforePush(t *testing.T) {
 	if a := <-answered; a.err == nil {
 		t.Fatalf("the status change was answered (%d %s) although the box died before its push ended", a.status, a.body)
 	}
-	held.refuse() // the push the dead box was making
+	held.refuse(t) // the push the dead box was making
 	if branchHead() != before {
 		t.Fatal("the refused push moved the branch")
 	}

@@ -255,6 +255,7 @@ func TestPrivateRemoteHTTP(t *testing.T) {
 // TestPrivateRemoteSSH: an SSH remote (sshd on 127.0.0.1 that takes one
 // key) is fetched and pushed to with --ssh-key and --ssh-known-hosts.
 func TestPrivateRemoteSSH(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts sshd")
 	}

@@ -13,6 +13,7 @@ import (
 // old keys (a name, no e-mail) still loads, and a hand-edited bad e-mail
 // is an error with its line.
 func TestKeysDisplayName(t *testing.T) {
+	t.Parallel()
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	old := "keys:\n  - name: marketing\n    hash: " + strings.Repeat("ab", 32) + "\n    scopes: [content:read]\n    createdAt: 2025-01-01T00:00:00Z\n"
 	if err := os.WriteFile(keys, []byte(old), 0o600); err != nil {

@@ -61,6 +61,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) {
 		p := filepath.Join(dir, name)
@@ -120,6 +121,7 @@ func TestCheck(t *testing.T) {
 // TestCheckModel: check reports documents that break the content model,
 // and --worktree checks the files on disk, committed or not.
 func TestCheckModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) {
 		p := filepath.Join(dir, name)
@@ -167,6 +169,7 @@ func TestCheckModel(t *testing.T) {
 }
 
 func TestVersionAndUsage(t *testing.T) {
+	t.Parallel()
 	if out, _, err := runCLI(t, "version"); err != nil || !strings.HasPrefix(out, "folio ") {
 		t.Fatalf("version: %q %v", out, err)
 	}
@@ -181,6 +184,7 @@ func TestVersionAndUsage(t *testing.T) {
 // TestCheckMedia: with --media, check also reports media references to
 // items the library does not hold; without it, it does not look at them.
 func TestCheckMedia(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "media")
 	if _, stderr, err := runCLI(t, "media", "import", "--media", root, pngFile(t, "lake.png", 60, 40)); err != nil {
 		t.Fatalf("media import: %v\n%s", err, stderr)
@@ -216,6 +220,7 @@ func TestCheckMedia(t *testing.T) {
 // top-level key holding it. Before, the second run lost every line, and a
 // reference in a section pointed at "sections:".
 func TestCheckLinesWarmCache(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) {
 		p := filepath.Join(dir, name)
@@ -247,6 +252,7 @@ func TestCheckLinesWarmCache(t *testing.T) {
 // TestFixtureSiteChecks: the fixture site make run serves, its content
 // model included, has no problem.
 func TestFixtureSiteChecks(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCLI(t, "check", "--worktree", filepath.Join("..", "..", "fixtures", "site"))
 	if err != nil || out != "" {
 		t.Fatalf("check --worktree fixtures/site: %v\n%s", err, out)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	t.Run("FileIsNoTerminal", func(t *testing.T) {
 		name := filepath.Join(t.TempDir(), "out")
 		f, err := os.Create(name)

@@ -258,6 +258,7 @@ func TestServeReadOnlyLocal(t *testing.T) {
 // creating anything, and serves the library a writer then makes, at its
 // next poll.
 func TestServeReadOnlyBeforeTheWriter(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "media")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
@@ -306,6 +307,7 @@ func TestServeReadOnlyBeforeTheWriter(t *testing.T) {
 // empty media library without creating the root, and serves the library
 // and its files once a writer has made them. It refused to start before.
 func TestServeReadOnlyNoMediaRoot(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "missing")
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	key := newKey(t, keys, "r", "media:read,content:read")

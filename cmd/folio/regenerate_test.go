@@ -18,6 +18,7 @@ import (
 // runs `folio media regenerate` on the library: stdout is no terminal, so
 // both print a line per file.
 func TestMediaRegenerate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fixture := func(name string) string { return filepath.Join("..", "..", "fixtures", "media", name) }
 	stdout, stderr, err := runCLI(t, "media", "import", "--media", dir,

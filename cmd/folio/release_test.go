@@ -51,6 +51,7 @@ func buildRelease(t *testing.T, tags []string, version, commit string) string {
 // checks what a user of the release sees: `folio version`, and the shared
 // libraries the binary needs against docs/deploy.md.
 func TestReleaseBinary(t *testing.T) {
+	t.Parallel()
 	tags := buildTags()
 	bin := buildRelease(t, tags, "v9.8.7-test", "0123456789abcdef")
 
@@ -289,6 +290,7 @@ func sortedKeys(m map[string]bool) []string {
 // systemd-analyze verify (its ExecStart pointed at a real binary), where
 // systemd is installed.
 func TestDeploySystemdUnit(t *testing.T) {
+	t.Parallel()
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Skip("no systemd-analyze (Debian: systemd): the unit file is not verified")

@@ -51,6 +51,7 @@ func TestNotifyFlags(t *testing.T) {
 // commits to the site: the receiver gets the signed content event, and the
 // server stops cleanly.
 func TestServeNotify(t *testing.T) {
+	t.Parallel()
 	events := make(chan []byte, 10)
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -104,6 +105,7 @@ func TestServeNotify(t *testing.T) {
 // …`: media URLs are absolute under the public URL, the admin pages' CSP
 // lets images come from it, and a listed origin may call keyed routes.
 func TestServePublicURLAndCORS(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
 	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)
@@ -189,6 +191,7 @@ func TestServePublicURLAndCORS(t *testing.T) {
 // --log-format text`: /metrics on its own listener counts a request by
 // its route and names the served commit, and the log is slog's text.
 func TestServeMetrics(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testkit.CommitSite(t, dir, map[string]string{"pages/home.md": "---\ntitle: Home\n---\nHi.\n"})
 
@@ -280,6 +283,7 @@ func TestServeMetrics(t *testing.T) {
 // warning, not silently. Before, the box started silently, answered 401
 // to every key and made ./media in the working directory.
 func TestServeMissingKeysFile(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	os.MkdirAll(filepath.Join(site, "pages"), 0o755)
 	os.WriteFile(filepath.Join(site, "pages", "home.md"), []byte("---\ntitle: Home\nisHomepage: true\n---\nHi.\n"), 0o644)

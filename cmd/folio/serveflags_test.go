@@ -9,6 +9,7 @@ import (
 
 // parseServeFlags reads and checks the flags without starting anything.
 func TestParseServeFlags(t *testing.T) {
+	t.Parallel()
 	f, err := parseServeFlags([]string{"--site", "/srv/site.git", "--poll", "5s", "--read-only"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

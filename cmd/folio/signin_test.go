@@ -45,6 +45,7 @@ func TestSigninFlags(t *testing.T) {
 }
 
 func TestKeysOwnerExpires(t *testing.T) {
+	t.Parallel()
 	keys := filepath.Join(t.TempDir(), "keys.yaml")
 	if _, _, err := runCLI(t, "keys", "create", "--keys", keys, "--name", "ana-laptop", "--scopes", "content:read", "--owner", "ana@example.com", "--expires", "720h"); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -149,7 +151,7 @@ func TestWriteKilledBeforePush(t *testing.T) {
 	if err := <-answered; err == nil {
 		t.Fatal("the write was answered although the box died before its push ended")
 	}
-	held.refuse() // the push the dead box was making
+	held.refuse(t) // the push the dead box was making
 	after, _ := exec.Command("git", "--git-dir="+bare, "rev-parse", "main").Output()
 	if string(after) != string(before) {
 		t.Fatal("the refused push moved the remote")
@@ -178,19 +180,18 @@ func TestWriteKilledBeforePush(t *testing.T) {
 
 // heldPush is the next push to a bare remote, held in its pre-receive
 // hook until refuse (which refuses it; later pushes pass).
-type heldPush struct{ block, started string }
+type heldPush struct{ block, started, rejectOnce string }
 
 func holdPush(t *testing.T, bare string) *heldPush {
 	t.Helper()
 	marks := t.TempDir()
-	h := &heldPush{block: filepath.Join(marks, "block"), started: filepath.Join(marks, "started")}
-	rejectOnce := filepath.Join(marks, "reject-once")
-	hook := fmt.Sprintf("#!/bin/sh\ntouch %s\nwhile [ -e %s ]; do sleep 0.02; done\nif [ -e %s ]; then rm %s; exit 1; fi\nexit 0\n", h.started, h.block, rejectOnce, rejectOnce)
+	h := &heldPush{block: filepath.Join(marks, "block"), started: filepath.Join(marks, "started"), rejectOnce: filepath.Join(marks, "reject-once")}
+	hook := fmt.Sprintf("#!/bin/sh\ntouch %s\nwhile [ -e %s ]; do sleep 0.02; done\nif [ -e %s ]; then rm %s; exit 1; fi\nexit 0\n", h.started, h.block, h.rejectOnce, h.rejectOnce)
 	if err := os.WriteFile(filepath.Join(bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(h.block, nil, 0o644)
-	os.WriteFile(rejectOnce, nil, 0o644)
+	os.WriteFile(h.rejectOnce, nil, 0o644)
 	return h
 }
 
@@ -209,9 +210,18 @@ func (h *heldPush) reached(t *testing.T) {
 	}
 }
 
-// refuse lets the hook refuse the held push, and waits for it to.
-func (h *heldPush) refuse() {
+// refuse lets the hook refuse the held push, and waits for it to: the
+// hook removes reject-once as it refuses.
+func (h *heldPush) refuse(t *testing.T) {
+	t.Helper()
 	os.Remove(h.block)
-	time.Sleep(300 * time.Millisecond)
+	for deadline := time.Now().Add(clusterSettle); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(h.rejectOnce); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held push was never refused")
+		}
+	}
 	os.Remove(h.started)
 }

@@ -3,9 +3,11 @@ package write
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -418,27 +420,73 @@ func TestLocalRepositoryCompareAndSwap(t *testing.T) {
 }
 
 // A remote that does not answer in time: 503, the branch does not move,
-// and the writer is free for the next write.
+// and the writer is free for the next write. The remote's hook hangs until
+// the test releases it (a mark it waits for, not a sleep; 2 minutes at
+// most, should the test never get to it), then refuses; a hook killed with
+// the push refuses too. Either way the branch is looked at once the hook
+// is over: the remote moves a branch only after its hook exits 0.
 func TestPushTimeout(t *testing.T) {
 	s := newSite(t)
 	w := New(Config{GitDir: s.clone, Remote: true, Branch: "main", JournalDir: t.TempDir(), PushTimeout: 500 * time.Millisecond})
+	dir := t.TempDir()
+	started, release, ended := filepath.Join(dir, "started"), filepath.Join(dir, "release"), filepath.Join(dir, "ended")
+	releaseHook := func() {
+		if err := os.WriteFile(release, nil, 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(releaseHook)
 	hook := filepath.Join(s.remote, "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\nsleep 3\nexit 1\n"), 0o755); err != nil {
+	script := fmt.Sprintf("#!/bin/sh\necho $$ > '%s'\nn=0\nwhile [ ! -e '%s' ] && [ $n -lt 12000 ]; do sleep 0.01; n=$((n+1)); done\n: > '%s'\nexit 1\n", started, release, ended)
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	head := s.remoteHead()
 	start := time.Now()
-	_, err := w.Patch(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "hello", Fields: map[string]any{"rating": 8}}, Options{})
-	if codeOf(err) != fault.GitUnavailable {
-		t.Fatalf("hanging remote: %v", err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Patch(context.Background(), Doc{Kind: KindItem, Type: "posts", Slug: "hello", Fields: map[string]any{"rating": 8}}, Options{})
+		done <- err
+	}()
+	// The hook never ends by itself: a write that returns gave up. The
+	// bound is far above PushTimeout, for a loaded machine.
+	select {
+	case err := <-done:
+		if codeOf(err) != fault.GitUnavailable {
+			t.Fatalf("hanging remote: %v", err)
+		}
+		t.Logf("gave up after %v (PushTimeout 500ms)", time.Since(start))
+	case <-time.After(20 * time.Second):
+		releaseHook()
+		t.Fatalf("the write still waits for a hanging remote after %v", time.Since(start))
 	}
-	if time.Since(start) > 2500*time.Millisecond {
-		t.Fatalf("the write waited %v for a hanging remote", time.Since(start))
+	releaseHook()
+	if b, err := os.ReadFile(started); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		for deadline := time.Now().Add(30 * time.Second); !hookOver(pid, ended); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the released hook did not end")
+			}
+		}
 	}
-	time.Sleep(3 * time.Second) // the hook ends, refusing
 	if s.remoteHead() != head {
 		t.Fatal("the branch moved")
 	}
+}
+
+// hookOver: the hook of process pid wrote ended, or was killed (gone, or a
+// zombie).
+func hookOver(pid int, ended string) bool {
+	if _, err := os.Stat(ended); err == nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// pid (comm) state …: the state follows the last ')'.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || strings.HasPrefix(string(stat[i+1:]), " Z")
 }
 
 // draft, publishedAt and the like are written under the file's own

@@ -254,8 +254,24 @@ func TestStopsOnCancel(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
-	n.Wait() // returns although the receiver never answers
+	// Wait returns although the receiver never answers: the request in
+	// flight is abandoned with the context, not held for the hour of
+	// Timeout.
+	waited := make(chan struct{})
+	go func() { n.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Wait did not return 30s after the context was cancelled")
+	}
+	// A Notifier whose context is done sends nothing more: no second
+	// request reaches the receiver (Wait has returned, so no goroutine of
+	// the Notifier is left to make one).
 	n.Send(notify.Media, "", []string{"media"})
+	n.Wait()
+	if a := rc.attempts.Load(); a != 1 {
+		t.Errorf("%d requests, want the 1 made before the cancel", a)
+	}
 }
 
 func TestNoURLs(t *testing.T) {

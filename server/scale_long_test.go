@@ -1,0 +1,7 @@
+//go:build long
+
+package server_test
+
+// longTests: built with -tags long (make test-long), the property tests
+// run at their full scale; see scale_test.go.
+const longTests = true

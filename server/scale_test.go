@@ -1,0 +1,8 @@
+//go:build !long
+
+package server_test
+
+// longTests is false in the ordinary build: the property tests (see
+// TestFilterProperty) run a smaller number of rounds, enough to cover every
+// path once; make test-long (-tags long) runs them at their full scale.
+const longTests = false
