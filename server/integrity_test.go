@@ -34,7 +34,7 @@ func TestCommitMessageCannotForgeDecapTrailers(t *testing.T) {
 		return m
 	}
 	persist := func(key, msg string) response {
-		return rpc(t, w.URL, key, "persistEntry", map[string]any{"branch": "main",
+		return rpcOpened(t, w.URL, key, map[string]any{"branch": "main",
 			"dataFiles": []map[string]any{{"slug": "idea", "path": "content/posts/idea.md", "raw": "---\ntitle: Idea\n---\nAn idea " + msg[:4] + ".\n"}},
 			"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": msg, "useWorkflow": true, "status": "draft"}})
 	}

@@ -70,13 +70,13 @@ func TestKeyAuthor(t *testing.T) {
 	}
 
 	// Decap: a save, and a note of the editorial workflow.
-	wantOK(t, rpc(t, w.URL, mira, "persistEntry", map[string]any{"branch": "main",
+	wantOK(t, rpcOpened(t, w.URL, mira, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nEdited by Mira.\n"}},
 		"assets":    []any{}, "options": map[string]any{"commitMessage": "Update hello", "useWorkflow": false}}))
 	if got := author("main"); got != "Mira Hofer <mira@example.com>" {
 		t.Fatalf("Decap commit author: %q", got)
 	}
-	wantOK(t, rpc(t, w.URL, mira, "persistEntry", map[string]any{"branch": "main",
+	wantOK(t, rpcOpened(t, w.URL, mira, map[string]any{"branch": "main",
 		"dataFiles": []map[string]any{{"slug": "hello", "path": "content/posts/hello.md", "raw": "---\ntitle: Hello\n---\nA workflow edit.\n"}},
 		"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update hello", "useWorkflow": true, "status": "draft"}}))
 	if got := author("cms/posts/hello"); got != "Mira Hofer <mira@example.com>" {
