@@ -72,3 +72,16 @@ func mayWorkflow(who Caller, action string, p workflowParams) error {
 	}
 	return nil
 }
+
+// mayNote asks a signed-in person's role about a change to an entry's
+// notes (reading them is reading the entry): the review of an entry is
+// for who may edit its collection or publish it.
+func mayNote(who Caller, action string, p notesParams) error {
+	if who.MayEdit == nil || action == "getNotes" {
+		return nil
+	}
+	if who.MayPublish != nil && who.MayPublish() == nil {
+		return nil
+	}
+	return who.MayEdit(p.Collection, "")
+}

@@ -309,6 +309,9 @@ func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) 
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
+		if err := mayNote(who, req.Action, p); err != nil { // access.go
+			return nil, err
+		}
 		return s.notes(ctx, who, b, req.Action, p)
 	case "getPRMetadata":
 		// Pull-request metadata is the Git hosts' (GitHub, GitLab); folio's
