@@ -457,7 +457,7 @@ func builtinHTML(c *component, env *bodyEnv, depth int, block bool) (string, boo
 		}
 		b.WriteString(html.EscapeString(s))
 		b.WriteString("</summary>\n")
-		b.WriteString(innerHTML(c, env, depth, true))
+		b.WriteString(innerHTML(c, env, depth, block))
 		b.WriteString("</details>")
 		return b.String(), true
 	}
