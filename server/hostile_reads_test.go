@@ -1,0 +1,95 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/folio-cms/folio/server"
+)
+
+// The hostile pass of issue 29 on the read side of the new features: a
+// draft's or a private type's words must not come out of a body tree,
+// a typed document, a prefix search, a list with ?body=tree, nor for a
+// key that writes without reading.
+
+func TestHostileNoLeakThroughNewReads(t *testing.T) {
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":              "types:\n  posts:\n    public: true\n  memos: {}\n",
+		"content/posts/pub.md":    "---\ntitle: Pub\n---\nA public post {{< param title >}}.\n",
+		"content/posts/wip.md":    "---\ntitle: Wip quokkaword\ndraft: true\n---\nDraft quokkaword {{< details >}}quokkaword{{< /details >}}\n",
+		"content/memos/secret.md": "---\ntitle: Secret zebracorn\n---\nPrivate zebracorn.\n",
+	})
+	ts := startServer(t, "file://"+repo.bare, withSearch)
+	reader := ts.key(t, "reader", server.ScopeContentRead)
+	writer := ts.key(t, "writer", server.ScopeContentWrite)
+	secretWords := []string{"quokkaword", "zebracorn", "quokk", "zebrac"}
+	leak := func(what string, r response) {
+		t.Helper()
+		for _, w := range []string{"quokkaword", "zebracorn"} {
+			if strings.Contains(string(r.Body), w) {
+				t.Errorf("%s: %d leaks %q: %s", what, r.Status, w, r.Body)
+			}
+		}
+	}
+	cases := []struct {
+		path, key string
+		status    int
+	}{
+		{"/api/v1/public/collections/posts/wip?body=tree", "", 404},
+		{"/api/v1/public/collections/posts/wip?body=tree&draft=true", "", 0},
+		{"/api/v1/public/collections/posts?body=tree", "", 200},
+		{"/api/v1/public/collections/posts?body=tree&draft=true", "", 0},
+		{"/api/v1/public/collections/memos?body=tree", "", 404},
+		{"/api/v1/public/collections/memos/secret?body=tree", "", 404},
+		{"/api/v1/public/collections/posts/wip?body=tree", reader, 404},
+		{"/api/v1/content/posts/wip?body=tree", reader, 404},
+		{"/api/v1/content/posts?body=tree&draft=true", reader, 403},
+		{"/api/v1/content/posts/wip?body=tree&draft=true", reader, 403},
+		{"/api/v1/content/posts/wip/history", reader, 0},
+		{"/api/v1/content/posts?body=tree", writer, 403},
+		{"/api/v1/content/memos/secret?body=tree", writer, 403},
+		{"/api/v1/search?q=quokk", reader, 200},
+		{"/api/v1/search?q=zebrac", writer, 403},
+		{"/api/v1/openapi.json", writer, 200},
+		{"/api/v1/openapi.json", "", 200},
+		{"/api/v1/changes", writer, 403},
+		{"/api/v1/schemas/memos", writer, 403},
+	}
+	for _, w := range secretWords {
+		cases = append(cases, struct {
+			path, key string
+			status    int
+		}{"/api/v1/public/search?q=" + w, "", 200})
+	}
+	for _, c := range cases {
+		r := get(t, ts.URL+c.path, c.key)
+		t.Logf("GET %s (key %v): %d", c.path, c.key != "", r.Status)
+		if c.status != 0 && r.Status != c.status {
+			t.Errorf("GET %s: %d %s, want %d", c.path, r.Status, r.Body, c.status)
+		}
+		if r.Status >= 500 {
+			t.Errorf("GET %s: %d", c.path, r.Status)
+		}
+		if !strings.HasPrefix(c.path, "/api/v1/openapi.json") && c.path != "/api/v1/search?q=zebrac" {
+			leak(c.path, r)
+		}
+	}
+	// Positive controls: the index holds the memo (a reader finds it by
+	// prefix), and the public search finds the public post.
+	if r := get(t, ts.URL+"/api/v1/search?q=zebrac", reader); !strings.Contains(string(r.Body), `"type":"memos","id"`) {
+		t.Errorf("the reader's prefix search misses the memo: %s", r.Body)
+	}
+	if r := get(t, ts.URL+"/api/v1/public/search?q=publ", ""); !strings.Contains(string(r.Body), `"slug":"pub"`) {
+		t.Errorf("the public prefix search misses the public post: %s", r.Body)
+	}
+	// The typed document without content:read names no private type.
+	for _, k := range []string{"", writer} {
+		if r := get(t, ts.URL+"/api/v1/openapi.json", k); strings.Contains(string(r.Body), "memos") {
+			t.Errorf("openapi.json (key %v) names the private type memos", k != "")
+		}
+	}
+	// The shortcode param of a public post reads its own front matter.
+	if r := get(t, ts.URL+"/api/v1/public/collections/posts/pub", ""); !strings.Contains(string(r.Body), "A public post Pub") {
+		t.Errorf("param: %s", r.Body)
+	}
+}
