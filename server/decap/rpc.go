@@ -504,8 +504,11 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		return nil, fault.New(fault.Forbidden, "an entry with new media needs the scope media:write")
 	}
 	for _, f := range files {
-		if !safeRepoPath(f.Path) || (f.NewPath != "" && !safeRepoPath(f.NewPath)) {
+		if !safeRepoPath(f.Path) {
 			return nil, bad("params.dataFiles: %q is not a repository path", f.Path)
+		}
+		if f.NewPath != "" && !safeRepoPath(f.NewPath) {
+			return nil, bad("params.dataFiles: newPath %q is not a repository path", f.NewPath)
 		}
 		if f.Slug == "" {
 			return nil, bad("params.dataFiles: a slug is missing")
