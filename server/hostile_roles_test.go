@@ -173,3 +173,43 @@ func TestHostileRoleOnEveryWriteRoute(t *testing.T) {
 		t.Fatalf("pat's own PATCH: %d %s", r.Status, r.Body)
 	}
 }
+
+// A translator (edit, locales: [fr]) may not delete, nor change the
+// status of, a workflow entry that changes another locale's file; she
+// may those of an entry of her locale's files.
+func TestHostileTranslatorAndAnotherLocalesEntry(t *testing.T) {
+	s := startSigninSite(t)
+	u := s.ts.URL
+	blob := func(path string) string { return git(t, s.repo.bare, "rev-parse", "main:"+path) }
+	bob := newWebClient(t)
+	s.signIn(t, bob, "bob")
+	bcsrf := s.csrfOf(t, bob)
+	entry := func(slug, path, raw string) {
+		t.Helper()
+		wantOK(t, bob.call(t, "POST", u+"/api/v1/decap", u, bcsrf, decapCall("persistEntry", map[string]any{
+			"dataFiles": []map[string]any{{"slug": slug, "path": path, "raw": raw, "base": blob(path)}},
+			"assets":    []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "x", "useWorkflow": true, "status": "draft"}})))
+	}
+	entry("hello", "content/en/posts/hello.md", "---\ntitle: Hello, world\nrating: 3\n---\nHello.\n")
+	ana := newWebClient(t)
+	s.signIn(t, ana, "ana")
+	csrf := s.csrfOf(t, ana)
+	before := git(t, s.repo.bare, "rev-parse", "cms/posts/hello")
+	for _, c := range []map[string]any{
+		decapCall("deleteUnpublishedEntry", map[string]any{"collection": "posts", "slug": "hello"}),
+		decapCall("updateUnpublishedEntryStatus", map[string]any{"collection": "posts", "slug": "hello", "newStatus": "pending_review"}),
+	} {
+		r := ana.call(t, "POST", u+"/api/v1/decap", u, csrf, c)
+		if r.Status != http.StatusForbidden || !strings.Contains(string(r.Body), "fr only") {
+			t.Errorf("ana %s of an en entry: %d %s", c["action"], r.Status, r.Body)
+		}
+	}
+	if got := git(t, s.repo.bare, "rev-parse", "cms/posts/hello"); got != before {
+		t.Fatalf("the en entry moved: %s -> %s", before, got)
+	}
+	// An entry of the fr file: hers to move and to drop.
+	wantOK(t, bob.call(t, "POST", u+"/api/v1/decap", u, bcsrf, decapCall("deleteUnpublishedEntry", map[string]any{"collection": "posts", "slug": "hello"})))
+	entry("hello", "content/fr/posts/hello.md", "---\ntitle: Bonjour, le monde\nrating: 3\n---\nSalut.\n")
+	wantOK(t, ana.call(t, "POST", u+"/api/v1/decap", u, csrf, decapCall("updateUnpublishedEntryStatus", map[string]any{"collection": "posts", "slug": "hello", "newStatus": "pending_review"})))
+	wantOK(t, ana.call(t, "POST", u+"/api/v1/decap", u, csrf, decapCall("deleteUnpublishedEntry", map[string]any{"collection": "posts", "slug": "hello"})))
+}
