@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -91,5 +92,35 @@ func TestHostileNoLeakThroughNewReads(t *testing.T) {
 	// The shortcode param of a public post reads its own front matter.
 	if r := get(t, ts.URL+"/api/v1/public/collections/posts/pub", ""); !strings.Contains(string(r.Body), "A public post Pub") {
 		t.Errorf("param: %s", r.Body)
+	}
+}
+
+// A body of 20 nested shortcodes around 600 KB, written through the
+// write API, is read back as HTML and as a tree within the nested-content
+// budget: the inner levels past it are escaped text in both.
+func TestHostileNestedBodyOverHTTP(t *testing.T) {
+	repo := newRepo(t, writeSite)
+	ts := startWriter(t, "file://"+repo.bare)
+	writer := ts.key(t, "writer", server.ScopeContentWrite)
+	reader := ts.key(t, "reader", server.ScopeContentRead)
+	body := strings.Repeat("{{< details >}}\n", 20) + strings.Repeat("word ", 120_000) + "\n" + strings.Repeat("{{< /details >}}\n", 20)
+	b, _ := json.Marshal(map[string]any{"slug": "deep", "title": "Deep", "body": body})
+	if r := wr(t, "POST", ts.URL+"/api/v1/content/posts", writer, string(b)); r.Status != 201 {
+		t.Fatalf("POST: %d %s", r.Status, r.Body)
+	}
+	eventually(t, "the new post", func() bool { return get(t, ts.URL+"/api/v1/content/posts/deep", reader).Status == 200 })
+	for _, q := range []string{"", "?body=tree"} {
+		r := get(t, ts.URL+"/api/v1/content/posts/deep"+q, reader)
+		if r.Status != 200 {
+			t.Fatalf("GET%s: %d %s", q, r.Status, r.Body)
+		}
+		cuts := []string{`{{&lt; details &gt;}}`, `{{\u0026lt; details \u0026gt;}}`}
+		if q != "" {
+			cuts = []string{`{{< details >}}`, `{{\u003c details \u003e}}`}
+		}
+		if !strings.Contains(string(r.Body), cuts[0]) && !strings.Contains(string(r.Body), cuts[1]) {
+			i := strings.Index(string(r.Body), "details")
+			t.Errorf("GET%s: no level past the budget is escaped text: %q", q, string(r.Body)[max(0, i-300):min(len(r.Body), i+2000)])
+		}
 	}
 }
