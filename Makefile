@@ -101,13 +101,14 @@ fixture-refs:
 # node-tools installs what the TypeScript client test runs (server/
 # typescript_test.go): openapi-typescript and tsc, and the decap-cms
 # package the Decap CMS editor test serves locally (server/
-# decap_browser_test.go, folio serve --decap-dir), under .bin/node.
-# DECAP_VERSION is the one server.DefaultDecapVersion names.
+# decap_browser_test.go, folio serve --decap-dir), under .bin/node, at
+# the versions fixtures/node-tools/package-lock.json pins (npm ci).
+# decap-cms's version there is the one server.DefaultDecapVersion names.
 NODE_TOOLS := $(BIN)/node
-DECAP_VERSION ?= 3.16.3
 node-tools:
 	mkdir -p $(NODE_TOOLS)
-	cd $(NODE_TOOLS) && npm install --no-audit --no-fund --silent openapi-typescript@7 typescript@5 decap-cms@$(DECAP_VERSION)
+	cp fixtures/node-tools/package.json fixtures/node-tools/package-lock.json $(NODE_TOOLS)/
+	cd $(NODE_TOOLS) && npm ci --no-audit --no-fund --silent
 
 test: $(VERSITYGW)
 	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...

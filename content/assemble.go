@@ -44,6 +44,9 @@ type Assembler struct {
 	loc  *localeState // a site with locales: one Assembler per locale
 	// plain is set on the Assembler of one locale: it reads no locales.
 	plain bool
+	// env is the URL rules and locale prefix the last call read its
+	// pages and items with: when they change, every file is read again.
+	env readEnv
 	// patched counts the calls answered by patching the previous site
 	// (for tests).
 	patched int
@@ -61,10 +64,10 @@ func (as *Assembler) Fork() *Assembler {
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	if as.loc != nil {
-		return &Assembler{loc: as.loc.fork(), markup: as.markup}
+		return &Assembler{loc: as.loc.fork(), markup: as.markup, env: as.env}
 	}
 	if as.last == nil {
-		return &Assembler{plain: as.plain, markup: as.markup}
+		return &Assembler{plain: as.plain, markup: as.markup, env: as.env}
 	}
 	last := *as.last
 	if last.claims != nil {
@@ -74,7 +77,7 @@ func (as *Assembler) Fork() *Assembler {
 		}
 		last.claims = cl
 	}
-	return &Assembler{last: &last, plain: as.plain, markup: as.markup}
+	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env}
 }
 
 // setMarkup makes mk the Markdown settings of the next call: when they
@@ -212,12 +215,19 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		mk = astroMarkup(sorted)
 	}
 	as.setMarkup(mk)
+	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
+	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
 	if cfg != nil {
 		as.last = nil
+		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {
+			as.loc = nil // every locale's documents read again
+		}
+		as.env = readEnv{rules: rules}
 		return as.assembleLocales(sorted, cfg, problems)
 	}
 	as.loc = nil
+	as.setEnv(readEnv{rules: rules})
 	plain, skipped := hugoPages(sorted)
 	problems = append(problems, skipped...)
 	site, plainProblems := as.assemblePlain(plain)
@@ -228,6 +238,15 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		})
 	}
 	return withSiteLanguage(site, sorted), plainProblems
+}
+
+// setEnv sets the URL rules and locale prefix pages and items are read
+// with; the last call's are forgotten when they differ.
+func (as *Assembler) setEnv(env readEnv) {
+	if as.env.rules == nil || as.env.rules.key != env.rules.key || as.env.prefix != env.prefix {
+		as.last = nil
+	}
+	as.env = env
 }
 
 // assemblePlain is Assemble of a site without locales.
@@ -249,11 +268,15 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 	a := &assembler{
 		site:   &Site{Items: map[string][]*Item{}, Config: Config{Types: map[string]TypeConfig{}}},
 		claims: newClaims(len(sorted)),
+		paths:  make(map[string]string, len(sorted)),
 	}
 	var globalsFrom, configFrom string
 	for i, f := range sorted {
 		if u := units[i]; u != nil {
 			accepted[i] = a.unit(f, u)
+			if accepted[i] {
+				a.untitled(f, u)
+			}
 			continue
 		}
 		accepted[i] = false
@@ -301,6 +324,7 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		}
 	}
 	a.homepage()
+	a.untitledProblem()
 	slices.SortFunc(a.site.Pages, func(x, y *Page) int { return strings.Compare(x.Slug, y.Slug) })
 	for _, items := range a.site.Items {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
@@ -318,9 +342,9 @@ func (u *unit) plain() bool {
 		return false
 	}
 	if p := u.page; p != nil {
-		return !p.IsHomepage && p.Slug != "index" && p.Slug != "home"
+		return !p.IsHomepage && p.Slug != "index" && p.Slug != "home" && !p.TitleFromFile
 	}
-	return true
+	return !u.item.TitleFromFile // its problem is the site's
 }
 
 // patch builds the site from the last one when every change is a plain
@@ -451,12 +475,24 @@ type assembler struct {
 	site     *Site
 	problems []Problem
 	claims   *claims
-	marked   []int           // indexes in site.Pages of pages whose front matter says isHomepage: true
-	unmarked map[string]bool // slugs of pages that say isHomepage: false
+	marked   []int // indexes in site.Pages of pages whose front matter says isHomepage: true
+	// paths are the site paths of the pages and items in the site so far
+	// (to the file holding each), for the documents whose slug is taken.
+	paths map[string]string
+	// untitledAt is the first file served with a title from its name, and
+	// untitledN how many are.
+	untitledAt, untitledTitle string
+	untitledN                 int
+	unmarked                  map[string]bool // slugs of pages that say isHomepage: false
 }
 
 func (a *assembler) problem(p string, line int, format string, args ...any) {
 	a.problems = append(a.problems, Problem{Path: p, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+// warn is problem at LevelWarn: the file is served.
+func (a *assembler) warn(p string, line int, format string, args ...any) {
+	a.problems = append(a.problems, Problem{Path: p, Line: line, Message: fmt.Sprintf(format, args...), Level: LevelWarn})
 }
 
 // check records err, if any, as a problem of path and tells whether there
@@ -555,11 +591,11 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		f := sorted[i]
 		f.markup = as.markup
 		if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
-			units[i] = readPageUnit(f, rel)
+			units[i] = readPageUnit(f, rel, as.env)
 			return
 		}
 		segs := strings.SplitN(f.Path, "/", 3)
-		units[i] = readItemUnit(f, segs[1], segs[2])
+		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
 	}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
 		var next atomic.Int64
@@ -588,17 +624,17 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 }
 
 // readPageUnit reads a file under pages/; rel is the path below pages/.
-func readPageUnit(f File, rel string) *unit {
-	p, homeSet, err := readPage(f, rel)
+func readPageUnit(f File, rel string, env readEnv) *unit {
+	p, homeSet, err := readPage(f, rel, env)
 	return &unit{page: p, homeSet: homeSet, err: err}
 }
 
 // readItemUnit reads a file under content/<typ>/; rel is the path below.
-func readItemUnit(f File, typ, rel string) *unit {
+func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if !ValidType(typ) {
 		return &unit{err: problemAt(0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)}
 	}
-	it, err := readItem(f, typ, rel)
+	it, err := readItem(f, typ, rel, env)
 	if err != nil {
 		return &unit{err: err}
 	}
@@ -630,8 +666,17 @@ func (a *assembler) page(f File, u *unit) bool {
 	p := u.page
 	slugs, ids := a.claims.keys[pageSlug], a.claims.keys[pageID]
 	if prev, dup := slugs[p.Slug]; dup {
-		a.problem(f.RealPath(), 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
-		return false
+		alt, ok := a.altPage(p)
+		if !ok {
+			a.problem(f.RealPath(), 0, "page slug %q is used by %s already; this file is left out", p.Slug, prev)
+			return false
+		}
+		a.warn(f.RealPath(), 0, "page slug %q is used by %s already; this file is served with slug %q, after its path %s", p.Slug, prev, alt.Slug, alt.Path)
+		for _, k := range u.keys() {
+			a.claims.contested[k] = true
+		}
+		a.claims.contested[claimKey{pageSlug, alt.Slug}] = true
+		p = alt
 	}
 	if prev, dup := ids[p.ID]; dup {
 		a.problem(f.RealPath(), f.Doc.Lines["id"], "page id %q is used by %s already; this file is left out", p.ID, prev)
@@ -639,6 +684,7 @@ func (a *assembler) page(f File, u *unit) bool {
 	}
 	slugs[p.Slug], ids[p.ID] = f.RealPath(), f.RealPath()
 	a.site.Pages = append(a.site.Pages, p)
+	a.paths[p.Path] = f.RealPath()
 	switch {
 	case p.IsHomepage:
 		a.marked = append(a.marked, len(a.site.Pages)-1)
@@ -689,8 +735,21 @@ func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
 	slugs, ids := a.claims.keys[itemSlug], a.claims.keys[itemID]
 	if prev, dup := slugs[u.slugKey]; dup {
-		a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
-		return false
+		alt, ok := a.altItem(u)
+		if !ok {
+			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
+			return false
+		}
+		a.warn(f.RealPath(), 0, "%s slug %q is used by %s already; this file is served with slug %q, after its path %s", u.typ, it.Slug, prev, alt.Slug, alt.Path)
+		for _, k := range u.keys() {
+			a.claims.contested[k] = true
+		}
+		typed := u.typ + "\x00"
+		slugs[typed+alt.Slug], ids[typed+alt.ID] = f.RealPath(), f.RealPath()
+		a.claims.contested[claimKey{itemSlug, typed + alt.Slug}] = true
+		a.site.Items[u.typ] = append(a.site.Items[u.typ], alt)
+		a.paths[alt.Path] = f.RealPath()
+		return true
 	}
 	if prev, dup := ids[u.idKey]; dup {
 		a.problem(f.RealPath(), f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
@@ -698,5 +757,6 @@ func (a *assembler) item(f File, u *unit) bool {
 	}
 	slugs[u.slugKey], ids[u.idKey] = f.RealPath(), f.RealPath()
 	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
+	a.paths[it.Path] = f.RealPath()
 	return true
 }

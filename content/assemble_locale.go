@@ -272,7 +272,13 @@ func ContentDirs(files []File) []string {
 		}
 	}
 	cfg, _ := detectI18n(own)
-	return cfg.OutsideDirs()
+	dirs := cfg.OutsideDirs()
+	if decap := decapDirs(files, dirs); len(decap) > 0 {
+		dirs = append(dirs, decap...)
+		slices.Sort(dirs)
+		dirs = slices.Compact(dirs)
+	}
+	return dirs
 }
 
 // OutsideDirs are the contentDirs of c's locales outside content/ and
@@ -303,6 +309,9 @@ func RelevantIn(p string, dirs []string) bool {
 	for _, d := range dirs {
 		if len(p) > len(d) && p[len(d)] == '/' && strings.HasPrefix(p, d) {
 			return inContentDir(p[len(d)+1:])
+		}
+		if p == d { // a file of a Decap files collection
+			return isDocExt(strings.ToLower(path.Ext(p)))
 		}
 	}
 	return false
@@ -515,8 +524,8 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 				continue
 			}
 			nf := f
-			nf.Path, nf.Source = c.virt, p
-			if nf.Path == p {
+			nf.Path, nf.Source = c.virt, f.RealPath()
+			if nf.Path == nf.Source {
 				nf.Source = ""
 			}
 			if cfg.Layout != LayoutFields || f.Doc == nil {
@@ -626,6 +635,11 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			sub = &Assembler{plain: true, markup: as.markup}
 			st.subs[l.Code] = sub
 		}
+		prefix := "/" + l.Code
+		if l.Code == cfg.Default && !as.env.rules.inSubdir {
+			prefix = ""
+		}
+		sub.setEnv(readEnv{rules: as.env.rules, prefix: prefix})
 		site, probs := sub.Assemble(buckets[l.Code])
 		raw[l.Code] = site
 		for _, p := range probs {

@@ -13,11 +13,17 @@ var commonKeys = []string{
 	"publishedat", "publishdate", "date",
 	"updatedat", "lastmod",
 	"expiresat", "expirydate",
+	"url", // Hugo's: the document's path (Addressed); it stays in data
 }
 
 // common is what pages and items share: identity, visibility and times.
 type common struct {
 	id, slug, title    string
+	titleFromFile      bool
+	slugSet            bool
+	pathSlug           string // the slug the file's path gives
+	dateText           string // the date key as written, when text
+	url                string // front matter url: (Hugo's)
 	meta               Meta
 	published, updated time.Time
 }
@@ -26,12 +32,17 @@ type common struct {
 // gives; idScope names the id namespace (page or item type) for the
 // derived id.
 func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) {
-	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}}
+	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}, pathSlug: pathSlug}
+	if v, ok := f.get("url"); ok {
+		c.url, _ = v.(string)
+		f.untake("url")
+	}
 	slug, err := f.text("slug")
 	if err != nil {
 		return c, err
 	}
 	if slug = strings.Trim(slug, "/"); slug != "" {
+		c.slugSet = true
 		if !ValidSlug(slug) {
 			return c, f.errorf("slug", "%q is not a valid slug: use segments of letters, digits, '.', '_', '~' and '-' joined by '/', no '.' or '..' segment, at most %d characters", slug, MaxSlugLen)
 		}
@@ -45,6 +56,11 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 
 	if c.title, err = f.text("title"); err != nil {
 		return c, err
+	}
+	if strings.TrimSpace(c.title) == "" {
+		if t := titleFromFile(pathSlug); t != "" {
+			c.title, c.titleFromFile = t, true
+		}
 	}
 	if v, ok := f.get("id"); ok && v != nil {
 		id, isText := scalarText(v)
@@ -81,6 +97,12 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	if c.published, c.meta.PublishedSet, err = f.date("publishedat", "publishdate", "date"); err != nil {
 		return c, err
 	}
+	for _, k := range [...]string{"date", "publishdate", "publishedat"} {
+		if v, ok := f.get(k); ok {
+			c.dateText, _ = v.(string)
+			break
+		}
+	}
 	updated, updSet, err := f.date("updatedat", "lastmod")
 	if err != nil {
 		return c, err
@@ -102,4 +124,22 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 		}
 	}
 	return c, nil
+}
+
+// addressed is the Addressed of a document read with c, in the site
+// whose URL rules and locale prefix env has.
+func (c common) addressed(env readEnv, typ string) Addressed {
+	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url}
+	rules := env.rules
+	if rules == nil {
+		rules = &urlRules{}
+	}
+	return Addressed{Path: rules.docPath(d, env.prefix), TitleFromFile: c.titleFromFile}
+}
+
+// readEnv is what reading a page or item depends on beside its file: the
+// site's URL rules and its locale's path prefix.
+type readEnv struct {
+	rules  *urlRules
+	prefix string
 }

@@ -125,7 +125,7 @@ func hugoPages(sorted []File) ([]File, []Problem) {
 			continue
 		}
 		nf := f
-		nf.Path, nf.Source = rootVirt(f.Path), f.Path
+		nf.Path, nf.Source = rootVirt(f.Path), f.RealPath()
 		out = append(out, nf)
 	}
 	if out == nil {

@@ -4,7 +4,7 @@ package content
 // path below the type folder. Every key that is not a known one goes into
 // Data; a Markdown body becomes Data["body"] (over a front matter "body"),
 // a Markdown value that encodes as its HTML.
-func readItem(file File, typ, rel string) (*Item, error) {
+func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 	f, err := newFields(file.Doc, commonKeys)
 	if err != nil {
 		return nil, err
@@ -20,5 +20,6 @@ func readItem(file File, typ, rel string) (*Item, error) {
 	return &Item{
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
+		Addressed: c.addressed(env, typ),
 	}, nil
 }

@@ -32,8 +32,8 @@ func (m Misread) String() string {
 // The kinds of Misread (folio check --allow takes them).
 const (
 	MisreadLanguageFolders = "language-folders" // content/<code>/ served as a type while the site has that language
-	MisreadUnreadFiles     = "unread-files"     // content files of a format folio does not read (.mdx, .rst, …)
-	MisreadShortcodes      = "shortcodes"       // Hugo shortcodes left in bodies as written
+	MisreadUnreadFiles     = "unread-files"     // content files of a format folio does not read (.rst, .adoc, …)
+	MisreadShortcodes      = "shortcodes"       // Hugo shortcode tags folio cannot parse, left in bodies as written
 	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
 	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
 )
@@ -241,7 +241,7 @@ func sitesOf(s *Site) []*Site {
 
 // unreadExts are the content formats of static site generators folio
 // does not read.
-var unreadExts = map[string]bool{".mdx": true, ".rst": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".ipynb": true}
+var unreadExts = map[string]bool{".rst": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".ipynb": true}
 
 // unreadFiles finds content files of formats folio does not read,
 // where it reads content, by folder.
@@ -282,16 +282,17 @@ func unreadFiles(in *MisreadInput) []Misread {
 	return out
 }
 
-// shortcodes finds Markdown bodies with Hugo shortcodes ({{< … >}},
-// {{% … %}}), which folio serves as written.
+// shortcodes finds Markdown bodies with a Hugo shortcode tag folio
+// cannot parse ({{< or {{% that opens no tag it reads: an unclosed
+// quote, a tag cut short), which it serves as written. The shortcodes
+// it parses are component nodes (shortcode.go), no misread.
 func shortcodes(in *MisreadInput) []Misread {
 	n, first := 0, ""
 	for _, f := range in.Files {
 		if f.Doc == nil || !f.Doc.HasBody || f.Doc.Body.IsHTML() {
 			continue
 		}
-		src := f.Doc.Body.Source()
-		if strings.Contains(src, "{{<") || strings.Contains(src, "{{%") {
+		if unparsedShortcodes(f.Doc.Body.Source()) > 0 {
 			if n == 0 {
 				first = f.RealPath()
 			}
@@ -301,9 +302,9 @@ func shortcodes(in *MisreadInput) []Misread {
 	if n == 0 {
 		return nil
 	}
-	msg := "has Hugo shortcodes ({{< … >}} or {{% … %}}), served as written, not rendered"
+	msg := "has a Hugo shortcode tag folio cannot parse ({{< … >}} or {{% … %}}), served as written"
 	if n > 1 {
-		msg = fmt.Sprintf("and %s more have Hugo shortcodes ({{< … >}} or {{%% … %%}}), served as written, not rendered", count(n-1, "document"))
+		msg = fmt.Sprintf("and %s more have a Hugo shortcode tag folio cannot parse ({{< … >}} or {{%% … %%}}), served as written", count(n-1, "document"))
 	}
 	return []Misread{{Kind: MisreadShortcodes, Path: first, Message: msg}}
 }
@@ -331,6 +332,9 @@ func decapFolders(in *MisreadInput) []Misread {
 			probe := folder + "/x.md"
 			if Relevant(probe) || (in.Site.I18n != nil && in.Site.I18n.relevant(probe)) {
 				continue
+			}
+			if decapServes(in.Site, p, folder) {
+				continue // served where it is (decapdirs.go); empty, a problem says so
 			}
 			name, _ := m["name"].(string)
 			out = append(out, Misread{Kind: MisreadDecapFolders, Path: p, Line: doc.LineOf("collections", strconv.Itoa(i)),

@@ -14,9 +14,25 @@ type Page struct {
 	SEO         SEO       `json:"seo"`
 	PublishedAt time.Time `json:"publishedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	// Data is the page's other front matter keys (a Gatsby landing
+	// page's heading, intro blocks), as an item's data; absent when none.
+	Data map[string]any `json:"data,omitempty"`
+	Addressed
 	Localized
 
 	Meta Meta `json:"-"`
+}
+
+// Addressed is where the site's readers find a page or item, and how
+// its title came about.
+type Addressed struct {
+	// Path is the document's URL path on the site, as the site's
+	// generator makes it (Hugo's permalinks, url:, slug:, sections):
+	// "/2019/01/01/report/". GET /api/v1/resolve finds a document by it.
+	Path string `json:"path"`
+	// TitleFromFile tells that the front matter has no title and Title
+	// is made from the file name, as Hugo shows such a page.
+	TitleFromFile bool `json:"titleFromFile,omitempty"`
 }
 
 // Localized is what a page or item of a site with locales says of its
@@ -63,6 +79,7 @@ type Item struct {
 	Data        map[string]any `json:"data"`
 	PublishedAt time.Time      `json:"publishedAt"`
 	UpdatedAt   time.Time      `json:"updatedAt"`
+	Addressed
 	Localized
 
 	Meta Meta `json:"-"`
@@ -224,7 +241,15 @@ type Problem struct {
 	Path    string `json:"path"`
 	Line    int    `json:"line,omitempty"` // 1-based; 0 when not known
 	Message string `json:"message"`
+	// Level is LevelWarn for a sign that the site may be read otherwise
+	// than its generator reads it, the file being served all the same
+	// (a title made from the file name, a slug taken); "" for a file, or
+	// part of one, left out.
+	Level string `json:"level,omitempty"`
 }
+
+// LevelWarn is the Level of a problem whose file is served.
+const LevelWarn = "warn"
 
 func (p Problem) String() string {
 	if p.Line > 0 {

@@ -12,8 +12,8 @@ var pageKeys = append([]string{"ishomepage", "seo", "sections", "description"}, 
 const RichTextSection = "richText"
 
 // readPage builds a page from a file under pages/; rel is the path below
-// pages/. Keys a page does not know are ignored (a page has no data).
-func readPage(file File, rel string) (*Page, bool, error) {
+// pages/. Keys a page does not know are its data, as an item's.
+func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
 	f, err := newFields(file.Doc, pageKeys)
 	if err != nil {
 		return nil, false, err
@@ -25,6 +25,7 @@ func readPage(file File, rel string) (*Page, bool, error) {
 	p := &Page{
 		ID: c.id, Slug: c.slug, Title: c.title,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
+		Addressed: c.addressed(env, ""),
 	}
 	home, homeSet, err := f.boolean("ishomepage")
 	if err != nil {
@@ -36,6 +37,9 @@ func readPage(file File, rel string) (*Page, bool, error) {
 	}
 	if p.Sections, err = readSections(f, p.ID); err != nil {
 		return nil, false, err
+	}
+	if data := f.rest(); len(data) > 0 {
+		p.Data = data
 	}
 	if file.Doc.HasBody {
 		i := len(p.Sections)

@@ -231,6 +231,13 @@ func shortcodeValue(s string) (string, int, bool) {
 	return s[:k], k, true
 }
 
+// unparsedShortcodes counts the openings of src ({{< or {{%) that start
+// no tag scanShortcodeTag reads: they are served as written.
+func unparsedShortcodes(src string) int {
+	_, n := scanTags(src)
+	return n
+}
+
 // scSpan is a top-level component of a source, or a literal text that
 // stands for a tag (a comment's shortcode).
 type scSpan struct {
@@ -247,7 +254,14 @@ func findShortcodes(src string) []scSpan {
 	if !strings.Contains(src, "{{") {
 		return nil
 	}
-	var tags []scTag
+	tags, _ := scanTags(src)
+	return pairTags(src, tags)
+}
+
+// scanTags reads src's shortcode tags in order, at most 4*maxComponents
+// of them, and counts the openings ({{< or {{%) before the last that
+// start no tag.
+func scanTags(src string) (tags []scTag, unparsed int) {
 	for i := 0; i+3 <= len(src); {
 		k := strings.Index(src[i:], "{{")
 		if k < 0 || i+k+3 > len(src) {
@@ -263,6 +277,7 @@ func findShortcodes(src string) []scSpan {
 			// on from where the tag was found not to be one: a
 			// failed scan stops at the next opening, so none is
 			// skipped and no byte is scanned twice
+			unparsed++
 			i = max(i+3, t.end)
 			continue
 		}
@@ -272,7 +287,7 @@ func findShortcodes(src string) []scSpan {
 			break
 		}
 	}
-	return pairTags(src, tags)
+	return tags, unparsed
 }
 
 // pairTags makes the components of a source's tags (in order).

@@ -40,6 +40,9 @@ func itemBody(t *testing.T, e *Engine, typ, slug string) string {
 func problems(e *Engine) string {
 	var out []string
 	for _, p := range e.Status().Problems {
+		if strings.HasPrefix(p.Message, "no title:") {
+			continue // the test documents without a title are for the model
+		}
 		out = append(out, p.String())
 	}
 	return strings.Join(out, "\n")

@@ -74,7 +74,8 @@ func newSnapshotOne(branch string, tree *Tree, site *content.Site, problems []co
 			e = &pageEntry{
 				full: newResource(p),
 				summary: newResource(pageSummary{ID: p.ID, Slug: p.Slug, Title: p.Title, IsHomepage: p.IsHomepage,
-					PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt, Localized: content.Localized{Locale: p.Locale, Translations: p.Translations}}),
+					PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt, Addressed: p.Addressed,
+					Localized: content.Localized{Locale: p.Locale, Translations: p.Translations}}),
 			}
 		}
 		s.pageRes[p] = e

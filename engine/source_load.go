@@ -502,6 +502,9 @@ func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) 
 		}
 	}
 	cfg = slices.DeleteFunc(cfg, func(f gitFile) bool { return !content.LocaleConfigFile(f.path) })
+	// A Decap config places collections outside content/ and pages/:
+	// the admin/ folders a Decap config may be in.
+	root.adminConfigs(0, &cfg)
 	if s.localeCfg != nil && slices.Equal(*s.localeCfg, cfg) {
 		return false, nil
 	}
@@ -545,6 +548,25 @@ func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) 
 		s.contentDirs.Store(&dirs)
 	}
 	return true, nil
+}
+
+// adminConfigs appends the Decap configs (content.DecapConfigFile) of d
+// at depth (0 for the root) and below, down to admin/ folders three
+// deep, in path order.
+func (d *dirRec) adminConfigs(depth int, out *[]gitFile) {
+	if depth > 3 {
+		return
+	}
+	for i, e := range d.entries {
+		switch {
+		case e.Mode == filemode.Dir && d.slot[i] >= 0:
+			d.dirs[d.slot[i]].adminConfigs(depth+1, out)
+		case depth > 0 && d.slot[i] >= 0 && e.Mode != filemode.Dir:
+			if f := d.files[d.slot[i]]; content.DecapConfigFile(f.path) {
+				*out = append(*out, f)
+			}
+		}
+	}
 }
 
 // kid is the subfolder name of d; nil when it has none.

@@ -44,6 +44,9 @@ type View struct {
 	locale      string
 	pageKeys    keyHeaders
 	pageIndexes sync.Map // filter index key -> *lazyIndex (filter.go)
+	// byPath finds a page or item by its path on the site (Resolve),
+	// made on first use.
+	byPath lazyPaths
 }
 
 type pageEntry struct {
@@ -320,6 +323,7 @@ type pageSummary struct {
 	IsHomepage  bool      `json:"isHomepage"`
 	PublishedAt time.Time `json:"publishedAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	content.Addressed
 	content.Localized
 }
 

@@ -133,7 +133,7 @@ func TestFields(t *testing.T) {
 		for _, u := range []string{
 			"/api/v1/content/posts?fields=slug,bogus",
 			"/api/v1/content/posts/a?fields=sections",
-			"/api/v1/pages/home?fields=data.excerpt",
+			"/api/v1/pages/home?fields=body.excerpt",
 			"/api/v1/pages?fields=sections",
 			"/api/v1/public/collections/posts?fields=nope",
 			"/api/v1/content/posts?fields=slug,,title",

@@ -40,6 +40,7 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/pages/*slug", needsKey(ScopeContentRead), false, s.getPage},
 		{"GET", "/api/v1/content/:type", needsKey(ScopeContentRead), false, s.listItems},
 		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
+		{"GET", "/api/v1/resolve", needsKey(ScopeContentRead), false, s.resolve},
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
 		{"PUT", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindGlobals, wReplace)},
 		{"PATCH", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindGlobals, wPatch)},

@@ -106,11 +106,20 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // report prints the problems and the misreads and says what was found:
-// exit status 1 for any problem and any misread allow does not accept.
+// exit status 1 for any problem (a warning, whose file is served as the
+// site's generator would, is printed as "warning: …" and does not fail)
+// and any misread allow does not accept.
 func report(stdout, stderr io.Writer, where string, site *content.Site, problems []content.Problem, mis []content.Misread, allow map[string]bool) error {
+	warnings := 0
 	for _, p := range problems {
+		if p.Level == content.LevelWarn {
+			warnings++
+			fmt.Fprintln(stdout, "warning: "+p.String())
+			continue
+		}
 		fmt.Fprintln(stdout, p.String())
 	}
+	errs := len(problems) - warnings
 	failing := 0
 	for _, m := range mis {
 		fmt.Fprintln(stdout, "misread: "+m.String())
@@ -119,8 +128,11 @@ func report(stdout, stderr io.Writer, where string, site *content.Site, problems
 		}
 	}
 	var said []string
-	if len(problems) > 0 {
-		said = append(said, fmt.Sprintf("%d problem(s)", len(problems)))
+	if errs > 0 {
+		said = append(said, fmt.Sprintf("%d problem(s)", errs))
+	}
+	if warnings > 0 {
+		said = append(said, fmt.Sprintf("%d warning(s)", warnings))
 	}
 	if len(mis) > 0 {
 		s := fmt.Sprintf("%d sign(s) that folio misread or skipped part of the site", len(mis))
@@ -137,7 +149,7 @@ func report(stdout, stderr io.Writer, where string, site *content.Site, problems
 	if failing > 0 {
 		fmt.Fprintf(stderr, "check accepts a kind of misread with --allow KIND (%s)\n", strings.Join(misreadKindsOf(mis), ","))
 	}
-	if len(problems) > 0 || failing > 0 {
+	if errs > 0 || failing > 0 {
 		return exitError(1)
 	}
 	return nil

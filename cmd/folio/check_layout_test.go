@@ -42,7 +42,8 @@ func layoutRepo(t *testing.T, name string) string {
 
 // check ends with what it misread or skipped, and fails on it unless
 // --allow accepts its kind: a type named for a language of the site,
-// .mdx files, shortcodes, a Decap collection folio does not serve. It
+// .rst files, a shortcode tag it cannot parse (not one it parses), a
+// Decap collection folio does not serve. It
 // said "no problems" before.
 func TestCheckMisreads(t *testing.T) {
 	dir := layoutRepo(t, "misread")
@@ -55,8 +56,8 @@ func TestCheckMisreads(t *testing.T) {
 		for _, want := range []string{
 			`misread: content/en/: served as the content type "en" (1 item), but it is named for a language`,
 			"[language-folders]",
-			"misread: content/docs/: 1 content file (.mdx) not read",
-			"misread: content/posts/figure.md: has Hugo shortcodes",
+			"misread: content/docs/: 1 content file (.rst) not read",
+			"misread: content/posts/figure.md: has a Hugo shortcode tag folio cannot parse",
 			`misread: static/admin/config.yml:12: collection "news" keeps its entries in site/news/, which folio does not serve`,
 		} {
 			if !strings.Contains(out, want) {
@@ -208,5 +209,35 @@ func wantCommit(t *testing.T, dir, branch, path string) {
 	out := testkit.Git(t, dir, "show", "--name-only", "--format=", branch)
 	if strings.TrimSpace(out) != path {
 		t.Errorf("the commit on %s changed %q, want %s only", branch, out, path)
+	}
+}
+
+// A Decap collection served where it lives (a Gatsby site's
+// src/pages/blog) is no misread; one whose folder holds nothing is.
+func TestCheckDecapFoldersServed(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "gatsby-decap")
+	out, said, err := runCLI(t, "check", "--worktree", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	if !strings.Contains(out, `collection "news" keeps its entries in src/pages/news/`) || strings.Contains(out, `collection "blog"`) {
+		t.Errorf("output:\n%s", out)
+	}
+	if !strings.Contains(said, "3 pages, 2 items of 1 type (blog)") || !strings.Contains(said, "1 sign(s)") {
+		t.Errorf("summary %q", said)
+	}
+}
+
+// Warnings (documents served with a title made from the file name) are
+// printed as such and do not fail check; a problem does.
+func TestCheckWarningsDoNotFail(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "docs-untitled")
+	out, said, err := runCLI(t, "check", "--worktree", dir)
+	if err != nil {
+		t.Fatalf("err = %v, want exit status 0\n%s%s", err, out, said)
+	}
+	if !strings.Contains(out, "warning: content/docs/faq-of-the-week.md: no title") || !strings.Contains(said, "1 warning(s) in ") || strings.Contains(said, "no problems") {
+		t.Errorf("output:\n%s\nsaid: %s", out, said)
 	}
 }

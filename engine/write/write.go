@@ -1403,7 +1403,7 @@ func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldP
 	var fields []FieldProblem
 	site, problems := content.Assemble([]content.File{{Path: virt, Source: src, Doc: doc}})
 	for _, pr := range problems {
-		if pr.Path == p {
+		if pr.Path == p && pr.Level != content.LevelWarn {
 			fields = append(fields, FieldProblem{keyAtLine(doc, pr.Line), pr.Message})
 		}
 	}

@@ -16,9 +16,9 @@ import (
 // The top-level fields of each kind of resource, in the order their JSON
 // has them.
 var (
-	ItemFields        = []string{"id", "type", "title", "slug", "data", "publishedAt", "updatedAt", "locale", "fallback", "translations"}
-	PageFields        = []string{"id", "slug", "title", "isHomepage", "sections", "seo", "publishedAt", "updatedAt", "locale", "fallback", "translations"}
-	PageSummaryFields = []string{"id", "slug", "title", "isHomepage", "publishedAt", "updatedAt", "locale", "fallback", "translations"}
+	ItemFields        = []string{"id", "type", "title", "slug", "data", "publishedAt", "updatedAt", "path", "titleFromFile", "locale", "fallback", "translations"}
+	PageFields        = []string{"id", "slug", "title", "isHomepage", "sections", "seo", "publishedAt", "updatedAt", "data", "path", "titleFromFile", "locale", "fallback", "translations"}
+	PageSummaryFields = []string{"id", "slug", "title", "isHomepage", "publishedAt", "updatedAt", "path", "titleFromFile", "locale", "fallback", "translations"}
 )
 
 // ErrUnknownField is a `fields` entry that names no top-level field.

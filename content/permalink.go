@@ -1,0 +1,269 @@
+package content
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// A document's path is its URL path on the site, as the site's generator
+// makes it; GET /api/v1/resolve finds a document by it. folio's layout is
+// Hugo's, so the rules are Hugo's:
+//
+//   - front matter url: is the path as written;
+//   - a page is /<slug>/, the homepage (slug index) /;
+//   - an item of type t is /t/<folders>/<slug or file name>/, unless the
+//     Hugo configuration's [permalinks] (or [permalinks.page]) gives t a
+//     pattern: /:year/:month/:day/:slug/ and the other tokens Hugo knows;
+//   - paths are lower case, as Hugo makes them, unless the configuration
+//     says disablePathToLower; a locale other than the default one is
+//     under /<locale>/ (the default one too with
+//     defaultContentLanguageInSubdir).
+
+// urlRules are what the site's configuration says of its URL paths.
+type urlRules struct {
+	permalinks map[string]string // section (type) -> pattern
+	keepCase   bool              // disablePathToLower
+	inSubdir   bool              // defaultContentLanguageInSubdir
+	key        string            // all of it, to tell a change
+}
+
+// permalinksFile tells whether p is config/_default/permalinks.* (Hugo's
+// split configuration).
+func permalinksFile(p string) bool {
+	rest, ok := strings.CutPrefix(p, "config/_default/permalinks.")
+	return ok && isDataExt("."+strings.ToLower(rest))
+}
+
+// readURLRules reads the URL rules of the site's Hugo configuration, if
+// any: hugo.* before config.* at the root, then config/_default/.
+func readURLRules(sorted []File) *urlRules {
+	var files []File
+	for _, f := range sorted {
+		if f.Doc == nil || (strings.IndexByte(f.Path, '/') >= 0 && !strings.HasPrefix(f.Path, "config/")) {
+			continue
+		}
+		if kind, ok := hugoConfigFile(f.Path); (ok && kind == "main") || permalinksFile(f.Path) {
+			files = append(files, f)
+		}
+	}
+	r := &urlRules{}
+	if len(files) == 0 {
+		return r
+	}
+	rank := func(f File) int {
+		switch {
+		case strings.HasPrefix(f.Path, "hugo."):
+			return 0
+		case !strings.Contains(f.Path, "/"):
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(files, func(a, b File) int { return cmp.Compare(rank(a), rank(b)) })
+	for _, f := range files {
+		m := f.Doc.Meta
+		if permalinksFile(f.Path) {
+			r.addPermalinks(m)
+			continue
+		}
+		if v, _, ok := lowerKey(m, "permalinks"); ok {
+			if pm, ok := v.(map[string]any); ok {
+				r.addPermalinks(pm)
+			}
+		}
+		if v, _, ok := lowerKey(m, "disablePathToLower"); ok && v == true {
+			r.keepCase = true
+		}
+		if v, _, ok := lowerKey(m, "defaultContentLanguageInSubdir"); ok && v == true {
+			r.inSubdir = true
+		}
+	}
+	var b strings.Builder
+	keys := make([]string, 0, len(r.permalinks))
+	for k := range r.permalinks {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b.WriteString(k + "=" + r.permalinks[k] + "\x00")
+	}
+	if r.keepCase {
+		b.WriteString("keepCase\x00")
+	}
+	if r.inSubdir {
+		b.WriteString("inSubdir\x00")
+	}
+	r.key = b.String()
+	return r
+}
+
+// addPermalinks reads a permalinks map: section = pattern, or Hugo's
+// newer form by kind ({page: {posts: …}}), of which the page kind's.
+func (r *urlRules) addPermalinks(m map[string]any) {
+	if r.permalinks == nil {
+		r.permalinks = map[string]string{}
+	}
+	if v, _, ok := lowerKey(m, "page"); ok {
+		if pm, ok := v.(map[string]any); ok {
+			m = pm
+		}
+	}
+	for k, v := range m {
+		if s, ok := v.(string); ok && s != "" {
+			r.permalinks[k] = s
+		}
+	}
+}
+
+// docInfo is what a document's path is made of.
+type docInfo struct {
+	typ      string    // "" for a page
+	pathSlug string    // the slug the file's path below pages/ or content/<typ>/ gives
+	slug     string    // the document's slug
+	slugSet  bool      // front matter slug:
+	title    string    // its title
+	date     time.Time // its date
+	dateText string    // the date as written (Hugo takes the date as written, not in UTC)
+	url      string    // front matter url:
+}
+
+// docPath is the URL path of a document in the locale whose prefix is
+// prefix ("" or "/fr").
+func (r *urlRules) docPath(d docInfo, prefix string) string {
+	if d.url != "" {
+		u := d.url
+		if !strings.HasPrefix(u, "/") {
+			u = "/" + u
+		}
+		return u
+	}
+	var p string
+	switch {
+	case d.typ == "":
+		if d.slug == "index" {
+			p = "/"
+		} else {
+			p = "/" + d.slug + "/"
+		}
+	default:
+		if pat, ok := r.permalinks[d.typ]; ok {
+			p = r.expand(pat, d)
+		} else {
+			i := strings.LastIndexByte(d.pathSlug, '/')
+			dir, name := d.pathSlug[:i+1], d.pathSlug[i+1:]
+			if d.slugSet {
+				name = d.slug // Hugo's slug: replaces the file's name
+			}
+			p = "/" + d.typ + "/" + dir + name + "/"
+		}
+	}
+	if !r.keepCase {
+		p = strings.ToLower(p)
+	}
+	return prefix + p
+}
+
+// expand fills a Hugo permalink pattern in.
+func (r *urlRules) expand(pat string, d docInfo) string {
+	date := d.date
+	if len(d.dateText) >= 10 {
+		if t, err := time.Parse("2006-01-02", d.dateText[:10]); err == nil {
+			date = t
+		}
+	}
+	fileName := path.Base(d.pathSlug)
+	slugOr := func(fallback string) string {
+		if d.slugSet {
+			return urlize(path.Base(d.slug))
+		}
+		return fallback
+	}
+	var b strings.Builder
+	for i := 0; i < len(pat); {
+		if pat[i] != ':' {
+			b.WriteByte(pat[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(pat) && (pat[j] >= 'a' && pat[j] <= 'z' || pat[j] >= 'A' && pat[j] <= 'Z') {
+			j++
+		}
+		tok := pat[i+1 : j]
+		switch tok {
+		case "year":
+			b.WriteString(date.Format("2006"))
+		case "month":
+			b.WriteString(date.Format("01"))
+		case "monthname":
+			b.WriteString(strings.ToLower(date.Format("January")))
+		case "day":
+			b.WriteString(date.Format("02"))
+		case "weekday":
+			b.WriteString(strconv.Itoa(int(date.Weekday())))
+		case "weekdayname":
+			b.WriteString(strings.ToLower(date.Format("Monday")))
+		case "yearday":
+			b.WriteString(date.Format("002"))
+		case "section":
+			b.WriteString(d.typ)
+		case "sections":
+			dir := path.Dir(d.pathSlug)
+			if dir == "." {
+				b.WriteString(d.typ)
+			} else {
+				b.WriteString(d.typ + "/" + dir)
+			}
+		case "title":
+			b.WriteString(urlize(d.title))
+		case "slug":
+			b.WriteString(slugOr(urlize(d.title)))
+		case "filename", "contentbasename":
+			b.WriteString(urlize(fileName))
+		case "slugorfilename", "slugorcontentbasename":
+			b.WriteString(slugOr(urlize(fileName)))
+		default:
+			b.WriteString(pat[i:j]) // not a token Hugo knows: as written
+		}
+		i = j
+	}
+	p := b.String()
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p
+}
+
+// urlize is Hugo's urlize of a title or name (its UnicodeSanitize):
+// letters, digits, marks and . / \ _ # + ~ - @ kept, a space a '-' unless
+// one is just before, other characters dropped; a '-' right after a '-'
+// is dropped too, as the URLs of Hugo sites show ("work - libasr" is
+// work-libasr).
+func urlize(s string) string {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	wasHyphen := false
+	for _, r := range s {
+		switch {
+		case r == '-':
+			if !wasHyphen {
+				b.WriteByte('-')
+			}
+			wasHyphen = true
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune("./\\_#+~@", r):
+			b.WriteRune(r)
+			wasHyphen = false
+		case unicode.IsSpace(r):
+			if !wasHyphen {
+				b.WriteByte('-')
+			}
+			wasHyphen = true
+		}
+	}
+	return b.String()
+}
