@@ -49,6 +49,13 @@ func TestHostileNoLeakThroughNewReads(t *testing.T) {
 		{"/api/v1/content/posts/wip/history", reader, 0},
 		{"/api/v1/content/posts?body=tree", writer, 403},
 		{"/api/v1/content/memos/secret?body=tree", writer, 403},
+		{"/api/v1/resolve?path=/posts/wip/", reader, 404},
+		{"/api/v1/resolve?path=/posts/wip", reader, 404},
+		{"/api/v1/resolve?path=/posts/wip/&body=tree", reader, 404},
+		{"/api/v1/resolve?path=/posts/wip/&draft=true", reader, 403},
+		{"/api/v1/resolve?path=/memos/secret/", writer, 403},
+		{"/api/v1/resolve?path=/memos/secret/&preview=x", "", 401},
+		{"/api/v1/resolve?path=/posts/pub/&body=tree", reader, 0},
 		{"/api/v1/search?q=quokk", reader, 200},
 		{"/api/v1/search?q=zebrac", writer, 403},
 		{"/api/v1/openapi.json", writer, 200},
@@ -82,6 +89,12 @@ func TestHostileNoLeakThroughNewReads(t *testing.T) {
 	}
 	if r := get(t, ts.URL+"/api/v1/public/search?q=publ", ""); !strings.Contains(string(r.Body), `"slug":"pub"`) {
 		t.Errorf("the public prefix search misses the public post: %s", r.Body)
+	}
+	// The draft's path is found with content:draft (so the 404s above
+	// are the draft kept out, not a wrong path).
+	drafter := ts.key(t, "drafter", server.ScopeContentRead, server.ScopeContentDraft)
+	if r := get(t, ts.URL+"/api/v1/resolve?path=/posts/wip/&draft=true", drafter); r.Status != 200 {
+		t.Errorf("resolve of the draft with content:draft: %d %s", r.Status, r.Body)
 	}
 	// The typed document without content:read names no private type.
 	for _, k := range []string{"", writer} {
