@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -206,6 +207,33 @@ func TestHostileTranslatorAndAnotherLocalesEntry(t *testing.T) {
 	}
 	if got := git(t, s.repo.bare, "rev-parse", "cms/posts/hello"); got != before {
 		t.Fatalf("the en entry moved: %s -> %s", before, got)
+	}
+	// Nor any other route outside fr.
+	for _, c := range [][3]string{
+		{"PATCH", "/api/v1/globals", `{"siteName": "x"}`},
+		{"PATCH", "/api/v1/globals?locale=de", `{"siteName": "x"}`},
+		{"PUT", "/api/v1/globals?locale=en", `{"siteName": "x"}`},
+		{"POST", "/api/v1/content/posts?locale=de&translationOf=hello", `{"slug": "hallo", "title": "Hallo", "rating": 1}`},
+		{"DELETE", "/api/v1/content/posts/hello", ``},
+		{"DELETE", "/api/v1/content/posts/hello?locale=en", ``},
+		{"PUT", "/api/v1/content/posts/hello?locale=de", `{"title": "Hallo", "rating": 1}`},
+	} {
+		var body any
+		if c[2] != "" {
+			json.Unmarshal([]byte(c[2]), &body)
+		}
+		r := ana.call(t, c[0], u+c[1], u, csrf, body)
+		if r.Status != http.StatusForbidden {
+			t.Errorf("ana %s %s: %d %s, want 403", c[0], c[1], r.Status, r.Body)
+		}
+	}
+	r := ana.call(t, "POST", u+"/api/v1/decap", u, csrf, decapCall("deleteFiles", map[string]any{"paths": []string{"content/en/posts/hello.md"},
+		"bases": map[string]string{"content/en/posts/hello.md": blob("content/en/posts/hello.md")}}))
+	if r.Status != http.StatusForbidden {
+		t.Errorf("ana deleteFiles of the en file: %d %s", r.Status, r.Body)
+	}
+	if got := git(t, s.repo.bare, "log", "-1", "--format=%s", "main"); got != "initial" {
+		t.Fatalf("a refused write committed: %q", got)
 	}
 	// An entry of the fr file: hers to move and to drop.
 	wantOK(t, bob.call(t, "POST", u+"/api/v1/decap", u, bcsrf, decapCall("deleteUnpublishedEntry", map[string]any{"collection": "posts", "slug": "hello"})))
