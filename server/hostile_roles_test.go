@@ -169,7 +169,30 @@ func TestHostileRoleOnEveryWriteRoute(t *testing.T) {
 	if after := heads(); after != before {
 		t.Fatalf("CSRF-less writes moved refs")
 	}
-	r = pat.call(t, "PATCH", u+"/api/v1/content/posts/hello", u, csrf, map[string]any{"title": "Hello, pat"})
+	// A session and an Authorization header: the header is the request's
+	// credential, the session not a fallback.
+	reader := s.ts.key(t, "reader", "content:read")
+	for _, c := range []struct {
+		auth   string
+		status int
+	}{{"Bearer not-a-key", 401}, {"Basic cGF0OnB3", 401}, {"Bearer " + reader, 403}, {"", 200}} {
+		req, _ := http.NewRequest("PATCH", u+"/api/v1/content/posts/hello", strings.NewReader(`{"title": "Hello, pat"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", u)
+		req.Header.Set("X-CSRF-Token", csrf)
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		res, err := pat.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.status {
+			t.Errorf("PATCH with pat's session and Authorization %q: %d, want %d", c.auth, res.StatusCode, c.status)
+		}
+	}
+	r = pat.call(t, "PATCH", u+"/api/v1/content/posts/hello", u, csrf, map[string]any{"title": "Hello again, pat"})
 	if r.Status != http.StatusOK {
 		t.Fatalf("pat's own PATCH: %d %s", r.Status, r.Body)
 	}
