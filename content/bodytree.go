@@ -110,7 +110,7 @@ func (b *markdownBody) buildTree(env *bodyEnv) (root *TreeNode, err error) {
 	if markdownTooDeep([]byte(src)) > 0 {
 		return root, nil
 	}
-	root.Children = bodyTree(src, env, 0)
+	root.Children = bodyTree(src, env.withNestBudget(len(src)), 0)
 	return root, nil
 }
 
@@ -388,9 +388,13 @@ func (tb *treeBuilder) text(s string, raw bool) []*TreeNode {
 
 func (tb *treeBuilder) component(c *component, block bool) *TreeNode {
 	t := &TreeNode{Type: "component", Name: c.name, Props: c.props(), Args: c.args, Syntax: c.syntax, Inline: !block}
-	if h, ok := builtinHTML(c, tb.env, tb.depth, block); ok && c.name != "details" {
-		t.HTML = h
-		return t
+	// details is a tree of its inner content: its HTML is not made (it
+	// would render the whole subtree at every level).
+	if c.name != "details" {
+		if h, ok := builtinHTML(c, tb.env, tb.depth, block); ok {
+			t.HTML = h
+			return t
+		}
 	}
 	if strings.TrimSpace(c.inner) == "" {
 		return t
@@ -399,7 +403,7 @@ func (tb *treeBuilder) component(c *component, block bool) *TreeNode {
 		t.Children = []*TreeNode{{Type: "code", Lang: lang, Value: strp(c.code())}}
 		return t
 	}
-	if tb.depth >= maxComponentDepth {
+	if tb.depth >= maxComponentDepth || !tb.env.spendNested(len(c.inner)) {
 		t.Children = []*TreeNode{{Type: "text", Value: strp(c.inner)}}
 		return t
 	}

@@ -221,7 +221,7 @@ func (b *markdownBody) render(env *bodyEnv) (html string, err error) {
 		return "", nil
 	}
 	// renderContext bounds the work of links (see linkGate).
-	return renderBodyHTML(src, env, 0), nil
+	return renderBodyHTML(src, env.withNestBudget(len(src)), 0), nil
 }
 
 // parserContext is the parser option of one render of n bytes.

@@ -120,7 +120,7 @@ func TestSigninGitHub(t *testing.T) {
 	if st != http.StatusOK || info["email"] != "octo@example.com" || info["name"] != "Octo" || info["provider"] != "github" {
 		t.Fatalf("session: %d %v", st, info)
 	}
-	r := b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, info["csrfToken"].(string), persistParams("content/posts/hello.md", "---\ntitle: Hello from GitHub\n---\nHi.\n"))
+	r := b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, info["csrfToken"].(string), persistParams(t, s.repo.bare, "content/posts/hello.md", "---\ntitle: Hello from GitHub\n---\nHi.\n"))
 	wantOK(t, r)
 	if got := git(t, s.repo.bare, "log", "-1", "--format=%an <%ae>", "main"); got != "Octo <octo@example.com>" {
 		t.Fatalf("author: %q", got)

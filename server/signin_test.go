@@ -140,9 +140,13 @@ func (b *webClient) call(t *testing.T, method, u, origin, csrf string, body any)
 	return response{Status: res.StatusCode, Body: rb, Header: res.Header}
 }
 
-func persistParams(path, raw string) map[string]any {
+// persistParams is a persistEntry of path on main, with the base of the
+// version main holds (the editor page sends it).
+func persistParams(t *testing.T, bare, path, raw string) map[string]any {
+	t.Helper()
+	base := git(t, bare, "rev-parse", "main:"+path)
 	return map[string]any{"action": "persistEntry", "params": map[string]any{
-		"branch": "main", "dataFiles": []map[string]any{{"slug": "hello", "path": path, "raw": raw}},
+		"branch": "main", "dataFiles": []map[string]any{{"slug": "hello", "path": path, "raw": raw, "base": base}},
 		"assets": []any{}, "options": map[string]any{"collectionName": "posts", "commitMessage": "Update " + path, "useWorkflow": false, "status": ""}}}
 }
 
@@ -173,13 +177,13 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 		t.Fatalf("the config without a session lost de:\n%s", all.Body)
 	}
 
-	r := b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, persistParams("content/fr/posts/hello.md", "---\ntitle: Bonjour à tous\nrating: 3\n---\nSalut.\n"))
+	r := b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, persistParams(t, s.repo.bare, "content/fr/posts/hello.md", "---\ntitle: Bonjour à tous\nrating: 3\n---\nSalut.\n"))
 	wantOK(t, r)
 	if got := git(t, s.repo.bare, "log", "-1", "--format=%an <%ae>|%cn", "main"); got != "Ana Lefèvre <ana@example.com>|folio" {
 		t.Fatalf("the remote commit's author|committer: %q", got)
 	}
 	before := git(t, s.repo.bare, "rev-parse", "main")
-	r = b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, persistParams("content/en/posts/hello.md", "---\ntitle: Hi all\nrating: 3\n---\nHello.\n"))
+	r = b.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, csrf, persistParams(t, s.repo.bare, "content/en/posts/hello.md", "---\ntitle: Hi all\nrating: 3\n---\nHello.\n"))
 	wantError(t, r, http.StatusForbidden, "FORBIDDEN")
 	if !strings.Contains(string(r.Body), "fr only") {
 		t.Fatalf("the 403 does not say why: %s", r.Body)
@@ -233,7 +237,7 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 	s.signIn(t, rb, "rita")
 	_, ri := sessionInfo(t, rb, s.ts.URL)
 	rcsrf, _ := ri["csrfToken"].(string)
-	r = rb.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, rcsrf, persistParams("content/fr/posts/hello.md", "---\ntitle: X\n---\n"))
+	r = rb.call(t, "POST", s.ts.URL+"/api/v1/decap", s.ts.URL, rcsrf, persistParams(t, s.repo.bare, "content/fr/posts/hello.md", "---\ntitle: X\n---\n"))
 	wantError(t, r, http.StatusForbidden, "FORBIDDEN")
 	res, err = rb.c.Get(s.ts.URL + "/api/v1/content/posts?draft=true")
 	if err != nil || res.StatusCode != http.StatusOK {
@@ -261,7 +265,7 @@ func TestSigninCSRF(t *testing.T) {
 	wantError(t, get(t, s.ts.URL+"/api/v1/auth/editors", s.ts.key(t, "robot", server.ScopeContentRead, server.ScopeContentDraft)), http.StatusForbidden, "FORBIDDEN")
 	_, info := sessionInfo(t, b, s.ts.URL)
 	csrf, _ := info["csrfToken"].(string)
-	body := persistParams("content/en/posts/hello.md", "---\ntitle: Pwned\nrating: 3\n---\n")
+	body := persistParams(t, s.repo.bare, "content/en/posts/hello.md", "---\ntitle: Pwned\nrating: 3\n---\n")
 	for name, c := range map[string][2]string{
 		"another origin":      {"https://evil.example", csrf},
 		"no origin":           {"", csrf},

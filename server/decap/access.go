@@ -72,3 +72,40 @@ func mayWorkflow(who Caller, action string, p workflowParams) error {
 	}
 	return nil
 }
+
+// mayNote asks a signed-in person's role about a change to an entry's
+// notes (reading them is reading the entry): the review of an entry is
+// for who may edit its collection or publish it.
+func mayNote(who Caller, action string, p notesParams) error {
+	if who.MayEdit == nil || action == "getNotes" {
+		return nil
+	}
+	if who.MayPublish != nil && who.MayPublish() == nil {
+		return nil
+	}
+	return who.MayEdit(p.Collection, "")
+}
+
+// mayChangeEntry asks a signed-in person's role about every file an
+// editorial-workflow entry (its branch's head) changes: deleting the
+// entry or changing its status is an edit of each, and a translator's
+// role covers their locale's files only.
+func (s *Service) mayChangeEntry(ctx context.Context, who Caller, branch, head string) error {
+	if who.MayEdit == nil {
+		return nil
+	}
+	base, err := s.baseOf(ctx, branch)
+	if err != nil {
+		return err
+	}
+	changes, err := s.Repo.Changes(ctx, base, head)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if err := s.mayEdit(who, c.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}

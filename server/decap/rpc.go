@@ -309,6 +309,9 @@ func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) 
 		if err := decodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
+		if err := mayNote(who, req.Action, p); err != nil { // access.go
+			return nil, err
+		}
 		return s.notes(ctx, who, b, req.Action, p)
 	case "getPRMetadata":
 		// Pull-request metadata is the Git hosts' (GitHub, GitLab); folio's
@@ -501,8 +504,11 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 		return nil, fault.New(fault.Forbidden, "an entry with new media needs the scope media:write")
 	}
 	for _, f := range files {
-		if !safeRepoPath(f.Path) || (f.NewPath != "" && !safeRepoPath(f.NewPath)) {
+		if !safeRepoPath(f.Path) {
 			return nil, bad("params.dataFiles: %q is not a repository path", f.Path)
+		}
+		if f.NewPath != "" && !safeRepoPath(f.NewPath) {
+			return nil, bad("params.dataFiles: newPath %q is not a repository path", f.NewPath)
 		}
 		if f.Slug == "" {
 			return nil, bad("params.dataFiles: a slug is missing")

@@ -100,6 +100,11 @@ func (s *Service) workflow(ctx context.Context, who Caller, branch, action, cms 
 		// Media live in the library, not on the branch.
 		return s.mediaFile(ctx, p.Path)
 	}
+	if action == "deleteUnpublishedEntry" || action == "updateUnpublishedEntryStatus" && p.NewStatus != "pending_publish" {
+		if err := s.mayChangeEntry(ctx, who, branch, head); err != nil { // access.go
+			return nil, err
+		}
+	}
 	w, err := s.writer()
 	if err != nil {
 		return nil, err
