@@ -54,6 +54,8 @@ type markdownBody struct {
 type rendered struct {
 	key  string
 	text string
+	// images: a tree's distinct image URLs (bodytree_media.go)
+	images []string
 }
 
 // WithSite is the body as it renders in a site of Markdown settings mk,
