@@ -72,7 +72,9 @@ func TestTreeResource_Media(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc struct{ Data struct{ Body json.RawMessage } }
+		var doc struct {
+			Data struct{ Body json.RawMessage }
+		}
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
 		}
