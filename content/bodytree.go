@@ -79,8 +79,8 @@ func (m Markdown) Tree() (json.RawMessage, error) {
 // emptyTree is the tree of no body.
 var emptyTree = &rendered{text: `{"type":"root"}`}
 
-// tree is the kept tree, made on first use; its images are the distinct
-// URLs of its image nodes (TreeWithMedia).
+// tree is the kept tree, made on first use, with where its image nodes
+// are (TreeWithMedia).
 func (m Markdown) tree() (*rendered, error) {
 	b := m.b
 	if b == nil {
@@ -103,7 +103,7 @@ func (m Markdown) tree() (*rendered, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rendered{key: key, text: string(j), images: imageURLs(root)}
+	r := &rendered{key: key, text: string(j), images: imagesOf(j)}
 	b.tree.Store(r)
 	return r, nil
 }
