@@ -22,7 +22,8 @@ import (
 // Nuxt Content and MDX build on): {"type": "root", "children": […]}.
 // Node types: paragraph, heading (depth, id), text (value), emphasis,
 // strong, delete, inlineCode (value), code (lang, value), link (url,
-// title), image (url, alt, title), list (ordered, start, spread),
+// title), image (url, alt, title; media: the media library item its
+// url names, see TreeWithMedia), list (ordered, start, spread),
 // listItem (checked), blockquote, thematicBreak, break, table (align),
 // tableRow, tableCell, alert (kind), html (value: HTML folio serves
 // there, sanitized), and component (name, props, args, syntax, inline,
@@ -56,6 +57,9 @@ type TreeNode struct {
 	Inline    bool           `json:"inline,omitempty"`
 	HTML      string         `json:"html,omitempty"`
 	Attrs     [][2]string    `json:"attributes,omitempty"`
+	// Media: an image's media library item, when its URL names one
+	// (TreeWithMedia); never kept in the cached tree.
+	Media json.RawMessage `json:"media,omitempty"`
 	// tightList: a list item of a tight list (TreeHTML)
 	tightList bool
 }
@@ -65,18 +69,31 @@ func strp(s string) *string { return &s }
 // Tree is the body as a tree (see TreeNode), encoded as JSON; made on
 // first use and kept, as the HTML is. An HTML body is one html node.
 func (m Markdown) Tree() (json.RawMessage, error) {
+	r, err := m.tree()
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage(r.text), nil
+}
+
+// emptyTree is the tree of no body.
+var emptyTree = &rendered{text: `{"type":"root"}`}
+
+// tree is the kept tree, made on first use, with where its image nodes
+// are (TreeWithMedia).
+func (m Markdown) tree() (*rendered, error) {
 	b := m.b
 	if b == nil {
-		return json.RawMessage(`{"type":"root"}`), nil
+		return emptyTree, nil
 	}
 	key := m.env.key()
 	if r := b.tree.Load(); r != nil && r.key == key {
-		return json.RawMessage(r.text), nil
+		return r, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r := b.tree.Load(); r != nil && r.key == key {
-		return json.RawMessage(r.text), nil
+		return r, nil
 	}
 	root, err := b.buildTree(m.bodyEnv())
 	if err != nil {
@@ -86,8 +103,9 @@ func (m Markdown) Tree() (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.tree.Store(&rendered{key: key, text: string(j)})
-	return j, nil
+	r := &rendered{key: key, text: string(j), images: imagesOf(j)}
+	b.tree.Store(r)
+	return r, nil
 }
 
 func (b *markdownBody) buildTree(env *bodyEnv) (root *TreeNode, err error) {

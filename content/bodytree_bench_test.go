@@ -1,6 +1,7 @@
 package content
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,45 @@ func BenchmarkBodyTree(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := NewMarkdown(src).Tree(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBodyTreeServe is what each ?body=tree response pays per body
+// once the tree is kept: Tree (the kept JSON), TreeWithMedia when no
+// image names a media item (the kept JSON too), and when one does (a
+// decode and an encode of the tree).
+func BenchmarkBodyTreeServe(b *testing.B) {
+	src := benchBody(true) + "![a](/uploads/2026/01/a.png)\n\n![b](https://example.org/b.png)\n"
+	m := NewMarkdown(src)
+	if _, err := m.Tree(); err != nil {
+		b.Fatal(err)
+	}
+	item := json.RawMessage(`{"id":"abc","url":"/uploads/2026/01/a.png","width":64,"height":48}`)
+	for _, c := range []struct {
+		name string
+		run  func() (json.RawMessage, error)
+	}{
+		{"Tree", m.Tree},
+		{"NoMedia", func() (json.RawMessage, error) {
+			return m.TreeWithMedia(func(string) json.RawMessage { return nil })
+		}},
+		{"Media", func() (json.RawMessage, error) {
+			return m.TreeWithMedia(func(u string) json.RawMessage {
+				if u == "/uploads/2026/01/a.png" {
+					return item
+				}
+				return nil
+			})
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.run(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -25,13 +26,46 @@ func checkRoundTrip(t testing.TB, m Markdown) {
 	if back != h {
 		t.Fatalf("tree renders to\n%q\nnot\n%q\ntree %s", back, h, tr)
 	}
+	checkMediaSplice(t, m, tr)
+}
+
+// checkMediaSplice: TreeWithMedia, every image naming an item, is the
+// tree with media on each image node with a URL, and nothing else.
+func checkMediaSplice(t testing.TB, m Markdown, tr []byte) {
+	t.Helper()
+	withMedia, err := m.TreeWithMedia(func(string) json.RawMessage { return json.RawMessage(`{"id":"x\"}"}`) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want TreeNode
+	if err := json.Unmarshal(withMedia, &got); err != nil {
+		t.Fatalf("tree with media is not JSON: %v\n%s", err, withMedia)
+	}
+	if err := json.Unmarshal(tr, &want); err != nil {
+		t.Fatal(err)
+	}
+	var set func(n *TreeNode)
+	set = func(n *TreeNode) {
+		if n.Type == "image" && n.URL != nil && *n.URL != "" {
+			n.Media = json.RawMessage(`{"id":"x\"}"}`)
+		}
+		for _, c := range n.Children {
+			set(c)
+		}
+	}
+	set(&want)
+	g, _ := json.Marshal(&got)
+	w, _ := json.Marshal(&want)
+	if !bytes.Equal(g, w) {
+		t.Fatalf("tree with media\n%s\nwant\n%s", g, w)
+	}
 }
 
 // treeCorpus covers every node type the tree has.
 var treeCorpus = []string{
 	"# Title {#custom .c}\n\n## Sub *em* `code`\n\nSetext\n===\n",
 	"Para with **strong**, *em*, ~~del~~, `a  b`, a\\\nhard break and a\nsoft one; &amp; &copy; \\* <https://x.org> <me@x.org>.\n",
-	"[link](/a \"T\") [ref][r] ![alt *x*](/i.png \"it\") [bad](javascript:x) [sp](/a%20b /c)\n\n[r]: https://r.org\n",
+	"![a } \\\"x\\\" {\"type\":\"image\",\"url\":\"/u\"}](/uploads/a.png \"t}\\\"\") `{\"type\":\"image\",\"url\":\"/v\"}`\n\n[link](/a \"T\") [ref][r] ![alt *x*](/i.png \"it\") [bad](javascript:x) [sp](/a%20b /c)\n\n[r]: https://r.org\n",
 	"- a\n- [x] done\n- [ ] todo\n  - nested\n\n1. x\n\n3. y\n\n7) z\n",
 	"> quote\n>\n> > nested\n\n***\n\n    indented code\n\n```go {linenos=true}\nx := 1 < 2\n```\n",
 	"| a | b | c |\n|:--|:-:|--:|\n| 1 | 2 |\n| `x` | **y** | z | extra |\n",

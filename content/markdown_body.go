@@ -54,6 +54,8 @@ type markdownBody struct {
 type rendered struct {
 	key  string
 	text string
+	// images: a tree's image nodes (bodytree_media.go)
+	images []treeImage
 }
 
 // WithSite is the body as it renders in a site of Markdown settings mk,

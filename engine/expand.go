@@ -145,6 +145,9 @@ type expander struct {
 func (x *expander) walk(val any, depth int, chain []string) any {
 	switch val := val.(type) {
 	case map[string]any:
+		if isBodyTree(val) {
+			return val // ?body=tree: its URLs stay as written (its images carry their media)
+		}
 		for k, c := range val {
 			val[k] = x.walk(c, depth, chain)
 		}
@@ -231,6 +234,19 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		}
 	}
 	return obj
+}
+
+// isBodyTree tells a body tree's root ({"type": "root", "children": …}).
+func isBodyTree(m map[string]any) bool {
+	if m["type"] != "root" {
+		return false
+	}
+	for k := range m {
+		if k != "type" && k != "children" {
+			return false
+		}
+	}
+	return true
 }
 
 // count counts one more expanded reference; false (and x.err set) past

@@ -273,8 +273,10 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 		return fmt.Errorf("%s: %w", t.Name, err) // engine.ErrBadSort, a bad filter: 400
 	}
 	shown := items
+	var tm *engine.TreeMedia
 	if tree {
-		if shown, err = treeResources(items); err != nil {
+		tm = s.treeMedia(v)
+		if shown, err = treeResources(items, tm); err != nil {
 			return err
 		}
 		filter += "\x00body=tree"
@@ -283,8 +285,19 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	if err != nil {
 		return err
 	}
+	keys := withKeys(keysOf(t.Keys()), tm.Keys())
 	if e != nil {
-		return s.serveExpandedList(w, r, v, items, window, e, total, pg.Limit, pg.Offset, cc, keysOf(t.Keys()))
+		return s.serveExpandedList(w, r, v, items, window, e, total, pg.Limit, pg.Offset, cc, keys)
+	}
+	if tree && s.media != nil {
+		// The trees' media are resolved now: the ETag is of the bytes,
+		// as an expanded list's (the library changes on its own).
+		bs, err := bodies(window)
+		if err != nil {
+			return err
+		}
+		body := listBody("items", bs, total, pg.Limit, pg.Offset)
+		return serveBody(w, r, body, engine.ETag(body), cc, keys)
 	}
 	etag := v.ListETag("content", t.Name, sort, strconv.Itoa(pg.Limit), strconv.Itoa(pg.Offset), f.Key(), filter)
 	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
@@ -362,8 +375,10 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View
 		return err
 	}
 	orig := res
+	var tm *engine.TreeMedia
 	if tree {
-		if res, err = res.TreeResource(); err != nil {
+		tm = s.treeMedia(v)
+		if res, err = res.TreeResource(tm); err != nil {
 			return err
 		}
 	}
@@ -372,7 +387,14 @@ func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View
 		return err
 	}
 	if e != nil {
-		return s.serveExpanded(w, r, v, orig, p, e, cc)
+		return s.serveExpanded(w, r, v, orig, p, e, cc, tm.Keys())
+	}
+	if mk := tm.Keys(); len(mk) > 0 {
+		body, etag, err := p.Body()
+		if err != nil {
+			return err
+		}
+		return serveBody(w, r, body, etag, cc, withKeys(keysOf(orig.Keys()), mk))
 	}
 	return serveResource(w, r, p, cc)
 }
@@ -394,12 +416,20 @@ func bodyParam(r *http.Request) (tree bool, err error) {
 	}
 }
 
-// treeResources is each resource with its bodies as trees.
-func treeResources(rs []*engine.Resource) ([]*engine.Resource, error) {
+// treeMedia resolves the media references of the images of the body
+// trees of one response (engine.TreeMedia), with the alt text of v's
+// locale as expand=media gives it.
+func (s *Server) treeMedia(v *engine.View) *engine.TreeMedia {
+	return v.TreeMedia(s.mediaLookup(), s.mediaChain(s.contentLocale(v)))
+}
+
+// treeResources is each resource with its bodies as trees, their images'
+// media resolved by tm.
+func treeResources(rs []*engine.Resource, tm *engine.TreeMedia) ([]*engine.Resource, error) {
 	out := make([]*engine.Resource, len(rs))
 	for i, r := range rs {
 		var err error
-		if out[i], err = r.TreeResource(); err != nil {
+		if out[i], err = r.TreeResource(tm); err != nil {
 			return nil, err
 		}
 	}

@@ -32,8 +32,9 @@ func (s *Server) mediaLookup() engine.MediaLookup {
 // is built per request from the snapshot's encoding and the media library
 // as it is now, so its ETag (of the bytes) changes with either; the
 // surrogate keys name what it embeds too. orig is the resource before any
-// `fields` projection (it names the resource for the cycle check).
-func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string) error {
+// `fields` projection (it names the resource for the cycle check); more
+// are surrogate keys of what else the body embeds (a body tree's media).
+func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string, more []string) error {
 	e.MediaLocales = s.mediaChain(s.contentLocale(v))
 	body, _, err := res.Body()
 	if err != nil {
@@ -43,7 +44,7 @@ func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine
 	if err != nil {
 		return err
 	}
-	return serveBody(w, r, out, engine.ETag(out), cc, withKeys(keysOf(orig.Keys()), extra))
+	return serveBody(w, r, out, engine.ETag(out), cc, withKeys(keysOf(orig.Keys()), append(extra, more...)))
 }
 
 // serveExpandedList is serveList with each item's references expanded
