@@ -136,7 +136,7 @@ func (r *remoteIndex) publish(ctx context.Context, dir, commit, lang string, doc
 	obj := make([]byte, 0, len(line)+1+len(payload))
 	obj = append(append(append(obj, line...), '\n'), payload...)
 	key := folder + "/" + commit
-	if _, err := r.st.Create(ctx, key, obj); err != nil && !errors.Is(err, media.ErrPrecondition) {
+	if err := r.putSnapshot(ctx, key, obj, lang); err != nil {
 		return "", fmt.Errorf("publish search index: %w", err)
 	}
 	ptr, _ := json.Marshal(remotePointer{Commit: commit, Key: key, Published: hdr.Published})
@@ -162,6 +162,28 @@ func (r *remoteIndex) publish(ctx context.Context, dir, commit, lang string, doc
 		}
 	}
 	return "", errors.New("publish search index: the pointer kept changing")
+}
+
+// putSnapshot writes a snapshot unless a sound one of that commit is
+// there already (another box published it): one that is not (truncated,
+// damaged) is replaced.
+func (r *remoteIndex) putSnapshot(ctx context.Context, key string, obj []byte, lang string) error {
+	_, err := r.st.Create(ctx, key, obj)
+	if !errors.Is(err, media.ErrPrecondition) {
+		return err
+	}
+	old, etag, err := r.st.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if _, _, err := checkArchive(old, lang); err == nil {
+		return nil
+	}
+	_, err = r.st.Replace(ctx, key, obj, etag)
+	if errors.Is(err, media.ErrPrecondition) {
+		return nil // another box replaced it meanwhile
+	}
+	return err
 }
 
 // fetch downloads the newest snapshot of lang's index and unpacks it
