@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -86,7 +87,14 @@ func (b *bench) freshSearchAt(n int) error {
 	if !published {
 		return fmt.Errorf("the first box on the bucket did not publish its search index (log: %s)", log)
 	}
-	b.logf("fresh search %d: publisher's first search %.0f ms", n, ms(built))
+	var size int64
+	snaps, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "search", "*", "*"))
+	for _, f := range snaps {
+		if fi, err := os.Stat(f); err == nil && filepath.Base(f) != "latest" {
+			size = fi.Size()
+		}
+	}
+	b.logf("fresh search %d: publisher's first search %.0f ms, snapshot %.1f MB", n, ms(built), float64(size)/1e6)
 	var local, fetched []float64
 	for range min(b.runs, 3) {
 		for _, bucketed := range []bool{false, true} {
@@ -106,7 +114,7 @@ func (b *bench) freshSearchAt(n int) error {
 	b.add(row{Figure: "fresh box to first search, " + label + " files, index built", Sum: summarize(local), Unit: unitMS,
 		Note: "exec to the first 200 of GET /api/v1/search?q=trail, empty cache directory, local media: the box builds the index"})
 	r := row{Figure: "fresh box to first search, " + label + " files, index from the bucket", Sum: summarize(fetched), Unit: unitMS,
-		Note: "the same on --storage s3 (versitygw on loopback) where another box published the index: the box fetches it"}
+		Note: fmt.Sprintf("the same on --storage s3 (versitygw on loopback) where another box published the index (a %.1f MB object): the box fetches it", float64(size)/1e6)}
 	b.add(r.check("≤ 10000 ms", r.Sum.Median <= 10000))
 	return nil
 }
