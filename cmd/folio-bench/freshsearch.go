@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// fsearchLimit bounds the wait for a first search: a box that builds the
+// index of 100k files on a busy machine takes minutes.
+const fsearchLimit = 15 * time.Minute
+
 // freshSearch measures how long a fresh box (an empty cache directory)
 // takes to answer its first content search on the generated sites of
 // -sizes from -load-size up: without a bucket it builds the index
@@ -64,7 +68,7 @@ func (b *bench) freshSearchAt(n int) error {
 		if err != nil {
 			return nil, 0, err
 		}
-		d, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, readyLimit)
+		d, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, fsearchLimit)
 		if err != nil {
 			s.stop()
 			return nil, 0, err
@@ -77,7 +81,7 @@ func (b *bench) freshSearchAt(n int) error {
 		return err
 	}
 	published := false
-	for deadline := time.Now().Add(readyLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(fsearchLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if m, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "search", "*", "latest")); len(m) > 0 {
 			published = true
 			break
