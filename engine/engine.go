@@ -17,6 +17,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/gitauth"
 	"github.com/folio-cms/folio/engine/search"
+	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/fault"
 )
 
@@ -55,6 +56,11 @@ type Config struct {
 	// Search keeps a search index of the content (see Engine.Search),
 	// built in the background after Open and following every reload.
 	Search bool
+	// SearchState, when set (with CacheDir), is the bucket's state area:
+	// the box that builds the published branch's search index publishes
+	// a snapshot of it there, and a fresh box fetches the newest one and
+	// catches up from it instead of building (docs/s3.md).
+	SearchState media.StateStore
 	// FetchTimeout bounds one fetch of a remote site (default
 	// DefaultFetchTimeout): a remote that stops answering fails the fetch,
 	// the last good snapshot keeps serving, and the next poll tries again.
@@ -179,7 +185,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if cfg.CacheDir != "" {
 			dir = searchStoreDir(cfg.CacheDir, src.siteID(), cfg.Branch)
 		}
-		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir)}
+		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir, cfg.SearchState)}
 	}
 	if cfg.CacheDir != "" {
 		// The published branch's first load takes the validation results

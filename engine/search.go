@@ -88,7 +88,7 @@ func (e *Engine) localeIndex(draft bool, code string, sub *Snapshot) *search.Con
 		if e.search.locs == nil {
 			e.search.locs = map[string]*search.ContentIndex{}
 		}
-		ci = search.NewContentIndex(e.cfg.Logger.With("index", "search "+key), e.cfg.Now, "")
+		ci = search.NewContentIndex(e.cfg.Logger.With("index", "search "+key), e.cfg.Now, "", nil)
 		e.search.locs[key] = ci
 	}
 	ci.Follow(sub.forSearch)
@@ -101,7 +101,7 @@ func (e *Engine) draftIndex() *search.ContentIndex {
 	e.search.draftMu.Lock()
 	defer e.search.draftMu.Unlock()
 	if e.search.draft == nil {
-		e.search.draft = search.NewContentIndex(e.cfg.Logger.With("index", "draft search"), e.cfg.Now, "")
+		e.search.draft = search.NewContentIndex(e.cfg.Logger.With("index", "draft search"), e.cfg.Now, "", nil)
 		e.search.draft.Follow(e.draft.Load().forSearch)
 	}
 	return e.search.draft

@@ -33,7 +33,7 @@ func BenchmarkContentSearch(b *testing.B) {
 	runtime.ReadMemStats(&noIndex)
 	hwmBefore := peakRSS()
 	start := time.Now()
-	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "")}
+	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "", nil)}
 	e.search.pub.Follow(e.published.Load().forSearch)
 	for {
 		_, err := e.Search(ctx, search.SearchQuery{Text: "trail", Limit: 1})
@@ -94,7 +94,7 @@ func BenchmarkContentSearchPrefix(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "")}
+	e.search = &contentSearch{pub: search.NewContentIndex(e.cfg.Logger, e.cfg.Now, "", nil)}
 	e.search.pub.Follow(e.published.Load().forSearch)
 	for {
 		_, err := e.Search(ctx, search.SearchQuery{Text: "trail", Limit: 1})

@@ -177,7 +177,7 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 	}
 	defer e.Close()
 	old := e.Published()
-	ci := search.NewContentIndex(e.cfg.Logger, now, "")
+	ci := search.NewContentIndex(e.cfg.Logger, now, "", nil)
 	defer ci.Close()
 	ci.Follow(old.forSearch)
 	q := search.SearchQuery{Text: "otters", Limit: 10}

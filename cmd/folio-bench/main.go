@@ -26,7 +26,7 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "worstwrite", "spray", "bucket"}
+var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "worstwrite", "spray", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -172,7 +172,7 @@ func run(args []string) error {
 	started := time.Now()
 	loadBefore := loadAvg()
 	steps := map[string]func() error{
-		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch,
+		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch, "fsearch": b.freshSearch,
 		"locales":    b.localesGroup,
 		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "worstwrite": b.worstWrites, "spray": b.spray,
 		"bucket": b.bucket,

@@ -165,6 +165,16 @@ func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 	return filepath.Abs(f.dir)
 }
 
+// searchState is where the search index is published and fetched: the
+// bucket's state area on s3, none on local storage (the cache directory
+// keeps it there).
+func (m *mediaStack) searchState() media.StateStore {
+	if m.State == nil {
+		return nil
+	}
+	return m.State
+}
+
 // openLocal opens local storage under root, served at /uploads/, and
 // returns its default upload limit.
 func (f *mediaFlags) openLocal(logger *slog.Logger, m *mediaStack, root string) (maxUpload int64, err error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -32,6 +33,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/folio-cms/folio/media"
 )
 
 // ContentIndex is the index of one branch and the goroutine that keeps it
@@ -55,6 +57,13 @@ type ContentIndex struct {
 	restored bool
 	tried    bool // the store was tried
 
+	// remote, when set, is the bucket's state area: a box that builds
+	// the index publishes it there, and a fresh one fetches it
+	// (contentsearch_remote.go). fetched: idx came from there.
+	remote    *remoteIndex
+	fetched   bool
+	published atomic.Int64 // snapshots published
+
 	mu       sync.Mutex
 	target   *Snapshot     // the latest snapshot: what the index must reach
 	applied  *Snapshot     // what the index holds
@@ -75,6 +84,14 @@ type ContentIndex struct {
 // read it once the index is closed or idle).
 func (ci *ContentIndex) Restored() bool { return ci.restored }
 
+// Fetched tells whether the index was fetched from the bucket rather
+// than built (read it as Restored).
+func (ci *ContentIndex) Fetched() bool { return ci.fetched }
+
+// Published is how many snapshots of the index this process published
+// to the bucket.
+func (ci *ContentIndex) Published() int64 { return ci.published.Load() }
+
 // Stored tells whether the index has a store (for tests of the store).
 func (ci *ContentIndex) Stored() bool { return ci.store != nil }
 
@@ -88,13 +105,20 @@ type builtIndex struct {
 }
 
 // NewContentIndex starts the index of a branch; storeDir, when not "",
-// is the folder that keeps it across restarts (one per site and branch).
-func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string) *ContentIndex {
+// is the folder that keeps it across restarts (one per site and branch),
+// and remote, when not nil (and storeDir is set), the bucket's state
+// area, where it is published and fetched from.
+func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string, remote media.StateStore) *ContentIndex {
 	var store *searchStore
+	var rem *remoteIndex
 	if storeDir != "" {
 		store = &searchStore{dir: storeDir}
+		if remote != nil {
+			rem = &remoteIndex{st: remote, now: now}
+		}
 	}
 	ci := &ContentIndex{
+		remote:   rem,
 		log:      log,
 		now:      now,
 		store:    store,
@@ -251,6 +275,8 @@ func (ci *ContentIndex) step() {
 			ci.store = nil
 		} else if ci.restore(s) {
 			return
+		} else if ci.remote != nil && ci.fetchRemote(s) {
+			return
 		}
 	}
 	ci.idxMu.RLock()
@@ -313,6 +339,9 @@ func (ci *ContentIndex) swapIn(b *builtIndex) {
 		old.Close()
 	}
 	ci.setApplied(s)
+	if ci.remote != nil && ci.store != nil {
+		ci.publishRemote(s)
+	}
 }
 
 func (ci *ContentIndex) setApplied(s *Snapshot) {

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// fsearchLimit bounds the wait for a first search: a box that builds the
+// index of 100k files on a busy machine takes minutes.
+const fsearchLimit = 15 * time.Minute
+
+// freshSearch measures how long a fresh box (an empty cache directory)
+// takes to answer its first content search on the generated sites of
+// -sizes from -load-size up: without a bucket it builds the index
+// itself; with one where another box published the index, it fetches it
+// (engine/search: contentsearch_remote.go). The two are interleaved,
+// -runs times (at most 3).
+func (b *bench) freshSearch() error {
+	for _, n := range b.sizes {
+		if n < b.loadSize {
+			continue
+		}
+		if err := b.freshSearchAt(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) freshSearchAt(n int) error {
+	dir, _, err := b.dataset(n, 0)
+	if err != nil {
+		return err
+	}
+	site := filepath.Join(dir, "site")
+	gwDir, err := b.scratch("gw-fsearch")
+	if err != nil {
+		return err
+	}
+	gw, err := b.startGateway(gwDir, gatewayMeta(gwDir))
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+	const bucket = "folio-fsearch"
+	if err := gw.makeBucket(bucket); err != nil {
+		return err
+	}
+	log := filepath.Join(b.tmp, "folio-fsearch.log")
+	// firstSearch starts a fresh box and returns the time from its start
+	// to its first search answered.
+	firstSearch := func(bucketed bool) (*server, time.Duration, error) {
+		cache, err := b.scratch("cache-fsearch")
+		if err != nil {
+			return nil, 0, err
+		}
+		media, err := b.scratch("media-fsearch")
+		if err != nil {
+			return nil, 0, err
+		}
+		o := serveOpts{Site: site, Media: media, CacheDir: cache, Log: log, Args: []string{"--search=true"}}
+		if bucketed {
+			o.Args, o.Env = append(o.Args, gw.s3Args(bucket)...), s3Env
+		}
+		s, err := b.startFolio(o)
+		if err != nil {
+			return nil, 0, err
+		}
+		d, err := s.waitReady(b.client, "/api/v1/search?q=trail", b.key, fsearchLimit)
+		if err != nil {
+			s.stop()
+			return nil, 0, err
+		}
+		return s, d, nil
+	}
+	// The publisher: the first box on the bucket builds and publishes.
+	s, built, err := firstSearch(true)
+	if err != nil {
+		return err
+	}
+	published := false
+	for deadline := time.Now().Add(fsearchLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "search", "*", "latest")); len(m) > 0 {
+			published = true
+			break
+		}
+	}
+	s.stop()
+	if !published {
+		return fmt.Errorf("the first box on the bucket did not publish its search index (log: %s)", log)
+	}
+	var size int64
+	snaps, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "search", "*", "*"))
+	for _, f := range snaps {
+		if fi, err := os.Stat(f); err == nil && filepath.Base(f) != "latest" {
+			size = fi.Size()
+		}
+	}
+	b.logf("fresh search %d: publisher's first search %.0f ms, snapshot %.1f MB", n, ms(built), float64(size)/1e6)
+	var local, fetched []float64
+	for range min(b.runs, 3) {
+		for _, bucketed := range []bool{false, true} {
+			s, d, err := firstSearch(bucketed)
+			if err != nil {
+				return err
+			}
+			s.stop()
+			if bucketed {
+				fetched = append(fetched, ms(d))
+			} else {
+				local = append(local, ms(d))
+			}
+		}
+	}
+	label := sizeLabel(n)
+	b.add(row{Figure: "fresh box to first search, " + label + " files, index built", Sum: summarize(local), Unit: unitMS,
+		Note: "exec to the first 200 of GET /api/v1/search?q=trail, empty cache directory, local media: the box builds the index"})
+	r := row{Figure: "fresh box to first search, " + label + " files, index from the bucket", Sum: summarize(fetched), Unit: unitMS,
+		Note: fmt.Sprintf("the same on --storage s3 (versitygw on loopback) where another box published the index (a %.1f MB object): the box fetches it", float64(size)/1e6)}
+	b.add(r.check("≤ 10000 ms", r.Sum.Median <= 10000))
+	return nil
+}
