@@ -322,8 +322,6 @@ func (s *Source) Fetch(ctx context.Context) error {
 	if err := s.fetch(ctx); err != nil {
 		return err
 	}
-	// The CLI wrote a pack the long-lived handle has not listed.
-	s.reindex()
 	s.lastFetch.Store(time.Now().UnixNano())
 	return nil
 }

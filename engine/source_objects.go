@@ -12,9 +12,11 @@ import (
 // reads their indexes once, on its first read from a pack, and never
 // again: a pack added afterwards by another process (the git CLI's fetch
 // of a remote site, a push to a local one) is invisible to it, and a
-// commit there "missing". So every Fetch drops the indexes (reindex), and
-// a read that misses drops them and tries once more (a pack written by
-// something else than a Fetch).
+// commit there "missing" (a force-pushed branch was REF_NOT_FOUND). So a
+// read that misses drops the indexes and tries once more: after every
+// fetch, and after any other writer of packs (a push to a local site, a
+// large one keeps its pack). Objects are named by their content, so a
+// read that finds its object is never stale; only misses need this.
 
 // reindex makes the next read from a pack list the packs and read their
 // indexes again. Under s.mu.
