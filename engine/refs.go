@@ -186,7 +186,7 @@ func (s *Source) ResolveRef(name string) (Ref, error) {
 	}
 	name = strings.ToLower(name)
 	if len(name) == 40 {
-		c, err := object.GetCommit(s.repo.Storer, plumbing.NewHash(name))
+		c, err := s.commitObject(plumbing.NewHash(name))
 		if err != nil {
 			return Ref{}, fmt.Errorf("%w: no commit %s", ErrRefNotFound, name)
 		}
@@ -215,7 +215,7 @@ func (s *Source) ResolveRef(name string) (Ref, error) {
 // peel follows annotated tags to the commit they name.
 func (s *Source) peel(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 10 {
-		o, err := s.repo.Storer.EncodedObject(plumbing.AnyObject, h)
+		o, err := s.encodedObject(h)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("%w: object %s missing", ErrRefNotFound, h)
 		}
@@ -239,7 +239,7 @@ func (s *Source) refAt(kind RefKind, name string, h plumbing.Hash) (Ref, error) 
 	if t, ok := s.commitTimes.get(h); ok {
 		return Ref{Name: name, Kind: kind, Commit: h.String(), Time: t}, nil
 	}
-	c, err := object.GetCommit(s.repo.Storer, h)
+	c, err := s.commitObject(h)
 	if err != nil {
 		return Ref{}, fmt.Errorf("%w: %s %q points to a missing commit %s", ErrRefNotFound, kind, name, h)
 	}
