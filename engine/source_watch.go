@@ -41,6 +41,10 @@ func (s *Source) Watch(ctx context.Context, notify func()) error {
 	if err := watchTree(w, heads); err != nil {
 		return fmt.Errorf("source: watch %s: %w", heads, err)
 	}
+	// A ref that moved after the snapshot was loaded and before the
+	// watch began made no event: look once now (a reload that finds the
+	// same commit does nothing).
+	notify()
 
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()

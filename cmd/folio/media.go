@@ -167,10 +167,13 @@ func (f *mediaFlags) mediaRoot(logger *slog.Logger) (string, error) {
 
 // searchState is where the search index is published and fetched: the
 // bucket's state area on s3, none on local storage (the cache directory
-// keeps it there).
-func (m *mediaStack) searchState() media.StateStore {
-	if m.State == nil {
+// keeps it there). A read-only box fetches and publishes nothing.
+func (m *mediaStack) searchState(readOnly bool) media.StateStore {
+	switch {
+	case m.State == nil:
 		return nil
+	case readOnly:
+		return search.FetchOnly{StateStore: m.State}
 	}
 	return m.State
 }

@@ -220,7 +220,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
 		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
-		SearchState: lib.searchState(),
+		SearchState: lib.searchState(f.readOnly),
 	})
 	if err != nil {
 		return err

@@ -113,7 +113,9 @@ func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time
 	var rem *remoteIndex
 	if storeDir != "" {
 		store = &searchStore{dir: storeDir}
-		if remote != nil {
+		if fo, ok := remote.(FetchOnly); ok {
+			rem = &remoteIndex{st: fo.StateStore, now: now, fetchOnly: true}
+		} else if remote != nil {
 			rem = &remoteIndex{st: remote, now: now}
 		}
 	}

@@ -76,7 +76,14 @@ type remotePointer struct {
 type remoteIndex struct {
 	st  media.StateStore
 	now func() time.Time
+	// fetchOnly: the box reads snapshots and publishes none (a
+	// read-only box writes nothing to the bucket).
+	fetchOnly bool
 }
+
+// FetchOnly wraps the state store of a box that may fetch published
+// search indexes but must publish none (folio serve --read-only).
+type FetchOnly struct{ media.StateStore }
 
 // remoteDir is the folder of the snapshots of a language's index.
 func remoteDir(lang string) (string, error) {
@@ -427,6 +434,9 @@ func (ci *ContentIndex) fetchRemote(s *Snapshot) bool {
 // publishRemote copies the index, which holds s, and publishes the copy
 // in the background.
 func (ci *ContentIndex) publishRemote(s *Snapshot) {
+	if ci.remote.fetchOnly {
+		return
+	}
 	ci.idxMu.RLock()
 	dir, err := copyIndex(ci.idx)
 	docs := make(map[string]any, len(ci.docs))
