@@ -492,6 +492,17 @@ func TestSource_Watch(t *testing.T) {
 		srcWaitFor(t, "a notification for a nested branch", func() bool { return n.Load() > before })
 	})
 
+	// A ref moved after the source was opened and before the watch began
+	// made no event: the watch looks once when it begins.
+	t.Run("MovedBeforeTheWatch", func(t *testing.T) {
+		r := newSrcWorkTreeSite(t)
+		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
+		src := openSrc(t, r.site(), "", &srcTestParser{})
+		r.commit(srcDay(1), map[string]string{"content/posts/a.md": "b"})
+		n := watch(t, src)
+		srcWaitFor(t, "a notification for the commit made before the watch", func() bool { return n.Load() > 0 })
+	})
+
 	t.Run("WorkTreeCommit", func(t *testing.T) {
 		r := newSrcWorkTreeSite(t)
 		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
