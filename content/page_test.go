@@ -160,3 +160,19 @@ func TestAssemble_PageProblems(t *testing.T) {
 		t.Errorf("pages = %d, want dup and id-a", len(site.Pages))
 	}
 }
+
+// A page that says isHomepage: true is at its locale's root, as a front
+// end's catch-all route asks for it (GET /api/v1/resolve?path=/).
+func TestAssemble_HomepagePath(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"pages/home.md":  "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",
+		"pages/about.md": "---\ntitle: About\n---\nUs.\n",
+	})
+	wantNoProblems(t, probs)
+	if p := pageBySlug(t, site, "home").Path; p != "/" {
+		t.Errorf("the homepage's path is %q, want /", p)
+	}
+	if p := pageBySlug(t, site, "about").Path; p != "/about/" {
+		t.Errorf("about's path is %q, want /about/", p)
+	}
+}
