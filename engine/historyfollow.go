@@ -112,29 +112,11 @@ func (e *Engine) runHistory(closing <-chan struct{}) {
 // renames; total counts them all. It waits a little for the index to reach
 // the served commit, then returns ErrHistoryPending.
 func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([]history.Entry, int, error) {
-	h := e.history
-	select {
-	case h.kick <- struct{}{}:
-	default:
+	if err := e.historyAtServed(ctx); err != nil {
+		return nil, 0, err
 	}
-	timer := time.NewTimer(historyWait)
-	defer timer.Stop()
-	for {
-		h.mu.Lock()
-		reached := h.reached
-		h.mu.Unlock()
-		if h.ix.Head() == e.published.Load().Commit {
-			entries, total, _ := h.ix.Log(e.src.repoPath(path), limit, offset)
-			return entries, total, nil
-		}
-		select {
-		case <-reached:
-		case <-timer.C:
-			return nil, 0, ErrHistoryPending
-		case <-ctx.Done():
-			return nil, 0, ctx.Err()
-		}
-	}
+	entries, total, _ := e.history.ix.Log(e.src.repoPath(path), limit, offset)
+	return entries, total, nil
 }
 
 // InPublishedHistory tells whether commit (a full hash) is the published
@@ -142,6 +124,15 @@ func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([
 // served. It waits a little for the index to reach the served commit,
 // then returns ErrHistoryPending.
 func (e *Engine) InPublishedHistory(ctx context.Context, commit string) (bool, error) {
+	if err := e.historyAtServed(ctx); err != nil {
+		return false, err
+	}
+	return e.history.ix.Contains(commit), nil
+}
+
+// historyAtServed waits until the history index has reached the served
+// commit: ErrHistoryPending after historyWait, or ctx's error.
+func (e *Engine) historyAtServed(ctx context.Context) error {
 	h := e.history
 	select {
 	case h.kick <- struct{}{}:
@@ -154,14 +145,14 @@ func (e *Engine) InPublishedHistory(ctx context.Context, commit string) (bool, e
 		reached := h.reached
 		h.mu.Unlock()
 		if h.ix.Head() == e.published.Load().Commit {
-			return h.ix.Contains(commit), nil
+			return nil
 		}
 		select {
 		case <-reached:
 		case <-timer.C:
-			return false, ErrHistoryPending
+			return ErrHistoryPending
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }
