@@ -474,17 +474,12 @@ func TestSource_Watch(t *testing.T) {
 		r.push(false)
 		src := openSrc(t, r.site(), "", &srcTestParser{})
 		n := watch(t, src)
-		// The watch starts asynchronously: push until it has seen one.
-		want := ""
-		srcWaitFor(t, "a notification after git push", func() bool {
-			if n.Load() > 0 {
-				return true
-			}
-			want = r.commit(time.Now(), map[string]string{"content/posts/a.md": time.Now().String()})
-			r.push(false)
-			time.Sleep(100 * time.Millisecond)
-			return n.Load() > 0
-		})
+		// The watch looks once when it begins: from then on it watches.
+		srcWaitFor(t, "the watch's first look", func() bool { return n.Load() > 0 })
+		seen := n.Load()
+		want := r.commit(time.Now(), map[string]string{"content/posts/a.md": "b"})
+		r.push(false)
+		srcWaitFor(t, "a notification after git push", func() bool { return n.Load() > seen })
 		srcWaitFor(t, "the pushed commit", func() bool { got, _ := src.Resolve("main"); return got == want })
 		// A new branch in a new ref folder is seen too.
 		before := n.Load()
@@ -508,14 +503,10 @@ func TestSource_Watch(t *testing.T) {
 		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
 		src := openSrc(t, r.site(), "", &srcTestParser{})
 		n := watch(t, src)
-		srcWaitFor(t, "a notification after git commit", func() bool {
-			if n.Load() > 0 {
-				return true
-			}
-			r.commit(time.Now(), map[string]string{"content/posts/a.md": time.Now().String()})
-			time.Sleep(100 * time.Millisecond)
-			return n.Load() > 0
-		})
+		srcWaitFor(t, "the watch's first look", func() bool { return n.Load() > 0 })
+		seen := n.Load()
+		r.commit(time.Now(), map[string]string{"content/posts/a.md": "b"})
+		srcWaitFor(t, "a notification after git commit", func() bool { return n.Load() > seen })
 	})
 }
 
