@@ -1,0 +1,259 @@
+package write
+
+// Validation of the file a write would commit, against the model and the
+// site it joins.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/media/fault"
+)
+
+// validate checks the new file: it parses, the content rules take it,
+// its slug is its own, and the content model accepts it.
+func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model, branch string) error {
+	var err error
+	if doc == nil {
+		doc, err = content.Parse(pl.path, data)
+	}
+	if err != nil {
+		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
+	}
+	// On a site with locales, the file is read as its locale's site reads
+	// it: at its path in the locale, with the locale's values.
+	i18n := w.i18nOf(branch)
+	_, virt := virtualPath(i18n, pl.path)
+	src := ""
+	if virt != pl.path {
+		src = pl.path
+	}
+	var others []FieldProblem // the other locales' readings' problems
+	if i18n != nil {
+		if pl.locale == "" {
+			pl.locale, _ = virtualPath(i18n, pl.path)
+		}
+		if fieldsDoc(i18n, d) {
+			// every locale's reading of the one file that this write
+			// changes is checked, as the read side checks each
+			if others, err = w.otherReadings(ctx, pl, branch, i18n, virt, src, d, doc, model); err != nil {
+				return err
+			}
+			ld, in := content.Localize(doc, pl.locale, i18n)
+			if !in {
+				// the write leaves no value of its locale
+				if len(others) > 0 {
+					return &ValidationError{others}
+				}
+				return nil
+			}
+			doc = ld
+		}
+		if d.Kind == KindGlobals && pl.locale != "" && pl.locale != i18n.Default {
+			if doc, err = w.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
+				return err
+			}
+		}
+	}
+	site, fields := assembleOne(pl.path, virt, src, doc)
+	if len(fields) > 0 {
+		return &ValidationError{append(fields, others...)}
+	}
+	t := typeOf(model, d)
+	switch d.Kind {
+	case KindItem:
+		if its := site.Items[d.Type]; len(its) == 1 {
+			pl.slug = its[0].Slug
+		}
+	case KindPage:
+		if len(site.Pages) == 1 {
+			pl.slug = site.Pages[0].Slug
+		}
+	}
+	fields = others
+	if pl.slug != d.Slug && d.Kind != KindGlobals {
+		// The front matter renames it: the new slug must be free.
+		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug, Locale: pl.locale}
+		if p, _, _ := w.served(branch, other); p != "" && p != pl.path {
+			return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, p)
+		}
+		for _, c := range candidatesIn(i18n, w.cfg.Snapshot(branch), other) {
+			if b, err := w.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
+				return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, c)
+			}
+		}
+	}
+	pl.recheck = w.recheckFunc(pl, branch, d, t, doc)
+	// The branch's head may be ahead of its snapshot (a push refused
+	// earlier fetched it): what the snapshot lacks is checked as a rebase
+	// is (see recheck.go).
+	if snap := w.cfg.Snapshot(branch); snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
+		if err := pl.recheck(ctx, snap.Commit, pl.parent); err != nil {
+			return err
+		}
+	}
+	if t == nil {
+		if len(fields) > 0 {
+			return &ValidationError{fields}
+		}
+		return nil
+	}
+	for _, v := range t.Validate(doc) {
+		if !v.Warn {
+			fields = append(fields, FieldProblem{v.Field, v.Message})
+		}
+	}
+	if d.Kind == KindItem {
+		fields = append(fields, w.notUnique(branch, pl.locale, d.Type, pl.path, t, doc)...)
+	}
+	if len(fields) > 0 {
+		return &ValidationError{fields}
+	}
+	return nil
+}
+
+// assembleOne assembles the one document doc of the file p, read at its
+// path virt in its locale's site (src: the file's own path when not
+// virt): the site, and the problems of p as the fields they are at.
+func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldProblem) {
+	var fields []FieldProblem
+	site, problems := content.Assemble([]content.File{{Path: virt, Source: src, Doc: doc}})
+	for _, pr := range problems {
+		if pr.Path == p && pr.Level != content.LevelWarn {
+			fields = append(fields, FieldProblem{keyAtLine(doc, pr.Line), pr.Message})
+		}
+	}
+	return site, fields
+}
+
+// otherReadings checks the readings of a fields-layout file (doc, the
+// new file) in the locales other than the write's that the write
+// changes: the content rules and the model (unique within the locale),
+// as the read side checks each locale's reading. A reading the old file had alike is not this
+// write's to check. Each problem says its locale.
+func (w *Writer) otherReadings(ctx context.Context, pl *plan, branch string, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
+	var old *content.Doc
+	if pl.oldBlob != "" {
+		data, err := w.repo.readBlob(ctx, pl.oldBlob)
+		if err != nil {
+			return nil, err
+		}
+		old, _ = content.Parse(pl.path, data)
+	}
+	t := typeOf(model, d)
+	var out []FieldProblem
+	for _, loc := range c.Codes() {
+		if loc == pl.locale {
+			continue
+		}
+		ld, in := content.Localize(doc, loc, c)
+		if !in {
+			continue
+		}
+		if old != nil {
+			if od, in := content.Localize(old, loc, c); in && sameReading(od, ld) {
+				continue
+			}
+		}
+		_, fields := assembleOne(pl.path, virt, src, ld)
+		if len(fields) == 0 && t != nil {
+			for _, v := range t.Validate(ld) {
+				if !v.Warn {
+					fields = append(fields, FieldProblem{v.Field, v.Message})
+				}
+			}
+			if d.Kind == KindItem {
+				fields = append(fields, w.notUnique(branch, loc, d.Type, pl.path, t, ld)...)
+			}
+		}
+		for _, f := range fields {
+			f.Message += " (in " + loc + ")"
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// sameReading tells whether two readings of a file hold the same values
+// and body.
+func sameReading(a, b *content.Doc) bool {
+	return a.Body.Source() == b.Body.Source() && a.HasBody == b.HasBody && sameValue(a.Meta, b.Meta)
+}
+
+// notUnique lists the fields declared unique whose value in doc another
+// item of the type (in the branch's snapshot, the one at path aside)
+// already has: the model's cross-document rule, checked before the commit
+// as every other rule is.
+func (w *Writer) notUnique(branch, locale, typ, path string, t *schema.Type, doc *content.Doc) []FieldProblem {
+	unique := t.Unique()
+	if len(unique) == 0 {
+		return nil
+	}
+	snap := w.cfg.Snapshot(branch)
+	if snap == nil {
+		snap = w.cfg.Snapshot(w.cfg.Branch)
+	}
+	site := localeSite(snap, locale)
+	if site == nil {
+		return nil
+	}
+	return uniqueClashes(unique, typ, path, doc, site.Items[typ])
+}
+
+// uniqueClashes lists the fields of unique whose value in doc one of
+// items (the one at path aside) has too.
+func uniqueClashes(unique []string, typ, path string, doc *content.Doc, items []*content.Item) []FieldProblem {
+	var out []FieldProblem
+	for _, f := range unique {
+		v, ok := doc.Meta[f]
+		if !ok || v == nil {
+			continue
+		}
+		want := fmt.Sprint(v)
+		for _, it := range items {
+			if it.Meta.Path == path {
+				continue
+			}
+			got, has := it.Data[f], true
+			if f == "title" {
+				got = it.Title
+			} else if got == nil {
+				has = false
+			}
+			if has && fmt.Sprint(got) == want {
+				out = append(out, FieldProblem{f, fmt.Sprintf("must be unique within %s: %s/%s has the same value", typ, typ, it.Slug)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func problemMessage(err error) string {
+	var p content.Problem
+	if errors.As(err, &p) {
+		if p.Line > 0 {
+			return fmt.Sprintf("line %d: %s", p.Line, p.Message)
+		}
+		return p.Message
+	}
+	return err.Error()
+}
+
+// keyAtLine is the top-level key at a line of the document; "" when not
+// known.
+func keyAtLine(doc *content.Doc, line int) string {
+	if line <= 0 {
+		return ""
+	}
+	for k, l := range doc.Lines {
+		if l == line && !strings.HasPrefix(k, "/") {
+			return k
+		}
+	}
+	return ""
+}
