@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/gitauth"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // Config configures an Engine.

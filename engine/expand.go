@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // MaxExpandDepth bounds how deep references are expanded: those of the

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/content/schema"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // FilterCond is one condition of a filtered list as the query wrote it:

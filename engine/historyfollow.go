@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/history"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/search"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // Content search lives in engine/search; the engine feeds it the

@@ -3,7 +3,7 @@ package media
 import (
 	"fmt"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Sentinel errors of the Library. Every error a Library method returns for a

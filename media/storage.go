@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // ErrNotExist is returned by a Storage for a key it does not hold.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // access says what a route needs of the Authorization header.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Request bodies are read under a deadline: a client has BodyTimeout to

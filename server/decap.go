@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"

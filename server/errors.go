@@ -5,7 +5,7 @@ import (
 
 	"github.com/folio-cms/folio/engine/write"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Error codes (docs/api.md, "Errors").

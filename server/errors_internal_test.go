@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/media/grant"
 )
 

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/history"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 

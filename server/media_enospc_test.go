@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // TestErrorDiskFull: a write that finds the disk full is a 507

@@ -3,7 +3,7 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 	"net/http"
 	"strings"
 	"time"

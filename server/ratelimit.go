@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // RateLimit is a token bucket: PerSecond requests a second on average,

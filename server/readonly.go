@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // hookPath is the webhook route. It is a POST but not a write: it only

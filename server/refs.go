@@ -5,8 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
 )

@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/search"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 

@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 	"github.com/julienschmidt/httprouter"
 )
 

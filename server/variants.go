@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/derive"
-	"github.com/folio-cms/folio/media/fault"
 	"golang.org/x/sync/singleflight"
 )
 

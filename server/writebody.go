@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // A write's JSON body is read whole (at most maxWriteBody bytes) and

@@ -12,7 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Content search: one bleve index per branch over the titles and text of

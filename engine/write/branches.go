@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Branch operations, for editors that keep work on branches of their own

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // remoteRef is a branch's commit on the remote; "" when it has none.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // checkCaseClash refuses a new file p whose path differs only in case

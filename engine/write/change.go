@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // roundTrip checks that the new file reads back as the change meant:

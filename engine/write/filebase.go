@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // FileBase is the version of a file an editor read and then saved whole

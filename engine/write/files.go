@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // The file-level API, for editors that think in files (Decap CMS's proxy

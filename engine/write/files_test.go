@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 func TestFileAPI(t *testing.T) {

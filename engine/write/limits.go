@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // The limits of a document a write may be given, checked before the

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // The encoders write against the cap (issue 29): a change whose file

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // Writes in a locale (Doc.Locale) on a site with locales

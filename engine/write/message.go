@@ -3,7 +3,7 @@ package write
 import (
 	"strings"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // MaxMessage bounds a commit message a client gives.

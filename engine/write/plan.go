@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/content/schema"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, head string) (*plan, error) {

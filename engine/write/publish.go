@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // PublishOptions are what Publish publishes.

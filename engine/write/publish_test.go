@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 func TestPublish(t *testing.T) {

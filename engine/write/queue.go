@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Writes are made one at a time: each takes the writer's one slot for

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/content/schema"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // A write is validated against the branch's snapshot. When its push is

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/content/schema"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // validate checks the new file: it parses, the content rules take it,

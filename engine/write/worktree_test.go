@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // TestLocalWorkTreeFollows: on a local site that is a work tree with the

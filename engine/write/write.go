@@ -86,8 +86,8 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // Person is a commit's author or committer.

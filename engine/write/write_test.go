@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // site is a bare remote with a few documents, a bare clone of it (what

@@ -15,8 +15,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // Errors of Add, Claim and Take. The HTTP layer maps each to a status.

@@ -10,8 +10,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // uploadKey reads a media path ("/uploads/<key>", "uploads/<key>" or a

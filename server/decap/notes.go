@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // Decap's notes: comments editors leave on an unpublished entry (Decap

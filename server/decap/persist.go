@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 type dataFile struct {

@@ -16,10 +16,10 @@ import (
 	"path"
 	"strings"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // CMS branches and statuses, as Decap names them.

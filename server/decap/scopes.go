@@ -3,7 +3,7 @@ package decap
 import (
 	"sort"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // The scopes of folio's keys the actions need (server/keys.go names

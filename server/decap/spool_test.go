@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // countingReader counts what is read of r.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
-	"github.com/folio-cms/folio/media/fault"
 )
 
 // workflowParams are the parameters of the editorial-workflow actions.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Principal is a signed-in person, as the current editors file sees them.

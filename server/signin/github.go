@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 	"golang.org/x/oauth2"
 )
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 const (

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/folio-cms/folio/media/fault"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 var errGone = &fault.Error{Code: fault.NotFound, Message: "item not found"}

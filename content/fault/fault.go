@@ -6,11 +6,11 @@
 // each Code to a status and a contract error code in one table
 // (server/errors.go) and logs what has none (Internal).
 //
-// It lives under media/ because the top-level folders are fixed and
-// media is the lowest layer with errors to classify: it imports nothing
-// but the standard library, so media, engine and everything above may
-// use it while content and media still import neither each other nor
-// engine. (content reports Problems, positioned in files, not errors.)
+// It is every package's error type, not one package's: it lives under
+// content/ only because the top-level folders are fixed and content is
+// the bottom layer. It imports nothing but the standard library, so
+// content, media, engine and server all use it, and using it ties none of
+// them to another (content/fault does not import content).
 package fault
 
 import (
