@@ -29,13 +29,10 @@ import (
 // its locale, so that the two are linked, and its translationKey when it
 // has one; a translated slug is written as the file's slug:.
 
-// i18nOf is the locales of the branch's snapshot (else the published
+// i18n is the locales of the branch's snapshot (else the published
 // branch's); nil for a site without.
-func (w *Writer) i18nOf(branch string) *content.I18n {
-	snap := w.cfg.Snapshot(branch)
-	if snap == nil {
-		snap = w.cfg.Snapshot(w.cfg.Branch)
-	}
+func (v view) i18n() *content.I18n {
+	snap := v.ownOrPublished()
 	if snap == nil || snap.Site == nil {
 		return nil
 	}
@@ -45,8 +42,8 @@ func (w *Writer) i18nOf(branch string) *content.I18n {
 // checkLocale resolves d.Locale: "" is the default locale on a site with
 // locales; a locale the site does not have is Invalid, its message the
 // one the read routes give (engine.LocaleError).
-func (w *Writer) checkLocale(branch string, d *Doc) (*content.I18n, error) {
-	c := w.i18nOf(branch)
+func (v view) checkLocale(d *Doc) (*content.I18n, error) {
+	c := v.i18n()
 	if c == nil {
 		if d.Locale != "" {
 			return nil, fault.New(fault.Invalid, "%s", (&engine.LocaleError{Asked: d.Locale}).Error())
@@ -557,9 +554,8 @@ func LocaleFiles(snap *engine.Snapshot, loc, virt string) []string {
 // branch's snapshot when the commit head has that very file (same blob):
 // how a document is found on a branch this box does not serve, whose
 // paths the published snapshot only tells while they are unchanged.
-func (w *Writer) unchangedPublished(ctx context.Context, d Doc, head string) string {
-	snap := w.cfg.Snapshot(w.cfg.Branch)
-	site := localeSite(snap, d.Locale)
+func (w *Writer) unchangedPublished(ctx context.Context, v view, d Doc, head string) string {
+	site := localeSite(v.published, d.Locale)
 	if site == nil {
 		return ""
 	}

@@ -14,15 +14,15 @@ import (
 	"github.com/folio-cms/folio/content/schema"
 )
 
-func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, head string) (*plan, error) {
+func (w *Writer) plan(ctx context.Context, v view, o op, d Doc, opts Options, head string) (*plan, error) {
 	if o != opCreate {
-		w.resolveSlug(branch, &d)
+		v.resolveSlug(&d)
 	}
 	pl := &plan{op: o, kind: d.Kind, slug: d.Slug, parent: head, locale: d.Locale}
-	w.dropDerived(branch, &d)
-	servedPath, model, cfg := w.served(branch, d)
-	i18n := w.i18nOf(branch)
-	snap := w.cfg.Snapshot(branch)
+	v.dropDerived(&d)
+	servedPath, model, cfg := v.served(d)
+	i18n := v.i18n()
+	snap := v.own
 	var err error
 	if servedPath != "" {
 		if pl.oldBlob, err = w.repo.blobAt(ctx, head, servedPath); err != nil {
@@ -36,7 +36,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 		// a branch this box does not serve (a new draft branch): the
 		// published snapshot's file of the locale's document, while the
 		// branch has it unchanged
-		if p := w.unchangedPublished(ctx, d, head); p != "" {
+		if p := w.unchangedPublished(ctx, v, d, head); p != "" {
 			pl.path, pl.oldBlob = p, ""
 			if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
 				return nil, err
@@ -46,7 +46,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 	if pl.path == "" && o == opCreate && i18n != nil {
 		// a new document of a locale: where the layout puts it, at the
 		// path of the document it translates
-		if d.Kind == KindItem && !w.knownType(branch, d.Type) {
+		if d.Kind == KindItem && !v.knownType(d.Type) {
 			return nil, fault.New(fault.NotFound, "no content type %q: a type begins with a file pushed to content/%s/ or a types: entry in folio.yaml, not with a write", d.Type, d.Type)
 		}
 		if err := w.placeNew(ctx, i18n, snap, pl, &d, head); err != nil {
@@ -69,7 +69,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 					return nil, err
 				}
 			}
-			return pl, w.prepare(ctx, pl, o, d, opts, old, format, model, branch)
+			return pl, w.prepare(ctx, v, pl, o, d, opts, old, format, model)
 		}
 	}
 	if pl.path == "" {
@@ -89,7 +89,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 		if pl.path != "" {
 			return nil, fault.New(fault.Conflict, "%s already exists (%s)", what, pl.path)
 		}
-		if d.Kind == KindItem && !w.knownType(branch, d.Type) {
+		if d.Kind == KindItem && !v.knownType(d.Type) {
 			return nil, fault.New(fault.NotFound, "no content type %q: a type begins with a file pushed to content/%s/ or a types: entry in folio.yaml, not with a write", d.Type, d.Type)
 		}
 		format := FormatYAML
@@ -99,7 +99,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 			}
 		}
 		pl.path = candidatesIn(i18n, snap, d)[0]
-		return pl, w.prepare(ctx, pl, o, d, opts, nil, format, model, branch)
+		return pl, w.prepare(ctx, v, pl, o, d, opts, nil, format, model)
 	}
 	if pl.path == "" {
 		if d.Kind == KindGlobals && o != opDelete {
@@ -110,7 +110,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 				}
 			}
 		} else {
-			return nil, fault.New(fault.NotFound, "no %s on the branch %s", what, branch)
+			return nil, fault.New(fault.NotFound, "no %s on the branch %s", what, v.branch)
 		}
 	}
 	if err := checkIfMatch(opts.IfMatch, pl.oldBlob, what); err != nil {
@@ -125,7 +125,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 			return nil, err
 		}
 	}
-	return pl, w.prepare(ctx, pl, o, d, opts, old, FormatYAML, model, branch)
+	return pl, w.prepare(ctx, v, pl, o, d, opts, old, FormatYAML, model)
 }
 
 func describe(d Doc) string {
@@ -163,7 +163,7 @@ func checkIfMatch(ifMatch, blob, what string) error {
 
 // prepare works out the new file of a create, replace or patch, checks
 // it and stores its blob.
-func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Options, old []byte, format string, model *schema.Model, branch string) error {
+func (w *Writer) prepare(ctx context.Context, v view, pl *plan, o op, d Doc, opts Options, old []byte, format string, model *schema.Model) error {
 	cur, err := splitFile(pl.path, old, format)
 	var meta map[string]any
 	if err == nil {
@@ -178,14 +178,14 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err != nil {
 		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse (replace it whole with PUT): %v", pl.path, problemMessage(err))
 	}
-	if c := w.i18nOf(branch); fieldsLocale(c, d) || (fieldsDoc(c, d) && hasLocaleValues(c, meta)) {
+	if c := v.i18n(); fieldsLocale(c, d) || (fieldsDoc(c, d) && hasLocaleValues(c, meta)) {
 		// the one file of every locale: the locale's values only
 		if d, err = localeFields(c, d.Locale, o, d, meta); err != nil {
 			return err
 		}
 		o = opPatch
 	} else if o == opReplace || o == opPatch {
-		w.keepServed(branch, &d, pl.oldBlob)
+		v.keepServed(&d, pl.oldBlob)
 	}
 	ch := toChange(o, d, meta)
 	// Without If-Match, a document changed since the client's read gets
@@ -226,7 +226,7 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err := roundTrip(pl.path, data, parsed, ch); err != nil {
 		return err
 	}
-	if err := w.validate(ctx, pl, d, data, parsed, model, branch); err != nil {
+	if err := w.validate(ctx, v, pl, d, data, parsed, model); err != nil {
 		return err
 	}
 	pl.newBlob, err = w.repo.writeBlob(ctx, data)

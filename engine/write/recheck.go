@@ -17,14 +17,13 @@ import (
 // change to the content model, compiled at that head, validates the write
 // again (422; 409 when it does not compile). Nothing is pushed then.
 
-// recheckFunc is the plan's recheck of a write of doc (nil when no rule
-// spans documents for it).
-func (w *Writer) recheckFunc(pl *plan, branch string, d Doc, t *schema.Type, doc *content.Doc) func(ctx context.Context, from, to string) error {
+// recheckFunc is the plan's recheck of a write of doc on a site with
+// locales i18n (nil: without).
+func (w *Writer) recheckFunc(pl *plan, i18n *content.I18n, d Doc, t *schema.Type, doc *content.Doc) func(ctx context.Context, from, to string) error {
 	var unique []string
 	if t != nil && d.Kind == KindItem {
 		unique = t.Unique()
 	}
-	i18n := w.i18nOf(branch)
 	return func(ctx context.Context, from, to string) error {
 		changed, err := w.repo.changedPaths(ctx, from, to)
 		if err != nil {
