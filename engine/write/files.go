@@ -200,7 +200,7 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 			return Result{Path: p, Branch: branch, Blob: pl.oldBlob}, nil
 		}
 		_, model, _ := v.served(d)
-		if err := w.validate(ctx, v, pl, d, data, nil, model); err != nil {
+		if err := (planner{w.repo, v}).validate(ctx, pl, d, data, nil, model); err != nil {
 			return Result{}, err
 		}
 		if pl.newBlob, err = w.repo.writeBlob(ctx, data); err != nil {

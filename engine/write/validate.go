@@ -16,7 +16,7 @@ import (
 
 // validate checks the new file: it parses, the content rules take it,
 // its slug is its own, and the content model accepts it.
-func (w *Writer) validate(ctx context.Context, v view, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model) error {
+func (pn planner) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model) error {
 	var err error
 	if doc == nil {
 		doc, err = content.Parse(pl.path, data)
@@ -26,7 +26,7 @@ func (w *Writer) validate(ctx context.Context, v view, pl *plan, d Doc, data []b
 	}
 	// On a site with locales, the file is read as its locale's site reads
 	// it: at its path in the locale, with the locale's values.
-	i18n := v.i18n()
+	i18n := pn.i18n()
 	_, virt := virtualPath(i18n, pl.path)
 	src := ""
 	if virt != pl.path {
@@ -40,7 +40,7 @@ func (w *Writer) validate(ctx context.Context, v view, pl *plan, d Doc, data []b
 		if fieldsDoc(i18n, d) {
 			// every locale's reading of the one file that this write
 			// changes is checked, as the read side checks each
-			if others, err = w.otherReadings(ctx, v, pl, i18n, virt, src, d, doc, model); err != nil {
+			if others, err = pn.otherReadings(ctx, pl, i18n, virt, src, d, doc, model); err != nil {
 				return err
 			}
 			ld, in := content.Localize(doc, pl.locale, i18n)
@@ -54,7 +54,7 @@ func (w *Writer) validate(ctx context.Context, v view, pl *plan, d Doc, data []b
 			doc = ld
 		}
 		if d.Kind == KindGlobals && pl.locale != "" && pl.locale != i18n.Default {
-			if doc, err = w.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
+			if doc, err = pn.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
 				return err
 			}
 		}
@@ -78,20 +78,20 @@ func (w *Writer) validate(ctx context.Context, v view, pl *plan, d Doc, data []b
 	if pl.slug != d.Slug && d.Kind != KindGlobals {
 		// The front matter renames it: the new slug must be free.
 		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug, Locale: pl.locale}
-		if p, _, _ := v.served(other); p != "" && p != pl.path {
+		if p, _, _ := pn.served(other); p != "" && p != pl.path {
 			return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, p)
 		}
-		for _, c := range candidatesIn(i18n, v.own, other) {
-			if b, err := w.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
+		for _, c := range candidatesIn(i18n, pn.own, other) {
+			if b, err := pn.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
 				return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, c)
 			}
 		}
 	}
-	pl.recheck = w.recheckFunc(pl, i18n, d, t, doc)
+	pl.recheck = pn.recheckFunc(pl, i18n, d, t, doc)
 	// The branch's head may be ahead of its snapshot (a push refused
 	// earlier fetched it): what the snapshot lacks is checked as a rebase
 	// is (see recheck.go).
-	if snap := v.own; snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
+	if snap := pn.own; snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
 		if err := pl.recheck(ctx, snap.Commit, pl.parent); err != nil {
 			return err
 		}
@@ -108,7 +108,7 @@ func (w *Writer) validate(ctx context.Context, v view, pl *plan, d Doc, data []b
 		}
 	}
 	if d.Kind == KindItem {
-		fields = append(fields, v.notUnique(pl.locale, d.Type, pl.path, t, doc)...)
+		fields = append(fields, pn.notUnique(pl.locale, d.Type, pl.path, t, doc)...)
 	}
 	if len(fields) > 0 {
 		return &ValidationError{fields}
@@ -135,10 +135,10 @@ func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldP
 // changes: the content rules and the model (unique within the locale),
 // as the read side checks each locale's reading. A reading the old file had alike is not this
 // write's to check. Each problem says its locale.
-func (w *Writer) otherReadings(ctx context.Context, v view, pl *plan, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
+func (pn planner) otherReadings(ctx context.Context, pl *plan, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
 	var old *content.Doc
 	if pl.oldBlob != "" {
-		data, err := w.repo.readBlob(ctx, pl.oldBlob)
+		data, err := pn.repo.readBlob(ctx, pl.oldBlob)
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func (w *Writer) otherReadings(ctx context.Context, v view, pl *plan, c *content
 				}
 			}
 			if d.Kind == KindItem {
-				fields = append(fields, v.notUnique(loc, d.Type, pl.path, t, ld)...)
+				fields = append(fields, pn.notUnique(loc, d.Type, pl.path, t, ld)...)
 			}
 		}
 		for _, f := range fields {

@@ -429,7 +429,7 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 			return Result{}, fault.New(fault.NotFound, "the published branch %q does not exist", w.cfg.Branch)
 		}
 	}
-	plan, err := w.plan(ctx, v, o, d, opts, head)
+	plan, err := planner{w.repo, v}.plan(ctx, o, d, opts, head)
 	if err != nil {
 		return Result{}, err
 	}
