@@ -401,12 +401,6 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	if _, err := w.checkLocale(branch, &d); err != nil {
-		return Result{}, err
-	}
-	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
-		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
-	}
 	opts.Author = w.defaultAuthor(opts.Author)
 	unlock, err := w.lock(ctx)
 	if err != nil {
@@ -414,6 +408,13 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	}
 	defer unlock()
 
+	v := w.view(branch)
+	if _, err := v.checkLocale(&d); err != nil {
+		return Result{}, err
+	}
+	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
+		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
+	}
 	head, err := w.head(ctx, branch)
 	if err != nil {
 		return Result{}, err
@@ -428,7 +429,7 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 			return Result{}, fault.New(fault.NotFound, "the published branch %q does not exist", w.cfg.Branch)
 		}
 	}
-	plan, err := w.plan(ctx, o, d, opts, branch, head)
+	plan, err := planner{w.repo, v}.plan(ctx, o, d, opts, head)
 	if err != nil {
 		return Result{}, err
 	}
