@@ -240,6 +240,8 @@ type TypeList struct {
 	sorted sync.Map // canonical sort -> *sortedList
 	// indexes are the filter indexes (filter.go), by field and kind.
 	indexes sync.Map
+	// matches are the matches of recent filtered queries (filter_cache.go).
+	matches matchCache
 	// prev, for a list a reload patched (patchView), is what it may
 	// take over of its predecessor's sorts and indexes; nil otherwise.
 	prev *listPrev
