@@ -237,7 +237,7 @@ type TypeList struct {
 	keys   keyHeaders
 	items  []*itemEntry // by slug
 	bySlug map[string]*itemEntry
-	sorted sync.Map // canonical sort -> *sortedList
+	sorted sync.Map // canonical sort -> *lazySorted
 	// indexes are the filter indexes (filter.go), by field and kind.
 	indexes sync.Map
 	// matches are the matches of recent filtered queries (filter_cache.go).
@@ -293,13 +293,27 @@ func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
 	if desc {
 		canonical = "-" + field
 	}
-	if cached, ok := t.sorted.Load(canonical); ok {
-		return cached.(*sortedList), canonical, nil
-	}
+	v, _ := t.sorted.LoadOrStore(canonical, &lazySorted{})
+	ls := v.(*lazySorted)
+	// Built once however many requests ask at once: at 1M files a sort
+	// of a type's items takes a second, and 64 first requests each
+	// making their own took the box down for a minute.
+	ls.once.Do(func() { ls.sl.Store(t.buildSorted(canonical, field, desc)) })
+	return ls.sl.Load(), canonical, nil
+}
+
+// lazySorted is one sort of a list, made on its first request.
+type lazySorted struct {
+	once sync.Once
+	sl   atomic.Pointer[sortedList]
+}
+
+// buildSorted sorts the list's items by field: patched from the
+// predecessor's same sort when there is one, else afresh.
+func (t *TypeList) buildSorted(canonical, field string, desc bool) *sortedList {
 	if t.prev != nil {
 		if old := t.prev.sorted[canonical]; old != nil {
-			sl, _ := t.sorted.LoadOrStore(canonical, t.patchSorted(old, field, desc))
-			return sl.(*sortedList), canonical, nil
+			return t.patchSorted(old, field, desc)
 		}
 	}
 	perm := make([]int32, len(t.items))
@@ -313,8 +327,7 @@ func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
 	for i, p := range perm {
 		out[i] = t.items[p].res
 	}
-	sl, _ := t.sorted.LoadOrStore(canonical, &sortedList{res: out, perm: perm})
-	return sl.(*sortedList), canonical, nil
+	return &sortedList{res: out, perm: perm}
 }
 
 // pageSummary is one item of the page list (docs/api.md, pages).
