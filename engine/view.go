@@ -210,6 +210,20 @@ func (v *View) Pages() []*Resource {
 	return out
 }
 
+// PagesWindow returns the page summaries [from, to) of the list order
+// (from and to within PageCount): what a list request serves, without
+// copying every summary of the site.
+func (v *View) PagesWindow(from, to int) []*Resource {
+	out := make([]*Resource, to-from)
+	for i, p := range v.pages[from:to] {
+		out[i] = p.summary
+	}
+	return out
+}
+
+// PageCount is the number of pages of the view.
+func (v *View) PageCount() int { return len(v.pages) }
+
 // Page returns one page by slug.
 func (v *View) Page(slug string) (*Resource, bool) {
 	p, ok := v.pageBySlug[slug]
