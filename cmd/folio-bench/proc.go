@@ -67,6 +67,7 @@ type server struct {
 	started time.Time
 	logf    *os.File
 	done    chan error
+	stopped bool
 }
 
 func (b *bench) startFolio(o serveOpts) (*server, error) {
@@ -151,11 +152,13 @@ func (s *server) waitReady(client *http.Client, path, key string, limit time.Dur
 	return 0, fmt.Errorf("not ready after %s (log: %s)", limit, s.logf.Name())
 }
 
-// stop ends the process: SIGTERM, then SIGKILL after five seconds.
+// stop ends the process: SIGTERM, then SIGKILL after five seconds. A
+// second stop does nothing.
 func (s *server) stop() {
-	if s.cmd.Process == nil {
+	if s.cmd.Process == nil || s.stopped {
 		return
 	}
+	s.stopped = true
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:
