@@ -12,6 +12,10 @@ func (e *Engine) GitDir() string { return e.src.GitDir() }
 // follows it; every fetch takes it too (Source.RefLock).
 func (e *Engine) RefLock() sync.Locker { return e.src.RefLock() }
 
+// SiteRoot is the folder of the repository the published site is read
+// from; "" for the repository's root.
+func (e *Engine) SiteRoot() string { return e.src.SiteRoot() }
+
 // RemoteSite tells whether the site is a remote repository (cloned).
 func (e *Engine) RemoteSite() bool { return e.src.Remote() }
 

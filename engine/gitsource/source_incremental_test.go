@@ -1,11 +1,9 @@
-package engine
+package gitsource
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 )
 
 // incrementalStep is one push of the incremental-load tests: commits (each
@@ -109,45 +107,6 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 		if !slices.IsSortedFunc(files, gitFileOrder) || len(files) != src.lastRoot.total {
 			t.Fatalf("%s: %d files collected out of path order (total %d)", st.name, len(files), src.lastRoot.total)
 		}
-	}
-}
-
-// TestEngine_IncrementalReloadMatchesCold is the same with real content:
-// every resource the reloaded engine serves is byte for byte what an
-// engine opened cold on that commit serves.
-func TestEngine_IncrementalReloadMatchesCold(t *testing.T) {
-	r := newSrcBareSite(t)
-	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	cfg := func() Config {
-		return Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }}
-	}
-	initial, steps := incrementalSteps()
-	day := 0
-	r.commit(srcDay(day), initial)
-	r.push(false)
-	e, err := Open(context.Background(), cfg())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	for _, st := range steps {
-		st.apply(t, r, &day)
-		if err := e.Reload(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		cold, err := Open(context.Background(), cfg())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Published().Commit != cold.Published().Commit {
-			t.Fatalf("%s: reloaded to %s, cold engine at %s", st.name, e.Published().Commit, cold.Published().Commit)
-		}
-		for _, draft := range []bool{false, true} {
-			if got, want := viewDump(t, e, draft), viewDump(t, cold, draft); got != want {
-				t.Fatalf("%s draft=%v: reloaded engine serves\n%s\ncold engine serves\n%s", st.name, draft, got, want)
-			}
-		}
-		cold.Close()
 	}
 }
 
