@@ -9,7 +9,8 @@ import "sync"
 func (e *Engine) GitDir() string { return e.src.GitDir() }
 
 // RefLock is the lock a writer holds from a push until the clone's ref
-// follows it; every fetch takes it too (Source.RefLock).
+// follows it; every fetch takes it too (gitsource.Source.RefLock, whose
+// rule the package gitsource states).
 func (e *Engine) RefLock() sync.Locker { return e.src.RefLock() }
 
 // SiteRoot is the folder of the repository the published site is read

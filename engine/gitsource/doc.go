@@ -27,15 +27,23 @@
 //
 // # The ref lock
 //
-// A Source has one lock over the refs of its repository, RefLock. Its
-// rule: whoever moves a branch of a remote site's clone to follow the
-// remote holds it from the moment it learns where the remote is until
-// the clone's ref is set. Every Fetch holds it (around the git fetch, so
-// a fetch that read the remote's refs before a push cannot set the branch
-// back, or prune a branch the push made, after it); a writer that pushes
-// (package engine/write) holds it from the push until it has set the
-// clone's ref to what it pushed. Reads never take it: refs and objects
-// are read through the Source's own repository handle, under its
-// internal lock, and an object once read never changes. The RefLock is
-// taken before that internal lock, never after.
+// A Source has one lock over the refs of its repository, RefLock, and
+// it is the only one: whoever else works on the repository's refs (the
+// write API, package engine/write, with the git CLI) takes this one. Its
+// rule:
+//
+//   - a fetch holds it while the git fetch runs (every Fetch does);
+//   - whoever pushes to the remote holds it from the push until it has
+//     set the clone's ref to what it pushed, so that a fetch that read
+//     the remote's refs before the push cannot set the branch back, or
+//     prune a branch the push made, after it;
+//   - whoever reads a ref with the git CLI and acts on its absence holds
+//     it for the read (the writer's head of a branch): in the middle of a
+//     fetch a ref can look absent, and a branch taken for absent would be
+//     started anew.
+//
+// The Source's own reads of refs (Resolve, ResolveRef, Refs) do not take
+// it: they hold the Source's internal lock, which every Fetch holds too,
+// inside the RefLock (always taken first). Objects need no lock: one
+// that was read never changes.
 package gitsource

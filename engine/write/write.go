@@ -224,7 +224,9 @@ type Config struct {
 	// "" : GitDir.
 	JournalDir string
 	// RefLock, when set, is held from each push until the clone's ref
-	// follows it; the engine's fetch holds it too (engine.Engine.RefLock).
+	// follows it; the engine's fetch holds it too (engine.Engine.RefLock:
+	// the Git source's one ref lock, whose rule package engine/gitsource
+	// states).
 	// Without it a fetch that read the remote's refs before a push can
 	// set the clone's branch back, or prune a branch the push made, until
 	// the next fetch.
