@@ -151,4 +151,3 @@ func TestFiles_ReadsNewPacks(t *testing.T) {
 		t.Errorf("List of the pushed commit = %v\ngit ls-tree: %v", got, want)
 	}
 }
-
