@@ -25,6 +25,12 @@
 //     same build and site), DocNames (the parse cache's names of its
 //     documents), OpenObjects (the objects the history index walks).
 //
+// Files is the small reader it offers the rest of folio: branch heads,
+// the files of a commit and blobs, read in process from any repository
+// directory (the write API's Repo, hence the Decap service, reads
+// through it). What writes (hash-object, commit-tree, update-ref, push)
+// stays with the git CLI in package engine/write.
+//
 // # The ref lock
 //
 // A Source has one lock over the refs of its repository, RefLock, and
