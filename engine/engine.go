@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/folio-cms/folio/engine/gitsource"
 	"log/slog"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/gitauth"
+	"github.com/folio-cms/folio/engine/gitsource"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 )
