@@ -88,6 +88,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // Person is a commit's author or committer.
@@ -224,7 +225,9 @@ type Config struct {
 	// "" : GitDir.
 	JournalDir string
 	// RefLock, when set, is held from each push until the clone's ref
-	// follows it; the engine's fetch holds it too (engine.Engine.RefLock).
+	// follows it; the engine's fetch holds it too (engine.Engine.RefLock:
+	// the Git source's one ref lock, whose rule package engine/gitsource
+	// states).
 	// Without it a fetch that read the remote's refs before a push can
 	// set the clone's branch back, or prune a branch the push made, until
 	// the next fetch.
@@ -259,7 +262,10 @@ var DefaultWriteBranches = []string{"cms/*"}
 type Writer struct {
 	cfg  Config
 	repo *repo
-	slot chan struct{} // one write at a time (queue.go)
+	// files reads heads, files and blobs of the repository in process
+	// (Repo).
+	files *gitsource.Files
+	slot  chan struct{} // one write at a time (queue.go)
 
 	umu      sync.Mutex
 	unpushed *Recovery // see Unpushed; guarded by umu
@@ -297,7 +303,8 @@ func New(cfg Config) *Writer {
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact}, slot: make(chan struct{}, 1)}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact},
+		files: gitsource.OpenFiles(cfg.GitDir), slot: make(chan struct{}, 1)}
 }
 
 type op int

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 )
+
+// The pushes of package gitsource's incremental-load tests
+// (source_incremental_test.go there), served by an engine.
 
 // incrementalStep is one push of the incremental-load tests: commits (each
 // a set of writes and removals) made before one push.
@@ -84,35 +86,8 @@ func (st incrementalStep) apply(t *testing.T, r *srcTestRepo, day *int) {
 	r.push(st.orphan)
 }
 
-// TestSource_IncrementalLoadMatchesCold checks that a Load after each kind
-// of push gives exactly the tree a fresh source (empty cache, no earlier
-// Load) gives for that commit: paths, order, documents, problems, and
-// Updated times.
-func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
-	r := newSrcBareSite(t)
-	initial, steps := incrementalSteps()
-	day := 0
-	r.commit(srcDay(day), initial)
-	r.push(false)
-	src := openSrc(t, r.site(), t.TempDir(), &srcTestParser{})
-	srcLoad(t, src, "main")
-	for _, st := range steps {
-		st.apply(t, r, &day)
-		got := srcLoad(t, src, "main")
-		want := srcLoad(t, openSrc(t, r.site(), t.TempDir(), &srcTestParser{}), "main")
-		if d := srcTreeDiff(got, want); d != "" {
-			t.Fatalf("%s: %s", st.name, d)
-		}
-		// Tree order is path order: Load needs no sort.
-		var files []gitFile
-		src.lastRoot.collect(&files)
-		if !slices.IsSortedFunc(files, gitFileOrder) || len(files) != src.lastRoot.total {
-			t.Fatalf("%s: %d files collected out of path order (total %d)", st.name, len(files), src.lastRoot.total)
-		}
-	}
-}
-
-// TestEngine_IncrementalReloadMatchesCold is the same with real content:
+// TestEngine_IncrementalReloadMatchesCold is gitsource's
+// TestSource_IncrementalLoadMatchesCold with real content:
 // every resource the reloaded engine serves is byte for byte what an
 // engine opened cold on that commit serves.
 func TestEngine_IncrementalReloadMatchesCold(t *testing.T) {
@@ -148,35 +123,5 @@ func TestEngine_IncrementalReloadMatchesCold(t *testing.T) {
 			}
 		}
 		cold.Close()
-	}
-}
-
-// TestSource_IncrementalLoadAlternatingBranches loads a published and a
-// draft branch in turn, as a server with a draft branch does: what a Load
-// reuses from the last one (the other branch's) must not leak.
-func TestSource_IncrementalLoadAlternatingBranches(t *testing.T) {
-	r := newSrcBareSite(t)
-	initial, _ := incrementalSteps()
-	r.commit(srcDay(0), initial)
-	r.push(false)
-	srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
-	src := openSrc(t, r.site(), t.TempDir(), &srcTestParser{})
-	for i := 1; i <= 4; i++ {
-		branch := "main"
-		if i%2 == 0 {
-			branch = "draft"
-		}
-		r.commit(srcDay(i), map[string]string{
-			"content/posts/a.md":                   incrPost(fmt.Sprintf("A%d", i)),
-			fmt.Sprintf("content/posts/n%d.md", i): incrPost("N"),
-		})
-		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
-		for _, b := range []string{"main", "draft"} {
-			got := srcLoad(t, src, b)
-			want := srcLoad(t, openSrc(t, r.site(), t.TempDir(), &srcTestParser{}), b)
-			if d := srcTreeDiff(got, want); d != "" {
-				t.Fatalf("push %d, branch %s: %s", i, b, d)
-			}
-		}
 	}
 }

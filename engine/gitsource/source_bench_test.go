@@ -1,4 +1,4 @@
-package engine
+package gitsource
 
 import (
 	"bytes"
@@ -75,6 +75,19 @@ func benchSite(b testing.TB, files, edits int) string {
 	// One pack with deltas, as a real repository after gc.
 	srcGit(b, dir, "repack", "-a", "-d", "-q")
 	return dir
+}
+
+// benchEngineSite is the 10k-file site of the engine benchmarks: the
+// folio-gen site named by FOLIO_BENCH_SITE (a bare repository, e.g.
+// bench/out/data/site-n10000-s1/site.git, cloned so pushes never change
+// it), else benchSite's generated one.
+func benchEngineSite(b *testing.B) string {
+	if dir := os.Getenv("FOLIO_BENCH_SITE"); dir != "" {
+		bare := filepath.Join(b.TempDir(), "site.git")
+		srcGit(b, filepath.Dir(bare), "clone", "-q", "--bare", dir, bare)
+		return bare
+	}
+	return benchSite(b, 10000, 50)
 }
 
 // benchParser is content.Parse when it works, else (or with

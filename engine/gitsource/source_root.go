@@ -1,4 +1,4 @@
-package engine
+package gitsource
 
 import (
 	"fmt"
@@ -135,7 +135,3 @@ func (s *Source) relevantInRepo(p string) bool {
 	rel, ok := s.sitePath(p)
 	return ok && s.relevant(rel)
 }
-
-// SiteRoot is the folder of the repository the published site is read
-// from; "" for the repository's root.
-func (e *Engine) SiteRoot() string { return e.src.SiteRoot() }

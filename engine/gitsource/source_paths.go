@@ -1,4 +1,4 @@
-package engine
+package gitsource
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/folio-cms/folio/content"
 )
 
 // Paths lists every file path of a commit below the site root (as site
@@ -53,22 +51,4 @@ func (s *Source) Paths(ctx context.Context, commit string) ([]string, error) {
 			out = append(out, name)
 		}
 	}
-}
-
-// CheckInput is what folio check looks at beyond the problems of the
-// published snapshot: every path of its commit and its content files
-// (parsed, from the cache the load filled).
-func (e *Engine) CheckInput(ctx context.Context) (paths []string, files []content.File, err error) {
-	p := e.published.Load()
-	if p == nil {
-		return nil, nil, errors.New("no snapshot")
-	}
-	if paths, err = e.src.Paths(ctx, p.Commit); err != nil {
-		return nil, nil, err
-	}
-	tree, err := e.src.Load(ctx, p.Commit)
-	if err != nil {
-		return nil, nil, err
-	}
-	return paths, tree.Files, nil
 }
