@@ -22,6 +22,12 @@ type bodyEnv struct {
 	// nest is the render's budget of nested source (withNestBudget);
 	// nil: none.
 	nest *int64
+	// links is the site the ref shortcodes resolve in, self the
+	// repository path of the body's file (reflinks.go); deps collects
+	// what one render resolved (nil: not collected).
+	links *siteLinks
+	self  string
+	deps  *[]refDep
 }
 
 // A component's inner content is parsed again at each level it nests
@@ -184,7 +190,7 @@ func builtinText(c *component, env *bodyEnv) (string, bool) {
 	}
 	switch c.name {
 	case "ref", "relref":
-		return hugoRefPath(c.arg("path", 0)), true
+		return refHref(c.arg("path", 0), env), true
 	case "param":
 		name := c.arg("name", 0)
 		v, ok := pageParam(env, name)
@@ -258,7 +264,8 @@ func escapeMarkdown(s string) string {
 
 // hugoRefPath is the path Hugo's default permalinks give the page ref
 // names: "docs/install.md#step-2" is /docs/install/#step-2, a section's
-// _index.md its folder.
+// _index.md its folder. It is a ref's href when the site has no
+// document at that path (refHref).
 func hugoRefPath(ref string) string {
 	ref = strings.TrimSpace(ref)
 	anchor := ""
