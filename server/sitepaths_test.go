@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -260,5 +261,41 @@ func TestSitePaths_Push(t *testing.T) {
 	_, list := getJSON(t, ts, "/api/v1/content/posts?limit=100", key)
 	if list["total"].(float64) != 5 {
 		t.Errorf("%v posts, want 5", list["total"])
+	}
+}
+
+// Hugo's ref shortcodes link to the path the site serves their target
+// at (its permalinks, its url:), in the HTML and in the tree; when a
+// push moves the target, the page that links to it, unchanged, links to
+// the new path.
+func TestSitePaths_RefLinks(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, fixtureFiles(t, "hugo-refs"))
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	links := func(q string) string {
+		t.Helper()
+		_, page := getJSON(t, ts, "/api/v1/pages/about"+q, key)
+		j, _ := json.Marshal(page["sections"])
+		return string(j)
+	}
+	for _, q := range []string{"", "?body=tree"} {
+		got := links(q)
+		for _, want := range []string{`/2019/01/01/report/`, `/archive/moved-post/#top`, `/posts/gone/`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%q: no link to %s in %s", q, want, got)
+			}
+		}
+	}
+	repo.commit("the report moves", map[string]string{
+		"content/posts/2019-01-01-report.md": "---\ntitle: Report\nslug: report\ndate: 2019-03-04\n---\nThe first report.\n",
+	})
+	if err := ts.Engine.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "?body=tree"} {
+		if got := links(q); !strings.Contains(got, `/2019/03/04/report/`) || strings.Contains(got, `/2019/01/01/report/`) {
+			t.Errorf("%q after the move: %s", q, got)
+		}
 	}
 }
