@@ -208,35 +208,6 @@ func (l *Library) reserveName(name string, p *processed) (key string, dkeys []st
 	}
 }
 
-func (l *Library) allFreeLocked(keys []string) bool {
-	for _, k := range keys {
-		if !l.freeLocked(k) {
-			return false
-		}
-	}
-	return true
-}
-
-// freeLocked reports whether no item claims key and no write reserves it.
-func (l *Library) freeLocked(key string) bool {
-	k := claimKey(key)
-	if _, ok := l.claimed[k]; ok {
-		return false
-	}
-	if exp, ok := l.reserved[k]; ok {
-		if exp.IsZero() || l.now().Before(exp) {
-			return false
-		}
-		delete(l.reserved, k)
-	}
-	return true
-}
-
-// reserveLocked holds key until expires (zero: until released).
-func (l *Library) reserveLocked(key string, expires time.Time) {
-	l.reserved[claimKey(key)] = expires
-}
-
 func (l *Library) release(key string, dkeys []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

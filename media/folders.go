@@ -32,25 +32,6 @@ func (l *Library) Folders() []string {
 	return out
 }
 
-// folderExistsRLocked reports whether the clean path p is a folder; l.mu
-// is held.
-func (l *Library) folderExistsRLocked(p string) bool {
-	if p == RootFolder || l.explicit[p] || l.inFolder[p] > 0 {
-		return true
-	}
-	for q := range l.explicit {
-		if below(q, p) {
-			return true
-		}
-	}
-	for q := range l.inFolder {
-		if below(q, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // CreateFolder creates a folder and its missing parents (they persist too,
 // like mkdir -p). Creating a folder that already exists, explicitly or
 // because items are in it, fails with ErrFolderExists, which the HTTP

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -231,46 +230,6 @@ func (l *Library) view(it *Item) *Item {
 		}
 	}
 	return &c
-}
-
-// itemKeys lists every storage key an item owns: original and derivatives.
-func itemKeys(it *Item) []string {
-	keys := []string{it.Key}
-	for _, s := range it.Sizes {
-		keys = append(keys, s.Key)
-	}
-	return keys
-}
-
-// claimKey normalises a key for the claimed and reserved sets. Names are
-// compared without case, because originals on a case-insensitive disk
-// (macOS, Windows) would otherwise overwrite each other.
-func claimKey(k string) string { return strings.ToLower(k) }
-
-// addLocked puts it in the index; l.mu must be held for writing.
-func (l *Library) addLocked(it *Item) {
-	l.items[it.ID] = it
-	for _, k := range itemKeys(it) {
-		l.claimed[claimKey(k)] = it.ID
-	}
-	l.inFolder[it.Folder]++
-	l.countLocales(it, 1)
-	clear(l.orders)
-}
-
-// removeLocked takes it out of the index; l.mu must be held for writing.
-func (l *Library) removeLocked(it *Item) {
-	delete(l.items, it.ID)
-	for _, k := range itemKeys(it) {
-		if l.claimed[claimKey(k)] == it.ID {
-			delete(l.claimed, claimKey(k))
-		}
-	}
-	if l.inFolder[it.Folder]--; l.inFolder[it.Folder] <= 0 {
-		delete(l.inFolder, it.Folder)
-	}
-	l.countLocales(it, -1)
-	clear(l.orders)
 }
 
 // lockItem serialises the writes of one item and returns the unlock.

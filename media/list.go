@@ -98,34 +98,6 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 	return items, total
 }
 
-// orderRLocked returns every item in ascending order of the sort field,
-// building and caching it on the first call after a write. l.mu is held
-// for reading; building under a read lock is safe because the cache is
-// only filled with a fresh slice under orderMu.
-func (l *Library) orderRLocked(sort string) []*Item {
-	switch sort {
-	case SortFilename, SortSize:
-	default:
-		sort = SortCreatedAt
-	}
-	l.orderMu.Lock()
-	defer l.orderMu.Unlock()
-	if o, ok := l.orders[sort]; ok {
-		return o
-	}
-	es := make([]sortEntry, 0, len(l.items))
-	for _, it := range l.items {
-		es = append(es, newSortEntry(it, sort))
-	}
-	slices.SortFunc(es, func(a, b sortEntry) int { return compareEntries(a, b, sort) })
-	o := make([]*Item, len(es))
-	for i, e := range es {
-		o[i] = e.it
-	}
-	l.orders[sort] = o
-	return o
-}
-
 // sortEntry is an item with its sort key made once, not once per
 // comparison (the lower-case name for SortFilename).
 type sortEntry struct {

@@ -120,21 +120,6 @@ func (l *Library) Locales() []string {
 	return slices.Sorted(maps.Keys(l.locales))
 }
 
-// countLocales adds d to the count of each locale of it; l.mu is held for
-// writing.
-func (l *Library) countLocales(it *Item, d int) {
-	seen := map[string]bool{}
-	itemLocales(it, func(loc string) {
-		if seen[loc] {
-			return
-		}
-		seen[loc] = true
-		if l.locales[loc] += d; l.locales[loc] <= 0 {
-			delete(l.locales, loc)
-		}
-	})
-}
-
 // LocalText is a patch of one localized field: each locale's new value,
 // "" or nil removing the locale's value.
 type LocalText map[string]*string

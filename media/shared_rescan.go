@@ -107,21 +107,6 @@ func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, er
 	return fs, etag, nil
 }
 
-// presize makes the empty index's maps for items; l.mu is held.
-func (l *Library) presize(items []*Item, etags int) {
-	keys := 0
-	for _, it := range items {
-		if it != nil {
-			keys += 1 + len(it.Sizes)
-		}
-	}
-	l.items = make(map[string]*Item, len(items))
-	l.claimed = make(map[string]string, keys)
-	if len(l.sh.etags) == 0 {
-		l.sh.etags = make(map[string]string, etags)
-	}
-}
-
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
 func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
