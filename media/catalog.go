@@ -3,10 +3,76 @@ package media
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
-// The in-memory index of the library: its maps and what keeps them in step.
+// catalog is the library's in-memory index, which every read answers
+// from: the items by id, the storage keys they own and those that writes
+// in flight reserve, the folders, the locales, the sort orders List
+// caches, and the locks of item writes.
+//
+// Its lock is the innermost of the library's (Library lists the whole
+// order). The index is reached only through read and write, which hold
+// the lock while fn runs and hand it the *index: a function that has an
+// *index runs inside the lock, and the index's methods are the only ones
+// that take one. fn takes no other lock of the library, calls nothing
+// outside the index (OnChange, a Storage, the StateStore) and does not
+// block; what it finds is used after it returns. Code that needs the
+// catalog together with another lock takes the other one first: the
+// state's (stateSync.locked), folderMu, an item's.
+type catalog struct {
+	mu  sync.RWMutex
+	idx index
+}
+
+// read runs fn with the catalog's lock held for reading.
+func (c *catalog) read(fn func(x *index)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	fn(&c.idx)
+}
+
+// write runs fn with the catalog's lock held for writing.
+func (c *catalog) write(fn func(x *index)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fn(&c.idx)
+}
+
+// index is the data of a catalog; whoever holds an *index holds the
+// catalog's lock (for reading, unless it came from write).
+type index struct {
+	items    map[string]*Item // by id; values are never mutated, only replaced
+	claimed  map[string]string
+	reserved map[string]time.Time
+	inFolder map[string]int
+	// locales counts the items that have text in each locale.
+	locales  map[string]int
+	explicit map[string]bool
+	// orders are the cached sort orders, dropped on every write. A reader
+	// fills them (order), so orderMu, the one lock taken inside the
+	// catalog's, orders their writes.
+	orders  map[string][]*Item
+	orderMu sync.Mutex
+	// locks serialise the writes of each item (Library.lockItem); they are
+	// taken after the catalog's lock is released, never inside it.
+	locks map[string]*sync.Mutex
+}
+
+// newCatalog is an empty catalog.
+func newCatalog() *catalog {
+	return &catalog{idx: index{
+		items:    map[string]*Item{},
+		claimed:  map[string]string{},
+		reserved: map[string]time.Time{},
+		inFolder: map[string]int{},
+		locales:  map[string]int{},
+		explicit: map[string]bool{},
+		orders:   map[string][]*Item{},
+		locks:    map[string]*sync.Mutex{},
+	}}
+}
 
 // itemKeys lists every storage key an item owns: original and derivatives.
 func itemKeys(it *Item) []string {
@@ -22,59 +88,65 @@ func itemKeys(it *Item) []string {
 // (macOS, Windows) would otherwise overwrite each other.
 func claimKey(k string) string { return strings.ToLower(k) }
 
-// addLocked puts it in the index; l.mu must be held for writing.
-func (l *Library) addLocked(it *Item) {
-	l.items[it.ID] = it
+// add puts it in the index (held for writing).
+func (x *index) add(it *Item) {
+	x.items[it.ID] = it
 	for _, k := range itemKeys(it) {
-		l.claimed[claimKey(k)] = it.ID
+		x.claimed[claimKey(k)] = it.ID
 	}
-	l.inFolder[it.Folder]++
-	l.countLocales(it, 1)
-	clear(l.orders)
+	x.inFolder[it.Folder]++
+	x.countLocales(it, 1)
+	clear(x.orders)
 }
 
-// removeLocked takes it out of the index; l.mu must be held for writing.
-func (l *Library) removeLocked(it *Item) {
-	delete(l.items, it.ID)
+// remove takes it out of the index (held for writing).
+func (x *index) remove(it *Item) {
+	delete(x.items, it.ID)
 	for _, k := range itemKeys(it) {
-		if l.claimed[claimKey(k)] == it.ID {
-			delete(l.claimed, claimKey(k))
+		if x.claimed[claimKey(k)] == it.ID {
+			delete(x.claimed, claimKey(k))
 		}
 	}
-	if l.inFolder[it.Folder]--; l.inFolder[it.Folder] <= 0 {
-		delete(l.inFolder, it.Folder)
+	if x.inFolder[it.Folder]--; x.inFolder[it.Folder] <= 0 {
+		delete(x.inFolder, it.Folder)
 	}
-	l.countLocales(it, -1)
-	clear(l.orders)
+	x.countLocales(it, -1)
+	clear(x.orders)
 }
 
-// countLocales adds d to the count of each locale of it; l.mu is held for
-// writing.
-func (l *Library) countLocales(it *Item, d int) {
+// countLocales adds d to the count of each locale of it (held for
+// writing).
+func (x *index) countLocales(it *Item, d int) {
 	seen := map[string]bool{}
 	itemLocales(it, func(loc string) {
 		if seen[loc] {
 			return
 		}
 		seen[loc] = true
-		if l.locales[loc] += d; l.locales[loc] <= 0 {
-			delete(l.locales, loc)
+		if x.locales[loc] += d; x.locales[loc] <= 0 {
+			delete(x.locales, loc)
 		}
 	})
 }
 
-// folderExistsRLocked reports whether the clean path p is a folder; l.mu
-// is held.
-func (l *Library) folderExistsRLocked(p string) bool {
-	if p == RootFolder || l.explicit[p] || l.inFolder[p] > 0 {
+// setFolders makes folders the explicitly created folders (held for
+// writing).
+func (x *index) setFolders(folders map[string]bool) {
+	x.explicit = folders
+	clear(x.orders)
+}
+
+// folderExists reports whether the clean path p is a folder.
+func (x *index) folderExists(p string) bool {
+	if p == RootFolder || x.explicit[p] || x.inFolder[p] > 0 {
 		return true
 	}
-	for q := range l.explicit {
+	for q := range x.explicit {
 		if below(q, p) {
 			return true
 		}
 	}
-	for q := range l.inFolder {
+	for q := range x.inFolder {
 		if below(q, p) {
 			return true
 		}
@@ -82,52 +154,72 @@ func (l *Library) folderExistsRLocked(p string) bool {
 	return false
 }
 
-func (l *Library) allFreeLocked(keys []string) bool {
+func (x *index) allFree(keys []string, now time.Time) bool {
 	for _, k := range keys {
-		if !l.freeLocked(k) {
+		if !x.free(k, now) {
 			return false
 		}
 	}
 	return true
 }
 
-// freeLocked reports whether no item claims key and no write reserves it.
-func (l *Library) freeLocked(key string) bool {
+// free reports whether no item claims key and no write reserves it (as
+// of now); it drops an expired reservation (held for writing).
+func (x *index) free(key string, now time.Time) bool {
 	k := claimKey(key)
-	if _, ok := l.claimed[k]; ok {
+	if _, ok := x.claimed[k]; ok {
 		return false
 	}
-	if exp, ok := l.reserved[k]; ok {
-		if exp.IsZero() || l.now().Before(exp) {
+	if exp, ok := x.reserved[k]; ok {
+		if exp.IsZero() || now.Before(exp) {
 			return false
 		}
-		delete(l.reserved, k)
+		delete(x.reserved, k)
 	}
 	return true
 }
 
-// reserveLocked holds key until expires (zero: until released).
-func (l *Library) reserveLocked(key string, expires time.Time) {
-	l.reserved[claimKey(key)] = expires
+// reserve holds key until expires (zero: until released; held for
+// writing).
+func (x *index) reserve(key string, expires time.Time) {
+	x.reserved[claimKey(key)] = expires
 }
 
-// orderRLocked returns every item in ascending order of the sort field,
-// building and caching it on the first call after a write. l.mu is held
-// for reading; building under a read lock is safe because the cache is
-// only filled with a fresh slice under orderMu.
-func (l *Library) orderRLocked(sort string) []*Item {
+// release drops the reservations of keys (held for writing).
+func (x *index) release(keys ...string) {
+	for _, k := range keys {
+		delete(x.reserved, claimKey(k))
+	}
+}
+
+// itemLock is the lock of the writes of item id, made on first use (held
+// for writing). The caller takes it after the catalog's is released.
+func (x *index) itemLock(id string) *sync.Mutex {
+	m, ok := x.locks[id]
+	if !ok {
+		m = new(sync.Mutex)
+		x.locks[id] = m
+	}
+	return m
+}
+
+// order returns every item in ascending order of the sort field,
+// building and caching it on the first call after a write. Building under
+// the read lock is safe because the cache is only filled with a fresh
+// slice under orderMu.
+func (x *index) order(sort string) []*Item {
 	switch sort {
 	case SortFilename, SortSize:
 	default:
 		sort = SortCreatedAt
 	}
-	l.orderMu.Lock()
-	defer l.orderMu.Unlock()
-	if o, ok := l.orders[sort]; ok {
+	x.orderMu.Lock()
+	defer x.orderMu.Unlock()
+	if o, ok := x.orders[sort]; ok {
 		return o
 	}
-	es := make([]sortEntry, 0, len(l.items))
-	for _, it := range l.items {
+	es := make([]sortEntry, 0, len(x.items))
+	for _, it := range x.items {
 		es = append(es, newSortEntry(it, sort))
 	}
 	slices.SortFunc(es, func(a, b sortEntry) int { return compareEntries(a, b, sort) })
@@ -135,21 +227,19 @@ func (l *Library) orderRLocked(sort string) []*Item {
 	for i, e := range es {
 		o[i] = e.it
 	}
-	l.orders[sort] = o
+	x.orders[sort] = o
 	return o
 }
 
-// presize makes the empty index's maps for items; l.mu is held.
-func (l *Library) presize(items []*Item, etags int) {
+// presize makes the empty index's maps for items, at their final size
+// (held for writing).
+func (x *index) presize(items []*Item) {
 	keys := 0
 	for _, it := range items {
 		if it != nil {
 			keys += 1 + len(it.Sizes)
 		}
 	}
-	l.items = make(map[string]*Item, len(items))
-	l.claimed = make(map[string]string, keys)
-	if len(l.sh.etags) == 0 {
-		l.sh.etags = make(map[string]string, etags)
-	}
+	x.items = make(map[string]*Item, len(items))
+	x.claimed = make(map[string]string, keys)
 }

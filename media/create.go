@@ -169,10 +169,7 @@ func (l *Library) unstored(ctx context.Context, keys []string) []string {
 func (l *Library) commitNew(ctx context.Context, it *Item) error {
 	l.folderMu.RLock()
 	defer l.folderMu.RUnlock()
-	l.mu.RLock()
-	ok := l.folderExistsRLocked(it.Folder)
-	l.mu.RUnlock()
-	if !ok {
+	if !l.folderExists(it.Folder) {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
 	}
 	return l.commitShared(ctx, it)
@@ -183,38 +180,44 @@ func (l *Library) commitNew(ctx context.Context, it *Item) error {
 // derivative keys is claimed by an item or reserved by a write in flight,
 // and reserves them all until release.
 func (l *Library) reserveName(name string, p *processed) (key string, dkeys []string) {
-	month := l.now().UTC().Format("2006/01")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for n := 0; ; n++ {
-		cand := numbered(name, n)
-		if n > 1000 {
-			// Pathological: a thousand files of one name in one month.
-			cand = numbered(name, 0)
-			cand = cand[:len(cand)-len(path.Ext(cand))] + "-" + newID() + path.Ext(cand)
-		}
-		key = month + "/" + cand
-		dkeys = dkeys[:0]
-		for _, d := range p.derivs {
-			dkeys = append(dkeys, derivativeKey(key, d.width))
-		}
-		if l.freeLocked(key) && l.allFreeLocked(dkeys) {
-			l.reserveLocked(key, time.Time{})
-			for _, k := range dkeys {
-				l.reserveLocked(k, time.Time{})
+	now := l.now()
+	month := now.UTC().Format("2006/01")
+	l.cat.write(func(x *index) {
+		for n := 0; ; n++ {
+			cand := numbered(name, n)
+			if n > 1000 {
+				// Pathological: a thousand files of one name in one month.
+				cand = numbered(name, 0)
+				cand = cand[:len(cand)-len(path.Ext(cand))] + "-" + newID() + path.Ext(cand)
 			}
-			return key, dkeys
+			key = month + "/" + cand
+			dkeys = dkeys[:0]
+			for _, d := range p.derivs {
+				dkeys = append(dkeys, derivativeKey(key, d.width))
+			}
+			if x.free(key, now) && x.allFree(dkeys, now) {
+				x.reserve(key, time.Time{})
+				for _, k := range dkeys {
+					x.reserve(k, time.Time{})
+				}
+				return
+			}
 		}
-	}
+	})
+	return key, dkeys
 }
 
+// release drops the reservations of key and dkeys.
 func (l *Library) release(key string, dkeys []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.reserved, claimKey(key))
-	for _, k := range dkeys {
-		delete(l.reserved, claimKey(k))
-	}
+	l.cat.write(func(x *index) {
+		x.release(key)
+		x.release(dkeys...)
+	})
+}
+
+// reserveUntil holds key until t (zero: until released).
+func (l *Library) reserveUntil(key string, t time.Time) {
+	l.cat.write(func(x *index) { x.reserve(key, t) })
 }
 
 // storageError keeps the storage's own error for the log and the HTTP

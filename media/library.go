@@ -67,6 +67,27 @@ type Config struct {
 // Library is the media library: an in-memory index of every item, loaded
 // from its state at Open, kept in step with every write and with the
 // state's change log. It is safe for concurrent use.
+//
+// Lock order. A goroutine that holds several of the library's locks took
+// them in this order, outermost first, and releases the inner ones first:
+//
+//  1. an item's write lock (lockItem): the writes of one item, one at a
+//     time (Patch, Delete, Regenerate);
+//  2. folderMu: folder changes (write) against writes that put an item in
+//     a folder (read);
+//  3. the state's loopMu (sharedState): the poller's reads of the log,
+//     checkpoints and rescans, one at a time; never held with 1 or 2;
+//  4. the state's mu (sharedState.at, locked, lockedRead): the position
+//     in the log, the tombstones, the sidecars' tags;
+//  5. the catalog's lock (catalog.read, catalog.write): the index; only
+//     its order cache's lock nests inside it.
+//
+// 4 and 5 are reached only through the functions named, which hand the
+// guarded data to a func and release the lock when it returns, so what a
+// piece of code holds is in its parameters: a func given an *index holds
+// 5, one given a *position holds 4, and sharedState.locked is the one
+// way to hold both, in that order. 1 to 3 are held across calls to the
+// state store and the storage; 4 and 5 never are, nor across OnChange.
 type Library struct {
 	cfg  Config
 	root *os.Root
@@ -78,17 +99,8 @@ type Library struct {
 	// lands in a folder that is being deleted.
 	folderMu sync.RWMutex
 
-	mu       sync.RWMutex
-	items    map[string]*Item // by id; values are never mutated, only replaced
-	claimed  map[string]string
-	reserved map[string]time.Time
-	inFolder map[string]int
-	// locales counts the items that have text in each locale.
-	locales  map[string]int
-	explicit map[string]bool
-	orders   map[string][]*Item // cached sort orders, dropped on every write (orderMu and mu held)
-	orderMu  sync.Mutex
-	locks    map[string]*sync.Mutex
+	// cat is the index every read answers from.
+	cat *catalog
 	// sh is the state of a shared library (Config.State); nil otherwise.
 	sh *sharedState
 	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
@@ -156,18 +168,11 @@ func newLibrary(cfg Config) (*Library, error) {
 	// A read-only library never reads the media root itself (its state
 	// and storage do): one that no writer has made yet is no error.
 	return &Library{
-		cfg:      cfg,
-		root:     root,
-		log:      cfg.Logger,
-		now:      cfg.Now,
-		items:    map[string]*Item{},
-		claimed:  map[string]string{},
-		reserved: map[string]time.Time{},
-		inFolder: map[string]int{},
-		locales:  map[string]int{},
-		explicit: map[string]bool{},
-		orders:   map[string][]*Item{},
-		locks:    map[string]*sync.Mutex{},
+		cfg:  cfg,
+		root: root,
+		log:  cfg.Logger,
+		now:  cfg.Now,
+		cat:  newCatalog(),
 	}, nil
 }
 
@@ -189,29 +194,29 @@ func (l *Library) MaxUploadBytes() int64 { return l.cfg.MaxUploadBytes }
 func (l *Library) Storage() Storage { return l.cfg.Storage }
 
 // Len is the number of items.
-func (l *Library) Len() int {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return len(l.items)
+func (l *Library) Len() (n int) {
+	l.cat.read(func(x *index) { n = len(x.items) })
+	return n
 }
 
 // Stats counts the items of the library and the bytes of their originals
 // (derivatives not included), for metrics. It walks the index: call it per
 // scrape, not per request.
 func (l *Library) Stats() (items int, bytes int64) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	for _, it := range l.items {
-		bytes += it.Size
-	}
-	return len(l.items), bytes
+	l.cat.read(func(x *index) {
+		for _, it := range x.items {
+			bytes += it.Size
+		}
+		items = len(x.items)
+	})
+	return items, bytes
 }
 
 // Get returns a copy of the item with the given id, URLs filled in.
 func (l *Library) Get(id string) (*Item, bool) {
-	l.mu.RLock()
-	it, ok := l.items[id]
-	l.mu.RUnlock()
+	var it *Item
+	var ok bool
+	l.cat.read(func(x *index) { it, ok = x.items[id] })
 	if !ok {
 		return nil, false
 	}
@@ -234,13 +239,8 @@ func (l *Library) view(it *Item) *Item {
 
 // lockItem serialises the writes of one item and returns the unlock.
 func (l *Library) lockItem(id string) func() {
-	l.mu.Lock()
-	m, ok := l.locks[id]
-	if !ok {
-		m = new(sync.Mutex)
-		l.locks[id] = m
-	}
-	l.mu.Unlock()
+	var m *sync.Mutex
+	l.cat.write(func(x *index) { m = x.itemLock(id) })
 	m.Lock()
 	return m.Unlock
 }
@@ -268,9 +268,7 @@ func copyLimited(dst io.Writer, src io.Reader, limit int64) (int64, error) {
 // name its item (the surrogate key "media:<id>"). It is ByKey without the
 // copy: one map lookup. An item's keys never change while it lives.
 func (l *Library) OwnerOf(key string) (id string, ok bool) {
-	l.mu.RLock()
-	id, ok = l.claimed[claimKey(key)]
-	l.mu.RUnlock()
+	l.cat.read(func(x *index) { id, ok = x.claimed[claimKey(key)] })
 	return id, ok
 }
 
@@ -278,13 +276,14 @@ func (l *Library) OwnerOf(key string) (id string, ok bool) {
 // or a derivative), URLs filled in: what an "/uploads/<key>" reference in
 // content names.
 func (l *Library) ByKey(key string) (*Item, bool) {
-	l.mu.RLock()
-	id, ok := l.claimed[claimKey(key)]
 	var it *Item
-	if ok {
-		it, ok = l.items[id]
-	}
-	l.mu.RUnlock()
+	var ok bool
+	l.cat.read(func(x *index) {
+		var id string
+		if id, ok = x.claimed[claimKey(key)]; ok {
+			it, ok = x.items[id]
+		}
+	})
 	if !ok {
 		return nil, false
 	}

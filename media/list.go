@@ -55,7 +55,6 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 		total++
 	}
 
-	l.mu.RLock()
 	if q.IDs != nil && q.Sort == "" {
 		seen := make(map[string]bool, len(q.IDs))
 		ids := q.IDs
@@ -63,13 +62,14 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 			ids = slices.Clone(ids)
 			slices.Reverse(ids)
 		}
-		for _, id := range ids {
-			if it, ok := l.items[id]; ok && !seen[id] {
-				seen[id] = true
-				add(it)
+		l.cat.read(func(x *index) {
+			for _, id := range ids {
+				if it, ok := x.items[id]; ok && !seen[id] {
+					seen[id] = true
+					add(it)
+				}
 			}
-		}
-		l.mu.RUnlock()
+		})
 	} else {
 		var in map[string]bool
 		if q.IDs != nil {
@@ -78,8 +78,8 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 				in[id] = true
 			}
 		}
-		order := l.orderRLocked(q.Sort)
-		l.mu.RUnlock()
+		var order []*Item
+		l.cat.read(func(x *index) { order = x.order(q.Sort) })
 		// order is never changed once built, so it is read without the lock.
 		for i := range order {
 			it := order[i]

@@ -114,10 +114,9 @@ func itemLocales(it *Item, f func(string)) {
 
 // Locales lists, sorted, the locales that some item has an alt, title or
 // description in.
-func (l *Library) Locales() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Sorted(maps.Keys(l.locales))
+func (l *Library) Locales() (locales []string) {
+	l.cat.read(func(x *index) { locales = slices.Sorted(maps.Keys(x.locales)) })
+	return locales
 }
 
 // LocalText is a patch of one localized field: each locale's new value,

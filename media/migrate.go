@@ -146,9 +146,9 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 	}
 	slices.SortFunc(rep.Skipped, func(a, b MigrateSkip) int { return strings.Compare(a.Key, b.Key) })
 	if len(folders) > 0 {
-		err := l.foldersShared(ctx, func(explicit map[string]bool) (map[string]bool, error) {
+		err := l.foldersShared(ctx, func(x *index) (map[string]bool, error) {
 			union := map[string]bool{}
-			for p := range explicit {
+			for p := range x.explicit {
 				union[p] = true
 			}
 			for _, p := range folders {

@@ -39,7 +39,8 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if !ValidID(id) {
 		return nil, errorf(ErrNotFound, "media item not found")
 	}
-	// Lock order everywhere: item, then folderMu, then mu.
+	// Lock order everywhere: item, then folderMu, then the catalog's (see
+	// Library).
 	unlock := l.lockItem(id)
 	defer unlock()
 	if p.Folder != nil {
@@ -51,10 +52,7 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l.mu.RLock()
-	folderOK := p.Folder == nil || l.folderExistsRLocked(folder)
-	l.mu.RUnlock()
-	if !folderOK {
+	if p.Folder != nil && !l.folderExists(folder) {
 		return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
 	}
 	return l.patchShared(ctx, id, p, func(next *Item) error { return p.apply(next, folder) })

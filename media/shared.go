@@ -101,26 +101,21 @@ type checkpointDoc struct {
 	At    time.Time
 }
 
-// sharedState is what a shared library knows beyond the items: l.mu
-// guards it.
+// sharedState is what a shared library knows beyond the items.
+//
+// Its lock, mu, guards the position and is taken before the catalog's:
+// the position is reached only through at (the position alone) and
+// locked and lockedRead (the position and the index together), which
+// take the two in that order. loopMu, held across the state store's
+// reads, comes before both.
 type sharedState struct {
 	st  StateStore
 	rep *replica.Replica
 	box string
-	// seq is the last log entry applied; appended the last one this
-	// library appended.
-	seq, appended int64
-	// foldersVersion is the version of the folder list in l.explicit.
-	foldersVersion int
-	// tombs are the ids deleted, with when.
-	tombs replica.Tombs
-	// etags are the tags of the sidecars the index holds, by id, where
-	// known (from the log, a read or a write): reconcile reads only the
-	// sidecars whose tag in a listing differs.
-	etags map[string]string
-	// checkpointSeq and checkpointAt describe the newest checkpoint known.
-	checkpointSeq int64
-	checkpointAt  time.Time
+	cat *catalog
+
+	mu  sync.Mutex
+	pos position
 
 	poll time.Duration
 	stop chan struct{}
@@ -135,6 +130,50 @@ type sharedState struct {
 	// MigrateLocal hands it out; migrateMu orders migrations.
 	migrated  *MigrateReport
 	migrateMu sync.Mutex
+}
+
+// position is where the index stands in the log, and what it knows of
+// the state beyond its items; sharedState.mu guards it.
+type position struct {
+	// seq is the last log entry applied; appended the last one this
+	// library appended.
+	seq, appended int64
+	// foldersVersion is the version of the folder list in the index.
+	foldersVersion int
+	// tombs are the ids deleted, with when.
+	tombs replica.Tombs
+	// etags are the tags of the sidecars the index holds, by id, where
+	// known (from the log, a read or a write): reconcile reads only the
+	// sidecars whose tag in a listing differs.
+	etags map[string]string
+	// checkpointSeq and checkpointAt describe the newest checkpoint known.
+	checkpointSeq int64
+	checkpointAt  time.Time
+}
+
+// at runs fn with the state's lock held; fn takes no other lock.
+func (s *sharedState) at(fn func(p *position)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(&s.pos)
+}
+
+// locked runs fn with the state's lock held, then the catalog's, for
+// writing: the index and the position change together (an item and its
+// sidecar's tag, a delete and its tombstone, the folders and their
+// version), and no reader sees one without the other.
+func (s *sharedState) locked(fn func(p *position, x *index)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cat.write(func(x *index) { fn(&s.pos, x) })
+}
+
+// lockedRead is locked with the catalog's lock held for reading: a view
+// of the index and its position as of one instant (a checkpoint).
+func (s *sharedState) lockedRead(fn func(p *position, x *index)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cat.read(func(x *index) { fn(&s.pos, x) })
 }
 
 func encodeGob(v any) ([]byte, error) {
@@ -178,13 +217,13 @@ func checkEntryItem(it *Item) error {
 // sidecar, then the log after it; and starts following the log.
 func (l *Library) openShared(ctx context.Context) error {
 	l.sh = &sharedState{
-		st:    l.cfg.State,
-		rep:   replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
-		box:   rand.Text()[:12],
-		tombs: replica.Tombs{},
-		etags: map[string]string{},
-		poll:  l.cfg.PollInterval,
-		stop:  make(chan struct{}),
+		st:   l.cfg.State,
+		rep:  replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
+		box:  rand.Text()[:12],
+		cat:  l.cat,
+		pos:  position{tombs: replica.Tombs{}, etags: map[string]string{}},
+		poll: l.cfg.PollInterval,
+		stop: make(chan struct{}),
 	}
 	if l.sh.poll <= 0 {
 		l.sh.poll = DefaultPollInterval
@@ -295,9 +334,9 @@ func (l *Library) openShared(ctx context.Context) error {
 // rescan at every other's), and in a bucket the one writer of sidecars
 // outside the log, the migration, appends its own rescan entry.
 func (l *Library) recordRescan(ctx context.Context) error {
-	l.mu.RLock()
-	seq, n := l.sh.seq, len(l.items)
-	l.mu.RUnlock()
+	var seq int64
+	var n int
+	l.sh.lockedRead(func(p *position, x *index) { seq, n = p.seq, len(x.items) })
 	if seq != 0 || n == 0 {
 		return nil
 	}
@@ -309,13 +348,13 @@ func (l *Library) recordRescan(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("media: recording the rescan of a library without a log: %w", err)
 	}
-	l.mu.Lock()
-	if l.sh.seq == at-1 {
-		// The entry says "read every sidecar", which this start did.
-		l.sh.seq = at
-	}
-	l.sh.appended = max(l.sh.appended, at)
-	l.mu.Unlock()
+	l.sh.at(func(p *position) {
+		if p.seq == at-1 {
+			// The entry says "read every sidecar", which this start did.
+			p.seq = at
+		}
+		p.appended = max(p.appended, at)
+	})
 	return nil
 }
 
@@ -394,9 +433,8 @@ func (l *Library) closeShared() {
 	// Its own entries first: a writer's position moves when it reads the
 	// log, not when it appends.
 	err := l.tail(ctx)
-	l.mu.RLock()
-	behind := l.sh.seq > l.sh.checkpointSeq
-	l.mu.RUnlock()
+	var behind bool
+	l.sh.at(func(p *position) { behind = p.seq > p.checkpointSeq })
 	if err == nil && behind {
 		err = l.Checkpoint(ctx)
 	}

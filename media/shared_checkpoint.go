@@ -43,9 +43,7 @@ func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool,
 			items = append(items, compacted(&doc.Items[i]))
 		}
 		l.replaceAll(items, doc.ETags, doc.Folders, doc.FoldersVersion, doc.Tombs, doc.Seq)
-		l.mu.Lock()
-		l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
-		l.mu.Unlock()
+		l.sh.at(func(p *position) { p.checkpointSeq, p.checkpointAt = doc.Seq, doc.At })
 		return true, nil
 	}
 	return false, nil
@@ -66,10 +64,13 @@ func (l *Library) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc
 // maybeCheckpoint writes a checkpoint when the log has grown enough since
 // the newest one, then compacts.
 func (l *Library) maybeCheckpoint(ctx context.Context) error {
-	l.mu.RLock()
-	behind := l.sh.seq - l.sh.checkpointSeq
-	old := l.now().Sub(l.sh.checkpointAt) > checkpointAge
-	l.mu.RUnlock()
+	now := l.now()
+	var behind int64
+	var old bool
+	l.sh.at(func(p *position) {
+		behind = p.seq - p.checkpointSeq
+		old = now.Sub(p.checkpointAt) > checkpointAge
+	})
 	if behind <= 0 || (behind < checkpointEvery && !old) {
 		return nil
 	}
@@ -86,25 +87,27 @@ func (l *Library) Checkpoint(ctx context.Context) error {
 	}
 	l.sh.loopMu.Lock()
 	defer l.sh.loopMu.Unlock()
-	l.mu.RLock()
-	doc := checkpointDoc{
-		Seq:            l.sh.seq,
-		Items:          make([]Item, 0, len(l.items)),
-		FoldersVersion: l.sh.foldersVersion,
-		ETags:          make(map[string]string, len(l.items)),
-		At:             l.now().UTC(),
-	}
-	for id, it := range l.items {
-		doc.Items = append(doc.Items, *it)
-		if tag, ok := l.sh.etags[id]; ok {
-			doc.ETags[id] = tag
+	at := l.now().UTC()
+	var doc checkpointDoc
+	l.sh.lockedRead(func(p *position, x *index) {
+		doc = checkpointDoc{
+			Seq:            p.seq,
+			Items:          make([]Item, 0, len(x.items)),
+			FoldersVersion: p.foldersVersion,
+			ETags:          make(map[string]string, len(x.items)),
+			At:             at,
 		}
-	}
-	for p := range l.explicit {
-		doc.Folders = append(doc.Folders, p)
-	}
-	doc.Tombs = l.sh.tombs.Recent(doc.At)
-	l.mu.RUnlock()
+		for id, it := range x.items {
+			doc.Items = append(doc.Items, *it)
+			if tag, ok := p.etags[id]; ok {
+				doc.ETags[id] = tag
+			}
+		}
+		for f := range x.explicit {
+			doc.Folders = append(doc.Folders, f)
+		}
+		doc.Tombs = p.tombs.Recent(doc.At)
+	})
 	if doc.Seq == 0 {
 		return nil
 	}
@@ -116,8 +119,6 @@ func (l *Library) Checkpoint(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
-	l.mu.Unlock()
+	l.sh.at(func(p *position) { p.checkpointSeq, p.checkpointAt = doc.Seq, doc.At })
 	return l.sh.rep.Compact(ctx, logRetain)
 }

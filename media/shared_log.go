@@ -73,9 +73,8 @@ func (l *Library) Sync(ctx context.Context) error {
 func (l *Library) tail(ctx context.Context) error {
 	l.sh.loopMu.Lock()
 	defer l.sh.loopMu.Unlock()
-	l.mu.RLock()
-	seq := l.sh.seq
-	l.mu.RUnlock()
+	var seq int64
+	l.sh.at(func(p *position) { seq = p.seq })
 	err := l.sh.rep.Tail(ctx, seq, func(n int64, data []byte) (bool, error) {
 		var e logEntry
 		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&e); err != nil {
@@ -86,9 +85,7 @@ func (l *Library) tail(ctx context.Context) error {
 		} else {
 			l.apply(&e)
 		}
-		l.mu.Lock()
-		l.sh.seq = n
-		l.mu.Unlock()
+		l.sh.at(func(p *position) { p.seq = n })
 		return false, nil
 	})
 	var behind *replica.BehindError
@@ -116,43 +113,46 @@ func (l *Library) apply(e *logEntry) {
 			return
 		}
 		it := *e.Item
-		l.mu.Lock()
-		if l.sh.tombs.Buried(it.ID) {
-			l.mu.Unlock()
-			return
-		}
-		cur, ok := l.items[it.ID]
-		if ok && cur.Version >= it.Version {
-			if cur.Version == it.Version && e.ETag != "" {
-				l.sh.etags[it.ID] = e.ETag
+		added := false
+		l.sh.locked(func(p *position, x *index) {
+			if p.tombs.Buried(it.ID) {
+				return
 			}
-			l.mu.Unlock()
-			return
+			cur, ok := x.items[it.ID]
+			if ok && cur.Version >= it.Version {
+				if cur.Version == it.Version && e.ETag != "" {
+					p.etags[it.ID] = e.ETag
+				}
+				return
+			}
+			if ok {
+				x.remove(cur)
+			}
+			x.add(&it)
+			if e.ETag != "" {
+				p.etags[it.ID] = e.ETag
+			} else {
+				delete(p.etags, it.ID)
+			}
+			added = true
+		})
+		if added {
+			l.changed(&it, false)
 		}
-		if ok {
-			l.removeLocked(cur)
-		}
-		l.addLocked(&it)
-		if e.ETag != "" {
-			l.sh.etags[it.ID] = e.ETag
-		} else {
-			delete(l.sh.etags, it.ID)
-		}
-		l.mu.Unlock()
-		l.changed(&it, false)
 	case opDelete:
 		if e.Item == nil || !ValidID(e.Item.ID) {
 			return
 		}
-		l.mu.Lock()
-		l.sh.tombs.Bury(e.Item.ID, e.At)
-		delete(l.sh.etags, e.Item.ID)
-		cur, ok := l.items[e.Item.ID]
-		if ok {
-			l.removeLocked(cur)
-			delete(l.locks, cur.ID)
-		}
-		l.mu.Unlock()
+		var cur *Item
+		var ok bool
+		l.sh.locked(func(p *position, x *index) {
+			p.tombs.Bury(e.Item.ID, e.At)
+			delete(p.etags, e.Item.ID)
+			if cur, ok = x.items[e.Item.ID]; ok {
+				x.remove(cur)
+				delete(x.locks, cur.ID)
+			}
+		})
 		if ok {
 			l.changed(cur, true)
 		}
@@ -169,14 +169,13 @@ func (l *Library) setFolders(folders []string, version int) {
 			next[c] = true
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if version <= l.sh.foldersVersion {
-		return
-	}
-	l.explicit = next
-	l.sh.foldersVersion = version
-	clear(l.orders)
+	l.sh.locked(func(p *position, x *index) {
+		if version <= p.foldersVersion {
+			return
+		}
+		x.setFolders(next)
+		p.foldersVersion = version
+	})
 }
 
 // appendLog writes e at the next free place of the log. The write has
@@ -239,14 +238,11 @@ const (
 // last it applied or the last it appended itself, so that a box that
 // writes faster than it polls does not try every place it filled since.
 func (l *Library) appendLogData(ctx context.Context, data []byte) error {
-	l.mu.RLock()
-	seq := max(l.sh.seq, l.sh.appended) + 1
-	l.mu.RUnlock()
+	var seq int64
+	l.sh.at(func(p *position) { seq = max(p.seq, p.appended) + 1 })
 	n, err := l.sh.rep.Append(ctx, seq, data)
 	if err == nil {
-		l.mu.Lock()
-		l.sh.appended = max(l.sh.appended, n)
-		l.mu.Unlock()
+		l.sh.at(func(p *position) { p.appended = max(p.appended, n) })
 	}
 	return err
 }

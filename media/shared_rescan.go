@@ -110,69 +110,75 @@ func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, er
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
 func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
-	var changed, deleted []*Item
-	l.mu.Lock()
-	// The first load (at Open) fills an empty index: its maps are made
-	// at their final size (growing them item by item was a third of a
-	// start from a checkpoint), and nothing can be missing from items.
-	fresh := len(l.items) == 0
-	var seen map[string]bool
-	if fresh {
-		l.presize(items, len(etags))
-		changed = make([]*Item, 0, len(items))
-	} else {
-		seen = make(map[string]bool, len(items))
-	}
-	for _, it := range items {
-		if it == nil {
-			continue
-		}
+	var changed, deleted, conflicts []*Item
+	l.sh.locked(func(p *position, x *index) {
+		// The first load (at Open) fills an empty index: its maps are made
+		// at their final size (growing them item by item was a third of a
+		// start from a checkpoint), and nothing can be missing from items.
+		fresh := len(x.items) == 0
+		var seen map[string]bool
 		if fresh {
-			if _, dup := l.items[it.ID]; dup {
-				continue
+			x.presize(items)
+			if len(p.etags) == 0 {
+				p.etags = make(map[string]string, len(etags))
 			}
+			changed = make([]*Item, 0, len(items))
 		} else {
-			if seen[it.ID] {
+			seen = make(map[string]bool, len(items))
+		}
+		for _, it := range items {
+			if it == nil {
 				continue
 			}
-			seen[it.ID] = true
+			if fresh {
+				if _, dup := x.items[it.ID]; dup {
+					continue
+				}
+			} else {
+				if seen[it.ID] {
+					continue
+				}
+				seen[it.ID] = true
+			}
+			cur, ok := x.items[it.ID]
+			if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
+				p.etags[it.ID] = tag
+			}
+			if ok && cur.Version >= it.Version {
+				continue
+			}
+			conflict := false
+			for _, k := range itemKeys(it) {
+				if owner, taken := x.claimed[claimKey(k)]; taken && owner != it.ID {
+					conflict = true
+				}
+			}
+			if conflict {
+				conflicts = append(conflicts, it)
+				continue
+			}
+			if ok {
+				x.remove(cur)
+			}
+			x.add(it)
+			changed = append(changed, it)
 		}
-		cur, ok := l.items[it.ID]
-		if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
-			l.sh.etags[it.ID] = tag
-		}
-		if ok && cur.Version >= it.Version {
-			continue
-		}
-		conflict := false
-		for _, k := range itemKeys(it) {
-			if owner, taken := l.claimed[claimKey(k)]; taken && owner != it.ID {
-				conflict = true
+		for id, cur := range x.items {
+			if !fresh && !seen[id] {
+				x.remove(cur)
+				delete(p.etags, id)
+				deleted = append(deleted, cur)
 			}
 		}
-		if conflict {
-			l.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
-			continue
+		for id, at := range tombs {
+			p.tombs.Bury(id, at)
 		}
-		if ok {
-			l.removeLocked(cur)
-		}
-		l.addLocked(it)
-		changed = append(changed, it)
+		p.seq = seq
+		p.foldersVersion = -1 // what was read replaces what was known
+	})
+	for _, it := range conflicts {
+		l.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
 	}
-	for id, cur := range l.items {
-		if !fresh && !seen[id] {
-			l.removeLocked(cur)
-			delete(l.sh.etags, id)
-			deleted = append(deleted, cur)
-		}
-	}
-	for id, at := range tombs {
-		l.sh.tombs.Bury(id, at)
-	}
-	l.sh.seq = seq
-	l.sh.foldersVersion = -1 // what was read replaces what was known
-	l.mu.Unlock()
 	l.setFolders(folders, max(foldersVersion, 0))
 	for _, it := range deleted {
 		l.changed(it, true)

@@ -110,27 +110,26 @@ func (l *Library) reconcileListed(ctx context.Context, listed map[string]string)
 	if err != nil {
 		return nil, err
 	}
-	l.mu.RLock()
-	newer := fs.Version > l.sh.foldersVersion
-	l.mu.RUnlock()
+	var newer bool
+	l.sh.at(func(p *position) { newer = fs.Version > p.foldersVersion })
 	if newer {
 		e := logEntry{Op: opFolders, Folders: fs.Folders, FoldersVersion: fs.Version}
 		l.apply(&e)
 		applied = append(applied, e)
 	}
 	var fetch, gone []string
-	l.mu.RLock()
-	for id, tag := range listed {
-		if l.sh.etags[id] != tag {
-			fetch = append(fetch, id)
+	l.sh.lockedRead(func(p *position, x *index) {
+		for id, tag := range listed {
+			if p.etags[id] != tag {
+				fetch = append(fetch, id)
+			}
 		}
-	}
-	for id := range l.items {
-		if _, ok := listed[id]; !ok {
-			gone = append(gone, id)
+		for id := range x.items {
+			if _, ok := listed[id]; !ok {
+				gone = append(gone, id)
+			}
 		}
-	}
-	l.mu.RUnlock()
+	})
 	for _, id := range fetch {
 		data, tag, err := l.sh.st.Get(ctx, itemStateKey(id))
 		if errors.Is(err, ErrNotExist) {
@@ -149,9 +148,8 @@ func (l *Library) reconcileListed(ctx context.Context, listed map[string]string)
 		applied = append(applied, e)
 	}
 	for _, id := range gone {
-		l.mu.RLock()
-		cur := l.items[id]
-		l.mu.RUnlock()
+		var cur *Item
+		l.cat.read(func(x *index) { cur = x.items[id] })
 		_, _, err := l.sh.st.Get(ctx, itemStateKey(id))
 		if errors.Is(err, ErrNotExist) && cur != nil {
 			e := logEntry{Op: opDelete, Item: cur, At: l.now().UTC()}
@@ -176,17 +174,17 @@ func (l *Library) sweepClaims(ctx context.Context, anyAge bool) error {
 		Stale:         claimStale,
 		AnyAge:        anyAge,
 		PresignRetain: presignRetain,
-		Held: func(k string) bool {
-			l.mu.RLock()
-			defer l.mu.RUnlock()
-			_, owned := l.claimed[k]
-			_, reserved := l.reserved[k]
-			return owned || reserved
+		Held: func(k string) (held bool) {
+			l.cat.read(func(x *index) {
+				_, owned := x.claimed[k]
+				_, reserved := x.reserved[k]
+				held = owned || reserved
+			})
+			return held
 		},
 		Unloaded: func(ctx context.Context, owner string) (bool, error) {
-			l.mu.RLock()
-			_, loaded := l.items[owner]
-			l.mu.RUnlock()
+			var loaded bool
+			l.cat.read(func(x *index) { _, loaded = x.items[owner] })
 			if loaded || !ValidID(owner) {
 				return false, nil
 			}

@@ -47,9 +47,7 @@ func (l *Library) reserveShared(ctx context.Context, id, name string, p *process
 		}
 		// Held elsewhere: skip it here for a while (an upload in flight
 		// on another box becomes an item this box learns of).
-		l.mu.Lock()
-		l.reserveLocked(taken.Key, l.now().Add(time.Hour))
-		l.mu.Unlock()
+		l.reserveUntil(taken.Key, l.now().Add(time.Hour))
 	}
 	return "", nil, errors.New("media: no free name found")
 }
@@ -172,18 +170,18 @@ func (l *Library) deleteShared(ctx context.Context, id string) error {
 }
 
 // foldersShared changes the folder list in the bucket with a compare-and-
-// swap: edit gets the list as the bucket has it (after the index has taken
-// it in) and returns the new one or an error.
-func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[string]bool) (map[string]bool, error)) error {
+// swap: edit gets the index, inside the catalog's lock held for reading,
+// after it has taken in the list as the bucket has it (index.explicit),
+// and returns the new list or an error.
+func (l *Library) foldersShared(ctx context.Context, edit func(x *index) (map[string]bool, error)) error {
 	for range casRetries {
 		fs, etag, err := l.readFolders(ctx)
 		if err != nil {
 			return storageError(err)
 		}
 		l.setFolders(fs.Folders, fs.Version)
-		l.mu.RLock()
-		next, err := edit(l.explicit)
-		l.mu.RUnlock()
+		var next map[string]bool
+		l.cat.read(func(x *index) { next, err = edit(x) })
 		if err != nil {
 			return err
 		}
