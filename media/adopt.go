@@ -71,7 +71,7 @@ func (l *Library) PresignKey(ctx context.Context, filename, mime string, size in
 		key := l.reservePresignKey(name, ttl)
 		// The claim in the state holds the key on every box. Its owner is
 		// the grant, not yet an item.
-		err := l.claimKeys(ctx, "presign "+l.now().Add(ttl).UTC().Format(time.RFC3339), []string{key})
+		err := l.sync.claimKeys(ctx, "presign "+l.now().Add(ttl).UTC().Format(time.RFC3339), []string{key})
 		if err == nil {
 			return key, nil
 		}
@@ -327,7 +327,7 @@ func (l *Library) adoptWith(ctx context.Context, in AdoptInput, folder string, s
 		}
 	}
 	if err := l.store(ctx, it, nil, p, dkeys, false); err != nil {
-		l.releaseClaims(ctx, l.unstored(ctx, dkeys))
+		l.sync.releaseClaims(ctx, l.unstored(ctx, dkeys))
 		return nil, dkeys, err
 	}
 	return l.view(it), dkeys, nil
@@ -371,7 +371,7 @@ func (l *Library) reserveDerivatives(key string, p *processed, from int) []strin
 // reserved instead.
 func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *processed, dkeys []string, from int) ([]string, error) {
 	for range 64 {
-		err := l.claimKeys(ctx, id, dkeys)
+		err := l.sync.claimKeys(ctx, id, dkeys)
 		if err == nil {
 			return dkeys, nil
 		}

@@ -113,7 +113,7 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		Version:       1,
 	}
 	if err := l.store(ctx, it, body, p, dkeys, true); err != nil {
-		l.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
+		l.sync.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
 		return nil, err
 	}
 	return l.view(it), nil
@@ -172,7 +172,7 @@ func (l *Library) commitNew(ctx context.Context, it *Item) error {
 	if !l.folderExists(it.Folder) {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
 	}
-	return l.commitShared(ctx, it)
+	return l.sync.commit(ctx, it)
 }
 
 // reserveName picks the first free name "<name>", "<name-1>", … in the

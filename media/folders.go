@@ -117,7 +117,7 @@ func (l *Library) changeFolders(edit func(x *index) (map[string]bool, error)) er
 	defer l.folderMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), folderWriteTimeout)
 	defer cancel()
-	return l.foldersShared(ctx, edit)
+	return l.sync.foldersShared(ctx, edit)
 }
 
 // checkFolder cleans p and checks that it exists. The caller holds

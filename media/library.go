@@ -75,9 +75,9 @@ type Config struct {
 //     time (Patch, Delete, Regenerate);
 //  2. folderMu: folder changes (write) against writes that put an item in
 //     a folder (read);
-//  3. the state's loopMu (sharedState): the poller's reads of the log,
+//  3. the state's loopMu (stateSync): the poller's reads of the log,
 //     checkpoints and rescans, one at a time; never held with 1 or 2;
-//  4. the state's mu (sharedState.at, locked, lockedRead): the position
+//  4. the state's mu (stateSync.at, locked, lockedRead): the position
 //     in the log, the tombstones, the sidecars' tags;
 //  5. the catalog's lock (catalog.read, catalog.write): the index; only
 //     its order cache's lock nests inside it.
@@ -85,7 +85,7 @@ type Config struct {
 // 4 and 5 are reached only through the functions named, which hand the
 // guarded data to a func and release the lock when it returns, so what a
 // piece of code holds is in its parameters: a func given an *index holds
-// 5, one given a *position holds 4, and sharedState.locked is the one
+// 5, one given a *position holds 4, and stateSync.locked is the one
 // way to hold both, in that order. 1 to 3 are held across calls to the
 // state store and the storage; 4 and 5 never are, nor across OnChange.
 type Library struct {
@@ -101,8 +101,13 @@ type Library struct {
 
 	// cat is the index every read answers from.
 	cat *catalog
-	// sh is the state of a shared library (Config.State); nil otherwise.
-	sh *sharedState
+	// sync keeps the catalog in step with the state store (Config.State)
+	// and writes to it.
+	sync *stateSync
+	// migrated is the report of the migration Open made, until
+	// MigrateLocal hands it out; migrateMu orders migrations.
+	migrated  *MigrateReport
+	migrateMu sync.Mutex
 	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
 	gate atomic.Pointer[DeriveGate]
 }
@@ -122,7 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		return nil, err
 	}
 	if err := l.openShared(ctx); err != nil {
-		l.closeShared()
+		l.sync.close()
 		if l.root != nil {
 			l.root.Close()
 		}
@@ -180,7 +185,7 @@ func newLibrary(cfg Config) (*Library, error) {
 // a checkpoint first) and releases the media root. Call it after the
 // last write has returned.
 func (l *Library) Close() error {
-	l.closeShared()
+	l.sync.close()
 	if l.root == nil {
 		return nil
 	}

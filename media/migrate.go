@@ -55,11 +55,11 @@ func (l *Library) MigrateLocal(ctx context.Context) (*MigrateReport, error) {
 	if l.cfg.ReadOnly {
 		return nil, errReadOnly
 	}
-	l.sh.migrateMu.Lock()
-	defer l.sh.migrateMu.Unlock()
-	if r := l.sh.migrated; r != nil {
+	l.migrateMu.Lock()
+	defer l.migrateMu.Unlock()
+	if r := l.migrated; r != nil {
 		// Open just did it.
-		l.sh.migrated = nil
+		l.migrated = nil
 		return r, nil
 	}
 	return l.migrate(ctx)
@@ -84,7 +84,7 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	l.sh.migrated = r
+	l.migrated = r
 	return nil
 }
 
@@ -146,7 +146,7 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 	}
 	slices.SortFunc(rep.Skipped, func(a, b MigrateSkip) int { return strings.Compare(a.Key, b.Key) })
 	if len(folders) > 0 {
-		err := l.foldersShared(ctx, func(x *index) (map[string]bool, error) {
+		err := l.sync.foldersShared(ctx, func(x *index) (map[string]bool, error) {
 			union := map[string]bool{}
 			for p := range x.explicit {
 				union[p] = true
@@ -161,7 +161,7 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 		}
 	}
 	if rep.Created > 0 {
-		l.appendLog(ctx, logEntry{Op: opRescan})
+		l.sync.appendLog(ctx, logEntry{Op: opRescan})
 	}
 	for _, sk := range rep.Skipped {
 		l.log.Error("media: migrate: item skipped", "id", sk.ID, "key", sk.Key, "reason", sk.Reason)
@@ -240,12 +240,12 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err 
 		// Not migrated: its names are free again (a claim this item held
 		// from an earlier, cut-off run included), unless an earlier run
 		// registered it.
-		if _, _, gerr := l.sh.st.Get(ctx, itemStateKey(it.ID)); errors.Is(gerr, ErrNotExist) {
-			l.sh.rep.Release(ctx, mine)
+		if _, _, gerr := l.sync.st.Get(ctx, itemStateKey(it.ID)); errors.Is(gerr, ErrNotExist) {
+			l.sync.rep.Release(ctx, mine)
 		}
 	}()
 	for _, k := range itemKeys(it) {
-		other, err := l.sh.rep.ClaimIfFree(ctx, it.ID, k)
+		other, err := l.sync.rep.ClaimIfFree(ctx, it.ID, k)
 		if err != nil {
 			return res, err
 		}
@@ -277,7 +277,7 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err 
 	if err != nil {
 		return res, err
 	}
-	_, err = l.sh.st.Create(ctx, itemStateKey(it.ID), data)
+	_, err = l.sync.st.Create(ctx, itemStateKey(it.ID), data)
 	if errors.Is(err, ErrPrecondition) {
 		return res, nil
 	}

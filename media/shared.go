@@ -7,6 +7,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -101,18 +102,35 @@ type checkpointDoc struct {
 	At    time.Time
 }
 
-// sharedState is what a shared library knows beyond the items.
+// stateSync keeps a library's catalog in step with its StateStore: it
+// loads it (a checkpoint, else every sidecar) and follows the change log
+// (shared_log.go), writes checkpoints (shared_checkpoint.go), rescans
+// (shared_rescan.go), reconciles and sweeps leftover claims
+// (shared_sweep.go), and makes the library's writes to the state: claims,
+// sidecars, the folder list, log entries (shared_write.go). It changes
+// the catalog only by applying what the state says, and tells onChange.
 //
-// Its lock, mu, guards the position and is taken before the catalog's:
-// the position is reached only through at (the position alone) and
-// locked and lockedRead (the position and the index together), which
-// take the two in that order. loopMu, held across the state store's
-// reads, comes before both.
-type sharedState struct {
+// Locks. loopMu, held across the state store's reads, serialises the
+// poller's work (tail, rescan, checkpoints). mu guards the position, and
+// is taken after loopMu and before the catalog's: the position is
+// reached only through at (the position alone), and locked and
+// lockedRead (the position and the index together), which take the two
+// in that order. Neither mu nor the catalog's lock is held across a call
+// to the state store, the storage or onChange. Library lists the whole
+// order.
+type stateSync struct {
 	st  StateStore
 	rep *replica.Replica
 	box string
 	cat *catalog
+	// storage is where the sweeps delete what interrupted writes left.
+	storage  Storage
+	readOnly bool
+	log      *slog.Logger
+	now      func() time.Time
+	// onChange is told of every change applied to the catalog, after its
+	// locks are released (Library.changed).
+	onChange func(it *Item, deleted bool)
 
 	mu  sync.Mutex
 	pos position
@@ -126,14 +144,10 @@ type sharedState struct {
 	// exclusive is true when this library is the only writer of its
 	// state (soleWriterState): it sweeps at Open and checkpoints at Close.
 	exclusive bool
-	// migrated is the report of the migration Open made, until
-	// MigrateLocal hands it out; migrateMu orders migrations.
-	migrated  *MigrateReport
-	migrateMu sync.Mutex
 }
 
 // position is where the index stands in the log, and what it knows of
-// the state beyond its items; sharedState.mu guards it.
+// the state beyond its items; stateSync.mu guards it.
 type position struct {
 	// seq is the last log entry applied; appended the last one this
 	// library appended.
@@ -152,7 +166,7 @@ type position struct {
 }
 
 // at runs fn with the state's lock held; fn takes no other lock.
-func (s *sharedState) at(fn func(p *position)) {
+func (s *stateSync) at(fn func(p *position)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn(&s.pos)
@@ -162,7 +176,7 @@ func (s *sharedState) at(fn func(p *position)) {
 // writing: the index and the position change together (an item and its
 // sidecar's tag, a delete and its tombstone, the folders and their
 // version), and no reader sees one without the other.
-func (s *sharedState) locked(fn func(p *position, x *index)) {
+func (s *stateSync) locked(fn func(p *position, x *index)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cat.write(func(x *index) { fn(&s.pos, x) })
@@ -170,7 +184,7 @@ func (s *sharedState) locked(fn func(p *position, x *index)) {
 
 // lockedRead is locked with the catalog's lock held for reading: a view
 // of the index and its position as of one instant (a checkpoint).
-func (s *sharedState) lockedRead(fn func(p *position, x *index)) {
+func (s *stateSync) lockedRead(fn func(p *position, x *index)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cat.read(func(x *index) { fn(&s.pos, x) })
@@ -213,20 +227,27 @@ func checkEntryItem(it *Item) error {
 	return checkItem(it)
 }
 
-// openShared loads a shared library: the newest checkpoint, else every
-// sidecar, then the log after it; and starts following the log.
+// openShared loads a shared library: after the leftovers of a crash and
+// the migration of a library an earlier release kept on the media root,
+// the newest checkpoint, else every sidecar, then the log after it; and
+// starts following the log.
 func (l *Library) openShared(ctx context.Context) error {
-	l.sh = &sharedState{
-		st:   l.cfg.State,
-		rep:  replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
-		box:  rand.Text()[:12],
-		cat:  l.cat,
-		pos:  position{tombs: replica.Tombs{}, etags: map[string]string{}},
-		poll: l.cfg.PollInterval,
-		stop: make(chan struct{}),
+	l.sync = &stateSync{
+		st:       l.cfg.State,
+		rep:      replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
+		box:      rand.Text()[:12],
+		cat:      l.cat,
+		storage:  l.cfg.Storage,
+		readOnly: l.cfg.ReadOnly,
+		log:      l.log,
+		now:      l.now,
+		onChange: l.changed,
+		pos:      position{tombs: replica.Tombs{}, etags: map[string]string{}},
+		poll:     l.cfg.PollInterval,
+		stop:     make(chan struct{}),
 	}
-	if l.sh.poll <= 0 {
-		l.sh.poll = DefaultPollInterval
+	if l.sync.poll <= 0 {
+		l.sync.poll = DefaultPollInterval
 	}
 	if !l.cfg.ReadOnly {
 		// Temporary files of uploads a crash (kill -9) interrupted: the
@@ -236,6 +257,13 @@ func (l *Library) openShared(ctx context.Context) error {
 			return err
 		}
 	}
+	return l.sync.open(ctx)
+}
+
+// open loads the catalog: the newest checkpoint, else every sidecar, then
+// the log after it; the only writer then settles what a crash left
+// (sweepAtOpen). It starts following the log.
+func (s *stateSync) open(ctx context.Context) error {
 	// The only writer's start reconciles with a listing of every sidecar
 	// (sweepAtOpen). Nothing writes a sidecar until Open returns (the
 	// migration is done; no other process writes while this one holds
@@ -243,24 +271,24 @@ func (l *Library) openShared(ctx context.Context) error {
 	// unused), so the listing runs beside the checkpoint's load instead of
 	// after it: a directory read and a stat per sidecar on local disk.
 	var pre *sidecarListing
-	if _, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly {
-		pre = l.listSidecarsAsync(ctx)
+	if _, ok := s.st.(soleWriterState); ok && !s.readOnly {
+		pre = s.listSidecarsAsync(ctx)
 		defer pre.wait() // never left running past Open
 	}
-	loaded, err := l.loadCheckpoint(ctx, 0)
+	loaded, err := s.loadCheckpoint(ctx, 0)
 	if err != nil {
 		return err
 	}
 	if !loaded {
-		if err := l.rescan(ctx); err != nil {
+		if err := s.rescan(ctx); err != nil {
 			return err
 		}
 	}
-	if err := l.tail(ctx); err != nil {
+	if err := s.tail(ctx); err != nil {
 		return err
 	}
-	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
-		l.sh.exclusive = true
+	if ex, ok := s.st.(soleWriterState); ok && !s.readOnly && ex.SoleWriter() {
+		s.exclusive = true
 		// Its log entries are created without fsync (two of the six an
 		// upload of one file made in the state). Why nothing answered is
 		// lost when a crash of the machine loses them, or leaves them
@@ -284,7 +312,7 @@ func (l *Library) openShared(ctx context.Context) error {
 		// Boxes that share a bucket keep every entry durable (the store
 		// has no unsynced create): a reader there has nothing but the
 		// log between reconciles.
-		l.sh.rep.SetUnsyncedLog()
+		s.rep.SetUnsyncedLog()
 		// Its claims are created with their names synced and their bytes
 		// not (one fsync of the two of each). A claim matters only to a
 		// start after a crash (the index keeps a living writer's names
@@ -297,22 +325,22 @@ func (l *Library) openShared(ctx context.Context) error {
 		// (unreadableClaim). A claim of an item whose sidecar does not
 		// parse is kept by its content; one made seconds before a crash
 		// belongs to a sidecar synced then, which parses.
-		l.sh.rep.SetNameSyncedClaims()
-		clean, err := l.takeCleanMark(ctx)
+		s.rep.SetNameSyncedClaims()
+		clean, err := s.takeCleanMark(ctx)
 		if err != nil {
 			return err
 		}
-		if err := l.sweepAtOpen(ctx, !clean, pre); err != nil {
+		if err := s.sweepAtOpen(ctx, !clean, pre); err != nil {
 			return err
 		}
 		if !loaded {
-			if err := l.recordRescan(ctx); err != nil {
+			if err := s.recordRescan(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	l.sh.bg.Go(l.follow)
-	l.sh.bg.Go(l.housekeepLoop)
+	s.bg.Go(s.follow)
+	s.bg.Go(s.housekeepLoop)
 	return nil
 }
 
@@ -333,22 +361,22 @@ func (l *Library) openShared(ctx context.Context) error {
 // at its start: boxes sharing a bucket would each append one (and each
 // rescan at every other's), and in a bucket the one writer of sidecars
 // outside the log, the migration, appends its own rescan entry.
-func (l *Library) recordRescan(ctx context.Context) error {
+func (s *stateSync) recordRescan(ctx context.Context) error {
 	var seq int64
 	var n int
-	l.sh.lockedRead(func(p *position, x *index) { seq, n = p.seq, len(x.items) })
+	s.lockedRead(func(p *position, x *index) { seq, n = p.seq, len(x.items) })
 	if seq != 0 || n == 0 {
 		return nil
 	}
-	data, err := encodeGob(&logEntry{Op: opRescan, At: l.now().UTC(), Box: l.sh.box, Nonce: rand.Text()})
+	data, err := encodeGob(&logEntry{Op: opRescan, At: s.now().UTC(), Box: s.box, Nonce: rand.Text()})
 	if err != nil {
 		return err
 	}
-	at, err := l.sh.rep.Append(ctx, 1, data)
+	at, err := s.rep.Append(ctx, 1, data)
 	if err != nil {
 		return fmt.Errorf("media: recording the rescan of a library without a log: %w", err)
 	}
-	l.sh.at(func(p *position) {
+	s.at(func(p *position) {
 		if p.seq == at-1 {
 			// The entry says "read every sidecar", which this start did.
 			p.seq = at
@@ -381,36 +409,36 @@ type soleWriterState interface{ SoleWriter() bool }
 // write was in flight, and the start after the last crash removed that
 // crash's), so the listing of every claim (about five an item) and the
 // walk of every folder of the storage are skipped.
-func (l *Library) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarListing) error {
+func (s *stateSync) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarListing) error {
 	listed, err := pre.wait()
 	if err == nil && listed == nil {
-		listed, err = l.listSidecars(ctx)
+		listed, err = s.listSidecars(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	applied, err := l.reconcileListed(ctx, listed)
+	applied, err := s.reconcileListed(ctx, listed)
 	if err != nil {
 		return err
 	}
 	// What the log missed goes into it now, for the read-only boxes
 	// that follow it (they reconcile only every reconcileEvery).
 	for _, e := range applied {
-		l.appendLog(ctx, e)
+		s.appendLog(ctx, e)
 	}
 	if !crashed {
 		return nil
 	}
-	if tc, ok := l.cfg.Storage.(tempCleaner); ok {
+	if tc, ok := s.storage.(tempCleaner); ok {
 		if n, err := tc.CleanTemp(ctx); err != nil {
-			l.log.Warn("media: temporary files of the storage not removed", "err", err)
+			s.log.Warn("media: temporary files of the storage not removed", "err", err)
 		} else if n > 0 {
-			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
+			s.log.Info("media: removed temporary files of interrupted stores", "files", n)
 		}
 	}
-	if err := l.sweepClaims(ctx, true); err != nil {
+	if err := s.sweepClaims(ctx, true); err != nil {
 		// Left for the periodic sweep: it retries.
-		l.log.Warn("media: sweeping the leftovers of interrupted writes failed", "err", err)
+		s.log.Warn("media: sweeping the leftovers of interrupted writes failed", "err", err)
 	}
 	return nil
 }
@@ -418,32 +446,32 @@ func (l *Library) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarLis
 // closeShared stops following the log. The only writer of its state
 // then writes a checkpoint, so that the next start reads one object and
 // the log after it instead of every sidecar.
-func (l *Library) closeShared() {
+func (s *stateSync) close() {
 	select {
-	case <-l.sh.stop:
+	case <-s.stop:
 	default:
-		close(l.sh.stop)
+		close(s.stop)
 	}
-	l.sh.bg.Wait()
-	if !l.sh.exclusive {
+	s.bg.Wait()
+	if !s.exclusive {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
 	defer cancel()
 	// Its own entries first: a writer's position moves when it reads the
 	// log, not when it appends.
-	err := l.tail(ctx)
+	err := s.tail(ctx)
 	var behind bool
-	l.sh.at(func(p *position) { behind = p.seq > p.checkpointSeq })
+	s.at(func(p *position) { behind = p.seq > p.checkpointSeq })
 	if err == nil && behind {
-		err = l.Checkpoint(ctx)
+		err = s.checkpoint(ctx)
 	}
 	if err != nil {
-		l.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
+		s.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
 		return
 	}
-	if _, err := l.sh.st.Create(ctx, cleanMarkKey, []byte(l.now().UTC().Format(time.RFC3339Nano))); err != nil && !errors.Is(err, ErrPrecondition) {
-		l.log.Warn("media: marking the shutdown clean failed; the next start sweeps", "err", err)
+	if _, err := s.st.Create(ctx, cleanMarkKey, []byte(s.now().UTC().Format(time.RFC3339Nano))); err != nil && !errors.Is(err, ErrPrecondition) {
+		s.log.Warn("media: marking the shutdown clean failed; the next start sweeps", "err", err)
 	}
 }
 
@@ -455,14 +483,14 @@ const cleanMarkKey = "clean-shutdown"
 // takeCleanMark tells whether the last writer closed cleanly, and removes
 // the mark (durably, before this library writes anything) so that a crash
 // of this run is swept at the next start.
-func (l *Library) takeCleanMark(ctx context.Context) (bool, error) {
-	if _, _, err := l.sh.st.Get(ctx, cleanMarkKey); err != nil {
+func (s *stateSync) takeCleanMark(ctx context.Context) (bool, error) {
+	if _, _, err := s.st.Get(ctx, cleanMarkKey); err != nil {
 		if errors.Is(err, ErrNotExist) {
 			return false, nil
 		}
 		return false, fmt.Errorf("media: reading the clean-shutdown mark: %w", err)
 	}
-	if err := l.sh.st.Delete(ctx, cleanMarkKey); err != nil {
+	if err := s.st.Delete(ctx, cleanMarkKey); err != nil {
 		return false, fmt.Errorf("media: removing the clean-shutdown mark: %w", err)
 	}
 	return true, nil

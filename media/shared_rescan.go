@@ -18,19 +18,19 @@ import (
 // rescan reads every sidecar and the folder list, and replaces the index
 // with what they say. The log position is taken first, so entries written
 // during the scan are applied again after it (which is harmless).
-func (l *Library) rescan(ctx context.Context) error {
-	l.sh.loopMu.Lock()
-	defer l.sh.loopMu.Unlock()
-	return l.rescanLocked(ctx)
+func (s *stateSync) rescan(ctx context.Context) error {
+	s.loopMu.Lock()
+	defer s.loopMu.Unlock()
+	return s.rescanLocked(ctx)
 }
 
-func (l *Library) rescanLocked(ctx context.Context) error {
-	last, err := l.sh.rep.Last(ctx)
+func (s *stateSync) rescanLocked(ctx context.Context) error {
+	last, err := s.rep.Last(ctx)
 	if err != nil {
 		return err
 	}
 	var ids []string
-	if err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
+	if err := s.st.List(ctx, stateItems, "", func(o StateObject) error {
 		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
 			ids = append(ids, id)
 		}
@@ -46,7 +46,7 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 	for range 32 {
 		wg.Go(func() {
 			for i := range next {
-				data, tag, err := l.sh.st.Get(ctx, itemStateKey(ids[i]))
+				data, tag, err := s.st.Get(ctx, itemStateKey(ids[i]))
 				if errors.Is(err, ErrNotExist) {
 					continue // deleted meanwhile
 				}
@@ -57,7 +57,7 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 				}
 				it, err := decodeSharedSidecar(ids[i], data)
 				if err != nil {
-					l.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", ids[i], "err", err)
+					s.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", ids[i], "err", err)
 					continue
 				}
 				items[i] = it
@@ -72,7 +72,7 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fs, _, err := l.readFolders(ctx)
+	fs, _, err := s.readFolders(ctx)
 	if err != nil {
 		return err
 	}
@@ -82,13 +82,13 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 			etags[id] = tags[i]
 		}
 	}
-	l.replaceAll(items, etags, fs.Folders, fs.Version, nil, last)
+	s.replaceAll(items, etags, fs.Folders, fs.Version, nil, last)
 	return nil
 }
 
 // readFolders reads folders.yaml; a missing one is an empty list.
-func (l *Library) readFolders(ctx context.Context) (foldersState, string, error) {
-	return readFoldersOf(ctx, l.sh.st)
+func (s *stateSync) readFolders(ctx context.Context) (foldersState, string, error) {
+	return readFoldersOf(ctx, s.st)
 }
 
 // readFoldersOf reads folders.yaml of st; a missing one is an empty list.
@@ -109,9 +109,9 @@ func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, er
 
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
-func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
+func (s *stateSync) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
 	var changed, deleted, conflicts []*Item
-	l.sh.locked(func(p *position, x *index) {
+	s.locked(func(p *position, x *index) {
 		// The first load (at Open) fills an empty index: its maps are made
 		// at their final size (growing them item by item was a third of a
 		// start from a checkpoint), and nothing can be missing from items.
@@ -177,13 +177,13 @@ func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []s
 		p.foldersVersion = -1 // what was read replaces what was known
 	})
 	for _, it := range conflicts {
-		l.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
+		s.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
 	}
-	l.setFolders(folders, max(foldersVersion, 0))
+	s.setFolders(folders, max(foldersVersion, 0))
 	for _, it := range deleted {
-		l.changed(it, true)
+		s.onChange(it, true)
 	}
 	for _, it := range changed {
-		l.changed(it, false)
+		s.onChange(it, false)
 	}
 }
