@@ -104,10 +104,8 @@ type Library struct {
 	// sync keeps the catalog in step with the state store (Config.State)
 	// and writes to it.
 	sync *stateSync
-	// migrated is the report of the migration Open made, until
-	// MigrateLocal hands it out; migrateMu orders migrations.
-	migrated  *MigrateReport
-	migrateMu sync.Mutex
+	// mig moves a library of an earlier release into the state.
+	mig *migration
 	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
 	gate atomic.Pointer[DeriveGate]
 }

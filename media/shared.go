@@ -253,7 +253,8 @@ func (l *Library) openShared(ctx context.Context) error {
 		// Temporary files of uploads a crash (kill -9) interrupted: the
 		// bucket's claims settle those writes, the files are only litter.
 		l.cleanTmp()
-		if err := l.migrateLocal(ctx); err != nil {
+		l.mig = &migration{root: l.root, rootPath: l.cfg.Root, storage: l.cfg.Storage, from: l.cfg.MigrateFrom, log: l.log, sync: l.sync}
+		if err := l.mig.migrateLocal(ctx); err != nil {
 			return err
 		}
 	}
