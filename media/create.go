@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-cms/folio/media/internal/ctxio"
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // UploadInput is one file of an upload.
@@ -231,3 +232,24 @@ func storageError(err error) error {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// reserveShared picks a name as reserveName does and claims its keys in
+// the bucket for id, trying the next name while another box holds one.
+func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
+	for range 64 {
+		key, dkeys := l.reserveName(name, p)
+		err := l.sync.claimKeys(ctx, id, append([]string{key}, dkeys...))
+		if err == nil {
+			return key, dkeys, nil
+		}
+		l.release(key, dkeys)
+		var taken *replica.KeyTakenError
+		if !errors.As(err, &taken) {
+			return "", nil, err
+		}
+		// Held elsewhere: skip it here for a while (an upload in flight
+		// on another box becomes an item this box learns of).
+		l.reserveUntil(taken.Key, l.now().Add(time.Hour))
+	}
+	return "", nil, errors.New("media: no free name found")
+}

@@ -2,6 +2,7 @@ package media
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // Upload size limits of the contract (§8).
@@ -292,3 +295,50 @@ func (l *Library) ByKey(key string) (*Item, bool) {
 	}
 	return l.view(it), true
 }
+
+// openShared loads a shared library: after the leftovers of a crash and
+// the migration of a library an earlier release kept on the media root,
+// the newest checkpoint, else every sidecar, then the log after it; and
+// starts following the log.
+func (l *Library) openShared(ctx context.Context) error {
+	l.sync = &stateSync{
+		st:       l.cfg.State,
+		rep:      replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
+		box:      rand.Text()[:12],
+		cat:      l.cat,
+		storage:  l.cfg.Storage,
+		readOnly: l.cfg.ReadOnly,
+		log:      l.log,
+		now:      l.now,
+		onChange: l.changed,
+		pos:      position{tombs: replica.Tombs{}, etags: map[string]string{}},
+		poll:     l.cfg.PollInterval,
+		stop:     make(chan struct{}),
+	}
+	if l.sync.poll <= 0 {
+		l.sync.poll = DefaultPollInterval
+	}
+	if !l.cfg.ReadOnly {
+		// Temporary files of uploads a crash (kill -9) interrupted: the
+		// bucket's claims settle those writes, the files are only litter.
+		l.cleanTmp()
+		l.mig = &migration{root: l.root, rootPath: l.cfg.Root, storage: l.cfg.Storage, from: l.cfg.MigrateFrom, log: l.log, sync: l.sync}
+		if err := l.mig.migrateLocal(ctx); err != nil {
+			return err
+		}
+	}
+	return l.sync.open(ctx)
+}
+
+// Sync applies the changes other boxes made since the last call. A
+// library calls it by itself every poll interval; tests and tools call it
+// to catch up at once.
+func (l *Library) Sync(ctx context.Context) error {
+	return l.sync.tail(ctx)
+}
+
+// Checkpoint writes the whole library, as of the last log entry applied,
+// as one object, so that a new box starts from it instead of reading every
+// sidecar; then it deletes the log entries and checkpoints that the one
+// before it covers (kept for logRetain, for boxes polling behind).
+func (l *Library) Checkpoint(ctx context.Context) error { return l.sync.checkpoint(ctx) }

@@ -227,40 +227,6 @@ func checkEntryItem(it *Item) error {
 	return checkItem(it)
 }
 
-// openShared loads a shared library: after the leftovers of a crash and
-// the migration of a library an earlier release kept on the media root,
-// the newest checkpoint, else every sidecar, then the log after it; and
-// starts following the log.
-func (l *Library) openShared(ctx context.Context) error {
-	l.sync = &stateSync{
-		st:       l.cfg.State,
-		rep:      replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
-		box:      rand.Text()[:12],
-		cat:      l.cat,
-		storage:  l.cfg.Storage,
-		readOnly: l.cfg.ReadOnly,
-		log:      l.log,
-		now:      l.now,
-		onChange: l.changed,
-		pos:      position{tombs: replica.Tombs{}, etags: map[string]string{}},
-		poll:     l.cfg.PollInterval,
-		stop:     make(chan struct{}),
-	}
-	if l.sync.poll <= 0 {
-		l.sync.poll = DefaultPollInterval
-	}
-	if !l.cfg.ReadOnly {
-		// Temporary files of uploads a crash (kill -9) interrupted: the
-		// bucket's claims settle those writes, the files are only litter.
-		l.cleanTmp()
-		l.mig = &migration{root: l.root, rootPath: l.cfg.Root, storage: l.cfg.Storage, from: l.cfg.MigrateFrom, log: l.log, sync: l.sync}
-		if err := l.mig.migrateLocal(ctx); err != nil {
-			return err
-		}
-	}
-	return l.sync.open(ctx)
-}
-
 // open loads the catalog: the newest checkpoint, else every sidecar, then
 // the log after it; the only writer then settles what a crash left
 // (sweepAtOpen). It starts following the log.

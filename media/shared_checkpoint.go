@@ -77,12 +77,6 @@ func (s *stateSync) maybeCheckpoint(ctx context.Context) error {
 	return s.checkpoint(ctx)
 }
 
-// Checkpoint writes the whole library, as of the last log entry applied,
-// as one object, so that a new box starts from it instead of reading every
-// sidecar; then it deletes the log entries and checkpoints that the one
-// before it covers (kept for logRetain, for boxes polling behind).
-func (l *Library) Checkpoint(ctx context.Context) error { return l.sync.checkpoint(ctx) }
-
 // checkpoint is Library.Checkpoint.
 func (s *stateSync) checkpoint(ctx context.Context) error {
 	if s.readOnly {

@@ -62,13 +62,6 @@ func (s *stateSync) stoppable(d time.Duration) (context.Context, context.CancelF
 	return ctx, cancel
 }
 
-// Sync applies the changes other boxes made since the last call. A
-// library calls it by itself every poll interval; tests and tools call it
-// to catch up at once.
-func (l *Library) Sync(ctx context.Context) error {
-	return l.sync.tail(ctx)
-}
-
 // tail applies the log entries after the last one applied.
 func (s *stateSync) tail(ctx context.Context) error {
 	s.loopMu.Lock()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -29,27 +28,6 @@ func (s *stateSync) claimKeys(ctx context.Context, owner string, keys []string) 
 // keeps a name from being used.
 func (s *stateSync) releaseClaims(ctx context.Context, keys []string) {
 	s.rep.Release(ctx, keys)
-}
-
-// reserveShared picks a name as reserveName does and claims its keys in
-// the bucket for id, trying the next name while another box holds one.
-func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
-	for range 64 {
-		key, dkeys := l.reserveName(name, p)
-		err := l.sync.claimKeys(ctx, id, append([]string{key}, dkeys...))
-		if err == nil {
-			return key, dkeys, nil
-		}
-		l.release(key, dkeys)
-		var taken *replica.KeyTakenError
-		if !errors.As(err, &taken) {
-			return "", nil, err
-		}
-		// Held elsewhere: skip it here for a while (an upload in flight
-		// on another box becomes an item this box learns of).
-		l.reserveUntil(taken.Key, l.now().Add(time.Hour))
-	}
-	return "", nil, errors.New("media: no free name found")
 }
 
 // commitShared creates the sidecar of a new item, adds it to the index and
@@ -75,29 +53,6 @@ func (s *stateSync) commit(ctx context.Context, it *Item) error {
 	s.apply(&e)
 	s.appendLog(ctx, e)
 	return nil
-}
-
-// patchShared applies p to the sidecar in the bucket with a compare-and-
-// swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
-// when another box changed the item first; one without retries on the
-// newer version.
-func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item) error) (*Item, error) {
-	next, cur, _, err := l.sync.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
-		if p.IfVersion != 0 && p.IfVersion != cur.Version {
-			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
-		}
-		next := *cur
-		if err := edit(&next); err != nil {
-			return nil, err
-		}
-		next.Version++
-		return &next, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	l.dropStaleVariants(ctx, cur, next)
-	return l.view(next), nil
 }
 
 // swapSidecar reads the sidecar of id afresh, makes its next version with
@@ -140,33 +95,6 @@ func (s *stateSync) swapSidecar(ctx context.Context, id string, change func(cur 
 		return next, cur, false, nil
 	}
 	return nil, nil, false, errorf(ErrConflict, "media item is being changed by others; try again")
-}
-
-// deleteShared removes the sidecar in the bucket (the commit point), logs
-// the delete, then removes the files and their claims.
-func (l *Library) deleteShared(ctx context.Context, id string) error {
-	data, _, err := l.sync.st.Get(ctx, itemStateKey(id))
-	if errors.Is(err, ErrNotExist) {
-		l.sync.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
-		return errorf(ErrNotFound, "media item not found")
-	}
-	if err != nil {
-		return storageError(err)
-	}
-	it, err := decodeSharedSidecar(id, data)
-	if err != nil {
-		return fmt.Errorf("media: sidecar of %s: %w", id, err)
-	}
-	if err := l.sync.st.Delete(ctx, itemStateKey(id)); err != nil {
-		return fmt.Errorf("media: remove sidecar: %w", storageError(err))
-	}
-	e := logEntry{Op: opDelete, Item: it, At: l.now().UTC()}
-	l.sync.apply(&e)
-	l.sync.appendLog(ctx, e)
-	clean := context.WithoutCancel(ctx)
-	l.sync.releaseClaims(clean, l.deleteObjects(clean, itemKeys(it), "object of a deleted item (its claim is kept)"))
-	l.deleteVariants(clean, it)
-	return nil
 }
 
 // foldersShared changes the folder list in the bucket with a compare-and-
