@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/folio-cms/folio/media/internal/guard"
 )
 
 // catalog is the library's in-memory index, which every read answers
@@ -14,7 +16,8 @@ import (
 //
 // Its lock is the innermost of the library's (Library lists the whole
 // order). The index is reached only through read and write, which hold
-// the lock while fn runs and hand it the *index: a function that has an
+// the lock while fn runs and hand it the *index (the index and its lock
+// are a guard.RW, which has no other way in): a function that has an
 // *index runs inside the lock, and the index's methods are the only ones
 // that take one. fn takes no other lock of the library, calls nothing
 // outside the index (OnChange, a Storage, the StateStore) and does not
@@ -22,23 +25,14 @@ import (
 // catalog together with another lock takes the other one first: the
 // state's (stateSync.locked), folderMu, an item's.
 type catalog struct {
-	mu  sync.RWMutex
-	idx index
+	idx guard.RW[index]
 }
 
 // read runs fn with the catalog's lock held for reading.
-func (c *catalog) read(fn func(x *index)) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	fn(&c.idx)
-}
+func (c *catalog) read(fn func(x *index)) { c.idx.Read(fn) }
 
 // write runs fn with the catalog's lock held for writing.
-func (c *catalog) write(fn func(x *index)) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	fn(&c.idx)
-}
+func (c *catalog) write(fn func(x *index)) { c.idx.Write(fn) }
 
 // index is the data of a catalog; whoever holds an *index holds the
 // catalog's lock (for reading, unless it came from write).
@@ -62,16 +56,18 @@ type index struct {
 
 // newCatalog is an empty catalog.
 func newCatalog() *catalog {
-	return &catalog{idx: index{
-		items:    map[string]*Item{},
-		claimed:  map[string]string{},
-		reserved: map[string]time.Time{},
-		inFolder: map[string]int{},
-		locales:  map[string]int{},
-		explicit: map[string]bool{},
-		orders:   map[string][]*Item{},
-		locks:    map[string]*sync.Mutex{},
-	}}
+	c := new(catalog)
+	c.write(func(x *index) {
+		x.items = map[string]*Item{}
+		x.claimed = map[string]string{}
+		x.reserved = map[string]time.Time{}
+		x.inFolder = map[string]int{}
+		x.locales = map[string]int{}
+		x.explicit = map[string]bool{}
+		x.orders = map[string][]*Item{}
+		x.locks = map[string]*sync.Mutex{}
+	})
+	return c
 }
 
 // itemKeys lists every storage key an item owns: original and derivatives.

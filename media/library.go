@@ -71,26 +71,35 @@ type Config struct {
 // from its state at Open, kept in step with every write and with the
 // state's change log. It is safe for concurrent use.
 //
+// The library is four parts: Library itself (the API, and the write paths
+// that put files in the storage), its catalog (the in-memory index), its
+// stateSync (everything it reads from and writes to the state store) and
+// its migration (a library of an earlier release moved in).
+//
 // Lock order. A goroutine that holds several of the library's locks took
 // them in this order, outermost first, and releases the inner ones first:
 //
+//  0. the migration's (migration.mu): one migration at a time; held with
+//     4 and 5 only;
 //  1. an item's write lock (lockItem): the writes of one item, one at a
 //     time (Patch, Delete, Regenerate);
 //  2. folderMu: folder changes (write) against writes that put an item in
 //     a folder (read);
 //  3. the state's loopMu (stateSync): the poller's reads of the log,
 //     checkpoints and rescans, one at a time; never held with 1 or 2;
-//  4. the state's mu (stateSync.at, locked, lockedRead): the position
-//     in the log, the tombstones, the sidecars' tags;
+//  4. the state's position lock (stateSync.at, locked, lockedRead): the
+//     position in the log, the tombstones, the sidecars' tags;
 //  5. the catalog's lock (catalog.read, catalog.write): the index; only
 //     its order cache's lock nests inside it.
 //
-// 4 and 5 are reached only through the functions named, which hand the
-// guarded data to a func and release the lock when it returns, so what a
+// The data of 4 and 5 is reached only through the functions named, which
+// hand it to a func and release the lock when it returns (it is kept in a
+// media/internal/guard value, which has no other way in), so what a
 // piece of code holds is in its parameters: a func given an *index holds
-// 5, one given a *position holds 4, and stateSync.locked is the one
-// way to hold both, in that order. 1 to 3 are held across calls to the
-// state store and the storage; 4 and 5 never are, nor across OnChange.
+// 5, one given a *position holds 4, and stateSync.locked and lockedRead
+// are the only ways to hold both, in that order. 0 to 3 are held across
+// calls to the state store and the storage; 4 and 5 never are, nor
+// across OnChange.
 type Library struct {
 	cfg  Config
 	root *os.Root
@@ -311,10 +320,10 @@ func (l *Library) openShared(ctx context.Context) error {
 		log:      l.log,
 		now:      l.now,
 		onChange: l.changed,
-		pos:      position{tombs: replica.Tombs{}, etags: map[string]string{}},
 		poll:     l.cfg.PollInterval,
 		stop:     make(chan struct{}),
 	}
+	l.sync.at(func(p *position) { p.tombs, p.etags = replica.Tombs{}, map[string]string{} })
 	if l.sync.poll <= 0 {
 		l.sync.poll = DefaultPollInterval
 	}

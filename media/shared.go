@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/folio-cms/folio/media/internal/guard"
 	"github.com/folio-cms/folio/media/replica"
 )
 
@@ -111,13 +112,13 @@ type checkpointDoc struct {
 // the catalog only by applying what the state says, and tells onChange.
 //
 // Locks. loopMu, held across the state store's reads, serialises the
-// poller's work (tail, rescan, checkpoints). mu guards the position, and
-// is taken after loopMu and before the catalog's: the position is
-// reached only through at (the position alone), and locked and
-// lockedRead (the position and the index together), which take the two
-// in that order. Neither mu nor the catalog's lock is held across a call
-// to the state store, the storage or onChange. Library lists the whole
-// order.
+// poller's work (tail, rescan, checkpoints). The position's lock (pos, a
+// guard.Mutex: the position has no other way in) is taken after loopMu
+// and before the catalog's: the position is reached only through at (the
+// position alone), and locked and lockedRead (the position and the index
+// together), which take the two in that order. Neither the position's
+// lock nor the catalog's is held across a call to the state store, the
+// storage or onChange; loopMu is. Library lists the whole order.
 type stateSync struct {
 	st  StateStore
 	rep *replica.Replica
@@ -132,8 +133,7 @@ type stateSync struct {
 	// locks are released (Library.changed).
 	onChange func(it *Item, deleted bool)
 
-	mu  sync.Mutex
-	pos position
+	pos guard.Mutex[position]
 
 	poll time.Duration
 	stop chan struct{}
@@ -147,7 +147,7 @@ type stateSync struct {
 }
 
 // position is where the index stands in the log, and what it knows of
-// the state beyond its items; stateSync.mu guards it.
+// the state beyond its items; stateSync.pos guards it.
 type position struct {
 	// seq is the last log entry applied; appended the last one this
 	// library appended.
@@ -165,29 +165,25 @@ type position struct {
 	checkpointAt  time.Time
 }
 
-// at runs fn with the state's lock held; fn takes no other lock.
-func (s *stateSync) at(fn func(p *position)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	fn(&s.pos)
-}
+// at runs fn with the position's lock held; fn takes no other lock.
+func (s *stateSync) at(fn func(p *position)) { s.pos.Do(fn) }
 
-// locked runs fn with the state's lock held, then the catalog's, for
+// locked runs fn with the position's lock held, then the catalog's, for
 // writing: the index and the position change together (an item and its
 // sidecar's tag, a delete and its tombstone, the folders and their
 // version), and no reader sees one without the other.
 func (s *stateSync) locked(fn func(p *position, x *index)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cat.write(func(x *index) { fn(&s.pos, x) })
+	s.pos.Do(func(p *position) {
+		s.cat.write(func(x *index) { fn(p, x) })
+	})
 }
 
 // lockedRead is locked with the catalog's lock held for reading: a view
 // of the index and its position as of one instant (a checkpoint).
 func (s *stateSync) lockedRead(fn func(p *position, x *index)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cat.read(func(x *index) { fn(&s.pos, x) })
+	s.pos.Do(func(p *position) {
+		s.cat.read(func(x *index) { fn(p, x) })
+	})
 }
 
 func encodeGob(v any) ([]byte, error) {
