@@ -406,7 +406,7 @@ func (s *stateSync) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarL
 	return nil
 }
 
-// closeShared stops following the log. The only writer of its state
+// close stops following the log. The only writer of its state
 // then writes a checkpoint, so that the next start reads one object and
 // the log after it instead of every sidecar.
 func (s *stateSync) close() {

@@ -30,7 +30,7 @@ func (s *stateSync) releaseClaims(ctx context.Context, keys []string) {
 	s.rep.Release(ctx, keys)
 }
 
-// commitShared creates the sidecar of a new item, adds it to the index and
+// commit creates the sidecar of a new item, adds it to the index and
 // logs it.
 func (s *stateSync) commit(ctx context.Context, it *Item) error {
 	data, err := encodeSidecar(it)
