@@ -209,7 +209,8 @@ func (l *Library) MaxUploadBytes() int64 { return l.cfg.MaxUploadBytes }
 func (l *Library) Storage() Storage { return l.cfg.Storage }
 
 // Len is the number of items.
-func (l *Library) Len() (n int) {
+func (l *Library) Len() int {
+	var n int
 	l.cat.read(func(x *index) { n = len(x.items) })
 	return n
 }

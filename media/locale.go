@@ -114,7 +114,8 @@ func itemLocales(it *Item, f func(string)) {
 
 // Locales lists, sorted, the locales that some item has an alt, title or
 // description in.
-func (l *Library) Locales() (locales []string) {
+func (l *Library) Locales() []string {
+	var locales []string
 	l.cat.read(func(x *index) { locales = slices.Sorted(maps.Keys(x.locales)) })
 	return locales
 }
