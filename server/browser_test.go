@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,4 +263,25 @@ func (b *browser) setValue(t *testing.T, id, value string) {
 	t.Helper()
 	evalAs[chromedp.Void](t, b, `(() => { const e = document.getElementById(`+jsString(id)+`); e.value = `+jsString(value)+`;
 e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+}
+
+// TestBrowsersApart: two tests' browsers share the Chromium but nothing
+// a page keeps: a cookie and localStorage set in one are not in the other.
+func TestBrowsersApart(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!doctype html><title>x</title>")
+	}))
+	defer site.Close()
+	one, two := newBrowser(t), newBrowser(t)
+	one.run(t, "open the page", chromedp.Navigate(site.URL))
+	evalAs[chromedp.Void](t, one, `document.cookie = "who=one; path=/"; localStorage.setItem("who", "one")`)
+	if got := evalAs[string](t, one, `document.cookie + "|" + localStorage.getItem("who")`); got != "who=one|one" {
+		t.Fatalf("the first browser keeps %q", got)
+	}
+	two.run(t, "open the page", chromedp.Navigate(site.URL))
+	if got := evalAs[string](t, two, `document.cookie + "|" + localStorage.getItem("who")`); got != "|null" {
+		t.Fatalf("the second browser sees the first's cookie or storage: %q", got)
+	}
 }
