@@ -48,6 +48,11 @@ type Config struct {
 	Poll   time.Duration
 	Logger *slog.Logger
 	Now    func() time.Time
+	// After is the scheduler's timer (scheduled publishes and expiries)
+	// on Now's clock: a channel that receives once Now has moved on by d,
+	// and a func that stops it. Default: time.NewTimer's. A test that
+	// moves Now by hand sets both, so the instants come when it says.
+	After func(d time.Duration) (<-chan time.Time, func() bool)
 	// OnSwap, when set, is called after a new snapshot of the published
 	// branch has replaced the one served (not for the first load), with
 	// both, in the order of the swaps. It runs on the reload path: it must
@@ -106,6 +111,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.After == nil {
+		c.After = func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ func resolvePath(t *testing.T, ts *testServer, key, p string) response {
 // A Hugo blog whose permalinks put the date in the path reuses slugs:
 // every post is served, listed, and found by its path.
 func TestSitePaths_HugoDatePermalinks(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "hugo-permalinks")).bare)
 	key := ts.reader(t)
 
@@ -103,6 +104,7 @@ func TestSitePaths_HugoDatePermalinks(t *testing.T) {
 
 // Documents without a title get one from their file name, marked.
 func TestSitePaths_UntitledDocs(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "docs-untitled")).bare)
 	key := ts.reader(t)
 	_, list := getJSON(t, ts, "/api/v1/content/docs?sort=title", key)
@@ -133,6 +135,7 @@ func TestSitePaths_UntitledDocs(t *testing.T) {
 
 // A landing page's own fields are served in its data.
 func TestSitePaths_PageData(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "landing-page")).bare)
 	key := ts.reader(t)
 	_, home := getJSON(t, ts, "/api/v1/pages/index", key)
@@ -167,6 +170,7 @@ func TestSitePaths_PageData(t *testing.T) {
 // live, and folio serves them there: the folder collection as a type,
 // the files collection's files as pages with their own fields.
 func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "gatsby-decap")).bare)
 	key := ts.reader(t)
 
@@ -213,6 +217,7 @@ func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
 // A Decap files collection's files under content/ are pages, not a type
 // with one item named index each.
 func TestSitePaths_DecapFilesUnderContent(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "hugo-decap-files")).bare)
 	key := ts.reader(t)
 	_, products := getJSON(t, ts, "/api/v1/pages/products", key)
@@ -236,6 +241,7 @@ func TestSitePaths_DecapFilesUnderContent(t *testing.T) {
 // A push into a Decap collection's folder, and one that reuses a slug,
 // are served after the reload as at a start.
 func TestSitePaths_Push(t *testing.T) {
+	t.Parallel()
 	files := fixtureFiles(t, "gatsby-decap")
 	for p, src := range fixtureFiles(t, "hugo-permalinks") {
 		if p == "hugo.toml" || strings.HasPrefix(p, "content/") {
