@@ -44,7 +44,7 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
 		{"PUT", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindGlobals, wReplace)},
 		{"PATCH", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindGlobals, wPatch)},
-		{"POST", "/api/v1/publish", needsKey(ScopeContentWrite), false, s.publish},
+		{"POST", "/api/v1/publish", needsKey(ScopeContentWrite, ScopeContentDraft), false, s.publish},
 		{"POST", "/api/v1/pages", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wCreate)},
 		{"PUT", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wReplace)},
 		{"PATCH", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wPatch)},
@@ -75,7 +75,7 @@ func (s *Server) table() []route {
 		{"POST", "/api/v1/media/presign", needsKey(ScopeMediaWrite), false, s.presign},
 		{"POST", "/api/v1/media/confirm", needsKey(ScopeMediaWrite), false, s.confirm},
 		{"GET", "/api/v1/media/:id", needsKey(ScopeMediaRead), false, s.getMedia},
-		{"GET", "/api/v1/media/:id/referrers", needsKey(ScopeMediaRead), false, s.mediaReferrers},
+		{"GET", "/api/v1/media/:id/referrers", needsKey(ScopeMediaRead, ScopeContentRead), false, s.mediaReferrers},
 		{"PATCH", "/api/v1/media/:id", needsKey(ScopeMediaWrite), false, s.patchMedia},
 		{"DELETE", "/api/v1/media/:id", needsKey(ScopeMediaDelete), false, s.deleteMedia},
 

@@ -116,8 +116,8 @@ func (s *Server) sessionAuth(r *http.Request, a access) (_ *http.Request, ok boo
 		return nil, true, err
 	}
 	k := &Key{Name: p.Email, Scopes: p.Scopes()}
-	if a.scope != "" && !k.Has(a.scope) {
-		return nil, true, errorf(fault.Forbidden, "%s's role does not allow this (it needs the %s scope)", p.Email, a.scope)
+	if sc := a.missing(k); sc != "" {
+		return nil, true, errorf(fault.Forbidden, "%s's role does not allow this (it needs the %s scope)", p.Email, sc)
 	}
 	ctx := context.WithValue(r.Context(), keyCtx{}, k)
 	return r.WithContext(context.WithValue(ctx, principalCtx{}, p)), true, nil
