@@ -45,20 +45,28 @@ type DecapConfig struct {
 
 const decapPath = "/api/v1/decap"
 
-func (s *Server) decapService() *decap.Service {
-	s.decapOnce.Do(func() {
-		repo := write.OpenRepo(s.engine.GitDir()).Under(s.engine.SiteRoot)
-		if s.writer != nil {
-			repo = s.writer.Repo()
-		}
-		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo,
-			MediaListed: s.decapCfg.MediaListed, MediaThumbBytes: s.decapCfg.MediaThumbBytes, Logger: s.log}
-	})
-	return s.decapSvc
+// newDecapService builds the Decap RPC's service when the server is
+// built; nil without an engine (a server that serves no content).
+func newDecapService(cfg Config) *decap.Service {
+	if cfg.Engine == nil {
+		return nil
+	}
+	repo := write.OpenRepo(cfg.Engine.GitDir()).Under(cfg.Engine.SiteRoot)
+	if cfg.Writer != nil {
+		repo = cfg.Writer.Repo()
+	}
+	return &decap.Service{Engine: cfg.Engine, Writer: cfg.Writer, Media: cfg.Media, Email: cfg.Decap.AuthorEmail, Repo: repo,
+		MediaListed: cfg.Decap.MediaListed, MediaThumbBytes: cfg.Decap.MediaThumbBytes, Logger: cfg.Logger}
 }
+
+// errNoDecap answers the editor's routes on a server without content.
+var errNoDecap = notFound("the content editor is off on this box (no content is served)")
 
 // decapRPC answers Decap CMS's proxy backend (docs/decap.md).
 func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.decapSvc == nil {
+		return errNoDecap
+	}
 	if err := s.sameOrigin(r); err != nil {
 		return err
 	}
@@ -86,7 +94,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if p := principalFrom(r.Context()); p != nil { // signin.go
 		who.Name, who.Email, who.MayEdit, who.MayPublish = p.Name, p.Email, p.MayEdit, p.MayPublish
 	}
-	res, err := s.decapService().CallStream(r.Context(), who, body, heavy)
+	res, err := s.decapSvc.CallStream(r.Context(), who, body, heavy)
 	defer func() { done() }()
 	if err != nil {
 		return err
@@ -180,7 +188,10 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 		if full {
 			h.Set("Cache-Control", "private, no-cache")
 		}
-		b, err := s.decapService().ConfigYAML(r.Context(), decapPath, full)
+		if s.decapSvc == nil {
+			return errNoDecap
+		}
+		b, err := s.decapSvc.ConfigYAML(r.Context(), decapPath, full)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -155,10 +154,9 @@ type Server struct {
 	v6Prefix    int
 	allowNoKeys bool
 
-	decapCfg  DecapConfig
-	signin    *signin.Service // nil: sign-in is off
-	decapOnce sync.Once
-	decapSvc  *decap.Service
+	decapCfg DecapConfig
+	signin   *signin.Service // nil: sign-in is off
+	decapSvc *decap.Service  // nil without an engine
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
 	heavyWrites  chan struct{}
 	mediaOrigins []string
@@ -201,6 +199,7 @@ func New(cfg Config) *Server {
 		mediaOrigins: cfg.MediaOrigins,
 		heavyWrites:  make(chan struct{}, heavyWriteSlots),
 	}
+	s.decapSvc = newDecapService(cfg)
 	s.signin = s.newSignin(cfg.Signin)
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {

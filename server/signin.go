@@ -76,7 +76,7 @@ func (s *Server) editorsFile(ctx context.Context, c *editorsCache) (*signin.Edit
 	if c.commit == snap.Commit {
 		return c.ed, c.err
 	}
-	b, _, err := s.decapService().Repo.Read(ctx, snap.Commit, signin.EditorsPath)
+	b, _, err := s.decapSvc.Repo.Read(ctx, snap.Commit, signin.EditorsPath)
 	var ed *signin.Editors
 	switch {
 	case err == nil:
