@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -262,17 +261,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Del("Cache-Tag")
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Cache-Control", "no-store")
-	var busy *write.BusyError
-	if errors.As(err, &busy) {
-		// A write that waited its turn too long behind a push to a slow
-		// remote: when to come back.
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(busy.RetryAfter.Seconds()))))
+	if e.RetryAfter > 0 {
+		// E.g. a write that waited its turn too long behind a push to a
+		// slow remote: when to come back.
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
-	body := errorBody{Error: e.Code, Message: e.Message}
-	var ve *write.ValidationError
-	if errors.As(err, &ve) {
-		body.Fields = ve.Fields
-	}
+	body := errorBody{Error: e.Code, Message: e.Message, Fields: e.Fields}
 	_ = writeJSON(w, e.Status, body)
 	if r.ContentLength != 0 {
 		lingerUnread(w, r)
