@@ -221,7 +221,7 @@ func (s *Server) createPreview(w http.ResponseWriter, r *http.Request, _ httprou
 	}
 	ref, err := s.engine.ResolveRef(r.Context(), req.Ref)
 	if err != nil {
-		return refError(req.Ref, err)
+		return err
 	}
 	name := ref.Name
 	if ref.Kind == "commit" {
