@@ -51,7 +51,7 @@ func (s *Server) viewAt(w http.ResponseWriter, ctx context.Context, name string,
 		} else if c := previewFrom(ctx); c != nil {
 			who = "preview:" + c.Key
 		}
-		if ok, wait := s.refBuilds.allow(who); !ok {
+		if ok, wait := s.refBuilds.Allow(who); !ok {
 			return nil, engine.Ref{}, rateLimited(w, wait)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server/signin"
+	"github.com/folio-cms/folio/server/transport"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -189,7 +190,7 @@ func (s *Server) handle(rte route) httprouter.Handle {
 // errorHandler answers every request with err (unknown routes, methods).
 func (s *Server) errorHandler(err *fault.Error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
+		if ok, wait := s.ipLimit.Allow(s.clientIP(r)); !ok {
 			s.metrics.rateLimited("ip")
 			s.metrics.unmatched(r.Method, http.StatusTooManyRequests)
 			s.writeError(w, r, rateLimited(w, wait))
@@ -206,7 +207,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	} else if rte.access.required {
 		s.setKeyedCORS(w.Header(), r.Header.Get("Origin"))
 	}
-	if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
+	if ok, wait := s.ipLimit.Allow(s.clientIP(r)); !ok {
 		s.metrics.rateLimited("ip")
 		return rateLimited(w, wait)
 	}
@@ -229,7 +230,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 		s.signin.Touch(w, r, pr)
 	}
 	if k := keyFrom(r.Context()); k != nil {
-		if ok, wait := s.keyLimit.allow(k.Name); !ok {
+		if ok, wait := s.keyLimit.Allow(k.Name); !ok {
 			s.metrics.rateLimited("key")
 			return rateLimited(w, wait)
 		}
@@ -239,7 +240,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if r.ContentLength != 0 {
-		if slow := closeUnread(w, r); slow != nil {
+		if slow := transport.CloseUnread(w, r); slow != nil {
 			err = slow
 		}
 	}
@@ -269,7 +270,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	body := errorBody{Error: e.Code, Message: e.Message, Fields: e.Fields}
 	_ = writeJSON(w, e.Status, body)
 	if r.ContentLength != 0 {
-		lingerUnread(w, r)
+		transport.LingerUnread(w, r)
 	}
 }
 
