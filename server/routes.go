@@ -81,17 +81,17 @@ func (s *Server) table() []route {
 
 		{"GET", "/uploads/*key", noKey, true, s.serveUpload},
 
-		{"POST", decapPath, needsKey(ScopeContentWrite), false, s.decapRPC},
+		{"POST", decapPath, needsKey(ScopeContentWrite), false, s.decap.decapRPC},
 
-		{"GET", signin.LoginPath, noKey, false, s.authLogin},
-		{"GET", signin.CallbackPath, noKey, false, s.authCallback},
-		{"GET", signin.SessionPath, noKey, false, s.authSession},
-		{"GET", signin.ProvidersPath, noKey, false, s.authProviders},
-		{"GET", signin.ListPath, noKey, false, s.authEditors},
-		{"POST", signin.LogoutPath, noKey, false, s.authLogout},
+		{"GET", signin.LoginPath, noKey, false, s.auth.authLogin},
+		{"GET", signin.CallbackPath, noKey, false, s.auth.authCallback},
+		{"GET", signin.SessionPath, noKey, false, s.auth.authSession},
+		{"GET", signin.ProvidersPath, noKey, false, s.auth.authProviders},
+		{"GET", signin.ListPath, noKey, false, s.auth.authEditors},
+		{"POST", signin.LogoutPath, noKey, false, s.auth.authLogout},
 
-		{"GET", "/admin", noKey, false, s.adminRedirect},
-		{"GET", "/admin/*file", noKey, false, s.adminFile},
+		{"GET", "/admin", noKey, false, s.admin.adminRedirect},
+		{"GET", "/admin/*file", noKey, false, s.admin.adminFile},
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
-	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/notify"
 	"github.com/folio-cms/folio/server/signin"
 	"github.com/folio-cms/folio/server/transport"
@@ -145,7 +144,7 @@ type Server struct {
 	// key, for CORS preflights from the --cors-origins.
 	keyedRoutes []route
 	corsOrigins Origins
-	admin       *adminFiles
+	admin       *adminHandlers
 	transforms  *transformer
 
 	bodyTimeout time.Duration
@@ -155,12 +154,11 @@ type Server struct {
 	v6Prefix    int
 	allowNoKeys bool
 
-	decapCfg DecapConfig
-	signin   *signin.Service // nil: sign-in is off
-	decapSvc *decap.Service  // nil without an engine
+	signin *signin.Service // nil: sign-in is off
+	auth   *signinHandlers
+	decap  *decapHandlers
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
-	heavyWrites  chan struct{}
-	mediaOrigins []string
+	heavyWrites heavyGate
 }
 
 // New builds the server and its route table.
@@ -194,14 +192,14 @@ func New(cfg Config) *Server {
 		now:           cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
-		admin:       newAdminFiles(cfg.MediaOrigins),
 
-		decapCfg:     cfg.Decap,
-		mediaOrigins: cfg.MediaOrigins,
-		heavyWrites:  make(chan struct{}, heavyWriteSlots),
+		heavyWrites: make(heavyGate, heavyWriteSlots),
 	}
-	s.decapSvc = newDecapService(cfg)
+	s.decap = &decapHandlers{svc: newDecapService(cfg), engine: cfg.Engine, media: cfg.Media, dir: cfg.Decap.Dir,
+		corsOrigins: cfg.CORSOrigins, mediaOrigins: cfg.MediaOrigins, heavyWrites: s.heavyWrites, log: cfg.Logger}
+	s.admin = &adminHandlers{files: newAdminFiles(cfg.MediaOrigins), decap: s.decap}
 	s.signin = s.newSignin(cfg.Signin)
+	s.auth = &signinHandlers{svc: s.signin}
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout

@@ -76,7 +76,7 @@ func (s *Server) editorsFile(ctx context.Context, c *editorsCache) (*signin.Edit
 	if c.commit == snap.Commit {
 		return c.ed, c.err
 	}
-	b, _, err := s.decapSvc.Repo.Read(ctx, snap.Commit, signin.EditorsPath)
+	b, _, err := s.decap.svc.Repo.Read(ctx, snap.Commit, signin.EditorsPath)
 	var ed *signin.Editors
 	switch {
 	case err == nil:
@@ -181,60 +181,66 @@ func (s *Server) localeOf(loc string) string {
 	return ""
 }
 
-func (s *Server) signinOff() error {
+// signinHandlers answer the sign-in routes (signin.Service does the
+// work); svc nil: sign-in is off, and they are 404.
+type signinHandlers struct {
+	svc *signin.Service
+}
+
+func (s *signinHandlers) signinOff() error {
 	return notFound("sign-in is off on this box (no --session-secret-file; docs/editors.md)")
 }
 
 // authLogin, authCallback, authSession and authLogout are the sign-in
 // routes (signin.Service answers them).
-func (s *Server) authLogin(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authLogin(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Login(w, r)
+	return s.svc.Login(w, r)
 }
 
-func (s *Server) authCallback(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authCallback(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Callback(w, r)
+	return s.svc.Callback(w, r)
 }
 
-func (s *Server) authSession(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authSession(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
 	p := principalFrom(r.Context())
-	if p == nil && s.signin.HasCookie(r) {
+	if p == nil && s.svc.HasCookie(r) {
 		// A cookie that no longer holds: say why.
-		if _, err := s.signin.Authenticate(r); err != nil {
+		if _, err := s.svc.Authenticate(r); err != nil {
 			return err
 		}
 	}
-	return s.signin.Session(w, r, p)
+	return s.svc.Session(w, r, p)
 }
 
-func (s *Server) authLogout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authLogout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Logout(w, r, principalFrom(r.Context()))
+	return s.svc.Logout(w, r, principalFrom(r.Context()))
 }
 
-func (s *Server) authProviders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authProviders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Providers(w, r)
+	return s.svc.Providers(w, r)
 }
 
-func (s *Server) authEditors(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authEditors(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
 	if principalFrom(r.Context()) == nil && keyFrom(r.Context()) != nil {
 		return errorf(fault.Forbidden, "the editors are shown to a signed-in admin, not to an API key")
 	}
-	return s.signin.List(w, r, principalFrom(r.Context()))
+	return s.svc.List(w, r, principalFrom(r.Context()))
 }
