@@ -157,6 +157,7 @@ type Server struct {
 	signin *signin.Service // nil: sign-in is off
 	auth   *signinHandlers
 	decap  *decapHandlers
+	write  *writeHandlers
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
 	heavyWrites heavyGate
 }
@@ -197,6 +198,7 @@ func New(cfg Config) *Server {
 	}
 	s.decap = &decapHandlers{svc: newDecapService(cfg), engine: cfg.Engine, media: cfg.Media, dir: cfg.Decap.Dir,
 		corsOrigins: cfg.CORSOrigins, mediaOrigins: cfg.MediaOrigins, heavyWrites: s.heavyWrites, log: cfg.Logger}
+	s.write = &writeHandlers{engine: cfg.Engine, writer: cfg.Writer, heavyWrites: s.heavyWrites, now: cfg.Now}
 	s.admin = &adminHandlers{files: newAdminFiles(cfg.MediaOrigins), decap: s.decap}
 	s.signin = s.newSignin(cfg.Signin)
 	s.auth = &signinHandlers{svc: s.signin}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
@@ -143,12 +144,12 @@ func personAuthor(r *http.Request, fallback write.Person) write.Person {
 
 // mayEdit refuses a signed-in person's write outside their role (keys
 // are checked by scope alone).
-func (s *Server) mayEdit(r *http.Request, doc write.Doc) error {
+func mayEdit(r *http.Request, doc write.Doc, eng *engine.Engine) error {
 	p := principalFrom(r.Context())
 	if p == nil {
 		return nil
 	}
-	return p.MayEdit(collectionOf(doc), s.localeOf(doc.Locale))
+	return p.MayEdit(collectionOf(doc), localeOf(eng, doc.Locale))
 }
 
 // mayPublish refuses a signed-in person without the publish role.
@@ -171,11 +172,11 @@ func collectionOf(d write.Doc) string {
 
 // localeOf is the locale a write goes to: the default locale for "" on
 // a site with locales; "" on a site without.
-func (s *Server) localeOf(loc string) string {
+func localeOf(eng *engine.Engine, loc string) string {
 	if loc != "" {
 		return loc
 	}
-	if snap := s.engine.Published(); snap != nil && snap.Site != nil && snap.Site.I18n != nil {
+	if snap := eng.Published(); snap != nil && snap.Site != nil && snap.Site.I18n != nil {
 		return snap.Site.I18n.Default
 	}
 	return ""

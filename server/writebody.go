@@ -80,7 +80,7 @@ func scanJSON(b []byte, maxDepth, maxTokens int) jsonShape {
 }
 
 // readWriteBody reads a write's JSON object.
-func (s *Server) readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, func(), error) {
+func (s *writeHandlers) readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, func(), error) {
 	done := func() {}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		return nil, done, badRequest("the body must be JSON (Content-Type: application/json)")
