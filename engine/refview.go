@@ -120,8 +120,20 @@ func (e *Engine) Refs() ([]Ref, error) {
 }
 
 // ResolveRef finds a ref that may be served; a remote site is fetched (at
-// most every few seconds) for a ref it does not have yet.
+// most every few seconds) for a ref it does not have yet. A client's
+// mistake is a fault.Error with a message for the client: fault.Invalid
+// for a malformed name (ErrBadRef) or a short hash of several commits
+// (AmbiguousRefError), fault.RefNotFound (ErrRefNotFound) for a ref that
+// is not served.
 func (e *Engine) ResolveRef(ctx context.Context, name string) (Ref, error) {
+	ref, err := e.resolveRef(ctx, name)
+	if err != nil {
+		return Ref{}, refFault(name, err)
+	}
+	return ref, nil
+}
+
+func (e *Engine) resolveRef(ctx context.Context, name string) (Ref, error) {
 	ref, err := e.src.ResolveRef(name)
 	if errors.Is(err, ErrRefNotFound) && e.src.Remote() && e.refs.fetchAllowed(e.cfg.Now()) {
 		if ferr := e.src.Fetch(ctx); ferr != nil {

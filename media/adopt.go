@@ -168,7 +168,7 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	}
 	size, err := l.cfg.Storage.Stat(ctx, in.Key)
 	if errors.Is(err, ErrNotExist) {
-		return nil, errorf(ErrNotFound, "no uploaded object under this key")
+		return nil, errNotUploaded
 	}
 	if err != nil {
 		return nil, storageError(err)
@@ -183,6 +183,9 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	}
 	return it, err
 }
+
+// errNotUploaded is Adopt's error for a key with no object (yet).
+var errNotUploaded = errorf(ErrNotUploaded, "nothing was uploaded under this storageKey; send the file to uploadUrl first")
 
 // transient tells the failures after which the same confirm may succeed
 // (storage down, client gone, queue full) from those that refuse it.
@@ -202,7 +205,7 @@ func (l *Library) adoptStaged(ctx context.Context, in AdoptInput, folder string,
 	}
 	size, etag, err := st.StatStaged(ctx, in.Staged)
 	if errors.Is(err, ErrNotExist) {
-		return nil, errorf(ErrNotFound, "no uploaded object under this key")
+		return nil, errNotUploaded
 	}
 	if err != nil {
 		return nil, storageError(err)

@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,29 @@ type AmbiguousRefError struct {
 
 func (e *AmbiguousRefError) Error() string {
 	return fmt.Sprintf("ref %q is ambiguous: %d commits start with it; give more digits", e.Ref, e.Candidates)
+}
+
+// refFault is err, an error of resolving the ref name, as the client is
+// told it (the cause stays in the chain for errors.Is and errors.As).
+func refFault(name string, err error) error {
+	var amb *AmbiguousRefError
+	switch {
+	case errors.Is(err, ErrBadRef):
+		return fault.Wrap(fault.Invalid, err, "ref: not a branch, tag or commit name (at most %d characters, no '..', spaces, control characters or any of ~^:?*[\\)", maxRefName)
+	case errors.As(err, &amb):
+		return fault.Wrap(fault.Invalid, err, "ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
+	case errors.Is(err, ErrRefNotFound):
+		return fault.Wrap(fault.RefNotFound, err, "no branch, tag or commit %q is served", clip(name, 80))
+	}
+	return err
+}
+
+// clip shortens s to at most n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // maxRefName is the longest ref name accepted (git has no limit of its

@@ -195,8 +195,13 @@ func (e *ValidationError) Error() string {
 	return "the document is not valid: " + strings.Join(parts, "; ")
 }
 
+// Unwrap is the error's fault: Unprocessable, with its fields.
 func (e *ValidationError) Unwrap() error {
-	return &fault.Error{Code: fault.Unprocessable, Message: e.Error()}
+	fields := make([]fault.Field, len(e.Fields))
+	for i, f := range e.Fields {
+		fields[i] = fault.Field(f)
+	}
+	return &fault.Error{Code: fault.Unprocessable, Message: e.Error(), Fields: fields}
 }
 
 // Config configures a Writer.

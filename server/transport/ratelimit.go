@@ -1,13 +1,9 @@
-package server
+package transport
 
 import (
 	"math"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
-
-	"github.com/folio-cms/folio/content/fault"
 )
 
 // RateLimit is a token bucket: PerSecond requests a second on average,
@@ -21,7 +17,7 @@ type RateLimit struct {
 // clients faster than that per refill period turns generations early.
 const maxBuckets = 1 << 16
 
-// limiter keeps one token bucket per client (IP, IPv6 prefix or key name).
+// Limiter keeps one token bucket per client (IP, IPv6 prefix or key name).
 //
 // Buckets live in two generations. A client's bucket is looked up in the
 // current one, else taken over from the previous one, else made full.
@@ -34,7 +30,7 @@ const maxBuckets = 1 << 16
 // distinct clients in one period turns generations early (the clients it
 // pushes out get full buckets again: the limit loosens for them rather
 // than the server slowing for everyone).
-type limiter struct {
+type Limiter struct {
 	cfg    RateLimit
 	now    func() time.Time
 	period int64 // ns
@@ -50,19 +46,20 @@ type bucket struct {
 	last   int64
 }
 
-func newLimiter(cfg RateLimit, now func() time.Time) *limiter {
+// NewLimiter makes a limiter of cfg on the clock now.
+func NewLimiter(cfg RateLimit, now func() time.Time) *Limiter {
 	if cfg.Burst < 1 {
 		cfg.Burst = max(1, int(math.Ceil(cfg.PerSecond)))
 	}
-	l := &limiter{cfg: cfg, now: now, cur: map[string]bucket{}, prev: map[string]bucket{}}
+	l := &Limiter{cfg: cfg, now: now, cur: map[string]bucket{}, prev: map[string]bucket{}}
 	if cfg.PerSecond > 0 {
 		l.period = int64(float64(cfg.Burst)/cfg.PerSecond*float64(time.Second)) + int64(time.Second)
 	}
 	return l
 }
 
-// allow takes a token for client, or returns how long to wait for one.
-func (l *limiter) allow(client string) (bool, time.Duration) {
+// Allow takes a token for client, or returns how long to wait for one.
+func (l *Limiter) Allow(client string) (bool, time.Duration) {
 	if l == nil || l.cfg.PerSecond <= 0 {
 		return true, 0
 	}
@@ -97,7 +94,7 @@ func (l *limiter) allow(client string) (bool, time.Duration) {
 // turn starts a new generation at now. The dropped one is left to the
 // garbage collector; its map is not reused, so that a burst of clients
 // does not keep a large table allocated.
-func (l *limiter) turn(now int64) {
+func (l *Limiter) turn(now int64) {
 	if now-l.turned >= 2*l.period {
 		// Idle for two periods: everything has filled again.
 		l.prev = map[string]bucket{}
@@ -109,14 +106,8 @@ func (l *limiter) turn(now int64) {
 }
 
 // size is the number of buckets held (for tests).
-func (l *limiter) size() int {
+func (l *Limiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.cur) + len(l.prev)
-}
-
-func rateLimited(w http.ResponseWriter, wait time.Duration) error {
-	secs := int(math.Ceil(wait.Seconds()))
-	w.Header().Set("Retry-After", strconv.Itoa(max(1, secs)))
-	return errorf(fault.TooMany, "too many requests: retry in %d s", max(1, secs))
 }

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ const (
 // when the rest is already on its way) before it is closed.
 const unreadGrace = time.Second
 
-var errBodyTooSlow = errorf(fault.Timeout, "the request body arrived too slowly: the connection is closed")
+var errBodyTooSlow = fault.New(fault.Timeout, "the request body arrived too slowly: the connection is closed")
 
 // bodyGuard is the request body of a request that has one.
 type bodyGuard struct {
@@ -44,17 +44,17 @@ type bodyGuard struct {
 	timedOut bool
 }
 
-// guardBody wraps r's body (r.ContentLength != 0) in a bodyGuard and sets
+// Guard wraps r's body (r.ContentLength != 0) in a bodyGuard and sets
 // the first read deadline. A GET or HEAD with a body is served but its
 // connection is not kept: no handler reads such a body.
-func (s *Server) guardBody(w http.ResponseWriter, r *http.Request) {
+func Guard(w http.ResponseWriter, r *http.Request, base time.Duration, minRate int64) {
 	rc := http.NewResponseController(w)
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		w.Header().Set("Connection", "close")
 		_ = rc.SetReadDeadline(time.Now().Add(unreadGrace))
 		return
 	}
-	g := &bodyGuard{body: r.Body, rc: rc, base: s.bodyTimeout, minRate: float64(s.bodyMinRate)}
+	g := &bodyGuard{body: r.Body, rc: rc, base: base, minRate: float64(minRate)}
 	_ = rc.SetReadDeadline(time.Now().Add(g.base))
 	r.Body = g
 }
@@ -97,12 +97,12 @@ func (g *bodyGuard) Read(p []byte) (int, error) {
 
 func (g *bodyGuard) Close() error { return g.body.Close() }
 
-// closeUnread is called before an error response: if the request's body
+// CloseUnread is called before an error response: if the request's body
 // was not read to its end, the connection is closed after the response
 // (rather than net/http reading the rest of the body first, without a
 // deadline, to keep the connection) and the body gets unreadGrace more
 // time at most. It returns the error to send instead of err, if any.
-func closeUnread(w http.ResponseWriter, r *http.Request) error {
+func CloseUnread(w http.ResponseWriter, r *http.Request) error {
 	g, ok := r.Body.(*bodyGuard)
 	if !ok || g.eof {
 		return nil
@@ -115,17 +115,17 @@ func closeUnread(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// maxLinger bounds what lingerUnread discards.
+// maxLinger bounds what LingerUnread discards.
 const maxLinger = 8 << 20
 
-// lingerUnread, after an error response to a request whose body was not
+// LingerUnread, after an error response to a request whose body was not
 // read to its end, sends the response on its way and reads (and drops)
 // the rest of the body for unreadGrace at most, as nginx's lingering
 // close does: a client still writing its body then reads the answer
 // instead of a connection reset that takes it away (the kernel resets a
 // connection closed with unread data, and a reset discards what the
 // client had not read yet). The connection closes after, whatever is left.
-func lingerUnread(w http.ResponseWriter, r *http.Request) {
+func LingerUnread(w http.ResponseWriter, r *http.Request) {
 	g, ok := r.Body.(*bodyGuard)
 	if !ok || g.eof || g.timedOut {
 		return

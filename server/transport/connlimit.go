@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"io"
@@ -28,15 +28,16 @@ type connLimiter struct {
 	open map[string]int
 }
 
-// limitConns wraps ln in the server's connection bounds, if it has any.
-func (s *Server) limitConns(ln net.Listener) net.Listener {
-	if s.maxConns <= 0 && s.maxPerConn <= 0 {
+// LimitConns wraps ln in connection bounds (maxConns at once, perClient
+// of one client), if there are any.
+func LimitConns(ln net.Listener, maxConns, perClient int, proxies Proxies, v6Prefix int) net.Listener {
+	if maxConns <= 0 && perClient <= 0 {
 		return ln
 	}
-	l := &connLimiter{Listener: ln, perClient: s.maxPerConn, proxies: s.proxies, v6Prefix: s.v6Prefix,
+	l := &connLimiter{Listener: ln, perClient: perClient, proxies: proxies, v6Prefix: v6Prefix,
 		closed: make(chan struct{}), open: map[string]int{}}
-	if s.maxConns > 0 {
-		l.slots = make(chan struct{}, s.maxConns)
+	if maxConns > 0 {
+		l.slots = make(chan struct{}, maxConns)
 	}
 	return l
 }
@@ -91,10 +92,10 @@ func (l *connLimiter) key(addr net.Addr) string {
 	if err != nil {
 		return ""
 	}
-	if len(l.proxies) > 0 && l.proxies.trusts(ap.Addr()) {
+	if len(l.proxies) > 0 && l.proxies.Trusts(ap.Addr()) {
 		return ""
 	}
-	return clientKey(ap.Addr().Unmap().WithZone("").String(), l.v6Prefix)
+	return ClientKey(ap.Addr().Unmap().WithZone("").String(), l.v6Prefix)
 }
 
 func (l *connLimiter) release() {

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -17,20 +17,20 @@ func (c *fakeClock) now() time.Time { return c.t }
 // client keeps coming.
 func TestLimiterBoundedUnderSpray(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	l := newLimiter(RateLimit{PerSecond: 5, Burst: 10}, clk.now)
+	l := NewLimiter(RateLimit{PerSecond: 5, Burst: 10}, clk.now)
 	for range 10 {
-		l.allow("victim")
+		l.Allow("victim")
 	}
-	if ok, _ := l.allow("victim"); ok {
+	if ok, _ := l.Allow("victim"); ok {
 		t.Fatal("11th request within a burst of 10 allowed")
 	}
 	for i := range 5 * maxBuckets {
-		l.allow(fmt.Sprintf("spray-%d", i))
+		l.Allow(fmt.Sprintf("spray-%d", i))
 		if i%1000 == 0 {
 			clk.t = clk.t.Add(time.Microsecond)
 			// The victim keeps asking, faster than its rate: still refused.
 			if i%50000 == 0 {
-				if ok, _ := l.allow("victim"); ok {
+				if ok, _ := l.Allow("victim"); ok {
 					t.Fatalf("after %d other clients the victim's bucket was full again", i)
 				}
 			}
@@ -41,11 +41,11 @@ func TestLimiterBoundedUnderSpray(t *testing.T) {
 	}
 	// Idle for two periods: everything is dropped at the next request.
 	clk.t = clk.t.Add(time.Minute)
-	l.allow("late")
+	l.Allow("late")
 	if n := l.size(); n != 1 {
 		t.Fatalf("%d buckets after a long idle time, want 1", n)
 	}
-	if ok, _ := l.allow("victim"); !ok {
+	if ok, _ := l.Allow("victim"); !ok {
 		t.Fatal("the victim's bucket did not fill again over a minute")
 	}
 }
@@ -53,22 +53,22 @@ func TestLimiterBoundedUnderSpray(t *testing.T) {
 // A client refused keeps its deficit across one turn of generations.
 func TestLimiterKeepsStateAcrossTurns(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	l := newLimiter(RateLimit{PerSecond: 1, Burst: 2}, clk.now) // period 3 s
-	l.allow("a")
-	l.allow("a")
+	l := NewLimiter(RateLimit{PerSecond: 1, Burst: 2}, clk.now) // period 3 s
+	l.Allow("a")
+	l.Allow("a")
 	clk.t = clk.t.Add(3100 * time.Millisecond) // a turn; 3.1 tokens refilled, capped at 2
-	if ok, _ := l.allow("a"); !ok {
+	if ok, _ := l.Allow("a"); !ok {
 		t.Fatal("refilled bucket refused")
 	}
-	if ok, _ := l.allow("a"); !ok {
+	if ok, _ := l.Allow("a"); !ok {
 		t.Fatal("second token of a refilled bucket refused")
 	}
-	if ok, wait := l.allow("a"); ok || wait <= 0 || wait > time.Second {
+	if ok, wait := l.Allow("a"); ok || wait <= 0 || wait > time.Second {
 		t.Fatalf("empty bucket: ok %v wait %s", ok, wait)
 	}
 	clk.t = clk.t.Add(2900 * time.Millisecond) // another turn: "a" is in prev
-	l.allow("b")
-	if ok, _ := l.allow("a"); !ok {
+	l.Allow("b")
+	if ok, _ := l.Allow("a"); !ok {
 		t.Fatal("a bucket taken over from the previous generation lost its refill")
 	}
 }
@@ -78,10 +78,10 @@ func TestLimiterKeepsStateAcrossTurns(t *testing.T) {
 // the table already holding 20,000 clients: each op is one new client.
 // Before, past 10,000 buckets every new client swept the whole table.
 func BenchmarkLimiterSpray(b *testing.B) {
-	l := newLimiter(RateLimit{PerSecond: 5, Burst: 10}, time.Now)
+	l := NewLimiter(RateLimit{PerSecond: 5, Burst: 10}, time.Now)
 	keys := sprayKeys(1 << 20)
 	for _, k := range keys[:20000] {
-		l.allow(k)
+		l.Allow(k)
 	}
 	var next atomic.Int64
 	next.Store(20000)
@@ -89,7 +89,7 @@ func BenchmarkLimiterSpray(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			l.allow(keys[int(next.Add(1))&(len(keys)-1)])
+			l.Allow(keys[int(next.Add(1))&(len(keys)-1)])
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"fmt"
@@ -38,7 +38,8 @@ func ParseProxies(s string) (Proxies, error) {
 	return out, nil
 }
 
-func (ps Proxies) trusts(a netip.Addr) bool {
+// Trusts tells whether a is one of the proxies.
+func (ps Proxies) Trusts(a netip.Addr) bool {
 	a = a.Unmap()
 	for _, p := range ps {
 		if p.Contains(a) {
@@ -53,10 +54,10 @@ func (ps Proxies) trusts(a netip.Addr) bool {
 // address for every request.
 const DefaultIPv6Prefix = 64
 
-// clientKey names the client at host (an address) for the per-IP rate
+// ClientKey names the client at host (an address) for the per-IP rate
 // limit and connection cap: an IPv4 address as it is, an IPv6 one by its
 // prefix of bits bits (DefaultIPv6Prefix if 0).
-func clientKey(host string, bits int) string {
+func ClientKey(host string, bits int) string {
 	if strings.IndexByte(host, ':') < 0 {
 		return host
 	}
@@ -81,26 +82,28 @@ func clientKey(host string, bits int) string {
 	return p.String()
 }
 
-// clientIP names the client the per-IP rate limit counts (see clientKey):
+// ClientIP names the client the per-IP rate limit counts (see ClientKey):
 // the peer, or, when
 // the peer is a trusted proxy, the nearest address in X-Forwarded-For that
 // is not one. Entries a client wrote itself stand to the left of those its
 // proxies appended, so they are never reached while a trusted hop remains;
 // an untrusted peer's header is ignored.
-func (s *Server) clientIP(r *http.Request) string {
-	return clientKey(s.clientAddr(r), s.v6Prefix)
+func ClientIP(r *http.Request, proxies Proxies, v6Prefix int) string {
+	return ClientKey(ClientAddr(r, proxies), v6Prefix)
 }
 
-func (s *Server) clientAddr(r *http.Request) string {
+// ClientAddr is the address of r's client (see ClientIP), before
+// ClientKey groups IPv6 ones.
+func ClientAddr(r *http.Request, proxies Proxies) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if len(s.proxies) == 0 {
+	if len(proxies) == 0 {
 		return host
 	}
 	peer, err := netip.ParseAddr(host)
-	if err != nil || !s.proxies.trusts(peer) {
+	if err != nil || !proxies.Trusts(peer) {
 		return host
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -111,7 +114,7 @@ func (s *Server) clientAddr(r *http.Request) string {
 			// trusted address rather than anything a client invented.
 			return host
 		}
-		if !s.proxies.trusts(a) {
+		if !proxies.Trusts(a) {
 			return a.Unmap().String()
 		}
 		host = a.Unmap().String()

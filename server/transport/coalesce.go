@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 // larger than what is left of it after the headers goes out in two write
 // calls (the full buffer, then the rest), and on loopback each wakes the
 // reader. nginx sends headers and file in one. A connection of
-// coalescingListener can hold its writes for the length of one response
+// CoalescingListener can hold its writes for the length of one response
 // of known size, so that headers and body leave in one write (see
-// writeOnce).
+// WriteOnce).
 
-// coalescingListener wraps each accepted connection in a coalescingConn.
-type coalescingListener struct{ net.Listener }
+// CoalescingListener wraps each accepted connection in a coalescingConn.
+type CoalescingListener struct{ net.Listener }
 
-func (l coalescingListener) Accept() (net.Conn, error) {
+func (l CoalescingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
@@ -96,9 +96,9 @@ func (c *coalescingConn) CloseWrite() error {
 
 type connKey struct{}
 
-// connContext is the http.Server's ConnContext: it lets handlers find
+// ConnContext is the http.Server's ConnContext: it lets handlers find
 // their connection.
-func connContext(ctx context.Context, c net.Conn) context.Context {
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	if cc, ok := c.(*coalescingConn); ok {
 		return context.WithValue(ctx, connKey{}, cc)
 	}
@@ -109,9 +109,9 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 // the connection buffer with their headers anyway.
 const coalesceMin = 3 << 10
 
-// writeOnce writes body (its Content-Length set) so that the headers
+// WriteOnce writes body (its Content-Length set) so that the headers
 // and the body leave in one write call when the connection allows it.
-func writeOnce(w http.ResponseWriter, r *http.Request, body []byte) error {
+func WriteOnce(w http.ResponseWriter, r *http.Request, body []byte) error {
 	cc, ok := r.Context().Value(connKey{}).(*coalescingConn)
 	if !ok || len(body) < coalesceMin {
 		_, err := w.Write(body)
