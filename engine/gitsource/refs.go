@@ -1,7 +1,6 @@
 package gitsource
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,32 +34,9 @@ func (e *AmbiguousRefError) Error() string {
 	return fmt.Sprintf("ref %q is ambiguous: %d commits start with it; give more digits", e.Ref, e.Candidates)
 }
 
-// refFault is err, an error of resolving the ref name, as the client is
-// told it (the cause stays in the chain for errors.Is and errors.As).
-func refFault(name string, err error) error {
-	var amb *AmbiguousRefError
-	switch {
-	case errors.Is(err, ErrBadRef):
-		return fault.Wrap(fault.Invalid, err, "ref: not a branch, tag or commit name (at most %d characters, no '..', spaces, control characters or any of ~^:?*[\\)", maxRefName)
-	case errors.As(err, &amb):
-		return fault.Wrap(fault.Invalid, err, "ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
-	case errors.Is(err, ErrRefNotFound):
-		return fault.Wrap(fault.RefNotFound, err, "no branch, tag or commit %q is served", clip(name, 80))
-	}
-	return err
-}
-
-// clip shortens s to at most n bytes for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// maxRefName is the longest ref name accepted (git has no limit of its
+// MaxRefName is the longest ref name accepted (git has no limit of its
 // own; 255 is the usual file-name limit of a ref stored as a file).
-const maxRefName = 255
+const MaxRefName = 255
 
 // minShortHash is the fewest hex digits a short commit hash may have, as
 // git's own abbreviations.
@@ -94,8 +70,8 @@ func (r Ref) Immutable() bool { return r.Kind == RefCommit && len(r.Name) == 40 
 // with a dot or ending with .lock, not ending in / or .), or a hex commit
 // hash.
 func CheckRefName(name string) error {
-	if name == "" || len(name) > maxRefName {
-		return fmt.Errorf("%w: a ref is 1 to %d characters", ErrBadRef, maxRefName)
+	if name == "" || len(name) > MaxRefName {
+		return fmt.Errorf("%w: a ref is 1 to %d characters", ErrBadRef, MaxRefName)
 	}
 	if name == "@" || strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") {
 		return fmt.Errorf("%w: %q", ErrBadRef, name)
