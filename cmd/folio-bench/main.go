@@ -20,13 +20,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "worstwrite", "spray", "bucket"}
+var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "pdfupload", "worstwrite", "spray", "bucket"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -45,6 +46,9 @@ type bench struct {
 	mediaN            int
 	legacyMedia       string
 	only              map[string]bool
+	against           string    // a second folio binary run interleaved with -folio ("" none)
+	cur               *folioBin // the binary the groups start now
+	coldSearch        bool      // the cold group also waits once each for the search index
 
 	full          *server // shared by the load and search groups
 	keysFile, key string
@@ -90,6 +94,8 @@ func run(args []string) error {
 	pushSizes := fs.String("push-sizes", "", "site sizes for the push group (default 10000,100000; 10000 with -quick)")
 	fs.StringVar(&b.legacyMedia, "legacy-media", "", "a media root an earlier release wrote (sidecars beside the files), for the mediamigrate group: copied before each run, never changed")
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
+	fs.StringVar(&b.against, "against", "", "a second folio binary (an older build): each group runs -runs times with each binary in turn, one run each, and the table shows both medians and their ratio")
+	fs.BoolVar(&b.coldSearch, "cold-search", true, "the cold group also starts once each (first start, restart) and waits for the content search index")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -132,7 +138,10 @@ func run(args []string) error {
 		}
 		b.only[g] = true
 	}
-	for _, p := range []*string{&b.folio, &b.gen, &b.versitygw, &b.dataDir, &b.outFile} {
+	for _, p := range []*string{&b.folio, &b.gen, &b.versitygw, &b.dataDir, &b.outFile, &b.against} {
+		if *p == "" {
+			continue
+		}
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			return err
@@ -163,10 +172,22 @@ func run(args []string) error {
 	b.tmp = tmp
 	defer os.RemoveAll(tmp)
 	defer b.stopFull()
-	b.keysFile = filepath.Join(tmp, "keys.yaml")
-	if b.key, err = createKey(b.folio, b.keysFile); err != nil {
-		return err
+	bins := [2]*folioBin{{name: "this", path: b.folio, keysFile: filepath.Join(tmp, "keys.yaml")}}
+	if b.against != "" {
+		bins[1] = &folioBin{name: "against", path: b.against, keysFile: filepath.Join(tmp, "keys-against.yaml"), dropped: map[string]bool{}}
+		if bins[1].flags, err = serveFlags(b.against); err != nil {
+			return err
+		}
 	}
+	for _, bin := range bins {
+		if bin == nil {
+			continue
+		}
+		if bin.key, err = createKey(bin.path, bin.keysFile); err != nil {
+			return err
+		}
+	}
+	b.use(bins[0])
 	b.client = newClient(4)
 
 	started := time.Now()
@@ -174,7 +195,7 @@ func run(args []string) error {
 	steps := map[string]func() error{
 		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch, "fsearch": b.freshSearch,
 		"locales":    b.localesGroup,
-		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "worstwrite": b.worstWrites, "spray": b.spray,
+		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "pdfupload": b.pdfUploads, "worstwrite": b.worstWrites, "spray": b.spray,
 		"bucket": b.bucket,
 	}
 	for _, g := range groups {
@@ -182,6 +203,10 @@ func run(args []string) error {
 			continue
 		}
 		b.logf("== %s", g)
+		if b.against != "" {
+			b.runAgainst(g, steps[g], bins)
+			continue
+		}
 		if err := steps[g](); err != nil {
 			b.logf("%s failed: %v", g, err)
 			b.notes = append(b.notes, fmt.Sprintf("**%s failed**: %v", g, err))
@@ -191,6 +216,14 @@ func run(args []string) error {
 		}
 	}
 	b.stopFull()
+	if bins[1] != nil && len(bins[1].dropped) > 0 {
+		var names []string
+		for n := range bins[1].dropped {
+			names = append(names, "--"+n)
+		}
+		slices.Sort(names)
+		b.notes = append(b.notes, fmt.Sprintf("%s lacks %s: started without", b.against, strings.Join(names, ", ")))
+	}
 	report := b.report(args, started, loadBefore)
 	fmt.Print(report)
 	return os.WriteFile(b.outFile, []byte(report), 0o644)

@@ -19,11 +19,26 @@ func (b *bench) report(args []string, started time.Time, loadBefore string) stri
 	fmt.Fprintf(&s, "- machine: %s, %d cores, %s RAM, %s\n", cpuModel(), runtime.NumCPU(), memTotal(), osRelease())
 	fmt.Fprintf(&s, "- load average before / after: %s / %s (other work on the machine skews every figure)\n", loadBefore, loadAvg())
 	fmt.Fprintf(&s, "- folio: %s; %s\n", folioVersion(b.folio), runtime.Version())
+	if b.against != "" {
+		fmt.Fprintf(&s, "- against: %s (%s), each group run %d times with each binary in turn, the order alternating; medians of the runs' medians\n", b.against, folioVersion(b.against), b.runs)
+	}
 	fmt.Fprintf(&s, "- command: `folio-bench %s` (runs %d, load %s at %d connections)\n\n", strings.Join(args, " "), b.runs, b.dur, b.conns)
-	fmt.Fprintf(&s, "| figure | median | min | max | target | ok? |\n|---|---:|---:|---:|---|---|\n")
-	for _, r := range b.rows {
-		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s |\n", r.Figure,
-			r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Target, r.OK)
+	if b.against != "" {
+		fmt.Fprintf(&s, "| figure | median | against | ratio | min–max | against min–max |\n|---|---:|---:|---:|---:|---:|\n")
+		for _, r := range b.rows {
+			a := r.Against
+			if a == nil {
+				a = &summary{}
+			}
+			fmt.Fprintf(&s, "| %s | %s | %s | %.2f× | %s–%s | %s–%s |\n", r.Figure, r.Unit.format(r.Sum.Median), r.Unit.format(a.Median), r.ratio(),
+				r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Unit.format(a.Min), r.Unit.format(a.Max))
+		}
+	} else {
+		fmt.Fprintf(&s, "| figure | median | min | max | target | ok? |\n|---|---:|---:|---:|---|---|\n")
+		for _, r := range b.rows {
+			fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s |\n", r.Figure,
+				r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Target, r.OK)
+		}
 	}
 	var notes []string
 	for _, r := range b.rows {
