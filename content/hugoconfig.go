@@ -189,17 +189,17 @@ func readHugoI18n(files []File) (*I18n, []Problem) {
 			mainSeen = true
 			if v, k, ok := lowerKey(f.Doc.Meta, "defaultContentLanguage"); ok {
 				if s, isText := v.(string); isText && (def == "" || !strings.HasPrefix(f.Path, "config/")) {
-					def, defPath, defLine = s, f.Path, f.Doc.Lines[k]
+					def, defPath, defLine = s, f.Path, f.Doc.KeyLines()[k]
 				}
 			}
 			if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
 				// the content folder of the languages without their own
 				if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (rootDir == "" || !strings.HasPrefix(f.Path, "config/")) {
-					rootDir, rootDirPath, rootDirLine = d, f.Path, f.Doc.Lines[k]
+					rootDir, rootDirPath, rootDirLine = d, f.Path, f.Doc.KeyLines()[k]
 				}
 			}
 			if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
-				readLanguages(f, v, f.Doc.Lines[k])
+				readLanguages(f, v, f.Doc.KeyLines()[k])
 				from = f.Path
 			}
 			if mod, k, ok := lowerKey(f.Doc.Meta, "module"); ok {
