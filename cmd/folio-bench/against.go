@@ -67,25 +67,21 @@ func (bin *folioBin) keepFlags(args []string) []string {
 // sampled is one figure's per-run medians of each binary.
 type sampled struct {
 	first row // unit, note and target of the figure
-	runs  [2][]float64
+	runs  [][]float64
 }
 
-// runAgainst runs step once per run with each binary in turn (this one
-// first in even runs, the other first in odd ones, so that a drift in
-// the machine's load weighs on both alike), each time as a run of one,
-// and adds a row per figure with the median of this binary's runs, that
-// of the other's and their ratio.
-func (b *bench) runAgainst(group string, step func() error, bins [2]*folioBin) {
+// runAgainst runs step once per run with each binary in turn (the order
+// rotating from run to run, so that a drift in the machine's load weighs
+// on all alike), each time as a run of one, and adds a row per figure
+// with the median of this binary's runs and of each other's.
+func (b *bench) runAgainst(group string, step func() error, bins []*folioBin) {
 	runs, kept := b.runs, b.rows
 	defer func() { b.runs = runs; b.use(bins[0]) }()
 	var order []string
 	figures := map[string]*sampled{}
 	for i := range runs {
-		turn := []int{0, 1}
-		if i%2 == 1 {
-			turn = []int{1, 0}
-		}
-		for _, k := range turn {
+		for j := range bins {
+			k := (i + j) % len(bins)
 			b.use(bins[k])
 			b.runs, b.rows = 1, nil
 			b.logf("%s run %d of %d: %s", group, i+1, runs, bins[k].path)
@@ -98,7 +94,7 @@ func (b *bench) runAgainst(group string, step func() error, bins [2]*folioBin) {
 			for _, r := range b.rows {
 				f := figures[r.Figure]
 				if f == nil {
-					f = &sampled{first: r}
+					f = &sampled{first: r, runs: make([][]float64, len(bins))}
 					figures[r.Figure] = f
 					order = append(order, r.Figure)
 				}
@@ -111,18 +107,28 @@ func (b *bench) runAgainst(group string, step func() error, bins [2]*folioBin) {
 		f := figures[name]
 		r := f.first
 		r.Sum = summarize(f.runs[0])
-		other := summarize(f.runs[1])
-		r.Against = &other
+		r.Against = nil
+		for _, v := range f.runs[1:] {
+			r.Against = append(r.Against, summarize(v))
+		}
 		r.Target, r.OK = "", ""
 		b.rows = append(b.rows, r)
-		b.logf("  %s: median %s against %s (%.2f×)", r.Figure, r.Unit.format(r.Sum.Median), r.Unit.format(other.Median), r.ratio())
+		b.logf("  %s: median %s against %s", r.Figure, r.Unit.format(r.Sum.Median), r.againstText())
 	}
 }
 
-// ratio is this binary's median over the other's; 0 without one.
-func (r row) ratio() float64 {
-	if r.Against == nil || r.Against.Median == 0 {
+// ratio is this binary's median over the i-th other's; 0 without one.
+func (r row) ratio(i int) float64 {
+	if i >= len(r.Against) || r.Against[i].Median == 0 {
 		return 0
 	}
-	return r.Sum.Median / r.Against.Median
+	return r.Sum.Median / r.Against[i].Median
+}
+
+func (r row) againstText() string {
+	var parts []string
+	for i, a := range r.Against {
+		parts = append(parts, fmt.Sprintf("%s (%.2f×)", r.Unit.format(a.Median), r.ratio(i)))
+	}
+	return strings.Join(parts, ", ")
 }

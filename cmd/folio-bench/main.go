@@ -46,7 +46,7 @@ type bench struct {
 	mediaN            int
 	legacyMedia       string
 	only              map[string]bool
-	against           string    // a second folio binary run interleaved with -folio ("" none)
+	against           string    // more folio binaries run interleaved with -folio, comma-separated ("" none)
 	cur               *folioBin // the binary the groups start now
 	coldSearch        bool      // the cold group also waits once each for the search index
 
@@ -94,7 +94,7 @@ func run(args []string) error {
 	pushSizes := fs.String("push-sizes", "", "site sizes for the push group (default 10000,100000; 10000 with -quick)")
 	fs.StringVar(&b.legacyMedia, "legacy-media", "", "a media root an earlier release wrote (sidecars beside the files), for the mediamigrate group: copied before each run, never changed")
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
-	fs.StringVar(&b.against, "against", "", "a second folio binary (an older build): each group runs -runs times with each binary in turn, one run each, and the table shows both medians and their ratio")
+	fs.StringVar(&b.against, "against", "", "other folio binaries, comma-separated (older builds): each group runs -runs times with each binary in turn, one run each, and the table shows each one's median and -folio's ratio to it")
 	fs.BoolVar(&b.coldSearch, "cold-search", true, "the cold group also starts once each (first start, restart) and waits for the content search index")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
 	if err := fs.Parse(args); err != nil {
@@ -138,10 +138,7 @@ func run(args []string) error {
 		}
 		b.only[g] = true
 	}
-	for _, p := range []*string{&b.folio, &b.gen, &b.versitygw, &b.dataDir, &b.outFile, &b.against} {
-		if *p == "" {
-			continue
-		}
+	for _, p := range []*string{&b.folio, &b.gen, &b.versitygw, &b.dataDir, &b.outFile} {
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			return err
@@ -172,17 +169,21 @@ func run(args []string) error {
 	b.tmp = tmp
 	defer os.RemoveAll(tmp)
 	defer b.stopFull()
-	bins := [2]*folioBin{{name: "this", path: b.folio, keysFile: filepath.Join(tmp, "keys.yaml")}}
+	bins := []*folioBin{{name: "this", path: b.folio, keysFile: filepath.Join(tmp, "keys.yaml")}}
 	if b.against != "" {
-		bins[1] = &folioBin{name: "against", path: b.against, keysFile: filepath.Join(tmp, "keys-against.yaml"), dropped: map[string]bool{}}
-		if bins[1].flags, err = serveFlags(b.against); err != nil {
-			return err
+		for i, p := range strings.Split(b.against, ",") {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return err
+			}
+			bin := &folioBin{name: fmt.Sprintf("against%d", i+1), path: abs, keysFile: filepath.Join(tmp, fmt.Sprintf("keys-against%d.yaml", i+1)), dropped: map[string]bool{}}
+			if bin.flags, err = serveFlags(abs); err != nil {
+				return err
+			}
+			bins = append(bins, bin)
 		}
 	}
 	for _, bin := range bins {
-		if bin == nil {
-			continue
-		}
 		if bin.key, err = createKey(bin.path, bin.keysFile); err != nil {
 			return err
 		}
@@ -216,15 +217,18 @@ func run(args []string) error {
 		}
 	}
 	b.stopFull()
-	if bins[1] != nil && len(bins[1].dropped) > 0 {
+	for _, bin := range bins[1:] {
+		if len(bin.dropped) == 0 {
+			continue
+		}
 		var names []string
-		for n := range bins[1].dropped {
+		for n := range bin.dropped {
 			names = append(names, "--"+n)
 		}
 		slices.Sort(names)
-		b.notes = append(b.notes, fmt.Sprintf("%s lacks %s: started without", b.against, strings.Join(names, ", ")))
+		b.notes = append(b.notes, fmt.Sprintf("%s lacks %s: started without", bin.path, strings.Join(names, ", ")))
 	}
-	report := b.report(args, started, loadBefore)
+	report := b.report(args, started, loadBefore, bins)
 	fmt.Print(report)
 	return os.WriteFile(b.outFile, []byte(report), 0o644)
 }

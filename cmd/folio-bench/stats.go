@@ -64,8 +64,9 @@ type row struct {
 	Target string
 	// OK is "yes", "no" or "" when the figure has no target.
 	OK string
-	// Against is the other binary's summary with -against; nil without.
-	Against *summary
+	// Against are the other binaries' summaries with -against, in its
+	// order; nil without.
+	Against []summary
 	// Note explains a figure (setup, what is included); printed below the table.
 	Note string
 }
