@@ -153,7 +153,7 @@ func (b *bench) startOnce(site, media, cache string) (started, error) {
 	if err != nil {
 		return started{}, err
 	}
-	defer s.stop()
+	defer s.stopWithin(readyLimit) // a first start's cache is the restarts'`
 	d, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit)
 	if err != nil {
 		return started{}, err
