@@ -53,6 +53,11 @@ type Assembler struct {
 	// markup is the site's Markdown settings of the last call: when they
 	// change, every file is read again (markup.go)
 	markup *Markup
+	// links is the site the ref shortcodes of the bodies read resolve
+	// in (reflinks.go); reread are the files (RealPath) to read again
+	// although unchanged, as a link of theirs resolves otherwise now.
+	links  *siteLinks
+	reread map[string]bool
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -67,7 +72,7 @@ func (as *Assembler) Fork() *Assembler {
 		return &Assembler{loc: as.loc.fork(), markup: as.markup, env: as.env}
 	}
 	if as.last == nil {
-		return &Assembler{plain: as.plain, markup: as.markup, env: as.env}
+		return &Assembler{plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 	}
 	last := *as.last
 	if last.claims != nil {
@@ -77,7 +82,7 @@ func (as *Assembler) Fork() *Assembler {
 		}
 		last.claims = cl
 	}
-	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env}
+	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 }
 
 // setMarkup makes mk the Markdown settings of the next call: when they
@@ -249,8 +254,26 @@ func (as *Assembler) setEnv(env readEnv) {
 	as.env = env
 }
 
-// assemblePlain is Assemble of a site without locales.
+// assemblePlain is Assemble of a site without locales: the site, whose
+// links the bodies read then resolve in, and once more, reading the
+// files whose rendered links resolve otherwise in it (reflinks.go).
 func (as *Assembler) assemblePlain(sorted []File) (*Site, []Problem) {
+	if as.links == nil {
+		as.links = &siteLinks{}
+	}
+	site, problems := as.assembleOnce(sorted)
+	as.links.set(site)
+	if stale := as.links.stale(); len(stale) > 0 {
+		as.reread = stale
+		site, problems = as.assembleOnce(sorted)
+		as.reread = nil
+		as.links.set(site)
+	}
+	return site, problems
+}
+
+// assembleOnce is one pass of assemblePlain.
+func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
 	units, accepted, changes, few := as.readUnits(sorted)
 	if few {
 		if next, ok := as.patch(sorted, units, accepted, changes); ok {
@@ -561,7 +584,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		old := -1
 		if j < len(last.files) && last.files[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
 			old = j
-			if sameFile(last.files[j], f) {
+			if sameFile(last.files[j], f) && !as.reread[f.RealPath()] {
 				units[i], accepted[i] = last.units[j], last.accepted[j]
 				j++
 				continue
@@ -589,7 +612,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 	}
 	read := func(i int) {
 		f := sorted[i]
-		f.markup = as.markup
+		f.markup, f.links = as.markup, as.links
 		if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
 			units[i] = readPageUnit(f, rel, as.env)
 			return

@@ -87,15 +87,16 @@ func (m Markdown) tree() (*rendered, error) {
 		return emptyTree, nil
 	}
 	key := m.env.key()
-	if r := b.tree.Load(); r != nil && r.key == key {
+	if r := b.tree.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if r := b.tree.Load(); r != nil && r.key == key {
+	if r := b.tree.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r, nil
 	}
-	root, err := b.buildTree(m.bodyEnv())
+	var deps []refDep
+	root, err := b.buildTree(m.bodyEnv(), &deps)
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +104,13 @@ func (m Markdown) tree() (*rendered, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rendered{key: key, text: string(j), images: imagesOf(j)}
+	r := &rendered{key: key, text: string(j), images: imagesOf(j), deps: deps}
 	b.tree.Store(r)
+	m.noteLinks(deps)
 	return r, nil
 }
 
-func (b *markdownBody) buildTree(env *bodyEnv) (root *TreeNode, err error) {
+func (b *markdownBody) buildTree(env *bodyEnv, deps *[]refDep) (root *TreeNode, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			root, err = nil, fmt.Errorf("%w: %v\n%s", ErrRenderPanic, v, debug.Stack())
@@ -128,7 +130,9 @@ func (b *markdownBody) buildTree(env *bodyEnv) (root *TreeNode, err error) {
 	if markdownTooDeep([]byte(src)) > 0 {
 		return root, nil
 	}
-	root.Children = bodyTree(src, env.withNestBudget(len(src)), 0)
+	e := env.withNestBudget(len(src))
+	e.deps = deps
+	root.Children = bodyTree(src, e, 0)
 	return root, nil
 }
 

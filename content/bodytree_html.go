@@ -211,10 +211,15 @@ func treeNodeHTML(b *strings.Builder, n, parent *TreeNode, idx int) {
 				b.WriteString(` data-args="` + html.EscapeString(string(j)) + `"`)
 			}
 			b.WriteString(">")
-			if !n.Inline && len(n.Children) > 0 {
+			// a block's content starts on a line of its own, unless it
+			// is empty (as componentHTML: children may render to
+			// nothing, raw HTML the sanitizer drops)
+			var in strings.Builder
+			treeChildrenHTML(&in, n)
+			if !n.Inline && in.Len() > 0 {
 				b.WriteString("\n")
 			}
-			treeChildrenHTML(b, n)
+			b.WriteString(in.String())
 			b.WriteString("</folio-component>")
 		}
 		if !n.Inline {

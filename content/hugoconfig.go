@@ -76,243 +76,286 @@ func lowerKey(m map[string]any, key string) (any, string, bool) {
 // files (by path); nil when it has fewer than two enabled languages and
 // none with its own contentDir (a single-language site).
 func readHugoI18n(files []File) (*I18n, []Problem) {
-	type langSrc struct {
-		path     string
-		line     int
-		settings map[string]any
-		// doc and at are the file and key path of the settings, for
-		// the line of one of them
-		doc *Doc
-		at  []string
-	}
-	var (
-		problems []Problem
-		langs    = map[string]langSrc{}
-		order    []string
-		def      string
-		defPath  string
-		defLine  int
-		from     string
-		// rootDir is the contentDir of the main config (Hugo's default
-		// for every language), when it is not content
-		rootDir     string
-		rootDirPath string
-		rootDirLine int
-	)
-	addLang := func(code string, src langSrc) {
-		if _, ok := langs[code]; !ok {
-			order = append(order, code)
-		}
-		prev := langs[code]
-		if prev.settings != nil {
-			merged := map[string]any{}
-			for k, v := range prev.settings {
-				merged[k] = v
-			}
-			for k, v := range src.settings {
-				merged[k] = v
-			}
-			src.settings = merged
-		}
-		langs[code] = src
-	}
-	readLanguages := func(f File, v any, line int) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			problems = append(problems, Problem{Path: f.Path, Line: line, Message: "languages: want a map of language codes to settings, found " + kindOf(v)})
-			return
-		}
-		for _, code := range slices.Sorted(maps.Keys(m)) {
-			sv := m[code]
-			s, ok := sv.(map[string]any)
-			if !ok {
-				s = map[string]any{}
-			}
-			at := []string{code}
-			if _, wrapped := f.Doc.Meta["languages"]; wrapped || kindOfPath(f.Path) == "main" {
-				at = []string{"languages", code}
-			}
-			addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})
-		}
-	}
-	// mounts are the content mounts: langMount per language, rootMount
-	// for every language (see readMounts)
-	var langMount = map[string]mountSrc{}
-	var rootMount mountSrc
-	readMounts := func(f File, v any, at ...string) {
-		list, _ := v.([]any)
-		for i, e := range list {
-			m, ok := e.(map[string]any)
-			if !ok {
-				continue
-			}
-			src, dst := mountPath(m, "source"), mountPath(m, "target")
-			if dst != "content" || src == "" {
-				continue
-			}
-			ms := mountSrc{dir: src, path: f.Path, line: f.Doc.LineOf(append(slices.Clip(at), strconv.Itoa(i))...)}
-			codes := mountLanguages(m)
-			if len(codes) == 0 && rootMount.dir == "" {
-				rootMount = ms
-			}
-			for _, c := range codes {
-				if _, seen := langMount[c]; !seen {
-					langMount[c] = ms
-				}
-			}
-		}
-	}
-	mainSeen := false
+	r := &hugoReader{langs: map[string]langSrc{}, langMount: map[string]mountSrc{}}
 	for _, f := range files {
-		kind, ok := hugoConfigFile(f.Path)
+		r.read(f)
+	}
+	return r.i18n()
+}
+
+// hugoReader gathers the languages of a Hugo configuration, file by file
+// (read), then makes them the site's locales (i18n).
+type hugoReader struct {
+	problems []Problem
+	langs    map[string]langSrc
+	order    []string // the codes of langs, in the order first read
+	// def is defaultContentLanguage, and where it is set
+	def     string
+	defPath string
+	defLine int
+	from    string // the file the languages are read from
+	// rootDir is the contentDir of the main config (Hugo's default for
+	// every language), when it is not content, and where it is set
+	rootDir mountSrc
+	// the content mounts: langMount per language, rootMount for every
+	// language (see readMounts)
+	langMount map[string]mountSrc
+	rootMount mountSrc
+	mainSeen  bool // a main config (hugo.*, config.*) was read
+}
+
+// langSrc is one language's settings, and where they are written.
+type langSrc struct {
+	path     string
+	line     int
+	settings map[string]any
+	// doc and at are the file and key path of the settings, for the line
+	// of one of them
+	doc *Doc
+	at  []string
+}
+
+// addLang adds the settings of language code, over those it has.
+func (r *hugoReader) addLang(code string, src langSrc) {
+	if _, ok := r.langs[code]; !ok {
+		r.order = append(r.order, code)
+	}
+	prev := r.langs[code]
+	if prev.settings != nil {
+		merged := map[string]any{}
+		for k, v := range prev.settings {
+			merged[k] = v
+		}
+		for k, v := range src.settings {
+			merged[k] = v
+		}
+		src.settings = merged
+	}
+	r.langs[code] = src
+}
+
+// readLanguages reads v, a map of language codes to settings, of file f
+// (at line).
+func (r *hugoReader) readLanguages(f File, v any, line int) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.problems = append(r.problems, Problem{Path: f.Path, Line: line, Message: "languages: want a map of language codes to settings, found " + kindOf(v)})
+		return
+	}
+	for _, code := range slices.Sorted(maps.Keys(m)) {
+		sv := m[code]
+		s, ok := sv.(map[string]any)
+		if !ok {
+			s = map[string]any{}
+		}
+		at := []string{code}
+		if _, wrapped := f.Doc.Meta["languages"]; wrapped || kindOfPath(f.Path) == "main" {
+			at = []string{"languages", code}
+		}
+		r.addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})
+	}
+}
+
+// readMounts reads v, the module mounts of file f (at key path at): the
+// first mount onto content of each language, and of every language.
+func (r *hugoReader) readMounts(f File, v any, at ...string) {
+	list, _ := v.([]any)
+	for i, e := range list {
+		m, ok := e.(map[string]any)
 		if !ok {
 			continue
 		}
-		if f.Err != nil || f.Doc == nil {
-			pr, isProblem := f.Err.(Problem)
-			if !isProblem {
-				pr = Problem{Message: "Hugo config: file was not parsed"}
-				if f.Err != nil {
-					pr.Message = "Hugo config: " + f.Err.Error()
-				}
-			}
-			pr.Path = f.Path
-			problems = append(problems, pr)
+		src, dst := mountPath(m, "source"), mountPath(m, "target")
+		if dst != "content" || src == "" {
 			continue
 		}
-		switch {
-		case kind == "main":
-			// Hugo reads hugo.* before config.*, the root before config/_default/.
-			if mainSeen && !strings.HasPrefix(f.Path, "config/") {
-				continue
-			}
-			mainSeen = true
-			if v, k, ok := lowerKey(f.Doc.Meta, "defaultContentLanguage"); ok {
-				if s, isText := v.(string); isText && (def == "" || !strings.HasPrefix(f.Path, "config/")) {
-					def, defPath, defLine = s, f.Path, f.Doc.KeyLines()[k]
-				}
-			}
-			if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
-				// the content folder of the languages without their own
-				if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (rootDir == "" || !strings.HasPrefix(f.Path, "config/")) {
-					rootDir, rootDirPath, rootDirLine = d, f.Path, f.Doc.KeyLines()[k]
-				}
-			}
-			if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
-				readLanguages(f, v, f.Doc.KeyLines()[k])
-				from = f.Path
-			}
-			if mod, k, ok := lowerKey(f.Doc.Meta, "module"); ok {
-				if mm, isMap := mod.(map[string]any); isMap {
-					if v, k2, ok := lowerKey(mm, "mounts"); ok {
-						readMounts(f, v, k, k2)
-					}
-				}
-			}
-		case kind == "module":
-			if v, k, ok := lowerKey(f.Doc.Meta, "mounts"); ok {
-				readMounts(f, v, k)
-			}
-		case kind == "languages":
-			m := f.Doc.Meta
-			if v, _, ok := lowerKey(m, "languages"); ok && len(m) == 1 {
-				m, _ = v.(map[string]any)
-			}
-			readLanguages(f, m, 0)
-			from = f.Path
-		case kind == "markup" || kind == "params":
-			// the Markdown settings (markup.go), not languages
-		default:
-			code := strings.TrimPrefix(kind, "languages.")
-			addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})
-			if from == "" {
-				from = f.Path
+		ms := mountSrc{dir: src, path: f.Path, line: f.Doc.LineOf(append(slices.Clip(at), strconv.Itoa(i))...)}
+		codes := mountLanguages(m)
+		if len(codes) == 0 && r.rootMount.dir == "" {
+			r.rootMount = ms
+		}
+		for _, c := range codes {
+			if _, seen := r.langMount[c]; !seen {
+				r.langMount[c] = ms
 			}
 		}
 	}
-	if rootDir == "" && rootMount.dir != "" && rootMount.dir != "content" {
-		rootDir, rootDirPath, rootDirLine = rootMount.dir, rootMount.path, rootMount.line
+}
+
+// read reads one file of the site: a Hugo config file's languages,
+// default language, contentDir and mounts; other files are skipped.
+func (r *hugoReader) read(f File) {
+	kind, ok := hugoConfigFile(f.Path)
+	if !ok {
+		return
 	}
-	if len(langs) == 0 && (rootDir != "" || len(langMount) > 0) {
+	if f.Err != nil || f.Doc == nil {
+		pr, isProblem := f.Err.(Problem)
+		if !isProblem {
+			pr = Problem{Message: "Hugo config: file was not parsed"}
+			if f.Err != nil {
+				pr.Message = "Hugo config: " + f.Err.Error()
+			}
+		}
+		pr.Path = f.Path
+		r.problems = append(r.problems, pr)
+		return
+	}
+	switch {
+	case kind == "main":
+		r.readMain(f)
+	case kind == "module":
+		if v, k, ok := lowerKey(f.Doc.Meta, "mounts"); ok {
+			r.readMounts(f, v, k)
+		}
+	case kind == "languages":
+		m := f.Doc.Meta
+		if v, _, ok := lowerKey(m, "languages"); ok && len(m) == 1 {
+			m, _ = v.(map[string]any)
+		}
+		r.readLanguages(f, m, 0)
+		r.from = f.Path
+	case kind == "markup" || kind == "params":
+		// the Markdown settings (markup.go), not languages
+	default:
+		code := strings.TrimPrefix(kind, "languages.")
+		r.addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})
+		if r.from == "" {
+			r.from = f.Path
+		}
+	}
+}
+
+// readMain reads a main config file (hugo.*, config.*).
+func (r *hugoReader) readMain(f File) {
+	// Hugo reads hugo.* before config.*, the root before config/_default/.
+	if r.mainSeen && !strings.HasPrefix(f.Path, "config/") {
+		return
+	}
+	r.mainSeen = true
+	if v, k, ok := lowerKey(f.Doc.Meta, "defaultContentLanguage"); ok {
+		if s, isText := v.(string); isText && (r.def == "" || !strings.HasPrefix(f.Path, "config/")) {
+			r.def, r.defPath, r.defLine = s, f.Path, f.Doc.KeyLines()[k]
+		}
+	}
+	if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
+		// the content folder of the languages without their own
+		if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (r.rootDir.dir == "" || !strings.HasPrefix(f.Path, "config/")) {
+			r.rootDir = mountSrc{dir: d, path: f.Path, line: f.Doc.KeyLines()[k]}
+		}
+	}
+	if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
+		r.readLanguages(f, v, f.Doc.KeyLines()[k])
+		r.from = f.Path
+	}
+	if mod, k, ok := lowerKey(f.Doc.Meta, "module"); ok {
+		if mm, isMap := mod.(map[string]any); isMap {
+			if v, k2, ok := lowerKey(mm, "mounts"); ok {
+				r.readMounts(f, v, k, k2)
+			}
+		}
+	}
+}
+
+// i18n makes the languages read the site's locales; nil when the site
+// has fewer than two enabled languages and none with its own contentDir.
+func (r *hugoReader) i18n() (*I18n, []Problem) {
+	if r.rootDir.dir == "" && r.rootMount.dir != "" && r.rootMount.dir != "content" {
+		r.rootDir = r.rootMount
+	}
+	if len(r.langs) == 0 && (r.rootDir.dir != "" || len(r.langMount) > 0) {
 		// one language, its content elsewhere: Hugo's default language
-		code := def
+		code := r.def
 		if code == "" {
 			code = "en"
 		}
-		addLang(code, langSrc{path: rootDirPath, line: rootDirLine, settings: map[string]any{}})
+		r.addLang(code, langSrc{path: r.rootDir.path, line: r.rootDir.line, settings: map[string]any{}})
 	}
-	if len(langs) == 0 {
-		return nil, problems
+	if len(r.langs) == 0 {
+		return nil, r.problems
 	}
-	b := &i18nBuilder{path: from}
+	b := &i18nBuilder{path: r.from}
 	withDir := false
 	enabled := 0
-	for _, code := range order {
-		src := langs[code]
-		s := src.settings
-		if v, _, ok := lowerKey(s, "disabled"); ok && v == true {
+	for _, code := range r.order {
+		src := r.langs[code]
+		l, ok := r.locale(b, code, src)
+		if !ok {
 			continue
 		}
-		l := Locale{Code: code, weight: 1 << 20}
-		if v, k, ok := lowerKey(s, "contentDir"); ok {
-			l.ContentDir, _ = v.(string)
-			if l.ContentDir != "" {
-				withDir = true
-			}
-			if src.doc != nil {
-				b.dirLine = src.doc.LineOf(append(slices.Clip(src.at), k)...)
-			}
-		} else if ms, ok := langMount[code]; ok {
-			l.ContentDir, withDir = ms.dir, true
-			b.dirLine = ms.line
-		} else if rootDir != "" {
-			l.ContentDir, withDir = rootDir, true
-			if src.path == rootDirPath {
-				b.dirLine = rootDirLine
-			}
-		}
-		if v, _, ok := lowerKey(s, "weight"); ok {
-			switch w := v.(type) {
-			case int64:
-				l.weight = int(w)
-			case float64:
-				l.weight = int(w)
-			}
-		}
-		for _, k := range []string{"label", "languageName"} {
-			if v, _, ok := lowerKey(s, k); ok {
-				if n, isText := v.(string); isText && n != "" {
-					l.Name = n
-					break
-				}
-			}
+		if l.ContentDir != "" {
+			withDir = true
 		}
 		b.path = src.path
 		if b.add(l, src.line) {
 			enabled++
 		}
 	}
-	b.path = from
+	b.path = r.from
 	if enabled < 2 && !withDir {
-		return nil, slices.Concat(problems, b.problems)
+		return nil, slices.Concat(r.problems, b.problems)
 	}
 	b.cfg.Layout = LayoutFile
 	if withDir {
 		b.cfg.Layout = LayoutFolder
 	}
+	def, defLine := r.def, r.defLine
 	if def == "" {
 		def = "en"
 		if _, ok := b.cfg.Locale(def); !ok {
 			def = ""
 		}
 	} else {
-		b.path = defPath
+		b.path = r.defPath
 	}
 	cfg := b.finish(def, defLine)
 	if cfg != nil {
-		cfg.From = from
+		cfg.From = r.from
 	}
-	return cfg, slices.Concat(problems, b.problems)
+	return cfg, slices.Concat(r.problems, b.problems)
+}
+
+// locale is the locale of language code, its settings src: its content
+// folder (its own contentDir, a mount of its own, else the main config's
+// contentDir or mount), weight and name; false when it is disabled. The
+// line of its content folder, when known, is b's dirLine.
+func (r *hugoReader) locale(b *i18nBuilder, code string, src langSrc) (Locale, bool) {
+	s := src.settings
+	if v, _, ok := lowerKey(s, "disabled"); ok && v == true {
+		return Locale{}, false
+	}
+	l := Locale{Code: code, weight: 1 << 20}
+	if v, k, ok := lowerKey(s, "contentDir"); ok {
+		l.ContentDir, _ = v.(string)
+		if src.doc != nil {
+			b.dirLine = src.doc.LineOf(append(slices.Clip(src.at), k)...)
+		}
+	} else if ms, ok := r.langMount[code]; ok {
+		l.ContentDir = ms.dir
+		b.dirLine = ms.line
+	} else if r.rootDir.dir != "" {
+		l.ContentDir = r.rootDir.dir
+		if src.path == r.rootDir.path {
+			b.dirLine = r.rootDir.line
+		}
+	}
+	if v, _, ok := lowerKey(s, "weight"); ok {
+		switch w := v.(type) {
+		case int64:
+			l.weight = int(w)
+		case float64:
+			l.weight = int(w)
+		}
+	}
+	for _, k := range []string{"label", "languageName"} {
+		if v, _, ok := lowerKey(s, k); ok {
+			if n, isText := v.(string); isText && n != "" {
+				l.Name = n
+				break
+			}
+		}
+	}
+	return l, true
 }
 
 // mountSrc is a module mount's source folder and where it is written.

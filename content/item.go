@@ -15,7 +15,7 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 	}
 	data := f.rest()
 	if file.Doc.HasBody {
-		data["body"] = file.Doc.Body.WithSite(file.markup, file.Doc.Meta)
+		data["body"] = file.Doc.Body.inSite(file)
 	}
 	return &Item{
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,

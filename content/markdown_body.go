@@ -54,6 +54,9 @@ type markdownBody struct {
 type rendered struct {
 	key  string
 	text string
+	// deps: the links (ref shortcodes) it resolved, which must resolve
+	// the same for it to be used again (reflinks.go)
+	deps []refDep
 	// images: a tree's image nodes (bodytree_media.go)
 	images []treeImage
 }
@@ -66,6 +69,17 @@ func (m Markdown) WithSite(mk *Markup, page map[string]any) Markdown {
 		return m
 	}
 	m.env = &bodyEnv{markup: mk, page: page}
+	return m
+}
+
+// inSite is the body of file as the Assembler reads it: WithSite of the
+// site's settings and the file's front matter, its ref shortcodes
+// resolved in the site's links, from the file (reflinks.go).
+func (m Markdown) inSite(file File) Markdown {
+	if m.b == nil || (file.markup == nil && file.links == nil && file.Doc.Meta == nil) {
+		return m
+	}
+	m.env = &bodyEnv{markup: file.markup, page: file.Doc.Meta, links: file.links, self: file.RealPath()}
 	return m
 }
 
@@ -161,20 +175,29 @@ func (m Markdown) Render() (string, error) {
 		return "", nil
 	}
 	key := m.env.key()
-	if r := b.out.Load(); r != nil && r.key == key {
+	if r := b.out.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r.text, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if r := b.out.Load(); r != nil && r.key == key {
+	if r := b.out.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r.text, nil
 	}
-	html, err := b.render(m.bodyEnv())
+	html, deps, err := b.render(m.bodyEnv())
 	if err != nil {
 		return "", err
 	}
-	b.out.Store(&rendered{key: key, text: html})
+	b.out.Store(&rendered{key: key, text: html, deps: deps})
+	m.noteLinks(deps)
 	return html, nil
+}
+
+// noteLinks tells the site a render of m resolved links, so that it
+// reads m's file again when they resolve otherwise (reflinks.go).
+func (m Markdown) noteLinks(deps []refDep) {
+	if len(deps) > 0 && m.env != nil && m.env.links != nil {
+		m.env.links.note(m.env.self, m)
+	}
 }
 
 // bodyEnv is the env a render uses: m's, marked MDX for an MDX body.
@@ -196,34 +219,37 @@ func (m Markdown) Rendered() bool {
 		return true
 	}
 	r := m.b.out.Load()
-	return r != nil && r.key == m.env.key()
+	return r != nil && r.key == m.env.key() && m.env.depsHold(r.deps)
 }
 
-func (b *markdownBody) render(env *bodyEnv) (html string, err error) {
+func (b *markdownBody) render(env *bodyEnv) (html string, deps []refDep, err error) {
 	defer func() {
 		// goldmark has never panicked on fuzzed input, but a body is
 		// rendered while a request is being served: a panic becomes an
 		// error, which the caller reports with the file's path.
 		if v := recover(); v != nil {
-			html, err = "", fmt.Errorf("%w: %v\n%s", ErrRenderPanic, v, debug.Stack())
+			html, deps, err = "", nil, fmt.Errorf("%w: %v\n%s", ErrRenderPanic, v, debug.Stack())
 		}
 	}()
 	src := b.src
 	if b.load != nil {
 		if src, err = b.load(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if b.isHTML {
-		return sanitizeHTML(src), nil
+		return sanitizeHTML(src), nil, nil
 	}
 	// Parse refused sources nested too deeply; a body from elsewhere (a
 	// persisted cache) is checked again, as goldmark's time depends on it.
 	if markdownTooDeep([]byte(src)) > 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	// renderContext bounds the work of links (see linkGate).
-	return renderBodyHTML(src, env.withNestBudget(len(src)), 0), nil
+	e := env.withNestBudget(len(src))
+	e.deps = &deps
+	html = renderBodyHTML(src, e, 0)
+	return html, deps, nil
 }
 
 // parserContext is the parser option of one render of n bytes.

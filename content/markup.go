@@ -238,13 +238,16 @@ func newMarkdown(f uint8) goldmark.Markdown {
 	}
 	var mopts []goldmark.Option
 	if f&16 != 0 {
-		// MDX has no indented code: indentation is JSX nesting
+		// MDX has no indented code: indentation is JSX nesting, and a
+		// block starts at any indentation (goldmark opens none on a
+		// line indented 4 or more but code, and the rest of the body
+		// was lost)
 		var blocks []util.PrioritizedValue
 		for _, p := range parser.DefaultBlockParsers() {
 			if _, code := p.Value.(interface{ CanAcceptIndentedLine() bool }); code && p.Priority == 500 {
 				continue // NewCodeBlockParser
 			}
-			blocks = append(blocks, p)
+			blocks = append(blocks, util.Prioritized(anyIndent{p.Value.(parser.BlockParser)}, p.Priority))
 		}
 		mopts = append(mopts, goldmark.WithParser(parser.NewParser(parser.WithBlockParsers(blocks...),
 			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
@@ -299,4 +302,17 @@ func rawHTMLOf(n ast.Node, src []byte) string {
 		}
 	}
 	return b.String()
+}
+
+// anyIndent is a block parser that opens at any indentation, as MDX's
+// blocks do (it has no indented code).
+type anyIndent struct{ parser.BlockParser }
+
+func (anyIndent) CanAcceptIndentedLine() bool { return true }
+
+// SetOption passes the parser's options (a heading's automatic id) on.
+func (a anyIndent) SetOption(name parser.OptionName, v any) {
+	if o, ok := a.BlockParser.(parser.SetOptioner); ok {
+		o.SetOption(name, v)
+	}
 }

@@ -104,3 +104,40 @@ func TestMDX_AstroCollections(t *testing.T) {
 		}
 	}
 }
+
+// MDX has no indented code, so a block starts at any indentation: an
+// element indented by 4 (Tauri's docs' <Steps>), and indented text,
+// are read, and the rest of the body after them too (goldmark opened no
+// block on such a line and dropped everything from it on).
+func TestMDX_Indented(t *testing.T) {
+	for src, want := range map[string]string{
+		"a:\n\n    <Steps>\n    1. one\n\n    2. two\n    </Steps>\n\n## After\n": "<p>a:</p>\n<folio-component name=\"Steps\">\n<ol>\n<li>\n<p>one</p>\n</li>\n<li>\n<p>two</p>\n</li>\n</ol>\n</folio-component>\n<h2 id=\"after\">After</h2>\n",
+		"a:\n\n    plain\n\n        # Heading\n\nb\n":                             "<p>a:</p>\n<p>plain</p>\n<h1 id=\"heading\">Heading</h1>\n<p>b</p>\n",
+	} {
+		m := NewMDX(src)
+		if got := m.HTML(); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", src, got, want)
+		}
+		checkRoundTrip(t, m)
+	}
+}
+
+// In MDX an element on lines of its own is a block that ends with its
+// line: the element under it (<TabItem>s one under the other) and the
+// text under it are blocks of their own, not one paragraph with the
+// elements inline in it. In a list item the next item stays in the
+// list, tight.
+func TestMDX_BlocksOnTheirLines(t *testing.T) {
+	for src, want := range map[string]string{
+		"<Tabs>\n  <TabItem label=\"A\">\n\n  a\n\n  </TabItem>\n  <TabItem label=\"B\">b</TabItem>\n</Tabs>\n": "<folio-component name=\"Tabs\">\n<folio-component name=\"TabItem\" data-props=\"{&#34;label&#34;:&#34;A&#34;}\">\n<p>a</p>\n</folio-component>\n<folio-component name=\"TabItem\" data-props=\"{&#34;label&#34;:&#34;B&#34;}\">\n<p>b</p>\n</folio-component>\n</folio-component>\n",
+		"<Code code=\"x\" />\n**Bold** text\n": "<folio-component name=\"Code\" data-props=\"{&#34;code&#34;:&#34;x&#34;}\"></folio-component>\n<p><strong>Bold</strong> text</p>\n",
+		"<Tabs />\n3. three\n":                 "<folio-component name=\"Tabs\"></folio-component>\n<ol start=\"3\">\n<li>three</li>\n</ol>\n",
+		"- <Card />\n- two\n":                  "<ul>\n<li><folio-component name=\"Card\"></folio-component></li>\n<li>two</li>\n</ul>\n",
+	} {
+		m := NewMDX(src)
+		if got := m.HTML(); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", src, got, want)
+		}
+		checkRoundTrip(t, m)
+	}
+}

@@ -48,7 +48,7 @@ func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
 		i := len(p.Sections)
 		p.Sections = append(p.Sections, Section{
 			ID: sectionID(p.ID, i), Type: RichTextSection, Order: i,
-			Data: map[string]any{"html": file.Doc.Body.WithSite(file.markup, file.Doc.Meta)}, // a Markdown: encodes as HTML
+			Data: map[string]any{"html": file.Doc.Body.inSite(file)}, // a Markdown: encodes as HTML
 		})
 	}
 	return p, homeSet, nil

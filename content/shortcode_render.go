@@ -22,6 +22,12 @@ type bodyEnv struct {
 	// nest is the render's budget of nested source (withNestBudget);
 	// nil: none.
 	nest *int64
+	// links is the site the ref shortcodes resolve in, self the
+	// repository path of the body's file (reflinks.go); deps collects
+	// what one render resolved (nil: not collected).
+	links *siteLinks
+	self  string
+	deps  *[]refDep
 }
 
 // A component's inner content is parsed again at each level it nests
@@ -141,9 +147,16 @@ func expandBody(src string, env *bodyEnv) expandedBody {
 	b.Grow(len(src))
 	var comps []*component
 	last := 0
+	prevBlock := false // the span before was a component's block
+	prevCol0 := false  // that started its line
 	for _, sp := range spans {
+		if prevBlock && env.mdx && nextLineFull(src[last:], prevCol0) {
+			b.WriteByte('\n')
+		}
 		b.WriteString(src[last:sp.start])
 		last = sp.end
+		prevBlock = sp.comp != nil && sp.comp.block && sp.comp.flowJSX()
+		prevCol0 = sp.start == 0 || src[sp.start-1] == '\n'
 		if sp.comp == nil {
 			b.WriteString(sp.literal)
 			continue
@@ -157,8 +170,57 @@ func expandBody(src string, env *bodyEnv) expandedBody {
 		b.WriteRune(phClose)
 		comps = append(comps, sp.comp)
 	}
+	if prevBlock && env.mdx && nextLineFull(src[last:], prevCol0) {
+		b.WriteByte('\n')
+	}
 	b.WriteString(src[last:])
 	return expandedBody{src: b.String(), comps: comps}
+}
+
+// flowJSX tells whether a JSX element is a block in MDX, given it
+// stands alone on its lines: it closes itself, or its opening tag ends
+// its line (<Card>Inline *text*</Card> is inline, in a paragraph).
+func (c *component) flowJSX() bool {
+	if c.syntax != syntaxJSX || !c.paired {
+		return true
+	}
+	in := strings.TrimLeft(c.inner, " \t\r")
+	return in == "" || in[0] == '\n'
+}
+
+// nextLineFull tells whether rest, the source after a component's block,
+// goes on with a line that is not blank. In MDX a JSX element on lines
+// of its own is a block that ends with its line: the next line starts
+// another block (a paragraph, the next <TabItem>), which a blank line
+// written between them makes it in Markdown too; else goldmark reads
+// the two as one paragraph and the element inline. col0: the element
+// starts its line (so is in no list item).
+func nextLineFull(rest string, col0 bool) bool {
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '\r') {
+		i++
+	}
+	if i >= len(rest) || rest[i] != '\n' {
+		return false
+	}
+	next := rest[i+1:]
+	if j := strings.IndexByte(next, '\n'); j >= 0 {
+		next = next[:j]
+	}
+	next = strings.TrimSpace(next)
+	if col0 {
+		return next != ""
+	}
+	// in a list item, or a quote: a blank line before the next item
+	// would make the list loose, or end the quote
+	if next == "" || next[0] == '>' || strings.IndexByte("-*+", next[0]) >= 0 && (len(next) == 1 || next[1] == ' ' || next[1] == '\t') {
+		return false
+	}
+	k := 0
+	for k < len(next) && next[k] >= '0' && next[k] <= '9' {
+		k++
+	}
+	return !(k > 0 && k < len(next) && (next[k] == '.' || next[k] == ')'))
 }
 
 // arg is a component's named argument key, else its positional argument
@@ -184,7 +246,7 @@ func builtinText(c *component, env *bodyEnv) (string, bool) {
 	}
 	switch c.name {
 	case "ref", "relref":
-		return hugoRefPath(c.arg("path", 0)), true
+		return refHref(c.arg("path", 0), env), true
 	case "param":
 		name := c.arg("name", 0)
 		v, ok := pageParam(env, name)
@@ -258,7 +320,8 @@ func escapeMarkdown(s string) string {
 
 // hugoRefPath is the path Hugo's default permalinks give the page ref
 // names: "docs/install.md#step-2" is /docs/install/#step-2, a section's
-// _index.md its folder.
+// _index.md its folder. It is a ref's href when the site has no
+// document at that path (refHref).
 func hugoRefPath(ref string) string {
 	ref = strings.TrimSpace(ref)
 	anchor := ""

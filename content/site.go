@@ -114,6 +114,8 @@ type File struct {
 	// markup is the site's Markdown settings its body renders with (set
 	// by the Assembler while reading it; markup.go)
 	markup *Markup
+	// links is the site its ref shortcodes resolve in (reflinks.go)
+	links *siteLinks
 }
 
 // Site is one whole, assembled site: every page and item including drafts,

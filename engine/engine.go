@@ -17,6 +17,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/gitauth"
+	"github.com/folio-cms/folio/engine/gitsource"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
 )
@@ -47,6 +48,11 @@ type Config struct {
 	Poll   time.Duration
 	Logger *slog.Logger
 	Now    func() time.Time
+	// After is the scheduler's timer (scheduled publishes and expiries)
+	// on Now's clock: a channel that receives once Now has moved on by d,
+	// and a func that stops it. Default: time.NewTimer's. A test that
+	// moves Now by hand sets both, so the instants come when it says.
+	After func(d time.Duration) (<-chan time.Time, func() bool)
 	// OnSwap, when set, is called after a new snapshot of the published
 	// branch has replaced the one served (not for the first load), with
 	// both, in the order of the swaps. It runs on the reload path: it must
@@ -106,12 +112,18 @@ func (c *Config) setDefaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.After == nil {
+		c.After = func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		}
+	}
 }
 
 // Engine serves the current snapshots of a site.
 type Engine struct {
 	cfg Config
-	src *Source
+	src *gitsource.Source
 
 	published atomic.Pointer[Snapshot]
 	draft     atomic.Pointer[Snapshot] // same as published when no draft branch
@@ -168,7 +180,7 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := OpenSource(ctx, SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth})
+	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth})
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +190,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
 		closing: make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.relevantInRepo),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.RelevantInRepo),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var dir string
 		if cfg.CacheDir != "" {
-			dir = searchStoreDir(cfg.CacheDir, src.siteID(), cfg.Branch)
+			dir = searchStoreDir(cfg.CacheDir, src.SiteID(), cfg.Branch)
 		}
 		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir, cfg.SearchState)}
 	}
@@ -191,7 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		// The published branch's first load takes the validation results
 		// the last run kept (validcache.go), read meanwhile.
 		pending := make(chan *persistedResults, 1)
-		go func() { pending <- src.loadValidation() }()
+		go func() { pending <- loadValidation(src) }()
 		e.models[cfg.Branch] = &modelState{pending: pending}
 	}
 	e.saveMu.Lock()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // TestFetchTimeout: a remote that accepts the connection and then says
@@ -30,7 +32,7 @@ func TestFetchTimeout(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := OpenSource(ctx, SourceConfig{Site: "http://" + ln.Addr().String() + "/site.git", CacheDir: t.TempDir(), FetchTimeout: 300 * time.Millisecond})
+		_, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: "http://" + ln.Addr().String() + "/site.git", CacheDir: t.TempDir(), FetchTimeout: 300 * time.Millisecond})
 		done <- err
 	}()
 	select {

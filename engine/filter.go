@@ -38,7 +38,9 @@ var FilterOps = []string{"eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "con
 //
 // Each field's index is built on the first request that filters on it,
 // once per list (a reload builds the lists of the types it changed
-// afresh, and keeps the others with their indexes).
+// afresh, and keeps the others with their indexes). The matches of the
+// recent queries are kept in the list's order (matchCache): a later page
+// of the same query, at any offset, costs its own items only.
 func (v *View) FilterItems(t *TypeList, conds []FilterCond, sort string, offset, limit int) (page []*Resource, total int, canonSort, canonConds string, err error) {
 	var model *schema.Type
 	if v.snap != nil {
@@ -51,6 +53,11 @@ func (v *View) FilterItems(t *TypeList, conds []FilterCond, sort string, offset,
 	sl, canonSort, err := t.sortedList(sort)
 	if err != nil {
 		return nil, 0, "", "", err
+	}
+	canonConds = canonical(cs)
+	key := canonSort + "\x00" + canonConds
+	if ranks, ok := t.matches.get(key); ok {
+		return sl.pageOf(ranks, offset, limit), len(ranks), canonSort, canonConds, nil
 	}
 	n := len(t.items)
 	sel, err := selection(cs, n, func(f *filterField) *fieldIndex {
@@ -69,7 +76,12 @@ func (v *View) FilterItems(t *TypeList, conds []FilterCond, sort string, offset,
 		return nil, 0, "", "", err
 	}
 	total = sel.count()
-	return sl.window(sel, total, offset, limit), total, canonSort, canonical(cs), nil
+	if total > matchCacheRanks {
+		return sl.window(sel, total, offset, limit), total, canonSort, canonConds, nil
+	}
+	ranks := sl.matchRanks(sel, total)
+	t.matches.put(key, ranks)
+	return sl.pageOf(ranks, offset, limit), total, canonSort, canonConds, nil
 }
 
 // window picks the page [offset, offset+limit) of the selected positions

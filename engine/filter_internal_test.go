@@ -86,3 +86,77 @@ func BenchmarkFilterIndexBuild(b *testing.B) {
 		})
 	}
 }
+
+// TestMatchRanks: both ways of listing the matches in the list's order
+// (walking the order, ranking and sorting) give the matches in order,
+// and a page of them is the page of the order.
+func TestMatchRanks(t *testing.T) {
+	const n = 1000
+	perm := make([]int32, n)
+	res := make([]*Resource, n)
+	for i := range perm {
+		perm[i] = int32((i * 7919) % n) // rank i holds position perm[i]
+		res[i] = &Resource{}
+	}
+	sl := &sortedList{perm: perm, res: res}
+	for _, every := range []int{1, 3, 50, 400} { // dense (walk) to sparse (sort)
+		sel := newBitset(n)
+		for p := 0; p < n; p += every {
+			sel.set(int32(p))
+		}
+		var want []int32
+		for rank, pos := range perm {
+			if sel.has(pos) {
+				want = append(want, int32(rank))
+			}
+		}
+		got := sl.matchRanks(sel, sel.count())
+		if !slices.Equal(got, want) {
+			t.Fatalf("every %d: %v, want %v", every, got, want)
+		}
+		for _, off := range []int{0, 5, len(want) - 1, len(want), len(want) + 5} {
+			page := sl.pageOf(got, off, 7)
+			if off >= len(want) && len(page) != 0 {
+				t.Fatalf("every %d, offset %d: %d items past the end", every, off, len(page))
+			}
+			for i, r := range page {
+				if r != res[want[off+i]] {
+					t.Fatalf("every %d, offset %d: item %d is not rank %d's", every, off, i, want[off+i])
+				}
+			}
+		}
+	}
+}
+
+// TestMatchCacheBounds: the cache keeps at most matchCacheQueries
+// queries and matchCacheRanks positions, dropping the least recently
+// used first, and never keeps a set over the bound.
+func TestMatchCacheBounds(t *testing.T) {
+	var c matchCache
+	for i := range matchCacheQueries + 5 {
+		c.put(fmt.Sprint(i), []int32{int32(i)})
+		if i == matchCacheQueries-1 {
+			c.get("0") // used: outlives 1 to 5, dropped for the last five
+		}
+	}
+	if c.lru.Len() != matchCacheQueries {
+		t.Fatalf("%d queries kept, want %d", c.lru.Len(), matchCacheQueries)
+	}
+	if _, ok := c.get("0"); !ok {
+		t.Error("the recently used query was dropped")
+	}
+	if _, ok := c.get("1"); ok {
+		t.Error("the least recently used query was kept")
+	}
+	c.put("big", make([]int32, matchCacheRanks-10))
+	if c.ranks > matchCacheRanks {
+		t.Fatalf("%d positions kept, bound %d", c.ranks, matchCacheRanks)
+	}
+	if _, ok := c.get("big"); !ok {
+		t.Error("a set within the bound was not kept")
+	}
+	c.put("huge", make([]int32, matchCacheRanks+1))
+	if _, ok := c.get("huge"); ok {
+		t.Error("a set over the bound was kept")
+	}
+}

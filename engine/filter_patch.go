@@ -31,7 +31,9 @@ type listPrev struct {
 func prevCaches(ptl *TypeList) *listPrev {
 	p := &listPrev{items: ptl.items, sorted: map[string]*sortedList{}, indexes: map[string]*fieldIndex{}}
 	ptl.sorted.Range(func(k, v any) bool {
-		p.sorted[k.(string)] = v.(*sortedList)
+		if sl := v.(*lazySorted).sl.Load(); sl != nil {
+			p.sorted[k.(string)] = sl
+		}
 		return true
 	})
 	ptl.indexes.Range(func(k, v any) bool {

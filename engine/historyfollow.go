@@ -9,7 +9,6 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/history"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 )
 
 // ErrHistoryPending is returned while the history index has not reached the
@@ -88,7 +87,7 @@ func (e *Engine) runHistory(closing <-chan struct{}) {
 		target := h.target
 		h.mu.Unlock()
 		start := time.Now()
-		st := openObjectStorage(e.src.GitDir(), cache.NewObjectLRU(historyCacheSize))
+		st := e.src.OpenObjects(historyCacheSize)
 		err := h.ix.Update(ctx, st, target)
 		st.Close()
 		if ctx.Err() != nil {
@@ -115,7 +114,7 @@ func (e *Engine) History(ctx context.Context, path string, limit, offset int) ([
 	if err := e.historyAtServed(ctx); err != nil {
 		return nil, 0, err
 	}
-	entries, total, _ := e.history.ix.Log(e.src.repoPath(path), limit, offset)
+	entries, total, _ := e.history.ix.Log(e.src.RepoPath(path), limit, offset)
 	return entries, total, nil
 }
 
@@ -175,7 +174,7 @@ func (e *Engine) Changes(ctx context.Context, since string) (Ref, []history.File
 	if err != nil {
 		return Ref{}, nil, err
 	}
-	st := openObjectStorage(e.src.GitDir(), cache.NewObjectLRU(historyCacheSize))
+	st := e.src.OpenObjects(historyCacheSize)
 	defer st.Close()
 	chs, err := e.history.ix.Between(ctx, st, ref.Commit, e.published.Load().Commit)
 	if err != nil || e.src.SiteRoot() == "" {
@@ -183,13 +182,13 @@ func (e *Engine) Changes(ctx context.Context, since string) (Ref, []history.File
 	}
 	out := chs[:0]
 	for _, c := range chs {
-		p, ok := e.src.sitePath(c.Path)
+		p, ok := e.src.SitePath(c.Path)
 		if !ok {
 			continue
 		}
 		c.Path = p
 		if c.From != "" {
-			c.From, _ = e.src.sitePath(c.From)
+			c.From, _ = e.src.SitePath(c.From)
 		}
 		out = append(out, c)
 	}

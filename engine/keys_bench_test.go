@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // BenchmarkChangedKeys diffs two snapshots of a 100k-item site that differ
@@ -20,7 +21,7 @@ func BenchmarkChangedKeys(b *testing.B) {
 		typ := fmt.Sprintf("t%d", i%10)
 		site.Items[typ] = append(site.Items[typ], &content.Item{ID: fmt.Sprintf("id%d", i), Type: typ, Slug: fmt.Sprintf("s%d", i), Title: "x", PublishedAt: now})
 	}
-	old := newSnapshot("main", &Tree{Commit: "a"}, site, nil, now, nil)
+	old := newSnapshot("main", &gitsource.Tree{Commit: "a"}, site, nil, now, nil)
 	next := &content.Site{Items: map[string][]*content.Item{}, Config: site.Config}
 	for typ, items := range site.Items {
 		next.Items[typ] = slices.Clone(items)
@@ -28,7 +29,7 @@ func BenchmarkChangedKeys(b *testing.B) {
 	changed := *next.Items["t3"][7]
 	changed.Title = "y"
 	next.Items["t3"][7] = &changed
-	cur := newSnapshot("main", &Tree{Commit: "b"}, next, nil, now, old)
+	cur := newSnapshot("main", &gitsource.Tree{Commit: "b"}, next, nil, now, old)
 	want := []string{ItemKey("t3", changed.ID), TypeKey("t3")}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // A snapshot of a site with locales holds one snapshot per locale (the
@@ -38,7 +39,7 @@ type mergedView struct {
 	view  *View
 }
 
-func newLocaleSet(root *Snapshot, branch string, tree *Tree, now time.Time, prev *Snapshot) *localeSet {
+func newLocaleSet(root *Snapshot, branch string, tree *gitsource.Tree, now time.Time, prev *Snapshot) *localeSet {
 	site := root.Site
 	ls := &localeSet{i18n: site.I18n, subs: map[string]*Snapshot{}, views: map[string]*localeViews{}, fb: map[*Resource]*Resource{}}
 	for _, l := range site.I18n.Locales {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // BenchmarkRefIndex measures the reverse-reference index of a load of a
@@ -21,7 +22,7 @@ func BenchmarkRefIndex(b *testing.B) {
 	ms := new(modelState)
 	site, _ := as.Assemble(files)
 	site, _, _ = ms.applyModel(site, files, nil, "c")
-	prev := newSnapshot("main", &Tree{Commit: "a"}, site, nil, now, nil)
+	prev := newSnapshot("main", &gitsource.Tree{Commit: "a"}, site, nil, now, nil)
 	prev.Model = ms.model
 	prev.refs.Store(buildRefIndex(prev))
 	b.Run("Build", func(b *testing.B) {
@@ -44,10 +45,10 @@ func BenchmarkRefIndex(b *testing.B) {
 	next, _, _ = ms.applyModel(next, cur, prev, "d")
 	b.Run("Snapshot", func(b *testing.B) {
 		for b.Loop() {
-			newSnapshot("main", &Tree{Commit: "b"}, next, nil, now, prev)
+			newSnapshot("main", &gitsource.Tree{Commit: "b"}, next, nil, now, prev)
 		}
 	})
-	s := newSnapshot("main", &Tree{Commit: "b"}, next, nil, now, prev)
+	s := newSnapshot("main", &gitsource.Tree{Commit: "b"}, next, nil, now, prev)
 	s.Model = ms.model
 	b.Run("Patch", func(b *testing.B) {
 		for b.Loop() {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // Defaults of the ref snapshot cache (Config.RefCacheBytes, RefIdle).
@@ -120,8 +122,20 @@ func (e *Engine) Refs() ([]Ref, error) {
 }
 
 // ResolveRef finds a ref that may be served; a remote site is fetched (at
-// most every few seconds) for a ref it does not have yet.
+// most every few seconds) for a ref it does not have yet. A client's
+// mistake is a fault.Error with a message for the client: fault.Invalid
+// for a malformed name (ErrBadRef) or a short hash of several commits
+// (AmbiguousRefError), fault.RefNotFound (ErrRefNotFound) for a ref that
+// is not served.
 func (e *Engine) ResolveRef(ctx context.Context, name string) (Ref, error) {
+	ref, err := e.resolveRef(ctx, name)
+	if err != nil {
+		return Ref{}, refFault(name, err)
+	}
+	return ref, nil
+}
+
+func (e *Engine) resolveRef(ctx context.Context, name string) (Ref, error) {
 	ref, err := e.src.ResolveRef(name)
 	if errors.Is(err, ErrRefNotFound) && e.src.Remote() && e.refs.fetchAllowed(e.cfg.Now()) {
 		if ferr := e.src.Fetch(ctx); ferr != nil {
@@ -312,4 +326,27 @@ func (ms *modelState) fork() *modelState {
 		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
 		results: maps.Clone(ms.results), typeSlices: maps.Clone(ms.typeSlices),
 	}
+}
+
+// refFault is err, an error of resolving the ref name, as the client is
+// told it (the cause stays in the chain for errors.Is and errors.As).
+func refFault(name string, err error) error {
+	var amb *AmbiguousRefError
+	switch {
+	case errors.Is(err, ErrBadRef):
+		return fault.Wrap(fault.Invalid, err, "ref: not a branch, tag or commit name (at most %d characters, no '..', spaces, control characters or any of ~^:?*[\\)", gitsource.MaxRefName)
+	case errors.As(err, &amb):
+		return fault.Wrap(fault.Invalid, err, "ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
+	case errors.Is(err, ErrRefNotFound):
+		return fault.Wrap(fault.RefNotFound, err, "no branch, tag or commit %q is served", clip(name, 80))
+	}
+	return err
+}
+
+// clip shortens s to at most n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

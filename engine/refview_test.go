@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/folio-cms/folio/content/fault"
 )
 
 func refPost(title string) string {
@@ -300,14 +302,24 @@ func TestResolveRef_BadAndAmbiguous(t *testing.T) {
 	if _, err := e.ResolveRef(ctx, shared); !errors.As(err, &amb) || amb.Candidates != seen[shared] {
 		t.Fatalf("ResolveRef(%s) = %v, want ambiguous among %d", shared, err, seen[shared])
 	}
+	// The errors are the client's, as the contract words them.
+	if _, err := e.ResolveRef(ctx, shared); fault.CodeOf(err) != fault.Invalid || err.Error() != fmt.Sprintf("ref: %d commits start with %q; give more digits", seen[shared], shared) {
+		t.Errorf("ResolveRef(%s) = %v (%v)", shared, err, fault.CodeOf(err))
+	}
 	for _, bad := range []string{"", "a..b", "x\x01", "a b", "-x", "x/", "x.lock", "a//b", "@{1}", strings.Repeat("a", 10<<10), "x:y", ".hidden/x"} {
 		if _, err := e.ResolveRef(ctx, bad); !errors.Is(err, ErrBadRef) {
 			t.Errorf("ResolveRef(%q) = %v, want ErrBadRef", bad, err)
+		}
+		if _, err := e.ResolveRef(ctx, bad); fault.CodeOf(err) != fault.Invalid || !strings.HasPrefix(err.Error(), "ref: not a branch, tag or commit name (at most 255 characters") {
+			t.Errorf("ResolveRef(%q) = %v (%v), want the contract's 400", bad, err, fault.CodeOf(err))
 		}
 	}
 	for _, missing := range []string{"nope", "feature/x", "abcd", strings.Repeat("0", 40)} {
 		if _, err := e.ResolveRef(ctx, missing); !errors.Is(err, ErrRefNotFound) {
 			t.Errorf("ResolveRef(%q) = %v, want ErrRefNotFound", missing, err)
+		}
+		if _, err := e.ResolveRef(ctx, missing); fault.CodeOf(err) != fault.RefNotFound || err.Error() != fmt.Sprintf("no branch, tag or commit %q is served", missing) {
+			t.Errorf("ResolveRef(%q) = %v (%v), want the contract's REF_NOT_FOUND", missing, err, fault.CodeOf(err))
 		}
 	}
 }

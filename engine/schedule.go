@@ -39,21 +39,16 @@ func (e *Engine) runSchedule(closing <-chan struct{}) {
 			}
 		}
 		var fire <-chan time.Time
-		var timer *time.Timer
+		stop := func() bool { return false }
 		if next.Before(farFuture) {
-			timer = time.NewTimer(max(next.Sub(now), 0))
-			fire = timer.C
+			fire, stop = e.cfg.After(max(next.Sub(now), 0))
 		}
 		select {
 		case <-closing:
-			if timer != nil {
-				timer.Stop()
-			}
+			stop()
 			return
 		case <-e.scheduleWake:
-			if timer != nil {
-				timer.Stop()
-			}
+			stop()
 			continue // a new snapshot: its own schedule
 		case <-fire:
 		}

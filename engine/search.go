@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 	"sync"
 
@@ -142,6 +144,12 @@ func (e *Engine) followSearch(s *Snapshot, draftBranch bool) {
 // restarts.
 func searchStoreDir(cacheDir, siteID, branch string) string {
 	return filepath.Join(cacheDir, "search-"+shortHash(siteID+"\x00"+branch))
+}
+
+// shortHash is 16 hex digits of the SHA-256 of v: a file name.
+func shortHash(v string) string {
+	h := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(h[:8])
 }
 
 // Shows tells whether the view serves that very document (search.View).

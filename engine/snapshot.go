@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/engine/gitsource"
 	"github.com/folio-cms/folio/engine/search"
 )
 
@@ -55,7 +56,7 @@ type Snapshot struct {
 // documents. When only a few items changed, their types' resource maps
 // and the published view are prev's with those items taken out and put in
 // (patchView), not rebuilt for every item of the site.
-func newSnapshot(branch string, tree *Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
+func newSnapshot(branch string, tree *gitsource.Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
 	s := newSnapshotOne(branch, tree, site, problems, now, prev)
 	if site.I18n != nil && site.Locales != nil {
 		s.loc = newLocaleSet(s, branch, tree, now, prev)
@@ -65,7 +66,7 @@ func newSnapshot(branch string, tree *Tree, site *content.Site, problems []conte
 
 // newSnapshotOne is newSnapshot of one locale's site (or of a site
 // without locales).
-func newSnapshotOne(branch string, tree *Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
+func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Branch: branch, Commit: tree.Commit, CommitTime: tree.Time, LoadedAt: now.UTC(), Site: site, Problems: problems}
 	s.pageRes = make(map[*content.Page]*pageEntry, len(site.Pages))
 	for _, p := range site.Pages {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // An engine given no branch serves the repository's default one: a
@@ -34,7 +36,7 @@ func TestDefaultBranchFollowsHead(t *testing.T) {
 
 	// A remote whose HEAD names a branch it does not have: main, as before.
 	srcGit(t, r.bare, "symbolic-ref", "HEAD", "refs/heads/gone")
-	src, err := OpenSource(ctx, SourceConfig{Site: "file://" + r.bare, CacheDir: t.TempDir()})
+	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: "file://" + r.bare, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/engine/gitsource"
 	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
@@ -38,25 +39,14 @@ const validMagic = "folio-validation/2\n"
 // counts): it bounds the number of entries a file of n bytes claims.
 const minValidEntry = 29
 
-// validPath is the validation cache's file; "" without a cache dir.
-func (s *Source) validPath() string {
-	if s.cache == "" {
+// validPath is the validation cache's file (beside the parse cache); ""
+// without a cache dir.
+func validPath(src *gitsource.Source) string {
+	p := src.CachePath()
+	if p == "" {
 		return ""
 	}
-	return strings.TrimSuffix(s.cache, ".cache") + ".valid"
-}
-
-// docKeyNames names the documents of the parse cache (blob and
-// extension) by document, for the validation cache.
-func (s *Source) docKeyNames() map[*content.Doc]string {
-	c := s.docs
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[*content.Doc]string, len(c.docs))
-	for k, e := range c.docs {
-		out[e.doc] = string(k.blob[:]) + k.ext
-	}
-	return out
+	return strings.TrimSuffix(p, ".cache") + ".valid"
 }
 
 // modelHash names a model by the files it was compiled from (as parsed;
@@ -182,7 +172,7 @@ func validKey(name string, t *schema.Type) string { return name + "\x00" + typeK
 // saveValidation writes the published branch's validation results, when
 // they changed since the last write.
 func (e *Engine) saveValidation() error {
-	path := e.src.validPath()
+	path := validPath(e.src)
 	if path == "" {
 		return nil
 	}
@@ -200,7 +190,7 @@ func (e *Engine) saveValidation() error {
 	hash, gen := ms.hash, ms.gen
 	e.reloadMu.Unlock()
 
-	data := encodeValidation(e.src.cfg.CacheKey, e.src.siteID(), hash, order, results, e.src.docKeyNames())
+	data := encodeValidation(e.src.CacheKey(), e.src.SiteID(), hash, order, results, e.src.DocNames())
 	if err := atomicfile.Write(path, data); err != nil {
 		return err
 	}
@@ -214,8 +204,8 @@ func (e *Engine) saveValidation() error {
 
 // loadValidation reads the validation cache; nil when there is none, or
 // it is of another build or site, or it does not read.
-func (s *Source) loadValidation() *persistedResults {
-	path := s.validPath()
+func loadValidation(src *gitsource.Source) *persistedResults {
+	path := validPath(src)
 	if path == "" {
 		return nil
 	}
@@ -223,7 +213,7 @@ func (s *Source) loadValidation() *persistedResults {
 	if err != nil {
 		return nil
 	}
-	return decodeValidation(data, s.cfg.CacheKey, s.siteID())
+	return decodeValidation(data, src.CacheKey(), src.SiteID())
 }
 
 // decodeValidation reads a validation cache file; nil when it is not

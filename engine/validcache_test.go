@@ -70,7 +70,7 @@ func TestValidationCache(t *testing.T) {
 	e.Close()
 
 	// A corrupt file: ignored, documents validated.
-	path := e.src.validPath()
+	path := validPath(e.src)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

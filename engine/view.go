@@ -210,6 +210,20 @@ func (v *View) Pages() []*Resource {
 	return out
 }
 
+// PagesWindow returns the page summaries [from, to) of the list order
+// (from and to within PageCount): what a list request serves, without
+// copying every summary of the site.
+func (v *View) PagesWindow(from, to int) []*Resource {
+	out := make([]*Resource, to-from)
+	for i, p := range v.pages[from:to] {
+		out[i] = p.summary
+	}
+	return out
+}
+
+// PageCount is the number of pages of the view.
+func (v *View) PageCount() int { return len(v.pages) }
+
 // Page returns one page by slug.
 func (v *View) Page(slug string) (*Resource, bool) {
 	p, ok := v.pageBySlug[slug]
@@ -237,9 +251,11 @@ type TypeList struct {
 	keys   keyHeaders
 	items  []*itemEntry // by slug
 	bySlug map[string]*itemEntry
-	sorted sync.Map // canonical sort -> *sortedList
+	sorted sync.Map // canonical sort -> *lazySorted
 	// indexes are the filter indexes (filter.go), by field and kind.
 	indexes sync.Map
+	// matches are the matches of recent filtered queries (filter_cache.go).
+	matches matchCache
 	// prev, for a list a reload patched (patchView), is what it may
 	// take over of its predecessor's sorts and indexes; nil otherwise.
 	prev *listPrev
@@ -291,13 +307,27 @@ func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
 	if desc {
 		canonical = "-" + field
 	}
-	if cached, ok := t.sorted.Load(canonical); ok {
-		return cached.(*sortedList), canonical, nil
-	}
+	v, _ := t.sorted.LoadOrStore(canonical, &lazySorted{})
+	ls := v.(*lazySorted)
+	// Built once however many requests ask at once: at 1M files a sort
+	// of a type's items takes a second, and 64 first requests each
+	// making their own took the box down for a minute.
+	ls.once.Do(func() { ls.sl.Store(t.buildSorted(canonical, field, desc)) })
+	return ls.sl.Load(), canonical, nil
+}
+
+// lazySorted is one sort of a list, made on its first request.
+type lazySorted struct {
+	once sync.Once
+	sl   atomic.Pointer[sortedList]
+}
+
+// buildSorted sorts the list's items by field: patched from the
+// predecessor's same sort when there is one, else afresh.
+func (t *TypeList) buildSorted(canonical, field string, desc bool) *sortedList {
 	if t.prev != nil {
 		if old := t.prev.sorted[canonical]; old != nil {
-			sl, _ := t.sorted.LoadOrStore(canonical, t.patchSorted(old, field, desc))
-			return sl.(*sortedList), canonical, nil
+			return t.patchSorted(old, field, desc)
 		}
 	}
 	perm := make([]int32, len(t.items))
@@ -311,8 +341,7 @@ func (t *TypeList) sortedList(sort string) (*sortedList, string, error) {
 	for i, p := range perm {
 		out[i] = t.items[p].res
 	}
-	sl, _ := t.sorted.LoadOrStore(canonical, &sortedList{res: out, perm: perm})
-	return sl.(*sortedList), canonical, nil
+	return &sortedList{res: out, perm: perm}
 }
 
 // pageSummary is one item of the page list (docs/api.md, pages).

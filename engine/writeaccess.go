@@ -9,8 +9,13 @@ import "sync"
 func (e *Engine) GitDir() string { return e.src.GitDir() }
 
 // RefLock is the lock a writer holds from a push until the clone's ref
-// follows it; every fetch takes it too (Source.RefLock).
+// follows it; every fetch takes it too (gitsource.Source.RefLock, whose
+// rule the package gitsource states).
 func (e *Engine) RefLock() sync.Locker { return e.src.RefLock() }
+
+// SiteRoot is the folder of the repository the published site is read
+// from; "" for the repository's root.
+func (e *Engine) SiteRoot() string { return e.src.SiteRoot() }
 
 // RemoteSite tells whether the site is a remote repository (cloned).
 func (e *Engine) RemoteSite() bool { return e.src.Remote() }

@@ -71,7 +71,7 @@ func (l *Library) PresignKey(ctx context.Context, filename, mime string, size in
 		key := l.reservePresignKey(name, ttl)
 		// The claim in the state holds the key on every box. Its owner is
 		// the grant, not yet an item.
-		err := l.claimKeys(ctx, "presign "+l.now().Add(ttl).UTC().Format(time.RFC3339), []string{key})
+		err := l.sync.claimKeys(ctx, "presign "+l.now().Add(ttl).UTC().Format(time.RFC3339), []string{key})
 		if err == nil {
 			return key, nil
 		}
@@ -80,9 +80,7 @@ func (l *Library) PresignKey(ctx context.Context, filename, mime string, size in
 		if !errors.As(err, &taken) {
 			return "", err
 		}
-		l.mu.Lock()
-		l.reserveLocked(key, l.now().Add(time.Hour))
-		l.mu.Unlock()
+		l.reserveUntil(key, l.now().Add(time.Hour))
 	}
 	return "", errors.New("media: no free name found")
 }
@@ -90,32 +88,34 @@ func (l *Library) PresignKey(ctx context.Context, filename, mime string, size in
 // reservePresignKey picks the first free key for name in the current month
 // folder and reserves it for ttl.
 func (l *Library) reservePresignKey(name string, ttl time.Duration) string {
-	month := l.now().UTC().Format("2006/01")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.reserved) > 10000 {
-		// Grants that were never confirmed expire only when looked at;
-		// drop them all now and then so they cannot pile up.
-		now := l.now()
-		for k, exp := range l.reserved {
-			if !exp.IsZero() && !now.Before(exp) {
-				delete(l.reserved, k)
+	now := l.now()
+	month := now.UTC().Format("2006/01")
+	var key string
+	l.cat.write(func(x *index) {
+		if len(x.reserved) > 10000 {
+			// Grants that were never confirmed expire only when looked at;
+			// drop them all now and then so they cannot pile up.
+			for k, exp := range x.reserved {
+				if !exp.IsZero() && !now.Before(exp) {
+					delete(x.reserved, k)
+				}
 			}
 		}
-	}
-	for n := 0; ; n++ {
-		cand := numbered(name, n)
-		if n > 1000 {
-			cand = strings.TrimSuffix(name, path.Ext(name)) + "-" + newID() + path.Ext(name)
+		for n := 0; ; n++ {
+			cand := numbered(name, n)
+			if n > 1000 {
+				cand = strings.TrimSuffix(name, path.Ext(name)) + "-" + newID() + path.Ext(name)
+			}
+			key = month + "/" + cand
+			// The derivatives are named later, at confirm, around what is
+			// free then; only the original's key is reserved here.
+			if x.free(key, now) {
+				x.reserve(key, now.Add(ttl))
+				return
+			}
 		}
-		key := month + "/" + cand
-		// The derivatives are named later, at confirm, around what is
-		// free then; only the original's key is reserved here.
-		if l.freeLocked(key) {
-			l.reserveLocked(key, l.now().Add(ttl))
-			return key
-		}
-	}
+	})
+	return key
 }
 
 // checkAdoptKey refuses keys that are not a library key of the shape
@@ -144,19 +144,22 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	if _, taken := l.claimed[claimKey(in.Key)]; taken {
-		l.mu.Unlock()
-		return nil, errorf(ErrConflict, "this object is already a media item")
+	l.cat.write(func(x *index) {
+		if _, taken := x.claimed[claimKey(in.Key)]; taken {
+			err = errorf(ErrConflict, "this object is already a media item")
+			return
+		}
+		// Held for the whole adoption, so a second confirm of the same key
+		// waits out the first and then finds it claimed.
+		if exp, ok := x.reserved[claimKey(in.Key)]; ok && exp.IsZero() {
+			err = errorf(ErrConflict, "this object is being registered")
+			return
+		}
+		x.reserve(in.Key, time.Time{})
+	})
+	if err != nil {
+		return nil, err
 	}
-	// Held for the whole adoption, so a second confirm of the same key
-	// waits out the first and then finds it claimed.
-	if exp, ok := l.reserved[claimKey(in.Key)]; ok && exp.IsZero() {
-		l.mu.Unlock()
-		return nil, errorf(ErrConflict, "this object is being registered")
-	}
-	l.reserveLocked(in.Key, time.Time{})
-	l.mu.Unlock()
 	var dkeys []string
 	defer func() { l.release(in.Key, dkeys) }()
 
@@ -165,7 +168,7 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	}
 	size, err := l.cfg.Storage.Stat(ctx, in.Key)
 	if errors.Is(err, ErrNotExist) {
-		return nil, errorf(ErrNotFound, "no uploaded object under this key")
+		return nil, errNotUploaded
 	}
 	if err != nil {
 		return nil, storageError(err)
@@ -180,6 +183,9 @@ func (l *Library) Adopt(ctx context.Context, in AdoptInput) (*Item, error) {
 	}
 	return it, err
 }
+
+// errNotUploaded is Adopt's error for a key with no object (yet).
+var errNotUploaded = errorf(ErrNotUploaded, "nothing was uploaded under this storageKey; send the file to uploadUrl first")
 
 // transient tells the failures after which the same confirm may succeed
 // (storage down, client gone, queue full) from those that refuse it.
@@ -199,7 +205,7 @@ func (l *Library) adoptStaged(ctx context.Context, in AdoptInput, folder string,
 	}
 	size, etag, err := st.StatStaged(ctx, in.Staged)
 	if errors.Is(err, ErrNotExist) {
-		return nil, errorf(ErrNotFound, "no uploaded object under this key")
+		return nil, errNotUploaded
 	}
 	if err != nil {
 		return nil, storageError(err)
@@ -324,7 +330,7 @@ func (l *Library) adoptWith(ctx context.Context, in AdoptInput, folder string, s
 		}
 	}
 	if err := l.store(ctx, it, nil, p, dkeys, false); err != nil {
-		l.releaseClaims(ctx, l.unstored(ctx, dkeys))
+		l.sync.releaseClaims(ctx, l.unstored(ctx, dkeys))
 		return nil, dkeys, err
 	}
 	return l.view(it), dkeys, nil
@@ -338,25 +344,28 @@ func (l *Library) reserveDerivatives(key string, p *processed, from int) []strin
 	if len(p.derivs) == 0 {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for n := from; ; n++ {
-		base := numbered(key, n)
-		if n-from > 1000 {
-			base = numbered(key, 0)
-			base = strings.TrimSuffix(base, path.Ext(base)) + "-" + newID() + path.Ext(base)
-		}
-		var dkeys []string
-		for _, d := range p.derivs {
-			dkeys = append(dkeys, derivativeKey(base, d.width))
-		}
-		if l.allFreeLocked(dkeys) {
-			for _, k := range dkeys {
-				l.reserveLocked(k, time.Time{})
+	now := l.now()
+	var dkeys []string
+	l.cat.write(func(x *index) {
+		for n := from; ; n++ {
+			base := numbered(key, n)
+			if n-from > 1000 {
+				base = numbered(key, 0)
+				base = strings.TrimSuffix(base, path.Ext(base)) + "-" + newID() + path.Ext(base)
 			}
-			return dkeys
+			dkeys = nil
+			for _, d := range p.derivs {
+				dkeys = append(dkeys, derivativeKey(base, d.width))
+			}
+			if x.allFree(dkeys, now) {
+				for _, k := range dkeys {
+					x.reserve(k, time.Time{})
+				}
+				return
+			}
 		}
-	}
+	})
+	return dkeys
 }
 
 // claimDerivatives claims the derivative keys of an adopted original in
@@ -365,7 +374,7 @@ func (l *Library) reserveDerivatives(key string, p *processed, from int) []strin
 // reserved instead.
 func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *processed, dkeys []string, from int) ([]string, error) {
 	for range 64 {
-		err := l.claimKeys(ctx, id, dkeys)
+		err := l.sync.claimKeys(ctx, id, dkeys)
 		if err == nil {
 			return dkeys, nil
 		}
@@ -374,9 +383,7 @@ func (l *Library) claimDerivatives(ctx context.Context, id, key string, p *proce
 		if !errors.As(err, &taken) {
 			return nil, err
 		}
-		l.mu.Lock()
-		l.reserveLocked(taken.Key, l.now().Add(time.Hour))
-		l.mu.Unlock()
+		l.reserveUntil(taken.Key, l.now().Add(time.Hour))
 		dkeys = l.reserveDerivatives(key, p, from)
 	}
 	return nil, errors.New("media: no free name found")
@@ -393,14 +400,16 @@ func (l *Library) Reserve(key string, until time.Time) error {
 	if err := checkAdoptKey(key); err != nil {
 		return err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, taken := l.claimed[claimKey(key)]; taken {
-		return errorf(ErrConflict, "this key belongs to a media item")
-	}
-	if exp, ok := l.reserved[claimKey(key)]; ok && (exp.IsZero() || exp.After(until)) {
-		return nil
-	}
-	l.reserveLocked(key, until)
-	return nil
+	var err error
+	l.cat.write(func(x *index) {
+		if _, taken := x.claimed[claimKey(key)]; taken {
+			err = errorf(ErrConflict, "this key belongs to a media item")
+			return
+		}
+		if exp, ok := x.reserved[claimKey(key)]; ok && (exp.IsZero() || exp.After(until)) {
+			return
+		}
+		x.reserve(key, until)
+	})
+	return err
 }

@@ -94,7 +94,7 @@ func TestLibrary_Adopt(t *testing.T) {
 			{"too large", "2026/03/e.pdf", append(bytes.Clone(pdfBytes), make([]byte, 600)...), media.AdoptInput{MimeType: "application/pdf", Size: int64(len(pdfBytes) + 600)}, media.ErrTooLarge, true},
 			{"pixel bomb", "2026/03/f.png", pngBomb(t, 50000, 50000), media.AdoptInput{MimeType: "image/png", Size: int64(len(png))}, media.ErrTooLarge, true},
 			{"unknown folder", "2026/03/g.png", png, media.AdoptInput{MimeType: "image/png", Size: int64(len(png)), Folder: "/nope"}, media.ErrFolderNotFound, false},
-			{"missing object", "", nil, media.AdoptInput{Key: "2026/03/none.png", MimeType: "image/png", Size: 1}, media.ErrNotFound, false},
+			{"missing object", "", nil, media.AdoptInput{Key: "2026/03/none.png", MimeType: "image/png", Size: 1}, media.ErrNotUploaded, false},
 			{"traversal key", "", nil, media.AdoptInput{Key: "2026/03/../../../etc/passwd", MimeType: "image/png", Size: 1}, media.ErrBadInput, false},
 			{"not a month key", "", nil, media.AdoptInput{Key: "other/place.png", MimeType: "image/png", Size: 1}, media.ErrBadInput, false},
 			{"sidecar key", "", nil, media.AdoptInput{Key: "2026/03/.meta/x.png.yaml", MimeType: "image/png", Size: 1}, media.ErrBadInput, false},

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-cms/folio/media/internal/ctxio"
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // UploadInput is one file of an upload.
@@ -113,7 +114,7 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		Version:       1,
 	}
 	if err := l.store(ctx, it, body, p, dkeys, true); err != nil {
-		l.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
+		l.sync.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
 		return nil, err
 	}
 	return l.view(it), nil
@@ -169,13 +170,10 @@ func (l *Library) unstored(ctx context.Context, keys []string) []string {
 func (l *Library) commitNew(ctx context.Context, it *Item) error {
 	l.folderMu.RLock()
 	defer l.folderMu.RUnlock()
-	l.mu.RLock()
-	ok := l.folderExistsRLocked(it.Folder)
-	l.mu.RUnlock()
-	if !ok {
+	if !l.folderExists(it.Folder) {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
 	}
-	return l.commitShared(ctx, it)
+	return l.sync.commit(ctx, it)
 }
 
 // reserveName picks the first free name "<name>", "<name-1>", … in the
@@ -183,67 +181,44 @@ func (l *Library) commitNew(ctx context.Context, it *Item) error {
 // derivative keys is claimed by an item or reserved by a write in flight,
 // and reserves them all until release.
 func (l *Library) reserveName(name string, p *processed) (key string, dkeys []string) {
-	month := l.now().UTC().Format("2006/01")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for n := 0; ; n++ {
-		cand := numbered(name, n)
-		if n > 1000 {
-			// Pathological: a thousand files of one name in one month.
-			cand = numbered(name, 0)
-			cand = cand[:len(cand)-len(path.Ext(cand))] + "-" + newID() + path.Ext(cand)
-		}
-		key = month + "/" + cand
-		dkeys = dkeys[:0]
-		for _, d := range p.derivs {
-			dkeys = append(dkeys, derivativeKey(key, d.width))
-		}
-		if l.freeLocked(key) && l.allFreeLocked(dkeys) {
-			l.reserveLocked(key, time.Time{})
-			for _, k := range dkeys {
-				l.reserveLocked(k, time.Time{})
+	now := l.now()
+	month := now.UTC().Format("2006/01")
+	l.cat.write(func(x *index) {
+		for n := 0; ; n++ {
+			cand := numbered(name, n)
+			if n > 1000 {
+				// Pathological: a thousand files of one name in one month.
+				cand = numbered(name, 0)
+				cand = cand[:len(cand)-len(path.Ext(cand))] + "-" + newID() + path.Ext(cand)
 			}
-			return key, dkeys
+			key = month + "/" + cand
+			dkeys = dkeys[:0]
+			for _, d := range p.derivs {
+				dkeys = append(dkeys, derivativeKey(key, d.width))
+			}
+			if x.free(key, now) && x.allFree(dkeys, now) {
+				x.reserve(key, time.Time{})
+				for _, k := range dkeys {
+					x.reserve(k, time.Time{})
+				}
+				return
+			}
 		}
-	}
+	})
+	return key, dkeys
 }
 
-func (l *Library) allFreeLocked(keys []string) bool {
-	for _, k := range keys {
-		if !l.freeLocked(k) {
-			return false
-		}
-	}
-	return true
-}
-
-// freeLocked reports whether no item claims key and no write reserves it.
-func (l *Library) freeLocked(key string) bool {
-	k := claimKey(key)
-	if _, ok := l.claimed[k]; ok {
-		return false
-	}
-	if exp, ok := l.reserved[k]; ok {
-		if exp.IsZero() || l.now().Before(exp) {
-			return false
-		}
-		delete(l.reserved, k)
-	}
-	return true
-}
-
-// reserveLocked holds key until expires (zero: until released).
-func (l *Library) reserveLocked(key string, expires time.Time) {
-	l.reserved[claimKey(key)] = expires
-}
-
+// release drops the reservations of key and dkeys.
 func (l *Library) release(key string, dkeys []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.reserved, claimKey(key))
-	for _, k := range dkeys {
-		delete(l.reserved, claimKey(k))
-	}
+	l.cat.write(func(x *index) {
+		x.release(key)
+		x.release(dkeys...)
+	})
+}
+
+// reserveUntil holds key until t (zero: until released).
+func (l *Library) reserveUntil(key string, t time.Time) {
+	l.cat.write(func(x *index) { x.reserve(key, t) })
 }
 
 // storageError keeps the storage's own error for the log and the HTTP
@@ -257,3 +232,24 @@ func storageError(err error) error {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// reserveShared picks a name as reserveName does and claims its keys in
+// the bucket for id, trying the next name while another box holds one.
+func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
+	for range 64 {
+		key, dkeys := l.reserveName(name, p)
+		err := l.sync.claimKeys(ctx, id, append([]string{key}, dkeys...))
+		if err == nil {
+			return key, dkeys, nil
+		}
+		l.release(key, dkeys)
+		var taken *replica.KeyTakenError
+		if !errors.As(err, &taken) {
+			return "", nil, err
+		}
+		// Held elsewhere: skip it here for a while (an upload in flight
+		// on another box becomes an item this box learns of).
+		l.reserveUntil(taken.Key, l.now().Add(time.Hour))
+	}
+	return "", nil, errors.New("media: no free name found")
+}

@@ -24,6 +24,9 @@ var (
 	// (Library.SetDeriveGate) is full: nothing was stored, and the same
 	// write may be retried shortly.
 	ErrBusy error = &fault.Error{Code: fault.Busy, Message: "too many images are being processed"}
+	// ErrNotUploaded: Adopt found nothing under the key, the client's
+	// mistake (a presigned upload not sent yet). It is an ErrNotFound too.
+	ErrNotUploaded error = fault.Wrap(fault.Invalid, ErrNotFound, "nothing uploaded")
 	// ErrReadOnly refuses a write to a library opened with Config.ReadOnly.
 	ErrReadOnly error = &fault.Error{Code: fault.ReadOnly, Message: "media library is read-only"}
 )

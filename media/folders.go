@@ -9,8 +9,6 @@ import (
 // Folders lists every folder, sorted: the root, the explicitly created
 // folders, the folders items are in, and all their parents.
 func (l *Library) Folders() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
 	set := map[string]bool{RootFolder: true}
 	add := func(p string) {
 		set[p] = true
@@ -18,37 +16,20 @@ func (l *Library) Folders() []string {
 			set[q] = true
 		}
 	}
-	for p := range l.explicit {
-		add(p)
-	}
-	for p := range l.inFolder {
-		add(p)
-	}
+	l.cat.read(func(x *index) {
+		for p := range x.explicit {
+			add(p)
+		}
+		for p := range x.inFolder {
+			add(p)
+		}
+	})
 	out := make([]string, 0, len(set))
 	for p := range set {
 		out = append(out, p)
 	}
 	slices.Sort(out)
 	return out
-}
-
-// folderExistsRLocked reports whether the clean path p is a folder; l.mu
-// is held.
-func (l *Library) folderExistsRLocked(p string) bool {
-	if p == RootFolder || l.explicit[p] || l.inFolder[p] > 0 {
-		return true
-	}
-	for q := range l.explicit {
-		if below(q, p) {
-			return true
-		}
-	}
-	for q := range l.inFolder {
-		if below(q, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // CreateFolder creates a folder and its missing parents (they persist too,
@@ -66,12 +47,12 @@ func (l *Library) CreateFolder(p string) error {
 	if err := checkNewFolder(c); err != nil {
 		return err
 	}
-	return l.changeFolders(func(explicit map[string]bool) (map[string]bool, error) {
-		if l.folderExistsRLocked(c) {
+	return l.changeFolders(func(x *index) (map[string]bool, error) {
+		if x.folderExists(c) {
 			return nil, errorf(ErrFolderExists, "folder %s already exists", c)
 		}
-		next := make(map[string]bool, len(explicit)+1)
-		for q := range explicit {
+		next := make(map[string]bool, len(x.explicit)+1)
+		for q := range x.explicit {
 			next[q] = true
 		}
 		next[c] = true
@@ -95,25 +76,25 @@ func (l *Library) DeleteFolder(p string) error {
 	if c == RootFolder {
 		return errorf(ErrBadInput, "the root folder cannot be deleted")
 	}
-	return l.changeFolders(func(explicit map[string]bool) (map[string]bool, error) {
-		if !l.folderExistsRLocked(c) {
+	return l.changeFolders(func(x *index) (map[string]bool, error) {
+		if !x.folderExists(c) {
 			return nil, errorf(ErrFolderNotFound, "folder %s not found", c)
 		}
-		if l.inFolder[c] > 0 {
+		if x.inFolder[c] > 0 {
 			return nil, errorf(ErrFolderNotEmpty, "folder %s is not empty", c)
 		}
-		for q := range explicit {
+		for q := range x.explicit {
 			if below(q, c) {
 				return nil, errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
 			}
 		}
-		for q := range l.inFolder {
+		for q := range x.inFolder {
 			if below(q, c) {
 				return nil, errorf(ErrFolderNotEmpty, "folder %s has subfolders", c)
 			}
 		}
-		next := make(map[string]bool, len(explicit))
-		for q := range explicit {
+		next := make(map[string]bool, len(x.explicit))
+		for q := range x.explicit {
 			if q != c {
 				next[q] = true
 			}
@@ -128,14 +109,15 @@ const folderWriteTimeout = 30 * time.Second
 
 // changeFolders replaces the explicit folders with what edit makes of
 // them, with a compare-and-swap on the folder list in the state
-// (foldersShared); edit runs with l.mu held for reading and may refuse.
-// Folder changes are ordered against item writes by folderMu.
-func (l *Library) changeFolders(edit func(explicit map[string]bool) (map[string]bool, error)) error {
+// (foldersShared); edit runs inside the catalog's lock, held for reading,
+// and may refuse. Folder changes are ordered against item writes by
+// folderMu.
+func (l *Library) changeFolders(edit func(x *index) (map[string]bool, error)) error {
 	l.folderMu.Lock()
 	defer l.folderMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), folderWriteTimeout)
 	defer cancel()
-	return l.foldersShared(ctx, edit)
+	return l.sync.foldersShared(ctx, edit)
 }
 
 // checkFolder cleans p and checks that it exists. The caller holds
@@ -145,11 +127,14 @@ func (l *Library) checkFolder(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	l.mu.RLock()
-	ok := l.folderExistsRLocked(c)
-	l.mu.RUnlock()
-	if !ok {
+	if !l.folderExists(c) {
 		return "", errorf(ErrFolderNotFound, "folder %s not found", c)
 	}
 	return c, nil
+}
+
+// folderExists reports whether the clean path p is a folder.
+func (l *Library) folderExists(p string) (ok bool) {
+	l.cat.read(func(x *index) { ok = x.folderExists(p) })
+	return ok
 }

@@ -2,6 +2,7 @@ package media
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +10,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/folio-cms/folio/media/replica"
 )
 
 // Upload size limits of the contract (§8).
@@ -68,6 +70,36 @@ type Config struct {
 // Library is the media library: an in-memory index of every item, loaded
 // from its state at Open, kept in step with every write and with the
 // state's change log. It is safe for concurrent use.
+//
+// The library is four parts: Library itself (the API, and the write paths
+// that put files in the storage), its catalog (the in-memory index), its
+// stateSync (everything it reads from and writes to the state store) and
+// its migration (a library of an earlier release moved in).
+//
+// Lock order. A goroutine that holds several of the library's locks took
+// them in this order, outermost first, and releases the inner ones first:
+//
+//  0. the migration's (migration.mu): one migration at a time; held with
+//     4 and 5 only;
+//  1. an item's write lock (lockItem): the writes of one item, one at a
+//     time (Patch, Delete, Regenerate);
+//  2. folderMu: folder changes (write) against writes that put an item in
+//     a folder (read);
+//  3. the state's loopMu (stateSync): the poller's reads of the log,
+//     checkpoints and rescans, one at a time; never held with 1 or 2;
+//  4. the state's position lock (stateSync.at, locked, lockedRead): the
+//     position in the log, the tombstones, the sidecars' tags;
+//  5. the catalog's lock (catalog.read, catalog.write): the index; only
+//     its order cache's lock nests inside it.
+//
+// The data of 4 and 5 is reached only through the functions named, which
+// hand it to a func and release the lock when it returns (it is kept in a
+// media/internal/guard value, which has no other way in), so what a
+// piece of code holds is in its parameters: a func given an *index holds
+// 5, one given a *position holds 4, and stateSync.locked and lockedRead
+// are the only ways to hold both, in that order. 0 to 3 are held across
+// calls to the state store and the storage; 4 and 5 never are, nor
+// across OnChange.
 type Library struct {
 	cfg  Config
 	root *os.Root
@@ -79,19 +111,13 @@ type Library struct {
 	// lands in a folder that is being deleted.
 	folderMu sync.RWMutex
 
-	mu       sync.RWMutex
-	items    map[string]*Item // by id; values are never mutated, only replaced
-	claimed  map[string]string
-	reserved map[string]time.Time
-	inFolder map[string]int
-	// locales counts the items that have text in each locale.
-	locales  map[string]int
-	explicit map[string]bool
-	orders   map[string][]*Item // cached sort orders, dropped on every write (orderMu and mu held)
-	orderMu  sync.Mutex
-	locks    map[string]*sync.Mutex
-	// sh is the state of a shared library (Config.State); nil otherwise.
-	sh *sharedState
+	// cat is the index every read answers from.
+	cat *catalog
+	// sync keeps the catalog in step with the state store (Config.State)
+	// and writes to it.
+	sync *stateSync
+	// mig moves a library of an earlier release into the state.
+	mig *migration
 	// gate is the queue image decodes wait in (SetDeriveGate); nil: none.
 	gate atomic.Pointer[DeriveGate]
 }
@@ -111,7 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Library, error) {
 		return nil, err
 	}
 	if err := l.openShared(ctx); err != nil {
-		l.closeShared()
+		l.sync.close()
 		if l.root != nil {
 			l.root.Close()
 		}
@@ -157,18 +183,11 @@ func newLibrary(cfg Config) (*Library, error) {
 	// A read-only library never reads the media root itself (its state
 	// and storage do): one that no writer has made yet is no error.
 	return &Library{
-		cfg:      cfg,
-		root:     root,
-		log:      cfg.Logger,
-		now:      cfg.Now,
-		items:    map[string]*Item{},
-		claimed:  map[string]string{},
-		reserved: map[string]time.Time{},
-		inFolder: map[string]int{},
-		locales:  map[string]int{},
-		explicit: map[string]bool{},
-		orders:   map[string][]*Item{},
-		locks:    map[string]*sync.Mutex{},
+		cfg:  cfg,
+		root: root,
+		log:  cfg.Logger,
+		now:  cfg.Now,
+		cat:  newCatalog(),
 	}, nil
 }
 
@@ -176,7 +195,7 @@ func newLibrary(cfg Config) (*Library, error) {
 // a checkpoint first) and releases the media root. Call it after the
 // last write has returned.
 func (l *Library) Close() error {
-	l.closeShared()
+	l.sync.close()
 	if l.root == nil {
 		return nil
 	}
@@ -191,28 +210,29 @@ func (l *Library) Storage() Storage { return l.cfg.Storage }
 
 // Len is the number of items.
 func (l *Library) Len() int {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return len(l.items)
+	var n int
+	l.cat.read(func(x *index) { n = len(x.items) })
+	return n
 }
 
 // Stats counts the items of the library and the bytes of their originals
 // (derivatives not included), for metrics. It walks the index: call it per
 // scrape, not per request.
 func (l *Library) Stats() (items int, bytes int64) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	for _, it := range l.items {
-		bytes += it.Size
-	}
-	return len(l.items), bytes
+	l.cat.read(func(x *index) {
+		for _, it := range x.items {
+			bytes += it.Size
+		}
+		items = len(x.items)
+	})
+	return items, bytes
 }
 
 // Get returns a copy of the item with the given id, URLs filled in.
 func (l *Library) Get(id string) (*Item, bool) {
-	l.mu.RLock()
-	it, ok := l.items[id]
-	l.mu.RUnlock()
+	var it *Item
+	var ok bool
+	l.cat.read(func(x *index) { it, ok = x.items[id] })
 	if !ok {
 		return nil, false
 	}
@@ -233,55 +253,10 @@ func (l *Library) view(it *Item) *Item {
 	return &c
 }
 
-// itemKeys lists every storage key an item owns: original and derivatives.
-func itemKeys(it *Item) []string {
-	keys := []string{it.Key}
-	for _, s := range it.Sizes {
-		keys = append(keys, s.Key)
-	}
-	return keys
-}
-
-// claimKey normalises a key for the claimed and reserved sets. Names are
-// compared without case, because originals on a case-insensitive disk
-// (macOS, Windows) would otherwise overwrite each other.
-func claimKey(k string) string { return strings.ToLower(k) }
-
-// addLocked puts it in the index; l.mu must be held for writing.
-func (l *Library) addLocked(it *Item) {
-	l.items[it.ID] = it
-	for _, k := range itemKeys(it) {
-		l.claimed[claimKey(k)] = it.ID
-	}
-	l.inFolder[it.Folder]++
-	l.countLocales(it, 1)
-	clear(l.orders)
-}
-
-// removeLocked takes it out of the index; l.mu must be held for writing.
-func (l *Library) removeLocked(it *Item) {
-	delete(l.items, it.ID)
-	for _, k := range itemKeys(it) {
-		if l.claimed[claimKey(k)] == it.ID {
-			delete(l.claimed, claimKey(k))
-		}
-	}
-	if l.inFolder[it.Folder]--; l.inFolder[it.Folder] <= 0 {
-		delete(l.inFolder, it.Folder)
-	}
-	l.countLocales(it, -1)
-	clear(l.orders)
-}
-
 // lockItem serialises the writes of one item and returns the unlock.
 func (l *Library) lockItem(id string) func() {
-	l.mu.Lock()
-	m, ok := l.locks[id]
-	if !ok {
-		m = new(sync.Mutex)
-		l.locks[id] = m
-	}
-	l.mu.Unlock()
+	var m *sync.Mutex
+	l.cat.write(func(x *index) { m = x.itemLock(id) })
 	m.Lock()
 	return m.Unlock
 }
@@ -309,9 +284,7 @@ func copyLimited(dst io.Writer, src io.Reader, limit int64) (int64, error) {
 // name its item (the surrogate key "media:<id>"). It is ByKey without the
 // copy: one map lookup. An item's keys never change while it lives.
 func (l *Library) OwnerOf(key string) (id string, ok bool) {
-	l.mu.RLock()
-	id, ok = l.claimed[claimKey(key)]
-	l.mu.RUnlock()
+	l.cat.read(func(x *index) { id, ok = x.claimed[claimKey(key)] })
 	return id, ok
 }
 
@@ -319,15 +292,63 @@ func (l *Library) OwnerOf(key string) (id string, ok bool) {
 // or a derivative), URLs filled in: what an "/uploads/<key>" reference in
 // content names.
 func (l *Library) ByKey(key string) (*Item, bool) {
-	l.mu.RLock()
-	id, ok := l.claimed[claimKey(key)]
 	var it *Item
-	if ok {
-		it, ok = l.items[id]
-	}
-	l.mu.RUnlock()
+	var ok bool
+	l.cat.read(func(x *index) {
+		var id string
+		if id, ok = x.claimed[claimKey(key)]; ok {
+			it, ok = x.items[id]
+		}
+	})
 	if !ok {
 		return nil, false
 	}
 	return l.view(it), true
 }
+
+// openShared loads a shared library: after the leftovers of a crash and
+// the migration of a library an earlier release kept on the media root,
+// the newest checkpoint, else every sidecar, then the log after it; and
+// starts following the log.
+func (l *Library) openShared(ctx context.Context) error {
+	l.sync = &stateSync{
+		st:       l.cfg.State,
+		rep:      replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
+		box:      rand.Text()[:12],
+		cat:      l.cat,
+		storage:  l.cfg.Storage,
+		readOnly: l.cfg.ReadOnly,
+		log:      l.log,
+		now:      l.now,
+		onChange: l.changed,
+		poll:     l.cfg.PollInterval,
+		stop:     make(chan struct{}),
+	}
+	l.sync.at(func(p *position) { p.tombs, p.etags = replica.Tombs{}, map[string]string{} })
+	if l.sync.poll <= 0 {
+		l.sync.poll = DefaultPollInterval
+	}
+	if !l.cfg.ReadOnly {
+		// Temporary files of uploads a crash (kill -9) interrupted: the
+		// bucket's claims settle those writes, the files are only litter.
+		l.cleanTmp()
+		l.mig = &migration{root: l.root, rootPath: l.cfg.Root, storage: l.cfg.Storage, from: l.cfg.MigrateFrom, log: l.log, sync: l.sync}
+		if err := l.mig.migrateLocal(ctx); err != nil {
+			return err
+		}
+	}
+	return l.sync.open(ctx)
+}
+
+// Sync applies the changes other boxes made since the last call. A
+// library calls it by itself every poll interval; tests and tools call it
+// to catch up at once.
+func (l *Library) Sync(ctx context.Context) error {
+	return l.sync.tail(ctx)
+}
+
+// Checkpoint writes the whole library, as of the last log entry applied,
+// as one object, so that a new box starts from it instead of reading every
+// sidecar; then it deletes the log entries and checkpoints that the one
+// before it covers (kept for logRetain, for boxes polling behind).
+func (l *Library) Checkpoint(ctx context.Context) error { return l.sync.checkpoint(ctx) }

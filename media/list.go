@@ -55,7 +55,6 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 		total++
 	}
 
-	l.mu.RLock()
 	if q.IDs != nil && q.Sort == "" {
 		seen := make(map[string]bool, len(q.IDs))
 		ids := q.IDs
@@ -63,13 +62,14 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 			ids = slices.Clone(ids)
 			slices.Reverse(ids)
 		}
-		for _, id := range ids {
-			if it, ok := l.items[id]; ok && !seen[id] {
-				seen[id] = true
-				add(it)
+		l.cat.read(func(x *index) {
+			for _, id := range ids {
+				if it, ok := x.items[id]; ok && !seen[id] {
+					seen[id] = true
+					add(it)
+				}
 			}
-		}
-		l.mu.RUnlock()
+		})
 	} else {
 		var in map[string]bool
 		if q.IDs != nil {
@@ -78,8 +78,8 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 				in[id] = true
 			}
 		}
-		order := l.orderRLocked(q.Sort)
-		l.mu.RUnlock()
+		var order []*Item
+		l.cat.read(func(x *index) { order = x.order(q.Sort) })
 		// order is never changed once built, so it is read without the lock.
 		for i := range order {
 			it := order[i]
@@ -96,34 +96,6 @@ func (l *Library) List(q Query) (items []*Item, total int) {
 		items[i] = l.view(it)
 	}
 	return items, total
-}
-
-// orderRLocked returns every item in ascending order of the sort field,
-// building and caching it on the first call after a write. l.mu is held
-// for reading; building under a read lock is safe because the cache is
-// only filled with a fresh slice under orderMu.
-func (l *Library) orderRLocked(sort string) []*Item {
-	switch sort {
-	case SortFilename, SortSize:
-	default:
-		sort = SortCreatedAt
-	}
-	l.orderMu.Lock()
-	defer l.orderMu.Unlock()
-	if o, ok := l.orders[sort]; ok {
-		return o
-	}
-	es := make([]sortEntry, 0, len(l.items))
-	for _, it := range l.items {
-		es = append(es, newSortEntry(it, sort))
-	}
-	slices.SortFunc(es, func(a, b sortEntry) int { return compareEntries(a, b, sort) })
-	o := make([]*Item, len(es))
-	for i, e := range es {
-		o[i] = e.it
-	}
-	l.orders[sort] = o
-	return o
 }
 
 // sortEntry is an item with its sort key made once, not once per

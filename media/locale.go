@@ -115,24 +115,9 @@ func itemLocales(it *Item, f func(string)) {
 // Locales lists, sorted, the locales that some item has an alt, title or
 // description in.
 func (l *Library) Locales() []string {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return slices.Sorted(maps.Keys(l.locales))
-}
-
-// countLocales adds d to the count of each locale of it; l.mu is held for
-// writing.
-func (l *Library) countLocales(it *Item, d int) {
-	seen := map[string]bool{}
-	itemLocales(it, func(loc string) {
-		if seen[loc] {
-			return
-		}
-		seen[loc] = true
-		if l.locales[loc] += d; l.locales[loc] <= 0 {
-			delete(l.locales, loc)
-		}
-	})
+	var locales []string
+	l.cat.read(func(x *index) { locales = slices.Sorted(maps.Keys(x.locales)) })
+	return locales
 }
 
 // LocalText is a patch of one localized field: each locale's new value,

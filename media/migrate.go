@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,24 +56,48 @@ func (l *Library) MigrateLocal(ctx context.Context) (*MigrateReport, error) {
 	if l.cfg.ReadOnly {
 		return nil, errReadOnly
 	}
-	l.sh.migrateMu.Lock()
-	defer l.sh.migrateMu.Unlock()
-	if r := l.sh.migrated; r != nil {
+	m := l.mig
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.report; r != nil {
 		// Open just did it.
-		l.sh.migrated = nil
+		m.report = nil
 		return r, nil
 	}
-	return l.migrate(ctx)
+	return m.migrate(ctx)
+}
+
+// migration moves into the library's state a library that an earlier
+// release kept on the media root (sidecars beside the files) or in a
+// state of its own (Config.MigrateFrom): items, folders and files. It
+// writes the state only through the library's stateSync, and changes
+// the catalog only as the state's log says.
+//
+// Its lock, mu, orders migrations (Open's, MigrateLocal's) and is the
+// outermost a migration holds: the state's and the catalog's locks are
+// taken inside it, by stateSync, never the other way round.
+type migration struct {
+	root     *os.Root
+	rootPath string
+	storage  Storage
+	from     StateStore
+	log      *slog.Logger
+	sync     *stateSync
+
+	mu sync.Mutex
+	// report is the report of the migration Open made, until
+	// MigrateLocal hands it out.
+	report *MigrateReport
 }
 
 // migrateLocal is the migration Open makes of a media root that was never
 // migrated (no marker); MigrateLocal returns its report.
-func (l *Library) migrateLocal(ctx context.Context) error {
-	if _, err := l.root.Stat(migratedMarker); err == nil {
+func (m *migration) migrateLocal(ctx context.Context) error {
+	if _, err := m.root.Stat(migratedMarker); err == nil {
 		return nil
 	}
-	if _, err := l.root.Stat(foldersFile); errors.Is(err, fs.ErrNotExist) && l.cfg.MigrateFrom == nil {
-		months, err := monthDirs(l.root)
+	if _, err := m.root.Stat(foldersFile); errors.Is(err, fs.ErrNotExist) && m.from == nil {
+		months, err := monthDirs(m.root)
 		if err != nil {
 			return err
 		}
@@ -80,21 +105,21 @@ func (l *Library) migrateLocal(ctx context.Context) error {
 			return nil // nothing local to move
 		}
 	}
-	r, err := l.migrate(ctx)
+	r, err := m.migrate(ctx)
 	if err != nil {
 		return err
 	}
-	l.sh.migrated = r
+	m.report = r
 	return nil
 }
 
-func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
-	items, folders, err := readLegacy(ctx, l.root, l.log)
+func (m *migration) migrate(ctx context.Context) (*MigrateReport, error) {
+	items, folders, err := readLegacy(ctx, m.root, m.log)
 	if err != nil {
 		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
-	if l.cfg.MigrateFrom != nil {
-		more, fs, err := readStateLibrary(ctx, l.cfg.MigrateFrom, l.log)
+	if m.from != nil {
+		more, fs, err := readStateLibrary(ctx, m.from, m.log)
 		if err != nil {
 			return nil, fmt.Errorf("media: migrate: %w", err)
 		}
@@ -121,7 +146,7 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 	for range 16 {
 		wg.Go(func() {
 			for i := range next {
-				res, err := l.migrateItem(ctx, items[i])
+				res, err := m.migrateItem(ctx, items[i])
 				errs[i] = err
 				mu.Lock()
 				rep.Copied += res.copied
@@ -146,9 +171,9 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 	}
 	slices.SortFunc(rep.Skipped, func(a, b MigrateSkip) int { return strings.Compare(a.Key, b.Key) })
 	if len(folders) > 0 {
-		err := l.foldersShared(ctx, func(explicit map[string]bool) (map[string]bool, error) {
+		err := m.sync.foldersShared(ctx, func(x *index) (map[string]bool, error) {
 			union := map[string]bool{}
-			for p := range explicit {
+			for p := range x.explicit {
 				union[p] = true
 			}
 			for _, p := range folders {
@@ -161,12 +186,12 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 		}
 	}
 	if rep.Created > 0 {
-		l.appendLog(ctx, logEntry{Op: opRescan})
+		m.sync.appendLog(ctx, logEntry{Op: opRescan})
 	}
 	for _, sk := range rep.Skipped {
-		l.log.Error("media: migrate: item skipped", "id", sk.ID, "key", sk.Key, "reason", sk.Reason)
+		m.log.Error("media: migrate: item skipped", "id", sk.ID, "key", sk.Key, "reason", sk.Reason)
 	}
-	l.log.Info("media: library of the media root moved into the state store", "items", rep.Items, "new", rep.Created,
+	m.log.Info("media: library of the media root moved into the state store", "items", rep.Items, "new", rep.Created,
 		"copied", rep.Copied, "present", rep.Present, "skipped", len(rep.Skipped), "folders", len(folders))
 	if len(rep.Skipped) > 0 {
 		// No marker: the next start (or `folio media migrate`) tries the
@@ -174,7 +199,7 @@ func (l *Library) migrate(ctx context.Context) (*MigrateReport, error) {
 		return rep, nil
 	}
 	marker := fmt.Appendf(nil, "The sidecars and folders of this media root were copied into the library's state (<root>/.state on local storage, the bucket's state area on S3); folio reads them there now.\n")
-	if err := writeFileAtomic(l.root, migratedMarker, marker); err != nil {
+	if err := writeFileAtomic(m.root, migratedMarker, marker); err != nil {
 		return nil, fmt.Errorf("media: migrate: %w", err)
 	}
 	return rep, nil
@@ -227,7 +252,7 @@ type migrated struct {
 // there already. A key claimed by another item, or holding other bytes,
 // skips the item: its claims made by this call are removed again and
 // nothing of it is written.
-func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err error) {
+func (m *migration) migrateItem(ctx context.Context, it *Item) (res migrated, err error) {
 	skip := func(key, reason string) (migrated, error) {
 		res.skip = &MigrateSkip{ID: it.ID, Key: key, Reason: reason}
 		return res, nil
@@ -240,12 +265,12 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err 
 		// Not migrated: its names are free again (a claim this item held
 		// from an earlier, cut-off run included), unless an earlier run
 		// registered it.
-		if _, _, gerr := l.sh.st.Get(ctx, itemStateKey(it.ID)); errors.Is(gerr, ErrNotExist) {
-			l.sh.rep.Release(ctx, mine)
+		if _, _, gerr := m.sync.st.Get(ctx, itemStateKey(it.ID)); errors.Is(gerr, ErrNotExist) {
+			m.sync.rep.Release(ctx, mine)
 		}
 	}()
 	for _, k := range itemKeys(it) {
-		other, err := l.sh.rep.ClaimIfFree(ctx, it.ID, k)
+		other, err := m.sync.rep.ClaimIfFree(ctx, it.ID, k)
 		if err != nil {
 			return res, err
 		}
@@ -260,7 +285,7 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err 
 		if k != it.Key {
 			mime = "image/webp"
 		}
-		state, reason, err := l.migrateFile(ctx, k, mime)
+		state, reason, err := m.migrateFile(ctx, k, mime)
 		if err != nil {
 			return res, err
 		}
@@ -277,7 +302,7 @@ func (l *Library) migrateItem(ctx context.Context, it *Item) (res migrated, err 
 	if err != nil {
 		return res, err
 	}
-	_, err = l.sh.st.Create(ctx, itemStateKey(it.ID), data)
+	_, err = m.sync.st.Create(ctx, itemStateKey(it.ID), data)
 	if errors.Is(err, ErrPrecondition) {
 		return res, nil
 	}
@@ -294,36 +319,36 @@ const (
 // the bucket has it, and checks that the bucket's copy has the same size
 // and SHA-256. A reason is returned when the key cannot be the item's:
 // other bytes in the bucket, or no file anywhere.
-func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int, reason string, err error) {
-	if lr, ok := l.cfg.Storage.(localRoot); ok && filepath.Clean(lr.Root()) == l.cfg.Root {
+func (m *migration) migrateFile(ctx context.Context, key, mime string) (state int, reason string, err error) {
+	if lr, ok := m.storage.(localRoot); ok && filepath.Clean(lr.Root()) == m.rootPath {
 		// Local storage on the media root: the storage's file is the
 		// media root's, already where it belongs.
-		_, err := l.cfg.Storage.Stat(ctx, key)
+		_, err := m.storage.Stat(ctx, key)
 		if errors.Is(err, ErrNotExist) {
 			return 0, "the file is not on the media root", nil
 		}
 		return filePresent, "", err
 	}
-	local, lsize, lerr := l.localSum(key)
+	local, lsize, lerr := m.localSum(key)
 	if lerr != nil && !errors.Is(lerr, fs.ErrNotExist) {
 		return 0, "", fmt.Errorf("media: migrate: read %s: %w", key, lerr)
 	}
-	size, err := l.cfg.Storage.Stat(ctx, key)
+	size, err := m.storage.Stat(ctx, key)
 	switch {
 	case errors.Is(err, ErrNotExist) && lerr != nil:
 		return 0, "the file is neither on the media root nor in the bucket", nil
 	case errors.Is(err, ErrNotExist):
-		f, err := l.root.Open(filepath.FromSlash(key))
+		f, err := m.root.Open(filepath.FromSlash(key))
 		if err != nil {
 			return 0, "", err
 		}
-		err = l.cfg.Storage.Put(ctx, key, f, lsize, mime)
+		err = m.storage.Put(ctx, key, f, lsize, mime)
 		f.Close()
 		if err != nil {
 			return 0, "", err
 		}
 		state = fileCopied
-		if size, err = l.cfg.Storage.Stat(ctx, key); err != nil {
+		if size, err = m.storage.Stat(ctx, key); err != nil {
 			return 0, "", err
 		}
 	case err != nil:
@@ -336,7 +361,7 @@ func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int,
 	if size != lsize {
 		return 0, fmt.Sprintf("the bucket holds other bytes under this name (%d bytes, the media root's file %d)", size, lsize), nil
 	}
-	rc, err := l.cfg.Storage.Open(ctx, key)
+	rc, err := m.storage.Open(ctx, key)
 	if err != nil {
 		return 0, "", err
 	}
@@ -357,8 +382,8 @@ func (l *Library) migrateFile(ctx context.Context, key, mime string) (state int,
 type localRoot interface{ Root() string }
 
 // localSum is the SHA-256 and size of the media root's file at key.
-func (l *Library) localSum(key string) ([]byte, int64, error) {
-	f, err := l.root.Open(filepath.FromSlash(key))
+func (m *migration) localSum(key string) ([]byte, int64, error) {
+	f, err := m.root.Open(filepath.FromSlash(key))
 	if err != nil {
 		return nil, 0, err
 	}

@@ -2,6 +2,8 @@ package media
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 )
 
@@ -39,7 +41,8 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if !ValidID(id) {
 		return nil, errorf(ErrNotFound, "media item not found")
 	}
-	// Lock order everywhere: item, then folderMu, then mu.
+	// Lock order everywhere: item, then folderMu, then the catalog's (see
+	// Library).
 	unlock := l.lockItem(id)
 	defer unlock()
 	if p.Folder != nil {
@@ -51,10 +54,7 @@ func (l *Library) Patch(ctx context.Context, id string, p Patch) (*Item, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l.mu.RLock()
-	folderOK := p.Folder == nil || l.folderExistsRLocked(folder)
-	l.mu.RUnlock()
-	if !folderOK {
+	if p.Folder != nil && !l.folderExists(folder) {
 		return nil, errorf(ErrFolderNotFound, "folder %s not found", folder)
 	}
 	return l.patchShared(ctx, id, p, func(next *Item) error { return p.apply(next, folder) })
@@ -151,4 +151,54 @@ func (l *Library) Delete(ctx context.Context, id string) error {
 	unlock := l.lockItem(id)
 	defer unlock()
 	return l.deleteShared(ctx, id)
+}
+
+// patchShared applies p to the sidecar in the bucket with a compare-and-
+// swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
+// when another box changed the item first; one without retries on the
+// newer version.
+func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item) error) (*Item, error) {
+	next, cur, _, err := l.sync.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
+		if p.IfVersion != 0 && p.IfVersion != cur.Version {
+			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
+		}
+		next := *cur
+		if err := edit(&next); err != nil {
+			return nil, err
+		}
+		next.Version++
+		return &next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.dropStaleVariants(ctx, cur, next)
+	return l.view(next), nil
+}
+
+// deleteShared removes the sidecar in the bucket (the commit point), logs
+// the delete, then removes the files and their claims.
+func (l *Library) deleteShared(ctx context.Context, id string) error {
+	data, _, err := l.sync.st.Get(ctx, itemStateKey(id))
+	if errors.Is(err, ErrNotExist) {
+		l.sync.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
+		return errorf(ErrNotFound, "media item not found")
+	}
+	if err != nil {
+		return storageError(err)
+	}
+	it, err := decodeSharedSidecar(id, data)
+	if err != nil {
+		return fmt.Errorf("media: sidecar of %s: %w", id, err)
+	}
+	if err := l.sync.st.Delete(ctx, itemStateKey(id)); err != nil {
+		return fmt.Errorf("media: remove sidecar: %w", storageError(err))
+	}
+	e := logEntry{Op: opDelete, Item: it, At: l.now().UTC()}
+	l.sync.apply(&e)
+	l.sync.appendLog(ctx, e)
+	clean := context.WithoutCancel(ctx)
+	l.sync.releaseClaims(clean, l.deleteObjects(clean, itemKeys(it), "object of a deleted item (its claim is kept)"))
+	l.deleteVariants(clean, it)
+	return nil
 }

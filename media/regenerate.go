@@ -163,14 +163,14 @@ func (l *Library) regenerateShared(ctx context.Context, id string, p *processed,
 				release = append(release, k)
 			}
 		}
-		l.releaseClaims(ctx, release)
+		l.sync.releaseClaims(ctx, release)
 	}
 	sizes, put, err := l.putDerivatives(ctx, p, dkeys)
 	if err != nil {
 		undo(put)
 		return nil, err
 	}
-	next, cur, maybeWritten, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
+	next, cur, maybeWritten, err := l.sync.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
 		return regenerated(cur, p, sizes), nil
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func (l *Library) regenerateShared(ctx context.Context, id string, p *processed,
 		return nil, err
 	}
 	old := sizeKeys(cur)
-	l.releaseClaims(ctx, l.deleteObjects(ctx, old, "old derivative of a regenerated item; the claim sweep retries"))
+	l.sync.releaseClaims(ctx, l.deleteObjects(ctx, old, "old derivative of a regenerated item; the claim sweep retries"))
 	l.dropStaleVariants(ctx, cur, next)
 	return l.view(next), nil
 }

@@ -31,17 +31,17 @@ func (l *Library) ListHits(ids []string, q Query) (items []*Item, total int) {
 	}
 	hits := make([]sortEntry, 0, len(ids))
 	seen := make(map[string]bool, len(ids))
-	l.mu.RLock()
-	for _, id := range ids {
-		it, ok := l.items[id]
-		if !ok || seen[id] || folder != "" && it.Folder != folder || q.Type != "" && Kind(it.MimeType) != q.Type {
-			continue
+	l.cat.read(func(x *index) {
+		for _, id := range ids {
+			it, ok := x.items[id]
+			if !ok || seen[id] || folder != "" && it.Folder != folder || q.Type != "" && Kind(it.MimeType) != q.Type {
+				continue
+			}
+			seen[id] = true
+			hits = append(hits, newSortEntry(it, sortBy))
 		}
-		seen[id] = true
-		hits = append(hits, newSortEntry(it, sortBy))
-	}
-	l.mu.RUnlock()
-	// The order of orderRLocked, reversed whole for Desc.
+	})
+	// The order of index.order, reversed whole for Desc.
 	compare := func(a, b sortEntry) int {
 		if q.Desc {
 			return compareEntries(b, a, sortBy)

@@ -7,11 +7,13 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/folio-cms/folio/media/internal/guard"
 	"github.com/folio-cms/folio/media/replica"
 )
 
@@ -101,26 +103,37 @@ type checkpointDoc struct {
 	At    time.Time
 }
 
-// sharedState is what a shared library knows beyond the items: l.mu
-// guards it.
-type sharedState struct {
+// stateSync keeps a library's catalog in step with its StateStore: it
+// loads it (a checkpoint, else every sidecar) and follows the change log
+// (shared_log.go), writes checkpoints (shared_checkpoint.go), rescans
+// (shared_rescan.go), reconciles and sweeps leftover claims
+// (shared_sweep.go), and makes the library's writes to the state: claims,
+// sidecars, the folder list, log entries (shared_write.go). It changes
+// the catalog only by applying what the state says, and tells onChange.
+//
+// Locks. loopMu, held across the state store's reads, serialises the
+// poller's work (tail, rescan, checkpoints). The position's lock (pos, a
+// guard.Mutex: the position has no other way in) is taken after loopMu
+// and before the catalog's: the position is reached only through at (the
+// position alone), and locked and lockedRead (the position and the index
+// together), which take the two in that order. Neither the position's
+// lock nor the catalog's is held across a call to the state store, the
+// storage or onChange; loopMu is. Library lists the whole order.
+type stateSync struct {
 	st  StateStore
 	rep *replica.Replica
 	box string
-	// seq is the last log entry applied; appended the last one this
-	// library appended.
-	seq, appended int64
-	// foldersVersion is the version of the folder list in l.explicit.
-	foldersVersion int
-	// tombs are the ids deleted, with when.
-	tombs replica.Tombs
-	// etags are the tags of the sidecars the index holds, by id, where
-	// known (from the log, a read or a write): reconcile reads only the
-	// sidecars whose tag in a listing differs.
-	etags map[string]string
-	// checkpointSeq and checkpointAt describe the newest checkpoint known.
-	checkpointSeq int64
-	checkpointAt  time.Time
+	cat *catalog
+	// storage is where the sweeps delete what interrupted writes left.
+	storage  Storage
+	readOnly bool
+	log      *slog.Logger
+	now      func() time.Time
+	// onChange is told of every change applied to the catalog, after its
+	// locks are released (Library.changed).
+	onChange func(it *Item, deleted bool)
+
+	pos guard.Mutex[position]
 
 	poll time.Duration
 	stop chan struct{}
@@ -131,10 +144,46 @@ type sharedState struct {
 	// exclusive is true when this library is the only writer of its
 	// state (soleWriterState): it sweeps at Open and checkpoints at Close.
 	exclusive bool
-	// migrated is the report of the migration Open made, until
-	// MigrateLocal hands it out; migrateMu orders migrations.
-	migrated  *MigrateReport
-	migrateMu sync.Mutex
+}
+
+// position is where the index stands in the log, and what it knows of
+// the state beyond its items; stateSync.pos guards it.
+type position struct {
+	// seq is the last log entry applied; appended the last one this
+	// library appended.
+	seq, appended int64
+	// foldersVersion is the version of the folder list in the index.
+	foldersVersion int
+	// tombs are the ids deleted, with when.
+	tombs replica.Tombs
+	// etags are the tags of the sidecars the index holds, by id, where
+	// known (from the log, a read or a write): reconcile reads only the
+	// sidecars whose tag in a listing differs.
+	etags map[string]string
+	// checkpointSeq and checkpointAt describe the newest checkpoint known.
+	checkpointSeq int64
+	checkpointAt  time.Time
+}
+
+// at runs fn with the position's lock held; fn takes no other lock.
+func (s *stateSync) at(fn func(p *position)) { s.pos.Do(fn) }
+
+// locked runs fn with the position's lock held, then the catalog's, for
+// writing: the index and the position change together (an item and its
+// sidecar's tag, a delete and its tombstone, the folders and their
+// version), and no reader sees one without the other.
+func (s *stateSync) locked(fn func(p *position, x *index)) {
+	s.pos.Do(func(p *position) {
+		s.cat.write(func(x *index) { fn(p, x) })
+	})
+}
+
+// lockedRead is locked with the catalog's lock held for reading: a view
+// of the index and its position as of one instant (a checkpoint).
+func (s *stateSync) lockedRead(fn func(p *position, x *index)) {
+	s.pos.Do(func(p *position) {
+		s.cat.read(func(x *index) { fn(p, x) })
+	})
 }
 
 func encodeGob(v any) ([]byte, error) {
@@ -174,29 +223,10 @@ func checkEntryItem(it *Item) error {
 	return checkItem(it)
 }
 
-// openShared loads a shared library: the newest checkpoint, else every
-// sidecar, then the log after it; and starts following the log.
-func (l *Library) openShared(ctx context.Context) error {
-	l.sh = &sharedState{
-		st:    l.cfg.State,
-		rep:   replica.New(l.cfg.State, replica.Errors{NotExist: ErrNotExist, Precondition: ErrPrecondition}, l.now, l.log),
-		box:   rand.Text()[:12],
-		tombs: replica.Tombs{},
-		etags: map[string]string{},
-		poll:  l.cfg.PollInterval,
-		stop:  make(chan struct{}),
-	}
-	if l.sh.poll <= 0 {
-		l.sh.poll = DefaultPollInterval
-	}
-	if !l.cfg.ReadOnly {
-		// Temporary files of uploads a crash (kill -9) interrupted: the
-		// bucket's claims settle those writes, the files are only litter.
-		l.cleanTmp()
-		if err := l.migrateLocal(ctx); err != nil {
-			return err
-		}
-	}
+// open loads the catalog: the newest checkpoint, else every sidecar, then
+// the log after it; the only writer then settles what a crash left
+// (sweepAtOpen). It starts following the log.
+func (s *stateSync) open(ctx context.Context) error {
 	// The only writer's start reconciles with a listing of every sidecar
 	// (sweepAtOpen). Nothing writes a sidecar until Open returns (the
 	// migration is done; no other process writes while this one holds
@@ -204,24 +234,24 @@ func (l *Library) openShared(ctx context.Context) error {
 	// unused), so the listing runs beside the checkpoint's load instead of
 	// after it: a directory read and a stat per sidecar on local disk.
 	var pre *sidecarListing
-	if _, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly {
-		pre = l.listSidecarsAsync(ctx)
+	if _, ok := s.st.(soleWriterState); ok && !s.readOnly {
+		pre = s.listSidecarsAsync(ctx)
 		defer pre.wait() // never left running past Open
 	}
-	loaded, err := l.loadCheckpoint(ctx, 0)
+	loaded, err := s.loadCheckpoint(ctx, 0)
 	if err != nil {
 		return err
 	}
 	if !loaded {
-		if err := l.rescan(ctx); err != nil {
+		if err := s.rescan(ctx); err != nil {
 			return err
 		}
 	}
-	if err := l.tail(ctx); err != nil {
+	if err := s.tail(ctx); err != nil {
 		return err
 	}
-	if ex, ok := l.cfg.State.(soleWriterState); ok && !l.cfg.ReadOnly && ex.SoleWriter() {
-		l.sh.exclusive = true
+	if ex, ok := s.st.(soleWriterState); ok && !s.readOnly && ex.SoleWriter() {
+		s.exclusive = true
 		// Its log entries are created without fsync (two of the six an
 		// upload of one file made in the state). Why nothing answered is
 		// lost when a crash of the machine loses them, or leaves them
@@ -245,7 +275,7 @@ func (l *Library) openShared(ctx context.Context) error {
 		// Boxes that share a bucket keep every entry durable (the store
 		// has no unsynced create): a reader there has nothing but the
 		// log between reconciles.
-		l.sh.rep.SetUnsyncedLog()
+		s.rep.SetUnsyncedLog()
 		// Its claims are created with their names synced and their bytes
 		// not (one fsync of the two of each). A claim matters only to a
 		// start after a crash (the index keeps a living writer's names
@@ -258,22 +288,22 @@ func (l *Library) openShared(ctx context.Context) error {
 		// (unreadableClaim). A claim of an item whose sidecar does not
 		// parse is kept by its content; one made seconds before a crash
 		// belongs to a sidecar synced then, which parses.
-		l.sh.rep.SetNameSyncedClaims()
-		clean, err := l.takeCleanMark(ctx)
+		s.rep.SetNameSyncedClaims()
+		clean, err := s.takeCleanMark(ctx)
 		if err != nil {
 			return err
 		}
-		if err := l.sweepAtOpen(ctx, !clean, pre); err != nil {
+		if err := s.sweepAtOpen(ctx, !clean, pre); err != nil {
 			return err
 		}
 		if !loaded {
-			if err := l.recordRescan(ctx); err != nil {
+			if err := s.recordRescan(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	l.sh.bg.Go(l.follow)
-	l.sh.bg.Go(l.housekeepLoop)
+	s.bg.Go(s.follow)
+	s.bg.Go(s.housekeepLoop)
 	return nil
 }
 
@@ -294,28 +324,28 @@ func (l *Library) openShared(ctx context.Context) error {
 // at its start: boxes sharing a bucket would each append one (and each
 // rescan at every other's), and in a bucket the one writer of sidecars
 // outside the log, the migration, appends its own rescan entry.
-func (l *Library) recordRescan(ctx context.Context) error {
-	l.mu.RLock()
-	seq, n := l.sh.seq, len(l.items)
-	l.mu.RUnlock()
+func (s *stateSync) recordRescan(ctx context.Context) error {
+	var seq int64
+	var n int
+	s.lockedRead(func(p *position, x *index) { seq, n = p.seq, len(x.items) })
 	if seq != 0 || n == 0 {
 		return nil
 	}
-	data, err := encodeGob(&logEntry{Op: opRescan, At: l.now().UTC(), Box: l.sh.box, Nonce: rand.Text()})
+	data, err := encodeGob(&logEntry{Op: opRescan, At: s.now().UTC(), Box: s.box, Nonce: rand.Text()})
 	if err != nil {
 		return err
 	}
-	at, err := l.sh.rep.Append(ctx, 1, data)
+	at, err := s.rep.Append(ctx, 1, data)
 	if err != nil {
 		return fmt.Errorf("media: recording the rescan of a library without a log: %w", err)
 	}
-	l.mu.Lock()
-	if l.sh.seq == at-1 {
-		// The entry says "read every sidecar", which this start did.
-		l.sh.seq = at
-	}
-	l.sh.appended = max(l.sh.appended, at)
-	l.mu.Unlock()
+	s.at(func(p *position) {
+		if p.seq == at-1 {
+			// The entry says "read every sidecar", which this start did.
+			p.seq = at
+		}
+		p.appended = max(p.appended, at)
+	})
 	return nil
 }
 
@@ -342,70 +372,69 @@ type soleWriterState interface{ SoleWriter() bool }
 // write was in flight, and the start after the last crash removed that
 // crash's), so the listing of every claim (about five an item) and the
 // walk of every folder of the storage are skipped.
-func (l *Library) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarListing) error {
+func (s *stateSync) sweepAtOpen(ctx context.Context, crashed bool, pre *sidecarListing) error {
 	listed, err := pre.wait()
 	if err == nil && listed == nil {
-		listed, err = l.listSidecars(ctx)
+		listed, err = s.listSidecars(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	applied, err := l.reconcileListed(ctx, listed)
+	applied, err := s.reconcileListed(ctx, listed)
 	if err != nil {
 		return err
 	}
 	// What the log missed goes into it now, for the read-only boxes
 	// that follow it (they reconcile only every reconcileEvery).
 	for _, e := range applied {
-		l.appendLog(ctx, e)
+		s.appendLog(ctx, e)
 	}
 	if !crashed {
 		return nil
 	}
-	if tc, ok := l.cfg.Storage.(tempCleaner); ok {
+	if tc, ok := s.storage.(tempCleaner); ok {
 		if n, err := tc.CleanTemp(ctx); err != nil {
-			l.log.Warn("media: temporary files of the storage not removed", "err", err)
+			s.log.Warn("media: temporary files of the storage not removed", "err", err)
 		} else if n > 0 {
-			l.log.Info("media: removed temporary files of interrupted stores", "files", n)
+			s.log.Info("media: removed temporary files of interrupted stores", "files", n)
 		}
 	}
-	if err := l.sweepClaims(ctx, true); err != nil {
+	if err := s.sweepClaims(ctx, true); err != nil {
 		// Left for the periodic sweep: it retries.
-		l.log.Warn("media: sweeping the leftovers of interrupted writes failed", "err", err)
+		s.log.Warn("media: sweeping the leftovers of interrupted writes failed", "err", err)
 	}
 	return nil
 }
 
-// closeShared stops following the log. The only writer of its state
+// close stops following the log. The only writer of its state
 // then writes a checkpoint, so that the next start reads one object and
 // the log after it instead of every sidecar.
-func (l *Library) closeShared() {
+func (s *stateSync) close() {
 	select {
-	case <-l.sh.stop:
+	case <-s.stop:
 	default:
-		close(l.sh.stop)
+		close(s.stop)
 	}
-	l.sh.bg.Wait()
-	if !l.sh.exclusive {
+	s.bg.Wait()
+	if !s.exclusive {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeCheckpointTimeout)
 	defer cancel()
 	// Its own entries first: a writer's position moves when it reads the
 	// log, not when it appends.
-	err := l.tail(ctx)
-	l.mu.RLock()
-	behind := l.sh.seq > l.sh.checkpointSeq
-	l.mu.RUnlock()
+	err := s.tail(ctx)
+	var behind bool
+	s.at(func(p *position) { behind = p.seq > p.checkpointSeq })
 	if err == nil && behind {
-		err = l.Checkpoint(ctx)
+		err = s.checkpoint(ctx)
 	}
 	if err != nil {
-		l.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
+		s.log.Warn("media: checkpoint at close failed; the next start reads the log", "err", err)
 		return
 	}
-	if _, err := l.sh.st.Create(ctx, cleanMarkKey, []byte(l.now().UTC().Format(time.RFC3339Nano))); err != nil && !errors.Is(err, ErrPrecondition) {
-		l.log.Warn("media: marking the shutdown clean failed; the next start sweeps", "err", err)
+	if _, err := s.st.Create(ctx, cleanMarkKey, []byte(s.now().UTC().Format(time.RFC3339Nano))); err != nil && !errors.Is(err, ErrPrecondition) {
+		s.log.Warn("media: marking the shutdown clean failed; the next start sweeps", "err", err)
 	}
 }
 
@@ -417,14 +446,14 @@ const cleanMarkKey = "clean-shutdown"
 // takeCleanMark tells whether the last writer closed cleanly, and removes
 // the mark (durably, before this library writes anything) so that a crash
 // of this run is swept at the next start.
-func (l *Library) takeCleanMark(ctx context.Context) (bool, error) {
-	if _, _, err := l.sh.st.Get(ctx, cleanMarkKey); err != nil {
+func (s *stateSync) takeCleanMark(ctx context.Context) (bool, error) {
+	if _, _, err := s.st.Get(ctx, cleanMarkKey); err != nil {
 		if errors.Is(err, ErrNotExist) {
 			return false, nil
 		}
 		return false, fmt.Errorf("media: reading the clean-shutdown mark: %w", err)
 	}
-	if err := l.sh.st.Delete(ctx, cleanMarkKey); err != nil {
+	if err := s.st.Delete(ctx, cleanMarkKey); err != nil {
 		return false, fmt.Errorf("media: removing the clean-shutdown mark: %w", err)
 	}
 	return true, nil

@@ -11,14 +11,14 @@ import (
 
 // loadCheckpoint replaces the index with the newest checkpoint, if there
 // is one at or after minSeq. It reports whether it found one.
-func (l *Library) loadCheckpoint(ctx context.Context, minSeq int64) (bool, error) {
-	l.sh.loopMu.Lock()
-	defer l.sh.loopMu.Unlock()
-	return l.loadCheckpointLocked(ctx, minSeq)
+func (s *stateSync) loadCheckpoint(ctx context.Context, minSeq int64) (bool, error) {
+	s.loopMu.Lock()
+	defer s.loopMu.Unlock()
+	return s.loadCheckpointLocked(ctx, minSeq)
 }
 
-func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool, error) {
-	newest, err := l.sh.rep.Checkpoints(ctx)
+func (s *stateSync) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool, error) {
+	newest, err := s.rep.Checkpoints(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -26,33 +26,31 @@ func (l *Library) loadCheckpointLocked(ctx context.Context, minSeq int64) (bool,
 		if newest[i] < minSeq {
 			break
 		}
-		doc, err := l.readCheckpoint(ctx, newest[i])
+		doc, err := s.readCheckpoint(ctx, newest[i])
 		if errors.Is(err, ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			l.log.Error("media: checkpoint unreadable; trying an older one", "seq", newest[i], "err", err)
+			s.log.Error("media: checkpoint unreadable; trying an older one", "seq", newest[i], "err", err)
 			continue
 		}
 		items := make([]*Item, 0, len(doc.Items))
 		for i := range doc.Items {
 			if err := checkEntryItem(&doc.Items[i]); err != nil {
-				l.log.Error("media: invalid item in a checkpoint skipped", "id", doc.Items[i].ID, "err", err)
+				s.log.Error("media: invalid item in a checkpoint skipped", "id", doc.Items[i].ID, "err", err)
 				continue
 			}
 			items = append(items, compacted(&doc.Items[i]))
 		}
-		l.replaceAll(items, doc.ETags, doc.Folders, doc.FoldersVersion, doc.Tombs, doc.Seq)
-		l.mu.Lock()
-		l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
-		l.mu.Unlock()
+		s.replaceAll(items, doc.ETags, doc.Folders, doc.FoldersVersion, doc.Tombs, doc.Seq)
+		s.at(func(p *position) { p.checkpointSeq, p.checkpointAt = doc.Seq, doc.At })
 		return true, nil
 	}
 	return false, nil
 }
 
-func (l *Library) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc, error) {
-	r, err := l.sh.rep.OpenCheckpoint(ctx, seq)
+func (s *stateSync) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc, error) {
+	r, err := s.rep.OpenCheckpoint(ctx, seq)
 	if err != nil {
 		return nil, err
 	}
@@ -65,59 +63,59 @@ func (l *Library) readCheckpoint(ctx context.Context, seq int64) (*checkpointDoc
 
 // maybeCheckpoint writes a checkpoint when the log has grown enough since
 // the newest one, then compacts.
-func (l *Library) maybeCheckpoint(ctx context.Context) error {
-	l.mu.RLock()
-	behind := l.sh.seq - l.sh.checkpointSeq
-	old := l.now().Sub(l.sh.checkpointAt) > checkpointAge
-	l.mu.RUnlock()
+func (s *stateSync) maybeCheckpoint(ctx context.Context) error {
+	now := s.now()
+	var behind int64
+	var old bool
+	s.at(func(p *position) {
+		behind = p.seq - p.checkpointSeq
+		old = now.Sub(p.checkpointAt) > checkpointAge
+	})
 	if behind <= 0 || (behind < checkpointEvery && !old) {
 		return nil
 	}
-	return l.Checkpoint(ctx)
+	return s.checkpoint(ctx)
 }
 
-// Checkpoint writes the whole library, as of the last log entry applied,
-// as one object, so that a new box starts from it instead of reading every
-// sidecar; then it deletes the log entries and checkpoints that the one
-// before it covers (kept for logRetain, for boxes polling behind).
-func (l *Library) Checkpoint(ctx context.Context) error {
-	if l.cfg.ReadOnly {
+// checkpoint is Library.Checkpoint.
+func (s *stateSync) checkpoint(ctx context.Context) error {
+	if s.readOnly {
 		return nil
 	}
-	l.sh.loopMu.Lock()
-	defer l.sh.loopMu.Unlock()
-	l.mu.RLock()
-	doc := checkpointDoc{
-		Seq:            l.sh.seq,
-		Items:          make([]Item, 0, len(l.items)),
-		FoldersVersion: l.sh.foldersVersion,
-		ETags:          make(map[string]string, len(l.items)),
-		At:             l.now().UTC(),
-	}
-	for id, it := range l.items {
-		doc.Items = append(doc.Items, *it)
-		if tag, ok := l.sh.etags[id]; ok {
-			doc.ETags[id] = tag
+	s.loopMu.Lock()
+	defer s.loopMu.Unlock()
+	at := s.now().UTC()
+	var doc checkpointDoc
+	s.lockedRead(func(p *position, x *index) {
+		doc = checkpointDoc{
+			Seq:            p.seq,
+			Items:          make([]Item, 0, len(x.items)),
+			FoldersVersion: p.foldersVersion,
+			ETags:          make(map[string]string, len(x.items)),
+			At:             at,
 		}
-	}
-	for p := range l.explicit {
-		doc.Folders = append(doc.Folders, p)
-	}
-	doc.Tombs = l.sh.tombs.Recent(doc.At)
-	l.mu.RUnlock()
+		for id, it := range x.items {
+			doc.Items = append(doc.Items, *it)
+			if tag, ok := p.etags[id]; ok {
+				doc.ETags[id] = tag
+			}
+		}
+		for f := range x.explicit {
+			doc.Folders = append(doc.Folders, f)
+		}
+		doc.Tombs = p.tombs.Recent(doc.At)
+	})
 	if doc.Seq == 0 {
 		return nil
 	}
 	slices.SortFunc(doc.Items, func(a, b Item) int { return strings.Compare(a.ID, b.ID) })
 	slices.Sort(doc.Folders)
-	err := l.sh.rep.WriteCheckpoint(ctx, doc.Seq, func(w io.Writer) error {
+	err := s.rep.WriteCheckpoint(ctx, doc.Seq, func(w io.Writer) error {
 		return gob.NewEncoder(w).Encode(&doc)
 	})
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	l.sh.checkpointSeq, l.sh.checkpointAt = doc.Seq, doc.At
-	l.mu.Unlock()
-	return l.sh.rep.Compact(ctx, logRetain)
+	s.at(func(p *position) { p.checkpointSeq, p.checkpointAt = doc.Seq, doc.At })
+	return s.rep.Compact(ctx, logRetain)
 }

@@ -18,19 +18,19 @@ import (
 // rescan reads every sidecar and the folder list, and replaces the index
 // with what they say. The log position is taken first, so entries written
 // during the scan are applied again after it (which is harmless).
-func (l *Library) rescan(ctx context.Context) error {
-	l.sh.loopMu.Lock()
-	defer l.sh.loopMu.Unlock()
-	return l.rescanLocked(ctx)
+func (s *stateSync) rescan(ctx context.Context) error {
+	s.loopMu.Lock()
+	defer s.loopMu.Unlock()
+	return s.rescanLocked(ctx)
 }
 
-func (l *Library) rescanLocked(ctx context.Context) error {
-	last, err := l.sh.rep.Last(ctx)
+func (s *stateSync) rescanLocked(ctx context.Context) error {
+	last, err := s.rep.Last(ctx)
 	if err != nil {
 		return err
 	}
 	var ids []string
-	if err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
+	if err := s.st.List(ctx, stateItems, "", func(o StateObject) error {
 		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
 			ids = append(ids, id)
 		}
@@ -46,7 +46,7 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 	for range 32 {
 		wg.Go(func() {
 			for i := range next {
-				data, tag, err := l.sh.st.Get(ctx, itemStateKey(ids[i]))
+				data, tag, err := s.st.Get(ctx, itemStateKey(ids[i]))
 				if errors.Is(err, ErrNotExist) {
 					continue // deleted meanwhile
 				}
@@ -57,7 +57,7 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 				}
 				it, err := decodeSharedSidecar(ids[i], data)
 				if err != nil {
-					l.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", ids[i], "err", err)
+					s.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", ids[i], "err", err)
 					continue
 				}
 				items[i] = it
@@ -72,7 +72,7 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fs, _, err := l.readFolders(ctx)
+	fs, _, err := s.readFolders(ctx)
 	if err != nil {
 		return err
 	}
@@ -82,13 +82,13 @@ func (l *Library) rescanLocked(ctx context.Context) error {
 			etags[id] = tags[i]
 		}
 	}
-	l.replaceAll(items, etags, fs.Folders, fs.Version, nil, last)
+	s.replaceAll(items, etags, fs.Folders, fs.Version, nil, last)
 	return nil
 }
 
 // readFolders reads folders.yaml; a missing one is an empty list.
-func (l *Library) readFolders(ctx context.Context) (foldersState, string, error) {
-	return readFoldersOf(ctx, l.sh.st)
+func (s *stateSync) readFolders(ctx context.Context) (foldersState, string, error) {
+	return readFoldersOf(ctx, s.st)
 }
 
 // readFoldersOf reads folders.yaml of st; a missing one is an empty list.
@@ -107,92 +107,83 @@ func readFoldersOf(ctx context.Context, st StateStore) (foldersState, string, er
 	return fs, etag, nil
 }
 
-// presize makes the empty index's maps for items; l.mu is held.
-func (l *Library) presize(items []*Item, etags int) {
-	keys := 0
-	for _, it := range items {
-		if it != nil {
-			keys += 1 + len(it.Sizes)
-		}
-	}
-	l.items = make(map[string]*Item, len(items))
-	l.claimed = make(map[string]string, keys)
-	if len(l.sh.etags) == 0 {
-		l.sh.etags = make(map[string]string, etags)
-	}
-}
-
 // replaceAll makes the index what items say, as of log entry seq, and
 // tells OnChange what changed: an item added or changed, or deleted.
-func (l *Library) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
-	var changed, deleted []*Item
-	l.mu.Lock()
-	// The first load (at Open) fills an empty index: its maps are made
-	// at their final size (growing them item by item was a third of a
-	// start from a checkpoint), and nothing can be missing from items.
-	fresh := len(l.items) == 0
-	var seen map[string]bool
-	if fresh {
-		l.presize(items, len(etags))
-		changed = make([]*Item, 0, len(items))
-	} else {
-		seen = make(map[string]bool, len(items))
-	}
-	for _, it := range items {
-		if it == nil {
-			continue
-		}
+func (s *stateSync) replaceAll(items []*Item, etags map[string]string, folders []string, foldersVersion int, tombs replica.Tombs, seq int64) {
+	var changed, deleted, conflicts []*Item
+	s.locked(func(p *position, x *index) {
+		// The first load (at Open) fills an empty index: its maps are made
+		// at their final size (growing them item by item was a third of a
+		// start from a checkpoint), and nothing can be missing from items.
+		fresh := len(x.items) == 0
+		var seen map[string]bool
 		if fresh {
-			if _, dup := l.items[it.ID]; dup {
-				continue
+			x.presize(items)
+			if len(p.etags) == 0 {
+				p.etags = make(map[string]string, len(etags))
 			}
+			changed = make([]*Item, 0, len(items))
 		} else {
-			if seen[it.ID] {
+			seen = make(map[string]bool, len(items))
+		}
+		for _, it := range items {
+			if it == nil {
 				continue
 			}
-			seen[it.ID] = true
+			if fresh {
+				if _, dup := x.items[it.ID]; dup {
+					continue
+				}
+			} else {
+				if seen[it.ID] {
+					continue
+				}
+				seen[it.ID] = true
+			}
+			cur, ok := x.items[it.ID]
+			if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
+				p.etags[it.ID] = tag
+			}
+			if ok && cur.Version >= it.Version {
+				continue
+			}
+			conflict := false
+			for _, k := range itemKeys(it) {
+				if owner, taken := x.claimed[claimKey(k)]; taken && owner != it.ID {
+					conflict = true
+				}
+			}
+			if conflict {
+				conflicts = append(conflicts, it)
+				continue
+			}
+			if ok {
+				x.remove(cur)
+			}
+			x.add(it)
+			changed = append(changed, it)
 		}
-		cur, ok := l.items[it.ID]
-		if tag, known := etags[it.ID]; known && (!ok || cur.Version <= it.Version) {
-			l.sh.etags[it.ID] = tag
-		}
-		if ok && cur.Version >= it.Version {
-			continue
-		}
-		conflict := false
-		for _, k := range itemKeys(it) {
-			if owner, taken := l.claimed[claimKey(k)]; taken && owner != it.ID {
-				conflict = true
+		for id, cur := range x.items {
+			if !fresh && !seen[id] {
+				x.remove(cur)
+				delete(p.etags, id)
+				deleted = append(deleted, cur)
 			}
 		}
-		if conflict {
-			l.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
-			continue
+		for id, at := range tombs {
+			p.tombs.Bury(id, at)
 		}
-		if ok {
-			l.removeLocked(cur)
-		}
-		l.addLocked(it)
-		changed = append(changed, it)
+		p.seq = seq
+		p.foldersVersion = -1 // what was read replaces what was known
+	})
+	for _, it := range conflicts {
+		s.log.Error("media: item claims a file another item owns; skipped", "id", it.ID, "key", it.Key)
 	}
-	for id, cur := range l.items {
-		if !fresh && !seen[id] {
-			l.removeLocked(cur)
-			delete(l.sh.etags, id)
-			deleted = append(deleted, cur)
-		}
-	}
-	for id, at := range tombs {
-		l.sh.tombs.Bury(id, at)
-	}
-	l.sh.seq = seq
-	l.sh.foldersVersion = -1 // what was read replaces what was known
-	l.mu.Unlock()
-	l.setFolders(folders, max(foldersVersion, 0))
+	s.setFolders(folders, max(foldersVersion, 0))
 	for _, it := range deleted {
-		l.changed(it, true)
+		s.onChange(it, true)
 	}
 	for _, it := range changed {
-		l.changed(it, false)
+		s.onChange(it, false)
 	}
 }

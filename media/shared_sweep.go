@@ -26,29 +26,29 @@ const (
 
 // housekeepLoop runs reconcile on every box, and the claim sweep on
 // writers, every reconcileEvery until Close.
-func (l *Library) housekeepLoop() {
+func (s *stateSync) housekeepLoop() {
 	t := time.NewTicker(reconcileEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-l.sh.stop:
+		case <-s.stop:
 			return
 		case <-t.C:
 		}
-		ctx, cancel := l.stoppable(reconcileEvery)
-		l.housekeep(ctx)
+		ctx, cancel := s.stoppable(reconcileEvery)
+		s.housekeep(ctx)
 		cancel()
 	}
 }
 
-func (l *Library) housekeep(ctx context.Context) {
-	if _, err := l.reconcile(ctx); err != nil {
-		l.log.Warn("media: reconciling with the bucket failed", "err", err)
+func (s *stateSync) housekeep(ctx context.Context) {
+	if _, err := s.reconcile(ctx); err != nil {
+		s.log.Warn("media: reconciling with the bucket failed", "err", err)
 		return
 	}
-	if !l.cfg.ReadOnly {
-		if err := l.sweepClaims(ctx, false); err != nil {
-			l.log.Warn("media: sweeping leftover claims failed", "err", err)
+	if !s.readOnly {
+		if err := s.sweepClaims(ctx, false); err != nil {
+			s.log.Warn("media: sweeping leftover claims failed", "err", err)
 		}
 	}
 }
@@ -57,18 +57,18 @@ func (l *Library) housekeep(ctx context.Context) {
 // the index does not know, and the deletes of those gone, and reads the
 // folder list: what the log missed. It returns the changes it applied, as
 // log entries. A listing costs one request per thousand items.
-func (l *Library) reconcile(ctx context.Context) ([]logEntry, error) {
-	listed, err := l.listSidecars(ctx)
+func (s *stateSync) reconcile(ctx context.Context) ([]logEntry, error) {
+	listed, err := s.listSidecars(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return l.reconcileListed(ctx, listed)
+	return s.reconcileListed(ctx, listed)
 }
 
 // listSidecars lists the sidecars in the bucket: item id to tag.
-func (l *Library) listSidecars(ctx context.Context) (map[string]string, error) {
+func (s *stateSync) listSidecars(ctx context.Context) (map[string]string, error) {
 	listed := map[string]string{}
-	err := l.sh.st.List(ctx, stateItems, "", func(o StateObject) error {
+	err := s.st.List(ctx, stateItems, "", func(o StateObject) error {
 		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
 			listed[id] = o.ETag
 		}
@@ -85,11 +85,11 @@ type sidecarListing struct {
 	err    error
 }
 
-func (l *Library) listSidecarsAsync(ctx context.Context) *sidecarListing {
+func (s *stateSync) listSidecarsAsync(ctx context.Context) *sidecarListing {
 	sl := &sidecarListing{done: make(chan struct{})}
 	go func() {
 		defer close(sl.done)
-		sl.listed, sl.err = l.listSidecars(ctx)
+		sl.listed, sl.err = s.listSidecars(ctx)
 	}()
 	return sl
 }
@@ -104,35 +104,34 @@ func (sl *sidecarListing) wait() (map[string]string, error) {
 }
 
 // reconcileListed is reconcile with its listing made already.
-func (l *Library) reconcileListed(ctx context.Context, listed map[string]string) ([]logEntry, error) {
+func (s *stateSync) reconcileListed(ctx context.Context, listed map[string]string) ([]logEntry, error) {
 	var applied []logEntry
-	fs, _, err := l.readFolders(ctx)
+	fs, _, err := s.readFolders(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l.mu.RLock()
-	newer := fs.Version > l.sh.foldersVersion
-	l.mu.RUnlock()
+	var newer bool
+	s.at(func(p *position) { newer = fs.Version > p.foldersVersion })
 	if newer {
 		e := logEntry{Op: opFolders, Folders: fs.Folders, FoldersVersion: fs.Version}
-		l.apply(&e)
+		s.apply(&e)
 		applied = append(applied, e)
 	}
 	var fetch, gone []string
-	l.mu.RLock()
-	for id, tag := range listed {
-		if l.sh.etags[id] != tag {
-			fetch = append(fetch, id)
+	s.lockedRead(func(p *position, x *index) {
+		for id, tag := range listed {
+			if p.etags[id] != tag {
+				fetch = append(fetch, id)
+			}
 		}
-	}
-	for id := range l.items {
-		if _, ok := listed[id]; !ok {
-			gone = append(gone, id)
+		for id := range x.items {
+			if _, ok := listed[id]; !ok {
+				gone = append(gone, id)
+			}
 		}
-	}
-	l.mu.RUnlock()
+	})
 	for _, id := range fetch {
-		data, tag, err := l.sh.st.Get(ctx, itemStateKey(id))
+		data, tag, err := s.st.Get(ctx, itemStateKey(id))
 		if errors.Is(err, ErrNotExist) {
 			continue
 		}
@@ -141,28 +140,27 @@ func (l *Library) reconcileListed(ctx context.Context, listed map[string]string)
 		}
 		it, err := decodeSharedSidecar(id, data)
 		if err != nil {
-			l.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", id, "err", err)
+			s.log.Error("media: corrupt sidecar in the bucket; item skipped", "id", id, "err", err)
 			continue
 		}
 		e := logEntry{Op: opPut, Item: it, ETag: tag}
-		l.apply(&e)
+		s.apply(&e)
 		applied = append(applied, e)
 	}
 	for _, id := range gone {
-		l.mu.RLock()
-		cur := l.items[id]
-		l.mu.RUnlock()
-		_, _, err := l.sh.st.Get(ctx, itemStateKey(id))
+		var cur *Item
+		s.cat.read(func(x *index) { cur = x.items[id] })
+		_, _, err := s.st.Get(ctx, itemStateKey(id))
 		if errors.Is(err, ErrNotExist) && cur != nil {
-			e := logEntry{Op: opDelete, Item: cur, At: l.now().UTC()}
-			l.apply(&e)
+			e := logEntry{Op: opDelete, Item: cur, At: s.now().UTC()}
+			s.apply(&e)
 			applied = append(applied, e)
 		} else if err != nil && !errors.Is(err, ErrNotExist) {
 			return applied, err
 		}
 	}
 	if len(fetch)+len(gone) > 0 || newer {
-		l.log.Info("media: reconciled with the bucket", "read", len(fetch), "gone", len(gone), "folders", newer)
+		s.log.Info("media: reconciled with the bucket", "read", len(fetch), "gone", len(gone), "folders", newer)
 	}
 	return applied, nil
 }
@@ -171,34 +169,34 @@ func (l *Library) reconcileListed(ctx context.Context, listed map[string]string)
 // claimStale (of any age with anyAge) whose key no item owns (and no
 // presigned upload still may), with the object under that key
 // (replica.SweepClaims).
-func (l *Library) sweepClaims(ctx context.Context, anyAge bool) error {
-	return l.sh.rep.SweepClaims(ctx, replica.Sweep{
+func (s *stateSync) sweepClaims(ctx context.Context, anyAge bool) error {
+	return s.rep.SweepClaims(ctx, replica.Sweep{
 		Stale:         claimStale,
 		AnyAge:        anyAge,
 		PresignRetain: presignRetain,
-		Held: func(k string) bool {
-			l.mu.RLock()
-			defer l.mu.RUnlock()
-			_, owned := l.claimed[k]
-			_, reserved := l.reserved[k]
-			return owned || reserved
+		Held: func(k string) (held bool) {
+			s.cat.read(func(x *index) {
+				_, owned := x.claimed[k]
+				_, reserved := x.reserved[k]
+				held = owned || reserved
+			})
+			return held
 		},
 		Unloaded: func(ctx context.Context, owner string) (bool, error) {
-			l.mu.RLock()
-			_, loaded := l.items[owner]
-			l.mu.RUnlock()
+			var loaded bool
+			s.cat.read(func(x *index) { _, loaded = x.items[owner] })
 			if loaded || !ValidID(owner) {
 				return false, nil
 			}
-			_, _, err := l.sh.st.Get(ctx, itemStateKey(owner))
+			_, _, err := s.st.Get(ctx, itemStateKey(owner))
 			if errors.Is(err, ErrNotExist) {
 				return false, nil
 			}
 			return err == nil, err
 		},
 		Valid:        checkAdoptKey,
-		DeleteObject: l.cfg.Storage.Delete,
-		Unreadable:   l.unreadableClaim(),
+		DeleteObject: s.storage.Delete,
+		Unreadable:   s.unreadableClaim(),
 	})
 }
 
@@ -213,9 +211,9 @@ type foldedKeys interface {
 // their names synced only, see openShared) and that no item holds: a
 // write the crash cut off before its sidecar, so its objects go. Nil when
 // the storage cannot list a claim's objects: such claims are left alone.
-func (l *Library) unreadableClaim() func(ctx context.Context, lowerKey string) error {
-	fk, ok := l.cfg.Storage.(foldedKeys)
-	if !ok || !l.sh.exclusive {
+func (s *stateSync) unreadableClaim() func(ctx context.Context, lowerKey string) error {
+	fk, ok := s.storage.(foldedKeys)
+	if !ok || !s.exclusive {
 		return nil
 	}
 	return func(ctx context.Context, lowerKey string) error {
@@ -224,7 +222,7 @@ func (l *Library) unreadableClaim() func(ctx context.Context, lowerKey string) e
 			return err
 		}
 		for _, k := range keys {
-			if err := l.cfg.Storage.Delete(ctx, k); err != nil {
+			if err := s.storage.Delete(ctx, k); err != nil {
 				return err
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -16,8 +15,8 @@ import (
 // claimKeys claims every key for owner in the bucket, all or none; it
 // fails with a *replica.KeyTakenError when another item or upload holds
 // one of the keys.
-func (l *Library) claimKeys(ctx context.Context, owner string, keys []string) error {
-	err := l.sh.rep.Claim(ctx, owner, keys)
+func (s *stateSync) claimKeys(ctx context.Context, owner string, keys []string) error {
+	err := s.rep.Claim(ctx, owner, keys)
 	var taken *replica.KeyTakenError
 	if err != nil && !errors.As(err, &taken) {
 		return storageError(err)
@@ -27,46 +26,23 @@ func (l *Library) claimKeys(ctx context.Context, owner string, keys []string) er
 
 // releaseClaims deletes claims, best effort: a claim left behind only
 // keeps a name from being used.
-func (l *Library) releaseClaims(ctx context.Context, keys []string) {
-	l.sh.rep.Release(ctx, keys)
+func (s *stateSync) releaseClaims(ctx context.Context, keys []string) {
+	s.rep.Release(ctx, keys)
 }
 
-// reserveShared picks a name as reserveName does and claims its keys in
-// the bucket for id, trying the next name while another box holds one.
-func (l *Library) reserveShared(ctx context.Context, id, name string, p *processed) (string, []string, error) {
-	for range 64 {
-		key, dkeys := l.reserveName(name, p)
-		err := l.claimKeys(ctx, id, append([]string{key}, dkeys...))
-		if err == nil {
-			return key, dkeys, nil
-		}
-		l.release(key, dkeys)
-		var taken *replica.KeyTakenError
-		if !errors.As(err, &taken) {
-			return "", nil, err
-		}
-		// Held elsewhere: skip it here for a while (an upload in flight
-		// on another box becomes an item this box learns of).
-		l.mu.Lock()
-		l.reserveLocked(taken.Key, l.now().Add(time.Hour))
-		l.mu.Unlock()
-	}
-	return "", nil, errors.New("media: no free name found")
-}
-
-// commitShared creates the sidecar of a new item, adds it to the index and
+// commit creates the sidecar of a new item, adds it to the index and
 // logs it.
-func (l *Library) commitShared(ctx context.Context, it *Item) error {
+func (s *stateSync) commit(ctx context.Context, it *Item) error {
 	data, err := encodeSidecar(it)
 	if err != nil {
 		return err
 	}
-	tag, err := l.sh.st.Create(ctx, itemStateKey(it.ID), data)
+	tag, err := s.st.Create(ctx, itemStateKey(it.ID), data)
 	if errors.Is(err, ErrPrecondition) {
 		// The id is new and random: a sidecar already there is this very
 		// write, made by an attempt whose answer a reset or a timeout lost
 		// before the client retried it. Its bytes tell.
-		if got, gtag, gerr := l.sh.st.Get(ctx, itemStateKey(it.ID)); gerr == nil && bytes.Equal(got, data) {
+		if got, gtag, gerr := s.st.Get(ctx, itemStateKey(it.ID)); gerr == nil && bytes.Equal(got, data) {
 			tag, err = gtag, nil
 		}
 	}
@@ -74,32 +50,9 @@ func (l *Library) commitShared(ctx context.Context, it *Item) error {
 		return fmt.Errorf("media: write sidecar: %w", storageError(err))
 	}
 	e := logEntry{Op: opPut, Item: it, ETag: tag}
-	l.apply(&e)
-	l.appendLog(ctx, e)
+	s.apply(&e)
+	s.appendLog(ctx, e)
 	return nil
-}
-
-// patchShared applies p to the sidecar in the bucket with a compare-and-
-// swap, reading it afresh: a PATCH with IfVersion fails with ErrConflict
-// when another box changed the item first; one without retries on the
-// newer version.
-func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func(*Item) error) (*Item, error) {
-	next, cur, _, err := l.swapSidecar(ctx, id, func(cur *Item) (*Item, error) {
-		if p.IfVersion != 0 && p.IfVersion != cur.Version {
-			return nil, errorf(ErrConflict, "media item was changed since version %d", p.IfVersion)
-		}
-		next := *cur
-		if err := edit(&next); err != nil {
-			return nil, err
-		}
-		next.Version++
-		return &next, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	l.dropStaleVariants(ctx, cur, next)
-	return l.view(next), nil
 }
 
 // swapSidecar reads the sidecar of id afresh, makes its next version with
@@ -108,9 +61,9 @@ func (l *Library) patchShared(ctx context.Context, id string, p Patch, edit func
 // applied and logged. It returns the new item and the one it replaced.
 // maybeWritten tells an error of the write itself, after which the swap
 // may have happened all the same.
-func (l *Library) swapSidecar(ctx context.Context, id string, change func(cur *Item) (*Item, error)) (next, cur *Item, maybeWritten bool, err error) {
+func (s *stateSync) swapSidecar(ctx context.Context, id string, change func(cur *Item) (*Item, error)) (next, cur *Item, maybeWritten bool, err error) {
 	for range casRetries {
-		data, etag, err := l.sh.st.Get(ctx, itemStateKey(id))
+		data, etag, err := s.st.Get(ctx, itemStateKey(id))
 		if errors.Is(err, ErrNotExist) {
 			return nil, nil, false, errorf(ErrNotFound, "media item not found")
 		}
@@ -129,7 +82,7 @@ func (l *Library) swapSidecar(ctx context.Context, id string, change func(cur *I
 		if err != nil {
 			return nil, nil, false, err
 		}
-		tag, err := l.sh.st.Replace(ctx, itemStateKey(id), out, etag)
+		tag, err := s.st.Replace(ctx, itemStateKey(id), out, etag)
 		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
 			continue // changed or deleted meanwhile: read again
 		}
@@ -137,53 +90,26 @@ func (l *Library) swapSidecar(ctx context.Context, id string, change func(cur *I
 			return nil, nil, true, fmt.Errorf("media: write sidecar: %w", storageError(err))
 		}
 		e := logEntry{Op: opPut, Item: next, ETag: tag}
-		l.apply(&e)
-		l.appendLog(ctx, e)
+		s.apply(&e)
+		s.appendLog(ctx, e)
 		return next, cur, false, nil
 	}
 	return nil, nil, false, errorf(ErrConflict, "media item is being changed by others; try again")
 }
 
-// deleteShared removes the sidecar in the bucket (the commit point), logs
-// the delete, then removes the files and their claims.
-func (l *Library) deleteShared(ctx context.Context, id string) error {
-	data, _, err := l.sh.st.Get(ctx, itemStateKey(id))
-	if errors.Is(err, ErrNotExist) {
-		l.apply(&logEntry{Op: opDelete, Item: &Item{ID: id}, At: l.now().UTC()})
-		return errorf(ErrNotFound, "media item not found")
-	}
-	if err != nil {
-		return storageError(err)
-	}
-	it, err := decodeSharedSidecar(id, data)
-	if err != nil {
-		return fmt.Errorf("media: sidecar of %s: %w", id, err)
-	}
-	if err := l.sh.st.Delete(ctx, itemStateKey(id)); err != nil {
-		return fmt.Errorf("media: remove sidecar: %w", storageError(err))
-	}
-	e := logEntry{Op: opDelete, Item: it, At: l.now().UTC()}
-	l.apply(&e)
-	l.appendLog(ctx, e)
-	clean := context.WithoutCancel(ctx)
-	l.releaseClaims(clean, l.deleteObjects(clean, itemKeys(it), "object of a deleted item (its claim is kept)"))
-	l.deleteVariants(clean, it)
-	return nil
-}
-
 // foldersShared changes the folder list in the bucket with a compare-and-
-// swap: edit gets the list as the bucket has it (after the index has taken
-// it in) and returns the new one or an error.
-func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[string]bool) (map[string]bool, error)) error {
+// swap: edit gets the index, inside the catalog's lock held for reading,
+// after it has taken in the list as the bucket has it (index.explicit),
+// and returns the new list or an error.
+func (s *stateSync) foldersShared(ctx context.Context, edit func(x *index) (map[string]bool, error)) error {
 	for range casRetries {
-		fs, etag, err := l.readFolders(ctx)
+		fs, etag, err := s.readFolders(ctx)
 		if err != nil {
 			return storageError(err)
 		}
-		l.setFolders(fs.Folders, fs.Version)
-		l.mu.RLock()
-		next, err := edit(l.explicit)
-		l.mu.RUnlock()
+		s.setFolders(fs.Folders, fs.Version)
+		var next map[string]bool
+		s.cat.read(func(x *index) { next, err = edit(x) })
 		if err != nil {
 			return err
 		}
@@ -197,9 +123,9 @@ func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[stri
 			return err
 		}
 		if etag == "" {
-			_, err = l.sh.st.Create(ctx, stateFolders, data)
+			_, err = s.st.Create(ctx, stateFolders, data)
 		} else {
-			_, err = l.sh.st.Replace(ctx, stateFolders, data, etag)
+			_, err = s.st.Replace(ctx, stateFolders, data, etag)
 		}
 		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
 			continue
@@ -207,8 +133,8 @@ func (l *Library) foldersShared(ctx context.Context, edit func(explicit map[stri
 		if err != nil {
 			return fmt.Errorf("media: save folders: %w", storageError(err))
 		}
-		l.setFolders(doc.Folders, doc.Version)
-		l.appendLog(ctx, logEntry{Op: opFolders, Folders: doc.Folders, FoldersVersion: doc.Version})
+		s.setFolders(doc.Folders, doc.Version)
+		s.appendLog(ctx, logEntry{Op: opFolders, Folders: doc.Folders, FoldersVersion: doc.Version})
 		return nil
 	}
 	return errorf(ErrConflict, "the folder list is being changed by others; try again")

@@ -3,6 +3,7 @@ package media
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/folio-cms/folio/media/replica"
 )
@@ -33,6 +34,13 @@ type StateStore interface {
 	// List calls fn for every object under prefix whose key sorts after
 	// startAfter ("" for all), in key order, until fn returns an error.
 	List(ctx context.Context, prefix, startAfter string, fn func(StateObject) error) error
+}
+
+// StateOpener is a StateStore that also reads an object as a stream,
+// for an object too large to hold in memory (a search index snapshot:
+// hundreds of MB at 100k documents). ErrNotExist when missing.
+type StateOpener interface {
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
 // StateObject is one entry of a StateStore listing.

@@ -189,8 +189,8 @@ func TestAccessMatrix(t *testing.T) {
 			t.Errorf("%s has no row in the access matrix: add one (writeRows)", id)
 			continue
 		}
-		if !row.none && (!rte.KeyRequired || !holds(row.need, []string{rte.Scope})) {
-			t.Errorf("%s: the table says scope %q (key required %v), the matrix %v", id, rte.Scope, rte.KeyRequired, row.need)
+		if !row.none && (!rte.KeyRequired || !holds(row.need, rte.Scopes)) {
+			t.Errorf("%s: the table says scopes %v (key required %v), the matrix %v", id, rte.Scopes, rte.KeyRequired, row.need)
 		}
 	}
 	for id := range rows {

@@ -77,8 +77,15 @@ func newAdminFiles(mediaOrigins []string) *adminFiles {
 	return a
 }
 
+// adminHandlers serve the admin UI (/admin/) and, under
+// /admin/content/, the Decap editor's pages.
+type adminHandlers struct {
+	files *adminFiles
+	decap *decapHandlers
+}
+
 // adminRedirect sends /admin to /admin/, where relative URLs resolve.
-func (s *Server) adminRedirect(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *adminHandlers) adminRedirect(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
 	return nil
 }
@@ -87,24 +94,24 @@ func (s *Server) adminRedirect(w http.ResponseWriter, r *http.Request, _ httprou
 // data; every call they make sends the key the user pastes) and are
 // revalidated on every load (no-cache with a strong ETag), so that a new
 // binary is picked up at once; a 304 costs a round trip, not the body.
-func (s *Server) adminFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *adminHandlers) adminFile(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	name := strings.TrimPrefix(p.ByName("file"), "/")
 	if name == "content" {
 		http.Redirect(w, r, "/admin/content/", http.StatusMovedPermanently)
 		return nil
 	}
 	if rest, ok := strings.CutPrefix(name, "content/"); ok {
-		return s.decapPage(w, r, rest)
+		return s.decap.decapPage(w, r, rest)
 	}
 	if name == "" {
 		name = "index.html"
 	}
-	f, ok := s.admin.files[name]
+	f, ok := s.files.files[name]
 	if !ok {
 		return notFound("no such admin file")
 	}
 	h := w.Header()
-	h.Set("Content-Security-Policy", s.admin.csp)
+	h.Set("Content-Security-Policy", s.files.csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")

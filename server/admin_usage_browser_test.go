@@ -39,10 +39,12 @@ func TestAdminMediaUsage(t *testing.T) {
 		return get(t, ms.URL+"/api/v1/pages/about", key).Status == http.StatusOK
 	})
 	// The page may write to and read the clipboard (a user's click does
-	// the writing; the test reads it back).
+	// the writing; the test reads it back), in this test's browser context.
+	bc := chromedp.FromContext(b.ctx)
 	for _, name := range []string{"clipboard-write", "clipboard-read"} {
-		if _, err := cdp.Call(b.ctx, chromedp.FromContext(b.ctx).Browser, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
-			Permission: &cdpbrowser.PermissionDescriptor{Name: name}, Setting: cdpbrowser.PermissionSettingGranted, Origin: ms.URL}); err != nil {
+		if _, err := cdp.Call(b.ctx, bc.Browser, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+			Permission: &cdpbrowser.PermissionDescriptor{Name: name}, Setting: cdpbrowser.PermissionSettingGranted, Origin: ms.URL,
+			BrowserContextID: bc.BrowserContextID}); err != nil {
 			t.Fatalf("grant %s: %v", name, err)
 		}
 	}

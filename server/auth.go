@@ -11,15 +11,28 @@ import (
 
 // access says what a route needs of the Authorization header.
 type access struct {
-	scope    string // required scope; "" with required: any valid key
-	required bool   // false: a key is optional, but if sent it must be valid
+	// scopes are the scopes required, checked in order (the first
+	// missing one is named in the 403); none with required: any valid key.
+	scopes   []string
+	required bool // false: a key is optional, but if sent it must be valid
 }
 
 var (
 	noKey    = access{}
 	anyKey   = access{required: true}
-	needsKey = func(scope string) access { return access{scope: scope, required: true} }
+	needsKey = func(scopes ...string) access { return access{scopes: scopes, required: true} }
 )
+
+// missing is the first scope of a that h does not hold; "" when it holds
+// them all.
+func (a access) missing(h interface{ Has(string) bool }) string {
+	for _, sc := range a.scopes {
+		if !h.Has(sc) {
+			return sc
+		}
+	}
+	return ""
+}
 
 type keyCtx struct{}
 
@@ -89,8 +102,8 @@ func (s *Server) verifyKey(r *http.Request, a access) (*http.Request, error) {
 		return nil, errorf(fault.Unauthorized, "this API key expired at %s", k.ExpiresAt.Format(time.RFC3339))
 	}
 	s.keys.touch(k.Name, now)
-	if a.scope != "" && !k.Has(a.scope) {
-		return nil, forbidden(a.scope)
+	if sc := a.missing(k); sc != "" {
+		return nil, forbidden(sc)
 	}
 	return r.WithContext(context.WithValue(r.Context(), keyCtx{}, k)), nil
 }

@@ -30,6 +30,7 @@ func treeImages(n map[string]any) []map[string]any {
 // expand=media shows it, resolved per response; its url stays as
 // written; an image that names nothing has no media.
 func TestBodyTree_ImageMedia(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":    "types:\n  posts:\n    public: true\n",
 		"pages/home.md": "---\ntitle: Home\nisHomepage: true\n---\nHi.\n",

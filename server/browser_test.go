@@ -3,6 +3,10 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,10 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
+
+// TestMain stops the package's Chromium after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stopChromium()
+	os.Exit(code)
+}
 
 // chromiumBinary finds Chromium, or skips the test (fails it in CI, where
 // .ci/run installs Debian's chromium).
@@ -35,10 +47,65 @@ func chromiumBinary(t *testing.T) string {
 	return ""
 }
 
-// browser is a headless Chromium that talks to 127.0.0.1 only: background
-// services are off and every host name but 127.0.0.1 fails to resolve. It
-// records uncaught exceptions and Content-Security-Policy violations of
-// every page it loads.
+// chromium is the one headless Chromium of the test binary, started by
+// the first browser test and stopped by TestMain: every browser test gets
+// a tab in a browser context of its own (newBrowser), as separate from
+// the others' as a new incognito profile (cookies, storage, cache,
+// permissions), without the second or more a browser takes to start.
+// Background services are off and every host name but 127.0.0.1 fails to
+// resolve.
+var chromium struct {
+	once sync.Once
+	ctx  context.Context // the first tab's: its cancellation stops the browser
+	stop func()
+	err  error
+}
+
+// sharedChromium starts the package's Chromium once.
+func sharedChromium(bin string) (context.Context, error) {
+	chromium.once.Do(func() {
+		dir, err := os.MkdirTemp("", "folio-chromium-")
+		if err != nil {
+			chromium.err = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(bin),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.UserDataDir(dir),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-default-apps", true),
+			chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+			chromedp.WindowSize(1280, 900),
+		)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(actx)
+		chromium.ctx = ctx
+		chromium.stop = func() { cancelCtx(); cancelAlloc(); os.RemoveAll(dir) }
+		// The first call starts the browser; it must not run under a timeout.
+		if err := chromedp.Do(ctx); err != nil {
+			chromium.err = fmt.Errorf("starting chromium: %w", err)
+		}
+	})
+	return chromium.ctx, chromium.err
+}
+
+// stopChromium stops the package's Chromium if a test started it.
+func stopChromium() {
+	if chromium.stop != nil {
+		chromium.stop()
+	}
+}
+
+// browser is a tab of the package's Chromium in a browser context of its
+// own. It records uncaught exceptions and Content-Security-Policy
+// violations of every page it loads.
 type browser struct {
 	ctx context.Context
 
@@ -50,29 +117,22 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	bin := chromiumBinary(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		chromedp.WindowSize(1280, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	parent, err := sharedChromium(chromiumBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
 	b := &browser{ctx: ctx, shotsDir: os.Getenv("FOLIO_SCREENSHOTS")}
-	// The first call starts the browser; it must not run under a timeout.
+	// The first call makes the browser context and its tab. The tab
+	// behaves as the focused one, as the only tab of a browser would,
+	// although the other tests' tabs share the browser (the clipboard,
+	// focus events).
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
+		t.Fatalf("opening a tab: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatal(err)
 	}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
@@ -203,4 +263,25 @@ func (b *browser) setValue(t *testing.T, id, value string) {
 	t.Helper()
 	evalAs[chromedp.Void](t, b, `(() => { const e = document.getElementById(`+jsString(id)+`); e.value = `+jsString(value)+`;
 e.dispatchEvent(new Event("input", {bubbles: true})); e.dispatchEvent(new Event("change", {bubbles: true})); })()`)
+}
+
+// TestBrowsersApart: two tests' browsers share the Chromium but nothing
+// a page keeps: a cookie and localStorage set in one are not in the other.
+func TestBrowsersApart(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!doctype html><title>x</title>")
+	}))
+	defer site.Close()
+	one, two := newBrowser(t), newBrowser(t)
+	one.run(t, "open the page", chromedp.Navigate(site.URL))
+	evalAs[chromedp.Void](t, one, `document.cookie = "who=one; path=/"; localStorage.setItem("who", "one")`)
+	if got := evalAs[string](t, one, `document.cookie + "|" + localStorage.getItem("who")`); got != "who=one|one" {
+		t.Fatalf("the first browser keeps %q", got)
+	}
+	two.run(t, "open the page", chromedp.Navigate(site.URL))
+	if got := evalAs[string](t, two, `document.cookie + "|" + localStorage.getItem("who")`); got != "|null" {
+		t.Fatalf("the second browser sees the first's cookie or storage: %q", got)
+	}
 }

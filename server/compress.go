@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server/repr"
+	"github.com/folio-cms/folio/server/transport"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -196,7 +197,7 @@ func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, eta
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	return writeOnce(w, r, body)
+	return transport.WriteOnce(w, r, body)
 }
 
 // serveResource serves a pre-encoded page, item or globals in the coding

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -15,7 +16,9 @@ import (
 	"strings"
 
 	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
+	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
@@ -45,20 +48,41 @@ type DecapConfig struct {
 
 const decapPath = "/api/v1/decap"
 
-func (s *Server) decapService() *decap.Service {
-	s.decapOnce.Do(func() {
-		repo := write.OpenRepo(s.engine.GitDir()).Under(s.engine.SiteRoot)
-		if s.writer != nil {
-			repo = s.writer.Repo()
-		}
-		s.decapSvc = &decap.Service{Engine: s.engine, Writer: s.writer, Media: s.media, Email: s.decapCfg.AuthorEmail, Repo: repo,
-			MediaListed: s.decapCfg.MediaListed, MediaThumbBytes: s.decapCfg.MediaThumbBytes, Logger: s.log}
-	})
-	return s.decapSvc
+// decapHandlers serve the Decap CMS editor: its RPC (POST
+// /api/v1/decap) and its pages under /admin/content/.
+type decapHandlers struct {
+	svc          *decap.Service // nil without an engine
+	engine       *engine.Engine // for folio.yaml's decap.url
+	media        *media.Library // nil: no media
+	dir          string         // DecapConfig.Dir
+	corsOrigins  Origins
+	mediaOrigins []string
+	heavyWrites  heavyGate
+	log          *slog.Logger
 }
 
+// newDecapService builds the Decap RPC's service when the server is
+// built; nil without an engine (a server that serves no content).
+func newDecapService(cfg Config) *decap.Service {
+	if cfg.Engine == nil {
+		return nil
+	}
+	repo := write.OpenRepo(cfg.Engine.GitDir()).Under(cfg.Engine.SiteRoot)
+	if cfg.Writer != nil {
+		repo = cfg.Writer.Repo()
+	}
+	return &decap.Service{Engine: cfg.Engine, Writer: cfg.Writer, Media: cfg.Media, Email: cfg.Decap.AuthorEmail, Repo: repo,
+		MediaListed: cfg.Decap.MediaListed, MediaThumbBytes: cfg.Decap.MediaThumbBytes, Logger: cfg.Logger}
+}
+
+// errNoDecap answers the editor's routes on a server without content.
+var errNoDecap = notFound("the content editor is off on this box (no content is served)")
+
 // decapRPC answers Decap CMS's proxy backend (docs/decap.md).
-func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *decapHandlers) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
+		return errNoDecap
+	}
 	if err := s.sameOrigin(r); err != nil {
 		return err
 	}
@@ -75,7 +99,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	// the write API's big bodies are (writebody.go).
 	done := func() {}
 	heavy := func() error {
-		d, err := s.heavyWrite(r.Context())
+		d, err := s.heavyWrites.enter(r.Context())
 		if err != nil {
 			return err
 		}
@@ -86,7 +110,7 @@ func (s *Server) decapRPC(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if p := principalFrom(r.Context()); p != nil { // signin.go
 		who.Name, who.Email, who.MayEdit, who.MayPublish = p.Name, p.Email, p.MayEdit, p.MayPublish
 	}
-	res, err := s.decapService().CallStream(r.Context(), who, body, heavy)
+	res, err := s.svc.CallStream(r.Context(), who, body, heavy)
 	defer func() { done() }()
 	if err != nil {
 		return err
@@ -124,7 +148,7 @@ func (b decapBody) Read(p []byte) (int, error) {
 // sameOrigin refuses a browser call from another origin than this box's
 // or a --cors-origins one (a page elsewhere holding a key must not make
 // commits); calls without Origin (not from a browser) pass.
-func (s *Server) sameOrigin(r *http.Request) error {
+func (s *decapHandlers) sameOrigin(r *http.Request) error {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return nil
@@ -137,8 +161,8 @@ func (s *Server) sameOrigin(r *http.Request) error {
 }
 
 // decapURL is where the editor page loads decap-cms.js from.
-func (s *Server) decapURL() string {
-	if s.decapCfg.Dir != "" {
+func (s *decapHandlers) decapURL() string {
+	if s.dir != "" {
 		return "/admin/content/decap/decap-cms.js"
 	}
 	snap := s.engine.Published()
@@ -155,7 +179,7 @@ func (s *Server) decapURL() string {
 
 // decapPage serves /admin/content/: the editor page, its script, the
 // generated config.yml and the local copy of Decap (--decap-dir).
-func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) error {
+func (s *decapHandlers) decapPage(w http.ResponseWriter, r *http.Request, name string) error {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
@@ -180,7 +204,10 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 		if full {
 			h.Set("Cache-Control", "private, no-cache")
 		}
-		b, err := s.decapService().ConfigYAML(r.Context(), decapPath, full)
+		if s.svc == nil {
+			return errNoDecap
+		}
+		b, err := s.svc.ConfigYAML(r.Context(), decapPath, full)
 		if err != nil {
 			return err
 		}
@@ -193,19 +220,19 @@ func (s *Server) decapPage(w http.ResponseWriter, r *http.Request, name string) 
 		}
 		return writeBody(w, r, "text/yaml; charset=utf-8", b)
 	}
-	if rest, ok := strings.CutPrefix(name, "decap/"); ok && s.decapCfg.Dir != "" {
+	if rest, ok := strings.CutPrefix(name, "decap/"); ok && s.dir != "" {
 		return s.decapFile(w, r, rest)
 	}
 	return notFound("no such file of the content editor")
 }
 
 // decapFile serves a file of the local copy of Decap.
-func (s *Server) decapFile(w http.ResponseWriter, r *http.Request, rest string) error {
+func (s *decapHandlers) decapFile(w http.ResponseWriter, r *http.Request, rest string) error {
 	clean := path.Clean("/" + rest)
 	if clean != "/"+rest || strings.Contains(rest, "..") || !(strings.HasSuffix(rest, ".js") || strings.HasSuffix(rest, ".css") || strings.HasSuffix(rest, ".map")) {
 		return notFound("no such file of the content editor")
 	}
-	f, err := os.Open(filepath.Join(s.decapCfg.Dir, filepath.FromSlash(clean)))
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(clean)))
 	if err != nil {
 		return notFound("no such file of the content editor")
 	}
@@ -229,7 +256,7 @@ func (s *Server) decapFile(w http.ResponseWriter, r *http.Request, rest string) 
 // decapCSP lets the editor page run Decap: its script origin, the inline
 // styles and the eval its bundle uses, blob: and data: previews, media
 // origins for images.
-func (s *Server) decapCSP(decapURL string) string {
+func (s *decapHandlers) decapCSP(decapURL string) string {
 	src := "'self'"
 	if u, err := url.Parse(decapURL); err == nil && u.Host != "" {
 		src += " " + u.Scheme + "://" + u.Host

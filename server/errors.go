@@ -1,9 +1,9 @@
 package server
 
 import (
+	"errors"
 	"net/http"
-
-	"github.com/folio-cms/folio/engine/write"
+	"time"
 
 	"github.com/folio-cms/folio/content/fault"
 )
@@ -102,6 +102,10 @@ type httpError struct {
 	Status  int
 	Code    string
 	Message string
+	// Fields and RetryAfter are the fault.Error's (the first in the
+	// chain, whose code the status is).
+	Fields     []fault.Field
+	RetryAfter time.Duration
 }
 
 // asError maps any error to what the client sees; known is false for an
@@ -112,6 +116,10 @@ func asError(err error) (e httpError, known bool) {
 	e = httpError{Status: t.status, Code: t.code, Message: t.message}
 	if e.Message == "" {
 		e.Message = err.Error()
+	}
+	var fe *fault.Error
+	if c != fault.Internal && errors.As(err, &fe) {
+		e.Fields, e.RetryAfter = fe.Fields, fe.RetryAfter
 	}
 	return e, c != fault.Internal
 }
@@ -138,5 +146,5 @@ type errorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
 	// Fields are the fields a VALIDATION error is about.
-	Fields []write.FieldProblem `json:"fields,omitempty"`
+	Fields []fault.Field `json:"fields,omitempty"`
 }

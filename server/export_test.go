@@ -7,9 +7,9 @@ type TableRoute struct {
 	Method, Path string
 	// Writes: a read-only server refuses the route.
 	Writes bool
-	// Scope is the scope the route needs ("" for none); KeyRequired: a
-	// request without a valid key is 401.
-	Scope       string
+	// Scopes are the scopes the route needs (none: any key, or none);
+	// KeyRequired: a request without a valid key is 401.
+	Scopes      []string
 	KeyRequired bool
 }
 
@@ -19,7 +19,7 @@ func (s *Server) Table() []TableRoute {
 	var out []TableRoute
 	for _, rte := range s.table() {
 		out = append(out, TableRoute{Method: rte.method, Path: rte.path, Writes: rte.writes(),
-			Scope: rte.access.scope, KeyRequired: rte.access.required})
+			Scopes: rte.access.scopes, KeyRequired: rte.access.required})
 	}
 	return out
 }

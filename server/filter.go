@@ -88,7 +88,7 @@ func pagesWindow(v *engine.View, conds []engine.FilterCond, pg page) ([]*engine.
 	if len(conds) > 0 {
 		return v.FilterPages(conds, pg.Offset, pg.Limit)
 	}
-	all := v.Pages()
-	from, to := pg.window(len(all))
-	return all[from:to], len(all), "", nil
+	n := v.PageCount()
+	from, to := pg.window(n)
+	return v.PagesWindow(from, to), n, "", nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -237,11 +238,72 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// clock is a Now the test sets or moves by hand.
-type clock struct{ ns atomic.Int64 }
+// clock is a Now the test sets or moves by hand, with timers on it
+// (After) that fire when it moves past their instant.
+type clock struct {
+	ns atomic.Int64
+
+	mu     sync.Mutex
+	timers map[*clockTimer]bool
+}
+
+type clockTimer struct {
+	at time.Time
+	c  chan time.Time
+}
 
 func newClock(t time.Time) *clock { c := &clock{}; c.Set(t); return c }
 
 func (c *clock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
-func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }
+func (c *clock) Set(t time.Time)     { c.ns.Store(t.UnixNano()); c.fire() }
+func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)); c.fire() }
+
+// After is engine.Config.After on the clock: the channel receives once
+// the test has moved the clock by d or more.
+func (c *clock) After(d time.Duration) (<-chan time.Time, func() bool) {
+	tm := &clockTimer{at: c.Now().Add(d), c: make(chan time.Time, 1)}
+	c.mu.Lock()
+	if c.timers == nil {
+		c.timers = map[*clockTimer]bool{}
+	}
+	c.timers[tm] = true
+	c.mu.Unlock()
+	c.fire()
+	return tm.c, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		pending := c.timers[tm]
+		delete(c.timers, tm)
+		return pending
+	}
+}
+
+// timersAt are the instants the clock's pending timers wait for.
+func (c *clock) timersAt() []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var at []time.Time
+	for tm := range c.timers {
+		at = append(at, tm.at)
+	}
+	return at
+}
+
+func (c *clock) fire() {
+	now := c.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for tm := range c.timers {
+		if !tm.at.After(now) {
+			delete(c.timers, tm)
+			tm.c <- now
+		}
+	}
+}
+
+// withClock runs the server and its engine, scheduler included, on c.
+func withClock(c *clock) serverOpt {
+	return func(e *engine.Config, s *server.Config) {
+		e.Now, e.After, s.Now = c.Now, c.After, c.Now
+	}
+}

@@ -212,7 +212,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	cs, err := s.engine.ChangesSince(r.Context(), since)
 	if err != nil {
-		return refError(since, err)
+		return err
 	}
 	return serveJSON(w, r, cs, cachePrivate, keyHdr{})
 }
@@ -225,7 +225,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 func (s *Server) sinceServed(w http.ResponseWriter, r *http.Request, since string) error {
 	ref, err := s.engine.ResolveRef(r.Context(), since)
 	if errors.Is(err, engine.ErrBadRef) {
-		return refError(since, err)
+		return err
 	}
 	ok := err == nil && (ref.Kind == engine.RefCommit || ref.Kind == engine.RefBranch && ref.Name == s.engine.Branch())
 	if ok {

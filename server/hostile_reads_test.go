@@ -14,6 +14,7 @@ import (
 // key that writes without reading.
 
 func TestHostileNoLeakThroughNewReads(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":              "types:\n  posts:\n    public: true\n  memos: {}\n",
 		"content/posts/pub.md":    "---\ntitle: Pub\n---\nA public post {{< param title >}}.\n",
@@ -112,6 +113,7 @@ func TestHostileNoLeakThroughNewReads(t *testing.T) {
 // write API, is read back as HTML and as a tree within the nested-content
 // budget: the inner levels past it are escaped text in both.
 func TestHostileNestedBodyOverHTTP(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriter(t, "file://"+repo.bare)
 	writer := ts.key(t, "writer", server.ScopeContentWrite)

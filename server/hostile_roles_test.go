@@ -52,6 +52,7 @@ func decapCall(action string, params map[string]any) map[string]any {
 }
 
 func TestHostileRoleOnEveryWriteRoute(t *testing.T) {
+	t.Parallel()
 	s := startHostileRoles(t)
 	u := s.ts.URL
 
@@ -202,6 +203,7 @@ func TestHostileRoleOnEveryWriteRoute(t *testing.T) {
 // status of, a workflow entry that changes another locale's file; she
 // may those of an entry of her locale's files.
 func TestHostileTranslatorAndAnotherLocalesEntry(t *testing.T) {
+	t.Parallel()
 	s := startSigninSite(t)
 	u := s.ts.URL
 	blob := func(path string) string { return git(t, s.repo.bare, "rev-parse", "main:"+path) }

@@ -18,6 +18,7 @@ import (
 // untouched one keeps working; a file that holds no hash refuses every
 // key; once the file is valid again, it counts within a second.
 func TestKeyStore_InvalidFile(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	m := server.NewMetrics()
 	ts := startServer(t, newRepo(t, map[string]string{"pages/home.md": "---\ntitle: Home\n---\nHi\n"}).bare,

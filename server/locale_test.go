@@ -346,18 +346,23 @@ func TestLocales_ScheduledInLocale(t *testing.T) {
 	t.Parallel()
 	const secret = "s"
 	rc := newHookReceiver(t, secret)
-	at := time.Now().Add(2 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	// On a clock the test moves: the instant comes after the first
+	// request however slow the start.
+	at := time.Now().UTC().Truncate(time.Second).Add(time.Hour)
+	clk := newClock(at.Add(-time.Minute))
 	files := map[string]string{}
 	for k, v := range localeSite {
 		files[k] = v
 	}
 	files["content/fr/posts/bientot.md"] = "---\ntitle: Bientôt\npublishedAt: " + at.Format(time.RFC3339) + "\n---\n"
 	repo := newRepo(t, files)
-	ts := startServer(t, repo.bare, withNotify(t, secret, rc.URL))
+	ts := startServer(t, repo.bare, withNotify(t, secret, rc.URL), withClock(clk))
 	key := ts.reader(t)
 	if r := get(t, ts.URL+"/api/v1/content/posts/bientot?locale=fr", key); r.Status != 404 {
 		t.Fatalf("before: %d", r.Status)
 	}
+	eventually(t, "the scheduler to wait for the instant", func() bool { return slices.Contains(clk.timersAt(), at) })
+	clk.Set(at)
 	var ev notify.Event
 	for {
 		ev = rc.next(t)

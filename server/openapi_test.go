@@ -97,10 +97,7 @@ func TestOpenAPI_CoversRouteTable(t *testing.T) {
 		} else {
 			t.Errorf("%s: no x-scopes", name)
 		}
-		want := []string{}
-		if rt.Scope != "" {
-			want = []string{rt.Scope}
-		}
+		want := rt.Scopes
 		if !slices.Equal(scopes, want) && !(len(scopes) == 0 && len(want) == 0) {
 			t.Errorf("%s: x-scopes %v, the route table needs %v", name, scopes, want)
 		}

@@ -262,8 +262,9 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		errors.Is(err, media.ErrFolderNotFound), errors.Is(err, media.ErrConflict):
 		// Nothing was deleted: the same grant works once the cause is gone.
 		return err
-	case errors.Is(err, media.ErrNotFound):
-		return badRequest("nothing was uploaded under this storageKey; send the file to uploadUrl first")
+	case errors.Is(err, media.ErrNotUploaded):
+		// Nothing was uploaded yet: the same grant works once it is.
+		return err
 	default:
 		// Adopt deleted the refused object: the grant is spent.
 		if terr := s.take(r.Context(), g.FullKey); terr != nil {

@@ -58,6 +58,9 @@ func (c *previewClaims) can(scope string) bool {
 	return slices.Contains(c.Scopes, scope)
 }
 
+// Has is can, for access.missing.
+func (c *previewClaims) Has(scope string) bool { return c.can(scope) }
+
 // tokenLacks is the 403 of a token whose key did not hold scope.
 func tokenLacks(scope string) error {
 	return errorf(fault.Forbidden, "this preview token was made by a key without the %s scope: it grants no more than its key held", scope)
@@ -141,11 +144,11 @@ func (s *Server) withPreview(r *http.Request, rte route) (*http.Request, access,
 	if err != nil {
 		return nil, rte.access, err
 	}
-	if rte.access.scope != "" && !c.can(rte.access.scope) {
-		return nil, rte.access, tokenLacks(rte.access.scope)
+	if sc := rte.access.missing(c); sc != "" {
+		return nil, rte.access, tokenLacks(sc)
 	}
 	a := rte.access
-	a.required, a.scope = false, ""
+	a.required, a.scopes = false, nil
 	return r.WithContext(context.WithValue(r.Context(), previewCtx{}, c)), a, nil
 }
 
@@ -218,7 +221,7 @@ func (s *Server) createPreview(w http.ResponseWriter, r *http.Request, _ httprou
 	}
 	ref, err := s.engine.ResolveRef(r.Context(), req.Ref)
 	if err != nil {
-		return refError(req.Ref, err)
+		return err
 	}
 	name := ref.Name
 	if ref.Kind == "commit" {

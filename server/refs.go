@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
-	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
 	"github.com/julienschmidt/httprouter"
 )
@@ -44,7 +42,7 @@ var defaultRefBuilds = RateLimit{PerSecond: 1, Burst: 30}
 func (s *Server) viewAt(w http.ResponseWriter, ctx context.Context, name string, draft bool) (*engine.View, engine.Ref, error) {
 	ref, err := s.engine.ResolveRef(ctx, name)
 	if err != nil {
-		return nil, engine.Ref{}, refError(name, err)
+		return nil, engine.Ref{}, err
 	}
 	if !s.engine.RefCached(ref.Commit) {
 		who := "anonymous"
@@ -53,7 +51,7 @@ func (s *Server) viewAt(w http.ResponseWriter, ctx context.Context, name string,
 		} else if c := previewFrom(ctx); c != nil {
 			who = "preview:" + c.Key
 		}
-		if ok, wait := s.refBuilds.allow(who); !ok {
+		if ok, wait := s.refBuilds.Allow(who); !ok {
 			return nil, engine.Ref{}, rateLimited(w, wait)
 		}
 	}
@@ -62,28 +60,6 @@ func (s *Server) viewAt(w http.ResponseWriter, ctx context.Context, name string,
 		return nil, engine.Ref{}, err
 	}
 	return snap.View(draft, s.now()), ref, nil
-}
-
-// refError maps the engine's ref errors to the contract's.
-func refError(name string, err error) error {
-	var amb *engine.AmbiguousRefError
-	switch {
-	case errors.Is(err, engine.ErrBadRef):
-		return badRequest("ref: not a branch, tag or commit name (at most 255 characters, no '..', spaces, control characters or any of ~^:?*[\\)")
-	case errors.As(err, &amb):
-		return badRequest("ref: %d commits start with %q; give more digits", amb.Candidates, amb.Ref)
-	case errors.Is(err, engine.ErrRefNotFound):
-		return errorf(fault.RefNotFound, "no branch, tag or commit %q is served", clip(name, 80))
-	}
-	return err
-}
-
-// clip shortens s to at most n bytes for a message.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // refsBody is the answer of GET /api/v1/refs.

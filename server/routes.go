@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server/signin"
+	"github.com/folio-cms/folio/server/transport"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -42,17 +42,17 @@ func (s *Server) table() []route {
 		{"GET", "/api/v1/content/:type/*slug", needsKey(ScopeContentRead), false, s.getItem},
 		{"GET", "/api/v1/resolve", needsKey(ScopeContentRead), false, s.resolve},
 		{"GET", "/api/v1/globals", needsKey(ScopeContentRead), false, s.globals},
-		{"PUT", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindGlobals, wReplace)},
-		{"PATCH", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindGlobals, wPatch)},
-		{"POST", "/api/v1/publish", needsKey(ScopeContentWrite), false, s.publish},
-		{"POST", "/api/v1/pages", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wCreate)},
-		{"PUT", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wReplace)},
-		{"PATCH", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wPatch)},
-		{"DELETE", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindPage, wDelete)},
-		{"POST", "/api/v1/content/:type", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindItem, wCreate)},
-		{"PUT", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindItem, wReplace)},
-		{"PATCH", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindItem, wPatch)},
-		{"DELETE", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.writeRoute(write.KindItem, wDelete)},
+		{"PUT", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindGlobals, wReplace)},
+		{"PATCH", "/api/v1/globals", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindGlobals, wPatch)},
+		{"POST", "/api/v1/publish", needsKey(ScopeContentWrite, ScopeContentDraft), false, s.write.publish},
+		{"POST", "/api/v1/pages", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindPage, wCreate)},
+		{"PUT", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindPage, wReplace)},
+		{"PATCH", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindPage, wPatch)},
+		{"DELETE", "/api/v1/pages/*slug", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindPage, wDelete)},
+		{"POST", "/api/v1/content/:type", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindItem, wCreate)},
+		{"PUT", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindItem, wReplace)},
+		{"PATCH", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindItem, wPatch)},
+		{"DELETE", "/api/v1/content/:type/*slug", needsKey(ScopeContentWrite), false, s.write.writeRoute(write.KindItem, wDelete)},
 		{"GET", "/api/v1/globals/history", needsKey(ScopeContentRead), false, s.globalsHistory},
 		{"GET", "/api/v1/locales", needsKey(ScopeContentRead), false, s.listLocales},
 		{"GET", "/api/v1/refs", needsKey(ScopeContentPreview), false, s.listRefs},
@@ -75,23 +75,23 @@ func (s *Server) table() []route {
 		{"POST", "/api/v1/media/presign", needsKey(ScopeMediaWrite), false, s.presign},
 		{"POST", "/api/v1/media/confirm", needsKey(ScopeMediaWrite), false, s.confirm},
 		{"GET", "/api/v1/media/:id", needsKey(ScopeMediaRead), false, s.getMedia},
-		{"GET", "/api/v1/media/:id/referrers", needsKey(ScopeMediaRead), false, s.mediaReferrers},
+		{"GET", "/api/v1/media/:id/referrers", needsKey(ScopeMediaRead, ScopeContentRead), false, s.mediaReferrers},
 		{"PATCH", "/api/v1/media/:id", needsKey(ScopeMediaWrite), false, s.patchMedia},
 		{"DELETE", "/api/v1/media/:id", needsKey(ScopeMediaDelete), false, s.deleteMedia},
 
 		{"GET", "/uploads/*key", noKey, true, s.serveUpload},
 
-		{"POST", decapPath, needsKey(ScopeContentWrite), false, s.decapRPC},
+		{"POST", decapPath, needsKey(ScopeContentWrite), false, s.decap.decapRPC},
 
-		{"GET", signin.LoginPath, noKey, false, s.authLogin},
-		{"GET", signin.CallbackPath, noKey, false, s.authCallback},
-		{"GET", signin.SessionPath, noKey, false, s.authSession},
-		{"GET", signin.ProvidersPath, noKey, false, s.authProviders},
-		{"GET", signin.ListPath, noKey, false, s.authEditors},
-		{"POST", signin.LogoutPath, noKey, false, s.authLogout},
+		{"GET", signin.LoginPath, noKey, false, s.auth.authLogin},
+		{"GET", signin.CallbackPath, noKey, false, s.auth.authCallback},
+		{"GET", signin.SessionPath, noKey, false, s.auth.authSession},
+		{"GET", signin.ProvidersPath, noKey, false, s.auth.authProviders},
+		{"GET", signin.ListPath, noKey, false, s.auth.authEditors},
+		{"POST", signin.LogoutPath, noKey, false, s.auth.authLogout},
 
-		{"GET", "/admin", noKey, false, s.adminRedirect},
-		{"GET", "/admin/*file", noKey, false, s.adminFile},
+		{"GET", "/admin", noKey, false, s.admin.adminRedirect},
+		{"GET", "/admin/*file", noKey, false, s.admin.adminFile},
 	}
 }
 
@@ -190,7 +190,7 @@ func (s *Server) handle(rte route) httprouter.Handle {
 // errorHandler answers every request with err (unknown routes, methods).
 func (s *Server) errorHandler(err *fault.Error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
+		if ok, wait := s.ipLimit.Allow(s.clientIP(r)); !ok {
 			s.metrics.rateLimited("ip")
 			s.metrics.unmatched(r.Method, http.StatusTooManyRequests)
 			s.writeError(w, r, rateLimited(w, wait))
@@ -207,7 +207,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 	} else if rte.access.required {
 		s.setKeyedCORS(w.Header(), r.Header.Get("Origin"))
 	}
-	if ok, wait := s.ipLimit.allow(s.clientIP(r)); !ok {
+	if ok, wait := s.ipLimit.Allow(s.clientIP(r)); !ok {
 		s.metrics.rateLimited("ip")
 		return rateLimited(w, wait)
 	}
@@ -230,7 +230,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 		s.signin.Touch(w, r, pr)
 	}
 	if k := keyFrom(r.Context()); k != nil {
-		if ok, wait := s.keyLimit.allow(k.Name); !ok {
+		if ok, wait := s.keyLimit.Allow(k.Name); !ok {
 			s.metrics.rateLimited("key")
 			return rateLimited(w, wait)
 		}
@@ -240,7 +240,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if r.ContentLength != 0 {
-		if slow := closeUnread(w, r); slow != nil {
+		if slow := transport.CloseUnread(w, r); slow != nil {
 			err = slow
 		}
 	}
@@ -262,20 +262,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Del("Cache-Tag")
 	w.Header().Del("Content-Encoding")
 	w.Header().Set("Cache-Control", "no-store")
-	var busy *write.BusyError
-	if errors.As(err, &busy) {
-		// A write that waited its turn too long behind a push to a slow
-		// remote: when to come back.
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(busy.RetryAfter.Seconds()))))
+	if e.RetryAfter > 0 {
+		// E.g. a write that waited its turn too long behind a push to a
+		// slow remote: when to come back.
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
-	body := errorBody{Error: e.Code, Message: e.Message}
-	var ve *write.ValidationError
-	if errors.As(err, &ve) {
-		body.Fields = ve.Fields
-	}
+	body := errorBody{Error: e.Code, Message: e.Message, Fields: e.Fields}
 	_ = writeJSON(w, e.Status, body)
 	if r.ContentLength != 0 {
-		lingerUnread(w, r)
+		transport.LingerUnread(w, r)
 	}
 }
 

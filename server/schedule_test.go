@@ -6,26 +6,36 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/server"
 	"github.com/folio-cms/folio/server/notify"
 )
 
-// TestScheduledPublishOnTheSecond: a post whose publishedAt is a few
-// seconds ahead appears at that instant; the notifier is told its keys
-// then (with an id every box derives alike), and public responses served
-// before it are cached no longer than the seconds left.
+// TestScheduledPublishOnTheSecond: a post whose publishedAt is ahead
+// appears at that instant; the notifier is told its keys then (with an id
+// every box derives alike), and public responses served before it are
+// cached no longer than the seconds left. The server runs on a clock the
+// test moves: the scheduler waits for the instant on it.
 func TestScheduledPublishOnTheSecond(t *testing.T) {
+	t.Parallel()
 	const secret = "s"
 	rc := newHookReceiver(t, secret)
-	at := time.Now().Add(3 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
+	at := time.Now().UTC().Truncate(time.Second).Add(time.Hour)
+	clk := newClock(at.Add(-10 * time.Second))
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "types:\n  posts:\n    public: true\n",
 		"content/posts/now.md":  "---\ntitle: Now\ndate: 2024-01-01\n---\n",
 		"content/posts/soon.md": "---\ntitle: Soon\npublishedAt: " + at.Format(time.RFC3339) + "\n---\n",
 	})
-	ts := startServer(t, repo.bare, withNotify(t, secret, rc.URL))
+	var firedAt atomic.Int64 // the clock's time when the scheduler reported
+	ts := startServer(t, repo.bare, withNotify(t, secret, rc.URL), withClock(clk), func(e *engine.Config, _ *server.Config) {
+		report := e.OnSchedule
+		e.OnSchedule = func(ev engine.ScheduleEvent) { firedAt.Store(clk.Now().UnixNano()); report(ev) }
+	})
 	commit := git(t, repo.work, "rev-parse", "HEAD")
 
 	r := get(t, ts.URL+"/api/v1/public/collections/posts", "")
@@ -39,10 +49,17 @@ func TestScheduledPublishOnTheSecond(t *testing.T) {
 			maxAge, _ = strconv.Atoi(v)
 		}
 	}
-	if left := time.Until(at); maxAge < 0 || time.Duration(maxAge)*time.Second > left+time.Second || strings.Contains(cc, "stale-while-revalidate") {
+	if left := at.Sub(clk.Now()); maxAge < 0 || time.Duration(maxAge)*time.Second > left || strings.Contains(cc, "stale-while-revalidate") {
 		t.Fatalf("Cache-Control %q with %v left", cc, left)
 	}
 
+	// The scheduler waits for the instant, and nothing before it.
+	eventually(t, "the scheduler to wait for "+at.Format(time.RFC3339), func() bool { return slices.Contains(clk.timersAt(), at) })
+	clk.Set(at.Add(-time.Millisecond))
+	if r := get(t, ts.URL+"/api/v1/public/collections/posts", ""); strings.Contains(string(r.Body), "Soon") {
+		t.Fatalf("a millisecond before the instant: %s", r.Body)
+	}
+	clk.Set(at)
 	var ev notify.Event
 	for {
 		ev = rc.next(t)
@@ -50,11 +67,8 @@ func TestScheduledPublishOnTheSecond(t *testing.T) {
 			break
 		}
 	}
-	if time.Now().Before(at) {
-		t.Fatalf("the scheduled event came before its instant")
-	}
-	if late := time.Since(at); late > 2*time.Second {
-		t.Errorf("the scheduled event came %v late", late)
+	if fired := time.Unix(0, firedAt.Load()); fired.Before(at) {
+		t.Fatalf("the scheduled event came at %v, before its instant %v", fired, at)
 	}
 	if ev.Commit != commit || ev.ID != notify.EventID(notify.Schedule, commit, at) || ev.At != at.Format(time.RFC3339) {
 		t.Fatalf("event %+v, want commit %s at %s", ev, commit, at)
@@ -75,16 +89,24 @@ func TestScheduledPublishOnTheSecond(t *testing.T) {
 // TestScheduledPublishThroughCache: a caching nginx in front keeps no
 // stale list past a scheduled instant (plus a second): responses served
 // before it carry a max-age that ends at the instant.
+//
+// nginx counts max-age on the real clock, so folio's clock runs at the
+// real clock's pace too, but the test sets it, once nginx is up, 1.5 s
+// before the instant (whole seconds, as publishedAt writes them) however
+// long the start took.
 func TestScheduledPublishThroughCache(t *testing.T) {
-	at := time.Now().Add(4 * time.Second).UTC().Truncate(time.Second).Add(time.Second)
-	expire := at.Add(3 * time.Second)
+	at := time.Now().UTC().Truncate(time.Second).Add(time.Hour)
+	expire := at.Add(2 * time.Second)
+	var ahead atomic.Int64 // folio's clock minus the real one
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())).UTC() }
 	repo := newRepo(t, map[string]string{
 		"folio.yaml":            "types:\n  posts:\n    public: true\n",
 		"content/posts/now.md":  "---\ntitle: Now\ndate: 2024-01-01\nexpiresAt: " + expire.Format(time.RFC3339) + "\n---\n",
 		"content/posts/soon.md": "---\ntitle: Soon\npublishedAt: " + at.Format(time.RFC3339) + "\n---\n",
 	})
-	ts := startServer(t, repo.bare)
+	ts := startServer(t, repo.bare, func(e *engine.Config, s *server.Config) { e.Now, s.Now = now, now })
 	base, _ := startNginx(t, strings.TrimPrefix(ts.URL, "http://"))
+	ahead.Store(int64(at.Add(-1500 * time.Millisecond).Sub(time.Now())))
 	list := func() string {
 		t.Helper()
 		res, err := http.Get(base + "/api/v1/public/collections/posts")
@@ -99,8 +121,8 @@ func TestScheduledPublishThroughCache(t *testing.T) {
 		return b.String()
 	}
 	sawBefore := false
-	for time.Now().Before(expire.Add(2 * time.Second)) {
-		now := time.Now()
+	for now().Before(expire.Add(2 * time.Second)) {
+		now := now()
 		body := list()
 		hasSoon, hasNow := strings.Contains(body, `"Soon"`), strings.Contains(body, `"Now"`)
 		switch {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,9 +17,9 @@ import (
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/grant"
-	"github.com/folio-cms/folio/server/decap"
 	"github.com/folio-cms/folio/server/notify"
 	"github.com/folio-cms/folio/server/signin"
+	"github.com/folio-cms/folio/server/transport"
 )
 
 // Config wires a Server.
@@ -130,10 +129,10 @@ type Server struct {
 	// serves, for its Allow headers.
 	readRoutes []route
 	notifier   *notify.Notifier
-	ipLimit    *limiter
+	ipLimit    *transport.Limiter
 	proxies    Proxies
-	keyLimit   *limiter
-	refBuilds  *limiter // ref snapshots built per client (refs.go)
+	keyLimit   *transport.Limiter
+	refBuilds  *transport.Limiter // ref snapshots built per client (refs.go)
 	metrics    *Metrics
 	openapiDoc openapiBody
 	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
@@ -145,7 +144,7 @@ type Server struct {
 	// key, for CORS preflights from the --cors-origins.
 	keyedRoutes []route
 	corsOrigins Origins
-	admin       *adminFiles
+	admin       *adminHandlers
 	transforms  *transformer
 
 	bodyTimeout time.Duration
@@ -155,13 +154,12 @@ type Server struct {
 	v6Prefix    int
 	allowNoKeys bool
 
-	decapCfg  DecapConfig
-	signin    *signin.Service // nil: sign-in is off
-	decapOnce sync.Once
-	decapSvc  *decap.Service
+	signin *signin.Service // nil: sign-in is off
+	auth   *signinHandlers
+	decap  *decapHandlers
+	write  *writeHandlers
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
-	heavyWrites  chan struct{}
-	mediaOrigins []string
+	heavyWrites heavyGate
 }
 
 // New builds the server and its route table.
@@ -185,23 +183,25 @@ func New(cfg Config) *Server {
 		hookSecret:    cfg.WebhookSecret,
 		readOnly:      cfg.ReadOnly,
 		notifier:      cfg.Notifier,
-		ipLimit:       newLimiter(cfg.RateIP, cfg.Now),
+		ipLimit:       transport.NewLimiter(cfg.RateIP, cfg.Now),
 		proxies:       cfg.TrustedProxies,
-		keyLimit:      newLimiter(cfg.RateKey, cfg.Now),
-		refBuilds:     newLimiter(defaultRefBuilds, cfg.Now),
+		keyLimit:      transport.NewLimiter(cfg.RateKey, cfg.Now),
+		refBuilds:     transport.NewLimiter(defaultRefBuilds, cfg.Now),
 		metrics:       cfg.Metrics,
 		openapiDoc:    newOpenAPIBody(),
 		log:           cfg.Logger,
 		now:           cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
-		admin:       newAdminFiles(cfg.MediaOrigins),
 
-		decapCfg:     cfg.Decap,
-		mediaOrigins: cfg.MediaOrigins,
-		heavyWrites:  make(chan struct{}, heavyWriteSlots),
+		heavyWrites: make(heavyGate, heavyWriteSlots),
 	}
+	s.decap = &decapHandlers{svc: newDecapService(cfg), engine: cfg.Engine, media: cfg.Media, dir: cfg.Decap.Dir,
+		corsOrigins: cfg.CORSOrigins, mediaOrigins: cfg.MediaOrigins, heavyWrites: s.heavyWrites, log: cfg.Logger}
+	s.write = &writeHandlers{engine: cfg.Engine, writer: cfg.Writer, heavyWrites: s.heavyWrites, now: cfg.Now}
+	s.admin = &adminHandlers{files: newAdminFiles(cfg.MediaOrigins), decap: s.decap}
 	s.signin = s.newSignin(cfg.Signin)
+	s.auth = &signinHandlers{svc: s.signin}
 	s.bodyTimeout, s.bodyMinRate = cfg.BodyTimeout, cfg.BodyMinRate
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout
@@ -235,13 +235,13 @@ func New(cfg Config) *Server {
 // ServeHTTP serves a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 { // a body, or one of unknown length (-1)
-		s.guardBody(w, r)
+		transport.Guard(w, r, s.bodyTimeout, s.bodyMinRate)
 	}
 	s.handler.ServeHTTP(w, r)
 }
 
 // HTTPServer returns an http.Server for s with the timeouts set. Request
-// bodies have deadlines of their own (see bodyGuard).
+// bodies have deadlines of their own (see transport.Guard).
 func (s *Server) HTTPServer(addr string) *http.Server {
 	return &http.Server{
 		Addr:              addr,
@@ -249,7 +249,7 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ConnContext:       connContext,
+		ConnContext:       transport.ConnContext,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 }
@@ -258,7 +258,9 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.HTTPServer(ln.Addr().String())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(coalescingListener{s.limitConns(ln)}) }()
+	go func() {
+		errc <- hs.Serve(transport.CoalescingListener{Listener: transport.LimitConns(ln, s.maxConns, s.maxPerConn, s.proxies, s.v6Prefix)})
+	}()
 	select {
 	case err := <-errc:
 		return err

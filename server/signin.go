@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/write"
 	"github.com/folio-cms/folio/server/signin"
 	"github.com/julienschmidt/httprouter"
@@ -76,7 +77,7 @@ func (s *Server) editorsFile(ctx context.Context, c *editorsCache) (*signin.Edit
 	if c.commit == snap.Commit {
 		return c.ed, c.err
 	}
-	b, _, err := s.decapService().Repo.Read(ctx, snap.Commit, signin.EditorsPath)
+	b, _, err := s.decap.svc.Repo.Read(ctx, snap.Commit, signin.EditorsPath)
 	var ed *signin.Editors
 	switch {
 	case err == nil:
@@ -116,8 +117,8 @@ func (s *Server) sessionAuth(r *http.Request, a access) (_ *http.Request, ok boo
 		return nil, true, err
 	}
 	k := &Key{Name: p.Email, Scopes: p.Scopes()}
-	if a.scope != "" && !k.Has(a.scope) {
-		return nil, true, errorf(fault.Forbidden, "%s's role does not allow this (it needs the %s scope)", p.Email, a.scope)
+	if sc := a.missing(k); sc != "" {
+		return nil, true, errorf(fault.Forbidden, "%s's role does not allow this (it needs the %s scope)", p.Email, sc)
 	}
 	ctx := context.WithValue(r.Context(), keyCtx{}, k)
 	return r.WithContext(context.WithValue(ctx, principalCtx{}, p)), true, nil
@@ -143,12 +144,12 @@ func personAuthor(r *http.Request, fallback write.Person) write.Person {
 
 // mayEdit refuses a signed-in person's write outside their role (keys
 // are checked by scope alone).
-func (s *Server) mayEdit(r *http.Request, doc write.Doc) error {
+func mayEdit(r *http.Request, doc write.Doc, eng *engine.Engine) error {
 	p := principalFrom(r.Context())
 	if p == nil {
 		return nil
 	}
-	return p.MayEdit(collectionOf(doc), s.localeOf(doc.Locale))
+	return p.MayEdit(collectionOf(doc), localeOf(eng, doc.Locale))
 }
 
 // mayPublish refuses a signed-in person without the publish role.
@@ -171,70 +172,76 @@ func collectionOf(d write.Doc) string {
 
 // localeOf is the locale a write goes to: the default locale for "" on
 // a site with locales; "" on a site without.
-func (s *Server) localeOf(loc string) string {
+func localeOf(eng *engine.Engine, loc string) string {
 	if loc != "" {
 		return loc
 	}
-	if snap := s.engine.Published(); snap != nil && snap.Site != nil && snap.Site.I18n != nil {
+	if snap := eng.Published(); snap != nil && snap.Site != nil && snap.Site.I18n != nil {
 		return snap.Site.I18n.Default
 	}
 	return ""
 }
 
-func (s *Server) signinOff() error {
+// signinHandlers answer the sign-in routes (signin.Service does the
+// work); svc nil: sign-in is off, and they are 404.
+type signinHandlers struct {
+	svc *signin.Service
+}
+
+func (s *signinHandlers) signinOff() error {
 	return notFound("sign-in is off on this box (no --session-secret-file; docs/editors.md)")
 }
 
 // authLogin, authCallback, authSession and authLogout are the sign-in
 // routes (signin.Service answers them).
-func (s *Server) authLogin(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authLogin(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Login(w, r)
+	return s.svc.Login(w, r)
 }
 
-func (s *Server) authCallback(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authCallback(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Callback(w, r)
+	return s.svc.Callback(w, r)
 }
 
-func (s *Server) authSession(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authSession(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
 	p := principalFrom(r.Context())
-	if p == nil && s.signin.HasCookie(r) {
+	if p == nil && s.svc.HasCookie(r) {
 		// A cookie that no longer holds: say why.
-		if _, err := s.signin.Authenticate(r); err != nil {
+		if _, err := s.svc.Authenticate(r); err != nil {
 			return err
 		}
 	}
-	return s.signin.Session(w, r, p)
+	return s.svc.Session(w, r, p)
 }
 
-func (s *Server) authLogout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authLogout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Logout(w, r, principalFrom(r.Context()))
+	return s.svc.Logout(w, r, principalFrom(r.Context()))
 }
 
-func (s *Server) authProviders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authProviders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
-	return s.signin.Providers(w, r)
+	return s.svc.Providers(w, r)
 }
 
-func (s *Server) authEditors(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
-	if s.signin == nil {
+func (s *signinHandlers) authEditors(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	if s.svc == nil {
 		return s.signinOff()
 	}
 	if principalFrom(r.Context()) == nil && keyFrom(r.Context()) != nil {
 		return errorf(fault.Forbidden, "the editors are shown to a signed-in admin, not to an API key")
 	}
-	return s.signin.List(w, r, principalFrom(r.Context()))
+	return s.svc.List(w, r, principalFrom(r.Context()))
 }

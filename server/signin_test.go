@@ -151,6 +151,7 @@ func persistParams(t *testing.T, bare, path, raw string) map[string]any {
 }
 
 func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
+	t.Parallel()
 	s := startSigninSite(t)
 	b := newWebClient(t)
 	s.signIn(t, b, "ana")
@@ -247,6 +248,7 @@ func TestSigninTranslatorWritesHerLocaleOnly(t *testing.T) {
 }
 
 func TestSigninCSRF(t *testing.T) {
+	t.Parallel()
 	log := &syncBuffer{}
 	s := startSigninSite(t, withLog(log))
 	defer wantLogged(t, log, `Origin \"https://evil.example\" may not`, "X-CSRF-Token header is missing or wrong")
@@ -302,6 +304,7 @@ func wantLogged(t *testing.T, log *syncBuffer, reasons ...string) {
 }
 
 func TestSigninRefusals(t *testing.T) {
+	t.Parallel()
 	log := &syncBuffer{}
 	s := startSigninSite(t, withLog(log))
 	defer wantLogged(t, log, "has not verified the e-mail eve@example.com", "mal@evil.example is not an e-mail of the allowed domains",
@@ -364,6 +367,7 @@ func TestSigninRefusals(t *testing.T) {
 // The ID token as an attacker between the provider and folio would make
 // it: each is refused, and none gets a session.
 func TestSigninForgedIDTokens(t *testing.T) {
+	t.Parallel()
 	log := &syncBuffer{}
 	s := startSigninSite(t, withLog(log))
 	defer wantLogged(t, log, "issued by a different provider", "expected audience", "failed to verify signature", `unexpected signature algorithm \"none\"`,
@@ -431,6 +435,7 @@ func TestSigninForgedIDTokens(t *testing.T) {
 }
 
 func TestSigninSessions(t *testing.T) {
+	t.Parallel()
 	s := startSigninSite(t)
 	// A second box on the same remote and secret, and one with another
 	// secret.
@@ -520,6 +525,7 @@ func sid(t *testing.T, cookie string) string {
 }
 
 func TestSigninExpiry(t *testing.T) {
+	t.Parallel()
 	clk := newClock(time.Now())
 	s := startSigninSite(t, func(_ *engine.Config, sc *server.Config) { sc.Now = clk.Now })
 	b := newWebClient(t)

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -42,6 +43,7 @@ func resolvePath(t *testing.T, ts *testServer, key, p string) response {
 // A Hugo blog whose permalinks put the date in the path reuses slugs:
 // every post is served, listed, and found by its path.
 func TestSitePaths_HugoDatePermalinks(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "hugo-permalinks")).bare)
 	key := ts.reader(t)
 
@@ -102,6 +104,7 @@ func TestSitePaths_HugoDatePermalinks(t *testing.T) {
 
 // Documents without a title get one from their file name, marked.
 func TestSitePaths_UntitledDocs(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "docs-untitled")).bare)
 	key := ts.reader(t)
 	_, list := getJSON(t, ts, "/api/v1/content/docs?sort=title", key)
@@ -132,6 +135,7 @@ func TestSitePaths_UntitledDocs(t *testing.T) {
 
 // A landing page's own fields are served in its data.
 func TestSitePaths_PageData(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "landing-page")).bare)
 	key := ts.reader(t)
 	_, home := getJSON(t, ts, "/api/v1/pages/index", key)
@@ -166,6 +170,7 @@ func TestSitePaths_PageData(t *testing.T) {
 // live, and folio serves them there: the folder collection as a type,
 // the files collection's files as pages with their own fields.
 func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "gatsby-decap")).bare)
 	key := ts.reader(t)
 
@@ -212,6 +217,7 @@ func TestSitePaths_DecapCollectionsWhereTheyAre(t *testing.T) {
 // A Decap files collection's files under content/ are pages, not a type
 // with one item named index each.
 func TestSitePaths_DecapFilesUnderContent(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, newRepo(t, fixtureFiles(t, "hugo-decap-files")).bare)
 	key := ts.reader(t)
 	_, products := getJSON(t, ts, "/api/v1/pages/products", key)
@@ -235,6 +241,7 @@ func TestSitePaths_DecapFilesUnderContent(t *testing.T) {
 // A push into a Decap collection's folder, and one that reuses a slug,
 // are served after the reload as at a start.
 func TestSitePaths_Push(t *testing.T) {
+	t.Parallel()
 	files := fixtureFiles(t, "gatsby-decap")
 	for p, src := range fixtureFiles(t, "hugo-permalinks") {
 		if p == "hugo.toml" || strings.HasPrefix(p, "content/") {
@@ -260,5 +267,41 @@ func TestSitePaths_Push(t *testing.T) {
 	_, list := getJSON(t, ts, "/api/v1/content/posts?limit=100", key)
 	if list["total"].(float64) != 5 {
 		t.Errorf("%v posts, want 5", list["total"])
+	}
+}
+
+// Hugo's ref shortcodes link to the path the site serves their target
+// at (its permalinks, its url:), in the HTML and in the tree; when a
+// push moves the target, the page that links to it, unchanged, links to
+// the new path.
+func TestSitePaths_RefLinks(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, fixtureFiles(t, "hugo-refs"))
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	links := func(q string) string {
+		t.Helper()
+		_, page := getJSON(t, ts, "/api/v1/pages/about"+q, key)
+		j, _ := json.Marshal(page["sections"])
+		return string(j)
+	}
+	for _, q := range []string{"", "?body=tree"} {
+		got := links(q)
+		for _, want := range []string{`/2019/01/01/report/`, `/archive/moved-post/#top`, `/posts/gone/`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%q: no link to %s in %s", q, want, got)
+			}
+		}
+	}
+	repo.commit("the report moves", map[string]string{
+		"content/posts/2019-01-01-report.md": "---\ntitle: Report\nslug: report\ndate: 2019-03-04\n---\nThe first report.\n",
+	})
+	if err := ts.Engine.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "?body=tree"} {
+		if got := links(q); !strings.Contains(got, `/2019/03/04/report/`) || strings.Contains(got, `/2019/01/01/report/`) {
+			t.Errorf("%q after the move: %s", q, got)
+		}
 	}
 }

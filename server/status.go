@@ -93,7 +93,7 @@ func (s *Server) gitHook(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return notFound("webhooks are disabled: start folio with --webhook-secret")
 	}
 	// Everything that can be refused without the body is refused before
-	// reading it (and the connection closed: see closeUnread).
+	// reading it (and the connection closed: see transport.CloseUnread).
 	sig, ok := strings.CutPrefix(r.Header.Get("X-Hub-Signature-256"), "sha256=")
 	if !ok {
 		return errorf(fault.Unauthorized, "missing X-Hub-Signature-256 header")

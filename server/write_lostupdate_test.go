@@ -66,10 +66,15 @@ func startWriterCfg(t testing.TB, site string, cfg func(*engine.Config, *write.C
 // the others are 409 (each was made from the version before it), never
 // last-writer-wins; ones that set different fields are all merged.
 func TestWriteEveryBranchConcurrentPatches(t *testing.T) {
+	t.Parallel()
 	repo := newRepo(t, writeSite)
 	ts := startWriterCfg(t, "file://"+repo.bare, func(e *engine.Config, w *write.Config) {
 		e.DraftBranch = "draft"
 		w.WriteBranches = []string{"cms/*", "team/*"}
+		// The 12 writes queue behind each other's pushes; beside the
+		// other tests that can pass the default 10 s. The queue's bound
+		// is TestWriteQueueBounded's.
+		w.QueueWait = 2 * time.Minute
 	})
 	key := ts.key(t, "ed", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
 	const n = 12

@@ -80,7 +80,7 @@ func scanJSON(b []byte, maxDepth, maxTokens int) jsonShape {
 }
 
 // readWriteBody reads a write's JSON object.
-func (s *Server) readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, func(), error) {
+func (s *writeHandlers) readWriteBody(w http.ResponseWriter, r *http.Request) (map[string]any, func(), error) {
 	done := func() {}
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		return nil, done, badRequest("the body must be JSON (Content-Type: application/json)")
@@ -109,7 +109,7 @@ func (s *Server) readWriteBody(w http.ResponseWriter, r *http.Request) (map[stri
 		return nil, done, errorf(fault.TooLarge, "JSON body of more than %d values and keys (a document's limit)", write.MaxTokens)
 	}
 	if len(b) >= heavyWriteBody {
-		if done, err = s.heavyWrite(r.Context()); err != nil {
+		if done, err = s.heavyWrites.enter(r.Context()); err != nil {
 			return nil, func() {}, err
 		}
 	}
@@ -121,11 +121,15 @@ func (s *Server) readWriteBody(w http.ResponseWriter, r *http.Request) (map[stri
 	return v, done, nil
 }
 
-// heavyWrite waits for a slot of the heavy write gate; done frees it.
-func (s *Server) heavyWrite(ctx context.Context) (done func(), err error) {
+// heavyGate is the heavy write gate: a slot per big body decoded at once
+// (heavyWriteSlots), shared by the write API and the Decap RPC.
+type heavyGate chan struct{}
+
+// enter waits for a slot of the gate; done frees it.
+func (g heavyGate) enter(ctx context.Context) (done func(), err error) {
 	select {
-	case s.heavyWrites <- struct{}{}:
-		return func() { <-s.heavyWrites }, nil
+	case g <- struct{}{}:
+		return func() { <-g }, nil
 	case <-ctx.Done():
 		return nil, errorf(fault.Busy, "the request ended while waiting to decode its body (%v)", ctx.Err())
 	}

@@ -6,6 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 )
@@ -99,5 +102,64 @@ func TestBlackPNG(t *testing.T) {
 	m, err := png.Decode(bytes.NewReader(blackPNG(300, 20, 6, 16)))
 	if err != nil || m.Bounds().Dx() != 300 || m.Bounds().Dy() != 20 {
 		t.Fatalf("16-bit RGBA: %v", err)
+	}
+}
+
+func TestListTotal(t *testing.T) {
+	for body, want := range map[string]int{
+		`{"items":[{"total":3}],"total":1234,"limit":20,"offset":0}`: 1234,
+		`{"items":[],"total":0}`:                                     0,
+		`{"error":"x"}`:                                              0,
+	} {
+		if got := listTotal(body); got != want {
+			t.Errorf("listTotal(%s) = %d, want %d", body, got, want)
+		}
+	}
+}
+
+// TestCommitOne: the scale group's fast-import commits change the one
+// post on main (twice in a row) and on a new branch made from main.
+func TestCommitOne(t *testing.T) {
+	dir := t.TempDir()
+	work, bare := dir+"/work", dir+"/site.git"
+	for _, args := range [][]string{{"init", "-q", "-b", "main", work}} {
+		if err := git("", args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(work+"/content/posts", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(work+"/content/posts/a.md", []byte("---\ntitle: Old\n---\nBody.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "a"}, {"clone", "-q", "--bare", ".", bare}} {
+		if err := git(work, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	show := func(rev string) string {
+		out, err := exec.Command("git", "-C", bare, "show", rev).Output()
+		if err != nil {
+			t.Fatalf("git show %s: %v", rev, err)
+		}
+		return string(out)
+	}
+	for _, title := range []string{"First", "Second"} {
+		if err := commitOne(bare, "main", "a", title); err != nil {
+			t.Fatal(err)
+		}
+		if got := show("main:content/posts/a.md"); got != "---\ntitle: \""+title+"\"\n---\nBody.\n" {
+			t.Fatalf("main after %s: %q", title, got)
+		}
+	}
+	if err := commitOne(bare, "ahead", "a", "Ahead"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(show("ahead^:content/posts/a.md")); !strings.Contains(got, "Second") {
+		t.Fatalf("the branch's parent is not main: %q", got)
+	}
+	if got := show("ahead:content/posts/a.md"); !strings.Contains(got, `title: "Ahead"`) {
+		t.Fatalf("branch: %q", got)
 	}
 }

@@ -27,7 +27,11 @@ import (
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "pdfupload", "worstwrite", "spray", "bucket"}
+var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "pdfupload", "worstwrite", "spray", "bucket", "scale"}
+
+// explicitOnly are the groups a run without -only leaves out: scale
+// serves a site of a million files (`make bench-scale`).
+var explicitOnly = []string{"scale"}
 
 type bench struct {
 	folio, gen, nginx string
@@ -43,6 +47,8 @@ type bench struct {
 	sizes             []int
 	loadSize          int // site size for load and search
 	pushSizes         []int
+	scaleSize         int // site size of the scale group
+	scaleBase         int // the size it compares request throughput with
 	mediaN            int
 	legacyMedia       string
 	only              map[string]bool
@@ -94,6 +100,8 @@ func run(args []string) error {
 	pushSizes := fs.String("push-sizes", "", "site sizes for the push group (default 10000,100000; 10000 with -quick)")
 	fs.StringVar(&b.legacyMedia, "legacy-media", "", "a media root an earlier release wrote (sidecars beside the files), for the mediamigrate group: copied before each run, never changed")
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
+	fs.IntVar(&b.scaleSize, "scale-size", 1000000, "site size of the scale group (-only scale; `make bench-scale`)")
+	fs.IntVar(&b.scaleBase, "scale-base", 10000, "site size the scale group compares one-item and filtered-list throughput with")
 	fs.StringVar(&b.against, "against", "", "other folio binaries, comma-separated (older builds): each group runs -runs times with each binary in turn, one run each, and the table shows each one's median and -folio's ratio to it")
 	fs.BoolVar(&b.coldSearch, "cold-search", true, "the cold group also starts once each (first start, restart) and waits for the content search index")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
@@ -128,6 +136,9 @@ func run(args []string) error {
 		return err
 	}
 	b.loadSize = 10000
+	if b.scaleSize <= 0 || b.scaleBase <= 0 {
+		return errors.New("-scale-size and -scale-base must be positive")
+	}
 	b.only = map[string]bool{}
 	for _, g := range strings.Split(*only, ",") {
 		if g = strings.TrimSpace(g); g == "" {
@@ -197,10 +208,10 @@ func run(args []string) error {
 		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch, "fsearch": b.freshSearch,
 		"locales":    b.localesGroup,
 		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "pdfupload": b.pdfUploads, "worstwrite": b.worstWrites, "spray": b.spray,
-		"bucket": b.bucket,
+		"bucket": b.bucket, "scale": b.scaleGroup,
 	}
 	for _, g := range groups {
-		if len(b.only) > 0 && !b.only[g] {
+		if len(b.only) > 0 && !b.only[g] || len(b.only) == 0 && contains(explicitOnly, g) {
 			continue
 		}
 		b.logf("== %s", g)

@@ -100,6 +100,7 @@ type server struct {
 	started time.Time
 	logf    *os.File
 	done    chan error
+	stopped bool
 }
 
 func (b *bench) startFolio(o serveOpts) (*server, error) {
@@ -184,16 +185,18 @@ func (s *server) waitReady(client *http.Client, path, key string, limit time.Dur
 	return 0, fmt.Errorf("not ready after %s (log: %s)", limit, s.logf.Name())
 }
 
-// stop ends the process: SIGTERM, then SIGKILL after five seconds.
+// stop ends the process: SIGTERM, then SIGKILL after five seconds. A
+// second stop does nothing.
 func (s *server) stop() { s.stopWithin(5 * time.Second) }
 
 // stopWithin is stop with a grace of d before SIGKILL: folio writes its
 // parse cache when it exits, which a restart measured next needs (at
 // 100k files on a loaded machine that took more than 5 s).
 func (s *server) stopWithin(d time.Duration) {
-	if s.cmd.Process == nil {
+	if s.cmd.Process == nil || s.stopped {
 		return
 	}
+	s.stopped = true
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -84,6 +85,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: site})
+		problems = withLinkProblems(problems, site, files)
 		return report(stdout, stderr, filepath.Join(*worktree, filepath.FromSlash(siteRoot)), site, problems, mis, allow)
 	}
 	eng, err := engine.Open(ctx, cfg)
@@ -102,7 +104,24 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if r := eng.SiteRoot(); r != "" {
 		where = r + "/ of " + where
 	}
-	return report(stdout, stderr, where, pub, st.Problems, mis, allow)
+	return report(stdout, stderr, where, pub, withLinkProblems(st.Problems, pub, files), mis, allow)
+}
+
+// withLinkProblems adds to problems the ref shortcodes of site's bodies
+// that name no document (content.LinkProblems), in path and line order.
+func withLinkProblems(problems []content.Problem, site *content.Site, files []content.File) []content.Problem {
+	if site == nil {
+		return problems
+	}
+	lp := content.LinkProblems(site, files)
+	if len(lp) == 0 {
+		return problems
+	}
+	out := append(slices.Clone(problems), lp...)
+	slices.SortStableFunc(out, func(a, b content.Problem) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	return out
 }
 
 // report prints the problems and the misreads and says what was found:

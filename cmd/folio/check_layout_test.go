@@ -246,3 +246,21 @@ func TestCheckWarningsDoNotFail(t *testing.T) {
 		t.Errorf("output:\n%s\nsaid: %s", out, said)
 	}
 }
+
+// A ref shortcode that names no document is a problem of check, at its
+// line (Hugo fails its build on it); the refs that name one are not.
+func TestCheckRefLinks(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, filepath.Join("..", "hugo-refs"))
+	for _, args := range [][]string{{"--worktree", dir}, {"--site", dir, "--cache-dir", t.TempDir()}} {
+		out, said, err := runCLI(t, append([]string{"check"}, args...)...)
+		var exit exitError
+		if !errors.As(err, &exit) || exit != 1 {
+			t.Fatalf("%v: err = %v, want exit status 1\n%s%s", args, err, out, said)
+		}
+		want := `content/about.md:7: {{< ref "posts/gone.md" >}} names no document of the site (Hugo fails its build: REF_NOT_FOUND); served as /posts/gone/` + "\n"
+		if out != want || !strings.Contains(said, "1 problem(s)") {
+			t.Errorf("%v: output %q, want %q; said %q", args, out, want, said)
+		}
+	}
+}

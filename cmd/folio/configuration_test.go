@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-cms/folio/fixtures/testkit"
 )
@@ -212,4 +213,130 @@ func TestParseDefaults(t *testing.T) {
 			t.Errorf("flag %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
+}
+
+// docDefault is "`--name …`" followed at once by "(default X" or ", default
+// X" in the prose of the docs: X is what the docs say the flag defaults to.
+var docDefault = regexp.MustCompile("`--([a-z0-9-]+)[^`]*`(?:\\s*\\(|,\\s*)default:?\\s+([^),;]+)")
+
+var (
+	docDuration = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*(ms|s|m|h|min|minutes?|seconds?|hours?)$`)
+	docSize     = regexp.MustCompile(`^(\d+)\s*(KiB|MiB|GiB)(?:/s)?$`)
+	docNumber   = regexp.MustCompile(`^/?(\d+(?:\.\d+)?)(?:\s*(?:/s|requests/s))?$`)
+)
+
+// docValue reads a default as the docs write it: a duration ("2 m",
+// "15 minutes", "500 ms"), a size ("16 KiB/s"), a number ("50
+// requests/s", "/64"), a bool, or a literal in backquotes. ok is false
+// for words (the number of cores, 3/4 of the open-file limit), which
+// say what the default depends on.
+func docValue(s string) (v string, ok bool) {
+	s = strings.TrimSpace(s)
+	if lit, found := strings.CutPrefix(s, "`"); found {
+		if lit, _, found = strings.Cut(lit, "`"); found {
+			return "literal:" + lit, true
+		}
+	}
+	if m := docDuration.FindStringSubmatch(s); m != nil {
+		unit := map[string]string{"min": "m", "minute": "m", "minutes": "m", "second": "s", "seconds": "s", "hour": "h", "hours": "h"}[m[2]]
+		if unit == "" {
+			unit = m[2]
+		}
+		if d, err := time.ParseDuration(m[1] + unit); err == nil {
+			return "duration:" + d.String(), true
+		}
+	}
+	if m := docSize.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return "number:" + strconv.Itoa(n<<map[string]int{"KiB": 10, "MiB": 20, "GiB": 30}[m[2]]), true
+	}
+	if m := docNumber.FindStringSubmatch(s); m != nil {
+		f, _ := strconv.ParseFloat(m[1], 64)
+		return "number:" + strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	if s == "true" || s == "false" {
+		return "literal:" + s, true
+	}
+	return "", false
+}
+
+// flagValue is a flag's default as -h prints it, in docValue's terms
+// for the kind the docs wrote.
+func flagValue(def, kind string) string {
+	switch kind {
+	case "duration":
+		if d, err := time.ParseDuration(def); err == nil {
+			return "duration:" + d.String()
+		}
+	case "number":
+		if f, err := strconv.ParseFloat(def, 64); err == nil {
+			return "number:" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	def, _, _ = strings.Cut(def, "; ") // "folio-state/<s3-prefix>; must lie outside …"
+	return "literal:" + def
+}
+
+// TestDocsFlagDefaults fails when the prose of docs/*.md or README.md
+// gives a flag of folio's commands another default than the flag has:
+// "`--poll` (default 1m", "`--rate-ip`, default 50 requests/s". The
+// generated table of configuration.md is TestConfigurationDoc's.
+func TestDocsFlagDefaults(t *testing.T) {
+	defaults := map[string]map[string]bool{} // flag name: its defaults, in any command
+	for _, cmd := range docCommands {
+		for _, f := range helpFlags(t, cmd) {
+			if defaults[f.name] == nil {
+				defaults[f.name] = map[string]bool{}
+			}
+			defaults[f.name][f.def] = true
+		}
+	}
+	root := testkit.ModuleRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join(root, "README.md"))
+	checked := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sentences run across lines: read the file as one line, but
+		// not the generated table, whose defaults TestConfigurationDoc
+		// checks.
+		text := string(b)
+		if begin, end := strings.Index(text, configBegin), strings.Index(text, configEnd); begin >= 0 && end > begin {
+			text = text[:begin] + text[end:]
+		}
+		text = strings.Join(strings.Fields(text), " ")
+		for _, m := range docDefault.FindAllStringSubmatch(text, -1) {
+			name, said := m[1], strings.TrimSpace(m[2])
+			defs, known := defaults[name]
+			want, ok := docValue(said)
+			if !known || !ok {
+				continue
+			}
+			checked++
+			kind, _, _ := strings.Cut(want, ":")
+			match := false
+			var have []string
+			for def := range defs {
+				if flagValue(def, kind) == want {
+					match = true
+				}
+				have = append(have, strconv.Quote(def))
+			}
+			if !match {
+				t.Errorf("%s: --%s (default %s), but the flag's default is %s", filepath.Base(path), name, said, strings.Join(have, " or "))
+			}
+		}
+	}
+	// The docs say a dozen or more defaults this way; far fewer would
+	// mean the pattern no longer reads them.
+	if checked < 12 {
+		t.Fatalf("only %d defaults found in the docs' prose: does docDefault still match how they are written?", checked)
+	}
+	t.Logf("%d defaults read in the docs' prose", checked)
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
-	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // runSchema is `folio schema infer`: it prints a content model (a
@@ -45,7 +45,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		src, err := engine.OpenSource(ctx, engine.SourceConfig{Site: *site, CacheDir: *cacheDir, Root: *root, GitAuth: gitAuth})
+		src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: *site, CacheDir: *cacheDir, Root: *root, GitAuth: gitAuth})
 		if err != nil {
 			return err
 		}

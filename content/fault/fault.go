@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 )
 
 // Code is the kind of a failure.
@@ -71,6 +72,18 @@ type Error struct {
 	Code    Code
 	Message string
 	Err     error
+	// Fields are the fields of the input the error is about, each with
+	// its own message (an Unprocessable write); none for most errors.
+	Fields []Field
+	// RetryAfter, when positive, is how long the client should wait
+	// before trying again (a Busy or Unavailable error).
+	RetryAfter time.Duration
+}
+
+// Field is one reason an input is refused, for one field of it.
+type Field struct {
+	Path    string `json:"path"` // dotted field path; "" for the whole input
+	Message string `json:"message"`
 }
 
 // Error is the message alone, so that a client-facing message can be

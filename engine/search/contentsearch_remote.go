@@ -215,14 +215,11 @@ func (r *remoteIndex) fetch(ctx context.Context, storeDir, lang string) (dir, co
 	if err := json.Unmarshal(b, &p); err != nil || !strings.HasPrefix(p.Key, folder+"/") {
 		return "", "", nil, false, fmt.Errorf("bad search index pointer %s/latest", folder)
 	}
-	obj, _, err := r.st.Get(ctx, p.Key)
+	hdr, payload, err := r.download(ctx, p.Key, storeDir, lang)
 	if err != nil {
 		return "", "", nil, false, err
 	}
-	hdr, payload, err := checkArchive(obj, lang)
-	if err != nil {
-		return "", "", nil, false, fmt.Errorf("search index %s: %w", p.Key, err)
-	}
+	defer payload.Close()
 	dir = filepath.Join(storeDir, "idx-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	manifest, err = untarIndex(payload, dir)
 	if err != nil {
@@ -232,19 +229,112 @@ func (r *remoteIndex) fetch(ctx context.Context, storeDir, lang string) (dir, co
 	return dir, hdr.Commit, manifest, true, nil
 }
 
-// checkArchive verifies an archive's header, length and checksum.
-func checkArchive(obj []byte, lang string) (archiveHeader, []byte, error) {
-	var hdr archiveHeader
-	nl := bytes.IndexByte(obj, '\n')
-	if nl < 0 || json.Unmarshal(obj[:nl], &hdr) != nil {
-		return hdr, nil, errors.New("no archive header")
+// download reads the snapshot at key and checks it: its header, and its
+// tar's length and checksum. A store that reads objects as streams
+// (media.StateOpener: S3, local) has the tar written to a temporary file
+// in storeDir as it arrives, hashed on the way, so that a snapshot of
+// hundreds of MB is never held in memory; the file is removed when the
+// returned reader is closed. Others are read whole.
+func (r *remoteIndex) download(ctx context.Context, key, storeDir, lang string) (archiveHeader, io.ReadCloser, error) {
+	op, ok := r.st.(media.StateOpener)
+	if !ok {
+		obj, _, err := r.st.Get(ctx, key)
+		if err != nil {
+			return archiveHeader{}, nil, err
+		}
+		hdr, payload, err := checkArchive(obj, lang)
+		if err != nil {
+			return hdr, nil, fmt.Errorf("search index %s: %w", key, err)
+		}
+		return hdr, io.NopCloser(bytes.NewReader(payload)), nil
 	}
-	mh, err := mappingHash(lang)
+	rc, err := op.Open(ctx, key)
+	if err != nil {
+		return archiveHeader{}, nil, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, maxArchiveHeader)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return archiveHeader{}, nil, fmt.Errorf("search index %s: no archive header", key)
+	}
+	hdr, err := checkHeader(line[:len(line)-1], lang)
+	if err != nil {
+		return hdr, nil, fmt.Errorf("search index %s: %w", key, err)
+	}
+	if err := os.MkdirAll(storeDir, 0o755); err != nil {
+		return hdr, nil, err
+	}
+	// a download a stopped box left
+	if old, _ := filepath.Glob(filepath.Join(storeDir, "fetch-*.tar")); len(old) > 0 {
+		for _, o := range old {
+			os.Remove(o)
+		}
+	}
+	f, err := os.CreateTemp(storeDir, "fetch-*.tar")
 	if err != nil {
 		return hdr, nil, err
 	}
-	if hdr.Archive != remoteArchiveVersion || hdr.Format != searchStoreFormat || hdr.Mapping != mh || hdr.Lang != lang || hdr.Commit == "" {
-		return hdr, nil, fmt.Errorf("archive of another format, mapping or language (%+v)", hdr)
+	fail := func(err error) (archiveHeader, io.ReadCloser, error) {
+		f.Close()
+		os.Remove(f.Name())
+		return hdr, nil, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(br, hdr.Size+1))
+	if err != nil {
+		return fail(fmt.Errorf("search index %s: %w", key, err))
+	}
+	if n != hdr.Size {
+		return fail(fmt.Errorf("search index %s: truncated: %d bytes, header says %d", key, n, hdr.Size))
+	}
+	if hex.EncodeToString(h.Sum(nil)) != hdr.SHA256 {
+		return fail(fmt.Errorf("search index %s: checksum mismatch", key))
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fail(err)
+	}
+	return hdr, removeOnClose{f}, nil
+}
+
+// maxArchiveHeader bounds an archive's first line.
+const maxArchiveHeader = 64 << 10
+
+// removeOnClose is a temporary file removed when it is closed.
+type removeOnClose struct{ *os.File }
+
+func (f removeOnClose) Close() error {
+	err := f.File.Close()
+	os.Remove(f.Name())
+	return err
+}
+
+// checkHeader reads an archive's first line and checks that it is an
+// archive of lang's index as this build writes them.
+func checkHeader(line []byte, lang string) (archiveHeader, error) {
+	var hdr archiveHeader
+	if json.Unmarshal(line, &hdr) != nil {
+		return hdr, errors.New("no archive header")
+	}
+	mh, err := mappingHash(lang)
+	if err != nil {
+		return hdr, err
+	}
+	if hdr.Archive != remoteArchiveVersion || hdr.Format != searchStoreFormat || hdr.Mapping != mh || hdr.Lang != lang || hdr.Commit == "" || hdr.Size < 0 {
+		return hdr, fmt.Errorf("archive of another format, mapping or language (%+v)", hdr)
+	}
+	return hdr, nil
+}
+
+// checkArchive verifies an archive's header, length and checksum.
+func checkArchive(obj []byte, lang string) (archiveHeader, []byte, error) {
+	nl := bytes.IndexByte(obj, '\n')
+	if nl < 0 {
+		return archiveHeader{}, nil, errors.New("no archive header")
+	}
+	hdr, err := checkHeader(obj[:nl], lang)
+	if err != nil {
+		return hdr, nil, err
 	}
 	payload := obj[nl+1:]
 	if int64(len(payload)) != hdr.Size {
@@ -302,8 +392,8 @@ func tarIndex(dir string, manifest map[string]string) ([]byte, error) {
 
 // untarIndex unpacks an archive's index into dir and returns its
 // manifest.
-func untarIndex(payload []byte, dir string) (map[string]string, error) {
-	tr := tar.NewReader(bufio.NewReader(bytes.NewReader(payload)))
+func untarIndex(payload io.Reader, dir string) (map[string]string, error) {
+	tr := tar.NewReader(bufio.NewReader(payload))
 	var manifest map[string]string
 	for {
 		h, err := tr.Next()

@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
+	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/s3/s3test"
 )
 
@@ -72,5 +77,88 @@ func TestRemoteIndex_ConcurrentPublishers(t *testing.T) {
 				t.Errorf("round %d: snapshot c%d: %v", round, c, err)
 			}
 		}
+	}
+}
+
+// streamOnly is a state store whose snapshots can only be read as
+// streams: a Get of one fails the test.
+type streamOnly struct {
+	t testing.TB
+	media.StateStore
+}
+
+func (s streamOnly) Get(ctx context.Context, key string) ([]byte, string, error) {
+	if !strings.HasSuffix(key, "/latest") {
+		s.t.Errorf("Get(%q): the snapshot was read whole", key)
+	}
+	return s.StateStore.Get(ctx, key)
+}
+
+func (s streamOnly) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	return s.StateStore.(media.StateOpener).Open(ctx, key)
+}
+
+// TestRemoteIndex_FetchStreams: a fresh box reads the snapshot as a
+// stream into a file of its store (not into memory), checks it and
+// opens it; a truncated or altered one is refused as before, and no
+// temporary file is left either way.
+func TestRemoteIndex_FetchStreams(t *testing.T) {
+	_, state := s3test.Open(t, s3test.NewServer(t).NewBucket(t))
+	ctx := context.Background()
+	idx, err := newContentIndexFor("en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := idx.Index("p\x00a", map[string]any{csTitle: "Otters", csText: "Otters swim.", csKind: KindPage, csVis: visLive}); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := copyIndex(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := &remoteIndex{st: state, now: time.Now}
+	if _, err := pub.publish(ctx, dir, "c1", "en", map[string]any{"p\x00a": "h"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := &remoteIndex{st: streamOnly{t, state}, now: time.Now}
+	store := t.TempDir()
+	got, commit, manifest, ok, err := r.fetch(ctx, store, "en")
+	if err != nil || !ok || commit != "c1" || manifest["p\x00a"] == "" {
+		t.Fatalf("fetch: %q %v %v %v", commit, ok, manifest, err)
+	}
+	fetched, err := bleve.Open(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := fetched.DocCount(); n != 1 {
+		t.Errorf("%d documents", n)
+	}
+	fetched.Close()
+	noTemp := func() {
+		t.Helper()
+		if left, _ := filepath.Glob(filepath.Join(store, "fetch-*")); len(left) > 0 {
+			t.Errorf("left behind: %v", left)
+		}
+	}
+	noTemp()
+
+	folder, _ := remoteDir("en")
+	obj, etag, err := state.Get(ctx, folder+"/c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"truncated": obj[:len(obj)-10],
+		"altered":   append(append([]byte{}, obj[:len(obj)-1]...), obj[len(obj)-1]^1),
+		"longer":    append(append([]byte{}, obj...), 'x'),
+	} {
+		if etag, err = state.Replace(ctx, folder+"/c1", bad, etag); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, ok, err := r.fetch(ctx, store, "en"); ok || err == nil {
+			t.Errorf("%s: fetched (%v)", name, err)
+		}
+		noTemp()
 	}
 }

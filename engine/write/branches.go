@@ -3,13 +3,12 @@ package write
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // Branch operations, for editors that keep work on branches of their own
@@ -21,26 +20,36 @@ import (
 // commit, push (journaled, retried: as every write) and merge or remove
 // it. Repo reads branches and commits.
 
-// Repo reads a repository's branches, commits and files with git
-// plumbing (no work tree). It is safe for concurrent use.
-type Repo struct{ r *repo }
+// Repo reads a repository's branches, commits and files (no work tree):
+// heads, files and blobs in process, through the Git source's reader
+// (gitsource.Files), the rest (branch lists, changes, trailers, commit
+// times) with git plumbing. It is safe for concurrent use.
+type Repo struct {
+	r     *repo
+	files *gitsource.Files
+}
 
 // OpenRepo reads the repository at gitDir (a bare clone, or a .git
 // directory): for reads on a box that has no Writer.
-func OpenRepo(gitDir string) *Repo { return &Repo{r: &repo{gitDir: gitDir}} }
+func OpenRepo(gitDir string) *Repo {
+	return &Repo{r: &repo{gitDir: gitDir}, files: gitsource.OpenFiles(gitDir)}
+}
 
 // Under is g reading the site in the folder root() of the repository
 // (engine's SiteRoot): its paths are the site's, as the Writer's are.
 func (g *Repo) Under(root func() string) *Repo {
-	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact}}
+	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact}, files: g.files}
 }
 
 // Repo reads the repository the Writer commits to.
-func (w *Writer) Repo() *Repo { return &Repo{r: w.repo} }
+func (w *Writer) Repo() *Repo { return &Repo{r: w.repo, files: w.files} }
 
 // Head is the commit branch points to; "" when there is no such branch.
 func (g *Repo) Head(ctx context.Context, branch string) (string, error) {
-	return g.r.head(ctx, branch)
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return g.files.Head(branch)
 }
 
 // Branches lists the branches whose name starts with prefix ("cms/"), in
@@ -63,7 +72,7 @@ func (g *Repo) Branches(ctx context.Context, prefix string) ([]string, error) {
 // Files lists the files of commit under dir ("" : all), at most depth
 // directory levels below it (depth ≤ 0: any depth), in path order.
 func (g *Repo) Files(ctx context.Context, commit, dir string, depth int) ([]File, error) {
-	files, err := g.r.listTree(ctx, commit, dir)
+	files, err := g.listTree(ctx, commit, dir)
 	if err != nil || depth <= 0 {
 		return files, err
 	}
@@ -83,42 +92,35 @@ func (g *Repo) Files(ctx context.Context, commit, dir string, depth int) ([]File
 // Read returns a file of commit and its blob; NotFound when the commit
 // has no file at p.
 func (g *Repo) Read(ctx context.Context, commit, p string) ([]byte, string, error) {
-	blob, err := g.r.blobAt(ctx, commit, p)
+	if commit == "" {
+		return nil, "", fault.New(fault.NotFound, "no file %s", p)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	blob, err := g.files.BlobAt(commit, g.r.full(p))
 	if err != nil {
 		return nil, "", err
 	}
 	if blob == "" {
 		return nil, "", fault.New(fault.NotFound, "no file %s", p)
 	}
-	data, err := g.r.readBlob(ctx, blob)
-	return data, blob, err
+	data, err := g.files.Blobs([]string{blob})
+	if err != nil {
+		return nil, "", err
+	}
+	return data[0], blob, nil
 }
 
-// Blobs reads many blobs with one git process, in the order of ids.
+// Blobs reads many blobs, in the order of ids.
 func (g *Repo) Blobs(ctx context.Context, ids []string) ([][]byte, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	out, err := g.r.run(ctx, nil, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch")
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	blobs := make([][]byte, 0, len(ids))
-	for range ids {
-		// "<id> blob <size>\n<content>\n"
-		header, rest, ok := bytes.Cut(out, []byte("\n"))
-		f := strings.Fields(string(header))
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			return nil, fmt.Errorf("git cat-file --batch: unexpected %q", header)
-		}
-		n, err := strconv.Atoi(f[2])
-		if err != nil || n < 0 || n+1 > len(rest) {
-			return nil, fmt.Errorf("git cat-file --batch: bad size in %q", header)
-		}
-		blobs = append(blobs, rest[:n])
-		out = rest[n+1:]
-	}
-	return blobs, nil
+	return g.files.Blobs(ids)
 }
 
 // Change is a file a branch changed.
@@ -199,26 +201,22 @@ func (g *Repo) CommitTime(ctx context.Context, commit string) (time.Time, error)
 }
 
 // listTree lists the files of commit under dir ("" : all), recursively.
-func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
-	args := []string{"ls-tree", "-r", "-z", "--full-tree", commit}
-	if dir != "" {
-		args = append(args, "--", r.full(dir)+"/")
-	} else if root := r.root(); root != "" {
-		args = append(args, "--", root+"/")
+func (g *Repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	out, err := r.run(ctx, nil, nil, args...)
+	full := g.r.root()
+	if dir != "" {
+		full = g.r.full(dir)
+	}
+	entries, err := g.files.List(commit, full)
 	if err != nil {
 		return nil, err
 	}
 	var files []File
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			continue
-		}
-		if rel, ok := r.rel(p); ok {
-			files = append(files, File{Path: rel, Blob: f[2]})
+	for _, e := range entries {
+		if rel, ok := g.r.rel(e.Path); ok {
+			files = append(files, File{Path: rel, Blob: e.Blob})
 		}
 	}
 	return files, nil
@@ -544,4 +542,31 @@ func (w *Writer) DeleteBranch(ctx context.Context, branch, expect string) error 
 		return fault.New(fault.Conflict, "the branch %s changed meanwhile; reload it and try again", branch)
 	}
 	return nil
+}
+
+// listTree lists the files of commit under dir ("" : all), recursively,
+// with git ls-tree: the writer's own reads, beside its writes.
+func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", commit}
+	if dir != "" {
+		args = append(args, "--", r.full(dir)+"/")
+	} else if root := r.root(); root != "" {
+		args = append(args, "--", root+"/")
+	}
+	out, err := r.run(ctx, nil, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		if rel, ok := r.rel(p); ok {
+			files = append(files, File{Path: rel, Blob: f[2]})
+		}
+	}
+	return files, nil
 }

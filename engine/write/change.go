@@ -176,8 +176,8 @@ func toChange(o op, d Doc, meta map[string]any) change {
 // rebaseChange turns a write planned against the client's base into a
 // change of the current file (old): the keys and body the write changes
 // relative to base, refused when one of them also changed since base.
-func (w *Writer) rebaseChange(ctx context.Context, p, baseBlob string, old []byte, meta map[string]any, ch change, o op, d Doc) (change, error) {
-	baseData, err := w.repo.readBlob(ctx, baseBlob)
+func (pn planner) rebaseChange(ctx context.Context, p, baseBlob string, old []byte, meta map[string]any, ch change, o op, d Doc) (change, error) {
+	baseData, err := pn.repo.readBlob(ctx, baseBlob)
 	if err != nil {
 		return ch, err
 	}

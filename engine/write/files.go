@@ -148,7 +148,14 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if err != nil {
 		return Result{}, err
 	}
-	i18n := w.i18nOf(branch)
+	opts.Author = w.defaultAuthor(opts.Author)
+	unlock, err := w.lock(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	v := w.view(branch)
+	i18n := v.i18n()
 	if err := checkContentPath(i18n, p); err != nil {
 		return Result{}, err
 	}
@@ -162,12 +169,6 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	if len(data) > content.MaxFileSize {
 		return Result{}, fault.New(fault.TooLarge, "the file is %d bytes, over the limit of %d", len(data), content.MaxFileSize)
 	}
-	opts.Author = w.defaultAuthor(opts.Author)
-	unlock, err := w.lock(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	defer unlock()
 	_, head, err := w.readHead(ctx, branch)
 	if err != nil {
 		return Result{}, err
@@ -198,8 +199,8 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 			pl.unchanged = true
 			return Result{Path: p, Branch: branch, Blob: pl.oldBlob}, nil
 		}
-		_, model, _ := w.served(branch, d)
-		if err := w.validate(ctx, pl, d, data, nil, model, branch); err != nil {
+		_, model, _ := v.served(d)
+		if err := (planner{w.repo, v}).validate(ctx, pl, d, data, nil, model); err != nil {
 			return Result{}, err
 		}
 		if pl.newBlob, err = w.repo.writeBlob(ctx, data); err != nil {

@@ -29,13 +29,10 @@ import (
 // its locale, so that the two are linked, and its translationKey when it
 // has one; a translated slug is written as the file's slug:.
 
-// i18nOf is the locales of the branch's snapshot (else the published
+// i18n is the locales of the branch's snapshot (else the published
 // branch's); nil for a site without.
-func (w *Writer) i18nOf(branch string) *content.I18n {
-	snap := w.cfg.Snapshot(branch)
-	if snap == nil {
-		snap = w.cfg.Snapshot(w.cfg.Branch)
-	}
+func (v view) i18n() *content.I18n {
+	snap := v.ownOrPublished()
 	if snap == nil || snap.Site == nil {
 		return nil
 	}
@@ -45,8 +42,8 @@ func (w *Writer) i18nOf(branch string) *content.I18n {
 // checkLocale resolves d.Locale: "" is the default locale on a site with
 // locales; a locale the site does not have is Invalid, its message the
 // one the read routes give (engine.LocaleError).
-func (w *Writer) checkLocale(branch string, d *Doc) (*content.I18n, error) {
-	c := w.i18nOf(branch)
+func (v view) checkLocale(d *Doc) (*content.I18n, error) {
+	c := v.i18n()
 	if c == nil {
 		if d.Locale != "" {
 			return nil, fault.New(fault.Invalid, "%s", (&engine.LocaleError{Asked: d.Locale}).Error())
@@ -425,7 +422,7 @@ func slugOfVirt(virt string) string {
 // takes; a slug other than the one that path gives is written as
 // slug:), else the place the layout and the locale's other documents
 // give; in the fields layout, the translated document's file itself.
-func (w *Writer) placeNew(ctx context.Context, c *content.I18n, snap *engine.Snapshot, pl *plan, d *Doc, head string) error {
+func (pn planner) placeNew(ctx context.Context, c *content.I18n, snap *engine.Snapshot, pl *plan, d *Doc, head string) error {
 	if d.Kind == KindGlobals {
 		return nil
 	}
@@ -441,12 +438,12 @@ func (w *Writer) placeNew(ctx context.Context, c *content.I18n, snap *engine.Sna
 	if ok {
 		_, virt = virtualPath(c, srcPath)
 		if c.Layout != content.LayoutFields {
-			blob, err := w.repo.blobAt(ctx, head, srcPath)
+			blob, err := pn.repo.blobAt(ctx, head, srcPath)
 			if err != nil {
 				return err
 			}
 			if blob != "" {
-				data, err := w.repo.readBlob(ctx, blob)
+				data, err := pn.repo.readBlob(ctx, blob)
 				if err != nil {
 					return err
 				}
@@ -467,7 +464,7 @@ func (w *Writer) placeNew(ctx context.Context, c *content.I18n, snap *engine.Sna
 			return fault.New(fault.Invalid, "%s has no place in locale %s in this site's layout (%s)", virt, d.Locale, c.Layout)
 		}
 		pl.path = siblingForm(c, site, *d, d.Locale, virt, paths)
-		blob, err := w.repo.blobAt(ctx, head, pl.path)
+		blob, err := pn.repo.blobAt(ctx, head, pl.path)
 		if err != nil {
 			return err
 		}
@@ -500,19 +497,19 @@ func fieldsDoc(c *content.I18n, d Doc) bool {
 // overDefaultGlobals is a locale's globals file as the locale reads it:
 // its keys over those of the default locale's globals file (at commit),
 // as the model checks the globals served.
-func (w *Writer) overDefaultGlobals(ctx context.Context, commit string, c *content.I18n, doc *content.Doc) (*content.Doc, error) {
+func (pn planner) overDefaultGlobals(ctx context.Context, commit string, c *content.I18n, doc *content.Doc) (*content.Doc, error) {
 	var candidates []string
 	for _, e := range []string{".yaml", ".yml", ".json", ".toml"} {
 		candidates = append(candidates, "globals"+e, "globals/"+c.Default+e, "globals."+c.Default+e)
 	}
-	def, err := w.repo.firstAt(ctx, commit, candidates)
+	def, err := pn.repo.firstAt(ctx, commit, candidates)
 	if err != nil {
 		return nil, err
 	}
 	if def == "" {
 		return doc, nil
 	}
-	data, _, err := w.repo.fileAt(ctx, commit, def)
+	data, _, err := pn.repo.fileAt(ctx, commit, def)
 	if err != nil {
 		return nil, err
 	}
@@ -557,9 +554,8 @@ func LocaleFiles(snap *engine.Snapshot, loc, virt string) []string {
 // branch's snapshot when the commit head has that very file (same blob):
 // how a document is found on a branch this box does not serve, whose
 // paths the published snapshot only tells while they are unchanged.
-func (w *Writer) unchangedPublished(ctx context.Context, d Doc, head string) string {
-	snap := w.cfg.Snapshot(w.cfg.Branch)
-	site := localeSite(snap, d.Locale)
+func (pn planner) unchangedPublished(ctx context.Context, d Doc, head string) string {
+	site := localeSite(pn.published, d.Locale)
 	if site == nil {
 		return ""
 	}
@@ -578,7 +574,7 @@ func (w *Writer) unchangedPublished(ctx context.Context, d Doc, head string) str
 	if p == "" || blob == "" {
 		return ""
 	}
-	if b, err := w.repo.blobAt(ctx, head, p); err != nil || b != blob {
+	if b, err := pn.repo.blobAt(ctx, head, p); err != nil || b != blob {
 		return ""
 	}
 	return p

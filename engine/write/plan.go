@@ -14,18 +14,27 @@ import (
 	"github.com/folio-cms/folio/content/schema"
 )
 
-func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, head string) (*plan, error) {
+// planner works out one write against a head: it reads the repository
+// and the operation's view of the served snapshots, and stores the new
+// file's blob; it commits nothing (the Writer does: commitPlan).
+type planner struct {
+	repo *repo
+	view
+}
+
+// plan is the write of d (op o) at the branch's commit head, checked.
+func (pn planner) plan(ctx context.Context, o op, d Doc, opts Options, head string) (*plan, error) {
 	if o != opCreate {
-		w.resolveSlug(branch, &d)
+		pn.resolveSlug(&d)
 	}
 	pl := &plan{op: o, kind: d.Kind, slug: d.Slug, parent: head, locale: d.Locale}
-	w.dropDerived(branch, &d)
-	servedPath, model, cfg := w.served(branch, d)
-	i18n := w.i18nOf(branch)
-	snap := w.cfg.Snapshot(branch)
+	pn.dropDerived(&d)
+	servedPath, model, cfg := pn.served(d)
+	i18n := pn.i18n()
+	snap := pn.own
 	var err error
 	if servedPath != "" {
-		if pl.oldBlob, err = w.repo.blobAt(ctx, head, servedPath); err != nil {
+		if pl.oldBlob, err = pn.repo.blobAt(ctx, head, servedPath); err != nil {
 			return nil, err
 		}
 		if pl.oldBlob != "" {
@@ -36,9 +45,9 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 		// a branch this box does not serve (a new draft branch): the
 		// published snapshot's file of the locale's document, while the
 		// branch has it unchanged
-		if p := w.unchangedPublished(ctx, d, head); p != "" {
+		if p := pn.unchangedPublished(ctx, d, head); p != "" {
 			pl.path, pl.oldBlob = p, ""
-			if pl.oldBlob, err = w.repo.blobAt(ctx, head, p); err != nil {
+			if pl.oldBlob, err = pn.repo.blobAt(ctx, head, p); err != nil {
 				return nil, err
 			}
 		}
@@ -46,16 +55,16 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 	if pl.path == "" && o == opCreate && i18n != nil {
 		// a new document of a locale: where the layout puts it, at the
 		// path of the document it translates
-		if d.Kind == KindItem && !w.knownType(branch, d.Type) {
+		if d.Kind == KindItem && !pn.knownType(d.Type) {
 			return nil, fault.New(fault.NotFound, "no content type %q: a type begins with a file pushed to content/%s/ or a types: entry in folio.yaml, not with a write", d.Type, d.Type)
 		}
-		if err := w.placeNew(ctx, i18n, snap, pl, &d, head); err != nil {
+		if err := pn.placeNew(ctx, i18n, snap, pl, &d, head); err != nil {
 			return nil, err
 		}
 		if pl.path != "" && pl.oldBlob == "" {
 			if i18n.Layout == content.LayoutFields && d.Locale != i18n.Default {
 				// the one file of every locale: its locale's values
-				if pl.oldBlob, err = w.repo.blobAt(ctx, head, pl.path); err != nil {
+				if pl.oldBlob, err = pn.repo.blobAt(ctx, head, pl.path); err != nil {
 					return nil, err
 				}
 			}
@@ -65,16 +74,16 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 			}
 			var old []byte
 			if pl.oldBlob != "" {
-				if old, err = w.repo.readBlob(ctx, pl.oldBlob); err != nil {
+				if old, err = pn.repo.readBlob(ctx, pl.oldBlob); err != nil {
 					return nil, err
 				}
 			}
-			return pl, w.prepare(ctx, pl, o, d, opts, old, format, model, branch)
+			return pl, pn.prepare(ctx, pl, o, d, opts, old, format, model)
 		}
 	}
 	if pl.path == "" {
 		for _, c := range candidatesIn(i18n, snap, d) {
-			b, err := w.repo.blobAt(ctx, head, c)
+			b, err := pn.repo.blobAt(ctx, head, c)
 			if err != nil {
 				return nil, err
 			}
@@ -89,7 +98,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 		if pl.path != "" {
 			return nil, fault.New(fault.Conflict, "%s already exists (%s)", what, pl.path)
 		}
-		if d.Kind == KindItem && !w.knownType(branch, d.Type) {
+		if d.Kind == KindItem && !pn.knownType(d.Type) {
 			return nil, fault.New(fault.NotFound, "no content type %q: a type begins with a file pushed to content/%s/ or a types: entry in folio.yaml, not with a write", d.Type, d.Type)
 		}
 		format := FormatYAML
@@ -99,7 +108,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 			}
 		}
 		pl.path = candidatesIn(i18n, snap, d)[0]
-		return pl, w.prepare(ctx, pl, o, d, opts, nil, format, model, branch)
+		return pl, pn.prepare(ctx, pl, o, d, opts, nil, format, model)
 	}
 	if pl.path == "" {
 		if d.Kind == KindGlobals && o != opDelete {
@@ -110,7 +119,7 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 				}
 			}
 		} else {
-			return nil, fault.New(fault.NotFound, "no %s on the branch %s", what, branch)
+			return nil, fault.New(fault.NotFound, "no %s on the branch %s", what, pn.branch)
 		}
 	}
 	if err := checkIfMatch(opts.IfMatch, pl.oldBlob, what); err != nil {
@@ -121,11 +130,11 @@ func (w *Writer) plan(ctx context.Context, o op, d Doc, opts Options, branch, he
 	}
 	var old []byte
 	if pl.oldBlob != "" {
-		if old, err = w.repo.readBlob(ctx, pl.oldBlob); err != nil {
+		if old, err = pn.repo.readBlob(ctx, pl.oldBlob); err != nil {
 			return nil, err
 		}
 	}
-	return pl, w.prepare(ctx, pl, o, d, opts, old, FormatYAML, model, branch)
+	return pl, pn.prepare(ctx, pl, o, d, opts, old, FormatYAML, model)
 }
 
 func describe(d Doc) string {
@@ -163,7 +172,7 @@ func checkIfMatch(ifMatch, blob, what string) error {
 
 // prepare works out the new file of a create, replace or patch, checks
 // it and stores its blob.
-func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Options, old []byte, format string, model *schema.Model, branch string) error {
+func (pn planner) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Options, old []byte, format string, model *schema.Model) error {
 	cur, err := splitFile(pl.path, old, format)
 	var meta map[string]any
 	if err == nil {
@@ -178,26 +187,26 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err != nil {
 		return fault.New(fault.Conflict, "%s cannot be edited: it does not parse (replace it whole with PUT): %v", pl.path, problemMessage(err))
 	}
-	if c := w.i18nOf(branch); fieldsLocale(c, d) || (fieldsDoc(c, d) && hasLocaleValues(c, meta)) {
+	if c := pn.i18n(); fieldsLocale(c, d) || (fieldsDoc(c, d) && hasLocaleValues(c, meta)) {
 		// the one file of every locale: the locale's values only
 		if d, err = localeFields(c, d.Locale, o, d, meta); err != nil {
 			return err
 		}
 		o = opPatch
 	} else if o == opReplace || o == opPatch {
-		w.keepServed(branch, &d, pl.oldBlob)
+		pn.keepServed(&d, pl.oldBlob)
 	}
 	ch := toChange(o, d, meta)
 	// Without If-Match, a document changed since the client's read gets
 	// the write's own changes only (see the package documentation).
 	if opts.IfMatch == "" && opts.Base != "" && o != opCreate {
-		baseBlob, err := w.repo.blobAt(ctx, opts.Base, pl.path)
+		baseBlob, err := pn.repo.blobAt(ctx, opts.Base, pl.path)
 		if err != nil {
 			// Not known: the write is not applied as if nothing changed.
 			return err
 		}
 		if baseBlob != "" && baseBlob != pl.oldBlob {
-			if ch, err = w.rebaseChange(ctx, pl.path, baseBlob, old, meta, ch, o, d); err != nil {
+			if ch, err = pn.rebaseChange(ctx, pl.path, baseBlob, old, meta, ch, o, d); err != nil {
 				return err
 			}
 		}
@@ -226,9 +235,9 @@ func (w *Writer) prepare(ctx context.Context, pl *plan, o op, d Doc, opts Option
 	if err := roundTrip(pl.path, data, parsed, ch); err != nil {
 		return err
 	}
-	if err := w.validate(ctx, pl, d, data, parsed, model, branch); err != nil {
+	if err := pn.validate(ctx, pl, d, data, parsed, model); err != nil {
 		return err
 	}
-	pl.newBlob, err = w.repo.writeBlob(ctx, data)
+	pl.newBlob, err = pn.repo.writeBlob(ctx, data)
 	return err
 }

@@ -39,16 +39,19 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 		if err := checkDoc(opPatch, &o.Docs[i]); err != nil {
 			return Result{}, err
 		}
-		if _, err := w.checkLocale(w.cfg.DraftBranch, &o.Docs[i]); err != nil {
-			return Result{}, err
-		}
-		w.resolveSlug(w.cfg.DraftBranch, &o.Docs[i])
 	}
 	unlock, err := w.lock(ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	defer unlock()
+	v := w.view(w.cfg.DraftBranch)
+	for i := range o.Docs {
+		if _, err := v.checkLocale(&o.Docs[i]); err != nil {
+			return Result{}, err
+		}
+		v.resolveSlug(&o.Docs[i])
+	}
 	for attempt := 1; ; attempt++ {
 		pub, err := w.head(ctx, w.cfg.Branch)
 		if err != nil {
@@ -65,7 +68,7 @@ func (w *Writer) Publish(ctx context.Context, o PublishOptions) (Result, error) 
 		if len(o.Docs) == 0 {
 			commit, err = w.mergeDraft(ctx, pub, draft, o)
 		} else {
-			commit, err = w.publishDocs(ctx, pub, draft, o)
+			commit, err = w.publishDocs(ctx, v, pub, draft, o)
 		}
 		if err != nil || commit == "" {
 			return Result{Branch: w.cfg.Branch}, err
@@ -113,7 +116,7 @@ func (w *Writer) mergeDraft(ctx context.Context, pub, draft string, o PublishOpt
 
 // publishDocs is one commit on pub giving the named documents their
 // draft-branch files.
-func (w *Writer) publishDocs(ctx context.Context, pub, draft string, o PublishOptions) (string, error) {
+func (w *Writer) publishDocs(ctx context.Context, v view, pub, draft string, o PublishOptions) (string, error) {
 	base, err := w.repo.text(ctx, "merge-base", pub, draft)
 	if err != nil {
 		return "", err
@@ -121,7 +124,7 @@ func (w *Writer) publishDocs(ctx context.Context, pub, draft string, o PublishOp
 	var changes []fileChange
 	var conflicts, names []string
 	for _, d := range o.Docs {
-		p, err := w.findPath(ctx, d, draft, pub)
+		p, err := w.findPath(ctx, v, d, draft, pub)
 		if err != nil {
 			return "", err
 		}
@@ -162,14 +165,15 @@ func (w *Writer) publishDocs(ctx context.Context, pub, draft string, o PublishOp
 	return w.repo.commitFiles(ctx, pub, changes, msg, o.Author, w.cfg.Committer)
 }
 
-// findPath is the path of a document on the draft branch, else on pub.
-func (w *Writer) findPath(ctx context.Context, d Doc, draft, pub string) (string, error) {
-	if p, _, _ := w.served(w.cfg.DraftBranch, d); p != "" {
+// findPath is the path of a document on the draft branch (v's), else on
+// pub.
+func (w *Writer) findPath(ctx context.Context, v view, d Doc, draft, pub string) (string, error) {
+	if p, _, _ := v.served(d); p != "" {
 		return p, nil
 	}
-	i18n := w.i18nOf(w.cfg.DraftBranch)
+	i18n := v.i18n()
 	for _, c := range []string{draft, pub} {
-		for _, p := range candidatesIn(i18n, w.cfg.Snapshot(w.cfg.DraftBranch), d) {
+		for _, p := range candidatesIn(i18n, v.own, d) {
 			if b, err := w.repo.blobAt(ctx, c, p); err != nil {
 				return "", err
 			} else if b != "" {

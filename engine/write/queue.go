@@ -31,7 +31,7 @@ func (e *BusyError) Error() string {
 }
 
 func (e *BusyError) Unwrap() error {
-	return &fault.Error{Code: fault.GitUnavailable, Message: e.Error()}
+	return &fault.Error{Code: fault.GitUnavailable, Message: e.Error(), RetryAfter: e.RetryAfter}
 }
 
 // lock takes the writer's slot, waiting at most Config.QueueWait; the

@@ -17,16 +17,15 @@ import (
 // change to the content model, compiled at that head, validates the write
 // again (422; 409 when it does not compile). Nothing is pushed then.
 
-// recheckFunc is the plan's recheck of a write of doc (nil when no rule
-// spans documents for it).
-func (w *Writer) recheckFunc(pl *plan, branch string, d Doc, t *schema.Type, doc *content.Doc) func(ctx context.Context, from, to string) error {
+// recheckFunc is the plan's recheck of a write of doc on a site with
+// locales i18n (nil: without).
+func (pn planner) recheckFunc(pl *plan, i18n *content.I18n, d Doc, t *schema.Type, doc *content.Doc) func(ctx context.Context, from, to string) error {
 	var unique []string
 	if t != nil && d.Kind == KindItem {
 		unique = t.Unique()
 	}
-	i18n := w.i18nOf(branch)
 	return func(ctx context.Context, from, to string) error {
-		changed, err := w.repo.changedPaths(ctx, from, to)
+		changed, err := pn.repo.changedPaths(ctx, from, to)
 		if err != nil {
 			return err
 		}
@@ -35,7 +34,7 @@ func (w *Writer) recheckFunc(pl *plan, branch string, d Doc, t *schema.Type, doc
 				continue
 			}
 			// The model changed: the write is validated by the new one.
-			m, err := w.modelAt(ctx, to)
+			m, err := pn.modelAt(ctx, to)
 			if err != nil {
 				return err
 			}
@@ -69,7 +68,7 @@ func (w *Writer) recheckFunc(pl *plan, branch string, d Doc, t *schema.Type, doc
 			if loc != pl.locale || !strings.HasPrefix(virt, "content/"+d.Type+"/") {
 				continue
 			}
-			data, blob, err := w.repo.fileAt(ctx, to, p)
+			data, blob, err := pn.repo.fileAt(ctx, to, p)
 			if err != nil {
 				return err
 			}
@@ -124,8 +123,8 @@ func typeOf(m *schema.Model, d Doc) *schema.Type {
 
 // modelAt compiles the content model of commit (its folio.yaml and model
 // files); nil when it does not compile.
-func (w *Writer) modelAt(ctx context.Context, commit string) (*schema.Model, error) {
-	tree, err := w.repo.listTree(ctx, commit, "")
+func (pn planner) modelAt(ctx context.Context, commit string) (*schema.Model, error) {
+	tree, err := pn.repo.listTree(ctx, commit, "")
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +134,7 @@ func (w *Writer) modelAt(ctx context.Context, commit string) (*schema.Model, err
 		if !modelPath(p) {
 			continue
 		}
-		data, _, err := w.repo.fileAt(ctx, commit, p)
+		data, _, err := pn.repo.fileAt(ctx, commit, p)
 		if err != nil {
 			return nil, err
 		}

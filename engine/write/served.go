@@ -12,14 +12,45 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/schema"
+	"github.com/folio-cms/folio/engine"
 )
+
+// view is what one operation reads of the served snapshots: the branch
+// it writes, that branch's snapshot and the published branch's. An
+// operation takes its view once, when it holds the write slot (so that
+// it sees the writes made before it), and hands it down: it never reads
+// two versions of a branch.
+type view struct {
+	branch    string
+	own       *engine.Snapshot // the branch's snapshot; nil when the branch is not served
+	published *engine.Snapshot // the published branch's; nil before the first load
+}
+
+// view takes the snapshots of branch and of the published branch.
+func (w *Writer) view(branch string) view {
+	v := view{branch: branch, published: w.cfg.Snapshot(w.cfg.Branch)}
+	if branch == w.cfg.Branch {
+		v.own = v.published
+	} else {
+		v.own = w.cfg.Snapshot(branch)
+	}
+	return v
+}
+
+// ownOrPublished is the branch's snapshot, else the published branch's.
+func (v view) ownOrPublished() *engine.Snapshot {
+	if v.own != nil {
+		return v.own
+	}
+	return v.published
+}
 
 // served finds the document in the branch's snapshot (in its locale):
 // its path and the snapshot's model.
-func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cfg content.Config) {
-	snap := w.cfg.Snapshot(branch)
-	if snap == nil && branch != w.cfg.Branch {
-		snap = w.cfg.Snapshot(w.cfg.Branch)
+func (v view) served(d Doc) (p string, model *schema.Model, cfg content.Config) {
+	snap := v.own
+	if snap == nil {
+		snap = v.published
 		defer func() { p = "" }() // another branch's paths do not hold here
 	}
 	if snap == nil || snap.Site == nil {
@@ -44,11 +75,8 @@ func (w *Writer) served(branch string, d Doc) (p string, model *schema.Model, cf
 // resolveSlug takes the slug of a document of another locale to its
 // translation's slug in d's locale (as the read routes do: a slug of
 // another locale finds the document's translation).
-func (w *Writer) resolveSlug(branch string, d *Doc) {
-	snap := w.cfg.Snapshot(branch)
-	if snap == nil {
-		snap = w.cfg.Snapshot(w.cfg.Branch)
-	}
+func (v view) resolveSlug(d *Doc) {
+	snap := v.ownOrPublished()
 	if snap == nil || snap.Site == nil || snap.Site.I18n == nil || d.Kind == KindGlobals || d.Locale == "" {
 		return
 	}
@@ -73,11 +101,8 @@ func (w *Writer) resolveSlug(branch string, d *Doc) {
 // declares it. A typo in a front end's type is then a 404, not a new
 // folder under content/. Without a snapshot (nothing loaded yet) every
 // type is allowed.
-func (w *Writer) knownType(branch, typ string) bool {
-	snap := w.cfg.Snapshot(branch)
-	if snap == nil {
-		snap = w.cfg.Snapshot(w.cfg.Branch)
-	}
+func (v view) knownType(typ string) bool {
+	snap := v.ownOrPublished()
 	if snap == nil || snap.Site == nil {
 		return true
 	}
@@ -97,12 +122,12 @@ func (w *Writer) knownType(branch, typ string) bool {
 // in from the commit time (the file has none) when it comes back as it
 // was served: a document read and written back keeps taking its date
 // from its commits.
-func (w *Writer) dropDerived(branch string, d *Doc) {
-	v, ok := d.Fields["publishedAt"]
-	if !ok || v == nil {
+func (v view) dropDerived(d *Doc) {
+	given, ok := d.Fields["publishedAt"]
+	if !ok || given == nil {
 		return
 	}
-	snap := w.cfg.Snapshot(branch)
+	snap := v.own
 	if snap == nil || snap.Site == nil {
 		return
 	}
@@ -132,7 +157,7 @@ func (w *Writer) dropDerived(branch string, d *Doc) {
 	if meta.PublishedSet {
 		return
 	}
-	if t, err := content.ParseDate(v); err == nil && t.Equal(at) {
+	if t, err := content.ParseDate(given); err == nil && t.Equal(at) {
 		d.Fields = maps.Clone(d.Fields)
 		delete(d.Fields, "publishedAt")
 	}
@@ -143,8 +168,8 @@ func (w *Writer) dropDerived(branch string, d *Doc) {
 // a page's sections made from its body, a default seo title, the slug its
 // path gives stay as the file has them (or leaves them out), instead of
 // being written in the served form.
-func (w *Writer) keepServed(branch string, d *Doc, blob string) {
-	snap := w.cfg.Snapshot(branch)
+func (v view) keepServed(d *Doc, blob string) {
+	snap := v.own
 	if snap == nil || snap.Site == nil || blob == "" {
 		return
 	}
@@ -181,8 +206,8 @@ func (w *Writer) keepServed(branch string, d *Doc, blob string) {
 		return
 	}
 	var fields map[string]any
-	for k, v := range d.Fields {
-		if sv, ok := sd.Fields[k]; ok && v != nil && sameValue(sv, v) {
+	for k, given := range d.Fields {
+		if sv, ok := sd.Fields[k]; ok && given != nil && sameValue(sv, given) {
 			if fields == nil {
 				fields = maps.Clone(d.Fields)
 				d.unchanged = map[string]bool{}

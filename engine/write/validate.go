@@ -16,7 +16,7 @@ import (
 
 // validate checks the new file: it parses, the content rules take it,
 // its slug is its own, and the content model accepts it.
-func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model, branch string) error {
+func (pn planner) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc *content.Doc, model *schema.Model) error {
 	var err error
 	if doc == nil {
 		doc, err = content.Parse(pl.path, data)
@@ -26,7 +26,7 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc
 	}
 	// On a site with locales, the file is read as its locale's site reads
 	// it: at its path in the locale, with the locale's values.
-	i18n := w.i18nOf(branch)
+	i18n := pn.i18n()
 	_, virt := virtualPath(i18n, pl.path)
 	src := ""
 	if virt != pl.path {
@@ -40,7 +40,7 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc
 		if fieldsDoc(i18n, d) {
 			// every locale's reading of the one file that this write
 			// changes is checked, as the read side checks each
-			if others, err = w.otherReadings(ctx, pl, branch, i18n, virt, src, d, doc, model); err != nil {
+			if others, err = pn.otherReadings(ctx, pl, i18n, virt, src, d, doc, model); err != nil {
 				return err
 			}
 			ld, in := content.Localize(doc, pl.locale, i18n)
@@ -54,7 +54,7 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc
 			doc = ld
 		}
 		if d.Kind == KindGlobals && pl.locale != "" && pl.locale != i18n.Default {
-			if doc, err = w.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
+			if doc, err = pn.overDefaultGlobals(ctx, pl.parent, i18n, doc); err != nil {
 				return err
 			}
 		}
@@ -78,20 +78,20 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc
 	if pl.slug != d.Slug && d.Kind != KindGlobals {
 		// The front matter renames it: the new slug must be free.
 		other := Doc{Kind: d.Kind, Type: d.Type, Slug: pl.slug, Locale: pl.locale}
-		if p, _, _ := w.served(branch, other); p != "" && p != pl.path {
+		if p, _, _ := pn.served(other); p != "" && p != pl.path {
 			return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, p)
 		}
-		for _, c := range candidatesIn(i18n, w.cfg.Snapshot(branch), other) {
-			if b, err := w.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
+		for _, c := range candidatesIn(i18n, pn.own, other) {
+			if b, err := pn.repo.blobAt(ctx, pl.parent, c); err == nil && b != "" && c != pl.path {
 				return fault.New(fault.Conflict, "the slug %q is taken (%s)", pl.slug, c)
 			}
 		}
 	}
-	pl.recheck = w.recheckFunc(pl, branch, d, t, doc)
+	pl.recheck = pn.recheckFunc(pl, i18n, d, t, doc)
 	// The branch's head may be ahead of its snapshot (a push refused
 	// earlier fetched it): what the snapshot lacks is checked as a rebase
 	// is (see recheck.go).
-	if snap := w.cfg.Snapshot(branch); snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
+	if snap := pn.own; snap != nil && snap.Commit != "" && snap.Commit != pl.parent {
 		if err := pl.recheck(ctx, snap.Commit, pl.parent); err != nil {
 			return err
 		}
@@ -102,13 +102,13 @@ func (w *Writer) validate(ctx context.Context, pl *plan, d Doc, data []byte, doc
 		}
 		return nil
 	}
-	for _, v := range t.Validate(doc) {
-		if !v.Warn {
-			fields = append(fields, FieldProblem{v.Field, v.Message})
+	for _, p := range t.Validate(doc) {
+		if !p.Warn {
+			fields = append(fields, FieldProblem{p.Field, p.Message})
 		}
 	}
 	if d.Kind == KindItem {
-		fields = append(fields, w.notUnique(branch, pl.locale, d.Type, pl.path, t, doc)...)
+		fields = append(fields, pn.notUnique(pl.locale, d.Type, pl.path, t, doc)...)
 	}
 	if len(fields) > 0 {
 		return &ValidationError{fields}
@@ -135,10 +135,10 @@ func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldP
 // changes: the content rules and the model (unique within the locale),
 // as the read side checks each locale's reading. A reading the old file had alike is not this
 // write's to check. Each problem says its locale.
-func (w *Writer) otherReadings(ctx context.Context, pl *plan, branch string, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
+func (pn planner) otherReadings(ctx context.Context, pl *plan, c *content.I18n, virt, src string, d Doc, doc *content.Doc, model *schema.Model) ([]FieldProblem, error) {
 	var old *content.Doc
 	if pl.oldBlob != "" {
-		data, err := w.repo.readBlob(ctx, pl.oldBlob)
+		data, err := pn.repo.readBlob(ctx, pl.oldBlob)
 		if err != nil {
 			return nil, err
 		}
@@ -161,13 +161,13 @@ func (w *Writer) otherReadings(ctx context.Context, pl *plan, branch string, c *
 		}
 		_, fields := assembleOne(pl.path, virt, src, ld)
 		if len(fields) == 0 && t != nil {
-			for _, v := range t.Validate(ld) {
-				if !v.Warn {
-					fields = append(fields, FieldProblem{v.Field, v.Message})
+			for _, p := range t.Validate(ld) {
+				if !p.Warn {
+					fields = append(fields, FieldProblem{p.Field, p.Message})
 				}
 			}
 			if d.Kind == KindItem {
-				fields = append(fields, w.notUnique(branch, loc, d.Type, pl.path, t, ld)...)
+				fields = append(fields, pn.notUnique(loc, d.Type, pl.path, t, ld)...)
 			}
 		}
 		for _, f := range fields {
@@ -185,19 +185,16 @@ func sameReading(a, b *content.Doc) bool {
 }
 
 // notUnique lists the fields declared unique whose value in doc another
-// item of the type (in the branch's snapshot, the one at path aside)
+// item of the type (in the branch's snapshot, else the published one's;
+// the one at path aside)
 // already has: the model's cross-document rule, checked before the commit
 // as every other rule is.
-func (w *Writer) notUnique(branch, locale, typ, path string, t *schema.Type, doc *content.Doc) []FieldProblem {
+func (v view) notUnique(locale, typ, path string, t *schema.Type, doc *content.Doc) []FieldProblem {
 	unique := t.Unique()
 	if len(unique) == 0 {
 		return nil
 	}
-	snap := w.cfg.Snapshot(branch)
-	if snap == nil {
-		snap = w.cfg.Snapshot(w.cfg.Branch)
-	}
-	site := localeSite(snap, locale)
+	site := localeSite(v.ownOrPublished(), locale)
 	if site == nil {
 		return nil
 	}

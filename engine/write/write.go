@@ -88,6 +88,7 @@ import (
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // Person is a commit's author or committer.
@@ -194,8 +195,13 @@ func (e *ValidationError) Error() string {
 	return "the document is not valid: " + strings.Join(parts, "; ")
 }
 
+// Unwrap is the error's fault: Unprocessable, with its fields.
 func (e *ValidationError) Unwrap() error {
-	return &fault.Error{Code: fault.Unprocessable, Message: e.Error()}
+	fields := make([]fault.Field, len(e.Fields))
+	for i, f := range e.Fields {
+		fields[i] = fault.Field(f)
+	}
+	return &fault.Error{Code: fault.Unprocessable, Message: e.Error(), Fields: fields}
 }
 
 // Config configures a Writer.
@@ -224,7 +230,9 @@ type Config struct {
 	// "" : GitDir.
 	JournalDir string
 	// RefLock, when set, is held from each push until the clone's ref
-	// follows it; the engine's fetch holds it too (engine.Engine.RefLock).
+	// follows it; the engine's fetch holds it too (engine.Engine.RefLock:
+	// the Git source's one ref lock, whose rule package engine/gitsource
+	// states).
 	// Without it a fetch that read the remote's refs before a push can
 	// set the clone's branch back, or prune a branch the push made, until
 	// the next fetch.
@@ -259,7 +267,10 @@ var DefaultWriteBranches = []string{"cms/*"}
 type Writer struct {
 	cfg  Config
 	repo *repo
-	slot chan struct{} // one write at a time (queue.go)
+	// files reads heads, files and blobs of the repository in process
+	// (Repo).
+	files *gitsource.Files
+	slot  chan struct{} // one write at a time (queue.go)
 
 	umu      sync.Mutex
 	unpushed *Recovery // see Unpushed; guarded by umu
@@ -297,7 +308,8 @@ func New(cfg Config) *Writer {
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact}, slot: make(chan struct{}, 1)}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact},
+		files: gitsource.OpenFiles(cfg.GitDir), slot: make(chan struct{}, 1)}
 }
 
 type op int
@@ -401,12 +413,6 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	if _, err := w.checkLocale(branch, &d); err != nil {
-		return Result{}, err
-	}
-	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
-		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
-	}
 	opts.Author = w.defaultAuthor(opts.Author)
 	unlock, err := w.lock(ctx)
 	if err != nil {
@@ -414,6 +420,13 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	}
 	defer unlock()
 
+	v := w.view(branch)
+	if _, err := v.checkLocale(&d); err != nil {
+		return Result{}, err
+	}
+	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
+		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
+	}
 	head, err := w.head(ctx, branch)
 	if err != nil {
 		return Result{}, err
@@ -428,7 +441,7 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 			return Result{}, fault.New(fault.NotFound, "the published branch %q does not exist", w.cfg.Branch)
 		}
 	}
-	plan, err := w.plan(ctx, o, d, opts, branch, head)
+	plan, err := planner{w.repo, v}.plan(ctx, o, d, opts, head)
 	if err != nil {
 		return Result{}, err
 	}

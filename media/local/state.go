@@ -255,6 +255,32 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 	return data, tagOf(fi), nil
 }
 
+// Open reads an object as a stream (media.StateOpener).
+func (st *State) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := checkKey("get", key); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	root, err := st.readRoot()
+	if err != nil {
+		return nil, st.wrap("get", key, err)
+	}
+	f, err := root.Open(filepath.FromSlash(key))
+	if err != nil {
+		return nil, st.wrap("get", key, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, st.wrap("get", key, err)
+		}
+		return nil, fmt.Errorf("local state: get %q: %w", key, media.ErrNotExist)
+	}
+	return f, nil
+}
+
 func (st *State) Create(ctx context.Context, key string, data []byte) (string, error) {
 	return st.create(ctx, key, data, true, true)
 }

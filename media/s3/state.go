@@ -98,6 +98,22 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 	return nil, "", fmt.Errorf("%w: s3 state: get %q: content and ETag keep disagreeing", media.ErrUnavailable, key)
 }
 
+// Open reads an object as a stream (media.StateOpener). Its bytes are
+// not checked against the ETag, as Get's are: the caller checks them
+// (a search snapshot has its length and SHA-256 in its first line).
+func (st *State) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	obj, err := st.s.client.GetObject(ctx, st.s.cfg.Bucket, st.prefix+key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, st.wrap(ctx, "get", key, err)
+	}
+	// Stat makes the request, so that a missing object is an error here
+	if _, err := obj.Stat(); err != nil {
+		obj.Close()
+		return nil, st.wrap(ctx, "get", key, err)
+	}
+	return obj, nil
+}
+
 func (st *State) get(ctx context.Context, key string) ([]byte, string, error) {
 	obj, err := st.s.client.GetObject(ctx, st.s.cfg.Bucket, st.prefix+key, minio.GetObjectOptions{})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 
@@ -19,6 +20,32 @@ func RunState(t *testing.T, newState func(t *testing.T) media.StateStore) {
 	t.Run("RacesHaveOneWinner", func(t *testing.T) { testStateRaces(t, newState(t)) })
 	t.Run("ListOrder", func(t *testing.T) { testStateListOrder(t, newState(t)) })
 	t.Run("TagChangesOnEveryWrite", func(t *testing.T) { testStateTags(t, newState(t)) })
+	t.Run("OpenStreams", func(t *testing.T) { testStateOpen(t, newState(t)) })
+}
+
+// A store that reads objects as streams (media.StateOpener) reads what
+// Get reads, and a missing object is ErrNotExist.
+func testStateOpen(t *testing.T, st media.StateStore) {
+	op, ok := st.(media.StateOpener)
+	if !ok {
+		t.Skip("not a media.StateOpener")
+	}
+	ctx := context.Background()
+	if _, err := st.Create(ctx, "big/x", []byte("some bytes")); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := op.Open(ctx, "big/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || string(data) != "some bytes" {
+		t.Fatalf("open: %q %v", data, err)
+	}
+	if _, err := op.Open(ctx, "big/missing"); !errors.Is(err, media.ErrNotExist) {
+		t.Fatalf("open of a missing key: %v, want ErrNotExist", err)
+	}
 }
 
 func testStateConditional(t *testing.T, st media.StateStore) {

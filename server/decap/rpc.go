@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/folio-cms/folio/content/fault"
@@ -130,17 +129,22 @@ func (s *Service) CallStream(ctx context.Context, who Caller, r io.Reader, heavy
 	if err := allowed(who, req.Action); err != nil { // scopes.go
 		return nil, err
 	}
-	if len(br.spool.files) > 0 && req.Action != "persistMedia" && req.Action != "persistEntry" {
+	if len(br.spool.files) > 0 && !sendsAssets(req.Action) {
 		return nil, bad("body: action %q sends no assets", req.Action)
 	}
 	return s.call(ctx, who, req, br.spool)
 }
 
-// call answers a decoded RPC request; sp holds its spooled assets.
+// call answers a decoded RPC request (its action's, actions.go); sp
+// holds its spooled assets.
 func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) (any, error) {
-	if req.Action == "info" {
-		return map[string]any{"repo": path.Base(strings.TrimSuffix(s.Engine.Site(), ".git")),
-			"publish_modes": []string{"simple", "editorial_workflow"}, "type": "local_git"}, nil
+	act, ok := actions[req.Action]
+	if !ok {
+		return nil, bad("action: unknown action %q", req.Action)
+	}
+	c := &rpcCall{who: who, action: req.Action, params: req.Params, spool: sp}
+	if act.branchless {
+		return act.do(ctx, s, c)
 	}
 	var dp struct {
 		Branch string `json:"branch"`
@@ -152,173 +156,8 @@ func (s *Service) call(ctx context.Context, who Caller, req request, sp *spool) 
 	if dp.Branch != pub && (draft == "" || dp.Branch != draft) {
 		return nil, bad("params.branch: %q is not the published branch %q or the draft branch", dp.Branch, pub)
 	}
-	b := dp.Branch
-	if res, done, err := s.i18nWorkflow(ctx, who, b, req.Action, req.Params); done { // i18n.go
-		return res, err
-	}
-	switch req.Action {
-	case "entriesByFolder":
-		var p struct {
-			Folder    string `json:"folder"`
-			Extension string `json:"extension"`
-			Depth     int    `json:"depth"`
-		}
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if !safeRepoPath(p.Folder) || p.Extension == "" || strings.ContainsAny(p.Extension, "/\x00") {
-			return nil, bad("params: want a folder (a repository path) and an extension")
-		}
-		if _, ok := s.docOfFile(strings.TrimSuffix(p.Folder, "/") + "/x.md"); !ok {
-			return nil, bad("params.folder: %s is not a folder of documents folio edits (content/<type>, pages)", p.Folder)
-		}
-		return s.entriesByFolderAs(ctx, b, p.Folder, p.Extension, p.Depth) // i18n.go
-	case "entriesByFiles":
-		var p struct {
-			Files []struct {
-				Path  string `json:"path"`
-				Label string `json:"label,omitempty"`
-			} `json:"files"`
-		}
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if p.Files == nil {
-			return nil, bad("params.files: missing")
-		}
-		commit, err := s.commitOf(ctx, b)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]entry, 0, len(p.Files))
-		for _, f := range p.Files {
-			if err := s.entryPath(f.Path); err != nil {
-				return nil, err
-			}
-			e, err := s.readEntryAs(ctx, commit, f.Path) // i18n.go
-			if err != nil {
-				return nil, err
-			}
-			e.File.Label = f.Label
-			out = append(out, e)
-		}
-		return out, nil
-	case "getEntry":
-		var p struct {
-			Path string `json:"path"`
-		}
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if err := s.entryPath(p.Path); err != nil {
-			return nil, err
-		}
-		commit, err := s.commitOf(ctx, b)
-		if err != nil {
-			return nil, err
-		}
-		return s.readEntryAs(ctx, commit, p.Path) // i18n.go
-	case "persistEntry":
-		var p persistParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.persistEntry(ctx, who, b, p, sp)
-	case "deleteFiles", "deleteFile":
-		var p struct {
-			Paths   []string `json:"paths"`
-			Path    string   `json:"path"`
-			Options struct {
-				CommitMessage string `json:"commitMessage"`
-			} `json:"options"`
-			// Bases is folio's addition (its editor page adds it): the
-			// version of each file the editor opened, by Decap's path.
-			Bases map[string]string `json:"bases"`
-		}
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if req.Action == "deleteFile" {
-			p.Paths = []string{p.Path}
-		}
-		return s.deleteFiles(ctx, who, b, p.Paths, p.Bases, p.Options.CommitMessage)
-	case "getMedia":
-		return s.getMedia(ctx)
-	case "getMediaFile":
-		var p struct {
-			Path string `json:"path"`
-		}
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		return s.mediaFile(ctx, p.Path)
-	case "persistMedia":
-		var p struct {
-			Asset asset `json:"asset"`
-		}
-		if !who.Can("media:write") {
-			return nil, fault.New(fault.Forbidden, "uploading media needs the scope media:write")
-		}
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if err := checkAsset(p.Asset); err != nil {
-			return nil, err
-		}
-		it, err := s.upload(ctx, sp, p.Asset)
-		if err != nil {
-			return nil, err
-		}
-		return s.mediaFileOf(ctx, it)
-	case "unpublishedEntries":
-		bs, err := s.Repo.Branches(ctx, branchPrefix)
-		if err != nil {
-			return nil, err
-		}
-		keys := make([]string, 0, len(bs))
-		for _, br := range bs {
-			keys = append(keys, strings.TrimPrefix(br, branchPrefix))
-		}
-		return keys, nil
-	case "unpublishedEntry", "unpublishedEntryDataFile", "unpublishedEntryMediaFile",
-		"deleteUnpublishedEntry", "updateUnpublishedEntryStatus", "publishUnpublishedEntry":
-		var p workflowParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if req.Action == "unpublishedEntry" && p.ID != "" {
-			i := strings.Index(p.ID, "/")
-			if i < 0 {
-				return nil, bad("params.id: want <collection>/<slug>")
-			}
-			p.Collection, p.Slug = p.ID[:i], p.ID[i+1:]
-		}
-		cms, err := cmsBranch(p.Collection, p.Slug)
-		if err != nil {
-			return nil, err
-		}
-		if err := mayWorkflow(who, req.Action, p); err != nil { // access.go
-			return nil, err
-		}
-		return s.workflow(ctx, who, b, req.Action, cms, p)
-	case "getNotes", "addNote", "updateNote", "deleteNote", "toggleNoteResolution":
-		var p notesParams
-		if err := decodeParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if err := mayNote(who, req.Action, p); err != nil { // access.go
-			return nil, err
-		}
-		return s.notes(ctx, who, b, req.Action, p)
-	case "getPRMetadata":
-		// Pull-request metadata is the Git hosts' (GitHub, GitLab); folio's
-		// entries have none.
-		return map[string]any{"metadata": nil}, nil
-	case "getDeployPreview":
-		return nil, nil
-	default:
-		return nil, bad("action: unknown action %q", req.Action)
-	}
+	c.branch = dp.Branch
+	return act.do(ctx, s, c)
 }
 
 // entryPath checks a path Decap reads an entry at: a document folio

@@ -25,59 +25,28 @@ var (
 	readMedia   = []string{scopeMediaRead}
 )
 
-// actionScopes lists every action the RPC answers with the scopes it
-// needs beyond content:write (nil: none). persistEntry with assets needs
-// media:write, deleteFiles of a media path media:delete: they are
-// checked with the parameters.
-var actionScopes = map[string][]string{
-	"info":                         nil,
-	"entriesByFolder":              readEntries,
-	"entriesByFiles":               readEntries,
-	"getEntry":                     readEntries,
-	"persistEntry":                 nil,
-	"deleteFiles":                  nil,
-	"deleteFile":                   nil,
-	"getMedia":                     readMedia,
-	"getMediaFile":                 readMedia,
-	"persistMedia":                 {scopeMediaWrite},
-	"unpublishedEntries":           readEntries,
-	"unpublishedEntry":             readEntries,
-	"unpublishedEntryDataFile":     readEntries,
-	"unpublishedEntryMediaFile":    readMedia,
-	"deleteUnpublishedEntry":       nil,
-	"updateUnpublishedEntryStatus": nil,
-	"publishUnpublishedEntry":      nil,
-	// Notes are read back in every answer: the review is read content.
-	"getNotes":             readEntries,
-	"addNote":              readEntries,
-	"updateNote":           readEntries,
-	"deleteNote":           readEntries,
-	"toggleNoteResolution": readEntries,
-	"getPRMetadata":        nil,
-	"getDeployPreview":     nil,
-}
-
 // Actions lists the actions the RPC answers, sorted.
 func Actions() []string {
-	out := make([]string, 0, len(actionScopes))
-	for a := range actionScopes {
+	out := make([]string, 0, len(actions))
+	for a := range actions {
 		out = append(out, a)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// ActionScopes are the scopes action needs beyond content:write.
-func ActionScopes(action string) []string { return actionScopes[action] }
+// ActionScopes are the scopes action needs beyond content:write (its
+// row of actions, actions.go).
+func ActionScopes(action string) []string { return actions[action].scopes }
 
 // allowed checks that who may call action: a 400 for an action the RPC
 // does not answer, a 403 naming the scope it lacks.
 func allowed(who Caller, action string) error {
-	scopes, ok := actionScopes[action]
+	act, ok := actions[action]
 	if !ok {
 		return bad("action: unknown action %q", action)
 	}
-	for _, sc := range scopes {
+	for _, sc := range act.scopes {
 		if !who.Can(sc) {
 			return fault.New(fault.Forbidden, "%s needs the scope %s (writing does not imply reading)", action, sc)
 		}

@@ -139,7 +139,7 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 
 // spools tells whether the action read so far sends files.
 func (b *bodyReader) spools() bool {
-	return b.newFile != nil && (b.action == "persistMedia" || b.action == "persistEntry")
+	return b.newFile != nil && sendsAssets(b.action)
 }
 
 // step lexes up to 32 KB of the body into b.out.

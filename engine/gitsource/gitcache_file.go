@@ -1,0 +1,236 @@
+package gitsource
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/internal/atomicfile"
+)
+
+// The cache file: magic, the cache key (parser generation), the site, the
+// documents (each introduced by a 1 byte, ended by a 0), the recent per-path
+// times, and a CRC-32 of everything before it. Written atomically, so a
+// crash leaves the old file or the new one.
+// Version 3 holds where a Markdown body starts in its blob, which the
+// server reads again when it needs the body; version 2 held the Markdown
+// source, version 1 the HTML.
+const cacheMagic = "folio-parsed-docs/4\n" // 4: documents keep the lines of their keys
+
+// SaveCache writes the parsed documents and recent Updated times to the
+// cache file, so a restart skips parsing. The file is tens of MB for a large
+// site, so after the first write it is rewritten only once many documents
+// (1000, or a tenth of the cache) were parsed since: a few lost documents
+// cost a few parses at the next start. Close writes whatever is left.
+func (s *Source) SaveCache() error { return s.saveCache(false) }
+
+func (s *Source) saveCache(force bool) error {
+	if s.cache == "" {
+		return nil
+	}
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+
+	c := s.docs
+	c.mu.Lock()
+	worth := !c.onDisk || c.unsaved >= max(1000, len(c.docs)/10)
+	if !c.dirty || !(force || worth) {
+		c.mu.Unlock()
+		return nil
+	}
+	unsaved := c.unsaved
+	c.unsaved = 0
+	docs := make(map[docKey]parsedDoc, len(c.docs))
+	for k, e := range c.docs {
+		docs[k] = parsedDoc{doc: e.doc, bodyOff: e.bodyOff}
+	}
+	times := append([]pathTimes(nil), c.times...)
+	c.dirty = false
+	c.mu.Unlock()
+
+	// Documents are immutable, so they are encoded outside the lock.
+	data, skipped := encodeCache(s.cfg.CacheKey, s.siteID(), docs, times)
+	if skipped > 0 {
+		s.log.Debug("source: documents not persisted (unencodable values)", "count", skipped)
+	}
+	if err := atomicfile.Write(s.cache, data); err != nil {
+		c.mu.Lock()
+		c.dirty = true
+		c.unsaved += unsaved
+		c.mu.Unlock()
+		return fmt.Errorf("source: save cache: %w", err)
+	}
+	c.mu.Lock()
+	c.onDisk = true
+	c.mu.Unlock()
+	return nil
+}
+
+func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes) ([]byte, int) {
+	size := 1 << 16
+	for _, d := range docs {
+		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
+		if d.bodyOff < 0 && !d.doc.Body.Lazy() {
+			size += len(d.doc.Body.Source())
+		}
+	}
+	e := &cacheEncoder{b: make([]byte, 0, size)}
+	e.b = append(e.b, cacheMagic...)
+	e.str(key)
+	e.str(site)
+	skipped := 0
+	for k, d := range docs {
+		mark := len(e.b)
+		e.b = append(e.b, 1)
+		e.b = append(e.b, k.blob[:]...)
+		e.str(k.ext)
+		if err := e.doc(d.doc, d.bodyOff); err != nil {
+			e.b = e.b[:mark]
+			skipped++
+		}
+	}
+	e.b = append(e.b, 0)
+	e.uvarint(uint64(len(times)))
+	for _, pt := range times {
+		e.b = append(e.b, pt.commit[:]...)
+		e.uvarint(uint64(len(pt.times)))
+		for p, t := range pt.times {
+			e.str(p)
+			bin, err := t.MarshalBinary()
+			if err != nil {
+				bin, _ = t.UTC().MarshalBinary()
+			}
+			e.str(string(bin))
+		}
+	}
+	e.b = binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b))
+	return e.b, skipped
+}
+
+// loadCache reads the cache file into the empty document cache. A file
+// written for another parser generation or site is ignored.
+func (s *Source) loadCache() error {
+	data, err := readCacheFile(s.cache)
+	if err != nil {
+		return err
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return errCacheCorrupt
+	}
+	d := &cacheDecoder{b: body[len(cacheMagic):]}
+	if key := d.str(); key != s.cfg.CacheKey {
+		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
+		return nil
+	}
+	if site := d.str(); site != s.siteID() {
+		return nil
+	}
+	docs := map[docKey]*docEntry{}
+	for d.err == nil && d.byte1() == 1 {
+		var k docKey
+		copy(k.blob[:], d.bytes(20))
+		k.ext = d.str()
+		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
+		if d.err == nil {
+			docs[k] = &docEntry{doc: doc, bodyOff: off}
+		}
+	}
+	n := d.count()
+	var times []pathTimes
+	for range n {
+		if d.err != nil {
+			break
+		}
+		var pt pathTimes
+		copy(pt.commit[:], d.bytes(20))
+		m := d.count()
+		pt.times = make(map[string]time.Time, m)
+		for range m {
+			p := d.str()
+			var t time.Time
+			if err := t.UnmarshalBinary(d.bytes(d.uvarint())); err != nil {
+				d.fail()
+				break
+			}
+			pt.times[p] = t
+		}
+		times = append(times, pt)
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if len(times) > keepPathTimes {
+		times = times[:keepPathTimes]
+	}
+	c := s.docs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.docs = docs
+	for i := range times {
+		c.timesID++
+		times[i].id = c.timesID
+	}
+	c.times = times
+	c.fromDsk = len(docs)
+	c.dirty = false
+	c.unsaved = 0
+	c.onDisk = true
+	return nil
+}
+
+// errCacheVersion: the file is not a cache of this version.
+var errCacheVersion = errors.New("not a cache file of this version")
+
+// readCacheFile reads the cache file after checking its magic: a cache
+// of an earlier version (version 2 held every body, 670 MB at 100k
+// files) is not read at all.
+func readCacheFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, len(cacheMagic))
+	if fi.Size() < int64(len(cacheMagic)+4) {
+		return nil, errCacheVersion
+	}
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
+		return nil, errCacheVersion
+	}
+	data := make([]byte, fi.Size())
+	copy(data, head)
+	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// staleTempAge is how old a temporary cache file must be to be taken for
+// the leftover of a write that never finished (the process was killed):
+// a write takes well under a second.
+const staleTempAge = time.Minute
+
+// removeStaleTemps removes the temporary files of cache writes that were
+// cut short (a kill -9 during a write leaves one; the cache file itself is
+// only ever replaced whole, by a rename). Each is as large as the cache.
+func (s *Source) removeStaleTemps() {
+	tmps, _ := filepath.Glob(s.cache + ".tmp*")
+	for _, p := range tmps {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+			if os.Remove(p) == nil {
+				s.log.Info("source: removed the leftover of an unfinished cache write", "file", p)
+			}
+		}
+	}
+}

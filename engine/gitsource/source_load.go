@@ -1,0 +1,600 @@
+package gitsource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/folio-cms/folio/content"
+)
+
+// gitFile is one relevant blob (or symlink) of a commit's tree.
+type gitFile struct {
+	path string
+	blob plumbing.Hash
+	mode filemode.FileMode
+}
+
+// Load reads every relevant file of a commit, taking parsed documents from
+// the cache and parsing the rest in parallel. Files that cannot be served
+// (symlinks, oversized blobs, parse failures) come back with Err set; an
+// error means the commit itself could not be read.
+func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
+	if !plumbing.IsHash(commit) {
+		return nil, fmt.Errorf("source: load %q: not a commit hash", commit)
+	}
+	h := plumbing.NewHash(commit)
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	start := time.Now()
+
+	objects := cache.NewObjectLRU(loadCacheSize)
+	st := s.openStorage(objects)
+	defer st.Close()
+	c, err := object.GetCommit(st, h)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
+	siteRoot, err := s.siteRootOf(tc, c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	tc.root = siteRoot
+	if siteRoot != s.SiteRoot() {
+		s.lastRoot = nil // another folder: nothing of the last walk applies
+	}
+	top, err := tc.siteTree(c.TreeHash)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	if top.IsZero() {
+		return nil, fmt.Errorf("source: load commit %s: the site root %s/ is not a folder of the commit", commit, siteRoot)
+	}
+	s.siteRoot.Store(&siteRoot)
+	root, err := walkDir(tc, top, "", s.lastRoot, s.relevant)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	if again, err := s.updateContentDirs(st, root); err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	} else if again {
+		// the locales read content from other folders now: walk
+		// afresh, the folders' relevance changed
+		if root, err = walkDir(tc, top, "", nil, s.relevant); err != nil {
+			return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+		}
+	}
+	// Collected in tree order, which is path order unless a tree is
+	// malformed: then they are sorted.
+	files := make([]gitFile, 0, root.total)
+	root.collect(&files)
+	if !slices.IsSortedFunc(files, gitFileOrder) {
+		slices.SortFunc(files, gitFileOrder)
+	}
+
+	times, walked, ids, err := s.attribute(ctx, tc, c, files)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
+	}
+
+	gen := s.docs.begin()
+	out := make([]content.File, len(files))
+	entries := make([]*docEntry, len(files))
+	updated := make([]time.Time, len(files))
+	misses := map[docKey][]int{} // one parse per distinct blob and extension
+	hits := 0
+	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+		var prev lastLoad
+		if s.last != nil {
+			prev = *s.last
+		}
+		// The times are the last Load's but for the paths this commit
+		// changed: an unchanged file keeps its Updated, no lookup.
+		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
+		j := 0
+		for i, f := range files {
+			for j < len(prev.files) && prev.files[j].path < f.path {
+				j++
+			}
+			unchanged := j < len(prev.files) && prev.files[j] == f
+			out[i].Path = f.path
+			if unchanged {
+				out[i].Blob = prev.blobs[j] // no hex string per file per push
+			} else {
+				out[i].Blob = f.blob.String()
+			}
+			if unchanged && sameTimes {
+				out[i].Updated = prev.updated[j]
+			} else {
+				out[i].Updated = times[f.path]
+			}
+			updated[i] = out[i].Updated
+			if f.mode == filemode.Symlink {
+				// The link target could be anything on this machine
+				// (/etc/passwd); it is never resolved or read.
+				out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
+				continue
+			}
+			// A file the last Load had the same (path, blob, mode) has
+			// the same document: no lookup by key. Both lists are in
+			// path order.
+			var e *docEntry
+			if unchanged {
+				e = prev.docs[j]
+			}
+			var k docKey
+			if e == nil {
+				k = newDocKey(f.blob, f.path)
+				e = get(k)
+			}
+			if e != nil {
+				e.used = gen
+				out[i].Doc = e.doc
+				entries[i] = e
+				hits++
+				continue
+			}
+			misses[k] = append(misses[k], i)
+		}
+	})
+	parsed, err := s.parseMisses(ctx, objects, misses, out)
+	if err != nil {
+		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
+	}
+	s.lastRoot = root
+	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	for k, idx := range misses {
+		if e := added[k]; e != nil {
+			for _, i := range idx {
+				entries[i] = e
+			}
+		}
+	}
+	blobs := make([]string, len(out))
+	for i := range out {
+		blobs[i] = out[i].Blob
+	}
+	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self}
+	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
+}
+
+// lastLoad is what the last Load read: its files in path order, the cache
+// entry of each one's document (nil: none, e.g. a parse failure), their
+// Updated times, and the id of the stored attribution those are.
+type lastLoad struct {
+	files   []gitFile
+	blobs   []string // files' blobs in hex (content.File.Blob)
+	docs    []*docEntry
+	updated []time.Time
+	timesID uint64
+}
+
+func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
+
+// dirRec is one folder of the last loaded commit: its tree and the relevant
+// files directly in it, and its subfolders. A Load keeps the records of the
+// previous one, so a folder whose tree hash did not change is not read
+// again: a one-file push decodes only the trees on that file's path, and
+// in those it takes the path (and relevance) of every entry the previous
+// tree had under the same name and mode from the previous record.
+type dirRec struct {
+	hash    plumbing.Hash
+	entries []object.TreeEntry
+	// slot[i] is, for entries[i], its index in files (a relevant file),
+	// in dirs (a folder), or -1.
+	slot  []int32
+	files []gitFile // relevant regular files and symlinks directly here
+	dirs  []*dirRec // in tree order
+	// before[i] is the number of files that come before dirs[i] in
+	// tree order.
+	before []int
+	total  int // relevant files here and below
+}
+
+// collect appends the files here and below in tree order. Git orders a
+// folder as if its name ended in "/", so tree order is the order of the
+// full paths, as long as the trees are well-formed.
+func (d *dirRec) collect(out *[]gitFile) {
+	i := 0
+	for k, kid := range d.dirs {
+		*out = append(*out, d.files[i:d.before[k]]...)
+		i = d.before[k]
+		kid.collect(out)
+	}
+	*out = append(*out, d.files[i:]...)
+}
+
+// walkDir lists the relevant regular files and symlinks below tree h at
+// prefix, reusing old (the record at the same place in the previous Load)
+// when its tree is the same, and its entries' paths and relevance
+// otherwise. Submodules are skipped: their commits are not in this
+// repository. The trees it reads, and those of old along the way, go into
+// tc for the history walk.
+func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relevant func(string) bool) (*dirRec, error) {
+	if old != nil {
+		tc.put(old.hash, old.entries)
+		if old.hash == h {
+			return old, nil
+		}
+	}
+	entries, err := tc.get(h)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s%s: %w", prefix, h, err)
+	}
+	d := &dirRec{hash: h, entries: entries, slot: make([]int32, len(entries))}
+	k := 0 // the first entry of old not before e: both are in tree order
+	for i, e := range entries {
+		d.slot[i] = -1
+		// old's entry of the same name and mode, if any, and its slot
+		same, was := false, int32(-1)
+		if old != nil {
+			for k < len(old.entries) && gitOrder(old.entries[k], e) < 0 {
+				k++
+			}
+			if k < len(old.entries) && old.entries[k].Name == e.Name && old.entries[k].Mode == e.Mode {
+				same, was = true, old.slot[k]
+			}
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			var oldKid *dirRec
+			if was >= 0 {
+				oldKid = old.dirs[was]
+			}
+			kid, err := walkDir(tc, e.Hash, prefix+e.Name+"/", oldKid, relevant)
+			if err != nil {
+				return nil, err
+			}
+			d.slot[i] = int32(len(d.dirs))
+			d.dirs = append(d.dirs, kid)
+			d.before = append(d.before, len(d.files))
+			d.total += kid.total
+		case filemode.Submodule:
+		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
+			var p string
+			switch {
+			case was >= 0:
+				p = old.files[was].path // relevant then, so now
+			case same:
+				continue // the same path was not relevant then
+			default:
+				p = prefix + e.Name
+				if !relevant(p) {
+					continue
+				}
+			}
+			d.slot[i] = int32(len(d.files))
+			d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
+			d.total++
+		}
+	}
+	return d, nil
+}
+
+type parseResult struct {
+	key     docKey
+	doc     *content.Doc
+	bodyOff int
+	err     error
+}
+
+// parseMisses reads and parses the missed blobs with cfg.Workers workers,
+// each on its own object store, fills out, and returns the new documents.
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File) (map[docKey]parsedDoc, error) {
+	parsed := map[docKey]parsedDoc{}
+	if len(misses) == 0 {
+		return parsed, nil
+	}
+	keys := make([]docKey, 0, len(misses))
+	for k := range misses {
+		keys = append(keys, k)
+	}
+	results := make([]parseResult, len(keys))
+	workers := min(s.cfg.Workers, len(keys))
+	var packs *packBlobs
+	if len(keys) >= s.cfg.PackBlobsMin {
+		packs = openPackBlobs(s.gitDir)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		readErr error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := s.openStorage(objects)
+			defer st.Close()
+			var pr *packReader
+			if packs != nil {
+				pr = packs.reader()
+				defer pr.Close()
+			}
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(keys) {
+					return
+				}
+				k := keys[i]
+				first := out[misses[k][0]].Path
+				doc, off, perr, err := s.readParseTolerant(st, pr, k.blob, first)
+				if err != nil {
+					errOnce.Do(func() { readErr = err })
+					cancel()
+					return
+				}
+				results[i] = parseResult{key: k, doc: doc, bodyOff: off, err: perr}
+			}
+		}()
+	}
+	wg.Wait()
+	if readErr != nil {
+		return nil, readErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, r := range results {
+		idx := misses[keys[i]]
+		if r.err == nil {
+			parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
+			for _, j := range idx {
+				out[j].Doc = r.doc
+			}
+			continue
+		}
+		out[idx[0]].Err = r.err
+		// Errors may name the path, so a shared blob gets each path's own.
+		for _, j := range idx[1:] {
+			out[j].Err = s.reparseErr(objects, r, out[j].Path)
+		}
+	}
+	return parsed, nil
+}
+
+// reparseErr gives the failure of a blob under another path. An oversized
+// blob is refused on its size again, not read.
+func (s *Source) reparseErr(objects cache.Object, r parseResult, p string) error {
+	st := s.openStorage(objects)
+	defer st.Close()
+	_, _, perr, err := s.readParseTolerant(st, nil, r.key.blob, p)
+	if err != nil {
+		return err
+	}
+	return perr
+}
+
+func tooLarge(p string, size int64) content.Problem {
+	return content.Problem{Path: p, Message: fmt.Sprintf("file is %d bytes, larger than the %d byte limit; not read", size, content.MaxFileSize)}
+}
+
+// readParse reads one blob and parses it. perr is the file's problem (too
+// large, does not parse); err means the repository could not be read.
+// The document's body, if any, is left in the repository (see
+// source_body.go); bodyOff is where it starts in the blob, -1 when the
+// document holds it.
+func (s *Source) readParse(st storer.EncodedObjectStorer, pr *packReader, blob plumbing.Hash, p string) (doc *content.Doc, bodyOff int, perr, err error) {
+	if data, size, ok := pr.read(blob); ok {
+		if data == nil {
+			return nil, -1, tooLarge(p, size), nil
+		}
+		return s.parseData(blob, p, data)
+	}
+	// Stores open with LargeObjectThreshold, and packs return objects over
+	// 16 KB lazily, so a large blob's size is known without reading it.
+	obj, err := st.EncodedObject(plumbing.BlobObject, blob)
+	if err != nil {
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
+	}
+	if obj.Size() < 0 {
+		// A loose object's header says "blob -1": make would panic.
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): corrupt object (size %d)", blob, p, obj.Size())
+	}
+	if obj.Size() > content.MaxFileSize {
+		return nil, -1, tooLarge(p, obj.Size()), nil
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
+	}
+	data := make([]byte, obj.Size())
+	_, err = io.ReadFull(rd, data)
+	rd.Close()
+	if err != nil {
+		return nil, -1, nil, fmt.Errorf("blob %s (%s): %w", blob, p, err)
+	}
+	return s.parseData(blob, p, data)
+}
+
+// readParseTolerant is readParse that makes a blob that cannot be decoded (a
+// corrupt or missing object: "zlib: invalid header", a truncated object)
+// a problem of its file, which is left out, rather than a failure of the
+// whole load: a fresh box with no snapshot to keep must start and serve
+// everything else. A failure to read the repository at all (an I/O error,
+// no file descriptor left, the load cancelled) still fails the load.
+func (s *Source) readParseTolerant(st storer.EncodedObjectStorer, pr *packReader, blob plumbing.Hash, p string) (doc *content.Doc, bodyOff int, perr, err error) {
+	doc, bodyOff, perr, err = s.readParse(st, pr, blob, p)
+	if err != nil && corruptObject(err) {
+		return nil, -1, content.Problem{Path: p, Message: fmt.Sprintf("the Git object of this file cannot be read (%v); the file is left out until it is repaired", err)}, nil
+	}
+	return doc, bodyOff, perr, err
+}
+
+// corruptObject tells a damaged object from a repository that cannot be
+// read now.
+func corruptObject(err error) bool {
+	var pe *fs.PathError
+	var se *os.SyscallError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &pe), errors.As(err, &se),
+		errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.EIO), errors.Is(err, syscall.ENOMEM):
+		return false
+	}
+	return true
+}
+
+func (s *Source) parseData(blob plumbing.Hash, p string, data []byte) (doc *content.Doc, bodyOff int, perr, err error) {
+	doc, perr = s.safeParse(p, data)
+	if perr == nil && doc == nil {
+		perr = content.Problem{Path: p, Message: "parser returned no document"}
+	}
+	bodyOff = -1
+	if perr == nil {
+		if bodyOff = bodyOffset(doc, data); bodyOff >= 0 {
+			doc.Body = s.lazyBody(blob, path.Ext(p), bodyOff)
+		}
+	}
+	return doc, bodyOff, perr, nil
+}
+
+// safeParse keeps a parser panic on one file from taking the server down.
+func (s *Source) safeParse(p string, data []byte) (doc *content.Doc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("source: parser panic", "path", p, "panic", r)
+			doc, err = nil, content.Problem{Path: p, Message: "internal parser error"}
+		}
+	}()
+	return s.cfg.Parse(p, data)
+}
+
+// relevant tells whether a Load reads path p: SourceConfig.Relevant's
+// files, and those in the folders outside content/ the site's locales
+// read their content from (content.ContentDirs).
+func (s *Source) relevant(p string) bool {
+	if s.cfg.Relevant(p) {
+		return true
+	}
+	if d := s.contentDirs.Load(); d != nil {
+		return content.RelevantIn(p, *d)
+	}
+	return false
+}
+
+// updateContentDirs reads the locale configuration files of the walked
+// tree (content.LocaleConfigFile) when they are not those of the last
+// Load, and tells whether the folders the locales read content from
+// changed (then the tree must be walked again).
+func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) (bool, error) {
+	// Only folio.yaml and a Hugo config name contentDirs: the root's
+	// files and those of config/_default/ (a Decap config has none).
+	var cfg []gitFile
+	cfg = append(cfg, root.files...)
+	if c := root.kid("config"); c != nil {
+		if d := c.kid("_default"); d != nil {
+			cfg = append(cfg, d.files...)
+		}
+	}
+	cfg = slices.DeleteFunc(cfg, func(f gitFile) bool { return !content.LocaleConfigFile(f.path) })
+	// A Decap config places collections outside content/ and pages/:
+	// the admin/ folders a Decap config may be in.
+	root.adminConfigs(0, &cfg)
+	if s.localeCfg != nil && slices.Equal(*s.localeCfg, cfg) {
+		return false, nil
+	}
+	files := make([]content.File, 0, len(cfg))
+	for _, f := range cfg {
+		if f.mode == filemode.Symlink {
+			continue
+		}
+		b, err := object.GetBlob(st, f.blob)
+		if err != nil {
+			if corruptObject(err) {
+				continue
+			}
+			return false, err
+		}
+		if b.Size > content.MaxFileSize {
+			continue
+		}
+		r, err := b.Reader()
+		if err != nil {
+			return false, err
+		}
+		data, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return false, err
+		}
+		doc, _ := content.Parse(f.path, data)
+		files = append(files, content.File{Path: f.path, Doc: doc})
+	}
+	slices.SortFunc(files, func(a, b content.File) int { return strings.Compare(a.Path, b.Path) })
+	s.localeCfg = &cfg
+	dirs := content.ContentDirs(files)
+	old := s.contentDirs.Load()
+	if old == nil && len(dirs) == 0 || old != nil && slices.Equal(*old, dirs) {
+		return false, nil
+	}
+	if len(dirs) == 0 {
+		s.contentDirs.Store(nil)
+	} else {
+		s.contentDirs.Store(&dirs)
+	}
+	return true, nil
+}
+
+// adminConfigs appends the Decap configs (content.DecapConfigFile) of d
+// at depth (0 for the root) and below, down to admin/ folders three
+// deep, in path order.
+func (d *dirRec) adminConfigs(depth int, out *[]gitFile) {
+	if depth > 3 {
+		return
+	}
+	for i, e := range d.entries {
+		switch {
+		case e.Mode == filemode.Dir && d.slot[i] >= 0:
+			d.dirs[d.slot[i]].adminConfigs(depth+1, out)
+		case depth > 0 && d.slot[i] >= 0 && e.Mode != filemode.Dir:
+			if f := d.files[d.slot[i]]; content.DecapConfigFile(f.path) {
+				*out = append(*out, f)
+			}
+		}
+	}
+}
+
+// kid is the subfolder name of d; nil when it has none.
+func (d *dirRec) kid(name string) *dirRec {
+	if i := d.entry(name, filemode.Dir); i >= 0 && d.slot[i] >= 0 {
+		return d.dirs[d.slot[i]]
+	}
+	return nil
+}
+
+// entry is the index of d's entry name of that mode, or -1: the entries
+// with name as a prefix follow each other in tree order, from the first
+// not before name.
+func (d *dirRec) entry(name string, mode filemode.FileMode) int {
+	i := sort.Search(len(d.entries), func(i int) bool { return d.entries[i].Name >= name })
+	for ; i < len(d.entries) && strings.HasPrefix(d.entries[i].Name, name); i++ {
+		if d.entries[i].Name == name && d.entries[i].Mode == mode {
+			return i
+		}
+	}
+	return -1
+}

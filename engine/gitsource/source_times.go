@@ -1,0 +1,406 @@
+package gitsource
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// timeNode is a directory or file of the paths still waiting for their last
+// change; pending counts the waiting files at and below it, so the history
+// walk never opens a subtree with nothing left to attribute.
+type timeNode struct {
+	parent  *timeNode
+	kids    map[string]*timeNode
+	path    string // files only
+	pending int
+}
+
+func newTimeTree(files []gitFile) *timeNode {
+	root := &timeNode{kids: map[string]*timeNode{}}
+	for _, f := range files {
+		n := root
+		rest := f.path
+		for {
+			n.pending++
+			name, tail, dir := strings.Cut(rest, "/")
+			kid := n.kids[name]
+			if kid == nil {
+				kid = &timeNode{parent: n}
+				if dir {
+					kid.kids = map[string]*timeNode{}
+				}
+				n.kids[name] = kid
+			}
+			n = kid
+			if !dir {
+				n.path = f.path
+				n.pending = 1
+				break
+			}
+			rest = tail
+		}
+	}
+	return root
+}
+
+// settle gives every waiting file below n the time t.
+func (n *timeNode) settle(t time.Time, times map[string]time.Time) {
+	k := n.pending
+	if k == 0 {
+		return
+	}
+	n.settleBelow(t, times)
+	for p := n.parent; p != nil; p = p.parent {
+		p.pending -= k
+	}
+}
+
+func (n *timeNode) settleBelow(t time.Time, times map[string]time.Time) {
+	if n.pending == 0 {
+		return
+	}
+	n.pending = 0
+	if n.kids == nil {
+		times[n.path] = t
+		return
+	}
+	for _, kid := range n.kids {
+		kid.settleBelow(t, times)
+	}
+}
+
+// settleKnown takes the waiting files' times from an attribution of an
+// ancestor they have not changed since.
+func (n *timeNode) settleKnown(known map[string]time.Time, times map[string]time.Time) {
+	if n.pending == 0 {
+		return
+	}
+	if n.kids == nil {
+		if t, ok := known[n.path]; ok {
+			times[n.path] = t
+			n.pending = 0
+			for p := n.parent; p != nil; p = p.parent {
+				p.pending--
+			}
+		}
+		return
+	}
+	for _, kid := range n.kids {
+		kid.settleKnown(known, times)
+	}
+}
+
+// treeEntries caches decoded trees by hash during one history walk: a
+// commit's tree is compared with its parent's and then, one step on, the
+// parent's with the grandparent's.
+type treeEntries struct {
+	// root is the site root: the folder whose trees the times are of
+	// ("" : the repository's).
+	root    string
+	st      storer.EncodedObjectStorer
+	loose   *looseTrees // nil: every tree from st
+	m       map[plumbing.Hash][]object.TreeEntry
+	entries int
+}
+
+const maxCachedTreeEntries = 1 << 18
+
+// put records trees known already (from an earlier Load).
+func (tc *treeEntries) put(h plumbing.Hash, entries []object.TreeEntry) {
+	if _, ok := tc.m[h]; ok || tc.entries+len(entries) > maxCachedTreeEntries {
+		return
+	}
+	tc.m[h] = entries
+	tc.entries += len(entries)
+}
+
+func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if es, ok := tc.m[h]; ok {
+		return es, nil
+	}
+	entries, ok := tc.loose.read(h)
+	if !ok {
+		t, err := object.GetTree(tc.st, h)
+		if err != nil {
+			return nil, err
+		}
+		entries = t.Entries
+	}
+	if tc.entries+len(entries) > maxCachedTreeEntries {
+		clear(tc.m)
+		tc.entries = 0
+	}
+	tc.m[h] = entries
+	tc.entries += len(entries)
+	return entries, nil
+}
+
+// gitOrder compares tree entry names the way Git sorts them: a folder as if
+// its name ended in "/".
+func gitOrder(a object.TreeEntry, b object.TreeEntry) int {
+	an, bn := a.Name, b.Name
+	n := min(len(an), len(bn))
+	if c := strings.Compare(an[:n], bn[:n]); c != 0 {
+		return c
+	}
+	ac, bc := gitNameEnd(an, n, a.Mode), gitNameEnd(bn, n, b.Mode)
+	switch {
+	case ac < bc:
+		return -1
+	case ac > bc:
+		return 1
+	}
+	return 0
+}
+
+// gitNameEnd is the byte of name at i, "/" past the end of a folder's name
+// and 0 past the end of a file's.
+func gitNameEnd(name string, i int, mode filemode.FileMode) int {
+	if i < len(name) {
+		return int(name[i])
+	}
+	if mode == filemode.Dir {
+		return '/'
+	}
+	return 0
+}
+
+// diff gives time t to the waiting files below n that differ between tree a
+// (of a commit) and tree b (of its parent). Equal subtree hashes mean
+// nothing below changed, so unchanged parts of the tree are never opened.
+func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times map[string]time.Time) error {
+	if a == b || n.pending == 0 {
+		return nil
+	}
+	return tc.changed(a, b, func(ea object.TreeEntry, before *object.TreeEntry) error {
+		kid := n.kids[ea.Name]
+		if kid == nil || kid.pending == 0 {
+			return nil
+		}
+		if before != nil && ea.Mode == filemode.Dir && kid.kids != nil {
+			return tc.diff(kid, ea.Hash, before.Hash, t, times)
+		}
+		// Added here, changed, or changed kind (file, folder, link).
+		kid.settle(t, times)
+		return nil
+	})
+}
+
+// changed calls fn for each entry of tree a that tree b (zero: an empty
+// tree) does not hold the same, with b's entry of the same name and kind,
+// or nil when b has none. Both entry lists are sorted, so they are merged
+// without lookups.
+func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, before *object.TreeEntry) error) error {
+	if a.IsZero() {
+		return nil // no site root in this commit: nothing is there
+	}
+	ta, err := tc.get(a)
+	if err != nil {
+		return err
+	}
+	var tb []object.TreeEntry
+	if !b.IsZero() {
+		if tb, err = tc.get(b); err != nil {
+			return err
+		}
+	}
+	j := 0
+	for _, ea := range ta {
+		for j < len(tb) && gitOrder(tb[j], ea) < 0 {
+			j++
+		}
+		var before *object.TreeEntry
+		if j < len(tb) && tb[j].Name == ea.Name && tb[j].Mode == ea.Mode {
+			if tb[j].Hash == ea.Hash {
+				continue
+			}
+			before = &tb[j]
+		}
+		if err := fn(ea, before); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attribute finds, for every file, the time of the last commit that changed
+// it: walking first parents back from c, comparing each commit's tree with
+// its parent's, until every path is attributed, a commit whose attribution
+// is known (an earlier Load) is reached, history ends, or HistoryLimit
+// commits were compared (the rest then get the oldest compared commit's
+// time). It returns the number of commits compared.
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, int, timesIDs, error) {
+	st := tc.st
+	times := make(map[string]time.Time, len(files))
+	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
+		complete := true
+		for _, f := range files {
+			t, ok := known[f.path]
+			if !ok {
+				complete = false
+				break
+			}
+			times[f.path] = t
+		}
+		if complete {
+			return times, 0, timesIDs{self: id}, nil
+		}
+		clear(times)
+	}
+
+	if times, ids, ok, err := s.attributeFromParent(tc, c, files); err != nil || ok {
+		return times, 1, ids, err
+	}
+
+	root := newTimeTree(files)
+	knownCommits := s.docs.knownCommits()
+	cur, walked := c, 0
+	for root.pending > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		when := cur.Committer.When.UTC() // one zone, so cached and walked times are identical
+		if cur != c && knownCommits[cur.Hash] {
+			if known, _ := s.docs.pathTimesFor(cur.Hash); known != nil {
+				root.settleKnown(known, times)
+				if root.pending == 0 {
+					break
+				}
+			}
+		}
+		if walked >= s.cfg.HistoryLimit || len(cur.ParentHashes) == 0 {
+			root.settle(when, times)
+			break
+		}
+		parent, err := object.GetCommit(st, cur.ParentHashes[0])
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			// A shallow history ends here as if at a root commit.
+			root.settle(when, times)
+			break
+		}
+		if err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		walked++
+		curTree, err := tc.siteTree(cur.TreeHash)
+		if err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		parentTree, err := tc.siteTree(parent.TreeHash)
+		if err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		if err := tc.diff(root, curTree, parentTree, when, times); err != nil {
+			return nil, walked, timesIDs{}, err
+		}
+		cur = parent
+	}
+	id := s.docs.putPathTimes(c.Hash, times)
+	return times, walked, timesIDs{self: id}, nil
+}
+
+// timesIDs name the stored attributions a Load's times are: self, that of
+// the loaded commit, and parent, when not 0, that of its first parent, which
+// self copies but for the paths changed by the commit (attributeFromParent).
+type timesIDs struct {
+	self, parent uint64
+}
+
+// attributeFromParent is attribute's fast path, when the first parent's
+// attribution is known (the usual push of one commit): a file changed by c
+// (or added) gets c's time, every other one its time in the parent. That is
+// what the history walk gives, without building its tree of 10k paths.
+// ok is false when the parent's attribution is not known.
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, timesIDs, bool, error) {
+	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
+		return nil, timesIDs{}, false, nil
+	}
+	known, knownID := s.docs.pathTimesFor(c.ParentHashes[0])
+	if known == nil {
+		return nil, timesIDs{}, false, nil
+	}
+	parent, err := object.GetCommit(tc.st, c.ParentHashes[0])
+	if err != nil {
+		return nil, timesIDs{}, false, nil // e.g. shallow: the walk knows what to do
+	}
+	changed := map[string]bool{}
+	cTree, err := tc.siteTree(c.TreeHash)
+	if err != nil {
+		return nil, timesIDs{}, false, err
+	}
+	parentTree, err := tc.siteTree(parent.TreeHash)
+	if err != nil {
+		return nil, timesIDs{}, false, err
+	}
+	if err := tc.changedFiles(cTree, parentTree, "", changed); err != nil {
+		return nil, timesIDs{}, false, err
+	}
+	when := c.Committer.When.UTC()
+	if times, ok := patchTimes(known, changed, files, when); ok {
+		id := s.docs.putPathTimes(c.Hash, times)
+		return times, timesIDs{self: id, parent: knownID}, true, nil
+	}
+	times := make(map[string]time.Time, len(files))
+	for _, f := range files {
+		t, ok := known[f.path]
+		if !ok || changed[f.path] {
+			t = when
+		}
+		times[f.path] = t
+	}
+	id := s.docs.putPathTimes(c.Hash, times)
+	return times, timesIDs{self: id, parent: knownID}, true, nil
+}
+
+// changedFiles adds to out the paths of the files (and symlinks, and
+// anything that is no folder) below tree a that tree b does not have the
+// same: changed, added, or changed kind. Equal subtrees are not opened.
+func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[string]bool) error {
+	if a == b {
+		return nil
+	}
+	return tc.changed(a, b, func(ea object.TreeEntry, before *object.TreeEntry) error {
+		p := prefix + ea.Name
+		if ea.Mode == filemode.Dir {
+			var bh plumbing.Hash // zero: everything below is new
+			if before != nil {
+				bh = before.Hash
+			}
+			return tc.changedFiles(ea.Hash, bh, p+"/", out)
+		}
+		out[p] = true
+		return nil
+	})
+}
+
+// patchTimes is attributeFromParent's usual case: a copy of the parent's
+// attribution with c's time for the changed files, without a lookup per
+// file. files is sorted by path. ok is false when a file was deleted (or
+// the parent's attribution does not hold every unchanged file): then every
+// path is looked up.
+func patchTimes(known map[string]time.Time, changed map[string]bool, files []gitFile, when time.Time) (map[string]time.Time, bool) {
+	times := maps.Clone(known)
+	for p := range changed {
+		if _, ok := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); ok {
+			times[p] = when
+		} else {
+			delete(times, p) // not relevant, or not a file any more
+		}
+	}
+	// Every file is now in times: an unchanged one was in the parent,
+	// with a key in known, and a changed one was just set. So the same
+	// count means the same paths.
+	if len(times) != len(files) {
+		return nil, false
+	}
+	return times, true
+}

@@ -1,0 +1,139 @@
+package gitsource
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/klauspost/compress/zlib"
+)
+
+// looseTrees reads trees from their loose object files, where a push
+// writes the trees it changes (git unpacks a small push): inflated with
+// klauspost's zlib into one string that the entries' names are cut from,
+// parsed here. go-git's object store copies the object, hashes it, and
+// makes a string per name, which for the 50k-entry folder of a 100k-file
+// site costs more than the rest of a one-file reload. A tree that is not
+// loose, or that this reader finds anything odd in, is left to the object
+// store, which reports what is wrong.
+type looseTrees struct {
+	objects string // the repository's objects folder
+	zr      io.ReadCloser
+	br      bytes.Reader
+}
+
+// read returns the entries of tree h, or ok false.
+func (lt *looseTrees) read(h plumbing.Hash) (entries []object.TreeEntry, ok bool) {
+	if lt == nil {
+		return nil, false
+	}
+	hex := h.String()
+	raw, err := os.ReadFile(filepath.Join(lt.objects, hex[:2], hex[2:]))
+	if err != nil {
+		return nil, false
+	}
+	lt.br.Reset(raw)
+	if lt.zr == nil {
+		if lt.zr, err = zlib.NewReader(&lt.br); err != nil {
+			lt.zr = nil
+			return nil, false
+		}
+	} else if err := lt.zr.(zlib.Resetter).Reset(&lt.br, nil); err != nil {
+		return nil, false
+	}
+	// The header: "tree <size>\x00".
+	var head [32]byte
+	n := 0
+	for n < len(head) {
+		if _, err := io.ReadFull(lt.zr, head[n:n+1]); err != nil {
+			return nil, false
+		}
+		if head[n] == 0 {
+			break
+		}
+		n++
+	}
+	kind, sz, found := strings.Cut(string(head[:n]), " ")
+	if n == len(head) || !found || kind != "tree" {
+		return nil, false
+	}
+	size := 0
+	for _, c := range []byte(sz) {
+		if c < '0' || c > '9' || size > 1<<40 {
+			return nil, false
+		}
+		size = size*10 + int(c-'0')
+	}
+	// Deflate cannot expand more than about 1032 times: a header that
+	// claims more is not to be believed (nor allocated for).
+	if size > 1100*len(raw) {
+		return nil, false
+	}
+	var b strings.Builder
+	b.Grow(size)
+	if m, err := io.CopyN(&b, lt.zr, int64(size)); err != nil || m != int64(size) {
+		return nil, false
+	}
+	// The stream must end here; reaching its end checks its Adler-32.
+	var one [1]byte
+	if m, err := lt.zr.Read(one[:]); m != 0 || err != io.EOF {
+		return nil, false
+	}
+	return parseTree(b.String())
+}
+
+// parseTree parses a tree object's content (entries "<octal mode>
+// <name>\x00<20-byte hash>") as go-git does, modes made canonical; ok false
+// on anything malformed.
+func parseTree(s string) ([]object.TreeEntry, bool) {
+	// Entries take at least 1+1+1+1+20 bytes; most take 30 to 80.
+	entries := make([]object.TreeEntry, 0, len(s)/48+1)
+	for len(s) > 0 {
+		sp := strings.IndexByte(s, ' ')
+		if sp <= 0 || sp > 11 {
+			return nil, false
+		}
+		var mode uint64
+		for i := range sp {
+			c := s[i]
+			if c < '0' || c > '7' {
+				return nil, false
+			}
+			mode = mode<<3 | uint64(c-'0')
+		}
+		if mode > 1<<32-1 {
+			return nil, false
+		}
+		s = s[sp+1:]
+		nul := strings.IndexByte(s, 0)
+		if nul <= 0 || len(s) < nul+1+len(plumbing.Hash{}) {
+			return nil, false
+		}
+		e := object.TreeEntry{Name: s[:nul], Mode: canonicalMode(filemode.FileMode(mode))}
+		copy(e.Hash[:], s[nul+1:])
+		s = s[nul+1+len(e.Hash):]
+		entries = append(entries, e)
+	}
+	return entries, true
+}
+
+// canonicalMode is what go-git makes of a tree entry's mode.
+func canonicalMode(mode filemode.FileMode) filemode.FileMode {
+	switch mode & 0o170000 {
+	case 0o040000:
+		return filemode.Dir
+	case 0o100000:
+		if mode&0o111 != 0 {
+			return filemode.Executable
+		}
+		return filemode.Regular
+	case 0o120000:
+		return filemode.Symlink
+	}
+	return filemode.Submodule
+}
