@@ -702,7 +702,7 @@ func (a *assembler) page(f File, u *unit) bool {
 		p = alt
 	}
 	if prev, dup := ids[p.ID]; dup {
-		a.problem(f.RealPath(), f.Doc.Lines["id"], "page id %q is used by %s already; this file is left out", p.ID, prev)
+		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "page id %q is used by %s already; this file is left out", p.ID, prev)
 		return false
 	}
 	slugs[p.Slug], ids[p.ID] = f.RealPath(), f.RealPath()
@@ -775,7 +775,7 @@ func (a *assembler) item(f File, u *unit) bool {
 		return true
 	}
 	if prev, dup := ids[u.idKey]; dup {
-		a.problem(f.RealPath(), f.Doc.Lines["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
+		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
 		return false
 	}
 	slugs[u.slugKey], ids[u.idKey] = f.RealPath(), f.RealPath()

@@ -22,7 +22,7 @@ func readConfig(doc *Doc) (Config, error) {
 		if k == "language" {
 			lang, ok := v.(string)
 			if !ok || !slices.Contains(Languages, lang) {
-				return Config{}, problemAt(doc.Lines[k], "language: want one of %s, found %v", strings.Join(Languages, ", "), v)
+				return Config{}, problemAt(doc.KeyLines()[k], "language: want one of %s, found %v", strings.Join(Languages, ", "), v)
 			}
 			cfg.Language = lang
 			continue
@@ -30,7 +30,7 @@ func readConfig(doc *Doc) (Config, error) {
 		if k == "imagePresets" {
 			ps, err := readImagePresets(v)
 			if err != nil {
-				return Config{}, problemAt(doc.Lines[k], "imagePresets%v", err)
+				return Config{}, problemAt(doc.KeyLines()[k], "imagePresets%v", err)
 			}
 			cfg.ImagePresets = ps
 			continue
@@ -39,7 +39,7 @@ func readConfig(doc *Doc) (Config, error) {
 		case "pages", "globals":
 			md, err := readModelDecl(v, nil, []string{k})
 			if err != nil {
-				return Config{}, problemAt(doc.Lines[k], "%s: %v", k, err)
+				return Config{}, problemAt(doc.KeyLines()[k], "%s: %v", k, err)
 			}
 			if k == "pages" {
 				cfg.Pages = md
@@ -50,14 +50,14 @@ func readConfig(doc *Doc) (Config, error) {
 		case "decap":
 			dc, err := readDecapConfig(v)
 			if err != nil {
-				return Config{}, problemAt(doc.Lines[k], "decap: %v", err)
+				return Config{}, problemAt(doc.KeyLines()[k], "decap: %v", err)
 			}
 			cfg.Decap = dc
 			continue
 		case "schemaFrom":
 			s, ok := v.(string)
 			if !ok || !ModelFile(s) {
-				return Config{}, problemAt(doc.Lines[k], "schemaFrom: want the repository path of a Decap/Sveltia config, a file named config.yml under an admin/ folder or a file under schemas/, found %v", v)
+				return Config{}, problemAt(doc.KeyLines()[k], "schemaFrom: want the repository path of a Decap/Sveltia config, a file named config.yml under an admin/ folder or a file under schemas/, found %v", v)
 			}
 			cfg.SchemaFrom = s
 			continue
@@ -72,19 +72,19 @@ func readConfig(doc *Doc) (Config, error) {
 			continue // the site root, read by whoever reads the site (RootOf)
 		}
 		if k != "types" {
-			return Config{}, problemAt(doc.Lines[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap, locales, defaultLocale, layout, fallback, root)", k)
+			return Config{}, problemAt(doc.KeyLines()[k], "unknown key %q (known: language, types, imagePresets, pages, globals, schemaFrom, decap, locales, defaultLocale, layout, fallback, root)", k)
 		}
 		if v == nil {
 			continue
 		}
 		types, err := wantMap(v, "types")
 		if err != nil {
-			return Config{}, problemAt(doc.Lines[k], "%v", err)
+			return Config{}, problemAt(doc.KeyLines()[k], "%v", err)
 		}
 		for name, tv := range types {
 			tc, err := readTypeConfig(name, tv)
 			if err != nil {
-				return Config{}, problemAt(doc.Lines[k], "types.%s: %v", name, err)
+				return Config{}, problemAt(doc.KeyLines()[k], "types.%s: %v", name, err)
 			}
 			cfg.Types[name] = tc
 		}

@@ -7,7 +7,7 @@ import "fmt"
 // into Extra and are served beside the known fields.
 func readGlobals(doc *Doc) (*Globals, error) {
 	g := &Globals{Nav: []NavLink{}, Social: []SocialLink{}, Extra: map[string]any{}}
-	line := func(k string) int { return doc.Lines[k] }
+	line := func(k string) int { return doc.KeyLines()[k] }
 	for k, v := range doc.Meta {
 		var err error
 		switch k {

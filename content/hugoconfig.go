@@ -235,17 +235,17 @@ func (r *hugoReader) readMain(f File) {
 	r.mainSeen = true
 	if v, k, ok := lowerKey(f.Doc.Meta, "defaultContentLanguage"); ok {
 		if s, isText := v.(string); isText && (r.def == "" || !strings.HasPrefix(f.Path, "config/")) {
-			r.def, r.defPath, r.defLine = s, f.Path, f.Doc.Lines[k]
+			r.def, r.defPath, r.defLine = s, f.Path, f.Doc.KeyLines()[k]
 		}
 	}
 	if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
 		// the content folder of the languages without their own
 		if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (r.rootDir.dir == "" || !strings.HasPrefix(f.Path, "config/")) {
-			r.rootDir = mountSrc{dir: d, path: f.Path, line: f.Doc.Lines[k]}
+			r.rootDir = mountSrc{dir: d, path: f.Path, line: f.Doc.KeyLines()[k]}
 		}
 	}
 	if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
-		r.readLanguages(f, v, f.Doc.Lines[k])
+		r.readLanguages(f, v, f.Doc.KeyLines()[k])
 		r.from = f.Path
 	}
 	if mod, k, ok := lowerKey(f.Doc.Meta, "module"); ok {

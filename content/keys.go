@@ -12,13 +12,13 @@ import (
 // and "publishdate" are the same key); every key not taken stays for Data.
 type fields struct {
 	m     map[string]any
-	lines map[string]int
+	doc   *Doc              // its lines, read when a problem needs one
 	low   map[string]string // lower-case key -> key as written, for known names
 	taken map[string]bool
 }
 
 func newFields(doc *Doc, known []string) (*fields, error) {
-	f := &fields{m: doc.Meta, lines: doc.Lines, low: map[string]string{}, taken: map[string]bool{}}
+	f := &fields{m: doc.Meta, doc: doc, low: map[string]string{}, taken: map[string]bool{}}
 	want := make(map[string]bool, len(known))
 	for _, k := range known {
 		want[k] = true
@@ -59,7 +59,7 @@ func (f *fields) line(name string) int {
 	if k, ok := f.low[name]; ok {
 		name = k
 	}
-	return f.lines[name]
+	return f.doc.KeyLines()[name]
 }
 
 // rest returns the keys not taken, in a new map; values are shared with

@@ -347,13 +347,13 @@ func readFolioI18n(path string, doc *Doc) (*I18n, []Problem) {
 	b := &i18nBuilder{path: path}
 	list, isList := v.([]any)
 	if !isList {
-		b.problem(doc.Lines["locales"], "locales: want a list of locale codes [en, fr, de] or of {code, name, contentDir}, found %s", kindOf(v))
+		b.problem(doc.KeyLines()["locales"], "locales: want a list of locale codes [en, fr, de] or of {code, name, contentDir}, found %s", kindOf(v))
 		return nil, b.problems
 	}
 	for i, e := range list {
 		line := doc.LineOf("locales", itoa(i))
 		if line == 0 {
-			line = doc.Lines["locales"]
+			line = doc.KeyLines()["locales"]
 		}
 		var l Locale
 		switch x := e.(type) {
@@ -397,18 +397,18 @@ func readFolioI18n(path string, doc *Doc) (*I18n, []Problem) {
 	case "", LayoutFolder, LayoutFile, LayoutFields:
 		b.cfg.Layout = lay
 	default:
-		b.problem(doc.Lines["layout"], "layout: want folder, file or fields, found %v", doc.Meta["layout"])
+		b.problem(doc.KeyLines()["layout"], "layout: want folder, file or fields, found %v", doc.Meta["layout"])
 	}
 	if fv, ok := doc.Meta["fallback"]; ok {
-		b.readFallback(fv, doc.Lines["fallback"])
+		b.readFallback(fv, doc.KeyLines()["fallback"])
 	}
 	def, _ := doc.Meta["defaultLocale"].(string)
 	if dv, ok := doc.Meta["defaultLocale"]; ok && dv != nil {
 		if _, isText := dv.(string); !isText {
-			b.problem(doc.Lines["defaultLocale"], "defaultLocale: want a locale code, found %s", kindOf(dv))
+			b.problem(doc.KeyLines()["defaultLocale"], "defaultLocale: want a locale code, found %s", kindOf(dv))
 		}
 	}
-	return b.finish(def, doc.Lines["defaultLocale"]), b.problems
+	return b.finish(def, doc.KeyLines()["defaultLocale"]), b.problems
 }
 
 // readDecapI18n reads the i18n block of a Decap/Sveltia config.yml:
@@ -420,7 +420,7 @@ func readDecapI18n(path string, doc *Doc) (*I18n, []Problem) {
 		return nil, nil
 	}
 	b := &i18nBuilder{path: path}
-	line := doc.Lines["i18n"]
+	line := doc.KeyLines()["i18n"]
 	list, _ := v["locales"].([]any)
 	for i, e := range list {
 		s, ok := e.(string)

@@ -83,9 +83,10 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 	if !has {
 		return nil
 	}
+	lines := d.KeyLines()
 	nd := *d
 	nd.Meta = make(map[string]any, len(d.Meta))
-	nd.Lines = make(map[string]int, len(d.Lines))
+	nd.Lines = make(map[string]int, len(lines))
 	body, bodyLine, bodySet := "", 0, false
 	for key, v := range d.Meta {
 		if _, code := cfg.Locale(key); code {
@@ -113,7 +114,7 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 			continue
 		}
 		nd.Meta[key] = v
-		if l, ok := d.Lines[key]; ok {
+		if l, ok := lines[key]; ok {
 			nd.Lines[key] = l
 		}
 	}
@@ -139,7 +140,7 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 	}
 	// the lines of nested values of Decap's maps: /fr/price/x is
 	// /price/x (loc's over the default's)
-	for p, l := range d.Lines {
+	for p, l := range lines {
 		if p == "" || p[0] != '/' {
 			continue
 		}
@@ -150,7 +151,7 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 		if first == loc {
 			nd.Lines["/"+tail] = l
 		} else if first == cfg.Default {
-			if _, mine := d.Lines["/"+loc+"/"+tail]; !mine {
+			if _, mine := lines["/"+loc+"/"+tail]; !mine {
 				nd.Lines["/"+tail] = l
 			}
 		}
@@ -187,7 +188,7 @@ func (st *localeState) mergeGlobals(loc string, from []*Doc) *Doc {
 			delete(nd.Lines, k)
 		}
 	}
-	for k, v := range top.Lines {
+	for k, v := range top.KeyLines() {
 		nd.Lines[k] = v
 	}
 	st.globals[loc] = mergedGlobals{from: slices.Clone(from), doc: &nd}

@@ -363,7 +363,7 @@ func (r *refRun) problem(path string, f foundRef, msg string) {
 		r.lines = make(map[string]map[string]int, len(r.files))
 		for _, f := range r.files {
 			if f.Doc != nil {
-				r.lines[f.Path] = f.Doc.Lines
+				r.lines[f.Path] = f.Doc.KeyLines()
 			}
 		}
 	}

@@ -46,11 +46,11 @@ func RootOf(doc *Doc) (string, error) {
 	}
 	s, isText := v.(string)
 	if !isText {
-		return "", problemAt(doc.Lines["root"], "root: want a folder of the repository, found %s", kindOf(v))
+		return "", problemAt(doc.KeyLines()["root"], "root: want a folder of the repository, found %s", kindOf(v))
 	}
 	r, err := CleanRoot(s)
 	if err != nil {
-		return "", problemAt(doc.Lines["root"], "root: %v", err)
+		return "", problemAt(doc.KeyLines()["root"], "root: %v", err)
 	}
 	return r, nil
 }

@@ -1,6 +1,9 @@
 package content
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Doc is the path-independent result of parsing one file: its front matter
 // (or whole YAML/JSON document) and its Markdown body, rendered to HTML on
@@ -15,8 +18,48 @@ type Doc struct {
 	// Lines is the file line of each top-level key, when the format tells
 	// (YAML documents and YAML front matter); nil otherwise. They also
 	// have the line of every nested key and list entry, under LinePath of
-	// its path.
+	// its path. Read them with KeyLines: a Doc from the parse cache keeps
+	// them encoded until a problem needs them (SetLazyLines).
 	Lines map[string]int
+	lazy  *lazyLines
+}
+
+// lazyLines are a Doc's Lines as a cache encoded them, decoded on first
+// use: serving needs them only to place a problem, and a map per
+// document held for that cost 4 MB at 10k documents.
+type lazyLines struct {
+	once   sync.Once
+	enc    []byte
+	decode func([]byte) map[string]int
+	m      map[string]int
+}
+
+// SetLazyLines makes decode(enc) the Doc's Lines, decoded on the first
+// KeyLines; only while the Doc is being made (it is shared after).
+func (d *Doc) SetLazyLines(enc []byte, decode func([]byte) map[string]int) {
+	d.Lines, d.lazy = nil, &lazyLines{enc: enc, decode: decode}
+}
+
+// LazyLines is what SetLazyLines was given; nil when it was not (Lines
+// is the map).
+func (d *Doc) LazyLines() []byte {
+	if d == nil || d.Lines != nil || d.lazy == nil {
+		return nil
+	}
+	return d.lazy.enc
+}
+
+// KeyLines is Lines, decoded first when the Doc keeps them encoded.
+func (d *Doc) KeyLines() map[string]int {
+	if d == nil || d.Lines != nil || d.lazy == nil {
+		if d == nil {
+			return nil
+		}
+		return d.Lines
+	}
+	l := d.lazy
+	l.once.Do(func() { l.m = l.decode(l.enc) })
+	return l.m
 }
 
 // LinePath is the key of a nested value in Doc.Lines: its path of keys
@@ -41,11 +84,12 @@ func LinePath(path []string) string {
 // LineOf is the file line of the value at path, or of the nearest
 // enclosing key whose line is known; 0 when none is.
 func (d *Doc) LineOf(path ...string) int {
-	if d == nil || d.Lines == nil {
+	lines := d.KeyLines()
+	if lines == nil {
 		return 0
 	}
 	for n := len(path); n > 0; n-- {
-		if l, ok := d.Lines[LinePath(path[:n])]; ok {
+		if l, ok := lines[LinePath(path[:n])]; ok {
 			return l
 		}
 	}

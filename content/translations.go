@@ -209,7 +209,7 @@ func (st *localeState) groupKey(cfg *I18n, files []File, doc any, realPath strin
 			for _, k := range []string{"translationKey", "translationkey"} {
 				if v, ok := d.Meta[k]; ok {
 					tkey, _ = scalarText(v)
-					line = d.Lines[k]
+					line = d.KeyLines()[k]
 					break
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -33,7 +34,7 @@ func (b *bench) coldStart() error {
 			return err
 		}
 		site := filepath.Join(dir, "site")
-		var firstT, firstRSS, firstCPU, warmT, warmRSS, warmCPU []float64
+		var firstT, firstRSS, firstCPU, warmT, warmRSS, warmCPU, warmAnon, warmHeap []float64
 		var warmCache string
 		for i := range b.runs {
 			cache, err := b.scratch(fmt.Sprintf("cache-%d", n))
@@ -43,21 +44,22 @@ func (b *bench) coldStart() error {
 			if i == 0 {
 				warmCache = cache
 			}
-			t, rss, cpu, err := b.startOnce(site, media, cache)
+			st, err := b.startOnce(site, media, cache)
 			if err != nil {
 				return fmt.Errorf("%d files, first start: %w", n, err)
 			}
-			firstT, firstRSS, firstCPU = append(firstT, t), append(firstRSS, rss), append(firstCPU, cpu)
+			firstT, firstRSS, firstCPU = append(firstT, st.ready), append(firstRSS, st.peak), append(firstCPU, st.cpu)
 			if i > 0 {
 				os.RemoveAll(cache) // only the first is reused; 100k caches are large
 			}
 		}
 		for range b.runs {
-			t, rss, cpu, err := b.startOnce(site, media, warmCache)
+			st, err := b.startOnce(site, media, warmCache)
 			if err != nil {
 				return fmt.Errorf("%d files, restart: %w", n, err)
 			}
-			warmT, warmRSS, warmCPU = append(warmT, t), append(warmRSS, rss), append(warmCPU, cpu)
+			warmT, warmRSS, warmCPU = append(warmT, st.ready), append(warmRSS, st.peak), append(warmCPU, st.cpu)
+			warmAnon, warmHeap = append(warmAnon, st.anon), append(warmHeap, st.heap)
 		}
 		label := sizeLabel(n)
 		first := row{Figure: "cold start " + label + " files, first start (empty cache)", Sum: summarize(firstT), Unit: unitMS}
@@ -75,6 +77,13 @@ func (b *bench) coldStart() error {
 		b.add(row{Figure: "peak RSS at ready, " + label + " files, first start", Sum: summarize(firstRSS), Unit: unitMB,
 			Note: "VmHWM of the folio process when it first answered"})
 		b.add(row{Figure: "peak RSS at ready, " + label + " files, restart", Sum: summarize(warmRSS), Unit: unitMB})
+		b.add(row{Figure: "anonymous RSS at ready, " + label + " files, restart", Sum: summarize(warmAnon), Unit: unitMB,
+			Note: "RssAnon of the folio process when it first answered: its heap and stacks, not the binary's pages (which move with how the kernel mapped the file)"})
+		b.add(row{Figure: "Go heap in use at ready, " + label + " files, restart", Sum: summarize(warmHeap), Unit: unitMB1,
+			Note: "go_memstats_heap_inuse_bytes after a forced collection (/debug/pprof/heap?gc=1 of --metrics-addr), read right after the first answer and the figures above"})
+		if !b.coldSearch {
+			continue
+		}
 
 		// The content search index is built in the background after
 		// ready: the peak RSS at ready does not include it. Once more
@@ -123,27 +132,40 @@ func (b *bench) startSearched(site, media, cache string) (float64, float64, erro
 	return ms(d), rss, nil
 }
 
-// startOnce starts folio, waits until it serves, and returns the time to
-// ready in ms, VmHWM in MB and the CPU time it used until then in ms.
-func (b *bench) startOnce(site, media, cache string) (float64, float64, float64, error) {
-	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-cold.log")})
+// started is what one start measured at ready.
+type started struct {
+	ready, cpu float64 // ms from exec; CPU time (all threads) until then
+	peak, anon float64 // VmHWM, RssAnon in MB
+	heap       float64 // Go heap in use after a forced collection, MB
+}
+
+// startOnce starts folio, waits until it serves, and reads at once the
+// time to ready, the CPU time it used until then and its RSS, then (a
+// forced collection) its heap in use.
+func (b *bench) startOnce(site, media, cache string) (started, error) {
+	port, err := freePort()
 	if err != nil {
-		return 0, 0, 0, err
+		return started{}, err
 	}
-	defer s.stop()
+	metrics := "127.0.0.1:" + strconv.Itoa(port)
+	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-cold.log"),
+		Args: []string{"--metrics-addr", metrics}})
+	if err != nil {
+		return started{}, err
+	}
+	defer s.stopWithin(readyLimit) // a first start's cache is the restarts'`
 	d, err := s.waitReady(b.client, "/api/v1/pages", b.key, readyLimit)
 	if err != nil {
-		return 0, 0, 0, err
+		return started{}, err
 	}
-	cpu, err := cpuTime(s.pid())
-	if err != nil {
-		return 0, 0, 0, err
+	cpu, err1 := cpuTime(s.pid())
+	peak, err2 := procStatus(s.pid(), "VmHWM")
+	anon, err3 := procStatus(s.pid(), "RssAnon")
+	heap, err4 := b.heapInUse(metrics)
+	if err := firstErr(err1, err2, err3, err4); err != nil {
+		return started{}, err
 	}
-	rss, err := procStatus(s.pid(), "VmHWM")
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	return ms(d), rss, ms(cpu), nil
+	return started{ready: ms(d), cpu: ms(cpu), peak: peak, anon: anon, heap: heap / 1e6}, nil
 }
 
 func sizeLabel(n int) string {

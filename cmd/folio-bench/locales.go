@@ -58,21 +58,21 @@ func (b *bench) localesGroup() error {
 				return err
 			}
 		}
-		t, rss, _, err := b.startOnce(site, media, c)
+		st, err := b.startOnce(site, media, c)
 		if err != nil {
 			return fmt.Errorf("locales, first start: %w", err)
 		}
-		firstT, firstRSS = append(firstT, t), append(firstRSS, rss)
+		firstT, firstRSS = append(firstT, st.ready), append(firstRSS, st.peak)
 		if i > 0 {
 			os.RemoveAll(c)
 		}
 	}
 	for range b.runs {
-		t, rss, _, err := b.startOnce(site, media, cache)
+		st, err := b.startOnce(site, media, cache)
 		if err != nil {
 			return fmt.Errorf("locales, restart: %w", err)
 		}
-		warmT, warmRSS = append(warmT, t), append(warmRSS, rss)
+		warmT, warmRSS = append(warmT, st.ready), append(warmRSS, st.peak)
 	}
 	perFile := func(xs []float64) []float64 {
 		out := make([]float64, len(xs))

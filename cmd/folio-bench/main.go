@@ -20,13 +20,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // groups are the measurements -only selects from, in the order they run.
-var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "worstwrite", "spray", "bucket", "scale"}
+var groups = []string{"cold", "model", "push", "write", "refs", "load", "search", "csearch", "fsearch", "locales", "mediastart", "mediamigrate", "derive", "crop", "upload", "pdfupload", "worstwrite", "spray", "bucket", "scale"}
 
 // explicitOnly are the groups a run without -only leaves out: scale
 // serves a site of a million files (`make bench-scale`).
@@ -51,6 +52,9 @@ type bench struct {
 	mediaN            int
 	legacyMedia       string
 	only              map[string]bool
+	against           string    // more folio binaries run interleaved with -folio, comma-separated ("" none)
+	cur               *folioBin // the binary the groups start now
+	coldSearch        bool      // the cold group also waits once each for the search index
 
 	full          *server // shared by the load and search groups
 	keysFile, key string
@@ -98,6 +102,8 @@ func run(args []string) error {
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
 	fs.IntVar(&b.scaleSize, "scale-size", 1000000, "site size of the scale group (-only scale; `make bench-scale`)")
 	fs.IntVar(&b.scaleBase, "scale-base", 10000, "site size the scale group compares one-item and filtered-list throughput with")
+	fs.StringVar(&b.against, "against", "", "other folio binaries, comma-separated (older builds): each group runs -runs times with each binary in turn, one run each, and the table shows each one's median and -folio's ratio to it")
+	fs.BoolVar(&b.coldSearch, "cold-search", true, "the cold group also starts once each (first start, restart) and waits for the content search index")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -174,10 +180,26 @@ func run(args []string) error {
 	b.tmp = tmp
 	defer os.RemoveAll(tmp)
 	defer b.stopFull()
-	b.keysFile = filepath.Join(tmp, "keys.yaml")
-	if b.key, err = createKey(b.folio, b.keysFile); err != nil {
-		return err
+	bins := []*folioBin{{name: "this", path: b.folio, keysFile: filepath.Join(tmp, "keys.yaml")}}
+	if b.against != "" {
+		for i, p := range strings.Split(b.against, ",") {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return err
+			}
+			bin := &folioBin{name: fmt.Sprintf("against%d", i+1), path: abs, keysFile: filepath.Join(tmp, fmt.Sprintf("keys-against%d.yaml", i+1)), dropped: map[string]bool{}}
+			if bin.flags, err = serveFlags(abs); err != nil {
+				return err
+			}
+			bins = append(bins, bin)
+		}
 	}
+	for _, bin := range bins {
+		if bin.key, err = createKey(bin.path, bin.keysFile); err != nil {
+			return err
+		}
+	}
+	b.use(bins[0])
 	b.client = newClient(4)
 
 	started := time.Now()
@@ -185,7 +207,7 @@ func run(args []string) error {
 	steps := map[string]func() error{
 		"cold": b.coldStart, "model": b.modelGroup, "push": b.pushToServe, "write": b.writeToServe, "refs": b.refsGroup, "load": b.throughput, "search": b.search, "csearch": b.contentSearch, "fsearch": b.freshSearch,
 		"locales":    b.localesGroup,
-		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "worstwrite": b.worstWrites, "spray": b.spray,
+		"mediastart": b.mediaStart, "mediamigrate": b.mediaMigrate, "derive": b.derivatives, "crop": b.crop, "upload": b.bigUpload, "pdfupload": b.pdfUploads, "worstwrite": b.worstWrites, "spray": b.spray,
 		"bucket": b.bucket, "scale": b.scaleGroup,
 	}
 	for _, g := range groups {
@@ -193,6 +215,10 @@ func run(args []string) error {
 			continue
 		}
 		b.logf("== %s", g)
+		if b.against != "" {
+			b.runAgainst(g, steps[g], bins)
+			continue
+		}
 		if err := steps[g](); err != nil {
 			b.logf("%s failed: %v", g, err)
 			b.notes = append(b.notes, fmt.Sprintf("**%s failed**: %v", g, err))
@@ -202,7 +228,18 @@ func run(args []string) error {
 		}
 	}
 	b.stopFull()
-	report := b.report(args, started, loadBefore)
+	for _, bin := range bins[1:] {
+		if len(bin.dropped) == 0 {
+			continue
+		}
+		var names []string
+		for n := range bin.dropped {
+			names = append(names, "--"+n)
+		}
+		slices.Sort(names)
+		b.notes = append(b.notes, fmt.Sprintf("%s lacks %s: started without", bin.path, strings.Join(names, ", ")))
+	}
+	report := b.report(args, started, loadBefore, bins)
 	fmt.Print(report)
 	return os.WriteFile(b.outFile, []byte(report), 0o644)
 }

@@ -77,11 +77,11 @@ func (b *bench) modelAt(n int) error {
 			if err != nil {
 				return err
 			}
-			t, _, _, err := b.startOnce(sites[v], media, cache)
+			st, err := b.startOnce(sites[v], media, cache)
 			if err != nil {
 				return fmt.Errorf("%s, first start: %w", variants[v], err)
 			}
-			first[v] = append(first[v], t)
+			first[v] = append(first[v], st.ready)
 			if caches[v] == "" {
 				caches[v] = cache // the restarts' cache
 			} else {
@@ -91,11 +91,11 @@ func (b *bench) modelAt(n int) error {
 	}
 	for run := range b.runs {
 		for _, v := range order(run) {
-			t, _, _, err := b.startOnce(sites[v], media, caches[v])
+			st, err := b.startOnce(sites[v], media, caches[v])
 			if err != nil {
 				return fmt.Errorf("%s, restart: %w", variants[v], err)
 			}
-			warm[v] = append(warm[v], t)
+			warm[v] = append(warm[v], st.ready)
 		}
 	}
 	for _, c := range caches {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,13 +24,44 @@ import (
 const allScopes = "content:read,content:draft,media:read,media:write,media:delete,content:write"
 
 // createKey writes a fresh keys file and returns the key's secret, which
-// `folio keys create` prints on the last line of its stdout.
+// `folio keys create` prints on the last line of its stdout. An older
+// release that refuses a scope it does not know gets those it lists.
 func createKey(folio, keysFile string) (string, error) {
-	cmd := exec.Command(folio, "keys", "create", "--keys", keysFile, "--name", "bench", "--scopes", allScopes)
+	key, err := createKeyScopes(folio, keysFile, allScopes)
+	var known *unknownScope
+	if errors.As(err, &known) {
+		var keep []string
+		for _, s := range strings.Split(allScopes, ",") {
+			if slices.Contains(known.have, s) {
+				keep = append(keep, s)
+			}
+		}
+		return createKeyScopes(folio, keysFile, strings.Join(keep, ","))
+	}
+	return key, err
+}
+
+// unknownScope is `folio keys create` refusing a scope; have are the
+// scopes it named.
+type unknownScope struct {
+	msg  string
+	have []string
+}
+
+func (e *unknownScope) Error() string { return e.msg }
+
+var scopeList = regexp.MustCompile(`unknown scope .*\(scopes: ([a-z:, ]+)\)`)
+
+func createKeyScopes(folio, keysFile, scopes string) (string, error) {
+	cmd := exec.Command(folio, "keys", "create", "--keys", keysFile, "--name", "bench", "--scopes", scopes)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("folio keys create: %v: %s", err, strings.TrimSpace(errb.String()))
+		msg := fmt.Sprintf("folio keys create: %v: %s", err, strings.TrimSpace(errb.String()))
+		if m := scopeList.FindStringSubmatch(errb.String()); m != nil {
+			return "", &unknownScope{msg: msg, have: strings.Split(strings.ReplaceAll(m[1], " ", ""), ",")}
+		}
+		return "", errors.New(msg)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	key := strings.TrimSpace(lines[len(lines)-1])
@@ -78,7 +111,7 @@ func (b *bench) startFolio(o serveOpts) (*server, error) {
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	args := []string{"serve", "--site", o.Site, "--keys", b.keysFile, "--media", o.Media,
 		"--cache-dir", o.CacheDir, "--addr", addr, "--rate-ip", "0", "--rate-key", "0", "--log-level", "warn"}
-	return startProcessEnv(b.folio, append(args, o.Args...), o.Env, "http://"+addr, o.Log)
+	return startProcessEnv(b.folio, b.cur.keepFlags(append(args, o.Args...)), o.Env, "http://"+addr, o.Log)
 }
 
 func startProcess(bin string, args []string, base, logPath string) (*server, error) {
@@ -154,7 +187,12 @@ func (s *server) waitReady(client *http.Client, path, key string, limit time.Dur
 
 // stop ends the process: SIGTERM, then SIGKILL after five seconds. A
 // second stop does nothing.
-func (s *server) stop() {
+func (s *server) stop() { s.stopWithin(5 * time.Second) }
+
+// stopWithin is stop with a grace of d before SIGKILL: folio writes its
+// parse cache when it exits, which a restart measured next needs (at
+// 100k files on a loaded machine that took more than 5 s).
+func (s *server) stopWithin(d time.Duration) {
 	if s.cmd.Process == nil || s.stopped {
 		return
 	}
@@ -162,7 +200,7 @@ func (s *server) stop() {
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(d):
 		s.cmd.Process.Kill()
 		<-s.done
 	}

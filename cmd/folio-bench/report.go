@@ -12,18 +12,43 @@ import (
 
 // report renders the results as Markdown: the machine, the command, the
 // table and the notes that say what each figure includes.
-func (b *bench) report(args []string, started time.Time, loadBefore string) string {
+func (b *bench) report(args []string, started time.Time, loadBefore string, bins []*folioBin) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "# folio benchmarks\n\n")
 	fmt.Fprintf(&s, "- date: %s (took %s)\n", started.UTC().Format(time.RFC3339), time.Since(started).Round(time.Second))
 	fmt.Fprintf(&s, "- machine: %s, %d cores, %s RAM, %s\n", cpuModel(), runtime.NumCPU(), memTotal(), osRelease())
 	fmt.Fprintf(&s, "- load average before / after: %s / %s (other work on the machine skews every figure)\n", loadBefore, loadAvg())
-	fmt.Fprintf(&s, "- folio: %s; %s\n", folioVersion(b.folio), runtime.Version())
+	fmt.Fprintf(&s, "- folio: %s; %s\n", strings.ReplaceAll(folioVersion(b.folio), "\n", "; "), runtime.Version())
+	for i, bin := range bins[1:] {
+		fmt.Fprintf(&s, "- against %d: %s (%s)\n", i+1, bin.path, strings.ReplaceAll(folioVersion(bin.path), "\n", "; "))
+	}
+	if len(bins) > 1 {
+		fmt.Fprintf(&s, "- each group run %d times with each binary in turn, the order rotating; medians of the runs' medians, min–max of this binary's\n", b.runs)
+	}
 	fmt.Fprintf(&s, "- command: `folio-bench %s` (runs %d, load %s at %d connections)\n\n", strings.Join(args, " "), b.runs, b.dur, b.conns)
-	fmt.Fprintf(&s, "| figure | median | min | max | target | ok? |\n|---|---:|---:|---:|---|---|\n")
-	for _, r := range b.rows {
-		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s |\n", r.Figure,
-			r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Target, r.OK)
+	if len(bins) > 1 {
+		fmt.Fprintf(&s, "| figure | median | min–max |")
+		for i := range bins[1:] {
+			fmt.Fprintf(&s, " against %d | ratio |", i+1)
+		}
+		fmt.Fprintf(&s, "\n|---|---:|---:|%s\n", strings.Repeat("---:|---:|", len(bins)-1))
+		for _, r := range b.rows {
+			fmt.Fprintf(&s, "| %s | %s | %s–%s |", r.Figure, r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max))
+			for i := range bins[1:] {
+				if i < len(r.Against) {
+					fmt.Fprintf(&s, " %s | %.2f× |", r.Unit.format(r.Against[i].Median), r.ratio(i))
+				} else {
+					fmt.Fprintf(&s, " | |")
+				}
+			}
+			fmt.Fprintf(&s, "\n")
+		}
+	} else {
+		fmt.Fprintf(&s, "| figure | median | min | max | target | ok? |\n|---|---:|---:|---:|---|---|\n")
+		for _, r := range b.rows {
+			fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s |\n", r.Figure,
+				r.Unit.format(r.Sum.Median), r.Unit.format(r.Sum.Min), r.Unit.format(r.Sum.Max), r.Target, r.OK)
+		}
 	}
 	var notes []string
 	for _, r := range b.rows {

@@ -47,6 +47,7 @@ var (
 	unitMS2 = unit{" ms", 2}
 	unitS   = unit{" s", 2}
 	unitMB  = unit{" MB", 0}
+	unitMB1 = unit{" MB", 1}
 	unitMBs = unit{" MB/s", 0}
 	unitRPS = unit{" req/s", 0}
 	unitUS  = unit{" µs", 1}
@@ -63,6 +64,9 @@ type row struct {
 	Target string
 	// OK is "yes", "no" or "" when the figure has no target.
 	OK string
+	// Against are the other binaries' summaries with -against, in its
+	// order; nil without.
+	Against []summary
 	// Note explains a figure (setup, what is included); printed below the table.
 	Note string
 }

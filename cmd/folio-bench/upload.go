@@ -31,7 +31,7 @@ func (b *bench) uploadServer(name string) (*server, string, error) {
 		return nil, "", err
 	}
 	s, err := b.startFolio(serveOpts{Site: filepath.Join(dir, "site"), Media: media,
-		CacheDir: filepath.Join(b.tmp, "cache-upload"), Log: filepath.Join(b.tmp, name+".log")})
+		CacheDir: filepath.Join(b.tmp, "cache-upload-"+b.cur.name), Log: filepath.Join(b.tmp, name+".log")})
 	if err != nil {
 		return nil, "", err
 	}

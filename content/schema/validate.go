@@ -197,7 +197,7 @@ func flatten(e *jsonschema.ValidationError, doc *content.Doc, out []Violation) [
 		if l := doc.LineOf(path...); l > 0 {
 			return l
 		}
-		if doc.Lines != nil {
+		if doc.KeyLines() != nil {
 			return 1
 		}
 		return 0

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/folio-cms/folio/content"
@@ -85,8 +86,13 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 	e.varint(int64(d.Line))
 	// The lines of keys, so that problems found in a document read from
 	// the cache name the same path:line as on the first parse.
-	e.uvarint(uint64(len(d.Lines)))
-	for k, l := range d.Lines {
+	if enc := d.LazyLines(); enc != nil {
+		e.b = append(e.b, enc...) // as a cache decoded them: not decoded to encode
+		return nil
+	}
+	lines := d.KeyLines()
+	e.uvarint(uint64(len(lines)))
+	for k, l := range lines {
 		e.str(k)
 		e.varint(int64(l))
 	}
@@ -298,21 +304,37 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 	}
 	doc.HasBody = d.byte1() == 1
 	doc.Line = int(d.varint())
+	// The lines of keys stay encoded (a copy of their bytes) until a
+	// problem needs one: decodeLines.
+	start := d.b
 	if n := d.count(); n > 0 && d.err == nil {
-		doc.Lines = make(map[string]int, n)
 		for range n {
-			k := d.str()
-			l := d.varint()
-			if d.err != nil {
-				return nil, -1
-			}
-			doc.Lines[k] = int(l)
+			d.bytes(d.uvarint())
+			d.varint()
+		}
+		if d.err == nil {
+			doc.SetLazyLines(slices.Clone(start[:len(start)-len(d.b)]), decodeLines)
 		}
 	}
 	if d.err != nil {
 		return nil, -1
 	}
 	return doc, off
+}
+
+// decodeLines decodes the lines of keys doc encoded (checked then).
+func decodeLines(enc []byte) map[string]int {
+	d := &cacheDecoder{b: enc}
+	n := d.count()
+	lines := make(map[string]int, n)
+	for range n {
+		k := d.str()
+		lines[k] = int(d.varint())
+	}
+	if d.err != nil {
+		return nil
+	}
+	return lines
 }
 
 func (d *cacheDecoder) strMap() map[string]any {

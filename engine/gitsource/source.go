@@ -98,6 +98,8 @@ type Source struct {
 	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
 
+	rootCfg rootConfig // the root: of the last folio.yaml read; guarded by loadMu
+
 	// contentDirs are the folders outside content/ the site's locales
 	// read content from, as the last Load's configuration said (nil:
 	// none); localeCfg are the files that was read from (guarded by

@@ -117,7 +117,11 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 			unchanged := j < len(prev.files) && prev.files[j] == f
 			out[i].Path = f.path
-			out[i].Blob = f.blob.String()
+			if unchanged {
+				out[i].Blob = prev.blobs[j] // no hex string per file per push
+			} else {
+				out[i].Blob = f.blob.String()
+			}
 			if unchanged && sameTimes {
 				out[i].Updated = prev.updated[j]
 			} else {
@@ -165,7 +169,11 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 		}
 	}
-	s.last = &lastLoad{files: files, docs: entries, updated: updated, timesID: ids.self}
+	blobs := make([]string, len(out))
+	for i := range out {
+		blobs[i] = out[i].Blob
+	}
+	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self}
 	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
 }
 
@@ -174,6 +182,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 // Updated times, and the id of the stored attribution those are.
 type lastLoad struct {
 	files   []gitFile
+	blobs   []string // files' blobs in hex (content.File.Blob)
 	docs    []*docEntry
 	updated []time.Time
 	timesID uint64

@@ -31,6 +31,9 @@ func (s *Source) siteRootOf(tc *treeEntries, top plumbing.Hash) (string, error) 
 		if e.Mode != filemode.Regular && e.Mode != filemode.Executable || !content.IsRootConfig(e.Name) {
 			continue
 		}
+		if last := s.rootCfg; last.blob == e.Hash && last.name == e.Name {
+			return last.root, nil // the same file: not read and parsed at every push
+		}
 		b, err := object.GetBlob(tc.st, e.Hash)
 		if err != nil || b.Size > content.MaxFileSize {
 			return "", nil // the site's own reading reports it
@@ -52,9 +55,17 @@ func (s *Source) siteRootOf(tc *treeEntries, top plumbing.Hash) (string, error) 
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", e.Name, err)
 		}
+		s.rootCfg = rootConfig{name: e.Name, blob: e.Hash, root: root}
 		return root, nil
 	}
 	return "", nil
+}
+
+// rootConfig is the site root a folio.yaml (its name and blob) said.
+type rootConfig struct {
+	name string
+	blob plumbing.Hash
+	root string
 }
 
 // subtree is the tree of folder root below tree h; zero (an empty tree)

@@ -247,7 +247,7 @@ func keyAtLine(doc *content.Doc, line int) string {
 	if line <= 0 {
 		return ""
 	}
-	for k, l := range doc.Lines {
+	for k, l := range doc.KeyLines() {
 		if l == line && !strings.HasPrefix(k, "/") {
 			return k
 		}

@@ -102,7 +102,7 @@ func (s *Service) readDateFields(ctx context.Context, snap *engine.Snapshot) (ma
 						continue
 					}
 					count[k]++
-					if l := parsed.Lines[k]; l > 0 && l <= len(lines) {
+					if l := parsed.KeyLines()[k]; l > 0 && l <= len(lines) {
 						if _, v, ok := strings.Cut(lines[l-1], ":"); ok && dateOnly.MatchString(strings.TrimSpace(v)) {
 							dateOnlyN[k]++
 						}
