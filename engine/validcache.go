@@ -226,14 +226,14 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil
 	}
-	d := &cacheDecoder{b: body[len(validMagic):]}
-	if d.str() != key || d.str() != site {
+	d := newCacheDecoder(body[len(validMagic):])
+	if d.Str() != key || d.Str() != site {
 		return nil
 	}
-	p := &persistedResults{hash: d.str()}
+	p := &persistedResults{hash: d.Str()}
 	n := 0
-	if c := d.bytes(4); c != nil {
-		n = int(min(binary.LittleEndian.Uint32(c), uint32(len(d.b)/minValidEntry)))
+	if c := d.Bytes(4); c != nil {
+		n = int(min(binary.LittleEndian.Uint32(c), uint32(len(d.B)/minValidEntry)))
 	}
 	p.entries = make([]persistEntry, 0, n)
 	// The names of extensions, types and fields repeat: one string each.
@@ -249,10 +249,10 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 	// The unique values of all documents share one array (most documents
 	// have one or none).
 	var uniq []uniqueValue
-	for d.err == nil && d.byte1() == 1 {
+	for d.Err == nil && d.Byte1() == 1 {
 		// the key: validKey (20 bytes of blob, the extension, "\x00",
 		// the type)
-		key := d.bytes(d.uvarint())
+		key := d.Bytes(d.Uvarint())
 		var e persistEntry
 		ok := false
 		if len(key) > len(e.blob) {
@@ -263,34 +263,34 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 			}
 		}
 		var r docResult
-		for range d.count() {
-			v := schema.Violation{Line: int(d.varint()), Field: d.str(), Message: d.str()}
-			v.Warn = d.byte1() == 1
+		for range d.Count() {
+			v := schema.Violation{Line: int(d.Varint()), Field: d.Str(), Message: d.Str()}
+			v.Warn = d.Byte1() == 1
 			r.vs = append(r.vs, v)
 		}
-		if n := d.count(); n > 0 {
+		if n := d.Count(); n > 0 {
 			if cap(uniq)-len(uniq) < n {
 				uniq = make([]uniqueValue, 0, max(n, 1024))
 			}
 			start := len(uniq)
 			for range n {
-				uniq = append(uniq, uniqueValue{field: intern(d.bytes(d.uvarint())), value: d.str()})
+				uniq = append(uniq, uniqueValue{field: intern(d.Bytes(d.Uvarint())), value: d.Str()})
 			}
 			r.unique = uniq[start:len(uniq):len(uniq)]
 		}
-		for range d.count() {
-			br := bareRef{field: d.str(), slug: d.str()}
-			for range d.count() {
-				br.to = append(br.to, d.str())
+		for range d.Count() {
+			br := bareRef{field: d.Str(), slug: d.Str()}
+			for range d.Count() {
+				br.to = append(br.to, d.Str())
 			}
 			r.bare = append(r.bare, br)
 		}
-		if d.err == nil && ok && len(p.entries) < math.MaxInt32 {
+		if d.Err == nil && ok && len(p.entries) < math.MaxInt32 {
 			e.res = r
 			p.entries = append(p.entries, e)
 		}
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return nil
 	}
 	return p
@@ -302,13 +302,13 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 // (the last load's documents in path order) come first, in that order,
 // then the others; results is emptied.
 func encodeValidation(key, site, hash string, order []valKey, results map[valKey]docResult, names map[*content.Doc]string) []byte {
-	b := &cacheEncoder{b: make([]byte, 0, 1<<16+64*len(results))}
-	b.b = append(b.b, validMagic...)
-	b.str(key)
-	b.str(site)
-	b.str(hash)
-	countAt := len(b.b)
-	b.b = append(b.b, 0, 0, 0, 0)
+	b := newCacheEncoder(make([]byte, 0, 1<<16+64*len(results)))
+	b.B = append(b.B, validMagic...)
+	b.Str(key)
+	b.Str(site)
+	b.Str(hash)
+	countAt := len(b.B)
+	b.B = append(b.B, 0, 0, 0, 0)
 	count := uint32(0)
 	emit := func(k valKey, r docResult) {
 		name, ok := names[k.doc]
@@ -316,31 +316,31 @@ func encodeValidation(key, site, hash string, order []valKey, results map[valKey
 			return // no longer in the parse cache
 		}
 		count++
-		b.b = append(b.b, 1)
-		b.str(validKey(name, k.t))
-		b.uvarint(uint64(len(r.vs)))
+		b.B = append(b.B, 1)
+		b.Str(validKey(name, k.t))
+		b.Uvarint(uint64(len(r.vs)))
 		for _, v := range r.vs {
-			b.varint(int64(v.Line))
-			b.str(v.Field)
-			b.str(v.Message)
+			b.Varint(int64(v.Line))
+			b.Str(v.Field)
+			b.Str(v.Message)
 			if v.Warn {
-				b.b = append(b.b, 1)
+				b.B = append(b.B, 1)
 			} else {
-				b.b = append(b.b, 0)
+				b.B = append(b.B, 0)
 			}
 		}
-		b.uvarint(uint64(len(r.unique)))
+		b.Uvarint(uint64(len(r.unique)))
 		for _, u := range r.unique {
-			b.str(u.field)
-			b.str(u.value)
+			b.Str(u.field)
+			b.Str(u.value)
 		}
-		b.uvarint(uint64(len(r.bare)))
+		b.Uvarint(uint64(len(r.bare)))
 		for _, br := range r.bare {
-			b.str(br.field)
-			b.str(br.slug)
-			b.uvarint(uint64(len(br.to)))
+			b.Str(br.field)
+			b.Str(br.slug)
+			b.Uvarint(uint64(len(br.to)))
 			for _, t := range br.to {
-				b.str(t)
+				b.Str(t)
 			}
 		}
 	}
@@ -353,8 +353,8 @@ func encodeValidation(key, site, hash string, order []valKey, results map[valKey
 	for k, r := range results {
 		emit(k, r)
 	}
-	b.b = append(b.b, 0)
-	binary.LittleEndian.PutUint32(b.b[countAt:], count)
-	b.b = binary.LittleEndian.AppendUint32(b.b, crc32.ChecksumIEEE(b.b))
-	return b.b
+	b.B = append(b.B, 0)
+	binary.LittleEndian.PutUint32(b.B[countAt:], count)
+	b.B = binary.LittleEndian.AppendUint32(b.B, crc32.ChecksumIEEE(b.B))
+	return b.B
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/folio-cms/folio/engine/internal/bincodec"
 	"math"
 	"slices"
 	"time"
@@ -42,11 +43,7 @@ const (
 
 var errCacheUnencodable = errors.New("value type not encodable")
 
-type cacheEncoder struct{ b []byte }
-
-func (e *cacheEncoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *cacheEncoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *cacheEncoder) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+type cacheEncoder struct{ bincodec.Encoder }
 
 // Body kinds of a persisted document.
 const (
@@ -61,8 +58,8 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 	}
 	switch {
 	case bodyOff >= 0:
-		e.b = append(e.b, cbodyInBlob)
-		e.uvarint(uint64(bodyOff))
+		e.B = append(e.B, cbodyInBlob)
+		e.Uvarint(uint64(bodyOff))
 	case d.Body.Lazy():
 		// Read from a blob, but where it starts is not known: its text
 		// (this does not happen with the Source's own documents).
@@ -70,44 +67,44 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 		if err != nil {
 			return err
 		}
-		e.b = append(e.b, cbodySource)
-		e.str(src)
+		e.B = append(e.B, cbodySource)
+		e.Str(src)
 	case d.Body.Source() != "":
-		e.b = append(e.b, cbodySource)
-		e.str(d.Body.Source()) // the Markdown, not HTML: it renders on first use
+		e.B = append(e.B, cbodySource)
+		e.Str(d.Body.Source()) // the Markdown, not HTML: it renders on first use
 	default:
-		e.b = append(e.b, cbodyNone)
+		e.B = append(e.B, cbodyNone)
 	}
 	if d.HasBody {
-		e.b = append(e.b, 1)
+		e.B = append(e.B, 1)
 	} else {
-		e.b = append(e.b, 0)
+		e.B = append(e.B, 0)
 	}
-	e.varint(int64(d.Line))
+	e.Varint(int64(d.Line))
 	// The lines of keys, so that problems found in a document read from
 	// the cache name the same path:line as on the first parse.
 	if enc := d.LazyLines(); enc != nil {
-		e.b = append(e.b, enc...) // as a cache decoded them: not decoded to encode
+		e.B = append(e.B, enc...) // as a cache decoded them: not decoded to encode
 		return nil
 	}
 	lines := d.KeyLines()
-	e.uvarint(uint64(len(lines)))
+	e.Uvarint(uint64(len(lines)))
 	for k, l := range lines {
-		e.str(k)
-		e.varint(int64(l))
+		e.Str(k)
+		e.Varint(int64(l))
 	}
 	return nil
 }
 
 func (e *cacheEncoder) strMap(m map[string]any) error {
 	if m == nil {
-		e.b = append(e.b, 0)
+		e.B = append(e.B, 0)
 		return nil
 	}
-	e.b = append(e.b, 1)
-	e.uvarint(uint64(len(m)))
+	e.B = append(e.B, 1)
+	e.Uvarint(uint64(len(m)))
 	for k, v := range m {
-		e.str(k)
+		e.Str(k)
 		if err := e.value(v); err != nil {
 			return err
 		}
@@ -118,77 +115,77 @@ func (e *cacheEncoder) strMap(m map[string]any) error {
 func (e *cacheEncoder) value(v any) error {
 	switch v := v.(type) {
 	case nil:
-		e.b = append(e.b, ctagNil)
+		e.B = append(e.B, ctagNil)
 	case string:
-		e.b = append(e.b, ctagString)
-		e.str(v)
+		e.B = append(e.B, ctagString)
+		e.Str(v)
 	case bool:
 		if v {
-			e.b = append(e.b, ctagTrue)
+			e.B = append(e.B, ctagTrue)
 		} else {
-			e.b = append(e.b, ctagFalse)
+			e.B = append(e.B, ctagFalse)
 		}
 	case int:
-		e.b = append(e.b, ctagInt)
-		e.varint(int64(v))
+		e.B = append(e.B, ctagInt)
+		e.Varint(int64(v))
 	case int64:
-		e.b = append(e.b, ctagInt64)
-		e.varint(v)
+		e.B = append(e.B, ctagInt64)
+		e.Varint(v)
 	case int32:
-		e.b = append(e.b, ctagInt32)
-		e.varint(int64(v))
+		e.B = append(e.B, ctagInt32)
+		e.Varint(int64(v))
 	case uint64:
-		e.b = append(e.b, ctagUint64)
-		e.uvarint(v)
+		e.B = append(e.B, ctagUint64)
+		e.Uvarint(v)
 	case uint:
-		e.b = append(e.b, ctagUint)
-		e.uvarint(uint64(v))
+		e.B = append(e.B, ctagUint)
+		e.Uvarint(uint64(v))
 	case float64:
-		e.b = append(e.b, ctagFloat64)
-		e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v))
+		e.B = append(e.B, ctagFloat64)
+		e.B = binary.LittleEndian.AppendUint64(e.B, math.Float64bits(v))
 	case float32:
-		e.b = append(e.b, ctagFloat32)
-		e.b = binary.LittleEndian.AppendUint32(e.b, math.Float32bits(v))
+		e.B = append(e.B, ctagFloat32)
+		e.B = binary.LittleEndian.AppendUint32(e.B, math.Float32bits(v))
 	case time.Time:
 		bin, err := v.MarshalBinary()
 		if err != nil {
 			return err
 		}
-		e.b = append(e.b, ctagTime)
-		e.str(string(bin))
+		e.B = append(e.B, ctagTime)
+		e.Str(string(bin))
 	case json.Number:
-		e.b = append(e.b, ctagJSONNumber)
-		e.str(string(v))
+		e.B = append(e.B, ctagJSONNumber)
+		e.Str(string(v))
 	case []any:
-		e.b = append(e.b, ctagSlice)
-		e.uvarint(uint64(len(v)))
+		e.B = append(e.B, ctagSlice)
+		e.Uvarint(uint64(len(v)))
 		for _, x := range v {
 			if err := e.value(x); err != nil {
 				return err
 			}
 		}
 	case []string:
-		e.b = append(e.b, ctagStringSlice)
-		e.uvarint(uint64(len(v)))
+		e.B = append(e.B, ctagStringSlice)
+		e.Uvarint(uint64(len(v)))
 		for _, x := range v {
-			e.str(x)
+			e.Str(x)
 		}
 	case map[string]any:
 		if v == nil {
-			e.b = append(e.b, ctagNil)
+			e.B = append(e.B, ctagNil)
 			return nil
 		}
-		e.b = append(e.b, ctagMap)
-		e.uvarint(uint64(len(v)))
+		e.B = append(e.B, ctagMap)
+		e.Uvarint(uint64(len(v)))
 		for k, x := range v {
-			e.str(k)
+			e.Str(k)
 			if err := e.value(x); err != nil {
 				return err
 			}
 		}
 	case map[any]any:
-		e.b = append(e.b, ctagAnyMap)
-		e.uvarint(uint64(len(v)))
+		e.B = append(e.B, ctagAnyMap)
+		e.Uvarint(uint64(len(v)))
 		for k, x := range v {
 			if err := e.value(k); err != nil {
 				return err
@@ -198,8 +195,8 @@ func (e *cacheEncoder) value(v any) error {
 			}
 		}
 	case []map[string]any:
-		e.b = append(e.b, ctagMapSlice)
-		e.uvarint(uint64(len(v)))
+		e.B = append(e.B, ctagMapSlice)
+		e.Uvarint(uint64(len(v)))
 		for _, m := range v {
 			if err := e.strMap(m); err != nil {
 				return err
@@ -211,72 +208,11 @@ func (e *cacheEncoder) value(v any) error {
 	return nil
 }
 
-var errCacheCorrupt = errors.New("corrupt cache data")
+// cacheDecoder reads the parse cache: bincodec's values, and documents.
+type cacheDecoder struct{ bincodec.Decoder }
 
-type cacheDecoder struct {
-	b   []byte
-	err error
-}
-
-func (d *cacheDecoder) fail() {
-	if d.err == nil {
-		d.err = errCacheCorrupt
-	}
-	d.b = nil
-}
-
-func (d *cacheDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *cacheDecoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *cacheDecoder) byte1() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *cacheDecoder) bytes(n uint64) []byte {
-	if uint64(len(d.b)) < n {
-		d.fail()
-		return nil
-	}
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *cacheDecoder) str() string { return string(d.bytes(d.uvarint())) }
-
-// count reads a length and checks it against the bytes left, so corrupt
-// data cannot make the decoder allocate a huge slice or map.
-func (d *cacheDecoder) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return 0
-	}
-	return int(n)
-}
+// errCacheCorrupt is the error of a parse cache that cannot be read.
+var errCacheCorrupt = bincodec.ErrCorrupt
 
 // doc decodes a document of a file of extension ext; inBlob makes the
 // body that starts at an offset of the document's blob. It returns that
@@ -284,39 +220,39 @@ func (d *cacheDecoder) count() int {
 func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*content.Doc, int) {
 	doc := &content.Doc{Meta: d.strMap()}
 	off := -1
-	switch d.byte1() {
+	switch d.Byte1() {
 	case cbodyNone:
 	case cbodySource:
-		if src := d.str(); src != "" {
+		if src := d.Str(); src != "" {
 			doc.Body = content.BodyOf(ext, src)
 		}
 	case cbodyInBlob:
-		v := d.uvarint()
+		v := d.Uvarint()
 		if v > content.MaxFileSize {
-			d.fail()
+			d.Fail()
 			return nil, -1
 		}
 		off = int(v)
 		doc.Body = inBlob(off)
 	default:
-		d.fail()
+		d.Fail()
 		return nil, -1
 	}
-	doc.HasBody = d.byte1() == 1
-	doc.Line = int(d.varint())
+	doc.HasBody = d.Byte1() == 1
+	doc.Line = int(d.Varint())
 	// The lines of keys stay encoded (a copy of their bytes) until a
 	// problem needs one: decodeLines.
-	start := d.b
-	if n := d.count(); n > 0 && d.err == nil {
+	start := d.B
+	if n := d.Count(); n > 0 && d.Err == nil {
 		for range n {
-			d.bytes(d.uvarint())
-			d.varint()
+			d.Bytes(d.Uvarint())
+			d.Varint()
 		}
-		if d.err == nil {
-			doc.SetLazyLines(slices.Clone(start[:len(start)-len(d.b)]), decodeLines)
+		if d.Err == nil {
+			doc.SetLazyLines(slices.Clone(start[:len(start)-len(d.B)]), decodeLines)
 		}
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return nil, -1
 	}
 	return doc, off
@@ -324,130 +260,130 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 
 // decodeLines decodes the lines of keys doc encoded (checked then).
 func decodeLines(enc []byte) map[string]int {
-	d := &cacheDecoder{b: enc}
-	n := d.count()
+	d := newCacheDecoder(enc)
+	n := d.Count()
 	lines := make(map[string]int, n)
 	for range n {
-		k := d.str()
-		lines[k] = int(d.varint())
+		k := d.Str()
+		lines[k] = int(d.Varint())
 	}
-	if d.err != nil {
+	if d.Err != nil {
 		return nil
 	}
 	return lines
 }
 
 func (d *cacheDecoder) strMap() map[string]any {
-	if d.byte1() == 0 {
+	if d.Byte1() == 0 {
 		return nil
 	}
-	n := d.count()
+	n := d.Count()
 	m := make(map[string]any, n)
 	for range n {
-		if d.err != nil {
+		if d.Err != nil {
 			return nil
 		}
-		k := d.str()
+		k := d.Str()
 		m[k] = d.value()
 	}
 	return m
 }
 
 func (d *cacheDecoder) value() any {
-	switch tag := d.byte1(); tag {
+	switch tag := d.Byte1(); tag {
 	case ctagNil:
 		return nil
 	case ctagString:
-		return d.str()
+		return d.Str()
 	case ctagTrue:
 		return true
 	case ctagFalse:
 		return false
 	case ctagInt:
-		return int(d.varint())
+		return int(d.Varint())
 	case ctagInt64:
-		return d.varint()
+		return d.Varint()
 	case ctagInt32:
-		return int32(d.varint())
+		return int32(d.Varint())
 	case ctagUint64:
-		return d.uvarint()
+		return d.Uvarint()
 	case ctagUint:
-		return uint(d.uvarint())
+		return uint(d.Uvarint())
 	case ctagFloat64:
-		b := d.bytes(8)
+		b := d.Bytes(8)
 		if b == nil {
 			return nil
 		}
 		return math.Float64frombits(binary.LittleEndian.Uint64(b))
 	case ctagFloat32:
-		b := d.bytes(4)
+		b := d.Bytes(4)
 		if b == nil {
 			return nil
 		}
 		return math.Float32frombits(binary.LittleEndian.Uint32(b))
 	case ctagTime:
 		var t time.Time
-		if err := t.UnmarshalBinary(d.bytes(d.uvarint())); err != nil {
-			d.fail()
+		if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil {
+			d.Fail()
 		}
 		return t
 	case ctagJSONNumber:
-		return json.Number(d.str())
+		return json.Number(d.Str())
 	case ctagSlice:
-		n := d.count()
+		n := d.Count()
 		s := make([]any, n)
 		for i := range s {
-			if d.err != nil {
+			if d.Err != nil {
 				return nil
 			}
 			s[i] = d.value()
 		}
 		return s
 	case ctagStringSlice:
-		n := d.count()
+		n := d.Count()
 		s := make([]string, n)
 		for i := range s {
-			s[i] = d.str()
+			s[i] = d.Str()
 		}
 		return s
 	case ctagMap:
-		n := d.count()
+		n := d.Count()
 		m := make(map[string]any, n)
 		for range n {
-			if d.err != nil {
+			if d.Err != nil {
 				return nil
 			}
-			k := d.str()
+			k := d.Str()
 			m[k] = d.value()
 		}
 		return m
 	case ctagAnyMap:
-		n := d.count()
+		n := d.Count()
 		m := make(map[any]any, n)
 		for range n {
-			if d.err != nil {
+			if d.Err != nil {
 				return nil
 			}
 			k := d.value()
 			if !cacheKeyComparable(k) {
-				d.fail()
+				d.Fail()
 				return nil
 			}
 			m[k] = d.value()
 		}
 		return m
 	case ctagMapSlice:
-		n := d.count()
+		n := d.Count()
 		s := make([]map[string]any, n)
 		for i := range s {
-			if d.err != nil {
+			if d.Err != nil {
 				return nil
 			}
 			s[i] = d.strMap()
 		}
 		return s
 	default:
-		d.fail()
+		d.Fail()
 		return nil
 	}
 }
@@ -459,4 +395,12 @@ func cacheKeyComparable(k any) bool {
 		return false
 	}
 	return true
+}
+
+func newCacheEncoder(b []byte) *cacheEncoder {
+	return &cacheEncoder{bincodec.Encoder{B: b}}
+}
+
+func newCacheDecoder(b []byte) *cacheDecoder {
+	return &cacheDecoder{bincodec.Decoder{B: b}}
 }

@@ -80,37 +80,37 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 			size += len(d.doc.Body.Source())
 		}
 	}
-	e := &cacheEncoder{b: make([]byte, 0, size)}
-	e.b = append(e.b, cacheMagic...)
-	e.str(key)
-	e.str(site)
+	e := newCacheEncoder(make([]byte, 0, size))
+	e.B = append(e.B, cacheMagic...)
+	e.Str(key)
+	e.Str(site)
 	skipped := 0
 	for k, d := range docs {
-		mark := len(e.b)
-		e.b = append(e.b, 1)
-		e.b = append(e.b, k.blob[:]...)
-		e.str(k.ext)
+		mark := len(e.B)
+		e.B = append(e.B, 1)
+		e.B = append(e.B, k.blob[:]...)
+		e.Str(k.ext)
 		if err := e.doc(d.doc, d.bodyOff); err != nil {
-			e.b = e.b[:mark]
+			e.B = e.B[:mark]
 			skipped++
 		}
 	}
-	e.b = append(e.b, 0)
-	e.uvarint(uint64(len(times)))
+	e.B = append(e.B, 0)
+	e.Uvarint(uint64(len(times)))
 	for _, pt := range times {
-		e.b = append(e.b, pt.commit[:]...)
-		e.uvarint(uint64(len(pt.times)))
+		e.B = append(e.B, pt.commit[:]...)
+		e.Uvarint(uint64(len(pt.times)))
 		for p, t := range pt.times {
-			e.str(p)
+			e.Str(p)
 			bin, err := t.MarshalBinary()
 			if err != nil {
 				bin, _ = t.UTC().MarshalBinary()
 			}
-			e.str(string(bin))
+			e.Str(string(bin))
 		}
 	}
-	e.b = binary.LittleEndian.AppendUint32(e.b, crc32.ChecksumIEEE(e.b))
-	return e.b, skipped
+	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B))
+	return e.B, skipped
 }
 
 // loadCache reads the cache file into the empty document cache. A file
@@ -124,47 +124,47 @@ func (s *Source) loadCache() error {
 	if crc32.ChecksumIEEE(body) != sum {
 		return errCacheCorrupt
 	}
-	d := &cacheDecoder{b: body[len(cacheMagic):]}
-	if key := d.str(); key != s.cfg.CacheKey {
+	d := newCacheDecoder(body[len(cacheMagic):])
+	if key := d.Str(); key != s.cfg.CacheKey {
 		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
 		return nil
 	}
-	if site := d.str(); site != s.siteID() {
+	if site := d.Str(); site != s.siteID() {
 		return nil
 	}
 	docs := map[docKey]*docEntry{}
-	for d.err == nil && d.byte1() == 1 {
+	for d.Err == nil && d.Byte1() == 1 {
 		var k docKey
-		copy(k.blob[:], d.bytes(20))
-		k.ext = d.str()
+		copy(k.blob[:], d.Bytes(20))
+		k.ext = d.Str()
 		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
-		if d.err == nil {
+		if d.Err == nil {
 			docs[k] = &docEntry{doc: doc, bodyOff: off}
 		}
 	}
-	n := d.count()
+	n := d.Count()
 	var times []pathTimes
 	for range n {
-		if d.err != nil {
+		if d.Err != nil {
 			break
 		}
 		var pt pathTimes
-		copy(pt.commit[:], d.bytes(20))
-		m := d.count()
+		copy(pt.commit[:], d.Bytes(20))
+		m := d.Count()
 		pt.times = make(map[string]time.Time, m)
 		for range m {
-			p := d.str()
+			p := d.Str()
 			var t time.Time
-			if err := t.UnmarshalBinary(d.bytes(d.uvarint())); err != nil {
-				d.fail()
+			if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil {
+				d.Fail()
 				break
 			}
 			pt.times[p] = t
 		}
 		times = append(times, pt)
 	}
-	if d.err != nil {
-		return d.err
+	if d.Err != nil {
+		return d.Err
 	}
 	if len(times) > keepPathTimes {
 		times = times[:keepPathTimes]

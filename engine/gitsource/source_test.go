@@ -400,10 +400,10 @@ func TestSource_CacheCodec(t *testing.T) {
 	if err := e.doc(doc, -1); err != nil {
 		t.Fatal(err)
 	}
-	d := &cacheDecoder{b: e.b}
+	d := newCacheDecoder(e.B)
 	got, off := d.doc(".md", noBlob)
-	if d.err != nil || len(d.b) != 0 || off != -1 {
-		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
+	if d.Err != nil || len(d.B) != 0 || off != -1 {
+		t.Fatalf("decode: %v, %d bytes left", d.Err, len(d.B))
 	}
 	gotWhen := got.Meta["when"].(time.Time)
 	if !gotWhen.Equal(when) {
@@ -424,11 +424,11 @@ func TestSource_CacheCodec(t *testing.T) {
 		t.Fatalf("unknown type: err = %v", err)
 	}
 	// Truncated data fails cleanly, at every length.
-	for n := range len(e.b) {
-		d := &cacheDecoder{b: e.b[:n]}
+	for n := range len(e.B) {
+		d := newCacheDecoder(e.B[:n])
 		d.doc(".md", noBlob)
-		if d.err == nil {
-			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.b))
+		if d.Err == nil {
+			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.B))
 		}
 	}
 
@@ -439,17 +439,17 @@ func TestSource_CacheCodec(t *testing.T) {
 	if err := e.doc(lazy, 17); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(e.b), "body in the blob") {
+	if strings.Contains(string(e.B), "body in the blob") {
 		t.Fatal("the body's text was persisted")
 	}
 	var gotOff int
-	d = &cacheDecoder{b: e.b}
+	d = newCacheDecoder(e.B)
 	got, off = d.doc(".md", func(o int) content.Markdown {
 		gotOff = o
 		return content.NewMarkdown("read again")
 	})
-	if d.err != nil || len(d.b) != 0 || off != 17 || gotOff != 17 || got.Body.Source() != "read again" || !got.HasBody || got.Line != 3 {
-		t.Fatalf("in-blob body: err %v, off %d/%d, body %q, doc %+v", d.err, off, gotOff, got.Body.Source(), got)
+	if d.Err != nil || len(d.B) != 0 || off != 17 || gotOff != 17 || got.Body.Source() != "read again" || !got.HasBody || got.Line != 3 {
+		t.Fatalf("in-blob body: err %v, off %d/%d, body %q, doc %+v", d.Err, off, gotOff, got.Body.Source(), got)
 	}
 }
 
@@ -470,10 +470,10 @@ func TestSource_CacheCodecLines(t *testing.T) {
 	if err := e.doc(parsed, -1); err != nil {
 		t.Fatal(err)
 	}
-	d := &cacheDecoder{b: e.b}
+	d := newCacheDecoder(e.B)
 	got, _ := d.doc(".md", nil)
-	if d.err != nil || len(d.b) != 0 {
-		t.Fatalf("decode: %v, %d bytes left", d.err, len(d.b))
+	if d.Err != nil || len(d.B) != 0 {
+		t.Fatalf("decode: %v, %d bytes left", d.Err, len(d.B))
 	}
 	if got.Lines != nil {
 		t.Fatalf("the decoded document's lines were made into a map at load: %v", got.Lines)
@@ -484,8 +484,8 @@ func TestSource_CacheCodecLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc := string(got.LazyLines())
-	if enc == "" || !strings.HasSuffix(string(e.b), enc) || !strings.HasSuffix(string(again.b), enc) || len(again.b) != len(e.b) {
-		t.Fatalf("re-encoded:\n%q\nwant the lines as read\n%q", again.b, e.b)
+	if enc == "" || !strings.HasSuffix(string(e.B), enc) || !strings.HasSuffix(string(again.B), enc) || len(again.B) != len(e.B) {
+		t.Fatalf("re-encoded:\n%q\nwant the lines as read\n%q", again.B, e.B)
 	}
 	if !reflect.DeepEqual(got.KeyLines(), parsed.Lines) {
 		t.Fatalf("KeyLines = %v, want %v", got.KeyLines(), parsed.Lines)
@@ -494,10 +494,10 @@ func TestSource_CacheCodecLines(t *testing.T) {
 		t.Fatalf("LineOf(nested, deep) = %d, want %d", l, want)
 	}
 	// Truncated lines fail the decode, as before, at every length.
-	for n := range len(e.b) {
-		d := &cacheDecoder{b: e.b[:n]}
-		if d.doc(".md", nil); d.err == nil {
-			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.b))
+	for n := range len(e.B) {
+		d := newCacheDecoder(e.B[:n])
+		if d.doc(".md", nil); d.Err == nil {
+			t.Fatalf("decoding %d of %d bytes succeeded", n, len(e.B))
 		}
 	}
 }
