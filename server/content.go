@@ -420,7 +420,7 @@ func bodyParam(r *http.Request) (tree bool, err error) {
 // trees of one response (engine.TreeMedia), with the alt text of v's
 // locale as expand=media gives it.
 func (s *Server) treeMedia(v *engine.View) *engine.TreeMedia {
-	return v.TreeMedia(s.mediaLookup(), s.mediaChain(s.contentLocale(v)))
+	return v.TreeMedia(s.mediaLookup(), mediaChain(s.engine, s.contentLocale(v)))
 }
 
 // treeResources is each resource with its bodies as trees, their images'

@@ -35,7 +35,7 @@ func (s *Server) mediaLookup() engine.MediaLookup {
 // `fields` projection (it names the resource for the cycle check); more
 // are surrogate keys of what else the body embeds (a body tree's media).
 func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string, more []string) error {
-	e.MediaLocales = s.mediaChain(s.contentLocale(v))
+	e.MediaLocales = mediaChain(s.engine, s.contentLocale(v))
 	body, _, err := res.Body()
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine
 // serveExpandedList is serveList with each item's references expanded
 // (serveExpanded); origs are the items before projection.
 func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *repr.Expand, total, limit, offset int, cc string, keys keyHdr) error {
-	e.MediaLocales = s.mediaChain(s.contentLocale(v))
+	e.MediaLocales = mediaChain(s.engine, s.contentLocale(v))
 	bs := make([][]byte, len(items))
 	var extra []string
 	for i, it := range items {

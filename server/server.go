@@ -119,16 +119,11 @@ type Server struct {
 	writer        *write.Writer
 	keys          *KeyStore
 	media         *media.Library
-	search        *search.MediaSearch
-	mediaRoot     string
-	grants        *grant.Store
-	presignTTL    time.Duration
 	hookSecret    string
 	readOnly      bool
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
-	notifier   *notify.Notifier
 	ipLimit    *transport.Limiter
 	proxies    Proxies
 	keyLimit   *transport.Limiter
@@ -145,7 +140,6 @@ type Server struct {
 	keyedRoutes []route
 	corsOrigins Origins
 	admin       *adminHandlers
-	transforms  *transformer
 
 	bodyTimeout time.Duration
 	bodyMinRate int64
@@ -158,6 +152,8 @@ type Server struct {
 	auth   *signinHandlers
 	decap  *decapHandlers
 	write  *writeHandlers
+	// mediaAPI answers the media routes and /uploads/.
+	mediaAPI *mediaHandlers
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
 	heavyWrites heavyGate
 }
@@ -176,13 +172,8 @@ func New(cfg Config) *Server {
 		writer:        cfg.Writer,
 		keys:          cfg.Keys,
 		media:         cfg.Media,
-		search:        cfg.MediaSearch,
-		mediaRoot:     cfg.MediaRoot,
-		grants:        cfg.Grants,
-		presignTTL:    cfg.PresignTTL,
 		hookSecret:    cfg.WebhookSecret,
 		readOnly:      cfg.ReadOnly,
-		notifier:      cfg.Notifier,
 		ipLimit:       transport.NewLimiter(cfg.RateIP, cfg.Now),
 		proxies:       cfg.TrustedProxies,
 		keyLimit:      transport.NewLimiter(cfg.RateKey, cfg.Now),
@@ -219,11 +210,14 @@ func New(cfg Config) *Server {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	transforms := newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
 	if cfg.Media != nil && !cfg.ReadOnly {
 		// Uploads decode in the same bounded queue as variants.
-		cfg.Media.SetDeriveGate(s.transforms.gate)
+		cfg.Media.SetDeriveGate(transforms.gate)
 	}
+	s.mediaAPI = &mediaHandlers{engine: cfg.Engine, media: cfg.Media, search: cfg.MediaSearch, mediaRoot: cfg.MediaRoot,
+		grants: cfg.Grants, presignTTL: cfg.PresignTTL, notifier: cfg.Notifier, transforms: transforms,
+		log: cfg.Logger, now: cfg.Now}
 	if cfg.Keys != nil {
 		cfg.Keys.SetLogger(cfg.Logger)
 		cfg.Metrics.watchKeys(cfg.Keys)
