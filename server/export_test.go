@@ -46,5 +46,5 @@ func (s *Server) HoldTransformSlot(ctx context.Context) (release func(), err err
 // BuildTypedOpenAPI builds the typed OpenAPI document of the published
 // snapshot afresh (the cache apart) and returns its size in bytes.
 func (s *Server) BuildTypedOpenAPI(full bool) int {
-	return len(s.buildTyped(s.engine.Published(), full).body)
+	return len(s.content.buildTyped(s.engine.Published(), full).body)
 }

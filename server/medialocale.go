@@ -64,7 +64,7 @@ func mediaChain(eng *engine.Engine, locale string) []string {
 // contentLocale is the locale of the content view v serves (`?locale=`,
 // else the default; "" on a site without locales, which expands the
 // unlocalized alt), whose expanded media carry that locale's alt text.
-func (s *Server) contentLocale(v *engine.View) string {
+func (s *contentHandlers) contentLocale(v *engine.View) string {
 	return v.Locale()
 }
 

@@ -53,7 +53,7 @@ func (s *Server) mediaReferrers(w http.ResponseWriter, r *http.Request, p httpro
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(w, r)
+	v, cc, err := s.content.view(w, r)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -114,23 +113,19 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	previewSecret string
-	engine        *engine.Engine
-	writer        *write.Writer
-	keys          *KeyStore
-	media         *media.Library
-	hookSecret    string
-	readOnly      bool
+	engine     *engine.Engine
+	writer     *write.Writer
+	keys       *KeyStore
+	media      *media.Library
+	hookSecret string
+	readOnly   bool
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
 	ipLimit    *transport.Limiter
 	proxies    Proxies
 	keyLimit   *transport.Limiter
-	refBuilds  *transport.Limiter // ref snapshots built per client (refs.go)
 	metrics    *Metrics
-	openapiDoc openapiBody
-	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -152,6 +147,8 @@ type Server struct {
 	auth   *signinHandlers
 	decap  *decapHandlers
 	write  *writeHandlers
+	// content answers the content routes.
+	content *contentHandlers
 	// mediaAPI answers the media routes and /uploads/.
 	mediaAPI *mediaHandlers
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
@@ -167,21 +164,18 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		previewSecret: cfg.PreviewSecret,
-		engine:        cfg.Engine,
-		writer:        cfg.Writer,
-		keys:          cfg.Keys,
-		media:         cfg.Media,
-		hookSecret:    cfg.WebhookSecret,
-		readOnly:      cfg.ReadOnly,
-		ipLimit:       transport.NewLimiter(cfg.RateIP, cfg.Now),
-		proxies:       cfg.TrustedProxies,
-		keyLimit:      transport.NewLimiter(cfg.RateKey, cfg.Now),
-		refBuilds:     transport.NewLimiter(defaultRefBuilds, cfg.Now),
-		metrics:       cfg.Metrics,
-		openapiDoc:    newOpenAPIBody(),
-		log:           cfg.Logger,
-		now:           cfg.Now,
+		engine:     cfg.Engine,
+		writer:     cfg.Writer,
+		keys:       cfg.Keys,
+		media:      cfg.Media,
+		hookSecret: cfg.WebhookSecret,
+		readOnly:   cfg.ReadOnly,
+		ipLimit:    transport.NewLimiter(cfg.RateIP, cfg.Now),
+		proxies:    cfg.TrustedProxies,
+		keyLimit:   transport.NewLimiter(cfg.RateKey, cfg.Now),
+		metrics:    cfg.Metrics,
+		log:        cfg.Logger,
+		now:        cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
 
@@ -189,6 +183,8 @@ func New(cfg Config) *Server {
 	}
 	s.decap = &decapHandlers{svc: newDecapService(cfg), engine: cfg.Engine, media: cfg.Media, dir: cfg.Decap.Dir,
 		corsOrigins: cfg.CORSOrigins, mediaOrigins: cfg.MediaOrigins, heavyWrites: s.heavyWrites, log: cfg.Logger}
+	s.content = &contentHandlers{engine: cfg.Engine, media: cfg.Media, previewSecret: cfg.PreviewSecret,
+		refBuilds: transport.NewLimiter(defaultRefBuilds, cfg.Now), openapiDoc: newOpenAPIBody(), now: cfg.Now}
 	s.write = &writeHandlers{engine: cfg.Engine, writer: cfg.Writer, heavyWrites: s.heavyWrites, now: cfg.Now}
 	s.admin = &adminHandlers{files: newAdminFiles(cfg.MediaOrigins), decap: s.decap}
 	s.signin = s.newSignin(cfg.Signin)
