@@ -30,7 +30,7 @@ func NotifySchedule(n *notify.Notifier) func(engine.ScheduleEvent) {
 
 // mediaChanged tells the notifier that media changed: the lists ("media")
 // always, the items named by ids too.
-func (s *Server) mediaChanged(ids ...string) {
+func (s *mediaHandlers) mediaChanged(ids ...string) {
 	if s.notifier == nil {
 		return
 	}

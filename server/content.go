@@ -5,11 +5,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine"
+	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/server/repr"
+	"github.com/folio-cms/folio/server/transport"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -19,9 +22,23 @@ const (
 	contentMaxLimit     = 100
 )
 
+// contentHandlers answer the content routes: pages, items, globals,
+// resolve, history, diffs and changes, locales, refs and previews,
+// schemas and the OpenAPI document, search, the public collections.
+type contentHandlers struct {
+	engine *engine.Engine
+	// media is the library expanded media come from (nil: none).
+	media         *media.Library
+	previewSecret string             // "": preview links are off
+	refBuilds     *transport.Limiter // ref snapshots built per client (refs.go)
+	openapiDoc    openapiBody
+	typedDoc      atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
+	now           func() time.Time
+}
+
 // view picks the published or the draft view for the request (draft=true
 // needs the content:draft scope), in the locale it asks for (localize).
-func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+func (s *contentHandlers) view(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
 	v, cc, err := s.baseView(w, r)
 	if err != nil {
 		return nil, "", err
@@ -33,7 +50,7 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request) (*engine.View, str
 }
 
 // baseView is view before the locale.
-func (s *Server) baseView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+func (s *contentHandlers) baseView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
 	if c := previewFrom(r.Context()); c != nil {
 		return s.previewView(w, r, c)
 	}
@@ -71,7 +88,7 @@ func typeParam(p httprouter.Params) (string, error) {
 	return t, nil
 }
 
-func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	pg, err := parsePage(query(r), contentDefaultLimit, contentMaxLimit)
 	if err != nil {
 		return err
@@ -107,7 +124,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, pagesKeys(v))
 }
 
-func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *contentHandlers) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	slug, err := slugParam(p)
 	if err != nil {
 		return err
@@ -134,7 +151,7 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
-func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *contentHandlers) listItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
@@ -142,7 +159,7 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request, p httprouter.
 	return s.serveItemList(w, r, p, v, cc, false)
 }
 
-func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *contentHandlers) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
@@ -150,7 +167,7 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request, p httprouter.Pa
 	return s.serveItem(w, r, p, v, cc, false)
 }
 
-func (s *Server) listPublicItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *contentHandlers) listPublicItems(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	v, cc, err := s.publicView(w, r)
 	if err != nil {
 		return err
@@ -158,7 +175,7 @@ func (s *Server) listPublicItems(w http.ResponseWriter, r *http.Request, p httpr
 	return s.serveItemList(w, r, p, v, cc, true)
 }
 
-func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *contentHandlers) getPublicItem(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	v, cc, err := s.publicView(w, r)
 	if err != nil {
 		return err
@@ -168,7 +185,7 @@ func (s *Server) getPublicItem(w http.ResponseWriter, r *http.Request, p httprou
 
 // publicView is the published view for the public surface, or the ref of
 // a preview token (never cached).
-func (s *Server) publicView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
+func (s *contentHandlers) publicView(w http.ResponseWriter, r *http.Request) (*engine.View, string, error) {
 	var v *engine.View
 	var cc string
 	if c := previewFrom(r.Context()); c != nil {
@@ -239,7 +256,7 @@ func contentType(v *engine.View, p httprouter.Params, publicOnly bool) (*engine.
 	return t, nil
 }
 
-func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
+func (s *contentHandlers) serveItemList(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
 	q := query(r)
 	pg, err := parsePage(q, contentDefaultLimit, contentMaxLimit)
 	if err != nil {
@@ -303,7 +320,7 @@ func (s *Server) serveItemList(w http.ResponseWriter, r *http.Request, p httprou
 	return serveList(w, r, window, total, pg.Limit, pg.Offset, etag, cc, keysOf(t.Keys()))
 }
 
-func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
+func (s *contentHandlers) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.Params, v *engine.View, cc string, publicOnly bool) error {
 	t, err := contentType(v, p, publicOnly)
 	if err != nil {
 		return err
@@ -330,7 +347,7 @@ func (s *Server) serveItem(w http.ResponseWriter, r *http.Request, p httprouter.
 	return s.serveOne(w, r, v, res, f, e, cc)
 }
 
-func (s *Server) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) globals(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	v, cc, err := s.view(w, r)
 	if err != nil {
 		return err
@@ -364,7 +381,7 @@ func fieldsParam(r *http.Request, allowed []string) (*repr.Fields, error) {
 
 // serveOne serves one page, item or globals narrowed to f and expanded
 // by e (each nil for none).
-func (s *Server) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *repr.Fields, e *repr.Expand, cc string) error {
+func (s *contentHandlers) serveOne(w http.ResponseWriter, r *http.Request, v *engine.View, res *engine.Resource, f *repr.Fields, e *repr.Expand, cc string) error {
 	if v.Locale() != "" {
 		if l := res.Locale(); l != "" && l != v.Locale() {
 			w.Header().Set("Content-Language", l) // a fallback
@@ -419,8 +436,8 @@ func bodyParam(r *http.Request) (tree bool, err error) {
 // treeMedia resolves the media references of the images of the body
 // trees of one response (engine.TreeMedia), with the alt text of v's
 // locale as expand=media gives it.
-func (s *Server) treeMedia(v *engine.View) *engine.TreeMedia {
-	return v.TreeMedia(s.mediaLookup(), s.mediaChain(s.contentLocale(v)))
+func (s *contentHandlers) treeMedia(v *engine.View) *engine.TreeMedia {
+	return v.TreeMedia(s.mediaLookup(), mediaChain(s.engine, s.contentLocale(v)))
 }
 
 // treeResources is each resource with its bodies as trees, their images'

@@ -21,7 +21,7 @@ func expandParam(r *http.Request, v *engine.View, publicOnly bool) (*repr.Expand
 
 // mediaLookup is the media library as ExpandBody wants it; nil when the
 // server has none.
-func (s *Server) mediaLookup() engine.MediaLookup {
+func (s *contentHandlers) mediaLookup() engine.MediaLookup {
 	if s.media == nil {
 		return nil
 	}
@@ -34,8 +34,8 @@ func (s *Server) mediaLookup() engine.MediaLookup {
 // surrogate keys name what it embeds too. orig is the resource before any
 // `fields` projection (it names the resource for the cycle check); more
 // are surrogate keys of what else the body embeds (a body tree's media).
-func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string, more []string) error {
-	e.MediaLocales = s.mediaChain(s.contentLocale(v))
+func (s *contentHandlers) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine.View, orig, res *engine.Resource, e *repr.Expand, cc string, more []string) error {
+	e.MediaLocales = mediaChain(s.engine, s.contentLocale(v))
 	body, _, err := res.Body()
 	if err != nil {
 		return err
@@ -49,8 +49,8 @@ func (s *Server) serveExpanded(w http.ResponseWriter, r *http.Request, v *engine
 
 // serveExpandedList is serveList with each item's references expanded
 // (serveExpanded); origs are the items before projection.
-func (s *Server) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *repr.Expand, total, limit, offset int, cc string, keys keyHdr) error {
-	e.MediaLocales = s.mediaChain(s.contentLocale(v))
+func (s *contentHandlers) serveExpandedList(w http.ResponseWriter, r *http.Request, v *engine.View, origs, items []*engine.Resource, e *repr.Expand, total, limit, offset int, cc string, keys keyHdr) error {
+	e.MediaLocales = mediaChain(s.engine, s.contentLocale(v))
 	bs := make([][]byte, len(items))
 	var extra []string
 	for i, it := range items {

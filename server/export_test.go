@@ -26,11 +26,11 @@ func (s *Server) Table() []TableRoute {
 
 // SetTransformHook makes every image variant transform call h once it has
 // its slot (before rendering), so a test can hold a slot.
-func (s *Server) SetTransformHook(h func()) { s.transforms.hook = h }
+func (s *Server) SetTransformHook(h func()) { s.mediaAPI.transforms.hook = h }
 
 // TransformJoined counts the variant requests that reached the
 // single-flight (those that found no stored variant).
-func (s *Server) TransformJoined() int64 { return s.transforms.joined.Load() }
+func (s *Server) TransformJoined() int64 { return s.mediaAPI.transforms.joined.Load() }
 
 // SubResources are the path suffixes (/history, /diff, /referrers) that the catch-all
 // page and item routes serve as sub-resources of a document: the OpenAPI
@@ -40,11 +40,11 @@ var SubResources = []string{subHistory, subDiff, subReferrers}
 // HoldTransformSlot takes one slot of the image queue until release, as a
 // long decode would.
 func (s *Server) HoldTransformSlot(ctx context.Context) (release func(), err error) {
-	return s.transforms.acquire(ctx)
+	return s.mediaAPI.transforms.acquire(ctx)
 }
 
 // BuildTypedOpenAPI builds the typed OpenAPI document of the published
 // snapshot afresh (the cache apart) and returns its size in bytes.
 func (s *Server) BuildTypedOpenAPI(full bool) int {
-	return len(s.buildTyped(s.engine.Published(), full).body)
+	return len(s.content.buildTyped(s.engine.Published(), full).body)
 }

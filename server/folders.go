@@ -12,12 +12,12 @@ type folderBody struct {
 	Path string `json:"path"`
 }
 
-func (s *Server) listFolders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) listFolders(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	return serveJSON(w, r, map[string][]string{"folders": s.media.Folders()}, cachePrivate, hdrKeyMedia)
 }
 
 // createFolder answers 201 {path, folders}; an existing folder is 409.
-func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) createFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var b folderBody
 	if err := decodeJSON(w, r, &b); err != nil {
 		return err
@@ -40,7 +40,7 @@ func (s *Server) createFolder(w http.ResponseWriter, r *http.Request, _ httprout
 
 // deleteFolder takes the path as a JSON body {path}, or as ?path= for
 // clients that cannot send a body with DELETE. It answers {success, folders}.
-func (s *Server) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) deleteFolder(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var b folderBody
 	if q := query(r); q.Has("path") {
 		b.Path = q.Get("path")

@@ -51,7 +51,7 @@ type historyBody struct {
 
 // serveHistory answers the history of the file at path; authors' e-mail
 // only for a key with content:draft.
-func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, path string) error {
+func (s *contentHandlers) serveHistory(w http.ResponseWriter, r *http.Request, path string) error {
 	pg, err := parsePage(query(r), historyDefaultLimit, historyMaxLimit)
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *Server) serveHistory(w http.ResponseWriter, r *http.Request, path strin
 	return serveJSON(w, r, historyBody{Items: entries, Total: total, Limit: pg.Limit, Offset: pg.Offset}, cachePrivate, keyHdr{})
 }
 
-func (s *Server) globalsHistory(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) globalsHistory(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if _, _, err := s.view(w, r); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ type diffBody struct {
 // serveDiff compares a document between two refs (from and to; to
 // defaults to the published commit). find looks the document up in a
 // view. Both versions are read with the request's draft flag.
-func (s *Server) serveDiff(w http.ResponseWriter, r *http.Request, find func(*engine.View) (*engine.Resource, bool), what string) error {
+func (s *contentHandlers) serveDiff(w http.ResponseWriter, r *http.Request, find func(*engine.View) (*engine.Resource, bool), what string) error {
 	q := query(r)
 	if err := requireScope(r, ScopeContentPreview); err != nil {
 		return err
@@ -199,7 +199,7 @@ func diffFields(prefix string, a, b map[string]any) []fieldChange {
 }
 
 // changes answers GET /api/v1/changes?since=<commit>.
-func (s *Server) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := query(r)
 	since := q.Get("since")
 	if since == "" {
@@ -222,7 +222,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 // branch's history (a commit it was served) or the published branch. Any
 // other name, whether it exists or not, is the same 403: the answer
 // tells nothing of other branches, tags or commits.
-func (s *Server) sinceServed(w http.ResponseWriter, r *http.Request, since string) error {
+func (s *contentHandlers) sinceServed(w http.ResponseWriter, r *http.Request, since string) error {
 	ref, err := s.engine.ResolveRef(r.Context(), since)
 	if errors.Is(err, engine.ErrBadRef) {
 		return err
@@ -245,7 +245,7 @@ func (s *Server) sinceServed(w http.ResponseWriter, r *http.Request, since strin
 }
 
 // pageSub answers a page's history, diff or referrers.
-func (s *Server) pageSub(w http.ResponseWriter, r *http.Request, v *engine.View, cc, slug, sub string) error {
+func (s *contentHandlers) pageSub(w http.ResponseWriter, r *http.Request, v *engine.View, cc, slug, sub string) error {
 	find := func(v *engine.View) (*engine.Resource, bool) { return v.Page(slug) }
 	if _, ok := find(v); ok && sub == subReferrers {
 		return serveReferrers(w, r, v, engine.ReferrersQuery{Slug: slug}, cc)
@@ -261,7 +261,7 @@ func (s *Server) pageSub(w http.ResponseWriter, r *http.Request, v *engine.View,
 }
 
 // itemSub answers an item's history, diff or referrers.
-func (s *Server) itemSub(w http.ResponseWriter, r *http.Request, v *engine.View, cc, typ, slug, sub string) error {
+func (s *contentHandlers) itemSub(w http.ResponseWriter, r *http.Request, v *engine.View, cc, typ, slug, sub string) error {
 	find := func(v *engine.View) (*engine.Resource, bool) {
 		t, ok := v.Type(typ)
 		if !ok {

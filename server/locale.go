@@ -14,7 +14,7 @@ import (
 // fallback=false (see engine.View.InLocale). A site without locales is
 // served as it is, unless ?locale= is given (a 400, as is an unknown
 // locale: the message lists the known ones).
-func (s *Server) localize(w http.ResponseWriter, q url.Values, v *engine.View) (*engine.View, error) {
+func (s *contentHandlers) localize(w http.ResponseWriter, q url.Values, v *engine.View) (*engine.View, error) {
 	code, asked := "", false
 	if vals, ok := q["locale"]; ok {
 		code, asked = vals[0], true
@@ -64,7 +64,7 @@ type localeList struct {
 
 // listLocales serves GET /api/v1/locales: the site's locales, in order
 // (none for a site without).
-func (s *Server) listLocales(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) listLocales(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	v, cc, err := s.baseView(w, r)
 	if err != nil {
 		return err

@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/engine/search"
 	"github.com/folio-cms/folio/media"
+	"github.com/folio-cms/folio/media/grant"
+	"github.com/folio-cms/folio/server/notify"
 	"github.com/julienschmidt/httprouter"
 )
 
@@ -23,6 +27,21 @@ const (
 	mediaMaxLimit     = 100
 	maxJSONBody       = 64 << 10
 )
+
+// mediaHandlers answer the media routes (/api/v1/media…, the public media
+// routes) and /uploads/ with its image variants.
+type mediaHandlers struct {
+	engine     *engine.Engine // nil-safe: the site's locales and image presets
+	media      *media.Library
+	search     *search.MediaSearch
+	mediaRoot  string       // "": media lives on cloud storage
+	grants     *grant.Store // nil: the presign flow is off
+	presignTTL time.Duration
+	notifier   *notify.Notifier
+	transforms *transformer
+	log        *slog.Logger
+	now        func() time.Time
+}
 
 // publicItem is the public view of a media item (docs/api.md, media).
 type publicItem struct {
@@ -162,7 +181,7 @@ func parseMediaQuery(r *http.Request, withSearch bool) (mediaQuery, error) {
 // items are read from the library; a search with sort takes every hit,
 // unscored, from the index and the library orders only those. Folder and type
 // filter inside the index either way.
-func (s *Server) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, error) {
+func (s *mediaHandlers) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, error) {
 	if mq.q.Folder != "" && !s.folderExists(mq.q.Folder) {
 		return nil, 0, notFound("no folder %q", mq.q.Folder)
 	}
@@ -190,7 +209,7 @@ func (s *Server) list(ctx context.Context, mq mediaQuery) ([]*media.Item, int, e
 	return items, total, nil
 }
 
-func (s *Server) folderExists(f string) bool {
+func (s *mediaHandlers) folderExists(f string) bool {
 	for _, x := range s.media.Folders() {
 		if x == f {
 			return true
@@ -207,7 +226,7 @@ func (s *Server) folderExists(f string) bool {
 // than answer 404 for something the bucket has. Reads do not: they serve
 // what the box has (a CDN caches them anyway), and a 404 of a read costs
 // no request to the bucket.
-func (s *Server) catchUp(ctx context.Context) bool {
+func (s *mediaHandlers) catchUp(ctx context.Context) bool {
 	if err := s.media.Sync(ctx); err != nil {
 		s.log.Warn("media: catching up with the other boxes failed", "err", err)
 		return false
@@ -217,12 +236,12 @@ func (s *Server) catchUp(ctx context.Context) bool {
 
 // folderToWrite is folderExists for the write routes: on a miss it
 // catches up once.
-func (s *Server) folderToWrite(ctx context.Context, f string) bool {
+func (s *mediaHandlers) folderToWrite(ctx context.Context, f string) bool {
 	return s.folderExists(f) || (s.catchUp(ctx) && s.folderExists(f))
 }
 
 // itemToWrite is item for the write routes: on a miss it catches up once.
-func (s *Server) itemToWrite(ctx context.Context, p httprouter.Params) (*media.Item, error) {
+func (s *mediaHandlers) itemToWrite(ctx context.Context, p httprouter.Params) (*media.Item, error) {
 	it, err := s.item(p)
 	if err != nil && media.ValidID(p.ByName("id")) && s.catchUp(ctx) {
 		it, err = s.item(p)
@@ -240,18 +259,18 @@ type mediaList[T any] struct {
 	Locales []string `json:"locales,omitempty"`
 }
 
-func (s *Server) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) listMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	out, err := listPage(s, r, true, presetViews.fullView)
 	if err != nil {
 		return err
 	}
-	out.Folders, out.Locales = s.media.Folders(), s.Locales()
+	out.Folders, out.Locales = s.media.Folders(), s.locales()
 	return serveJSON(w, r, out, cachePrivate, hdrKeyMediaList)
 }
 
 // listPage answers one page of a media list, each item in the view the route
 // serves (presetViews.fullView or publicView) and in the request's locale.
-func listPage[T any](s *Server, r *http.Request, withSearch bool, view func(presetViews, *media.Item) T) (mediaList[T], error) {
+func listPage[T any](s *mediaHandlers, r *http.Request, withSearch bool, view func(presetViews, *media.Item) T) (mediaList[T], error) {
 	mq, err := parseMediaQuery(r, withSearch)
 	if err != nil {
 		return mediaList[T]{}, err
@@ -271,7 +290,7 @@ func listPage[T any](s *Server, r *http.Request, withSearch bool, view func(pres
 	return out, nil
 }
 
-func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	cc := cachePublicShort
 	withSearch := false
 	if k := keyFrom(r.Context()); k != nil {
@@ -293,7 +312,7 @@ func (s *Server) listPublicMedia(w http.ResponseWriter, r *http.Request, _ httpr
 }
 
 // item finds the item of the :id parameter.
-func (s *Server) item(p httprouter.Params) (*media.Item, error) {
+func (s *mediaHandlers) item(p httprouter.Params) (*media.Item, error) {
 	id := p.ByName("id")
 	if !media.ValidID(id) {
 		return nil, notFound("no media item %q", id)
@@ -305,17 +324,17 @@ func (s *Server) item(p httprouter.Params) (*media.Item, error) {
 	return it, nil
 }
 
-func (s *Server) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *mediaHandlers) getMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	return serveOne(s, w, r, p, presetViews.fullView, false, cachePrivate)
 }
 
-func (s *Server) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *mediaHandlers) getPublicMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	return serveOne(s, w, r, p, presetViews.publicView, true, cachePublicHour)
 }
 
 // serveOne answers one media item in the view the route serves
 // (presetViews.fullView or publicView) and the request's locale.
-func serveOne[T any](s *Server, w http.ResponseWriter, r *http.Request, p httprouter.Params, view func(presetViews, *media.Item) T, public bool, cc string) error {
+func serveOne[T any](s *mediaHandlers, w http.ResponseWriter, r *http.Request, p httprouter.Params, view func(presetViews, *media.Item) T, public bool, cc string) error {
 	it, err := s.item(p)
 	if err != nil {
 		return err
@@ -347,7 +366,7 @@ type patchBody struct {
 	FocalY      *float64  `json:"focalY"`
 }
 
-func (s *Server) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *mediaHandlers) patchMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	it, err := s.itemToWrite(r.Context(), p)
 	if err != nil {
 		return err
@@ -408,7 +427,7 @@ func versionFromETag(h, id string) (int, bool) {
 	return v, true
 }
 
-func (s *Server) deleteMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *mediaHandlers) deleteMedia(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	it, err := s.itemToWrite(r.Context(), p)
 	if err != nil {
 		return err

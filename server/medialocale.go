@@ -21,11 +21,11 @@ import (
 // `defaultLocale:`, or the site's Hugo or Decap configuration); none for a
 // site without locales, where any BCP 47 tag is accepted. This is the one
 // place the media side learns them.
-func (s *Server) contentLocales() (locales []string, def string) {
-	if s.engine == nil {
+func contentLocales(eng *engine.Engine) (locales []string, def string) {
+	if eng == nil {
 		return nil, ""
 	}
-	c := s.engine.View(false).I18n()
+	c := eng.View(false).I18n()
 	if c == nil {
 		return nil, ""
 	}
@@ -35,10 +35,10 @@ func (s *Server) contentLocales() (locales []string, def string) {
 	return locales, c.Default
 }
 
-// Locales is the list of locales the admin UI offers: the site's, else
+// locales is the list of locales the admin UI offers: the site's, else
 // those the media library has text in.
-func (s *Server) Locales() []string {
-	if locales, _ := s.contentLocales(); len(locales) > 0 {
+func (s *mediaHandlers) locales() []string {
+	if locales, _ := contentLocales(s.engine); len(locales) > 0 {
 		return locales
 	}
 	if s.media == nil {
@@ -51,26 +51,26 @@ func (s *Server) Locales() []string {
 // none): on a site with locales, the locale and the fallback chain the
 // site configures for it (as content falls back); otherwise the locale,
 // its less specific forms, then the default.
-func (s *Server) mediaChain(locale string) []string {
-	if s.engine != nil {
-		if l, ok := s.engine.View(false).I18n().Locale(locale); ok {
+func mediaChain(eng *engine.Engine, locale string) []string {
+	if eng != nil {
+		if l, ok := eng.View(false).I18n().Locale(locale); ok {
 			return append([]string{l.Code}, l.Fallback...)
 		}
 	}
-	_, def := s.contentLocales()
+	_, def := contentLocales(eng)
 	return media.FallbackChain(locale, def)
 }
 
 // contentLocale is the locale of the content view v serves (`?locale=`,
 // else the default; "" on a site without locales, which expands the
 // unlocalized alt), whose expanded media carry that locale's alt text.
-func (s *Server) contentLocale(v *engine.View) string {
+func (s *contentHandlers) contentLocale(v *engine.View) string {
 	return v.Locale()
 }
 
 // withMediaLocale reads the `locale` parameter of a media route into pv:
 // "" when absent, else its canonical form; a tag that is not BCP 47 is 400.
-func (s *Server) withMediaLocale(pv presetViews, r *http.Request) (presetViews, error) {
+func (s *mediaHandlers) withMediaLocale(pv presetViews, r *http.Request) (presetViews, error) {
 	l := query(r).Get("locale")
 	if l == "" {
 		return pv, nil
@@ -80,10 +80,10 @@ func (s *Server) withMediaLocale(pv presetViews, r *http.Request) (presetViews, 
 		return pv, err
 	}
 	// A site with locales knows them all, as its content routes do.
-	if known, _ := s.contentLocales(); len(known) > 0 && !slices.Contains(known, c) {
+	if known, _ := contentLocales(s.engine); len(known) > 0 && !slices.Contains(known, c) {
 		return pv, badRequest("unknown locale %q: the site's locales are %s", c, strings.Join(known, ", "))
 	}
-	pv.locale, pv.chain = c, s.mediaChain(c)
+	pv.locale, pv.chain = c, mediaChain(s.engine, c)
 	return pv, nil
 }
 

@@ -56,7 +56,7 @@ func newOpenAPIBody() openapiBody {
 // openapi serves the document; when the site has a content model, with a
 // component schema per type (see buildTyped): the public types' for
 // anyone, every type's for a key with content:read.
-func (s *Server) openapi(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) openapi(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if k := keyFrom(r.Context()); k != nil && k.Has(ScopeContentRead) {
 		d := s.openapiFor(true)
 		return serveBody(w, r, d.body, d.etag, cachePrivate, keyHdr{})

@@ -70,7 +70,7 @@ type confirmResponse struct {
 
 // presigner returns the storage's presigner, or the contract's 400 when
 // media lives on local storage.
-func (s *Server) presigner() (media.Presigner, error) {
+func (s *mediaHandlers) presigner() (media.Presigner, error) {
 	if s.media != nil && s.grants != nil {
 		if p, ok := s.media.Storage().(media.Presigner); ok {
 			return p, nil
@@ -100,7 +100,7 @@ func checkFilename(name string) error {
 	return nil
 }
 
-func (s *Server) checkDeclared(filename, mimeType string, size int64) error {
+func (s *mediaHandlers) checkDeclared(filename, mimeType string, size int64) error {
 	if err := checkFilename(filename); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) checkDeclared(filename, mimeType string, size int64) error {
 	return nil
 }
 
-func (s *Server) ttl() time.Duration {
+func (s *mediaHandlers) ttl() time.Duration {
 	if s.presignTTL > 0 {
 		return s.presignTTL
 	}
@@ -122,7 +122,7 @@ func (s *Server) ttl() time.Duration {
 
 // presign grants one direct upload to storage. The grant is persisted
 // before it is answered, so a restarted service still honours it.
-func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	p, err := s.presigner()
 	if err != nil {
 		return err
@@ -204,7 +204,7 @@ func (s *Server) presign(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 // 503 when storage is down. The grant is used up only when the item was
 // registered, or the object was refused and deleted; otherwise the client
 // may confirm again while the grant lasts.
-func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	p, err := s.presigner()
 	if err != nil {
 		return err
@@ -291,7 +291,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 // grantOwner refuses, with 403, a confirm by another API key than the one
 // that asked for the grant: a grant is not a bearer token for every key
 // with media:write. An unknown grant is left to Claim (404).
-func (s *Server) grantOwner(r *http.Request, fullKey string) error {
+func (s *mediaHandlers) grantOwner(r *http.Request, fullKey string) error {
 	g, ok, err := s.grants.Lookup(r.Context(), fullKey)
 	if err != nil {
 		return err
@@ -313,7 +313,7 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // take spends a claimed grant.
-func (s *Server) take(ctx context.Context, fullKey string) error {
+func (s *mediaHandlers) take(ctx context.Context, fullKey string) error {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	return s.grants.Take(ctx, fullKey)
@@ -321,7 +321,7 @@ func (s *Server) take(ctx context.Context, fullKey string) error {
 
 // release gives a claimed grant back; when that fails the claim runs out
 // with its lease (state store) and the client may confirm again then.
-func (s *Server) release(ctx context.Context, fullKey string) {
+func (s *mediaHandlers) release(ctx context.Context, fullKey string) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	if err := s.grants.Release(ctx, fullKey); err != nil {

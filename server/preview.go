@@ -74,13 +74,13 @@ func previewFrom(ctx context.Context) *previewClaims {
 	return p
 }
 
-func (s *Server) signPreview(c previewClaims) string {
+func (s *contentHandlers) signPreview(c previewClaims) string {
 	payload, _ := json.Marshal(c)
 	p := base64.RawURLEncoding.EncodeToString(payload)
 	return p + "." + base64.RawURLEncoding.EncodeToString(s.previewMAC(p))
 }
 
-func (s *Server) previewMAC(payload string) []byte {
+func (s *contentHandlers) previewMAC(payload string) []byte {
 	m := hmac.New(sha256.New, []byte(s.previewSecret))
 	m.Write([]byte(previewDomain))
 	m.Write([]byte(payload))
@@ -92,7 +92,7 @@ func (s *Server) previewMAC(payload string) []byte {
 var errBadPreview = errorf(fault.Unauthorized, "invalid or expired preview token")
 
 // verifyPreview checks a token's signature and expiry.
-func (s *Server) verifyPreview(tok string) (*previewClaims, error) {
+func (s *contentHandlers) verifyPreview(tok string) (*previewClaims, error) {
 	if s.previewSecret == "" || len(tok) > maxPreviewToken {
 		return nil, errBadPreview
 	}
@@ -140,7 +140,7 @@ func (s *Server) withPreview(r *http.Request, rte route) (*http.Request, access,
 	if _, ok := q["preview"]; !ok {
 		return r, rte.access, nil
 	}
-	c, err := s.verifyPreview(q.Get("preview"))
+	c, err := s.content.verifyPreview(q.Get("preview"))
 	if err != nil {
 		return nil, rte.access, err
 	}
@@ -155,7 +155,7 @@ func (s *Server) withPreview(r *http.Request, rte route) (*http.Request, access,
 // previewView is the view a preview token names: its ref, published view
 // (draft=true adds drafts: a preview link is for people who may see the
 // branch's drafts).
-func (s *Server) previewView(w http.ResponseWriter, r *http.Request, c *previewClaims) (*engine.View, string, error) {
+func (s *contentHandlers) previewView(w http.ResponseWriter, r *http.Request, c *previewClaims) (*engine.View, string, error) {
 	q := query(r)
 	if _, ok := q["ref"]; ok {
 		return nil, "", badRequest("a preview token names its ref: drop ref=")
@@ -192,7 +192,7 @@ type previewResponse struct {
 
 // createPreview makes a preview token for a ref: a branch or tag token
 // follows the ref; a commit hash (short ones resolved now) stays on it.
-func (s *Server) createPreview(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) createPreview(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if s.previewSecret == "" {
 		return errorf(fault.NotFound, "preview links are off: start folio with --preview-secret")
 	}

@@ -11,7 +11,7 @@ import (
 // changed byte of one never is.
 func FuzzPreviewToken(f *testing.F) {
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := &Server{previewSecret: "fuzz-secret", now: func() time.Time { return now }}
+	s := &contentHandlers{previewSecret: "fuzz-secret", now: func() time.Time { return now }}
 	good := s.signPreview(previewClaims{Ref: "feature/x", Expires: now.Add(time.Hour).Unix(), Key: "k"})
 	f.Add(good)
 	f.Add("")

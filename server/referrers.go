@@ -49,11 +49,11 @@ func serveReferrers(w http.ResponseWriter, r *http.Request, v *engine.View, q en
 // needs content:read besides media:read (it lists documents: the route
 // table says so), and content:draft for draft=true.
 func (s *Server) mediaReferrers(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
-	it, err := s.item(p)
+	it, err := s.mediaAPI.item(p)
 	if err != nil {
 		return err
 	}
-	v, cc, err := s.view(w, r)
+	v, cc, err := s.content.view(w, r)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 // refView is the view of ?ref= (a branch, tag or commit), for a key
 // holding content:preview (and content:draft with draft=true). A full
 // commit hash never changes: its responses may be kept for a year.
-func (s *Server) refView(w http.ResponseWriter, r *http.Request, name string, draft bool) (*engine.View, string, error) {
+func (s *contentHandlers) refView(w http.ResponseWriter, r *http.Request, name string, draft bool) (*engine.View, string, error) {
 	if err := requireScope(r, ScopeContentPreview); err != nil {
 		return nil, "", err
 	}
@@ -39,7 +39,7 @@ var defaultRefBuilds = RateLimit{PerSecond: 1, Burst: 30}
 
 // viewAt resolves a ref and returns its view. who names the client for
 // the limit on builds (the key's name, or the preview token's maker).
-func (s *Server) viewAt(w http.ResponseWriter, ctx context.Context, name string, draft bool) (*engine.View, engine.Ref, error) {
+func (s *contentHandlers) viewAt(w http.ResponseWriter, ctx context.Context, name string, draft bool) (*engine.View, engine.Ref, error) {
 	ref, err := s.engine.ResolveRef(ctx, name)
 	if err != nil {
 		return nil, engine.Ref{}, err
@@ -69,7 +69,7 @@ type refsBody struct {
 }
 
 // listRefs lists the branches and tags that ?ref= may name.
-func (s *Server) listRefs(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) listRefs(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	refs, err := s.engine.Refs()
 	if err != nil {
 		return err

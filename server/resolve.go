@@ -17,7 +17,7 @@ const maxSitePath = 2048
 // `path` field): a front end's catch-all route asks for the URL it was
 // given. A path without its trailing slash finds the document too
 // (/2019/01/01/report is /2019/01/01/report/).
-func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) resolve(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := query(r)
 	p := q.Get("path")
 	switch {

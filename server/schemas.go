@@ -35,7 +35,7 @@ func entryOf(t *schema.Type) schemaEntry {
 
 // listSchemas serves the content model of the published branch: the JSON
 // Schema of every type that declares one, and of pages and globals.
-func (s *Server) listSchemas(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) listSchemas(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	snap := s.engine.Published()
 	out := schemaList{Schemas: []schemaEntry{}}
 	for _, t := range snap.Model.All() {
@@ -45,7 +45,7 @@ func (s *Server) listSchemas(w http.ResponseWriter, r *http.Request, _ httproute
 }
 
 // getSchema serves one content type's JSON Schema (that of its data).
-func (s *Server) getSchema(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *contentHandlers) getSchema(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	typ := p.ByName("type")
 	t := s.engine.Published().Model.Of(typ)
 	if t == nil {
@@ -66,7 +66,7 @@ type typedOpenAPI struct {
 
 // openapiFor returns the document for the published snapshot, built once
 // per snapshot that has a model.
-func (s *Server) openapiFor(full bool) openapiBody {
+func (s *contentHandlers) openapiFor(full bool) openapiBody {
 	snap := s.engine.Published()
 	if snap.Model.Empty() {
 		return s.openapiDoc
@@ -94,7 +94,7 @@ func (s *Server) openapiFor(full bool) openapiBody {
 // an Item whose data is a Data_T; ItemList_T, a list of Item_T; its own
 // paths (addTypedPaths); and Globals_model when the globals declare
 // fields.
-func (s *Server) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
+func (s *contentHandlers) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	var doc map[string]any
 	if err := json.Unmarshal(s.openapiDoc.body, &doc); err != nil {
 		return s.openapiDoc

@@ -28,7 +28,7 @@ type searchList struct {
 
 // searchContent serves GET /api/v1/search: pages and items of the view
 // (draft=true: the draft view, with content:draft).
-func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) searchContent(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	q := query(r)
 	sq, pg, err := parseSearch(q)
 	if err != nil {
@@ -62,7 +62,7 @@ func (s *Server) searchContent(w http.ResponseWriter, r *http.Request, _ httprou
 
 // searchPublic serves GET /api/v1/public/search: the published items of
 // the public types, without a key.
-func (s *Server) searchPublic(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *contentHandlers) searchPublic(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if err := refuseDraft(r); err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func parseSearch(q url.Values) (search.SearchQuery, page, error) {
 	return sq, pg, nil
 }
 
-func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request, sq search.SearchQuery, pg page, cc string, keys []string) error {
+func (s *contentHandlers) serveSearch(w http.ResponseWriter, r *http.Request, sq search.SearchQuery, pg page, cc string, keys []string) error {
 	res, err := s.engine.Search(r.Context(), sq)
 	switch {
 	case errors.Is(err, search.ErrSearchBusy):

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -114,28 +113,19 @@ type Config struct {
 
 // Server serves the API.
 type Server struct {
-	previewSecret string
-	engine        *engine.Engine
-	writer        *write.Writer
-	keys          *KeyStore
-	media         *media.Library
-	search        *search.MediaSearch
-	mediaRoot     string
-	grants        *grant.Store
-	presignTTL    time.Duration
-	hookSecret    string
-	readOnly      bool
+	engine     *engine.Engine
+	writer     *write.Writer
+	keys       *KeyStore
+	media      *media.Library
+	hookSecret string
+	readOnly   bool
 	// readRoutes are the method and path of every route a read-only box
 	// serves, for its Allow headers.
 	readRoutes []route
-	notifier   *notify.Notifier
 	ipLimit    *transport.Limiter
 	proxies    Proxies
 	keyLimit   *transport.Limiter
-	refBuilds  *transport.Limiter // ref snapshots built per client (refs.go)
 	metrics    *Metrics
-	openapiDoc openapiBody
-	typedDoc   atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
 	log        *slog.Logger
 	now        func() time.Time
 	handler    http.Handler
@@ -145,7 +135,6 @@ type Server struct {
 	keyedRoutes []route
 	corsOrigins Origins
 	admin       *adminHandlers
-	transforms  *transformer
 
 	bodyTimeout time.Duration
 	bodyMinRate int64
@@ -158,6 +147,10 @@ type Server struct {
 	auth   *signinHandlers
 	decap  *decapHandlers
 	write  *writeHandlers
+	// content answers the content routes.
+	content *contentHandlers
+	// mediaAPI answers the media routes and /uploads/.
+	mediaAPI *mediaHandlers
 	// heavyWrites gates the decoding of big write bodies (writebody.go).
 	heavyWrites heavyGate
 }
@@ -171,26 +164,18 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		previewSecret: cfg.PreviewSecret,
-		engine:        cfg.Engine,
-		writer:        cfg.Writer,
-		keys:          cfg.Keys,
-		media:         cfg.Media,
-		search:        cfg.MediaSearch,
-		mediaRoot:     cfg.MediaRoot,
-		grants:        cfg.Grants,
-		presignTTL:    cfg.PresignTTL,
-		hookSecret:    cfg.WebhookSecret,
-		readOnly:      cfg.ReadOnly,
-		notifier:      cfg.Notifier,
-		ipLimit:       transport.NewLimiter(cfg.RateIP, cfg.Now),
-		proxies:       cfg.TrustedProxies,
-		keyLimit:      transport.NewLimiter(cfg.RateKey, cfg.Now),
-		refBuilds:     transport.NewLimiter(defaultRefBuilds, cfg.Now),
-		metrics:       cfg.Metrics,
-		openapiDoc:    newOpenAPIBody(),
-		log:           cfg.Logger,
-		now:           cfg.Now,
+		engine:     cfg.Engine,
+		writer:     cfg.Writer,
+		keys:       cfg.Keys,
+		media:      cfg.Media,
+		hookSecret: cfg.WebhookSecret,
+		readOnly:   cfg.ReadOnly,
+		ipLimit:    transport.NewLimiter(cfg.RateIP, cfg.Now),
+		proxies:    cfg.TrustedProxies,
+		keyLimit:   transport.NewLimiter(cfg.RateKey, cfg.Now),
+		metrics:    cfg.Metrics,
+		log:        cfg.Logger,
+		now:        cfg.Now,
 
 		corsOrigins: cfg.CORSOrigins,
 
@@ -198,6 +183,8 @@ func New(cfg Config) *Server {
 	}
 	s.decap = &decapHandlers{svc: newDecapService(cfg), engine: cfg.Engine, media: cfg.Media, dir: cfg.Decap.Dir,
 		corsOrigins: cfg.CORSOrigins, mediaOrigins: cfg.MediaOrigins, heavyWrites: s.heavyWrites, log: cfg.Logger}
+	s.content = &contentHandlers{engine: cfg.Engine, media: cfg.Media, previewSecret: cfg.PreviewSecret,
+		refBuilds: transport.NewLimiter(defaultRefBuilds, cfg.Now), openapiDoc: newOpenAPIBody(), now: cfg.Now}
 	s.write = &writeHandlers{engine: cfg.Engine, writer: cfg.Writer, heavyWrites: s.heavyWrites, now: cfg.Now}
 	s.admin = &adminHandlers{files: newAdminFiles(cfg.MediaOrigins), decap: s.decap}
 	s.signin = s.newSignin(cfg.Signin)
@@ -219,11 +206,14 @@ func New(cfg Config) *Server {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	s.transforms = newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
+	transforms := newTransformer(n, cfg.TransformQueueTimeout, cfg.URLSecret)
 	if cfg.Media != nil && !cfg.ReadOnly {
 		// Uploads decode in the same bounded queue as variants.
-		cfg.Media.SetDeriveGate(s.transforms.gate)
+		cfg.Media.SetDeriveGate(transforms.gate)
 	}
+	s.mediaAPI = &mediaHandlers{engine: cfg.Engine, media: cfg.Media, search: cfg.MediaSearch, mediaRoot: cfg.MediaRoot,
+		grants: cfg.Grants, presignTTL: cfg.PresignTTL, notifier: cfg.Notifier, transforms: transforms,
+		log: cfg.Logger, now: cfg.Now}
 	if cfg.Keys != nil {
 		cfg.Keys.SetLogger(cfg.Logger)
 		cfg.Metrics.watchKeys(cfg.Keys)

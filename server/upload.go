@@ -52,7 +52,7 @@ type uploadResult struct {
 // applyLateFields); any error of the request as a whole ends the reading
 // and rolls the batch back; else respond answers 201 or, when every file
 // failed, their common status.
-func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (s *mediaHandlers) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	mr, limit, err := s.openUpload(w, r)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 
 // openUpload checks the request's type and length and opens its parts;
 // limit bounds the whole body.
-func (s *Server) openUpload(w http.ResponseWriter, r *http.Request) (mr *multipart.Reader, limit int64, err error) {
+func (s *mediaHandlers) openUpload(w http.ResponseWriter, r *http.Request) (mr *multipart.Reader, limit int64, err error) {
 	ct, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" || params["boundary"] == "" {
 		return nil, 0, badRequest("the body must be multipart/form-data with one or more 'files' parts")
@@ -92,7 +92,7 @@ func (s *Server) openUpload(w http.ResponseWriter, r *http.Request) (mr *multipa
 // uploadBatch is one upload request while its parts arrive: the files
 // stored so far, the files that failed, and the request-wide fields.
 type uploadBatch struct {
-	s     *Server
+	s     *mediaHandlers
 	ctx   context.Context
 	limit int64
 	res   uploadResult

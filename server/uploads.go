@@ -29,7 +29,7 @@ const svgPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:;
 // content). Sidecars, dotfiles and directories are never served. A query
 // asking for an image variant (w, h, fit, fm, q, preset, v, s) is served by
 // serveVariant, on any storage.
-func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
+func (s *mediaHandlers) serveUpload(w http.ResponseWriter, r *http.Request, p httprouter.Params) error {
 	key := strings.TrimPrefix(p.ByName("key"), "/")
 	if s.media != nil && isVariantRequest(r.URL.Query()) {
 		return s.serveVariant(w, r, key)

@@ -132,7 +132,7 @@ func presetSpec(p content.ImagePreset) derive.Spec {
 // parseVariant reads and authorises the query of a variant request for
 // the upload at key (escaped path urlPath): malformed is 400, not a preset
 // and not signed (or badly) is 403.
-func (s *Server) parseVariant(urlPath string, q url.Values) (variantRequest, error) {
+func (s *mediaHandlers) parseVariant(urlPath string, q url.Values) (variantRequest, error) {
 	var vr variantRequest
 	for k, vs := range q {
 		if !slices.Contains(variantParams, k) {
@@ -272,7 +272,7 @@ func (t *transformer) validSignature(urlPath string, q url.Values, sig string) b
 }
 
 // imagePresets are the presets of the published folio.yaml.
-func (s *Server) imagePresets() map[string]content.ImagePreset {
+func (s *mediaHandlers) imagePresets() map[string]content.ImagePreset {
 	if s.engine == nil {
 		return nil
 	}
@@ -285,7 +285,7 @@ func (s *Server) imagePresets() map[string]content.ImagePreset {
 
 // serveVariant serves the variant the query asks of the upload at key,
 // on any storage.
-func (s *Server) serveVariant(w http.ResponseWriter, r *http.Request, key string) error {
+func (s *mediaHandlers) serveVariant(w http.ResponseWriter, r *http.Request, key string) error {
 	if _, ok := uploadTypes[strings.ToLower(path.Ext(key))]; !ok || !validUploadKey(key) {
 		return notFound("no such file")
 	}
@@ -335,7 +335,7 @@ func (s *Server) serveVariant(w http.ResponseWriter, r *http.Request, key string
 
 // makeVariant renders a variant once for all the requests that ask for it
 // meanwhile, in a slot of the transformer.
-func (s *Server) makeVariant(ctx context.Context, it *media.Item, spec derive.Spec, vkey string) ([]byte, error) {
+func (s *mediaHandlers) makeVariant(ctx context.Context, it *media.Item, spec derive.Spec, vkey string) ([]byte, error) {
 	t := s.transforms
 	t.joined.Add(1)
 	ch := t.flights.DoChan(vkey, func() (any, error) {
@@ -367,7 +367,7 @@ func (s *Server) makeVariant(ctx context.Context, it *media.Item, spec derive.Sp
 }
 
 // busy is the 503 of a full queue, with its Retry-After.
-func (s *Server) busy(w http.ResponseWriter) error {
+func (s *mediaHandlers) busy(w http.ResponseWriter) error {
 	secs := max(variantRetryAfterMinSecond, int(s.transforms.wait/time.Second))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	return errorf(fault.Busy, "too many images are being made at once; retry after %d s", secs)
@@ -389,7 +389,7 @@ type presetViews struct {
 	chain  []string
 }
 
-func (s *Server) presetViews() presetViews {
+func (s *mediaHandlers) presetViews() presetViews {
 	ps := s.imagePresets()
 	pv := presetViews{presets: ps, local: s.mediaRoot != ""}
 	if len(ps) == 0 {
