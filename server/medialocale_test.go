@@ -231,7 +231,7 @@ func TestMediaLocalesShared(t *testing.T) {
 
 // TestMediaLocalesExpand: content without a locale expands media with
 // their unlocalized alt text, not some locale's (the content request's
-// locale reaches the expansion through Server.contentLocale).
+// locale reaches the expansion through contentHandlers.contentLocale).
 func TestMediaLocalesExpand(t *testing.T) {
 	t.Parallel()
 	repo := newRepo(t, map[string]string{
