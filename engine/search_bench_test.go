@@ -23,8 +23,12 @@ func BenchmarkContentSearch(b *testing.B) {
 	if site == "" {
 		b.Skip("FOLIO_BENCH_SITE is not set")
 	}
+	cache := os.Getenv("FOLIO_BENCH_CACHE") // parsed documents kept across runs
+	if cache == "" {
+		cache = b.TempDir()
+	}
 	ctx := context.Background()
-	e, err := Open(ctx, Config{Site: site, CacheDir: b.TempDir()})
+	e, err := Open(ctx, Config{Site: site, CacheDir: cache})
 	if err != nil {
 		b.Fatal(err)
 	}
