@@ -91,8 +91,8 @@ func TestScheduledPublishOnTheSecond(t *testing.T) {
 // before it carry a max-age that ends at the instant.
 //
 // nginx counts max-age on the real clock, so folio's clock runs at the
-// real clock's pace too, but the test sets it, once nginx is up, 1.5 s
-// before the instant (whole seconds, as publishedAt writes them) however
+// real clock's pace too, but the test sets it, once nginx is up, 1.5 to
+// 2.5 s before the instant (whole seconds, as publishedAt writes them) however
 // long the start took.
 func TestScheduledPublishThroughCache(t *testing.T) {
 	at := time.Now().UTC().Truncate(time.Second).Add(time.Hour)
@@ -106,7 +106,10 @@ func TestScheduledPublishThroughCache(t *testing.T) {
 	})
 	ts := startServer(t, repo.bare, func(e *engine.Config, s *server.Config) { e.Now, s.Now = now, now })
 	base, _ := startNginx(t, strings.TrimPrefix(ts.URL, "http://"))
-	ahead.Store(int64(at.Add(-1500 * time.Millisecond).Sub(time.Now())))
+	// A whole number of seconds, so that folio's seconds begin when
+	// nginx's do: a max-age folio counts to the instant then ends at the
+	// instant on nginx's clock too, not up to a second after it.
+	ahead.Store(int64(at.Add(-1500 * time.Millisecond).Sub(time.Now()).Truncate(time.Second)))
 	list := func() string {
 		t.Helper()
 		res, err := http.Get(base + "/api/v1/public/collections/posts")
