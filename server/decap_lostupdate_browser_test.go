@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -62,8 +64,22 @@ func TestDecapTwoEditorsBrowser(t *testing.T) {
 	bob.shot(t, "merged")
 
 	// Bob's form still shows the old title; changing it too is refused.
+	// Decap reloads the entry after a save: keys typed before that reload
+	// are lost with the old form, and Publish stays hidden. So the save
+	// must have finished, and the change must show as unsaved (Publish),
+	// typed again if a late reload dropped it.
+	bob.waitJS(t, "Bob's save done", `document.body.textContent.includes("Entry saved")`)
 	before := remoteFile(t, repo.bare, "content/posts/hello.md")
-	b.run(t, "change the title too", chromedp.SendKeys(chromedp.CSS(`input[id^="title-field"]`), kb.End+" by Bob"))
+	const publishShown = `[...document.querySelectorAll("button, a, [role=button], [role=menuitem]")].some(e => e.textContent.trim() === "Publish" && e.offsetParent !== null)`
+	for attempt := 1; ; attempt++ {
+		b.run(t, "change the title too", chromedp.SendKeys(chromedp.CSS(`input[id^="title-field"]`), kb.End+" by Bob"))
+		ctx, cancel := context.WithTimeout(bob.ctx, 5*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](publishShown, chromedp.WithPollingInterval(50*time.Millisecond)))
+		cancel()
+		if err == nil || attempt == 3 {
+			break
+		}
+	}
 	save(bob)
 	bob.waitJS(t, "the refusal", `document.body.innerText.includes("Failed to persist entry") && document.body.innerText.includes("changed since it was opened")`)
 	bob.shot(t, "refused")
