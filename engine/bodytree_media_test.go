@@ -46,11 +46,11 @@ func TestTreeResource_Media(t *testing.T) {
 	}
 	escaped := strings.Replace(it.URL, "cat.png", "c%61t.png", 1)
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"content/posts/a.md": "---\ntitle: A\n---\n![1](" + it.URL + ") ![2](" + escaped + ") ![3](media:" + it.ID + ") ![4](/uploads/none.png)\n",
 	})
-	r.push(false)
-	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	r.Push(false)
+	e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}

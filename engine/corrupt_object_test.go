@@ -14,13 +14,13 @@ import (
 // else is served. Before, Open failed with "zlib: invalid header".
 func TestCorruptObjectFreshBox(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
-	r.commit(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), map[string]string{
+	r.Commit(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), map[string]string{
 		"pages/home.md":           "---\ntitle: Home\nisHomepage: true\n---\nHi\n",
 		"content/posts/good.md":   "---\ntitle: Good\n---\nbody\n",
 		"content/posts/broken.md": "---\ntitle: Broken\n---\nbroken body\n",
 	})
-	h := strings.TrimSpace(srcGit(t, r.dir, "rev-parse", "HEAD:content/posts/broken.md"))
-	obj := filepath.Join(r.dir, ".git", "objects", h[:2], h[2:])
+	h := strings.TrimSpace(srcGit(t, r.Dir, "rev-parse", "HEAD:content/posts/broken.md"))
+	obj := filepath.Join(r.Dir, ".git", "objects", h[:2], h[2:])
 	if err := os.Chmod(obj, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestCorruptObjectFreshBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	{
-		eng, err := Open(context.Background(), Config{Site: r.dir, CacheDir: t.TempDir()})
+		eng, err := Open(context.Background(), Config{Site: r.Dir, CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatalf("Open on a commit with a corrupt object: %v", err)
 		}

@@ -48,11 +48,11 @@ func TestExpandBody_MediaLocale(t *testing.T) {
 	}
 
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"content/posts/a.md": "---\ntitle: A\ncover: media:" + it.ID + "\n---\nA\n",
 	})
-	r.push(false)
-	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	r.Push(false)
+	e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,13 +49,13 @@ func TestFetchTimeout(t *testing.T) {
 // succeeded; a local one's does not.
 func TestStatusLastFetch(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(time.Unix(1e9, 0), map[string]string{"pages/home.md": "---\ntitle: Home\nisHomepage: true\n---\nHi\n"})
-	r.push(false)
+	r.Commit(time.Unix(1e9, 0), map[string]string{"pages/home.md": "---\ntitle: Home\nisHomepage: true\n---\nHi\n"})
+	r.Push(false)
 	before := time.Now().Add(-time.Second)
 	for _, tc := range []struct {
 		site   string
 		remote bool
-	}{{r.bare, false}, {"file://" + r.bare, true}} {
+	}{{r.Bare, false}, {"file://" + r.Bare, true}} {
 		e, err := Open(context.Background(), Config{Site: tc.site, CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)

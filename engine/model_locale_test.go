@@ -34,14 +34,14 @@ func localeItemBody(t *testing.T, e *Engine, loc, typ, slug string) string {
 func TestModel_Locales(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"folio.yaml":            "locales: [en, fr]\n" + modelYAML,
 		"content/en/posts/a.md": "---\ntitle: A\nprice: 12\n---\nA\n",
 		"content/fr/posts/a.md": "---\ntitle: A-fr\nprice: 12\n---\nA fr\n",
 		"content/en/posts/b.md": "---\ntitle: B\n---\nB\n",
 	})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +55,8 @@ func TestModel_Locales(t *testing.T) {
 	}
 	push := func(files map[string]string) string {
 		t.Helper()
-		c := r.commit(srcDay(1), files)
-		r.push(false)
+		c := r.Commit(srcDay(1), files)
+		r.Push(false)
 		if err := e.Reload(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestModel_Locales(t *testing.T) {
 func TestSource_ContentDirOutside(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"hugo.toml":               "[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
 		"folio.yaml":              "types:\n  posts:\n    fields:\n      price: number\n",
 		"content/posts/a.md":      "---\ntitle: A\n---\nA\n",
@@ -134,11 +134,11 @@ func TestSource_ContentDirOutside(t *testing.T) {
 		"content_frx/posts/c.md":  "---\ntitle: not a content folder\n---\n",
 		"content_fr/posts/d.json": "{\"title\": \"D-fr\"}\n",
 	})
-	r.push(false)
+	r.Push(false)
 	cache := t.TempDir()
 	open := func() *Engine {
 		t.Helper()
-		e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache, Now: func() time.Time { return now }})
+		e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: cache, Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,8 +163,8 @@ func TestSource_ContentDirOutside(t *testing.T) {
 	if p := problems(e); !strings.Contains(p, "content_fr/posts/a.md:3: price: got string, want number") {
 		t.Fatalf("problems: %s", p)
 	}
-	r.commit(srcDay(1), map[string]string{"content_fr/posts/a.md": "---\ntitle: A-fr 2\nprice: 12\n---\nA fr\n"})
-	r.push(false)
+	r.Commit(srcDay(1), map[string]string{"content_fr/posts/a.md": "---\ntitle: A-fr 2\nprice: 12\n---\nA fr\n"})
+	r.Push(false)
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -53,13 +53,13 @@ func problems(e *Engine) string {
 func TestModel_Pushes(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"folio.yaml":         modelYAML,
 		"content/posts/a.md": "---\ntitle: A\nprice: 12\nday: 2024-01-02 10:00\n---\nA\n",
 		"content/posts/b.md": "---\ntitle: B\n---\nB\n",
 	})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +74,10 @@ func TestModel_Pushes(t *testing.T) {
 	push := func(files map[string]string, rm ...string) string {
 		t.Helper()
 		for _, p := range rm {
-			srcGit(t, r.dir, "rm", "-q", p)
+			srcGit(t, r.Dir, "rm", "-q", p)
 		}
-		c := r.commit(srcDay(1), files)
-		r.push(false)
+		c := r.Commit(srcDay(1), files)
+		r.Push(false)
 		if err := e.Reload(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestModel_Pushes(t *testing.T) {
 // checked across documents.
 func TestModel_CrossDocument(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"folio.yaml": "types:\n  posts:\n    fields:\n      sku: {kind: string, unique: true}\n" +
 			"      author: {kind: reference, to: team}\n      reviewers: {kind: list, of: {kind: reference, to: [team, pages]}}\n",
 		"content/team/maria.md": "---\ntitle: Maria\n---\n",
@@ -157,8 +157,8 @@ func TestModel_CrossDocument(t *testing.T) {
 		"content/posts/a.md":    "---\ntitle: A\nsku: X1\nauthor: maria\nreviewers: [maria, about]\n---\n",
 		"content/posts/b.md":    "---\ntitle: B\nsku: X1\nauthor: nobody\nreviewers: [maria, ghost]\n---\n",
 	})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,14 +197,14 @@ func TestModel_ManyDocuments(t *testing.T) {
 // sortable: in folio.yaml.
 func TestModel_Sortable(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"folio.yaml":         "types:\n  posts:\n    fields:\n      price: number\n      tags: {kind: list, of: string}\n",
 		"content/posts/a.md": "---\ntitle: A\nprice: 3\n---\n",
 		"content/posts/b.md": "---\ntitle: B\nprice: 1\n---\n",
 		"content/posts/c.md": "---\ntitle: C\nprice: 2\n---\n",
 	})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,14 +232,14 @@ func TestModel_Sortable(t *testing.T) {
 // (which reads the body from the blob again).
 func TestHTMLDocumentFromCache(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"content/docs/ct-logs.html": "---\ntitle: CT logs\n---\n<p class=\"x\">Logs <script>alert(1)</script>*not emphasis*</p>\n",
 		"content/docs/faq.md":       "---\ntitle: FAQ\n---\n*emphasis* <b>raw</b>\n",
 	})
-	r.push(false)
+	r.Push(false)
 	cache := t.TempDir()
 	for _, run := range []string{"first", "restart"} {
-		e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache})
+		e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

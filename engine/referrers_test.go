@@ -31,7 +31,7 @@ func referrersString(rs []Referrer) string {
 func TestReferrers(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"folio.yaml":            "types:\n  posts:\n    fields:\n      author: {kind: reference, to: team}\n      related: {kind: list, of: {kind: reference, to: [posts, pages]}}\n",
 		"globals.yaml":          "siteName: Site\nlogoUrl: media:logo1\nnav:\n  - {label: Maria, url: team/maria}\n",
 		"content/team/maria.md": "---\ntitle: Maria\n---\n",
@@ -41,8 +41,8 @@ func TestReferrers(t *testing.T) {
 		"content/posts/d.md":    "---\ntitle: D\ndraft: true\nauthor: maria\ncover: media:img1\n---\nD\n",
 		"pages/about.md":        "---\ntitle: About\nseo:\n  ogImage: /uploads/2024/01/x.jpg\nsections:\n  - type: hero\n    image: media:img1\n    people: [team/jo, team/maria]\n---\n",
 	})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now },
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now },
 		MediaBases: []string{"https://cdn.example.com/media/"}})
 	if err != nil {
 		t.Fatal(err)
@@ -72,11 +72,11 @@ func TestReferrers(t *testing.T) {
 
 	// A push that changes one post and the page: the index is patched.
 	prev := e.Published().referrers()
-	r.commit(srcDay(1), map[string]string{
+	r.Commit(srcDay(1), map[string]string{
 		"content/posts/a.md": "---\ntitle: A2\nauthor: jo\n---\nA\n",
 		"pages/about.md":     "---\ntitle: About\n---\n",
 	})
-	r.push(false)
+	r.Push(false)
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +157,9 @@ func TestReferrers_RandomPushes(t *testing.T) {
 	for i := range 5 {
 		files[fmt.Sprintf("pages/g%d.md", i)] = "---\ntitle: G\nsections:\n  - type: x\n    to: posts/p" + fmt.Sprint(i) + "\n---\n"
 	}
-	r.commit(srcDay(0), files)
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	r.Commit(srcDay(0), files)
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +183,11 @@ func TestReferrers_RandomPushes(t *testing.T) {
 			}
 		}
 		for _, p := range rm {
-			srcGit(t, r.dir, "rm", "-q", "--ignore-unmatch", p)
+			srcGit(t, r.Dir, "rm", "-q", "--ignore-unmatch", p)
 			delete(changes, p)
 		}
-		r.commit(srcDay(push+1), changes)
-		r.push(false)
+		r.Commit(srcDay(push+1), changes)
+		r.Push(false)
 		if err := e.Reload(context.Background()); err != nil {
 			t.Fatal(err)
 		}

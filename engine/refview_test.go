@@ -21,18 +21,18 @@ func refPost(title string) string {
 func refSite(t *testing.T) (r *srcTestRepo, first, feature string) {
 	t.Helper()
 	r = newSrcWorkTreeSite(t)
-	first = r.commit(srcDay(1), map[string]string{
+	first = r.Commit(srcDay(1), map[string]string{
 		"content/posts/a.md": refPost("A"),
 		"content/posts/b.md": refPost("B"),
 		"pages/home.yaml":    "title: Home\nisHomepage: true\n",
 	})
-	srcGit(t, r.dir, "tag", "v1")
-	srcGit(t, r.dir, "checkout", "-q", "-b", "feature")
-	feature = r.commit(srcDay(2), map[string]string{
+	srcGit(t, r.Dir, "tag", "v1")
+	srcGit(t, r.Dir, "checkout", "-q", "-b", "feature")
+	feature = r.Commit(srcDay(2), map[string]string{
 		"content/posts/a.md": refPost("A on feature"),
 		"content/posts/c.md": refPost("C"),
 	})
-	srcGit(t, r.dir, "checkout", "-q", "main")
+	srcGit(t, r.Dir, "checkout", "-q", "main")
 	return r, first, feature
 }
 
@@ -61,7 +61,7 @@ func itemTitle(t *testing.T, v *View, typ, slug string) string {
 func TestEngine_RefSnapshots(t *testing.T) {
 	r, first, feature := refSite(t)
 	ctx := context.Background()
-	e, err := Open(ctx, Config{Site: r.dir, CacheDir: t.TempDir()})
+	e, err := Open(ctx, Config{Site: r.Dir, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestEngine_RefSnapshots(t *testing.T) {
 		t.Fatal("the unchanged post is not shared with the published snapshot")
 	}
 	// A ref snapshot is what an engine serving that branch serves.
-	fresh, err := Open(ctx, Config{Site: r.dir, Branch: "feature", CacheDir: t.TempDir()})
+	fresh, err := Open(ctx, Config{Site: r.Dir, Branch: "feature", CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +134,9 @@ func TestEngine_RefSnapshots(t *testing.T) {
 	}
 
 	// A push to the branch is served on the next lookup.
-	srcGit(t, r.dir, "checkout", "-q", "feature")
-	moved := r.commit(srcDay(3), map[string]string{"content/posts/a.md": refPost("A again")})
-	srcGit(t, r.dir, "checkout", "-q", "main")
+	srcGit(t, r.Dir, "checkout", "-q", "feature")
+	moved := r.Commit(srcDay(3), map[string]string{"content/posts/a.md": refPost("A again")})
+	srcGit(t, r.Dir, "checkout", "-q", "main")
 	ref, err = e.ResolveRef(ctx, "feature")
 	if err != nil || ref.Commit != moved {
 		t.Fatalf("after push: %+v %v", ref, err)
@@ -150,7 +150,7 @@ func TestEngine_RefSnapshots(t *testing.T) {
 	}
 
 	// A deleted branch is not found from then on.
-	srcGit(t, r.dir, "branch", "-q", "-D", "feature")
+	srcGit(t, r.Dir, "branch", "-q", "-D", "feature")
 	if _, err := e.ResolveRef(ctx, "feature"); !errors.Is(err, ErrRefNotFound) {
 		t.Fatalf("deleted branch: %v", err)
 	}
@@ -201,7 +201,7 @@ func dumpView(t *testing.T, v *View) string {
 func TestEngine_RefSnapshotSingleFlight(t *testing.T) {
 	r, _, feature := refSite(t)
 	ctx := context.Background()
-	e, err := Open(ctx, Config{Site: r.dir})
+	e, err := Open(ctx, Config{Site: r.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +238,12 @@ func TestEngine_RefCacheBounded(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
 	var commits []string
 	for i := range 6 {
-		commits = append(commits, r.commit(srcDay(i), map[string]string{"content/posts/p.md": refPost(fmt.Sprint("P", i))}))
+		commits = append(commits, r.Commit(srcDay(i), map[string]string{"content/posts/p.md": refPost(fmt.Sprint("P", i))}))
 	}
 	ctx := context.Background()
 	// Each older commit's snapshot has one document of its own.
 	one := int64(refCostMinimum + refCostPerDoc + refCostPerOwnDoc)
-	e, err := Open(ctx, Config{Site: r.dir, RefCacheBytes: 2*one + one/2})
+	e, err := Open(ctx, Config{Site: r.Dir, RefCacheBytes: 2*one + one/2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestEngine_RefCacheBounded(t *testing.T) {
 
 func TestResolveRef_BadAndAmbiguous(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
-	r.commit(srcDay(1), map[string]string{"content/posts/a.md": refPost("A")})
+	r.Commit(srcDay(1), map[string]string{"content/posts/a.md": refPost("A")})
 	// Many commits at once through fast-import, so that some short
 	// prefixes are shared.
 	var in strings.Builder
@@ -273,19 +273,19 @@ func TestResolveRef_BadAndAmbiguous(t *testing.T) {
 		fmt.Fprintf(&in, "M 644 inline content/posts/n.md\ndata %d\n%s\n", len(fmt.Sprint(i)), fmt.Sprint(i))
 	}
 	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir = r.dir
+	cmd.Dir = r.Dir
 	cmd.Stdin = strings.NewReader(in.String())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v\n%s", err, out)
 	}
 	ctx := context.Background()
-	e, err := Open(ctx, Config{Site: r.dir})
+	e, err := Open(ctx, Config{Site: r.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	seen := map[string]int{}
-	for _, h := range strings.Fields(srcGit(t, r.dir, "rev-list", "--all")) {
+	for _, h := range strings.Fields(srcGit(t, r.Dir, "rev-list", "--all")) {
 		seen[h[:4]]++
 	}
 	shared := ""

@@ -11,13 +11,13 @@ import (
 // is a "resolve" failure; a Reload that finds nothing new reports nothing.
 func TestEngine_OnReload(t *testing.T) {
 	r := newSrcBareSite(t)
-	first := r.commit(srcDay(0), map[string]string{"pages/index.md": "---\ntitle: Index\n---\nHi\n"})
-	r.push(false)
+	first := r.Commit(srcDay(0), map[string]string{"pages/index.md": "---\ntitle: Index\n---\nHi\n"})
+	r.Push(false)
 	var (
 		mu     sync.Mutex
 		events []ReloadEvent
 	)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), DraftBranch: "preview",
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), DraftBranch: "preview",
 		OnReload: func(ev ReloadEvent) {
 			mu.Lock()
 			events = append(events, ev)
@@ -27,8 +27,8 @@ func TestEngine_OnReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	second := r.commit(srcDay(1), map[string]string{"pages/index.md": "---\ntitle: Index 2\n---\nHi\n"})
-	r.push(false)
+	second := r.Commit(srcDay(1), map[string]string{"pages/index.md": "---\ntitle: Index 2\n---\nHi\n"})
+	r.Push(false)
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}

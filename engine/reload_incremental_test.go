@@ -76,14 +76,14 @@ func incrementalSteps() (initial map[string]string, steps []incrementalStep) {
 func (st incrementalStep) apply(t *testing.T, r *srcTestRepo, day *int) {
 	t.Helper()
 	if st.orphan {
-		srcGit(t, r.dir, "checkout", "-q", "--orphan", fmt.Sprintf("new%d", *day))
-		srcGit(t, r.dir, "rm", "-q", "-r", "-f", ".")
+		srcGit(t, r.Dir, "checkout", "-q", "--orphan", fmt.Sprintf("new%d", *day))
+		srcGit(t, r.Dir, "rm", "-q", "-r", "-f", ".")
 	}
 	for _, c := range st.commits {
 		*day++
-		r.commit(srcDay(*day), c.files, c.rm...)
+		r.Commit(srcDay(*day), c.files, c.rm...)
 	}
-	r.push(st.orphan)
+	r.Push(st.orphan)
 }
 
 // TestEngine_IncrementalReloadMatchesCold is gitsource's
@@ -94,12 +94,12 @@ func TestEngine_IncrementalReloadMatchesCold(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	cfg := func() Config {
-		return Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }}
+		return Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }}
 	}
 	initial, steps := incrementalSteps()
 	day := 0
-	r.commit(srcDay(day), initial)
-	r.push(false)
+	r.Commit(srcDay(day), initial)
+	r.Push(false)
 	e, err := Open(context.Background(), cfg())
 	if err != nil {
 		t.Fatal(err)

@@ -31,9 +31,9 @@ func TestEngine_SearchSiteLanguage(t *testing.T) {
 		for k, v := range files {
 			all[k] = v
 		}
-		r.commit(day, all)
-		r.push(false)
-		e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
+		r.Commit(day, all)
+		r.Push(false)
+		e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
 		if err != nil {
 			t.Fatal(err)
 		}

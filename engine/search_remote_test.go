@@ -17,7 +17,7 @@ import (
 // empty cache directory of its own (a fresh box) and the bucket's state.
 func openBucketSearchEngine(t *testing.T, r *srcTestRepo, state media.StateStore, day time.Time) *Engine {
 	t.Helper()
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Search: true,
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Search: true,
 		Now: func() time.Time { return day }, SearchState: state})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestEngine_SearchIndexFromBucket(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"folio.yaml":              "language: en\ntypes:\n  posts: {public: true}\n",
 		"content/posts/hello.md":  "---\ntitle: Hello world\ndate: 2026-01-01\n---\nWe went running by the lake.\n",
 		"content/posts/secret.md": "---\ntitle: Secret lake plans\ndraft: true\ndate: 2026-01-01\n---\nThe lake party.\n",
@@ -85,7 +85,7 @@ func TestEngine_SearchIndexFromBucket(t *testing.T) {
 		"content/notes/trip.md":   "---\ntitle: Trip notes\ndate: 2026-01-02\n---\nA boat on the lake.\n",
 		"pages/about.md":          "---\ntitle: About the lake\n---\nWho we are.\n",
 	})
-	r.push(false)
+	r.Push(false)
 
 	a := openBucketSearchEngine(t, r, state, day)
 	built := storeAnswers(t, a)
@@ -105,11 +105,11 @@ func TestEngine_SearchIndexFromBucket(t *testing.T) {
 	}
 
 	// A later commit: C fetches A's snapshot and catches up.
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"content/posts/new.md":   "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA kayak on the lake.\n",
 		"content/posts/hello.md": "---\ntitle: Hello world\ndate: 2026-01-01\n---\nWe went cycling.\n",
 	}, "pages/about.md")
-	r.push(false)
+	r.Push(false)
 	c := openBucketSearchEngine(t, r, state, day)
 	caught := storeAnswers(t, c)
 	c.Close()
@@ -141,8 +141,8 @@ func TestEngine_SearchIndexFromBucket(t *testing.T) {
 	if _, err := state.Replace(ctx, key, obj[:len(obj)/2], etag); err != nil {
 		t.Fatal(err)
 	}
-	r.commit(day, map[string]string{"content/posts/new.md": "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA canoe.\n"})
-	r.push(false)
+	r.Commit(day, map[string]string{"content/posts/new.md": "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA canoe.\n"})
+	r.Push(false)
 	e := openBucketSearchEngine(t, r, state, day)
 	wantHits(t, e, search.SearchQuery{Text: "canoe"}, "item:posts/new")
 	waitPublished(t, e, 1)

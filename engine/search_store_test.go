@@ -44,7 +44,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"folio.yaml":              "language: en\ntypes:\n  posts: {public: true}\n",
 		"content/posts/hello.md":  "---\ntitle: Hello world\ndate: 2026-01-01\n---\nWe went running by the lake.\n",
 		"content/posts/secret.md": "---\ntitle: Secret lake plans\ndraft: true\ndate: 2026-01-01\n---\nThe lake party.\n",
@@ -52,7 +52,7 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 		"content/notes/trip.md":   "---\ntitle: Trip notes\ndate: 2026-01-02\n---\nA boat on the lake.\n",
 		"pages/about.md":          "---\ntitle: About the lake\n---\nWho we are.\n",
 	})
-	r.push(false)
+	r.Push(false)
 	cache := t.TempDir()
 	open := func() *Engine { return openSearchEngine(t, r, cache, day) }
 	e := open()
@@ -79,11 +79,11 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	// A push while the kept index is open: it follows, and the next
 	// start opens the copy of the new commit.
 	e = open()
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"content/posts/new.md":   "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA kayak on the lake.\n",
 		"content/posts/hello.md": "---\ntitle: Hello world\ndate: 2026-01-01\n---\nWe went cycling.\n",
 	}, "pages/about.md")
-	r.push(false)
+	r.Push(false)
 	if err := e.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 	}
 
 	// Another commit pushed while no box ran: built afresh, right.
-	r.commit(day, map[string]string{"content/posts/new.md": "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA canoe.\n"})
-	r.push(false)
+	r.Commit(day, map[string]string{"content/posts/new.md": "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA canoe.\n"})
+	r.Push(false)
 	e = open()
 	if got := searchIDs(t, e, search.SearchQuery{Text: "canoe"}); !slices.Equal(got, []string{"item:posts/new"}) {
 		t.Errorf("canoe after a push while stopped: %v", got)
@@ -146,8 +146,8 @@ func TestEngine_SearchIndexKept(t *testing.T) {
 func TestEngine_SearchIndexKeptOneUser(t *testing.T) {
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{"content/posts/a.md": "---\ntitle: Otter\ndate: 2026-01-01\n---\nOtters swim.\n"})
-	r.push(false)
+	r.Commit(day, map[string]string{"content/posts/a.md": "---\ntitle: Otter\ndate: 2026-01-01\n---\nOtters swim.\n"})
+	r.Push(false)
 	cache := t.TempDir()
 	open := func() *Engine { return openSearchEngine(t, r, cache, day) }
 	first := open()
@@ -180,7 +180,7 @@ func TestEngine_SearchIndexKeptOneUser(t *testing.T) {
 // openSearchEngine opens r's published branch with search and cache.
 func openSearchEngine(t *testing.T, r *srcTestRepo, cache string, day time.Time) *Engine {
 	t.Helper()
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache, Search: true, Now: func() time.Time { return day }})
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: cache, Search: true, Now: func() time.Time { return day }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestEngine_Search(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"folio.yaml": "language: en\ntypes:\n  posts: {public: true}\n",
 		"content/posts/hello.md": "---\ntitle: Hello world\ndate: 2026-01-01\n---\nWe went running by the lake.\n" +
 			"{{< figure src=\"heron.jpg\" caption=\"a grey heron\" >}}\n{{% notice %}}Mind the swans{{% /notice %}}\n" +
@@ -71,8 +71,8 @@ func TestEngine_Search(t *testing.T) {
 		"pages/guides/install.yaml":    "title: Install\nsections:\n  - type: hero\n    heading: Install the lake kit\n",
 		"content/posts/unrelated.yaml": "title: Mountains\ndate: 2026-01-01\nsummary: Nothing wet here.\n",
 	})
-	r.push(false)
-	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
+	r.Push(false)
+	e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +117,12 @@ func TestEngine_Search(t *testing.T) {
 	}
 
 	// A push: a new post, an edited one, a drafted one, a deleted page.
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"content/posts/new.md":        "---\ntitle: Fresh\ndate: 2026-02-01\n---\nA kayak on the lake.\n",
 		"content/posts/hello.md":      "---\ntitle: Hello world\ndate: 2026-01-01\n---\nWe went cycling.\n",
 		"content/notes/trip/index.md": "---\ntitle: Trip notes\ndraft: true\ntags: [lake]\n---\nNested bundle.\n",
 	}, "pages/about.md")
-	r.push(false)
+	r.Push(false)
 	if err := e.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +132,8 @@ func TestEngine_Search(t *testing.T) {
 	wantHitsAnyOrder(t, e, search.SearchQuery{Text: "lake"}, "page:/guides/install", "item:posts/new")
 
 	// The language changes: the index is rebuilt with the new rules.
-	r.commit(day, map[string]string{"folio.yaml": "types:\n  posts: {public: true}\n"})
-	r.push(false)
+	r.Commit(day, map[string]string{"folio.yaml": "types:\n  posts: {public: true}\n"})
+	r.Push(false)
 	if err := e.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -144,9 +144,9 @@ func TestEngine_Search(t *testing.T) {
 // TestEngine_SearchOff: without Config.Search there is no index.
 func TestEngine_SearchOff(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(time.Now(), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nx\n"})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir()})
+	r.Commit(time.Now(), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nx\n"})
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,15 +163,15 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"content/posts/a.md": "---\ntitle: Otter one\ndate: 2026-01-01\n---\nOtters swim.\n",
 		"content/posts/b.md": "---\ntitle: Otter two\ndate: 2026-01-01\n---\nOtters sleep.\n",
 		"content/posts/c.md": "---\ntitle: Otter three\ndate: 2026-01-01\n---\nOtters eat.\n",
 		"pages/otters.md":    "---\ntitle: Otters\n---\nAll about otters.\n",
 	})
-	r.push(false)
+	r.Push(false)
 	now := func() time.Time { return day }
-	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Now: now})
+	e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +186,11 @@ func TestContentIndex_LagNeverLeaks(t *testing.T) {
 		t.Fatalf("before: %+v, %v", res, err)
 	}
 
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"content/posts/a.md": "---\ntitle: Otter one\ndraft: true\n---\nOtters swim.\n",
 		"content/posts/c.md": "---\ntitle: Renamed\ndate: 2026-01-01\n---\nOtters eat.\n",
 	}, "content/posts/b.md", "pages/otters.md")
-	r.push(false)
+	r.Push(false)
 	if err := e.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -211,16 +211,16 @@ func TestEngine_SearchSchedule(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"content/posts/soon.md":   "---\ntitle: Soon\ndate: 2026-03-02T00:00:00Z\n---\nA comet.\n",
 		"content/posts/brief.md":  "---\ntitle: Brief\ndate: 2026-01-01\nexpiryDate: 2026-03-03T00:00:00Z\n---\nA comet too.\n",
 		"content/posts/always.md": "---\ntitle: Always\ndate: 2026-01-01\n---\nA comet again.\n",
 	})
-	r.push(false)
+	r.Push(false)
 	now := day
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Search: true, Now: clock})
+	e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Search: true, Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,15 +245,15 @@ func TestEngine_SearchSkipsReferences(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
 	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r.commit(day, map[string]string{
+	r.Commit(day, map[string]string{
 		"folio.yaml":                    "types:\n  posts:\n    public: true\n    fields:\n      editor: {kind: reference, to: team}\n  team: {}\n",
 		"content/team/maria-schmidt.md": "---\ntitle: Maria\n---\nAn editor.\n",
 		"content/team/jo-quartz.md":     "---\ntitle: Jo\n---\nAn editor.\n",
 		"content/posts/a.md": "---\ntitle: Lake trip\ndate: 2026-01-01\nauthor: team/maria-schmidt\neditor: jo-quartz\n" +
 			"cover: media:zq81kx0abc\ngallery: [/uploads/2026/01/heron-lake.jpg]\ncaption: A heron by the lake\n---\nWe walked round the lake.\n",
 	})
-	r.push(false)
-	e, err := Open(ctx, Config{Site: r.site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
+	r.Push(false)
+	e, err := Open(ctx, Config{Site: r.Site(), CacheDir: t.TempDir(), Search: true, Now: func() time.Time { return day }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,9 +65,9 @@ func BenchmarkEngineModel(b *testing.B) {
 	site := benchEngineSite(b)
 	work := filepath.Join(b.TempDir(), "work")
 	srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
-	r := &srcTestRepo{tb: b, dir: work, bare: site}
-	r.commit(srcT0.AddDate(2, 0, 0), map[string]string{"folio.yaml": benchEngineModel})
-	r.push(false)
+	r := &srcTestRepo{TB: b, Dir: work, Bare: site}
+	r.Commit(srcT0.AddDate(2, 0, 0), map[string]string{"folio.yaml": benchEngineModel})
+	r.Push(false)
 	benchEngine(b, site)
 }
 
@@ -120,7 +120,7 @@ func benchEngine(b *testing.B, site string) {
 		typ, p := firstItem(b, e)
 		work := filepath.Join(b.TempDir(), "work")
 		srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
-		r := &srcTestRepo{tb: b, dir: work, bare: site}
+		r := &srcTestRepo{TB: b, Dir: work, Bare: site}
 		orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
 		if err != nil {
 			b.Fatal(err)
@@ -136,8 +136,8 @@ func benchEngine(b *testing.B, site string) {
 			b.StopTimer()
 			n++
 			marker := fmt.Sprintf("edit %d", n)
-			r.commit(srcT0.AddDate(1, 0, n), map[string]string{p: string(orig) + "\n" + marker + "\n"})
-			r.push(false)
+			r.Commit(srcT0.AddDate(1, 0, n), map[string]string{p: string(orig) + "\n" + marker + "\n"})
+			r.Push(false)
 			b.StartTimer()
 			if err := e.Reload(ctx); err != nil {
 				b.Fatal(err)

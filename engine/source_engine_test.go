@@ -65,7 +65,7 @@ func viewDump(t *testing.T, e *Engine, draft bool) string {
 func TestEngine_ReloadMatchesFresh(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"globals.yaml":          "siteName: A\n",
 		"pages/index.md":        "---\ntitle: Index\n---\nWelcome *home*\n",
 		"pages/about.yaml":      "title: About\nsections: [{type: hero, heading: Hi}]\n",
@@ -75,8 +75,8 @@ func TestEngine_ReloadMatchesFresh(t *testing.T) {
 		"content/posts/d.md":    "---\ntitle: D\ndraft: true\n---\ndraft\n",
 		"content/events/e.yaml": "title: E\nexpiresAt: 2025-05-01\n",
 	})
-	r.push(false)
-	e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
+	r.Push(false)
+	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,14 +114,14 @@ func TestEngine_ReloadMatchesFresh(t *testing.T) {
 	}
 	for i, st := range steps {
 		for _, p := range st.rm {
-			srcGit(t, r.dir, "rm", "-q", p)
+			srcGit(t, r.Dir, "rm", "-q", p)
 		}
-		r.commit(srcDay(i+1), st.files)
-		r.push(false)
+		r.Commit(srcDay(i+1), st.files)
+		r.Push(false)
 		if err := e.Reload(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		fresh, err := Open(context.Background(), Config{Site: r.site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
+		fresh, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}

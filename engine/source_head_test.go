@@ -15,12 +15,12 @@ import (
 func TestDefaultBranchFollowsHead(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcBareSite(t)
-	srcGit(t, r.dir, "checkout", "-q", "-b", "dev")
-	r.commit(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n"})
-	srcGit(t, r.dir, "push", "-q", "origin", "dev")
-	srcGit(t, r.bare, "symbolic-ref", "HEAD", "refs/heads/dev")
+	srcGit(t, r.Dir, "checkout", "-q", "-b", "dev")
+	r.Commit(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n"})
+	srcGit(t, r.Dir, "push", "-q", "origin", "dev")
+	srcGit(t, r.Bare, "symbolic-ref", "HEAD", "refs/heads/dev")
 
-	for _, site := range []string{"file://" + r.bare, r.bare, r.dir} {
+	for _, site := range []string{"file://" + r.Bare, r.Bare, r.Dir} {
 		eng, err := Open(ctx, Config{Site: site, CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatalf("%s: %v", site, err)
@@ -35,8 +35,8 @@ func TestDefaultBranchFollowsHead(t *testing.T) {
 	}
 
 	// A remote whose HEAD names a branch it does not have: main, as before.
-	srcGit(t, r.bare, "symbolic-ref", "HEAD", "refs/heads/gone")
-	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: "file://" + r.bare, CacheDir: t.TempDir()})
+	srcGit(t, r.Bare, "symbolic-ref", "HEAD", "refs/heads/gone")
+	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: "file://" + r.Bare, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

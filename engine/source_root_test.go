@@ -25,7 +25,7 @@ func copyLayout(t *testing.T, r *srcTestRepo, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.write(files)
+	r.Write(files)
 }
 
 // A site in a folder of its repository (the root: of its folio.yaml,
@@ -37,12 +37,12 @@ func TestSiteRoot(t *testing.T) {
 	ctx := context.Background()
 	r := newSrcWorkTreeSite(t)
 	copyLayout(t, r, "decap-site")
-	first := r.commit(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), nil)
-	r.commit(time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), map[string]string{
+	first := r.Commit(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), nil)
+	r.Commit(time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), map[string]string{
 		"site/content/post/chemex.md": "---\ntitle: Chemex, again\n---\nBrew.\n",
 		"README.md":                   "# not the site\n",
 	})
-	eng, err := Open(ctx, Config{Site: r.dir, CacheDir: t.TempDir()})
+	eng, err := Open(ctx, Config{Site: r.Dir, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +76,10 @@ func TestSiteRoot(t *testing.T) {
 
 	// --root names another folder than folio.yaml; one that is not
 	// there fails to load.
-	if _, err := Open(ctx, Config{Site: r.dir, Root: "nowhere", CacheDir: t.TempDir()}); err == nil {
+	if _, err := Open(ctx, Config{Site: r.Dir, Root: "nowhere", CacheDir: t.TempDir()}); err == nil {
 		t.Error("a root that is not a folder of the commit loaded")
 	}
-	eng2, err := Open(ctx, Config{Site: r.dir, Root: "site/content", CacheDir: t.TempDir()})
+	eng2, err := Open(ctx, Config{Site: r.Dir, Root: "site/content", CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,12 +28,12 @@ func TestValidationCache(t *testing.T) {
 		}
 		files[fmt.Sprintf("content/posts/p%02d.md", i)] = fmt.Sprintf("---\ntitle: P%d\nprice: %s\nsku: S%d\n---\nBody\n", i, price, i%30)
 	}
-	r.commit(srcDay(0), files)
-	r.push(false)
+	r.Commit(srcDay(0), files)
+	r.Push(false)
 	cache := t.TempDir()
 	open := func() *Engine {
 		t.Helper()
-		e, err := Open(context.Background(), Config{Site: r.site(), CacheDir: cache, Now: func() time.Time { return now }})
+		e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: cache, Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,8 +60,8 @@ func TestValidationCache(t *testing.T) {
 	e.Close()
 
 	// Another model: everything is validated again.
-	r.commit(srcDay(1), map[string]string{"folio.yaml": modelYAML})
-	r.push(false)
+	r.Commit(srcDay(1), map[string]string{"folio.yaml": modelYAML})
+	r.Push(false)
 	e = open()
 	if e.models["main"].gen == 0 {
 		t.Error("a changed model took the cached results")

@@ -33,7 +33,7 @@ func cliList(t *testing.T, gitDir, commit, dir string) []FileEntry {
 // after the first read (a new pack, a loose commit).
 func TestFiles_MatchGitCLI(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
-	c1 := r.commit(srcDay(0), map[string]string{
+	c1 := r.Commit(srcDay(0), map[string]string{
 		"content/posts/a.md":    "a\n",
 		"content/posts/a-b.md":  "ab\n",
 		"content/posts/a/b.md":  "a/b\n",
@@ -42,17 +42,17 @@ func TestFiles_MatchGitCLI(t *testing.T) {
 		"globals.yaml":          "siteName: S\n",
 		"site/content/inner.md": "inner\n",
 	})
-	if err := os.Symlink("a.md", filepath.Join(r.dir, "content/posts/link.md")); err != nil {
+	if err := os.Symlink("a.md", filepath.Join(r.Dir, "content/posts/link.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(r.dir, "run.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(r.Dir, "run.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srcGit(t, r.dir, "add", "-A")
-	srcGit(t, r.dir, "update-index", "--add", "--cacheinfo", "160000,"+c1+",content/posts/sub")
-	srcGit(t, r.dir, "commit", "-q", "-m", "link, script, submodule")
-	c2 := srcGit(t, r.dir, "rev-parse", "HEAD")
-	gitDir := filepath.Join(r.dir, ".git")
+	srcGit(t, r.Dir, "add", "-A")
+	srcGit(t, r.Dir, "update-index", "--add", "--cacheinfo", "160000,"+c1+",content/posts/sub")
+	srcGit(t, r.Dir, "commit", "-q", "-m", "link, script, submodule")
+	c2 := srcGit(t, r.Dir, "rev-parse", "HEAD")
+	gitDir := filepath.Join(r.Dir, ".git")
 
 	f := OpenFiles(gitDir)
 	defer f.Close()
@@ -95,8 +95,8 @@ func TestFiles_MatchGitCLI(t *testing.T) {
 	}
 
 	// Heads: a branch, a missing one, a malformed name, a symbolic ref.
-	srcGit(t, r.dir, "branch", "cms/posts/a", c1)
-	srcGit(t, r.dir, "symbolic-ref", "refs/heads/alias", "refs/heads/cms/posts/a")
+	srcGit(t, r.Dir, "branch", "cms/posts/a", c1)
+	srcGit(t, r.Dir, "symbolic-ref", "refs/heads/alias", "refs/heads/cms/posts/a")
 	for branch, want := range map[string]string{"main": c2, "cms/posts/a": c1, "alias": c1, "cms/none": "", "a..b": "", "../config": "", "": ""} {
 		if got, err := f.Head(branch); err != nil || got != want {
 			t.Errorf("Head(%q) = %q, %v; want %q", branch, got, err, want)
@@ -105,8 +105,8 @@ func TestFiles_MatchGitCLI(t *testing.T) {
 
 	// What git writes after the first reads: a packed history (gc) and a
 	// new loose commit on top, a branch packed into packed-refs.
-	srcGit(t, r.dir, "gc", "-q")
-	c3 := r.commit(srcDay(2), map[string]string{"content/posts/new.md": "new\n"})
+	srcGit(t, r.Dir, "gc", "-q")
+	c3 := r.Commit(srcDay(2), map[string]string{"content/posts/new.md": "new\n"})
 	if got, err := f.Head("main"); err != nil || got != c3 {
 		t.Fatalf("Head(main) after a commit = %q, %v; want %s", got, err, c3)
 	}
@@ -127,18 +127,18 @@ func TestFiles_MatchGitCLI(t *testing.T) {
 // pack).
 func TestFiles_ReadsNewPacks(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
-	r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a\n"})
-	srcGit(t, r.dir, "gc", "-q")
-	gitDir := filepath.Join(r.dir, ".git")
+	r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "a\n"})
+	srcGit(t, r.Dir, "gc", "-q")
+	gitDir := filepath.Join(r.Dir, ".git")
 	f := OpenFiles(gitDir)
 	defer f.Close()
-	if _, err := f.List(srcGit(t, r.dir, "rev-parse", "HEAD"), ""); err != nil {
+	if _, err := f.List(srcGit(t, r.Dir, "rev-parse", "HEAD"), ""); err != nil {
 		t.Fatal(err)
 	}
 	other := filepath.Join(t.TempDir(), "other")
-	srcGit(t, filepath.Dir(other), "clone", "-q", r.dir, other)
-	o := &srcTestRepo{tb: t, dir: other}
-	c := o.commit(srcDay(1), map[string]string{"content/posts/b.md": "b\n"})
+	srcGit(t, filepath.Dir(other), "clone", "-q", r.Dir, other)
+	o := &srcTestRepo{TB: t, Dir: other}
+	c := o.Commit(srcDay(1), map[string]string{"content/posts/b.md": "b\n"})
 	srcGit(t, other, "-c", "transfer.unpackLimit=1", "push", "-q", "--receive-pack=git -c receive.unpackLimit=1 receive-pack", "origin", "HEAD:refs/heads/other")
 	if got, err := f.Head("other"); err != nil || got != c {
 		t.Fatalf("Head(other) = %q, %v; want %s", got, err, c)

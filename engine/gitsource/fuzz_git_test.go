@@ -162,14 +162,14 @@ func FuzzParseCache(f *testing.F) {
 // is an error.
 func TestNegativeSizeLooseObject(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
-	commit := r.commit(time.Unix(1e9, 0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nBody\n"})
-	blob := plumbing.NewHash(srcGit(t, r.dir, "rev-parse", commit+":content/posts/a.md"))
-	obj := filepath.Join(r.dir, ".git", "objects", blob.String()[:2], blob.String()[2:])
+	commit := r.Commit(time.Unix(1e9, 0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nBody\n"})
+	blob := plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", commit+":content/posts/a.md"))
+	obj := filepath.Join(r.Dir, ".git", "objects", blob.String()[:2], blob.String()[2:])
 	os.Chmod(obj, 0o644)
 	if err := os.WriteFile(obj, zlibBytes([]byte("blob -1\x00")), 0o444); err != nil {
 		t.Fatal(err)
 	}
-	src := openSrc(t, r.site(), t.TempDir(), &srcTestParser{})
+	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
 	// The file is a problem, left out; the commit loads (issue 23,
 	// finding 6: a fresh box starts).
 	tree, err := src.Load(context.Background(), commit)
@@ -179,7 +179,7 @@ func TestNegativeSizeLooseObject(t *testing.T) {
 	if f := srcFile(t, tree, "content/posts/a.md"); f.Err == nil || !strings.Contains(f.Err.Error(), "corrupt object") {
 		t.Fatalf("the corrupt file's error: %v", f.Err)
 	}
-	if _, err := newBlobReader(filepath.Join(r.dir, ".git")).read(blob); err == nil {
+	if _, err := newBlobReader(filepath.Join(r.Dir, ".git")).read(blob); err == nil {
 		t.Fatal("reading the corrupt blob: no error")
 	}
 }

@@ -21,9 +21,9 @@ func TestSource_BodiesReadFromRepository(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		files["content/posts/"+n+".md"] = "---\ntitle: " + n + "\n---\n# " + n + "\n\n" + long
 	}
-	r.commit(srcDay(0), files)
-	r.push(false)
-	src, err := OpenSource(t.Context(), SourceConfig{Site: r.site(), CacheKey: "test"})
+	r.Commit(srcDay(0), files)
+	r.Push(false)
+	src, err := OpenSource(t.Context(), SourceConfig{Site: r.Site(), CacheKey: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +56,13 @@ func TestSource_BodiesReadFromRepository(t *testing.T) {
 	for p, body := range files {
 		files2[p] = body + "\n\nOne more line.\n"
 	}
-	r.commit(srcDay(1), files2)
-	r.push(false)
+	r.Commit(srcDay(1), files2)
+	r.Push(false)
 	tree2 := srcLoad(t, src, "main")
 	check(tree2, files2)
-	srcGit(t, r.site(), "repack", "-a", "-d", "-f", "-q", "--depth=10")
-	srcGit(t, r.site(), "prune-packed")
-	srcGit(t, r.site(), "prune", "--expire=now")
+	srcGit(t, r.Site(), "repack", "-a", "-d", "-f", "-q", "--depth=10")
+	srcGit(t, r.Site(), "prune-packed")
+	srcGit(t, r.Site(), "prune", "--expire=now")
 	check(srcLoad(t, src, "main"), files2)
 	check(tree, files) // older blobs, still in the repository, repacked
 }
@@ -72,9 +72,9 @@ func TestSource_BodiesReadFromRepository(t *testing.T) {
 // a crash and not an empty body served as if it were the content.
 func TestSource_BodyBlobGone(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nfirst body\n"})
-	r.push(false)
-	src, err := OpenSource(t.Context(), SourceConfig{Site: r.site(), CacheKey: "test"})
+	r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nfirst body\n"})
+	r.Push(false)
+	src, err := OpenSource(t.Context(), SourceConfig{Site: r.Site(), CacheKey: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +82,11 @@ func TestSource_BodyBlobGone(t *testing.T) {
 	doc := srcFile(t, srcLoad(t, src, "main"), "content/posts/a.md").Doc
 
 	// Rewrite history without the blob and prune it.
-	srcGit(t, r.dir, "checkout", "-q", "--orphan", "other")
-	r.commit(srcDay(1), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nanother body\n"})
-	srcGit(t, r.dir, "push", "-q", "--force", "origin", "HEAD:refs/heads/main")
-	srcGit(t, r.site(), "reflog", "expire", "--expire=now", "--all")
-	srcGit(t, r.site(), "gc", "-q", "--prune=now")
+	srcGit(t, r.Dir, "checkout", "-q", "--orphan", "other")
+	r.Commit(srcDay(1), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nanother body\n"})
+	srcGit(t, r.Dir, "push", "-q", "--force", "origin", "HEAD:refs/heads/main")
+	srcGit(t, r.Site(), "reflog", "expire", "--expire=now", "--all")
+	srcGit(t, r.Site(), "gc", "-q", "--prune=now")
 
 	if s, err := doc.Body.SourceErr(); err == nil || s != "" {
 		t.Fatalf("SourceErr = %q, %v; want an error", s, err)
@@ -106,10 +106,10 @@ func TestSource_PartialCache(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
 		files["content/posts/"+n+".md"] = "---\ntitle: " + n + "\n---\npost " + n + "\n"
 	}
-	r.commit(srcDay(0), files)
-	r.push(false)
+	r.Commit(srcDay(0), files)
+	r.Push(false)
 	cacheDir := t.TempDir()
-	first := openSrc(t, r.site(), cacheDir, &srcTestParser{})
+	first := openSrc(t, r.Site(), cacheDir, &srcTestParser{})
 	want := srcLoad(t, first, "main")
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestSource_PartialCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := &srcTestParser{}
-		src := openSrc(t, r.site(), cacheDir, p)
+		src := openSrc(t, r.Site(), cacheDir, p)
 		if st := src.Stats(); st.LoadedFromDisk != 0 {
 			t.Fatalf("%d of %d bytes: %d documents taken from a partial cache", n, len(full), st.LoadedFromDisk)
 		}
@@ -157,7 +157,7 @@ func TestSource_PartialCache(t *testing.T) {
 		if err := src.Close(); err != nil {
 			t.Fatal(err)
 		}
-		again := openSrc(t, r.site(), cacheDir, &srcTestParser{})
+		again := openSrc(t, r.Site(), cacheDir, &srcTestParser{})
 		if st := again.Stats(); st.LoadedFromDisk != len(files) {
 			t.Fatalf("after a partial cache: the rewritten cache had %d documents, want %d", st.LoadedFromDisk, len(files))
 		}
@@ -168,7 +168,7 @@ func TestSource_PartialCache(t *testing.T) {
 	if err := os.WriteFile(first.cache, append([]byte("folio-parsed-docs/2\n"), full[len(cacheMagic):]...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if st := openSrc(t, r.site(), cacheDir, &srcTestParser{}).Stats(); st.LoadedFromDisk != 0 {
+	if st := openSrc(t, r.Site(), cacheDir, &srcTestParser{}).Stats(); st.LoadedFromDisk != 0 {
 		t.Fatalf("%d documents taken from a version 2 cache", st.LoadedFromDisk)
 	}
 	if tmps, _ := filepath.Glob(first.cache + ".tmp*"); len(tmps) != 1 || tmps[0] != fresh {

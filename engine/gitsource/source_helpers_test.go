@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,111 +11,22 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/internal/gittest"
 )
 
-// srcGitEnv makes the git CLI independent of the machine's configuration.
-func srcGitEnv(date time.Time) []string {
-	env := append(os.Environ(),
-		"GIT_AUTHOR_NAME=Folio Test", "GIT_AUTHOR_EMAIL=test@folio.invalid",
-		"GIT_COMMITTER_NAME=Folio Test", "GIT_COMMITTER_EMAIL=test@folio.invalid",
-		"GIT_CONFIG_NOSYSTEM=1", "HOME="+os.TempDir(), "GIT_TERMINAL_PROMPT=0",
-	)
-	if !date.IsZero() {
-		d := date.Format(time.RFC3339)
-		env = append(env, "GIT_AUTHOR_DATE="+d, "GIT_COMMITTER_DATE="+d)
-	}
-	return env
-}
+// The git helpers of package gittest, under the names these tests use.
+type srcTestRepo = gittest.Repo
 
-// srcGit runs git in dir and returns its trimmed output.
-func srcGit(tb testing.TB, dir string, args ...string) string {
-	tb.Helper()
-	return srcGitAt(tb, dir, time.Time{}, args...)
-}
-
-func srcGitAt(tb testing.TB, dir string, date time.Time, args ...string) string {
-	tb.Helper()
-	full := append([]string{"-c", "user.name=Folio Test", "-c", "user.email=test@folio.invalid",
-		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", "-c", "core.symlinks=true"}, args...)
-	cmd := exec.Command("git", full...)
-	cmd.Dir = dir
-	cmd.Env = srcGitEnv(date)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// srcTestRepo is a work tree (clone of an optional bare repo) the tests commit in.
-type srcTestRepo struct {
-	tb   testing.TB
-	dir  string // work tree
-	bare string // "" when the work tree is the site
-}
-
-// newSrcBareSite makes a bare repository and a clone that pushes to it.
-func newSrcBareSite(tb testing.TB) *srcTestRepo {
-	tb.Helper()
-	root := tb.TempDir()
-	bare := filepath.Join(root, "site.git")
-	srcGit(tb, root, "init", "--bare", "-q", bare)
-	work := filepath.Join(root, "work")
-	srcGit(tb, root, "init", "-q", work)
-	srcGit(tb, work, "remote", "add", "origin", bare)
-	return &srcTestRepo{tb: tb, dir: work, bare: bare}
-}
-
-// newSrcWorkTreeSite makes a repository with a work tree that is the site.
-func newSrcWorkTreeSite(tb testing.TB) *srcTestRepo {
-	tb.Helper()
-	work := filepath.Join(tb.TempDir(), "site")
-	srcGit(tb, filepath.Dir(work), "init", "-q", work)
-	return &srcTestRepo{tb: tb, dir: work}
-}
-
-func (r *srcTestRepo) write(files map[string]string) {
-	r.tb.Helper()
-	for p, body := range files {
-		full := filepath.Join(r.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			r.tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			r.tb.Fatal(err)
-		}
-	}
-}
-
-// commit writes files, removes the paths in rm, commits everything at date
-// and returns the commit hash.
-func (r *srcTestRepo) commit(date time.Time, files map[string]string, rm ...string) string {
-	r.tb.Helper()
-	r.write(files)
-	for _, p := range rm {
-		srcGit(r.tb, r.dir, "rm", "-q", "-r", p)
-	}
-	srcGit(r.tb, r.dir, "add", "-A")
-	srcGitAt(r.tb, r.dir, date, "commit", "-q", "--allow-empty", "-m", "change at "+date.Format(time.RFC3339))
-	return srcGit(r.tb, r.dir, "rev-parse", "HEAD")
-}
-
-func (r *srcTestRepo) push(force bool) {
-	r.tb.Helper()
-	args := []string{"push", "-q", "origin", "HEAD:refs/heads/main"}
-	if force {
-		args = append(args, "--force")
-	}
-	srcGit(r.tb, r.dir, args...)
-}
-
-// site is what OpenSource is given: the bare repository or the work tree.
-func (r *srcTestRepo) site() string {
-	if r.bare != "" {
-		return r.bare
-	}
-	return r.dir
-}
+var (
+	srcGitEnv          = gittest.Env
+	srcGit             = gittest.Git
+	srcGitAt           = gittest.GitAt
+	newSrcBareSite     = gittest.NewBareSite
+	newSrcWorkTreeSite = gittest.NewWorkTreeSite
+	srcT0              = gittest.T0
+	srcDay             = gittest.Day
+	benchSite          = gittest.BenchSite
+)
 
 // srcTestParser stands in for content.Parse where a test is about plumbing:
 // the document is the file's bytes, "BROKEN" fails, and every call is

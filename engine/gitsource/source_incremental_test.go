@@ -72,14 +72,14 @@ func incrementalSteps() (initial map[string]string, steps []incrementalStep) {
 func (st incrementalStep) apply(t *testing.T, r *srcTestRepo, day *int) {
 	t.Helper()
 	if st.orphan {
-		srcGit(t, r.dir, "checkout", "-q", "--orphan", fmt.Sprintf("new%d", *day))
-		srcGit(t, r.dir, "rm", "-q", "-r", "-f", ".")
+		srcGit(t, r.Dir, "checkout", "-q", "--orphan", fmt.Sprintf("new%d", *day))
+		srcGit(t, r.Dir, "rm", "-q", "-r", "-f", ".")
 	}
 	for _, c := range st.commits {
 		*day++
-		r.commit(srcDay(*day), c.files, c.rm...)
+		r.Commit(srcDay(*day), c.files, c.rm...)
 	}
-	r.push(st.orphan)
+	r.Push(st.orphan)
 }
 
 // TestSource_IncrementalLoadMatchesCold checks that a Load after each kind
@@ -90,14 +90,14 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 	r := newSrcBareSite(t)
 	initial, steps := incrementalSteps()
 	day := 0
-	r.commit(srcDay(day), initial)
-	r.push(false)
-	src := openSrc(t, r.site(), t.TempDir(), &srcTestParser{})
+	r.Commit(srcDay(day), initial)
+	r.Push(false)
+	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
 	srcLoad(t, src, "main")
 	for _, st := range steps {
 		st.apply(t, r, &day)
 		got := srcLoad(t, src, "main")
-		want := srcLoad(t, openSrc(t, r.site(), t.TempDir(), &srcTestParser{}), "main")
+		want := srcLoad(t, openSrc(t, r.Site(), t.TempDir(), &srcTestParser{}), "main")
 		if d := srcTreeDiff(got, want); d != "" {
 			t.Fatalf("%s: %s", st.name, d)
 		}
@@ -116,23 +116,23 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 func TestSource_IncrementalLoadAlternatingBranches(t *testing.T) {
 	r := newSrcBareSite(t)
 	initial, _ := incrementalSteps()
-	r.commit(srcDay(0), initial)
-	r.push(false)
-	srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
-	src := openSrc(t, r.site(), t.TempDir(), &srcTestParser{})
+	r.Commit(srcDay(0), initial)
+	r.Push(false)
+	srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
+	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
 	for i := 1; i <= 4; i++ {
 		branch := "main"
 		if i%2 == 0 {
 			branch = "draft"
 		}
-		r.commit(srcDay(i), map[string]string{
+		r.Commit(srcDay(i), map[string]string{
 			"content/posts/a.md":                   incrPost(fmt.Sprintf("A%d", i)),
 			fmt.Sprintf("content/posts/n%d.md", i): incrPost("N"),
 		})
-		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
 		for _, b := range []string{"main", "draft"} {
 			got := srcLoad(t, src, b)
-			want := srcLoad(t, openSrc(t, r.site(), t.TempDir(), &srcTestParser{}), b)
+			want := srcLoad(t, openSrc(t, r.Site(), t.TempDir(), &srcTestParser{}), b)
 			if d := srcTreeDiff(got, want); d != "" {
 				t.Fatalf("push %d, branch %s: %s", i, b, d)
 			}

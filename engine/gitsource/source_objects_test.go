@@ -12,9 +12,9 @@ import (
 // reindex the commit is "missing" and the ref not found.
 func TestSource_RefsSeeFetchedPacks(t *testing.T) {
 	r := newSrcBareSite(t)
-	c1 := r.commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
-	r.push(false)
-	src := openSrc(t, "file://"+r.bare, t.TempDir(), &srcTestParser{})
+	c1 := r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
+	r.Push(false)
+	src := openSrc(t, "file://"+r.Bare, t.TempDir(), &srcTestParser{})
 	if ref, err := src.ResolveRef("main"); err != nil || ref.Commit != c1 {
 		t.Fatalf("ResolveRef(main) = %+v, %v; want %s", ref, err, c1)
 	}
@@ -35,14 +35,14 @@ func TestSource_RefsSeeFetchedPacks(t *testing.T) {
 		}
 	}
 	check("normal push", func() string {
-		c := r.commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
-		r.push(false)
+		c := r.Commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
+		r.Push(false)
 		return c
 	}())
 	check("force push", func() string {
-		srcGit(t, r.dir, "checkout", "-q", "--orphan", "other")
-		c := r.commit(srcDay(2), map[string]string{"content/posts/a.md": "rewritten\n"})
-		r.push(true)
+		srcGit(t, r.Dir, "checkout", "-q", "--orphan", "other")
+		c := r.Commit(srcDay(2), map[string]string{"content/posts/a.md": "rewritten\n"})
+		r.Push(true)
 		return c
 	}())
 }
@@ -52,15 +52,15 @@ func TestSource_RefsSeeFetchedPacks(t *testing.T) {
 // of the branch it made.
 func TestSource_RefsSeeNewPacksOfALocalSite(t *testing.T) {
 	r := newSrcBareSite(t)
-	srcGit(t, r.bare, "config", "receive.unpackLimit", "1")
-	c1 := r.commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
-	r.push(false)
-	src := openSrc(t, r.bare, t.TempDir(), &srcTestParser{})
+	srcGit(t, r.Bare, "config", "receive.unpackLimit", "1")
+	c1 := r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
+	r.Push(false)
+	src := openSrc(t, r.Bare, t.TempDir(), &srcTestParser{})
 	if ref, err := src.ResolveRef("main"); err != nil || ref.Commit != c1 {
 		t.Fatalf("ResolveRef(main) = %+v, %v; want %s", ref, err, c1)
 	}
-	c2 := r.commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
-	srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/late")
+	c2 := r.Commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
+	srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/late")
 	if ref, err := src.ResolveRef("late"); err != nil || ref.Commit != c2 {
 		t.Fatalf("ResolveRef(late) = %+v, %v; want %s", ref, err, c2)
 	}

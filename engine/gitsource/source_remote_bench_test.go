@@ -25,10 +25,10 @@ func BenchmarkRemoteFirstFetch(b *testing.B) {
 		for i := 0; i < 100; i++ {
 			files[fmt.Sprintf("content/posts/p%d-%d.md", c, i)] = fmt.Sprintf("---\ntitle: Post %d %d\n---\n%s\n", c, i, longBody(c*100+i))
 		}
-		r.commit(time.Unix(1e9+int64(c)*60, 0), files)
+		r.Commit(time.Unix(1e9+int64(c)*60, 0), files)
 	}
-	r.push(false)
-	url := "file://" + r.bare
+	r.Push(false)
+	url := "file://" + r.Bare
 	for round := 0; round < 3; round++ {
 		firstFetches(b, url)
 	}
@@ -76,9 +76,9 @@ func longBody(n int) string {
 // (each poll of a remote site) by the git CLI and by go-git.
 func BenchmarkRemoteFetchUpToDate(b *testing.B) {
 	r := newSrcBareSite(b)
-	r.commit(time.Unix(1e9, 0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
-	r.push(false)
-	url := "file://" + r.bare
+	r.Commit(time.Unix(1e9, 0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
+	r.Push(false)
+	url := "file://" + r.Bare
 	s, err := OpenSource(context.Background(), SourceConfig{Site: url, CacheDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)

@@ -19,23 +19,19 @@ import (
 	"github.com/folio-cms/folio/content"
 )
 
-var srcT0 = time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
-
-func srcDay(n int) time.Time { return srcT0.AddDate(0, 0, n) }
-
 func TestSource_LocalBare(t *testing.T) {
 	r := newSrcBareSite(t)
-	want := r.commit(srcDay(0), map[string]string{
+	want := r.Commit(srcDay(0), map[string]string{
 		"globals.yaml":              "siteName: x\n",
 		"content/posts/hello.md":    "# hello\n",
 		"content/posts/a/b/deep.md": "deep\n",
 		"README.md":                 "not content\n",
 		"static/logo.svg":           "<svg/>",
 	})
-	r.push(false)
+	r.Push(false)
 
 	p := &srcTestParser{}
-	src := openSrc(t, r.site(), t.TempDir(), p)
+	src := openSrc(t, r.Site(), t.TempDir(), p)
 	if src.Remote() {
 		t.Fatal("a local path is not remote")
 	}
@@ -65,11 +61,11 @@ func TestSource_LocalBare(t *testing.T) {
 
 func TestSource_WorkTree(t *testing.T) {
 	r := newSrcWorkTreeSite(t)
-	want := r.commit(srcDay(0), map[string]string{"content/posts/a.md": "committed\n"})
+	want := r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "committed\n"})
 	// Uncommitted edits and files never reach a snapshot.
-	r.write(map[string]string{"content/posts/a.md": "edited\n", "content/posts/new.md": "new\n"})
+	r.Write(map[string]string{"content/posts/a.md": "edited\n", "content/posts/new.md": "new\n"})
 
-	src := openSrc(t, r.site(), "", &srcTestParser{})
+	src := openSrc(t, r.Site(), "", &srcTestParser{})
 	got, err := src.Resolve("main")
 	if err != nil || got != want {
 		t.Fatalf("Resolve = %q, %v; want %q", got, err, want)
@@ -85,9 +81,9 @@ func TestSource_WorkTree(t *testing.T) {
 
 func TestSource_Remote(t *testing.T) {
 	r := newSrcBareSite(t)
-	c1 := r.commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
-	r.push(false)
-	url := "file://" + r.bare
+	c1 := r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "one\n"})
+	r.Push(false)
+	url := "file://" + r.Bare
 	cacheDir := t.TempDir()
 
 	src := openSrc(t, url, cacheDir, &srcTestParser{})
@@ -102,9 +98,9 @@ func TestSource_Remote(t *testing.T) {
 	}
 
 	t.Run("Fetch", func(t *testing.T) {
-		c2 := r.commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
-		r.push(false)
-		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
+		c2 := r.Commit(srcDay(1), map[string]string{"content/posts/b.md": "two\n"})
+		r.Push(false)
+		srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
 		if got, _ := src.Resolve("main"); got != c1 {
 			t.Fatalf("before Fetch Resolve = %s, want still %s", got, c1)
 		}
@@ -123,10 +119,10 @@ func TestSource_Remote(t *testing.T) {
 	})
 
 	t.Run("ForcePush", func(t *testing.T) {
-		srcGit(t, r.dir, "reset", "-q", "--hard", c1)
-		c3 := r.commit(srcDay(2), map[string]string{"content/posts/c.md": "three\n"})
-		r.push(true)
-		srcGit(t, r.dir, "push", "-q", "origin", ":refs/heads/draft")
+		srcGit(t, r.Dir, "reset", "-q", "--hard", c1)
+		c3 := r.Commit(srcDay(2), map[string]string{"content/posts/c.md": "three\n"})
+		r.Push(true)
+		srcGit(t, r.Dir, "push", "-q", "origin", ":refs/heads/draft")
 		if err := src.Fetch(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -166,16 +162,16 @@ func TestSource_Remote(t *testing.T) {
 
 func TestSource_Updated(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"content/posts/a.md": "a1", "content/posts/b.md": "b1",
 		"content/docs/x/c.md": "c1", "globals.yaml": "g1",
 	})
-	r.commit(srcDay(1), map[string]string{"content/posts/a.md": "a2", "README.md": "r"})
-	r.commit(srcDay(2), map[string]string{"content/docs/x/d.md": "d1"})
-	srcGit(t, r.dir, "mv", "content/posts/b.md", "content/posts/b2.md")
-	r.commit(srcDay(3), nil)
-	r.commit(srcDay(4), map[string]string{"README.md": "r2"}) // touches no content
-	r.push(false)
+	r.Commit(srcDay(1), map[string]string{"content/posts/a.md": "a2", "README.md": "r"})
+	r.Commit(srcDay(2), map[string]string{"content/docs/x/d.md": "d1"})
+	srcGit(t, r.Dir, "mv", "content/posts/b.md", "content/posts/b2.md")
+	r.Commit(srcDay(3), nil)
+	r.Commit(srcDay(4), map[string]string{"README.md": "r2"}) // touches no content
+	r.Push(false)
 
 	want := map[string]time.Time{
 		"content/posts/a.md": srcDay(1), "content/posts/b2.md": srcDay(3),
@@ -194,14 +190,14 @@ func TestSource_Updated(t *testing.T) {
 		}
 	}
 
-	src := openSrc(t, r.site(), "", &srcTestParser{})
+	src := openSrc(t, r.Site(), "", &srcTestParser{})
 	check(t, srcLoad(t, src, "main"), want)
 
 	t.Run("Incremental", func(t *testing.T) {
 		before := src.Stats().CommitsWalked
-		r.commit(srcDay(5), map[string]string{"content/posts/b2.md": "b3"})
-		r.commit(srcDay(6), map[string]string{"content/posts/new.md": "n"}, "globals.yaml")
-		r.push(false)
+		r.Commit(srcDay(5), map[string]string{"content/posts/b2.md": "b3"})
+		r.Commit(srcDay(6), map[string]string{"content/posts/new.md": "n"}, "globals.yaml")
+		r.Push(false)
 		delete(want, "globals.yaml")
 		want["content/posts/b2.md"] = srcDay(5)
 		want["content/posts/new.md"] = srcDay(6)
@@ -210,13 +206,13 @@ func TestSource_Updated(t *testing.T) {
 			t.Fatalf("walked %d commits for two new ones, want 2", walked)
 		}
 		// A fresh source walks the whole history and agrees.
-		check(t, srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main"), want)
+		check(t, srcLoad(t, openSrc(t, r.Site(), "", &srcTestParser{}), "main"), want)
 	})
 
 	t.Run("ForcePush", func(t *testing.T) {
-		srcGit(t, r.dir, "reset", "-q", "--hard", "HEAD~2")
-		r.commit(srcDay(7), map[string]string{"content/posts/a.md": "a3"})
-		r.push(true)
+		srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~2")
+		r.Commit(srcDay(7), map[string]string{"content/posts/a.md": "a3"})
+		r.Push(true)
 		check(t, srcLoad(t, src, "main"), map[string]time.Time{
 			"content/posts/a.md": srcDay(7), "content/posts/b2.md": srcDay(3),
 			"content/docs/x/c.md": srcDay(0), "content/docs/x/d.md": srcDay(2),
@@ -225,7 +221,7 @@ func TestSource_Updated(t *testing.T) {
 	})
 
 	t.Run("HistoryLimit", func(t *testing.T) {
-		lim, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), Parse: (&srcTestParser{}).parse, Relevant: srcRelevant, HistoryLimit: 1})
+		lim, err := OpenSource(context.Background(), SourceConfig{Site: r.Site(), Parse: (&srcTestParser{}).parse, Relevant: srcRelevant, HistoryLimit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,17 +239,17 @@ func TestSource_Updated(t *testing.T) {
 
 func TestSource_Symlink(t *testing.T) {
 	r := newSrcBareSite(t)
-	if err := os.MkdirAll(filepath.Join(r.dir, "content/posts"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(r.Dir, "content/posts"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("/etc/passwd", filepath.Join(r.dir, "content/posts/evil.md")); err != nil {
+	if err := os.Symlink("/etc/passwd", filepath.Join(r.Dir, "content/posts/evil.md")); err != nil {
 		t.Fatal(err)
 	}
-	r.commit(srcDay(0), map[string]string{"content/posts/ok.md": "ok"})
-	r.push(false)
+	r.Commit(srcDay(0), map[string]string{"content/posts/ok.md": "ok"})
+	r.Push(false)
 
 	p := &srcTestParser{}
-	tree := srcLoad(t, openSrc(t, r.site(), "", p), "main")
+	tree := srcLoad(t, openSrc(t, r.Site(), "", p), "main")
 	f := srcFile(t, tree, "content/posts/evil.md")
 	if f.Doc != nil || srcProblem(f.Err) != "symlink not followed" {
 		t.Fatalf("evil.md = %+v, want the symlink problem", f)
@@ -268,7 +264,7 @@ func TestSource_Symlink(t *testing.T) {
 
 func TestSource_LargeAndBroken(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"content/posts/big.md":    strings.Repeat("x", content.MaxFileSize+1),
 		"content/posts/broken.md": "BROKEN",
 		"content/posts/fine.md":   "fine",
@@ -277,10 +273,10 @@ func TestSource_LargeAndBroken(t *testing.T) {
 		"content/posts/same.yaml": "same",
 		"content/posts/same2.md":  "same",
 	})
-	r.push(false)
+	r.Push(false)
 
 	p := &srcTestParser{}
-	src := openSrc(t, r.site(), "", p)
+	src := openSrc(t, r.Site(), "", p)
 	tree := srcLoad(t, src, "main")
 	big := srcFile(t, tree, "content/posts/big.md")
 	if big.Doc != nil || !strings.Contains(srcProblem(big.Err), "limit") {
@@ -312,8 +308,8 @@ func TestSource_LargeAndBroken(t *testing.T) {
 
 	// A reload of a new commit parses only the changed blob; failures are
 	// parsed again, they are not cached.
-	r.commit(srcDay(1), map[string]string{"content/posts/fine.md": "finer"})
-	r.push(false)
+	r.Commit(srcDay(1), map[string]string{"content/posts/fine.md": "finer"})
+	r.Push(false)
 	srcLoad(t, src, "main")
 	if st := src.Stats(); st.LastParsed != 1 {
 		t.Fatalf("reload parsed %d, want 1", st.LastParsed)
@@ -329,19 +325,19 @@ func TestSource_Cache(t *testing.T) {
 	for _, n := range []string{"a", "b", "c", "d"} {
 		files["content/posts/"+n+".md"] = "post " + n
 	}
-	r.commit(srcDay(0), files)
-	r.commit(srcDay(1), map[string]string{"content/posts/b.md": "post b2"})
-	r.push(false)
+	r.Commit(srcDay(0), files)
+	r.Commit(srcDay(1), map[string]string{"content/posts/b.md": "post b2"})
+	r.Push(false)
 	cacheDir := t.TempDir()
 
-	first := openSrc(t, r.site(), cacheDir, &srcTestParser{})
+	first := openSrc(t, r.Site(), cacheDir, &srcTestParser{})
 	want := srcLoad(t, first, "main")
 	if err := first.SaveCache(); err != nil {
 		t.Fatal(err)
 	}
 
 	p := &srcTestParser{}
-	second := openSrc(t, r.site(), cacheDir, p)
+	second := openSrc(t, r.Site(), cacheDir, p)
 	if st := second.Stats(); st.LoadedFromDisk != 4 {
 		t.Fatalf("loaded %d documents from disk, want 4", st.LoadedFromDisk)
 	}
@@ -359,7 +355,7 @@ func TestSource_Cache(t *testing.T) {
 	}
 
 	t.Run("OtherBuild", func(t *testing.T) {
-		other, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), CacheDir: cacheDir,
+		other, err := OpenSource(context.Background(), SourceConfig{Site: r.Site(), CacheDir: cacheDir,
 			Parse: (&srcTestParser{}).parse, Relevant: srcRelevant, CacheKey: "another parser"})
 		if err != nil {
 			t.Fatal(err)
@@ -374,7 +370,7 @@ func TestSource_Cache(t *testing.T) {
 		if err := os.WriteFile(first.cache, []byte("garbage"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		src := openSrc(t, r.site(), cacheDir, &srcTestParser{})
+		src := openSrc(t, r.Site(), cacheDir, &srcTestParser{})
 		if tree := srcLoad(t, src, "main"); len(tree.Files) != 4 {
 			t.Fatalf("paths = %v", srcPaths(tree))
 		}
@@ -519,20 +515,20 @@ func TestSource_Watch(t *testing.T) {
 
 	t.Run("BarePush", func(t *testing.T) {
 		r := newSrcBareSite(t)
-		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
-		r.push(false)
-		src := openSrc(t, r.site(), "", &srcTestParser{})
+		r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
+		r.Push(false)
+		src := openSrc(t, r.Site(), "", &srcTestParser{})
 		n := watch(t, src)
 		// The watch looks once when it begins: from then on it watches.
 		srcWaitFor(t, "the watch's first look", func() bool { return n.Load() > 0 })
 		seen := n.Load()
-		want := r.commit(time.Now(), map[string]string{"content/posts/a.md": "b"})
-		r.push(false)
+		want := r.Commit(time.Now(), map[string]string{"content/posts/a.md": "b"})
+		r.Push(false)
 		srcWaitFor(t, "a notification after git push", func() bool { return n.Load() > seen })
 		srcWaitFor(t, "the pushed commit", func() bool { got, _ := src.Resolve("main"); return got == want })
 		// A new branch in a new ref folder is seen too.
 		before := n.Load()
-		srcGit(t, r.dir, "push", "-q", "origin", "HEAD:refs/heads/feature/x")
+		srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/feature/x")
 		srcWaitFor(t, "a notification for a nested branch", func() bool { return n.Load() > before })
 	})
 
@@ -540,21 +536,21 @@ func TestSource_Watch(t *testing.T) {
 	// made no event: the watch looks once when it begins.
 	t.Run("MovedBeforeTheWatch", func(t *testing.T) {
 		r := newSrcWorkTreeSite(t)
-		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
-		src := openSrc(t, r.site(), "", &srcTestParser{})
-		r.commit(srcDay(1), map[string]string{"content/posts/a.md": "b"})
+		r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
+		src := openSrc(t, r.Site(), "", &srcTestParser{})
+		r.Commit(srcDay(1), map[string]string{"content/posts/a.md": "b"})
 		n := watch(t, src)
 		srcWaitFor(t, "a notification for the commit made before the watch", func() bool { return n.Load() > 0 })
 	})
 
 	t.Run("WorkTreeCommit", func(t *testing.T) {
 		r := newSrcWorkTreeSite(t)
-		r.commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
-		src := openSrc(t, r.site(), "", &srcTestParser{})
+		r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "a"})
+		src := openSrc(t, r.Site(), "", &srcTestParser{})
 		n := watch(t, src)
 		srcWaitFor(t, "the watch's first look", func() bool { return n.Load() > 0 })
 		seen := n.Load()
-		r.commit(time.Now(), map[string]string{"content/posts/a.md": "b"})
+		r.Commit(time.Now(), map[string]string{"content/posts/a.md": "b"})
 		srcWaitFor(t, "a notification after git commit", func() bool { return n.Load() > seen })
 	})
 }
@@ -566,13 +562,13 @@ func TestSource_RealParser(t *testing.T) {
 		t.Fatal("content.Relevant: a post is content, README.md is not")
 	}
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{
+	r.Commit(srcDay(0), map[string]string{
 		"content/posts/hello.md": "---\ntitle: Hello\ndate: 2024-01-02T03:04:05Z\ntags: [a, b]\n---\n# Hi\n",
 		"README.md":              "# not content\n",
 	})
-	r.push(false)
+	r.Push(false)
 	cacheDir := t.TempDir()
-	src, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), CacheDir: cacheDir, CacheKey: "real"})
+	src, err := OpenSource(context.Background(), SourceConfig{Site: r.Site(), CacheDir: cacheDir, CacheKey: "real"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -589,7 +585,7 @@ func TestSource_RealParser(t *testing.T) {
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := OpenSource(context.Background(), SourceConfig{Site: r.site(), CacheDir: cacheDir, CacheKey: "real"})
+	again, err := OpenSource(context.Background(), SourceConfig{Site: r.Site(), CacheDir: cacheDir, CacheKey: "real"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,14 +612,14 @@ func TestSource_GitOrder(t *testing.T) {
 	for _, n := range names {
 		files[n] = n
 	}
-	r.commit(srcDay(0), files)
+	r.Commit(srcDay(0), files)
 	// Replace the folder content/a with a file, and a file with a folder.
-	r.commit(srcDay(1), nil, "content/a", "content/a0.md")
-	r.commit(srcDay(2), map[string]string{"content/a": "now a file", "content/a0.md/z.md": "now a folder", "content/ab.md": "changed"})
-	r.commit(srcDay(3), map[string]string{"content/a-b.md": "changed"})
-	r.push(false)
+	r.Commit(srcDay(1), nil, "content/a", "content/a0.md")
+	r.Commit(srcDay(2), map[string]string{"content/a": "now a file", "content/a0.md/z.md": "now a folder", "content/ab.md": "changed"})
+	r.Commit(srcDay(3), map[string]string{"content/a-b.md": "changed"})
+	r.Push(false)
 
-	tree := srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main")
+	tree := srcLoad(t, openSrc(t, r.Site(), "", &srcTestParser{}), "main")
 	want := map[string]time.Time{
 		"content/a": srcDay(2), "content/a-b.md": srcDay(3), "content/a.md": srcDay(0),
 		"content/a0.md/z.md": srcDay(2), "content/ab.md": srcDay(2),
@@ -637,7 +633,7 @@ func TestSource_GitOrder(t *testing.T) {
 		}
 	}
 
-	st := openSrc(t, r.site(), "", &srcTestParser{}).openStorage(cache.NewObjectLRUDefault())
+	st := openSrc(t, r.Site(), "", &srcTestParser{}).openStorage(cache.NewObjectLRUDefault())
 	defer st.Close()
 	head, _ := object.GetCommit(st, plumbing.NewHash(tree.Commit))
 	root, _ := head.Tree()
@@ -659,7 +655,7 @@ func TestSource_GitOrder(t *testing.T) {
 // renames, a commit touching no content, a merge.
 func TestSource_OnePushAtATime(t *testing.T) {
 	r := newSrcBareSite(t)
-	src := openSrc(t, r.site(), "", &srcTestParser{})
+	src := openSrc(t, r.Site(), "", &srcTestParser{})
 	steps := []struct {
 		files map[string]string
 		rm    []string
@@ -678,19 +674,19 @@ func TestSource_OnePushAtATime(t *testing.T) {
 	}
 	for i, st := range steps {
 		if st.mv[0] != "" {
-			full := filepath.Join(r.dir, filepath.FromSlash(st.mv[1]))
+			full := filepath.Join(r.Dir, filepath.FromSlash(st.mv[1]))
 			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			srcGit(t, r.dir, "mv", st.mv[0], st.mv[1])
+			srcGit(t, r.Dir, "mv", st.mv[0], st.mv[1])
 		}
 		for _, p := range st.rm {
-			srcGit(t, r.dir, "rm", "-q", "-r", p)
+			srcGit(t, r.Dir, "rm", "-q", "-r", p)
 		}
-		r.commit(srcDay(i), st.files)
-		r.push(false)
+		r.Commit(srcDay(i), st.files)
+		r.Push(false)
 		got := srcLoad(t, src, "main")
-		want := srcLoad(t, openSrc(t, r.site(), "", &srcTestParser{}), "main")
+		want := srcLoad(t, openSrc(t, r.Site(), "", &srcTestParser{}), "main")
 		if !reflect.DeepEqual(srcPaths(got), srcPaths(want)) {
 			t.Fatalf("step %d: paths %v, want %v", i, srcPaths(got), srcPaths(want))
 		}
@@ -721,29 +717,29 @@ func TestSource_PackBlobs(t *testing.T) {
 	for i := range 300 {
 		files[fmt.Sprintf("content/posts/p%03d.md", i)] = fmt.Sprintf("---\ntitle: %d\n---\n%s %d\n", i, base, i)
 	}
-	r.commit(srcDay(0), files)
-	r.push(false)
+	r.Commit(srcDay(0), files)
+	r.Push(false)
 	// Deltas against each other, and a second pack of loose objects.
-	srcGit(t, r.bare, "repack", "-a", "-d", "-f", "-q", "--depth=10", "--window=50")
+	srcGit(t, r.Bare, "repack", "-a", "-d", "-f", "-q", "--depth=10", "--window=50")
 	more := map[string]string{}
 	for i := range 300 {
 		more[fmt.Sprintf("content/posts/q%03d.md", i)] = fmt.Sprintf("loose %d %s", i, base)
 	}
-	r.commit(srcDay(1), more)
-	if err := os.Symlink("/etc/passwd", filepath.Join(r.dir, "content/posts/link.md")); err != nil {
+	r.Commit(srcDay(1), more)
+	if err := os.Symlink("/etc/passwd", filepath.Join(r.Dir, "content/posts/link.md")); err != nil {
 		t.Fatal(err)
 	}
-	r.commit(srcDay(2), nil)
-	r.push(false)
+	r.Commit(srcDay(2), nil)
+	r.Push(false)
 
 	load := func(min int) *Tree {
-		src := openSrc(t, r.site(), "", &srcTestParser{})
+		src := openSrc(t, r.Site(), "", &srcTestParser{})
 		src.cfg.PackBlobsMin = min
 		return srcLoad(t, src, "main")
 	}
 	comparePackTrees(t, load(1), load(1<<30))
 	// One pack without deltas: every blob is read whole.
-	srcGit(t, r.bare, "repack", "-a", "-d", "-f", "-q", "--window=0")
+	srcGit(t, r.Bare, "repack", "-a", "-d", "-f", "-q", "--window=0")
 	comparePackTrees(t, load(1), load(1<<30))
 }
 

@@ -39,9 +39,9 @@ func rawEntry(mode, name string, h byte) []byte {
 // leaves malformed or packed trees to go-git.
 func TestLooseTrees_MatchGoGit(t *testing.T) {
 	r := newSrcBareSite(t)
-	r.commit(srcDay(0), map[string]string{"pages/a.md": "---\ntitle: A\n---\n", "content/posts/b c.md": "x", "content/posts/é.md": "y"})
-	r.push(false)
-	gitDir := r.site()
+	r.Commit(srcDay(0), map[string]string{"pages/a.md": "---\ntitle: A\n---\n", "content/posts/b c.md": "x", "content/posts/é.md": "y"})
+	r.Push(false)
+	gitDir := r.Site()
 	st := openObjectStorage(gitDir, cache.NewObjectLRU(cache.MiByte))
 	defer st.Close()
 	lt := &looseTrees{objects: filepath.Join(gitDir, "objects")}
@@ -59,7 +59,7 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 		hashes = append(hashes, hashTree(t, gitDir, raw))
 	}
 	for _, rev := range []string{"HEAD^{tree}", "HEAD:content", "HEAD:content/posts", "HEAD:pages"} {
-		hashes = append(hashes, plumbing.NewHash(srcGit(t, r.dir, "rev-parse", rev)))
+		hashes = append(hashes, plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", rev)))
 	}
 	for _, h := range hashes {
 		got, ok := lt.read(h)
@@ -89,7 +89,7 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 	}
 
 	// Packed: left to the object store.
-	head := plumbing.NewHash(srcGit(t, r.dir, "rev-parse", "HEAD^{tree}"))
+	head := plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", "HEAD^{tree}"))
 	srcGit(t, gitDir, "repack", "-a", "-d", "-q")
 	srcGit(t, gitDir, "prune-packed")
 	if _, ok := lt.read(head); ok {
