@@ -63,7 +63,8 @@ type ContentIndex struct {
 	// (contentsearch_remote.go). fetched: idx came from there.
 	remote    *remoteIndex
 	fetched   bool
-	published atomic.Int64 // snapshots published
+	pre       chan prefetched // the prefetch's result (nil: none runs)
+	published atomic.Int64    // snapshots published
 
 	mu       sync.Mutex
 	target   *Snapshot     // the latest snapshot: what the index must reach
@@ -130,6 +131,13 @@ func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		stopped:  make(chan struct{}),
+	}
+	if rem != nil {
+		// A fresh box fetches the bucket's index while the engine parses
+		// the site, rather than after.
+		ci.pre = make(chan prefetched, 1)
+		ci.bg.Add(1)
+		go ci.prefetch()
 	}
 	go ci.run()
 	return ci
@@ -273,12 +281,7 @@ func (ci *ContentIndex) step() {
 	lang := s.Site.Config.Language
 	if ci.store != nil && !ci.tried {
 		ci.tried = true
-		if err := ci.store.acquire(); err != nil {
-			ci.log.Warn("kept search index not used: this process builds its own", "dir", ci.store.dir, "err", err)
-			ci.store = nil
-		} else if ci.restore(s) {
-			return
-		} else if ci.remote != nil && ci.fetchRemote(s) {
+		if ci.startFromStore(s) {
 			return
 		}
 	}
