@@ -37,7 +37,7 @@ func (l quietLog) Warn(msg string, args ...any) { l.t.Logf("warn: %s %v", msg, a
 // searchIDs searches word in ci as of s.
 func searchIDs(t *testing.T, ci *ContentIndex, s *Snapshot, word string) []string {
 	t.Helper()
-	res, err := ci.Search(context.Background(), SearchQuery{Text: word, Limit: 1000}, s, showAll{}, time.Now())
+	res, err := ci.Search(context.Background(), SearchQuery{Text: word, Limit: 5000}, s, showAll{}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +52,14 @@ func searchIDs(t *testing.T, ci *ContentIndex, s *Snapshot, word string) []strin
 // TestContentIndex_PrefetchBeforeFirstSnapshot: a fresh box's index
 // fetches the bucket's snapshot as soon as it is made, before the
 // engine has a snapshot to give it (it parses the site meanwhile), and
-// answers from it once the snapshot comes; a box whose site is in
+// answers from it once the snapshot comes (the snapshot's segments
+// merged into one by the box that published it); a box whose site is in
 // another language than the newest snapshot's does not use that one:
 // it builds, and answers as a build does.
 func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
 	_, state := s3test.Open(t, s3test.NewServer(t).NewBucket(t))
-	snap := prefetchSnapshot("c1", "en", 30)
+	n := 2*buildBatch + 10 // three batches: three segments
+	snap := prefetchSnapshot("c1", "en", n)
 
 	a := NewContentIndex(quietLog{t}, time.Now, t.TempDir(), state)
 	a.Follow(snap)
@@ -68,7 +70,7 @@ func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
 		}
 	}
 	a.Close()
-	if len(built) != 30 {
+	if len(built) != n {
 		t.Fatalf("built index: %d hits", len(built))
 	}
 
@@ -86,6 +88,10 @@ func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
 			t.Fatal("box B fetched nothing before it had a snapshot")
 		}
 	}
+	// Published merged: one segment to open, none to merge.
+	if segs, _ := filepath.Glob(filepath.Join(dir, "idx-*", "store", "*.zap")); len(segs) != 1 {
+		t.Errorf("the snapshot holds %d segments, want 1: %v", len(segs), segs)
+	}
 	b.Follow(snap)
 	if got := searchIDs(t, b, snap, "glacier"); !slices.Equal(got, built) {
 		t.Errorf("prefetched index answers %v, a build %v", got, built)
@@ -96,12 +102,12 @@ func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
 	}
 
 	// Box C's site is in German: the English snapshot is not used.
-	de := prefetchSnapshot("c1", "de", 30)
+	de := prefetchSnapshot("c1", "de", n)
 	cdir := t.TempDir()
 	c := NewContentIndex(quietLog{t}, time.Now, cdir, FetchOnly{state})
 	c.Follow(de)
-	if got := searchIDs(t, c, de, "glacier"); len(got) != 30 {
-		t.Errorf("German box: %d hits, want 30", len(got))
+	if got := searchIDs(t, c, de, "glacier"); len(got) != n {
+		t.Errorf("German box: %d hits, want %d", len(got), n)
 	}
 	c.Close()
 	if c.Fetched() {
