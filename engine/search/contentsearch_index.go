@@ -33,6 +33,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/folio-cms/folio/media"
 )
@@ -531,6 +532,12 @@ func analyzerFor(lang string) string {
 }
 
 func newContentMapping(lang string) (mapping.IndexMapping, error) {
+	return contentMapping(lang, true)
+}
+
+// contentMapping is the mapping of a language's index; fast: with the
+// unicode tokenizer replaced by asciiTokenizer (tests compare both).
+func contentMapping(lang string, fast bool) (mapping.IndexMapping, error) {
 	an := analyzerFor(lang)
 	text := func() *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -553,6 +560,13 @@ func newContentMapping(lang string) (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(csExp, number())
 	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im := bleve.NewIndexMapping()
+	// The analyzers' word splitter: the unicode tokenizer's, faster
+	// (tokenizer.go).
+	if fast {
+		if err := im.AddCustomTokenizer(unicode.Name, map[string]any{"type": asciiTokenizerType}); err != nil {
+			return nil, fmt.Errorf("search mapping for language %q: %w", lang, err)
+		}
+	}
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = an
 	if err := im.Validate(); err != nil {
