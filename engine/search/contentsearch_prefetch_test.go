@@ -53,7 +53,8 @@ func searchIDs(t *testing.T, ci *ContentIndex, s *Snapshot, word string) []strin
 // fetches the bucket's snapshot as soon as it is made, before the
 // engine has a snapshot to give it (it parses the site meanwhile), and
 // answers from it once the snapshot comes (the snapshot's segments
-// merged into one by the box that published it); a box whose site is in
+// merged into one by the box that published it), and keeps it as its
+// store's copy when it holds its commit; a box whose site is in
 // another language than the newest snapshot's does not use that one:
 // it builds, and answers as a build does.
 func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
@@ -92,6 +93,7 @@ func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
 	if segs, _ := filepath.Glob(filepath.Join(dir, "idx-*", "store", "*.zap")); len(segs) != 1 {
 		t.Errorf("the snapshot holds %d segments, want 1: %v", len(segs), segs)
 	}
+	fetchedDir, _ := filepath.Glob(filepath.Join(dir, "idx-*"))
 	b.Follow(snap)
 	if got := searchIDs(t, b, snap, "glacier"); !slices.Equal(got, built) {
 		t.Errorf("prefetched index answers %v, a build %v", got, built)
@@ -99,6 +101,20 @@ func TestContentIndex_PrefetchBeforeFirstSnapshot(t *testing.T) {
 	b.Close()
 	if !b.Fetched() {
 		t.Error("box B built instead of using the prefetched index")
+	}
+	// Of B's commit and unchanged: kept as it was fetched, not copied
+	// again at stop, and what B's restart opens.
+	if left, _ := filepath.Glob(filepath.Join(dir, "idx-*")); !slices.Equal(left, fetchedDir) {
+		t.Errorf("box B's store holds %v after its stop, want the fetched %v", left, fetchedDir)
+	}
+	b2 := NewContentIndex(quietLog{t}, time.Now, dir, state)
+	b2.Follow(snap)
+	if got := searchIDs(t, b2, snap, "glacier"); !slices.Equal(got, built) {
+		t.Errorf("restarted box answers %v, a build %v", got, built)
+	}
+	b2.Close()
+	if !b2.Restored() || b2.Fetched() {
+		t.Errorf("restarted box B: restored %v, fetched %v; want the kept copy", b2.Restored(), b2.Fetched())
 	}
 
 	// Box C's site is in German: the English snapshot is not used.

@@ -720,6 +720,16 @@ func (ci *ContentIndex) useFetched(s *Snapshot, f fetchedIndex) bool {
 			return false
 		}
 	}
+	if commit == s.Commit {
+		// Unchanged and of the box's commit: the store's copy, as if
+		// restored (the first change forgets it), rather than copied
+		// again when the box stops.
+		if err := ci.store.adopt(filepath.Base(dir), commit, lang); err != nil {
+			ci.log.Warn("keep search index", "err", err)
+		} else {
+			ci.restored = true
+		}
+	}
 	ci.idxMu.Lock()
 	ci.idx, ci.lang, ci.docs = idx, lang, docs
 	ci.idxMu.Unlock()
