@@ -209,7 +209,28 @@ func (e *cacheEncoder) value(v any) error {
 }
 
 // cacheDecoder reads the parse cache: bincodec's values, and documents.
-type cacheDecoder struct{ bincodec.Decoder }
+// With an interner (a whole cache file's decode), keys and short string
+// values repeated across documents are made once (gitcache_intern.go).
+type cacheDecoder struct {
+	bincodec.Decoder
+	in *interner
+}
+
+// key reads a map key (or another name that repeats: an extension).
+func (d *cacheDecoder) key() string {
+	if d.in == nil {
+		return d.Str()
+	}
+	return d.in.str(d.Bytes(d.Uvarint()))
+}
+
+// strValue reads a string value, boxed.
+func (d *cacheDecoder) strValue() any {
+	if d.in == nil {
+		return d.Str()
+	}
+	return d.in.value(d.Bytes(d.Uvarint()))
+}
 
 // errCacheCorrupt is the error of a parse cache that cannot be read.
 var errCacheCorrupt = bincodec.ErrCorrupt
@@ -283,7 +304,7 @@ func (d *cacheDecoder) strMap() map[string]any {
 		if d.Err != nil {
 			return nil
 		}
-		k := d.Str()
+		k := d.key()
 		m[k] = d.value()
 	}
 	return m
@@ -294,7 +315,7 @@ func (d *cacheDecoder) value() any {
 	case ctagNil:
 		return nil
 	case ctagString:
-		return d.Str()
+		return d.strValue()
 	case ctagTrue:
 		return true
 	case ctagFalse:
@@ -343,7 +364,7 @@ func (d *cacheDecoder) value() any {
 		n := d.Count()
 		s := make([]string, n)
 		for i := range s {
-			s[i] = d.Str()
+			s[i] = d.key()
 		}
 		return s
 	case ctagMap:
@@ -353,7 +374,7 @@ func (d *cacheDecoder) value() any {
 			if d.Err != nil {
 				return nil
 			}
-			k := d.Str()
+			k := d.key()
 			m[k] = d.value()
 		}
 		return m
@@ -402,5 +423,5 @@ func newCacheEncoder(b []byte) *cacheEncoder {
 }
 
 func newCacheDecoder(b []byte) *cacheDecoder {
-	return &cacheDecoder{bincodec.Decoder{B: b}}
+	return &cacheDecoder{Decoder: bincodec.Decoder{B: b}}
 }

@@ -125,6 +125,7 @@ func (s *Source) loadCache() error {
 		return errCacheCorrupt
 	}
 	d := newCacheDecoder(body[len(cacheMagic):])
+	d.in = newInterner()
 	if key := d.Str(); key != s.cfg.CacheKey {
 		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
 		return nil
@@ -136,7 +137,7 @@ func (s *Source) loadCache() error {
 	for d.Err == nil && d.Byte1() == 1 {
 		var k docKey
 		copy(k.blob[:], d.Bytes(20))
-		k.ext = d.Str()
+		k.ext = d.key()
 		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
 		if d.Err == nil {
 			docs[k] = &docEntry{doc: doc, bodyOff: off}
