@@ -5,7 +5,7 @@ package content
 // Data; a Markdown body becomes Data["body"] (over a front matter "body"),
 // a Markdown value that encodes as its HTML.
 func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
-	f, err := newFields(file.Doc, commonKeys)
+	f, err := newFields(file.Doc, commonKeySet)
 	if err != nil {
 		return nil, err
 	}
