@@ -14,33 +14,42 @@ const (
 	// internMaxKey bytes.
 	internMaxLen = 32
 	internMaxKey = 64
-	// internMaxEntries bounds the tables (held while one cache file is
-	// decoded, then dropped): past it, new strings are made as before.
-	internMaxEntries = 1 << 16
+	// internSlots: the tables are direct-mapped caches of this many
+	// entries (a string takes the slot of its hash, and a new one
+	// replaces the old): bounded, and no map to grow while a site's
+	// unique values pass through; the values that repeat stay.
+	internSlots = 1 << 12
 )
 
 // interner holds the strings, and the boxed strings, of one decode.
 type interner struct {
-	strs map[string]string
-	vals map[string]any
+	strs [internSlots]string
+	vals [internSlots]any
 }
 
-func newInterner() *interner {
-	return &interner{strs: map[string]string{}, vals: map[string]any{}}
+func newInterner() *interner { return new(interner) }
+
+// internSlot is the slot of b: FNV-1a, on at most internMaxKey bytes.
+func internSlot(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h % internSlots
 }
 
-// str is string(b), the same string for the same bytes.
+// str is string(b), the same string for the same bytes while it stays
+// in its slot.
 func (in *interner) str(b []byte) string {
 	if len(b) > internMaxKey {
 		return string(b)
 	}
-	if s, ok := in.strs[string(b)]; ok { // no allocation for the lookup
-		return s
+	slot := &in.strs[internSlot(b)]
+	if *slot == string(b) && len(b) > 0 { // no allocation for the comparison
+		return *slot
 	}
 	s := string(b)
-	if len(in.strs) < internMaxEntries {
-		in.strs[s] = s
-	}
+	*slot = s
 	return s
 }
 
@@ -50,12 +59,11 @@ func (in *interner) value(b []byte) any {
 	if len(b) > internMaxLen {
 		return string(b)
 	}
-	if v, ok := in.vals[string(b)]; ok {
-		return v
+	slot := &in.vals[internSlot(b)]
+	if s, ok := (*slot).(string); ok && s == string(b) {
+		return *slot
 	}
-	var v any = in.str(b)
-	if len(in.vals) < internMaxEntries {
-		in.vals[v.(string)] = v
-	}
+	var v any = string(b)
+	*slot = v
 	return v
 }
