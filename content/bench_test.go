@@ -188,3 +188,16 @@ func BenchmarkAssembleLocalesIncremental(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReferenceProblems is a restart's reference pass: a new
+// RefChecker reads every string of every document of a 10k site.
+func BenchmarkReferenceProblems(b *testing.B) {
+	files := siteFiles(b, 10_000)
+	site, _ := Assemble(files)
+	b.ReportAllocs()
+	for b.Loop() {
+		if probs := new(RefChecker).Problems(site, files, nil); len(probs) != 0 {
+			b.Fatalf("%d problems", len(probs))
+		}
+	}
+}
