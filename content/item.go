@@ -21,5 +21,6 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
 		Addressed: c.addressed(env, typ),
+		refHint:   file.Doc.refHint,
 	}, nil
 }

@@ -47,9 +47,12 @@ type RefReader struct {
 	MediaBases []string
 }
 
+// maxRefLen is the length of the longest string read as a reference.
+const maxRefLen = 400
+
 // Parse reads a reference; false when s is none.
 func (rr RefReader) Parse(s string) (Ref, bool) {
-	if len(s) > 400 {
+	if len(s) > maxRefLen {
 		return Ref{}, false
 	}
 	if id, ok := strings.CutPrefix(s, "media:"); ok {
@@ -284,6 +287,9 @@ func (r *refRun) refsOf(doc any) []foundRef {
 	if e := c.docs[doc]; e != nil {
 		e.gen = c.gen
 		return e.refs
+	}
+	if it, ok := doc.(*Item); ok && it.refHint.refFree(r.rr) {
+		return nil // nothing to read, nothing to remember
 	}
 	sc := refScan{rr: r.rr}
 	switch doc := doc.(type) {

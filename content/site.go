@@ -22,6 +22,9 @@ type Doc struct {
 	// them encoded until a problem needs them (SetLazyLines).
 	Lines map[string]int
 	lazy  *lazyLines
+	// refHint is what Parse found of the strings of Meta for the
+	// reference checker (refhint.go); 0: not known.
+	refHint RefHint
 }
 
 // lazyLines are a Doc's Lines as a cache encoded them, decoded on first

@@ -80,6 +80,7 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 	} else {
 		e.B = append(e.B, 0)
 	}
+	e.B = append(e.B, byte(d.RefHint()))
 	e.Varint(int64(d.Line))
 	// The lines of keys, so that problems found in a document read from
 	// the cache name the same path:line as on the first parse.
@@ -260,6 +261,14 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 		return nil, -1
 	}
 	doc.HasBody = d.Byte1() == 1
+	// What Parse found of the document's strings for the reference
+	// checker: a restart does not read them again.
+	hint := d.Byte1()
+	if hint >= 1<<3 {
+		d.Fail()
+		return nil, -1
+	}
+	doc.SetRefHint(content.RefHint(hint))
 	doc.Line = int(d.Varint())
 	// The lines of keys stay encoded (a copy of their bytes) until a
 	// problem needs one: decodeLines.

@@ -21,7 +21,9 @@ import (
 // Version 3 holds where a Markdown body starts in its blob, which the
 // server reads again when it needs the body; version 2 held the Markdown
 // source, version 1 the HTML.
-const cacheMagic = "folio-parsed-docs/4\n" // 4: documents keep the lines of their keys
+// Version 4 kept the lines of the documents' keys, version 5 also what
+// Parse found of their strings for the reference checker (RefHint).
+const cacheMagic = "folio-parsed-docs/5\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
