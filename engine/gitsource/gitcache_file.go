@@ -22,7 +22,8 @@ import (
 // server reads again when it needs the body; version 2 held the Markdown
 // source, version 1 the HTML.
 // Version 4 kept the lines of the documents' keys, version 5 also what
-// Parse found of their strings for the reference checker (RefHint).
+// Parse found of their strings for the reference checker (RefHint), and
+// the number of documents after the site.
 const cacheMagic = "folio-parsed-docs/5\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
@@ -86,6 +87,7 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 	e.B = append(e.B, cacheMagic...)
 	e.Str(key)
 	e.Str(site)
+	e.Uvarint(uint64(len(docs))) // at most: those not encodable are skipped
 	skipped := 0
 	for k, d := range docs {
 		mark := len(e.B)
@@ -135,19 +137,30 @@ func (s *Source) loadCache() error {
 	if site := d.Str(); site != s.siteID() {
 		return nil
 	}
-	docs := map[docKey]*docEntry{}
+	// The map and the entries are made for the documents the file says
+	// it holds, at most one per 32 bytes left: no map to grow through
+	// 100k documents.
+	n := min(d.Uvarint(), uint64(len(d.B)/32))
+	docs := make(map[docKey]*docEntry, n)
+	entries := make([]docEntry, n)
 	for d.Err == nil && d.Byte1() == 1 {
 		var k docKey
 		copy(k.blob[:], d.Bytes(20))
 		k.ext = d.key()
 		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
 		if d.Err == nil {
-			docs[k] = &docEntry{doc: doc, bodyOff: off}
+			if len(entries) == 0 {
+				entries = make([]docEntry, 64)
+			}
+			e := &entries[0]
+			entries = entries[1:]
+			*e = docEntry{doc: doc, bodyOff: off}
+			docs[k] = e
 		}
 	}
-	n := d.Count()
+	nt := d.Count()
 	var times []pathTimes
-	for range n {
+	for range nt {
 		if d.Err != nil {
 			break
 		}

@@ -85,3 +85,36 @@ func TestSource_CacheInterns(t *testing.T) {
 		}
 	}
 }
+
+// TestSource_CacheLoadAllocs: a restart makes the document map for the
+// number of documents the cache file holds, and their entries at once,
+// not one by one through the map's growth.
+func TestSource_CacheLoadAllocs(t *testing.T) {
+	const key, site, n = "key", "/site.git", 2000
+	doc, err := content.Parse("content/posts/a.md", []byte("---\ntitle: T\n---\nBody"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[docKey]parsedDoc{}
+	for i := range n {
+		docs[docKey{blob: plumbing.Hash{byte(i), byte(i >> 8), 1}, ext: ".md"}] = parsedDoc{doc: doc, bodyOff: 20}
+	}
+	data, _ := encodeCache(key, site, docs, nil)
+	name := filepath.Join(t.TempDir(), "parsed.cache")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var s *Source
+	per := testing.AllocsPerRun(3, func() {
+		s = &Source{cfg: SourceConfig{CacheKey: key}, log: slog.New(slog.DiscardHandler), gitDir: site, cache: name, docs: newDocCache()}
+		if err := s.loadCache(); err != nil {
+			t.Fatal(err)
+		}
+	}) / n
+	if len(s.docs.docs) != n {
+		t.Fatalf("%d documents loaded, want %d", len(s.docs.docs), n)
+	}
+	if per > 7.5 { // 8 with an entry made per document and the map grown
+		t.Fatalf("%.2f allocations per document, want at most 7.5", per)
+	}
+}
