@@ -43,7 +43,12 @@ const (
 
 var errCacheUnencodable = errors.New("value type not encodable")
 
-type cacheEncoder struct{ bincodec.Encoder }
+// cacheEncoder writes the parse cache; with lines, the lines of keys of
+// the documents read from the cache are compact in that table.
+type cacheEncoder struct {
+	bincodec.Encoder
+	lines *lineKeys
+}
 
 // Body kinds of a persisted document.
 const (
@@ -85,7 +90,14 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 	// The lines of keys, so that problems found in a document read from
 	// the cache name the same path:line as on the first parse.
 	if enc := d.LazyLines(); enc != nil {
-		e.B = append(e.B, enc...) // as a cache decoded them: not decoded to encode
+		// As a cache decoded them: not decoded to encode.
+		if e.lines != nil {
+			if !e.lines.expand(e, enc) {
+				return errCacheUnencodable
+			}
+			return nil
+		}
+		e.B = append(e.B, enc...)
 		return nil
 	}
 	lines := d.KeyLines()
@@ -214,7 +226,8 @@ func (e *cacheEncoder) value(v any) error {
 // values repeated across documents are made once (gitcache_intern.go).
 type cacheDecoder struct {
 	bincodec.Decoder
-	in *interner
+	in    *interner
+	lines *lineKeys // the documents' lines of keys are kept compact
 }
 
 // key reads a map key (or another name that repeats: an extension).
@@ -270,8 +283,18 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 	}
 	doc.SetRefHint(content.RefHint(hint))
 	doc.Line = int(d.Varint())
-	// The lines of keys stay encoded (a copy of their bytes) until a
-	// problem needs one: decodeLines.
+	// The lines of keys stay encoded until a problem needs one: with the
+	// keys in a table (gitcache_lines.go) when the cache file is read,
+	// else a copy of their bytes (decodeLines).
+	if d.lines != nil {
+		if enc := d.compactLines(d.lines); enc != nil {
+			doc.SetLazyLines(enc, d.lines.decodeFn)
+		}
+		if d.Err != nil {
+			return nil, -1
+		}
+		return doc, off
+	}
 	start := d.B
 	if n := d.Count(); n > 0 && d.Err == nil {
 		for range n {
@@ -428,7 +451,7 @@ func cacheKeyComparable(k any) bool {
 }
 
 func newCacheEncoder(b []byte) *cacheEncoder {
-	return &cacheEncoder{bincodec.Encoder{B: b}}
+	return &cacheEncoder{Encoder: bincodec.Encoder{B: b}}
 }
 
 func newCacheDecoder(b []byte) *cacheDecoder {

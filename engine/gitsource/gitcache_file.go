@@ -58,7 +58,7 @@ func (s *Source) saveCache(force bool) error {
 	c.mu.Unlock()
 
 	// Documents are immutable, so they are encoded outside the lock.
-	data, skipped := encodeCache(s.cfg.CacheKey, s.siteID(), docs, times)
+	data, skipped := encodeCacheLines(s.cfg.CacheKey, s.siteID(), docs, times, s.lineKeys)
 	if skipped > 0 {
 		s.log.Debug("source: documents not persisted (unencodable values)", "count", skipped)
 	}
@@ -76,6 +76,12 @@ func (s *Source) saveCache(force bool) error {
 }
 
 func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes) ([]byte, int) {
+	return encodeCacheLines(key, site, docs, times, nil)
+}
+
+// encodeCacheLines is encodeCache of documents whose lines of keys, when
+// read from the cache, are compact in lines.
+func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathTimes, lines *lineKeys) ([]byte, int) {
 	size := 1 << 16
 	for _, d := range docs {
 		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
@@ -84,6 +90,7 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 		}
 	}
 	e := newCacheEncoder(make([]byte, 0, size))
+	e.lines = lines
 	e.B = append(e.B, cacheMagic...)
 	e.Str(key)
 	e.Str(site)
@@ -130,6 +137,7 @@ func (s *Source) loadCache() error {
 	}
 	d := newCacheDecoder(body[len(cacheMagic):])
 	d.in = newInterner()
+	d.lines = newLineKeys()
 	if key := d.Str(); key != s.cfg.CacheKey {
 		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
 		return nil
@@ -188,6 +196,7 @@ func (s *Source) loadCache() error {
 	c := s.docs
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	s.lineKeys = d.lines // before any document read from the file is encoded
 	c.docs = docs
 	for i := range times {
 		c.timesID++
