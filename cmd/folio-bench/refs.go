@@ -165,10 +165,19 @@ func (b *bench) getKeyed(url string) (string, int, error) {
 	return string(body), resp.StatusCode, err
 }
 
+// profileClient is the bench's client without its 30 s limit: a forced
+// collection of a million files' heap, or writing its profile, on a busy
+// 2-core machine takes longer than that.
+func (b *bench) profileClient() *http.Client {
+	c := *b.client
+	c.Timeout = 10 * time.Minute
+	return &c
+}
+
 // heapInUse forces a collection in the folio process and reads its heap
 // in use (bytes) from its metrics.
 func (b *bench) heapInUse(metricsAddr string) (float64, error) {
-	resp, err := b.client.Get("http://" + metricsAddr + "/debug/pprof/heap?gc=1")
+	resp, err := b.profileClient().Get("http://" + metricsAddr + "/debug/pprof/heap?gc=1")
 	if err != nil {
 		return 0, err
 	}

@@ -192,7 +192,7 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 
 // saveProfile writes the body of GET url to file.
 func (b *bench) saveProfile(url, file string) error {
-	resp, err := b.client.Get(url)
+	resp, err := b.profileClient().Get(url)
 	if err != nil {
 		return err
 	}
