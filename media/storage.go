@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	"github.com/folio-cms/folio/content/fault"
@@ -58,6 +59,16 @@ type Stager interface {
 	Promote(ctx context.Context, staged, etag, key, contentType string) error
 	// DeleteStaged removes a staged object; a missing one is not an error.
 	DeleteStaged(ctx context.Context, staged string) error
+}
+
+// FileMover is implemented by a storage that can take a whole file
+// spooled on its own disk by renaming it into place (media/local.Storage):
+// an upload's original then costs no second file and no copy of its
+// bytes. MoveIn makes the object durable as Put does; it reports false,
+// having stored nothing, when it cannot take f (the caller then Puts it),
+// and once it reports true f's name is gone.
+type FileMover interface {
+	MoveIn(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
 }
 
 // Presigner is implemented by cloud storages that can grant a direct upload.
