@@ -237,6 +237,13 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
+	if st.dirs != nil {
+		data, tag, err := st.getAt(key)
+		if !errors.Is(err, syscall.ELOOP) {
+			return data, tag, err
+		}
+		// A symbolic link (never one the store made): as os.Root reads it.
+	}
 	root, err := st.readRoot()
 	if err != nil {
 		return nil, "", st.wrap("get", key, err)
@@ -260,6 +267,61 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 		return nil, "", st.wrap("get", key, err)
 	}
 	return data, tagOf(fi), nil
+}
+
+// getAt is Get on the key's directory kept open (a writer's State): an
+// open, a stat, a read and a close per object where a path through the
+// root opened every directory on the way first (a start without a
+// checkpoint reads every sidecar).
+func (st *State) getAt(key string) (data []byte, tag string, err error) {
+	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	err = st.dirs.do(dir, func(dirfd int) error {
+		var fd int
+		err := ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(dirfd, base, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			return err
+		})
+		if err != nil {
+			return pathErr("open", name, err)
+		}
+		defer unix.Close(fd)
+		// The tag and the bytes come from one open file: a rename over
+		// the key meanwhile does not change them.
+		var s unix.Stat_t
+		if err := unix.Fstat(fd, &s); err != nil {
+			return pathErr("fstat", name, err)
+		}
+		if s.Mode&unix.S_IFMT != unix.S_IFREG {
+			return pathErr("open", name, fs.ErrNotExist)
+		}
+		buf := make([]byte, 0, s.Size+1)
+		for {
+			n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				return pathErr("read", name, err)
+			}
+			if n == 0 {
+				break
+			}
+			buf = buf[:len(buf)+n]
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+		}
+		data, tag = buf, statTag(&s)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			err = pathErr("open", name, fs.ErrNotExist)
+		}
+		return nil, "", st.wrap("get", key, err)
+	}
+	return data, tag, nil
 }
 
 // Open reads an object as a stream (media.StateOpener).
