@@ -39,6 +39,17 @@ type openDirs struct {
 type openDir struct {
 	f  *os.File
 	rc syscall.RawConn
+
+	// The directory's fsyncs, made one for every caller that comes
+	// while one runs (group commit): a caller needs a sync that starts
+	// after its change, so it waits for the one running to end and then
+	// one more, which every caller that came meanwhile shares.
+	syncMu  sync.Mutex
+	syncEnd *sync.Cond
+	syncing bool
+	started uint64 // syncs started
+	ended   uint64 // the number of the last sync ended
+	syncErr error  // its error
 }
 
 // maxOpenDirs bounds the descriptors an openDirs keeps: the state uses a
@@ -49,6 +60,10 @@ const maxOpenDirs = 64
 func newOpenDirs(root *os.Root) *openDirs {
 	return &openDirs{root: root, open: map[string]*openDir{}}
 }
+
+// errDirClosed is sync's signal that the directory was closed (evicted)
+// meanwhile.
+var errDirClosed = errors.New("local: directory closed")
 
 // errStaleDir is do's signal that a kept directory is no longer linked.
 var errStaleDir = errors.New("local: directory removed while open")
@@ -85,6 +100,21 @@ func (d *openDirs) do(dir string, fn func(dirfd int) error) error {
 	}
 }
 
+// peek is do for a lookup whose ENOENT may be wrong when dir was removed
+// while open (a hint: the create that follows it decides), without the
+// check that the directory is still linked.
+func (d *openDirs) peek(dir string, fn func(dirfd int) error) error {
+	od, err := d.get(dir)
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := od.rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
 // linked reports whether the directory open at fd is still in the tree:
 // a removed directory has no links left.
 func linked(fd int) bool {
@@ -119,6 +149,7 @@ func (d *openDirs) get(dir string) (*openDir, error) {
 		return nil, err
 	}
 	od = &openDir{f: f, rc: rc}
+	od.syncEnd = sync.NewCond(&od.syncMu)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if cur := d.open[dir]; cur != nil {
@@ -170,9 +201,53 @@ func (d *openDirs) close() {
 	}
 }
 
-// fsyncDir syncs the directory dir.
+// fsyncDir syncs the directory dir: every change made in it before the
+// call is durable when it returns nil. Callers that come while a sync of
+// dir runs share the next one.
 func (d *openDirs) fsyncDir(dir string) error {
-	return d.do(dir, func(fd int) error { return pathErr("fsync", dir, unix.Fsync(fd)) })
+	for attempt := 0; ; attempt++ {
+		od, err := d.get(dir)
+		if err != nil {
+			return err
+		}
+		err = od.sync()
+		if errors.Is(err, errDirClosed) && attempt < 2 {
+			d.drop(dir, od) // closed by an eviction meanwhile
+			continue
+		}
+		return pathErr("fsync", dir, err)
+	}
+}
+
+// sync runs or joins an fsync of the directory that starts after the
+// call.
+func (od *openDir) sync() error {
+	od.syncMu.Lock()
+	defer od.syncMu.Unlock()
+	need := od.started + 1 // the one running, if any, started before
+	for od.ended < need {
+		if od.syncing {
+			od.syncEnd.Wait()
+			continue
+		}
+		od.syncing = true
+		od.started++
+		n := od.started
+		od.syncMu.Unlock()
+		var err error
+		if cerr := od.rc.Control(func(fd uintptr) {
+			err = ignoringEINTR(func() error { return unix.Fsync(int(fd)) })
+		}); cerr != nil {
+			err = errDirClosed
+		}
+		od.syncMu.Lock()
+		od.syncing = false
+		od.ended, od.syncErr = n, err
+		od.syncEnd.Broadcast()
+	}
+	// A sync numbered need or later started after this call: its
+	// outcome is this call's.
+	return od.syncErr
 }
 
 // pathErr wraps a system call's error as os does, nil staying nil.

@@ -392,7 +392,7 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 	// Taken already: refused without writing and syncing a temporary
 	// file (a log append probing its next place, a claim of a name in
 	// use). The link below still decides a race.
-	if st.dirs.do(dir, func(fd int) error {
+	if st.dirs.peek(dir, func(fd int) error {
 		var s unix.Stat_t
 		return unix.Fstatat(fd, base, &s, unix.AT_SYMLINK_NOFOLLOW)
 	}) == nil {
