@@ -147,9 +147,18 @@ func (l *Library) store(ctx context.Context, it *Item, orig *original, p *proces
 			l.deleteObjects(ctx, put, "object of a failed write (its claim stays for the sweep)")
 		}
 	}()
+	// On a storage that can, the folder of the objects (the original and
+	// its derivatives share one) is synced once, after the last, instead
+	// of after each: every object's bytes are synced before its name is
+	// made, and every name is durable before the sidecar, the commit
+	// point, is created. A crash before that leaves names that no
+	// sidecar holds, whose claims (made durable before the first object)
+	// tell the next start to remove them, as for a crash between two
+	// objects.
+	fsy, _ := l.cfg.Storage.(FolderSyncer)
 	if orig != nil {
 		put = append(put, it.Key)
-		if err := l.putOriginal(ctx, it, orig); err != nil {
+		if err := l.putOriginal(ctx, it, orig, fsy); err != nil {
 			return storageError(err)
 		}
 	}
@@ -158,23 +167,44 @@ func (l *Library) store(ctx context.Context, it *Item, orig *original, p *proces
 			return err
 		}
 		put = append(put, dkeys[i])
-		if err := l.cfg.Storage.Put(ctx, dkeys[i], bytes.NewReader(d.data), int64(len(d.data)), "image/webp"); err != nil {
+		body, size := bytes.NewReader(d.data), int64(len(d.data))
+		if fsy != nil {
+			err = fsy.PutNoSync(ctx, dkeys[i], body, size, "image/webp")
+		} else {
+			err = l.cfg.Storage.Put(ctx, dkeys[i], body, size, "image/webp")
+		}
+		if err != nil {
 			return storageError(err)
 		}
 		it.Sizes = append(it.Sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
+	}
+	if fsy != nil && len(put) > 0 {
+		if err := fsy.SyncFolders(ctx, put); err != nil {
+			return storageError(err)
+		}
 	}
 	return l.commitNew(ctx, it)
 }
 
 // putOriginal stores the original under it.Key: the spooled file renamed
-// into place where the storage can take it, else its bytes put.
-func (l *Library) putOriginal(ctx context.Context, it *Item, orig *original) error {
-	if fm, ok := l.cfg.Storage.(FileMover); ok && orig.file != nil {
-		moved, err := fm.MoveIn(ctx, it.Key, orig.file, it.Size)
+// into place where the storage can take it, else its bytes put; without
+// the sync of its folder when fsy is not nil (store syncs it).
+func (l *Library) putOriginal(ctx context.Context, it *Item, orig *original, fsy FolderSyncer) error {
+	if orig.file != nil {
+		var moved bool
+		var err error
+		if fsy != nil {
+			moved, err = fsy.MoveInNoSync(ctx, it.Key, orig.file, it.Size)
+		} else if fm, ok := l.cfg.Storage.(FileMover); ok {
+			moved, err = fm.MoveIn(ctx, it.Key, orig.file, it.Size)
+		}
 		orig.moved = moved
 		if moved || err != nil {
 			return err
 		}
+	}
+	if fsy != nil {
+		return fsy.PutNoSync(ctx, it.Key, orig.r, it.Size, it.MimeType)
 	}
 	return l.cfg.Storage.Put(ctx, it.Key, orig.r, it.Size, it.MimeType)
 }

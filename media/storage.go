@@ -71,6 +71,19 @@ type FileMover interface {
 	MoveIn(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
 }
 
+// FolderSyncer is implemented by a storage that can leave the sync of a
+// key's folder to one call for several keys (media/local.Storage): the
+// original and the derivatives of an upload, one folder, are then made
+// durable with one sync of it instead of one each. PutNoSync and
+// MoveInNoSync are Put and MoveIn whose object is whole under its key
+// at once, as theirs, but whose name may be lost in a crash until
+// SyncFolders of its key has returned.
+type FolderSyncer interface {
+	PutNoSync(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	MoveInNoSync(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
+	SyncFolders(ctx context.Context, keys []string) error
+}
+
 // Presigner is implemented by cloud storages that can grant a direct upload.
 type Presigner interface {
 	// PresignPut returns a URL that accepts one PUT of exactly size bytes of

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,7 +152,44 @@ func (s *Storage) Close() error {
 // it, renames it over the key and syncs the directory, so that after a crash
 // the key holds either the old bytes or the new ones, never a part. Temporary
 // names begin with "." and so are never valid keys.
-func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) (err error) {
+func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	return s.put(ctx, key, r, size, true)
+}
+
+// PutNoSync is Put without the sync of the key's folder
+// (media.FolderSyncer): the bytes are synced before the rename, so the
+// key never names a part of them, but the name itself is durable only
+// once SyncFolders has synced the folder.
+func (s *Storage) PutNoSync(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	return s.put(ctx, key, r, size, false)
+}
+
+// SyncFolders syncs the folders of keys, each once (media.FolderSyncer):
+// every name PutNoSync or MoveInNoSync made in them before the call is
+// durable when it returns nil.
+func (s *Storage) SyncFolders(ctx context.Context, keys []string) error {
+	var done []string
+	for _, key := range keys {
+		if err := objkey.Check(key); err != nil {
+			return err
+		}
+		dir := filepath.Dir(filepath.FromSlash(key))
+		if slices.Contains(done, dir) {
+			continue
+		}
+		dirs, err := s.folder(dir)
+		if err == nil {
+			err = dirs.fsyncDir(dir)
+		}
+		if err != nil {
+			return fmt.Errorf("local storage: sync folder of %q: %w", key, err)
+		}
+		done = append(done, dir)
+	}
+	return nil
+}
+
+func (s *Storage) put(ctx context.Context, key string, r io.Reader, size int64, syncDir bool) (err error) {
 	if err := objkey.Check(key); err != nil {
 		return err
 	}
@@ -223,6 +261,9 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		err = &os.LinkError{Op: "rename", Old: tmp, New: name, Err: err}
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
+	if !syncDir {
+		return nil
+	}
 	if err := dirs.fsyncDir(dir); err != nil {
 		// The object is in place; only its durability across a crash is in
 		// doubt. Report it rather than remove a complete object.
@@ -240,6 +281,16 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 // file it can take (another size, another file system); the caller then
 // Puts it. Once it reports true f's name is gone from its folder.
 func (s *Storage) MoveIn(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error) {
+	return s.moveIn(ctx, key, f, size, true)
+}
+
+// MoveInNoSync is MoveIn without the sync of the key's folder, as
+// PutNoSync is Put without it (media.FolderSyncer).
+func (s *Storage) MoveInNoSync(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error) {
+	return s.moveIn(ctx, key, f, size, false)
+}
+
+func (s *Storage) moveIn(ctx context.Context, key string, f *os.File, size int64, syncDir bool) (moved bool, err error) {
 	if err := objkey.Check(key); err != nil {
 		return false, err
 	}
@@ -273,6 +324,9 @@ func (s *Storage) MoveIn(ctx context.Context, key string, f *os.File, size int64
 	if err != nil {
 		err = &os.LinkError{Op: "rename", Old: f.Name(), New: name, Err: err}
 		return false, fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if !syncDir {
+		return true, nil
 	}
 	if err := dirs.fsyncDir(dir); err != nil {
 		return true, fmt.Errorf("local storage: put %q: sync dir: %w", key, err)

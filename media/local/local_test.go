@@ -383,3 +383,47 @@ func TestStorage_PutAfterFolderRemoved(t *testing.T) {
 	}
 	assertNoTemp(t, root)
 }
+
+// PutNoSync and MoveInNoSync put whole objects as Put and MoveIn do;
+// SyncFolders syncs each folder of the keys once and refuses bad keys.
+func TestStorage_PutNoSync(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := mustNew(t, root)
+	if err := s.PutNoSync(ctx, "2026/11/a.png", strings.NewReader("png"), 3, "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutNoSync(ctx, "2026/11/a-150.webp", strings.NewReader("webp"), 4, "image/webp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutNoSync(ctx, "2026/11/b.png", strings.NewReader("long"), 3, "image/png"); err == nil {
+		t.Error("PutNoSync of a body longer than announced = nil error")
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(filepath.Join(root, ".tmp"), "upload-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("pdf")
+	if moved, err := s.MoveInNoSync(ctx, "2026/12/c.pdf", f, 3); !moved || err != nil {
+		t.Fatalf("MoveInNoSync = %v, %v", moved, err)
+	}
+	if err := s.SyncFolders(ctx, []string{"2026/11/a.png", "2026/11/a-150.webp", "2026/12/c.pdf"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SyncFolders(ctx, []string{"../x"}); err == nil {
+		t.Error("SyncFolders of a bad key = nil error")
+	}
+	for key, want := range map[string]string{"2026/11/a.png": "png", "2026/11/a-150.webp": "webp", "2026/12/c.pdf": "pdf"} {
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(key))); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", key, b, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "2026", "11", "b.png")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("b.png: %v; want nothing stored", err)
+	}
+	assertNoTemp(t, root)
+}
