@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/content/fault"
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // TestWriteBaseRevisions checks Options.Base as git read it when the
@@ -80,5 +82,49 @@ func TestWriteBaseRevisions(t *testing.T) {
 	}
 	if s.remoteHead() != head {
 		t.Fatal("a write from a bad base was pushed")
+	}
+}
+
+// TestMergeBaseTieAsksGit checks the one merge base the writer leaves to
+// git: of two commits with two best common ancestors made at the same
+// second, the one git merge-base prints; and none is errNoMergeBase.
+func TestMergeBaseTieAsksGit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	git(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	// Every commit at the same second.
+	run := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+			"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("commit", "-q", "--allow-empty", "-m", "base")
+	run("checkout", "-q", "-b", "x")
+	run("commit", "-q", "--allow-empty", "-m", "x")
+	run("checkout", "-q", "-b", "y", "main")
+	run("commit", "-q", "--allow-empty", "-m", "y")
+	run("merge", "-q", "--no-ff", "--no-edit", "x")
+	run("checkout", "-q", "x")
+	run("merge", "-q", "--no-ff", "--no-edit", "y~1")
+	gitDir := filepath.Join(dir, ".git")
+	r := &repo{gitDir: gitDir, files: gitsource.OpenFiles(gitDir)}
+	if _, err := r.files.MergeBase("x", "y"); !errors.Is(err, gitsource.ErrMergeBaseTie) {
+		t.Fatalf("no tie to leave to git: %v", err)
+	}
+	for _, p := range [][2]string{{"x", "y"}, {"y", "x"}} {
+		got, err := r.mergeBase(context.Background(), p[0], p[1])
+		if want := run("merge-base", p[0], p[1]); err != nil || got != want {
+			t.Errorf("mergeBase(%s, %s) = %q, %v; git merge-base: %q", p[0], p[1], got, err, want)
+		}
+	}
+	run("checkout", "-q", "--orphan", "alone")
+	run("commit", "-q", "--allow-empty", "-m", "alone")
+	if mb, err := r.mergeBase(context.Background(), "alone", "x"); !errors.Is(err, errNoMergeBase) {
+		t.Errorf("mergeBase of unrelated commits = %q, %v", mb, err)
 	}
 }
