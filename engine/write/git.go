@@ -321,7 +321,7 @@ func (r *repo) fetchBranch(ctx context.Context, branch string) (string, error) {
 	if _, err := r.run(ctx, nil, nil, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":refs/heads/"+branch); err != nil {
 		// Another fetch (the engine's) may hold the ref's lock: the
 		// objects are what matter; check that the commit is here.
-		if _, err2 := r.text(ctx, "cat-file", "-e", hash+"^{commit}"); err2 != nil {
+		if _, err2 := r.files.Commit(hash); err2 != nil {
 			return "", err
 		}
 	}
