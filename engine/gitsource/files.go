@@ -131,42 +131,19 @@ func (f *Files) Head(branch string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.storage()
-	name := plumbing.NewBranchReferenceName(branch)
-	for range 8 { // symbolic refs, as git follows them
-		ref, err := f.st.Reference(name)
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return "", nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if ref.Type() == plumbing.SymbolicReference {
-			name = ref.Target()
-			continue
-		}
-		// Peel to the commit (a branch at a tag object).
-		h := ref.Hash()
-		for range 8 {
-			o, err := f.object(h)
-			if err != nil {
-				return "", nil // as rev-parse --verify: no such commit
-			}
-			switch o.Type() {
-			case plumbing.CommitObject:
-				return h.String(), nil
-			case plumbing.TagObject:
-				tag, err := object.DecodeTag(f.st, o)
-				if err != nil {
-					return "", err
-				}
-				h = tag.Target
-			default:
-				return "", nil
-			}
-		}
-		return "", nil
+	h, ok, err := f.ref(plumbing.NewBranchReferenceName(branch))
+	if err != nil || !ok {
+		return "", err
 	}
-	return "", nil
+	// Peel to the commit (a branch at a tag object).
+	o, err := f.peel(h)
+	if errors.Is(err, ErrUnknownRevision) {
+		return "", nil // as rev-parse --verify: no such commit
+	}
+	if err != nil || o.Type() != plumbing.CommitObject {
+		return "", err
+	}
+	return o.Hash().String(), nil
 }
 
 // BlobAt is the blob of the file at the repository path p in commit (a

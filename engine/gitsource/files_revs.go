@@ -184,7 +184,7 @@ func (f *Files) peel(h plumbing.Hash) (plumbing.EncodedObject, error) {
 		}
 		h = tag.Target
 	}
-	return nil, fmt.Errorf("gitsource: %s: tags nested too deep", h)
+	return nil, fmt.Errorf("%w: %s: tags nested too deep", ErrUnknownRevision, h)
 }
 
 // commitOf is the commit rev names (a tag peeled to it). Under f.mu.
