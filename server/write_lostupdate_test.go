@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -128,42 +127,37 @@ func TestWriteEveryBranchConcurrentPatches(t *testing.T) {
 	}
 }
 
-// failGitRead puts a git on PATH that fails (once) the first ls-tree
-// naming the commit the returned function is given: a transient read
-// failure of the real git, which everything else still runs.
-func failGitRead(t *testing.T) (arm func(commit string)) {
+// failGitRead makes the object rev names (a tree a write left loose in
+// the repository gitDir) unreadable until the returned function puts it
+// back: a transient read failure, of the writer's in-process reads, that
+// leaves every other object readable.
+func failGitRead(t *testing.T, gitDir, rev string) (restore func()) {
 	t.Helper()
-	real, err := exec.LookPath("git")
+	h := git(t, gitDir, "rev-parse", rev)
+	p := filepath.Join(gitDir, "objects", h[:2], h[2:])
+	data, err := os.ReadFile(p)
 	if err != nil {
-		t.Skip("no git")
+		t.Fatalf("%s (%s) is not a loose object: %v", rev, h, err)
 	}
-	dir := t.TempDir()
-	trigger := filepath.Join(dir, "fail-ls-tree-of")
-	script := fmt.Sprintf(`#!/bin/sh
-if [ -f %[1]q ]; then
-  c=$(cat %[1]q)
-  case " $* " in
-  *" ls-tree "*" $c "*) if rm %[1]q 2>/dev/null; then echo "fatal: injected read failure" >&2; exit 128; fi ;;
-  esac
-fi
-exec %[2]q "$@"
-`, trigger, real)
-	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+	if err := os.Chmod(p, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return func(commit string) {
-		if err := os.WriteFile(trigger, []byte(commit), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("not zlib"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	restore = func() {
+		if err := os.WriteFile(p, data, 0o444); err != nil {
 			t.Fatal(err)
 		}
 	}
+	t.Cleanup(restore)
+	return restore
 }
 
 // TestPublishReadFailure is issue 29's third lost update: publishing a
 // document whose draft-branch file cannot be read (a transient Git
 // failure) is an error, nothing published; it published a deletion.
 func TestPublishReadFailure(t *testing.T) {
-	arm := failGitRead(t)
 	repo := newRepo(t, writeSite)
 	ts := startWriterWith(t, "file://"+repo.bare, "draft")
 	boss := ts.key(t, "boss", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
@@ -171,12 +165,13 @@ func TestPublishReadFailure(t *testing.T) {
 		t.Fatalf("draft write: %d %s", r.Status, r.Body)
 	}
 	mainBefore := git(t, repo.bare, "rev-parse", "main")
-	arm(git(t, repo.bare, "rev-parse", "draft"))
+	restore := failGitRead(t, ts.Engine.GitDir(), "draft:content/posts")
 	r := wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"type": "posts", "slug": "hello"}]}`)
 	if r.Status == 200 || git(t, repo.bare, "rev-parse", "main") != mainBefore {
 		t.Fatalf("publish with a failed read: %d %s; main: %s", r.Status, r.Body, remoteFile(t, repo.bare, "content/posts/hello.md"))
 	}
 	// Once Git reads again, it publishes the file.
+	restore()
 	r = wr(t, "POST", ts.URL+"/api/v1/publish", boss, `{"documents": [{"type": "posts", "slug": "hello"}]}`)
 	if r.Status != 200 || !strings.Contains(remoteFile(t, repo.bare, "content/posts/hello.md"), "title: Drafted") {
 		t.Fatalf("publish: %d %s", r.Status, r.Body)

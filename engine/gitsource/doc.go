@@ -25,11 +25,14 @@
 //     same build and site), DocNames (the parse cache's names of its
 //     documents), OpenObjects (the objects the history index walks).
 //
-// Files is the small reader it offers the rest of folio: branch heads,
-// the files of a commit and blobs, read in process from any repository
-// directory (the write API's Repo, hence the Decap service, reads
-// through it). What writes (hash-object, commit-tree, update-ref, push)
-// stays with the git CLI in package engine/write.
+// Files is the reader it offers the rest of folio, in process, of any
+// repository directory: branch heads and lists, revisions (full and
+// short hashes, refs), the files of a commit and blobs, ancestry and
+// merge bases (git's walk), the paths two commits differ by, commit
+// times. Every read of the write API (package engine/write, hence the
+// Decap service) goes through it. What writes (hash-object,
+// commit-tree, update-ref, push) stays with the git CLI in package
+// engine/write.
 //
 // # The ref lock
 //
@@ -43,10 +46,10 @@
 //     set the clone's ref to what it pushed, so that a fetch that read
 //     the remote's refs before the push cannot set the branch back, or
 //     prune a branch the push made, after it;
-//   - whoever reads a ref with the git CLI and acts on its absence holds
-//     it for the read (the writer's head of a branch): in the middle of a
-//     fetch a ref can look absent, and a branch taken for absent would be
-//     started anew.
+//   - whoever reads a ref and acts on its absence holds it for the read
+//     (the writer's head of a branch, read through Files): in the
+//     middle of a fetch a ref can look absent, and a branch taken for
+//     absent would be started anew.
 //
 // The Source's own reads of refs (Resolve, ResolveRef, Refs) do not take
 // it: they hold the Source's internal lock, which every Fetch holds too,

@@ -58,9 +58,7 @@ func (f *Files) Close() error {
 // object reads an object, listing the packs again once on a miss (a
 // pack written since they were listed). Under f.mu.
 func (f *Files) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if f.st == nil {
-		f.st = openObjectStorage(f.gitDir, cache.NewObjectLRU(filesCache))
-	}
+	f.storage()
 	o, err := f.st.EncodedObject(plumbing.AnyObject, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		f.st.Reindex()
@@ -69,24 +67,30 @@ func (f *Files) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	return o, err
 }
 
-// tree is the tree of commit (a full hash). Under f.mu.
-func (f *Files) tree(commit string) (*object.Tree, error) {
-	if !plumbing.IsHash(commit) || len(commit) != 40 {
-		return nil, fmt.Errorf("gitsource: %q is not a commit hash", commit)
-	}
-	o, err := f.object(plumbing.NewHash(commit))
+// tree is the tree rev names (see Resolve): a commit's, or a tree
+// itself, tags peeled, as git ls-tree reads a tree-ish. Under f.mu.
+func (f *Files) tree(rev string) (*object.Tree, error) {
+	h, err := f.resolve(rev)
 	if err != nil {
-		return nil, fmt.Errorf("gitsource: commit %s: %w", commit, err)
+		return nil, err
 	}
-	c, err := object.DecodeCommit(f.st, o)
+	o, err := f.peel(h)
 	if err != nil {
-		return nil, fmt.Errorf("gitsource: commit %s: %w", commit, err)
+		return nil, err
 	}
-	to, err := f.object(c.TreeHash)
-	if err != nil {
-		return nil, fmt.Errorf("gitsource: tree of %s: %w", commit, err)
+	if o.Type() == plumbing.CommitObject {
+		c, err := object.DecodeCommit(f.st, o)
+		if err != nil {
+			return nil, fmt.Errorf("gitsource: commit %s: %w", rev, err)
+		}
+		if o, err = f.object(c.TreeHash); err != nil {
+			return nil, fmt.Errorf("gitsource: tree of %s: %w", rev, err)
+		}
 	}
-	return object.DecodeTree(f.st, to)
+	if o.Type() != plumbing.TreeObject {
+		return nil, fmt.Errorf("gitsource: %s is a %s, not a tree or a commit", rev, o.Type())
+	}
+	return object.DecodeTree(f.st, o)
 }
 
 // subtree is the tree at the repository path dir ("" : t itself); nil
@@ -126,49 +130,24 @@ func (f *Files) Head(branch string) (string, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.st == nil {
-		f.st = openObjectStorage(f.gitDir, cache.NewObjectLRU(filesCache))
+	f.storage()
+	h, ok, err := f.ref(plumbing.NewBranchReferenceName(branch))
+	if err != nil || !ok {
+		return "", err
 	}
-	name := plumbing.NewBranchReferenceName(branch)
-	for range 8 { // symbolic refs, as git follows them
-		ref, err := f.st.Reference(name)
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return "", nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if ref.Type() == plumbing.SymbolicReference {
-			name = ref.Target()
-			continue
-		}
-		// Peel to the commit (a branch at a tag object).
-		h := ref.Hash()
-		for range 8 {
-			o, err := f.object(h)
-			if err != nil {
-				return "", nil // as rev-parse --verify: no such commit
-			}
-			switch o.Type() {
-			case plumbing.CommitObject:
-				return h.String(), nil
-			case plumbing.TagObject:
-				tag, err := object.DecodeTag(f.st, o)
-				if err != nil {
-					return "", err
-				}
-				h = tag.Target
-			default:
-				return "", nil
-			}
-		}
-		return "", nil
+	// Peel to the commit (a branch at a tag object).
+	o, err := f.peel(h)
+	if errors.Is(err, ErrUnknownRevision) {
+		return "", nil // as rev-parse --verify: no such commit
 	}
-	return "", nil
+	if err != nil || o.Type() != plumbing.CommitObject {
+		return "", err
+	}
+	return o.Hash().String(), nil
 }
 
-// BlobAt is the blob of the file at the repository path p in commit; ""
-// when p is not a file there.
+// BlobAt is the blob of the file at the repository path p in commit (a
+// revision: see Resolve); "" when p is not a file there.
 func (f *Files) BlobAt(commit, p string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -191,6 +170,30 @@ func (f *Files) BlobAt(commit, p string) (string, error) {
 		return "", err
 	}
 	return e.Hash.String(), nil
+}
+
+// Has tells whether the repository path p is an entry of the tree of
+// rev (see Resolve): a file, a folder or a submodule, as git ls-tree
+// --name-only lists it.
+func (f *Files) Has(rev, p string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, err := f.tree(rev)
+	if err != nil {
+		return false, err
+	}
+	dir, name := "", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, name = p[:i], p[i+1:]
+	}
+	if t, err = f.subtree(t, dir); err != nil || t == nil || name == "" {
+		return false, err
+	}
+	_, err = t.FindEntry(name)
+	if errors.Is(err, object.ErrEntryNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // List lists the files of commit below the repository folder dir ("" :
@@ -240,7 +243,8 @@ func (f *Files) List(commit, dir string) ([]FileEntry, error) {
 	return out, nil
 }
 
-// Blobs reads blobs (full hashes), in the order of ids.
+// Blobs reads blobs (full hashes; a tag's is the blob it tags, as git
+// cat-file blob reads it), in the order of ids.
 func (f *Files) Blobs(ids []string) ([][]byte, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -249,7 +253,7 @@ func (f *Files) Blobs(ids []string) ([][]byte, error) {
 		if !plumbing.IsHash(id) || len(id) != 40 {
 			return nil, fmt.Errorf("gitsource: %q is not a blob hash", id)
 		}
-		o, err := f.object(plumbing.NewHash(id))
+		o, err := f.peel(plumbing.NewHash(id))
 		if err != nil {
 			return nil, fmt.Errorf("gitsource: blob %s: %w", id, err)
 		}

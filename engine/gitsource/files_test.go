@@ -97,7 +97,15 @@ func TestFiles_MatchGitCLI(t *testing.T) {
 	// Heads: a branch, a missing one, a malformed name, a symbolic ref.
 	srcGit(t, r.Dir, "branch", "cms/posts/a", c1)
 	srcGit(t, r.Dir, "symbolic-ref", "refs/heads/alias", "refs/heads/cms/posts/a")
-	for branch, want := range map[string]string{"main": c2, "cms/posts/a": c1, "alias": c1, "cms/none": "", "a..b": "", "../config": "", "": ""} {
+	srcGit(t, r.Dir, "tag", "-a", "-m", "t", "t1", c1)
+	// Branches at a tag and at a blob (git writes neither: their files).
+	for name, rev := range map[string]string{"attag": "t1", "atblob": "HEAD:globals.yaml"} {
+		ref := filepath.Join(r.Dir, ".git", "refs", "heads", name)
+		if err := os.WriteFile(ref, []byte(srcGit(t, r.Dir, "rev-parse", rev)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for branch, want := range map[string]string{"main": c2, "cms/posts/a": c1, "alias": c1, "attag": c1, "atblob": "", "cms/none": "", "a..b": "", "../config": "", "": ""} {
 		if got, err := f.Head(branch); err != nil || got != want {
 			t.Errorf("Head(%q) = %q, %v; want %q", branch, got, err, want)
 		}

@@ -1,9 +1,7 @@
 package write
 
 import (
-	"bytes"
 	"context"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,59 +18,50 @@ import (
 // commit, push (journaled, retried: as every write) and merge or remove
 // it. Repo reads branches and commits.
 
-// Repo reads a repository's branches, commits and files (no work tree):
-// heads, files and blobs in process, through the Git source's reader
-// (gitsource.Files), the rest (branch lists, changes, trailers, commit
-// times) with git plumbing. It is safe for concurrent use.
+// Repo reads a repository's branches, commits and files (no work tree),
+// in process, through the Git source's reader (gitsource.Files): heads,
+// branch lists, files, blobs, changes and commit times; trailers with
+// git log (see Trailers). It is safe for concurrent use.
 type Repo struct {
-	r     *repo
-	files *gitsource.Files
+	r *repo
 }
 
 // OpenRepo reads the repository at gitDir (a bare clone, or a .git
 // directory): for reads on a box that has no Writer.
 func OpenRepo(gitDir string) *Repo {
-	return &Repo{r: &repo{gitDir: gitDir}, files: gitsource.OpenFiles(gitDir)}
+	return &Repo{r: &repo{gitDir: gitDir, files: gitsource.OpenFiles(gitDir)}}
 }
 
 // Under is g reading the site in the folder root() of the repository
 // (engine's SiteRoot): its paths are the site's, as the Writer's are.
 func (g *Repo) Under(root func() string) *Repo {
-	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact}, files: g.files}
+	return &Repo{r: &repo{gitDir: g.r.gitDir, siteRoot: root, env: g.r.env, redact: g.r.redact, files: g.r.files}}
 }
 
 // Repo reads the repository the Writer commits to.
-func (w *Writer) Repo() *Repo { return &Repo{r: w.repo, files: w.files} }
+func (w *Writer) Repo() *Repo { return &Repo{r: w.repo} }
 
 // Head is the commit branch points to; "" when there is no such branch.
 func (g *Repo) Head(ctx context.Context, branch string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return g.files.Head(branch)
+	return g.r.files.Head(branch)
 }
 
 // Branches lists the branches whose name starts with prefix ("cms/"), in
 // name order.
 func (g *Repo) Branches(ctx context.Context, prefix string) ([]string, error) {
-	out, err := g.r.text(ctx, "for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/"+prefix)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var bs []string
-	for _, l := range strings.Split(out, "\n") {
-		if l != "" {
-			bs = append(bs, l)
-		}
-	}
-	sort.Strings(bs)
-	return bs, nil
+	return g.r.files.Branches(prefix)
 }
 
 // Files lists the files of commit under dir ("" : all), at most depth
 // directory levels below it (depth ≤ 0: any depth), in path order.
 func (g *Repo) Files(ctx context.Context, commit, dir string, depth int) ([]File, error) {
-	files, err := g.listTree(ctx, commit, dir)
+	files, err := g.r.listTree(ctx, commit, dir)
 	if err != nil || depth <= 0 {
 		return files, err
 	}
@@ -98,14 +87,14 @@ func (g *Repo) Read(ctx context.Context, commit, p string) ([]byte, string, erro
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	blob, err := g.files.BlobAt(commit, g.r.full(p))
+	blob, err := g.r.files.BlobAt(commit, g.r.full(p))
 	if err != nil {
 		return nil, "", err
 	}
 	if blob == "" {
 		return nil, "", fault.New(fault.NotFound, "no file %s", p)
 	}
-	data, err := g.files.Blobs([]string{blob})
+	data, err := g.r.files.Blobs([]string{blob})
 	if err != nil {
 		return nil, "", err
 	}
@@ -120,7 +109,7 @@ func (g *Repo) Blobs(ctx context.Context, ids []string) ([][]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return g.files.Blobs(ids)
+	return g.r.files.Blobs(ids)
 }
 
 // Change is a file a branch changed.
@@ -132,22 +121,21 @@ type Change struct {
 // Changes lists the files head changed since it parted from base (from
 // their merge base to head).
 func (g *Repo) Changes(ctx context.Context, base, head string) ([]Change, error) {
-	mb, err := g.r.text(ctx, "merge-base", base, head)
+	mb, err := g.r.mergeBase(ctx, base, head)
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.r.run(ctx, nil, nil, "diff", "--name-status", "-z", "--no-renames", mb, head)
+	changes, err := g.r.files.Diff(mb, head)
 	if err != nil {
 		return nil, err
 	}
-	f := bytes.Split(bytes.TrimRight(out, "\x00"), []byte{0})
 	var cs []Change
-	for i := 0; i+1 < len(f); i += 2 {
-		st := map[string]string{"A": "added", "M": "modified", "D": "deleted"}[string(f[i])]
+	for _, c := range changes {
+		st := map[byte]string{'A': "added", 'D': "deleted"}[c.Status]
 		if st == "" {
-			st = "modified"
+			st = "modified" // M, and T: a file become a link or back
 		}
-		if p, ok := g.r.rel(string(f[i+1])); ok {
+		if p, ok := g.r.rel(c.Path); ok {
 			cs = append(cs, Change{Path: p, Status: st})
 		}
 	}
@@ -165,7 +153,10 @@ type Trailer struct {
 }
 
 // Trailers lists the values of the trailer key in the commits of head
-// that base does not have, oldest first.
+// that base does not have, oldest first. It stays with git log: which
+// lines of a message are trailers is git's grammar (the last paragraph,
+// its share of trailer lines, continuation lines, separators), and the
+// order of a log through merges is git's walk.
 func (g *Repo) Trailers(ctx context.Context, base, head, key string) ([]Trailer, error) {
 	args := []string{"log", "--reverse", "--format=%H%x00%an%x00%cI%x00%ae%x00%(trailers:key=" + key + ",valueonly,separator=%x1f)%x1e", head}
 	if base != "" {
@@ -193,33 +184,10 @@ func (g *Repo) Trailers(ctx context.Context, base, head, key string) ([]Trailer,
 
 // CommitTime is when commit was made (its committer time).
 func (g *Repo) CommitTime(ctx context.Context, commit string) (time.Time, error) {
-	out, err := g.r.text(ctx, "log", "-1", "--format=%cI", commit, "--")
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return time.Time{}, err
 	}
-	return time.Parse(time.RFC3339, out)
-}
-
-// listTree lists the files of commit under dir ("" : all), recursively.
-func (g *Repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	full := g.r.root()
-	if dir != "" {
-		full = g.r.full(dir)
-	}
-	entries, err := g.files.List(commit, full)
-	if err != nil {
-		return nil, err
-	}
-	var files []File
-	for _, e := range entries {
-		if rel, ok := g.r.rel(e.Path); ok {
-			files = append(files, File{Path: rel, Blob: e.Blob})
-		}
-	}
-	return files, nil
+	return g.r.files.CommitTime(commit)
 }
 
 // BranchStart is the commit a branch that does not exist yet starts from
@@ -448,20 +416,18 @@ func (w *Writer) land(ctx context.Context, branch, parent, commit, what string, 
 // whole side branch, below the site root or not).
 func (w *Writer) sideChanges(ctx context.Context, parent, head, from, into string) ([]fileChange, error) {
 	repo := w.repo.raw()
-	mb, err := repo.text(ctx, "merge-base", parent, head)
+	mb, err := repo.mergeBase(ctx, parent, head)
 	if err != nil {
 		return nil, fault.New(fault.Conflict, "the branch %s has no history in common with %s", from, into)
 	}
-	out, err := repo.run(ctx, nil, nil, "diff", "--name-only", "-z", "--no-renames", mb, head)
+	diff, err := repo.files.Diff(mb, head)
 	if err != nil {
 		return nil, err
 	}
 	var changes []fileChange
 	var conflicts []string
-	for _, p := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		if p == "" {
-			continue
-		}
+	for _, c := range diff {
+		p := c.Path
 		theirs, err := repo.blobAt(ctx, head, p)
 		if err != nil {
 			return nil, err
@@ -545,27 +511,24 @@ func (w *Writer) DeleteBranch(ctx context.Context, branch, expect string) error 
 }
 
 // listTree lists the files of commit under dir ("" : all), recursively,
-// with git ls-tree: the writer's own reads, beside its writes.
+// in Git's order (git ls-tree -r): the writer's own reads, beside its
+// writes.
 func (r *repo) listTree(ctx context.Context, commit, dir string) ([]File, error) {
-	args := []string{"ls-tree", "-r", "-z", "--full-tree", commit}
-	if dir != "" {
-		args = append(args, "--", r.full(dir)+"/")
-	} else if root := r.root(); root != "" {
-		args = append(args, "--", root+"/")
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	out, err := r.run(ctx, nil, nil, args...)
+	full := r.root()
+	if dir != "" {
+		full = r.full(dir)
+	}
+	entries, err := r.files.List(commit, full)
 	if err != nil {
 		return nil, err
 	}
 	var files []File
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, p, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" {
-			continue
-		}
-		if rel, ok := r.rel(p); ok {
-			files = append(files, File{Path: rel, Blob: f[2]})
+	for _, e := range entries {
+		if rel, ok := r.rel(e.Path); ok {
+			files = append(files, File{Path: rel, Blob: e.Blob})
 		}
 	}
 	return files, nil

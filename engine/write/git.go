@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/folio-cms/folio/engine/gitsource"
 )
 
 // repo runs the git command on a repository without a work tree: every
@@ -28,6 +30,9 @@ type repo struct {
 	siteRoot func() string
 	env      []string            // extra environment of every command
 	redact   func(string) string // takes credentials out of an error; nil: none
+	// files reads the repository in process (heads, trees, blobs,
+	// history): every read of a write.
+	files *gitsource.Files
 }
 
 // root is the site root ("" : the repository's root).
@@ -57,7 +62,9 @@ func (r *repo) rel(p string) (string, bool) {
 
 // raw is the same repository with the repository's paths (no site
 // root): for what works on whole commits (merging a side branch).
-func (r *repo) raw() *repo { return &repo{gitDir: r.gitDir, env: r.env, redact: r.redact} }
+func (r *repo) raw() *repo {
+	return &repo{gitDir: r.gitDir, env: r.env, redact: r.redact, files: r.files}
+}
 
 // gitError is a git command that failed, with what it wrote to stderr.
 type gitError struct {
@@ -102,40 +109,30 @@ func (r *repo) text(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// The reads of a write (heads, files, blobs, history) go through the Git
+// source's in-process reader (gitsource.Files), no git process each;
+// what writes (hash-object, the temporary index, commit-tree,
+// update-ref) and what talks to the remote stays with the git command
+// (see docs/contributing.md, "One way to talk to a remote").
+
 // head is the commit branch points to; "" when the branch does not exist.
 func (r *repo) head(ctx context.Context, branch string) (string, error) {
-	out, err := r.text(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
-	if err != nil {
-		var ge *gitError
-		if errors.As(err, &ge) && out == "" {
-			return "", nil
-		}
+	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return out, nil
+	return r.files.Head(branch)
 }
 
-// blobAt is the blob hash of path in commit; "" when the path is not a
-// file there (or commit is "").
+// blobAt is the blob hash of path in commit (a revision: a full or short
+// hash, a branch); "" when the path is not a file there (or commit is "").
 func (r *repo) blobAt(ctx context.Context, commit, path string) (string, error) {
 	if commit == "" {
 		return "", nil
 	}
-	out, err := r.text(ctx, "ls-tree", "-z", "--full-tree", commit, "--", r.full(path))
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	out = strings.TrimRight(out, "\x00")
-	if out == "" {
-		return "", nil
-	}
-	// "<mode> SP <type> SP <hash> TAB <path>"
-	meta, _, ok := strings.Cut(out, "\t")
-	f := strings.Fields(meta)
-	if !ok || len(f) != 3 || f[1] != "blob" {
-		return "", nil
-	}
-	return f[2], nil
+	return r.files.BlobAt(commit, r.full(path))
 }
 
 // fileAt is the content and blob hash of path in commit; a nil content
@@ -149,29 +146,18 @@ func (r *repo) fileAt(ctx context.Context, commit, path string) ([]byte, string,
 	return data, blob, err
 }
 
-// firstAt is the first of paths that is a file in commit, found with one
-// listing; "" when none is.
+// firstAt is the first of paths that is in commit (a file, or a folder
+// or a submodule of that name); "" when none is.
 func (r *repo) firstAt(ctx context.Context, commit string, paths []string) (string, error) {
 	if commit == "" || len(paths) == 0 {
 		return "", nil
 	}
-	args := []string{"ls-tree", "-z", "--full-tree", "--name-only", commit, "--"}
-	for _, p := range paths {
-		args = append(args, r.full(p))
-	}
-	out, err := r.text(ctx, args...)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	found := map[string]bool{}
-	for _, p := range strings.Split(out, "\x00") {
-		if rel, ok := r.rel(p); ok {
-			found[rel] = true
-		}
-	}
 	for _, p := range paths {
-		if found[p] {
-			return p, nil
+		if ok, err := r.files.Has(commit, r.full(p)); err != nil || ok {
+			return p, err
 		}
 	}
 	return "", nil
@@ -179,7 +165,14 @@ func (r *repo) firstAt(ctx context.Context, commit string, paths []string) (stri
 
 // readBlob returns the bytes of a blob.
 func (r *repo) readBlob(ctx context.Context, blob string) ([]byte, error) {
-	return r.run(ctx, nil, nil, "cat-file", "blob", blob)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := r.files.Blobs([]string{blob})
+	if err != nil {
+		return nil, err
+	}
+	return data[0], nil
 }
 
 // writeBlob stores data as a blob and returns its hash.
@@ -328,7 +321,7 @@ func (r *repo) fetchBranch(ctx context.Context, branch string) (string, error) {
 	if _, err := r.run(ctx, nil, nil, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+branch+":refs/heads/"+branch); err != nil {
 		// Another fetch (the engine's) may hold the ref's lock: the
 		// objects are what matter; check that the commit is here.
-		if _, err2 := r.text(ctx, "cat-file", "-e", hash+"^{commit}"); err2 != nil {
+		if _, err2 := r.files.Commit(hash); err2 != nil {
 			return "", err
 		}
 	}
@@ -337,16 +330,31 @@ func (r *repo) fetchBranch(ctx context.Context, branch string) (string, error) {
 
 // isAncestor tells whether a is an ancestor of (or is) b.
 func (r *repo) isAncestor(ctx context.Context, a, b string) (bool, error) {
-	_, err := r.run(ctx, nil, nil, "merge-base", "--is-ancestor", a, b)
-	if err == nil {
-		return true, nil
+	if err := ctx.Err(); err != nil {
+		return false, err
 	}
-	var ge *gitError
-	var ee *exec.ExitError
-	if errors.As(err, &ge) && errors.As(ge.err, &ee) && ee.ExitCode() == 1 {
-		return false, nil
+	return r.files.IsAncestor(a, b)
+}
+
+// errNoMergeBase is two commits without a common ancestor.
+var errNoMergeBase = errors.New("the commits have no history in common")
+
+// mergeBase is the best common ancestor of a and b, as git merge-base
+// prints it; errNoMergeBase when they have none. When several of the
+// same date tie (a criss-cross history), git's own walk picks it: the
+// in-process one does not copy git's order among them.
+func (r *repo) mergeBase(ctx context.Context, a, b string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
-	return false, err
+	mb, err := r.files.MergeBase(a, b)
+	if errors.Is(err, gitsource.ErrMergeBaseTie) {
+		return r.text(ctx, "merge-base", a, b)
+	}
+	if err == nil && mb == "" {
+		err = errNoMergeBase
+	}
+	return mb, err
 }
 
 func asGitError(err error, ge **gitError) bool { return errors.As(err, ge) }
@@ -361,13 +369,16 @@ func pathExt(p string) string {
 // changedPaths are the paths whose file differs between two commits
 // (of the site's: below the site root).
 func (r *repo) changedPaths(ctx context.Context, from, to string) ([]string, error) {
-	out, err := r.run(ctx, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	changes, err := r.files.Diff(from, to)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
-	for _, p := range strings.Split(string(out), "\x00") {
-		if rel, ok := r.rel(p); ok && p != "" {
+	for _, c := range changes {
+		if rel, ok := r.rel(c.Path); ok {
 			paths = append(paths, rel)
 		}
 	}

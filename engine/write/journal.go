@@ -87,7 +87,7 @@ func (w *Writer) Recover(ctx context.Context) (*Recovery, error) {
 		return nil, nil
 	}
 	rec := &Recovery{Branch: p.Branch, Commit: p.Commit, Path: p.Path}
-	if _, err := w.repo.text(ctx, "cat-file", "-e", p.Commit+"^{commit}"); err != nil {
+	if _, err := w.repo.files.Commit(p.Commit); err != nil {
 		// The commit never reached the object store: nothing to push.
 		w.clearJournal()
 		return nil, nil

@@ -117,7 +117,7 @@ func (w *Writer) mergeDraft(ctx context.Context, pub, draft string, o PublishOpt
 // publishDocs is one commit on pub giving the named documents their
 // draft-branch files.
 func (w *Writer) publishDocs(ctx context.Context, v view, pub, draft string, o PublishOptions) (string, error) {
-	base, err := w.repo.text(ctx, "merge-base", pub, draft)
+	base, err := w.repo.mergeBase(ctx, pub, draft)
 	if err != nil {
 		return "", err
 	}

@@ -267,10 +267,7 @@ var DefaultWriteBranches = []string{"cms/*"}
 type Writer struct {
 	cfg  Config
 	repo *repo
-	// files reads heads, files and blobs of the repository in process
-	// (Repo).
-	files *gitsource.Files
-	slot  chan struct{} // one write at a time (queue.go)
+	slot chan struct{} // one write at a time (queue.go)
 
 	umu      sync.Mutex
 	unpushed *Recovery // see Unpushed; guarded by umu
@@ -308,8 +305,8 @@ func New(cfg Config) *Writer {
 	if cfg.Snapshot == nil {
 		cfg.Snapshot = func(string) *engine.Snapshot { return nil }
 	}
-	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact},
-		files: gitsource.OpenFiles(cfg.GitDir), slot: make(chan struct{}, 1)}
+	return &Writer{cfg: cfg, repo: &repo{gitDir: cfg.GitDir, siteRoot: cfg.SiteRoot, env: cfg.GitEnv, redact: cfg.Redact,
+		files: gitsource.OpenFiles(cfg.GitDir)}, slot: make(chan struct{}, 1)}
 }
 
 type op int
