@@ -33,6 +33,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/folio-cms/folio/media"
 )
@@ -63,7 +64,8 @@ type ContentIndex struct {
 	// (contentsearch_remote.go). fetched: idx came from there.
 	remote    *remoteIndex
 	fetched   bool
-	published atomic.Int64 // snapshots published
+	pre       chan prefetched // the prefetch's result (nil: none runs)
+	published atomic.Int64    // snapshots published
 
 	mu       sync.Mutex
 	target   *Snapshot     // the latest snapshot: what the index must reach
@@ -130,6 +132,13 @@ func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		stopped:  make(chan struct{}),
+	}
+	if rem != nil {
+		// A fresh box fetches the bucket's index while the engine parses
+		// the site, rather than after.
+		ci.pre = make(chan prefetched, 1)
+		ci.bg.Add(1)
+		go ci.prefetch()
 	}
 	go ci.run()
 	return ci
@@ -273,12 +282,7 @@ func (ci *ContentIndex) step() {
 	lang := s.Site.Config.Language
 	if ci.store != nil && !ci.tried {
 		ci.tried = true
-		if err := ci.store.acquire(); err != nil {
-			ci.log.Warn("kept search index not used: this process builds its own", "dir", ci.store.dir, "err", err)
-			ci.store = nil
-		} else if ci.restore(s) {
-			return
-		} else if ci.remote != nil && ci.fetchRemote(s) {
+		if ci.startFromStore(s) {
 			return
 		}
 	}
@@ -528,6 +532,12 @@ func analyzerFor(lang string) string {
 }
 
 func newContentMapping(lang string) (mapping.IndexMapping, error) {
+	return contentMapping(lang, true)
+}
+
+// contentMapping is the mapping of a language's index; fast: with the
+// unicode tokenizer replaced by asciiTokenizer (tests compare both).
+func contentMapping(lang string, fast bool) (mapping.IndexMapping, error) {
 	an := analyzerFor(lang)
 	text := func() *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -550,6 +560,13 @@ func newContentMapping(lang string) (mapping.IndexMapping, error) {
 	doc.AddFieldMappingsAt(csExp, number())
 	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im := bleve.NewIndexMapping()
+	// The analyzers' word splitter: the unicode tokenizer's, faster
+	// (tokenizer.go).
+	if fast {
+		if err := im.AddCustomTokenizer(unicode.Name, map[string]any{"type": asciiTokenizerType}); err != nil {
+			return nil, fmt.Errorf("search mapping for language %q: %w", lang, err)
+		}
+	}
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = an
 	if err := im.Validate(); err != nil {

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/folio-cms/folio/media"
 )
 
@@ -215,18 +217,69 @@ func (r *remoteIndex) fetch(ctx context.Context, storeDir, lang string) (dir, co
 	if err := json.Unmarshal(b, &p); err != nil || !strings.HasPrefix(p.Key, folder+"/") {
 		return "", "", nil, false, fmt.Errorf("bad search index pointer %s/latest", folder)
 	}
-	hdr, payload, err := r.download(ctx, p.Key, storeDir, lang)
+	f, err := r.fetchKey(ctx, p.Key, storeDir, lang)
 	if err != nil {
 		return "", "", nil, false, err
 	}
+	return f.dir, f.hdr.Commit, f.manifest, true, nil
+}
+
+// fetchedIndex is a snapshot downloaded, checked and unpacked into dir.
+type fetchedIndex struct {
+	dir      string
+	hdr      archiveHeader
+	manifest map[string]string
+}
+
+// fetchKey downloads the snapshot at key, of lang's index (anyLanguage:
+// of any language this build indexes the way the snapshot says), and
+// unpacks it into a new directory under storeDir.
+func (r *remoteIndex) fetchKey(ctx context.Context, key, storeDir, lang string) (fetchedIndex, error) {
+	hdr, payload, err := r.download(ctx, key, storeDir, lang)
+	if err != nil {
+		return fetchedIndex{}, err
+	}
 	defer payload.Close()
-	dir = filepath.Join(storeDir, "idx-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-	manifest, err = untarIndex(payload, dir)
+	dir := filepath.Join(storeDir, "idx-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	manifest, err := untarIndex(payload, dir)
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", "", nil, false, fmt.Errorf("search index %s: %w", p.Key, err)
+		return fetchedIndex{}, fmt.Errorf("search index %s: %w", key, err)
 	}
-	return dir, hdr.Commit, manifest, true, nil
+	return fetchedIndex{dir: dir, hdr: hdr, manifest: manifest}, nil
+}
+
+// anyLanguage, as the language of a fetch, accepts a snapshot of any
+// language whose mapping is the one this build makes for it.
+const anyLanguage = "*"
+
+// newestPointer reads the pointers of every language's index of this
+// format and returns the newest and its folder; folder is "" when there
+// is none. A pointer that cannot be read is skipped.
+func (r *remoteIndex) newestPointer(ctx context.Context) (p remotePointer, folder string, err error) {
+	prefix := "search/" + strconv.Itoa(searchStoreFormat) + "-"
+	err = r.st.List(ctx, prefix, "", func(o media.StateObject) error {
+		f, ok := strings.CutSuffix(o.Key, "/latest")
+		if !ok || strings.Contains(strings.TrimPrefix(f, "search/"), "/") {
+			return nil
+		}
+		b, _, err := r.st.Get(ctx, o.Key)
+		if errors.Is(err, media.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var q remotePointer
+		if json.Unmarshal(b, &q) != nil || !strings.HasPrefix(q.Key, f+"/") {
+			return nil
+		}
+		if folder == "" || q.Published.After(p.Published) {
+			p, folder = q, f
+		}
+		return nil
+	})
+	return p, folder, err
 }
 
 // download reads the snapshot at key and checks it: its header, and its
@@ -310,11 +363,15 @@ func (f removeOnClose) Close() error {
 }
 
 // checkHeader reads an archive's first line and checks that it is an
-// archive of lang's index as this build writes them.
+// archive of lang's index (anyLanguage: of the language it names) as
+// this build writes them.
 func checkHeader(line []byte, lang string) (archiveHeader, error) {
 	var hdr archiveHeader
 	if json.Unmarshal(line, &hdr) != nil {
 		return hdr, errors.New("no archive header")
+	}
+	if lang == anyLanguage {
+		lang = hdr.Lang
 	}
 	mh, err := mappingHash(lang)
 	if err != nil {
@@ -457,14 +514,157 @@ func copyIndex(idx bleve.Index) (string, error) {
 	return dir, nil
 }
 
+// mergeCopy merges the segments of the index copied into dir (by
+// copyIndex) into one, in a new copy it returns; dir is removed. A fresh
+// box then opens one segment: scorch merges the segments of an index it
+// opens from disk in the background, and a build leaves one per batch (a
+// hundred at 100k files: seconds of CPU on a box that just started, with
+// the first searches, rather than once on the box that publishes).
+func mergeCopy(ctx context.Context, dir string) (string, error) {
+	idx, err := bleve.OpenUsing(dir, map[string]any{"unsafe_batch": true, "bolt_timeout": "1s"})
+	if err != nil {
+		return "", err
+	}
+	merged, err := func() (string, error) {
+		adv, err := idx.Advanced()
+		if err != nil {
+			return "", err
+		}
+		sc, ok := adv.(*scorch.Scorch)
+		if !ok {
+			return "", errors.New("search index is not a scorch index")
+		}
+		if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+			return "", err
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		// The merged segment only: the merged ones are still in dir.
+		return copyIndex(idx)
+	}()
+	if cerr := idx.Close(); err == nil && cerr != nil {
+		os.RemoveAll(filepath.Dir(merged))
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	os.RemoveAll(filepath.Dir(dir))
+	return merged, nil
+}
+
 // staleDoc stands, in the documents of an index fetched from the
 // bucket, for one that differs from the snapshot's (or that the snapshot
 // lacks): apply re-indexes (or deletes) it.
 type staleDoc struct{ id string }
 
-// fetchRemote opens the newest snapshot in the bucket and brings it up
-// to s; false when there is none or it cannot be used (the caller
-// builds, as without a bucket).
+// prefetched is what a fresh box's prefetch found: the store's lock
+// (lockErr when another process holds it), a kept copy (then nothing is
+// fetched: restore opens it if it holds the commit), or the newest
+// snapshot of any language in the bucket, unpacked.
+type prefetched struct {
+	lockErr error
+	kept    bool
+	// listed: the bucket's pointers were read; folder is the one of
+	// the newest snapshot ("" when there is none), fetched (ok) or not
+	// (err).
+	listed bool
+	folder string
+	ok     bool
+	f      fetchedIndex
+	err    error
+}
+
+// prefetch runs from NewContentIndex, while the engine parses the site:
+// it takes the store's lock and, when the store keeps no copy (a fresh
+// box), downloads and unpacks the newest snapshot in the bucket, of
+// whatever language (the site's is not known before its folio.yaml is
+// read), so that the index is there when the first snapshot is.
+func (ci *ContentIndex) prefetch() {
+	defer ci.bg.Done()
+	var pf prefetched
+	defer func() { ci.pre <- pf }()
+	if pf.lockErr = ci.store.acquire(); pf.lockErr != nil {
+		return
+	}
+	if _, ok := ci.store.current(); ok {
+		pf.kept = true
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), remoteFetchTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-ci.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	p, folder, err := ci.remote.newestPointer(ctx)
+	if err != nil {
+		pf.err = err
+		return
+	}
+	pf.listed, pf.folder = true, folder
+	if folder == "" {
+		return
+	}
+	pf.f, pf.err = ci.remote.fetchKey(ctx, p.Key, ci.store.dir, anyLanguage)
+	pf.ok = pf.err == nil
+}
+
+// startFromStore takes the store and opens the index of s it keeps, or
+// the bucket's (prefetched, or fetched now for s's language); false when
+// the caller builds.
+func (ci *ContentIndex) startFromStore(s *Snapshot) bool {
+	pf := prefetched{lockErr: errors.New("no prefetch")}
+	if ci.pre != nil {
+		select {
+		case pf = <-ci.pre:
+		case <-ci.done:
+			return true // stopping: nothing to build
+		}
+	} else {
+		pf.lockErr = ci.store.acquire()
+	}
+	if pf.lockErr != nil {
+		ci.log.Warn("kept search index not used: this process builds its own", "dir", ci.store.dir, "err", pf.lockErr)
+		ci.store = nil
+		return false
+	}
+	lang := s.Site.Config.Language
+	if ci.restore(s) {
+		if pf.ok {
+			os.RemoveAll(pf.f.dir)
+		}
+		return true
+	}
+	if ci.remote == nil {
+		return false
+	}
+	folder, err := remoteDir(lang)
+	if err != nil {
+		return false
+	}
+	switch {
+	case pf.ok && pf.f.hdr.Lang == lang:
+		return ci.useFetched(s, pf.f)
+	case pf.ok:
+		os.RemoveAll(pf.f.dir) // another language's: fetch this one's
+	case pf.listed && (pf.folder == "" || pf.folder == folder):
+		// No snapshot at all, or this language's newest failed.
+		if pf.err != nil {
+			ci.log.Warn("search index from the bucket not used: this box builds its own", "err", pf.err)
+		}
+		return false
+	}
+	return ci.fetchRemote(s)
+}
+
+// fetchRemote opens the newest snapshot of s's language in the bucket
+// and brings it up to s; false when there is none or it cannot be used
+// (the caller builds, as without a bucket).
 func (ci *ContentIndex) fetchRemote(s *Snapshot) bool {
 	lang := s.Site.Config.Language
 	ctx, cancel := context.WithCancel(context.Background())
@@ -483,6 +683,13 @@ func (ci *ContentIndex) fetchRemote(s *Snapshot) bool {
 	if !ok {
 		return false
 	}
+	return ci.useFetched(s, fetchedIndex{dir: dir, hdr: archiveHeader{Commit: commit, Lang: lang}, manifest: manifest})
+}
+
+// useFetched opens an index fetched from the bucket, of s's language,
+// and brings it up to s; false when it cannot be used (it is removed).
+func (ci *ContentIndex) useFetched(s *Snapshot, f fetchedIndex) bool {
+	lang, dir, commit, manifest := s.Site.Config.Language, f.dir, f.hdr.Commit, f.manifest
 	idx, err := bleve.OpenUsing(dir, map[string]any{"unsafe_batch": true, "bolt_timeout": "1s"})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -511,6 +718,16 @@ func (ci *ContentIndex) fetchRemote(s *Snapshot) bool {
 				ci.log.Warn("search index from the bucket not used: this box builds its own", "commit", commit, "err", err)
 			}
 			return false
+		}
+	}
+	if commit == s.Commit {
+		// Unchanged and of the box's commit: the store's copy, as if
+		// restored (the first change forgets it), rather than copied
+		// again when the box stops.
+		if err := ci.store.adopt(filepath.Base(dir), commit, lang); err != nil {
+			ci.log.Warn("keep search index", "err", err)
+		} else {
+			ci.restored = true
 		}
 	}
 	ci.idxMu.Lock()
@@ -551,6 +768,11 @@ func (ci *ContentIndex) publishRemote(s *Snapshot) {
 			case <-ctx.Done():
 			}
 		}()
+		if merged, err := mergeCopy(ctx, dir); err != nil {
+			ci.log.Warn("publish search index: not merged", "err", err)
+		} else {
+			dir = merged
+		}
 		if _, err := ci.remote.publish(ctx, dir, s.Commit, lang, docs, newRefSkipper(s)); err != nil {
 			ci.log.Warn("publish search index", "commit", s.Commit, "err", err)
 			return

@@ -161,8 +161,7 @@ func (st *searchStore) save(idx bleve.Index, commit, lang string) error {
 	if !ok {
 		return errors.New("search index cannot be copied")
 	}
-	mh, err := mappingHash(lang)
-	if err != nil {
+	if _, err := mappingHash(lang); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(st.dir, 0o755); err != nil {
@@ -172,6 +171,16 @@ func (st *searchStore) save(idx bleve.Index, commit, lang string) error {
 	if err := copier.CopyTo(bleve.FileSystemDirectory(filepath.Join(st.dir, name))); err != nil {
 		os.RemoveAll(filepath.Join(st.dir, name))
 		return fmt.Errorf("copy search index: %w", err)
+	}
+	return st.adopt(name, commit, lang)
+}
+
+// adopt makes the index directory name in the store, which holds commit
+// in lang, the current copy.
+func (st *searchStore) adopt(name, commit, lang string) error {
+	mh, err := mappingHash(lang)
+	if err != nil {
+		return err
 	}
 	b, err := json.Marshal(storedIndex{Format: searchStoreFormat, Mapping: mh, Commit: commit, Lang: lang, Dir: name})
 	if err != nil {
