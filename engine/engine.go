@@ -261,7 +261,7 @@ func (e *Engine) Close() error {
 	e.saveWG.Wait()
 	e.history.wg.Wait()
 	if e.published.Load() != nil {
-		if err := e.saveValidation(); err != nil {
+		if err := e.saveValidation(true); err != nil {
 			e.cfg.Logger.Warn("save validation cache", "err", err)
 		}
 	}
@@ -287,7 +287,7 @@ func (e *Engine) saveCacheLater() {
 			if err := e.src.SaveCache(); err != nil {
 				e.cfg.Logger.Warn("save parse cache", "err", err)
 			}
-			if err := e.saveValidation(); err != nil {
+			if err := e.saveValidation(false); err != nil {
 				e.cfg.Logger.Warn("save validation cache", "err", err)
 			}
 			e.saveMu.Lock()

@@ -59,6 +59,13 @@ type modelState struct {
 	// validations done, savedGen those the validation cache holds.
 	hash          string
 	gen, savedGen uint64
+	// unsaved counts the documents validated since the validation
+	// cache's file was last written; onDisk tells that the file holds
+	// this model's results (written since, or read at start). A reload
+	// that validated a few documents does not rewrite the file (see
+	// saveValidation).
+	unsaved int
+	onDisk  bool
 	// persisted are the validation cache's results at start: the first
 	// load takes the results of its model from there (a document by the
 	// blob of its file, as the parse cache names it) instead of
@@ -164,6 +171,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.results = map[valKey]docResult{}
 	ms.typeSlices = map[string][2][]*content.Item{}
 	ms.locales = nil
+	ms.onDisk = false // the file has another model's results, or none
 }
 
 // parallelValidate is the number of documents to validate from which
@@ -300,6 +308,9 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			checks = append(checks, c)
 		}
 	}
+	if len(fresh) > 0 {
+		ms.onDisk = true // the file holds this model's results
+	}
 	if len(todo)+len(fresh) > 0 {
 		ms.persisted = nil // only the first load that validates takes them
 	}
@@ -314,6 +325,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	fresh = append(fresh, todo...)
 	if len(todo) > 0 {
 		ms.gen++
+		ms.unsaved += len(todo)
 	}
 	// At a start (many results new), the results kept for the next load
 	// (ms.results, and the documents in path order for the validation
