@@ -190,7 +190,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
 		closing: make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.RelevantInRepo),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.RelevantInRepo, src.LooseTree),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var dir string

@@ -92,6 +92,7 @@ type Source struct {
 
 	docs  *docCache
 	blobs *blobReader // reads documents' bodies on demand
+	loose sync.Pool   // *looseTrees for LooseTree
 
 	lastFetch atomic.Int64 // Unix nanoseconds of the last successful fetch; 0: none
 
