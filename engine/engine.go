@@ -139,6 +139,10 @@ type Engine struct {
 	// One content model per branch, used under reloadMu: recompiled when
 	// a model file changes; only re-parsed documents are validated.
 	models map[string]*modelState
+	// The case problems of each branch's last load, for its paths
+	// (gitsource.Tree.PathsID): a push that only edited files does not
+	// fold every path again. Used under reloadMu.
+	cases map[string]caseProblems
 
 	failMu  sync.Mutex
 	failed  map[string]string // branch -> commit that failed to load
@@ -458,7 +462,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.refCheckers[branch] = rc
 	}
 	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
-	if cases := content.CaseProblems(tree.Files); len(cases) > 0 {
+	if cases := e.caseProblems(branch, tree); len(cases) > 0 {
 		refs = slices.Concat(refs, cases)
 	}
 	if len(refs) > 0 {
@@ -501,6 +505,25 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
 	}
 	return snap, nil
+}
+
+// caseProblems is content.CaseProblems of tree's files, made again only
+// when its paths are not those of the branch's last load.
+type caseProblems struct {
+	pathsID  uint64
+	problems []content.Problem
+}
+
+func (e *Engine) caseProblems(branch string, tree *gitsource.Tree) []content.Problem {
+	if c, ok := e.cases[branch]; ok && c.pathsID == tree.PathsID {
+		return c.problems
+	}
+	probs := content.CaseProblems(tree.Files)
+	if e.cases == nil {
+		e.cases = map[string]caseProblems{}
+	}
+	e.cases[branch] = caseProblems{pathsID: tree.PathsID, problems: probs}
+	return probs
 }
 
 func (e *Engine) recordError(commit string, err error) {

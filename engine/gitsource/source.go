@@ -96,8 +96,9 @@ type Source struct {
 
 	lastFetch atomic.Int64 // Unix nanoseconds of the last successful fetch; 0: none
 
-	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
-	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
+	lastRoot *dirRec       // the root folder of the last Load; guarded by loadMu
+	last     *lastLoad     // the files and documents of the last Load; guarded by loadMu
+	pathsSeq atomic.Uint64 // the last Tree.PathsID given out
 
 	rootCfg rootConfig // the root: of the last folio.yaml read; guarded by loadMu
 
@@ -120,6 +121,11 @@ type Tree struct {
 	Commit string
 	Time   time.Time      // committer time of the commit, UTC
 	Files  []content.File // relevant paths only, sorted by path
+	// PathsID names the list of Files' paths: two Trees of one Source
+	// with the same PathsID have the same paths, in the same order (a
+	// push that only edited files keeps it), so what depends on the
+	// paths alone need not be made again.
+	PathsID uint64
 }
 
 const remoteFetchSpec = "+refs/heads/*:refs/heads/*"

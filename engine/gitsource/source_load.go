@@ -102,6 +102,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	updated := make([]time.Time, len(files))
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
+	samePaths := false // the paths are the last Load's, in order
 	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
 		var prev lastLoad
 		if s.last != nil {
@@ -110,11 +111,13 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		// The times are the last Load's but for the paths this commit
 		// changed: an unchanged file keeps its Updated, no lookup.
 		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
+		samePaths = len(files) == len(prev.files)
 		j := 0
 		for i, f := range files {
 			for j < len(prev.files) && prev.files[j].path < f.path {
 				j++
 			}
+			samePaths = samePaths && j == i && prev.files[j].path == f.path
 			unchanged := j < len(prev.files) && prev.files[j] == f
 			out[i].Path = f.path
 			if unchanged {
@@ -173,8 +176,12 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	for i := range out {
 		blobs[i] = out[i].Blob
 	}
-	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self}
-	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
+	pathsID := s.pathsSeq.Add(1)
+	if samePaths && s.last != nil {
+		pathsID = s.last.pathsID
+	}
+	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self, pathsID: pathsID}
+	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}, nil
 }
 
 // lastLoad is what the last Load read: its files in path order, the cache
@@ -186,6 +193,7 @@ type lastLoad struct {
 	docs    []*docEntry
 	updated []time.Time
 	timesID uint64
+	pathsID uint64 // Tree.PathsID
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
