@@ -54,10 +54,16 @@ func (s *Source) RelevantInRepo(p string) bool { return s.relevantInRepo(p) }
 
 // LooseTree reads tree h from its loose object file, where a push
 // writes the trees it changed, about four times faster than the object
-// store (looseTrees); false when the tree is not loose, or reads oddly:
-// the object store reads it then, and reports what is wrong. Safe for
-// concurrent use.
+// store (looseTrees), unless the last Load decoded it already (a push's
+// new trees: the history index asks for them next); false when the
+// tree is not loose, or reads oddly: the object store reads it then,
+// and reports what is wrong. Safe for concurrent use.
 func (s *Source) LooseTree(h plumbing.Hash) ([]object.TreeEntry, bool) {
+	if m := s.loadedTrees.Load(); m != nil {
+		if entries, ok := (*m)[h]; ok {
+			return entries, true
+		}
+	}
 	lt, _ := s.loose.Get().(*looseTrees)
 	if lt == nil {
 		lt = &looseTrees{objects: filepath.Join(s.gitDir, "objects")}

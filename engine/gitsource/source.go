@@ -20,6 +20,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
@@ -99,6 +100,9 @@ type Source struct {
 	lastRoot *dirRec       // the root folder of the last Load; guarded by loadMu
 	last     *lastLoad     // the files and documents of the last Load; guarded by loadMu
 	pathsSeq atomic.Uint64 // the last Tree.PathsID given out
+	// loadedTrees are the trees the last Load decoded, when it decoded
+	// fewer than maxReadTrees (a push): LooseTree hands them out.
+	loadedTrees atomic.Pointer[map[plumbing.Hash][]object.TreeEntry]
 
 	rootCfg rootConfig // the root: of the last folio.yaml read; guarded by loadMu
 

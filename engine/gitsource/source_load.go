@@ -53,7 +53,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
+	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{},
+		read: map[plumbing.Hash][]object.TreeEntry{}}
 	siteRoot, err := s.siteRootOf(tc, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -175,6 +176,11 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	blobs := make([]string, len(out))
 	for i := range out {
 		blobs[i] = out[i].Blob
+	}
+	if len(tc.read) < maxReadTrees {
+		s.loadedTrees.Store(&tc.read)
+	} else {
+		s.loadedTrees.Store(nil)
 	}
 	pathsID := s.pathsSeq.Add(1)
 	if samePaths && s.last != nil {
