@@ -66,9 +66,11 @@ type modelState struct {
 	// saveValidation).
 	unsaved int
 	onDisk  bool
-	// checkBuf is the last applyModel's array of checks, which the next
-	// one fills again (1.4 MB at 10k files: not allocated per push).
-	checkBuf []docCheck
+	// lastChecks are the last applyModel's checks, in path order: the
+	// next one takes the result of a document it has at the same path
+	// from there, without a lookup in results per document (1.2 ms of a
+	// push's reload at 10k files).
+	lastChecks []docCheck
 	// persisted are the validation cache's results at start: the first
 	// load takes the results of its model from there (a document by the
 	// blob of its file, as the parse cache names it) instead of
@@ -172,6 +174,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.model = m
 	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
+	ms.lastChecks = nil
 	ms.typeSlices = map[string][2][]*content.Item{}
 	ms.locales = nil
 	ms.onDisk = false // the file has another model's results, or none
@@ -242,11 +245,9 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	// The documents to check, the cached results taken: those of the
 	// last loads, at a start those the validation cache kept for this
 	// model.
-	checks := ms.checkBuf[:0]
-	if cap(checks) < len(files) || cap(checks) > 2*len(files)+1024 {
-		checks = make([]docCheck, 0, len(files))
-	}
-	defer func() { ms.checkBuf = checks[:0] }()
+	checks := make([]docCheck, 0, len(files))
+	last, k := ms.lastChecks, 0 // k: the first of last not before the file
+	defer func() { ms.lastChecks = checks }()
 	var todo []int
 	var fresh []int // the checks whose results ms.results does not have yet
 	persisted := startResults{p: ms.persisted}
@@ -304,7 +305,15 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 				}
 				c.doc, c.loc, c.proj = d, proj[i], true
 			}
-			if res, ok := ms.results[valKey{c.doc, t}]; ok {
+			for k < len(last) && last[k].path < c.path {
+				k++
+			}
+			if k < len(last) && last[k].path == c.path && last[k].doc == c.doc && last[k].t == t {
+				// the last load's result for the same document and
+				// type: what results has for them
+				c.res = last[k].res
+				k++
+			} else if res, ok := ms.results[valKey{c.doc, t}]; ok {
 				c.res = res
 			} else if res, ok := persisted.get(f, t, c.proj); ok {
 				c.res = res
