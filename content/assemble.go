@@ -133,11 +133,28 @@ type claimKey struct {
 	key  string
 }
 
-func newClaims(n int) *claims {
+// newClaims makes the claims of a site of pages pages and items items
+// (the maps sized for them: a site of 100k items and no page used to
+// have page maps sized for 25k).
+func newClaims(pages, items int) *claims {
 	return &claims{
-		keys:      [4]map[string]string{make(map[string]string, n/4), make(map[string]string, n/4), make(map[string]string, n), make(map[string]string, n)},
+		keys:      [4]map[string]string{make(map[string]string, pages), make(map[string]string, pages), make(map[string]string, items), make(map[string]string, items)},
 		contested: map[claimKey]bool{},
 	}
+}
+
+// unitCounts are the pages and items among units.
+func unitCounts(units []*unit) (pages, items int) {
+	for _, u := range units {
+		switch {
+		case u == nil || u.err != nil:
+		case u.item != nil:
+			items++
+		default:
+			pages++
+		}
+	}
+	return pages, items
 }
 
 // keys are the slug and id a unit claims.
@@ -288,9 +305,10 @@ func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
 
 // assembleUnits applies the whole-site rules to every file.
 func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
+	pages, items := unitCounts(units)
 	a := &assembler{
 		site:   &Site{Items: map[string][]*Item{}, Config: Config{Types: map[string]TypeConfig{}}},
-		claims: newClaims(len(sorted)),
+		claims: newClaims(pages, items),
 		paths:  make(map[string]string, len(sorted)),
 	}
 	var globalsFrom, configFrom string

@@ -188,3 +188,19 @@ func BenchmarkAssembleLocalesIncremental(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReferenceProblems is a restart's reference pass: a new
+// RefChecker reads every string of every document of a 10k site (its
+// posts have an absolute image URL, and the media library a URL base:
+// their RefHint does not spare them the read).
+func BenchmarkReferenceProblems(b *testing.B) {
+	files := siteFiles(b, 10_000)
+	site, _ := Assemble(files)
+	b.ReportAllocs()
+	for b.Loop() {
+		rc := &RefChecker{MediaBases: []string{"https://media.test/"}}
+		if probs := rc.Problems(site, files, nil); len(probs) != 0 {
+			b.Fatalf("%d problems", len(probs))
+		}
+	}
+}

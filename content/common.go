@@ -16,6 +16,8 @@ var commonKeys = []string{
 	"url", // Hugo's: the document's path (Addressed); it stays in data
 }
 
+var commonKeySet = newKeySet(commonKeys)
+
 // common is what pages and items share: identity, visibility and times.
 type common struct {
 	id, slug, title    string

@@ -5,7 +5,7 @@ package content
 // Data; a Markdown body becomes Data["body"] (over a front matter "body"),
 // a Markdown value that encodes as its HTML.
 func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
-	f, err := newFields(file.Doc, commonKeys)
+	f, err := newFields(file.Doc, commonKeySet)
 	if err != nil {
 		return nil, err
 	}
@@ -21,5 +21,6 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
 		Addressed: c.addressed(env, typ),
+		refHint:   file.Doc.refHint,
 	}, nil
 }

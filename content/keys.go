@@ -10,54 +10,118 @@ import (
 // fields reads the top-level keys of one document. Known keys are matched
 // case-insensitively (Hugo lower-cases front matter keys, so "publishDate"
 // and "publishdate" are the same key); every key not taken stays for Data.
+//
+// Every page and item of a site is read through one (a restart reads them
+// all), so it keeps the few known keys a document has in a slice rather
+// than in maps made for each document.
 type fields struct {
 	m     map[string]any
-	doc   *Doc              // its lines, read when a problem needs one
-	low   map[string]string // lower-case key -> key as written, for known names
-	taken map[string]bool
+	doc   *Doc       // its lines, read when a problem needs one
+	known []knownKey // the known names the document has
+	buf   [6]knownKey
 }
 
-func newFields(doc *Doc, known []string) (*fields, error) {
-	f := &fields{m: doc.Meta, doc: doc, low: map[string]string{}, taken: map[string]bool{}}
-	want := make(map[string]bool, len(known))
-	for _, k := range known {
-		want[k] = true
+// knownKey is a known name (lower case) a document has, the key as
+// written, and whether it was taken.
+type knownKey struct {
+	low, key string
+	taken    bool
+}
+
+// keySet is a list of known names, lower case, to look keys up in.
+type keySet struct {
+	names  map[string]bool
+	maxLen int // of the names (all ASCII)
+}
+
+func newKeySet(names []string) *keySet {
+	ks := &keySet{names: make(map[string]bool, len(names))}
+	for _, n := range names {
+		ks.names[n] = true
+		ks.maxLen = max(ks.maxLen, len(n))
 	}
+	return ks
+}
+
+// lower is the known name key k is, lower-cased; false when none.
+func (ks *keySet) lower(k string) (string, bool) {
+	if ks.names[k] {
+		return k, true
+	}
+	ascii, upper := true, false
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		ascii = ascii && c < 0x80
+		upper = upper || ('A' <= c && c <= 'Z')
+	}
+	if ascii && (!upper || len(k) > ks.maxLen) {
+		return "", false // lower case already, or too long to lower into a name
+	}
+	lk := strings.ToLower(k)
+	return lk, ks.names[lk]
+}
+
+func newFields(doc *Doc, known *keySet) (*fields, error) {
+	f := &fields{m: doc.Meta, doc: doc}
+	f.known = f.buf[:0]
 	for k := range doc.Meta {
-		lk := strings.ToLower(k)
-		if !want[lk] {
+		lk, ok := known.lower(k)
+		if !ok {
 			continue
 		}
-		if prev, dup := f.low[lk]; dup {
-			a, b := prev, k
+		if i := f.find(lk); i >= 0 {
+			a, b := f.known[i].key, k
 			if b < a {
 				a, b = b, a
 			}
 			return nil, problemAt(f.line(b), "keys %q and %q are the same key; keep one", a, b)
 		}
-		f.low[lk] = k
+		f.known = append(f.known, knownKey{low: lk, key: k})
 	}
 	return f, nil
 }
 
+// find is the index in f.known of known name (lower case); -1 when the
+// document does not have it.
+func (f *fields) find(name string) int {
+	for i := range f.known {
+		if f.known[i].low == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // get returns the value of known key name (lower-case) and takes it.
 func (f *fields) get(name string) (any, bool) {
-	k, ok := f.low[name]
-	if !ok {
+	i := f.find(name)
+	if i < 0 {
 		return nil, false
 	}
-	f.taken[k] = true
-	return f.m[k], true
+	f.known[i].taken = true
+	return f.m[f.known[i].key], true
 }
 
 // untake gives a key back to Data.
-func (f *fields) untake(name string) { delete(f.taken, f.low[name]) }
+func (f *fields) untake(name string) {
+	if i := f.find(name); i >= 0 {
+		f.known[i].taken = false
+	}
+}
+
+// written is known name as the document writes it; "" when it does not.
+func (f *fields) written(name string) string {
+	if i := f.find(name); i >= 0 {
+		return f.known[i].key
+	}
+	return ""
+}
 
 // line is the file line of known key name (lower-case) or of a key as
 // written; 0 when not known.
 func (f *fields) line(name string) int {
-	if k, ok := f.low[name]; ok {
-		name = k
+	if i := f.find(name); i >= 0 {
+		name = f.known[i].key
 	}
 	return f.doc.KeyLines()[name]
 }
@@ -65,17 +129,33 @@ func (f *fields) line(name string) int {
 // rest returns the keys not taken, in a new map; values are shared with
 // the Doc and must not be modified.
 func (f *fields) rest() map[string]any {
-	out := make(map[string]any, len(f.m)-len(f.taken)+1)
+	taken := 0
+	for _, k := range f.known {
+		if k.taken {
+			taken++
+		}
+	}
+	out := make(map[string]any, len(f.m)-taken+1)
 	for k, v := range f.m {
-		if !f.taken[k] {
+		if taken == 0 || !f.taken(k) {
 			out[k] = v
 		}
 	}
 	return out
 }
 
+// taken tells whether key k (as written) was taken.
+func (f *fields) taken(k string) bool {
+	for _, kk := range f.known {
+		if kk.taken && kk.key == k {
+			return true
+		}
+	}
+	return false
+}
+
 func (f *fields) errorf(name, format string, args ...any) error {
-	return problemAt(f.line(name), "%s: %s", f.low[name], fmt.Sprintf(format, args...))
+	return problemAt(f.line(name), "%s: %s", f.written(name), fmt.Sprintf(format, args...))
 }
 
 // text reads a plain value as a string: strings as they are, numbers and

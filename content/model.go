@@ -83,6 +83,9 @@ type Item struct {
 	Localized
 
 	Meta Meta `json:"-"`
+
+	// refHint is its document's (Doc.RefHint), for the strings of Data.
+	refHint RefHint
 }
 
 // Meta is what the service needs to know about a page or item but does not

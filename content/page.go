@@ -8,13 +8,15 @@ import (
 // pageKeys are the keys a page reads on top of commonKeys.
 var pageKeys = append([]string{"ishomepage", "seo", "sections", "description"}, commonKeys...)
 
+var pageKeySet = newKeySet(pageKeys)
+
 // RichTextSection is the section type of a Markdown page body.
 const RichTextSection = "richText"
 
 // readPage builds a page from a file under pages/; rel is the path below
 // pages/. Keys a page does not know are its data, as an item's.
 func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
-	f, err := newFields(file.Doc, pageKeys)
+	f, err := newFields(file.Doc, pageKeySet)
 	if err != nil {
 		return nil, false, err
 	}

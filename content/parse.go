@@ -124,6 +124,9 @@ func Parse(p string, data []byte) (*Doc, error) { return parseFile(p, data, true
 // parseMarkdown). Tests turn it off to compare with the whole-file parse.
 func parseFile(p string, data []byte, fmFast bool) (*Doc, error) {
 	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast)
+	if err == nil {
+		doc.refHint = refHintOf(doc.Meta)
+	}
 	if err != nil {
 		pr, ok := err.(Problem)
 		if !ok {

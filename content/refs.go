@@ -47,9 +47,12 @@ type RefReader struct {
 	MediaBases []string
 }
 
+// maxRefLen is the length of the longest string read as a reference.
+const maxRefLen = 400
+
 // Parse reads a reference; false when s is none.
 func (rr RefReader) Parse(s string) (Ref, bool) {
-	if len(s) > 400 {
+	if len(s) > maxRefLen {
 		return Ref{}, false
 	}
 	if id, ok := strings.CutPrefix(s, "media:"); ok {
@@ -276,26 +279,44 @@ func (r *refRun) patch(d docDiff) {
 	}
 }
 
-// refsOf is the references of doc, found by scan the first time the
-// checker sees doc and remembered (with who refers to which item) after.
-func (r *refRun) refsOf(doc any, scan func(add func(key string, bases [][]string, v any))) []foundRef {
+// refsOf is the references of doc (a *Page or an *Item), found the first
+// time the checker sees doc and remembered (with who refers to which
+// item) after.
+func (r *refRun) refsOf(doc any) []foundRef {
 	c := r.c
 	if e := c.docs[doc]; e != nil {
 		e.gen = c.gen
 		return e.refs
 	}
-	var refs []foundRef
-	scan(func(key string, bases [][]string, v any) {
-		walkStringsAt(v, nil, func(s string, sub []string) {
-			if ref, ok := r.rr.Parse(s); ok {
-				at := make([]string, 0, len(bases))
-				for _, b := range bases {
-					at = append(at, LinePath(append(slices.Clip(b), sub...)))
-				}
-				refs = append(refs, foundRef{key: key, s: s, at: at, ref: ref})
+	if it, ok := doc.(*Item); ok && it.refHint.refFree(r.rr) {
+		return nil // nothing to read, nothing to remember
+	}
+	sc := refScan{rr: r.rr}
+	switch doc := doc.(type) {
+	case *Page:
+		for _, s := range doc.Sections {
+			i := strconv.Itoa(s.Order)
+			sc.add("sections", [][]string{{"sections", i, "data"}, {"sections", i}}, s.Data, nil)
+		}
+		sc.add("seo", [][]string{{"seo", "ogImage"}}, doc.SEO.OGImage, nil)
+	case *Item:
+		var buf [16]string
+		keys := buf[:0]
+		for k := range doc.Data {
+			if k != "body" {
+				keys = append(keys, k)
 			}
-		})
-	})
+		}
+		slices.Sort(keys)
+		var key [1]string
+		bases := [1][]string{key[:]}
+		var sub [8]string
+		for _, k := range keys {
+			key[0] = k
+			sc.add(k, bases[:], doc.Data[k], sub[:0])
+		}
+	}
+	refs := sc.refs
 	c.docs[doc] = &docRefs{gen: c.gen, refs: refs}
 	for _, f := range refs {
 		if f.ref.Kind == RefItem {
@@ -309,29 +330,51 @@ func (r *refRun) refsOf(doc any, scan func(add func(key string, bases [][]string
 	return refs
 }
 
-func (r *refRun) pageRefs(p *Page) []foundRef {
-	return r.refsOf(p, func(add func(string, [][]string, any)) {
-		for _, s := range p.Sections {
-			i := strconv.Itoa(s.Order)
-			add("sections", [][]string{{"sections", i, "data"}, {"sections", i}}, s.Data)
-		}
-		add("seo", [][]string{{"seo", "ogImage"}}, p.SEO.OGImage)
-	})
+func (r *refRun) pageRefs(p *Page) []foundRef { return r.refsOf(p) }
+
+func (r *refRun) itemRefs(it *Item) []foundRef { return r.refsOf(it) }
+
+// refScan reads the references of one document: every string under its
+// top-level key key, whose LinePath keys are under bases.
+type refScan struct {
+	rr    RefReader
+	key   string
+	bases [][]string
+	refs  []foundRef
 }
 
-func (r *refRun) itemRefs(it *Item) []foundRef {
-	return r.refsOf(it, func(add func(string, [][]string, any)) {
-		keys := make([]string, 0, len(it.Data))
-		for k := range it.Data {
-			if k != "body" {
-				keys = append(keys, k)
-			}
+// add reads v, the value of top-level key key, at bases; sub is an
+// empty slice to build the paths below in.
+func (sc *refScan) add(key string, bases [][]string, v any, sub []string) {
+	sc.key, sc.bases = key, bases
+	sc.walk(v, sub)
+}
+
+// walk calls Parse on every string in v (maps, lists, strings), sub
+// being its path of keys and list indexes under the top-level key:
+// without a closure per document and key, and in sub's room (a restart
+// reads every string of every document of the site).
+func (sc *refScan) walk(v any, sub []string) {
+	switch v := v.(type) {
+	case string:
+		ref, ok := sc.rr.Parse(v)
+		if !ok {
+			return
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			add(k, [][]string{{k}}, it.Data[k])
+		at := make([]string, 0, len(sc.bases))
+		for _, b := range sc.bases {
+			at = append(at, LinePath(append(slices.Clip(b), sub...)))
 		}
-	})
+		sc.refs = append(sc.refs, foundRef{key: sc.key, s: v, at: at, ref: ref})
+	case map[string]any:
+		for k, c := range v {
+			sc.walk(c, append(sub, k))
+		}
+	case []any:
+		for i, c := range v {
+			sc.walk(c, append(sub, strconv.Itoa(i)))
+		}
+	}
 }
 
 // check adds a problem for each of a document's references that names a
@@ -466,21 +509,4 @@ func diffSorted[T comparable](a, b []T, key func(T) string, gone, added *[]T) bo
 		}
 	}
 	return true
-}
-
-// walkStringsAt calls fn for every string in v (maps, lists, strings)
-// with its path of keys and list indexes under v.
-func walkStringsAt(v any, path []string, fn func(s string, path []string)) {
-	switch v := v.(type) {
-	case string:
-		fn(v, path)
-	case map[string]any:
-		for k, c := range v {
-			walkStringsAt(c, append(path, k), fn)
-		}
-	case []any:
-		for i, c := range v {
-			walkStringsAt(c, append(path, strconv.Itoa(i)), fn)
-		}
-	}
 }

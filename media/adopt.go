@@ -329,7 +329,7 @@ func (l *Library) adoptWith(ctx context.Context, in AdoptInput, folder string, s
 			return nil, dkeys, storageError(err)
 		}
 	}
-	if err := l.store(ctx, it, nil, p, dkeys, false); err != nil {
+	if err := l.store(ctx, it, nil, p, dkeys); err != nil {
 		l.sync.releaseClaims(ctx, l.unstored(ctx, dkeys))
 		return nil, dkeys, err
 	}

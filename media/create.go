@@ -68,9 +68,12 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	if err != nil {
 		return nil, fmt.Errorf("media: temp file: %w", err)
 	}
+	spooled := &original{file: f}
 	defer func() {
 		f.Close()
-		os.Remove(f.Name())
+		if !spooled.moved {
+			os.Remove(f.Name())
+		}
 	}()
 	size, err := copyLimited(f, ctxio.Reader(ctx, in.Body), l.cfg.MaxUploadBytes)
 	if err != nil {
@@ -92,9 +95,11 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	}
 	defer l.release(key, dkeys)
 
-	var body io.Reader = io.NewSectionReader(f, 0, size)
+	src := spooled
+	src.r = io.NewSectionReader(f, 0, size)
 	if p.svg != nil {
-		body, size = bytes.NewReader(p.svg), int64(len(p.svg))
+		src = &original{r: bytes.NewReader(p.svg)}
+		size = int64(len(p.svg))
 	}
 	it := &Item{
 		ID:            id,
@@ -113,28 +118,47 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		DominantColor: p.dominantColor,
 		Version:       1,
 	}
-	if err := l.store(ctx, it, body, p, dkeys, true); err != nil {
+	if err := l.store(ctx, it, src, p, dkeys); err != nil {
 		l.sync.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
 		return nil, err
 	}
 	return l.view(it), nil
 }
 
-// store puts the original (when putOriginal) and the derivatives, whose
-// keys are claimed, then commits the item with its sidecar. On failure it
-// removes what it put, best effort; the caller releases the claims of the
-// keys that hold nothing (unstored), and a claim whose object could not be
-// removed stays for the sweep.
-func (l *Library) store(ctx context.Context, it *Item, original io.Reader, p *processed, dkeys []string, putOriginal bool) (err error) {
+// original is the original of a write: its bytes, and when they are the
+// whole of a file spooled on the media root's disk, that file, which a
+// storage that can (FileMover) takes by renaming it; moved tells the
+// caller it is gone.
+type original struct {
+	r     io.Reader
+	file  *os.File
+	moved bool
+}
+
+// store puts the original (when orig is not nil) and the derivatives,
+// whose keys are claimed, then commits the item with its sidecar. On
+// failure it removes what it put, best effort; the caller releases the
+// claims of the keys that hold nothing (unstored), and a claim whose
+// object could not be removed stays for the sweep.
+func (l *Library) store(ctx context.Context, it *Item, orig *original, p *processed, dkeys []string) (err error) {
 	var put []string
 	defer func() {
 		if err != nil {
 			l.deleteObjects(ctx, put, "object of a failed write (its claim stays for the sweep)")
 		}
 	}()
-	if putOriginal {
+	// On a storage that can, the folder of the objects (the original and
+	// its derivatives share one) is synced once, after the last, instead
+	// of after each: every object's bytes are synced before its name is
+	// made, and every name is durable before the sidecar, the commit
+	// point, is created. A crash before that leaves names that no
+	// sidecar holds, whose claims (made durable before the first object)
+	// tell the next start to remove them, as for a crash between two
+	// objects.
+	fsy, _ := l.cfg.Storage.(FolderSyncer)
+	if orig != nil {
 		put = append(put, it.Key)
-		if err := l.cfg.Storage.Put(ctx, it.Key, original, it.Size, it.MimeType); err != nil {
+		if err := l.putOriginal(ctx, it, orig, fsy); err != nil {
 			return storageError(err)
 		}
 	}
@@ -143,12 +167,46 @@ func (l *Library) store(ctx context.Context, it *Item, original io.Reader, p *pr
 			return err
 		}
 		put = append(put, dkeys[i])
-		if err := l.cfg.Storage.Put(ctx, dkeys[i], bytes.NewReader(d.data), int64(len(d.data)), "image/webp"); err != nil {
+		body, size := bytes.NewReader(d.data), int64(len(d.data))
+		if fsy != nil {
+			err = fsy.PutNoSync(ctx, dkeys[i], body, size, "image/webp")
+		} else {
+			err = l.cfg.Storage.Put(ctx, dkeys[i], body, size, "image/webp")
+		}
+		if err != nil {
 			return storageError(err)
 		}
 		it.Sizes = append(it.Sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
 	}
+	if fsy != nil && len(put) > 0 {
+		if err := fsy.SyncFolders(ctx, put); err != nil {
+			return storageError(err)
+		}
+	}
 	return l.commitNew(ctx, it)
+}
+
+// putOriginal stores the original under it.Key: the spooled file renamed
+// into place where the storage can take it, else its bytes put; without
+// the sync of its folder when fsy is not nil (store syncs it).
+func (l *Library) putOriginal(ctx context.Context, it *Item, orig *original, fsy FolderSyncer) error {
+	if orig.file != nil {
+		var moved bool
+		var err error
+		if fsy != nil {
+			moved, err = fsy.MoveInNoSync(ctx, it.Key, orig.file, it.Size)
+		} else if fm, ok := l.cfg.Storage.(FileMover); ok {
+			moved, err = fm.MoveIn(ctx, it.Key, orig.file, it.Size)
+		}
+		orig.moved = moved
+		if moved || err != nil {
+			return err
+		}
+	}
+	if fsy != nil {
+		return fsy.PutNoSync(ctx, it.Key, orig.r, it.Size, it.MimeType)
+	}
+	return l.cfg.Storage.Put(ctx, it.Key, orig.r, it.Size, it.MimeType)
 }
 
 // unstored returns the keys whose object is gone (or never was), so that

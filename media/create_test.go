@@ -43,6 +43,11 @@ func TestLibrary_Create(t *testing.T) {
 		if b := readAll(t, e.store, it.Key); !bytes.Equal(b, body) {
 			t.Error("stored original differs from upload")
 		}
+		// The spooled upload is renamed into place (local.Storage.MoveIn),
+		// made readable by the web server as a copy would be.
+		if fi, err := os.Stat(filepath.Join(e.root, filepath.FromSlash(it.Key))); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("original's mode = %v, %v; want 0644", fi.Mode().Perm(), err)
+		}
 		if !fileExists(t, stateItem(e.root, it.ID)) {
 			t.Error("no sidecar")
 		}

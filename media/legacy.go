@@ -175,7 +175,7 @@ func readLegacyFolders(root *os.Root, log interface {
 // elsewhere can never claim a key outside its own month folder.
 func decodeSidecar(rel string, data []byte) (*Item, error) {
 	var it Item
-	if err := yaml.Unmarshal(data, &it); err != nil {
+	if err := unmarshalSidecar(data, &it); err != nil {
 		return nil, err
 	}
 	monthDir := path.Dir(path.Dir(rel))

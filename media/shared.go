@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/folio-cms/folio/media/internal/guard"
 	"github.com/folio-cms/folio/media/replica"
 )
@@ -199,7 +197,7 @@ func encodeGob(v any) ([]byte, error) {
 // key, its derivatives beside its original.
 func decodeSharedSidecar(id string, data []byte) (*Item, error) {
 	var it Item
-	if err := yaml.Unmarshal(data, &it); err != nil {
+	if err := unmarshalSidecar(data, &it); err != nil {
 		return nil, err
 	}
 	if it.ID != id {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"time"
 
 	"github.com/folio-cms/folio/content/fault"
@@ -58,6 +59,29 @@ type Stager interface {
 	Promote(ctx context.Context, staged, etag, key, contentType string) error
 	// DeleteStaged removes a staged object; a missing one is not an error.
 	DeleteStaged(ctx context.Context, staged string) error
+}
+
+// FileMover is implemented by a storage that can take a whole file
+// spooled on its own disk by renaming it into place (media/local.Storage):
+// an upload's original then costs no second file and no copy of its
+// bytes. MoveIn makes the object durable as Put does; it reports false,
+// having stored nothing, when it cannot take f (the caller then Puts it),
+// and once it reports true f's name is gone.
+type FileMover interface {
+	MoveIn(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
+}
+
+// FolderSyncer is implemented by a storage that can leave the sync of a
+// key's folder to one call for several keys (media/local.Storage): the
+// original and the derivatives of an upload, one folder, are then made
+// durable with one sync of it instead of one each. PutNoSync and
+// MoveInNoSync are Put and MoveIn whose object is whole under its key
+// at once, as theirs, but whose name may be lost in a crash until
+// SyncFolders of its key has returned.
+type FolderSyncer interface {
+	PutNoSync(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	MoveInNoSync(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
+	SyncFolders(ctx context.Context, keys []string) error
 }
 
 // Presigner is implemented by cloud storages that can grant a direct upload.

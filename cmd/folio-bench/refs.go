@@ -151,12 +151,17 @@ func (b *bench) refsAt(n int) error {
 
 // getKeyed GETs url with the bench key.
 func (b *bench) getKeyed(url string) (string, int, error) {
+	return b.getKeyedWith(b.client, url)
+}
+
+// getKeyedWith GETs url with the bench key by client c.
+func (b *bench) getKeyedWith(c *http.Client, url string) (string, int, error) {
 	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		return "", 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+b.key)
-	resp, err := b.client.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return "", 0, err
 	}
@@ -165,10 +170,21 @@ func (b *bench) getKeyed(url string) (string, int, error) {
 	return string(body), resp.StatusCode, err
 }
 
+// slowClient is the bench's client with a 10-minute limit instead of 30 s:
+// a forced collection of a million files' heap, writing its profile, or
+// the first request on a branch of a million files can take longer than
+// that on a busy 2-core machine, and a request given up on leaves folio
+// working under the next figure's load.
+func (b *bench) slowClient() *http.Client {
+	c := *b.client
+	c.Timeout = 10 * time.Minute
+	return &c
+}
+
 // heapInUse forces a collection in the folio process and reads its heap
 // in use (bytes) from its metrics.
 func (b *bench) heapInUse(metricsAddr string) (float64, error) {
-	resp, err := b.client.Get("http://" + metricsAddr + "/debug/pprof/heap?gc=1")
+	resp, err := b.slowClient().Get("http://" + metricsAddr + "/debug/pprof/heap?gc=1")
 	if err != nil {
 		return 0, err
 	}

@@ -43,7 +43,12 @@ const (
 
 var errCacheUnencodable = errors.New("value type not encodable")
 
-type cacheEncoder struct{ bincodec.Encoder }
+// cacheEncoder writes the parse cache; with lines, the lines of keys of
+// the documents read from the cache are compact in that table.
+type cacheEncoder struct {
+	bincodec.Encoder
+	lines *lineKeys
+}
 
 // Body kinds of a persisted document.
 const (
@@ -80,11 +85,19 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 	} else {
 		e.B = append(e.B, 0)
 	}
+	e.B = append(e.B, byte(d.RefHint()))
 	e.Varint(int64(d.Line))
 	// The lines of keys, so that problems found in a document read from
 	// the cache name the same path:line as on the first parse.
 	if enc := d.LazyLines(); enc != nil {
-		e.B = append(e.B, enc...) // as a cache decoded them: not decoded to encode
+		// As a cache decoded them: not decoded to encode.
+		if e.lines != nil {
+			if !e.lines.expand(e, enc) {
+				return errCacheUnencodable
+			}
+			return nil
+		}
+		e.B = append(e.B, enc...)
 		return nil
 	}
 	lines := d.KeyLines()
@@ -209,7 +222,29 @@ func (e *cacheEncoder) value(v any) error {
 }
 
 // cacheDecoder reads the parse cache: bincodec's values, and documents.
-type cacheDecoder struct{ bincodec.Decoder }
+// With an interner (a whole cache file's decode), keys and short string
+// values repeated across documents are made once (gitcache_intern.go).
+type cacheDecoder struct {
+	bincodec.Decoder
+	in    *interner
+	lines *lineKeys // the documents' lines of keys are kept compact
+}
+
+// key reads a map key (or another name that repeats: an extension).
+func (d *cacheDecoder) key() string {
+	if d.in == nil {
+		return d.Str()
+	}
+	return d.in.str(d.Bytes(d.Uvarint()))
+}
+
+// strValue reads a string value, boxed.
+func (d *cacheDecoder) strValue() any {
+	if d.in == nil {
+		return d.Str()
+	}
+	return d.in.value(d.Bytes(d.Uvarint()))
+}
 
 // errCacheCorrupt is the error of a parse cache that cannot be read.
 var errCacheCorrupt = bincodec.ErrCorrupt
@@ -239,9 +274,27 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 		return nil, -1
 	}
 	doc.HasBody = d.Byte1() == 1
+	// What Parse found of the document's strings for the reference
+	// checker: a restart does not read them again.
+	hint := d.Byte1()
+	if hint >= 1<<3 {
+		d.Fail()
+		return nil, -1
+	}
+	doc.SetRefHint(content.RefHint(hint))
 	doc.Line = int(d.Varint())
-	// The lines of keys stay encoded (a copy of their bytes) until a
-	// problem needs one: decodeLines.
+	// The lines of keys stay encoded until a problem needs one: with the
+	// keys in a table (gitcache_lines.go) when the cache file is read,
+	// else a copy of their bytes (decodeLines).
+	if d.lines != nil {
+		if enc := d.compactLines(d.lines); enc != nil {
+			doc.SetLazyLines(enc, d.lines.decodeFn)
+		}
+		if d.Err != nil {
+			return nil, -1
+		}
+		return doc, off
+	}
 	start := d.B
 	if n := d.Count(); n > 0 && d.Err == nil {
 		for range n {
@@ -283,7 +336,7 @@ func (d *cacheDecoder) strMap() map[string]any {
 		if d.Err != nil {
 			return nil
 		}
-		k := d.Str()
+		k := d.key()
 		m[k] = d.value()
 	}
 	return m
@@ -294,7 +347,7 @@ func (d *cacheDecoder) value() any {
 	case ctagNil:
 		return nil
 	case ctagString:
-		return d.Str()
+		return d.strValue()
 	case ctagTrue:
 		return true
 	case ctagFalse:
@@ -343,7 +396,7 @@ func (d *cacheDecoder) value() any {
 		n := d.Count()
 		s := make([]string, n)
 		for i := range s {
-			s[i] = d.Str()
+			s[i] = d.key()
 		}
 		return s
 	case ctagMap:
@@ -353,7 +406,7 @@ func (d *cacheDecoder) value() any {
 			if d.Err != nil {
 				return nil
 			}
-			k := d.Str()
+			k := d.key()
 			m[k] = d.value()
 		}
 		return m
@@ -398,9 +451,9 @@ func cacheKeyComparable(k any) bool {
 }
 
 func newCacheEncoder(b []byte) *cacheEncoder {
-	return &cacheEncoder{bincodec.Encoder{B: b}}
+	return &cacheEncoder{Encoder: bincodec.Encoder{B: b}}
 }
 
 func newCacheDecoder(b []byte) *cacheDecoder {
-	return &cacheDecoder{bincodec.Decoder{B: b}}
+	return &cacheDecoder{Decoder: bincodec.Decoder{B: b}}
 }

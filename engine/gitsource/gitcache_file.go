@@ -21,7 +21,10 @@ import (
 // Version 3 holds where a Markdown body starts in its blob, which the
 // server reads again when it needs the body; version 2 held the Markdown
 // source, version 1 the HTML.
-const cacheMagic = "folio-parsed-docs/4\n" // 4: documents keep the lines of their keys
+// Version 4 kept the lines of the documents' keys, version 5 also what
+// Parse found of their strings for the reference checker (RefHint), and
+// the number of documents after the site.
+const cacheMagic = "folio-parsed-docs/5\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
@@ -55,7 +58,7 @@ func (s *Source) saveCache(force bool) error {
 	c.mu.Unlock()
 
 	// Documents are immutable, so they are encoded outside the lock.
-	data, skipped := encodeCache(s.cfg.CacheKey, s.siteID(), docs, times)
+	data, skipped := encodeCacheLines(s.cfg.CacheKey, s.siteID(), docs, times, s.lineKeys)
 	if skipped > 0 {
 		s.log.Debug("source: documents not persisted (unencodable values)", "count", skipped)
 	}
@@ -73,6 +76,12 @@ func (s *Source) saveCache(force bool) error {
 }
 
 func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes) ([]byte, int) {
+	return encodeCacheLines(key, site, docs, times, nil)
+}
+
+// encodeCacheLines is encodeCache of documents whose lines of keys, when
+// read from the cache, are compact in lines.
+func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathTimes, lines *lineKeys) ([]byte, int) {
 	size := 1 << 16
 	for _, d := range docs {
 		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
@@ -81,9 +90,11 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 		}
 	}
 	e := newCacheEncoder(make([]byte, 0, size))
+	e.lines = lines
 	e.B = append(e.B, cacheMagic...)
 	e.Str(key)
 	e.Str(site)
+	e.Uvarint(uint64(len(docs))) // at most: those not encodable are skipped
 	skipped := 0
 	for k, d := range docs {
 		mark := len(e.B)
@@ -125,6 +136,8 @@ func (s *Source) loadCache() error {
 		return errCacheCorrupt
 	}
 	d := newCacheDecoder(body[len(cacheMagic):])
+	d.in = newInterner()
+	d.lines = newLineKeys()
 	if key := d.Str(); key != s.cfg.CacheKey {
 		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
 		return nil
@@ -132,19 +145,30 @@ func (s *Source) loadCache() error {
 	if site := d.Str(); site != s.siteID() {
 		return nil
 	}
-	docs := map[docKey]*docEntry{}
+	// The map and the entries are made for the documents the file says
+	// it holds, at most one per 32 bytes left: no map to grow through
+	// 100k documents.
+	n := min(d.Uvarint(), uint64(len(d.B)/32))
+	docs := make(map[docKey]*docEntry, n)
+	entries := make([]docEntry, n)
 	for d.Err == nil && d.Byte1() == 1 {
 		var k docKey
 		copy(k.blob[:], d.Bytes(20))
-		k.ext = d.Str()
+		k.ext = d.key()
 		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
 		if d.Err == nil {
-			docs[k] = &docEntry{doc: doc, bodyOff: off}
+			if len(entries) == 0 {
+				entries = make([]docEntry, 64)
+			}
+			e := &entries[0]
+			entries = entries[1:]
+			*e = docEntry{doc: doc, bodyOff: off}
+			docs[k] = e
 		}
 	}
-	n := d.Count()
+	nt := d.Count()
 	var times []pathTimes
-	for range n {
+	for range nt {
 		if d.Err != nil {
 			break
 		}
@@ -172,6 +196,7 @@ func (s *Source) loadCache() error {
 	c := s.docs
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	s.lineKeys = d.lines // before any document read from the file is encoded
 	c.docs = docs
 	for i := range times {
 		c.timesID++

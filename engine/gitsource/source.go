@@ -91,9 +91,12 @@ type Source struct {
 	loadMu sync.Mutex // serialises Load
 	saveMu sync.Mutex // serialises SaveCache
 
-	docs  *docCache
-	blobs *blobReader // reads documents' bodies on demand
-	loose sync.Pool   // *looseTrees for LooseTree
+	// lineKeys are the keys of the lines of keys of the documents read
+	// from the cache file (set by loadCache, not changed after).
+	lineKeys *lineKeys
+	docs     *docCache
+	blobs    *blobReader // reads documents' bodies on demand
+	loose    sync.Pool   // *looseTrees for LooseTree
 
 	lastFetch atomic.Int64 // Unix nanoseconds of the last successful fetch; 0: none
 

@@ -13,10 +13,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/internal/ctxio"
@@ -37,6 +40,8 @@ type Storage struct {
 	// opened ReadOnly on a root not made yet (see dirRoot).
 	root   atomic.Pointer[os.Root]
 	rootMu sync.Mutex
+	// dirs keeps the folders Put writes in open; set with root.
+	dirs atomic.Pointer[openDirs]
 	// base is prepended to URLPrefix in URLs: "" for site-relative URLs,
 	// else an absolute URL without a trailing slash.
 	base string
@@ -107,6 +112,7 @@ func (s *Storage) dirRoot() (*os.Root, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.dirs.Store(newOpenDirs(r))
 	s.root.Store(r)
 	return r, nil
 }
@@ -133,6 +139,9 @@ func (s *Storage) Root() string { return s.dir }
 
 // Close releases the handle on the root directory.
 func (s *Storage) Close() error {
+	if d := s.dirs.Load(); d != nil {
+		d.close()
+	}
 	if r := s.root.Load(); r != nil {
 		return r.Close()
 	}
@@ -143,7 +152,44 @@ func (s *Storage) Close() error {
 // it, renames it over the key and syncs the directory, so that after a crash
 // the key holds either the old bytes or the new ones, never a part. Temporary
 // names begin with "." and so are never valid keys.
-func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) (err error) {
+func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	return s.put(ctx, key, r, size, true)
+}
+
+// PutNoSync is Put without the sync of the key's folder
+// (media.FolderSyncer): the bytes are synced before the rename, so the
+// key never names a part of them, but the name itself is durable only
+// once SyncFolders has synced the folder.
+func (s *Storage) PutNoSync(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	return s.put(ctx, key, r, size, false)
+}
+
+// SyncFolders syncs the folders of keys, each once (media.FolderSyncer):
+// every name PutNoSync or MoveInNoSync made in them before the call is
+// durable when it returns nil.
+func (s *Storage) SyncFolders(ctx context.Context, keys []string) error {
+	var done []string
+	for _, key := range keys {
+		if err := objkey.Check(key); err != nil {
+			return err
+		}
+		dir := filepath.Dir(filepath.FromSlash(key))
+		if slices.Contains(done, dir) {
+			continue
+		}
+		dirs, err := s.folder(dir)
+		if err == nil {
+			err = dirs.fsyncDir(dir)
+		}
+		if err != nil {
+			return fmt.Errorf("local storage: sync folder of %q: %w", key, err)
+		}
+		done = append(done, dir)
+	}
+	return nil
+}
+
+func (s *Storage) put(ctx context.Context, key string, r io.Reader, size int64, syncDir bool) (err error) {
 	if err := objkey.Check(key); err != nil {
 		return err
 	}
@@ -151,23 +197,41 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 		return err
 	}
 	name := filepath.FromSlash(key)
-	dir := filepath.Dir(name)
-	root, err := s.dirRoot()
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	dirs, err := s.folder(dir)
 	if err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
-	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("local storage: put %q: %w", key, err)
+	tmp := ".tmp-" + rand.Text()
+	var f *os.File
+	create := func() error {
+		return dirs.do(dir, func(dirfd int) error {
+			var fd int
+			err := ignoringEINTR(func() (err error) {
+				fd, err = unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o644)
+				return err
+			})
+			if err != nil {
+				return pathErr("open", filepath.Join(dir, tmp), err)
+			}
+			f = os.NewFile(uintptr(fd), tmp)
+			return nil
+		})
 	}
-	tmp := filepath.Join(dir, ".tmp-"+rand.Text())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	err = create()
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed since it was opened: made again.
+		if dirs, err = s.folder(dir); err == nil {
+			err = create()
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			root.Remove(tmp)
+			dirs.do(dir, func(dirfd int) error { return unix.Unlinkat(dirfd, tmp, 0) })
 		}
 	}()
 	src := ctxio.Reader(ctx, r)
@@ -190,15 +254,103 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, size int64, 
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
-	if err = root.Rename(tmp, name); err != nil {
+	err = dirs.do(dir, func(dirfd int) error {
+		return ignoringEINTR(func() error { return unix.Renameat(dirfd, tmp, dirfd, base) })
+	})
+	if err != nil {
+		err = &os.LinkError{Op: "rename", Old: tmp, New: name, Err: err}
 		return fmt.Errorf("local storage: put %q: %w", key, err)
 	}
-	if err := s.syncDir(dir); err != nil {
+	if !syncDir {
+		return nil
+	}
+	if err := dirs.fsyncDir(dir); err != nil {
 		// The object is in place; only its durability across a crash is in
 		// doubt. Report it rather than remove a complete object.
 		return fmt.Errorf("local storage: put %q: sync dir: %w", key, err)
 	}
 	return nil
+}
+
+// MoveIn stores the whole of the file f (size bytes, of the media root's
+// file system: an upload spooled in the library's temporary folder) under
+// key by renaming it into place instead of copying its bytes
+// (media.FileMover): f is made readable as Put's files are (0644),
+// synced, renamed over the key, and the key's folder synced, as Put does.
+// It reports false, having changed nothing but f's mode, when f is not a
+// file it can take (another size, another file system); the caller then
+// Puts it. Once it reports true f's name is gone from its folder.
+func (s *Storage) MoveIn(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error) {
+	return s.moveIn(ctx, key, f, size, true)
+}
+
+// MoveInNoSync is MoveIn without the sync of the key's folder, as
+// PutNoSync is Put without it (media.FolderSyncer).
+func (s *Storage) MoveInNoSync(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error) {
+	return s.moveIn(ctx, key, f, size, false)
+}
+
+func (s *Storage) moveIn(ctx context.Context, key string, f *os.File, size int64, syncDir bool) (moved bool, err error) {
+	if err := objkey.Check(key); err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size || !filepath.IsAbs(f.Name()) {
+		return false, nil
+	}
+	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	dirs, err := s.folder(dir)
+	if err != nil {
+		return false, fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return false, fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if err := f.Sync(); err != nil {
+		return false, fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	err = dirs.do(dir, func(dirfd int) error {
+		return ignoringEINTR(func() error { return unix.Renameat(unix.AT_FDCWD, f.Name(), dirfd, base) })
+	})
+	if errors.Is(err, syscall.EXDEV) || errors.Is(err, fs.ErrNotExist) {
+		// Another file system, or f's name gone: Put copies from the
+		// open file instead.
+		return false, nil
+	}
+	if err != nil {
+		err = &os.LinkError{Op: "rename", Old: f.Name(), New: name, Err: err}
+		return false, fmt.Errorf("local storage: put %q: %w", key, err)
+	}
+	if !syncDir {
+		return true, nil
+	}
+	if err := dirs.fsyncDir(dir); err != nil {
+		return true, fmt.Errorf("local storage: put %q: sync dir: %w", key, err)
+	}
+	return true, nil
+}
+
+// folder makes the folder dir exist and returns the open folders it is
+// kept in: no system call when it is open already, else an open of it
+// (or a MkdirAll when missing).
+func (s *Storage) folder(dir string) (*openDirs, error) {
+	root, err := s.dirRoot()
+	if err != nil {
+		return nil, err
+	}
+	dirs := s.dirs.Load()
+	err = dirs.do(dir, func(int) error { return nil })
+	if !errors.Is(err, fs.ErrNotExist) {
+		return dirs, err
+	}
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return dirs, dirs.do(dir, func(int) error { return nil })
 }
 
 // KeysFolded lists the keys of the objects whose key in lower case is
@@ -413,7 +565,9 @@ func (s *Storage) DeletePrefix(ctx context.Context, prefix string) error {
 	if err != nil {
 		return fmt.Errorf("local storage: delete prefix %q: %w", prefix, err)
 	}
-	if err := root.RemoveAll(name); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
+	err = root.RemoveAll(name)
+	s.dirs.Load().forget(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir) {
 		return fmt.Errorf("local storage: delete prefix %q: %w", prefix, err)
 	}
 	return nil

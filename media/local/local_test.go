@@ -290,3 +290,140 @@ func TestStorage_KeysFolded(t *testing.T) {
 		}
 	}
 }
+
+// MoveIn takes a spooled file by renaming it: the object holds its bytes,
+// readable by the web server, and the spooled name is gone; a file it
+// cannot take (another size) is left as it was.
+func TestStorage_MoveIn(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := mustNew(t, root)
+	spool := func(body string) *os.File {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.CreateTemp(filepath.Join(root, ".tmp"), "upload-*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if _, err := f.WriteString(body); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := spool("abc")
+	moved, err := s.MoveIn(ctx, "2026/11/a.pdf", f, 3)
+	if err != nil || !moved {
+		t.Fatalf("MoveIn = %v, %v", moved, err)
+	}
+	if _, err := os.Stat(f.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("spooled file still there: %v", err)
+	}
+	p := filepath.Join(root, "2026", "11", "a.pdf")
+	if b, err := os.ReadFile(p); err != nil || string(b) != "abc" {
+		t.Fatalf("object = %q, %v", b, err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode = %v, %v; want 0644 as Put's", fi.Mode().Perm(), err)
+	}
+	g := spool("abcd")
+	if moved, err := s.MoveIn(ctx, "2026/11/b.pdf", g, 3); moved || err != nil {
+		t.Errorf("MoveIn of a file of another size = %v, %v; want false, nil", moved, err)
+	}
+	if _, err := os.Stat(g.Name()); err != nil {
+		t.Errorf("spooled file not taken is gone: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "2026", "11", "b.pdf")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("object made from a file not taken: %v", err)
+	}
+	for _, tc := range storagetest.BadKeys {
+		if moved, err := s.MoveIn(ctx, tc.Key, g, 4); moved || err == nil {
+			t.Errorf("MoveIn(%q) = %v, %v; want a refusal", tc.Key, moved, err)
+		}
+	}
+}
+
+// Put keeps the folders it writes in open: a folder removed behind its
+// back (by hand, DeletePrefix, another process) is made again, and a file
+// never lands in the folder that is gone.
+func TestStorage_PutAfterFolderRemoved(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := mustNew(t, root)
+	storagetest.MustPut(t, s, "2026/11/a.jpg", []byte("a"))
+	if err := os.RemoveAll(filepath.Join(root, "2026")); err != nil {
+		t.Fatal(err)
+	}
+	storagetest.MustPut(t, s, "2026/11/b.jpg", []byte("b"))
+	if err := os.RemoveAll(filepath.Join(root, "2026")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "2026", "11"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	storagetest.MustPut(t, s, "2026/11/c.jpg", []byte("c"))
+	storagetest.MustPut(t, s, "2026/11/a.jpg-variants/x.webp", []byte("x"))
+	if err := s.DeletePrefix(ctx, "2026/11/a.jpg-variants/"); err != nil {
+		t.Fatal(err)
+	}
+	storagetest.MustPut(t, s, "2026/11/a.jpg-variants/y.webp", []byte("y"))
+	for key, want := range map[string]string{"2026/11/b.jpg": "", "2026/11/c.jpg": "c", "2026/11/a.jpg-variants/y.webp": "y"} {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(key)))
+		if want == "" {
+			if !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: %q, %v; want removed with its folder", key, b, err)
+			}
+			continue
+		}
+		if err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", key, b, err, want)
+		}
+	}
+	assertNoTemp(t, root)
+}
+
+// PutNoSync and MoveInNoSync put whole objects as Put and MoveIn do;
+// SyncFolders syncs each folder of the keys once and refuses bad keys.
+func TestStorage_PutNoSync(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := mustNew(t, root)
+	if err := s.PutNoSync(ctx, "2026/11/a.png", strings.NewReader("png"), 3, "image/png"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutNoSync(ctx, "2026/11/a-150.webp", strings.NewReader("webp"), 4, "image/webp"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutNoSync(ctx, "2026/11/b.png", strings.NewReader("long"), 3, "image/png"); err == nil {
+		t.Error("PutNoSync of a body longer than announced = nil error")
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.CreateTemp(filepath.Join(root, ".tmp"), "upload-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("pdf")
+	if moved, err := s.MoveInNoSync(ctx, "2026/12/c.pdf", f, 3); !moved || err != nil {
+		t.Fatalf("MoveInNoSync = %v, %v", moved, err)
+	}
+	if err := s.SyncFolders(ctx, []string{"2026/11/a.png", "2026/11/a-150.webp", "2026/12/c.pdf"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SyncFolders(ctx, []string{"../x"}); err == nil {
+		t.Error("SyncFolders of a bad key = nil error")
+	}
+	for key, want := range map[string]string{"2026/11/a.png": "png", "2026/11/a-150.webp": "webp", "2026/12/c.pdf": "pdf"} {
+		if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(key))); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v; want %q", key, b, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "2026", "11", "b.png")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("b.png: %v; want nothing stored", err)
+	}
+	assertNoTemp(t, root)
+}

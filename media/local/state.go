@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/internal/objkey"
 )
@@ -57,7 +59,9 @@ type State struct {
 	dir string
 	// root is the directory; nil for a read-only State opened before the
 	// directory existed, which opens it into late when it appears.
-	root     *os.Root
+	root *os.Root
+	// dirs keeps the directories the writes use open (nil when read-only).
+	dirs     *openDirs
 	late     atomic.Pointer[os.Root]
 	lateMu   sync.Mutex
 	readOnly bool
@@ -111,7 +115,7 @@ func OpenState(dir string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local state: %w", err)
 	}
-	st := &State{dir: abs, root: r}
+	st := &State{dir: abs, root: r, dirs: newOpenDirs(r)}
 	if f, err := r.OpenFile(stateWriter, os.O_RDWR|os.O_CREATE, 0o644); err == nil {
 		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
 			st.writer = f
@@ -205,6 +209,9 @@ func (st *State) Close() error {
 		st.writer.Close() // releases the writer lock
 		st.writer = nil
 	}
+	if st.dirs != nil {
+		st.dirs.close()
+	}
 	if r := st.late.Swap(nil); r != nil {
 		r.Close()
 	}
@@ -230,6 +237,13 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
+	if st.dirs != nil {
+		data, tag, err := st.getAt(key)
+		if !errors.Is(err, syscall.ELOOP) {
+			return data, tag, err
+		}
+		// A symbolic link (never one the store made): as os.Root reads it.
+	}
 	root, err := st.readRoot()
 	if err != nil {
 		return nil, "", st.wrap("get", key, err)
@@ -253,6 +267,61 @@ func (st *State) Get(ctx context.Context, key string) ([]byte, string, error) {
 		return nil, "", st.wrap("get", key, err)
 	}
 	return data, tagOf(fi), nil
+}
+
+// getAt is Get on the key's directory kept open (a writer's State): an
+// open, a stat, a read and a close per object where a path through the
+// root opened every directory on the way first (a start without a
+// checkpoint reads every sidecar).
+func (st *State) getAt(key string) (data []byte, tag string, err error) {
+	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	err = st.dirs.do(dir, func(dirfd int) error {
+		var fd int
+		err := ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(dirfd, base, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			return err
+		})
+		if err != nil {
+			return pathErr("open", name, err)
+		}
+		defer unix.Close(fd)
+		// The tag and the bytes come from one open file: a rename over
+		// the key meanwhile does not change them.
+		var s unix.Stat_t
+		if err := unix.Fstat(fd, &s); err != nil {
+			return pathErr("fstat", name, err)
+		}
+		if s.Mode&unix.S_IFMT != unix.S_IFREG {
+			return pathErr("open", name, fs.ErrNotExist)
+		}
+		buf := make([]byte, 0, s.Size+1)
+		for {
+			n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				return pathErr("read", name, err)
+			}
+			if n == 0 {
+				break
+			}
+			buf = buf[:len(buf)+n]
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+		}
+		data, tag = buf, statTag(&s)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			err = pathErr("open", name, fs.ErrNotExist)
+		}
+		return nil, "", st.wrap("get", key, err)
+	}
+	return data, tag, nil
 }
 
 // Open reads an object as a stream (media.StateOpener).
@@ -316,34 +385,53 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 		return "", err
 	}
 	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	if err := st.ensureDir(dir); err != nil {
+		return "", st.wrap("create", key, err)
+	}
 	// Taken already: refused without writing and syncing a temporary
 	// file (a log append probing its next place, a claim of a name in
 	// use). The link below still decides a race.
-	if _, err := st.root.Lstat(name); err == nil {
+	if st.dirs.peek(dir, func(fd int) error {
+		var s unix.Stat_t
+		return unix.Fstatat(fd, base, &s, unix.AT_SYMLINK_NOFOLLOW)
+	}) == nil {
 		return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 	}
-	tmp, err := st.writeTemp(data, syncData)
+	tmp, tag, err := st.writeTemp(data, syncData)
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
-	defer st.root.Remove(tmp)
-	if err := st.mkdirDurable(filepath.Dir(name)); err != nil {
-		return "", st.wrap("create", key, err)
+	defer st.removeTemp(tmp)
+	// The temporary file's tag is the key's once linked: same inode,
+	// modification time and size.
+	link := func() error {
+		return st.dirs.do(stateTmp, func(tmpfd int) error {
+			return st.dirs.do(dir, func(fd int) error {
+				return ignoringEINTR(func() error { return unix.Linkat(tmpfd, tmp, fd, base, 0) })
+			})
+		})
 	}
-	if err := st.root.Link(tmp, name); err != nil {
+	err = link()
+	if errors.Is(err, fs.ErrNotExist) {
+		// The directory was removed since it was opened (by hand, or
+		// another process): make it again.
+		if err = st.ensureDir(dir); err == nil {
+			err = link()
+		}
+	}
+	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return "", fmt.Errorf("local state: create %q: %w", key, media.ErrPrecondition)
 		}
-		return "", st.wrap("create", key, err)
+		return "", st.wrap("create", key, &os.LinkError{Op: "link", Old: tmp, New: name, Err: err})
 	}
-	if !syncName {
-		fi, err := st.root.Lstat(name)
-		if err != nil {
+	if syncName {
+		if err := st.dirs.fsyncDir(dir); err != nil {
 			return "", st.wrap("create", key, err)
 		}
-		return tagOf(fi), nil
 	}
-	return st.commit("create", key, name)
+	return tag, nil
 }
 
 func (st *State) Replace(ctx context.Context, key string, data []byte, etag string) (string, error) {
@@ -359,29 +447,50 @@ func (st *State) Replace(ctx context.Context, key string, data []byte, etag stri
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	tmp, err := st.writeTemp(data, true)
+	tmp, tag, err := st.writeTemp(data, true)
 	if err != nil {
 		return "", st.wrap("replace", key, err)
 	}
-	defer st.root.Remove(tmp)
+	defer st.removeTemp(tmp)
 	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
 	unlock, err := st.lock(key)
 	if err != nil {
 		return "", st.wrap("replace", key, err)
 	}
 	defer unlock()
-	fi, err := st.root.Lstat(name)
+	err = st.dirs.do(dir, func(fd int) error {
+		var s unix.Stat_t
+		if err := unix.Fstatat(fd, base, &s, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return pathErr("lstat", name, err)
+		}
+		if statTag(&s) != etag {
+			return errStaleTag
+		}
+		return nil
+	})
+	if errors.Is(err, errStaleTag) {
+		return "", fmt.Errorf("local state: replace %q: %w", key, media.ErrPrecondition)
+	}
 	if err != nil {
 		return "", st.wrap("replace", key, err)
 	}
-	if tagOf(fi) != etag {
-		return "", fmt.Errorf("local state: replace %q: %w", key, media.ErrPrecondition)
+	err = st.dirs.do(stateTmp, func(tmpfd int) error {
+		return st.dirs.do(dir, func(fd int) error {
+			return ignoringEINTR(func() error { return unix.Renameat(tmpfd, tmp, fd, base) })
+		})
+	})
+	if err != nil {
+		return "", st.wrap("replace", key, &os.LinkError{Op: "rename", Old: tmp, New: name, Err: err})
 	}
-	if err := st.root.Rename(tmp, name); err != nil {
+	if err := st.dirs.fsyncDir(dir); err != nil {
 		return "", st.wrap("replace", key, err)
 	}
-	return st.commit("replace", key, name)
+	return tag, nil
 }
+
+// errStaleTag is Replace's signal that the key's tag is not the one given.
+var errStaleTag = errors.New("stale tag")
 
 func (st *State) Delete(ctx context.Context, key string) error {
 	if st.readOnly {
@@ -394,18 +503,22 @@ func (st *State) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
 	unlock, err := st.lock(key)
 	if err != nil {
 		return st.wrap("delete", key, err)
 	}
 	defer unlock()
-	if err := st.root.Remove(name); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+	err = st.dirs.do(dir, func(fd int) error {
+		return pathErr("unlinkat", name, ignoringEINTR(func() error { return unix.Unlinkat(fd, base, 0) }))
+	})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil
 		}
 		return st.wrap("delete", key, err)
 	}
-	if err := st.syncDir(filepath.Dir(name)); err != nil {
+	if err := st.dirs.fsyncDir(dir); err != nil {
 		return st.wrap("delete", key, err)
 	}
 	return nil
@@ -493,47 +606,78 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 }
 
 // writeTemp writes data to a new file under .tmp with a fresh
-// modification time, synced when durable, and returns its name.
-func (st *State) writeTemp(data []byte, durable bool) (name string, err error) {
-	name = stateTmp + "/" + rand.Text()
-	f, err := st.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", err
-	}
-	defer func() {
+// modification time, synced when durable, and returns its name (in .tmp)
+// and its tag.
+func (st *State) writeTemp(data []byte, durable bool) (name, tag string, err error) {
+	name = rand.Text()
+	err = st.dirs.do(stateTmp, func(tmpfd int) (err error) {
+		var fd int
+		err = ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(tmpfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o644)
+			return err
+		})
 		if err != nil {
-			st.root.Remove(name)
+			return pathErr("open", name, err)
 		}
-	}()
-	_, err = f.Write(data)
-	if err == nil {
+		defer func() {
+			if cerr := unix.Close(fd); err == nil && cerr != nil {
+				err = pathErr("close", name, cerr)
+			}
+			if err != nil {
+				unix.Unlinkat(tmpfd, name, 0)
+			}
+		}()
+		for b := data; len(b) > 0; {
+			n, err := unix.Write(fd, b)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				return pathErr("write", name, err)
+			}
+			b = b[n:]
+		}
 		// The time is set before the sync, which makes it durable with
 		// the bytes: a tag never changes across a crash.
-		t := st.uniqueNow()
-		err = st.root.Chtimes(name, t, t)
-	}
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+		ts := unix.NsecToTimespec(st.uniqueNow().UnixNano())
+		if err := unix.UtimesNanoAt(tmpfd, name, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return pathErr("utimensat", name, err)
+		}
+		if durable {
+			if err := ignoringEINTR(func() error { return unix.Fsync(fd) }); err != nil {
+				return pathErr("fsync", name, err)
+			}
+		}
+		var s unix.Stat_t
+		if err := unix.Fstat(fd, &s); err != nil {
+			return pathErr("fstat", name, err)
+		}
+		tag = statTag(&s)
+		return nil
+	})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return name, nil
+	return name, tag, nil
 }
 
-// commit makes the new entry at name durable and returns its tag.
-func (st *State) commit(op, key, name string) (string, error) {
-	if err := st.syncDir(filepath.Dir(name)); err != nil {
-		return "", st.wrap(op, key, err)
+// removeTemp removes a temporary file writeTemp made (once it is linked
+// to its key, or was not), best effort: the next sole writer's open
+// removes what is left.
+func (st *State) removeTemp(name string) {
+	st.dirs.do(stateTmp, func(tmpfd int) error { return unix.Unlinkat(tmpfd, name, 0) })
+}
+
+// ensureDir makes dir exist (and durable) unless it is open already.
+func (st *State) ensureDir(dir string) error {
+	err := st.dirs.do(dir, func(int) error { return nil })
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
-	fi, err := st.root.Lstat(name)
-	if err != nil {
-		return "", st.wrap(op, key, err)
+	if err := st.mkdirDurable(dir); err != nil {
+		return err
 	}
-	return tagOf(fi), nil
+	return st.dirs.do(dir, func(int) error { return nil })
 }
 
 func (st *State) syncDir(dir string) error {
@@ -615,6 +759,11 @@ func tagOf(fi fs.FileInfo) string {
 		ino = uint64(s.Ino)
 	}
 	return fmt.Sprintf("%x-%x-%x", ino, fi.ModTime().UnixNano(), fi.Size())
+}
+
+// statTag is tagOf of what a stat system call gave.
+func statTag(s *unix.Stat_t) string {
+	return fmt.Sprintf("%x-%x-%x", uint64(s.Ino), s.Mtim.Nano(), s.Size)
 }
 
 // uniqueNow is the current time, later than every time it gave before.

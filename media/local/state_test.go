@@ -283,3 +283,65 @@ func TestState_CreateUnsynced(t *testing.T) {
 		t.Errorf("CreateNameSynced over an existing key: %v", err)
 	}
 }
+
+// The State keeps the directories it writes in open: one removed (and
+// made again) behind its back, by hand or by another process, is noticed,
+// and a write never lands in the directory that is gone.
+func TestState_DirectoryRemovedWhileOpen(t *testing.T) {
+	st := newState(t)
+	ctx := context.Background()
+	if _, err := st.Create(ctx, "claims/2026/11/a.jpg", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(st.Dir(), "claims", "2026")); err != nil {
+		t.Fatal(err)
+	}
+	// Missing: the create makes the directories again.
+	tag, err := st.Create(ctx, "claims/2026/11/b.jpg", []byte("2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, gtag, err := st.Get(ctx, "claims/2026/11/b.jpg")
+	if err != nil || string(data) != "2" || gtag != tag {
+		t.Fatalf("get after the directory was made again = %q %q %v (create's tag %q)", data, gtag, err, tag)
+	}
+	// Removed and made again by someone else: the new one is used.
+	if err := os.RemoveAll(filepath.Join(st.Dir(), "claims", "2026")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(st.Dir(), "claims", "2026", "11"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Create(ctx, "claims/2026/11/c.jpg", []byte("3")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(st.Dir(), "claims", "2026", "11", "c.jpg")); err != nil || string(data) != "3" {
+		t.Fatalf("c.jpg on disk = %q %v", data, err)
+	}
+	tag, err = st.Create(ctx, "items/x.yaml", []byte("1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(st.Dir(), "items")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(st.Dir(), "items"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Replace(ctx, "items/x.yaml", []byte("2"), tag); !errors.Is(err, media.ErrNotExist) {
+		t.Fatalf("replace of a key whose directory was removed: %v", err)
+	}
+	if err := st.Delete(ctx, "items/x.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	tag, err = st.Create(ctx, "items/x.yaml", []byte("3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Replace(ctx, "items/x.yaml", []byte("4"), tag); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(st.Dir(), "items", "x.yaml")); err != nil || string(data) != "4" {
+		t.Fatalf("x.yaml on disk = %q %v", data, err)
+	}
+}

@@ -32,17 +32,22 @@ func ParseClaim(b []byte) (owner, key string, ok bool) {
 // request made it).
 func (r *Replica) Claim(ctx context.Context, owner string, keys []string) error {
 	errs := make([]error, len(keys))
-	var wg sync.WaitGroup
-	for i, k := range keys {
-		wg.Go(func() {
-			taken, err := r.claimOne(ctx, owner, k)
-			if err == nil && taken != "" {
-				err = &KeyTakenError{Key: k}
-			}
-			errs[i] = err
-		})
+	one := func(i int) {
+		taken, err := r.claimOne(ctx, owner, keys[i])
+		if err == nil && taken != "" {
+			err = &KeyTakenError{Key: keys[i]}
+		}
+		errs[i] = err
 	}
-	wg.Wait()
+	if len(keys) == 1 {
+		one(0) // no goroutine for the one key of a document's upload
+	} else {
+		var wg sync.WaitGroup
+		for i := range keys {
+			wg.Go(func() { one(i) })
+		}
+		wg.Wait()
+	}
 	var taken *KeyTakenError
 	var failed error
 	var made []string

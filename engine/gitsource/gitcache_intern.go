@@ -1,0 +1,69 @@
+package gitsource
+
+// A site's documents repeat the same front-matter keys (title, date,
+// tags) and many of the same short values (an author, a category, a
+// tag), and a restart decodes them from the parse cache one document at
+// a time: made anew each time they cost a string per key, and a string
+// and its box (the 16-byte header an `any` holding a string points to)
+// per value. An interner makes each one once per cache file, and the
+// documents share it (strings are immutable, and so is a boxed one).
+
+const (
+	// internMaxLen: longer values are taken for unique (a title, an
+	// excerpt, a URL) and not looked up; keys are interned up to
+	// internMaxKey bytes.
+	internMaxLen = 32
+	internMaxKey = 64
+	// internSlots: the tables are direct-mapped caches of this many
+	// entries (a string takes the slot of its hash, and a new one
+	// replaces the old): bounded, and no map to grow while a site's
+	// unique values pass through; the values that repeat stay.
+	internSlots = 1 << 12
+)
+
+// interner holds the strings, and the boxed strings, of one decode.
+type interner struct {
+	strs [internSlots]string
+	vals [internSlots]any
+}
+
+func newInterner() *interner { return new(interner) }
+
+// internSlot is the slot of b: FNV-1a, on at most internMaxKey bytes.
+func internSlot(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h % internSlots
+}
+
+// str is string(b), the same string for the same bytes while it stays
+// in its slot.
+func (in *interner) str(b []byte) string {
+	if len(b) > internMaxKey {
+		return string(b)
+	}
+	slot := &in.strs[internSlot(b)]
+	if *slot == string(b) && len(b) > 0 { // no allocation for the comparison
+		return *slot
+	}
+	s := string(b)
+	*slot = s
+	return s
+}
+
+// value is string(b) in an `any`, the same box for the same bytes when
+// they are short.
+func (in *interner) value(b []byte) any {
+	if len(b) > internMaxLen {
+		return string(b)
+	}
+	slot := &in.vals[internSlot(b)]
+	if s, ok := (*slot).(string); ok && s == string(b) {
+		return *slot
+	}
+	var v any = string(b)
+	*slot = v
+	return v
+}
