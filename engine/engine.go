@@ -139,6 +139,10 @@ type Engine struct {
 	// One content model per branch, used under reloadMu: recompiled when
 	// a model file changes; only re-parsed documents are validated.
 	models map[string]*modelState
+	// The case problems of each branch's last load, for its paths
+	// (gitsource.Tree.PathsID): a push that only edited files does not
+	// fold every path again. Used under reloadMu.
+	cases map[string]caseProblems
 
 	failMu  sync.Mutex
 	failed  map[string]string // branch -> commit that failed to load
@@ -190,7 +194,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
 		closing: make(chan struct{}), searchClosed: make(chan struct{}),
-		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.RelevantInRepo),
+		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.RelevantInRepo, src.LooseTree),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
 		var dir string
@@ -261,7 +265,7 @@ func (e *Engine) Close() error {
 	e.saveWG.Wait()
 	e.history.wg.Wait()
 	if e.published.Load() != nil {
-		if err := e.saveValidation(); err != nil {
+		if err := e.saveValidation(true); err != nil {
 			e.cfg.Logger.Warn("save validation cache", "err", err)
 		}
 	}
@@ -287,7 +291,7 @@ func (e *Engine) saveCacheLater() {
 			if err := e.src.SaveCache(); err != nil {
 				e.cfg.Logger.Warn("save parse cache", "err", err)
 			}
-			if err := e.saveValidation(); err != nil {
+			if err := e.saveValidation(false); err != nil {
 				e.cfg.Logger.Warn("save validation cache", "err", err)
 			}
 			e.saveMu.Lock()
@@ -458,7 +462,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.refCheckers[branch] = rc
 	}
 	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
-	if cases := content.CaseProblems(tree.Files); len(cases) > 0 {
+	if cases := e.caseProblems(branch, tree); len(cases) > 0 {
 		refs = slices.Concat(refs, cases)
 	}
 	if len(refs) > 0 {
@@ -501,6 +505,25 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
 	}
 	return snap, nil
+}
+
+// caseProblems is content.CaseProblems of tree's files, made again only
+// when its paths are not those of the branch's last load.
+type caseProblems struct {
+	pathsID  uint64
+	problems []content.Problem
+}
+
+func (e *Engine) caseProblems(branch string, tree *gitsource.Tree) []content.Problem {
+	if c, ok := e.cases[branch]; ok && c.pathsID == tree.PathsID {
+		return c.problems
+	}
+	probs := content.CaseProblems(tree.Files)
+	if e.cases == nil {
+		e.cases = map[string]caseProblems{}
+	}
+	e.cases[branch] = caseProblems{pathsID: tree.PathsID, problems: probs}
+	return probs
 }
 
 func (e *Engine) recordError(commit string, err error) {

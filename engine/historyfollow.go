@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/fault"
 	"github.com/folio-cms/folio/engine/history"
@@ -41,8 +44,8 @@ type historyFollower struct {
 	wg      sync.WaitGroup
 }
 
-func newHistoryFollower(relevant func(string) bool) *historyFollower {
-	return &historyFollower{ix: history.New(relevant), wake: make(chan struct{}, 1), kick: make(chan struct{}, 1), reached: make(chan struct{})}
+func newHistoryFollower(relevant func(string) bool, readTree func(plumbing.Hash) ([]object.TreeEntry, bool)) *historyFollower {
+	return &historyFollower{ix: history.New(relevant).ReadTreesWith(readTree), wake: make(chan struct{}, 1), kick: make(chan struct{}, 1), reached: make(chan struct{})}
 }
 
 // follow asks the follower to bring the index to commit.

@@ -59,6 +59,18 @@ type modelState struct {
 	// validations done, savedGen those the validation cache holds.
 	hash          string
 	gen, savedGen uint64
+	// unsaved counts the documents validated since the validation
+	// cache's file was last written; onDisk tells that the file holds
+	// this model's results (written since, or read at start). A reload
+	// that validated a few documents does not rewrite the file (see
+	// saveValidation).
+	unsaved int
+	onDisk  bool
+	// lastChecks are the last applyModel's checks, in path order: the
+	// next one takes the result of a document it has at the same path
+	// from there, without a lookup in results per document (1.2 ms of a
+	// push's reload at 10k files).
+	lastChecks []docCheck
 	// persisted are the validation cache's results at start: the first
 	// load takes the results of its model from there (a document by the
 	// blob of its file, as the parse cache names it) instead of
@@ -162,8 +174,10 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.model = m
 	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
+	ms.lastChecks = nil
 	ms.typeSlices = map[string][2][]*content.Item{}
 	ms.locales = nil
+	ms.onDisk = false // the file has another model's results, or none
 }
 
 // parallelValidate is the number of documents to validate from which
@@ -232,6 +246,8 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	// last loads, at a start those the validation cache kept for this
 	// model.
 	checks := make([]docCheck, 0, len(files))
+	last, k := ms.lastChecks, 0 // k: the first of last not before the file
+	defer func() { ms.lastChecks = checks }()
 	var todo []int
 	var fresh []int // the checks whose results ms.results does not have yet
 	persisted := startResults{p: ms.persisted}
@@ -289,7 +305,15 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 				}
 				c.doc, c.loc, c.proj = d, proj[i], true
 			}
-			if res, ok := ms.results[valKey{c.doc, t}]; ok {
+			for k < len(last) && last[k].path < c.path {
+				k++
+			}
+			if k < len(last) && last[k].path == c.path && last[k].doc == c.doc && last[k].t == t {
+				// the last load's result for the same document and
+				// type: what results has for them
+				c.res = last[k].res
+				k++
+			} else if res, ok := ms.results[valKey{c.doc, t}]; ok {
 				c.res = res
 			} else if res, ok := persisted.get(f, t, c.proj); ok {
 				c.res = res
@@ -299,6 +323,9 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			}
 			checks = append(checks, c)
 		}
+	}
+	if len(fresh) > 0 {
+		ms.onDisk = true // the file holds this model's results
 	}
 	if len(todo)+len(fresh) > 0 {
 		ms.persisted = nil // only the first load that validates takes them
@@ -314,6 +341,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	fresh = append(fresh, todo...)
 	if len(todo) > 0 {
 		ms.gen++
+		ms.unsaved += len(todo)
 	}
 	// At a start (many results new), the results kept for the next load
 	// (ms.results, and the documents in path order for the validation

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,5 +163,68 @@ func TestParseHash(t *testing.T) {
 		if _, ok := parseHash(s); ok {
 			t.Errorf("parseHash(%q) ok", s)
 		}
+	}
+}
+
+// TestValidationCacheNotRewrittenPerPush: a reload that validates a few
+// documents leaves the validation cache's file as it is (it was
+// rewritten whole after every push); Close writes what it lacks, and a
+// restart then validates nothing and reports what the running engine
+// did.
+func TestValidationCacheNotRewrittenPerPush(t *testing.T) {
+	r := newSrcBareSite(t)
+	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	files := map[string]string{"folio.yaml": modelYAML}
+	for i := range 40 {
+		files[fmt.Sprintf("content/posts/p%02d.md", i)] = fmt.Sprintf("---\ntitle: P%d\nprice: %d\n---\nBody\n", i, i)
+	}
+	r.Commit(srcDay(0), files)
+	r.Push(false)
+	cache := t.TempDir()
+	open := func() *Engine {
+		t.Helper()
+		e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: cache, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	e := open()
+	if err := e.saveValidation(false); err != nil { // the first: the file has no results yet
+		t.Fatal(err)
+	}
+	path := validPath(e.src)
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no validation cache after the first save: %v", err)
+	}
+	for i := range 3 {
+		r.Commit(srcDay(1+i), map[string]string{fmt.Sprintf("content/posts/p%02d.md", i): fmt.Sprintf("---\ntitle: P%d\nprice: cheap%d\n---\nBody\n", i, i)})
+		r.Push(false)
+		if err := e.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.saveValidation(false); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, first) {
+			t.Fatalf("push %d rewrote the validation cache (err %v)", i, err)
+		}
+	}
+	want := problems(e)
+	if !strings.Contains(want, "p02.md") {
+		t.Fatalf("the pushes' violations are not reported: %q", want)
+	}
+	e.Close()
+	if got, err := os.ReadFile(path); err != nil || bytes.Equal(got, first) {
+		t.Fatalf("Close did not write the pushes' results (err %v)", err)
+	}
+	e = open()
+	defer e.Close()
+	if n := e.models["main"].gen; n != 0 {
+		t.Errorf("restart validated %d times, want 0 (results from the cache)", n)
+	}
+	if got := problems(e); got != want {
+		t.Errorf("restart: problems\n%s\nwant\n%s", got, want)
 	}
 }

@@ -1,7 +1,11 @@
 package gitsource
 
 import (
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
@@ -47,6 +51,26 @@ func (s *Source) SitePath(p string) (string, bool) { return s.sitePath(p) }
 // RelevantInRepo tells whether a repository path is a file the site
 // reads (the history index walks whole commits).
 func (s *Source) RelevantInRepo(p string) bool { return s.relevantInRepo(p) }
+
+// LooseTree reads tree h from its loose object file, where a push
+// writes the trees it changed, about four times faster than the object
+// store (looseTrees), unless the last Load decoded it already (a push's
+// new trees: the history index asks for them next); false when the
+// tree is not loose, or reads oddly: the object store reads it then,
+// and reports what is wrong. Safe for concurrent use.
+func (s *Source) LooseTree(h plumbing.Hash) ([]object.TreeEntry, bool) {
+	if m := s.loadedTrees.Load(); m != nil {
+		if entries, ok := (*m)[h]; ok {
+			return entries, true
+		}
+	}
+	lt, _ := s.loose.Get().(*looseTrees)
+	if lt == nil {
+		lt = &looseTrees{objects: filepath.Join(s.gitDir, "objects")}
+	}
+	defer s.loose.Put(lt)
+	return lt.read(h)
+}
 
 // OpenObjects opens the repository's objects with a cache of cacheBytes,
 // for a reader of its own (the history index); the caller closes it.

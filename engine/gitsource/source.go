@@ -20,6 +20,7 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
@@ -95,11 +96,16 @@ type Source struct {
 	lineKeys *lineKeys
 	docs     *docCache
 	blobs    *blobReader // reads documents' bodies on demand
+	loose    sync.Pool   // *looseTrees for LooseTree
 
 	lastFetch atomic.Int64 // Unix nanoseconds of the last successful fetch; 0: none
 
-	lastRoot *dirRec   // the root folder of the last Load; guarded by loadMu
-	last     *lastLoad // the files and documents of the last Load; guarded by loadMu
+	lastRoot *dirRec       // the root folder of the last Load; guarded by loadMu
+	last     *lastLoad     // the files and documents of the last Load; guarded by loadMu
+	pathsSeq atomic.Uint64 // the last Tree.PathsID given out
+	// loadedTrees are the trees the last Load decoded, when it decoded
+	// fewer than maxReadTrees (a push): LooseTree hands them out.
+	loadedTrees atomic.Pointer[map[plumbing.Hash][]object.TreeEntry]
 
 	rootCfg rootConfig // the root: of the last folio.yaml read; guarded by loadMu
 
@@ -122,6 +128,11 @@ type Tree struct {
 	Commit string
 	Time   time.Time      // committer time of the commit, UTC
 	Files  []content.File // relevant paths only, sorted by path
+	// PathsID names the list of Files' paths: two Trees of one Source
+	// with the same PathsID have the same paths, in the same order (a
+	// push that only edited files keeps it), so what depends on the
+	// paths alone need not be made again.
+	PathsID uint64
 }
 
 const remoteFetchSpec = "+refs/heads/*:refs/heads/*"

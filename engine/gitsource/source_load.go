@@ -53,7 +53,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{}}
+	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{},
+		read: map[plumbing.Hash][]object.TreeEntry{}}
 	siteRoot, err := s.siteRootOf(tc, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -102,6 +103,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	updated := make([]time.Time, len(files))
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
+	samePaths := false // the paths are the last Load's, in order
 	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
 		var prev lastLoad
 		if s.last != nil {
@@ -110,11 +112,13 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		// The times are the last Load's but for the paths this commit
 		// changed: an unchanged file keeps its Updated, no lookup.
 		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
+		samePaths = len(files) == len(prev.files)
 		j := 0
 		for i, f := range files {
 			for j < len(prev.files) && prev.files[j].path < f.path {
 				j++
 			}
+			samePaths = samePaths && j == i && prev.files[j].path == f.path
 			unchanged := j < len(prev.files) && prev.files[j] == f
 			out[i].Path = f.path
 			if unchanged {
@@ -173,8 +177,17 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	for i := range out {
 		blobs[i] = out[i].Blob
 	}
-	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self}
-	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out}, nil
+	if len(tc.read) < maxReadTrees {
+		s.loadedTrees.Store(&tc.read)
+	} else {
+		s.loadedTrees.Store(nil)
+	}
+	pathsID := s.pathsSeq.Add(1)
+	if samePaths && s.last != nil {
+		pathsID = s.last.pathsID
+	}
+	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self, pathsID: pathsID}
+	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}, nil
 }
 
 // lastLoad is what the last Load read: its files in path order, the cache
@@ -186,6 +199,7 @@ type lastLoad struct {
 	docs    []*docEntry
 	updated []time.Time
 	timesID uint64
+	pathsID uint64 // Tree.PathsID
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }

@@ -110,7 +110,15 @@ type treeEntries struct {
 	loose   *looseTrees // nil: every tree from st
 	m       map[plumbing.Hash][]object.TreeEntry
 	entries int
+	// read are the trees decoded (not put), up to maxReadTrees: a
+	// push's new trees, which the history index reads next
+	// (Source.LooseTree).
+	read map[plumbing.Hash][]object.TreeEntry
 }
+
+// maxReadTrees bounds treeEntries.read: a Load that decodes more is not
+// a push's.
+const maxReadTrees = 64
 
 const maxCachedTreeEntries = 1 << 18
 
@@ -134,6 +142,9 @@ func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 			return nil, err
 		}
 		entries = t.Entries
+	}
+	if tc.read != nil && len(tc.read) < maxReadTrees {
+		tc.read[h] = entries
 	}
 	if tc.entries+len(entries) > maxCachedTreeEntries {
 		clear(tc.m)

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -94,5 +95,35 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 	srcGit(t, gitDir, "prune-packed")
 	if _, ok := lt.read(head); ok {
 		t.Error("a packed tree was read as loose")
+	}
+}
+
+// TestLooseTree_AfterPush: the trees a push's Load decoded are handed
+// out again by LooseTree (the history index asks for them next) without
+// reading their objects again, and are go-git's entries.
+func TestLooseTree_AfterPush(t *testing.T) {
+	r := newSrcBareSite(t)
+	r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n", "content/posts/b.md": "---\ntitle: B\n---\n"})
+	r.Push(false)
+	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
+	srcLoad(t, src, "main")
+	r.Commit(srcDay(1), map[string]string{"content/posts/a.md": "---\ntitle: A2\n---\n"})
+	r.Push(false)
+	srcLoad(t, src, "main")
+	h := plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", "HEAD:content/posts"))
+	st := openObjectStorage(r.Site(), cache.NewObjectLRU(cache.MiByte))
+	defer st.Close()
+	want, err := object.GetTree(st, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The object gone: only the Load's copy can answer.
+	hex := h.String()
+	if err := os.Remove(filepath.Join(r.Site(), "objects", hex[:2], hex[2:])); err != nil {
+		t.Fatalf("the push's tree is not a loose object: %v", err)
+	}
+	got, ok := src.LooseTree(h)
+	if !ok || !reflect.DeepEqual(got, want.Entries) {
+		t.Fatalf("LooseTree(%s) = %v, %v; want %v", h, got, ok, want.Entries)
 	}
 }

@@ -22,6 +22,10 @@ const treeCacheSize = 4096
 
 // treeCache keeps decoded tree entries by hash (LRU).
 type treeCache struct {
+	// read, when set, reads a tree before the object store is asked
+	// (Index.ReadTreesWith); false: the object store reads it.
+	read func(plumbing.Hash) ([]object.TreeEntry, bool)
+
 	mu  sync.Mutex
 	m   map[plumbing.Hash]*list.Element
 	lru list.List
@@ -46,21 +50,28 @@ func (c *treeCache) get(st storer.EncodedObjectStorer, h plumbing.Hash) ([]objec
 		return el.Value.(*cachedTree).entries, nil
 	}
 	c.mu.Unlock()
-	t, err := object.GetTree(st, h)
-	if err != nil {
-		return nil, fmt.Errorf("tree %s: %w", h, err)
+	entries, ok := []object.TreeEntry(nil), false
+	if c.read != nil {
+		entries, ok = c.read(h)
+	}
+	if !ok {
+		t, err := object.GetTree(st, h)
+		if err != nil {
+			return nil, fmt.Errorf("tree %s: %w", h, err)
+		}
+		entries = t.Entries
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.m[h]; !ok {
-		c.m[h] = c.lru.PushFront(&cachedTree{h: h, entries: t.Entries})
+		c.m[h] = c.lru.PushFront(&cachedTree{h: h, entries: entries})
 		for c.lru.Len() > treeCacheSize {
 			old := c.lru.Back()
 			c.lru.Remove(old)
 			delete(c.m, old.Value.(*cachedTree).h)
 		}
 	}
-	return t.Entries, nil
+	return entries, nil
 }
 
 // blobFile is a file added or deleted by a diff.

@@ -69,11 +69,84 @@ type Index struct {
 
 // state is one version of the index, never changed once published: Update
 // builds the next one beside it.
+//
+// Its maps are in two layers, so that an update costs what it adds, not
+// the size of the index: seqOf and byPath, shared by the states of many
+// updates and never written once a state that has them is published, and
+// recentSeq and recentPaths, the entries of the updates since (a path's
+// list there is its whole list, byPath's entries included). An update
+// copies the recent maps (at most maxRecent entries) and writes into the
+// copies; once they grow past maxRecent, both layers are merged into new
+// maps.
 type state struct {
-	head    plumbing.Hash
-	commits []Commit // by sequence number: parents before children
-	seqOf   map[plumbing.Hash]int32
-	byPath  map[string][]change // oldest first
+	head plumbing.Hash
+	// commits by sequence number: parents before children. An update
+	// appends to its predecessor's slice: the elements past a
+	// published state's length are never read through it, and updates
+	// are made one at a time, each from the last published state.
+	commits     []Commit
+	seqOf       map[plumbing.Hash]int32
+	byPath      map[string][]change // oldest first
+	recentSeq   map[plumbing.Hash]int32
+	recentPaths map[string][]change
+}
+
+// maxRecent bounds the entries of a state's recent maps (see state).
+var maxRecent = 4096 // a variable for the tests
+
+// seq is the sequence number of commit h; false when the index lacks it.
+func (s *state) seq(h plumbing.Hash) (int32, bool) {
+	if v, ok := s.recentSeq[h]; ok {
+		return v, true
+	}
+	v, ok := s.seqOf[h]
+	return v, ok
+}
+
+// changesOf is the list of changes of path p, oldest first.
+func (s *state) changesOf(p string) []change {
+	if l, ok := s.recentPaths[p]; ok {
+		return l
+	}
+	return s.byPath[p]
+}
+
+// next is the state an update from s starts with (s nil: an empty
+// one), and the maps it writes its entries into; adding is the number
+// of commits the update adds.
+func (s *state) next(head plumbing.Hash, adding int) (next *state, seqs map[plumbing.Hash]int32, paths map[string][]change) {
+	if s == nil {
+		next = &state{head: head, seqOf: make(map[plumbing.Hash]int32, adding), byPath: map[string][]change{}}
+		return next, next.seqOf, next.byPath
+	}
+	next = &state{head: head, commits: s.commits}
+	if len(s.recentSeq)+len(s.recentPaths)+adding > maxRecent {
+		// merged: every list clipped, so that an append never
+		// writes into an array s's lists share
+		next.seqOf = make(map[plumbing.Hash]int32, len(s.seqOf)+len(s.recentSeq)+adding)
+		for _, m := range []map[plumbing.Hash]int32{s.seqOf, s.recentSeq} {
+			for k, v := range m {
+				next.seqOf[k] = v
+			}
+		}
+		next.byPath = make(map[string][]change, len(s.byPath)+len(s.recentPaths))
+		for _, m := range []map[string][]change{s.byPath, s.recentPaths} {
+			for k, v := range m {
+				next.byPath[k] = slices.Clip(v)
+			}
+		}
+		return next, next.seqOf, next.byPath
+	}
+	next.seqOf, next.byPath = s.seqOf, s.byPath
+	next.recentSeq = make(map[plumbing.Hash]int32, len(s.recentSeq)+adding)
+	for k, v := range s.recentSeq {
+		next.recentSeq[k] = v
+	}
+	next.recentPaths = make(map[string][]change, len(s.recentPaths))
+	for k, v := range s.recentPaths {
+		next.recentPaths[k] = slices.Clip(v)
+	}
+	return next, next.recentSeq, next.recentPaths
 }
 
 // New returns an empty index of the paths relevant accepts (nil: all).
@@ -82,6 +155,16 @@ func New(relevant func(path string) bool) *Index {
 		relevant = func(string) bool { return true }
 	}
 	return &Index{relevant: relevant}
+}
+
+// ReadTreesWith makes the index read a tree with read first, and from
+// the object store only when read returns false (engine passes
+// gitsource's LooseTree: a push's trees are loose objects, which go-git
+// reads four times slower). Call it before the first Update; it returns
+// ix.
+func (ix *Index) ReadTreesWith(read func(plumbing.Hash) ([]object.TreeEntry, bool)) *Index {
+	ix.trees.read = read
+	return ix
 }
 
 // Head is the commit the index has reached; zero before the first Update.
@@ -115,7 +198,7 @@ func (ix *Index) Contains(commit string) bool {
 	if ix.state == nil {
 		return false
 	}
-	_, ok := ix.state.seqOf[plumbing.NewHash(commit)]
+	_, ok := ix.state.seq(plumbing.NewHash(commit))
 	return ok
 }
 
@@ -147,42 +230,32 @@ func (ix *Index) Update(ctx context.Context, st storer.EncodedObjectStorer, head
 	if fresh.rebuild {
 		base = nil
 	}
-	// Copy on write: lookups meanwhile keep reading base's maps. The
-	// per-path lists are clipped, so an append never writes into an array
-	// that base's lists share.
-	next := &state{head: h, seqOf: map[plumbing.Hash]int32{}, byPath: map[string][]change{}}
-	if base != nil {
-		next.commits = slices.Clip(base.commits)
-		next.seqOf = make(map[plumbing.Hash]int32, len(base.seqOf)+len(fresh.order))
-		for k, v := range base.seqOf {
-			next.seqOf[k] = v
-		}
-		next.byPath = make(map[string][]change, len(base.byPath))
-		for k, v := range base.byPath {
-			next.byPath[k] = slices.Clip(v)
-		}
-	}
-	seqOf, byPath := next.seqOf, next.byPath
-	commits := next.commits
+	// Copy on write: lookups meanwhile keep reading base's maps (see
+	// state).
+	next, seqOf, byPath := base.next(h, len(fresh.order))
 	for _, c := range fresh.order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		seq := int32(len(commits))
-		commits = append(commits, Commit{
+		seq := int32(len(next.commits))
+		next.commits = append(next.commits, Commit{
 			Hash: c.Hash.String(), Author: c.Author.Name, Email: c.Author.Email,
 			Date: c.Author.When.UTC(), Message: strings.TrimRight(c.Message, "\n"),
 		})
 		seqOf[c.Hash] = seq
-		changes, err := ix.changes(ctx, st, c, seqOf)
+		changes, err := ix.changes(ctx, st, c, next)
 		if err != nil {
 			return fmt.Errorf("history: commit %s: %w", c.Hash, err)
 		}
 		for _, ch := range changes {
-			byPath[ch.path] = append(byPath[ch.path], change{seq: seq, kind: ch.kind, from: ch.from})
+			l, mine := byPath[ch.path]
+			if !mine {
+				// a list of the shared layer: appended to a copy
+				l = slices.Clip(next.changesOf(ch.path))
+			}
+			byPath[ch.path] = append(l, change{seq: seq, kind: ch.kind, from: ch.from})
 		}
 	}
-	next.commits, next.seqOf, next.byPath = commits, seqOf, byPath
 	ix.mu.Lock()
 	ix.state = next
 	ix.updated = time.Now()
@@ -204,7 +277,7 @@ func collect(ctx context.Context, st storer.EncodedObjectStorer, head plumbing.H
 		if old == nil {
 			return false
 		}
-		_, ok := old.seqOf[h]
+		_, ok := old.seq(h)
 		return ok
 	}
 	w, reached, err := topo(ctx, st, head, known, old)
@@ -293,10 +366,10 @@ type fileChange struct {
 // shows a merge for a path only when it is not the same as one of its
 // parents); for a root commit, every file as added. Renames are detected
 // against the first parent as git does (exact and similar content).
-func (ix *Index) changes(ctx context.Context, st storer.EncodedObjectStorer, c *object.Commit, seqOf map[plumbing.Hash]int32) ([]fileChange, error) {
+func (ix *Index) changes(ctx context.Context, st storer.EncodedObjectStorer, c *object.Commit, in *state) ([]fileChange, error) {
 	var parents []plumbing.Hash
 	for _, ph := range c.ParentHashes {
-		if _, ok := seqOf[ph]; !ok {
+		if _, ok := in.seq(ph); !ok {
 			continue // beyond a shallow boundary or the cap
 		}
 		pc, err := object.GetCommit(st, ph)
@@ -380,7 +453,7 @@ func (ix *Index) Log(path string, limit, offset int) (entries []Entry, total int
 	var all []hit
 	cur, before := path, int32(len(st.commits))
 	for range 100 { // renames followed; bounded against cycles
-		list := st.byPath[cur]
+		list := st.changesOf(cur)
 		i, _ := slices.BinarySearchFunc(list, before, func(c change, seq int32) int { return int(c.seq - seq) })
 		next := ""
 		for j := i - 1; j >= 0; j-- {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 type repo struct {
@@ -251,6 +253,113 @@ func BenchmarkBuild(b *testing.B) {
 	for range b.N {
 		if err := New(nil).Update(context.Background(), st, head); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestIncrementalLayersMatchFresh: an index brought to each head by many
+// small updates (its maps in layers, merged every few updates: see
+// state) answers as one built at that head in one go, for every path
+// and commit; and a state published earlier still answers as it did
+// (an update never writes into what it shares with it).
+func TestIncrementalLayersMatchFresh(t *testing.T) {
+	defer func(n int) { maxRecent = n }(maxRecent)
+	maxRecent = 24
+	const docs, commits = 40, 120
+	dir, _ := fastImport(t, docs, commits)
+	repo := open(t, dir)
+	var heads []string
+	iter, err := repo.Log(&git.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iter.ForEach(func(c *object.Commit) error { heads = append([]string{c.Hash.String()}, heads...); return nil })
+	if len(heads) != commits {
+		t.Fatalf("%d commits", len(heads))
+	}
+	paths := make([]string, docs)
+	for d := range docs {
+		paths[d] = fmt.Sprintf("content/posts/p%04d.md", d)
+	}
+	answers := func(ix *Index) string {
+		var b strings.Builder
+		for _, p := range paths {
+			got, total, _ := ix.Log(p, 1000, 0)
+			fmt.Fprintln(&b, p, total, got)
+		}
+		for _, h := range heads {
+			fmt.Fprint(&b, ix.Contains(h))
+		}
+		return b.String()
+	}
+	ctx := context.Background()
+	ix := New(nil)
+	type kept struct {
+		st   *state
+		want string
+	}
+	var published []kept
+	step := 1
+	for i := 0; i < len(heads); i += step {
+		if err := ix.Update(ctx, repo.Storer, heads[i]); err != nil {
+			t.Fatal(err)
+		}
+		fresh := New(nil)
+		if err := fresh.Update(ctx, repo.Storer, heads[i]); err != nil {
+			t.Fatal(err)
+		}
+		got, want := answers(ix), answers(fresh)
+		if got != want {
+			t.Fatalf("at commit %d, the index updated in steps answers\n%s\nbuilt at once\n%s", i, got, want)
+		}
+		published = append(published, kept{ix.state, got})
+		step = i%5 + 1 // steps of 1 to 5 commits
+	}
+	if len(ix.state.recentSeq) == 0 && len(ix.state.recentPaths) == 0 {
+		t.Error("the last state has no recent layer: the test does not reach it")
+	}
+	for i, k := range published {
+		if got := answers(&Index{state: k.st}); got != k.want {
+			t.Fatalf("state %d changed after later updates:\n%s\nwas\n%s", i, got, k.want)
+		}
+	}
+}
+
+// TestReadTreesWith: an index reads its trees with the reader it is
+// given, and from the object store when the reader declines one; either
+// way it answers as an index without a reader does.
+func TestReadTreesWith(t *testing.T) {
+	dir, head := fastImport(t, 20, 30)
+	repo := open(t, dir)
+	plain := New(nil)
+	if err := plain.Update(context.Background(), repo.Storer, head); err != nil {
+		t.Fatal(err)
+	}
+	read, declined := 0, 0
+	ix := New(nil).ReadTreesWith(func(h plumbing.Hash) ([]object.TreeEntry, bool) {
+		if (read+declined)%2 == 0 {
+			declined++
+			return nil, false
+		}
+		tr, err := object.GetTree(repo.Storer, h)
+		if err != nil {
+			return nil, false
+		}
+		read++
+		return tr.Entries, true
+	})
+	if err := ix.Update(context.Background(), repo.Storer, head); err != nil {
+		t.Fatal(err)
+	}
+	if read == 0 || declined == 0 {
+		t.Fatalf("the reader read %d trees and declined %d", read, declined)
+	}
+	for d := range 20 {
+		p := fmt.Sprintf("content/posts/p%04d.md", d)
+		got, _, _ := ix.Log(p, 100, 0)
+		want, _, _ := plain.Log(p, 100, 0)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Log(%s) = %v, want %v", p, hashes(got), hashes(want))
 		}
 	}
 }
