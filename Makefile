@@ -114,11 +114,12 @@ test: $(VERSITYGW)
 	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
 	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
 
-# test-long runs the property tests at their full scale (build tag long:
-# server/scale_long_test.go); make test runs them with fewer rounds. CI
-# runs it after make chaos.
+# test-long runs the tests that make test runs at a smaller scale at their
+# full one (build tag long: server/scale_long_test.go): the property tests
+# with all their rounds, TestMediaUploadManyFiles with the contract's 1000
+# files in one upload. CI runs it after make chaos.
 test-long:
-	$(GO) test -tags $(subst $(space),$(comma),$(strip long $(TAGS))) -race -count=1 -timeout 30m -run 'Property' ./server/
+	$(GO) test -tags $(subst $(space),$(comma),$(strip long $(TAGS))) -race -count=1 -timeout 30m -run 'Property|TestMediaUploadManyFiles' ./server/
 
 # chaos runs the fault-injection tests (cmd/folio/chaos_test.go, build tag
 # chaos): real folio processes with toxiproxy in front of versitygw and of
