@@ -110,15 +110,27 @@ node-tools:
 	cp fixtures/node-tools/package.json fixtures/node-tools/package-lock.json $(NODE_TOOLS)/
 	cd $(NODE_TOOLS) && npm ci --no-audit --no-fund --silent
 
+# test names ./server/ and ./cmd/folio/ first: go test builds and starts
+# packages in the order named, and theirs are the longest runs. Up to
+# TEST_PARALLEL tests of a package run at once (go test's default is
+# GOMAXPROCS, 2 here): many of them wait on fsync, versitygw, tsc or
+# Chromium rather than use a core. The untagged run of NOTAG_PKGS runs
+# alongside, its output printed at the end.
+TEST_PARALLEL ?= 4
 test: $(VERSITYGW)
-	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test $(GOTAGS) -race -count=1 -timeout 30m ./...
-	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS))
+	@mkdir -p $(BIN)
+	$(if $(TAGS),FOLIO_VERSITYGW=$(VERSITYGW) $(GO) test -race -count=1 $(NOTAG_PKGS) >$(BIN)/test-notag.log 2>&1 & notag=$$!;) \
+	$(if $(wildcard $(NODE_TOOLS)/node_modules/.bin/tsc),FOLIO_NODE_TOOLS=$(NODE_TOOLS)) FOLIO_VERSITYGW=$(VERSITYGW) \
+		$(GO) test $(GOTAGS) -race -count=1 -parallel $(TEST_PARALLEL) -timeout 30m ./server/ ./cmd/folio/ ./...; status=$$?; \
+	$(if $(TAGS),wait $$notag || status=1; echo "== $(NOTAG_PKGS) without the tags $(TAGS):"; cat $(BIN)/test-notag.log;) \
+	exit $$status
 
-# test-long runs the property tests at their full scale (build tag long:
-# server/scale_long_test.go); make test runs them with fewer rounds. CI
-# runs it after make chaos.
+# test-long runs the tests that make test runs at a smaller scale at their
+# full one (build tag long: server/scale_long_test.go): the property tests
+# with all their rounds, TestMediaUploadManyFiles with the contract's 1000
+# files in one upload. CI runs it after make chaos.
 test-long:
-	$(GO) test -tags $(subst $(space),$(comma),$(strip long $(TAGS))) -race -count=1 -timeout 30m -run 'Property' ./server/
+	$(GO) test -tags $(subst $(space),$(comma),$(strip long $(TAGS))) -race -count=1 -timeout 30m -run 'Property|TestMediaUploadManyFiles' ./server/
 
 # chaos runs the fault-injection tests (cmd/folio/chaos_test.go, build tag
 # chaos): real folio processes with toxiproxy in front of versitygw and of

@@ -115,12 +115,46 @@ type browser struct {
 	shotCount int
 }
 
+// browserTests bounds the tests using the Chromium at once to two, what
+// go test's default -parallel gave on 2 cores, whatever make test's
+// -parallel: a Decap editor is a React app that takes a core while it
+// renders, and four of them under a loaded machine missed their 20 s
+// waits. A test holds one slot for all its tabs (two editors, subtests),
+// so a test never waits for a second one.
+var browserTests = struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	tabs  map[string]int // open tabs by top-level test
+}{slots: make(chan struct{}, 2), tabs: map[string]int{}}
+
+// holdBrowserSlot takes the slot of t's top-level test for one tab, until
+// t ends.
+func holdBrowserSlot(t *testing.T) {
+	test, _, _ := strings.Cut(t.Name(), "/")
+	browserTests.mu.Lock()
+	held := browserTests.tabs[test] > 0
+	browserTests.tabs[test]++
+	browserTests.mu.Unlock()
+	if !held {
+		browserTests.slots <- struct{}{}
+	}
+	t.Cleanup(func() {
+		browserTests.mu.Lock()
+		defer browserTests.mu.Unlock()
+		if browserTests.tabs[test]--; browserTests.tabs[test] == 0 {
+			delete(browserTests.tabs, test)
+			<-browserTests.slots
+		}
+	})
+}
+
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
 	parent, err := sharedChromium(chromiumBinary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
+	holdBrowserSlot(t)
 	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	b := &browser{ctx: ctx, shotsDir: os.Getenv("FOLIO_SCREENSHOTS")}

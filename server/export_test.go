@@ -48,3 +48,7 @@ func (s *Server) HoldTransformSlot(ctx context.Context) (release func(), err err
 func (s *Server) BuildTypedOpenAPI(full bool) int {
 	return len(s.content.buildTyped(s.engine.Published(), full).body)
 }
+
+// SetMaxUploadFiles sets the bound on the files of one upload request
+// (the contract's is 1000), so that a test proves the bound with fewer.
+func SetMaxUploadFiles(c *Config, n int) { c.maxUploadFiles = n }

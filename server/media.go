@@ -41,6 +41,7 @@ type mediaHandlers struct {
 	transforms *transformer
 	log        *slog.Logger
 	now        func() time.Time
+	maxFiles   int // files in one upload request (maxUploadFiles)
 }
 
 // publicItem is the public view of a media item (docs/api.md, media).

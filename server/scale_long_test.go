@@ -3,5 +3,5 @@
 package server_test
 
 // longTests: built with -tags long (make test-long), the property tests
-// run at their full scale; see scale_test.go.
+// and TestMediaUploadManyFiles run at their full scale; see scale_test.go.
 const longTests = true

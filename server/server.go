@@ -109,6 +109,11 @@ type Config struct {
 	// this one (the S3 or --public-url base), for the admin pages'
 	// Content-Security-Policy img-src.
 	MediaOrigins []string
+
+	// maxUploadFiles bounds the files of one upload request (0: the
+	// contract's maxUploadFiles); tests lower it (SetMaxUploadFiles in
+	// export_test.go) to prove the bound without storing 1000 files.
+	maxUploadFiles int
 }
 
 // Server serves the API.
@@ -213,7 +218,10 @@ func New(cfg Config) *Server {
 	}
 	s.mediaAPI = &mediaHandlers{engine: cfg.Engine, media: cfg.Media, search: cfg.MediaSearch, mediaRoot: cfg.MediaRoot,
 		grants: cfg.Grants, presignTTL: cfg.PresignTTL, notifier: cfg.Notifier, transforms: transforms,
-		log: cfg.Logger, now: cfg.Now}
+		log: cfg.Logger, now: cfg.Now, maxFiles: cfg.maxUploadFiles}
+	if s.mediaAPI.maxFiles <= 0 {
+		s.mediaAPI.maxFiles = maxUploadFiles
+	}
 	if cfg.Keys != nil {
 		cfg.Keys.SetLogger(cfg.Logger)
 		cfg.Metrics.watchKeys(cfg.Keys)

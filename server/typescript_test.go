@@ -88,9 +88,8 @@ export { price, rating, colors, author, tags, wrong, color };
 
 // TestTypeScriptClient_TypedPaths: a client generated from the document
 // reads a post through /api/v1/content/posts/{slug} (and the list and
-// public paths) typed, with no cast to a component: a correct program
-// compiles, and the same program reading a field as the wrong type does
-// not.
+// public paths) typed, with no cast to a component: the correct reads
+// compile, and each read of a field as the wrong type does not.
 func TestTypeScriptClient_TypedPaths(t *testing.T) {
 	t.Parallel()
 	tools := nodeTools(t)
@@ -139,32 +138,29 @@ export async function read() {
 }
 `
 	}
-	good := program(`  const title: string = post.title;
+	// One tsc run: the correct reads compile, and each wrong one is an
+	// error on its own line (an @ts-expect-error with no error under it
+	// fails the compile as "Unused '@ts-expect-error' directive"). Five
+	// runs, one a file, took 16 s of CPU under a loaded -race suite.
+	client := program(`  const title: string = post.title;
   const author: string = post.data.author;
   const tags: string[] | undefined = list.items[0].data.tags;
   const excerpt: string | undefined = pub.items[0].data.excerpt;
   const type: "posts" = post.type;
-  void [title, author, tags, excerpt, type];`)
-	if err := os.WriteFile(filepath.Join(dir, "good.ts"), []byte(good), 0o644); err != nil {
+  // @ts-expect-error author-number: an author is text
+  const authorNumber: number = post.data.author;
+  // @ts-expect-error list-tags: tags are text
+  const listTags: number[] | undefined = list.items[0].data.tags;
+  // @ts-expect-error public-excerpt: an excerpt is text
+  const publicExcerpt: number = pub.items[0].data.excerpt;
+  // @ts-expect-error no-such-field: a post has no field nope
+  const nope: string = post.data.nope;
+  void [title, author, tags, excerpt, type, authorNumber, listTags, publicExcerpt, nope];`)
+	if err := os.WriteFile(filepath.Join(dir, "client.ts"), []byte(client), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tsc := []string{"--noEmit", "--strict", "--target", "es2020", "--module", "es2020", "--moduleResolution", "bundler"}
-	if out, err := tool("tsc", append(tsc, "good.ts")...); err != nil {
-		t.Fatalf("tsc of a correct client: %v\n%s", err, out)
-	}
-	for name, reads := range map[string]string{
-		"author-number": `  const author: number = post.data.author; void author;`,
-		"list-tags":     `  const tags: number[] | undefined = list.items[0].data.tags; void tags;`,
-		"public-title":  `  const n: number = pub.items[0].data.excerpt; void n;`,
-		"no-such-field": `  const x: string = post.data.nope; void x;`,
-	} {
-		f := "bad-" + name + ".ts"
-		if err := os.WriteFile(filepath.Join(dir, f), []byte(program(reads)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := tool("tsc", append(tsc, f)...)
-		if err == nil || !strings.Contains(string(out), f) || !strings.Contains(string(out), "error TS") {
-			t.Errorf("%s: tsc accepts a wrong field type (err %v)\n%s", name, err, out)
-		}
+	if out, err := tool("tsc", append(tsc, "client.ts")...); err != nil {
+		t.Fatalf("tsc: %v (a wrong read tsc accepts shows as an unused '@ts-expect-error')\n%s", err, out)
 	}
 }

@@ -191,8 +191,8 @@ func (b *uploadBatch) setAlt(part io.Reader) error {
 // refuses is recorded in res.Errors and the next part is read.
 func (b *uploadBatch) file(part *multipart.Part) error {
 	b.files++
-	if b.files > maxUploadFiles {
-		return badRequest("at most %d files in one request", maxUploadFiles)
+	if b.files > b.s.maxFiles {
+		return badRequest("at most %d files in one request", b.s.maxFiles)
 	}
 	it, err := b.s.media.Create(b.ctx, media.UploadInput{Filename: part.FileName(), Body: part, Folder: b.folder.value, Alt: b.alt.value})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -601,9 +602,10 @@ func TestUploadBusy(t *testing.T) {
 	}
 }
 
-// TestUploadElongatedRefused: the 48 KB PNG of 50,000,000 × 1 pixels of
-// issue 23 (under the pixel limit, 5 GB to resize) and its transpose are
-// refused from their header with 413, storing nothing.
+// TestUploadElongatedRefused: a PNG of 50,000,000 × 1 pixels as in issue
+// 23 (under the pixel limit, 5 GB to resize; 48 KB there, 315 KB as
+// zeroPNG writes it) and its transpose are refused from their header with
+// 413, storing nothing.
 func TestUploadElongatedRefused(t *testing.T) {
 	t.Parallel()
 	ms := startVariantServer(t)
@@ -621,25 +623,12 @@ func TestUploadElongatedRefused(t *testing.T) {
 	}
 }
 
-// zeroPNG is a valid grey PNG of w×h black pixels, streamed so that a huge
-// one costs no memory to make: its rows compress to almost nothing.
+// zeroPNG is a valid grey PNG of w×h black pixels, made so that a huge
+// one costs no memory and no time: its image data, (1+w)·h zero bytes
+// (each row a zero filter byte then w zero pixels), is zeroZlib's.
 func zeroPNG(t testing.TB, w, h int) []byte {
 	t.Helper()
-	var idat bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestCompression)
-	// Every row is a zero filter byte then w zero pixels: the image data
-	// is (1+w)·h zero bytes, written in blocks of about 1 MiB (one
-	// Write a row took a minute under -race for 50,000,000 rows).
-	rows := max(1, (1<<20)/(1+w))
-	block := make([]byte, (1+w)*rows)
-	for left := h; left > 0; left -= rows {
-		if _, err := zw.Write(block[:(1+w)*min(rows, left)]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	idat := zeroZlib(int64(1+w) * int64(h))
 	var b bytes.Buffer
 	b.WriteString("\x89PNG\r\n\x1a\n")
 	chunk := func(typ string, data []byte) {
@@ -651,7 +640,76 @@ func zeroPNG(t testing.TB, w, h int) []byte {
 	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
 	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
 	chunk("IHDR", append(ihdr, 8, 0, 0, 0, 0)) // 8-bit greyscale
-	chunk("IDAT", idat.Bytes())
+	chunk("IDAT", idat)
 	chunk("IEND", nil)
 	return b.Bytes()
+}
+
+// zeroZlib is a zlib stream of n zero bytes, written directly rather than
+// compressed (compress/flate took 27 s under -race for the 150 MB of
+// TestUploadElongatedRefused): one final block of deflate's fixed Huffman
+// codes holding a literal 0, then copies of 258 bytes from 1 byte back,
+// then literal zeros for the rest; the Adler-32 of n zeros is (n mod
+// 65521)<<16 | 1.
+func zeroZlib(n int64) []byte {
+	out := []byte{0x78, 0x01} // deflate, 32 KB window, no dictionary
+	var acc uint64            // bits not yet written, least significant first
+	var nacc uint
+	bits := func(v uint64, k uint) { // k bits of v, least significant first
+		acc |= v << nacc
+		for nacc += k; nacc >= 8; nacc -= 8 {
+			out = append(out, byte(acc))
+			acc >>= 8
+		}
+	}
+	code := func(c uint64, k uint) { // a Huffman code: its bits from the most significant
+		var r uint64
+		for i := range k {
+			r |= (c >> i & 1) << (k - 1 - i)
+		}
+		bits(r, k)
+	}
+	const literal0, length258, distance1, endOfBlock = 0x30, 0xc5, 0, 0 // fixed codes: 8, 8, 5, 7 bits
+	bits(1, 1)                                                          // the last block
+	bits(1, 2)                                                          // fixed Huffman codes
+	left := n
+	if left > 0 {
+		code(literal0, 8)
+		left--
+	}
+	for ; left >= 258; left -= 258 {
+		code(length258, 8)
+		code(distance1, 5)
+	}
+	for ; left > 0; left-- {
+		code(literal0, 8)
+	}
+	code(endOfBlock, 7)
+	bits(0, 7) // flush the last byte
+	return binary.BigEndian.AppendUint32(out, uint32(n%65521)<<16|1)
+}
+
+// TestZeroPNG: zeroZlib's streams inflate to their n zeros, checksum
+// included, and zeroPNG's images decode whole.
+func TestZeroPNG(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int64{0, 1, 2, 257, 258, 259, 517, 70_000} {
+		zr, err := zlib.NewReader(bytes.NewReader(zeroZlib(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil || int64(len(got)) != n || bytes.Count(got, []byte{0}) != len(got) {
+			t.Errorf("%d zeros: %d bytes, %v", n, len(got), err)
+		}
+	}
+	for _, sz := range [][2]int{{1, 1}, {300, 2}, {2, 300}} {
+		img, err := png.Decode(bytes.NewReader(zeroPNG(t, sz[0], sz[1])))
+		if err != nil {
+			t.Fatalf("%v: %v", sz, err)
+		}
+		if b := img.Bounds(); b.Dx() != sz[0] || b.Dy() != sz[1] {
+			t.Errorf("%v: decoded %v", sz, b)
+		}
+	}
 }

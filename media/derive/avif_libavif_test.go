@@ -13,6 +13,7 @@ import (
 // the avif brand) of a plausible size, for opaque and translucent
 // images, and an empty image is an error rather than a crash.
 func TestAVIFEncode(t *testing.T) {
+	t.Parallel()
 	for _, alpha := range []uint8{255, 128} {
 		m := image.NewNRGBA(image.Rect(0, 0, 301, 157))
 		for y := range 157 {

@@ -74,6 +74,7 @@ func decodeWebP(t *testing.T, data []byte) image.Image {
 }
 
 func TestImages(t *testing.T) {
+	t.Parallel()
 	src := gradient(1000, 500, 1)
 	for _, mt := range []string{probe.JPEG, probe.PNG, probe.GIF, probe.WebP} {
 		t.Run(mt, func(t *testing.T) {
@@ -111,6 +112,7 @@ func TestImages(t *testing.T) {
 // TestImages_Orientation uses the probe fixture: stored 60×40 with its left
 // third red, EXIF orientation 6, so displayed 40×60 with its top third red.
 func TestImages_Orientation(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../probe/testdata/orient6.jpg")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +139,7 @@ func TestImages_Orientation(t *testing.T) {
 }
 
 func TestImages_AllOrientations(t *testing.T) {
+	t.Parallel()
 	jpg := encode(t, probe.JPEG, gradient(60, 40, 2))
 	for o := uint16(1); o <= 8; o++ {
 		res, err := Images(context.Background(), bytes.NewReader(withEXIF(t, jpg, o)), probe.JPEG, []int{30}, Limits{})
@@ -157,6 +160,7 @@ func TestImages_AllOrientations(t *testing.T) {
 }
 
 func TestImages_Errors(t *testing.T) {
+	t.Parallel()
 	jpg := encode(t, probe.JPEG, gradient(200, 100, 3))
 	png := encode(t, probe.PNG, gradient(200, 100, 3))
 	corrupt := bytes.Clone(jpg)
@@ -198,6 +202,7 @@ func TestImages_Errors(t *testing.T) {
 }
 
 func TestImages_Canceled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	data := encode(t, probe.PNG, gradient(500, 300, 4))
@@ -207,6 +212,7 @@ func TestImages_Canceled(t *testing.T) {
 }
 
 func TestImages_SmallAndOddWidths(t *testing.T) {
+	t.Parallel()
 	data := encode(t, probe.PNG, gradient(120, 7, 5))
 	res, err := Images(context.Background(), bytes.NewReader(data), probe.PNG, []int{400, 150, 60, 60, 0, -3, 119, 1}, Limits{})
 	if err != nil {
@@ -226,6 +232,7 @@ func TestImages_SmallAndOddWidths(t *testing.T) {
 }
 
 func TestImages_NoDerivativesStillPlaceholder(t *testing.T) {
+	t.Parallel()
 	data := encode(t, probe.GIF, gradient(100, 80, 6))
 	res, err := Images(context.Background(), bytes.NewReader(data), probe.GIF, widths, Limits{})
 	if err != nil {
@@ -237,6 +244,7 @@ func TestImages_NoDerivativesStillPlaceholder(t *testing.T) {
 }
 
 func TestImages_TranslucentPNG(t *testing.T) {
+	t.Parallel()
 	m := image.NewNRGBA(image.Rect(0, 0, 400, 200))
 	for i := 0; i < len(m.Pix); i += 4 {
 		m.Pix[i], m.Pix[i+1], m.Pix[i+2], m.Pix[i+3] = 255, 255, 255, 128
@@ -255,6 +263,7 @@ func TestImages_TranslucentPNG(t *testing.T) {
 // TestImages_WebPColorRange: black and white WebP input stays black and
 // white through decode and re-encode (golang/go#40173 would give 16/235).
 func TestImages_WebPColorRange(t *testing.T) {
+	t.Parallel()
 	m := image.NewNRGBA(image.Rect(0, 0, 200, 100))
 	for y := 0; y < 100; y++ {
 		for x := 0; x < 200; x++ {
@@ -278,6 +287,7 @@ func TestImages_WebPColorRange(t *testing.T) {
 }
 
 func TestDominantColor(t *testing.T) {
+	t.Parallel()
 	m := image.NewNRGBA(image.Rect(0, 0, 10, 10))
 	for y := 0; y < 10; y++ {
 		for x := 0; x < 10; x++ {
@@ -319,6 +329,7 @@ func pngBomb(w, h uint32) []byte {
 // TestImages_GIFSmallFirstFrame: a first frame covering part of the logical
 // screen is placed on a screen-sized canvas.
 func TestImages_GIFSmallFirstFrame(t *testing.T) {
+	t.Parallel()
 	pal := color.Palette{color.Transparent, color.NRGBA{255, 0, 0, 255}}
 	frame := image.NewPaletted(image.Rect(10, 10, 60, 40), pal)
 	for i := range frame.Pix {
@@ -342,6 +353,7 @@ func TestImages_GIFSmallFirstFrame(t *testing.T) {
 }
 
 func TestImages_NoWidths(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../probe/testdata/orient6.jpg")
 	if err != nil {
 		t.Fatal(err)
@@ -363,6 +375,7 @@ func TestImages_NoWidths(t *testing.T) {
 // square whatever the shape, so the blurhash of a long strip costs what
 // a square's does.
 func TestTinySize(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ w, h, tw, th int }{
 		{4000, 3000, 32, 24},
 		{3000, 4000, 24, 32},
@@ -382,6 +395,7 @@ func TestTinySize(t *testing.T) {
 // TestImages_ElongatedWithinLimits: the most elongated shape the limits
 // allow, both ways, gets its derivatives and a placeholder.
 func TestImages_ElongatedWithinLimits(t *testing.T) {
+	t.Parallel()
 	for _, sz := range [][2]int{{probe.MaxSide, probe.MaxSide / probe.MaxAspect}, {100, 100 * probe.MaxAspect}} {
 		data := encode(t, probe.PNG, gradient(sz[0], sz[1], 9))
 		res, err := Images(context.Background(), bytes.NewReader(data), probe.PNG, widths, Limits{})

@@ -74,6 +74,7 @@ func meanAbsDiff(tb testing.TB, a, b image.Image) float64 {
 // shrinking on load, or Go's at full size) matches Go's full decode box-
 // shrunk to the same size, to within JPEG's rounding and chroma upsampling.
 func TestDecodeJPEG_AgreesWithGo(t *testing.T) {
+	t.Parallel()
 	for name, data := range jpegFixtures(t) {
 		ref, err := jpeg.Decode(bytes.NewReader(data))
 		if err != nil {
@@ -120,6 +121,7 @@ func TestDecodeJPEG_AgreesWithGo(t *testing.T) {
 // TestVariant_ShrinkOnLoadMatchesFullDecode: a variant made through the
 // shrink-on-load decode looks like the one made from the full decode.
 func TestVariant_ShrinkOnLoadMatchesFullDecode(t *testing.T) {
+	t.Parallel()
 	data := jpegFixtures(t)["photo"]
 	ref, err := jpeg.Decode(bytes.NewReader(data))
 	if err != nil {
@@ -148,6 +150,7 @@ func TestVariant_ShrinkOnLoadMatchesFullDecode(t *testing.T) {
 // TestJPEGDenom: the largest shrink that leaves the region at least the
 // target.
 func TestJPEGDenom(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ rw, rh, tw, th, want int }{
 		{4000, 2250, 1200, 675, 2},
 		{4000, 3000, 400, 300, 8},
@@ -205,6 +208,7 @@ func damagedJPEGs(tb testing.TB) (truncated, garbled map[string][]byte) {
 // one is refused or decodes to its header's size; nothing panics or
 // crashes the process (libjpeg's errors must not exit()).
 func TestDecodeJPEG_Damaged(t *testing.T) {
+	t.Parallel()
 	truncated, garbled := damagedJPEGs(t)
 	spec := Spec{W: 40, H: 30, Fit: "cover", Format: FormatPNG, Quality: 80}
 	lim := Limits{MaxPixels: 1 << 20}
@@ -241,6 +245,7 @@ func TestDecodeJPEG_Damaged(t *testing.T) {
 // TestDecodeJPEG_Concurrent: decodes on many goroutines at once (run with
 // -race) give each the same pixels.
 func TestDecodeJPEG_Concurrent(t *testing.T) {
+	t.Parallel()
 	data := jpegFixtures(t)["odd"]
 	first, err := decodeChecked(context.Background(), bytes.NewReader(data), probe.JPEG, Limits{}.withDefaults(), func(int, int, int) int { return 2 })
 	if err != nil {

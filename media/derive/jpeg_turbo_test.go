@@ -13,6 +13,7 @@ import (
 // every cut file is an error (its warnings are errors), every garbled one
 // an error or an image of the expected size, and none ends the process.
 func TestTurboDecode_Damaged(t *testing.T) {
+	t.Parallel()
 	fixtures := jpegFixtures(t)
 	sizes := map[string][2]int{}
 	for name, data := range fixtures {
@@ -46,6 +47,7 @@ func TestTurboDecode_Damaged(t *testing.T) {
 }
 
 func TestTurboDecode_Refusals(t *testing.T) {
+	t.Parallel()
 	fixtures := jpegFixtures(t)
 	if _, err := turboDecode(fixtures["cmyk"], 200, 320, 1); !errors.Is(err, errTurboUnsupported) {
 		t.Errorf("cmyk: %v", err)

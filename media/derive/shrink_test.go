@@ -12,6 +12,7 @@ import (
 )
 
 func TestShrink_YCbCr(t *testing.T) {
+	t.Parallel()
 	// 101×51 4:2:0, left half black, right half white: odd sizes exercise
 	// the partial blocks at the right and bottom edges.
 	yc := image.NewYCbCr(image.Rect(0, 0, 101, 51), image.YCbCrSubsampleRatio420)
@@ -46,6 +47,7 @@ func TestShrink_YCbCr(t *testing.T) {
 // sub-images at odd offsets, gives what averaging each pixel's YCbCr read
 // through the image's own offsets gives.
 func TestShrink_YCbCrRatios(t *testing.T) {
+	t.Parallel()
 	ratios := []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio444, image.YCbCrSubsampleRatio422,
 		image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio440, image.YCbCrSubsampleRatio411, image.YCbCrSubsampleRatio410}
 	for _, ratio := range ratios {
@@ -81,6 +83,7 @@ func TestShrink_YCbCrRatios(t *testing.T) {
 }
 
 func TestShrinkFactor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ sw, sh, w, h, want int }{
 		{4000, 3000, 1200, 900, 2},
 		{4000, 3000, 150, 113, 17},

@@ -59,6 +59,7 @@ func decodeAny(t *testing.T, format string, data []byte) image.Image {
 }
 
 func TestVariant_CoverKeepsFocalPoint(t *testing.T) {
+	t.Parallel()
 	// A wide image, red spot near the right edge at (90%, 50%): a square
 	// crop centred on the image would miss it.
 	src := encode(t, probe.PNG, spotted(400, 100, 360, 50, 20))
@@ -90,6 +91,7 @@ func TestVariant_CoverKeepsFocalPoint(t *testing.T) {
 }
 
 func TestVariant_CoverFocalWithOrientation(t *testing.T) {
+	t.Parallel()
 	// Stored 100×400 with the spot at stored (50, 40); EXIF 6 shows it
 	// rotated 90° clockwise as 400×100 with the spot at (360, 50): focal
 	// (90%, 50%) as displayed.
@@ -110,6 +112,7 @@ func TestVariant_CoverFocalWithOrientation(t *testing.T) {
 }
 
 func TestVariant_StoredRectAllOrientations(t *testing.T) {
+	t.Parallel()
 	// Each orientation: orient(crop(stored, storedRect(r))) must equal
 	// crop(orient(stored), r).
 	stored := gradient(7, 5, 3)
@@ -126,6 +129,7 @@ func TestVariant_StoredRectAllOrientations(t *testing.T) {
 }
 
 func TestVariant_ContainAndFormats(t *testing.T) {
+	t.Parallel()
 	src := encode(t, probe.JPEG, gradient(800, 600, 1))
 	tests := []struct {
 		spec Spec
@@ -153,6 +157,7 @@ func TestVariant_ContainAndFormats(t *testing.T) {
 }
 
 func TestVariant_Errors(t *testing.T) {
+	t.Parallel()
 	spec := Spec{W: 10, H: 10, Fit: "cover", Format: FormatWebP, Quality: 80}
 	_, err := Variant(context.Background(), bytes.NewReader(pngBomb(30000, 30000)), probe.PNG, spec, 50, 50, Limits{})
 	if !errors.Is(err, ErrTooLarge) {
