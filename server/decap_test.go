@@ -103,7 +103,7 @@ func startDecapWriterTB(t testing.TB, site string, opts ...serverOpt) *testServe
 		JournalDir: t.TempDir(), Snapshot: eng.SnapshotOf, AuthorEmail: "editors@example.com",
 		Written: func(ctx context.Context, branch, commit string) { eng.Reload(ctx) }})
 	srv := server.New(scfg)
-	registerFolio(ln.Addr().String())
+	registerFolio(t, ln.Addr().String())
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()

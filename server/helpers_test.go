@@ -127,7 +127,7 @@ func startServerOn(t testing.TB, ln net.Listener, site string, opts ...serverOpt
 	}
 	scfg.Engine = eng
 	srv := server.New(scfg)
-	registerFolio(ln.Addr().String())
+	registerFolio(t, ln.Addr().String())
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()

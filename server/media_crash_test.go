@@ -64,7 +64,7 @@ func startFolio(t *testing.T, bin string, args ...string) *folioProc {
 	}
 	p.url = u
 	if pu, err := url.Parse(u); err == nil {
-		registerFolio(pu.Host)
+		registerFolio(t, pu.Host)
 	}
 	return p
 }

@@ -180,10 +180,33 @@ func TestOpenAPI_Served(t *testing.T) {
 
 // folioHosts are the host:port of the folio servers the tests started:
 // specTransport validates their traffic and no one else's (S3, nginx,
-// notify receivers).
-var folioHosts sync.Map
+// notify receivers). A test's servers leave it when the test ends: with
+// tests in parallel, a port a finished test's folio had is soon another
+// test's S3 server, whose answers are no folio's. Counted: a test's
+// cleanup may run after its server closed and another's took the port.
+var folioHosts = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
 
-func registerFolio(hostport string) { folioHosts.Store(hostport, true) }
+func registerFolio(t testing.TB, hostport string) {
+	folioHosts.Lock()
+	folioHosts.n[hostport]++
+	folioHosts.Unlock()
+	t.Cleanup(func() {
+		folioHosts.Lock()
+		defer folioHosts.Unlock()
+		if folioHosts.n[hostport]--; folioHosts.n[hostport] <= 0 {
+			delete(folioHosts.n, hostport)
+		}
+	})
+}
+
+func isFolio(hostport string) bool {
+	folioHosts.Lock()
+	defer folioHosts.Unlock()
+	return folioHosts.n[hostport] > 0
+}
 
 // apiClient is an HTTP client whose every exchange with a folio server is
 // validated against the OpenAPI document.
@@ -223,7 +246,7 @@ const outsideSpec = "X-Test-Outside-Spec"
 const maxValidatedBody = 1 << 20
 
 func (st *specTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if _, ok := folioHosts.Load(req.URL.Host); !ok || req.Method == http.MethodOptions {
+	if !isFolio(req.URL.Host) || req.Method == http.MethodOptions {
 		return st.base.RoundTrip(req)
 	}
 	lenient := req.Header.Get(outsideSpec) != ""

@@ -44,7 +44,7 @@ func startWriterCfg(t testing.TB, site string, cfg func(*engine.Config, *write.C
 	wcfg.Written = func(ctx context.Context, branch, commit string) { eng.Reload(ctx) }
 	w := write.New(wcfg)
 	srv := server.New(server.Config{Engine: eng, Keys: keys, Writer: w, AllowMissingKeys: true, Decap: server.DecapConfig{AuthorEmail: "editors@example.com"}})
-	registerFolio(ln.Addr().String())
+	registerFolio(t, ln.Addr().String())
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()

@@ -47,7 +47,7 @@ func startWriterWith(t *testing.T, site, draft string) *testServer {
 		JournalDir: t.TempDir(), Snapshot: eng.SnapshotOf,
 		Written: func(ctx context.Context, branch, commit string) { eng.Reload(ctx) }})
 	srv := server.New(server.Config{Engine: eng, Keys: keys, Writer: w, AllowMissingKeys: true})
-	registerFolio(ln.Addr().String())
+	registerFolio(t, ln.Addr().String())
 	done := make(chan struct{}, 2)
 	go func() { eng.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Serve(ctx, ln); done <- struct{}{} }()

@@ -47,52 +47,22 @@ func iamGateway(t *testing.T) (endpoint string) {
 			t.Fatal(err)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	log := &syncBuffer{}
-	cmd := exec.Command(bin, "--port", addr, "--access", rootAccess, "--secret", rootSecret, "--region", iamRegion,
-		"--iam-dir", filepath.Join(dir, "iam"), "--quiet",
-		"posix", "--sidecar", filepath.Join(dir, "meta"), filepath.Join(dir, "data"))
-	cmd.Env = []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "VGW_") && !strings.HasPrefix(kv, "ROOT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	// Wait until it answers at all; the bound is for a gateway that never
-	// comes up, not a speed assertion.
-	deadline := time.Now().Add(60 * time.Second)
-	client := &http.Client{Timeout: time.Second}
-	for {
-		res, err := client.Get("http://" + addr + "/")
-		if err == nil {
-			res.Body.Close()
+	// The port is free when chosen but may be taken by a test running
+	// alongside before versitygw binds it: then try another.
+	var addr string
+	var err error
+	for range 5 {
+		if addr, err = startIAMGateway(t, bin, dir); err == nil {
 			break
 		}
-		select {
-		case <-exited:
-			t.Fatalf("versitygw exited:\n%s", log.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw not answering: %v\n%s", err, log.String())
-		}
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	endpoint = "http://" + addr
 	admin := exec.Command(bin, "admin", "--access", rootAccess, "--secret", rootSecret, "--region", iamRegion, "--endpoint-url", endpoint,
 		"create-user", "--access", readerAccess, "--secret", readerSecret, "--role", "user")
-	admin.Env = cmd.Env
+	admin.Env = gatewayEnv()
 	if out, err := admin.CombinedOutput(); err != nil {
 		t.Fatalf("versitygw admin create-user: %v\n%s", err, out)
 	}
@@ -253,4 +223,59 @@ func TestServeReadOnlyS3(t *testing.T) {
 		t.Errorf("the read-only box changed the media root: %v", d)
 	}
 	t.Logf("S3 requests of the read-only box, by method: %v", counter.seen())
+}
+
+// startIAMGateway starts iamGateway's versitygw on a free port of
+// loopback and returns its address, or why it did not answer there.
+func startIAMGateway(t *testing.T, bin, dir string) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	log := &syncBuffer{}
+	cmd := exec.Command(bin, "--port", addr, "--access", rootAccess, "--secret", rootSecret, "--region", iamRegion,
+		"--iam-dir", filepath.Join(dir, "iam"), "--quiet",
+		"posix", "--sidecar", filepath.Join(dir, "meta"), filepath.Join(dir, "data"))
+	cmd.Env = gatewayEnv()
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	// Wait until it answers at all; the bound is for a gateway that never
+	// comes up, not a speed assertion.
+	deadline := time.Now().Add(60 * time.Second)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		res, err := client.Get("http://" + addr + "/")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		select {
+		case <-exited:
+			return "", fmt.Errorf("versitygw exited:\n%s", log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("versitygw not answering: %v\n%s", err, log.String())
+		}
+	}
+	return addr, nil
+}
+
+// gatewayEnv is this process's environment without the gateway's own
+// settings (VGW_*, ROOT_*), which versitygw would read.
+func gatewayEnv() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VGW_") && !strings.HasPrefix(kv, "ROOT_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -51,6 +52,17 @@ type folioBox struct {
 // or the test ends, and returns once it is serving.
 func serveBox(t *testing.T, args ...string) *folioBox {
 	t.Helper()
+	box, err := startBox(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
+}
+
+// startBox is serveBox returning the error of a folio that stopped
+// before serving.
+func startBox(t *testing.T, args ...string) (*folioBox, error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	box := &folioBox{log: &syncBuffer{}}
@@ -82,10 +94,10 @@ func serveBox(t *testing.T, args ...string) *folioBox {
 	t.Cleanup(func() { box.stop() })
 	u, ok := <-urlc
 	if !ok {
-		t.Fatalf("folio serve stopped before serving: %v\n%s", box.stop(), box.log.String())
+		return nil, fmt.Errorf("folio serve stopped before serving: %w\n%s", box.stop(), box.log.String())
 	}
 	box.URL = u
-	return box
+	return box, nil
 }
 
 type httpResult struct {

@@ -124,15 +124,28 @@ func TestServePublicURLAndCORS(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	key := lines[len(lines)-1]
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// The public URL names the port before folio listens on it: a port
+	// found free may be taken by a test running alongside before folio
+	// binds it, so try another then.
+	var public string
+	var box *folioBox
+	for attempt := 1; ; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		public = "http://" + addr
+		box, err = startBox(t, "--site", site, "--addr", addr, "--cache-dir", t.TempDir(), "--keys", keysFile,
+			"--media", mediaDir, "--log-level", "error", "--public-url", public+"/", "--cors-origins", "https://www.example.com")
+		if err == nil {
+			break
+		}
+		if attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	public := "http://" + addr
-	box := serveBox(t, "--site", site, "--addr", addr, "--cache-dir", t.TempDir(), "--keys", keysFile,
-		"--media", mediaDir, "--log-level", "error", "--public-url", public+"/", "--cors-origins", "https://www.example.com")
 
 	res, err := http.Get(public + "/api/v1/public/media")
 	if err != nil {
