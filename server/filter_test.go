@@ -310,13 +310,15 @@ func slugsOf(items []map[string]any) []string {
 // force filter of the whole list in the same order, on random sites,
 // random conditions (one to three, AND), sorts and windows, in the
 // published view (which must hold no draft), the draft view and the
-// public surface. Each seed pushes edits every 150 rounds: the ordinary
-// run makes 160 rounds (one push), -tags long 600 (make test-long).
+// public surface. Each seed pushes edits during the rounds: the ordinary
+// run makes 100 rounds with a push after 50 (one push, each list asked
+// before and after it), -tags long 600 with one every 150 (make
+// test-long).
 func TestFilterProperty(t *testing.T) {
 	t.Parallel()
-	rounds := 160
+	rounds, pushEvery := 100, 50
 	if longTests {
-		rounds = 600
+		rounds, pushEvery = 600, 150
 	}
 	for seed := range uint64(3) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -346,7 +348,7 @@ func TestFilterProperty(t *testing.T) {
 			// lists, their sorts and indexes, from the last ones), again.
 			next := n
 			for round := range rounds {
-				if round > 0 && round%150 == 0 {
+				if round > 0 && round%pushEvery == 0 {
 					edits := map[string]string{}
 					for range 1 + r.IntN(4) {
 						switch i := r.IntN(next + 2); {
