@@ -292,9 +292,10 @@ bench: build $(VERSITYGW)
 # lists at deep offsets, push to serve, a branch one file ahead, and
 # request throughput against the same at 10k files. Not part of bench.
 # The 1M site is generated once (about 15 minutes, 7 GB with its bare
-# clone) and cached under bench/out/data; a run then takes about 15
-# minutes and up to 7 GB of memory for one folio. SCALE_FLAGS="-runs 1
-# -scale-size 100000" for a short run.
+# clone) and cached under bench/out/data; a run then takes 4 minutes
+# with -runs 1 on a quiet box (-runs 3 adds two first starts of ~75 s
+# and two restarts), and up to 11 GB of memory for one folio (during
+# its pushes). SCALE_FLAGS="-runs 1 -scale-size 100000" for a short run.
 SCALE_FLAGS ?= -runs 3 -duration 5s
 bench-scale: build
 	$(GO) build $(GOTAGS) -o $(FOLIO_GEN) ./cmd/folio-gen
