@@ -1,0 +1,183 @@
+package content
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// unitKey is what a page's or an item's reading depends on.
+type unitKey struct {
+	path    string
+	source  string
+	doc     *Doc
+	sec     int64 // Updated, as an instant
+	nsec    int
+	hasTime bool
+}
+
+// unit is one file read as a page or an item, before whole-site rules. A
+// page is kept as its front matter says (IsHomepage may change later, on a
+// copy).
+type unit struct {
+	page    *Page
+	homeSet bool
+	item    *Item
+	typ     string
+	slugKey string // item: type "\x00" slug
+	idKey   string // item: type "\x00" id
+	err     error  // the file's problem, when it cannot be read
+}
+
+func newUnitKey(f File) unitKey {
+	k := unitKey{path: f.Path, source: f.Source, doc: f.Doc}
+	if !f.Updated.IsZero() {
+		k.sec, k.nsec, k.hasTime = f.Updated.Unix(), f.Updated.Nanosecond(), true
+	}
+	return k
+}
+
+// sameFile tells whether a file reads as it did: the same path, document
+// and Updated, or the same problem.
+func sameFile(a, b File) bool {
+	if a.Doc == b.Doc && a.Updated == b.Updated && a.Err == nil && b.Err == nil && a.Path == b.Path && a.Source == b.Source {
+		return true // the usual unchanged file, without the instants' arithmetic
+	}
+	if newUnitKey(a) != newUnitKey(b) || (a.Err == nil) != (b.Err == nil) {
+		return false
+	}
+	return a.Err == nil || a.Err.Error() == b.Err.Error()
+}
+
+// change is a file that is new (old -1), gone (new -1) or read differently:
+// its index in the last call's files and in this call's.
+type change struct{ old, new int }
+
+// plain tells whether a unit is a page or item that no whole-site rule
+// but duplicates concerns: not a failed read, not a homepage candidate.
+func (u *unit) plain() bool {
+	if u == nil || u.err != nil {
+		return false
+	}
+	if p := u.page; p != nil {
+		return !p.IsHomepage && p.Slug != "index" && p.Slug != "home" && !p.TitleFromFile
+	}
+	return !u.item.TitleFromFile // its problem is the site's
+}
+
+// parallelUnits is the number of files to read from which readUnits uses
+// every CPU (a cold start; a reload reads a few).
+const parallelUnits = 256
+
+// readUnits returns the unit of every page and item file of sorted (nil for
+// other files and failed parses): the last call's for files that read as
+// they did then, the others read, in parallel when there are many. It also
+// returns whether each unit was in the last site, and the relevant files
+// that changed, unless there are more than maxPatched (few false).
+func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, changes []change, few bool) {
+	units = make([]*unit, len(sorted))
+	accepted = make([]bool, len(sorted))
+	var last assembly
+	if as.last != nil {
+		last = *as.last
+	}
+	var todo []int
+	tooMany := false
+	changed := func(c change) {
+		if len(changes) == maxPatched {
+			tooMany = true
+			return
+		}
+		changes = append(changes, c)
+	}
+	j := 0
+	for i, f := range sorted {
+		for j < len(last.files) && last.files[j].Path < f.Path {
+			if relevantPlain(last.files[j].Path) {
+				changed(change{old: j, new: -1})
+			}
+			j++
+		}
+		old := -1
+		if j < len(last.files) && last.files[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
+			old = j
+			if sameFile(last.files[j], f) && !as.reread[f.RealPath()] {
+				units[i], accepted[i] = last.units[j], last.accepted[j]
+				j++
+				continue
+			}
+			j++
+		}
+		if !relevantPlain(f.Path) {
+			continue
+		}
+		if i > 0 && sorted[i-1].Path == f.Path {
+			tooMany = true // two files, one path: no patching
+		}
+		changed(change{old: old, new: i})
+		if f.Err != nil || f.Doc == nil {
+			continue
+		}
+		if strings.HasPrefix(f.Path, "pages/") || strings.HasPrefix(f.Path, "content/") {
+			todo = append(todo, i)
+		}
+	}
+	for ; j < len(last.files); j++ {
+		if relevantPlain(last.files[j].Path) {
+			changed(change{old: j, new: -1})
+		}
+	}
+	read := func(i int) {
+		f := sorted[i]
+		f.markup, f.links = as.markup, as.links
+		if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
+			units[i] = readPageUnit(f, rel, as.env)
+			return
+		}
+		segs := strings.SplitN(f.Path, "/", 3)
+		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
+	}
+	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					n := int(next.Add(1)) - 1
+					if n >= len(todo) {
+						return
+					}
+					read(todo[n])
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		for _, i := range todo {
+			read(i)
+		}
+	}
+	if tooMany {
+		changes = nil
+	}
+	return units, accepted, changes, !tooMany
+}
+
+// readPageUnit reads a file under pages/; rel is the path below pages/.
+func readPageUnit(f File, rel string, env readEnv) *unit {
+	p, homeSet, err := readPage(f, rel, env)
+	return &unit{page: p, homeSet: homeSet, err: err}
+}
+
+// readItemUnit reads a file under content/<typ>/; rel is the path below.
+func readItemUnit(f File, typ, rel string, env readEnv) *unit {
+	if !ValidType(typ) {
+		return &unit{err: problemAt(0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)}
+	}
+	it, err := readItem(f, typ, rel, env)
+	if err != nil {
+		return &unit{err: err}
+	}
+	return &unit{item: it, typ: typ, slugKey: typ + "\x00" + it.Slug, idKey: typ + "\x00" + it.ID}
+}
