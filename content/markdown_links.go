@@ -17,7 +17,8 @@ import (
 // every "]" and "`", the rest of its line; past linkWorkBudget (or, as a
 // backstop, renderTimeBudget), the rest of the body is rendered with its
 // inline syntax (links, images, code spans, emphasis, autolinks) as plain
-// text, which is linear; the blocks (paragraphs, lists, headings…) stay.
+// text, which is linear (a "]" also counts the lines after it in its
+// paragraph: linesAfter); the blocks (paragraphs, lists, headings…) stay.
 // The count depends on the source alone, so every box renders a body the
 // same way; only a body that renders several times slower than ordinary
 // Markdown of its size meets the time backstop. Ordinary bodies never come
@@ -56,7 +57,7 @@ const linkGatePriority = 99
 
 func (linkGate) Trigger() []byte { return []byte{'[', ']', '!', '`', '*', '_', '~', '<'} }
 
-func (linkGate) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+func (linkGate) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
 	st, _ := pc.Get(gateKey).(*gateState)
 	if st == nil {
 		return nil
@@ -69,6 +70,9 @@ func (linkGate) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node
 		if line[0] == ']' || line[0] == '`' {
 			st.work += int64(len(line))
 		}
+		if line[0] == ']' {
+			st.work += linesAfter(parent, block)
+		}
 		st.calls++
 		if st.work > st.budget || st.calls%64 == 0 && time.Since(st.start) > st.timeBudget {
 			st.off = true
@@ -79,6 +83,23 @@ func (linkGate) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node
 	}
 	block.Advance(1)
 	return ast.NewTextSegment(seg.WithStop(seg.Start + 1))
+}
+
+// linesAfter is how many lines of its block follow the reader's line: a
+// "]" that may close a link reference makes goldmark read the label with
+// the block reader's Value, which walks back from the block's last line to
+// the label's, so a paragraph of n lines of "[a]" costs n²/2 line steps
+// (32 KB of "[a]: b" lines, 4,700 lines, counts 11 M against a budget of
+// 1.5 M). The lines are counted in bytes' stead: a line step is no cheaper
+// than a byte scanned.
+func linesAfter(parent ast.Node, block text.Reader) int64 {
+	for n := parent; n != nil; n = n.Parent() {
+		if n.Type() == ast.TypeBlock {
+			line, _ := block.Position()
+			return int64(max(n.Lines().Len()-line-1, 0))
+		}
+	}
+	return 0
 }
 
 // renderContext is the parser context of one render of a body of n bytes.
