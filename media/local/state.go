@@ -308,6 +308,12 @@ func (st *State) getAt(key string) (data []byte, tag string, err error) {
 				break
 			}
 			buf = buf[:len(buf)+n]
+			if int64(len(buf)) == s.Size {
+				// All the stat said: no read to see the end. The store
+				// never writes an object in place (a new version is a
+				// new file renamed over it), so it is whole.
+				break
+			}
 			if len(buf) == cap(buf) {
 				buf = append(buf, 0)[:len(buf)]
 			}

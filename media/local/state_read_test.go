@@ -1,0 +1,60 @@
+package local_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readSyscalls is the number of read system calls this process made
+// (/proc/self/io's syscr).
+func readSyscalls(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "syscr: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Skip("no syscr in /proc/self/io")
+	return 0
+}
+
+// A Get reads a whole object with one read(2): the stat of the open file
+// gives its size, and the store never writes an object in place, so no
+// second read looks for the end (a start without a checkpoint reads every
+// sidecar: 10 000 reads fewer at 10k items).
+func TestState_GetReadsOnce(t *testing.T) {
+	st := newState(t)
+	ctx := context.Background()
+	sizes := []int{0, 1, 200, 4095, 4096, 4097, 70000}
+	for i, n := range sizes {
+		if _, err := st.Create(ctx, "items/k"+strconv.Itoa(i)+".yaml", bytes.Repeat([]byte{'a' + byte(i)}, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const rounds = 20
+	before := readSyscalls(t)
+	for range rounds {
+		for i, n := range sizes {
+			data, _, err := st.Get(ctx, "items/k"+strconv.Itoa(i)+".yaml")
+			if err != nil || !bytes.Equal(data, bytes.Repeat([]byte{'a' + byte(i)}, n)) {
+				t.Fatalf("get %d: %d bytes, %v", i, len(data), err)
+			}
+		}
+	}
+	gets := int64(rounds * len(sizes))
+	if reads := readSyscalls(t) - before; reads > gets+gets/10 {
+		t.Errorf("%d reads for %d gets, want one each", reads, gets)
+	}
+}
