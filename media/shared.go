@@ -243,18 +243,26 @@ func (s *stateSync) open(ctx context.Context) error {
 	// the writer lock, and when it does not hold it the listing goes
 	// unused), so the listing runs beside the checkpoint's load instead of
 	// after it: a directory read and a stat per sidecar on local disk.
+	// Without a checkpoint the start reads every sidecar (rescan), and
+	// that is the listing: one directory read and no stat in all.
 	var pre *sidecarListing
 	if _, ok := s.st.(soleWriterState); ok && !s.readOnly {
-		pre = s.listSidecarsAsync(ctx)
-		defer pre.wait() // never left running past Open
+		if cps, err := s.rep.Checkpoints(ctx); err != nil || len(cps) > 0 {
+			pre = s.listSidecarsAsync(ctx)
+			defer pre.wait() // never left running past Open
+		}
 	}
 	loaded, err := s.loadCheckpoint(ctx, 0)
 	if err != nil {
 		return err
 	}
 	if !loaded {
-		if err := s.rescan(ctx); err != nil {
+		listed, err := s.rescan(ctx)
+		if err != nil {
 			return err
+		}
+		if pre == nil {
+			pre = listedAlready(listed)
 		}
 	}
 	if err := s.tail(ctx); err != nil {

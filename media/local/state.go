@@ -537,6 +537,22 @@ func (st *State) Delete(ctx context.Context, key string) error {
 // gives the tag: one system call per object, where a second stat by name
 // after the walk doubled them (about a third of a start's reconcile).
 func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(media.StateObject) error) error {
+	return st.list(ctx, prefix, startAfter, true, func(key string, fi fs.FileInfo) error {
+		return fn(media.StateObject{Key: key, ETag: tagOf(fi), LastModified: fi.ModTime()})
+	})
+}
+
+// ListKeys calls fn for every key under prefix, in key order, until fn
+// returns an error: List without the tags, so without a stat per object
+// (the directory entries say which are files). A start without a
+// checkpoint reads every sidecar anyway, and takes the tag from the open
+// file.
+func (st *State) ListKeys(ctx context.Context, prefix string, fn func(key string) error) error {
+	return st.list(ctx, prefix, "", false, func(key string, _ fs.FileInfo) error { return fn(key) })
+}
+
+// list is List, with each object's stat when withInfo (nil otherwise).
+func (st *State) list(ctx context.Context, prefix, startAfter string, withInfo bool, fn func(key string, fi fs.FileInfo) error) error {
 	base := "."
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		base = prefix[:i]
@@ -565,7 +581,7 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 		if err != nil {
 			return err
 		}
-		ents, err := f.ReadDir(-1)
+		ents, err := readDir(f, withInfo)
 		f.Close()
 		if err != nil {
 			return err
@@ -587,6 +603,10 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 					}
 				}
 			case e.Type().IsRegular() && strings.HasPrefix(key, prefix) && key > startAfter:
+				if !withInfo {
+					keys = append(keys, listed{key: key})
+					continue
+				}
 				fi, err := e.Info()
 				if errors.Is(err, fs.ErrNotExist) {
 					continue // deleted since the directory was read
@@ -604,11 +624,29 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 	}
 	slices.SortFunc(keys, func(a, b listed) int { return strings.Compare(a.key, b.key) })
 	for _, k := range keys {
-		if err := fn(media.StateObject{Key: k.key, ETag: tagOf(k.fi), LastModified: k.fi.ModTime()}); err != nil {
+		if err := fn(k.key, k.fi); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readDir reads the directory f (opened in the root). A directory opened
+// in an os.Root stats every entry as it reads it; without withInfo the
+// entries come from a copy of its descriptor outside the root, whose
+// entries have their types from the directory read itself (d_type) and
+// stat only when asked for their Info.
+func readDir(f *os.File, withInfo bool) ([]fs.DirEntry, error) {
+	if withInfo {
+		return f.ReadDir(-1)
+	}
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	d := os.NewFile(uintptr(fd), f.Name())
+	defer d.Close()
+	return d.ReadDir(-1)
 }
 
 // writeTemp writes data to a new file under .tmp with a fresh

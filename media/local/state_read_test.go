@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/media"
 )
 
 // readSyscalls is the number of read system calls this process made
@@ -56,5 +59,28 @@ func TestState_GetReadsOnce(t *testing.T) {
 	gets := int64(rounds * len(sizes))
 	if reads := readSyscalls(t) - before; reads > gets+gets/10 {
 		t.Errorf("%d reads for %d gets, want one each", reads, gets)
+	}
+}
+
+// ListKeys lists what List does, in the same order, without the tags.
+func TestState_ListKeys(t *testing.T) {
+	st := newState(t)
+	ctx := context.Background()
+	for _, k := range []string{"items/b.yaml", "items/a.yaml", "items/a-c.yaml", "claims/2026/01/x.pdf", "claims/2026/01/x/y.pdf", "claims/2026/02/z.pdf", "folders.yaml"} {
+		if _, err := st.Create(ctx, k, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, prefix := range []string{"items/", "claims/", "claims/2026/01/x", ""} {
+		var want, got []string
+		if err := st.List(ctx, prefix, "", func(o media.StateObject) error { want = append(want, o.Key); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.ListKeys(ctx, prefix, func(k string) error { got = append(got, k); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || len(got) == 0 {
+			t.Errorf("ListKeys(%q) = %q, List gives %q", prefix, got, want)
+		}
 	}
 }
