@@ -204,12 +204,17 @@ func (l *Library) store(ctx context.Context, it *Item, orig *original, p *proces
 		}
 		it.Sizes = append(it.Sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
 	}
+	var side *sidecarAhead
 	if fsy != nil && len(put) > 0 {
+		// The sidecar's bytes are synced beside the folder's sync; its
+		// name is made after both, as it was made after the folder's.
+		side = l.sync.prepareSidecar(it)
+		defer side.discard()
 		if err := fsy.SyncFolders(ctx, put); err != nil {
 			return storageError(err)
 		}
 	}
-	return l.commitNew(ctx, it)
+	return l.commitNew(ctx, it, side)
 }
 
 // putOriginal stores the original under it.Key: the spooled file renamed
@@ -257,13 +262,13 @@ func (l *Library) unstored(ctx context.Context, keys []string) []string {
 // commitNew creates the sidecar of a new item in the state (the commit
 // point), adds it to the index and logs it, after checking, under the
 // folder read lock, that its folder still exists.
-func (l *Library) commitNew(ctx context.Context, it *Item) error {
+func (l *Library) commitNew(ctx context.Context, it *Item, side *sidecarAhead) error {
 	l.folderMu.RLock()
 	defer l.folderMu.RUnlock()
 	if !l.folderExists(it.Folder) {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
 	}
-	return l.sync.commit(ctx, it)
+	return l.sync.commit(ctx, it, side)
 }
 
 // reserveName picks the first free name "<name>", "<name-1>", … in the

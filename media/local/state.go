@@ -408,7 +408,70 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
+	return st.linkTemp(key, tmp, tag, syncName)
+}
+
+// prepared is an object's bytes written and synced under a temporary
+// name, for CreatePrepared (media.PreparedObject).
+type prepared struct {
+	st       *State
+	tmp, tag string
+	once     sync.Once
+}
+
+// Discard removes the temporary file if CreatePrepared did not take it.
+func (p *prepared) Discard() { p.once.Do(func() { p.st.removeTemp(p.tmp) }) }
+
+// PrepareCreate writes data to a temporary file and syncs it, so that a
+// caller can make the bytes of an object durable beside other work and
+// create it later with CreatePrepared (an upload's sidecar, beside the
+// sync of its original's folder).
+func (st *State) PrepareCreate(data []byte) (media.PreparedObject, error) {
+	if st.readOnly {
+		return nil, fmt.Errorf("local state: create: %w", ErrReadOnly)
+	}
+	tmp, tag, err := st.writeTemp(data, true)
+	if err != nil {
+		return nil, st.wrap("create", "", err)
+	}
+	return &prepared{st: st, tmp: tmp, tag: tag}, nil
+}
+
+// CreatePrepared is Create of the bytes PrepareCreate wrote: the key's
+// name is made (link(2): ErrPrecondition when it exists) and synced. The
+// temporary file is gone afterwards, whatever the outcome.
+func (st *State) CreatePrepared(ctx context.Context, key string, po media.PreparedObject) (string, error) {
+	p, ok := po.(*prepared)
+	if !ok || p.st != st {
+		return "", fmt.Errorf("local state: create %q: not prepared by this state", key)
+	}
+	taken := false
+	p.once.Do(func() { taken = true })
+	if !taken {
+		return "", fmt.Errorf("local state: create %q: prepared object used already", key)
+	}
+	if err := checkKey("create", key); err != nil {
+		st.removeTemp(p.tmp)
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		st.removeTemp(p.tmp)
+		return "", err
+	}
+	dir := filepath.Dir(filepath.FromSlash(key))
+	if err := st.ensureDir(dir); err != nil {
+		st.removeTemp(p.tmp)
+		return "", st.wrap("create", key, err)
+	}
+	return st.linkTemp(key, p.tmp, p.tag, true)
+}
+
+// linkTemp links the temporary file tmp (tag tag) to key, syncing the
+// key's directory when syncName, and removes tmp.
+func (st *State) linkTemp(key, tmp, tag string, syncName bool) (string, error) {
 	defer st.removeTemp(tmp)
+	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
 	// The temporary file's tag is the key's once linked: same inode,
 	// modification time and size.
 	link := func() error {
@@ -418,7 +481,7 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 			})
 		})
 	}
-	err = link()
+	err := link()
 	if errors.Is(err, fs.ErrNotExist) {
 		// The directory was removed since it was opened (by hand, or
 		// another process): make it again.

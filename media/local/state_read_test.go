@@ -3,7 +3,9 @@ package local_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,5 +84,48 @@ func TestState_ListKeys(t *testing.T) {
 		if !slices.Equal(got, want) || len(got) == 0 {
 			t.Errorf("ListKeys(%q) = %q, List gives %q", prefix, got, want)
 		}
+	}
+}
+
+// PrepareCreate and CreatePrepared are Create in two steps: the bytes
+// synced under a temporary name, then the key's name made (and refused
+// when taken); a prepared object is used once, and Discard or a refused
+// create leaves no temporary file.
+func TestState_CreatePrepared(t *testing.T) {
+	st := newState(t)
+	ctx := context.Background()
+	p, err := st.PrepareCreate([]byte("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := st.CreatePrepared(ctx, "items/a.yaml", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, gtag, err := st.Get(ctx, "items/a.yaml")
+	if err != nil || string(data) != "one" || gtag != tag {
+		t.Fatalf("get = %q %q %v, created with tag %q", data, gtag, err, tag)
+	}
+	if _, err := st.CreatePrepared(ctx, "items/b.yaml", p); err == nil {
+		t.Error("a prepared object created twice")
+	}
+	p.Discard() // used already: nothing to do
+	q, err := st.PrepareCreate([]byte("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreatePrepared(ctx, "items/a.yaml", q); !errors.Is(err, media.ErrPrecondition) {
+		t.Errorf("create over an existing key: %v, want ErrPrecondition", err)
+	}
+	r, err := st.PrepareCreate([]byte("three"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Discard()
+	if data, _, _ := st.Get(ctx, "items/a.yaml"); string(data) != "one" {
+		t.Errorf("items/a.yaml = %q", data)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(st.Dir(), ".tmp")); len(ents) != 0 {
+		t.Errorf("%d temporary files left", len(ents))
 	}
 }
