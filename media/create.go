@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -89,6 +90,14 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	}
 	name := SanitizeFilename(in.Filename, mime)
 	id := newID()
+	// The spooled original, when it is what is stored, is synced beside
+	// the claims (each a sync of their folder) instead of after them:
+	// the two syncs overlap. It is not renamed into place before both
+	// are done, so a crash leaves no name that a claim does not hold.
+	if pm, ok := l.cfg.Storage.(PreparedMover); ok && p.svg == nil {
+		spooled.prepare(pm)
+		defer spooled.waitPrepared() // before the file is closed
+	}
 	key, dkeys, err := l.reserveShared(ctx, id, name, p)
 	if err != nil {
 		return nil, err
@@ -133,6 +142,23 @@ type original struct {
 	r     io.Reader
 	file  *os.File
 	moved bool
+	// prepared waits for the PrepareMoveIn of file started by prepare
+	// and returns its error; nil when none was started.
+	prepared func() error
+}
+
+// prepare starts pm.PrepareMoveIn of the spooled file.
+func (o *original) prepare(pm PreparedMover) {
+	done := make(chan error, 1)
+	go func() { done <- pm.PrepareMoveIn(o.file) }()
+	o.prepared = sync.OnceValue(func() error { return <-done })
+}
+
+// waitPrepared waits for the PrepareMoveIn prepare started, if any.
+func (o *original) waitPrepared() {
+	if o.prepared != nil {
+		o.prepared()
+	}
 }
 
 // store puts the original (when orig is not nil) and the derivatives,
@@ -178,12 +204,17 @@ func (l *Library) store(ctx context.Context, it *Item, orig *original, p *proces
 		}
 		it.Sizes = append(it.Sizes, Size{Width: d.width, Height: d.height, Key: dkeys[i]})
 	}
+	var side *sidecarAhead
 	if fsy != nil && len(put) > 0 {
+		// The sidecar's bytes are synced beside the folder's sync; its
+		// name is made after both, as it was made after the folder's.
+		side = l.sync.prepareSidecar(it)
+		defer side.discard()
 		if err := fsy.SyncFolders(ctx, put); err != nil {
 			return storageError(err)
 		}
 	}
-	return l.commitNew(ctx, it)
+	return l.commitNew(ctx, it, side)
 }
 
 // putOriginal stores the original under it.Key: the spooled file renamed
@@ -193,7 +224,13 @@ func (l *Library) putOriginal(ctx context.Context, it *Item, orig *original, fsy
 	if orig.file != nil {
 		var moved bool
 		var err error
-		if fsy != nil {
+		pm, _ := l.cfg.Storage.(PreparedMover)
+		if fsy != nil && pm != nil && orig.prepared != nil {
+			if err := orig.prepared(); err != nil {
+				return err
+			}
+			moved, err = pm.MoveInPrepared(ctx, it.Key, orig.file, it.Size)
+		} else if fsy != nil {
 			moved, err = fsy.MoveInNoSync(ctx, it.Key, orig.file, it.Size)
 		} else if fm, ok := l.cfg.Storage.(FileMover); ok {
 			moved, err = fm.MoveIn(ctx, it.Key, orig.file, it.Size)
@@ -225,13 +262,13 @@ func (l *Library) unstored(ctx context.Context, keys []string) []string {
 // commitNew creates the sidecar of a new item in the state (the commit
 // point), adds it to the index and logs it, after checking, under the
 // folder read lock, that its folder still exists.
-func (l *Library) commitNew(ctx context.Context, it *Item) error {
+func (l *Library) commitNew(ctx context.Context, it *Item, side *sidecarAhead) error {
 	l.folderMu.RLock()
 	defer l.folderMu.RUnlock()
 	if !l.folderExists(it.Folder) {
 		return errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
 	}
-	return l.sync.commit(ctx, it)
+	return l.sync.commit(ctx, it, side)
 }
 
 // reserveName picks the first free name "<name>", "<name-1>", … in the

@@ -48,6 +48,13 @@ const (
 	// gets while entries keep coming.
 	checkpointEvery = 1000
 	checkpointAge   = 10 * time.Minute
+	// checkpointQuiet is how long after its start a writer writes no
+	// checkpoint of its own accord: a start without one (a generated or
+	// migrated library) would otherwise write it at the first poll, while
+	// the box is still getting ready (a tenth of the CPU of a 10k-item
+	// start), where a few seconds later nothing waits for it. Close
+	// writes one whenever it is due.
+	checkpointQuiet = 10 * time.Second
 	// logRetain keeps compacted log entries this long, so a box that is
 	// polling behind a compaction still finds them.
 	logRetain = 10 * time.Minute
@@ -161,6 +168,9 @@ type position struct {
 	// checkpointSeq and checkpointAt describe the newest checkpoint known.
 	checkpointSeq int64
 	checkpointAt  time.Time
+	// quietUntil is when maybeCheckpoint may first write (checkpointQuiet
+	// after Open).
+	quietUntil time.Time
 }
 
 // at runs fn with the position's lock held; fn takes no other lock.
@@ -225,24 +235,34 @@ func checkEntryItem(it *Item) error {
 // the log after it; the only writer then settles what a crash left
 // (sweepAtOpen). It starts following the log.
 func (s *stateSync) open(ctx context.Context) error {
+	quiet := s.now().Add(checkpointQuiet)
+	s.at(func(p *position) { p.quietUntil = quiet })
 	// The only writer's start reconciles with a listing of every sidecar
 	// (sweepAtOpen). Nothing writes a sidecar until Open returns (the
 	// migration is done; no other process writes while this one holds
 	// the writer lock, and when it does not hold it the listing goes
 	// unused), so the listing runs beside the checkpoint's load instead of
 	// after it: a directory read and a stat per sidecar on local disk.
+	// Without a checkpoint the start reads every sidecar (rescan), and
+	// that is the listing: one directory read and no stat in all.
 	var pre *sidecarListing
 	if _, ok := s.st.(soleWriterState); ok && !s.readOnly {
-		pre = s.listSidecarsAsync(ctx)
-		defer pre.wait() // never left running past Open
+		if cps, err := s.rep.Checkpoints(ctx); err != nil || len(cps) > 0 {
+			pre = s.listSidecarsAsync(ctx)
+			defer pre.wait() // never left running past Open
+		}
 	}
 	loaded, err := s.loadCheckpoint(ctx, 0)
 	if err != nil {
 		return err
 	}
 	if !loaded {
-		if err := s.rescan(ctx); err != nil {
+		listed, err := s.rescan(ctx)
+		if err != nil {
 			return err
+		}
+		if pre == nil {
+			pre = listedAlready(listed)
 		}
 	}
 	if err := s.tail(ctx); err != nil {

@@ -62,16 +62,18 @@ func (s *stateSync) readCheckpoint(ctx context.Context, seq int64) (*checkpointD
 }
 
 // maybeCheckpoint writes a checkpoint when the log has grown enough since
-// the newest one, then compacts.
+// the newest one, then compacts; not in the first checkpointQuiet after
+// Open.
 func (s *stateSync) maybeCheckpoint(ctx context.Context) error {
 	now := s.now()
 	var behind int64
-	var old bool
+	var old, quiet bool
 	s.at(func(p *position) {
 		behind = p.seq - p.checkpointSeq
 		old = now.Sub(p.checkpointAt) > checkpointAge
+		quiet = now.Before(p.quietUntil)
 	})
-	if behind <= 0 || (behind < checkpointEvery && !old) {
+	if quiet || behind <= 0 || (behind < checkpointEvery && !old) {
 		return nil
 	}
 	return s.checkpoint(ctx)

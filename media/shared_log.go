@@ -74,7 +74,8 @@ func (s *stateSync) tail(ctx context.Context) error {
 			s.log.Error("media: corrupt log entry skipped", "entry", replica.LogKey(n), "err", err)
 		} else if e.Op == opRescan {
 			// The rescan moves the position past this entry.
-			return true, s.rescanLocked(ctx)
+			_, err := s.rescanLocked(ctx)
+			return true, err
 		} else {
 			s.apply(&e)
 		}
@@ -92,7 +93,8 @@ func (s *stateSync) tail(ctx context.Context) error {
 	if err != nil || loaded {
 		return err
 	}
-	return s.rescanLocked(ctx)
+	_, err = s.rescanLocked(ctx)
+	return err
 }
 
 // apply makes one log entry's change in the index, unless the index holds

@@ -18,25 +18,47 @@ import (
 // rescan reads every sidecar and the folder list, and replaces the index
 // with what they say. The log position is taken first, so entries written
 // during the scan are applied again after it (which is harmless).
-func (s *stateSync) rescan(ctx context.Context) error {
+// It returns what a listing of the sidecars would have said (listSidecars:
+// id to tag, with the tags of the reads), so that a start that rescans
+// does not list them again to reconcile.
+func (s *stateSync) rescan(ctx context.Context) (map[string]string, error) {
 	s.loopMu.Lock()
 	defer s.loopMu.Unlock()
 	return s.rescanLocked(ctx)
 }
 
-func (s *stateSync) rescanLocked(ctx context.Context) error {
-	last, err := s.rep.Last(ctx)
-	if err != nil {
-		return err
-	}
+// keyLister is a StateStore that lists keys alone more cheaply than with
+// their tags (media/local.State: a directory read, no stat per object).
+// The rescan needs no tag from its listing: it reads every sidecar, and
+// the read gives the tag.
+type keyLister interface {
+	ListKeys(ctx context.Context, prefix string, fn func(key string) error) error
+}
+
+// listSidecarIDs lists the ids of the sidecars.
+func (s *stateSync) listSidecarIDs(ctx context.Context) ([]string, error) {
 	var ids []string
-	if err := s.st.List(ctx, stateItems, "", func(o StateObject) error {
-		if id, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, stateItems), ".yaml"); ok && ValidID(id) {
+	add := func(key string) {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(key, stateItems), ".yaml"); ok && ValidID(id) {
 			ids = append(ids, id)
 		}
-		return nil
-	}); err != nil {
-		return err
+	}
+	if kl, ok := s.st.(keyLister); ok {
+		err := kl.ListKeys(ctx, stateItems, func(key string) error { add(key); return nil })
+		return ids, err
+	}
+	err := s.st.List(ctx, stateItems, "", func(o StateObject) error { add(o.Key); return nil })
+	return ids, err
+}
+
+func (s *stateSync) rescanLocked(ctx context.Context) (map[string]string, error) {
+	last, err := s.rep.Last(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := s.listSidecarIDs(ctx)
+	if err != nil {
+		return nil, err
 	}
 	items := make([]*Item, len(ids))
 	tags := make([]string, len(ids))
@@ -70,20 +92,24 @@ func (s *stateSync) rescanLocked(ctx context.Context) error {
 	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return nil, err
 	}
 	fs, _, err := s.readFolders(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	etags := make(map[string]string, len(ids))
+	listed := make(map[string]string, len(ids))
 	for i, id := range ids {
+		if tags[i] != "" {
+			listed[id] = tags[i] // a corrupt one too, as a listing has it
+		}
 		if items[i] != nil {
 			etags[id] = tags[i]
 		}
 	}
 	s.replaceAll(items, etags, fs.Folders, fs.Version, nil, last)
-	return nil
+	return listed, nil
 }
 
 // readFolders reads folders.yaml; a missing one is an empty list.

@@ -94,6 +94,13 @@ func (s *stateSync) listSidecarsAsync(ctx context.Context) *sidecarListing {
 	return sl
 }
 
+// listedAlready is a listing made by other means (a rescan's reads).
+func listedAlready(listed map[string]string) *sidecarListing {
+	sl := &sidecarListing{done: make(chan struct{}), listed: listed}
+	close(sl.done)
+	return sl
+}
+
 // wait is the listing's outcome once it is done; nil waits for nothing.
 func (sl *sidecarListing) wait() (map[string]string, error) {
 	if sl == nil {

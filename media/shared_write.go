@@ -30,14 +30,67 @@ func (s *stateSync) releaseClaims(ctx context.Context, keys []string) {
 	s.rep.Release(ctx, keys)
 }
 
-// commit creates the sidecar of a new item, adds it to the index and
-// logs it.
-func (s *stateSync) commit(ctx context.Context, it *Item) error {
-	data, err := encodeSidecar(it)
-	if err != nil {
-		return err
+// sidecarAhead is the sidecar of a new item whose bytes are being made
+// durable ahead of its create (PreparedCreator), beside other work.
+type sidecarAhead struct {
+	done chan struct{}
+	data []byte
+	obj  PreparedObject
+	err  error
+}
+
+// prepareSidecar starts making it's sidecar durable ahead of commit; nil
+// when the state cannot. it must not change until commit.
+func (s *stateSync) prepareSidecar(it *Item) *sidecarAhead {
+	pc, ok := s.st.(PreparedCreator)
+	if !ok {
+		return nil
 	}
-	tag, err := s.st.Create(ctx, itemStateKey(it.ID), data)
+	sa := &sidecarAhead{done: make(chan struct{})}
+	go func() {
+		defer close(sa.done)
+		if sa.data, sa.err = encodeSidecar(it); sa.err == nil {
+			sa.obj, sa.err = pc.PrepareCreate(sa.data)
+		}
+	}()
+	return sa
+}
+
+// wait is the prepared sidecar's outcome.
+func (sa *sidecarAhead) wait() ([]byte, PreparedObject, error) {
+	<-sa.done
+	return sa.data, sa.obj, sa.err
+}
+
+// discard drops the prepared bytes unless commit took them; nil does
+// nothing.
+func (sa *sidecarAhead) discard() {
+	if sa == nil {
+		return
+	}
+	if _, obj, err := sa.wait(); err == nil {
+		obj.Discard()
+	}
+}
+
+// commit creates the sidecar of a new item (prepared ahead when side is
+// not nil), adds it to the index and logs it.
+func (s *stateSync) commit(ctx context.Context, it *Item, side *sidecarAhead) error {
+	var data []byte
+	var tag string
+	var err error
+	if side != nil {
+		var obj PreparedObject
+		if data, obj, err = side.wait(); err != nil {
+			return fmt.Errorf("media: write sidecar: %w", storageError(err))
+		}
+		tag, err = s.st.(PreparedCreator).CreatePrepared(ctx, itemStateKey(it.ID), obj)
+	} else {
+		if data, err = encodeSidecar(it); err != nil {
+			return err
+		}
+		tag, err = s.st.Create(ctx, itemStateKey(it.ID), data)
+	}
 	if errors.Is(err, ErrPrecondition) {
 		// The id is new and random: a sidecar already there is this very
 		// write, made by an attempt whose answer a reset or a timeout lost

@@ -43,5 +43,20 @@ type StateOpener interface {
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
+// PreparedCreator is a StateStore that can make an object's bytes durable
+// ahead of its create (media/local.State: a synced temporary file), so
+// that an upload syncs its sidecar's bytes beside the sync of its
+// original's folder and then only makes the sidecar's name.
+type PreparedCreator interface {
+	PrepareCreate(data []byte) (PreparedObject, error)
+	// CreatePrepared is Create of the prepared bytes; the prepared
+	// object is used up, whatever the outcome.
+	CreatePrepared(ctx context.Context, key string, p PreparedObject) (etag string, err error)
+}
+
+// PreparedObject is bytes PrepareCreate made durable; Discard drops them
+// if CreatePrepared did not take them.
+type PreparedObject interface{ Discard() }
+
 // StateObject is one entry of a StateStore listing.
 type StateObject = replica.Object

@@ -84,6 +84,17 @@ type FolderSyncer interface {
 	SyncFolders(ctx context.Context, keys []string) error
 }
 
+// PreparedMover is a FolderSyncer that can make a spooled file ready to be
+// moved in (its mode, its bytes synced) apart from the move
+// (media/local.Storage): an upload syncs its original beside the claims
+// of its keys, whose own sync it waited for first.
+type PreparedMover interface {
+	PrepareMoveIn(f *os.File) error
+	// MoveInPrepared is MoveInNoSync of a file PrepareMoveIn returned
+	// nil for.
+	MoveInPrepared(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
+}
+
 // Presigner is implemented by cloud storages that can grant a direct upload.
 type Presigner interface {
 	// PresignPut returns a URL that accepts one PUT of exactly size bytes of

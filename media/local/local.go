@@ -290,7 +290,32 @@ func (s *Storage) MoveInNoSync(ctx context.Context, key string, f *os.File, size
 	return s.moveIn(ctx, key, f, size, false)
 }
 
+// PrepareMoveIn does to f what a MoveIn does to the file itself before
+// renaming it, its mode made 0644 and its bytes synced, so that the
+// caller can run it beside other work (media.Library.Create: the claims
+// of the upload's keys, with their own sync); MoveInPrepared then moves
+// f without it.
+func (s *Storage) PrepareMoveIn(f *os.File) error {
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("local storage: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("local storage: %w", err)
+	}
+	return nil
+}
+
+// MoveInPrepared is MoveInNoSync of a file PrepareMoveIn returned nil
+// for: its bytes are not synced again.
+func (s *Storage) MoveInPrepared(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error) {
+	return s.moveInFile(ctx, key, f, size, false, false)
+}
+
 func (s *Storage) moveIn(ctx context.Context, key string, f *os.File, size int64, syncDir bool) (moved bool, err error) {
+	return s.moveInFile(ctx, key, f, size, syncDir, true)
+}
+
+func (s *Storage) moveInFile(ctx context.Context, key string, f *os.File, size int64, syncDir, prepare bool) (moved bool, err error) {
 	if err := objkey.Check(key); err != nil {
 		return false, err
 	}
@@ -307,11 +332,13 @@ func (s *Storage) moveIn(ctx context.Context, key string, f *os.File, size int64
 	if err != nil {
 		return false, fmt.Errorf("local storage: put %q: %w", key, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return false, fmt.Errorf("local storage: put %q: %w", key, err)
-	}
-	if err := f.Sync(); err != nil {
-		return false, fmt.Errorf("local storage: put %q: %w", key, err)
+	if prepare {
+		if err := f.Chmod(0o644); err != nil {
+			return false, fmt.Errorf("local storage: put %q: %w", key, err)
+		}
+		if err := f.Sync(); err != nil {
+			return false, fmt.Errorf("local storage: put %q: %w", key, err)
+		}
 	}
 	err = dirs.do(dir, func(dirfd int) error {
 		return ignoringEINTR(func() error { return unix.Renameat(unix.AT_FDCWD, f.Name(), dirfd, base) })

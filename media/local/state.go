@@ -308,6 +308,12 @@ func (st *State) getAt(key string) (data []byte, tag string, err error) {
 				break
 			}
 			buf = buf[:len(buf)+n]
+			if int64(len(buf)) == s.Size {
+				// All the stat said: no read to see the end. The store
+				// never writes an object in place (a new version is a
+				// new file renamed over it), so it is whole.
+				break
+			}
 			if len(buf) == cap(buf) {
 				buf = append(buf, 0)[:len(buf)]
 			}
@@ -402,7 +408,70 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 	if err != nil {
 		return "", st.wrap("create", key, err)
 	}
+	return st.linkTemp(key, tmp, tag, syncName)
+}
+
+// prepared is an object's bytes written and synced under a temporary
+// name, for CreatePrepared (media.PreparedObject).
+type prepared struct {
+	st       *State
+	tmp, tag string
+	once     sync.Once
+}
+
+// Discard removes the temporary file if CreatePrepared did not take it.
+func (p *prepared) Discard() { p.once.Do(func() { p.st.removeTemp(p.tmp) }) }
+
+// PrepareCreate writes data to a temporary file and syncs it, so that a
+// caller can make the bytes of an object durable beside other work and
+// create it later with CreatePrepared (an upload's sidecar, beside the
+// sync of its original's folder).
+func (st *State) PrepareCreate(data []byte) (media.PreparedObject, error) {
+	if st.readOnly {
+		return nil, fmt.Errorf("local state: create: %w", ErrReadOnly)
+	}
+	tmp, tag, err := st.writeTemp(data, true)
+	if err != nil {
+		return nil, st.wrap("create", "", err)
+	}
+	return &prepared{st: st, tmp: tmp, tag: tag}, nil
+}
+
+// CreatePrepared is Create of the bytes PrepareCreate wrote: the key's
+// name is made (link(2): ErrPrecondition when it exists) and synced. The
+// temporary file is gone afterwards, whatever the outcome.
+func (st *State) CreatePrepared(ctx context.Context, key string, po media.PreparedObject) (string, error) {
+	p, ok := po.(*prepared)
+	if !ok || p.st != st {
+		return "", fmt.Errorf("local state: create %q: not prepared by this state", key)
+	}
+	taken := false
+	p.once.Do(func() { taken = true })
+	if !taken {
+		return "", fmt.Errorf("local state: create %q: prepared object used already", key)
+	}
+	if err := checkKey("create", key); err != nil {
+		st.removeTemp(p.tmp)
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		st.removeTemp(p.tmp)
+		return "", err
+	}
+	dir := filepath.Dir(filepath.FromSlash(key))
+	if err := st.ensureDir(dir); err != nil {
+		st.removeTemp(p.tmp)
+		return "", st.wrap("create", key, err)
+	}
+	return st.linkTemp(key, p.tmp, p.tag, true)
+}
+
+// linkTemp links the temporary file tmp (tag tag) to key, syncing the
+// key's directory when syncName, and removes tmp.
+func (st *State) linkTemp(key, tmp, tag string, syncName bool) (string, error) {
 	defer st.removeTemp(tmp)
+	name := filepath.FromSlash(key)
+	dir, base := filepath.Dir(name), filepath.Base(name)
 	// The temporary file's tag is the key's once linked: same inode,
 	// modification time and size.
 	link := func() error {
@@ -412,7 +481,7 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 			})
 		})
 	}
-	err = link()
+	err := link()
 	if errors.Is(err, fs.ErrNotExist) {
 		// The directory was removed since it was opened (by hand, or
 		// another process): make it again.
@@ -531,6 +600,22 @@ func (st *State) Delete(ctx context.Context, key string) error {
 // gives the tag: one system call per object, where a second stat by name
 // after the walk doubled them (about a third of a start's reconcile).
 func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(media.StateObject) error) error {
+	return st.list(ctx, prefix, startAfter, true, func(key string, fi fs.FileInfo) error {
+		return fn(media.StateObject{Key: key, ETag: tagOf(fi), LastModified: fi.ModTime()})
+	})
+}
+
+// ListKeys calls fn for every key under prefix, in key order, until fn
+// returns an error: List without the tags, so without a stat per object
+// (the directory entries say which are files). A start without a
+// checkpoint reads every sidecar anyway, and takes the tag from the open
+// file.
+func (st *State) ListKeys(ctx context.Context, prefix string, fn func(key string) error) error {
+	return st.list(ctx, prefix, "", false, func(key string, _ fs.FileInfo) error { return fn(key) })
+}
+
+// list is List, with each object's stat when withInfo (nil otherwise).
+func (st *State) list(ctx context.Context, prefix, startAfter string, withInfo bool, fn func(key string, fi fs.FileInfo) error) error {
 	base := "."
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		base = prefix[:i]
@@ -559,7 +644,7 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 		if err != nil {
 			return err
 		}
-		ents, err := f.ReadDir(-1)
+		ents, err := readDir(f, withInfo)
 		f.Close()
 		if err != nil {
 			return err
@@ -581,6 +666,10 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 					}
 				}
 			case e.Type().IsRegular() && strings.HasPrefix(key, prefix) && key > startAfter:
+				if !withInfo {
+					keys = append(keys, listed{key: key})
+					continue
+				}
 				fi, err := e.Info()
 				if errors.Is(err, fs.ErrNotExist) {
 					continue // deleted since the directory was read
@@ -598,11 +687,29 @@ func (st *State) List(ctx context.Context, prefix, startAfter string, fn func(me
 	}
 	slices.SortFunc(keys, func(a, b listed) int { return strings.Compare(a.key, b.key) })
 	for _, k := range keys {
-		if err := fn(media.StateObject{Key: k.key, ETag: tagOf(k.fi), LastModified: k.fi.ModTime()}); err != nil {
+		if err := fn(k.key, k.fi); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readDir reads the directory f (opened in the root). A directory opened
+// in an os.Root stats every entry as it reads it; without withInfo the
+// entries come from a copy of its descriptor outside the root, whose
+// entries have their types from the directory read itself (d_type) and
+// stat only when asked for their Info.
+func readDir(f *os.File, withInfo bool) ([]fs.DirEntry, error) {
+	if withInfo {
+		return f.ReadDir(-1)
+	}
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	d := os.NewFile(uintptr(fd), f.Name())
+	defer d.Close()
+	return d.ReadDir(-1)
 }
 
 // writeTemp writes data to a new file under .tmp with a fresh
