@@ -38,6 +38,9 @@ const scaleFilter = "/api/v1/content/posts?filter%5Bdata.category%5D%5Beq%5D=gea
 // filtered list against the same on the -scale-base site (10k). One
 // folio runs at a time: at 1M files one takes several GB.
 func (b *bench) scaleGroup() error {
+	if b.scaleLoadOnlyFlag {
+		return b.scaleLoadOnly()
+	}
 	n := b.scaleSize
 	dir, m, err := b.dataset(n, 0)
 	if err != nil {
@@ -165,7 +168,7 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 	}
 	metrics := "127.0.0.1:" + strconv.Itoa(port)
 	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-scale.log"),
-		Args: []string{"--metrics-addr", metrics, "--search=false"}})
+		Args: []string{"--metrics-addr", metrics, "--search=false"}, Env: b.scaleEnv})
 	if err != nil {
 		return scaleStarted{}, err
 	}
