@@ -207,6 +207,25 @@ func listBody(key string, items [][]byte, total, limit, offset int) []byte {
 	return b
 }
 
+// listParts is listBody as the pieces to write one after another (the
+// items' own bytes, not copied) and their total length.
+func listParts(key string, items [][]byte, total, limit, offset int) ([][]byte, int) {
+	tail := listBody("", nil, total, limit, offset)
+	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
+	parts := make([][]byte, 0, 2*len(items)+1)
+	parts = append(parts, []byte(`{"`+key+`":[`))
+	size := len(parts[0]) + len(tail)
+	for i, it := range items {
+		if i > 0 {
+			parts = append(parts, comma)
+			size++
+		}
+		parts = append(parts, it)
+		size += len(it)
+	}
+	return append(parts, tail), size
+}
+
 // serveList serves a list of pre-encoded resources as listBody does, in
 // the coding the client prefers: for gzip, the kept DEFLATE form of each
 // item is joined, with the list's own bytes between them in stored
@@ -221,7 +240,8 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 		if err != nil {
 			return err
 		}
-		return serveCoded(w, r, identity, listBody("items", bs, total, limit, offset), etag, cacheControl, keys)
+		parts, size := listParts("items", bs, total, limit, offset)
+		return serveParts(w, r, identity, parts, size, etag, cacheControl, keys)
 	}
 	gz, err := gzipList("items", items, total, limit, offset)
 	if err != nil {
