@@ -243,15 +243,16 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 		parts, size := listParts("items", bs, total, limit, offset)
 		return serveParts(w, r, identity, parts, size, etag, cacheControl, keys)
 	}
-	gz, err := gzipList("items", items, total, limit, offset)
+	gz, size, err := gzipList("items", items, total, limit, offset)
 	if err != nil {
 		return err
 	}
-	return serveCoded(w, r, c, gz, etag, cacheControl, keys)
+	return serveParts(w, r, c, gz, size, etag, cacheControl, keys)
 }
 
-// gzipList is the gzip encoding of listBody(key, bodies(items), …).
-func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([]byte, error) {
+// gzipList is the gzip encoding of listBody(key, bodies(items), …), as
+// pieces to write in turn (repr.GzipJoinParts) and their length.
+func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([][]byte, int, error) {
 	head := []byte(`{"` + key + `":[`)
 	tail := listBody("", nil, total, limit, offset)
 	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
@@ -267,7 +268,7 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 		}
 		body, _, err := it.Body()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		deflated, _ := repr.Deflated(it)
 		parts = append(parts, repr.GzipPart{Deflated: deflated})
@@ -277,7 +278,8 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 	parts = append(parts, repr.GzipPart{Raw: tail})
 	crc = crc32.Update(crc, crc32.IEEETable, tail)
 	size += len(tail)
-	return repr.GzipJoin(parts, crc, size), nil
+	gz, n := repr.GzipJoinParts(parts, crc, size)
+	return gz, n, nil
 }
 
 var comma = []byte(",")
