@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -50,12 +52,14 @@ func (b *bench) scaleLoadOnly() error {
 		}
 		sites = append(sites, s)
 	}
-	eps := scaleEndpoints("", sites[0].m)
+	eps := scaleEndpoints("", "")
 	// rps[site][endpoint], cpu[site][endpoint]: one value per round.
 	rps := make([][][]float64, len(sites))
 	cpu := make([][][]float64, len(sites))
+	alloc := make([][][]float64, len(sites))
+	gcs := make([][][]float64, len(sites))
 	for i := range sites {
-		rps[i], cpu[i] = make([][]float64, len(eps)), make([][]float64, len(eps))
+		rps[i], cpu[i], alloc[i], gcs[i] = make([][]float64, len(eps)), make([][]float64, len(eps)), make([][]float64, len(eps)), make([][]float64, len(eps))
 	}
 	var loads []string
 	for r := range b.runs {
@@ -83,6 +87,8 @@ func (b *bench) scaleLoadOnly() error {
 			for j, x := range res {
 				rps[i][j] = append(rps[i][j], x.rps)
 				cpu[i][j] = append(cpu[i][j], x.cpuUS)
+				alloc[i][j] = append(alloc[i][j], x.allocB)
+				gcs[i][j] = append(gcs[i][j], x.gcs)
 			}
 		}
 	}
@@ -92,6 +98,8 @@ func (b *bench) scaleLoadOnly() error {
 		for i, s := range sites {
 			b.add(row{Figure: "scale: " + ep.name + " throughput, " + s.label, Sum: summarize(rps[i][j]), Unit: unitRPS, Note: note})
 			b.add(row{Figure: "… folio CPU per request, " + s.label, Sum: summarize(cpu[i][j]), Unit: unitUS})
+			b.add(row{Figure: "… bytes allocated per request, " + s.label, Sum: summarize(alloc[i][j]), Unit: unitN})
+			b.add(row{Figure: "… collections during one load, " + s.label, Sum: summarize(gcs[i][j]), Unit: unitN})
 		}
 		ratios := make([]float64, b.runs)
 		for r := range b.runs {
@@ -139,10 +147,41 @@ func (b *bench) scaleKeptSite(root string, n int) (*scaleSite, error) {
 	return s, nil
 }
 
-// scaleLoaded is one endpoint's load on one box.
+// scaleLoaded is one endpoint's load on one box: throughput, folio's
+// CPU time and bytes allocated per request, and the collections that
+// ran during the load.
 type scaleLoaded struct {
-	rps, cpuUS float64
+	rps, cpuUS, allocB, gcs float64
 }
+
+// goMetrics reads Go runtime counters from the metrics listener.
+func (b *bench) goMetrics(addr string, names ...string) ([]float64, error) {
+	resp, err := b.client.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := make([]float64, len(names))
+	found := 0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		for i, n := range names {
+			if v, ok := strings.CutPrefix(sc.Text(), n+" "); ok {
+				if out[i], err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+					return nil, err
+				}
+				found++
+			}
+		}
+	}
+	if found < len(names) {
+		return nil, fmt.Errorf("the metrics lack one of %s", strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+var scaleGoMetrics = []string{"go_memstats_alloc_bytes_total", "go_gc_duration_seconds_count"}
 
 // scaleLoadOnce warms each scale endpoint on st (its first request, then
 // a short load), loads it once for -duration and returns the throughput
@@ -151,8 +190,12 @@ type scaleLoaded struct {
 func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scaleLoaded, error) {
 	gen := &loadGen{wrk: b.wrk, conns: b.conns, threads: 2, tmp: b.tmp, client: newClient(b.conns)}
 	defer gen.client.CloseIdleConnections()
+	slug, err := b.scaleItem(st.s.base, m)
+	if err != nil {
+		return nil, err
+	}
 	var out []scaleLoaded
-	for k, ep := range scaleEndpoints(st.s.base, m) {
+	for k, ep := range scaleEndpoints(st.s.base, slug) {
 		t0 := time.Now()
 		if _, status, err := b.getKeyedWith(b.slowClient(), ep.urls[0]); err != nil || status != 200 {
 			return nil, fmt.Errorf("%s: first request: %d %v", ep.name, status, err)
@@ -165,6 +208,10 @@ func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scale
 		if err != nil {
 			return nil, err
 		}
+		g0, err := b.goMetrics(st.metrics, scaleGoMetrics...)
+		if err != nil {
+			return nil, err
+		}
 		r, err := gen.run(ep.urls, b.key, "", b.dur)
 		if err != nil {
 			return nil, err
@@ -173,11 +220,16 @@ func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scale
 		if err != nil {
 			return nil, err
 		}
+		g1, err := b.goMetrics(st.metrics, scaleGoMetrics...)
+		if err != nil {
+			return nil, err
+		}
 		if r.Errors > 0 || r.Requests == 0 {
 			return nil, fmt.Errorf("%s: %d failed requests of %d", ep.name, r.Errors, r.Requests)
 		}
-		x := scaleLoaded{rps: r.RPS, cpuUS: float64((c1 - c0).Microseconds()) / float64(r.Requests)}
-		b.logf("  %s: %.0f req/s, %.1f µs CPU per request", ep.name, x.rps, x.cpuUS)
+		x := scaleLoaded{rps: r.RPS, cpuUS: float64((c1 - c0).Microseconds()) / float64(r.Requests),
+			allocB: (g1[0] - g0[0]) / float64(r.Requests), gcs: g1[1] - g0[1]}
+		b.logf("  %s: %.0f req/s, %.1f µs CPU and %.0f bytes allocated per request, %.0f collections", ep.name, x.rps, x.cpuUS, x.allocB, x.gcs)
 		out = append(out, x)
 		if prof != "" {
 			if err := b.cpuProfileDuring(st.metrics, fmt.Sprintf("%s-%d.pb.gz", prof, k), func() error {
