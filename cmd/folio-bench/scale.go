@@ -157,6 +157,7 @@ type scaleStarted struct {
 	s                     *server
 	metrics               string
 	ready, cpu, rss, heap float64 // ms, ms, MB, MB
+	gcCPU                 float64 // ms of CPU of the forced collection (and reading the metrics) after ready
 }
 
 // scaleStart starts folio on site with a metrics listener, waits until
@@ -187,6 +188,14 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 		st.heap, err = b.heapInUse(metrics)
 	}
 	if err == nil {
+		// The CPU of one full collection of the heap at ready: what each
+		// collection under load costs, about (scale_load.go).
+		var after time.Duration
+		if after, err = cpuTime(s.pid()); err == nil {
+			st.gcCPU = ms(after - cpu)
+		}
+	}
+	if err == nil {
 		err = b.saveProfile("http://"+metrics+"/debug/pprof/heap", prof)
 	}
 	if err != nil {
@@ -194,7 +203,7 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 		return scaleStarted{}, err
 	}
 	st.cpu, st.heap = ms(cpu), st.heap/(1<<20)
-	b.logf("  start: ready %.0f ms, CPU %.0f ms, peak RSS %.0f MB, heap %.0f MB", st.ready, st.cpu, st.rss, st.heap)
+	b.logf("  start: ready %.0f ms, CPU %.0f ms, peak RSS %.0f MB, heap %.0f MB, a forced collection %.0f ms of CPU", st.ready, st.cpu, st.rss, st.heap, st.gcCPU)
 	return st, nil
 }
 

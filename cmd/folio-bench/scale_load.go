@@ -61,6 +61,8 @@ func (b *bench) scaleLoadOnly() error {
 	for i := range sites {
 		rps[i], cpu[i], alloc[i], gcs[i] = make([][]float64, len(eps)), make([][]float64, len(eps)), make([][]float64, len(eps)), make([][]float64, len(eps))
 	}
+	gcCPU := make([][]float64, len(sites)) // ms, per round
+	heap := make([][]float64, len(sites))  // MB in use after the forced collection
 	var loads []string
 	for r := range b.runs {
 		order := []int{0, 1}
@@ -75,6 +77,7 @@ func (b *bench) scaleLoadOnly() error {
 			if err != nil {
 				return fmt.Errorf("%s: restart: %w", s.label, err)
 			}
+			gcCPU[i], heap[i] = append(gcCPU[i], st.gcCPU), append(heap[i], st.heap)
 			prof := ""
 			if b.scaleCPU && r == b.runs-1 {
 				prof = filepath.Join(profDir, fmt.Sprintf("cpu-%d", s.n))
@@ -94,6 +97,34 @@ func (b *bench) scaleLoadOnly() error {
 	}
 	note := fmt.Sprintf("restart, warm, then %d connections over loopback for %s, one site at a time, %d rounds (sizes alternating first); load averages at each start: %s",
 		b.conns, b.dur, b.runs, strings.Join(loads, ", "))
+	gogc := 100.0
+	for _, e := range b.scaleEnv {
+		if v, ok := strings.CutPrefix(e, "GOGC="); ok {
+			if g, err := strconv.ParseFloat(v, 64); err == nil && g > 0 {
+				gogc = g
+			}
+		}
+	}
+	for i, s := range sites {
+		b.add(row{Figure: "scale: CPU of a full collection at ready, " + s.label, Sum: summarize(gcCPU[i]), Unit: unitMS,
+			Note: "folio's CPU time over GET /debug/pprof/heap?gc=1 right after ready; the heap in use after it: " + fmt.Sprintf("%.0f MB", summarize(heap[i]).Median)})
+	}
+	for j, ep := range eps {
+		withGC := make([]float64, len(sites))
+		for i, s := range sites {
+			// A load of a few seconds may see no collection at 1M files
+			// (the next one is GOGC% of a 4 GB heap away): its share per
+			// request is the collection's CPU over the requests that
+			// allocate the headroom.
+			gc := summarize(gcCPU[i]).Median * 1000 * summarize(alloc[i][j]).Median / (summarize(heap[i]).Median * (1 << 20) * gogc / 100)
+			withGC[i] = summarize(cpu[i][j]).Median + gc
+			b.add(row{Figure: "scale: " + ep.name + " CPU per request with its share of collections, " + s.label, Sum: one(withGC[i]), Unit: unitUS,
+				Note: fmt.Sprintf("median CPU per request under load plus %.1f µs: a full collection's CPU × bytes allocated per request ÷ (heap in use × GOGC %.0f%%)", gc, gogc)})
+		}
+		q := withGC[1] / withGC[0]
+		b.add(row{Figure: "scale: " + ep.name + ", requests per CPU-second with collections, " + sites[0].label + " / " + sites[1].label, Sum: one(q), Unit: unitX,
+			Note: "the throughput ratio of a CPU-bound box in steady state"}.check("≥ 0.90×", q >= 0.9))
+	}
 	for j, ep := range eps {
 		for i, s := range sites {
 			b.add(row{Figure: "scale: " + ep.name + " throughput, " + s.label, Sum: summarize(rps[i][j]), Unit: unitRPS, Note: note})
