@@ -374,6 +374,7 @@ func scaleEndpoints(base, slug string) []endpoint {
 	return []endpoint{
 		{name: "GET /content/posts/{slug}", urls: []string{base + "/api/v1/content/posts/" + slug}},
 		{name: "GET /content/posts?filter…&limit=20", urls: []string{base + scaleFilter}},
+		{name: "GET /content/posts?filter…&limit=20 gzip", urls: []string{base + scaleFilter}, enc: "gzip"},
 	}
 }
 
@@ -396,12 +397,12 @@ func (b *bench) scaleLoad(s *server, m manifest) ([]float64, error) {
 			return nil, fmt.Errorf("%s: first request: %d %v", ep.name, status, err)
 		}
 		b.logf("  %s: first request %.0f ms", ep.name, ms(time.Since(t0)))
-		if _, err := gen.run(ep.urls, b.key, "", max(time.Second, b.dur/4)); err != nil {
+		if _, err := gen.run(ep.urls, b.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
 			return nil, err
 		}
 		var rps []float64
 		for range b.runs {
-			r, err := gen.run(ep.urls, b.key, "", b.dur)
+			r, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
 			if err != nil {
 				return nil, err
 			}

@@ -33,6 +33,9 @@ type scaleSite struct {
 func (b *bench) scaleLoadOnly() error {
 	var sites []*scaleSite
 	root := b.scaleKeep
+	if root != "" && b.against != "" && b.cur != nil {
+		root = filepath.Join(root, b.cur.name) // each binary's parse caches (-against)
+	}
 	if root == "" {
 		tmp, err := b.scratch("scale-load")
 		if err != nil {
@@ -240,7 +243,7 @@ func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scale
 			return nil, fmt.Errorf("%s: first request: %d %v", ep.name, status, err)
 		}
 		b.logf("  %s: first request %.0f ms", ep.name, ms(time.Since(t0)))
-		if _, err := gen.run(ep.urls, b.key, "", max(time.Second, b.dur/4)); err != nil {
+		if _, err := gen.run(ep.urls, b.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
 			return nil, err
 		}
 		c0, err := cpuTime(st.s.pid())
@@ -251,7 +254,7 @@ func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scale
 		if err != nil {
 			return nil, err
 		}
-		r, err := gen.run(ep.urls, b.key, "", b.dur)
+		r, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +275,7 @@ func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scale
 		out = append(out, x)
 		if prof != "" {
 			if err := b.cpuProfileDuring(st.metrics, fmt.Sprintf("%s-%d.pb.gz", prof, k), func() error {
-				_, err := gen.run(ep.urls, b.key, "", b.dur)
+				_, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
 				return err
 			}); err != nil {
 				return nil, err
