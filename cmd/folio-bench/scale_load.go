@@ -139,9 +139,10 @@ func (b *bench) scaleLoadOnly() error {
 	for j, ep := range eps {
 		for i, s := range sites {
 			b.add(row{Figure: "scale: " + ep.name + " throughput, " + s.label, Sum: summarize(rps[i][j]), Unit: unitRPS, Note: note})
-			b.add(row{Figure: "… folio CPU per request, " + s.label, Sum: summarize(cpu[i][j]), Unit: unitUS})
-			b.add(row{Figure: "… bytes allocated per request, " + s.label, Sum: summarize(alloc[i][j]), Unit: unitN})
-			b.add(row{Figure: "… collections during one load, " + s.label, Sum: summarize(gcs[i][j]), Unit: unitN})
+			// Each figure names its endpoint: -against merges rows by name.
+			b.add(row{Figure: "… folio CPU per request, " + ep.name + ", " + s.label, Sum: summarize(cpu[i][j]), Unit: unitUS})
+			b.add(row{Figure: "… bytes allocated per request, " + ep.name + ", " + s.label, Sum: summarize(alloc[i][j]), Unit: unitN})
+			b.add(row{Figure: "… collections during one load, " + ep.name + ", " + s.label, Sum: summarize(gcs[i][j]), Unit: unitN})
 		}
 		ratios := make([]float64, b.runs)
 		for r := range b.runs {
