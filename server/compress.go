@@ -172,6 +172,27 @@ func serveCoded(w http.ResponseWriter, r *http.Request, c coding, body []byte, e
 // coding c) and, when known, Content-Length (nil: from len(body)) ready
 // to put in the header map; etag is the identity's, for If-None-Match.
 func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, etagHdr, clen []string, etag, cacheControl string, keys keyHdr) error {
+	if clen == nil {
+		clen = []string{strconv.Itoa(len(body))}
+	}
+	if !writeRepHeader(w, r, c, etagHdr, clen, etag, cacheControl, keys) {
+		return nil
+	}
+	return transport.WriteOnce(w, r, body)
+}
+
+// serveParts is serveCoded of the concatenation of parts (size bytes),
+// written from the parts themselves (transport.WriteOnceParts).
+func serveParts(w http.ResponseWriter, r *http.Request, c coding, parts [][]byte, size int, etag, cacheControl string, keys keyHdr) error {
+	if !writeRepHeader(w, r, c, []string{c.ETag(etag)}, []string{strconv.Itoa(size)}, etag, cacheControl, keys) {
+		return nil
+	}
+	return transport.WriteOnceParts(w, r, size, parts)
+}
+
+// writeRepHeader sets the headers of a representation and, for a 304
+// or a HEAD, writes the status and returns false: no body follows.
+func writeRepHeader(w http.ResponseWriter, r *http.Request, c coding, etagHdr, clen []string, etag, cacheControl string, keys keyHdr) bool {
 	h := w.Header()
 	h["Etag"] = etagHdr
 	h["Cache-Control"] = cacheHdr(cacheControl)
@@ -183,21 +204,18 @@ func serveRep(w http.ResponseWriter, r *http.Request, c coding, body []byte, eta
 	}
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return false
 	}
 	h["Content-Type"] = hdrJSON
 	if ce := c.ContentEncoding(); ce != nil {
 		h["Content-Encoding"] = ce
 	}
-	if clen == nil {
-		clen = []string{strconv.Itoa(len(body))}
-	}
 	h["Content-Length"] = clen
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusOK)
-		return nil
+		return false
 	}
-	return transport.WriteOnce(w, r, body)
+	return true
 }
 
 // serveResource serves a pre-encoded page, item or globals in the coding

@@ -207,6 +207,25 @@ func listBody(key string, items [][]byte, total, limit, offset int) []byte {
 	return b
 }
 
+// listParts is listBody as the pieces to write one after another (the
+// items' own bytes, not copied) and their total length.
+func listParts(key string, items [][]byte, total, limit, offset int) ([][]byte, int) {
+	tail := listBody("", nil, total, limit, offset)
+	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
+	parts := make([][]byte, 0, 2*len(items)+1)
+	parts = append(parts, []byte(`{"`+key+`":[`))
+	size := len(parts[0]) + len(tail)
+	for i, it := range items {
+		if i > 0 {
+			parts = append(parts, comma)
+			size++
+		}
+		parts = append(parts, it)
+		size += len(it)
+	}
+	return append(parts, tail), size
+}
+
 // serveList serves a list of pre-encoded resources as listBody does, in
 // the coding the client prefers: for gzip, the kept DEFLATE form of each
 // item is joined, with the list's own bytes between them in stored
@@ -221,17 +240,19 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 		if err != nil {
 			return err
 		}
-		return serveCoded(w, r, identity, listBody("items", bs, total, limit, offset), etag, cacheControl, keys)
+		parts, size := listParts("items", bs, total, limit, offset)
+		return serveParts(w, r, identity, parts, size, etag, cacheControl, keys)
 	}
-	gz, err := gzipList("items", items, total, limit, offset)
+	gz, size, err := gzipList("items", items, total, limit, offset)
 	if err != nil {
 		return err
 	}
-	return serveCoded(w, r, c, gz, etag, cacheControl, keys)
+	return serveParts(w, r, c, gz, size, etag, cacheControl, keys)
 }
 
-// gzipList is the gzip encoding of listBody(key, bodies(items), …).
-func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([]byte, error) {
+// gzipList is the gzip encoding of listBody(key, bodies(items), …), as
+// pieces to write in turn (repr.GzipJoinParts) and their length.
+func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([][]byte, int, error) {
 	head := []byte(`{"` + key + `":[`)
 	tail := listBody("", nil, total, limit, offset)
 	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
@@ -247,7 +268,7 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 		}
 		body, _, err := it.Body()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		deflated, _ := repr.Deflated(it)
 		parts = append(parts, repr.GzipPart{Deflated: deflated})
@@ -257,7 +278,8 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 	parts = append(parts, repr.GzipPart{Raw: tail})
 	crc = crc32.Update(crc, crc32.IEEETable, tail)
 	size += len(tail)
-	return repr.GzipJoin(parts, crc, size), nil
+	gz, n := repr.GzipJoinParts(parts, crc, size)
+	return gz, n, nil
 }
 
 var comma = []byte(",")

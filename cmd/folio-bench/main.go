@@ -47,8 +47,12 @@ type bench struct {
 	sizes             []int
 	loadSize          int // site size for load and search
 	pushSizes         []int
-	scaleSize         int // site size of the scale group
-	scaleBase         int // the size it compares request throughput with
+	scaleSize         int    // site size of the scale group
+	scaleBase         int    // the size it compares request throughput with
+	scaleLoadOnlyFlag bool   // -scale-load-only: only the throughput rows (scale_load.go)
+	scaleKeep         string // where the scale group keeps clones and parse caches ("" the run's temp dir)
+	scaleEnv          []string
+	scaleCPU          bool // a CPU profile of each scale load
 	mediaN            int
 	legacyMedia       string
 	only              map[string]bool
@@ -102,6 +106,10 @@ func run(args []string) error {
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
 	fs.IntVar(&b.scaleSize, "scale-size", 1000000, "site size of the scale group (-only scale; `make bench-scale`)")
 	fs.IntVar(&b.scaleBase, "scale-base", 10000, "site size the scale group compares one-item and filtered-list throughput with")
+	fs.BoolVar(&b.scaleLoadOnlyFlag, "scale-load-only", false, "the scale group measures only the throughput of one item and the filtered list at -scale-size and -scale-base: restarts of each in turn, -runs rounds, nothing else running (no pushes, branches or background saves before the loads)")
+	fs.StringVar(&b.scaleKeep, "scale-keep", "", "with -scale-load-only, a directory keeping the served clones and their parse caches between runs (the first start that writes a cache is skipped when it is there)")
+	scaleEnv := fs.String("scale-env", "", "environment added to the scale group's folio, space-separated (GOGC=200 GOMEMLIMIT=6GiB GODEBUG=gctrace=1)")
+	fs.BoolVar(&b.scaleCPU, "scale-cpuprofile", false, "with -scale-load-only, the last round loads each endpoint once more while taking a CPU profile (bench/out/scale-profiles/cpu-<size>-<endpoint>.pb.gz)")
 	fs.StringVar(&b.against, "against", "", "other folio binaries, comma-separated (older builds): each group runs -runs times with each binary in turn, one run each, and the table shows each one's median and -folio's ratio to it")
 	fs.BoolVar(&b.coldSearch, "cold-search", true, "the cold group also starts once each (first start, restart) and waits for the content search index")
 	only := fs.String("only", "", "comma-separated groups to run: "+strings.Join(groups, ","))
@@ -136,6 +144,7 @@ func run(args []string) error {
 		return err
 	}
 	b.loadSize = 10000
+	b.scaleEnv = scaleEnvList(*scaleEnv)
 	if b.scaleSize <= 0 || b.scaleBase <= 0 {
 		return errors.New("-scale-size and -scale-base must be positive")
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,9 @@ const scaleFilter = "/api/v1/content/posts?filter%5Bdata.category%5D%5Beq%5D=gea
 // filtered list against the same on the -scale-base site (10k). One
 // folio runs at a time: at 1M files one takes several GB.
 func (b *bench) scaleGroup() error {
+	if b.scaleLoadOnlyFlag {
+		return b.scaleLoadOnly()
+	}
 	n := b.scaleSize
 	dir, m, err := b.dataset(n, 0)
 	if err != nil {
@@ -153,6 +157,7 @@ type scaleStarted struct {
 	s                     *server
 	metrics               string
 	ready, cpu, rss, heap float64 // ms, ms, MB, MB
+	gcCPU                 float64 // ms of CPU of the forced collection (and reading the metrics) after ready
 }
 
 // scaleStart starts folio on site with a metrics listener, waits until
@@ -165,7 +170,7 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 	}
 	metrics := "127.0.0.1:" + strconv.Itoa(port)
 	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-scale.log"),
-		Args: []string{"--metrics-addr", metrics, "--search=false"}})
+		Args: []string{"--metrics-addr", metrics, "--search=false"}, Env: b.scaleEnv})
 	if err != nil {
 		return scaleStarted{}, err
 	}
@@ -183,6 +188,14 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 		st.heap, err = b.heapInUse(metrics)
 	}
 	if err == nil {
+		// The CPU of one full collection of the heap at ready: what each
+		// collection under load costs, about (scale_load.go).
+		var after time.Duration
+		if after, err = cpuTime(s.pid()); err == nil {
+			st.gcCPU = ms(after - cpu)
+		}
+	}
+	if err == nil {
 		err = b.saveProfile("http://"+metrics+"/debug/pprof/heap", prof)
 	}
 	if err != nil {
@@ -190,7 +203,7 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 		return scaleStarted{}, err
 	}
 	st.cpu, st.heap = ms(cpu), st.heap/(1<<20)
-	b.logf("  start: ready %.0f ms, CPU %.0f ms, peak RSS %.0f MB, heap %.0f MB", st.ready, st.cpu, st.rss, st.heap)
+	b.logf("  start: ready %.0f ms, CPU %.0f ms, peak RSS %.0f MB, heap %.0f MB, a forced collection %.0f ms of CPU", st.ready, st.cpu, st.rss, st.heap, st.gcCPU)
 	return st, nil
 }
 
@@ -355,11 +368,13 @@ func (b *bench) scaleBranch(s *server, src string, m manifest, label string) err
 	return nil
 }
 
-// scaleEndpoints are the loads compared between the sizes.
-func scaleEndpoints(base string, m manifest) []endpoint {
+// scaleEndpoints are the loads compared between the sizes; slug is the
+// item loaded (scaleItem).
+func scaleEndpoints(base, slug string) []endpoint {
 	return []endpoint{
-		{name: "GET /content/posts/{slug}", urls: []string{base + "/api/v1/content/posts/" + m.Posts[len(m.Posts)-1]}},
+		{name: "GET /content/posts/{slug}", urls: []string{base + "/api/v1/content/posts/" + slug}},
 		{name: "GET /content/posts?filter…&limit=20", urls: []string{base + scaleFilter}},
+		{name: "GET /content/posts?filter…&limit=20 gzip", urls: []string{base + scaleFilter}, enc: "gzip"},
 	}
 }
 
@@ -369,7 +384,11 @@ func (b *bench) scaleLoad(s *server, m manifest) ([]float64, error) {
 	gen := &loadGen{wrk: b.wrk, conns: b.conns, threads: 2, tmp: b.tmp, client: newClient(b.conns)}
 	defer gen.client.CloseIdleConnections()
 	var out []float64
-	for _, ep := range scaleEndpoints(s.base, m) {
+	slug, err := b.scaleItem(s.base, m)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range scaleEndpoints(s.base, slug) {
 		// The first request builds what the endpoint needs (a filtered
 		// list's index and sort): let it finish before the load, or the
 		// load measures the build (at 1M the warm-up was over before it).
@@ -378,12 +397,12 @@ func (b *bench) scaleLoad(s *server, m manifest) ([]float64, error) {
 			return nil, fmt.Errorf("%s: first request: %d %v", ep.name, status, err)
 		}
 		b.logf("  %s: first request %.0f ms", ep.name, ms(time.Since(t0)))
-		if _, err := gen.run(ep.urls, b.key, "", max(time.Second, b.dur/4)); err != nil {
+		if _, err := gen.run(ep.urls, b.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
 			return nil, err
 		}
 		var rps []float64
 		for range b.runs {
-			r, err := gen.run(ep.urls, b.key, "", b.dur)
+			r, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
 			if err != nil {
 				return nil, err
 			}
@@ -423,7 +442,7 @@ func (b *bench) scaleCompare(big []float64, label string) error {
 		return err
 	}
 	baseLabel := sizeLabel(b.scaleBase) + " files"
-	for i, ep := range scaleEndpoints("", m) {
+	for i, ep := range scaleEndpoints("", "") {
 		b.add(row{Figure: "scale: " + ep.name + " throughput, " + label, Sum: one(big[i]), Unit: unitRPS,
 			Note: fmt.Sprintf("%d connections over loopback, %s per run, median of %d runs", b.conns, b.dur, b.runs)})
 		b.add(row{Figure: "scale: " + ep.name + " throughput, " + baseLabel, Sum: one(small[i]), Unit: unitRPS})
@@ -431,6 +450,34 @@ func (b *bench) scaleCompare(big []float64, label string) error {
 		b.add(row{Figure: "scale: " + ep.name + ", " + label + " / " + baseLabel, Sum: one(q), Unit: unitX}.check("≥ 0.90×", q >= 0.9))
 	}
 	return nil
+}
+
+// scaleItem is the post of the manifest's sample whose JSON is of the
+// median size: the sites' items differ in length (the last sampled post
+// was 13.1 KB at 1M files, 6.9 KB at 10k), and the one-item load
+// compares sizes of site, not of item.
+func (b *bench) scaleItem(base string, m manifest) (string, error) {
+	type sized struct {
+		slug string
+		n    int
+	}
+	var all []sized
+	for _, slug := range m.Posts {
+		body, status, err := b.getKeyed(base + "/api/v1/content/posts/" + slug)
+		if err != nil {
+			return "", err
+		}
+		if status == http.StatusOK {
+			all = append(all, sized{slug, len(body)})
+		}
+	}
+	if len(all) == 0 {
+		return "", fmt.Errorf("none of the %d sampled posts is served", len(m.Posts))
+	}
+	slices.SortFunc(all, func(a, b sized) int { return a.n - b.n })
+	mid := all[len(all)/2]
+	b.logf("  item loaded: %s (%d bytes, the median of %d sampled posts)", mid.slug, mid.n, len(all))
+	return mid.slug, nil
 }
 
 func one(v float64) summary { return summary{Median: v, Min: v, Max: v, N: 1} }

@@ -52,6 +52,7 @@ var (
 	unitRPS = unit{" req/s", 0}
 	unitUS  = unit{" µs", 1}
 	unitX   = unit{"×", 2}
+	unitN   = unit{"", 0}
 )
 
 func (u unit) format(v float64) string { return fmt.Sprintf("%.*f%s", u.prec, v, u.suffix) }

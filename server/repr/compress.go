@@ -153,6 +153,30 @@ func GzipJoin(parts []GzipPart, crc uint32, size int) []byte {
 	return out
 }
 
+// GzipJoinParts is GzipJoin as the pieces to write one after another
+// and their total length: the fragments are the kept ones, not copied
+// (a list request writes them from where they are, making no body).
+func GzipJoinParts(parts []GzipPart, crc uint32, size int) ([][]byte, int) {
+	out := make([][]byte, 0, len(parts)+3)
+	n := 0
+	add := func(b []byte) {
+		out = append(out, b)
+		n += len(b)
+	}
+	add(gzipHeader)
+	for _, p := range parts {
+		if p.Deflated != nil {
+			add(p.Deflated)
+			continue
+		}
+		add(appendStored(make([]byte, 0, len(p.Raw)+5*(len(p.Raw)/0xffff+1)), p.Raw))
+	}
+	add(finalBlock)
+	trailer := binary.LittleEndian.AppendUint32(make([]byte, 0, gzTrailer), crc)
+	add(binary.LittleEndian.AppendUint32(trailer, uint32(size)))
+	return out, n
+}
+
 // GzipPart is one piece of GzipJoin's content.
 type GzipPart struct {
 	Raw      []byte // bytes sent as they are, in stored blocks

@@ -79,6 +79,11 @@ func TestGzipJoin(t *testing.T) {
 	if got := gunzip(t, GzipJoin(nil, crc32.ChecksumIEEE(nil), 0)); len(got) != 0 {
 		t.Fatalf("empty join gave %q", got)
 	}
+	// The pieces a list writes in turn are the same bytes.
+	pieces, n := GzipJoinParts(parts, crc32.ChecksumIEEE(want), len(want))
+	if joined := bytes.Join(pieces, nil); !bytes.Equal(joined, gz) || n != len(gz) {
+		t.Fatalf("GzipJoinParts: %d bytes (said %d), GzipJoin %d", len(joined), n, len(gz))
+	}
 }
 
 // benchPage is about the size of the load test's page (12 KB of JSON).

@@ -127,3 +127,33 @@ func WriteOnce(w http.ResponseWriter, r *http.Request, body []byte) error {
 	}
 	return err
 }
+
+// WriteOnceParts is WriteOnce of the concatenation of parts (size bytes
+// in all, the Content-Length set), without making it: a list of
+// pre-encoded items goes out from their own bytes, through the
+// connection's pooled buffer, instead of being copied into a new body
+// first (a 20-item list is 100–200 KB a request of garbage otherwise).
+func WriteOnceParts(w http.ResponseWriter, r *http.Request, size int, parts [][]byte) error {
+	cc, ok := r.Context().Value(connKey{}).(*coalescingConn)
+	if ok && size >= coalesceMin {
+		cc.hold(size + 1024)
+	} else {
+		ok = false
+	}
+	var err error
+	for _, p := range parts {
+		if _, err = w.Write(p); err != nil {
+			break
+		}
+	}
+	if !ok {
+		return err
+	}
+	if err == nil {
+		err = http.NewResponseController(w).Flush()
+	}
+	if rerr := cc.release(); err == nil {
+		err = rerr
+	}
+	return err
+}
