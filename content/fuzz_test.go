@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("sanitized HTML body has %s: %q", bad, doc.Body.HTML())
 			}
 		}
-		if _, err := json.Marshal(doc.Meta); err != nil {
+		if _, err := json.Marshal(doc.Meta()); err != nil {
 			t.Fatalf("Meta does not encode: %v", err)
 		}
 		_, _ = Assemble([]File{{Path: p, Doc: doc}})

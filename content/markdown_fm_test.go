@@ -41,7 +41,7 @@ func TestParse_FrontMatterFastPath(t *testing.T) {
 		if fast == nil || slow == nil {
 			continue
 		}
-		if !reflect.DeepEqual(fast.Meta, slow.Meta) || fast.Body.Source() != slow.Body.Source() ||
+		if !reflect.DeepEqual(fast.Meta(), slow.Meta()) || fast.Body.Source() != slow.Body.Source() ||
 			fast.HasBody != slow.HasBody || fast.Line != slow.Line || !reflect.DeepEqual(fast.Lines, slow.Lines) {
 			t.Errorf("%q: fast %+v (body %q), whole %+v (body %q)", in, fast, fast.Body.Source(), slow, slow.Body.Source())
 		}

@@ -11,10 +11,12 @@ import (
 // The engine caches Docs by Git blob hash, so a Doc must not depend on the
 // file's path and must never be modified after Parse returns it.
 type Doc struct {
-	Meta    map[string]any // front matter / document keys
-	Body    Markdown       // Markdown body; empty when none
-	HasBody bool           // the file had a Markdown body
-	Line    int            // line where the body starts (for problems)
+	// fm is the front matter / document keys (frontmatter.go): read
+	// them with Value, Fields, Len or Meta; NewDoc sets them.
+	fm      atomic.Pointer[frontMatter]
+	Body    Markdown // Markdown body; empty when none
+	HasBody bool     // the file had a Markdown body
+	Line    int      // line where the body starts (for problems)
 	// Lines is the file line of each top-level key, when the format tells
 	// (YAML documents and YAML front matter); nil otherwise. They also
 	// have the line of every nested key and list entry, under LinePath of

@@ -99,12 +99,12 @@ type bareRef struct {
 // crossOf reads what the cross-document checks need of a document.
 func crossOf(t *schema.Type, doc *content.Doc) (uniq []uniqueValue, bare []bareRef) {
 	for _, f := range t.Unique() {
-		if v, ok := doc.Meta[f]; ok && v != nil {
+		if v, ok := doc.Value(f); ok && v != nil {
 			uniq = append(uniq, uniqueValue{f, fmt.Sprint(v)})
 		}
 	}
 	for _, f := range slices.Sorted(maps.Keys(t.References())) {
-		v, ok := doc.Meta[f]
+		v, ok := doc.Value(f)
 		if !ok || v == nil {
 			continue
 		}

@@ -60,7 +60,7 @@ func modelHash(files map[string]*content.Doc) string {
 			}
 		}
 	}) {
-		b, err := json.Marshal(files[p].Meta)
+		b, err := json.Marshal(files[p].Meta())
 		if err != nil {
 			return ""
 		}

@@ -84,7 +84,7 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathTimes, lines *lineKeys) ([]byte, int) {
 	size := 1 << 16
 	for _, d := range docs {
-		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
+		size += 64 + 32*d.doc.Len() // a guess that avoids regrowing
 		if d.bodyOff < 0 && !d.doc.Body.Lazy() {
 			size += len(d.doc.Body.Source())
 		}
