@@ -17,7 +17,7 @@ import (
 type fields struct {
 	fm    *frontMatter // the document's keys
 	doc   *Doc         // its lines, read when a problem needs one
-	known []knownKey // the known names the document has
+	known []knownKey   // the known names the document has
 	buf   [6]knownKey
 }
 
