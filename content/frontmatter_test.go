@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // frontMatterCases are documents an item is read from: a body, a front
@@ -126,4 +127,22 @@ func mapNoBody(m map[string]any) map[string]any {
 	out := maps.Clone(m)
 	delete(out, "body")
 	return out
+}
+
+// TestPerItemSizes: what every item read from a Doc keeps beside its
+// Data (a restart reads 100k of them at 100k files): the Doc, its front
+// matter holder, and its body's settings fit their size classes.
+func TestPerItemSizes(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		size, max uintptr
+	}{
+		{"Doc", unsafe.Sizeof(Doc{}), 64},
+		{"frontMatter", unsafe.Sizeof(frontMatter{}), 48},
+		{"bodyEnv", unsafe.Sizeof(bodyEnv{}), 64},
+	} {
+		if c.size > c.max {
+			t.Errorf("%s is %d bytes, want at most %d", c.name, c.size, c.max)
+		}
+	}
 }

@@ -68,7 +68,10 @@ func (m Markdown) WithSite(mk *Markup, page map[string]any) Markdown {
 	if m.b == nil || (mk == nil && page == nil) {
 		return m
 	}
-	m.env = &bodyEnv{markup: mk, page: page}
+	m.env = &bodyEnv{markup: mk}
+	if page != nil {
+		m.env.doc = NewDoc(page)
+	}
 	return m
 }
 

@@ -17,10 +17,10 @@ import (
 // Markdown settings and the document's front matter (for param).
 type bodyEnv struct {
 	markup *Markup
-	// page is the front matter (WithSite), else doc's (inSite).
-	page map[string]any
-	doc  *Doc
-	mdx  bool // the source is MDX (mdx.go)
+	// doc is the document whose front matter the param shortcode reads
+	// (its Doc, not a map: one holds its keys in the item's Data).
+	doc *Doc
+	mdx bool // the source is MDX (mdx.go)
 	// nest is the render's budget of nested source (withNestBudget);
 	// nil: none.
 	nest *int64
@@ -285,8 +285,8 @@ func pageParam(env *bodyEnv, name string) (any, bool) {
 	if name == "" || env == nil {
 		return nil, false
 	}
-	page := env.page
-	if page == nil && env.doc != nil {
+	var page map[string]any
+	if env.doc != nil {
 		page = env.doc.Meta()
 	}
 	if v, ok := lookupParam(page, name); ok {
