@@ -126,6 +126,7 @@ func parseFile(p string, data []byte, fmFast bool) (*Doc, error) {
 	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast)
 	if err == nil {
 		doc.refHint = refHintOf(doc.Meta())
+		doc.packLines()
 	}
 	if err != nil {
 		pr, ok := err.(Problem)

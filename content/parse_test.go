@@ -129,7 +129,7 @@ func TestParse_Markdown(t *testing.T) {
 
 func TestParse_Lines(t *testing.T) {
 	doc := mustParse(t, "x.md", "\n---\ntitle: x\n\ndate: 2024-01-01\n---\nbody\n")
-	if got, want := doc.Lines, map[string]int{"title": 3, "date": 5}; !reflect.DeepEqual(got, want) {
+	if got, want := doc.KeyLines(), map[string]int{"title": 3, "date": 5}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Lines = %v, want %v", got, want)
 	}
 	if doc.Line != 7 {

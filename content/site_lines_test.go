@@ -40,3 +40,32 @@ func TestLazyLinesSmall(t *testing.T) {
 		t.Fatalf("the decoded lines are not kept (%d decodes)", calls)
 	}
 }
+
+// TestParseLinesPacked: a parsed document keeps its lines of keys packed
+// (a first start holds every document it parsed: the map of each was
+// 260 bytes a document at 100k), and answers as the map did.
+func TestParseLinesPacked(t *testing.T) {
+	src := "---\ntitle: Hi\ndate: 2024-01-02\ntags:\n  - a\n  - b\nnested:\n  deep: 1\n---\nbody\n"
+	doc, err := Parse("content/posts/a.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"title": 2, "date": 3, "tags": 4, "/tags/0": 5, "/tags/1": 6, "nested": 7, "/nested/deep": 8}
+	if doc.Lines != nil || doc.PackedLines() == nil || doc.LazyLines() != nil {
+		t.Fatalf("lines kept as a map %v (packed %q)", doc.Lines, doc.PackedLines())
+	}
+	if n := len(doc.PackedLines()); n > 64 {
+		t.Errorf("the packed lines are %d bytes, want at most 64", n)
+	}
+	if got := doc.KeyLines(); !maps.Equal(got, want) {
+		t.Errorf("KeyLines = %v, want %v", got, want)
+	}
+	if doc.LineOf("tags", "1") != 6 || doc.LineOf("nested", "deep", "x") != 8 {
+		t.Errorf("LineOf reads %d, %d", doc.LineOf("tags", "1"), doc.LineOf("nested", "deep", "x"))
+	}
+	for _, bad := range [][]byte{nil, {5}, {1, 9, 'a'}, {1, 1, 'a'}} {
+		if m := unpackLines(bad); m != nil && len(bad) > 0 && bad[0] != 0 {
+			t.Errorf("unpackLines(%q) = %v, want nil", bad, m)
+		}
+	}
+}

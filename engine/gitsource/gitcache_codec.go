@@ -100,6 +100,11 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 		e.B = append(e.B, enc...)
 		return nil
 	}
+	if enc := d.PackedLines(); enc != nil {
+		// As Parse packed them: the cache file's own encoding.
+		e.B = append(e.B, enc...)
+		return nil
+	}
 	lines := d.KeyLines()
 	e.Uvarint(uint64(len(lines)))
 	for k, l := range lines {

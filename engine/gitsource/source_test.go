@@ -461,8 +461,8 @@ func TestSource_CacheCodecLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(parsed.Lines) < 5 {
-		t.Fatalf("parsed lines %v: want the keys', the list entries' and the nested key's", parsed.Lines)
+	if len(parsed.KeyLines()) < 5 {
+		t.Fatalf("parsed lines %v: want the keys', the list entries' and the nested key's", parsed.KeyLines())
 	}
 	e := &cacheEncoder{}
 	if err := e.doc(parsed, -1); err != nil {
@@ -485,8 +485,8 @@ func TestSource_CacheCodecLines(t *testing.T) {
 	if enc == "" || !strings.HasSuffix(string(e.B), enc) || !strings.HasSuffix(string(again.B), enc) || len(again.B) != len(e.B) {
 		t.Fatalf("re-encoded:\n%q\nwant the lines as read\n%q", again.B, e.B)
 	}
-	if !reflect.DeepEqual(got.KeyLines(), parsed.Lines) {
-		t.Fatalf("KeyLines = %v, want %v", got.KeyLines(), parsed.Lines)
+	if !reflect.DeepEqual(got.KeyLines(), parsed.KeyLines()) {
+		t.Fatalf("KeyLines = %v, want %v", got.KeyLines(), parsed.KeyLines())
 	}
 	if l, want := got.LineOf("nested", "deep"), parsed.LineOf("nested", "deep"); l != want || l == 0 {
 		t.Fatalf("LineOf(nested, deep) = %d, want %d", l, want)
