@@ -2,7 +2,7 @@ package content
 
 import (
 	"encoding/binary"
-	"slices"
+	"math/bits"
 	"sync/atomic"
 	"time"
 )
@@ -77,9 +77,9 @@ func (d *Doc) packLines() {
 	if len(d.Lines) == 0 {
 		return
 	}
-	n := binary.MaxVarintLen64
-	for k := range d.Lines {
-		n += len(k) + 2*binary.MaxVarintLen64
+	n := uvarintLen(uint64(len(d.Lines))) // the exact size: one allocation, no slack
+	for k, l := range d.Lines {
+		n += uvarintLen(uint64(len(k))) + len(k) + uvarintLen(zigzag(int64(l)))
 	}
 	enc := binary.AppendUvarint(make([]byte, 0, n), uint64(len(d.Lines)))
 	for k, l := range d.Lines {
@@ -87,8 +87,14 @@ func (d *Doc) packLines() {
 		enc = append(enc, k...)
 		enc = binary.AppendVarint(enc, int64(l))
 	}
-	d.Lines, d.lazy = nil, &lazyLines{enc: slices.Clip(enc)}
+	d.Lines, d.lazy = nil, &lazyLines{enc: enc}
 }
+
+// uvarintLen is the length of x as binary.AppendUvarint writes it.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// zigzag is x as binary.AppendVarint writes it, unsigned.
+func zigzag(x int64) uint64 { return uint64(x<<1) ^ uint64(x>>63) }
 
 // unpackLines decodes PackedLines; nil when enc is not such.
 func unpackLines(enc []byte) map[string]int {

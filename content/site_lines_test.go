@@ -1,7 +1,9 @@
 package content
 
 import (
+	"encoding/binary"
 	"maps"
+	"runtime"
 	"sync"
 	"testing"
 	"unsafe"
@@ -54,8 +56,27 @@ func TestParseLinesPacked(t *testing.T) {
 	if doc.Lines != nil || doc.PackedLines() == nil || doc.LazyLines() != nil {
 		t.Fatalf("lines kept as a map %v (packed %q)", doc.Lines, doc.PackedLines())
 	}
-	if n := len(doc.PackedLines()); n > 64 {
-		t.Errorf("the packed lines are %d bytes, want at most 64", n)
+	if enc := doc.PackedLines(); len(enc) > 64 || cap(enc) != len(enc) {
+		t.Errorf("the packed lines are %d bytes (%d allocated), want at most 64, no spare", len(enc), cap(enc))
+	}
+	// what packing costs: the holder and the bytes, nothing spare
+	docs := make([]*Doc, 200)
+	for i := range docs {
+		docs[i] = &Doc{Lines: maps.Clone(want)}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, d := range docs {
+		d.packLines()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / uint64(len(docs)); per > 48+64 {
+		t.Errorf("packing the lines allocated %d bytes a document, want at most %d", per, 48+64)
+	}
+	for _, l := range []int{0, 1, 63, 64, -64, -65, 1 << 20, -1 << 40} {
+		if got, want := uvarintLen(zigzag(int64(l))), len(binary.AppendVarint(nil, int64(l))); got != want {
+			t.Errorf("length of %d: %d, want %d", l, got, want)
+		}
 	}
 	if got := doc.KeyLines(); !maps.Equal(got, want) {
 		t.Errorf("KeyLines = %v, want %v", got, want)
