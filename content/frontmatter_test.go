@@ -146,3 +146,27 @@ func TestPerItemSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestDocValueAllocs: a key of a Doc an item was read from is read
+// without a map made (the translations' grouping reads one of every
+// document at every load of a site with locales).
+func TestDocValueAllocs(t *testing.T) {
+	tc := frontMatterCases[0]
+	doc, err := Parse(tc.path, []byte(tc.src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readItem(File{Path: tc.path, Doc: doc}, "posts", "a.md", readEnv{}); err != nil {
+		t.Fatal(err)
+	}
+	n := testing.AllocsPerRun(100, func() {
+		if v, ok := doc.Value("author"); !ok || v != "Jo Berg" || doc.Get("title") != "Classic Stove" || doc.Get("nope") != nil || doc.Len() != 5 {
+			t.Fatal("the front matter reads otherwise")
+		}
+		for range doc.Fields() {
+		}
+	})
+	if n > 0 {
+		t.Fatalf("reading a key made %.0f allocations, want none", n)
+	}
+}

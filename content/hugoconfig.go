@@ -149,7 +149,7 @@ func (r *hugoReader) readLanguages(f File, v any, line int) {
 			s = map[string]any{}
 		}
 		at := []string{code}
-		if _, wrapped := f.Doc.Meta()["languages"]; wrapped || kindOfPath(f.Path) == "main" {
+		if _, wrapped := f.Doc.Value("languages"); wrapped || kindOfPath(f.Path) == "main" {
 			at = []string{"languages", code}
 		}
 		r.addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})

@@ -395,7 +395,7 @@ func untranslated(p, raw string) bool {
 	if err != nil {
 		return false
 	}
-	if t, ok := d.Meta()["title"].(string); ok && strings.TrimSpace(t) != "" {
+	if t, ok := d.Get("title").(string); ok && strings.TrimSpace(t) != "" {
 		return false
 	}
 	return strings.TrimSpace(d.Body.Source()) == ""
