@@ -100,7 +100,7 @@ func detectI18n(sorted []File) (*I18n, []Problem) {
 		if cfg, probs := readFolioI18n(folio.Path, folio.Doc); cfg != nil || len(probs) > 0 {
 			return cfg, probs
 		}
-		schemaFrom, _ = folio.Doc.Meta["schemaFrom"].(string)
+		schemaFrom, _ = folio.Doc.Get("schemaFrom").(string)
 	}
 	// Hugo reads hugo.* before config.*, the root before config/_default/.
 	slices.SortStableFunc(hugoRoot, func(a, b File) int {

@@ -38,7 +38,7 @@ func astroFiles(sorted []File) []File {
 			return sorted
 		}
 		if !strings.Contains(f.Path, "/") && strings.HasPrefix(strings.ToLower(f.Path), "folio.") && f.Doc != nil {
-			if _, ok := f.Doc.Meta["locales"]; ok {
+			if _, ok := f.Doc.Value("locales"); ok {
 				return sorted
 			}
 		}

@@ -18,7 +18,7 @@ const DefaultSort = "-publishedAt"
 // never silently makes a private type public or the other way round.
 func readConfig(doc *Doc) (Config, error) {
 	cfg := Config{Types: map[string]TypeConfig{}}
-	for k, v := range doc.Meta {
+	for k, v := range doc.Meta() {
 		if k == "language" {
 			lang, ok := v.(string)
 			if !ok || !slices.Contains(Languages, lang) {

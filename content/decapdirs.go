@@ -56,7 +56,7 @@ func decapConfig(files []File) *File {
 		f := &files[i]
 		if strings.IndexByte(f.Path, '/') < 0 {
 			if low := strings.ToLower(f.Path); strings.HasPrefix(low, "folio.") && f.Doc != nil && schemaFrom == "" {
-				schemaFrom, _ = f.Doc.Meta["schemaFrom"].(string)
+				schemaFrom, _ = f.Doc.Get("schemaFrom").(string)
 			}
 			continue
 		}
@@ -87,7 +87,7 @@ func decapConfig(files []File) *File {
 // site without locales (locales: false); with locales, the locale's
 // folders say what it is.
 func readDecapLayout(doc *Doc, locales bool) *decapLayout {
-	cols, _ := doc.Meta["collections"].([]any)
+	cols, _ := doc.Get("collections").([]any)
 	l := &decapLayout{}
 	for _, cv := range cols {
 		c, _ := cv.(map[string]any)

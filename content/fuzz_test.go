@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 		// The front matter fast path agrees with parsing the whole file.
 		whole, wholeErr := parseFile(p, []byte(src), false)
 		if !reflect.DeepEqual(err, wholeErr) || (doc == nil) != (whole == nil) ||
-			doc != nil && (doc.Body.Source() != whole.Body.Source() || doc.Line != whole.Line || !reflect.DeepEqual(doc.Lines, whole.Lines)) {
+			doc != nil && (doc.Body.Source() != whole.Body.Source() || doc.Line != whole.Line || !reflect.DeepEqual(doc.KeyLines(), whole.KeyLines())) {
 			t.Fatalf("fast path differs: %v / %v", err, wholeErr)
 		}
 		if err != nil {
@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("sanitized HTML body has %s: %q", bad, doc.Body.HTML())
 			}
 		}
-		if _, err := json.Marshal(doc.Meta); err != nil {
+		if _, err := json.Marshal(doc.Meta()); err != nil {
 			t.Fatalf("Meta does not encode: %v", err)
 		}
 		_, _ = Assemble([]File{{Path: p, Doc: doc}})

@@ -8,7 +8,7 @@ import "fmt"
 func readGlobals(doc *Doc) (*Globals, error) {
 	g := &Globals{Nav: []NavLink{}, Social: []SocialLink{}, Extra: map[string]any{}}
 	line := func(k string) int { return doc.KeyLines()[k] }
-	for k, v := range doc.Meta {
+	for k, v := range doc.Meta() {
 		var err error
 		switch k {
 		case "siteName":

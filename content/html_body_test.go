@@ -18,8 +18,8 @@ func TestParseHTMLDocument(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if d.Meta["title"] != "CT logs" || !d.HasBody || !d.Body.IsHTML() {
-			t.Fatalf("%s: meta %v, body %v html %v", p, d.Meta, d.HasBody, d.Body.IsHTML())
+		if d.Meta()["title"] != "CT logs" || !d.HasBody || !d.Body.IsHTML() {
+			t.Fatalf("%s: meta %v, body %v html %v", p, d.Meta(), d.HasBody, d.Body.IsHTML())
 		}
 		html := d.Body.HTML()
 		for _, want := range []string{`<p class="lead">`, `<a href="https://example.org/ct" id="ct">Certificate <b>Transparency</b></a>`, `<img src="/img/a.png" alt="A">`, "bad link"} {

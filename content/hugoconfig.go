@@ -149,7 +149,7 @@ func (r *hugoReader) readLanguages(f File, v any, line int) {
 			s = map[string]any{}
 		}
 		at := []string{code}
-		if _, wrapped := f.Doc.Meta["languages"]; wrapped || kindOfPath(f.Path) == "main" {
+		if _, wrapped := f.Doc.Value("languages"); wrapped || kindOfPath(f.Path) == "main" {
 			at = []string{"languages", code}
 		}
 		r.addLang(code, langSrc{path: f.Path, line: f.Doc.LineOf(at...), settings: s, doc: f.Doc, at: at})
@@ -205,11 +205,11 @@ func (r *hugoReader) read(f File) {
 	case kind == "main":
 		r.readMain(f)
 	case kind == "module":
-		if v, k, ok := lowerKey(f.Doc.Meta, "mounts"); ok {
+		if v, k, ok := lowerKey(f.Doc.Meta(), "mounts"); ok {
 			r.readMounts(f, v, k)
 		}
 	case kind == "languages":
-		m := f.Doc.Meta
+		m := f.Doc.Meta()
 		if v, _, ok := lowerKey(m, "languages"); ok && len(m) == 1 {
 			m, _ = v.(map[string]any)
 		}
@@ -219,7 +219,7 @@ func (r *hugoReader) read(f File) {
 		// the Markdown settings (markup.go), not languages
 	default:
 		code := strings.TrimPrefix(kind, "languages.")
-		r.addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta, doc: f.Doc})
+		r.addLang(code, langSrc{path: f.Path, line: 1, settings: f.Doc.Meta(), doc: f.Doc})
 		if r.from == "" {
 			r.from = f.Path
 		}
@@ -233,22 +233,22 @@ func (r *hugoReader) readMain(f File) {
 		return
 	}
 	r.mainSeen = true
-	if v, k, ok := lowerKey(f.Doc.Meta, "defaultContentLanguage"); ok {
+	if v, k, ok := lowerKey(f.Doc.Meta(), "defaultContentLanguage"); ok {
 		if s, isText := v.(string); isText && (r.def == "" || !strings.HasPrefix(f.Path, "config/")) {
 			r.def, r.defPath, r.defLine = s, f.Path, f.Doc.KeyLines()[k]
 		}
 	}
-	if v, k, ok := lowerKey(f.Doc.Meta, "contentDir"); ok {
+	if v, k, ok := lowerKey(f.Doc.Meta(), "contentDir"); ok {
 		// the content folder of the languages without their own
 		if d, isText := v.(string); isText && strings.Trim(d, "/") != "content" && (r.rootDir.dir == "" || !strings.HasPrefix(f.Path, "config/")) {
 			r.rootDir = mountSrc{dir: d, path: f.Path, line: f.Doc.KeyLines()[k]}
 		}
 	}
-	if v, k, ok := lowerKey(f.Doc.Meta, "languages"); ok {
+	if v, k, ok := lowerKey(f.Doc.Meta(), "languages"); ok {
 		r.readLanguages(f, v, f.Doc.KeyLines()[k])
 		r.from = f.Path
 	}
-	if mod, k, ok := lowerKey(f.Doc.Meta, "module"); ok {
+	if mod, k, ok := lowerKey(f.Doc.Meta(), "module"); ok {
 		if mm, isMap := mod.(map[string]any); isMap {
 			if v, k2, ok := lowerKey(mm, "mounts"); ok {
 				r.readMounts(f, v, k, k2)

@@ -17,6 +17,9 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 	if file.Doc.HasBody {
 		data["body"] = file.Doc.Body.inSite(file)
 	}
+	// one map of the front matter, not two: the Doc keeps data and the
+	// keys the item took (frontmatter.go)
+	file.Doc.shareWith(data, file.Doc.HasBody)
 	return &Item{
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,

@@ -15,9 +15,9 @@ import (
 // all), so it keeps the few known keys a document has in a slice rather
 // than in maps made for each document.
 type fields struct {
-	m     map[string]any
-	doc   *Doc       // its lines, read when a problem needs one
-	known []knownKey // the known names the document has
+	fm    *frontMatter // the document's keys
+	doc   *Doc         // its lines, read when a problem needs one
+	known []knownKey   // the known names the document has
 	buf   [6]knownKey
 }
 
@@ -62,9 +62,12 @@ func (ks *keySet) lower(k string) (string, bool) {
 }
 
 func newFields(doc *Doc, known *keySet) (*fields, error) {
-	f := &fields{m: doc.Meta, doc: doc}
+	f := &fields{fm: doc.fm.Load(), doc: doc}
+	if f.fm == nil {
+		f.fm = &frontMatter{}
+	}
 	f.known = f.buf[:0]
-	for k := range doc.Meta {
+	for k := range f.fm.all {
 		lk, ok := known.lower(k)
 		if !ok {
 			continue
@@ -99,7 +102,7 @@ func (f *fields) get(name string) (any, bool) {
 		return nil, false
 	}
 	f.known[i].taken = true
-	return f.m[f.known[i].key], true
+	return f.fm.value(f.known[i].key)
 }
 
 // untake gives a key back to Data.
@@ -135,8 +138,8 @@ func (f *fields) rest() map[string]any {
 			taken++
 		}
 	}
-	out := make(map[string]any, len(f.m)-taken+1)
-	for k, v := range f.m {
+	out := make(map[string]any, f.fm.len()-taken+1)
+	for k, v := range f.fm.all {
 		if taken == 0 || !f.taken(k) {
 			out[k] = v
 		}

@@ -340,7 +340,7 @@ var i18nKeys = map[string]bool{"locales": true, "defaultLocale": true, "layout":
 
 // readFolioI18n reads the locales of folio.yaml; nil when it declares none.
 func readFolioI18n(path string, doc *Doc) (*I18n, []Problem) {
-	v, ok := doc.Meta["locales"]
+	v, ok := doc.Value("locales")
 	if !ok || v == nil {
 		return nil, nil
 	}
@@ -389,21 +389,21 @@ func readFolioI18n(path string, doc *Doc) (*I18n, []Problem) {
 		l.weight = i
 		b.add(l, line)
 	}
-	lay, isText := doc.Meta["layout"].(string)
-	if _, set := doc.Meta["layout"]; set && !isText {
+	lay, isText := doc.Get("layout").(string)
+	if _, set := doc.Value("layout"); set && !isText {
 		lay = "?"
 	}
 	switch lay {
 	case "", LayoutFolder, LayoutFile, LayoutFields:
 		b.cfg.Layout = lay
 	default:
-		b.problem(doc.KeyLines()["layout"], "layout: want folder, file or fields, found %v", doc.Meta["layout"])
+		b.problem(doc.KeyLines()["layout"], "layout: want folder, file or fields, found %v", doc.Get("layout"))
 	}
-	if fv, ok := doc.Meta["fallback"]; ok {
+	if fv, ok := doc.Value("fallback"); ok {
 		b.readFallback(fv, doc.KeyLines()["fallback"])
 	}
-	def, _ := doc.Meta["defaultLocale"].(string)
-	if dv, ok := doc.Meta["defaultLocale"]; ok && dv != nil {
+	def, _ := doc.Get("defaultLocale").(string)
+	if dv, ok := doc.Value("defaultLocale"); ok && dv != nil {
 		if _, isText := dv.(string); !isText {
 			b.problem(doc.KeyLines()["defaultLocale"], "defaultLocale: want a locale code, found %s", kindOf(dv))
 		}
@@ -415,7 +415,7 @@ func readFolioI18n(path string, doc *Doc) (*I18n, []Problem) {
 // structure (multiple_folders, multiple_files, single_file), locales and
 // default_locale; nil when it has none.
 func readDecapI18n(path string, doc *Doc) (*I18n, []Problem) {
-	v, ok := doc.Meta["i18n"].(map[string]any)
+	v, ok := doc.Get("i18n").(map[string]any)
 	if !ok {
 		return nil, nil
 	}

@@ -4,7 +4,6 @@ package content
 // locale's (localized fields, merged globals).
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -60,7 +59,7 @@ func Localize(d *Doc, loc string, cfg *I18n) (out *Doc, in bool) {
 func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 	isLocaleMap := cfg.LocaleMap
 	localized, has := false, false
-	for key, v := range d.Meta {
+	for key, v := range d.Fields() {
 		if _, code := cfg.Locale(key); code {
 			if _, ok := v.(map[string]any); ok {
 				localized = true
@@ -84,11 +83,12 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 		return nil
 	}
 	lines := d.KeyLines()
-	nd := *d
-	nd.Meta = make(map[string]any, len(d.Meta))
+	nd := d.clone()
+	meta := make(map[string]any, d.Len())
+	nd.setMeta(meta)
 	nd.Lines = make(map[string]int, len(lines))
 	body, bodyLine, bodySet := "", 0, false
-	for key, v := range d.Meta {
+	for key, v := range d.Fields() {
 		if _, code := cfg.Locale(key); code {
 			if _, ok := v.(map[string]any); ok {
 				continue
@@ -109,11 +109,11 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 				body, bodyLine, bodySet = s, line, true
 				continue
 			}
-			nd.Meta[key] = lv
+			meta[key] = lv
 			nd.Lines[key] = line
 			continue
 		}
-		nd.Meta[key] = v
+		meta[key] = v
 		if l, ok := lines[key]; ok {
 			nd.Lines[key] = l
 		}
@@ -124,7 +124,8 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 		froms = froms[:1]
 	}
 	for _, from := range froms {
-		m, ok := d.Meta[from].(map[string]any)
+		v, _ := d.Value(from)
+		m, ok := v.(map[string]any)
 		if !ok {
 			continue
 		}
@@ -134,7 +135,7 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 				body, bodyLine, bodySet = s, line, true
 				continue
 			}
-			nd.Meta[key] = v
+			meta[key] = v
 			nd.Lines[key] = line
 		}
 	}
@@ -157,19 +158,19 @@ func localizeDoc(d *Doc, loc string, cfg *I18n) *Doc {
 		}
 	}
 	if bodySet {
-		delete(nd.Meta, "body")
+		delete(meta, "body")
 		if markdownTooDeep([]byte(body)) > 0 || strings.TrimSpace(body) == "" {
 			// as a Markdown body would be: not rendered (too deep), or none
 			nd.Body, nd.HasBody = Markdown{}, false
 			if strings.TrimSpace(body) != "" {
-				nd.Meta["body"] = body
+				meta["body"] = body
 			}
 		} else {
 			nd.Body, nd.HasBody = NewMarkdown(body), true
 		}
 		nd.Line = bodyLine
 	}
-	return &nd
+	return nd
 }
 
 // mergeGlobals is the globals of one locale: the documents of its chain,
@@ -179,11 +180,13 @@ func (st *localeState) mergeGlobals(loc string, from []*Doc) *Doc {
 		return m.doc
 	}
 	top := from[len(from)-1]
-	nd := *top
-	nd.Meta, nd.Lines = map[string]any{}, map[string]int{}
+	nd := top.clone()
+	meta := map[string]any{}
+	nd.setMeta(meta)
+	nd.Lines = map[string]int{}
 	for _, d := range from {
-		maps.Copy(nd.Meta, d.Meta)
-		for k := range d.Meta {
+		for k, v := range d.Fields() {
+			meta[k] = v
 			// lines only make sense in the locale's own file
 			delete(nd.Lines, k)
 		}
@@ -191,6 +194,6 @@ func (st *localeState) mergeGlobals(loc string, from []*Doc) *Doc {
 	for k, v := range top.KeyLines() {
 		nd.Lines[k] = v
 	}
-	st.globals[loc] = mergedGlobals{from: slices.Clone(from), doc: &nd}
-	return &nd
+	st.globals[loc] = mergedGlobals{from: slices.Clone(from), doc: nd}
+	return nd
 }

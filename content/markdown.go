@@ -99,7 +99,8 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool) (*Doc, error) {
 			return nil, err
 		}
 	}
-	doc := &Doc{Meta: meta, Lines: lines, Line: lineAt(data, len(data)-len(rest))}
+	doc := NewDoc(meta)
+	doc.Lines, doc.Line = lines, lineAt(data, len(data)-len(rest))
 	if len(bytes.TrimSpace(rest)) == 0 {
 		return doc, nil
 	}

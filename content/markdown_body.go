@@ -68,7 +68,10 @@ func (m Markdown) WithSite(mk *Markup, page map[string]any) Markdown {
 	if m.b == nil || (mk == nil && page == nil) {
 		return m
 	}
-	m.env = &bodyEnv{markup: mk, page: page}
+	m.env = &bodyEnv{markup: mk}
+	if page != nil {
+		m.env.doc = NewDoc(page)
+	}
 	return m
 }
 
@@ -76,10 +79,10 @@ func (m Markdown) WithSite(mk *Markup, page map[string]any) Markdown {
 // site's settings and the file's front matter, its ref shortcodes
 // resolved in the site's links, from the file (reflinks.go).
 func (m Markdown) inSite(file File) Markdown {
-	if m.b == nil || (file.markup == nil && file.links == nil && file.Doc.Meta == nil) {
+	if m.b == nil || (file.markup == nil && file.links == nil && !file.Doc.HasMeta()) {
 		return m
 	}
-	m.env = &bodyEnv{markup: file.markup, page: file.Doc.Meta, links: file.links, self: file.RealPath()}
+	m.env = &bodyEnv{markup: file.markup, doc: file.Doc, links: file.links, self: file.RealPath()}
 	return m
 }
 

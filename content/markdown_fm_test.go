@@ -41,8 +41,8 @@ func TestParse_FrontMatterFastPath(t *testing.T) {
 		if fast == nil || slow == nil {
 			continue
 		}
-		if !reflect.DeepEqual(fast.Meta, slow.Meta) || fast.Body.Source() != slow.Body.Source() ||
-			fast.HasBody != slow.HasBody || fast.Line != slow.Line || !reflect.DeepEqual(fast.Lines, slow.Lines) {
+		if !reflect.DeepEqual(fast.Meta(), slow.Meta()) || fast.Body.Source() != slow.Body.Source() ||
+			fast.HasBody != slow.HasBody || fast.Line != slow.Line || !reflect.DeepEqual(fast.KeyLines(), slow.KeyLines()) {
 			t.Errorf("%q: fast %+v (body %q), whole %+v (body %q)", in, fast, fast.Body.Source(), slow, slow.Body.Source())
 		}
 	}

@@ -132,23 +132,23 @@ func readMarkup(files []File) *Markup {
 	m := &Markup{HeadingAttributes: true, DefinitionLists: true}
 	var goldmarkCfg []map[string]any
 	for _, d := range mains {
-		if mk, ok := mapAt(d.Meta, "markup", "goldmark"); ok {
+		if mk, ok := mapAt(d.Meta(), "markup", "goldmark"); ok {
 			goldmarkCfg = append(goldmarkCfg, mk)
 		}
-		if p, ok := mapAt(d.Meta, "params"); ok && m.Params == nil {
+		if p, ok := mapAt(d.Meta(), "params"); ok && m.Params == nil {
 			m.Params = p
 		}
 	}
 	for _, d := range markups {
-		if mk, ok := mapAt(d.Meta, "goldmark"); ok {
+		if mk, ok := mapAt(d.Meta(), "goldmark"); ok {
 			goldmarkCfg = append(goldmarkCfg, mk)
-		} else if mk, ok := mapAt(d.Meta, "markup", "goldmark"); ok {
+		} else if mk, ok := mapAt(d.Meta(), "markup", "goldmark"); ok {
 			goldmarkCfg = append(goldmarkCfg, mk)
 		}
 	}
 	if m.Params == nil {
 		for _, d := range params {
-			m.Params = d.Meta
+			m.Params = d.Meta()
 			break
 		}
 	}

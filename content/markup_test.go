@@ -98,7 +98,8 @@ func TestMarkup_Defaults(t *testing.T) {
 // body again, though the files are the same.
 func TestMarkup_ChangeRereads(t *testing.T) {
 	as := new(Assembler)
-	body := &Doc{Meta: map[string]any{"title": "A"}, Body: NewMarkdown("<b>x</b> {{% param v %}}"), HasBody: true}
+	body := NewDoc(map[string]any{"title": "A"})
+	body.Body, body.HasBody = NewMarkdown("<b>x</b> {{% param v %}}"), true
 	cfg := func(s string) File {
 		d, err := Parse("hugo.toml", []byte(s))
 		if err != nil {

@@ -45,8 +45,8 @@ func TestMDX_Starlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Meta["title"] != "Asides" || !doc.Body.IsMDX() {
-		t.Fatalf("meta %v mdx %v", doc.Meta, doc.Body.IsMDX())
+	if doc.Meta()["title"] != "Asides" || !doc.Body.IsMDX() {
+		t.Fatalf("meta %v mdx %v", doc.Meta(), doc.Body.IsMDX())
 	}
 	got := doc.Body.HTML()
 	for _, want := range []string{

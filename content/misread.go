@@ -321,7 +321,7 @@ func decapFolders(in *MisreadInput) []Misread {
 			continue
 		}
 		doc := in.Site.ModelFiles[p]
-		list, _ := doc.Meta["collections"].([]any)
+		list, _ := doc.Get("collections").([]any)
 		for i, c := range list {
 			m, _ := c.(map[string]any)
 			folder, _ := m["folder"].(string)

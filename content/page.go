@@ -45,6 +45,7 @@ func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
 	}
 	if data := f.rest(); len(data) > 0 {
 		p.Data = data
+		file.Doc.shareWith(data, false) // as readItem does
 	}
 	if file.Doc.HasBody {
 		i := len(p.Sections)

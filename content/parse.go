@@ -125,7 +125,8 @@ func Parse(p string, data []byte) (*Doc, error) { return parseFile(p, data, true
 func parseFile(p string, data []byte, fmFast bool) (*Doc, error) {
 	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast)
 	if err == nil {
-		doc.refHint = refHintOf(doc.Meta)
+		doc.refHint = refHintOf(doc.Meta())
+		doc.packLines()
 	}
 	if err != nil {
 		pr, ok := err.(Problem)
@@ -159,13 +160,17 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
 		if meta, err = decodeYAML(data, 0, lines, true); err == nil {
-			return &Doc{Meta: meta, Lines: lines}, nil
+			d := NewDoc(meta)
+			d.Lines = lines
+			return d, nil
 		}
 	case ext == ".json":
 		meta, err = decodeJSON(data, 0)
 	case ext == ".toml":
 		if meta, err = decodeTOML(data, 0); err == nil {
-			return &Doc{Meta: meta, Lines: tomlLines(data)}, nil
+			d := NewDoc(meta)
+			d.Lines = tomlLines(data)
+			return d, nil
 		}
 	default:
 		return nil, problemAt(0, "unsupported file type %q", ext)
@@ -173,7 +178,7 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Doc{Meta: meta}, nil
+	return NewDoc(meta), nil
 }
 
 func invalidUTF8(b []byte) int {

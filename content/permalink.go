@@ -66,7 +66,7 @@ func readURLRules(sorted []File) *urlRules {
 	}
 	slices.SortStableFunc(files, func(a, b File) int { return cmp.Compare(rank(a), rank(b)) })
 	for _, f := range files {
-		m := f.Doc.Meta
+		m := f.Doc.Meta()
 		if permalinksFile(f.Path) {
 			r.addPermalinks(m)
 			continue

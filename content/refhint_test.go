@@ -33,10 +33,10 @@ func TestRefHint(t *testing.T) {
 		{media, RefHintKnown | RefHintNoURL},
 	} {
 		if got := c.doc.RefHint(); got != c.want {
-			t.Errorf("hint of %v = %b, want %b", c.doc.Meta, got, c.want)
+			t.Errorf("hint of %v = %b, want %b", c.doc.Meta(), got, c.want)
 		}
 	}
-	made := &Doc{Meta: map[string]any{"title": "E", "see": "posts/gone"}} // not parsed: not known
+	made := NewDoc(map[string]any{"title": "E", "see": "posts/gone"}) // not parsed: not known
 	files := []File{
 		{Path: "content/posts/a.md", Doc: plain},
 		{Path: "content/posts/b.md", Doc: ref},

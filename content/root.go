@@ -40,7 +40,7 @@ func RootOf(doc *Doc) (string, error) {
 	if doc == nil {
 		return "", nil
 	}
-	v, ok := doc.Meta["root"]
+	v, ok := doc.Value("root")
 	if !ok {
 		return "", nil
 	}

@@ -17,8 +17,10 @@ import (
 // Markdown settings and the document's front matter (for param).
 type bodyEnv struct {
 	markup *Markup
-	page   map[string]any
-	mdx    bool // the source is MDX (mdx.go)
+	// doc is the document whose front matter the param shortcode reads
+	// (its Doc, not a map: one holds its keys in the item's Data).
+	doc *Doc
+	mdx bool // the source is MDX (mdx.go)
 	// nest is the render's budget of nested source (withNestBudget);
 	// nil: none.
 	nest *int64
@@ -283,10 +285,14 @@ func pageParam(env *bodyEnv, name string) (any, bool) {
 	if name == "" || env == nil {
 		return nil, false
 	}
-	if v, ok := lookupParam(env.page, name); ok {
+	var page map[string]any
+	if env.doc != nil {
+		page = env.doc.Meta()
+	}
+	if v, ok := lookupParam(page, name); ok {
 		return v, true
 	}
-	if p, ok := env.page["params"].(map[string]any); ok {
+	if p, ok := page["params"].(map[string]any); ok {
 		if v, ok := lookupParam(p, name); ok {
 			return v, true
 		}

@@ -1,6 +1,8 @@
 package content
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"sync/atomic"
 	"time"
 )
@@ -11,10 +13,12 @@ import (
 // The engine caches Docs by Git blob hash, so a Doc must not depend on the
 // file's path and must never be modified after Parse returns it.
 type Doc struct {
-	Meta    map[string]any // front matter / document keys
-	Body    Markdown       // Markdown body; empty when none
-	HasBody bool           // the file had a Markdown body
-	Line    int            // line where the body starts (for problems)
+	// fm is the front matter / document keys (frontmatter.go): read
+	// them with Value, Fields, Len or Meta; NewDoc sets them.
+	fm      atomic.Pointer[frontMatter]
+	Body    Markdown // Markdown body; empty when none
+	HasBody bool     // the file had a Markdown body
+	Line    int      // line where the body starts (for problems)
 	// Lines is the file line of each top-level key, when the format tells
 	// (YAML documents and YAML front matter); nil otherwise. They also
 	// have the line of every nested key and list entry, under LinePath of
@@ -27,9 +31,10 @@ type Doc struct {
 	refHint RefHint
 }
 
-// lazyLines are a Doc's Lines as a cache encoded them, decoded on first
-// use: serving needs them only to place a problem, and a map per
-// document held for that cost 4 MB at 10k documents.
+// lazyLines are a Doc's Lines kept encoded, decoded on first use:
+// serving needs them only to place a problem, and a map per document
+// held for that cost 4 MB at 10k documents. A cache encodes them its way
+// (SetLazyLines); Parse packs its own (packLines: decode is nil).
 type lazyLines struct {
 	enc    []byte
 	decode func([]byte) map[string]int
@@ -46,12 +51,74 @@ func (d *Doc) SetLazyLines(enc []byte, decode func([]byte) map[string]int) {
 }
 
 // LazyLines is what SetLazyLines was given; nil when it was not (Lines
-// is the map).
+// is the map, or Parse packed them: PackedLines).
 func (d *Doc) LazyLines() []byte {
-	if d == nil || d.Lines != nil || d.lazy == nil {
+	if d == nil || d.Lines != nil || d.lazy == nil || d.lazy.decode == nil {
 		return nil
 	}
 	return d.lazy.enc
+}
+
+// PackedLines are the lines of keys as Parse keeps them: their count,
+// then each key (its length as a uvarint, its bytes) and its line (a
+// signed varint), in no order; nil when the Doc holds them otherwise.
+func (d *Doc) PackedLines() []byte {
+	if d == nil || d.Lines != nil || d.lazy == nil || d.lazy.decode != nil {
+		return nil
+	}
+	return d.lazy.enc
+}
+
+// packLines keeps the Lines Parse made packed (PackedLines), decoded on
+// the first KeyLines: a first start holds every document it parsed,
+// and the map of each was 260 bytes a document at 100k, a third of it
+// the bytes the pack takes.
+func (d *Doc) packLines() {
+	if len(d.Lines) == 0 {
+		return
+	}
+	n := uvarintLen(uint64(len(d.Lines))) // the exact size: one allocation, no slack
+	for k, l := range d.Lines {
+		n += uvarintLen(uint64(len(k))) + len(k) + uvarintLen(zigzag(int64(l)))
+	}
+	enc := binary.AppendUvarint(make([]byte, 0, n), uint64(len(d.Lines)))
+	for k, l := range d.Lines {
+		enc = binary.AppendUvarint(enc, uint64(len(k)))
+		enc = append(enc, k...)
+		enc = binary.AppendVarint(enc, int64(l))
+	}
+	d.Lines, d.lazy = nil, &lazyLines{enc: enc}
+}
+
+// uvarintLen is the length of x as binary.AppendUvarint writes it.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// zigzag is x as binary.AppendVarint writes it, unsigned.
+func zigzag(x int64) uint64 { return uint64(x<<1) ^ uint64(x>>63) }
+
+// unpackLines decodes PackedLines; nil when enc is not such.
+func unpackLines(enc []byte) map[string]int {
+	n, w := binary.Uvarint(enc)
+	if w <= 0 || n > uint64(len(enc)) {
+		return nil
+	}
+	enc = enc[w:]
+	lines := make(map[string]int, n)
+	for range n {
+		kl, w := binary.Uvarint(enc)
+		if w <= 0 || kl > uint64(len(enc)-w) {
+			return nil
+		}
+		k := string(enc[w : w+int(kl)])
+		enc = enc[w+int(kl):]
+		l, w2 := binary.Varint(enc)
+		if w2 <= 0 {
+			return nil
+		}
+		enc = enc[w2:]
+		lines[k] = int(l)
+	}
+	return lines
 }
 
 // KeyLines is Lines, decoded first when the Doc keeps them encoded.
@@ -66,7 +133,12 @@ func (d *Doc) KeyLines() map[string]int {
 	if m := l.m.Load(); m != nil {
 		return *m
 	}
-	m := l.decode(l.enc)
+	var m map[string]int
+	if l.decode != nil {
+		m = l.decode(l.enc)
+	} else {
+		m = unpackLines(l.enc)
+	}
 	if !l.m.CompareAndSwap(nil, &m) {
 		return *l.m.Load()
 	}

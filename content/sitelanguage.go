@@ -41,7 +41,7 @@ func hugoLanguage(sorted []File) string {
 	slices.SortStableFunc(mains, func(a, b File) int { return cmp.Compare(rank(a.Path), rank(b.Path)) })
 	for _, key := range []string{"languageCode", "defaultContentLanguage"} {
 		for _, f := range mains {
-			if v, _, ok := lowerKey(f.Doc.Meta, key); ok {
+			if v, _, ok := lowerKey(f.Doc.Meta(), key); ok {
 				if s, isText := v.(string); isText {
 					if l := searchLanguage(s); l != "" {
 						return l
@@ -51,7 +51,7 @@ func hugoLanguage(sorted []File) string {
 		}
 	}
 	for _, f := range mains {
-		if v, _, ok := lowerKey(f.Doc.Meta, "languages"); ok {
+		if v, _, ok := lowerKey(f.Doc.Meta(), "languages"); ok {
 			if m, isMap := v.(map[string]any); isMap && len(m) == 1 {
 				for code := range m {
 					return searchLanguage(code)

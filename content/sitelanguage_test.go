@@ -3,7 +3,7 @@ package content
 import "testing"
 
 func TestHugoLanguage(t *testing.T) {
-	file := func(p string, meta map[string]any) File { return File{Path: p, Doc: &Doc{Meta: meta}} }
+	file := func(p string, meta map[string]any) File { return File{Path: p, Doc: NewDoc(meta)} }
 	for _, tc := range []struct {
 		name  string
 		files []File

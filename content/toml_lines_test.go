@@ -20,12 +20,12 @@ func TestTOMLLines(t *testing.T) {
 		"title": 1, "list": 2, "text": 6, "/languages/fr": 10, "languages": 10,
 		"/languages/fr/contentDir": 11, "/languages/fr/params/sub": 12, "/menu/main": 13,
 	} {
-		if got := d.Lines[path]; got != want {
+		if got := d.KeyLines()[path]; got != want {
 			t.Errorf("line of %s = %d, want %d", path, got, want)
 		}
 	}
 	for _, path := range []string{"k", "k2", "a = b"} {
-		if l, ok := d.Lines[path]; ok {
+		if l, ok := d.KeyLines()[path]; ok {
 			t.Errorf("%s has a line (%d): it is inside a value or a comment", path, l)
 		}
 	}

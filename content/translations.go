@@ -207,7 +207,7 @@ func (st *localeState) groupKey(cfg *I18n, files []File, doc any, realPath strin
 		}
 		if d := st.lastDocs[i]; d != nil {
 			for _, k := range []string{"translationKey", "translationkey"} {
-				if v, ok := d.Meta[k]; ok {
+				if v, ok := d.Value(k); ok {
 					tkey, _ = scalarText(v)
 					line = d.KeyLines()[k]
 					break

@@ -83,10 +83,48 @@ type modelState struct {
 // docResult is what validating one document against one type model
 // gives: its violations, and what the cross-document checks need of it
 // (read once, so that a reload does not look into every document again).
-type docResult struct {
+//
+// Most documents have none of the three: a result is then a nil pointer,
+// not three empty slices (the last load's checks and the results kept
+// for the next one hold a result for every document: 128 bytes a
+// document at 100k).
+type docResult struct{ f *docFindings }
+
+type docFindings struct {
 	vs     []schema.Violation
 	unique []uniqueValue // values of the type's unique fields
 	bare   []bareRef     // references written as a bare slug
+}
+
+func newDocResult(vs []schema.Violation, unique []uniqueValue, bare []bareRef) docResult {
+	if len(vs) == 0 && len(unique) == 0 && len(bare) == 0 {
+		return docResult{}
+	}
+	return docResult{&docFindings{vs: vs, unique: unique, bare: bare}}
+}
+
+// violations are the document's violations of the model.
+func (r docResult) violations() []schema.Violation {
+	if r.f == nil {
+		return nil
+	}
+	return r.f.vs
+}
+
+// unique are the values of the type's unique fields the document has.
+func (r docResult) unique() []uniqueValue {
+	if r.f == nil {
+		return nil
+	}
+	return r.f.unique
+}
+
+// bare are the references the document writes as a bare slug.
+func (r docResult) bare() []bareRef {
+	if r.f == nil {
+		return nil
+	}
+	return r.f.bare
 }
 
 type uniqueValue struct{ field, value string }
@@ -99,12 +137,12 @@ type bareRef struct {
 // crossOf reads what the cross-document checks need of a document.
 func crossOf(t *schema.Type, doc *content.Doc) (uniq []uniqueValue, bare []bareRef) {
 	for _, f := range t.Unique() {
-		if v, ok := doc.Meta[f]; ok && v != nil {
+		if v, ok := doc.Value(f); ok && v != nil {
 			uniq = append(uniq, uniqueValue{f, fmt.Sprint(v)})
 		}
 	}
 	for _, f := range slices.Sorted(maps.Keys(t.References())) {
-		v, ok := doc.Meta[f]
+		v, ok := doc.Value(f)
 		if !ok || v == nil {
 			continue
 		}
@@ -335,8 +373,9 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	}
 	parallel(len(todo), parallelValidate, func(n int) {
 		c := &checks[todo[n]]
-		c.res.vs = c.t.Validate(c.doc)
-		c.res.unique, c.res.bare = crossOf(c.t, c.doc)
+		vs := c.t.Validate(c.doc)
+		unique, bare := crossOf(c.t, c.doc)
+		c.res = newDocResult(vs, unique, bare)
 	})
 	fresh = append(fresh, todo...)
 	if len(todo) > 0 {
@@ -385,7 +424,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	reject := map[string]bool{} // paths of invalid documents to hold back
 	var projSeen map[content.Problem]bool
 	for _, c := range checks {
-		for _, v := range c.res.vs {
+		for _, v := range c.res.violations() {
 			msg := v.String()
 			if v.Warn {
 				msg += " (warning)"
@@ -396,7 +435,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			}
 			problems = append(problems, pr)
 		}
-		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.vs) {
+		if c.t.OnInvalid == "reject" && c.typ != schema.KindGlobals && schema.Invalid(c.res.violations()) {
 			if c.loc != "" && c.loc != site.Locale {
 				rejectIn(&inLocales, c.loc, c.path)
 				continue
@@ -462,7 +501,7 @@ func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 	type group struct{ loc, typ, field string }
 	var sizes map[group]int // by locale and type
 	for _, c := range checks {
-		if len(c.res.unique) > 0 {
+		if len(c.res.unique()) > 0 {
 			if sizes == nil {
 				sizes = map[group]int{}
 			}
@@ -477,7 +516,7 @@ func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 		if ls := site.Locales[c.loc]; ls != nil {
 			in = ls
 		}
-		for _, u := range c.res.unique {
+		for _, u := range c.res.unique() {
 			g := group{c.loc, c.typ, u.field}
 			vals := lastVals
 			if vals == nil || g != lastG {
@@ -495,7 +534,7 @@ func crossCheck(site *content.Site, checks []docCheck) []content.Problem {
 			}
 			vals[u.value] = c.path
 		}
-		for _, r := range c.res.bare {
+		for _, r := range c.res.bare() {
 			if !slugExists(in, r.to, r.slug) {
 				out = append(out, content.Problem{Path: c.path, Line: c.doc.LineOf(r.field),
 					Message: fmt.Sprintf("%s: no %s has the slug %q", r.field, strings.Join(r.to, " or "), r.slug)})

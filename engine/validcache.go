@@ -60,7 +60,7 @@ func modelHash(files map[string]*content.Doc) string {
 			}
 		}
 	}) {
-		b, err := json.Marshal(files[p].Meta)
+		b, err := json.Marshal(files[p].Meta())
 		if err != nil {
 			return ""
 		}
@@ -274,7 +274,7 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 				e.ext, e.typ, ok = intern(rest[:i]), intern(rest[i+1:]), true
 			}
 		}
-		var r docResult
+		var r docFindings
 		for range d.Count() {
 			v := schema.Violation{Line: int(d.Varint()), Field: d.Str(), Message: d.Str()}
 			v.Warn = d.Byte1() == 1
@@ -298,7 +298,7 @@ func decodeValidation(data []byte, key, site string) *persistedResults {
 			r.bare = append(r.bare, br)
 		}
 		if d.Err == nil && ok && len(p.entries) < math.MaxInt32 {
-			e.res = r
+			e.res = newDocResult(r.vs, r.unique, r.bare)
 			p.entries = append(p.entries, e)
 		}
 	}
@@ -330,8 +330,8 @@ func encodeValidation(key, site, hash string, order []valKey, results map[valKey
 		count++
 		b.B = append(b.B, 1)
 		b.Str(validKey(name, k.t))
-		b.Uvarint(uint64(len(r.vs)))
-		for _, v := range r.vs {
+		b.Uvarint(uint64(len(r.violations())))
+		for _, v := range r.violations() {
 			b.Varint(int64(v.Line))
 			b.Str(v.Field)
 			b.Str(v.Message)
@@ -341,13 +341,13 @@ func encodeValidation(key, site, hash string, order []valKey, results map[valKey
 				b.B = append(b.B, 0)
 			}
 		}
-		b.Uvarint(uint64(len(r.unique)))
-		for _, u := range r.unique {
+		b.Uvarint(uint64(len(r.unique())))
+		for _, u := range r.unique() {
 			b.Str(u.field)
 			b.Str(u.value)
 		}
-		b.Uvarint(uint64(len(r.bare)))
-		for _, br := range r.bare {
+		b.Uvarint(uint64(len(r.bare())))
+		for _, br := range r.bare() {
 			b.Str(br.field)
 			b.Str(br.slug)
 			b.Uvarint(uint64(len(br.to)))

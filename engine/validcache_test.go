@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -116,7 +117,7 @@ func TestPersistedResultsGet(t *testing.T) {
 	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}, {0, 2, 1, 3}, {1, 3, 0, 2}} {
 		p := &persistedResults{}
 		for _, e := range stored {
-			p.entries = append(p.entries, persistEntry{blob: e.h, ext: e.ext, typ: e.typ, res: docResult{vs: []schema.Violation{{Message: e.want}}}})
+			p.entries = append(p.entries, persistEntry{blob: e.h, ext: e.ext, typ: e.typ, res: newDocResult([]schema.Violation{{Message: e.want}}, nil, nil)})
 		}
 		var asks []ask
 		for i, j := range order {
@@ -129,7 +130,7 @@ func TestPersistedResultsGet(t *testing.T) {
 			r, ok := p.get(c.h, c.ext, c.typ)
 			got := ""
 			if ok {
-				got = r.vs[0].Message
+				got = r.violations()[0].Message
 			}
 			if got != c.want {
 				t.Errorf("order %v: get(%x, %s, %s) = %q, want %q", order, c.h[:], c.ext, c.typ, got, c.want)
@@ -226,5 +227,22 @@ func TestValidationCacheNotRewrittenPerPush(t *testing.T) {
 	}
 	if got := problems(e); got != want {
 		t.Errorf("restart: problems\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestDocResultSmall: the last load's checks and the results kept for the
+// next load hold a result for every document (100k of them at 100k
+// files), and most documents have no violation, unique value or bare
+// reference: such a result is a nil pointer, not three empty slices.
+func TestDocResultSmall(t *testing.T) {
+	if n := unsafe.Sizeof(docResult{}); n > 8 {
+		t.Fatalf("docResult is %d bytes, want at most 8", n)
+	}
+	if r := newDocResult(nil, []uniqueValue{}, nil); r.f != nil {
+		t.Fatal("a result with nothing found holds findings")
+	}
+	r := newDocResult(nil, []uniqueValue{{"sku", "a1"}}, nil)
+	if len(r.unique()) != 1 || r.violations() != nil || r.bare() != nil {
+		t.Fatalf("findings read back as %v %v %v", r.violations(), r.unique(), r.bare())
 	}
 }

@@ -22,7 +22,7 @@ import (
 //   - Decap fields are required unless they say required: false.
 func readDecap(doc *content.Doc, path string) ([]*Type, error) {
 	r := &decapReader{doc: doc, path: path}
-	cols, ok := doc.Meta["collections"].([]any)
+	cols, ok := doc.Get("collections").([]any)
 	if !ok {
 		return nil, declErrorf(doc.LineOf("collections"), "not a Decap/Sveltia CMS config: want a list of collections")
 	}

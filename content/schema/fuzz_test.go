@@ -35,7 +35,7 @@ func FuzzCompile(f *testing.F) {
 		if d := docs["content/posts/a.md"]; d != nil {
 			if ty := m.Of("posts"); ty != nil {
 				ty.Validate(d)
-				ty.Apply(d.Meta)
+				ty.Apply(d.Meta())
 			}
 		}
 		for _, ty := range m.All() {

@@ -101,7 +101,7 @@ func (inf *inferrer) typeNode(docs []*content.Doc, pages bool) *yaml.Node {
 	objs := make([]map[string]any, 0, len(docs))
 	bodies := 0
 	for _, d := range docs {
-		objs = append(objs, d.Meta)
+		objs = append(objs, d.Meta())
 		if d.HasBody {
 			bodies++
 		}

@@ -137,7 +137,7 @@ func (c *compiler) build() {
 				return
 			}
 			t.Source = d.Schema
-			t.Schema, t.Data = doc.Meta, doc.Meta
+			t.Schema, t.Data = doc.Meta(), doc.Meta()
 			c.add(t)
 			return
 		}
@@ -252,7 +252,7 @@ func (c *compiler) compileAll() {
 		if !strings.HasPrefix(p, "schemas/") {
 			continue
 		}
-		v, err := jsonValue(c.site.ModelFiles[p].Meta)
+		v, err := jsonValue(c.site.ModelFiles[p].Meta())
 		if err == nil {
 			err = jc.AddResource(fileURL(p), v)
 		}

@@ -109,9 +109,10 @@ func (t *Type) Validate(doc *content.Doc) []Violation {
 	if t == nil || t.sch == nil || doc == nil {
 		return nil
 	}
-	inst := doc.Meta
+	meta := doc.Meta() // one map, made once when the Doc shares its item's
+	inst := meta
 	nulls := false
-	for _, v := range doc.Meta {
+	for _, v := range meta {
 		if v == nil {
 			nulls = true
 			break
@@ -119,8 +120,8 @@ func (t *Type) Validate(doc *content.Doc) []Violation {
 	}
 	if nulls || (doc.HasBody && t.declared["body"]) {
 		// A key without a value ("tags:") is as if absent.
-		inst = make(map[string]any, len(doc.Meta)+1)
-		for k, v := range doc.Meta {
+		inst = make(map[string]any, len(meta)+1)
+		for k, v := range meta {
 			if v != nil {
 				inst[k] = v
 			}
@@ -140,7 +141,7 @@ func (t *Type) Validate(doc *content.Doc) []Violation {
 		out = flatten(ve, doc, out)
 	}
 	if t.AdditionalFields == "warn" && t.Fields != nil {
-		for _, k := range sortedKeys(doc.Meta) {
+		for _, k := range sortedKeys(meta) {
 			if !t.declared[k] && !isBuiltin(k, t.Kind == KindPages) && !(k == "body" && doc.HasBody) {
 				out = append(out, Violation{Line: doc.LineOf(k), Field: k, Message: "not a declared field", Warn: true})
 			}

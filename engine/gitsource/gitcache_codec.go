@@ -58,7 +58,7 @@ const (
 )
 
 func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
-	if err := e.strMap(d.Meta); err != nil {
+	if err := e.meta(d); err != nil {
 		return err
 	}
 	switch {
@@ -100,11 +100,34 @@ func (e *cacheEncoder) doc(d *content.Doc, bodyOff int) error {
 		e.B = append(e.B, enc...)
 		return nil
 	}
+	if enc := d.PackedLines(); enc != nil {
+		// As Parse packed them: the cache file's own encoding.
+		e.B = append(e.B, enc...)
+		return nil
+	}
 	lines := d.KeyLines()
 	e.Uvarint(uint64(len(lines)))
 	for k, l := range lines {
 		e.Str(k)
 		e.Varint(int64(l))
+	}
+	return nil
+}
+
+// meta is strMap of the document's front matter, read without a map
+// (a document an item was read from keeps the item's: content.Doc).
+func (e *cacheEncoder) meta(d *content.Doc) error {
+	if !d.HasMeta() {
+		e.B = append(e.B, 0)
+		return nil
+	}
+	e.B = append(e.B, 1)
+	e.Uvarint(uint64(d.Len()))
+	for k, v := range d.Fields() {
+		e.Str(k)
+		if err := e.value(v); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -253,7 +276,7 @@ var errCacheCorrupt = bincodec.ErrCorrupt
 // body that starts at an offset of the document's blob. It returns that
 // offset, or -1.
 func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*content.Doc, int) {
-	doc := &content.Doc{Meta: d.strMap()}
+	doc := content.NewDocFields(d.fields())
 	off := -1
 	switch d.Byte1() {
 	case cbodyNone:
@@ -324,6 +347,50 @@ func decodeLines(enc []byte) map[string]int {
 		return nil
 	}
 	return lines
+}
+
+// fields is strMap of a document's front matter, as the list of its
+// keys a content.Doc keeps (NewDocFields): no map to make and hash into
+// for every document of a restart. A key given twice is a corrupt file.
+func (d *cacheDecoder) fields() []content.MetaField {
+	if d.Byte1() == 0 {
+		return nil
+	}
+	n := d.Count()
+	out := make([]content.MetaField, n)
+	for i := range out {
+		if d.Err != nil {
+			return nil
+		}
+		out[i].Key = d.key()
+		out[i].Value = d.value()
+	}
+	if d.Err != nil || hasDuplicateKey(out) {
+		d.Fail()
+		return nil
+	}
+	return out
+}
+
+func hasDuplicateKey(fields []content.MetaField) bool {
+	if len(fields) > 16 {
+		seen := make(map[string]bool, len(fields))
+		for _, f := range fields {
+			if seen[f.Key] {
+				return true
+			}
+			seen[f.Key] = true
+		}
+		return false
+	}
+	for i := 1; i < len(fields); i++ {
+		for j := range i {
+			if fields[i].Key == fields[j].Key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (d *cacheDecoder) strMap() map[string]any {

@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -49,20 +50,27 @@ func (s *Source) saveCache(force bool) error {
 	}
 	unsaved := c.unsaved
 	c.unsaved = 0
-	docs := make(map[docKey]parsedDoc, len(c.docs))
+	docs := make([]keyedDoc, 0, len(c.docs))
 	for k, e := range c.docs {
-		docs[k] = parsedDoc{doc: e.doc, bodyOff: e.bodyOff}
+		docs = append(docs, keyedDoc{k, parsedDoc{doc: e.doc, bodyOff: e.bodyOff}})
 	}
 	times := append([]pathTimes(nil), c.times...)
 	c.dirty = false
 	c.mu.Unlock()
 
-	// Documents are immutable, so they are encoded outside the lock.
-	data, skipped := encodeCacheLines(s.cfg.CacheKey, s.siteID(), docs, times, s.lineKeys)
+	// Documents are immutable, so they are encoded outside the lock,
+	// and written as they are encoded: the whole file is not held (367
+	// MB at a million files, while a first start reaches ready).
+	var skipped int
+	err := atomicfile.WriteFunc(s.cache, func(w io.Writer) error {
+		var err error
+		skipped, err = writeCache(w, cacheChunk, s.cfg.CacheKey, s.siteID(), docs, times, s.lineKeys)
+		return err
+	})
 	if skipped > 0 {
 		s.log.Debug("source: documents not persisted (unencodable values)", "count", skipped)
 	}
-	if err := atomicfile.Write(s.cache, data); err != nil {
+	if err != nil {
 		c.mu.Lock()
 		c.dirty = true
 		c.unsaved += unsaved
@@ -75,6 +83,12 @@ func (s *Source) saveCache(force bool) error {
 	return nil
 }
 
+// keyedDoc is a document of the cache and its key.
+type keyedDoc struct {
+	key docKey
+	parsedDoc
+}
+
 func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes) ([]byte, int) {
 	return encodeCacheLines(key, site, docs, times, nil)
 }
@@ -82,28 +96,51 @@ func encodeCache(key, site string, docs map[docKey]parsedDoc, times []pathTimes)
 // encodeCacheLines is encodeCache of documents whose lines of keys, when
 // read from the cache, are compact in lines.
 func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathTimes, lines *lineKeys) ([]byte, int) {
-	size := 1 << 16
-	for _, d := range docs {
-		size += 64 + 32*len(d.doc.Meta) // a guess that avoids regrowing
-		if d.bodyOff < 0 && !d.doc.Body.Lazy() {
-			size += len(d.doc.Body.Source())
-		}
+	list := make([]keyedDoc, 0, len(docs))
+	for k, d := range docs {
+		list = append(list, keyedDoc{k, d})
 	}
-	e := newCacheEncoder(make([]byte, 0, size))
+	var b bytes.Buffer
+	skipped, _ := writeCache(&b, cacheChunk, key, site, list, times, lines) // a Buffer does not fail
+	return b.Bytes(), skipped
+}
+
+// cacheChunk is how much of the cache file writeCache holds before it
+// writes it out.
+const cacheChunk = 1 << 20
+
+// writeCache writes the cache file of docs and times to w, about chunk
+// bytes at a time (each document whole: one that cannot be encoded is
+// taken back), and returns how many documents it left out.
+func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times []pathTimes, lines *lineKeys) (int, error) {
+	e := newCacheEncoder(make([]byte, 0, chunk+64<<10))
 	e.lines = lines
+	sum := uint32(0)
+	flush := func(force bool) error {
+		if len(e.B) < chunk && !force {
+			return nil
+		}
+		sum = crc32.Update(sum, crc32.IEEETable, e.B)
+		_, err := w.Write(e.B)
+		e.B = e.B[:0]
+		return err
+	}
 	e.B = append(e.B, cacheMagic...)
 	e.Str(key)
 	e.Str(site)
 	e.Uvarint(uint64(len(docs))) // at most: those not encodable are skipped
 	skipped := 0
-	for k, d := range docs {
+	for _, d := range docs {
 		mark := len(e.B)
 		e.B = append(e.B, 1)
-		e.B = append(e.B, k.blob[:]...)
-		e.Str(k.ext)
+		e.B = append(e.B, d.key.blob[:]...)
+		e.Str(d.key.ext)
 		if err := e.doc(d.doc, d.bodyOff); err != nil {
 			e.B = e.B[:mark]
 			skipped++
+		}
+		if err := flush(false); err != nil {
+			return skipped, err
 		}
 	}
 	e.B = append(e.B, 0)
@@ -118,10 +155,16 @@ func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathT
 				bin, _ = t.UTC().MarshalBinary()
 			}
 			e.Str(string(bin))
+			if err := flush(false); err != nil {
+				return skipped, err
+			}
 		}
 	}
-	e.B = binary.LittleEndian.AppendUint32(e.B, crc32.ChecksumIEEE(e.B))
-	return e.B, skipped
+	if err := flush(true); err != nil {
+		return skipped, err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, sum))
+	return skipped, err
 }
 
 // loadCache reads the cache file into the empty document cache. A file

@@ -57,12 +57,12 @@ func TestSource_CacheInterns(t *testing.T) {
 	var first *content.Doc
 	var firstExt string
 	for k, e := range s.docs.docs {
-		m := e.doc.Meta
+		m := e.doc.Meta()
 		if first == nil {
 			first, firstExt = e.doc, k.ext
 			continue
 		}
-		f := first.Meta
+		f := first.Meta()
 		if unsafe.StringData(k.ext) != unsafe.StringData(firstExt) {
 			t.Error("the extension is a string per document")
 		}

@@ -28,7 +28,7 @@ func TestSource_CacheCodecRefHint(t *testing.T) {
 			t.Fatalf("%q: decoded hint %b (err %v), want %b", fm, got.RefHint(), d.Err, doc.RefHint())
 		}
 	}
-	bad := &content.Doc{Meta: map[string]any{"title": "A"}}
+	bad := content.NewDoc(map[string]any{"title": "A"})
 	bad.SetRefHint(content.RefHint(200))
 	e := &cacheEncoder{}
 	if err := e.doc(bad, -1); err != nil {

@@ -46,7 +46,9 @@ func (p *srcTestParser) parse(path string, data []byte) (*content.Doc, error) {
 	if strings.Contains(string(data), "BROKEN") {
 		return nil, content.Problem{Path: path, Line: 1, Message: "broken file"}
 	}
-	return &content.Doc{Meta: map[string]any{"size": len(data)}, Body: content.NewMarkdown(string(data)), HasBody: true, Line: 1}, nil
+	d := content.NewDoc(map[string]any{"size": len(data)})
+	d.Body, d.HasBody, d.Line = content.NewMarkdown(string(data)), true, 1
+	return d, nil
 }
 
 func (p *srcTestParser) count(path string) int {
@@ -142,13 +144,21 @@ func srcTreeDiff(got, want *Tree) string {
 		if g.Doc == nil {
 			continue
 		}
-		gd, wd := *g.Doc, *w.Doc
+		gd, wd := g.Doc, w.Doc
 		if gd.Body.Source() != wd.Body.Source() {
 			return fmt.Sprintf("%s: body %q, want %q", g.Path, gd.Body.Source(), wd.Body.Source())
 		}
-		gd.Body, wd.Body = content.Markdown{}, content.Markdown{}
-		if !reflect.DeepEqual(gd, wd) {
-			return fmt.Sprintf("%s: doc %+v, want %+v", g.Path, gd, wd)
+		type reading struct {
+			Meta    map[string]any
+			HasBody bool
+			Line    int
+			Lines   map[string]int
+			RefHint content.RefHint
+		}
+		gr := reading{gd.Meta(), gd.HasBody, gd.Line, gd.KeyLines(), gd.RefHint()}
+		wr := reading{wd.Meta(), wd.HasBody, wd.Line, wd.KeyLines(), wd.RefHint()}
+		if !reflect.DeepEqual(gr, wr) {
+			return fmt.Sprintf("%s: doc %+v, want %+v", g.Path, gr, wr)
 		}
 	}
 	return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -379,18 +380,16 @@ func TestSource_Cache(t *testing.T) {
 
 func TestSource_CacheCodec(t *testing.T) {
 	when := time.Date(2024, 5, 6, 7, 8, 9, 10, time.FixedZone("", 2*3600))
-	doc := &content.Doc{
-		Meta: map[string]any{
-			"title": "Hi", "n": 3, "i64": int64(-5), "u": uint64(7), "f": 1.5, "yes": true, "no": false,
-			"nil": nil, "when": when, "tags": []any{"a", 2, map[string]any{"k": "v"}},
-			"nested":   map[string]any{"deep": []any{when, 2.25}},
-			"strs":     []string{"x", "y"},
-			"anykeys":  map[any]any{1: "one", "two": 2},
-			"tables":   []map[string]any{{"a": 1}, {"b": "c"}},
-			"emptyMap": map[string]any{},
-		},
-		Body: content.NewMarkdown("# body\n"), HasBody: true, Line: 4,
-	}
+	doc := content.NewDoc(map[string]any{
+		"title": "Hi", "n": 3, "i64": int64(-5), "u": uint64(7), "f": 1.5, "yes": true, "no": false,
+		"nil": nil, "when": when, "tags": []any{"a", 2, map[string]any{"k": "v"}},
+		"nested":   map[string]any{"deep": []any{when, 2.25}},
+		"strs":     []string{"x", "y"},
+		"anykeys":  map[any]any{1: "one", "two": 2},
+		"tables":   []map[string]any{{"a": 1}, {"b": "c"}},
+		"emptyMap": map[string]any{},
+	})
+	doc.Body, doc.HasBody, doc.Line = content.NewMarkdown("# body\n"), true, 4
 	noBlob := func(int) content.Markdown { t.Fatal("body said to be in the blob"); return content.Markdown{} }
 	e := &cacheEncoder{}
 	if err := e.doc(doc, -1); err != nil {
@@ -401,7 +400,7 @@ func TestSource_CacheCodec(t *testing.T) {
 	if d.Err != nil || len(d.B) != 0 || off != -1 {
 		t.Fatalf("decode: %v, %d bytes left", d.Err, len(d.B))
 	}
-	gotWhen := got.Meta["when"].(time.Time)
+	gotWhen := got.Meta()["when"].(time.Time)
 	if !gotWhen.Equal(when) {
 		t.Fatalf("time = %v, want %v", gotWhen, when)
 	}
@@ -409,14 +408,16 @@ func TestSource_CacheCodec(t *testing.T) {
 		t.Fatalf("zone offset = %d, want 7200", off)
 	}
 	// Times compare by instant; everything else must be identical.
-	delete(got.Meta, "when")
-	delete(doc.Meta, "when")
-	got.Meta["nested"].(map[string]any)["deep"].([]any)[0] = when
-	if !reflect.DeepEqual(got, doc) {
-		t.Fatalf("round trip:\n got %#v\nwant %#v", got, doc)
+	gm, dm := got.Meta(), maps.Clone(doc.Meta())
+	delete(gm, "when")
+	delete(dm, "when")
+	gm["nested"].(map[string]any)["deep"].([]any)[0] = when
+	if !reflect.DeepEqual(gm, dm) || got.Len() != doc.Len() || got.Body.Source() != doc.Body.Source() ||
+		got.HasBody != doc.HasBody || got.Line != doc.Line || got.RefHint() != doc.RefHint() {
+		t.Fatalf("round trip:\n got %#v %#v\nwant %#v %#v", gm, got, dm, doc)
 	}
 
-	if err := (&cacheEncoder{}).doc(&content.Doc{Meta: map[string]any{"c": make(chan int)}}, -1); !errors.Is(err, errCacheUnencodable) {
+	if err := (&cacheEncoder{}).doc(content.NewDoc(map[string]any{"c": make(chan int)}), -1); !errors.Is(err, errCacheUnencodable) {
 		t.Fatalf("unknown type: err = %v", err)
 	}
 	// Truncated data fails cleanly, at every length.
@@ -429,8 +430,9 @@ func TestSource_CacheCodec(t *testing.T) {
 	}
 
 	// A body kept in its blob is persisted as its offset, not its text.
-	lazy := &content.Doc{Meta: map[string]any{"title": "T"}, HasBody: true, Line: 3,
-		Body: content.NewLazyMarkdown(func() (string, error) { return "# body in the blob\n", nil })}
+	lazy := content.NewDoc(map[string]any{"title": "T"})
+	lazy.HasBody, lazy.Line = true, 3
+	lazy.Body = content.NewLazyMarkdown(func() (string, error) { return "# body in the blob\n", nil })
 	e = &cacheEncoder{}
 	if err := e.doc(lazy, 17); err != nil {
 		t.Fatal(err)
@@ -459,8 +461,8 @@ func TestSource_CacheCodecLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(parsed.Lines) < 5 {
-		t.Fatalf("parsed lines %v: want the keys', the list entries' and the nested key's", parsed.Lines)
+	if len(parsed.KeyLines()) < 5 {
+		t.Fatalf("parsed lines %v: want the keys', the list entries' and the nested key's", parsed.KeyLines())
 	}
 	e := &cacheEncoder{}
 	if err := e.doc(parsed, -1); err != nil {
@@ -483,8 +485,8 @@ func TestSource_CacheCodecLines(t *testing.T) {
 	if enc == "" || !strings.HasSuffix(string(e.B), enc) || !strings.HasSuffix(string(again.B), enc) || len(again.B) != len(e.B) {
 		t.Fatalf("re-encoded:\n%q\nwant the lines as read\n%q", again.B, e.B)
 	}
-	if !reflect.DeepEqual(got.KeyLines(), parsed.Lines) {
-		t.Fatalf("KeyLines = %v, want %v", got.KeyLines(), parsed.Lines)
+	if !reflect.DeepEqual(got.KeyLines(), parsed.KeyLines()) {
+		t.Fatalf("KeyLines = %v, want %v", got.KeyLines(), parsed.KeyLines())
 	}
 	if l, want := got.LineOf("nested", "deep"), parsed.LineOf("nested", "deep"); l != want || l == 0 {
 		t.Fatalf("LineOf(nested, deep) = %d, want %d", l, want)
@@ -574,7 +576,7 @@ func TestSource_RealParser(t *testing.T) {
 	}
 	tree := srcLoad(t, src, "main")
 	f := srcFile(t, tree, "content/posts/hello.md")
-	if f.Err != nil || f.Doc.Meta["title"] != "Hello" || !strings.Contains(f.Doc.Body.HTML(), "Hi") {
+	if f.Err != nil || f.Doc.Meta()["title"] != "Hello" || !strings.Contains(f.Doc.Body.HTML(), "Hi") {
 		t.Fatalf("hello.md = %+v / %+v", f, f.Doc)
 	}
 	for _, f := range tree.Files {
@@ -597,7 +599,7 @@ func TestSource_RealParser(t *testing.T) {
 	if got.Doc.Body.Rendered() {
 		t.Fatal("a cached body was rendered at load")
 	}
-	if got.Doc.Body.Source() != f.Doc.Body.Source() || got.Doc.Body.HTML() != f.Doc.Body.HTML() || len(got.Doc.Meta) != len(f.Doc.Meta) {
+	if got.Doc.Body.Source() != f.Doc.Body.Source() || got.Doc.Body.HTML() != f.Doc.Body.HTML() || len(got.Doc.Meta()) != len(f.Doc.Meta()) {
 		t.Fatalf("cached doc differs: %+v vs %+v", got.Doc, f.Doc)
 	}
 }
@@ -753,7 +755,7 @@ func comparePackTrees(t *testing.T, got, want *Tree) {
 		if srcProblem(f.Err) != srcProblem(w.Err) || (f.Doc == nil) != (w.Doc == nil) {
 			t.Fatalf("%s: %v / %v, want %v / %v", f.Path, f.Doc, f.Err, w.Doc, w.Err)
 		}
-		if f.Doc != nil && (f.Doc.Body.Source() != w.Doc.Body.Source() || !reflect.DeepEqual(f.Doc.Meta, w.Doc.Meta)) {
+		if f.Doc != nil && (f.Doc.Body.Source() != w.Doc.Body.Source() || !reflect.DeepEqual(f.Doc.Meta(), w.Doc.Meta())) {
 			t.Fatalf("%s: documents differ", f.Path)
 		}
 	}

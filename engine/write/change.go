@@ -27,12 +27,12 @@ func roundTrip(p string, data []byte, doc *content.Doc, ch change) error {
 	}
 	var fields []FieldProblem
 	for _, k := range ch.keys() {
-		if v, ok := doc.Meta[k]; !ok || !sameValue(v, ch.set[k]) {
+		if v, ok := doc.Value(k); !ok || !sameValue(v, ch.set[k]) {
 			fields = append(fields, FieldProblem{k, "this value cannot be written in the document's format as it is"})
 		}
 	}
 	for k := range ch.remove {
-		if _, ok := doc.Meta[k]; ok {
+		if _, ok := doc.Value(k); ok {
 			fields = append(fields, FieldProblem{k, "the key cannot be removed (it is given twice?)"})
 		}
 	}
@@ -57,10 +57,10 @@ func metaOf(p string, data []byte) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if doc.Meta == nil {
+	if doc.Meta() == nil {
 		return map[string]any{}, nil
 	}
-	return doc.Meta, nil
+	return doc.Meta(), nil
 }
 
 // fileKey is the key of the file that API field name writes: the file's

@@ -42,12 +42,12 @@ func FuzzEdit(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: round trip passed, parse failed: %v", p, err)
 			}
-			for k, v := range before.Meta {
+			for k, v := range before.Meta() {
 				if k == setKey || k == removeKey {
 					continue
 				}
-				if !sameValue(after.Meta[k], v) {
-					t.Fatalf("%s: untouched key %q changed: %#v -> %#v\n%s", p, k, v, after.Meta[k], out)
+				if !sameValue(after.Meta()[k], v) {
+					t.Fatalf("%s: untouched key %q changed: %#v -> %#v\n%s", p, k, v, after.Meta()[k], out)
 				}
 			}
 		}

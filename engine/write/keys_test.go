@@ -27,8 +27,8 @@ func TestAwkwardKeysAndValues(t *testing.T) {
 			t.Fatalf("%s: %v", slug, err)
 		}
 		for k, v := range fields {
-			if !sameValue(doc.Meta[k], v) {
-				t.Errorf("%s: %q reads back as %#v", slug, k, doc.Meta[k])
+			if !sameValue(doc.Meta()[k], v) {
+				t.Errorf("%s: %q reads back as %#v", slug, k, doc.Meta()[k])
 			}
 		}
 	}

@@ -517,12 +517,11 @@ func (pn planner) overDefaultGlobals(ctx context.Context, commit string, c *cont
 	if err != nil {
 		return doc, nil // the default's problem, not this write's
 	}
-	out := *doc
-	out.Meta = cloneMap(meta)
-	for k, v := range doc.Meta {
-		out.Meta[k] = v
+	merged := cloneMap(meta)
+	for k, v := range doc.Fields() {
+		merged[k] = v
 	}
-	return &out, nil
+	return doc.WithMeta(merged), nil
 }
 
 // LocaleFiles are the repository paths the file of locale loc may have

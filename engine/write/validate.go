@@ -181,7 +181,7 @@ func (pn planner) otherReadings(ctx context.Context, pl *plan, c *content.I18n, 
 // sameReading tells whether two readings of a file hold the same values
 // and body.
 func sameReading(a, b *content.Doc) bool {
-	return a.Body.Source() == b.Body.Source() && a.HasBody == b.HasBody && sameValue(a.Meta, b.Meta)
+	return a.Body.Source() == b.Body.Source() && a.HasBody == b.HasBody && sameValue(a.Meta(), b.Meta())
 }
 
 // notUnique lists the fields declared unique whose value in doc another
@@ -206,7 +206,7 @@ func (v view) notUnique(locale, typ, path string, t *schema.Type, doc *content.D
 func uniqueClashes(unique []string, typ, path string, doc *content.Doc, items []*content.Item) []FieldProblem {
 	var out []FieldProblem
 	for _, f := range unique {
-		v, ok := doc.Meta[f]
+		v, ok := doc.Value(f)
 		if !ok || v == nil {
 			continue
 		}

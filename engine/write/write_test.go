@@ -255,7 +255,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	doc, err := content.Parse("content/posts/yamlish.md", []byte(s.remoteFile("content/posts/yamlish.md")))
-	if err != nil || doc.Meta["title"] != "x: y\n---\nz: [" {
+	if err != nil || doc.Meta()["title"] != "x: y\n---\nz: [" {
 		t.Errorf("yamlish: %v %v", doc, err)
 	}
 	if git(t, s.remote, "rev-list", "--count", head+"..main") != "1" {

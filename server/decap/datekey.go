@@ -95,7 +95,7 @@ func (s *Service) readDateFields(ctx context.Context, snap *engine.Snapshot) (ma
 				continue
 			}
 			lines := strings.Split(string(datas[i]), "\n")
-			for k := range parsed.Meta {
+			for k := range parsed.Fields() {
 				lk := strings.ToLower(k)
 				for _, want := range dateKeys {
 					if lk != want {

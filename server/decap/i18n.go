@@ -395,7 +395,7 @@ func untranslated(p, raw string) bool {
 	if err != nil {
 		return false
 	}
-	if t, ok := d.Meta["title"].(string); ok && strings.TrimSpace(t) != "" {
+	if t, ok := d.Get("title").(string); ok && strings.TrimSpace(t) != "" {
 		return false
 	}
 	return strings.TrimSpace(d.Body.Source()) == ""
@@ -521,7 +521,7 @@ func decapSingle(c *content.I18n, p, raw string) string {
 		return raw
 	}
 	pure := strings.TrimSpace(doc.Body.Source()) == ""
-	for k, v := range doc.Meta {
+	for k, v := range doc.Fields() {
 		if _, isCode := c.Locale(k); !isCode {
 			pure = false
 		} else if _, isMap := v.(map[string]any); !isMap {
@@ -537,8 +537,8 @@ func decapSingle(c *content.I18n, p, raw string) string {
 		if !in {
 			continue
 		}
-		m := make(map[string]any, len(ld.Meta)+1)
-		for k, v := range ld.Meta {
+		m := make(map[string]any, ld.Len()+1)
+		for k, v := range ld.Fields() {
 			m[k] = v
 		}
 		if b := ld.Body.Source(); strings.TrimSpace(b) != "" && (ext == ".md" || ext == ".markdown") {

@@ -4,6 +4,8 @@
 package atomicfile
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -11,6 +13,15 @@ import (
 // Write writes data to a temporary file beside name, syncs it and
 // renames it over name.
 func Write(name string, data []byte) error {
+	return WriteFunc(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write of what write writes (buffered), so that a large
+// file need not be held whole; an error of write leaves name as it was.
+func WriteFunc(name string, write func(io.Writer) error) error {
 	dir := filepath.Dir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -21,7 +32,12 @@ func Write(name string, data []byte) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // after the rename there is nothing to remove
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 256<<10)
+	if err := write(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		return err
 	}
