@@ -1,6 +1,7 @@
 package media
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -72,11 +73,28 @@ func newCatalog() *catalog {
 
 // itemKeys lists every storage key an item owns: original and derivatives.
 func itemKeys(it *Item) []string {
-	keys := []string{it.Key}
+	keys := make([]string, 0, 1+len(it.Sizes))
+	keys = append(keys, it.Key)
 	for _, s := range it.Sizes {
 		keys = append(keys, s.Key)
 	}
 	return keys
+}
+
+// keysOf yields the keys itemKeys lists, without making a slice: the
+// index and a start's load go through them for every item (they were
+// five allocations an item, growing the slice, at every start).
+func keysOf(it *Item) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if !yield(it.Key) {
+			return
+		}
+		for _, s := range it.Sizes {
+			if !yield(s.Key) {
+				return
+			}
+		}
+	}
 }
 
 // claimKey normalises a key for the claimed and reserved sets. Names are
@@ -87,7 +105,7 @@ func claimKey(k string) string { return strings.ToLower(k) }
 // add puts it in the index (held for writing).
 func (x *index) add(it *Item) {
 	x.items[it.ID] = it
-	for _, k := range itemKeys(it) {
+	for k := range keysOf(it) {
 		x.claimed[claimKey(k)] = it.ID
 	}
 	x.inFolder[it.Folder]++
@@ -98,7 +116,7 @@ func (x *index) add(it *Item) {
 // remove takes it out of the index (held for writing).
 func (x *index) remove(it *Item) {
 	delete(x.items, it.ID)
-	for _, k := range itemKeys(it) {
+	for k := range keysOf(it) {
 		if x.claimed[claimKey(k)] == it.ID {
 			delete(x.claimed, claimKey(k))
 		}

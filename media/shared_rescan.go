@@ -174,7 +174,7 @@ func (s *stateSync) replaceAll(items []*Item, etags map[string]string, folders [
 				continue
 			}
 			conflict := false
-			for _, k := range itemKeys(it) {
+			for k := range keysOf(it) {
 				if owner, taken := x.claimed[claimKey(k)]; taken && owner != it.ID {
 					conflict = true
 				}

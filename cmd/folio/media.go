@@ -292,6 +292,10 @@ func (f *mediaFlags) openLibrary(ctx context.Context, logger *slog.Logger, m *me
 	}
 	m.Search = idx
 	m.close = append(m.close, idx.Close)
+	// The library feeds the index every item as it loads; the index is
+	// built after the box is ready (releaseSearch), not during the start.
+	// A search before that waits for the build, never sees part of it.
+	idx.Hold()
 	cfg := media.Config{
 		Root: root, Storage: m.Storage, MaxUploadBytes: maxUpload, Logger: logger,
 		OnChange: idx.Follow, ReadOnly: f.readOnly, PollInterval: f.poll, OnDerive: f.onDerive,
@@ -304,6 +308,18 @@ func (f *mediaFlags) openLibrary(ctx context.Context, logger *slog.Logger, m *me
 	m.Library = lib
 	m.close = append(m.close, lib.Close)
 	return nil
+}
+
+// searchQuiet is how long after the box serves the media search index
+// is first built, unless a search asks for it before: the build (tens of
+// milliseconds of CPU at 10k items) then does not compete with the first
+// requests of a start (docs/performance.md, issue 34).
+const searchQuiet = time.Second
+
+// releaseSearch has the media search index built searchQuiet from now,
+// in the background; the returned stop cancels that if it has not come.
+func (m *mediaStack) releaseSearch() (stop func() bool) {
+	return time.AfterFunc(searchQuiet, m.Search.Release).Stop
 }
 
 // reservePending holds the keys of the grants still pending in the

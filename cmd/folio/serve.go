@@ -328,6 +328,7 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	logger.Info("serving", "addr", "http://"+ln.Addr().String(), "site", eng.Site(), "root", siteRoot, "branch", eng.Branch(), "commit", st.Commit, "problems", len(st.Problems), "readOnly", f.readOnly,
 		"maxConns", f.maxConns, "maxConnsPerClient", f.maxConnsPerClient, "openFileLimit", openFileLimit())
 	fmt.Fprintf(stdout, "folio serving http://%s\n", ln.Addr())
+	defer lib.releaseSearch()()
 
 	go func() {
 		if err := eng.Run(ctx); err != nil {

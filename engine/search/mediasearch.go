@@ -29,6 +29,12 @@ import (
 // ones), so Open and the first requests do not wait for indexing. A
 // search waits until every change queued before it has been applied, so
 // it always sees every write made before it.
+//
+// Hold keeps the goroutine from indexing until Release: the start holds
+// the index while the library loads and releases it once the box is
+// ready, so that the first build is not part of the start. A search
+// meanwhile has the queue applied and waits for it, as any search waits
+// for the changes queued before it.
 type MediaSearch struct {
 	idxMu sync.RWMutex // searches hold it for reading; a batch for writing
 	idx   *mediaIndex
@@ -45,16 +51,20 @@ type MediaSearch struct {
 	applied  uint64        // changes ever applied to idx
 	progress chan struct{} // closed (and replaced) whenever applied moves
 	closed   bool
+	held     bool // Follow queues without waking the worker (Hold)
 
 	wake    chan struct{} // capacity 1: work is queued
 	done    chan struct{} // closed by Close
 	stopped chan struct{} // closed when the worker has returned
 }
 
-// change is one queued write; doc nil is a delete.
+// change is one queued write; doc nil is a delete. Follow queues the
+// item, and apply makes its doc: the text of every item loaded at start
+// is put together by the indexing goroutine, not by the start.
 type change struct {
-	id  string
-	doc *mediaDoc
+	id   string
+	item *media.Item
+	doc  *mediaDoc
 }
 
 var errMediaSearchClosed = errors.New("media search is closed")
@@ -141,13 +151,35 @@ func (m *MediaSearch) Close() error {
 	return nil
 }
 
+// Hold stops the background indexing until Release: Follow only
+// queues, and the queue is applied when a search asks (Find waits for
+// it) or after Release.
+func (m *MediaSearch) Hold() {
+	m.mu.Lock()
+	m.held = true
+	m.mu.Unlock()
+}
+
+// Release ends Hold: what was queued meanwhile is indexed in the
+// background now.
+func (m *MediaSearch) Release() {
+	m.mu.Lock()
+	m.held = false
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
 // Follow keeps the index in step with the library; it is the library's
-// OnChange hook. It only queues the change, so it is cheap enough for
-// Open to call it for every item.
+// OnChange hook. It only queues the change (the item, which the library
+// gives as a copy that does not change), so it is cheap enough for Open
+// to call it for every item.
 func (m *MediaSearch) Follow(it *media.Item, deleted bool) {
 	c := change{id: it.ID}
 	if !deleted {
-		c.doc = docOf(it)
+		c.item = it
 	}
 	m.mu.Lock()
 	if m.closed {
@@ -156,7 +188,11 @@ func (m *MediaSearch) Follow(it *media.Item, deleted bool) {
 	}
 	m.queue = append(m.queue, c)
 	m.queued++
+	held := m.held
 	m.mu.Unlock()
+	if held {
+		return
+	}
 	select {
 	case m.wake <- struct{}{}:
 	default:
@@ -214,6 +250,11 @@ func (m *MediaSearch) apply() {
 	m.mu.Unlock()
 	if len(q) == 0 {
 		return
+	}
+	for i := range q {
+		if q[i].item != nil {
+			q[i].doc, q[i].item = docOf(q[i].item), nil
+		}
 	}
 	m.idxMu.Lock()
 	m.idx.apply(q)

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -865,12 +866,24 @@ func tagOf(fi fs.FileInfo) string {
 	if s, ok := fi.Sys().(*syscall.Stat_t); ok {
 		ino = uint64(s.Ino)
 	}
-	return fmt.Sprintf("%x-%x-%x", ino, fi.ModTime().UnixNano(), fi.Size())
+	return makeTag(ino, fi.ModTime().UnixNano(), fi.Size())
 }
 
 // statTag is tagOf of what a stat system call gave.
 func statTag(s *unix.Stat_t) string {
-	return fmt.Sprintf("%x-%x-%x", uint64(s.Ino), s.Mtim.Nano(), s.Size)
+	return makeTag(uint64(s.Ino), s.Mtim.Nano(), s.Size)
+}
+
+// makeTag is fmt.Sprintf("%x-%x-%x", ino, mtime, size) in one
+// allocation: a start without a checkpoint makes one for every sidecar.
+func makeTag(ino uint64, mtime, size int64) string {
+	var b [64]byte
+	t := strconv.AppendUint(b[:0], ino, 16)
+	t = append(t, '-')
+	t = strconv.AppendInt(t, mtime, 16)
+	t = append(t, '-')
+	t = strconv.AppendInt(t, size, 16)
+	return string(t)
 }
 
 // uniqueNow is the current time, later than every time it gave before.
