@@ -19,12 +19,16 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
 )
 
-// TestMain stops the package's Chromium after the tests.
+// TestMain stops the package's Chromium after the tests, and removes the
+// folio binary testkit.BuildFolio made (TestMediaCrash).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	stopChromium()
+	testkit.RemoveBuilds()
 	os.Exit(code)
 }
 

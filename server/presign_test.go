@@ -147,8 +147,14 @@ func TestPresign(t *testing.T) {
 	ts := startServer(t, newRepo(t, minimalSite).bare, e.opt, withNotify(t, "s", rc.URL))
 	key := ts.key(t, "editor", server.ScopeMediaRead, server.ScopeMediaWrite, server.ScopeMediaDelete)
 	month := e.clock.Now().UTC().Format("2006/01")
-	img := testPNG(t, 1300, 700)
+	// img is just wider than the largest derivative (1200), so its
+	// confirm makes all four, and short: its derivatives are the
+	// test's cost under -race. The other subtests confirm small, an
+	// image without derivatives.
+	img := testPNG(t, 1210, 90)
 	size := int64(len(img))
+	small := testPNG(t, 40, 30)
+	smallSize := int64(len(small))
 
 	t.Run("OK", func(t *testing.T) {
 		g := mustPresign(t, ts, key, "Beach day.png", "image/png", size)
@@ -198,7 +204,7 @@ func TestPresign(t *testing.T) {
 			t.Fatalf("GET item = %d: %s", r.Status, r.Body)
 		}
 		it := decode[mediaItem](t, r)
-		if it.Width != 1300 || it.Height != 700 || it.Size != size || it.MimeType != "image/png" || it.URL != g.PublicURL {
+		if it.Width != 1210 || it.Height != 90 || it.Size != size || it.MimeType != "image/png" || it.URL != g.PublicURL {
 			t.Errorf("item = %+v", it)
 		}
 		if r := e.fetch(t, it.URL); r.Status != http.StatusOK || !bytes.Equal(r.Body, img) || r.Header.Get("Content-Type") != "image/png" {
@@ -257,13 +263,13 @@ func TestPresign(t *testing.T) {
 	})
 
 	t.Run("ErrDiffersFromGrant", func(t *testing.T) {
-		g := mustPresign(t, ts, key, "sized.png", "image/png", size)
-		if got := put(t, g, img); got != http.StatusOK {
+		g := mustPresign(t, ts, key, "sized.png", "image/png", smallSize)
+		if got := put(t, g, small); got != http.StatusOK {
 			t.Fatalf("PUT = %d", got)
 		}
-		wrongSize := confirmOf(g, "sized.png", size+1)
+		wrongSize := confirmOf(g, "sized.png", smallSize+1)
 		wantError(t, confirmReq(t, ts, key, wrongSize), http.StatusBadRequest, server.CodeBadRequest)
-		wrongType := confirmOf(g, "sized.png", size)
+		wrongType := confirmOf(g, "sized.png", smallSize)
 		wrongType.MimeType = "image/jpeg"
 		wantError(t, confirmReq(t, ts, key, wrongType), http.StatusBadRequest, server.CodeBadRequest)
 		// A mistake in the confirm body touches nothing: the grant and
@@ -271,15 +277,15 @@ func TestPresign(t *testing.T) {
 		if !e.exists(t, e.uploadKey(t, g)) {
 			t.Fatal("object deleted after a confirm with a wrong body")
 		}
-		mustConfirm(t, ts, key, confirmOf(g, "sized.png", size))
+		mustConfirm(t, ts, key, confirmOf(g, "sized.png", smallSize))
 	})
 
 	t.Run("ErrBadFolder", func(t *testing.T) {
-		g := mustPresign(t, ts, key, "foldered.png", "image/png", size)
-		if got := put(t, g, img); got != http.StatusOK {
+		g := mustPresign(t, ts, key, "foldered.png", "image/png", smallSize)
+		if got := put(t, g, small); got != http.StatusOK {
 			t.Fatalf("PUT = %d", got)
 		}
-		c := confirmOf(g, "foldered.png", size)
+		c := confirmOf(g, "foldered.png", smallSize)
 		c.Folder = "/nope"
 		wantError(t, confirmReq(t, ts, key, c), http.StatusNotFound, server.CodeNotFound)
 		c.Folder = "no-slash"
@@ -289,13 +295,13 @@ func TestPresign(t *testing.T) {
 	})
 
 	t.Run("ErrNothingUploaded", func(t *testing.T) {
-		g := mustPresign(t, ts, key, "later.png", "image/png", size)
-		wantError(t, confirmReq(t, ts, key, confirmOf(g, "later.png", size)), http.StatusBadRequest, server.CodeBadRequest)
+		g := mustPresign(t, ts, key, "later.png", "image/png", smallSize)
+		wantError(t, confirmReq(t, ts, key, confirmOf(g, "later.png", smallSize)), http.StatusBadRequest, server.CodeBadRequest)
 		// The client may still upload and confirm with the same grant.
-		if got := put(t, g, img); got != http.StatusOK {
+		if got := put(t, g, small); got != http.StatusOK {
 			t.Fatalf("PUT = %d", got)
 		}
-		mustConfirm(t, ts, key, confirmOf(g, "later.png", size))
+		mustConfirm(t, ts, key, confirmOf(g, "later.png", smallSize))
 	})
 
 	t.Run("ErrHTMLAsPNG", func(t *testing.T) {
@@ -378,13 +384,13 @@ func TestPresign(t *testing.T) {
 	})
 
 	t.Run("StorageDown", func(t *testing.T) {
-		g := mustPresign(t, ts, key, "outage.png", "image/png", size)
-		if got := put(t, g, img); got != http.StatusOK {
+		g := mustPresign(t, ts, key, "outage.png", "image/png", smallSize)
+		if got := put(t, g, small); got != http.StatusOK {
 			t.Fatalf("PUT = %d", got)
 		}
 		before := mediaTotal(t, ts, key)
 		e.srv.Stop()
-		wantError(t, confirmReq(t, ts, key, confirmOf(g, "outage.png", size)), http.StatusServiceUnavailable, server.CodeUnavailable)
+		wantError(t, confirmReq(t, ts, key, confirmOf(g, "outage.png", smallSize)), http.StatusServiceUnavailable, server.CodeUnavailable)
 		if got := mediaTotal(t, ts, key); got != before {
 			t.Errorf("media total %d after a failed confirm, want %d", got, before)
 		}
@@ -392,7 +398,7 @@ func TestPresign(t *testing.T) {
 		if !e.exists(t, e.uploadKey(t, g)) || e.exists(t, g.StorageKey) {
 			t.Fatal("the upload was lost while storage was down")
 		}
-		c := mustConfirm(t, ts, key, confirmOf(g, "outage.png", size))
+		c := mustConfirm(t, ts, key, confirmOf(g, "outage.png", smallSize))
 		if r := get(t, ts.URL+"/api/v1/media/"+c.Data.ID, key); r.Status != http.StatusOK {
 			t.Errorf("GET confirmed item = %d", r.Status)
 		}
@@ -400,12 +406,12 @@ func TestPresign(t *testing.T) {
 
 	// Last: it moves the clock past every grant made so far.
 	t.Run("ErrExpired", func(t *testing.T) {
-		g := mustPresign(t, ts, key, "late.png", "image/png", size)
-		if got := put(t, g, img); got != http.StatusOK {
+		g := mustPresign(t, ts, key, "late.png", "image/png", smallSize)
+		if got := put(t, g, small); got != http.StatusOK {
 			t.Fatalf("PUT = %d", got)
 		}
 		e.clock.Add(15 * time.Minute)
-		wantError(t, confirmReq(t, ts, key, confirmOf(g, "late.png", size)), http.StatusGone, server.CodeGrantExpired)
+		wantError(t, confirmReq(t, ts, key, confirmOf(g, "late.png", smallSize)), http.StatusGone, server.CodeGrantExpired)
 	})
 }
 

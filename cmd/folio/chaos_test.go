@@ -36,7 +36,7 @@ import (
 // Run with make chaos; FOLIO_CHAOS_OUTAGE sets how long the bucket is
 // unreachable (default 20s; the figure is 60s).
 func TestChaos(t *testing.T) {
-	bin := testkit.BuildFolio(t)
+	bin := buildFolio(t)
 	t.Run("s3 faults", func(t *testing.T) { chaosS3Faults(t, bin) })
 	t.Run("bucket outage", func(t *testing.T) { chaosBucketOutage(t, bin) })
 	t.Run("git remote", func(t *testing.T) { chaosGitRemote(t, bin) })

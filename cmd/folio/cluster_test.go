@@ -339,7 +339,7 @@ func newCluster(t *testing.T) *cluster {
 	t.Helper()
 	s3srv := s3test.NewServer(t) // fails or skips (FOLIO_SKIP_S3=1) without versitygw
 	bucket := s3srv.NewBucket(t)
-	bin := testkit.BuildFolio(t)
+	bin := buildFolio(t)
 
 	// The Git remote, and a work clone holding the fixture site.
 	gitDir := t.TempDir()

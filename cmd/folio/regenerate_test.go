@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chai2010/webp"
 
 	"github.com/folio-cms/folio/media"
 	"github.com/folio-cms/folio/media/local"
@@ -20,7 +27,16 @@ import (
 func TestMediaRegenerate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	fixture := func(name string) string { return filepath.Join("..", "..", "fixtures", "media", name) }
+	// Images of each kind at 420×260, derivatives at 150 and 400 (the
+	// fixtures' 1600×1000 photo and its kin made the test's 13 s of CPU
+	// under -race), and the fixture PDF.
+	images := t.TempDir()
+	fixture := func(name string) string {
+		if filepath.Ext(name) == ".pdf" {
+			return filepath.Join("..", "..", "fixtures", "media", name)
+		}
+		return imageFile(t, images, name, 420, 260)
+	}
 	stdout, stderr, err := runCLI(t, "media", "import", "--media", dir,
 		fixture("alpine-lake.jpg"), fixture("forest-trail.png"), fixture("gear-care-guide.pdf"))
 	if err != nil {
@@ -93,6 +109,39 @@ func TestMediaRegenerate(t *testing.T) {
 	if len(lines(stdout)) != 2 || !strings.Contains(stderr, lake.ID+" (alpine-lake.jpg): ") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
+}
+
+// imageFile writes a w×h image named name under dir, encoded as its
+// extension says (.jpg, .png or .webp), and returns its path.
+func imageFile(t *testing.T, dir, name string, w, h int) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			n := uint8((x*7 + y*13) % 61)
+			img.Set(x, y, color.NRGBA{R: uint8(x*191/w) + n, G: uint8(y*191/h) + n, B: 128 + n, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	var err error
+	switch filepath.Ext(name) {
+	case ".jpg":
+		err = jpeg.Encode(&b, img, &jpeg.Options{Quality: 85})
+	case ".png":
+		err = png.Encode(&b, img)
+	case ".webp":
+		err = webp.Encode(&b, img, &webp.Options{Quality: 80})
+	default:
+		t.Fatalf("imageFile: no encoder for %s", name)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func lines(s string) []string {

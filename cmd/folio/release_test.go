@@ -29,22 +29,28 @@ func buildTags() []string {
 	return tags
 }
 
-// buildRelease builds folio as make build does: the tags, and version and
-// commit through -ldflags -X.
-func buildRelease(t *testing.T, tags []string, version, commit string) string {
+// releaseFlags are the go build flags of make build: the tags, and a
+// version and commit through -ldflags -X. The binary of these flags is the
+// one every test of the package that runs folio as a process uses
+// (testkit.BuildFolio links it once per test binary).
+func releaseFlags() []string {
+	return []string{"-tags", strings.Join(buildTags(), ","),
+		"-ldflags", "-X main.version=" + releaseVersion + " -X main.commit=" + releaseCommit}
+}
+
+const releaseVersion, releaseCommit = "v9.8.7-test", "0123456789abcdef"
+
+// buildFolio is the folio binary of releaseFlags.
+func buildFolio(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command to build folio with: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "folio")
-	cmd := exec.Command(goBin, "build", "-tags", strings.Join(tags, ","),
-		"-ldflags", "-X main.version="+version+" -X main.commit="+commit, "-o", bin, "./cmd/folio")
-	cmd.Dir = testkit.ModuleRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/folio: %v\n%s", err, out)
-	}
-	return bin
+	return testkit.BuildFolio(t, releaseFlags()...)
+}
+
+// TestMain removes the folio binaries the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testkit.RemoveBuilds()
+	os.Exit(code)
 }
 
 // TestReleaseBinary builds folio the way make build and make dist do and
@@ -53,7 +59,7 @@ func buildRelease(t *testing.T, tags []string, version, commit string) string {
 func TestReleaseBinary(t *testing.T) {
 	t.Parallel()
 	tags := buildTags()
-	bin := buildRelease(t, tags, "v9.8.7-test", "0123456789abcdef")
+	bin := buildFolio(t)
 
 	t.Run("version", func(t *testing.T) {
 		out, err := exec.Command(bin, "version").Output()
@@ -61,8 +67,8 @@ func TestReleaseBinary(t *testing.T) {
 			t.Fatalf("folio version: %v", err)
 		}
 		want := []string{
-			"folio v9.8.7-test\n",
-			"commit:        0123456789abcdef\n",
+			"folio " + releaseVersion + "\n",
+			"commit:        " + releaseCommit + "\n",
 			"go:            " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ", cgo on\n",
 			"JPEG decoder:  " + derive.JPEGDecoder + "\n",
 		}

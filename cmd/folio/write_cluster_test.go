@@ -21,7 +21,7 @@ import (
 // with an editor key, and boxes on local media.
 func newWriteCluster(t *testing.T) (*cluster, string, string) {
 	t.Helper()
-	bin := testkit.BuildFolio(t)
+	bin := buildFolio(t)
 	gitDir := t.TempDir()
 	bare, work := filepath.Join(gitDir, "site.git"), filepath.Join(gitDir, "work")
 	testkit.Git(t, gitDir, "init", "-q", "--bare", "-b", "main", bare)

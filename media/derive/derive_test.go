@@ -393,17 +393,34 @@ func TestTinySize(t *testing.T) {
 }
 
 // TestImages_ElongatedWithinLimits: the most elongated shape the limits
-// allow, both ways, gets its derivatives and a placeholder.
+// allow, both ways, gets its derivatives and a placeholder. The side limit
+// is lowered to 2048 (the aspect limit is the default's 64:1): the same
+// shapes, so the same derivative and placeholder sizes, as 16384×256 at a
+// 64th of the pixels (that one took 11 s of CPU under -race to encode and
+// decode). The wide one is wider than every derivative width, the tall one
+// narrower than all of them (its placeholder comes from the source).
 func TestImages_ElongatedWithinLimits(t *testing.T) {
 	t.Parallel()
-	for _, sz := range [][2]int{{probe.MaxSide, probe.MaxSide / probe.MaxAspect}, {100, 100 * probe.MaxAspect}} {
+	const side = 2048
+	lim := Limits{MaxSide: side}
+	for _, c := range []struct {
+		sz          [2]int
+		derivatives int
+	}{
+		{[2]int{side, side / probe.MaxAspect}, len(widths)},
+		{[2]int{side / probe.MaxAspect, side}, 0},
+	} {
+		sz := c.sz
 		data := encode(t, probe.PNG, gradient(sz[0], sz[1], 9))
-		res, err := Images(context.Background(), bytes.NewReader(data), probe.PNG, widths, Limits{})
+		res, err := Images(context.Background(), bytes.NewReader(data), probe.PNG, widths, lim)
 		if err != nil {
 			t.Fatalf("%v: %v", sz, err)
 		}
 		if res.Placeholder == "" || res.Width != sz[0] || res.Height != sz[1] {
 			t.Fatalf("%v: %+v", sz, res)
+		}
+		if len(res.Derivatives) != c.derivatives {
+			t.Fatalf("%v: %d derivatives, want %d", sz, len(res.Derivatives), c.derivatives)
 		}
 		for _, d := range res.Derivatives {
 			if d.Width >= sz[0] || d.Height < 1 {
