@@ -56,12 +56,20 @@ func isASCIIAlnum(c byte) bool {
 }
 
 func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	return t.tokenize(input, &tokenArena{})
+}
+
+// tokenize splits input, its ASCII words' tokens taken from a (the
+// unicode tokenizer's are its own), into a's stream.
+func (t asciiTokenizer) tokenize(input []byte, a *tokenArena) analysis.TokenStream {
 	if !utf8.Valid(input) {
 		// The unicode tokenizer stops at the first invalid byte.
 		return t.slow.Tokenize(input)
 	}
-	rv := make(analysis.TokenStream, 0, len(input)/8+1)
-	var slab []analysis.Token
+	rv := a.stream[:0]
+	if rv == nil {
+		rv = make(analysis.TokenStream, 0, len(input)/8+1)
+	}
 	pos := 1
 	for i := 0; i < len(input); {
 		if wordBreak[input[i]] {
@@ -80,11 +88,7 @@ func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		if alnum {
 			// Letters and digits only: one word (UAX #29 WB5, WB8–WB10),
 			// a number when it is digits only.
-			if len(slab) == 0 {
-				slab = make([]analysis.Token, min(256, (len(input)-i)/6+1))
-			}
-			tok := &slab[0]
-			slab = slab[1:]
+			tok := a.next((len(input)-i)/6 + 1)
 			typ := analysis.AlphaNumeric
 			if digits {
 				typ = analysis.Numeric
@@ -110,5 +114,19 @@ func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		}
 		i = j
 	}
+	a.stream = rv
 	return rv
+}
+
+// tokenArena holds the tokens of one text at a time (analysedText).
+type tokenArena struct {
+	arena[analysis.Token]
+	stream analysis.TokenStream // the last stream made, kept for its array
+}
+
+// reset frees every token and the stream of a.
+func (a *tokenArena) reset() {
+	a.arena.reset()
+	clear(a.stream)
+	a.stream = a.stream[:0]
 }
