@@ -29,10 +29,15 @@ func (a *arena[T]) next(hint int) *T {
 }
 
 // reset makes every value of a free to hand out again; nothing may
-// refer to one then. The values are zeroed, so they keep nothing alive.
+// refer to one then. The values are zeroed, so they keep nothing alive,
+// and the chunks this use did not need are let go (an arena kept for
+// reuse holds what its last text took, not the most any did).
 func (a *arena[T]) reset() {
-	for c := 0; c*arenaChunk < a.n; c++ {
+	used := (a.n + arenaChunk - 1) / arenaChunk
+	for c := range used {
 		clear(a.chunks[c][:min(len(a.chunks[c]), a.n-c*arenaChunk)])
 	}
+	clear(a.chunks[used:])
+	a.chunks = a.chunks[:used]
 	a.n = 0
 }
