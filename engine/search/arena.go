@@ -29,15 +29,10 @@ func (a *arena[T]) next(hint int) *T {
 }
 
 // reset makes every value of a free to hand out again; nothing may
-// refer to one then. The values are zeroed, so they keep nothing alive,
-// and the chunks this use did not need are let go (an arena kept for
-// reuse holds what its last text took, not the most any did).
+// refer to one then. The values are zeroed, so they keep nothing alive.
 func (a *arena[T]) reset() {
-	used := (a.n + arenaChunk - 1) / arenaChunk
-	for c := range used {
+	for c := 0; c*arenaChunk < a.n; c++ {
 		clear(a.chunks[c][:min(len(a.chunks[c]), a.n-c*arenaChunk)])
 	}
-	clear(a.chunks[used:])
-	a.chunks = a.chunks[:used]
 	a.n = 0
 }

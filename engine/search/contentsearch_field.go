@@ -60,26 +60,23 @@ func (dm *docMaker) putArena(a *tokenArena) {
 	dm.mu.Unlock()
 }
 
-// getFreqs is free frequencies, with room in their map for words
-// words. The map is a new one: a map keeps the room of the most words it
-// ever held, and a title's in the map of a long text's would waste it.
-func (dm *docMaker) getFreqs(words int) *wordFreqs {
-	wf := &wordFreqs{}
+// getFreqs is free frequencies.
+func (dm *docMaker) getFreqs() *wordFreqs {
 	dm.mu.Lock()
+	defer dm.mu.Unlock()
 	if n := len(dm.freqs); n > 0 {
-		wf = dm.freqs[n-1]
+		wf := dm.freqs[n-1]
 		dm.freqs = dm.freqs[:n-1]
+		return wf
 	}
-	dm.mu.Unlock()
-	wf.m = make(index.TokenFrequencies, words)
-	return wf
+	return &wordFreqs{m: index.TokenFrequencies{}}
 }
 
 func (dm *docMaker) putFreqs(wf *wordFreqs) {
 	if wf.n > keepMost {
 		return
 	}
-	wf.m = nil
+	clear(wf.m)
 	wf.reset()
 	dm.mu.Lock()
 	dm.freqs = append(dm.freqs, wf)
@@ -227,9 +224,7 @@ func (t *analysedText) Analyze() {
 		tokens = tf.Filter(tokens)
 	}
 	t.length = len(tokens)
-	// About a third of a text's words are distinct ones (bleve's
-	// TokenFrequency makes room for all).
-	wf := t.dm.getFreqs(len(tokens)/3 + 1)
+	wf := t.dm.getFreqs()
 	// As analysis.TokenFrequency without term vectors.
 	for i, tok := range tokens {
 		cur, ok := wf.m[string(tok.Term)]
