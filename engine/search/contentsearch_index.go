@@ -434,18 +434,12 @@ const buildGarbage = 128 << 20
 // errIndexStopped: the index was closed while a build ran.
 var errIndexStopped = errors.New("search index closed")
 
-// buildWorkers is how many batches a build makes and indexes at once:
-// making one (the text of its documents) and indexing it (analysis,
-// then scorch's segment, on one goroutine) each leave a core idle part
-// of the time.
-const buildWorkers = 2
-
 // indexDocs indexes changed and deletes gone: one batch for a push, or
-// for many documents (a build) batches of buildBatch, buildWorkers at a
-// time, each made (its documents' text extracted and mapped) while
-// scorch indexes another. Once stop is closed no further batch starts
-// (a 100k-file build takes a while; a server that is stopped must not
-// wait for it).
+// for many documents (a build) batches of buildBatch. Once stop is
+// closed no further batch starts (a 100k-file build takes a minute; a
+// server that is stopped must not wait for it). The documents of the
+// next batch are made (their text extracted and mapped) while scorch
+// indexes the current one.
 func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time, refs *refSkipper, stop <-chan struct{}) error {
 	ids := make([]string, 0, len(changed))
 	for id := range changed {
@@ -466,73 +460,65 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 	if err != nil {
 		return err
 	}
-	var (
-		next     atomic.Int64 // the next chunk to index
-		failed   atomic.Bool
-		errMu    sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		errMu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		errMu.Unlock()
-		failed.Store(true)
+	// made: unbuffered, one batch made ahead. Its texts' frequencies go
+	// back to dm's pool once scorch indexed it.
+	type madeBatch struct {
+		b     *bleve.Batch
+		texts []*analysedText
 	}
-	// one makes and indexes chunk c; the frequencies of its texts go
-	// back to dm once scorch indexed it.
-	one := func(c int) error {
-		b := idx.NewBatch()
-		if c == 0 {
-			for _, id := range gone {
-				b.Delete(id)
+	made := make(chan madeBatch)
+	quit := make(chan struct{}) // closed when a batch failed
+	var makeErr error
+	go func() {
+		defer close(made)
+		for c, chunk := range chunks {
+			select {
+			case <-stop:
+				makeErr = errIndexStopped
+				return
+			case <-quit:
+				return
+			default:
+			}
+			mb := madeBatch{b: idx.NewBatch()}
+			if c == 0 {
+				for _, id := range gone {
+					mb.b.Delete(id)
+				}
+			}
+			for _, id := range chunk {
+				doc, err := dm.document(id, searchDocOf(changed[id], now, refs), &mb.texts)
+				if err == nil {
+					err = mb.b.IndexAdvanced(doc)
+				}
+				if err != nil {
+					makeErr = fmt.Errorf("index %s: %w", id, err)
+					return
+				}
+			}
+			select {
+			case made <- mb:
+			case <-quit:
+				return
 			}
 		}
-		var texts []*analysedText
-		for _, id := range chunks[c] {
-			doc, err := dm.document(id, searchDocOf(changed[id], now, refs), &texts)
-			if err == nil {
-				err = b.IndexAdvanced(doc)
+	}()
+	for mb := range made {
+		if err = idx.Batch(mb.b); err != nil {
+			close(quit)
+			for range made {
 			}
-			if err != nil {
-				return fmt.Errorf("index %s: %w", id, err)
-			}
+			break
 		}
-		if err := idx.Batch(b); err != nil {
-			return err
-		}
-		for _, t := range texts {
+		for _, t := range mb.texts {
 			t.release()
 		}
 		if build {
 			collectBuildGarbage()
 		}
-		return nil
 	}
-	var wg sync.WaitGroup
-	for range min(buildWorkers, len(chunks)) {
-		wg.Go(func() {
-			for !failed.Load() {
-				c := int(next.Add(1) - 1)
-				if c >= len(chunks) {
-					return
-				}
-				select {
-				case <-stop:
-					fail(errIndexStopped)
-					return
-				default:
-				}
-				if err := one(c); err != nil {
-					fail(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
+	// made is closed: makeErr is written.
+	return errors.Join(err, makeErr)
 }
 
 // collectBuildGarbage runs a collection when the heap holds more than
