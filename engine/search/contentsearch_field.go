@@ -14,7 +14,7 @@ import (
 // A build hands scorch documents it made itself (docMaker) rather than
 // the maps of searchDocOf for bleve's mapping to turn into documents: the
 // same fields, with the mapping's options and analyzers, but the title
-// and text are analysedText fields, whose tokens come from a pool. Bleve's
+// and text are analysedText fields, whose tokens are reused. Bleve's
 // text field takes fresh tokens for every word of every document, a third
 // of what a build allocated (and so of its collections, which mark the
 // whole site's documents each time). TestDocMakerIndexesAsMapping checks

@@ -461,7 +461,7 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 		return err
 	}
 	// made: unbuffered, one batch made ahead. Its texts' frequencies go
-	// back to dm's pool once scorch indexed it.
+	// back to dm's free list once scorch indexed it.
 	type madeBatch struct {
 		b     *bleve.Batch
 		texts []*analysedText
