@@ -456,8 +456,18 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 		ids = ids[k:]
 	}
 	build := len(chunks) > 2
-	made := make(chan *bleve.Batch) // unbuffered: one batch made ahead
-	quit := make(chan struct{})     // closed when a batch failed
+	dm, err := newDocMaker(idx.Mapping())
+	if err != nil {
+		return err
+	}
+	// made: unbuffered, one batch made ahead. Its texts' frequencies go
+	// back to dm's free list once scorch indexed it.
+	type madeBatch struct {
+		b     *bleve.Batch
+		texts []*analysedText
+	}
+	made := make(chan madeBatch)
+	quit := make(chan struct{}) // closed when a batch failed
 	var makeErr error
 	go func() {
 		defer close(made)
@@ -470,32 +480,38 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 				return
 			default:
 			}
-			b := idx.NewBatch()
+			mb := madeBatch{b: idx.NewBatch()}
 			if c == 0 {
 				for _, id := range gone {
-					b.Delete(id)
+					mb.b.Delete(id)
 				}
 			}
 			for _, id := range chunk {
-				if err := b.Index(id, searchDocOf(changed[id], now, refs)); err != nil {
+				doc, err := dm.document(id, searchDocOf(changed[id], now, refs), &mb.texts)
+				if err == nil {
+					err = mb.b.IndexAdvanced(doc)
+				}
+				if err != nil {
 					makeErr = fmt.Errorf("index %s: %w", id, err)
 					return
 				}
 			}
 			select {
-			case made <- b:
+			case made <- mb:
 			case <-quit:
 				return
 			}
 		}
 	}()
-	var err error
-	for b := range made {
-		if err = idx.Batch(b); err != nil {
+	for mb := range made {
+		if err = idx.Batch(mb.b); err != nil {
 			close(quit)
 			for range made {
 			}
 			break
+		}
+		for _, t := range mb.texts {
+			t.release()
 		}
 		if build {
 			collectBuildGarbage()

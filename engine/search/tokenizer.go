@@ -51,47 +51,78 @@ var wordBreak = func() (t [256]bool) {
 	return t
 }()
 
+// edgeMark marks the marks the word rules look at across that join
+// nothing at the edge of a stretch between two wordBreak bytes: all but
+// '_', which joins the letters before it (WB13a).
+var edgeMark = func() (t [256]bool) {
+	for _, c := range []byte(".:',;\"") {
+		t[c] = true
+	}
+	return t
+}()
+
 func isASCIIAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	return t.tokenize(input, &tokenArena{})
+}
+
+// tokenize splits input, its ASCII words' tokens taken from a (the
+// unicode tokenizer's are its own), into a's stream.
+func (t asciiTokenizer) tokenize(input []byte, a *tokenArena) analysis.TokenStream {
 	if !utf8.Valid(input) {
 		// The unicode tokenizer stops at the first invalid byte.
 		return t.slow.Tokenize(input)
 	}
-	rv := make(analysis.TokenStream, 0, len(input)/8+1)
-	var slab []analysis.Token
+	rv := a.stream[:0]
+	if rv == nil {
+		rv = make(analysis.TokenStream, 0, len(input)/8+1)
+	}
 	pos := 1
 	for i := 0; i < len(input); {
 		if wordBreak[input[i]] {
 			i++
 			continue
 		}
-		j, alnum, digits := i, true, true
-		for ; j < len(input) && !wordBreak[input[j]]; j++ {
-			c := input[j]
+		j := i
+		for j < len(input) && !wordBreak[input[j]] {
+			j++
+		}
+		// Marks at either end of the stretch (a sentence's full stop, a
+		// comma, quotes) join nothing: the word rules join a letter or
+		// digit across them only to one on their other side, and there
+		// is a separator or the text's end there.
+		from, to := i, j
+		for from < to && edgeMark[input[from]] {
+			from++
+		}
+		for to > from && edgeMark[input[to-1]] {
+			to--
+		}
+		alnum, digits := true, true
+		for _, c := range input[from:to] {
 			if !isASCIIAlnum(c) {
 				alnum = false
+				break
 			} else if c > '9' {
 				digits = false
 			}
 		}
 		if alnum {
 			// Letters and digits only: one word (UAX #29 WB5, WB8–WB10),
-			// a number when it is digits only.
-			if len(slab) == 0 {
-				slab = make([]analysis.Token, min(256, (len(input)-i)/6+1))
+			// a number when it is digits only; or marks only, no word.
+			if from < to {
+				tok := a.next((len(input)-i)/6 + 1)
+				typ := analysis.AlphaNumeric
+				if digits {
+					typ = analysis.Numeric
+				}
+				*tok = analysis.Token{Term: input[from:to], Start: from, End: to, Position: pos, Type: typ}
+				rv = append(rv, tok)
+				pos++
 			}
-			tok := &slab[0]
-			slab = slab[1:]
-			typ := analysis.AlphaNumeric
-			if digits {
-				typ = analysis.Numeric
-			}
-			*tok = analysis.Token{Term: input[i:j], Start: i, End: j, Position: pos, Type: typ}
-			rv = append(rv, tok)
-			pos++
 		} else {
 			// Anything else: the unicode tokenizer, with the separator
 			// before it (a combining mark after a space belongs to the
@@ -110,5 +141,19 @@ func (t asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		}
 		i = j
 	}
+	a.stream = rv
 	return rv
+}
+
+// tokenArena holds the tokens of one text at a time (analysedText).
+type tokenArena struct {
+	arena[analysis.Token]
+	stream analysis.TokenStream // the last stream made, kept for its array
+}
+
+// reset frees every token and the stream of a.
+func (a *tokenArena) reset() {
+	a.arena.reset()
+	clear(a.stream)
+	a.stream = a.stream[:0]
 }
