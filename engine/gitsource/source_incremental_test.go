@@ -2,9 +2,11 @@ package gitsource
 
 import (
 	"fmt"
-	"github.com/folio-cms/folio/engine/internal/gittest"
 	"slices"
 	"testing"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/engine/internal/gittest"
 )
 
 // TestSource_IncrementalLoadMatchesCold checks that a Load after each kind
@@ -18,7 +20,8 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 	r.Commit(srcDay(day), initial)
 	r.Push(false)
 	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
-	srcLoad(t, src, "main")
+	last := srcLoad(t, src, "main")
+	patched := 0
 	for _, st := range steps {
 		st.Apply(t, r, &day)
 		got := srcLoad(t, src, "main")
@@ -26,6 +29,17 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 		if d := srcTreeDiff(got, want); d != "" {
 			t.Fatalf("%s: %s", st.Name, d)
 		}
+		// A patched Load names what changed since the last one.
+		if got.Base != "" {
+			patched++
+			if got.Base != last.Commit {
+				t.Fatalf("%s: Base %s, want the last Load's commit %s", st.Name, got.Base, last.Commit)
+			}
+			if want := srcChangedPaths(last, got); !slices.Equal(got.Changed, want) {
+				t.Fatalf("%s: Changed %q, want %q", st.Name, got.Changed, want)
+			}
+		}
+		last = got
 		// Tree order is path order: Load needs no sort.
 		var files []gitFile
 		src.lastRoot.collect(&files)
@@ -33,6 +47,31 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 			t.Fatalf("%s: %d files collected out of path order (total %d)", st.Name, len(files), src.lastRoot.total)
 		}
 	}
+	if patched < len(steps)/2 {
+		t.Fatalf("%d of %d Loads patched the last one's lists", patched, len(steps))
+	}
+}
+
+// srcChangedPaths are the paths whose file differs between two trees
+// (added, deleted, another blob or problem), in path order.
+func srcChangedPaths(a, b *Tree) []string {
+	at := map[string]content.File{}
+	for _, f := range a.Files {
+		at[f.Path] = f
+	}
+	var out []string
+	for _, f := range b.Files {
+		old, ok := at[f.Path]
+		if !ok || old.Blob != f.Blob || (old.Err == nil) != (f.Err == nil) {
+			out = append(out, f.Path)
+		}
+		delete(at, f.Path)
+	}
+	for p := range at {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestSource_IncrementalLoadAlternatingBranches loads a published and a

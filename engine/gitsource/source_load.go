@@ -75,7 +75,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	if again, err := s.updateContentDirs(st, root); err != nil {
+	again, err := s.updateContentDirs(st, root)
+	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	} else if again {
 		// the locales read content from other folders now: walk
@@ -84,82 +85,132 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 		}
 	}
-	// Collected in tree order, which is path order unless a tree is
-	// malformed: then they are sorted.
-	files := make([]gitFile, 0, root.total)
-	root.collect(&files)
-	if !slices.IsSortedFunc(files, gitFileOrder) {
-		slices.SortFunc(files, gitFileOrder)
+	// A few files changed since the last Load: its lists, patched
+	// (source_load_patch.go). Else every file, collected in tree order,
+	// which is path order unless a tree is malformed: then they are
+	// sorted.
+	var prev lastLoad
+	if s.last != nil {
+		prev = *s.last
+	}
+	var steps []patchStep
+	var ch treeChanges
+	var files []gitFile
+	patched := false
+	if !again && prev.root != nil && prev.root == s.lastRoot {
+		var ok bool
+		if ch, ok = changesSince(prev.root, root); ok {
+			var n int
+			if steps, n, ok = patchPlan(prev.files, ch); ok {
+				files = applyPlan(prev.files, steps, n)
+				for k, i := range addedAt(steps) {
+					files[i] = ch.added[k]
+				}
+				patched = true
+			}
+		}
+	}
+	if !patched {
+		files = make([]gitFile, 0, root.total)
+		root.collect(&files)
+		if !slices.IsSortedFunc(files, gitFileOrder) {
+			slices.SortFunc(files, gitFileOrder)
+		}
 	}
 
 	times, walked, ids, err := s.attribute(ctx, tc, c, files)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
 	}
+	// The times are the last Load's but for the paths this commit
+	// changed: an unchanged file keeps its Updated, no lookup.
+	sameTimes := ids.parent != 0 && ids.parent == prev.timesID
+	patched = patched && sameTimes
 
 	gen := s.docs.begin()
-	out := make([]content.File, len(files))
-	entries := make([]*docEntry, len(files))
-	updated := make([]time.Time, len(files))
+	var out []content.File
+	var entries []*docEntry
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
 	samePaths := false // the paths are the last Load's, in order
-	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
-		var prev lastLoad
-		if s.last != nil {
-			prev = *s.last
+	// one file that is not the last Load's
+	load := func(get func(docKey) *docEntry, i int) {
+		f := files[i]
+		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: times[f.path]}
+		entries[i] = nil
+		if f.mode == filemode.Symlink {
+			// The link target could be anything on this machine
+			// (/etc/passwd); it is never resolved or read.
+			out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
+			return
 		}
-		// The times are the last Load's but for the paths this commit
-		// changed: an unchanged file keeps its Updated, no lookup.
-		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
-		samePaths = len(files) == len(prev.files)
-		j := 0
-		for i, f := range files {
-			for j < len(prev.files) && prev.files[j].path < f.path {
-				j++
+		k := newDocKey(f.blob, f.path)
+		if e := get(k); e != nil {
+			e.used = gen
+			out[i].Doc = e.doc
+			entries[i] = e
+			hits++
+			return
+		}
+		misses[k] = append(misses[k], i)
+	}
+	if patched {
+		out = applyPlan(prev.out, steps, len(files))
+		entries = applyPlan(prev.docs, steps, len(files))
+		samePaths = ch.samePaths()
+		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+			if gen%docSweepLoads == 0 {
+				// the sweep keeps what this Load serves
+				for _, e := range entries {
+					if e != nil {
+						e.used = gen
+					}
+				}
 			}
-			samePaths = samePaths && j == i && prev.files[j].path == f.path
-			unchanged := j < len(prev.files) && prev.files[j] == f
-			out[i].Path = f.path
-			if unchanged {
-				out[i].Blob = prev.blobs[j] // no hex string per file per push
-			} else {
-				out[i].Blob = f.blob.String()
+			for _, i := range addedAt(steps) {
+				load(get, i)
 			}
-			if unchanged && sameTimes {
-				out[i].Updated = prev.updated[j]
-			} else {
-				out[i].Updated = times[f.path]
+			// Failures are read again: a corrupt object may have
+			// been repaired.
+			for _, p := range prev.failed {
+				i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) })
+				if found && entries[i] == nil && out[i].Doc == nil && files[i].mode != filemode.Symlink {
+					load(get, i)
+				}
 			}
-			updated[i] = out[i].Updated
-			if f.mode == filemode.Symlink {
-				// The link target could be anything on this machine
-				// (/etc/passwd); it is never resolved or read.
-				out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
-				continue
-			}
-			// A file the last Load had the same (path, blob, mode) has
-			// the same document: no lookup by key. Both lists are in
-			// path order.
-			var e *docEntry
-			if unchanged {
-				e = prev.docs[j]
-			}
-			var k docKey
-			if e == nil {
-				k = newDocKey(f.blob, f.path)
-				e = get(k)
-			}
-			if e != nil {
-				e.used = gen
-				out[i].Doc = e.doc
-				entries[i] = e
+		})
+	} else {
+		out = make([]content.File, len(files))
+		entries = make([]*docEntry, len(files))
+		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+			samePaths = len(files) == len(prev.files)
+			j := 0
+			for i, f := range files {
+				for j < len(prev.files) && prev.files[j].path < f.path {
+					j++
+				}
+				samePaths = samePaths && j == i && prev.files[j].path == f.path
+				unchanged := j < len(prev.files) && prev.files[j] == f
+				// A file the last Load had the same (path, blob,
+				// mode) has the same document: no lookup by key.
+				// Both lists are in path order.
+				if !unchanged || prev.docs[j] == nil {
+					load(get, i)
+					if unchanged && sameTimes {
+						out[i].Updated = prev.out[j].Updated
+					}
+					continue
+				}
+				out[i] = prev.out[j] // no hex string per file per push
+				if !sameTimes {
+					out[i].Updated = times[f.path]
+				}
+				prev.docs[j].used = gen
+				entries[i] = prev.docs[j]
 				hits++
-				continue
 			}
-			misses[k] = append(misses[k], i)
-		}
-	})
+		})
+	}
 	parsed, err := s.parseMisses(ctx, objects, misses, out)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -173,10 +224,6 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 		}
 	}
-	blobs := make([]string, len(out))
-	for i := range out {
-		blobs[i] = out[i].Blob
-	}
 	if len(tc.read) < maxReadTrees {
 		s.loadedTrees.Store(&tc.read)
 	} else {
@@ -186,8 +233,32 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if samePaths && s.last != nil {
 		pathsID = s.last.pathsID
 	}
-	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self, pathsID: pathsID}
-	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}, nil
+	var failed []string
+	if patched {
+		for _, p := range prev.failed {
+			if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && entries[i] == nil {
+				failed = append(failed, p)
+			}
+		}
+		for _, i := range addedAt(steps) {
+			if entries[i] == nil && files[i].mode != filemode.Symlink {
+				failed = append(failed, files[i].path)
+			}
+		}
+		slices.Sort(failed)
+	} else {
+		for i, e := range entries {
+			if e == nil && files[i].mode != filemode.Symlink {
+				failed = append(failed, files[i].path)
+			}
+		}
+	}
+	s.last = &lastLoad{files: files, out: out, docs: entries, failed: failed, root: root, commit: h.String(), timesID: ids.self, pathsID: pathsID}
+	t := &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}
+	if patched {
+		t.Base, t.Changed = prev.commit, ch.changedPaths()
+	}
+	return t, nil
 }
 
 // lastLoad is what the last Load read: its files in path order, the cache
@@ -195,9 +266,11 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 // Updated times, and the id of the stored attribution those are.
 type lastLoad struct {
 	files   []gitFile
-	blobs   []string // files' blobs in hex (content.File.Blob)
+	out     []content.File // Tree.Files: each file's blob in hex, document, Updated
 	docs    []*docEntry
-	updated []time.Time
+	failed  []string // the paths of files whose document failed (not symlinks), in path order
+	root    *dirRec  // the walk the files are of
+	commit  string
 	timesID uint64
 	pathsID uint64 // Tree.PathsID
 }
