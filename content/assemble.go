@@ -56,6 +56,13 @@ type Assembler struct {
 	// although unchanged, as a link of theirs resolves otherwise now.
 	links  *siteLinks
 	reread map[string]bool
+	// asRead tells that the last call read the files as they were
+	// given (sorted, no locales, nothing renamed, no problem of the
+	// whole-site passes): AssembleChanged may patch it.
+	asRead bool
+	// fromChanges counts the AssembleChanged calls that read only the
+	// changed files (for tests).
+	fromChanges int
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -80,7 +87,7 @@ func (as *Assembler) Fork() *Assembler {
 		}
 		last.claims = cl
 	}
-	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
+	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork(), asRead: as.asRead}
 }
 
 // setMarkup makes mk the Markdown settings of the next call: when they
@@ -117,6 +124,7 @@ const maxPatched = 64
 func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.mu.Lock()
 	defer as.mu.Unlock()
+	as.asRead = false
 	sorted := files
 	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
 	if !slices.IsSortedFunc(files, byPath) {
@@ -156,7 +164,14 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
 		})
 	}
-	return withSiteLanguage(site, sorted), plainProblems
+	served := withSiteLanguage(site, sorted)
+	as.asRead = len(problems) == 0 && served == site && sameFiles(plain, files)
+	return served, plainProblems
+}
+
+// sameFiles tells whether a and b are the same slice.
+func sameFiles(a, b []File) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // setEnv sets the URL rules and locale prefix pages and items are read

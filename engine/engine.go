@@ -133,6 +133,9 @@ type Engine struct {
 	// One Assembler per branch (published, draft), used under reloadMu:
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
+	// assembledAt is the commit of each Assembler's last call: a Load
+	// whose tree names it as its Base is assembled from its changes.
+	assembledAt map[string]string
 	// One RefChecker per branch, used under reloadMu: a reload looks for
 	// references only in the documents that changed.
 	refCheckers map[string]*content.RefChecker
@@ -455,7 +458,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		as = new(content.Assembler)
 		e.assemblers[branch] = as
 	}
-	site, problems := as.Assemble(tree.Files)
+	site, problems := e.assemble(as, branch, tree)
 	rc := e.refCheckers[branch]
 	if rc == nil {
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
@@ -505,6 +508,23 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
 	}
 	return snap, nil
+}
+
+// assemble is as.Assemble of tree, from the changes since the
+// Assembler's last call when tree names them (a push of a few files);
+// as is branch's, or a fork of it.
+func (e *Engine) assemble(as *content.Assembler, branch string, tree *gitsource.Tree) (*content.Site, []content.Problem) {
+	if e.assembledAt == nil {
+		e.assembledAt = map[string]string{}
+	}
+	at, ok := e.assembledAt[branch]
+	if as == e.assemblers[branch] {
+		e.assembledAt[branch] = tree.Commit
+	}
+	if ok && tree.Base != "" && tree.Base == at {
+		return as.AssembleChanged(tree.Files, tree.Changed)
+	}
+	return as.Assemble(tree.Files)
 }
 
 // caseProblems is content.CaseProblems of tree's files, made again only

@@ -236,7 +236,7 @@ func (e *Engine) loadRef(ctx context.Context, ref Ref) (*Snapshot, error) {
 		as = pub.Fork()
 	}
 	pub := e.published.Load()
-	site, problems := as.Assemble(tree.Files)
+	site, problems := e.assemble(as, e.cfg.Branch, tree)
 	ms := e.models[e.cfg.Branch].fork()
 	site, modelProblems, held := ms.applyModel(site, tree.Files, pub, ref.Commit)
 	if len(modelProblems) > 0 {
