@@ -479,6 +479,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		ms = new(modelState)
 		e.models[branch] = ms
 	}
+	ms.diff = modelDiff{base: tree.Base, paths: tree.Changed}
 	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)

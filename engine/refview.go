@@ -238,6 +238,7 @@ func (e *Engine) loadRef(ctx context.Context, ref Ref) (*Snapshot, error) {
 	pub := e.published.Load()
 	site, problems := e.assemble(as, e.cfg.Branch, tree)
 	ms := e.models[e.cfg.Branch].fork()
+	ms.diff = modelDiff{base: tree.Base, paths: tree.Changed}
 	site, modelProblems, held := ms.applyModel(site, tree.Files, pub, ref.Commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)
@@ -322,9 +323,15 @@ func (ms *modelState) fork() *modelState {
 	if ms == nil {
 		return new(modelState)
 	}
+	// The results are shared, not copied: they are by document and type
+	// model, the same for any branch with this model (a fork whose
+	// model files differ compiles its own and starts a map of its own),
+	// and every load that adds to them holds the engine's reloadMu. The
+	// last checks are only read.
 	return &modelState{
 		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
-		results: maps.Clone(ms.results), typeSlices: maps.Clone(ms.typeSlices),
+		results: ms.results, typeSlices: maps.Clone(ms.typeSlices),
+		lastChecks: ms.lastChecks, checkedAt: ms.checkedAt, checkedModel: ms.checkedModel,
 	}
 }
 
