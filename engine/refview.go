@@ -263,13 +263,13 @@ func refCost(s, pub *Snapshot) int64 {
 		}
 	}
 	for typ, m := range s.itemRes {
-		docs += len(m)
-		var pm map[*content.Item]*Resource
+		docs += m.len()
+		var pm *resMap
 		if pub != nil {
 			pm = pub.itemRes[typ]
 		}
-		for it, r := range m {
-			if pm == nil || pm[it] != r {
+		for it, r := range m.all() {
+			if pr, _ := pm.get(it); pr != r {
 				own++
 			}
 		}

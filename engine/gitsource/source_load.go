@@ -653,6 +653,15 @@ func (d *dirRec) adminConfigs(depth int, out *[]gitFile) {
 	if depth > 3 {
 		return
 	}
+	if depth == 0 || len(d.files) == 0 || !strings.Contains(path.Dir(d.files[0].path)+"/", "admin/") {
+		// none of the files here is in an admin/ folder: only the
+		// subfolders are looked into (not each of the entries of a
+		// folder of 50k posts)
+		for _, kid := range d.dirs {
+			kid.adminConfigs(depth+1, out)
+		}
+		return
+	}
 	for i, e := range d.entries {
 		switch {
 		case e.Mode == filemode.Dir && d.slot[i] >= 0:
