@@ -118,7 +118,13 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		}
 	}
 
-	times, walked, ids, err := s.attribute(ctx, tc, c, files)
+	// the paths this commit changed from its parent, when the last Load
+	// was of the parent: the walks' diff
+	var fromParent []string
+	if patched && len(c.ParentHashes) > 0 && c.ParentHashes[0].String() == prev.commit {
+		fromParent = ch.changedPaths()
+	}
+	times, walked, ids, err := s.attribute(ctx, tc, c, files, fromParent)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
 	}
@@ -256,7 +262,10 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	s.last = &lastLoad{files: files, out: out, docs: entries, failed: failed, root: root, commit: h.String(), timesID: ids.self, pathsID: pathsID}
 	t := &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}
 	if patched {
-		t.Base, t.Changed = prev.commit, ch.changedPaths()
+		t.Base, t.Changed = prev.commit, fromParent
+		if fromParent == nil {
+			t.Changed = ch.changedPaths()
+		}
 	}
 	return t, nil
 }
