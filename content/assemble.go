@@ -79,14 +79,7 @@ func (as *Assembler) Fork() *Assembler {
 	if as.last == nil {
 		return &Assembler{plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 	}
-	last := *as.last
-	if last.claims != nil {
-		cl := &claims{contested: maps.Clone(last.claims.contested)}
-		for i, m := range last.claims.keys {
-			cl.keys[i] = maps.Clone(m)
-		}
-		last.claims = cl
-	}
+	last := *as.last // its claims are never changed: shared
 	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork(), asRead: as.asRead}
 }
 
@@ -324,7 +317,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if _, held := cl.keys[k.kind][k.key]; (held && !freed[k]) || cl.contested[k] || taken[k] {
+			if held := cl.held(k); (held && !freed[k]) || cl.contested[k] || taken[k] {
 				return nil, false
 			}
 			taken[k] = true
@@ -391,22 +384,22 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		site.Pages = nil
 	}
 
+	var free []claimKey
+	take := map[claimKey]string{}
 	for _, c := range changes {
 		if c.old >= 0 {
-			for _, k := range last.units[c.old].keys() {
-				delete(cl.keys[k.kind], k.key)
-			}
+			ks := last.units[c.old].keys()
+			free = append(free, ks[:]...)
 		}
 	}
 	for _, c := range changes {
 		if c.new >= 0 {
 			for _, k := range units[c.new].keys() {
-				cl.keys[k.kind][k.key] = sorted[c.new].RealPath()
+				take[k] = sorted[c.new].RealPath()
 			}
 		}
 	}
-	last.claims = nil // now the next call's
-	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl}, true
+	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl.patched(free, take)}, true
 }
 
 func pageSlugOrder(p *Page, slug string) int  { return strings.Compare(p.Slug, slug) }
