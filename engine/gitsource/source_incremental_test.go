@@ -103,3 +103,40 @@ func TestSource_IncrementalLoadAlternatingBranches(t *testing.T) {
 		}
 	}
 }
+
+// TestSource_IncrementalLoadSiblingBranches loads branches that are each
+// one commit ahead of the served one, in turn, as a server asked for
+// them does: each Load patches the last one's lists (a sibling's) and
+// must give the times a fresh source gives, also for a file two
+// siblings changed alike (the same blob, two times).
+func TestSource_IncrementalLoadSiblingBranches(t *testing.T) {
+	r := newSrcBareSite(t)
+	initial, _ := gittest.IncrementalSteps()
+	r.Commit(srcDay(0), initial)
+	r.Push(false)
+	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
+	srcLoad(t, src, "main")
+	patched := 0
+	for i := 1; i <= 4; i++ {
+		files := map[string]string{fmt.Sprintf("content/posts/n%d.md", i): gittest.Post("N")}
+		if i >= 2 {
+			files["content/posts/same.md"] = gittest.Post("Same, changed alike") // as the sibling before did
+		}
+		r.Commit(srcDay(i), files)
+		branch := fmt.Sprintf("ahead%d", i)
+		srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~1")
+		got := srcLoad(t, src, branch)
+		want := srcLoad(t, openSrc(t, r.Site(), t.TempDir(), &srcTestParser{}), branch)
+		if d := srcTreeDiff(got, want); d != "" {
+			t.Fatalf("branch %s: %s", branch, d)
+		}
+		if got.Base != "" {
+			patched++
+		}
+
+	}
+	if patched < 3 {
+		t.Fatalf("%d of 4 sibling Loads patched the last one's lists", patched)
+	}
+}

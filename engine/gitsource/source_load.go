@@ -131,7 +131,15 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	// The times are the last Load's but for the paths this commit
 	// changed: an unchanged file keeps its Updated, no lookup.
 	sameTimes := ids.parent != 0 && ids.parent == prev.timesID
-	patched = patched && sameTimes
+	// Or this commit and the last Load's are children of one parent
+	// whose times both took (two branches one commit ahead of the
+	// served one): the times are the last Load's but for the paths
+	// either changed from the parent, given their time again below
+	// (one of the two sets would do: a file one of them changed and
+	// the other has alike is changed in both).
+	siblings := !sameTimes && ids.parent != 0 && ids.parent == prev.parentTimes && prev.fromParent != nil && ids.fromParent != nil &&
+		len(prev.fromParent)+len(ids.fromParent) <= maxPatchedFiles
+	patched = patched && (sameTimes || siblings)
 
 	gen := s.docs.begin()
 	var out []content.File
@@ -175,6 +183,15 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 			for _, i := range addedAt(steps) {
 				load(get, i)
+			}
+			if siblings {
+				for _, set := range []map[string]bool{prev.fromParent, ids.fromParent} {
+					for p := range set {
+						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found {
+							out[i].Updated = times[p]
+						}
+					}
+				}
 			}
 			// Failures are read again: a corrupt object may have
 			// been repaired.
@@ -259,7 +276,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 		}
 	}
-	s.last = &lastLoad{files: files, out: out, docs: entries, failed: failed, root: root, commit: h.String(), timesID: ids.self, pathsID: pathsID}
+	s.last = &lastLoad{files: files, out: out, docs: entries, failed: failed, root: root, parentTimes: ids.parent, fromParent: ids.fromParent, commit: h.String(), timesID: ids.self, pathsID: pathsID}
 	t := &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}
 	if patched {
 		t.Base, t.Changed = prev.commit, fromParent
@@ -274,14 +291,19 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 // entry of each one's document (nil: none, e.g. a parse failure), their
 // Updated times, and the id of the stored attribution those are.
 type lastLoad struct {
-	files   []gitFile
-	out     []content.File // Tree.Files: each file's blob in hex, document, Updated
-	docs    []*docEntry
-	failed  []string // the paths of files whose document failed (not symlinks), in path order
-	root    *dirRec  // the walk the files are of
-	commit  string
-	timesID uint64
-	pathsID uint64 // Tree.PathsID
+	files  []gitFile
+	out    []content.File // Tree.Files: each file's blob in hex, document, Updated
+	docs   []*docEntry
+	failed []string // the paths of files whose document failed (not symlinks), in path order
+	root   *dirRec  // the walk the files are of
+	// parentTimes is the id of the parent's times this Load's were made
+	// from (0: none), fromParent the paths whose time is not the
+	// parent's.
+	parentTimes uint64
+	fromParent  map[string]bool
+	commit      string
+	timesID     uint64
+	pathsID     uint64 // Tree.PathsID
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }

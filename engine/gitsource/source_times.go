@@ -328,6 +328,9 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 // self copies but for the paths changed by the commit (attributeFromParent).
 type timesIDs struct {
 	self, parent uint64
+	// fromParent, when parent is set, are the paths whose time is not
+	// the parent's (changed from it); may hold paths that are not files.
+	fromParent map[string]bool
 }
 
 // attributeFromParent is attribute's fast path, when the first parent's
@@ -368,7 +371,7 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 	when := c.Committer.When.UTC()
 	if times, ok := patchTimes(known, changed, files, when); ok {
 		id := s.docs.putPathTimes(c.Hash, times)
-		return times, timesIDs{self: id, parent: knownID}, true, nil
+		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
 	times := make(map[string]time.Time, len(files))
 	for _, f := range files {
