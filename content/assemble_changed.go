@@ -6,7 +6,8 @@ import (
 )
 
 // AssembleChanged is Assemble of files that are the last call's files but
-// for the paths in changed (in path order; added, deleted or changed), as
+// for the paths in changed (in path order; added, deleted or changed; a
+// path in neither is skipped), as
 // a loader that diffs two commits' trees knows them. When the last call
 // read the files as they are (no locales, no Hugo, Astro or Decap
 // renaming) and every changed path is a page or an item (not a model,
@@ -86,7 +87,10 @@ func (as *Assembler) readChanged(files []File, changed []string) (units []*unit,
 	for _, p := range changed {
 		o, inOld := slices.BinarySearchFunc(last.files, p, byPath)
 		n, inNew := slices.BinarySearchFunc(files, p, byPath)
-		if o < oi || n < ni || o-oi != n-ni || (!inOld && !inNew) {
+		if !inOld && !inNew {
+			continue // in neither: no change (a path of a commit between)
+		}
+		if o < oi || n < ni || o-oi != n-ni {
 			return nil, nil, nil, false
 		}
 		copy(units[ni:n], last.units[oi:o])

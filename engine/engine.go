@@ -136,6 +136,9 @@ type Engine struct {
 	// assembledAt is the commit of each Assembler's last call: a Load
 	// whose tree names it as its Base is assembled from its changes.
 	assembledAt map[string]string
+	// loadDiffs are the last Load's changes from the published commit
+	// (treediff.go); under reloadMu.
+	loadDiffs loadDiffs
 	// One RefChecker per branch, used under reloadMu: a reload looks for
 	// references only in the documents that changed.
 	refCheckers map[string]*content.RefChecker
@@ -458,7 +461,12 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		as = new(content.Assembler)
 		e.assemblers[branch] = as
 	}
-	site, problems := e.assemble(as, branch, tree)
+	pubCommit := ""
+	if p := e.published.Load(); p != nil {
+		pubCommit = p.Commit
+	}
+	td := e.loadDiffs.next(tree, pubCommit)
+	site, problems := e.assemble(as, branch, tree, td)
 	rc := e.refCheckers[branch]
 	if rc == nil {
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
@@ -479,7 +487,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		ms = new(modelState)
 		e.models[branch] = ms
 	}
-	ms.diff = modelDiff{base: tree.Base, paths: tree.Changed}
+	ms.diff = ms.diffFrom(td)
 	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)
@@ -512,20 +520,28 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 }
 
 // assemble is as.Assemble of tree, from the changes since the
-// Assembler's last call when tree names them (a push of a few files);
-// as is branch's, or a fork of it.
-func (e *Engine) assemble(as *content.Assembler, branch string, tree *gitsource.Tree) (*content.Site, []content.Problem) {
+// Assembler's last call when they are known (a push of a few files, a
+// branch a few files away); as is branch's, or a fork of it.
+func (e *Engine) assemble(as *content.Assembler, branch string, tree *gitsource.Tree, td treeDiff) (*content.Site, []content.Problem) {
 	if e.assembledAt == nil {
 		e.assembledAt = map[string]string{}
 	}
-	at, ok := e.assembledAt[branch]
+	at := e.assembledAt[branch]
 	if as == e.assemblers[branch] {
 		e.assembledAt[branch] = tree.Commit
 	}
-	if ok && tree.Base != "" && tree.Base == at {
-		return as.AssembleChanged(tree.Files, tree.Changed)
+	if changed, ok := td.since(at); ok {
+		return as.AssembleChanged(tree.Files, changed)
 	}
 	return as.Assemble(tree.Files)
+}
+
+// modelDiff is td's changes from the commit ms last checked, when known.
+func (ms *modelState) diffFrom(td treeDiff) modelDiff {
+	if paths, ok := td.since(ms.checkedAt); ok {
+		return modelDiff{base: ms.checkedAt, paths: paths}
+	}
+	return modelDiff{}
 }
 
 // caseProblems is content.CaseProblems of tree's files, made again only

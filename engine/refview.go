@@ -236,9 +236,14 @@ func (e *Engine) loadRef(ctx context.Context, ref Ref) (*Snapshot, error) {
 		as = pub.Fork()
 	}
 	pub := e.published.Load()
-	site, problems := e.assemble(as, e.cfg.Branch, tree)
+	pubCommit := ""
+	if pub != nil {
+		pubCommit = pub.Commit
+	}
+	td := e.loadDiffs.next(tree, pubCommit)
+	site, problems := e.assemble(as, e.cfg.Branch, tree, td)
 	ms := e.models[e.cfg.Branch].fork()
-	ms.diff = modelDiff{base: tree.Base, paths: tree.Changed}
+	ms.diff = ms.diffFrom(td)
 	site, modelProblems, held := ms.applyModel(site, tree.Files, pub, ref.Commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)

@@ -238,6 +238,58 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 	if got, want := dump(e), dump(cold); got != want {
 		t.Fatalf("a push after the branches: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", got, want)
 	}
+
+	// Branches ahead of the one just pushed, one after the other (each
+	// Load patches the one before: its changes from the served commit
+	// are both's): one commit ahead, two ahead (on the first), another
+	// one ahead beside the first with a file changed alike; then a push
+	// after them: each as an engine opened cold serves.
+	for i, files := range []map[string]string{
+		{"content/posts/s1.md": post("S1", "sku: S\n"), "content/posts/alike.md": post("Alike", "")},
+		{"content/posts/s2.md": post("S2", "sku: S\nauthor: nobody\n")},
+		{"content/posts/s3.md": post("S3", "sku: S3\n"), "content/posts/alike.md": post("Alike", "")},
+	} {
+		branch := fmt.Sprintf("sibling%d", i)
+		r.Commit(srcDay(102+i), files)
+		srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		if i == 1 {
+			srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~2")
+		} else if i == 2 {
+			srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~1")
+		}
+		ref, err := e.ResolveRef(context.Background(), branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := e.RefSnapshot(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cfg()
+		c.Branch = branch
+		cold, err := Open(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := snapDump(t, snap, now), snapDump(t, cold.Published(), now)
+		cold.Close()
+		if got != want {
+			t.Fatalf("branch %s: the ref snapshot serves\n%s\nan engine opened cold on it serves\n%s", branch, got, want)
+		}
+	}
+	r.Commit(srcDay(110), map[string]string{"content/posts/t.md": post("T", "sku: Z\n"), "content/posts/alike.md": post("Alike", "")})
+	r.Push(false)
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cold2, err := Open(context.Background(), cfg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cold2.Close()
+	if got, want := dump(e), dump(cold2); got != want {
+		t.Fatalf("a push after the sibling branches: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", got, want)
+	}
 }
 
 // model2 is a content model with a unique field and references.

@@ -62,7 +62,7 @@ func srcChangedPaths(a, b *Tree) []string {
 	var out []string
 	for _, f := range b.Files {
 		old, ok := at[f.Path]
-		if !ok || old.Blob != f.Blob || (old.Err == nil) != (f.Err == nil) {
+		if !ok || old.Blob != f.Blob || (old.Err == nil) != (f.Err == nil) || !old.Updated.Equal(f.Updated) {
 			out = append(out, f.Path)
 		}
 		delete(at, f.Path)
@@ -115,7 +115,7 @@ func TestSource_IncrementalLoadSiblingBranches(t *testing.T) {
 	r.Commit(srcDay(0), initial)
 	r.Push(false)
 	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
-	srcLoad(t, src, "main")
+	last := srcLoad(t, src, "main")
 	patched := 0
 	for i := 1; i <= 4; i++ {
 		files := map[string]string{fmt.Sprintf("content/posts/n%d.md", i): gittest.Post("N")}
@@ -133,8 +133,11 @@ func TestSource_IncrementalLoadSiblingBranches(t *testing.T) {
 		}
 		if got.Base != "" {
 			patched++
+			if want := srcChangedPaths(last, got); !slices.Equal(got.Changed, want) {
+				t.Fatalf("branch %s: Changed %q, want %q", branch, got.Changed, want)
+			}
 		}
-
+		last = got
 	}
 	if patched < 3 {
 		t.Fatalf("%d of 4 sibling Loads patched the last one's lists", patched)

@@ -168,6 +168,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		}
 		misses[k] = append(misses[k], i)
 	}
+	var retimed []string // unchanged files whose Updated is not the last Load's
 	if patched {
 		out = applyPlan(prev.out, steps, len(files))
 		entries = applyPlan(prev.docs, steps, len(files))
@@ -187,8 +188,9 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			if siblings {
 				for _, set := range []map[string]bool{prev.fromParent, ids.fromParent} {
 					for p := range set {
-						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found {
+						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != times[p] {
 							out[i].Updated = times[p]
+							retimed = append(retimed, p) // a change too
 						}
 					}
 				}
@@ -282,6 +284,9 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		t.Base, t.Changed = prev.commit, fromParent
 		if fromParent == nil {
 			t.Changed = ch.changedPaths()
+		}
+		if len(retimed) > 0 {
+			t.Changed = slices.Compact(slices.Sorted(slices.Values(slices.Concat(t.Changed, retimed))))
 		}
 	}
 	return t, nil
