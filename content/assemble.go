@@ -56,6 +56,13 @@ type Assembler struct {
 	// although unchanged, as a link of theirs resolves otherwise now.
 	links  *siteLinks
 	reread map[string]bool
+	// asRead tells that the last call read the files as they were
+	// given (sorted, no locales, nothing renamed, no problem of the
+	// whole-site passes): AssembleChanged may patch it.
+	asRead bool
+	// fromChanges counts the AssembleChanged calls that read only the
+	// changed files (for tests).
+	fromChanges int
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -72,15 +79,8 @@ func (as *Assembler) Fork() *Assembler {
 	if as.last == nil {
 		return &Assembler{plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 	}
-	last := *as.last
-	if last.claims != nil {
-		cl := &claims{contested: maps.Clone(last.claims.contested)}
-		for i, m := range last.claims.keys {
-			cl.keys[i] = maps.Clone(m)
-		}
-		last.claims = cl
-	}
-	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
+	last := *as.last // its claims are never changed: shared
+	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork(), asRead: as.asRead}
 }
 
 // setMarkup makes mk the Markdown settings of the next call: when they
@@ -117,6 +117,7 @@ const maxPatched = 64
 func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.mu.Lock()
 	defer as.mu.Unlock()
+	as.asRead = false
 	sorted := files
 	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
 	if !slices.IsSortedFunc(files, byPath) {
@@ -156,7 +157,14 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
 		})
 	}
-	return withSiteLanguage(site, sorted), plainProblems
+	served := withSiteLanguage(site, sorted)
+	as.asRead = len(problems) == 0 && served == site && sameFiles(plain, files)
+	return served, plainProblems
+}
+
+// sameFiles tells whether a and b are the same slice.
+func sameFiles(a, b []File) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // setEnv sets the URL rules and locale prefix pages and items are read
@@ -309,7 +317,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if _, held := cl.keys[k.kind][k.key]; (held && !freed[k]) || cl.contested[k] || taken[k] {
+			if held := cl.held(k); (held && !freed[k]) || cl.contested[k] || taken[k] {
 				return nil, false
 			}
 			taken[k] = true
@@ -376,22 +384,22 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		site.Pages = nil
 	}
 
+	var free []claimKey
+	take := map[claimKey]string{}
 	for _, c := range changes {
 		if c.old >= 0 {
-			for _, k := range last.units[c.old].keys() {
-				delete(cl.keys[k.kind], k.key)
-			}
+			ks := last.units[c.old].keys()
+			free = append(free, ks[:]...)
 		}
 	}
 	for _, c := range changes {
 		if c.new >= 0 {
 			for _, k := range units[c.new].keys() {
-				cl.keys[k.kind][k.key] = sorted[c.new].RealPath()
+				take[k] = sorted[c.new].RealPath()
 			}
 		}
 	}
-	last.claims = nil // now the next call's
-	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl}, true
+	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl.patched(free, take)}, true
 }
 
 func pageSlugOrder(p *Page, slug string) int  { return strings.Compare(p.Slug, slug) }

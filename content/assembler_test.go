@@ -2,6 +2,8 @@ package content
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -77,8 +79,11 @@ func TestAssembler_Incremental(t *testing.T) {
 	cur := map[string]string{}
 	times := map[string]time.Time{}
 	as := new(Assembler)
+	asc := new(Assembler) // fed sorted files and what changed, as an engine does
+	var lastFiles []File
 	var prevSite *Site
 	var prevSnapshot []byte
+	fromChangesN := 0
 	for vi, v := range versions {
 		if vi == 0 {
 			v.changes = base
@@ -103,6 +108,29 @@ func TestAssembler_Incremental(t *testing.T) {
 		patchedBefore := as.patched
 		got, gotProbs := as.Assemble(files)
 		want, wantProbs := Assemble(files)
+		sorted := slices.Clone(files)
+		slices.SortFunc(sorted, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		var changed []string
+		for _, f := range sorted {
+			if i := slices.IndexFunc(lastFiles, func(g File) bool { return g.Path == f.Path }); i < 0 || !sameFile(lastFiles[i], f) {
+				changed = append(changed, f.Path)
+			}
+		}
+		for _, f := range lastFiles {
+			if !slices.ContainsFunc(sorted, func(g File) bool { return g.Path == f.Path }) {
+				changed = append(changed, f.Path)
+			}
+		}
+		slices.Sort(changed)
+		fromChanges := asc.fromChanges
+		gotC, gotCProbs := asc.AssembleChanged(sorted, changed)
+		lastFiles = sorted
+		if !reflect.DeepEqual(gotC, want) || !reflect.DeepEqual(gotCProbs, wantProbs) {
+			t.Fatalf("%s: AssembleChanged differs from a fresh Assemble:\n got %+v %v\nwant %+v %v", v.name, gotC, gotCProbs, want, wantProbs)
+		}
+		if asc.fromChanges > fromChanges {
+			fromChangesN++
+		}
 		if patched := as.patched > patchedBefore; patched != v.patched {
 			t.Errorf("%s: patched %v, want %v", v.name, patched, v.patched)
 		}
@@ -128,6 +156,11 @@ func TestAssembler_Incremental(t *testing.T) {
 			}
 		}
 		prevSite, prevSnapshot = got, siteSnapshot(got)
+	}
+	// the edits of pages and items (the homepage's and the config's
+	// apart) read only the changed files
+	if fromChangesN != len(versions)-3 { // the start, the config change and back to the start read every file
+		t.Errorf("AssembleChanged read only the changed files %d times of %d", fromChangesN, len(versions))
 	}
 }
 

@@ -133,6 +133,12 @@ type Engine struct {
 	// One Assembler per branch (published, draft), used under reloadMu:
 	// a reload reads only the files that changed.
 	assemblers map[string]*content.Assembler
+	// assembledAt is the commit of each Assembler's last call: a Load
+	// whose tree names it as its Base is assembled from its changes.
+	assembledAt map[string]string
+	// loadDiffs are the last Load's changes from the published commit
+	// (treediff.go); under reloadMu.
+	loadDiffs loadDiffs
 	// One RefChecker per branch, used under reloadMu: a reload looks for
 	// references only in the documents that changed.
 	refCheckers map[string]*content.RefChecker
@@ -455,7 +461,12 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		as = new(content.Assembler)
 		e.assemblers[branch] = as
 	}
-	site, problems := as.Assemble(tree.Files)
+	pubCommit := ""
+	if p := e.published.Load(); p != nil {
+		pubCommit = p.Commit
+	}
+	td := e.loadDiffs.next(tree, pubCommit)
+	site, problems := e.assemble(as, branch, tree, td)
 	rc := e.refCheckers[branch]
 	if rc == nil {
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
@@ -476,6 +487,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		ms = new(modelState)
 		e.models[branch] = ms
 	}
+	ms.diff = ms.diffFrom(td)
 	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)
@@ -505,6 +517,31 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
 	}
 	return snap, nil
+}
+
+// assemble is as.Assemble of tree, from the changes since the
+// Assembler's last call when they are known (a push of a few files, a
+// branch a few files away); as is branch's, or a fork of it.
+func (e *Engine) assemble(as *content.Assembler, branch string, tree *gitsource.Tree, td treeDiff) (*content.Site, []content.Problem) {
+	if e.assembledAt == nil {
+		e.assembledAt = map[string]string{}
+	}
+	at := e.assembledAt[branch]
+	if as == e.assemblers[branch] {
+		e.assembledAt[branch] = tree.Commit
+	}
+	if changed, ok := td.since(at); ok {
+		return as.AssembleChanged(tree.Files, changed)
+	}
+	return as.Assemble(tree.Files)
+}
+
+// modelDiff is td's changes from the commit ms last checked, when known.
+func (ms *modelState) diffFrom(td treeDiff) modelDiff {
+	if paths, ok := td.since(ms.checkedAt); ok {
+		return modelDiff{base: ms.checkedAt, paths: paths}
+	}
+	return modelDiff{}
 }
 
 // caseProblems is content.CaseProblems of tree's files, made again only

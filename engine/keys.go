@@ -198,7 +198,7 @@ func ChangedKeys(old, new *Snapshot) []string {
 func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.Item, old, new *Snapshot, loc string) {
 	var gone map[string]*content.Item
 	for _, it := range oldItems {
-		if _, ok := new.itemRes[typ][it]; !ok {
+		if _, ok := new.itemRes[typ].get(it); !ok {
 			if gone == nil {
 				gone = map[string]*content.Item{}
 			}
@@ -206,12 +206,12 @@ func diffItems(keys map[string]bool, typ string, oldItems, newItems []*content.I
 		}
 	}
 	for _, it := range newItems {
-		if _, ok := old.itemRes[typ][it]; ok {
+		if _, ok := old.itemRes[typ].get(it); ok {
 			continue
 		}
 		if q, ok := gone[it.ID]; ok {
 			delete(gone, it.ID)
-			if sameBody(old.itemRes[typ][q], new.itemRes[typ][it]) {
+			if sameBody(old.itemResource(typ, q), new.itemResource(typ, it)) {
 				continue
 			}
 		}

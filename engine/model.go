@@ -41,9 +41,6 @@ type modelState struct {
 	problems []content.Problem       // the model's own problems (then model is the previous one)
 
 	results map[valKey]docResult
-	// order are the last load's documents (and types) in path order: the
-	// validation cache's file has their results in it.
-	order []valKey
 	// typeSlices are, by type, the last assembled slice ([0]) and the
 	// slice served for it ([1]: items with defaults and dates filled in
 	// are copies), for the same model.
@@ -71,6 +68,14 @@ type modelState struct {
 	// from there, without a lookup in results per document (1.2 ms of a
 	// push's reload at 10k files).
 	lastChecks []docCheck
+	// checkedAt is the commit lastChecks are of, checkedModel the model
+	// they were made with; diff, when the caller sets it before
+	// applyModel, the changes of its files since commit diff.base (a
+	// patched Load's): the checks are then lastChecks with those paths'
+	// made again (patchChecks), not one per file.
+	checkedAt    string
+	checkedModel *schema.Model
+	diff         modelDiff
 	// persisted are the validation cache's results at start: the first
 	// load takes the results of its model from there (a document by the
 	// blob of its file, as the parse cache names it) instead of
@@ -296,72 +301,79 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	if site.I18n != nil {
 		projs = projections(site)
 	}
-	for _, f := range files {
-		if f.Doc == nil || f.Err != nil {
-			continue
-		}
-		var t *schema.Type
-		typ := ""
-		p, loc := f.Path, ""
-		var proj []string
-		if site.I18n != nil && site.I18n.ContentFile(p) {
-			// a site with locales: the file's path in its locale
-			// (content/fr/posts/a.md is content/posts/a.md); with
-			// the fields layout a file holds every locale's values:
-			// each locale's reading of it is checked (projections)
-			l, virt, ok := site.I18n.Classify(p)
-			if !ok {
+	diff := ms.diff
+	ms.diff = modelDiff{}
+	if patched, ok := ms.patchChecks(site, files, m, diff, persisted.p != nil, commit); ok {
+		checks, todo = patched.checks, patched.todo
+	} else {
+		for _, f := range files {
+			if f.Doc == nil || f.Err != nil {
 				continue
 			}
-			p, loc = virt, l
-			proj = projs
-		}
-		switch {
-		case strings.HasPrefix(p, "content/"):
-			// content/<type>/<file>: no allocation per file on a reload
-			rest := p[len("content/"):]
-			i := strings.IndexByte(rest, '/')
-			if i <= 0 || i == len(rest)-1 {
-				continue
-			}
-			typ = rest[:i]
-			t = m.Of(typ)
-		case strings.HasPrefix(p, "pages/"):
-			typ, t = schema.KindPages, m.Pages
-		case f.Path == site.GlobalsPath:
-			typ, t = schema.KindGlobals, m.Globals
-		}
-		if t == nil {
-			continue
-		}
-		c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
-		for i := 0; i == 0 || i < len(proj); i++ { // once, or once per locale
-			if proj != nil {
-				d, in := site.Localize(f.Doc, proj[i])
-				if !in {
+			var t *schema.Type
+			typ := ""
+			p, loc := f.Path, ""
+			var proj []string
+			if site.I18n != nil && site.I18n.ContentFile(p) {
+				// a site with locales: the file's path in its locale
+				// (content/fr/posts/a.md is content/posts/a.md); with
+				// the fields layout a file holds every locale's values:
+				// each locale's reading of it is checked (projections)
+				l, virt, ok := site.I18n.Classify(p)
+				if !ok {
 					continue
 				}
-				c.doc, c.loc, c.proj = d, proj[i], true
+				p, loc = virt, l
+				proj = projs
 			}
-			for k < len(last) && last[k].path < c.path {
-				k++
+			switch {
+			case strings.HasPrefix(p, "content/"):
+				// content/<type>/<file>: no allocation per file on a reload
+				rest := p[len("content/"):]
+				i := strings.IndexByte(rest, '/')
+				if i <= 0 || i == len(rest)-1 {
+					continue
+				}
+				typ = rest[:i]
+				t = m.Of(typ)
+			case strings.HasPrefix(p, "pages/"):
+				typ, t = schema.KindPages, m.Pages
+			case f.Path == site.GlobalsPath:
+				typ, t = schema.KindGlobals, m.Globals
 			}
-			if k < len(last) && last[k].path == c.path && last[k].doc == c.doc && last[k].t == t {
-				// the last load's result for the same document and
-				// type: what results has for them
-				c.res = last[k].res
-				k++
-			} else if res, ok := ms.results[valKey{c.doc, t}]; ok {
-				c.res = res
-			} else if res, ok := persisted.get(f, t, c.proj); ok {
-				c.res = res
-				fresh = append(fresh, len(checks))
-			} else {
-				todo = append(todo, len(checks))
+			if t == nil {
+				continue
 			}
-			checks = append(checks, c)
+			c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
+			for i := 0; i == 0 || i < len(proj); i++ { // once, or once per locale
+				if proj != nil {
+					d, in := site.Localize(f.Doc, proj[i])
+					if !in {
+						continue
+					}
+					c.doc, c.loc, c.proj = d, proj[i], true
+				}
+				for k < len(last) && last[k].path < c.path {
+					k++
+				}
+				if k < len(last) && last[k].path == c.path && last[k].doc == c.doc && last[k].t == t {
+					// the last load's result for the same document and
+					// type: what results has for them
+					c.res = last[k].res
+					k++
+				} else if res, ok := ms.results[valKey{c.doc, t}]; ok {
+					c.res = res
+				} else if res, ok := persisted.get(f, t, c.proj); ok {
+					c.res = res
+					fresh = append(fresh, len(checks))
+				} else {
+					todo = append(todo, len(checks))
+				}
+				checks = append(checks, c)
+			}
 		}
 	}
+	ms.checkedAt, ms.checkedModel = commit, m
 	if len(fresh) > 0 {
 		ms.onDisk = true // the file holds this model's results
 	}
@@ -405,10 +417,6 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	stored := async(func() {
 		for _, i := range fresh {
 			ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
-		}
-		ms.order = ms.order[:0]
-		for _, c := range checks {
-			ms.order = append(ms.order, valKey{c.doc, c.t})
 		}
 		if len(ms.results) > 2*len(checks)+1024 {
 			kept := make(map[valKey]docResult, len(checks))

@@ -142,7 +142,7 @@ func BenchmarkModelRestart(b *testing.B) {
 	site, _ := as.Assemble(files)
 	first := new(modelState)
 	first.applyModel(site, files, nil, "c")
-	data := encodeValidation("k", "s", first.hash, first.order, maps.Clone(first.results), names)
+	data := encodeValidation("k", "s", first.hash, first.order(), maps.Clone(first.results), names)
 	b.Run("Validate", func(b *testing.B) {
 		for b.Loop() {
 			ms := new(modelState)

@@ -236,8 +236,14 @@ func (e *Engine) loadRef(ctx context.Context, ref Ref) (*Snapshot, error) {
 		as = pub.Fork()
 	}
 	pub := e.published.Load()
-	site, problems := as.Assemble(tree.Files)
+	pubCommit := ""
+	if pub != nil {
+		pubCommit = pub.Commit
+	}
+	td := e.loadDiffs.next(tree, pubCommit)
+	site, problems := e.assemble(as, e.cfg.Branch, tree, td)
 	ms := e.models[e.cfg.Branch].fork()
+	ms.diff = ms.diffFrom(td)
 	site, modelProblems, held := ms.applyModel(site, tree.Files, pub, ref.Commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)
@@ -262,13 +268,13 @@ func refCost(s, pub *Snapshot) int64 {
 		}
 	}
 	for typ, m := range s.itemRes {
-		docs += len(m)
-		var pm map[*content.Item]*Resource
+		docs += m.len()
+		var pm *resMap
 		if pub != nil {
 			pm = pub.itemRes[typ]
 		}
-		for it, r := range m {
-			if pm == nil || pm[it] != r {
+		for it, r := range m.all() {
+			if pr, _ := pm.get(it); pr != r {
 				own++
 			}
 		}
@@ -322,9 +328,15 @@ func (ms *modelState) fork() *modelState {
 	if ms == nil {
 		return new(modelState)
 	}
+	// The results are shared, not copied: they are by document and type
+	// model, the same for any branch with this model (a fork whose
+	// model files differ compiles its own and starts a map of its own),
+	// and every load that adds to them holds the engine's reloadMu. The
+	// last checks are only read.
 	return &modelState{
 		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
-		results: maps.Clone(ms.results), typeSlices: maps.Clone(ms.typeSlices),
+		results: ms.results, typeSlices: maps.Clone(ms.typeSlices),
+		lastChecks: ms.lastChecks, checkedAt: ms.checkedAt, checkedModel: ms.checkedModel,
 	}
 }
 

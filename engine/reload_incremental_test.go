@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +101,21 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 		{"edit under the new model", map[string]string{"content/en/posts/c.md": post("c2", "price: 4\n")}, nil},
 		{"model back, locales dropped", map[string]string{"folio.yaml": model, "content/posts/z.md": post("Z", "")}, nil},
 		{"edit without locales", map[string]string{"content/posts/z.md": post("Z2", "price: 5\n")}, nil},
+		// what a reload that looks only at the changed files could get
+		// wrong: the whole-site rules (references, unique values,
+		// slugs), types coming and going, folders
+		{"model file changed: a unique field, a reference, a second type", map[string]string{"folio.yaml": model2,
+			"content/team/ann.md": post("Ann", ""), "content/team/bob.md": post("Bob", ""),
+			"content/posts/z.md": post("Z3", "sku: Z\nauthor: ann\n")}, nil},
+		{"a referenced item deleted", nil, []string{"content/team/ann.md"}},
+		{"the referenced item back", map[string]string{"content/team/ann.md": post("Ann2", "")}, nil},
+		{"a unique value taken twice", map[string]string{"content/posts/y.md": post("Y", "sku: Z\n")}, nil},
+		{"the unique value given up", map[string]string{"content/posts/y.md": post("Y2", "sku: Y\n")}, nil},
+		{"a duplicate slug made", map[string]string{"content/posts/w.md": post("W", "slug: z\nauthor: ann\n")}, nil},
+		{"the duplicate slug removed", nil, []string{"content/posts/z.md"}},
+		{"a rename between types", map[string]string{"content/team/y.md": post("Y2", "sku: Y\n")}, []string{"content/posts/y.md"}},
+		{"a folder deleted", nil, []string{"content/team"}},
+		{"a folder added", map[string]string{"content/team/ann.md": post("Ann3", ""), "content/team/x/carl.md": post("Carl", "")}, nil},
 	}
 	expect := map[string]string{
 		"a translation breaks the model":  "problem content/fr/posts/a.md:3: price",
@@ -106,6 +123,18 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 		"paths that differ only in case":  "differs only in case",
 		"edit beside the case clash":      "differs only in case",
 		"model changed: a field required": "price: required",
+		"a referenced item deleted":       `no team has the slug "ann"`,
+		"a unique value taken twice":      "(unique)",
+		"a duplicate slug made":           "is used by",
+		"a rename between types":          "/team/y",
+		"a folder deleted":                "problem content/posts/w.md:4: author",
+	}
+	// and what must be gone again
+	expectNot := map[string]string{
+		"the referenced item back":   "no team has the slug",
+		"the unique value given up":  "(unique)",
+		"the duplicate slug removed": "is used by",
+		"a folder added":             "problem content/posts/w.md",
 	}
 	dump := func(e *Engine) string {
 		var b strings.Builder
@@ -160,5 +189,151 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 		if must := expect[st.name]; must != "" && !strings.Contains(got, must) {
 			t.Fatalf("%s: %q is not in what the engine serves:\n%s", st.name, must, got)
 		}
+		if not := expectNot[st.name]; not != "" && strings.Contains(got, not) {
+			t.Fatalf("%s: %q is still in what the engine serves:\n%s", st.name, not, got)
+		}
 	}
+
+	// A branch one commit behind and one ahead of the served one, built
+	// from the served snapshot, then a push to the served branch: each
+	// as an engine opened cold on it serves.
+	srcGit(t, r.Dir, "push", "-q", "origin", "HEAD~1:refs/heads/behind")
+	r.Commit(srcDay(100), map[string]string{"content/team/dan.md": post("Dan", ""), "content/posts/v.md": post("V", "author: dan\nsku: Z\n")},
+		"content/team/ann.md")
+	srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/ahead")
+	for _, branch := range []string{"behind", "ahead"} {
+		ref, err := e.ResolveRef(context.Background(), branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := e.RefSnapshot(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cfg()
+		c.Branch = branch
+		cold, err := Open(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := snapDump(t, snap, now), snapDump(t, cold.Published(), now)
+		cold.Close()
+		if got != want {
+			t.Fatalf("branch %s: the ref snapshot serves\n%s\nan engine opened cold on it serves\n%s", branch, got, want)
+		}
+		if branch == "ahead" && !strings.Contains(got, "/team/dan") {
+			t.Fatalf("branch ahead: dan is not served:\n%s", got)
+		}
+	}
+	r.Commit(srcDay(101), map[string]string{"content/posts/u.md": post("U", "author: carl\n")})
+	r.Push(false)
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cold, err := Open(context.Background(), cfg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cold.Close()
+	if got, want := dump(e), dump(cold); got != want {
+		t.Fatalf("a push after the branches: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", got, want)
+	}
+
+	// Branches ahead of the one just pushed, one after the other (each
+	// Load patches the one before: its changes from the served commit
+	// are both's): one commit ahead, two ahead (on the first), another
+	// one ahead beside the first with a file changed alike; then a push
+	// after them: each as an engine opened cold serves.
+	for i, files := range []map[string]string{
+		{"content/posts/s1.md": post("S1", "sku: S\n"), "content/posts/alike.md": post("Alike", "")},
+		{"content/posts/s2.md": post("S2", "sku: S\nauthor: nobody\n")},
+		{"content/posts/s3.md": post("S3", "sku: S3\n"), "content/posts/alike.md": post("Alike", "")},
+	} {
+		branch := fmt.Sprintf("sibling%d", i)
+		r.Commit(srcDay(102+i), files)
+		srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		if i == 1 {
+			srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~2")
+		} else if i == 2 {
+			srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~1")
+		}
+		ref, err := e.ResolveRef(context.Background(), branch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := e.RefSnapshot(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cfg()
+		c.Branch = branch
+		cold, err := Open(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := snapDump(t, snap, now), snapDump(t, cold.Published(), now)
+		cold.Close()
+		if got != want {
+			t.Fatalf("branch %s: the ref snapshot serves\n%s\nan engine opened cold on it serves\n%s", branch, got, want)
+		}
+	}
+	r.Commit(srcDay(110), map[string]string{"content/posts/t.md": post("T", "sku: Z\n"), "content/posts/alike.md": post("Alike", "")})
+	r.Push(false)
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cold2, err := Open(context.Background(), cfg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cold2.Close()
+	if got, want := dump(e), dump(cold2); got != want {
+		t.Fatalf("a push after the sibling branches: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", got, want)
+	}
+}
+
+// model2 is a content model with a unique field and references.
+const model2 = `types:
+  posts:
+    fields:
+      title: {kind: string, required: true}
+      price: number
+      sku: {kind: string, unique: true}
+      author: {kind: reference, to: team}
+  team:
+    fields:
+      title: string
+`
+
+// snapDump is what a snapshot serves, published and draft: its problems
+// and every page and item, in order.
+func snapDump(t *testing.T, s *Snapshot, now time.Time) string {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range s.Problems {
+		fmt.Fprintf(&b, "problem %s\n", p)
+	}
+	for _, draft := range []bool{false, true} {
+		v := s.View(draft, now)
+		for _, r := range v.Pages() {
+			body, etag, _ := r.Body()
+			fmt.Fprintf(&b, "%s %s\n", body, etag)
+		}
+		types := slices.Sorted(maps.Keys(s.Site.Items))
+		for _, typ := range types {
+			tl, ok := v.Type(typ)
+			if !ok {
+				continue
+			}
+			rs, _, err := tl.Sorted("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				body, etag, _ := r.Body()
+				fmt.Fprintf(&b, "%s %s\n", body, etag)
+			}
+		}
+	}
+	return b.String()
 }

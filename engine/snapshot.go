@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"sync/atomic"
 	"time"
 
@@ -42,7 +41,7 @@ type Snapshot struct {
 	// JSON and ETag survive the reload; a changed one is a new pointer
 	// with a new resource.
 	pageRes map[*content.Page]*pageEntry
-	itemRes map[string]map[*content.Item]*Resource // by type
+	itemRes map[string]*resMap // by type
 
 	// loc is the snapshot of every locale of a site with locales; nil
 	// for a site without (and for a locale's own snapshot).
@@ -82,7 +81,7 @@ func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, pro
 		s.pageRes[p] = e
 	}
 	diffs, patch := diffSiteItems(prev, site)
-	s.itemRes = make(map[string]map[*content.Item]*Resource, len(site.Items))
+	s.itemRes = make(map[string]*resMap, len(site.Items))
 	for typ, items := range site.Items {
 		if patch {
 			d, changed := diffs[typ]
@@ -90,14 +89,7 @@ func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, pro
 				s.itemRes[typ] = prev.itemRes[typ]
 				continue
 			}
-			m := maps.Clone(prev.itemRes[typ])
-			for _, it := range d.gone {
-				delete(m, it)
-			}
-			for _, it := range d.added {
-				m[it] = newResource(it)
-			}
-			s.itemRes[typ] = m
+			s.itemRes[typ] = prev.itemRes[typ].patched(d.gone, d.added, func(it *content.Item) *Resource { return newResource(it) })
 			continue
 		}
 		m := make(map[*content.Item]*Resource, len(items))
@@ -108,7 +100,7 @@ func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, pro
 			}
 			m[it] = r
 		}
-		s.itemRes[typ] = m
+		s.itemRes[typ] = newResMap(m)
 	}
 	var v *View
 	if patch {
@@ -154,6 +146,11 @@ func diffSiteItems(prev *Snapshot, site *content.Site) (diffs map[string]itemDif
 		var d itemDiff
 		i, j := 0, 0
 		for i < len(old) || j < len(items) {
+			if i < len(old) && j < len(items) && old[i] == items[j] {
+				i++ // the same item: no slugs compared
+				j++
+				continue
+			}
 			switch {
 			case j == len(items) || (i < len(old) && old[i].Slug < items[j].Slug):
 				d.gone = append(d.gone, old[i])
@@ -191,7 +188,8 @@ func (s *Snapshot) itemResource(typ string, it *content.Item) *Resource {
 	if s == nil {
 		return nil
 	}
-	return s.itemRes[typ][it]
+	r, _ := s.itemRes[typ].get(it)
+	return r
 }
 
 // View returns the view at instant now. The published view is filtered by

@@ -156,4 +156,35 @@ func benchEngine(b *testing.B, site string) {
 			}
 		}
 	})
+	// The first request on a branch one file ahead of the served one:
+	// its snapshot built from the published one's.
+	b.Run("BranchAhead", func(b *testing.B) {
+		e := open(b, b.TempDir())
+		defer e.Close()
+		_, p := firstItem(b, e)
+		work := filepath.Join(b.TempDir(), "work")
+		srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
+		r := &srcTestRepo{TB: b, Dir: work, Bare: site}
+		orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for b.Loop() {
+			b.StopTimer()
+			n++
+			branch := fmt.Sprintf("ahead-%d", n)
+			r.Commit(srcT0.AddDate(1, 0, n), map[string]string{p: string(orig) + "\n" + branch + "\n"})
+			srcGit(b, work, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+			srcGit(b, work, "reset", "-q", "--hard", "HEAD~1")
+			b.StartTimer()
+			ref, err := e.ResolveRef(ctx, branch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := e.RefSnapshot(ctx, ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -194,7 +194,7 @@ func (e *Engine) saveValidation(force bool) error {
 	for k, r := range ms.results {
 		results[k] = r
 	}
-	order := slices.Clone(ms.order)
+	order := ms.order()
 	hash, gen, unsaved := ms.hash, ms.gen, ms.unsaved
 	e.reloadMu.Unlock()
 
@@ -369,4 +369,15 @@ func encodeValidation(key, site, hash string, order []valKey, results map[valKey
 	binary.LittleEndian.PutUint32(b.B[countAt:], count)
 	b.B = binary.LittleEndian.AppendUint32(b.B, crc32.ChecksumIEEE(b.B))
 	return b.B
+}
+
+// order are the last load's documents (and types) in path order: the
+// validation cache's file has their results in it. Made when the file is
+// written, not at every reload.
+func (ms *modelState) order() []valKey {
+	order := make([]valKey, len(ms.lastChecks))
+	for i, c := range ms.lastChecks {
+		order[i] = valKey{c.doc, c.t}
+	}
+	return order
 }

@@ -387,7 +387,7 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 			if !visible(it.Meta, it.PublishedAt) {
 				continue
 			}
-			e := &itemEntry{item: it, res: s.itemRes[name][it]}
+			e := &itemEntry{item: it, res: s.itemResource(name, it)}
 			t.items = append(t.items, e)
 			t.bySlug[it.Slug] = e
 		}
@@ -514,7 +514,7 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 			if !added(it.Meta, it.PublishedAt) {
 				continue
 			}
-			e := &itemEntry{item: it, res: s.itemRes[name][it]}
+			e := &itemEntry{item: it, res: s.itemResource(name, it)}
 			i, _ := slices.BinarySearchFunc(tl.items, it.Slug, entrySlugOrder)
 			tl.items = slices.Insert(tl.items, i, e)
 			tl.bySlug[it.Slug] = e

@@ -133,6 +133,14 @@ type Tree struct {
 	// push that only edited files keeps it), so what depends on the
 	// paths alone need not be made again.
 	PathsID uint64
+	// Base and Changed, when Base is set: Files are those of the
+	// Source's Load of commit Base (the one before this one) but for
+	// the paths in Changed (in path order), which were added, deleted
+	// or changed (another blob, or only another Updated time). A caller that keeps what it made of Base's files
+	// need only look at those. Not set when the Load listed every file
+	// (many changes, another site root, the locales' folders changed).
+	Base    string
+	Changed []string
 }
 
 const remoteFetchSpec = "+refs/heads/*:refs/heads/*"

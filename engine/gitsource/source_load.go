@@ -75,7 +75,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	if again, err := s.updateContentDirs(st, root); err != nil {
+	again, err := s.updateContentDirs(st, root)
+	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	} else if again {
 		// the locales read content from other folders now: walk
@@ -84,82 +85,157 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 		}
 	}
-	// Collected in tree order, which is path order unless a tree is
-	// malformed: then they are sorted.
-	files := make([]gitFile, 0, root.total)
-	root.collect(&files)
-	if !slices.IsSortedFunc(files, gitFileOrder) {
-		slices.SortFunc(files, gitFileOrder)
+	// A few files changed since the last Load: its lists, patched
+	// (source_load_patch.go). Else every file, collected in tree order,
+	// which is path order unless a tree is malformed: then they are
+	// sorted.
+	var prev lastLoad
+	if s.last != nil {
+		prev = *s.last
+	}
+	var steps []patchStep
+	var ch treeChanges
+	var files []gitFile
+	patched := false
+	if !again && prev.root != nil && prev.root == s.lastRoot {
+		var ok bool
+		if ch, ok = changesSince(prev.root, root); ok {
+			var n int
+			if steps, n, ok = patchPlan(prev.files, ch); ok {
+				files = applyPlan(prev.files, steps, n)
+				for k, i := range addedAt(steps) {
+					files[i] = ch.added[k]
+				}
+				patched = true
+			}
+		}
+	}
+	if !patched {
+		files = make([]gitFile, 0, root.total)
+		root.collect(&files)
+		if !slices.IsSortedFunc(files, gitFileOrder) {
+			slices.SortFunc(files, gitFileOrder)
+		}
 	}
 
-	times, walked, ids, err := s.attribute(ctx, tc, c, files)
+	// the paths this commit changed from its parent, when the last Load
+	// was of the parent: the walks' diff
+	var fromParent []string
+	if patched && len(c.ParentHashes) > 0 && c.ParentHashes[0].String() == prev.commit {
+		fromParent = ch.changedPaths()
+	}
+	times, walked, ids, err := s.attribute(ctx, tc, c, files, fromParent)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: history: %w", commit, err)
 	}
+	// The times are the last Load's but for the paths this commit
+	// changed: an unchanged file keeps its Updated, no lookup.
+	sameTimes := ids.parent != 0 && ids.parent == prev.timesID
+	// Or this commit and the last Load's are children of one parent
+	// whose times both took (two branches one commit ahead of the
+	// served one): the times are the last Load's but for the paths
+	// either changed from the parent, given their time again below
+	// (one of the two sets would do: a file one of them changed and
+	// the other has alike is changed in both).
+	siblings := !sameTimes && ids.parent != 0 && ids.parent == prev.parentTimes && prev.fromParent != nil && ids.fromParent != nil &&
+		len(prev.fromParent)+len(ids.fromParent) <= maxPatchedFiles
+	patched = patched && (sameTimes || siblings)
 
 	gen := s.docs.begin()
-	out := make([]content.File, len(files))
-	entries := make([]*docEntry, len(files))
-	updated := make([]time.Time, len(files))
+	var out []content.File
+	var entries []*docEntry
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
 	samePaths := false // the paths are the last Load's, in order
-	s.docs.lookup(gen, func(get func(docKey) *docEntry) {
-		var prev lastLoad
-		if s.last != nil {
-			prev = *s.last
+	// one file that is not the last Load's
+	load := func(get func(docKey) *docEntry, i int) {
+		f := files[i]
+		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: times[f.path]}
+		entries[i] = nil
+		if f.mode == filemode.Symlink {
+			// The link target could be anything on this machine
+			// (/etc/passwd); it is never resolved or read.
+			out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
+			return
 		}
-		// The times are the last Load's but for the paths this commit
-		// changed: an unchanged file keeps its Updated, no lookup.
-		sameTimes := ids.parent != 0 && ids.parent == prev.timesID
-		samePaths = len(files) == len(prev.files)
-		j := 0
-		for i, f := range files {
-			for j < len(prev.files) && prev.files[j].path < f.path {
-				j++
+		k := newDocKey(f.blob, f.path)
+		if e := get(k); e != nil {
+			e.used = gen
+			out[i].Doc = e.doc
+			entries[i] = e
+			hits++
+			return
+		}
+		misses[k] = append(misses[k], i)
+	}
+	var retimed []string // unchanged files whose Updated is not the last Load's
+	if patched {
+		out = applyPlan(prev.out, steps, len(files))
+		entries = applyPlan(prev.docs, steps, len(files))
+		samePaths = ch.samePaths()
+		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+			if gen%docSweepLoads == 0 {
+				// the sweep keeps what this Load serves
+				for _, e := range entries {
+					if e != nil {
+						e.used = gen
+					}
+				}
 			}
-			samePaths = samePaths && j == i && prev.files[j].path == f.path
-			unchanged := j < len(prev.files) && prev.files[j] == f
-			out[i].Path = f.path
-			if unchanged {
-				out[i].Blob = prev.blobs[j] // no hex string per file per push
-			} else {
-				out[i].Blob = f.blob.String()
+			for _, i := range addedAt(steps) {
+				load(get, i)
 			}
-			if unchanged && sameTimes {
-				out[i].Updated = prev.updated[j]
-			} else {
-				out[i].Updated = times[f.path]
+			if siblings {
+				for _, set := range []map[string]bool{prev.fromParent, ids.fromParent} {
+					for p := range set {
+						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != times[p] {
+							out[i].Updated = times[p]
+							retimed = append(retimed, p) // a change too
+						}
+					}
+				}
 			}
-			updated[i] = out[i].Updated
-			if f.mode == filemode.Symlink {
-				// The link target could be anything on this machine
-				// (/etc/passwd); it is never resolved or read.
-				out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
-				continue
+			// Failures are read again: a corrupt object may have
+			// been repaired.
+			for _, p := range prev.failed {
+				i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) })
+				if found && entries[i] == nil && out[i].Doc == nil && files[i].mode != filemode.Symlink {
+					load(get, i)
+				}
 			}
-			// A file the last Load had the same (path, blob, mode) has
-			// the same document: no lookup by key. Both lists are in
-			// path order.
-			var e *docEntry
-			if unchanged {
-				e = prev.docs[j]
-			}
-			var k docKey
-			if e == nil {
-				k = newDocKey(f.blob, f.path)
-				e = get(k)
-			}
-			if e != nil {
-				e.used = gen
-				out[i].Doc = e.doc
-				entries[i] = e
+		})
+	} else {
+		out = make([]content.File, len(files))
+		entries = make([]*docEntry, len(files))
+		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+			samePaths = len(files) == len(prev.files)
+			j := 0
+			for i, f := range files {
+				for j < len(prev.files) && prev.files[j].path < f.path {
+					j++
+				}
+				samePaths = samePaths && j == i && prev.files[j].path == f.path
+				unchanged := j < len(prev.files) && prev.files[j] == f
+				// A file the last Load had the same (path, blob,
+				// mode) has the same document: no lookup by key.
+				// Both lists are in path order.
+				if !unchanged || prev.docs[j] == nil {
+					load(get, i)
+					if unchanged && sameTimes {
+						out[i].Updated = prev.out[j].Updated
+					}
+					continue
+				}
+				out[i] = prev.out[j] // no hex string per file per push
+				if !sameTimes {
+					out[i].Updated = times[f.path]
+				}
+				prev.docs[j].used = gen
+				entries[i] = prev.docs[j]
 				hits++
-				continue
 			}
-			misses[k] = append(misses[k], i)
-		}
-	})
+		})
+	}
 	parsed, err := s.parseMisses(ctx, objects, misses, out)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -173,10 +249,6 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 		}
 	}
-	blobs := make([]string, len(out))
-	for i := range out {
-		blobs[i] = out[i].Blob
-	}
 	if len(tc.read) < maxReadTrees {
 		s.loadedTrees.Store(&tc.read)
 	} else {
@@ -186,20 +258,57 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if samePaths && s.last != nil {
 		pathsID = s.last.pathsID
 	}
-	s.last = &lastLoad{files: files, blobs: blobs, docs: entries, updated: updated, timesID: ids.self, pathsID: pathsID}
-	return &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}, nil
+	var failed []string
+	if patched {
+		for _, p := range prev.failed {
+			if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && entries[i] == nil {
+				failed = append(failed, p)
+			}
+		}
+		for _, i := range addedAt(steps) {
+			if entries[i] == nil && files[i].mode != filemode.Symlink {
+				failed = append(failed, files[i].path)
+			}
+		}
+		slices.Sort(failed)
+	} else {
+		for i, e := range entries {
+			if e == nil && files[i].mode != filemode.Symlink {
+				failed = append(failed, files[i].path)
+			}
+		}
+	}
+	s.last = &lastLoad{files: files, out: out, docs: entries, failed: failed, root: root, parentTimes: ids.parent, fromParent: ids.fromParent, commit: h.String(), timesID: ids.self, pathsID: pathsID}
+	t := &Tree{Commit: h.String(), Time: c.Committer.When.UTC(), Files: out, PathsID: pathsID}
+	if patched {
+		t.Base, t.Changed = prev.commit, fromParent
+		if fromParent == nil {
+			t.Changed = ch.changedPaths()
+		}
+		if len(retimed) > 0 {
+			t.Changed = slices.Compact(slices.Sorted(slices.Values(slices.Concat(t.Changed, retimed))))
+		}
+	}
+	return t, nil
 }
 
 // lastLoad is what the last Load read: its files in path order, the cache
 // entry of each one's document (nil: none, e.g. a parse failure), their
 // Updated times, and the id of the stored attribution those are.
 type lastLoad struct {
-	files   []gitFile
-	blobs   []string // files' blobs in hex (content.File.Blob)
-	docs    []*docEntry
-	updated []time.Time
-	timesID uint64
-	pathsID uint64 // Tree.PathsID
+	files  []gitFile
+	out    []content.File // Tree.Files: each file's blob in hex, document, Updated
+	docs   []*docEntry
+	failed []string // the paths of files whose document failed (not symlinks), in path order
+	root   *dirRec  // the walk the files are of
+	// parentTimes is the id of the parent's times this Load's were made
+	// from (0: none), fromParent the paths whose time is not the
+	// parent's.
+	parentTimes uint64
+	fromParent  map[string]bool
+	commit      string
+	timesID     uint64
+	pathsID     uint64 // Tree.PathsID
 }
 
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
@@ -578,6 +687,15 @@ func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) 
 // deep, in path order.
 func (d *dirRec) adminConfigs(depth int, out *[]gitFile) {
 	if depth > 3 {
+		return
+	}
+	if depth == 0 || len(d.files) == 0 || !strings.Contains(path.Dir(d.files[0].path)+"/", "admin/") {
+		// none of the files here is in an admin/ folder: only the
+		// subfolders are looked into (not each of the entries of a
+		// folder of 50k posts)
+		for _, kid := range d.dirs {
+			kid.adminConfigs(depth+1, out)
+		}
 		return
 	}
 	for i, e := range d.entries {

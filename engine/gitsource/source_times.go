@@ -249,7 +249,11 @@ func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, 
 // is known (an earlier Load) is reached, history ends, or HistoryLimit
 // commits were compared (the rest then get the oldest compared commit's
 // time). It returns the number of commits compared.
-func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, int, timesIDs, error) {
+//
+// fromParent, when set, are the relevant paths c changed from its first
+// parent (the last Load's commit, diffed by the Load): the parent's
+// trees are not compared again.
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (map[string]time.Time, int, timesIDs, error) {
 	st := tc.st
 	times := make(map[string]time.Time, len(files))
 	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
@@ -268,7 +272,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		clear(times)
 	}
 
-	if times, ids, ok, err := s.attributeFromParent(tc, c, files); err != nil || ok {
+	if times, ids, ok, err := s.attributeFromParent(tc, c, files, fromParent); err != nil || ok {
 		return times, 1, ids, err
 	}
 
@@ -324,6 +328,9 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 // self copies but for the paths changed by the commit (attributeFromParent).
 type timesIDs struct {
 	self, parent uint64
+	// fromParent, when parent is set, are the paths whose time is not
+	// the parent's (changed from it); may hold paths that are not files.
+	fromParent map[string]bool
 }
 
 // attributeFromParent is attribute's fast path, when the first parent's
@@ -331,7 +338,7 @@ type timesIDs struct {
 // (or added) gets c's time, every other one its time in the parent. That is
 // what the history walk gives, without building its tree of 10k paths.
 // ok is false when the parent's attribution is not known.
-func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile) (map[string]time.Time, timesIDs, bool, error) {
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (map[string]time.Time, timesIDs, bool, error) {
 	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
 		return nil, timesIDs{}, false, nil
 	}
@@ -344,21 +351,27 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		return nil, timesIDs{}, false, nil // e.g. shallow: the walk knows what to do
 	}
 	changed := map[string]bool{}
-	cTree, err := tc.siteTree(c.TreeHash)
-	if err != nil {
-		return nil, timesIDs{}, false, err
-	}
-	parentTree, err := tc.siteTree(parent.TreeHash)
-	if err != nil {
-		return nil, timesIDs{}, false, err
-	}
-	if err := tc.changedFiles(cTree, parentTree, "", changed); err != nil {
-		return nil, timesIDs{}, false, err
+	if fromParent != nil {
+		for _, p := range fromParent {
+			changed[p] = true
+		}
+	} else {
+		cTree, err := tc.siteTree(c.TreeHash)
+		if err != nil {
+			return nil, timesIDs{}, false, err
+		}
+		parentTree, err := tc.siteTree(parent.TreeHash)
+		if err != nil {
+			return nil, timesIDs{}, false, err
+		}
+		if err := tc.changedFiles(cTree, parentTree, "", changed); err != nil {
+			return nil, timesIDs{}, false, err
+		}
 	}
 	when := c.Committer.When.UTC()
 	if times, ok := patchTimes(known, changed, files, when); ok {
 		id := s.docs.putPathTimes(c.Hash, times)
-		return times, timesIDs{self: id, parent: knownID}, true, nil
+		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
 	times := make(map[string]time.Time, len(files))
 	for _, f := range files {

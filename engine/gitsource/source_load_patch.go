@@ -1,0 +1,220 @@
+package gitsource
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// A Load whose walk reused most of the last Load's folders (a push of a
+// few files) makes its file list from the last one's: the folders whose
+// tree changed are compared with their last records (diffRecs), and the
+// last Load's lists are copied with the changed files taken out and put
+// in (patchPlan). Only the changed files are looked up in the cache and
+// given a time; the others keep the last Load's document, blob and
+// Updated time. The work is a copy of the lists and the changed folders'
+// entries, not a pass over every file.
+
+// maxPatchedFiles is the number of changed files up to which a Load
+// patches the last one's lists.
+const maxPatchedFiles = 1024
+
+// treeChanges are the relevant files that differ between two walks: the
+// paths the old one has and the new one lacks or has with another blob or
+// mode (gone), and the new one's files the old one lacks or has otherwise
+// (added). A changed file is in both. Each is in path order.
+type treeChanges struct {
+	gone  []string
+	added []gitFile
+}
+
+func (ch *treeChanges) tooMany() bool {
+	return len(ch.gone) > maxPatchedFiles || len(ch.added) > maxPatchedFiles
+}
+
+// diffRecs adds to ch the files that differ between old and d, records of
+// the same folder in two walks; a folder whose record is the same pointer
+// (its tree did not change) is not looked into. It returns false when the
+// changes are too many or a folder's files are not in path order (a
+// malformed tree): then the caller lists every file.
+func diffRecs(old, d *dirRec, ch *treeChanges) bool {
+	if old == d {
+		return true
+	}
+	i, j := 0, 0
+	for i < len(old.files) || j < len(d.files) {
+		switch {
+		case i < len(old.files) && j < len(d.files) && old.files[i].path == d.files[j].path:
+			if old.files[i] != d.files[j] {
+				ch.gone = append(ch.gone, old.files[i].path)
+				ch.added = append(ch.added, d.files[j])
+			}
+			i++
+			j++
+		case j == len(d.files) || i < len(old.files) && old.files[i].path < d.files[j].path:
+			ch.gone = append(ch.gone, old.files[i].path)
+			i++
+		default:
+			ch.added = append(ch.added, d.files[j])
+			j++
+		}
+		if ch.tooMany() {
+			return false
+		}
+	}
+	if !slices.IsSortedFunc(d.files, gitFileOrder) {
+		return false
+	}
+	// the subfolders, by name
+	for k, e := range d.entries {
+		if e.Mode != filemode.Dir || d.slot[k] < 0 {
+			continue
+		}
+		kid := d.dirs[d.slot[k]]
+		oldKid := old.kid(e.Name)
+		if oldKid == nil {
+			if len(ch.added)+kid.total > maxPatchedFiles {
+				return false
+			}
+			kid.collect(&ch.added)
+			continue
+		}
+		if !diffRecs(oldKid, kid, ch) {
+			return false
+		}
+	}
+	for k, e := range old.entries {
+		if e.Mode != filemode.Dir || old.slot[k] < 0 || d.kid(e.Name) != nil {
+			continue
+		}
+		kid := old.dirs[old.slot[k]]
+		if len(ch.gone)+kid.total > maxPatchedFiles {
+			return false
+		}
+		var files []gitFile
+		kid.collect(&files)
+		for _, f := range files {
+			ch.gone = append(ch.gone, f.path)
+		}
+	}
+	return true
+}
+
+// changesSince returns the files that differ between the walks old and
+// root, in path order, or ok false when there are too many (or the trees
+// are malformed).
+func changesSince(old, root *dirRec) (ch treeChanges, ok bool) {
+	if old == nil || !diffRecs(old, root, &ch) {
+		return treeChanges{}, false
+	}
+	slices.Sort(ch.gone)
+	slices.SortFunc(ch.added, gitFileOrder)
+	if len(slices.Compact(slices.Clone(ch.gone))) != len(ch.gone) ||
+		len(slices.CompactFunc(slices.Clone(ch.added), func(a, b gitFile) bool { return a.path == b.path })) != len(ch.added) {
+		return treeChanges{}, false // one path twice: a malformed tree
+	}
+	return ch, true
+}
+
+// patchStep is one step of making the new list from the last one: copy
+// the last one's [from, to), or (from -1) put in added[to].
+type patchStep struct{ from, to int }
+
+// patchPlan is how the new list is made from last (in path order) with
+// ch's changes, and the new list's length; ok is false when a gone path
+// is not in last (the walks do not match the list).
+func patchPlan(last []gitFile, ch treeChanges) (steps []patchStep, n int, ok bool) {
+	i, gi, ai := 0, 0, 0
+	for gi < len(ch.gone) || ai < len(ch.added) {
+		goneFirst := ai == len(ch.added) || gi < len(ch.gone) && ch.gone[gi] <= ch.added[ai].path
+		p := ""
+		if goneFirst {
+			p = ch.gone[gi]
+		} else {
+			p = ch.added[ai].path
+		}
+		k := i + sort.Search(len(last)-i, func(x int) bool { return last[i+x].path >= p })
+		if k > i {
+			steps = append(steps, patchStep{i, k})
+			n += k - i
+		}
+		i = k
+		if goneFirst {
+			if i == len(last) || last[i].path != p {
+				return nil, 0, false
+			}
+			i++
+			gi++
+			continue
+		}
+		if i < len(last) && last[i].path == p {
+			return nil, 0, false // added but not gone: the list has it
+		}
+		steps = append(steps, patchStep{-1, ai})
+		n++
+		ai++
+	}
+	if i < len(last) {
+		steps = append(steps, patchStep{i, len(last)})
+		n += len(last) - i
+	}
+	return steps, n, true
+}
+
+// applyPlan makes the new list of last's elements by steps; the places of
+// added elements are left zero and their indexes returned by the caller
+// (addedAt).
+func applyPlan[T any](last []T, steps []patchStep, n int) []T {
+	out := make([]T, n)
+	at := 0
+	for _, s := range steps {
+		if s.from < 0 {
+			at++
+			continue
+		}
+		at += copy(out[at:], last[s.from:s.to])
+	}
+	return out
+}
+
+// addedAt is the index in the new list of each added file, in order.
+func addedAt(steps []patchStep) []int {
+	var idx []int
+	at := 0
+	for _, s := range steps {
+		if s.from < 0 {
+			idx = append(idx, at)
+			at++
+			continue
+		}
+		at += s.to - s.from
+	}
+	return idx
+}
+
+// samePathsAs tells whether ch only changed files in place: every path
+// gone is added back.
+func (ch *treeChanges) samePaths() bool {
+	if len(ch.gone) != len(ch.added) {
+		return false
+	}
+	for i, p := range ch.gone {
+		if ch.added[i].path != p {
+			return false
+		}
+	}
+	return true
+}
+
+// changedPaths are the paths ch names, in path order, each once.
+func (ch *treeChanges) changedPaths() []string {
+	out := make([]string, 0, len(ch.gone)+len(ch.added))
+	out = append(out, ch.gone...)
+	for _, f := range ch.added {
+		out = append(out, f.path)
+	}
+	slices.SortFunc(out, strings.Compare)
+	return slices.Compact(out)
+}

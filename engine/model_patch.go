@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/schema"
+)
+
+// modelDiff is what changed in a branch's files since the commit base:
+// the paths added, deleted or changed, in path order (gitsource's
+// Tree.Base and Tree.Changed).
+type modelDiff struct {
+	base  string
+	paths []string
+}
+
+// maxPatchedChecks is the number of changed paths up to which a reload's
+// checks are patched from the last one's.
+const maxPatchedChecks = 1024
+
+type patchedChecks struct {
+	checks []docCheck
+	todo   []int // the checks to validate
+}
+
+// patchChecks makes the checks of a reload from the last reload's, when
+// its files are that reload's with diff's changes and nothing else the
+// checks depend on changed: the same model, no locales (a file's
+// readings there depend on the site's locales), only pages and items
+// changed (not the globals nor a model file), no validation cache's
+// results to take. The checks of the changed paths are made again, the
+// others are the last ones; ok is false when it does not apply.
+func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *schema.Model, diff modelDiff, persisted bool, commit string) (patchedChecks, bool) {
+	last := ms.lastChecks
+	if diff.base == "" || diff.base != ms.checkedAt || m != ms.checkedModel || site.I18n != nil || persisted ||
+		len(diff.paths) > maxPatchedChecks || last == nil {
+		return patchedChecks{}, false
+	}
+	for _, p := range diff.paths {
+		if !strings.HasPrefix(p, "content/") && !strings.HasPrefix(p, "pages/") || p == site.GlobalsPath || content.ModelFile(p) {
+			return patchedChecks{}, false
+		}
+	}
+	var out patchedChecks
+	out.checks = make([]docCheck, 0, len(last)+len(diff.paths))
+	byPath := func(f content.File, p string) int { return strings.Compare(f.Path, p) }
+	i := 0
+	for _, p := range diff.paths {
+		k := i + sort.Search(len(last)-i, func(x int) bool { return last[i+x].path >= p })
+		out.checks = append(out.checks, last[i:k]...)
+		for i = k; i < len(last) && last[i].path == p; i++ {
+		}
+		j, found := slices.BinarySearchFunc(files, p, byPath)
+		if !found {
+			continue
+		}
+		c, ok := checkOf(files[j], site, m)
+		if !ok {
+			continue
+		}
+		if res, ok := ms.results[valKey{c.doc, c.t}]; ok {
+			c.res = res
+		} else {
+			out.todo = append(out.todo, len(out.checks))
+		}
+		out.checks = append(out.checks, c)
+	}
+	out.checks = append(out.checks, last[i:]...)
+	return out, true
+}
+
+// checkOf is the check of a file of a site without locales: its type's
+// model, or ok false when it has none (or is not a document).
+func checkOf(f content.File, site *content.Site, m *schema.Model) (docCheck, bool) {
+	if f.Doc == nil || f.Err != nil {
+		return docCheck{}, false
+	}
+	var t *schema.Type
+	typ := ""
+	switch p := f.Path; {
+	case strings.HasPrefix(p, "content/"):
+		rest := p[len("content/"):]
+		i := strings.IndexByte(rest, '/')
+		if i <= 0 || i == len(rest)-1 {
+			return docCheck{}, false
+		}
+		typ = rest[:i]
+		t = m.Of(typ)
+	case strings.HasPrefix(p, "pages/"):
+		typ, t = schema.KindPages, m.Pages
+	case f.Path == site.GlobalsPath:
+		typ, t = schema.KindGlobals, m.Globals
+	}
+	if t == nil {
+		return docCheck{}, false
+	}
+	return docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}, true
+}
