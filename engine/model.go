@@ -310,8 +310,6 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			if f.Doc == nil || f.Err != nil {
 				continue
 			}
-			var t *schema.Type
-			typ := ""
 			p, loc := f.Path, ""
 			var proj []string
 			if site.I18n != nil && site.I18n.ContentFile(p) {
@@ -326,21 +324,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 				p, loc = virt, l
 				proj = projs
 			}
-			switch {
-			case strings.HasPrefix(p, "content/"):
-				// content/<type>/<file>: no allocation per file on a reload
-				rest := p[len("content/"):]
-				i := strings.IndexByte(rest, '/')
-				if i <= 0 || i == len(rest)-1 {
-					continue
-				}
-				typ = rest[:i]
-				t = m.Of(typ)
-			case strings.HasPrefix(p, "pages/"):
-				typ, t = schema.KindPages, m.Pages
-			case f.Path == site.GlobalsPath:
-				typ, t = schema.KindGlobals, m.Globals
-			}
+			typ, t := modelTypeOf(p, f.Path, site, m)
 			if t == nil {
 				continue
 			}

@@ -78,24 +78,30 @@ func checkOf(f content.File, site *content.Site, m *schema.Model) (docCheck, boo
 	if f.Doc == nil || f.Err != nil {
 		return docCheck{}, false
 	}
-	var t *schema.Type
-	typ := ""
-	switch p := f.Path; {
-	case strings.HasPrefix(p, "content/"):
-		rest := p[len("content/"):]
-		i := strings.IndexByte(rest, '/')
-		if i <= 0 || i == len(rest)-1 {
-			return docCheck{}, false
-		}
-		typ = rest[:i]
-		t = m.Of(typ)
-	case strings.HasPrefix(p, "pages/"):
-		typ, t = schema.KindPages, m.Pages
-	case f.Path == site.GlobalsPath:
-		typ, t = schema.KindGlobals, m.Globals
-	}
+	typ, t := modelTypeOf(f.Path, f.Path, site, m)
 	if t == nil {
 		return docCheck{}, false
 	}
 	return docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}, true
+}
+
+// modelTypeOf is the type of the document at p (its path in its locale on
+// a site with locales; path is the file's own) and the type's model, nil
+// when it has none or p is no document's path.
+func modelTypeOf(p, path string, site *content.Site, m *schema.Model) (string, *schema.Type) {
+	switch {
+	case strings.HasPrefix(p, "content/"):
+		// content/<type>/<file>: no allocation per file on a reload
+		rest := p[len("content/"):]
+		i := strings.IndexByte(rest, '/')
+		if i <= 0 || i == len(rest)-1 {
+			return "", nil
+		}
+		return rest[:i], m.Of(rest[:i])
+	case strings.HasPrefix(p, "pages/"):
+		return schema.KindPages, m.Pages
+	case path == site.GlobalsPath:
+		return schema.KindGlobals, m.Globals
+	}
+	return "", nil
 }
