@@ -184,10 +184,16 @@ func (as *Assembler) assemblePlain(sorted []File) (*Site, []Problem) {
 		as.links = &siteLinks{}
 	}
 	site, problems := as.assembleOnce(sorted)
+	return as.rereadStale(sorted, site, problems)
+}
+
+// rereadStale keeps site's links for the bodies, and assembles files once
+// more, reading the files whose rendered links resolve otherwise in it.
+func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (*Site, []Problem) {
 	as.links.set(site)
 	if stale := as.links.stale(); len(stale) > 0 {
 		as.reread = stale
-		site, problems = as.assembleOnce(sorted)
+		site, problems = as.assembleOnce(files)
 		as.reread = nil
 		as.links.set(site)
 	}

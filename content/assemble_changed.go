@@ -63,14 +63,7 @@ func (as *Assembler) assembleChanged(files []File, changed []string) (*Site, []P
 	}
 	as.last = next
 	as.fromChanges++
-	site, problems := next.site, slices.Clone(next.problems)
-	as.links.set(site)
-	if stale := as.links.stale(); len(stale) > 0 {
-		as.reread = stale
-		site, problems = as.assembleOnce(files)
-		as.reread = nil
-		as.links.set(site)
-	}
+	site, problems := as.rereadStale(files, next.site, slices.Clone(next.problems))
 	return site, problems, true
 }
 
