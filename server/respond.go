@@ -207,11 +207,16 @@ func listBody(key string, items [][]byte, total, limit, offset int) []byte {
 	return b
 }
 
+// listTail is what follows a list's items: `],"total":…}`.
+func listTail(total, limit, offset int) []byte {
+	tail := listBody("", nil, total, limit, offset)
+	return tail[bytes.IndexByte(tail, ']'):]
+}
+
 // listParts is listBody as the pieces to write one after another (the
 // items' own bytes, not copied) and their total length.
 func listParts(key string, items [][]byte, total, limit, offset int) ([][]byte, int) {
-	tail := listBody("", nil, total, limit, offset)
-	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
+	tail := listTail(total, limit, offset)
 	parts := make([][]byte, 0, 2*len(items)+1)
 	parts = append(parts, []byte(`{"`+key+`":[`))
 	size := len(parts[0]) + len(tail)
@@ -254,8 +259,7 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 // pieces to write in turn (repr.GzipJoinParts) and their length.
 func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([][]byte, int, error) {
 	head := []byte(`{"` + key + `":[`)
-	tail := listBody("", nil, total, limit, offset)
-	tail = tail[bytes.IndexByte(tail, ']'):] // `],"total":…}`
+	tail := listTail(total, limit, offset)
 	parts := make([]repr.GzipPart, 0, 2*len(items)+1)
 	parts = append(parts, repr.GzipPart{Raw: head})
 	crc := crc32.ChecksumIEEE(head)

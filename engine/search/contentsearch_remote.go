@@ -592,15 +592,8 @@ func (ci *ContentIndex) prefetch() {
 		pf.kept = true
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), remoteFetchTimeout)
+	ctx, cancel := ci.untilClosed(context.WithTimeout(context.Background(), remoteFetchTimeout))
 	defer cancel()
-	go func() {
-		select {
-		case <-ci.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	p, folder, err := ci.remote.newestPointer(ctx)
 	if err != nil {
 		pf.err = err
@@ -667,15 +660,8 @@ func (ci *ContentIndex) startFromStore(s *Snapshot) bool {
 // (the caller builds, as without a bucket).
 func (ci *ContentIndex) fetchRemote(s *Snapshot) bool {
 	lang := s.Site.Config.Language
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := ci.untilClosed(context.WithCancel(context.Background()))
 	defer cancel()
-	go func() {
-		select {
-		case <-ci.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	dir, commit, manifest, ok, err := ci.remote.fetch(ctx, ci.store.dir, lang)
 	if err != nil {
 		ci.log.Warn("search index from the bucket not used: this box builds its own", "err", err)
@@ -779,4 +765,16 @@ func (ci *ContentIndex) publishRemote(s *Snapshot) {
 		}
 		ci.published.Add(1)
 	}()
+}
+
+// untilClosed is ctx, also cancelled when the index closes.
+func (ci *ContentIndex) untilClosed(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
+	go func() {
+		select {
+		case <-ci.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
