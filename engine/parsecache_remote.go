@@ -343,7 +343,7 @@ func (e *Engine) parseCacheLoaded() {
 	if r == nil || r.fetchOnly {
 		return
 	}
-	if st := e.src.Stats(); st.LoadedFromDisk == 0 && st.Adopted == 0 && st.LastParsed > 0 {
+	if st := e.src.Stats(); st.LoadedFromDisk == 0 && st.Adopted == 0 && st.Parsed > 0 {
 		r.due.Store(true)
 	}
 }
