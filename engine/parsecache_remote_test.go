@@ -476,3 +476,35 @@ func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// TestEngine_ParseCacheDraftBranch: a box that serves a draft branch
+// loads it after the published one, and that load parses nothing (the
+// same files): the box parsed the site all the same and publishes, and
+// a fresh box with a draft branch starts warm on both.
+func TestEngine_ParseCacheDraftBranch(t *testing.T) {
+	_, state := s3test.Open(t, s3test.NewServer(t).NewBucket(t))
+	day := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	const n = 10
+	r := parseCacheSite(t, n, day)
+	srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/draft")
+	open := func() *Engine {
+		e, err := Open(context.Background(), Config{Site: r.Site(), DraftBranch: "draft", CacheDir: t.TempDir(),
+			Now: func() time.Time { return day }, ParseCacheState: state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a := open()
+	if st := a.src.Stats(); st.Parsed != n+2 || st.LastParsed != 0 {
+		t.Fatalf("box A: parsed %d, the draft's load %d; want %d, 0", st.Parsed, st.LastParsed, n+2)
+	}
+	waitParseCachePublished(t, a, 1)
+	a.Close()
+	b := open()
+	st := b.src.Stats()
+	b.Close()
+	if st.Adopted != n+2 || st.Parsed != 0 {
+		t.Errorf("box B: adopted %d, parsed %d; want the bucket's %d, none", st.Adopted, st.Parsed, n+2)
+	}
+}
