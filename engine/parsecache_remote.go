@@ -130,10 +130,14 @@ func parseCacheFolder(shared string) string {
 // publish writes src's cache, which holds commit's documents, and points
 // latest at it unless a newer one is there.
 func (r *parseCacheRemote) publish(ctx context.Context, src *gitsource.Source, commit string) error {
-	data, err := src.SavedCache()
-	if err != nil || data == nil {
+	// The header is written before the cache file's bytes, in the room
+	// left for it: the object is not a second copy of the file.
+	room := maxParseCacheHeader
+	buf, err := src.SavedCache(room)
+	if err != nil || buf == nil {
 		return err
 	}
+	data := buf[room:]
 	folder := parseCacheFolder(src.SharedKey())
 	sum := sha256.Sum256(data)
 	hdr := parseCacheHeader{Object: parseCacheObjectVersion, Shared: src.SharedKey(), Commit: commit,
@@ -142,9 +146,12 @@ func (r *parseCacheRemote) publish(ctx context.Context, src *gitsource.Source, c
 	if err != nil {
 		return err
 	}
-	obj := make([]byte, 0, len(line)+1+len(data))
-	obj = append(append(append(obj, line...), '\n'), data...)
-	data = nil
+	line = append(line, '\n')
+	if len(line) > room {
+		return errors.New("header too long")
+	}
+	obj := buf[room-len(line):]
+	copy(obj, line)
 	key := folder + "/" + commit
 	if err := r.putObject(ctx, key, obj, hdr.Shared); err != nil {
 		return err

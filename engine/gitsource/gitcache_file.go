@@ -302,6 +302,12 @@ var errCacheVersion = errors.New("not a cache file of this version")
 // of an earlier version (version 2 held every body, 670 MB at 100k
 // files) is not read at all.
 func readCacheFile(name string) ([]byte, error) {
+	return readCacheFileAfter(name, 0)
+}
+
+// readCacheFileAfter is readCacheFile into a buffer with room bytes
+// before the file's, left zero: buf[room:] is the file.
+func readCacheFileAfter(name string, room int) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -318,12 +324,13 @@ func readCacheFile(name string) ([]byte, error) {
 	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
 		return nil, errCacheVersion
 	}
-	data := make([]byte, fi.Size())
+	buf := make([]byte, int64(room)+fi.Size())
+	data := buf[room:]
 	copy(data, head)
 	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	return data, nil
+	return buf, nil
 }
 
 // staleTempAge is how old a temporary cache file must be to be taken for
