@@ -71,7 +71,7 @@ type Config struct {
 	// area for the parse cache: a box whose first load parsed the site
 	// publishes its cache there (and again every 64 reloads or so), and
 	// a box with no parse cache of its own fetches the newest one before
-	// its first load (parsecache_remote.go). search.FetchOnly: fetch
+	// its first load (parsecache_share.go). search.FetchOnly: fetch
 	// only (a read-only box).
 	ParseCacheState media.StateStore
 	// ParseCacheWait bounds the wait for the bucket's parse cache before
@@ -224,8 +224,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if cfg.CacheDir != "" {
 		e.parseCache = newParseCacheRemote(cfg.ParseCacheState, cfg.Now, cfg.ParseCacheWait)
-	}
-	if cfg.CacheDir != "" {
 		// The published branch's first load takes the validation results
 		// the last run kept (validcache.go), read meanwhile.
 		pending := make(chan *persistedResults, 1)
