@@ -31,6 +31,32 @@ type docMaker struct {
 	mu     sync.Mutex
 	arenas []*tokenArena
 	freqs  []*wordFreqs
+	texts  [][]byte
+}
+
+// getText is an empty buffer for a document's text (searchDocIn).
+func (dm *docMaker) getText() []byte {
+	dm.mu.Lock()
+	defer dm.mu.Unlock()
+	if n := len(dm.texts); n > 0 {
+		b := dm.texts[n-1]
+		dm.texts = dm.texts[:n-1]
+		return b
+	}
+	return nil
+}
+
+// keepText bounds the buffers of text kept for reuse, as keepMost the
+// words: a long text's is left to the collector.
+const keepText = 64 << 10
+
+func (dm *docMaker) putText(b []byte) {
+	if cap(b) > keepText {
+		return
+	}
+	dm.mu.Lock()
+	dm.texts = append(dm.texts, b[:0])
+	dm.mu.Unlock()
 }
 
 // getArena is a free token arena.
@@ -134,8 +160,10 @@ func newDocMaker(im mapping.IndexMapping) (*docMaker, error) {
 	return dm, nil
 }
 
-// document is the document of id whose fields are m (searchDocOf's);
-// its analysedText fields are appended to texts (for release).
+// document is the document of id whose fields are m (searchDocIn's:
+// a []byte value is a buffer of getText, which dm may reuse once the
+// document is indexed); its analysedText fields are appended to texts
+// (for release).
 func (dm *docMaker) document(id string, m map[string]any, texts *[]*analysedText) (*document.Document, error) {
 	doc := document.NewDocument(id)
 	for name, v := range m {
@@ -143,17 +171,25 @@ func (dm *docMaker) document(id string, m map[string]any, texts *[]*analysedText
 		if !ok {
 			return nil, fmt.Errorf("search document: no field %s in the mapping", name)
 		}
+		var text []byte
+		owned := false // text is a buffer of dm's (getText)
 		switch v := v.(type) {
 		case string:
+			text = []byte(v) // the filters write in place (lower-casing)
+		case []byte:
+			text, owned = v, true
+		}
+		switch v := v.(type) {
+		case string, []byte:
 			if f.number {
-				return nil, fmt.Errorf("search document: field %s: a string, not a number", name)
+				return nil, fmt.Errorf("search document: field %s: text, not a number", name)
 			}
 			if f.tok != nil {
-				t := &analysedText{name: name, value: []byte(v), f: f, dm: dm}
+				t := &analysedText{name: name, value: text, owned: owned, f: f, dm: dm}
 				*texts = append(*texts, t)
 				doc.AddField(t)
 			} else {
-				doc.AddField(document.NewTextFieldCustom(name, []uint64{}, []byte(v), f.opts, f.an))
+				doc.AddField(document.NewTextFieldCustom(name, []uint64{}, text, f.opts, f.an))
 			}
 		case float64:
 			if !f.number {
@@ -179,6 +215,7 @@ func (dm *docMaker) document(id string, m map[string]any, texts *[]*analysedText
 type analysedText struct {
 	name  string
 	value []byte
+	owned bool // value is a buffer of dm's, given back on release
 	f     *fieldMaker
 	dm    *docMaker
 
@@ -241,11 +278,15 @@ func (t *analysedText) Analyze() {
 	t.dm.putArena(a)
 }
 
-// release gives the frequencies back: scorch indexed t's document, and
-// nothing reads them any more.
+// release gives the frequencies and the text back: scorch indexed t's
+// document, and nothing reads them any more.
 func (t *analysedText) release() {
 	if t.wf != nil {
 		t.dm.putFreqs(t.wf)
 		t.wf = nil
+	}
+	if t.owned {
+		t.dm.putText(t.value)
+		t.value, t.owned = nil, false
 	}
 }
