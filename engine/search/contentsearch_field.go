@@ -3,8 +3,10 @@ package search
 import (
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/size"
@@ -119,6 +121,9 @@ type fieldMaker struct {
 	// the field is analysed with pooled tokens.
 	tok     *asciiTokenizer
 	filters []analysis.TokenFilter
+	// lower: the first filter is bleve's lower-casing, done by lowerWords
+	// (filters then holds the others).
+	lower bool
 }
 
 // newDocMaker reads the fields of the content mapping im.
@@ -150,6 +155,11 @@ func newDocMaker(im mapping.IndexMapping) (*docMaker, error) {
 			if da, ok := f.an.(*analysis.DefaultAnalyzer); ok && len(da.CharFilters) == 0 && !f.opts.IncludeTermVectors() {
 				if t, ok := da.Tokenizer.(asciiTokenizer); ok {
 					f.tok, f.filters = &t, da.TokenFilters
+					if len(f.filters) > 0 {
+						if _, ok := f.filters[0].(*lowercase.LowerCaseFilter); ok {
+							f.lower, f.filters = true, f.filters[1:]
+						}
+					}
 				}
 			}
 		default:
@@ -257,6 +267,9 @@ func (t *analysedText) Size() int {
 func (t *analysedText) Analyze() {
 	a := t.dm.getArena()
 	tokens := t.f.tok.tokenize(t.value, a)
+	if t.f.lower {
+		lowerWords(tokens)
+	}
 	for _, tf := range t.f.filters {
 		tokens = tf.Filter(tokens)
 	}
@@ -277,6 +290,32 @@ func (t *analysedText) Analyze() {
 	t.wf = wf
 	t.dm.putArena(a)
 }
+
+// lowerWords lower-cases the words as bleve's lowercase filter does
+// (in place, as it does), the ASCII ones directly: most words are, and
+// the filter looks each letter up as a Unicode rune.
+func lowerWords(tokens analysis.TokenStream) {
+	for i, tok := range tokens {
+		ascii := true
+		for _, c := range tok.Term {
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			lowerFilter.Filter(tokens[i : i+1])
+			continue
+		}
+		for j, c := range tok.Term {
+			if 'A' <= c && c <= 'Z' {
+				tok.Term[j] = c + 'a' - 'A'
+			}
+		}
+	}
+}
+
+var lowerFilter = lowercase.NewLowerCaseFilter()
 
 // release gives the frequencies and the text back: scorch indexed t's
 // document, and nothing reads them any more.
