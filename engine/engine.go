@@ -192,6 +192,11 @@ type Engine struct {
 // start. Close writes it at once.
 const firstSaveDelay = 2 * time.Second
 
+// firstSearchDelay puts off, for the same reason, the published branch's
+// first search index build (or the opening of its kept copy) after Open;
+// the first search starts it at once.
+const firstSearchDelay = 2 * time.Second
+
 type loadError struct {
 	Commit string
 	At     time.Time
@@ -220,7 +225,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if cfg.CacheDir != "" {
 			dir = searchStoreDir(cfg.CacheDir, src.SiteID(), cfg.Branch)
 		}
-		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir, cfg.SearchState)}
+		e.search = &contentSearch{pub: search.NewHeldContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir, cfg.SearchState)}
 	}
 	if cfg.CacheDir != "" {
 		e.parseCache = newParseCacheRemote(cfg.ParseCacheState, cfg.Now, cfg.ParseCacheWait)
@@ -251,6 +256,19 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.saveWG.Add(1)
 	go e.runSchedule(e.closing)
 	e.history.follow(e.published.Load().Commit)
+	if e.search != nil {
+		e.saveWG.Add(1)
+		go func() {
+			defer e.saveWG.Done()
+			t := time.NewTimer(firstSearchDelay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				e.search.pub.Start()
+			case <-e.closing:
+			}
+		}()
+	}
 	e.saveWG.Add(1)
 	go func() {
 		defer e.saveWG.Done()

@@ -78,6 +78,12 @@ type ContentIndex struct {
 	done       chan struct{}
 	stopped    chan struct{}
 	bg         sync.WaitGroup
+
+	// start is closed by Start: until then the worker records the
+	// snapshots it is told of but neither builds nor opens an index
+	// (NewHeldContentIndex; closed at once by NewContentIndex).
+	start     chan struct{}
+	startOnce sync.Once
 }
 
 // Restored tells whether the index was opened from its store's copy and
@@ -110,6 +116,17 @@ type builtIndex struct {
 // and remote, when not nil (and storeDir is set), the bucket's state
 // area, where it is published and fetched from.
 func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string, remote media.StateStore) *ContentIndex {
+	ci := NewHeldContentIndex(log, now, storeDir, remote)
+	ci.Start()
+	return ci
+}
+
+// NewHeldContentIndex is NewContentIndex whose first build (or the
+// opening of its kept or fetched copy) waits for Start or the first
+// Search: a server's start leaves its CPU and memory to loading the
+// site and answering the first requests. A prefetch from the bucket
+// runs meanwhile.
+func NewHeldContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string, remote media.StateStore) *ContentIndex {
 	var store *searchStore
 	var rem *remoteIndex
 	if storeDir != "" {
@@ -130,6 +147,7 @@ func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		stopped:  make(chan struct{}),
+		start:    make(chan struct{}),
 	}
 	if rem != nil {
 		// A fresh box fetches the bucket's index while the engine parses
@@ -246,10 +264,21 @@ func (ci *ContentIndex) Status(served *Snapshot) *SearchStatus {
 	return st
 }
 
+// Start lets the worker build or open the index (once held: see
+// NewHeldContentIndex); calls after the first do nothing.
+func (ci *ContentIndex) Start() {
+	ci.startOnce.Do(func() { close(ci.start) })
+}
+
 // run brings the index up to the target snapshot whenever woken, and swaps
 // in rebuilt indexes.
 func (ci *ContentIndex) run() {
 	defer close(ci.stopped)
+	select {
+	case <-ci.start:
+	case <-ci.done:
+		return
+	}
 	for {
 		select {
 		case <-ci.done:
