@@ -114,6 +114,13 @@ type treeEntries struct {
 	// push's new trees, which the history index reads next
 	// (Source.LooseTree).
 	read map[plumbing.Hash][]object.TreeEntry
+	// raws are the trees read from their loose objects, with their
+	// bytes (walkDir compares a changed folder's with its last ones').
+	raws map[plumbing.Hash]rawTree
+	// spans are, for the folders walkDir merged with their last record
+	// by bytes, what it took from there as it was (diffRecs looks
+	// between).
+	spans map[*dirRec]treeSpan
 }
 
 // maxReadTrees bounds treeEntries.read: a Load that decodes more is not
@@ -135,8 +142,16 @@ func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := tc.m[h]; ok {
 		return es, nil
 	}
-	entries, ok := tc.loose.read(h)
-	if !ok {
+	rt, ok := tc.loose.readRaw(h)
+	entries := rt.entries
+	if ok {
+		if tc.raws == nil {
+			tc.raws = map[plumbing.Hash]rawTree{}
+		}
+		if len(tc.raws) < maxReadTrees {
+			tc.raws[h] = rt
+		}
+	} else {
 		t, err := object.GetTree(tc.st, h)
 		if err != nil {
 			return nil, err
