@@ -150,7 +150,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	// one file that is not the last Load's
 	load := func(get func(docKey) *docEntry, i int) {
 		f := files[i]
-		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: times[f.path]}
+		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: timeOf(times, f.path)}
 		entries[i] = nil
 		if f.mode == filemode.Symlink {
 			// The link target could be anything on this machine
@@ -188,8 +188,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			if siblings {
 				for _, set := range []map[string]bool{prev.fromParent, ids.fromParent} {
 					for p := range set {
-						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != times[p] {
-							out[i].Updated = times[p]
+						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != timeOf(times, p) {
+							out[i].Updated = timeOf(times, p)
 							retimed = append(retimed, p) // a change too
 						}
 					}
@@ -228,7 +228,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 				}
 				out[i] = prev.out[j] // no hex string per file per push
 				if !sameTimes {
-					out[i].Updated = times[f.path]
+					out[i].Updated = timeOf(times, f.path)
 				}
 				prev.docs[j].used = gen
 				entries[i] = prev.docs[j]
