@@ -291,7 +291,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	// The documents to check, the cached results taken: those of the
 	// last loads, at a start those the validation cache kept for this
 	// model.
-	var checks []docCheck // the full pass's, in path order
+	var checks []docCheck          // the full pass's, in path order
 	last := ms.lastChecks.cursor() // at the first of the last load's not before the file
 	var list *checkList
 	var todo, fresh []*docCheck // to validate; whose results ms.results does not have yet
