@@ -269,29 +269,31 @@ func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, 
 // trees are not compared again.
 func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, int, timesIDs, error) {
 	st := tc.st
-	times := make(map[string]time.Time, len(files))
 	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
 		for _, f := range files {
-			t, ok := known.get(f.path)
-			if !ok {
+			if _, ok := known.get(f.path); !ok {
 				complete = false
 				break
 			}
-			times[f.path] = t
 		}
 		if complete && known.len() == len(files) {
 			return known, 0, timesIDs{self: id}, nil // the same paths: never changed
 		}
 		if complete {
+			times := make(map[string]time.Time, len(files))
+			for _, f := range files {
+				times[f.path] = timeOf(known, f.path)
+			}
 			return newTimeMap(times), 0, timesIDs{self: id}, nil
 		}
-		clear(times)
 	}
 
 	if times, ids, ok, err := s.attributeFromParent(tc, c, files, fromParent); err != nil || ok {
 		return times, 1, ids, err
 	}
+	// a map of every path only for the walk (not for a push's patch)
+	times := make(map[string]time.Time, len(files))
 
 	root := newTimeTree(files)
 	knownCommits := s.docs.knownCommits()

@@ -1,14 +1,20 @@
 package gitsource
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // TestPatchTimes_OverParent checks that a push's attribution, the parent's
@@ -83,5 +89,47 @@ func TestPatchTimes_OverParent(t *testing.T) {
 	// A path the parent did not have, not in the files: not patched.
 	if _, ok := patchTimes(known, map[string]bool{}, append(sorted(), gitFile{path: strings.Repeat("z", 3)}), time.Now()); ok {
 		t.Fatal("an unchanged file the parent has no time for was patched")
+	}
+}
+
+// TestAttribute_PushAllocatesItsChange checks that the attribution of a
+// one-file push whose parent's is known allocates in proportion to the
+// change, not a map of every path (a million at 1M).
+func TestAttribute_PushAllocatesItsChange(t *testing.T) {
+	r := newSrcBareSite(t)
+	files := map[string]string{}
+	for i := range 4000 {
+		files[fmt.Sprintf("content/posts/p%04d.md", i)] = fmt.Sprintf("---\ntitle: P%d\n---\n", i)
+	}
+	r.Commit(srcDay(0), files)
+	r.Push(false)
+	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
+	srcLoad(t, src, "main")
+	last := src.last.files
+	r.Commit(srcDay(1), map[string]string{"content/posts/p0100.md": "---\ntitle: edited\n---\n"})
+	r.Push(false)
+	st := openObjectStorage(r.Site(), cache.NewObjectLRU(cache.MiByte))
+	defer st.Close()
+	c, err := object.GetCommit(st, plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", "HEAD")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &treeEntries{st: st, m: map[plumbing.Hash][]object.TreeEntry{}}
+	if _, err := object.GetCommit(st, c.ParentHashes[0]); err != nil { // the store's pack index read
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	times, walked, _, err := src.attribute(context.Background(), tc, c, last, []string{"content/posts/p0100.md"})
+	runtime.ReadMemStats(&after)
+	if err != nil || walked != 1 {
+		t.Fatalf("walked %d, %v", walked, err)
+	}
+	if got, _ := times.get("content/posts/p0100.md"); !got.Equal(c.Committer.When.UTC()) || times.len() != 4000 {
+		t.Fatalf("the changed file's time %v, %d paths", got, times.len())
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Fatalf("%d bytes allocated for one changed file of 4000", n)
 	}
 }
