@@ -1,6 +1,7 @@
 package content
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +140,51 @@ func TestRefChecker_IncrementalFewChanges(t *testing.T) {
 		want := ReferenceProblems(site, files, nil)
 		if !slices.Equal(got, want) {
 			t.Fatalf("site %d: %v, want %v", i, got, want)
+		}
+	}
+}
+
+// TestDiffSorted_ReadsOnlyTheChange checks that the reference checker's
+// diff of two lists of a type's items (sorted by slug) gives what changed
+// without reading the slug of every item the two share at either end (a
+// one-file push into a type of 500k items), and the same as a merge of
+// the two lists by slug.
+func TestDiffSorted_ReadsOnlyTheChange(t *testing.T) {
+	var a []*Item
+	for i := range 10000 {
+		a = append(a, &Item{Slug: fmt.Sprintf("s%05d", i*2)})
+	}
+	edits := map[string]func([]*Item) []*Item{
+		"changed": func(b []*Item) []*Item { b[5000] = &Item{Slug: b[5000].Slug}; return b },
+		"added":   func(b []*Item) []*Item { return slices.Insert(b, 3001, &Item{Slug: "s06003"}) },
+		"deleted": func(b []*Item) []*Item { return slices.Delete(b, 7000, 7001) },
+		"first":   func(b []*Item) []*Item { b[0] = &Item{Slug: b[0].Slug}; return b },
+		"last":    func(b []*Item) []*Item { return append(b, &Item{Slug: "s99999"}) },
+	}
+	for name, edit := range edits {
+		b := edit(slices.Clone(a))
+		reads := 0
+		key := func(it *Item) string { reads++; return it.Slug }
+		var gone, added []*Item
+		if !diffSorted(a, b, key, &gone, &added) {
+			t.Fatalf("%s: not diffed", name)
+		}
+		var wantGone, wantAdded []*Item
+		for _, it := range a {
+			if !slices.Contains(b, it) {
+				wantGone = append(wantGone, it)
+			}
+		}
+		for _, it := range b {
+			if !slices.Contains(a, it) {
+				wantAdded = append(wantAdded, it)
+			}
+		}
+		if !slices.Equal(gone, wantGone) || !slices.Equal(added, wantAdded) {
+			t.Fatalf("%s: gone %v added %v, want %v %v", name, gone, added, wantGone, wantAdded)
+		}
+		if reads > 8 {
+			t.Errorf("%s: %d slugs read for one change", name, reads)
 		}
 	}
 }

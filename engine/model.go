@@ -67,7 +67,10 @@ type modelState struct {
 	// next one takes the result of a document it has at the same path
 	// from there, without a lookup in results per document (1.2 ms of a
 	// push's reload at 10k files).
-	lastChecks []docCheck
+	lastChecks *checkList
+	// lastFound are the checks of lastChecks with findings, in path
+	// order (withFindings).
+	lastFound []docCheck
 	// checkedAt is the commit lastChecks are of, checkedModel the model
 	// they were made with; diff, when the caller sets it before
 	// applyModel, the changes of its files since commit diff.base (a
@@ -217,7 +220,7 @@ func (ms *modelState) update(site *content.Site, files []content.File) {
 	ms.model = m
 	ms.hash = modelHash(ms.files)
 	ms.results = map[valKey]docResult{}
-	ms.lastChecks = nil
+	ms.lastChecks, ms.lastFound = nil, nil
 	ms.typeSlices = map[string][2][]*content.Item{}
 	ms.locales = nil
 	ms.onDisk = false // the file has another model's results, or none
@@ -288,11 +291,11 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	// The documents to check, the cached results taken: those of the
 	// last loads, at a start those the validation cache kept for this
 	// model.
-	checks := make([]docCheck, 0, len(files))
-	last, k := ms.lastChecks, 0 // k: the first of last not before the file
-	defer func() { ms.lastChecks = checks }()
-	var todo []int
-	var fresh []int // the checks whose results ms.results does not have yet
+	var checks []docCheck          // the full pass's, in path order
+	last := ms.lastChecks.cursor() // at the first of the last load's not before the file
+	var list *checkList
+	var todo, fresh []*docCheck // to validate; whose results ms.results does not have yet
+	var todoAt, freshAt []int   // the same, in checks
 	persisted := startResults{p: ms.persisted}
 	if p := ms.persisted; p == nil || p.hash != ms.hash || ms.hash == "" {
 		persisted.p = nil
@@ -303,9 +306,11 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	}
 	diff := ms.diff
 	ms.diff = modelDiff{}
-	if patched, ok := ms.patchChecks(site, files, m, diff, persisted.p != nil, commit); ok {
-		checks, todo = patched.checks, patched.todo
+	patched, isPatched := ms.patchChecks(site, files, m, diff, persisted.p != nil, commit)
+	if isPatched {
+		list, todo = patched.checks, patched.todo
 	} else {
+		checks = make([]docCheck, 0, len(files))
 		for _, f := range files {
 			if f.Doc == nil || f.Err != nil {
 				continue
@@ -337,26 +342,34 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 					}
 					c.doc, c.loc, c.proj = d, proj[i], true
 				}
-				for k < len(last) && last[k].path < c.path {
-					k++
+				for l := last.peek(); l != nil && l.path < c.path; l = last.peek() {
+					last.next()
 				}
-				if k < len(last) && last[k].path == c.path && last[k].doc == c.doc && last[k].t == t {
+				if l := last.peek(); l != nil && l.path == c.path && l.doc == c.doc && l.t == t {
 					// the last load's result for the same document and
 					// type: what results has for them
-					c.res = last[k].res
-					k++
+					c.res = l.res
+					last.next()
 				} else if res, ok := ms.results[valKey{c.doc, t}]; ok {
 					c.res = res
 				} else if res, ok := persisted.get(f, t, c.proj); ok {
 					c.res = res
-					fresh = append(fresh, len(checks))
+					freshAt = append(freshAt, len(checks))
 				} else {
-					todo = append(todo, len(checks))
+					todoAt = append(todoAt, len(checks))
 				}
 				checks = append(checks, c)
 			}
 		}
+		for _, i := range todoAt {
+			todo = append(todo, &checks[i])
+		}
+		for _, i := range freshAt {
+			fresh = append(fresh, &checks[i])
+		}
+		list = newCheckList(checks)
 	}
+	ms.lastChecks = list
 	ms.checkedAt, ms.checkedModel = commit, m
 	if len(fresh) > 0 {
 		ms.onDisk = true // the file holds this model's results
@@ -365,10 +378,10 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		ms.persisted = nil // only the first load that validates takes them
 	}
 	if len(ms.results) == 0 && len(todo)+len(fresh) > 0 {
-		ms.results = make(map[valKey]docResult, len(checks)) // sized: a start fills it
+		ms.results = make(map[valKey]docResult, list.len()) // sized: a start fills it
 	}
 	parallel(len(todo), parallelValidate, func(n int) {
-		c := &checks[todo[n]]
+		c := todo[n]
 		vs := c.t.Validate(c.doc)
 		unique, bare := crossOf(c.t, c.doc)
 		c.res = newDocResult(vs, unique, bare)
@@ -378,6 +391,15 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		ms.gen++
 		ms.unsaved += len(todo)
 	}
+	// The checks the passes below read: those with findings. A patched
+	// load's are the last load's but for the changed paths'.
+	var found []docCheck
+	if isPatched {
+		found = patchFindings(ms.lastFound, diff.paths, patched.made)
+	} else {
+		found = withFindings(list.all())
+	}
+	ms.lastFound = found
 	// At a start (many results new), the results kept for the next load
 	// (ms.results, and the documents in path order for the validation
 	// cache's file) are written meanwhile, as are the cross-document
@@ -399,12 +421,12 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		return done
 	}
 	stored := async(func() {
-		for _, i := range fresh {
-			ms.results[valKey{checks[i].doc, checks[i].t}] = checks[i].res
+		for _, c := range fresh {
+			ms.results[valKey{c.doc, c.t}] = c.res
 		}
-		if len(ms.results) > 2*len(checks)+1024 {
-			kept := make(map[valKey]docResult, len(checks))
-			for _, c := range checks {
+		if len(ms.results) > 2*list.len()+1024 {
+			kept := make(map[valKey]docResult, list.len())
+			for c := range list.all() {
 				kept[valKey{c.doc, c.t}] = c.res
 			}
 			ms.results = kept
@@ -415,7 +437,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	var inLocales map[string]map[string]bool
 	reject := map[string]bool{} // paths of invalid documents to hold back
 	var projSeen map[content.Problem]bool
-	for _, c := range checks {
+	for _, c := range found {
 		for _, v := range c.res.violations() {
 			msg := v.String()
 			if v.Warn {
@@ -436,7 +458,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		}
 	}
 	var crossProbs []content.Problem
-	crossed := async(func() { crossProbs = crossCheck(site, checks) })
+	crossed := async(func() { crossProbs = crossCheck(site, found) })
 	served, held := ms.hold(site, prevIn(prev, site, site.Locale), reject, commit)
 	served = ms.fillIn(served, m)
 	served = sortable(served, m)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/folio-cms/folio/content"
@@ -22,8 +21,9 @@ type modelDiff struct {
 const maxPatchedChecks = 1024
 
 type patchedChecks struct {
-	checks []docCheck
-	todo   []int // the checks to validate
+	checks *checkList
+	todo   []*docCheck // the checks to validate
+	made   []*docCheck // the checks of the changed paths, in path order
 }
 
 // patchChecks makes the checks of a reload from the last reload's, when
@@ -32,7 +32,8 @@ type patchedChecks struct {
 // readings there depend on the site's locales), only pages and items
 // changed (not the globals nor a model file), no validation cache's
 // results to take. The checks of the changed paths are made again, the
-// others are the last ones; ok is false when it does not apply.
+// others are the last ones, in the chunks of the last list they share
+// (checkList); ok is false when it does not apply.
 func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *schema.Model, diff modelDiff, persisted bool, commit string) (patchedChecks, bool) {
 	last := ms.lastChecks
 	if diff.base == "" || diff.base != ms.checkedAt || m != ms.checkedModel || site.I18n != nil || persisted ||
@@ -44,31 +45,27 @@ func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *s
 			return patchedChecks{}, false
 		}
 	}
-	var out patchedChecks
-	out.checks = make([]docCheck, 0, len(last)+len(diff.paths))
 	byPath := func(f content.File, p string) int { return strings.Compare(f.Path, p) }
-	i := 0
-	for _, p := range diff.paths {
-		k := i + sort.Search(len(last)-i, func(x int) bool { return last[i+x].path >= p })
-		out.checks = append(out.checks, last[i:k]...)
-		for i = k; i < len(last) && last[i].path == p; i++ {
-		}
+	var out patchedChecks
+	out.checks, out.made = patchList(last, diff.paths, func(p string) (docCheck, bool) {
 		j, found := slices.BinarySearchFunc(files, p, byPath)
 		if !found {
-			continue
+			return docCheck{}, false
 		}
 		c, ok := checkOf(files[j], site, m)
 		if !ok {
-			continue
+			return docCheck{}, false
 		}
 		if res, ok := ms.results[valKey{c.doc, c.t}]; ok {
 			c.res = res
-		} else {
-			out.todo = append(out.todo, len(out.checks))
 		}
-		out.checks = append(out.checks, c)
+		return c, true
+	})
+	for _, c := range out.made {
+		if _, ok := ms.results[valKey{c.doc, c.t}]; !ok {
+			out.todo = append(out.todo, c)
+		}
 	}
-	out.checks = append(out.checks, last[i:]...)
 	return out, true
 }
 

@@ -336,7 +336,7 @@ func (ms *modelState) fork() *modelState {
 	return &modelState{
 		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
 		results: ms.results, typeSlices: maps.Clone(ms.typeSlices),
-		lastChecks: ms.lastChecks, checkedAt: ms.checkedAt, checkedModel: ms.checkedModel,
+		lastChecks: ms.lastChecks, lastFound: ms.lastFound, checkedAt: ms.checkedAt, checkedModel: ms.checkedModel,
 	}
 }
 

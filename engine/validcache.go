@@ -375,9 +375,9 @@ func encodeValidation(key, site, hash string, order []valKey, results map[valKey
 // validation cache's file has their results in it. Made when the file is
 // written, not at every reload.
 func (ms *modelState) order() []valKey {
-	order := make([]valKey, len(ms.lastChecks))
-	for i, c := range ms.lastChecks {
-		order[i] = valKey{c.doc, c.t}
+	order := make([]valKey, 0, ms.lastChecks.len())
+	for c := range ms.lastChecks.all() {
+		order = append(order, valKey{c.doc, c.t})
 	}
 	return order
 }

@@ -131,7 +131,7 @@ func FuzzParseCache(f *testing.F) {
 	good, _ := encodeCache(key, site, map[docKey]parsedDoc{
 		{blob: blob, ext: ".md"}:               {doc: doc, bodyOff: 20},
 		{blob: plumbing.Hash{2}, ext: ".yaml"}: {doc: doc, bodyOff: -1},
-	}, []pathTimes{{commit: blob, times: map[string]time.Time{"content/posts/a.md": time.Unix(1e9, 0).UTC()}}})
+	}, []pathTimes{{commit: blob, times: newTimeMap(map[string]time.Time{"content/posts/a.md": time.Unix(1e9, 0).UTC()})}})
 	good = good[len(cacheMagic) : len(good)-4]
 	f.Add(good)
 	for _, n := range []int{0, 1, 5, len(good) / 2, len(good) - 1} {

@@ -39,7 +39,7 @@ type parsedDoc struct {
 // pathTimes is the Updated time of every relevant path of one commit.
 type pathTimes struct {
 	commit plumbing.Hash
-	times  map[string]time.Time
+	times  *timeMap
 	id     uint64 // unique among the attributions this cache held
 }
 
@@ -153,7 +153,7 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 
 // pathTimesFor returns the known attribution of commit h and its id, or
 // nil. The map is never changed.
-func (c *docCache) pathTimesFor(h plumbing.Hash) (map[string]time.Time, uint64) {
+func (c *docCache) pathTimesFor(h plumbing.Hash) (*timeMap, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, pt := range c.times {
@@ -179,7 +179,7 @@ func (c *docCache) knownCommits() map[plumbing.Hash]bool {
 }
 
 // putPathTimes records the attribution of commit h and returns its id.
-func (c *docCache) putPathTimes(h plumbing.Hash, times map[string]time.Time) uint64 {
+func (c *docCache) putPathTimes(h plumbing.Hash, times *timeMap) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, pt := range c.times {

@@ -147,8 +147,8 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 	e.Uvarint(uint64(len(times)))
 	for _, pt := range times {
 		e.B = append(e.B, pt.commit[:]...)
-		e.Uvarint(uint64(len(pt.times)))
-		for p, t := range pt.times {
+		e.Uvarint(uint64(pt.times.len()))
+		for p, t := range pt.times.all() {
 			e.Str(p)
 			bin, err := t.MarshalBinary()
 			if err != nil {
@@ -248,7 +248,7 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 		var pt pathTimes
 		copy(pt.commit[:], d.Bytes(20))
 		m := d.Count()
-		pt.times = make(map[string]time.Time, m)
+		at := make(map[string]time.Time, m)
 		for range m {
 			p := d.Str()
 			var t time.Time
@@ -256,8 +256,9 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 				d.Fail()
 				break
 			}
-			pt.times[p] = t
+			at[p] = t
 		}
+		pt.times = newTimeMap(at)
 		times = append(times, pt)
 	}
 	if d.Err != nil {

@@ -99,7 +99,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	patched := false
 	if !again && prev.root != nil && prev.root == s.lastRoot {
 		var ok bool
-		if ch, ok = changesSince(prev.root, root); ok {
+		if ch, ok = changesSince(prev.root, root, tc.spans); ok {
 			var n int
 			if steps, n, ok = patchPlan(prev.files, ch); ok {
 				files = applyPlan(prev.files, steps, n)
@@ -150,7 +150,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	// one file that is not the last Load's
 	load := func(get func(docKey) *docEntry, i int) {
 		f := files[i]
-		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: times[f.path]}
+		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: timeOf(times, f.path)}
 		entries[i] = nil
 		if f.mode == filemode.Symlink {
 			// The link target could be anything on this machine
@@ -188,8 +188,8 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			if siblings {
 				for _, set := range []map[string]bool{prev.fromParent, ids.fromParent} {
 					for p := range set {
-						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != times[p] {
-							out[i].Updated = times[p]
+						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != timeOf(times, p) {
+							out[i].Updated = timeOf(times, p)
 							retimed = append(retimed, p) // a change too
 						}
 					}
@@ -228,7 +228,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 				}
 				out[i] = prev.out[j] // no hex string per file per push
 				if !sameTimes {
-					out[i].Updated = times[f.path]
+					out[i].Updated = timeOf(times, f.path)
 				}
 				prev.docs[j].used = gen
 				entries[i] = prev.docs[j]
@@ -331,6 +331,13 @@ type dirRec struct {
 	// tree order.
 	before []int
 	total  int // relevant files here and below
+	// raw is the tree's content when it was read from its loose object
+	// (the entries' names are cut from it: it costs no memory of its
+	// own), ends where each entry ends in it; "" and nil otherwise.
+	raw  string
+	ends []int32
+	// sorted tells that files was found in path order (diffRecs).
+	sorted bool
 }
 
 // collect appends the files here and below in tree order. Git orders a
@@ -364,16 +371,27 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 		return nil, fmt.Errorf("tree %s%s: %w", prefix, h, err)
 	}
 	d := &dirRec{hash: h, entries: entries, slot: make([]int32, len(entries))}
-	k := 0 // the first entry of old not before e: both are in tree order
-	for i, e := range entries {
+	if rt, ok := tc.raws[h]; ok && len(rt.entries) == len(entries) {
+		d.raw, d.ends = rt.raw, rt.ends
+	}
+	// The entries at either end whose bytes are old's are old's: their
+	// records are taken as they are; only the ones between are merged
+	// with old's by name (a push of one file into a folder of 500k).
+	sp := sameSpan(old, d)
+	if sp.pre > 0 {
+		d.keepFrom(old, 0, sp.pre, 0)
+	}
+	k := sp.pre // the first entry of old not before e: both are in tree order
+	for i := sp.pre; i < sp.sufNew; i++ {
+		e := entries[i]
 		d.slot[i] = -1
 		// old's entry of the same name and mode, if any, and its slot
 		same, was := false, int32(-1)
 		if old != nil {
-			for k < len(old.entries) && gitOrder(old.entries[k], e) < 0 {
+			for k < sp.sufOld && gitOrder(old.entries[k], e) < 0 {
 				k++
 			}
-			if k < len(old.entries) && old.entries[k].Name == e.Name && old.entries[k].Mode == e.Mode {
+			if k < sp.sufOld && old.entries[k].Name == e.Name && old.entries[k].Mode == e.Mode {
 				same, was = true, old.slot[k]
 			}
 		}
@@ -410,6 +428,10 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 			d.total++
 		}
 	}
+	if sp.sufNew < len(entries) {
+		d.keepFrom(old, sp.sufOld, len(old.entries), sp.sufNew)
+	}
+	tc.setSpan(d, sp)
 	return d, nil
 }
 

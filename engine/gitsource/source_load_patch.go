@@ -36,39 +36,55 @@ func (ch *treeChanges) tooMany() bool {
 
 // diffRecs adds to ch the files that differ between old and d, records of
 // the same folder in two walks; a folder whose record is the same pointer
-// (its tree did not change) is not looked into. It returns false when the
-// changes are too many or a folder's files are not in path order (a
-// malformed tree): then the caller lists every file.
-func diffRecs(old, d *dirRec, ch *treeChanges) bool {
+// (its tree did not change) is not looked into, nor the entries walkDir
+// took from old as they were (spans). It returns false when the changes
+// are too many or a folder's files are not in path order (a malformed
+// tree): then the caller lists every file.
+func diffRecs(old, d *dirRec, ch *treeChanges, spans map[*dirRec]treeSpan) bool {
 	if old == d {
 		return true
 	}
+	// the files and entries to compare: all of them, or those between
+	// what d took from old
+	sp, spanned := spans[d]
+	spanned = spanned && sp.old == old
+	oldFiles, files := old.files, d.files
+	oldLo, oldHi, lo, hi := 0, len(old.entries), 0, len(d.entries)
+	if spanned {
+		fLo, _ := d.slotsFrom(sp.pre)
+		fHi, _ := d.slotsFrom(sp.sufNew)
+		oLo, _ := old.slotsFrom(sp.pre)
+		oHi, _ := old.slotsFrom(sp.sufOld)
+		oldFiles, files = old.files[oLo:oHi], d.files[fLo:fHi]
+		oldLo, oldHi, lo, hi = sp.pre, sp.sufOld, sp.pre, sp.sufNew
+	}
 	i, j := 0, 0
-	for i < len(old.files) || j < len(d.files) {
+	for i < len(oldFiles) || j < len(files) {
 		switch {
-		case i < len(old.files) && j < len(d.files) && old.files[i].path == d.files[j].path:
-			if old.files[i] != d.files[j] {
-				ch.gone = append(ch.gone, old.files[i].path)
-				ch.added = append(ch.added, d.files[j])
+		case i < len(oldFiles) && j < len(files) && oldFiles[i].path == files[j].path:
+			if oldFiles[i] != files[j] {
+				ch.gone = append(ch.gone, oldFiles[i].path)
+				ch.added = append(ch.added, files[j])
 			}
 			i++
 			j++
-		case j == len(d.files) || i < len(old.files) && old.files[i].path < d.files[j].path:
-			ch.gone = append(ch.gone, old.files[i].path)
+		case j == len(files) || i < len(oldFiles) && oldFiles[i].path < files[j].path:
+			ch.gone = append(ch.gone, oldFiles[i].path)
 			i++
 		default:
-			ch.added = append(ch.added, d.files[j])
+			ch.added = append(ch.added, files[j])
 			j++
 		}
 		if ch.tooMany() {
 			return false
 		}
 	}
-	if !slices.IsSortedFunc(d.files, gitFileOrder) {
+	if d.sorted = d.filesSorted(sp, spanned); !d.sorted {
 		return false
 	}
 	// the subfolders, by name
-	for k, e := range d.entries {
+	for k := lo; k < hi; k++ {
+		e := d.entries[k]
 		if e.Mode != filemode.Dir || d.slot[k] < 0 {
 			continue
 		}
@@ -81,11 +97,12 @@ func diffRecs(old, d *dirRec, ch *treeChanges) bool {
 			kid.collect(&ch.added)
 			continue
 		}
-		if !diffRecs(oldKid, kid, ch) {
+		if !diffRecs(oldKid, kid, ch, spans) {
 			return false
 		}
 	}
-	for k, e := range old.entries {
+	for k := oldLo; k < oldHi; k++ {
+		e := old.entries[k]
 		if e.Mode != filemode.Dir || old.slot[k] < 0 || d.kid(e.Name) != nil {
 			continue
 		}
@@ -105,8 +122,8 @@ func diffRecs(old, d *dirRec, ch *treeChanges) bool {
 // changesSince returns the files that differ between the walks old and
 // root, in path order, or ok false when there are too many (or the trees
 // are malformed).
-func changesSince(old, root *dirRec) (ch treeChanges, ok bool) {
-	if old == nil || !diffRecs(old, root, &ch) {
+func changesSince(old, root *dirRec, spans map[*dirRec]treeSpan) (ch treeChanges, ok bool) {
+	if old == nil || !diffRecs(old, root, &ch, spans) {
 		return treeChanges{}, false
 	}
 	slices.Sort(ch.gone)

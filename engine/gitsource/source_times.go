@@ -3,7 +3,6 @@ package gitsource
 import (
 	"context"
 	"errors"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -80,12 +79,12 @@ func (n *timeNode) settleBelow(t time.Time, times map[string]time.Time) {
 
 // settleKnown takes the waiting files' times from an attribution of an
 // ancestor they have not changed since.
-func (n *timeNode) settleKnown(known map[string]time.Time, times map[string]time.Time) {
+func (n *timeNode) settleKnown(known *timeMap, times map[string]time.Time) {
 	if n.pending == 0 {
 		return
 	}
 	if n.kids == nil {
-		if t, ok := known[n.path]; ok {
+		if t, ok := known.get(n.path); ok {
 			times[n.path] = t
 			n.pending = 0
 			for p := n.parent; p != nil; p = p.parent {
@@ -114,6 +113,13 @@ type treeEntries struct {
 	// push's new trees, which the history index reads next
 	// (Source.LooseTree).
 	read map[plumbing.Hash][]object.TreeEntry
+	// raws are the trees read from their loose objects, with their
+	// bytes (walkDir compares a changed folder's with its last ones').
+	raws map[plumbing.Hash]rawTree
+	// spans are, for the folders walkDir merged with their last record
+	// by bytes, what it took from there as it was (diffRecs looks
+	// between).
+	spans map[*dirRec]treeSpan
 }
 
 // maxReadTrees bounds treeEntries.read: a Load that decodes more is not
@@ -135,8 +141,16 @@ func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := tc.m[h]; ok {
 		return es, nil
 	}
-	entries, ok := tc.loose.read(h)
-	if !ok {
+	rt, ok := tc.loose.readRaw(h)
+	entries := rt.entries
+	if ok {
+		if tc.raws == nil {
+			tc.raws = map[plumbing.Hash]rawTree{}
+		}
+		if len(tc.raws) < maxReadTrees {
+			tc.raws[h] = rt
+		}
+	} else {
 		t, err := object.GetTree(tc.st, h)
 		if err != nil {
 			return nil, err
@@ -253,28 +267,33 @@ func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, 
 // fromParent, when set, are the relevant paths c changed from its first
 // parent (the last Load's commit, diffed by the Load): the parent's
 // trees are not compared again.
-func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (map[string]time.Time, int, timesIDs, error) {
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, int, timesIDs, error) {
 	st := tc.st
-	times := make(map[string]time.Time, len(files))
 	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
 		for _, f := range files {
-			t, ok := known[f.path]
-			if !ok {
+			if _, ok := known.get(f.path); !ok {
 				complete = false
 				break
 			}
-			times[f.path] = t
+		}
+		if complete && known.len() == len(files) {
+			return known, 0, timesIDs{self: id}, nil // the same paths: never changed
 		}
 		if complete {
-			return times, 0, timesIDs{self: id}, nil
+			times := make(map[string]time.Time, len(files))
+			for _, f := range files {
+				times[f.path] = timeOf(known, f.path)
+			}
+			return newTimeMap(times), 0, timesIDs{self: id}, nil
 		}
-		clear(times)
 	}
 
 	if times, ids, ok, err := s.attributeFromParent(tc, c, files, fromParent); err != nil || ok {
 		return times, 1, ids, err
 	}
+	// a map of every path only for the walk (not for a push's patch)
+	times := make(map[string]time.Time, len(files))
 
 	root := newTimeTree(files)
 	knownCommits := s.docs.knownCommits()
@@ -319,8 +338,9 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		}
 		cur = parent
 	}
-	id := s.docs.putPathTimes(c.Hash, times)
-	return times, walked, timesIDs{self: id}, nil
+	tm := newTimeMap(times)
+	id := s.docs.putPathTimes(c.Hash, tm)
+	return tm, walked, timesIDs{self: id}, nil
 }
 
 // timesIDs name the stored attributions a Load's times are: self, that of
@@ -338,7 +358,7 @@ type timesIDs struct {
 // (or added) gets c's time, every other one its time in the parent. That is
 // what the history walk gives, without building its tree of 10k paths.
 // ok is false when the parent's attribution is not known.
-func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (map[string]time.Time, timesIDs, bool, error) {
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, timesIDs, bool, error) {
 	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
 		return nil, timesIDs{}, false, nil
 	}
@@ -373,14 +393,15 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		id := s.docs.putPathTimes(c.Hash, times)
 		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
-	times := make(map[string]time.Time, len(files))
+	m := make(map[string]time.Time, len(files))
 	for _, f := range files {
-		t, ok := known[f.path]
+		t, ok := known.get(f.path)
 		if !ok || changed[f.path] {
 			t = when
 		}
-		times[f.path] = t
+		m[f.path] = t
 	}
+	times := newTimeMap(m)
 	id := s.docs.putPathTimes(c.Hash, times)
 	return times, timesIDs{self: id, parent: knownID}, true, nil
 }
@@ -406,24 +427,25 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 	})
 }
 
-// patchTimes is attributeFromParent's usual case: a copy of the parent's
-// attribution with c's time for the changed files, without a lookup per
-// file. files is sorted by path. ok is false when a file was deleted (or
-// the parent's attribution does not hold every unchanged file): then every
-// path is looked up.
-func patchTimes(known map[string]time.Time, changed map[string]bool, files []gitFile, when time.Time) (map[string]time.Time, bool) {
-	times := maps.Clone(known)
+// patchTimes is attributeFromParent's usual case: the parent's
+// attribution with c's time for the changed files (a map of those over the
+// parent's, not a copy of it), without a lookup per file. files is sorted
+// by path. ok is false when the parent's attribution does not hold every
+// unchanged file: then every path is looked up.
+func patchTimes(known *timeMap, changed map[string]bool, files []gitFile, when time.Time) (*timeMap, bool) {
+	var set, deleted []string
 	for p := range changed {
 		if _, ok := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); ok {
-			times[p] = when
+			set = append(set, p)
 		} else {
-			delete(times, p) // not relevant, or not a file any more
+			deleted = append(deleted, p) // not relevant, or not a file any more
 		}
 	}
+	times := known.with(set, deleted, when)
 	// Every file is now in times: an unchanged one was in the parent,
 	// with a key in known, and a changed one was just set. So the same
 	// count means the same paths.
-	if len(times) != len(files) {
+	if times.len() != len(files) {
 		return nil, false
 	}
 	return times, true

@@ -29,29 +29,43 @@ type looseTrees struct {
 
 // read returns the entries of tree h, or ok false.
 func (lt *looseTrees) read(h plumbing.Hash) (entries []object.TreeEntry, ok bool) {
+	t, ok := lt.readRaw(h)
+	return t.entries, ok
+}
+
+// rawTree is a tree's content as read from its loose object, its entries
+// (their names cut from raw) and where each entry ends in raw.
+type rawTree struct {
+	raw     string
+	entries []object.TreeEntry
+	ends    []int32
+}
+
+// readRaw returns tree h read from its loose object, or ok false.
+func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 	if lt == nil {
-		return nil, false
+		return rawTree{}, false
 	}
 	hex := h.String()
 	raw, err := os.ReadFile(filepath.Join(lt.objects, hex[:2], hex[2:]))
 	if err != nil {
-		return nil, false
+		return rawTree{}, false
 	}
 	lt.br.Reset(raw)
 	if lt.zr == nil {
 		if lt.zr, err = zlib.NewReader(&lt.br); err != nil {
 			lt.zr = nil
-			return nil, false
+			return rawTree{}, false
 		}
 	} else if err := lt.zr.(zlib.Resetter).Reset(&lt.br, nil); err != nil {
-		return nil, false
+		return rawTree{}, false
 	}
 	// The header: "tree <size>\x00".
 	var head [32]byte
 	n := 0
 	for n < len(head) {
 		if _, err := io.ReadFull(lt.zr, head[n:n+1]); err != nil {
-			return nil, false
+			return rawTree{}, false
 		}
 		if head[n] == 0 {
 			break
@@ -60,66 +74,74 @@ func (lt *looseTrees) read(h plumbing.Hash) (entries []object.TreeEntry, ok bool
 	}
 	kind, sz, found := strings.Cut(string(head[:n]), " ")
 	if n == len(head) || !found || kind != "tree" {
-		return nil, false
+		return rawTree{}, false
 	}
 	size := 0
 	for _, c := range []byte(sz) {
 		if c < '0' || c > '9' || size > 1<<40 {
-			return nil, false
+			return rawTree{}, false
 		}
 		size = size*10 + int(c-'0')
 	}
 	// Deflate cannot expand more than about 1032 times: a header that
 	// claims more is not to be believed (nor allocated for).
 	if size > 1100*len(raw) {
-		return nil, false
+		return rawTree{}, false
 	}
 	var b strings.Builder
 	b.Grow(size)
 	if m, err := io.CopyN(&b, lt.zr, int64(size)); err != nil || m != int64(size) {
-		return nil, false
+		return rawTree{}, false
 	}
 	// The stream must end here; reaching its end checks its Adler-32.
 	var one [1]byte
 	if m, err := lt.zr.Read(one[:]); m != 0 || err != io.EOF {
-		return nil, false
+		return rawTree{}, false
 	}
-	return parseTree(b.String())
+	tree := b.String()
+	entries, ends, ok := parseTree(tree)
+	if !ok || len(tree) > 1<<31-1 {
+		return rawTree{}, false
+	}
+	return rawTree{raw: tree, entries: entries, ends: ends}, true
 }
 
 // parseTree parses a tree object's content (entries "<octal mode>
-// <name>\x00<20-byte hash>") as go-git does, modes made canonical; ok false
-// on anything malformed.
-func parseTree(s string) ([]object.TreeEntry, bool) {
+// <name>\x00<20-byte hash>") as go-git does, modes made canonical, and
+// the offset in s where each entry ends; ok false on anything malformed.
+func parseTree(s string) ([]object.TreeEntry, []int32, bool) {
 	// Entries take at least 1+1+1+1+20 bytes; most take 30 to 80.
 	entries := make([]object.TreeEntry, 0, len(s)/48+1)
+	ends := make([]int32, 0, len(s)/48+1)
+	n := len(s)
 	for len(s) > 0 {
 		sp := strings.IndexByte(s, ' ')
 		if sp <= 0 || sp > 11 {
-			return nil, false
+			return nil, nil, false
 		}
 		var mode uint64
 		for i := range sp {
 			c := s[i]
 			if c < '0' || c > '7' {
-				return nil, false
+				return nil, nil, false
 			}
 			mode = mode<<3 | uint64(c-'0')
 		}
 		if mode > 1<<32-1 {
-			return nil, false
+			return nil, nil, false
 		}
 		s = s[sp+1:]
 		nul := strings.IndexByte(s, 0)
 		if nul <= 0 || len(s) < nul+1+len(plumbing.Hash{}) {
-			return nil, false
+			return nil, nil, false
 		}
 		e := object.TreeEntry{Name: s[:nul], Mode: canonicalMode(filemode.FileMode(mode))}
 		copy(e.Hash[:], s[nul+1:])
 		s = s[nul+1+len(e.Hash):]
 		entries = append(entries, e)
+		ends = append(ends, int32(n-len(s)))
 	}
-	return entries, true
+	return entries, ends, true
 }
 
 // canonicalMode is what go-git makes of a tree entry's mode.
