@@ -3,6 +3,7 @@ package content
 import (
 	"html"
 	"strings"
+	"unsafe"
 )
 
 // PlainText is the readable text of s, a Markdown or plain string: words
@@ -17,14 +18,22 @@ func PlainText(s string) string {
 	if s == "" {
 		return ""
 	}
-	var b strings.Builder
-	b.Grow(len(s))
+	b := AppendPlainText(make([]byte, 0, len(s)), s)
+	return unsafe.String(unsafe.SliceData(b), len(b)) // as strings.Builder: b is not used again
+}
+
+// AppendPlainText appends the PlainText of s to dst and returns the
+// extended slice: a search index's build reuses one buffer for the text
+// of document after document.
+func AppendPlainText(dst []byte, s string) []byte {
+	start := len(dst)
+	b := dst
 	space := true     // the output ends with a space (or is empty)
 	lineStart := true // only spaces since the last newline
 	lineIndent := 0   // spaces since the last newline
 	sep := func() {
 		if !space {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 			space = true
 		}
 	}
@@ -79,7 +88,7 @@ func PlainText(s string) string {
 		case '&':
 			if j := strings.IndexByte(s[i:min(i+12, len(s))], ';'); j > 1 {
 				if u := html.UnescapeString(s[i : i+j+1]); u != s[i:i+j+1] {
-					b.WriteString(u)
+					b = append(b, u...)
 					space = false
 					i += j + 1
 					continue
@@ -99,11 +108,14 @@ func PlainText(s string) string {
 				continue
 			}
 		}
-		b.WriteByte(c)
+		b = append(b, c)
 		space = false
 		i++
 	}
-	return strings.TrimRight(b.String(), " ")
+	for len(b) > start && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

@@ -41,3 +41,22 @@ func BenchmarkPlainText(b *testing.B) {
 		PlainText(src)
 	}
 }
+
+// TestAppendPlainText: the text is appended after dst's bytes, which stay
+// as they are (its own trailing spaces trimmed, not dst's), and is
+// PlainText's.
+func TestAppendPlainText(t *testing.T) {
+	for _, c := range []struct{ dst, s, want string }{
+		{"", "**Hello**  world\n", "Hello world"},
+		{"abc ", "x  ", "abc x"},
+		{"abc ", "   ", "abc "},
+		{"abc", "<b>bold</b> [link](https://example.com)", "abcbold link"}, // no separator of its own
+	} {
+		if got := string(AppendPlainText([]byte(c.dst), c.s)); got != c.want {
+			t.Errorf("AppendPlainText(%q, %q) = %q, want %q", c.dst, c.s, got, c.want)
+		}
+		if got, want := string(AppendPlainText(nil, c.s)), PlainText(c.s); got != want {
+			t.Errorf("AppendPlainText(nil, %q) = %q, PlainText %q", c.s, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,6 +37,18 @@ func BenchmarkContentSearch(b *testing.B) {
 	runtime.GC()
 	var noIndex runtime.MemStats
 	runtime.ReadMemStats(&noIndex)
+	// FOLIO_BENCH_BUILD_PROFILE: a CPU profile of the build alone (the
+	// -cpuprofile of the test binary holds the site's parse too).
+	if p := os.Getenv("FOLIO_BENCH_BUILD_PROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
 	hwmBefore := peakRSS()
 	cpuBefore := cpuTime()
 	start := time.Now()
@@ -52,6 +65,9 @@ func BenchmarkContentSearch(b *testing.B) {
 	}
 	built := time.Since(start)
 	builtCPU := cpuTime() - cpuBefore
+	if os.Getenv("FOLIO_BENCH_BUILD_PROFILE") != "" {
+		pprof.StopCPUProfile()
+	}
 	hwmAfter := peakRSS()
 	var after runtime.MemStats
 	runtime.GC()

@@ -65,7 +65,10 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	if err := checkText("alt", in.Alt, MaxAltBytes); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Join(l.cfg.Root, tmpDir), "upload-*")
+	// The item's id names the spooled file: a start after a crash finds
+	// the item a spooled name stands for (cleanTmp, createSpooled).
+	id := newID()
+	f, err := os.OpenFile(filepath.Join(l.cfg.Root, tmpDir, spoolPrefix+id), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("media: temp file: %w", err)
 	}
@@ -89,7 +92,24 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		return nil, err
 	}
 	name := SanitizeFilename(in.Filename, mime)
-	id := newID()
+	if sl, ok := l.cfg.Storage.(SpoolLinker); ok && p.svg == nil && len(p.derivs) == 0 && sl.Spooled(f) {
+		it := &Item{
+			ID:            id,
+			MimeType:      mime,
+			Size:          size,
+			Width:         p.width,
+			Height:        p.height,
+			Alt:           in.Alt,
+			Folder:        folder,
+			FocalX:        DefaultFocal,
+			FocalY:        DefaultFocal,
+			CreatedAt:     l.now().UTC(),
+			Placeholder:   p.placeholder,
+			DominantColor: p.dominantColor,
+			Version:       1,
+		}
+		return l.createSpooled(ctx, sl, spooled, it, name, p)
+	}
 	// The spooled original, when it is what is stored, is synced beside
 	// the claims (each a sync of their folder) instead of after them:
 	// the two syncs overlap. It is not renamed into place before both

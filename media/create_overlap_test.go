@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,18 +16,25 @@ import (
 )
 
 // preparingStorage is the real local storage, telling when an upload's
-// original begins to be made ready (synced) for its move.
+// original begins to be made ready (synced) for its move, or synced
+// where it was spooled.
 type preparingStorage struct {
 	*local.Storage
-	started  chan struct{}
-	prepared atomic.Int64
+	started           chan struct{}
+	once              sync.Once
+	prepared, spooled atomic.Int64
 }
 
 func (p *preparingStorage) PrepareMoveIn(f *os.File) error {
-	if p.prepared.Add(1) == 1 {
-		close(p.started)
-	}
+	p.prepared.Add(1)
+	p.once.Do(func() { close(p.started) })
 	return p.Storage.PrepareMoveIn(f)
+}
+
+func (p *preparingStorage) SyncSpooled(f *os.File) error {
+	p.spooled.Add(1)
+	p.once.Do(func() { close(p.started) })
+	return p.Storage.SyncSpooled(f)
 }
 
 // claimsAfter is the real local state whose creates of claims wait until
@@ -83,8 +91,8 @@ func TestCreate_OriginalSyncedBesideTheClaims(t *testing.T) {
 	}
 	t.Cleanup(func() { l.Close(); st.Close() })
 	it := mustCreate(t, l, "a.pdf", pdfBytes, "")
-	if n := store.prepared.Load(); n != 1 {
-		t.Errorf("original prepared %d times, want 1", n)
+	if n, m := store.prepared.Load(), store.spooled.Load(); n != 0 || m != 1 {
+		t.Errorf("the PDF's original prepared %d times and synced where spooled %d times, want 0 and 1", n, m)
 	}
 	got, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(it.Key)))
 	if err != nil || string(got) != string(pdfBytes) {
@@ -96,8 +104,8 @@ func TestCreate_OriginalSyncedBesideTheClaims(t *testing.T) {
 	}
 	// A PNG (two derivatives beside the original) too.
 	mustCreate(t, l, "b.png", pngBytes(t, 420, 300), "")
-	if n := store.prepared.Load(); n != 2 {
-		t.Errorf("originals prepared %d times, want 2", n)
+	if n := store.prepared.Load(); n != 1 {
+		t.Errorf("the PNG's original prepared %d times, want 1", n)
 	}
 }
 

@@ -331,7 +331,7 @@ func (l *Library) openShared(ctx context.Context) error {
 	if !l.cfg.ReadOnly {
 		// Temporary files of uploads a crash (kill -9) interrupted: the
 		// bucket's claims settle those writes, the files are only litter.
-		l.cleanTmp()
+		l.cleanTmp(ctx)
 		l.mig = &migration{root: l.root, rootPath: l.cfg.Root, storage: l.cfg.Storage, from: l.cfg.MigrateFrom, log: l.log, sync: l.sync}
 		if err := l.mig.migrateLocal(ctx); err != nil {
 			return err

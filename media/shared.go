@@ -149,6 +149,8 @@ type stateSync struct {
 	// exclusive is true when this library is the only writer of its
 	// state (soleWriterState): it sweeps at Open and checkpoints at Close.
 	exclusive bool
+	// entries encodes the log entries this library appends.
+	entries entryEncoder
 }
 
 // position is where the index stands in the log, and what it knows of

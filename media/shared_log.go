@@ -180,7 +180,7 @@ func (s *stateSync) setFolders(folders []string, version int) {
 func (s *stateSync) appendLog(ctx context.Context, e logEntry) {
 	e.At = s.now().UTC()
 	e.Box, e.Nonce = s.box, rand.Text()
-	data, err := encodeGob(&e)
+	data, err := s.entries.encode(&e)
 	if err == nil {
 		err = s.appendLogData(context.WithoutCancel(ctx), data)
 	}

@@ -95,6 +95,29 @@ type PreparedMover interface {
 	MoveInPrepared(ctx context.Context, key string, f *os.File, size int64) (moved bool, err error)
 }
 
+// SpoolLinker is a FolderSyncer that can keep an upload spooled in the
+// library's temporary folder where it is, durable, and give it its key
+// as a second name (media/local.Storage). An upload of one file (no
+// derivative) then waits for two rounds of syncs instead of three: the
+// spooled file's bytes and name, the claim of its key and the sidecar's
+// bytes at once; then, after its key is linked and its sidecar created,
+// the key's folder and the sidecar's at once. The spooled name, synced
+// before the sidecar is, stands for the key until the key's folder is
+// synced: a start after a crash links it to the key of its item
+// (Library.cleanTmp) when the key's name was lost.
+type SpoolLinker interface {
+	FolderSyncer
+	// Spooled reports whether f is a file SyncSpooled and LinkSpooled
+	// can take.
+	Spooled(f *os.File) bool
+	// SyncSpooled makes f readable as Put's files are (0644) and syncs
+	// its bytes and its name where it is.
+	SyncSpooled(f *os.File) error
+	// LinkSpooled gives f the name key too, without a sync of key's
+	// folder (SyncFolders); f keeps its name.
+	LinkSpooled(ctx context.Context, key string, f *os.File) error
+}
+
 // Presigner is implemented by cloud storages that can grant a direct upload.
 type Presigner interface {
 	// PresignPut returns a URL that accepts one PUT of exactly size bytes of

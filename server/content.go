@@ -29,9 +29,9 @@ type contentHandlers struct {
 	engine *engine.Engine
 	// media is the library expanded media come from (nil: none).
 	media         *media.Library
-	previewSecret string             // "": preview links are off
-	refBuilds     *transport.Limiter // ref snapshots built per client (refs.go)
-	openapiDoc    openapiBody
+	previewSecret string                       // "": preview links are off
+	refBuilds     *transport.Limiter           // ref snapshots built per client (refs.go)
+	openapiDoc    func() openapiBody           // the static document, encoded on first use
 	typedDoc      atomic.Pointer[typedOpenAPI] // the document with the content model, per snapshot
 	now           func() time.Time
 }

@@ -69,7 +69,7 @@ type typedOpenAPI struct {
 func (s *contentHandlers) openapiFor(full bool) openapiBody {
 	snap := s.engine.Published()
 	if snap.Model.Empty() {
-		return s.openapiDoc
+		return s.openapiDoc()
 	}
 	c := s.typedDoc.Load()
 	if c == nil || c.snap != snap {
@@ -96,13 +96,13 @@ func (s *contentHandlers) openapiFor(full bool) openapiBody {
 // fields.
 func (s *contentHandlers) buildTyped(snap *engine.Snapshot, full bool) openapiBody {
 	var doc map[string]any
-	if err := json.Unmarshal(s.openapiDoc.body, &doc); err != nil {
-		return s.openapiDoc
+	if err := json.Unmarshal(s.openapiDoc().body, &doc); err != nil {
+		return s.openapiDoc()
 	}
 	comps, _ := doc["components"].(map[string]any)
 	schemas, _ := comps["schemas"].(map[string]any)
 	if schemas == nil {
-		return s.openapiDoc
+		return s.openapiDoc()
 	}
 	paths, _ := doc["paths"].(map[string]any)
 	params, _ := comps["parameters"].(map[string]any)
@@ -143,7 +143,7 @@ func (s *contentHandlers) buildTyped(snap *engine.Snapshot, full bool) openapiBo
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return s.openapiDoc
+		return s.openapiDoc()
 	}
 	return openapiBody{body: b, etag: engine.ETag(b)}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/folio-cms/folio/engine"
@@ -189,7 +190,7 @@ func New(cfg Config) *Server {
 	s.decap = &decapHandlers{svc: newDecapService(cfg), engine: cfg.Engine, media: cfg.Media, dir: cfg.Decap.Dir,
 		corsOrigins: cfg.CORSOrigins, mediaOrigins: cfg.MediaOrigins, heavyWrites: s.heavyWrites, log: cfg.Logger}
 	s.content = &contentHandlers{engine: cfg.Engine, media: cfg.Media, previewSecret: cfg.PreviewSecret,
-		refBuilds: transport.NewLimiter(defaultRefBuilds, cfg.Now), openapiDoc: newOpenAPIBody(), now: cfg.Now}
+		refBuilds: transport.NewLimiter(defaultRefBuilds, cfg.Now), openapiDoc: sync.OnceValue(newOpenAPIBody), now: cfg.Now}
 	s.write = &writeHandlers{engine: cfg.Engine, writer: cfg.Writer, heavyWrites: s.heavyWrites, now: cfg.Now}
 	s.admin = &adminHandlers{files: newAdminFiles(cfg.MediaOrigins), decap: s.decap}
 	s.signin = s.newSignin(cfg.Signin)

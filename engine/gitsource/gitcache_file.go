@@ -174,19 +174,49 @@ func (s *Source) loadCache() error {
 	if err != nil {
 		return err
 	}
+	dc, err := s.decodeCache(data, func(key, site string) bool {
+		if key != s.cfg.CacheKey {
+			s.log.Info("source: parsed-document cache is from another build; parsing afresh")
+			return false
+		}
+		return site == s.siteID()
+	})
+	if err != nil || dc.docs == nil {
+		return err
+	}
+	s.installCache(dc, false)
+	return nil
+}
+
+// decodedCache is a cache file read: the parser generation and site it
+// names, its documents and recent Updated times.
+type decodedCache struct {
+	key, site string
+	docs      map[docKey]*docEntry
+	times     []pathTimes
+	lines     *lineKeys
+}
+
+// decodeCache reads a whole cache file: its magic and CRC-32, then what
+// it holds, if accept takes the parser generation and site it names
+// (else docs is nil).
+func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (decodedCache, error) {
+	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+		return decodedCache{}, errCacheVersion
+	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
-		return errCacheCorrupt
+		return decodedCache{}, errCacheCorrupt
 	}
 	d := newCacheDecoder(body[len(cacheMagic):])
 	d.in = newInterner()
 	d.lines = newLineKeys()
-	if key := d.Str(); key != s.cfg.CacheKey {
-		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
-		return nil
+	dc := decodedCache{key: d.Str(), site: d.Str(), lines: d.lines}
+	if d.Err != nil {
+		return decodedCache{}, d.Err
 	}
-	if site := d.Str(); site != s.siteID() {
-		return nil
+	if !accept(dc.key, dc.site) {
+		return dc, nil
 	}
 	// The map and the entries are made for the documents the file says
 	// it holds, at most one per 32 bytes left: no map to grow through
@@ -231,26 +261,38 @@ func (s *Source) loadCache() error {
 		times = append(times, pt)
 	}
 	if d.Err != nil {
-		return d.Err
+		return decodedCache{}, d.Err
 	}
 	if len(times) > keepPathTimes {
 		times = times[:keepPathTimes]
 	}
+	dc.docs, dc.times = docs, times
+	return dc, nil
+}
+
+// installCache makes dc the document cache (empty until now). The cache
+// file holds it, unless it came from elsewhere (fetched): then the next
+// save writes it.
+func (s *Source) installCache(dc decodedCache, fetched bool) {
 	c := s.docs
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s.lineKeys = d.lines // before any document read from the file is encoded
-	c.docs = docs
-	for i := range times {
+	s.lineKeys = dc.lines // before any document read from the file is encoded
+	c.docs = dc.docs
+	for i := range dc.times {
 		c.timesID++
-		times[i].id = c.timesID
+		dc.times[i].id = c.timesID
 	}
-	c.times = times
-	c.fromDsk = len(docs)
-	c.dirty = false
+	c.times = dc.times
 	c.unsaved = 0
+	if fetched {
+		c.fetched = len(dc.docs)
+		c.dirty, c.onDisk = true, false
+		return
+	}
+	c.fromDsk = len(dc.docs)
+	c.dirty = false
 	c.onDisk = true
-	return nil
 }
 
 // errCacheVersion: the file is not a cache of this version.
@@ -260,6 +302,12 @@ var errCacheVersion = errors.New("not a cache file of this version")
 // of an earlier version (version 2 held every body, 670 MB at 100k
 // files) is not read at all.
 func readCacheFile(name string) ([]byte, error) {
+	return readCacheFileAfter(name, 0)
+}
+
+// readCacheFileAfter is readCacheFile into a buffer with room bytes
+// before the file's, left zero: buf[room:] is the file.
+func readCacheFileAfter(name string, room int) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -276,12 +324,13 @@ func readCacheFile(name string) ([]byte, error) {
 	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
 		return nil, errCacheVersion
 	}
-	data := make([]byte, fi.Size())
+	buf := make([]byte, int64(room)+fi.Size())
+	data := buf[room:]
 	copy(data, head)
 	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	return data, nil
+	return buf, nil
 }
 
 // staleTempAge is how old a temporary cache file must be to be taken for

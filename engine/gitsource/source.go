@@ -83,6 +83,9 @@ type Source struct {
 	auth   *gitauth.Auth // a remote site's credentials; nil for a local one
 	gitDir string        // directory holding refs and objects
 	cache  string        // persisted cache file; "" when none
+	// buildKey is the parser generation another box of this build
+	// names its shared cache with (SharedKey).
+	buildKey string
 
 	mu   sync.Mutex      // guards repo (refs reads and fetches)
 	repo *git.Repository // long-lived handle for refs and fetch
@@ -178,6 +181,7 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.PackBlobsMin <= 0 {
 		cfg.PackBlobsMin = 256
 	}
+	buildKey := buildKeyOf(cfg.CacheKey)
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()
 	}
@@ -186,7 +190,7 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	cfg.Root = root
-	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site)}
+	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site), buildKey: buildKey}
 	s.docs = newDocCache()
 	if s.remote {
 		if s.auth, err = gitauth.New(cfg.Site, cfg.GitAuth); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -231,7 +232,12 @@ func (s *Source) lazyBody(h plumbing.Hash, ext string, off int) content.Markdown
 			s.log.Error("source: cannot read a document's body from the repository", "err", err)
 			return "", err
 		}
-		return string(data[off:]), nil
+		if off == len(data) {
+			return "", nil
+		}
+		// No copy: nothing writes the bytes of a blob read (blobs.read),
+		// and a build of the search index reads every body once.
+		return unsafe.String(&data[off], len(data)-off), nil
 	})
 }
 

@@ -143,6 +143,7 @@ type View interface {
 // Search runs q against the index and keeps the hits that view shows,
 // as they are in snap.
 func (ci *ContentIndex) Search(ctx context.Context, q SearchQuery, snap *Snapshot, view View, now time.Time) (SearchResult, error) {
+	ci.Start()
 	limit := searchCatchUp
 	ci.mu.Lock()
 	first := ci.applied == nil

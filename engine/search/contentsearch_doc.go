@@ -35,7 +35,15 @@ const (
 // searchDocOf is what the index holds of a page or an item, at instant
 // now.
 func searchDocOf(d any, now time.Time, refs *refSkipper) map[string]any {
-	title, text, kind, typ, m, pub := docText(d, 0, refs)
+	doc := searchDocIn(nil, d, now, refs)
+	doc[csText] = string(doc[csText].([]byte))
+	return doc
+}
+
+// searchDocIn is searchDocOf with the text (a []byte) appended to buf: a
+// build reuses the buffers of the texts it indexed.
+func searchDocIn(buf []byte, d any, now time.Time, refs *refSkipper) map[string]any {
+	title, text, kind, typ, m, pub := appendDocText(buf, d, 0, refs)
 	doc := map[string]any{csTitle: title, csText: text, csKind: kind, csType: typ}
 	switch {
 	case m.Draft:
@@ -58,7 +66,13 @@ func searchDocOf(d any, now time.Time, refs *refSkipper) map[string]any {
 // about the first limit bytes of the text), what kind it is, its type,
 // meta and publish instant. The reference values refs tells are left out.
 func docText(d any, limit int, refs *refSkipper) (title, text, kind, typ string, m content.Meta, pub time.Time) {
-	tb := textBuilder{limit: limit, refs: refs}
+	title, b, kind, typ, m, pub := appendDocText(nil, d, limit, refs)
+	return title, string(b), kind, typ, m, pub
+}
+
+// appendDocText is docText with the text appended to buf.
+func appendDocText(buf []byte, d any, limit int, refs *refSkipper) (title string, text []byte, kind, typ string, m content.Meta, pub time.Time) {
+	tb := textBuilder{buf: buf, limit: limit, refs: refs}
 	switch d := d.(type) {
 	case *content.Page:
 		title, kind, m, pub = d.Title, KindPage, d.Meta, d.PublishedAt
@@ -84,7 +98,7 @@ func docText(d any, limit int, refs *refSkipper) (title, text, kind, typ string,
 			tb.walk(d.Data[k])
 		}
 	}
-	return title, tb.String(), kind, typ, m, pub
+	return title, tb.buf, kind, typ, m, pub
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -98,7 +112,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // textBuilder gathers the text of a document's string values.
 type textBuilder struct {
-	strings.Builder
+	buf []byte
 	// limit, when not 0, stops the text at about that many bytes.
 	limit int
 	refs  *refSkipper
@@ -142,7 +156,7 @@ func (r *refSkipper) fields(typ string) map[string][]string {
 	return r.refFields(typ)
 }
 
-func (tb *textBuilder) full() bool { return tb.limit > 0 && tb.Len() >= tb.limit }
+func (tb *textBuilder) full() bool { return tb.limit > 0 && len(tb.buf) >= tb.limit }
 
 func (tb *textBuilder) add(s string) {
 	if tb.full() {
@@ -158,14 +172,14 @@ func (tb *textBuilder) add(s string) {
 		}
 		s = s[:cut]
 	}
-	s = content.PlainText(s)
-	if s == "" {
-		return
+	mark := len(tb.buf)
+	if mark > 0 {
+		tb.buf = append(tb.buf, " \u2026 "...) // fields apart: a phrase never spans two
 	}
-	if tb.Len() > 0 {
-		tb.WriteString(" \u2026 ") // fields apart: a phrase never spans two
+	from := len(tb.buf)
+	if tb.buf = content.AppendPlainText(tb.buf, s); len(tb.buf) == from {
+		tb.buf = tb.buf[:mark] // no text: no separator either
 	}
-	tb.WriteString(s)
 }
 
 // walk adds the strings of a front matter value: Markdown bodies and

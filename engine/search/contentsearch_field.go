@@ -3,8 +3,10 @@ package search
 import (
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/size"
@@ -31,6 +33,32 @@ type docMaker struct {
 	mu     sync.Mutex
 	arenas []*tokenArena
 	freqs  []*wordFreqs
+	texts  [][]byte
+}
+
+// getText is an empty buffer for a document's text (searchDocIn).
+func (dm *docMaker) getText() []byte {
+	dm.mu.Lock()
+	defer dm.mu.Unlock()
+	if n := len(dm.texts); n > 0 {
+		b := dm.texts[n-1]
+		dm.texts = dm.texts[:n-1]
+		return b
+	}
+	return nil
+}
+
+// keepText bounds the buffers of text kept for reuse, as keepMost the
+// words: a long text's is left to the collector.
+const keepText = 64 << 10
+
+func (dm *docMaker) putText(b []byte) {
+	if cap(b) > keepText {
+		return
+	}
+	dm.mu.Lock()
+	dm.texts = append(dm.texts, b[:0])
+	dm.mu.Unlock()
 }
 
 // getArena is a free token arena.
@@ -93,6 +121,9 @@ type fieldMaker struct {
 	// the field is analysed with pooled tokens.
 	tok     *asciiTokenizer
 	filters []analysis.TokenFilter
+	// lower: the first filter is bleve's lower-casing, done by lowerWords
+	// (filters then holds the others).
+	lower bool
 }
 
 // newDocMaker reads the fields of the content mapping im.
@@ -124,6 +155,11 @@ func newDocMaker(im mapping.IndexMapping) (*docMaker, error) {
 			if da, ok := f.an.(*analysis.DefaultAnalyzer); ok && len(da.CharFilters) == 0 && !f.opts.IncludeTermVectors() {
 				if t, ok := da.Tokenizer.(asciiTokenizer); ok {
 					f.tok, f.filters = &t, da.TokenFilters
+					if len(f.filters) > 0 {
+						if _, ok := f.filters[0].(*lowercase.LowerCaseFilter); ok {
+							f.lower, f.filters = true, f.filters[1:]
+						}
+					}
 				}
 			}
 		default:
@@ -134,8 +170,10 @@ func newDocMaker(im mapping.IndexMapping) (*docMaker, error) {
 	return dm, nil
 }
 
-// document is the document of id whose fields are m (searchDocOf's);
-// its analysedText fields are appended to texts (for release).
+// document is the document of id whose fields are m (searchDocIn's:
+// a []byte value is a buffer of getText, which dm may reuse once the
+// document is indexed); its analysedText fields are appended to texts
+// (for release).
 func (dm *docMaker) document(id string, m map[string]any, texts *[]*analysedText) (*document.Document, error) {
 	doc := document.NewDocument(id)
 	for name, v := range m {
@@ -143,17 +181,25 @@ func (dm *docMaker) document(id string, m map[string]any, texts *[]*analysedText
 		if !ok {
 			return nil, fmt.Errorf("search document: no field %s in the mapping", name)
 		}
+		var text []byte
+		owned := false // text is a buffer of dm's (getText)
 		switch v := v.(type) {
 		case string:
+			text = []byte(v) // the filters write in place (lower-casing)
+		case []byte:
+			text, owned = v, true
+		}
+		switch v := v.(type) {
+		case string, []byte:
 			if f.number {
-				return nil, fmt.Errorf("search document: field %s: a string, not a number", name)
+				return nil, fmt.Errorf("search document: field %s: text, not a number", name)
 			}
 			if f.tok != nil {
-				t := &analysedText{name: name, value: []byte(v), f: f, dm: dm}
+				t := &analysedText{name: name, value: text, owned: owned, f: f, dm: dm}
 				*texts = append(*texts, t)
 				doc.AddField(t)
 			} else {
-				doc.AddField(document.NewTextFieldCustom(name, []uint64{}, []byte(v), f.opts, f.an))
+				doc.AddField(document.NewTextFieldCustom(name, []uint64{}, text, f.opts, f.an))
 			}
 		case float64:
 			if !f.number {
@@ -179,6 +225,7 @@ func (dm *docMaker) document(id string, m map[string]any, texts *[]*analysedText
 type analysedText struct {
 	name  string
 	value []byte
+	owned bool // value is a buffer of dm's, given back on release
 	f     *fieldMaker
 	dm    *docMaker
 
@@ -220,6 +267,9 @@ func (t *analysedText) Size() int {
 func (t *analysedText) Analyze() {
 	a := t.dm.getArena()
 	tokens := t.f.tok.tokenize(t.value, a)
+	if t.f.lower {
+		lowerWords(tokens)
+	}
 	for _, tf := range t.f.filters {
 		tokens = tf.Filter(tokens)
 	}
@@ -241,11 +291,41 @@ func (t *analysedText) Analyze() {
 	t.dm.putArena(a)
 }
 
-// release gives the frequencies back: scorch indexed t's document, and
-// nothing reads them any more.
+// lowerWords lower-cases the words as bleve's lowercase filter does
+// (in place, as it does), the ASCII ones directly: most words are, and
+// the filter looks each letter up as a Unicode rune.
+func lowerWords(tokens analysis.TokenStream) {
+	for i, tok := range tokens {
+		ascii := true
+		for _, c := range tok.Term {
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+		if !ascii {
+			lowerFilter.Filter(tokens[i : i+1])
+			continue
+		}
+		for j, c := range tok.Term {
+			if 'A' <= c && c <= 'Z' {
+				tok.Term[j] = c + 'a' - 'A'
+			}
+		}
+	}
+}
+
+var lowerFilter = lowercase.NewLowerCaseFilter()
+
+// release gives the frequencies and the text back: scorch indexed t's
+// document, and nothing reads them any more.
 func (t *analysedText) release() {
 	if t.wf != nil {
 		t.dm.putFreqs(t.wf)
 		t.wf = nil
+	}
+	if t.owned {
+		t.dm.putText(t.value)
+		t.value, t.owned = nil, false
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +78,12 @@ type ContentIndex struct {
 	done       chan struct{}
 	stopped    chan struct{}
 	bg         sync.WaitGroup
+
+	// start is closed by Start: until then the worker records the
+	// snapshots it is told of but neither builds nor opens an index
+	// (NewHeldContentIndex; closed at once by NewContentIndex).
+	start     chan struct{}
+	startOnce sync.Once
 }
 
 // Restored tells whether the index was opened from its store's copy and
@@ -112,6 +116,17 @@ type builtIndex struct {
 // and remote, when not nil (and storeDir is set), the bucket's state
 // area, where it is published and fetched from.
 func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string, remote media.StateStore) *ContentIndex {
+	ci := NewHeldContentIndex(log, now, storeDir, remote)
+	ci.Start()
+	return ci
+}
+
+// NewHeldContentIndex is NewContentIndex whose first build (or the
+// opening of its kept or fetched copy) waits for Start or the first
+// Search: a server's start leaves its CPU and memory to loading the
+// site and answering the first requests. A prefetch from the bucket
+// runs meanwhile.
+func NewHeldContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time, storeDir string, remote media.StateStore) *ContentIndex {
 	var store *searchStore
 	var rem *remoteIndex
 	if storeDir != "" {
@@ -132,6 +147,7 @@ func NewContentIndex(log interface{ Warn(string, ...any) }, now func() time.Time
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 		stopped:  make(chan struct{}),
+		start:    make(chan struct{}),
 	}
 	if rem != nil {
 		// A fresh box fetches the bucket's index while the engine parses
@@ -248,10 +264,21 @@ func (ci *ContentIndex) Status(served *Snapshot) *SearchStatus {
 	return st
 }
 
+// Start lets the worker build or open the index (once held: see
+// NewHeldContentIndex); calls after the first do nothing.
+func (ci *ContentIndex) Start() {
+	ci.startOnce.Do(func() { close(ci.start) })
+}
+
 // run brings the index up to the target snapshot whenever woken, and swaps
 // in rebuilt indexes.
 func (ci *ContentIndex) run() {
 	defer close(ci.stopped)
+	select {
+	case <-ci.start:
+	case <-ci.done:
+		return
+	}
 	for {
 		select {
 		case <-ci.done:
@@ -424,13 +451,6 @@ func (ci *ContentIndex) apply(idx bleve.Index, docs map[string]any, s *Snapshot)
 // scorch never merges), a few µs more on each search.
 const buildBatch = 1000
 
-// buildGarbage: a build collects the garbage of its batches (their words)
-// once the heap holds this much, or a quarter of the live heap if more,
-// beyond what the last collection left. Collecting after every batch
-// kept the peak RSS lowest but marked the whole heap (the site's
-// documents) each time: a third of the CPU time of a 100k-file build.
-const buildGarbage = 128 << 20
-
 // errIndexStopped: the index was closed while a build ran.
 var errIndexStopped = errors.New("search index closed")
 
@@ -441,6 +461,7 @@ var errIndexStopped = errors.New("search index closed")
 // next batch are made (their text extracted and mapped) while scorch
 // indexes the current one.
 func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.Time, refs *refSkipper, stop <-chan struct{}) error {
+	pace := func() {}
 	ids := make([]string, 0, len(changed))
 	for id := range changed {
 		ids = append(ids, id)
@@ -455,7 +476,11 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 		}
 		ids = ids[k:]
 	}
-	build := len(chunks) > 2
+	if len(chunks) > 2 {
+		gc := startBuildCollector()
+		defer gc.end()
+		pace = gc.pace
+	}
 	dm, err := newDocMaker(idx.Mapping())
 	if err != nil {
 		return err
@@ -487,7 +512,7 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 				}
 			}
 			for _, id := range chunk {
-				doc, err := dm.document(id, searchDocOf(changed[id], now, refs), &mb.texts)
+				doc, err := dm.document(id, searchDocIn(dm.getText(), changed[id], now, refs), &mb.texts)
 				if err == nil {
 					err = mb.b.IndexAdvanced(doc)
 				}
@@ -513,27 +538,10 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 		for _, t := range mb.texts {
 			t.release()
 		}
-		if build {
-			collectBuildGarbage()
-		}
+		pace()
 	}
 	// made is closed: makeErr is written.
 	return errors.Join(err, makeErr)
-}
-
-// collectBuildGarbage runs a collection when the heap holds more than
-// buildGarbage (or a quarter of the live heap) beyond the live heap.
-func collectBuildGarbage() {
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
-		runtime.GC() // a runtime without these metrics
-		return
-	}
-	live, heap := sample[0].Value.Uint64(), sample[1].Value.Uint64()
-	if heap > live+max(buildGarbage, live/4) {
-		runtime.GC()
-	}
 }
 
 // analyzerFor is the bleve analyzer of a folio.yaml language.
