@@ -192,10 +192,11 @@ type Engine struct {
 // firstSaveDelay puts off the first write of the parse cache until this
 // long after the engine is first Run (the server starts answering), so
 // that it does not compete for the CPU and memory with the first requests
-// of a cold start: counted from Open's return instead, a start of a
-// million files was still reaching its first answer when the write and
-// the history index's first build began (about 1 GB more in flight at
-// ready). An engine that is never Run writes it at Close.
+// of a cold start: counted from Open's return instead, a collection under
+// way could hold the server's start (GOMAXPROCS' stop-the-world) past the
+// delay, and the write and the history index's first build (about 0.9 GB
+// in flight at a million files) began before the first answer. An engine
+// that is never Run writes it at Close.
 const firstSaveDelay = 2 * time.Second
 
 // firstSearchDelay puts off, for the same reason, the published branch's
