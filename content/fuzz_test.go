@@ -27,7 +27,7 @@ func FuzzParse(f *testing.F) {
 		p := "content/posts/x" + ext
 		doc, err := Parse(p, []byte(src))
 		// The front matter fast path agrees with parsing the whole file.
-		whole, wholeErr := parseFile(p, []byte(src), false)
+		whole, wholeErr := parseFile(p, []byte(src), false, nil)
 		if !reflect.DeepEqual(err, wholeErr) || (doc == nil) != (whole == nil) ||
 			doc != nil && (doc.Body.Source() != whole.Body.Source() || doc.Line != whole.Line || !reflect.DeepEqual(doc.KeyLines(), whole.KeyLines())) {
 			t.Fatalf("fast path differs: %v / %v", err, wholeErr)

@@ -48,22 +48,20 @@ func fmFormats() []*frontmatter.Format {
 var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 
 // parseMarkdown reads a Markdown file, or with isHTML an HTML one (front
-// matter the same, the body HTML); fmFast: see parseFile.
-func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool) (*Doc, error) {
+// matter the same, the body HTML); fmFast and body: see parseFile.
+func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) Markdown) (*Doc, error) {
 	var fm fmCapture
-	// adrg/frontmatter copies the whole file, body included; it is given
-	// only the part up to the front matter's closing line when that is
-	// plain to see. It reads line by line and stops at the first closing
-	// line, so the front matter is the same; the body is then the rest of
-	// data. When it finds none in the part, the whole file is parsed.
+	// adrg/frontmatter copies the whole file, body included, through a
+	// buffer of its own: when the front matter's closing line is plain to
+	// see, it is cut out of data here instead, as adrg/frontmatter would
+	// (it reads line by line and stops at the first closing line, so the
+	// front matter is the same); the body is then the rest of data. When
+	// there is none, the whole file is parsed.
 	var rest []byte
 	var err error
-	if end := fmEnd(data); end > 0 && fmFast {
-		rest, err = frontmatter.Parse(bytes.NewReader(data[:end]), &fm, fmFormats()...)
-		if err == nil && fm.kind != 0 {
-			rest = data[end-len(rest):]
-		} else {
-			fm, rest, err = fmCapture{}, nil, nil
+	if fmFast {
+		if f, end := fmSplit(data); end > 0 {
+			fm, rest = f, data[end:]
 		}
 	}
 	if rest == nil {
@@ -104,18 +102,23 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool) (*Doc, error) {
 	if len(bytes.TrimSpace(rest)) == 0 {
 		return doc, nil
 	}
-	if isHTML {
-		doc.Body, doc.HasBody = NewHTML(string(rest)), true
-		return doc, nil
-	}
 	// The nesting check is what bounds goldmark's time, so it runs here,
 	// at load, although the body is rendered on first use.
-	if l := markdownTooDeep(rest); l > 0 {
-		return nil, problemAt(doc.Line+l-1, "Markdown nested more than %d levels deep (block quotes, lists or indentation)", maxMarkdownDepth)
+	if !isHTML {
+		if l := markdownTooDeep(rest); l > 0 {
+			return nil, problemAt(doc.Line+l-1, "Markdown nested more than %d levels deep (block quotes, lists or indentation)", maxMarkdownDepth)
+		}
 	}
-	doc.Body, doc.HasBody = NewMarkdown(string(rest)), true
-	if isMDX {
+	doc.HasBody = true
+	switch off := len(data) - len(rest); {
+	case body != nil && bytes.Equal(data[off:], rest):
+		doc.Body = body(off) // the caller reads it again: no copy
+	case isHTML:
+		doc.Body = NewHTML(string(rest))
+	case isMDX:
 		doc.Body = NewMDX(string(rest))
+	default:
+		doc.Body = NewMarkdown(string(rest))
 	}
 	return doc, nil
 }
@@ -124,36 +127,54 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool) (*Doc, error) {
 // matter opened by the first non-blank line with ---, +++ or ;;; (also
 // ---yaml, ---toml, ---json), or 0.
 func fmEnd(data []byte) int {
+	_, end := fmSplit(data)
+	return end
+}
+
+// fmSplit finds a front matter opened by the first non-blank line with
+// ---, +++ or ;;; (also ---yaml, ---toml, ---json) and closed by a later
+// line: it returns the front matter as adrg/frontmatter hands it to the
+// format's unmarshal function (the lines between the two, a slice of
+// data) and the offset just past the closing line, or end 0 when there
+// is no such front matter.
+func fmSplit(data []byte) (fm fmCapture, end int) {
 	var closer string
-	off := 0
+	start, off := 0, 0
 	for off < len(data) {
 		i := bytes.IndexByte(data[off:], '\n')
 		next := len(data)
 		if i >= 0 {
 			next = off + i + 1
 		}
-		t := string(bytes.TrimSpace(data[off:next]))
-		off = next
+		t := bytes.TrimSpace(data[off:next])
 		if closer == "" {
-			switch t {
+			switch string(t) {
 			case "":
+				off = next
 				continue
-			case "---", "---yaml", "---toml", "---json":
-				closer = "---"
+			case "---", "---yaml":
+				closer, fm.kind = "---", fmYAML
+			case "---toml":
+				closer, fm.kind = "---", fmTOML
+			case "---json":
+				closer, fm.kind = "---", fmJSON
 			case "+++":
-				closer = "+++"
+				closer, fm.kind = "+++", fmTOML
 			case ";;;":
-				closer = ";;;"
+				closer, fm.kind = ";;;", fmJSON
 			default:
-				return 0
+				return fmCapture{}, 0
 			}
+			start, off = next, next
 			continue
 		}
-		if t == closer {
-			return off
+		if string(t) == closer {
+			fm.src = data[start:off]
+			return fm, next
 		}
+		off = next
 	}
-	return 0
+	return fmCapture{}, 0
 }
 
 // firstLine returns the 1-based number and trimmed text of the first

@@ -32,8 +32,8 @@ func TestParse_FrontMatterFastPath(t *testing.T) {
 		"---\ntitle: x\n---\n" + "> > > deep\n",
 	}
 	for _, in := range inputs {
-		fast, fastErr := parseFile("a.md", []byte(in), true)
-		slow, slowErr := parseFile("a.md", []byte(in), false)
+		fast, fastErr := parseFile("a.md", []byte(in), true, nil)
+		slow, slowErr := parseFile("a.md", []byte(in), false, nil)
 		if !reflect.DeepEqual(fastErr, slowErr) {
 			t.Errorf("%q: error %v, want %v", in, fastErr, slowErr)
 			continue

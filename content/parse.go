@@ -117,13 +117,23 @@ func isDocExt(ext string) bool { return isDataExt(ext) || isMarkdownExt(ext) || 
 // The result does not depend on path beyond its extension.
 //
 // Errors are Problem values carrying path and, when known, the line.
-func Parse(p string, data []byte) (*Doc, error) { return parseFile(p, data, true) }
+func Parse(p string, data []byte) (*Doc, error) { return parseFile(p, data, true, nil) }
+
+// ParseLazy is Parse for a caller that can read the file again when its
+// body is needed: a body (Markdown, MDX or HTML) that is the tail of data
+// from offset off is body(off), a lazy body (LazyBodyOf), instead of a
+// copy of it held by the Doc. The checks on the body (its nesting) are
+// the same.
+func ParseLazy(p string, data []byte, body func(off int) Markdown) (*Doc, error) {
+	return parseFile(p, data, true, body)
+}
 
 // parseFile is Parse; fmFast gives the front matter parser only the part
 // of a Markdown file up to the front matter's closing line (see
 // parseMarkdown). Tests turn it off to compare with the whole-file parse.
-func parseFile(p string, data []byte, fmFast bool) (*Doc, error) {
-	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast)
+// body: see ParseLazy (nil: the body is a copy).
+func parseFile(p string, data []byte, fmFast bool, body func(off int) Markdown) (*Doc, error) {
+	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast, body)
 	if err == nil {
 		doc.refHint = refHintOf(doc.Meta())
 		doc.packLines()
@@ -139,9 +149,13 @@ func parseFile(p string, data []byte, fmFast bool) (*Doc, error) {
 	return doc, nil
 }
 
-func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
+func parse(ext string, data []byte, fmFast bool, body func(off int) Markdown) (*Doc, error) {
 	if len(data) > MaxFileSize {
 		return nil, problemAt(0, "file is %d bytes, over the limit of %d", len(data), MaxFileSize)
+	}
+	if bom := []byte("\uFEFF"); body != nil && bytes.HasPrefix(data, bom) {
+		at := body // offsets in the file as given
+		body = func(off int) Markdown { return at(off + len(bom)) }
 	}
 	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // editors on Windows add a BOM
 	if i := bytes.IndexByte(data, 0); i >= 0 {
@@ -156,7 +170,7 @@ func parse(ext string, data []byte, fmFast bool) (*Doc, error) {
 	)
 	switch {
 	case isMarkdownExt(ext), IsHTMLExt(ext):
-		return parseMarkdown(data, fmFast, IsHTMLExt(ext), IsMDXExt(ext))
+		return parseMarkdown(data, fmFast, IsHTMLExt(ext), IsMDXExt(ext), body)
 	case ext == ".yaml" || ext == ".yml":
 		lines := map[string]int{}
 		if meta, err = decodeYAML(data, 0, lines, true); err == nil {

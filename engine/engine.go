@@ -182,14 +182,21 @@ type Engine struct {
 	saveRunning  bool
 	savePending  bool
 	saveWG       sync.WaitGroup
+	serving      chan struct{} // closed by the first Run: see firstSaveDelay
+	servingOnce  sync.Once
 	closing      chan struct{} // closed by Close
 	searchClosed chan struct{} // closed once Close has stopped the search index
 	closeOnce    sync.Once
 }
 
-// firstSaveDelay puts off the first write of the parse cache after Open, so
-// that it does not compete for the CPU with the first requests of a cold
-// start. Close writes it at once.
+// firstSaveDelay puts off the first write of the parse cache until this
+// long after the engine is first Run (the server starts answering), so
+// that it does not compete for the CPU and memory with the first requests
+// of a cold start: counted from Open's return instead, a collection under
+// way could hold the server's start (GOMAXPROCS' stop-the-world) past the
+// delay, and the write and the history index's first build (about 0.9 GB
+// in flight at a million files) began before the first answer. An engine
+// that is never Run writes it at Close.
 const firstSaveDelay = 2 * time.Second
 
 // firstSearchDelay puts off, for the same reason, the published branch's
@@ -217,7 +224,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, src: src, failed: map[string]string{}, wake: make(chan struct{}, 1), assemblers: map[string]*content.Assembler{},
 		refCheckers: map[string]*content.RefChecker{}, models: map[string]*modelState{},
-		closing: make(chan struct{}), searchClosed: make(chan struct{}),
+		closing: make(chan struct{}), searchClosed: make(chan struct{}), serving: make(chan struct{}),
 		refs: newRefCache(cfg.RefCacheBytes, cfg.RefIdle), history: newHistoryFollower(src.RelevantInRepo, src.LooseTree),
 		scheduleWake: make(chan struct{}, 1)}
 	if cfg.Search {
@@ -272,11 +279,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.saveWG.Add(1)
 	go func() {
 		defer e.saveWG.Done()
-		t := time.NewTimer(firstSaveDelay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-e.closing:
+		if !e.afterServing(firstSaveDelay, nil) {
 			return // Close writes the cache
 		}
 		e.saveMu.Lock()
@@ -347,6 +350,27 @@ func (e *Engine) saveCacheLater() {
 	}()
 }
 
+// afterServing waits until delay after the engine is first Run, or until
+// sooner receives: true, or false once the engine closes.
+func (e *Engine) afterServing(delay time.Duration, sooner <-chan struct{}) bool {
+	select {
+	case <-e.closing:
+		return false
+	case <-sooner:
+		return true
+	case <-e.serving:
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-e.closing:
+		return false
+	case <-sooner:
+	case <-t.C:
+	}
+	return true
+}
+
 // Published is the snapshot of the published branch.
 func (e *Engine) Published() *Snapshot { return e.published.Load() }
 
@@ -361,8 +385,10 @@ func (e *Engine) View(draft bool) *View {
 
 // Run keeps the snapshots current until ctx is done: it watches a local
 // repository's refs, polls a remote one every Config.Poll, and serves
-// Trigger requests.
+// Trigger requests. Its first call also lets the start's background work
+// begin (firstSaveDelay): a server calls it as it starts answering.
 func (e *Engine) Run(ctx context.Context) error {
+	e.servingOnce.Do(func() { close(e.serving) })
 	if !e.src.Remote() {
 		go func() {
 			if err := e.src.Watch(ctx, e.Trigger); err != nil && ctx.Err() == nil {

@@ -23,8 +23,10 @@ var ErrHistoryPending error = &fault.Error{Code: fault.HistoryBuilding, Message:
 // the served commit before it is told to come back.
 const historyWait = 2 * time.Second
 
-// firstHistoryDelay puts off the first build of the history index after a
-// start, so that it does not compete for the CPU with the first requests.
+// firstHistoryDelay puts off the first build of the history index until
+// this long after the engine is first Run (the server starts answering),
+// so that it does not compete for the CPU and memory with the first
+// requests (see firstSaveDelay); a history request starts it at once.
 const firstHistoryDelay = 2 * time.Second
 
 // historyCacheSize is the object cache of one index update.
@@ -72,13 +74,8 @@ func (e *Engine) runHistory(closing <-chan struct{}) {
 	// The first build waits until the start's first requests are served
 	// (as the parse cache's first write does), unless a history request
 	// asks for it sooner.
-	first := time.NewTimer(firstHistoryDelay)
-	defer first.Stop()
-	select {
-	case <-closing:
+	if !e.afterServing(firstHistoryDelay, h.kick) {
 		return
-	case <-first.C:
-	case <-h.kick:
 	}
 	for {
 		select {

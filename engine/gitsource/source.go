@@ -42,7 +42,9 @@ type SourceConfig struct {
 	CacheDir string
 	Logger   *slog.Logger
 
-	// Parse and Relevant default to content.Parse and content.Relevant.
+	// Parse and Relevant default to content.Parse (content.ParseLazy:
+	// a body is read again from its blob when needed, never copied) and
+	// content.Relevant.
 	Parse    func(path string, data []byte) (*content.Doc, error)
 	Relevant func(path string) bool
 	// Workers parse cache misses in parallel; default runtime.NumCPU().
@@ -163,9 +165,6 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Parse == nil {
-		cfg.Parse = content.Parse
 	}
 	if cfg.Relevant == nil {
 		cfg.Relevant = content.Relevant

@@ -604,12 +604,20 @@ func corruptObject(err error) bool {
 }
 
 func (s *Source) parseData(blob plumbing.Hash, p string, data []byte) (doc *content.Doc, bodyOff int, perr, err error) {
-	doc, perr = s.safeParse(p, data)
+	lazyAt := -1 // the body ParseLazy made lazy, read from the blob again
+	doc, perr = s.safeParse(p, data, func(off int) content.Markdown {
+		lazyAt = off
+		return s.lazyBody(blob, path.Ext(p), off)
+	})
 	if perr == nil && doc == nil {
 		perr = content.Problem{Path: p, Message: "parser returned no document"}
 	}
 	bodyOff = -1
-	if perr == nil {
+	switch {
+	case perr != nil:
+	case lazyAt >= 0 && doc.HasBody && doc.Body.Lazy():
+		bodyOff = lazyAt
+	default: // SourceConfig.Parse's body, a copy
 		if bodyOff = bodyOffset(doc, data); bodyOff >= 0 {
 			doc.Body = s.lazyBody(blob, path.Ext(p), bodyOff)
 		}
@@ -618,14 +626,19 @@ func (s *Source) parseData(blob plumbing.Hash, p string, data []byte) (doc *cont
 }
 
 // safeParse keeps a parser panic on one file from taking the server down.
-func (s *Source) safeParse(p string, data []byte) (doc *content.Doc, err error) {
+// body makes a body that ParseLazy leaves in the blob (SourceConfig.Parse
+// unset).
+func (s *Source) safeParse(p string, data []byte, body func(off int) content.Markdown) (doc *content.Doc, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("source: parser panic", "path", p, "panic", r)
 			doc, err = nil, content.Problem{Path: p, Message: "internal parser error"}
 		}
 	}()
-	return s.cfg.Parse(p, data)
+	if s.cfg.Parse != nil {
+		return s.cfg.Parse(p, data)
+	}
+	return content.ParseLazy(p, data, body)
 }
 
 // relevant tells whether a Load reads path p: SourceConfig.Relevant's
