@@ -1,8 +1,6 @@
 package content
 
 import (
-	"time"
-
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -14,22 +12,19 @@ import (
 // each unclosed "`" the rest for its closer. A body of 200 KB of "[a]("
 // took 18 s. linkGate bounds that work per body: it stands before
 // goldmark's inline parsers on their trigger characters and counts, for
-// every "]" and "`", the rest of its line; past linkWorkBudget (or, as a
-// backstop, renderTimeBudget), the rest of the body is rendered with its
-// inline syntax (links, images, code spans, emphasis, autolinks) as plain
-// text, which is linear (a "]" also counts the lines after it in its
-// paragraph: linesAfter); the blocks (paragraphs, lists, headings…) stay.
-// The count depends on the source alone, so every box renders a body the
-// same way; only a body that renders several times slower than ordinary
-// Markdown of its size meets the time backstop. Ordinary bodies never come
-// near the budget (a line of 500 characters with 20 links counts 5 KB;
-// the budget is 16 times the body plus 1 MiB).
-
-// renderTimeBudget is the longest a body of n bytes renders with its
-// inline syntax parsed: about five times what ordinary Markdown takes.
-func renderTimeBudget(n int) time.Duration {
-	return 250*time.Millisecond + time.Duration(n)*2*time.Microsecond
-}
+// every "]" and "`", the rest of its line; past linkWorkBudget, the rest
+// of the body is rendered with its inline syntax (links, images, code
+// spans, emphasis, autolinks) as plain text, which is linear (a "]" also
+// counts the lines after it in its paragraph: linesAfter); the blocks
+// (paragraphs, lists, headings…) stay. Ordinary bodies never come near
+// the budget (a line of 500 characters with 20 links counts 5 KB; the
+// budget is 16 times the body plus 1 MiB).
+//
+// The count depends on the source alone, so every render of a body, on
+// every box, is the same HTML. The gate has no clock: a wall-clock
+// backstop tripped on ordinary bodies whose render the scheduler held
+// off the CPU (a first start of a big site on a loaded machine), and the
+// rest of their links showed as source for the life of the process.
 
 // linkWorkBudget is the work, in bytes scanned, a body of n bytes may
 // spend on link destinations.
@@ -40,9 +35,6 @@ var gateKey = parser.NewContextKey()
 // gateState is one render's count.
 type gateState struct {
 	work, budget int64
-	start        time.Time
-	timeBudget   time.Duration
-	calls        int
 	off          bool
 }
 
@@ -73,13 +65,10 @@ func (linkGate) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast
 		if line[0] == ']' {
 			st.work += linesAfter(parent, block)
 		}
-		st.calls++
-		if st.work > st.budget || st.calls%64 == 0 && time.Since(st.start) > st.timeBudget {
-			st.off = true
-		}
-		if !st.off {
+		if st.work <= st.budget {
 			return nil
 		}
+		st.off = true
 	}
 	block.Advance(1)
 	return ast.NewTextSegment(seg.WithStop(seg.Start + 1))
@@ -105,7 +94,7 @@ func linesAfter(parent ast.Node, block text.Reader) int64 {
 // renderContext is the parser context of one render of a body of n bytes.
 func renderContext(n int) parser.Context {
 	pc := parser.NewContext()
-	pc.Set(gateKey, &gateState{budget: linkWorkBudget(n), start: time.Now(), timeBudget: renderTimeBudget(n)})
+	pc.Set(gateKey, &gateState{budget: linkWorkBudget(n)})
 	return pc
 }
 
