@@ -11,21 +11,21 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // The cache file: magic, the cache key (parser generation), the site, the
-// documents (each introduced by a 1 byte, ended by a 0), the recent per-path
-// times, and a CRC-32 of everything before it. Written atomically, so a
+// number of documents, the documents in blocks (each introduced by a 2
+// byte and its length, ended by a 0), the recent per-path times, and a CRC-32 of everything before it. Written atomically, so a
 // crash leaves the old file or the new one.
 // Version 3 holds where a Markdown body starts in its blob, which the
 // server reads again when it needs the body; version 2 held the Markdown
 // source, version 1 the HTML.
 // Version 4 kept the lines of the documents' keys, version 5 also what
 // Parse found of their strings for the reference checker (RefHint), and
-// the number of documents after the site.
-const cacheMagic = "folio-parsed-docs/5\n"
+// the number of documents after the site. Version 6 writes the
+// documents in blocks a restart decodes in parallel.
+const cacheMagic = "folio-parsed-docs/6\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
@@ -109,21 +109,46 @@ func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathT
 // writes it out.
 const cacheChunk = 1 << 20
 
-// writeCache writes the cache file of docs and times to w, about chunk
+// cacheBlock is about how many bytes of documents one block of the cache
+// file holds: a restart decodes the blocks in parallel (gitcache_decode.go).
+const cacheBlock = 256 << 10
+
+// writeCache writes the cache file of docs and times to w, at most chunk
 // bytes at a time (each document whole: one that cannot be encoded is
-// taken back), and returns how many documents it left out.
+// taken back), and returns how many documents it left out. The
+// documents are written in blocks of about cacheBlock bytes, each
+// introduced by a 2 and its length, so that a restart can decode them
+// in parallel.
 func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times []pathTimes, lines *lineKeys) (int, error) {
 	e := newCacheEncoder(make([]byte, 0, chunk+64<<10))
-	e.lines = lines
+	blk := newCacheEncoder(make([]byte, 0, cacheBlock+64<<10))
+	blk.lines = lines
 	sum := uint32(0)
 	flush := func(force bool) error {
 		if len(e.B) < chunk && !force {
 			return nil
 		}
-		sum = crc32.Update(sum, crc32.IEEETable, e.B)
-		_, err := w.Write(e.B)
+		for b := e.B; len(b) > 0; {
+			n := min(len(b), chunk)
+			sum = crc32.Update(sum, crc32.IEEETable, b[:n])
+			if _, err := w.Write(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
 		e.B = e.B[:0]
-		return err
+		return nil
+	}
+	// block moves the documents encoded so far into the file, as a block.
+	block := func() error {
+		if len(blk.B) == 0 {
+			return nil
+		}
+		e.B = append(e.B, 2)
+		e.Uvarint(uint64(len(blk.B)))
+		e.B = append(e.B, blk.B...)
+		blk.B = blk.B[:0]
+		return flush(false)
 	}
 	e.B = append(e.B, cacheMagic...)
 	e.Str(key)
@@ -131,17 +156,21 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 	e.Uvarint(uint64(len(docs))) // at most: those not encodable are skipped
 	skipped := 0
 	for _, d := range docs {
-		mark := len(e.B)
-		e.B = append(e.B, 1)
-		e.B = append(e.B, d.key.blob[:]...)
-		e.Str(d.key.ext)
-		if err := e.doc(d.doc, d.bodyOff); err != nil {
-			e.B = e.B[:mark]
+		mark := len(blk.B)
+		blk.B = append(blk.B, d.key.blob[:]...)
+		blk.Str(d.key.ext)
+		if err := blk.doc(d.doc, d.bodyOff); err != nil {
+			blk.B = blk.B[:mark]
 			skipped++
 		}
-		if err := flush(false); err != nil {
-			return skipped, err
+		if len(blk.B) >= cacheBlock {
+			if err := block(); err != nil {
+				return skipped, err
+			}
 		}
+	}
+	if err := block(); err != nil {
+		return skipped, err
 	}
 	e.B = append(e.B, 0)
 	e.Uvarint(uint64(len(times)))
@@ -170,6 +199,15 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 // loadCache reads the cache file into the empty document cache. A file
 // written for another parser generation or site is ignored.
 func (s *Source) loadCache() error {
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	return s.loadCacheLocked()
+}
+
+// loadCacheLocked is loadCache with the document cache's lock held (a
+// Source opens with it held while the file is read in the background:
+// OpenSource).
+func (s *Source) loadCacheLocked() error {
 	data, err := readCacheFile(s.cache)
 	if err != nil {
 		return err
@@ -179,8 +217,6 @@ func (s *Source) loadCache() error {
 		return errCacheCorrupt
 	}
 	d := newCacheDecoder(body[len(cacheMagic):])
-	d.in = newInterner()
-	d.lines = newLineKeys()
 	if key := d.Str(); key != s.cfg.CacheKey {
 		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
 		return nil
@@ -188,26 +224,21 @@ func (s *Source) loadCache() error {
 	if site := d.Str(); site != s.siteID() {
 		return nil
 	}
-	// The map and the entries are made for the documents the file says
-	// it holds, at most one per 32 bytes left: no map to grow through
-	// 100k documents.
+	// The map is made for the documents the file says it holds, at
+	// most one per 32 bytes left: no map to grow through 100k
+	// documents.
 	n := min(d.Uvarint(), uint64(len(d.B)/32))
-	docs := make(map[docKey]*docEntry, n)
-	entries := make([]docEntry, n)
-	for d.Err == nil && d.Byte1() == 1 {
-		var k docKey
-		copy(k.blob[:], d.Bytes(20))
-		k.ext = d.key()
-		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
-		if d.Err == nil {
-			if len(entries) == 0 {
-				entries = make([]docEntry, 64)
-			}
-			e := &entries[0]
-			entries = entries[1:]
-			*e = docEntry{doc: doc, bodyOff: off}
-			docs[k] = e
+	var blocks [][]byte
+	for d.Err == nil {
+		tag := d.Byte1()
+		if tag == 0 {
+			break
 		}
+		if tag != 2 {
+			d.Fail()
+			break
+		}
+		blocks = append(blocks, d.Bytes(d.Uvarint()))
 	}
 	nt := d.Count()
 	var times []pathTimes
@@ -233,13 +264,16 @@ func (s *Source) loadCache() error {
 	if d.Err != nil {
 		return d.Err
 	}
+	lines := newLineKeys()
+	docs, err := s.decodeBlocks(blocks, int(n), lines)
+	if err != nil {
+		return err
+	}
 	if len(times) > keepPathTimes {
 		times = times[:keepPathTimes]
 	}
 	c := s.docs
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s.lineKeys = d.lines // before any document read from the file is encoded
+	s.lineKeys = lines // before any document read from the file is encoded
 	c.docs = docs
 	for i := range times {
 		c.timesID++
