@@ -207,10 +207,17 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.CacheDir != "" {
 		s.cache = filepath.Join(cfg.CacheDir, "parsed-"+shortHash(s.siteID())+".cache")
 		s.removeStaleTemps()
-		if err := s.loadCache(); err != nil && !errors.Is(err, os.ErrNotExist) {
-			// A bad cache costs a cold parse, never an outage.
-			s.log.Warn("source: ignoring parsed-document cache", "file", s.cache, "err", err)
-		}
+		// The file is read while the first Load walks the commit's
+		// trees: the document cache stays locked until it is, so
+		// whatever uses it (the Load's lookups, Stats, a save) waits.
+		s.docs.mu.Lock()
+		go func() {
+			defer s.docs.mu.Unlock()
+			if err := s.loadCacheLocked(); err != nil && !errors.Is(err, os.ErrNotExist) {
+				// A bad cache costs a cold parse, never an outage.
+				s.log.Warn("source: ignoring parsed-document cache", "file", s.cache, "err", err)
+			}
+		}()
 	}
 	return s, nil
 }
