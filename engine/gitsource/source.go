@@ -70,6 +70,10 @@ type SourceConfig struct {
 	// reads whole blobs from the packs itself (see packBlobs): a cold
 	// start, not a push. Default 256.
 	PackBlobsMin int
+	// LookupFirstMin is the number of files from which the first Load
+	// (a start) looks its documents up on every core
+	// (source_load_first.go). Default 16384; below 0: never.
+	LookupFirstMin int
 }
 
 // Source is a Git repository that content snapshots are loaded from. Its
@@ -178,6 +182,9 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	}
 	if cfg.PackBlobsMin <= 0 {
 		cfg.PackBlobsMin = 256
+	}
+	if cfg.LookupFirstMin == 0 {
+		cfg.LookupFirstMin = lookupFirstMin
 	}
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()

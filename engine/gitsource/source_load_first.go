@@ -10,8 +10,8 @@ import (
 	"github.com/folio-cms/folio/content"
 )
 
-// lookupFirstMin is the number of files from which the first Load of a
-// Source (a start: no last Load to take documents from) looks its files'
+// lookupFirstMin is SourceConfig.LookupFirstMin's default: the number of
+// files from which the first Load of a Source (a start: no last Load to take documents from) looks its files'
 // documents up on every core: a restart at a million files looks up a
 // million documents by blob and a million Updated times by path.
 const lookupFirstMin = 1 << 14
@@ -23,6 +23,9 @@ const lookupFirstMin = 1 << 14
 // number of hits.
 func lookupFirst(get func(docKey) *docEntry, gen uint64, files []gitFile, times map[string]time.Time, out []content.File, entries []*docEntry, misses map[docKey][]int) int {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(files)/(lookupFirstMin/2)))
+	if len(files) < lookupFirstMin {
+		workers = min(runtime.GOMAXPROCS(0), 2) // a test's small site
+	}
 	type part struct {
 		misses map[docKey][]int
 		hits   int
