@@ -16,6 +16,13 @@ import (
 // The map of documents is filled by the caller's goroutine, block after
 // block in file order, while the workers decode the next ones.
 
+// docBlock is one block of documents of a cache file: its bytes and the
+// number of documents it says it holds (at most one per 24 bytes).
+type docBlock struct {
+	data  []byte
+	count int
+}
+
 // decodedBlock is what a worker made of one block.
 type decodedBlock struct {
 	keys    []docKey
@@ -27,7 +34,7 @@ type decodedBlock struct {
 // decodeBlocks decodes the blocks of documents of a cache file (n: the
 // number of documents the file says it holds, checked) into the map of
 // the document cache, with their lines' keys in lines.
-func (s *Source) decodeBlocks(blocks [][]byte, n int, lines *lineKeys) (map[docKey]*docEntry, error) {
+func (s *Source) decodeBlocks(blocks []docBlock, n int, lines *lineKeys) (map[docKey]*docEntry, error) {
 	out := make([]decodedBlock, len(blocks))
 	for i := range out {
 		out[i].done = make(chan struct{})
@@ -46,8 +53,8 @@ func (s *Source) decodeBlocks(blocks [][]byte, n int, lines *lineKeys) (map[docK
 				}
 				b := &out[i]
 				if !failed.Load() {
-					d.B, d.Err = blocks[i], nil
-					b.keys, b.entries = s.decodeBlock(d)
+					d.B, d.Err = blocks[i].data, nil
+					b.keys, b.entries = s.decodeBlock(d, blocks[i].count)
 					if b.err = d.Err; b.err != nil {
 						failed.Store(true)
 					}
@@ -72,11 +79,11 @@ func (s *Source) decodeBlocks(blocks [][]byte, n int, lines *lineKeys) (map[docK
 	return docs, nil
 }
 
-// decodeBlock decodes the documents of one block, d.B.
-func (s *Source) decodeBlock(d *cacheDecoder) ([]docKey, []docEntry) {
-	// about one document per 200 bytes, grown if there are more
-	keys := make([]docKey, 0, len(d.B)/200+1)
-	entries := make([]docEntry, 0, len(d.B)/200+1)
+// decodeBlock decodes the count documents of one block, d.B (the
+// entries are kept: made to the size the block says).
+func (s *Source) decodeBlock(d *cacheDecoder, count int) ([]docKey, []docEntry) {
+	keys := make([]docKey, 0, count)
+	entries := make([]docEntry, 0, count)
 	for d.Err == nil && len(d.B) > 0 {
 		var k docKey
 		copy(k.blob[:], d.Bytes(20))
@@ -87,6 +94,9 @@ func (s *Source) decodeBlock(d *cacheDecoder) ([]docKey, []docEntry) {
 		}
 		keys = append(keys, k)
 		entries = append(entries, docEntry{doc: doc, bodyOff: off})
+	}
+	if len(keys) != count {
+		d.Fail() // not the block that was written
 	}
 	return keys, entries
 }

@@ -48,6 +48,7 @@ func cacheBlocks(t *testing.T, data []byte) (starts []int) {
 	d.Uvarint()
 	for d.Err == nil && d.Byte1() == 2 {
 		n := d.Uvarint()
+		d.Uvarint() // its number of documents
 		starts = append(starts, len(data)-4-len(d.B))
 		d.Bytes(n)
 	}

@@ -16,7 +16,7 @@ import (
 
 // The cache file: magic, the cache key (parser generation), the site, the
 // number of documents, the documents in blocks (each introduced by a 2
-// byte and its length, ended by a 0), the recent per-path times, and a CRC-32 of everything before it. Written atomically, so a
+// byte, its length and its number of documents; ended by a 0), the recent per-path times, and a CRC-32 of everything before it. Written atomically, so a
 // crash leaves the old file or the new one.
 // Version 3 holds where a Markdown body starts in its blob, which the
 // server reads again when it needs the body; version 2 held the Markdown
@@ -117,7 +117,7 @@ const cacheBlock = 256 << 10
 // bytes at a time (each document whole: one that cannot be encoded is
 // taken back), and returns how many documents it left out. The
 // documents are written in blocks of about cacheBlock bytes, each
-// introduced by a 2 and its length, so that a restart can decode them
+// introduced by a 2, its length and its number of documents, so that a restart can decode them
 // in parallel.
 func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times []pathTimes, lines *lineKeys) (int, error) {
 	e := newCacheEncoder(make([]byte, 0, chunk+64<<10))
@@ -139,15 +139,18 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 		e.B = e.B[:0]
 		return nil
 	}
-	// block moves the documents encoded so far into the file, as a block.
+	// block moves the documents encoded so far into the file, as a
+	// block: its length and its number of documents, then them.
+	inBlock := 0
 	block := func() error {
-		if len(blk.B) == 0 {
+		if inBlock == 0 {
 			return nil
 		}
 		e.B = append(e.B, 2)
 		e.Uvarint(uint64(len(blk.B)))
+		e.Uvarint(uint64(inBlock))
 		e.B = append(e.B, blk.B...)
-		blk.B = blk.B[:0]
+		blk.B, inBlock = blk.B[:0], 0
 		return flush(false)
 	}
 	e.B = append(e.B, cacheMagic...)
@@ -162,6 +165,8 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 		if err := blk.doc(d.doc, d.bodyOff); err != nil {
 			blk.B = blk.B[:mark]
 			skipped++
+		} else {
+			inBlock++
 		}
 		if len(blk.B) >= cacheBlock {
 			if err := block(); err != nil {
@@ -228,7 +233,7 @@ func (s *Source) loadCacheLocked() error {
 	// most one per 32 bytes left: no map to grow through 100k
 	// documents.
 	n := min(d.Uvarint(), uint64(len(d.B)/32))
-	var blocks [][]byte
+	var blocks []docBlock
 	for d.Err == nil {
 		tag := d.Byte1()
 		if tag == 0 {
@@ -238,7 +243,11 @@ func (s *Source) loadCacheLocked() error {
 			d.Fail()
 			break
 		}
-		blocks = append(blocks, d.Bytes(d.Uvarint()))
+		size := d.Uvarint()
+		count := d.Uvarint()
+		b := docBlock{count: int(min(count, size/24))} // a document takes more than 24 bytes
+		b.data = d.Bytes(size)
+		blocks = append(blocks, b)
 	}
 	nt := d.Count()
 	var times []pathTimes
