@@ -13,8 +13,9 @@ import (
 // blocks (writeCache), decoded here by one worker per core. Each worker
 // has its own interner; the table of the lines' keys is shared
 // (lineKeys.add takes its lock, a worker remembers the keys it saw).
-// The map of documents is filled by the caller's goroutine, block after
-// block in file order, while the workers decode the next ones.
+// The workers read the blocks from the file in turn (cacheReader.block: a
+// block's bytes are let go once decoded); the map of documents is
+// filled by the caller's goroutine as they are decoded.
 
 // docBlock is one block of documents of a cache file: its bytes and the
 // number of documents it says it holds (at most one per 24 bytes).
@@ -27,54 +28,68 @@ type docBlock struct {
 type decodedBlock struct {
 	keys    []docKey
 	entries []docEntry
-	err     error
-	done    chan struct{}
 }
 
-// decodeBlocks decodes the blocks of documents of a cache file (n: the
-// number of documents the file says it holds, checked) into the map of
-// the document cache, with their lines' keys in lines.
-func (s *Source) decodeBlocks(blocks []docBlock, n int, lines *lineKeys) (map[docKey]*docEntry, error) {
-	out := make([]decodedBlock, len(blocks))
-	for i := range out {
-		out[i].done = make(chan struct{})
+// decodeBlocks decodes the blocks of documents of a cache file, as next
+// reads them (false: no more), into the map of the document cache (n:
+// the number of documents the file says it holds, checked), with their
+// lines' keys in lines.
+func (s *Source) decodeBlocks(next func() (docBlock, bool, error), n int, lines *lineKeys) (map[docKey]*docEntry, error) {
+	var (
+		mu      sync.Mutex // next, ended
+		ended   bool       // next said there are no more
+		failed  atomic.Bool
+		errOnce sync.Once
+		err     error
+		wg      sync.WaitGroup
+	)
+	fail := func(e error) {
+		errOnce.Do(func() { err = e })
+		failed.Store(true)
 	}
-	var next atomic.Int64
-	var failed atomic.Bool
-	workers := min(runtime.GOMAXPROCS(0), len(blocks))
-	var wg sync.WaitGroup
-	for range workers {
+	decoded := make(chan decodedBlock, 4)
+	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			d := &cacheDecoder{in: newInterner(), lines: lines, lineMemo: map[string]int{}}
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(blocks) {
+			for !failed.Load() {
+				mu.Lock()
+				var b docBlock
+				var ok bool
+				var e error
+				if !ended {
+					b, ok, e = next()
+					ended = !ok
+				}
+				mu.Unlock()
+				if e != nil {
+					fail(e)
+				}
+				if !ok {
 					return
 				}
-				b := &out[i]
-				if !failed.Load() {
-					d.B, d.Err = blocks[i].data, nil
-					b.keys, b.entries = s.decodeBlock(d, blocks[i].count)
-					if b.err = d.Err; b.err != nil {
-						failed.Store(true)
-					}
+				d.B, d.Err = b.data, nil
+				var out decodedBlock
+				out.keys, out.entries = s.decodeBlock(d, b.count)
+				if d.Err != nil {
+					fail(d.Err)
+					return
 				}
-				close(b.done)
+				decoded <- out
 			}
 		})
 	}
-	defer wg.Wait()
+	go func() {
+		wg.Wait()
+		close(decoded)
+	}()
 	docs := make(map[docKey]*docEntry, n)
-	for i := range out {
-		b := &out[i]
-		<-b.done
-		if b.err != nil {
-			return nil, b.err
-		}
+	for b := range decoded {
 		for j, k := range b.keys {
 			docs[k] = &b.entries[j]
 		}
-		b.keys = nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	return docs, nil
 }

@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -165,4 +166,25 @@ func TestSource_OpenReadsCacheInBackground(t *testing.T) {
 	}
 	os.Remove(name) // Close writes a cache file again
 	s.Close()
+}
+
+// TestSource_CacheChecksumCheckedAfterBlocks: the blocks are decoded as
+// they are read, before the checksum at the end of the file can be
+// checked; a file whose bytes do not match it (here one letter of a
+// title, which decodes) is still ignored whole.
+func TestSource_CacheChecksumCheckedAfterBlocks(t *testing.T) {
+	data, _ := blockedCache(t, 6000)
+	at := bytes.Index(data, []byte("Post 4321"))
+	if at < 0 {
+		t.Fatal("no title to change")
+	}
+	data[at] = 'X'
+	name := filepath.Join(t.TempDir(), "parsed.cache")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &Source{cfg: SourceConfig{CacheKey: "key"}, log: slog.New(slog.DiscardHandler), gitDir: "/site.git", cache: name, docs: newDocCache()}
+	if err := s.loadCache(); err != errCacheCorrupt || len(s.docs.docs) != 0 {
+		t.Fatalf("a changed byte: %v, %d documents read; want %v and none", err, len(s.docs.docs), errCacheCorrupt)
+	}
 }

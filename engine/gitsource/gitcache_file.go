@@ -2,8 +2,8 @@ package gitsource
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -213,42 +213,48 @@ func (s *Source) loadCache() error {
 // Source opens with it held while the file is read in the background:
 // OpenSource).
 func (s *Source) loadCacheLocked() error {
-	data, err := readCacheFile(s.cache)
+	f, err := os.Open(s.cache)
 	if err != nil {
 		return err
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return errCacheCorrupt
+	defer f.Close()
+	r, err := newCacheReader(f)
+	if err != nil {
+		return err
 	}
-	d := newCacheDecoder(body[len(cacheMagic):])
-	if key := d.Str(); key != s.cfg.CacheKey {
+	key, err1 := r.str()
+	site, err2 := r.str()
+	if err := cmp.Or(err1, err2); err != nil {
+		return err
+	}
+	if key != s.cfg.CacheKey {
 		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
 		return nil
 	}
-	if site := d.Str(); site != s.siteID() {
+	if site != s.siteID() {
 		return nil
 	}
 	// The map is made for the documents the file says it holds, at
 	// most one per 32 bytes left: no map to grow through 100k
 	// documents.
-	n := min(d.Uvarint(), uint64(len(d.B)/32))
-	var blocks []docBlock
-	for d.Err == nil {
-		tag := d.Byte1()
-		if tag == 0 {
-			break
-		}
-		if tag != 2 {
-			d.Fail()
-			break
-		}
-		size := d.Uvarint()
-		count := d.Uvarint()
-		b := docBlock{count: int(min(count, size/24))} // a document takes more than 24 bytes
-		b.data = d.Bytes(size)
-		blocks = append(blocks, b)
+	n, err := r.uvarint()
+	if err != nil {
+		return err
 	}
+	lines := newLineKeys()
+	docs, err := s.decodeBlocks(r.block, int(min(n, uint64(r.unread()/32))), lines)
+	if err != nil {
+		return err
+	}
+	// the recent times and the checksum, which must be the file's
+	tail, err := io.ReadAll(r.br)
+	if err != nil {
+		return err
+	}
+	if len(tail) < 4 || r.sum != binary.LittleEndian.Uint32(tail[len(tail)-4:]) {
+		return errCacheCorrupt
+	}
+	d := newCacheDecoder(tail[:len(tail)-4])
 	nt := d.Count()
 	var times []pathTimes
 	for range nt {
@@ -273,11 +279,6 @@ func (s *Source) loadCacheLocked() error {
 	if d.Err != nil {
 		return d.Err
 	}
-	lines := newLineKeys()
-	docs, err := s.decodeBlocks(blocks, int(n), lines)
-	if err != nil {
-		return err
-	}
 	if len(times) > keepPathTimes {
 		times = times[:keepPathTimes]
 	}
@@ -294,37 +295,6 @@ func (s *Source) loadCacheLocked() error {
 	c.unsaved = 0
 	c.onDisk = true
 	return nil
-}
-
-// errCacheVersion: the file is not a cache of this version.
-var errCacheVersion = errors.New("not a cache file of this version")
-
-// readCacheFile reads the cache file after checking its magic: a cache
-// of an earlier version (version 2 held every body, 670 MB at 100k
-// files) is not read at all.
-func readCacheFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, len(cacheMagic))
-	if fi.Size() < int64(len(cacheMagic)+4) {
-		return nil, errCacheVersion
-	}
-	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
-		return nil, errCacheVersion
-	}
-	data := make([]byte, fi.Size())
-	copy(data, head)
-	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	return data, nil
 }
 
 // staleTempAge is how old a temporary cache file must be to be taken for
