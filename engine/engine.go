@@ -67,6 +67,17 @@ type Config struct {
 	// a snapshot of it there, and a fresh box fetches the newest one and
 	// catches up from it instead of building (docs/s3.md).
 	SearchState media.StateStore
+	// ParseCacheState, when set (with CacheDir), is the bucket's state
+	// area for the parse cache: a box whose first load parsed the site
+	// publishes its cache there (and again every 64 reloads or so), and
+	// a box with no parse cache of its own fetches the newest one before
+	// its first load (parsecache_share.go). search.FetchOnly: fetch
+	// only (a read-only box).
+	ParseCacheState media.StateStore
+	// ParseCacheWait bounds the wait for the bucket's parse cache before
+	// the first load (default 5 s, plus a second per 25 MB of the
+	// object): a slow or failing bucket delays the start by no more.
+	ParseCacheWait time.Duration
 	// FetchTimeout bounds one fetch of a remote site (default
 	// DefaultFetchTimeout): a remote that stops answering fails the fetch,
 	// the last good snapshot keeps serving, and the next poll tries again.
@@ -162,6 +173,8 @@ type Engine struct {
 
 	search *contentSearch // nil when Config.Search is off
 
+	parseCache *parseCacheRemote // nil without Config.ParseCacheState
+
 	refs    *refCache        // snapshots of other refs (?ref=)
 	history *historyFollower // which commits changed which file
 
@@ -215,6 +228,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.search = &contentSearch{pub: search.NewContentIndex(cfg.Logger.With("index", "search"), cfg.Now, dir, cfg.SearchState)}
 	}
 	if cfg.CacheDir != "" {
+		e.parseCache = newParseCacheRemote(cfg.ParseCacheState, cfg.Now, cfg.ParseCacheWait)
 		// The published branch's first load takes the validation results
 		// the last run kept (validcache.go), read meanwhile.
 		pending := make(chan *persistedResults, 1)
@@ -224,10 +238,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.saveMu.Lock()
 	e.saveRunning = true // the first save waits; see firstSaveDelay
 	e.saveMu.Unlock()
+	e.fetchParseCache(ctx)
 	if err := e.Reload(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}
+	e.parseCacheLoaded()
 	if e.published.Load() == nil {
 		e.Close()
 		if le := e.lastErr.Load(); le != nil {
@@ -302,6 +318,7 @@ func (e *Engine) saveCacheLater() {
 			if err := e.src.SaveCache(); err != nil {
 				e.cfg.Logger.Warn("save parse cache", "err", err)
 			}
+			e.publishParseCache()
 			if err := e.saveValidation(false); err != nil {
 				e.cfg.Logger.Warn("save validation cache", "err", err)
 			}
@@ -422,6 +439,7 @@ func (e *Engine) Reload(ctx context.Context) error {
 		}
 	}
 	if pub != nil {
+		e.parseCacheReloaded()
 		e.saveCacheLater()
 	}
 	return nil

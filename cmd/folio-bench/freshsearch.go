@@ -15,7 +15,9 @@ const fsearchLimit = 15 * time.Minute
 // takes to answer its first content search on the generated sites of
 // -sizes from -load-size up: without a bucket it builds the index
 // itself; with one where another box published the index, it fetches it
-// (engine/search: contentsearch_remote.go). The two are interleaved,
+// (engine/search: contentsearch_remote.go), and its parse cache too
+// when the release shares it (engine: parsecache_remote.go), so that the
+// box starts warm. The two are interleaved,
 // -runs times (at most 3).
 func (b *bench) freshSearch() error {
 	for _, n := range b.sizes {
@@ -93,9 +95,23 @@ func (b *bench) freshSearchAt(n int) error {
 			break
 		}
 	}
+	// A release that shares its parse cache (--share-parse-cache)
+	// publishes it too, a few seconds after its first load: the fresh
+	// boxes then start warm.
+	sharesParse := b.cur == nil || b.cur.flags == nil || b.cur.flags["share-parse-cache"]
+	parsePublished := false
+	for deadline := time.Now().Add(fsearchLimit); published && sharesParse && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "parsecache", "*", "latest")); len(m) > 0 {
+			parsePublished = true
+			break
+		}
+	}
 	s.stop()
 	if !published {
 		return fmt.Errorf("the first box on the bucket did not publish its search index (log: %s)", log)
+	}
+	if sharesParse && !parsePublished {
+		return fmt.Errorf("the first box on the bucket did not publish its parse cache (log: %s)", log)
 	}
 	var size int64
 	snaps, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "search", "*", "*"))
@@ -104,7 +120,14 @@ func (b *bench) freshSearchAt(n int) error {
 			size = fi.Size()
 		}
 	}
-	b.logf("fresh search %d: publisher's first search %.0f ms, snapshot %.1f MB", n, ms(built), float64(size)/1e6)
+	var parseSize int64
+	caches, _ := filepath.Glob(filepath.Join(gw.data, bucket, "folio-state", s3Prefix, "parsecache", "*", "*"))
+	for _, f := range caches {
+		if fi, err := os.Stat(f); err == nil && filepath.Base(f) != "latest" {
+			parseSize = fi.Size()
+		}
+	}
+	b.logf("fresh search %d: publisher's first search %.0f ms, snapshot %.1f MB, parse cache %.1f MB", n, ms(built), float64(size)/1e6, float64(parseSize)/1e6)
 	var local, fetched, localCPU, fetchedCPU []float64
 	for range min(b.runs, 3) {
 		for _, bucketed := range []bool{false, true} {
@@ -126,7 +149,7 @@ func (b *bench) freshSearchAt(n int) error {
 	b.add(row{Figure: "fresh box to first search, " + label + " files, index built", Sum: summarize(local), Unit: unitMS,
 		Note: "exec to the first 200 of GET /api/v1/search?q=trail, empty cache directory, local media: the box builds the index"})
 	r := row{Figure: "fresh box to first search, " + label + " files, index from the bucket", Sum: summarize(fetched), Unit: unitMS,
-		Note: fmt.Sprintf("the same on --storage s3 (versitygw on loopback) where another box published the index (a %.1f MB object): the box fetches it", float64(size)/1e6)}
+		Note: fmt.Sprintf("the same on --storage s3 (versitygw on loopback) where another box published the index (a %.1f MB object), and its parse cache when the release shares it (%.1f MB): the box fetches them", float64(size)/1e6, float64(parseSize)/1e6)}
 	b.add(r.check("≤ 10000 ms", r.Sum.Median <= 10000))
 	b.add(row{Figure: "fresh box to first search, " + label + " files, index built, CPU time", Sum: summarize(localCPU), Unit: unitMS,
 		Note: "/proc/<pid>/stat utime+stime of the box once its first search is answered (10 ms ticks): steadier than wall time on a shared machine"})

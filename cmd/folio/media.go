@@ -178,6 +178,15 @@ func (m *mediaStack) searchState(readOnly bool) media.StateStore {
 	return m.State
 }
 
+// parseCacheState is where the parse cache is published and fetched:
+// where the search index is (searchState), unless share is off.
+func (m *mediaStack) parseCacheState(readOnly, share bool) media.StateStore {
+	if !share {
+		return nil
+	}
+	return m.searchState(readOnly)
+}
+
 // openLocal opens local storage under root, served at /uploads/, and
 // returns its default upload limit.
 func (f *mediaFlags) openLocal(logger *slog.Logger, m *mediaStack, root string) (maxUpload int64, err error) {

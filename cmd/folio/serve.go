@@ -38,6 +38,7 @@ type serveFlags struct {
 	metricsAddr                                     string
 	readOnly                                        bool
 	search                                          bool
+	shareParseCache                                 bool
 	media                                           mediaFlags
 	notify                                          urlList
 	notifySecret                                    string
@@ -111,6 +112,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "json", "json or text (slog's key=value lines)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9090); empty: off")
 	fs.BoolVar(&f.search, "search", true, "keep a search index of the content for GET /api/v1/search (false saves its memory; the search routes then answer 404)")
+	fs.BoolVar(&f.shareParseCache, "share-parse-cache", true, "with --storage s3: publish the parse cache to the bucket's state area after a cold start, and fetch it on a start with none in --cache-dir (a fresh box starts warm); false: neither")
 	fs.StringVar(&f.writeBranches, "write-branches", "cms/*", "comma-separated patterns of the branches a key with content:write may name in ?branch= (besides the draft branch, or the published branch when there is none)")
 	fs.StringVar(&f.writeAuthorEmail, "write-author-email", "editor@folio.invalid", "the e-mail of the author of the write API's and Decap's commits for a key without one of its own (folio keys create --email); the author's name is the key's")
 	fs.BoolVar(&f.readOnly, "read-only", false, "serve reads only: every write route answers 405 READ_ONLY and nothing is written to the media root (for boxes behind a CDN; writes go to a box without it)")
@@ -220,7 +222,8 @@ func (f *serveFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		CacheDir: f.cacheDir, Poll: f.poll, FetchTimeout: f.fetchTimeout, Logger: logger,
 		OnSwap: server.NotifySwaps(notifier), OnSchedule: server.NotifySchedule(notifier), OnReload: onReload, Search: f.search,
 		Refs: splitList(f.refs), RefCacheBytes: int64(f.refCacheMB) << 20,
-		SearchState: lib.searchState(f.readOnly),
+		SearchState:     lib.searchState(f.readOnly),
+		ParseCacheState: lib.parseCacheState(f.readOnly, f.shareParseCache),
 	})
 	if err != nil {
 		return err

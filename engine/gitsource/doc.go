@@ -23,7 +23,10 @@
 //   - what lives beside it: CachePath, CacheKey and SiteID (the engine's
 //     validation cache is named after the parse cache and belongs to the
 //     same build and site), DocNames (the parse cache's names of its
-//     documents), OpenObjects (the objects the history index walks).
+//     documents), OpenObjects (the objects the history index walks);
+//   - another box's parse cache: SavedCache (the bytes to publish),
+//     SharedKey (which caches a box can take), AdoptCache (take one
+//     before the first Load).
 //
 // Files is the reader it offers the rest of folio, in process, of any
 // repository directory: branch heads and lists, revisions (full and

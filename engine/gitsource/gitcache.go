@@ -67,6 +67,7 @@ type docCache struct {
 	unsaved int         // documents parsed since the last save or load
 	onDisk  bool        // the cache file holds an earlier state of this cache
 	fromDsk int         // entries loaded from the persisted cache
+	fetched int         // entries taken from a fetched cache (AdoptCache)
 
 	stats SourceStats
 }
@@ -78,6 +79,7 @@ type SourceStats struct {
 	CacheHits      int           // documents taken from the cache, all Loads
 	CachedDocs     int           // documents in the cache now
 	LoadedFromDisk int           // documents read from the persisted cache at open
+	Adopted        int           // documents taken from another box's cache (AdoptCache)
 	CommitsWalked  int           // commits compared to attribute Updated times, all Loads
 	LastLoad       time.Duration // wall time of the last Load
 	LastParsed     int           // cache misses of the last Load
@@ -95,6 +97,7 @@ func (s *Source) Stats() SourceStats {
 	st := c.stats
 	st.CachedDocs = len(c.docs)
 	st.LoadedFromDisk = c.fromDsk
+	st.Adopted = c.fetched
 	return st
 }
 

@@ -211,7 +211,7 @@ func (s *Source) loadCache() error {
 
 // loadCacheLocked is loadCache with the document cache's lock held (a
 // Source opens with it held while the file is read in the background:
-// OpenSource).
+// OpenSource). The file is read a block at a time (gitcache_read.go).
 func (s *Source) loadCacheLocked() error {
 	f, err := os.Open(s.cache)
 	if err != nil {
@@ -241,9 +241,8 @@ func (s *Source) loadCacheLocked() error {
 	if err != nil {
 		return err
 	}
-	lines := newLineKeys()
-	docs, err := s.decodeBlocks(r.block, int(min(n, uint64(r.unread()/32))), lines)
-	if err != nil {
+	dc := decodedCache{key: key, site: site, lines: newLineKeys()}
+	if dc.docs, err = s.decodeBlocks(r.block, int(min(n, uint64(r.unread()/32))), dc.lines); err != nil {
 		return err
 	}
 	// the recent times and the checksum, which must be the file's
@@ -254,7 +253,72 @@ func (s *Source) loadCacheLocked() error {
 	if len(tail) < 4 || r.sum != binary.LittleEndian.Uint32(tail[len(tail)-4:]) {
 		return errCacheCorrupt
 	}
-	d := newCacheDecoder(tail[:len(tail)-4])
+	if dc.times, err = decodeTimes(newCacheDecoder(tail[:len(tail)-4])); err != nil {
+		return err
+	}
+	s.installCacheLocked(dc, false)
+	return nil
+}
+
+// decodedCache is a cache file read: the parser generation and site it
+// names, its documents and recent Updated times.
+type decodedCache struct {
+	key, site string
+	docs      map[docKey]*docEntry
+	times     []pathTimes
+	lines     *lineKeys
+}
+
+// decodeCache reads a whole cache file in memory (another box's: a
+// Source reads its own file a block at a time, loadCacheLocked): its
+// magic and CRC-32, then what it holds, if accept takes the parser
+// generation and site it names (else docs is nil).
+func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (decodedCache, error) {
+	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
+		return decodedCache{}, errCacheVersion
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return decodedCache{}, errCacheCorrupt
+	}
+	d := newCacheDecoder(body[len(cacheMagic):])
+	dc := decodedCache{key: d.Str(), site: d.Str(), lines: newLineKeys()}
+	if d.Err != nil {
+		return decodedCache{}, d.Err
+	}
+	if !accept(dc.key, dc.site) {
+		return dc, nil
+	}
+	n := min(d.Uvarint(), uint64(len(d.B)/32))
+	// the blocks as they are in data
+	next := func() (docBlock, bool, error) {
+		switch tag := d.Byte1(); {
+		case d.Err != nil:
+			return docBlock{}, false, d.Err
+		case tag == 0:
+			return docBlock{}, false, nil
+		case tag != 2:
+			d.Fail()
+			return docBlock{}, false, d.Err
+		}
+		size := d.Uvarint()
+		count := d.Uvarint()
+		b := docBlock{data: d.Bytes(size), count: int(min(count, size/24))}
+		return b, d.Err == nil, d.Err
+	}
+	docs, err := s.decodeBlocks(next, int(n), dc.lines)
+	if err != nil {
+		return decodedCache{}, err
+	}
+	if dc.times, err = decodeTimes(d); err != nil {
+		return decodedCache{}, err
+	}
+	dc.docs = docs
+	return dc, nil
+}
+
+// decodeTimes reads the recent Updated times at the end of a cache file.
+func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 	nt := d.Count()
 	var times []pathTimes
 	for range nt {
@@ -277,24 +341,72 @@ func (s *Source) loadCacheLocked() error {
 		times = append(times, pt)
 	}
 	if d.Err != nil {
-		return d.Err
+		return nil, d.Err
 	}
 	if len(times) > keepPathTimes {
 		times = times[:keepPathTimes]
 	}
+	return times, nil
+}
+
+// installCache makes dc the document cache (empty until now). The cache
+// file holds it, unless it came from elsewhere (fetched): then the next
+// save writes it.
+func (s *Source) installCache(dc decodedCache, fetched bool) {
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	s.installCacheLocked(dc, fetched)
+}
+
+// installCacheLocked is installCache with the document cache's lock held.
+func (s *Source) installCacheLocked(dc decodedCache, fetched bool) {
 	c := s.docs
-	s.lineKeys = lines // before any document read from the file is encoded
-	c.docs = docs
-	for i := range times {
+	s.lineKeys = dc.lines // before any document read from the file is encoded
+	c.docs = dc.docs
+	for i := range dc.times {
 		c.timesID++
-		times[i].id = c.timesID
+		dc.times[i].id = c.timesID
 	}
-	c.times = times
-	c.fromDsk = len(docs)
-	c.dirty = false
+	c.times = dc.times
 	c.unsaved = 0
+	if fetched {
+		c.fetched = len(dc.docs)
+		c.dirty, c.onDisk = true, false
+		return
+	}
+	c.fromDsk = len(dc.docs)
+	c.dirty = false
 	c.onDisk = true
-	return nil
+}
+
+// readCacheFileAfter reads the cache file, after checking its magic (a
+// cache of an earlier version, version 2 held every body, 670 MB at
+// 100k files, is not read at all), into a buffer with room bytes before
+// the file's, left zero: buf[room:] is the file.
+func readCacheFileAfter(name string, room int) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, len(cacheMagic))
+	if fi.Size() < int64(len(cacheMagic)+4) {
+		return nil, errCacheVersion
+	}
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != cacheMagic {
+		return nil, errCacheVersion
+	}
+	buf := make([]byte, int64(room)+fi.Size())
+	data := buf[room:]
+	copy(data, head)
+	if _, err := io.ReadFull(f, data[len(head):]); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return buf, nil
 }
 
 // staleTempAge is how old a temporary cache file must be to be taken for

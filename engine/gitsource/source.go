@@ -85,6 +85,9 @@ type Source struct {
 	auth   *gitauth.Auth // a remote site's credentials; nil for a local one
 	gitDir string        // directory holding refs and objects
 	cache  string        // persisted cache file; "" when none
+	// buildKey is the parser generation another box of this build
+	// names its shared cache with (SharedKey).
+	buildKey string
 
 	mu   sync.Mutex      // guards repo (refs reads and fetches)
 	repo *git.Repository // long-lived handle for refs and fetch
@@ -186,6 +189,7 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.LookupFirstMin == 0 {
 		cfg.LookupFirstMin = lookupFirstMin
 	}
+	buildKey := buildKeyOf(cfg.CacheKey)
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()
 	}
@@ -194,7 +198,7 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 		return nil, fmt.Errorf("source: %w", err)
 	}
 	cfg.Root = root
-	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site)}
+	s := &Source{cfg: cfg, log: cfg.Logger, remote: isRemoteURL(cfg.Site), buildKey: buildKey}
 	s.docs = newDocCache()
 	if s.remote {
 		if s.auth, err = gitauth.New(cfg.Site, cfg.GitAuth); err != nil {
