@@ -98,6 +98,10 @@ type Config struct {
 	// of the published branch as it takes effect (the view is swapped at
 	// that instant, not on the next request). It must return at once.
 	OnSchedule func(ScheduleEvent)
+
+	// lookupFirstMin is the source's SourceConfig.LookupFirstMin (tests
+	// compare the first Load's parallel lookup with the serial one).
+	lookupFirstMin int
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -215,7 +219,8 @@ type loadError struct {
 // to fall back on yet.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
-	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth})
+	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth,
+		LookupFirstMin: cfg.lookupFirstMin})
 	if err != nil {
 		return nil, err
 	}

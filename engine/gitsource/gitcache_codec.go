@@ -251,6 +251,9 @@ type cacheDecoder struct {
 	bincodec.Decoder
 	in    *interner
 	lines *lineKeys // the documents' lines of keys are kept compact
+	// lineMemo: the index in lines of the keys this decoder saw (lines
+	// is shared by the decoders of a file's blocks, and locked)
+	lineMemo map[string]int
 }
 
 // key reads a map key (or another name that repeats: an extension).

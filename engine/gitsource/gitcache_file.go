@@ -2,8 +2,8 @@ package gitsource
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -11,21 +11,21 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/internal/atomicfile"
 )
 
 // The cache file: magic, the cache key (parser generation), the site, the
-// documents (each introduced by a 1 byte, ended by a 0), the recent per-path
-// times, and a CRC-32 of everything before it. Written atomically, so a
+// number of documents, the documents in blocks (each introduced by a 2
+// byte, its length and its number of documents; ended by a 0), the recent per-path times, and a CRC-32 of everything before it. Written atomically, so a
 // crash leaves the old file or the new one.
 // Version 3 holds where a Markdown body starts in its blob, which the
 // server reads again when it needs the body; version 2 held the Markdown
 // source, version 1 the HTML.
 // Version 4 kept the lines of the documents' keys, version 5 also what
 // Parse found of their strings for the reference checker (RefHint), and
-// the number of documents after the site.
-const cacheMagic = "folio-parsed-docs/5\n"
+// the number of documents after the site. Version 6 writes the
+// documents in blocks a restart decodes in parallel.
+const cacheMagic = "folio-parsed-docs/6\n"
 
 // SaveCache writes the parsed documents and recent Updated times to the
 // cache file, so a restart skips parsing. The file is tens of MB for a large
@@ -109,21 +109,49 @@ func encodeCacheLines(key, site string, docs map[docKey]parsedDoc, times []pathT
 // writes it out.
 const cacheChunk = 1 << 20
 
-// writeCache writes the cache file of docs and times to w, about chunk
+// cacheBlock is about how many bytes of documents one block of the cache
+// file holds: a restart decodes the blocks in parallel (gitcache_decode.go).
+const cacheBlock = 256 << 10
+
+// writeCache writes the cache file of docs and times to w, at most chunk
 // bytes at a time (each document whole: one that cannot be encoded is
-// taken back), and returns how many documents it left out.
+// taken back), and returns how many documents it left out. The
+// documents are written in blocks of about cacheBlock bytes, each
+// introduced by a 2, its length and its number of documents, so that a restart can decode them
+// in parallel.
 func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times []pathTimes, lines *lineKeys) (int, error) {
 	e := newCacheEncoder(make([]byte, 0, chunk+64<<10))
-	e.lines = lines
+	blk := newCacheEncoder(make([]byte, 0, cacheBlock+64<<10))
+	blk.lines = lines
 	sum := uint32(0)
 	flush := func(force bool) error {
 		if len(e.B) < chunk && !force {
 			return nil
 		}
-		sum = crc32.Update(sum, crc32.IEEETable, e.B)
-		_, err := w.Write(e.B)
+		for b := e.B; len(b) > 0; {
+			n := min(len(b), chunk)
+			sum = crc32.Update(sum, crc32.IEEETable, b[:n])
+			if _, err := w.Write(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
 		e.B = e.B[:0]
-		return err
+		return nil
+	}
+	// block moves the documents encoded so far into the file, as a
+	// block: its length and its number of documents, then them.
+	inBlock := 0
+	block := func() error {
+		if inBlock == 0 {
+			return nil
+		}
+		e.B = append(e.B, 2)
+		e.Uvarint(uint64(len(blk.B)))
+		e.Uvarint(uint64(inBlock))
+		e.B = append(e.B, blk.B...)
+		blk.B, inBlock = blk.B[:0], 0
+		return flush(false)
 	}
 	e.B = append(e.B, cacheMagic...)
 	e.Str(key)
@@ -131,17 +159,23 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 	e.Uvarint(uint64(len(docs))) // at most: those not encodable are skipped
 	skipped := 0
 	for _, d := range docs {
-		mark := len(e.B)
-		e.B = append(e.B, 1)
-		e.B = append(e.B, d.key.blob[:]...)
-		e.Str(d.key.ext)
-		if err := e.doc(d.doc, d.bodyOff); err != nil {
-			e.B = e.B[:mark]
+		mark := len(blk.B)
+		blk.B = append(blk.B, d.key.blob[:]...)
+		blk.Str(d.key.ext)
+		if err := blk.doc(d.doc, d.bodyOff); err != nil {
+			blk.B = blk.B[:mark]
 			skipped++
+		} else {
+			inBlock++
 		}
-		if err := flush(false); err != nil {
-			return skipped, err
+		if len(blk.B) >= cacheBlock {
+			if err := block(); err != nil {
+				return skipped, err
+			}
 		}
+	}
+	if err := block(); err != nil {
+		return skipped, err
 	}
 	e.B = append(e.B, 0)
 	e.Uvarint(uint64(len(times)))
@@ -170,21 +204,59 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 // loadCache reads the cache file into the empty document cache. A file
 // written for another parser generation or site is ignored.
 func (s *Source) loadCache() error {
-	data, err := readCacheFile(s.cache)
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	return s.loadCacheLocked()
+}
+
+// loadCacheLocked is loadCache with the document cache's lock held (a
+// Source opens with it held while the file is read in the background:
+// OpenSource). The file is read a block at a time (gitcache_read.go).
+func (s *Source) loadCacheLocked() error {
+	f, err := os.Open(s.cache)
 	if err != nil {
 		return err
 	}
-	dc, err := s.decodeCache(data, func(key, site string) bool {
-		if key != s.cfg.CacheKey {
-			s.log.Info("source: parsed-document cache is from another build; parsing afresh")
-			return false
-		}
-		return site == s.siteID()
-	})
-	if err != nil || dc.docs == nil {
+	defer f.Close()
+	r, err := newCacheReader(f)
+	if err != nil {
 		return err
 	}
-	s.installCache(dc, false)
+	key, err1 := r.str()
+	site, err2 := r.str()
+	if err := cmp.Or(err1, err2); err != nil {
+		return err
+	}
+	if key != s.cfg.CacheKey {
+		s.log.Info("source: parsed-document cache is from another build; parsing afresh")
+		return nil
+	}
+	if site != s.siteID() {
+		return nil
+	}
+	// The map is made for the documents the file says it holds, at
+	// most one per 32 bytes left: no map to grow through 100k
+	// documents.
+	n, err := r.uvarint()
+	if err != nil {
+		return err
+	}
+	dc := decodedCache{key: key, site: site, lines: newLineKeys()}
+	if dc.docs, err = s.decodeBlocks(r.block, int(min(n, uint64(r.unread()/32))), dc.lines); err != nil {
+		return err
+	}
+	// the recent times and the checksum, which must be the file's
+	tail, err := io.ReadAll(r.br)
+	if err != nil {
+		return err
+	}
+	if len(tail) < 4 || r.sum != binary.LittleEndian.Uint32(tail[len(tail)-4:]) {
+		return errCacheCorrupt
+	}
+	if dc.times, err = decodeTimes(newCacheDecoder(tail[:len(tail)-4])); err != nil {
+		return err
+	}
+	s.installCacheLocked(dc, false)
 	return nil
 }
 
@@ -197,9 +269,10 @@ type decodedCache struct {
 	lines     *lineKeys
 }
 
-// decodeCache reads a whole cache file: its magic and CRC-32, then what
-// it holds, if accept takes the parser generation and site it names
-// (else docs is nil).
+// decodeCache reads a whole cache file in memory (another box's: a
+// Source reads its own file a block at a time, loadCacheLocked): its
+// magic and CRC-32, then what it holds, if accept takes the parser
+// generation and site it names (else docs is nil).
 func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (decodedCache, error) {
 	if len(data) < len(cacheMagic)+4 || string(data[:len(cacheMagic)]) != cacheMagic {
 		return decodedCache{}, errCacheVersion
@@ -209,36 +282,43 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 		return decodedCache{}, errCacheCorrupt
 	}
 	d := newCacheDecoder(body[len(cacheMagic):])
-	d.in = newInterner()
-	d.lines = newLineKeys()
-	dc := decodedCache{key: d.Str(), site: d.Str(), lines: d.lines}
+	dc := decodedCache{key: d.Str(), site: d.Str(), lines: newLineKeys()}
 	if d.Err != nil {
 		return decodedCache{}, d.Err
 	}
 	if !accept(dc.key, dc.site) {
 		return dc, nil
 	}
-	// The map and the entries are made for the documents the file says
-	// it holds, at most one per 32 bytes left: no map to grow through
-	// 100k documents.
 	n := min(d.Uvarint(), uint64(len(d.B)/32))
-	docs := make(map[docKey]*docEntry, n)
-	entries := make([]docEntry, n)
-	for d.Err == nil && d.Byte1() == 1 {
-		var k docKey
-		copy(k.blob[:], d.Bytes(20))
-		k.ext = d.key()
-		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
-		if d.Err == nil {
-			if len(entries) == 0 {
-				entries = make([]docEntry, 64)
-			}
-			e := &entries[0]
-			entries = entries[1:]
-			*e = docEntry{doc: doc, bodyOff: off}
-			docs[k] = e
+	// the blocks as they are in data
+	next := func() (docBlock, bool, error) {
+		switch tag := d.Byte1(); {
+		case d.Err != nil:
+			return docBlock{}, false, d.Err
+		case tag == 0:
+			return docBlock{}, false, nil
+		case tag != 2:
+			d.Fail()
+			return docBlock{}, false, d.Err
 		}
+		size := d.Uvarint()
+		count := d.Uvarint()
+		b := docBlock{data: d.Bytes(size), count: int(min(count, size/24))}
+		return b, d.Err == nil, d.Err
 	}
+	docs, err := s.decodeBlocks(next, int(n), dc.lines)
+	if err != nil {
+		return decodedCache{}, err
+	}
+	if dc.times, err = decodeTimes(d); err != nil {
+		return decodedCache{}, err
+	}
+	dc.docs = docs
+	return dc, nil
+}
+
+// decodeTimes reads the recent Updated times at the end of a cache file.
+func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 	nt := d.Count()
 	var times []pathTimes
 	for range nt {
@@ -262,22 +342,26 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 		times = append(times, pt)
 	}
 	if d.Err != nil {
-		return decodedCache{}, d.Err
+		return nil, d.Err
 	}
 	if len(times) > keepPathTimes {
 		times = times[:keepPathTimes]
 	}
-	dc.docs, dc.times = docs, times
-	return dc, nil
+	return times, nil
 }
 
 // installCache makes dc the document cache (empty until now). The cache
 // file holds it, unless it came from elsewhere (fetched): then the next
 // save writes it.
 func (s *Source) installCache(dc decodedCache, fetched bool) {
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	s.installCacheLocked(dc, fetched)
+}
+
+// installCacheLocked is installCache with the document cache's lock held.
+func (s *Source) installCacheLocked(dc decodedCache, fetched bool) {
 	c := s.docs
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	s.lineKeys = dc.lines // before any document read from the file is encoded
 	c.docs = dc.docs
 	for i := range dc.times {
@@ -296,18 +380,10 @@ func (s *Source) installCache(dc decodedCache, fetched bool) {
 	c.onDisk = true
 }
 
-// errCacheVersion: the file is not a cache of this version.
-var errCacheVersion = errors.New("not a cache file of this version")
-
-// readCacheFile reads the cache file after checking its magic: a cache
-// of an earlier version (version 2 held every body, 670 MB at 100k
-// files) is not read at all.
-func readCacheFile(name string) ([]byte, error) {
-	return readCacheFileAfter(name, 0)
-}
-
-// readCacheFileAfter is readCacheFile into a buffer with room bytes
-// before the file's, left zero: buf[room:] is the file.
+// readCacheFileAfter reads the cache file, after checking its magic (a
+// cache of an earlier version, version 2 held every body, 670 MB at
+// 100k files, is not read at all), into a buffer with room bytes before
+// the file's, left zero: buf[room:] is the file.
 func readCacheFileAfter(name string, room int) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"github.com/folio-cms/folio/engine/internal/bincodec"
 )
@@ -12,9 +13,11 @@ import (
 // problem needs them: its keys are those of every other document of
 // its type ("title", "date", "/tags/0"), and kept written out in each
 // they were a fifth of the parse cache's documents at ready (about 190
-// bytes a document at 100k). Made while the cache file is read, not
-// changed after: read by any goroutine without a lock.
+// bytes a document at 100k). Made while the cache file is read (add
+// takes mu: the file's blocks are decoded in parallel), not changed
+// after: read by any goroutine without a lock.
 type lineKeys struct {
+	mu    sync.Mutex
 	keys  []string
 	index map[string]int
 	// decodeFn is decode, made once (a method value per document is an
@@ -30,6 +33,8 @@ func newLineKeys() *lineKeys {
 
 // add returns the index of key k (as bytes), adding it.
 func (lk *lineKeys) add(k []byte) int {
+	lk.mu.Lock()
+	defer lk.mu.Unlock()
 	if i, ok := lk.index[string(k)]; ok {
 		return i
 	}
@@ -51,7 +56,14 @@ func (d *cacheDecoder) compactLines(lk *lineKeys) []byte {
 	for range n {
 		k := d.Bytes(d.Uvarint())
 		l := d.Varint()
-		out = binary.AppendUvarint(out, uint64(lk.add(k)))
+		i, ok := d.lineMemo[string(k)]
+		if !ok {
+			i = lk.add(k)
+			if d.lineMemo != nil {
+				d.lineMemo[string(k)] = i
+			}
+		}
+		out = binary.AppendUvarint(out, uint64(i))
 		out = binary.AppendVarint(out, l)
 	}
 	if d.Err != nil {

@@ -72,6 +72,10 @@ type SourceConfig struct {
 	// reads whole blobs from the packs itself (see packBlobs): a cold
 	// start, not a push. Default 256.
 	PackBlobsMin int
+	// LookupFirstMin is the number of files from which the first Load
+	// (a start) looks its documents up on every core
+	// (source_load_first.go). Default 16384; below 0: never.
+	LookupFirstMin int
 }
 
 // Source is a Git repository that content snapshots are loaded from. Its
@@ -181,6 +185,9 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.PackBlobsMin <= 0 {
 		cfg.PackBlobsMin = 256
 	}
+	if cfg.LookupFirstMin == 0 {
+		cfg.LookupFirstMin = lookupFirstMin
+	}
 	buildKey := buildKeyOf(cfg.CacheKey)
 	if cfg.CacheKey == "" {
 		cfg.CacheKey = executableKey()
@@ -210,10 +217,17 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	if cfg.CacheDir != "" {
 		s.cache = filepath.Join(cfg.CacheDir, "parsed-"+shortHash(s.siteID())+".cache")
 		s.removeStaleTemps()
-		if err := s.loadCache(); err != nil && !errors.Is(err, os.ErrNotExist) {
-			// A bad cache costs a cold parse, never an outage.
-			s.log.Warn("source: ignoring parsed-document cache", "file", s.cache, "err", err)
-		}
+		// The file is read while the first Load walks the commit's
+		// trees: the document cache stays locked until it is, so
+		// whatever uses it (the Load's lookups, Stats, a save) waits.
+		s.docs.mu.Lock()
+		go func() {
+			defer s.docs.mu.Unlock()
+			if err := s.loadCacheLocked(); err != nil && !errors.Is(err, os.ErrNotExist) {
+				// A bad cache costs a cold parse, never an outage.
+				s.log.Warn("source: ignoring parsed-document cache", "file", s.cache, "err", err)
+			}
+		}()
 	}
 	return s, nil
 }

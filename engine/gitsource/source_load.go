@@ -204,6 +204,13 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 				}
 			}
 		})
+	} else if prev.files == nil && s.cfg.LookupFirstMin >= 0 && len(files) >= s.cfg.LookupFirstMin {
+		// the first Load of a large site (a start): source_load_first.go
+		out = make([]content.File, len(files))
+		entries = make([]*docEntry, len(files))
+		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+			hits = lookupFirst(get, gen, files, times, out, entries, misses)
+		})
 	} else {
 		out = make([]content.File, len(files))
 		entries = make([]*docEntry, len(files))

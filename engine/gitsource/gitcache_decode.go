@@ -1,0 +1,117 @@
+package gitsource
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/folio-cms/folio/content"
+)
+
+// A restart decodes the parse cache's documents, a million of them at a
+// million files, before it can look any up: the file holds them in
+// blocks (writeCache), decoded here by one worker per core. Each worker
+// has its own interner; the table of the lines' keys is shared
+// (lineKeys.add takes its lock, a worker remembers the keys it saw).
+// The workers read the blocks from the file in turn (cacheReader.block: a
+// block's bytes are let go once decoded); the map of documents is
+// filled by the caller's goroutine as they are decoded.
+
+// docBlock is one block of documents of a cache file: its bytes and the
+// number of documents it says it holds (at most one per 24 bytes).
+type docBlock struct {
+	data  []byte
+	count int
+}
+
+// decodedBlock is what a worker made of one block.
+type decodedBlock struct {
+	keys    []docKey
+	entries []docEntry
+}
+
+// decodeBlocks decodes the blocks of documents of a cache file, as next
+// reads them (false: no more), into the map of the document cache (n:
+// the number of documents the file says it holds, checked), with their
+// lines' keys in lines.
+func (s *Source) decodeBlocks(next func() (docBlock, bool, error), n int, lines *lineKeys) (map[docKey]*docEntry, error) {
+	var (
+		mu      sync.Mutex // next, ended
+		ended   bool       // next said there are no more
+		failed  atomic.Bool
+		errOnce sync.Once
+		err     error
+		wg      sync.WaitGroup
+	)
+	fail := func(e error) {
+		errOnce.Do(func() { err = e })
+		failed.Store(true)
+	}
+	decoded := make(chan decodedBlock, 4)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			d := &cacheDecoder{in: newInterner(), lines: lines, lineMemo: map[string]int{}}
+			for !failed.Load() {
+				mu.Lock()
+				var b docBlock
+				var ok bool
+				var e error
+				if !ended {
+					b, ok, e = next()
+					ended = !ok
+				}
+				mu.Unlock()
+				if e != nil {
+					fail(e)
+				}
+				if !ok {
+					return
+				}
+				d.B, d.Err = b.data, nil
+				var out decodedBlock
+				out.keys, out.entries = s.decodeBlock(d, b.count)
+				if d.Err != nil {
+					fail(d.Err)
+					return
+				}
+				decoded <- out
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(decoded)
+	}()
+	docs := make(map[docKey]*docEntry, n)
+	for b := range decoded {
+		for j, k := range b.keys {
+			docs[k] = &b.entries[j]
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// decodeBlock decodes the count documents of one block, d.B (the
+// entries are kept: made to the size the block says).
+func (s *Source) decodeBlock(d *cacheDecoder, count int) ([]docKey, []docEntry) {
+	keys := make([]docKey, 0, count)
+	entries := make([]docEntry, 0, count)
+	for d.Err == nil && len(d.B) > 0 {
+		var k docKey
+		copy(k.blob[:], d.Bytes(20))
+		k.ext = d.key()
+		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
+		if d.Err != nil {
+			break
+		}
+		keys = append(keys, k)
+		entries = append(entries, docEntry{doc: doc, bodyOff: off})
+	}
+	if len(keys) != count {
+		d.Fail() // not the block that was written
+	}
+	return keys, entries
+}
