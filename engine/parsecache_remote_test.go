@@ -52,6 +52,9 @@ func openParseCacheBox(t *testing.T, r *srcTestRepo, state media.StateStore, day
 // background, with its first save).
 func waitParseCachePublished(t *testing.T, e *Engine, n int64) {
 	t.Helper()
+	// The first save waits for the engine's first Run (the server
+	// answering); mark it serving without Run's watch of the repository.
+	e.servingOnce.Do(func() { close(e.serving) })
 	deadline := time.Now().Add(30 * time.Second)
 	for e.parseCache.published.Load() < n {
 		if time.Now().After(deadline) {
