@@ -185,22 +185,10 @@ func (r *parseCacheRemote) publish(ctx context.Context, src *gitsource.Source, c
 // (another box published that commit): one that is not (truncated,
 // damaged) is replaced.
 func (r *parseCacheRemote) putObject(ctx context.Context, key string, obj []byte, shared string) error {
-	_, err := r.st.Create(ctx, key, obj)
-	if !errors.Is(err, media.ErrPrecondition) {
-		return err
-	}
-	old, etag, err := r.st.Get(ctx, key)
-	if err != nil {
-		return err
-	}
-	if _, _, err := checkParseCache(old, shared); err == nil {
-		return nil
-	}
-	_, err = r.st.Replace(ctx, key, obj, etag)
-	if errors.Is(err, media.ErrPrecondition) {
-		return nil // another box replaced it meanwhile
-	}
-	return err
+	return media.CreateOnce(ctx, r.st, key, obj, func(old []byte) bool {
+		_, _, err := checkParseCache(old, shared)
+		return err == nil
+	})
 }
 
 // fetch downloads the newest cache of src's shared key and has src adopt

@@ -93,22 +93,7 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 	}
 	name := SanitizeFilename(in.Filename, mime)
 	if sl, ok := l.cfg.Storage.(SpoolLinker); ok && p.svg == nil && len(p.derivs) == 0 && sl.Spooled(f) {
-		it := &Item{
-			ID:            id,
-			MimeType:      mime,
-			Size:          size,
-			Width:         p.width,
-			Height:        p.height,
-			Alt:           in.Alt,
-			Folder:        folder,
-			FocalX:        DefaultFocal,
-			FocalY:        DefaultFocal,
-			CreatedAt:     l.now().UTC(),
-			Placeholder:   p.placeholder,
-			DominantColor: p.dominantColor,
-			Version:       1,
-		}
-		return l.createSpooled(ctx, sl, spooled, it, name, p)
+		return l.createSpooled(ctx, sl, spooled, l.newItem(id, mime, size, in.Alt, folder, p), name, p)
 	}
 	// The spooled original, when it is what is stored, is synced beside
 	// the claims (each a sync of their folder) instead of after them:
@@ -130,28 +115,32 @@ func (l *Library) Create(ctx context.Context, in UploadInput) (*Item, error) {
 		src = &original{r: bytes.NewReader(p.svg)}
 		size = int64(len(p.svg))
 	}
-	it := &Item{
-		ID:            id,
-		Filename:      path.Base(key),
-		MimeType:      mime,
-		Size:          size,
-		Width:         p.width,
-		Height:        p.height,
-		Alt:           in.Alt,
-		Folder:        folder,
-		FocalX:        DefaultFocal,
-		FocalY:        DefaultFocal,
-		CreatedAt:     l.now().UTC(),
-		Key:           key,
-		Placeholder:   p.placeholder,
-		DominantColor: p.dominantColor,
-		Version:       1,
-	}
+	it := l.newItem(id, mime, size, in.Alt, folder, p)
+	it.Filename, it.Key = path.Base(key), key
 	if err := l.store(ctx, it, src, p, dkeys); err != nil {
 		l.sync.releaseClaims(ctx, l.unstored(ctx, append([]string{key}, dkeys...)))
 		return nil, err
 	}
 	return l.view(it), nil
+}
+
+// newItem is the first version of an upload's item, before its key.
+func (l *Library) newItem(id, mime string, size int64, alt, folder string, p *processed) *Item {
+	return &Item{
+		ID:            id,
+		MimeType:      mime,
+		Size:          size,
+		Width:         p.width,
+		Height:        p.height,
+		Alt:           alt,
+		Folder:        folder,
+		FocalX:        DefaultFocal,
+		FocalY:        DefaultFocal,
+		CreatedAt:     l.now().UTC(),
+		Placeholder:   p.placeholder,
+		DominantColor: p.dominantColor,
+		Version:       1,
+	}
 }
 
 // original is the original of a write: its bytes, and when they are the

@@ -36,6 +36,30 @@ type StateStore interface {
 	List(ctx context.Context, prefix, startAfter string, fn func(StateObject) error) error
 }
 
+// CreateOnce writes obj at key unless an object sound accepts is there
+// already (another box wrote the same thing first); one it does not
+// accept (truncated, damaged) is replaced, unless another box replaced
+// it meanwhile. For objects named by what they hold (a published
+// snapshot of one commit), where any sound copy is as good as obj.
+func CreateOnce(ctx context.Context, st StateStore, key string, obj []byte, sound func(old []byte) bool) error {
+	_, err := st.Create(ctx, key, obj)
+	if !errors.Is(err, ErrPrecondition) {
+		return err
+	}
+	old, etag, err := st.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	if sound(old) {
+		return nil
+	}
+	_, err = st.Replace(ctx, key, obj, etag)
+	if errors.Is(err, ErrPrecondition) {
+		return nil // another box replaced it meanwhile
+	}
+	return err
+}
+
 // StateOpener is a StateStore that also reads an object as a stream,
 // for an object too large to hold in memory (a search index snapshot:
 // hundreds of MB at 100k documents). ErrNotExist when missing.

@@ -177,22 +177,10 @@ func (r *remoteIndex) publish(ctx context.Context, dir, commit, lang string, doc
 // there already (another box published it): one that is not (truncated,
 // damaged) is replaced.
 func (r *remoteIndex) putSnapshot(ctx context.Context, key string, obj []byte, lang string) error {
-	_, err := r.st.Create(ctx, key, obj)
-	if !errors.Is(err, media.ErrPrecondition) {
-		return err
-	}
-	old, etag, err := r.st.Get(ctx, key)
-	if err != nil {
-		return err
-	}
-	if _, _, err := checkArchive(old, lang); err == nil {
-		return nil
-	}
-	_, err = r.st.Replace(ctx, key, obj, etag)
-	if errors.Is(err, media.ErrPrecondition) {
-		return nil // another box replaced it meanwhile
-	}
-	return err
+	return media.CreateOnce(ctx, r.st, key, obj, func(old []byte) bool {
+		_, _, err := checkArchive(old, lang)
+		return err == nil
+	})
 }
 
 // fetch downloads the newest snapshot of lang's index and unpacks it
