@@ -201,7 +201,10 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 	r.Commit(srcDay(100), map[string]string{"content/team/dan.md": post("Dan", ""), "content/posts/v.md": post("V", "author: dan\nsku: Z\n")},
 		"content/team/ann.md")
 	srcGit(t, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/ahead")
-	for _, branch := range []string{"behind", "ahead"} {
+	// checkBranch compares the snapshot of branch built from the served
+	// one with an engine opened cold on it, and returns what it serves.
+	checkBranch := func(branch string) string {
+		t.Helper()
 		ref, err := e.ResolveRef(context.Background(), branch)
 		if err != nil {
 			t.Fatal(err)
@@ -221,23 +224,33 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 		if got != want {
 			t.Fatalf("branch %s: the ref snapshot serves\n%s\nan engine opened cold on it serves\n%s", branch, got, want)
 		}
+		return got
+	}
+	// pushMatchesCold commits files, pushes, reloads and compares with an
+	// engine opened cold.
+	pushMatchesCold := func(day time.Time, files map[string]string, after string) {
+		t.Helper()
+		r.Commit(day, files)
+		r.Push(false)
+		if err := e.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		cold, err := Open(context.Background(), cfg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cold.Close()
+		if got, want := dump(e), dump(cold); got != want {
+			t.Fatalf("a push after %s: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", after, got, want)
+		}
+	}
+	for _, branch := range []string{"behind", "ahead"} {
+		got := checkBranch(branch)
 		if branch == "ahead" && !strings.Contains(got, "/team/dan") {
 			t.Fatalf("branch ahead: dan is not served:\n%s", got)
 		}
 	}
-	r.Commit(srcDay(101), map[string]string{"content/posts/u.md": post("U", "author: carl\n")})
-	r.Push(false)
-	if err := e.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cold, err := Open(context.Background(), cfg())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cold.Close()
-	if got, want := dump(e), dump(cold); got != want {
-		t.Fatalf("a push after the branches: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", got, want)
-	}
+	pushMatchesCold(srcDay(101), map[string]string{"content/posts/u.md": post("U", "author: carl\n")}, "the branches")
 
 	// Branches ahead of the one just pushed, one after the other (each
 	// Load patches the one before: its changes from the served commit
@@ -257,39 +270,9 @@ func TestEngine_ReloadMatchesColdModelLocales(t *testing.T) {
 		} else if i == 2 {
 			srcGit(t, r.Dir, "reset", "-q", "--hard", "HEAD~1")
 		}
-		ref, err := e.ResolveRef(context.Background(), branch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap, err := e.RefSnapshot(context.Background(), ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := cfg()
-		c.Branch = branch
-		cold, err := Open(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, want := snapDump(t, snap, now), snapDump(t, cold.Published(), now)
-		cold.Close()
-		if got != want {
-			t.Fatalf("branch %s: the ref snapshot serves\n%s\nan engine opened cold on it serves\n%s", branch, got, want)
-		}
+		checkBranch(branch)
 	}
-	r.Commit(srcDay(110), map[string]string{"content/posts/t.md": post("T", "sku: Z\n"), "content/posts/alike.md": post("Alike", "")})
-	r.Push(false)
-	if err := e.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cold2, err := Open(context.Background(), cfg())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cold2.Close()
-	if got, want := dump(e), dump(cold2); got != want {
-		t.Fatalf("a push after the sibling branches: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", got, want)
-	}
+	pushMatchesCold(srcDay(110), map[string]string{"content/posts/t.md": post("T", "sku: Z\n"), "content/posts/alike.md": post("Alike", "")}, "the sibling branches")
 }
 
 // model2 is a content model with a unique field and references.
