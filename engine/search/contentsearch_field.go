@@ -26,26 +26,42 @@ import (
 type docMaker struct {
 	fields map[string]*fieldMaker
 
-	// The arenas and frequencies free for the next text (a batch's
-	// texts hold their frequencies until it is indexed). Plain lists,
-	// not sync.Pools: a pool is emptied by every collection, and a
-	// build collects after most batches.
-	mu     sync.Mutex
-	arenas []*tokenArena
-	freqs  []*wordFreqs
-	texts  [][]byte
+	// The arenas, frequencies and text buffers free for the next text
+	// (a batch's texts hold their frequencies until it is indexed).
+	// Plain lists, not sync.Pools: a pool is emptied by every
+	// collection, and a build collects many times.
+	arenas freeList[*tokenArena]
+	freqs  freeList[*wordFreqs]
+	texts  freeList[[]byte]
+}
+
+// freeList holds things free for reuse, the last put first out.
+type freeList[T any] struct {
+	mu   sync.Mutex
+	free []T
+}
+
+func (l *freeList[T]) get() (x T, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		x = l.free[n-1]
+		l.free = l.free[:n-1]
+		return x, true
+	}
+	return x, false
+}
+
+func (l *freeList[T]) put(x T) {
+	l.mu.Lock()
+	l.free = append(l.free, x)
+	l.mu.Unlock()
 }
 
 // getText is an empty buffer for a document's text (searchDocIn).
 func (dm *docMaker) getText() []byte {
-	dm.mu.Lock()
-	defer dm.mu.Unlock()
-	if n := len(dm.texts); n > 0 {
-		b := dm.texts[n-1]
-		dm.texts = dm.texts[:n-1]
-		return b
-	}
-	return nil
+	b, _ := dm.texts.get()
+	return b
 }
 
 // keepText bounds the buffers of text kept for reuse, as keepMost the
@@ -56,18 +72,12 @@ func (dm *docMaker) putText(b []byte) {
 	if cap(b) > keepText {
 		return
 	}
-	dm.mu.Lock()
-	dm.texts = append(dm.texts, b[:0])
-	dm.mu.Unlock()
+	dm.texts.put(b[:0])
 }
 
 // getArena is a free token arena.
 func (dm *docMaker) getArena() *tokenArena {
-	dm.mu.Lock()
-	defer dm.mu.Unlock()
-	if n := len(dm.arenas); n > 0 {
-		a := dm.arenas[n-1]
-		dm.arenas = dm.arenas[:n-1]
+	if a, ok := dm.arenas.get(); ok {
 		return a
 	}
 	return &tokenArena{}
@@ -83,18 +93,12 @@ func (dm *docMaker) putArena(a *tokenArena) {
 		return
 	}
 	a.reset()
-	dm.mu.Lock()
-	dm.arenas = append(dm.arenas, a)
-	dm.mu.Unlock()
+	dm.arenas.put(a)
 }
 
 // getFreqs is free frequencies.
 func (dm *docMaker) getFreqs() *wordFreqs {
-	dm.mu.Lock()
-	defer dm.mu.Unlock()
-	if n := len(dm.freqs); n > 0 {
-		wf := dm.freqs[n-1]
-		dm.freqs = dm.freqs[:n-1]
+	if wf, ok := dm.freqs.get(); ok {
 		return wf
 	}
 	return &wordFreqs{m: index.TokenFrequencies{}}
@@ -106,9 +110,7 @@ func (dm *docMaker) putFreqs(wf *wordFreqs) {
 	}
 	clear(wf.m)
 	wf.reset()
-	dm.mu.Lock()
-	dm.freqs = append(dm.freqs, wf)
-	dm.mu.Unlock()
+	dm.freqs.put(wf)
 }
 
 // fieldMaker is how the mapping makes one field.
