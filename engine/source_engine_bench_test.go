@@ -118,13 +118,7 @@ func benchEngine(b *testing.B, site string) {
 		e := open(b, b.TempDir())
 		defer e.Close()
 		typ, p := firstItem(b, e)
-		work := filepath.Join(b.TempDir(), "work")
-		srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
-		r := &srcTestRepo{TB: b, Dir: work, Bare: site}
-		orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
-		if err != nil {
-			b.Fatal(err)
-		}
+		r, orig := benchWorkClone(b, site, p)
 		var slug string
 		for _, it := range e.Published().Site.Items[typ] {
 			if it.Meta.Path == p {
@@ -162,21 +156,15 @@ func benchEngine(b *testing.B, site string) {
 		e := open(b, b.TempDir())
 		defer e.Close()
 		_, p := firstItem(b, e)
-		work := filepath.Join(b.TempDir(), "work")
-		srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
-		r := &srcTestRepo{TB: b, Dir: work, Bare: site}
-		orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
-		if err != nil {
-			b.Fatal(err)
-		}
+		r, orig := benchWorkClone(b, site, p)
 		n := 0
 		for b.Loop() {
 			b.StopTimer()
 			n++
 			branch := fmt.Sprintf("ahead-%d", n)
 			r.Commit(srcT0.AddDate(1, 0, n), map[string]string{p: string(orig) + "\n" + branch + "\n"})
-			srcGit(b, work, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
-			srcGit(b, work, "reset", "-q", "--hard", "HEAD~1")
+			srcGit(b, r.Dir, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+			srcGit(b, r.Dir, "reset", "-q", "--hard", "HEAD~1")
 			b.StartTimer()
 			ref, err := e.ResolveRef(ctx, branch)
 			if err != nil {
@@ -187,4 +175,17 @@ func benchEngine(b *testing.B, site string) {
 			}
 		}
 	})
+}
+
+// benchWorkClone is a work clone of the bare site that pushes to it, and
+// the bytes of its file p.
+func benchWorkClone(b *testing.B, site, p string) (*srcTestRepo, []byte) {
+	b.Helper()
+	work := filepath.Join(b.TempDir(), "work")
+	srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
+	orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &srcTestRepo{TB: b, Dir: work, Bare: site}, orig
 }
