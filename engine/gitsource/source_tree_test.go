@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,14 @@ import (
 // would refuse some of them), and returns its hash.
 func hashTree(t *testing.T, gitDir string, raw []byte) plumbing.Hash {
 	t.Helper()
-	cmd := exec.Command("git", "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
+	return hashTreeLevel(t, gitDir, raw, -1)
+}
+
+// hashTreeLevel is hashTree with git's core.looseCompression set to level
+// (-1: git's default; 0: stored, as docs/deploy.md recommends).
+func hashTreeLevel(t *testing.T, gitDir string, raw []byte, level int) plumbing.Hash {
+	t.Helper()
+	cmd := exec.Command("git", "-c", fmt.Sprintf("core.looseCompression=%d", level), "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
 	cmd.Dir = gitDir
 	cmd.Env = srcGitEnv(time.Time{})
 	cmd.Stdin = bytes.NewReader(raw)
@@ -59,6 +67,19 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 	for _, raw := range good {
 		hashes = append(hashes, hashTree(t, gitDir, raw))
 	}
+	// and written uncompressed, as core.looseCompression 0 has git write
+	// them (inflateStored)
+	stored := filepath.Join(t.TempDir(), "stored.git")
+	srcGit(t, filepath.Dir(stored), "init", "-q", "--bare", stored)
+	storedLT := &looseTrees{objects: filepath.Join(stored, "objects")}
+	for _, raw := range good {
+		h := hashTreeLevel(t, stored, raw, 0)
+		got, ok := storedLT.read(h)
+		want, wok := lt.read(h)
+		if !ok || !wok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("stored tree %s: got %v, %v; want %v", h, got, ok, want)
+		}
+	}
 	for _, rev := range []string{"HEAD^{tree}", "HEAD:content", "HEAD:content/posts", "HEAD:pages"} {
 		hashes = append(hashes, plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", rev)))
 	}
@@ -86,6 +107,9 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 	for _, raw := range bad {
 		if _, ok := lt.read(hashTree(t, gitDir, raw)); ok {
 			t.Errorf("malformed tree %q read", raw)
+		}
+		if _, ok := storedLT.read(hashTreeLevel(t, stored, raw, 0)); ok {
+			t.Errorf("malformed stored tree %q read", raw)
 		}
 	}
 
