@@ -12,8 +12,7 @@ import (
 // benchEngineSite is the 10k-file site of the engine benchmarks: the
 // folio-gen site named by FOLIO_BENCH_SITE (a bare repository, e.g.
 // bench/out/data/site-n10000-s1/site.git, cloned so pushes never change
-// it), else benchSite's generated one. FOLIO_BENCH_CACHE (seedBenchCache)
-// and FOLIO_BENCH_SITE_CONFIG make a run at 1M files practical.
+// it), else benchSite's generated one.
 func benchEngineSite(b *testing.B) string {
 	if dir := os.Getenv("FOLIO_BENCH_SITE"); dir != "" {
 		bare := filepath.Join(b.TempDir(), "site.git")
@@ -81,7 +80,6 @@ func BenchmarkEngineModel(b *testing.B) {
 func benchEngine(b *testing.B, site string) {
 	ctx := context.Background()
 	open := func(b *testing.B, cacheDir string) *Engine {
-		seedBenchCache(b, cacheDir)
 		e, err := Open(ctx, Config{Site: site, CacheDir: cacheDir})
 		if err != nil {
 			b.Fatal(err)
@@ -187,32 +185,6 @@ func benchEngine(b *testing.B, site string) {
 
 // benchWorkClone is a work clone of the bare site that pushes to it, and
 // the bytes of its file p.
-// seedBenchCache copies the files of FOLIO_BENCH_CACHE, if set (a parse
-// cache of the FOLIO_BENCH_SITE site, such as a folio box's cache
-// folder), into cacheDir: an Open at 1M files is then a restart.
-func seedBenchCache(b *testing.B, cacheDir string) {
-	src := os.Getenv("FOLIO_BENCH_CACHE")
-	if src == "" {
-		return
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(cacheDir, e.Name()), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func benchWorkClone(b *testing.B, site, p string) (*srcTestRepo, []byte) {
 	b.Helper()
 	work := filepath.Join(b.TempDir(), "work")
