@@ -126,7 +126,17 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 // out again by LooseTree (the history index asks for them next) without
 // reading their objects again, and are go-git's entries.
 func TestLooseTree_AfterPush(t *testing.T) {
+	for _, level := range []string{"-1", "0"} {
+		t.Run("looseCompression="+level, func(t *testing.T) { looseTreeAfterPush(t, level) })
+	}
+}
+
+// looseTreeAfterPush is TestLooseTree_AfterPush with the served
+// repository's core.looseCompression at level (0: the push's trees are
+// written uncompressed and read by inflateStored).
+func looseTreeAfterPush(t *testing.T, level string) {
 	r := newSrcBareSite(t)
+	srcGit(t, r.Site(), "config", "core.looseCompression", level)
 	r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n", "content/posts/b.md": "---\ntitle: B\n---\n"})
 	r.Push(false)
 	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
@@ -143,6 +153,12 @@ func TestLooseTree_AfterPush(t *testing.T) {
 	}
 	// The object gone: only the Load's copy can answer.
 	hex := h.String()
+	if level == "0" {
+		raw, err := os.ReadFile(filepath.Join(r.Site(), "objects", hex[:2], hex[2:]))
+		if _, stored := inflateStored(raw); err != nil || !stored {
+			t.Fatalf("the push's tree is not written uncompressed (%v)", err)
+		}
+	}
 	if err := os.Remove(filepath.Join(r.Site(), "objects", hex[:2], hex[2:])); err != nil {
 		t.Fatalf("the push's tree is not a loose object: %v", err)
 	}
