@@ -291,7 +291,7 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 	}
 	n := min(d.Uvarint(), uint64(len(d.B)/32))
 	// the blocks as they are in data
-	next := func() (docBlock, bool, error) {
+	next := func([]byte) (docBlock, bool, error) { // no bytes to read: data holds them
 		switch tag := d.Byte1(); {
 		case d.Err != nil:
 			return docBlock{}, false, d.Err
