@@ -1,0 +1,18 @@
+package content
+
+// urlKeys are the top-level front matter keys that name URLs of the site,
+// never a document: Hugo's and Zola's url and aliases (the paths that
+// redirect to the document), Zola's path (where it is served; Gatsby
+// sites write it too). They stay in a document's data, served as
+// written, and are no references: a Zola page's
+// path = "inside-rust/2019/12/20/wg-learning-update" names its own URL,
+// not the item wg-learning-update/… of a type inside-rust.
+var urlKeys = newKeySet([]string{"url", "aliases", "path"})
+
+// URLKey tells whether k, a top-level key of a document's data, names
+// URLs of the site (url, aliases, path; in any case, as Hugo reads keys):
+// its strings are never references.
+func URLKey(k string) bool {
+	_, ok := urlKeys.lower(k)
+	return ok
+}

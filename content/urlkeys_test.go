@@ -1,0 +1,83 @@
+package content
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The keys that name URLs of the site (Hugo's and Zola's url and
+// aliases, Zola's path) are no references, even when their first segment
+// is a content type: the Rust blog (a Zola site) writes each post's own
+// URL, path = "inside-rust/2019/12/20/wg-learning-update", in a folder
+// content/inside-rust. They stay in data, as written; every other key,
+// nested ones too, still refers.
+func TestURLKeysAreNoReferences(t *testing.T) {
+	src := map[string]string{
+		"content/inside-rust/wg-learning-update.md": `+++
+path = "inside-rust/2019/12/20/wg-learning-update"
+title = "An update from WG-Learning"
+aliases = ["inside-rust/2019/12/20/wg-learning-update.html"]
+URL = "inside-rust/old/url"
+
+[extra]
+team = "inside-rust/gone"
+path = "inside-rust/nested-gone"
++++
+Body
+`,
+		"content/inside-rust/other.md": "---\ntitle: Other\nrelated: inside-rust/missing\nauthor: inside-rust/wg-learning-update\n---\n",
+	}
+	var files []File
+	for p, s := range src {
+		doc, err := Parse(p, []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, File{Path: p, Doc: doc})
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	site, probs := Assemble(files)
+	if len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	var got []string
+	for _, p := range ReferenceProblems(site, files, nil) {
+		got = append(got, p.Path+": "+p.Message)
+	}
+	want := []string{
+		"content/inside-rust/other.md: reference to a missing item inside-rust/missing (null when expanded)",
+		"content/inside-rust/wg-learning-update.md: reference to a missing item inside-rust/gone (null when expanded)",
+		"content/inside-rust/wg-learning-update.md: reference to a missing item inside-rust/nested-gone (null when expanded)",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	it := site.Items["inside-rust"][1]
+	if it.Slug != "wg-learning-update" || it.Data["path"] != "inside-rust/2019/12/20/wg-learning-update" ||
+		!slices.Equal(it.Data["aliases"].([]any), []any{"inside-rust/2019/12/20/wg-learning-update.html"}) || it.Data["URL"] != "inside-rust/old/url" {
+		t.Fatalf("item %s: data %v, want path, aliases and URL as written", it.Slug, it.Data)
+	}
+}
+
+// A document whose only reference-like strings are under URL keys has
+// none: its RefHint says so, and the checker need not read it again.
+func TestRefHintSkipsURLKeys(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		noRef bool
+	}{
+		{"---\ntitle: A\npath: posts/a\naliases: [posts/old-a]\nurl: posts/a/\n---\n", true},
+		{"---\ntitle: A\npath: posts/a\nauthor: authors/ann\n---\n", false},
+		{"---\ntitle: A\nextra: {path: posts/a}\n---\n", false},
+	} {
+		doc, err := Parse("content/posts/a.md", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.RefHint()&RefHintNoRef != 0; got != c.noRef {
+			t.Errorf("%q: no reference %v, want %v", c.src, got, c.noRef)
+		}
+	}
+}
