@@ -51,7 +51,18 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	} else {
 		slug = pathSlug
 		if !ValidSlug(slug) {
-			return c, problemAt(0, "the file name gives the slug %q, which is not valid: rename the file or set slug (letters, digits, '.', '_', '~', '-')", slug)
+			// A document whose front matter gives its URL (Hugo's url,
+			// Zola's path) is not served at its file name: the file's
+			// name only tells it apart (the Rust blog's roadmap@0.md,
+			// roadmap@1.md), and its slug is the name made valid.
+			s, ok := "", false
+			if c.url != "" || f.urlPath() {
+				s, ok = slugOfName(pathSlug)
+			}
+			if !ok {
+				return c, problemAt(0, "the file name gives the slug %q, which is not valid: rename the file or set slug (letters, digits, '.', '_', '~', '-')", slug)
+			}
+			slug = s
 		}
 	}
 	c.slug = slug

@@ -1,5 +1,11 @@
 package content
 
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // urlKeys are the top-level front matter keys that name URLs of the site,
 // never a document: Hugo's and Zola's url and aliases (the paths that
 // redirect to the document), Zola's path (where it is served; Gatsby
@@ -15,4 +21,37 @@ var urlKeys = newKeySet([]string{"url", "aliases", "path"})
 func URLKey(k string) bool {
 	_, ok := urlKeys.lower(k)
 	return ok
+}
+
+// urlPath tells whether the document sets Zola's path, the URL path it
+// is served at (a string, not empty).
+func (f *fields) urlPath() bool {
+	v, _ := f.fm.value("path")
+	s, _ := v.(string)
+	return strings.Trim(s, "/") != ""
+}
+
+// slugOfName is the slug a file name that gives no valid slug is served
+// under when its URL does not come from its name: each run of characters
+// a slug cannot have becomes one '-' ("roadmap@0" is roadmap-0, as Zola
+// makes a path of it); false when that is no valid slug either (a ".."
+// segment, too long).
+func slugOfName(name string) (string, bool) {
+	var b strings.Builder
+	bad := false
+	for _, r := range name {
+		ok := r == '/' || (r < utf8.RuneSelf && slugByte(byte(r))) ||
+			(r >= utf8.RuneSelf && r != utf8.RuneError && unicode.In(r, unicode.L, unicode.M, unicode.N))
+		if !ok {
+			if !bad {
+				b.WriteByte('-')
+			}
+			bad = true
+			continue
+		}
+		bad = false
+		b.WriteRune(r)
+	}
+	s := b.String()
+	return s, ValidSlug(s)
 }

@@ -81,3 +81,37 @@ func TestRefHintSkipsURLKeys(t *testing.T) {
 		}
 	}
 }
+
+// A file whose name gives no valid slug is served when its front matter
+// gives its URL (Zola's path, Hugo's url), so that the name only tells it
+// apart (the Rust blog's roadmap@0.md, roadmap@1.md): under the name
+// with each run of other characters as '-'. Without such a URL it is
+// still a problem (rename it or set slug), and so is a name that stays
+// invalid.
+func TestSlugOfNameWithURL(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"content/roadmap@0.md":           "+++\npath = \"2017/02/06/roadmap\"\ntitle = \"Roadmap 2017\"\n+++\n",
+		"content/roadmap@1.md":           "+++\npath = \"2018/03/12/roadmap\"\ntitle = \"Roadmap 2018\"\n+++\n",
+		"content/inside-rust/wg@0.md":    "+++\npath = \"inside-rust/2019/12/20/wg\"\ntitle = \"WG\"\n+++\n",
+		"content/inside-rust/hugo@?x.md": "---\ntitle: Hugo\nurl: /hugo-x/\n---\n",
+		"content/inside-rust/plain@0.md": "---\ntitle: Plain\n---\n",
+		"content/inside-rust/empty@0.md": "+++\npath = \"/\"\ntitle = \"Empty path\"\n+++\n",
+		"content/inside-rust/taken@0.md": "+++\npath = \"inside-rust/taken\"\ntitle = \"Taken\"\n+++\n",
+		"content/inside-rust/taken-0.md": "---\ntitle: Taken too\n---\n",
+	})
+	wantProblems(t, probs, map[string]string{
+		"content/inside-rust/plain@0.md": `the file name gives the slug "plain@0", which is not valid`,
+		"content/inside-rust/empty@0.md": `the file name gives the slug "empty@0", which is not valid`,
+		"content/inside-rust/taken@0.md": `inside-rust slug "taken-0" is used by content/inside-rust/taken-0.md`,
+	})
+	if got, want := slugs(site.Items["inside-rust"]), []string{"hugo-x", "taken-0", "wg-0"}; !slices.Equal(got, want) {
+		t.Errorf("inside-rust = %v, want %v", got, want)
+	}
+	r0, r1 := pageBySlug(t, site, "roadmap-0"), pageBySlug(t, site, "roadmap-1")
+	if r0.Title != "Roadmap 2017" || r1.Title != "Roadmap 2018" || r0.Data["path"] != "2017/02/06/roadmap" {
+		t.Errorf("pages %+v %+v", r0, r1)
+	}
+	if it := itemBySlug(t, site, "inside-rust", "hugo-x"); it.Path != "/hugo-x/" {
+		t.Errorf("hugo@?x.md is at %q, want its url /hugo-x/", it.Path)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/server"
 )
 
 // TestURLKeysServedAsWritten: a Zola site's (the Rust blog's) path and
@@ -48,5 +50,49 @@ func TestURLKeysServedAsWritten(t *testing.T) {
 	st := get(t, url("/api/v1/status"), key).json(t)
 	if probs := fmt.Sprint(st["problems"]); strings.Contains(probs, "reference") {
 		t.Fatalf("problems = %s", probs)
+	}
+}
+
+// TestSlugOfNameWithURLServed: the Rust blog's posts whose file names are
+// no slugs (roadmap@0.md, roadmap@1.md) but whose front matter gives
+// their URL (Zola's path) are served, as roadmap-0 and roadmap-1 (they
+// were left out with a problem), and a PATCH of one is committed to its
+// own file.
+func TestSlugOfNameWithURLServed(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"config.toml":                    "base_url = \"https://blog.example.com\"\n",
+		"content/inside-rust/_index.md":  "+++\ntitle = \"Inside Rust\"\n+++\n",
+		"content/inside-rust/wg@0.md":    "+++\npath = \"inside-rust/2019/12/20/wg\"\ntitle = \"WG 2019\"\n+++\nOld.\n",
+		"content/inside-rust/wg@1.md":    "+++\npath = \"inside-rust/2020/01/10/wg\"\ntitle = \"WG 2020\"\n+++\nNew.\n",
+		"content/inside-rust/plain@0.md": "+++\ntitle = \"No URL\"\n+++\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	reader := ts.reader(t)
+
+	for slug, title := range map[string]string{"wg-0": "WG 2019", "wg-1": "WG 2020"} {
+		r := get(t, ts.URL+"/api/v1/content/inside-rust/"+slug, reader)
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", slug, r.Status, r.Body)
+		}
+		if m := r.json(t); m["title"] != title || m["slug"] != slug {
+			t.Fatalf("%s: %v", slug, m)
+		}
+	}
+	probs := fmt.Sprint(get(t, ts.URL+"/api/v1/status", reader).json(t)["problems"])
+	if !strings.Contains(probs, `the file name gives the slug "plain@0"`) || strings.Contains(probs, "wg@") {
+		t.Fatalf("problems = %s", probs)
+	}
+
+	r := wr(t, "PATCH", ts.URL+"/api/v1/content/inside-rust/wg-1", editor, `{"title": "WG 2020, edited"}`)
+	if r.Status != 200 {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	if got := remoteFile(t, repo.bare, "content/inside-rust/wg@1.md"); !strings.Contains(got, `title = "WG 2020, edited"`) || !strings.Contains(got, `path = "inside-rust/2020/01/10/wg"`) {
+		t.Fatalf("wg@1.md after the patch: %q", got)
+	}
+	if got := remoteFile(t, repo.bare, "content/inside-rust/wg-1.md"); got != "" {
+		t.Fatalf("the patch wrote a new file wg-1.md: %q", got)
 	}
 }
