@@ -23,14 +23,6 @@ func URLKey(k string) bool {
 	return ok
 }
 
-// urlPath tells whether the document sets Zola's path, the URL path it
-// is served at (a string, not empty).
-func (f *fields) urlPath() bool {
-	v, _ := f.fm.value("path")
-	s, _ := v.(string)
-	return strings.Trim(s, "/") != ""
-}
-
 // slugOfName is the slug a file name that gives no valid slug is served
 // under when its URL does not come from its name: each run of characters
 // a slug cannot have becomes one '-' ("roadmap@0" is roadmap-0, as Zola

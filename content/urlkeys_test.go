@@ -115,3 +115,40 @@ func TestSlugOfNameWithURL(t *testing.T) {
 		t.Errorf("hugo@?x.md is at %q, want its url /hugo-x/", it.Path)
 	}
 }
+
+// On a Zola site (config.toml with base_url) a document's front matter
+// path is its path, between slashes, as written: the Rust blog serves
+// inside-rust/1.45.1-prerelease.md at /inside-rust/2020/07/27/1.45.1-prerelease/.
+// On a Hugo site path is data like any key (grpc.io's link target
+// path: grpc-java/javadoc), and the page is where Hugo puts it.
+func TestZolaPathIsThePath(t *testing.T) {
+	zola := map[string]string{
+		"config.toml":                         "base_url = \"https://blog.example.com\"\n[extra]\nx = 1\n",
+		"content/inside-rust/1.45.1-pre.md":   "+++\npath = \"inside-rust/2020/07/27/1.45.1-Pre\"\ntitle = \"Pre\"\n+++\n",
+		"content/inside-rust/no-path.md":      "+++\ntitle = \"No path\"\n+++\n",
+		"content/roadmap@0.md":                "+++\npath = \"/2017/02/06/roadmap/\"\ntitle = \"Roadmap\"\n+++\n",
+		"content/inside-rust/url-and-path.md": "---\ntitle: Both\nurl: /by-url/\npath: by-path\n---\n",
+	}
+	site, probs := assemble(t, zola)
+	wantNoProblems(t, probs)
+	for _, c := range []struct{ got, want string }{
+		{itemBySlug(t, site, "inside-rust", "1.45.1-pre").Path, "/inside-rust/2020/07/27/1.45.1-Pre/"},
+		{itemBySlug(t, site, "inside-rust", "no-path").Path, "/inside-rust/no-path/"},
+		{itemBySlug(t, site, "inside-rust", "url-and-path").Path, "/by-url/"},
+		{pageBySlug(t, site, "roadmap-0").Path, "/2017/02/06/roadmap/"},
+	} {
+		if c.got != c.want {
+			t.Errorf("path %q, want %q", c.got, c.want)
+		}
+	}
+	hugo := map[string]string{
+		"hugo.toml":             "baseURL = \"https://grpc.example.com\"\n",
+		"content/docs/api.md":   "---\ntitle: API\npath: grpc-java/javadoc\n---\n",
+		"content/docs/plain.md": "---\ntitle: Plain\n---\n",
+	}
+	site, probs = assemble(t, hugo)
+	wantNoProblems(t, probs)
+	if p := itemBySlug(t, site, "docs", "api").Path; p != "/docs/api/" {
+		t.Errorf("a Hugo page's path: is no path: %q, want /docs/api/", p)
+	}
+}

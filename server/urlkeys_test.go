@@ -51,6 +51,19 @@ func TestURLKeysServedAsWritten(t *testing.T) {
 	if probs := fmt.Sprint(st["problems"]); strings.Contains(probs, "reference") {
 		t.Fatalf("problems = %s", probs)
 	}
+
+	// On a Zola site (config.toml with base_url) path is where the
+	// document is served: its path, and resolve finds it there. Hugo's
+	// url still wins.
+	if p := get(t, url("/api/v1/content/inside-rust/b"), key).json(t)["path"]; p != "/inside-rust/2019/12/21/b/" {
+		t.Fatalf("b's path = %v, want /inside-rust/2019/12/21/b/", p)
+	}
+	if r := get(t, url("/api/v1/resolve?path=/inside-rust/2019/12/21/b/"), key); r.Status != 200 || r.json(t)["slug"] != "b" {
+		t.Fatalf("resolve: %d %s", r.Status, r.Body)
+	}
+	if p := get(t, url("/api/v1/content/inside-rust/a"), key).json(t)["path"]; p != "/inside-rust/b" {
+		t.Fatalf("a's path = %v, want its url /inside-rust/b", p)
+	}
 }
 
 // TestSlugOfNameWithURLServed: the Rust blog's posts whose file names are
