@@ -90,6 +90,7 @@ func TestRefHintSkipsURLKeys(t *testing.T) {
 // invalid.
 func TestSlugOfNameWithURL(t *testing.T) {
 	site, probs := assemble(t, map[string]string{
+		"config.toml":                    "base_url = \"https://blog.example.com\"\n",
 		"content/roadmap@0.md":           "+++\npath = \"2017/02/06/roadmap\"\ntitle = \"Roadmap 2017\"\n+++\n",
 		"content/roadmap@1.md":           "+++\npath = \"2018/03/12/roadmap\"\ntitle = \"Roadmap 2018\"\n+++\n",
 		"content/inside-rust/wg@0.md":    "+++\npath = \"inside-rust/2019/12/20/wg\"\ntitle = \"WG\"\n+++\n",
@@ -104,7 +105,9 @@ func TestSlugOfNameWithURL(t *testing.T) {
 		"content/inside-rust/empty@0.md": `the file name gives the slug "empty@0", which is not valid`,
 		"content/inside-rust/taken@0.md": `inside-rust slug "taken-0" is used by content/inside-rust/taken-0.md`,
 	})
-	if got, want := slugs(site.Items["inside-rust"]), []string{"hugo-x", "taken-0", "wg-0"}; !slices.Equal(got, want) {
+	// taken@0.md's slug is taken: served under its path as its slug, as
+	// any document whose slug another one has, with a problem.
+	if got, want := slugs(site.Items["inside-rust"]), []string{"hugo-x", "inside-rust/taken", "taken-0", "wg-0"}; !slices.Equal(got, want) {
 		t.Errorf("inside-rust = %v, want %v", got, want)
 	}
 	r0, r1 := pageBySlug(t, site, "roadmap-0"), pageBySlug(t, site, "roadmap-1")
@@ -113,6 +116,25 @@ func TestSlugOfNameWithURL(t *testing.T) {
 	}
 	if it := itemBySlug(t, site, "inside-rust", "hugo-x"); it.Path != "/hugo-x/" {
 		t.Errorf("hugo@?x.md is at %q, want its url /hugo-x/", it.Path)
+	}
+
+	// The same on any site, a write being checked without the site's
+	// configuration: path names a URL, even where the generator does not
+	// serve the document there (a Hugo site).
+	site, probs = assemble(t, map[string]string{
+		"hugo.toml":             "baseURL = \"https://example.com\"\n",
+		"content/docs/api@0.md": "---\ntitle: API\npath: grpc-java/javadoc\n---\n",
+		"content/docs/url@0.md": "---\ntitle: URL\nurl: /docs/url/\n---\n",
+		"content/docs/bad@0.md": "---\ntitle: Bad\n---\n",
+	})
+	wantProblems(t, probs, map[string]string{
+		"content/docs/bad@0.md": `the file name gives the slug "bad@0", which is not valid`,
+	})
+	if got, want := slugs(site.Items["docs"]), []string{"api-0", "url-0"}; !slices.Equal(got, want) {
+		t.Errorf("docs = %v, want %v", got, want)
+	}
+	if p := itemBySlug(t, site, "docs", "api-0").Path; p != "/docs/api@0/" {
+		t.Errorf("a Hugo item's path = %q, want /docs/api@0/ (from its file name, path: is data)", p)
 	}
 }
 
