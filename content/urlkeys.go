@@ -6,21 +6,26 @@ import (
 	"unicode/utf8"
 )
 
-// urlKeys are the top-level front matter keys that name URLs of the site,
-// never a document: Hugo's and Zola's url and aliases (the paths that
-// redirect to the document), Zola's path (where it is served; Gatsby
-// sites write it too). They stay in a document's data, served as
-// written, and are no references: a Zola page's
-// path = "inside-rust/2019/12/20/wg-learning-update" names its own URL,
-// not the item wg-learning-update/… of a type inside-rust.
-var urlKeys = newKeySet([]string{"url", "aliases", "path"})
-
 // URLKey tells whether k, a top-level key of a document's data, names
-// URLs of the site (url, aliases, path; in any case, as Hugo reads keys):
-// its strings are never references.
+// URLs of the site, never a document: Hugo's and Zola's url and aliases
+// (the paths that redirect to the document), Zola's path (where it is
+// served; Gatsby sites write it too), in any case, as Hugo reads keys.
+// They stay in a document's data, served as written, and their strings
+// are no references: a Zola page's
+// path = "inside-rust/2019/12/20/wg-learning-update" names its own URL,
+// not the item 2019/12/20/wg-learning-update of a type inside-rust. (No
+// map: the reference checker asks it of every key of every document of a
+// restart.)
 func URLKey(k string) bool {
-	_, ok := urlKeys.lower(k)
-	return ok
+	switch len(k) {
+	case 3:
+		return strings.EqualFold(k, "url")
+	case 4:
+		return strings.EqualFold(k, "path")
+	case 7:
+		return strings.EqualFold(k, "aliases")
+	}
+	return false
 }
 
 // slugOfName is the slug a file name that gives no valid slug is served
