@@ -63,6 +63,9 @@ type Assembler struct {
 	// fromChanges counts the AssembleChanged calls that read only the
 	// changed files (for tests).
 	fromChanges int
+	// declared are the types the site declares (declaredTypes), which
+	// the leaf bundles of a locale's Assembler (plain) are read with
+	declared map[string]bool
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -128,7 +131,9 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = astroFiles(sorted) // astro.go
 	}
 	if as.plain {
-		return as.assemblePlain(sorted)
+		files, notes := leafBundles(sorted, as.declared) // bundle.go
+		site, problems := as.assemblePlain(files)
+		return site, withProblems(problems, notes)
 	}
 	mk := readMarkup(sorted)
 	if mk == nil {
@@ -138,6 +143,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
+	as.declared = declaredTypes(sorted)
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {
@@ -150,6 +156,8 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.setEnv(readEnv{rules: rules})
 	plain, skipped := hugoPages(sorted)
 	problems = append(problems, skipped...)
+	plain, notes := leafBundles(plain, as.declared) // bundle.go
+	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
 	if len(problems) > 0 { // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
@@ -160,6 +168,18 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	served := withSiteLanguage(site, sorted)
 	as.asRead = len(problems) == 0 && served == site && sameFiles(plain, files)
 	return served, plainProblems
+}
+
+// withProblems is problems and more, in path and line order.
+func withProblems(problems, more []Problem) []Problem {
+	if len(more) == 0 {
+		return problems
+	}
+	out := slices.Concat(problems, more)
+	slices.SortStableFunc(out, func(x, y Problem) int {
+		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
+	})
+	return out
 }
 
 // sameFiles tells whether a and b are the same slice.

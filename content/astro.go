@@ -56,7 +56,7 @@ func astroFiles(sorted []File) []File {
 			if taken[virt] {
 				continue
 			}
-			f.Path, f.Source = virt, f.Path
+			f.Path, f.Source, f.foreign = virt, f.Path, true
 		}
 		out = append(out, f)
 	}
