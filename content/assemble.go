@@ -63,9 +63,9 @@ type Assembler struct {
 	// fromChanges counts the AssembleChanged calls that read only the
 	// changed files (for tests).
 	fromChanges int
-	// declared are the types the site declares (declaredTypes), which
-	// the leaf bundles of a locale's Assembler (plain) are read with
-	declared map[string]bool
+	// bundles is what the leaf bundles of a locale's Assembler (plain)
+	// are read with (bundle.go)
+	bundles bundleRules
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -131,7 +131,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = astroFiles(sorted) // astro.go
 	}
 	if as.plain {
-		files, notes := leafBundles(sorted, as.declared) // bundle.go
+		files, notes := leafBundles(sorted, as.bundles) // bundle.go
 		site, problems := as.assemblePlain(files)
 		return site, withProblems(problems, notes)
 	}
@@ -143,7 +143,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
-	as.declared = declaredTypes(sorted)
+	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs()}
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {
@@ -156,7 +156,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.setEnv(readEnv{rules: rules})
 	plain, skipped := hugoPages(sorted)
 	problems = append(problems, skipped...)
-	plain, notes := leafBundles(plain, as.declared) // bundle.go
+	plain, notes := leafBundles(plain, as.bundles) // bundle.go
 	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
 	if len(problems) > 0 { // a Hugo config that does not parse, files left out

@@ -56,7 +56,7 @@ func astroFiles(sorted []File) []File {
 			if taken[virt] {
 				continue
 			}
-			f.Path, f.Source, f.foreign = virt, f.Path, true
+			f.Path, f.Source = virt, f.Path
 		}
 		out = append(out, f)
 	}

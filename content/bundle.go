@@ -19,8 +19,22 @@ import (
 //
 // What the site declares wins: a folder named as a type by folio.yaml's
 // types or by a folder collection of its Decap config stays a type.
-// Files placed by an Astro collection or a Decap folder collection
-// (foreign) are read as their CMS reads them, not as Hugo's.
+// Only the files of Hugo's content folders (content/, the locales'
+// contentDirs) are read so: those an Astro collection (src/content/) or
+// a Decap folder collection outside content/ places are read as their
+// CMS reads them.
+
+// bundleRules is what leafBundles reads a site's files with.
+type bundleRules struct {
+	declared map[string]bool // the types the site declares (declaredTypes)
+	dirs     []string        // the locales' contentDirs outside content/
+}
+
+// hugo tells whether f is in one of Hugo's content folders.
+func (r bundleRules) hugo(f File) bool {
+	real := f.RealPath()
+	return strings.HasPrefix(real, "content/") || (len(r.dirs) > 0 && inDirs(real, r.dirs))
+}
 
 // leafIndex tells whether base is the index file of a leaf bundle:
 // index.<ext> of a content format (Markdown, HTML), not Hugo's _index.
@@ -39,11 +53,10 @@ func leafIndex(base string) bool {
 // pages/<folder>/index.<ext>, its repository path kept as Source), and
 // the other files of every leaf bundle are left out, one warning per
 // bundle saying so. sorted itself is returned when nothing changes.
-// declared are the types the site declares (declaredTypes).
-func leafBundles(sorted []File, declared map[string]bool) ([]File, []Problem) {
+func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 	var leaves []string // folders below content/ holding an index file
 	for _, f := range sorted {
-		if f.foreign || !strings.HasPrefix(f.Path, "content/") {
+		if !strings.HasPrefix(f.Path, "content/") || !rules.hugo(f) {
 			continue
 		}
 		i := strings.LastIndexByte(f.Path, '/')
@@ -51,7 +64,7 @@ func leafBundles(sorted []File, declared map[string]bool) ([]File, []Problem) {
 			continue
 		}
 		dir := f.Path[:i]
-		if !strings.Contains(dir[len("content/"):], "/") && !topLeaf(sorted, dir[len("content/"):], declared) {
+		if !strings.Contains(dir[len("content/"):], "/") && !topLeaf(sorted, dir[len("content/"):], rules.declared) {
 			continue
 		}
 		if len(leaves) == 0 || leaves[len(leaves)-1] != dir {
@@ -73,7 +86,7 @@ func leafBundles(sorted []File, declared map[string]bool) ([]File, []Problem) {
 	renamed := false
 	for i, f := range sorted {
 		leaf := ""
-		if !f.foreign && strings.HasPrefix(f.Path, "content/") {
+		if strings.HasPrefix(f.Path, "content/") && rules.hugo(f) {
 			leaf = outerOf(leaves, f.Path) // a bundle in a bundle is a resource of the outer one
 		}
 		if leaf == "" {

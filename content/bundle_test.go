@@ -168,6 +168,25 @@ func TestLeafBundle_Locales(t *testing.T) {
 			t.Errorf("en posts %v", got)
 		}
 	})
+	t.Run("contentDir outside content", func(t *testing.T) {
+		t.Parallel()
+		s, probs := assemble(t, map[string]string{
+			"hugo.toml":                   "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
+			"content/about/index.md":      "---\ntitle: About\n---\n",
+			"content_fr/about/index.md":   "---\ntitle: À propos\n---\n",
+			"content_fr/about/equipe.md":  "---\ntitle: Équipe\n---\n",
+			"content_fr/posts/b/index.md": "---\ntitle: B\n---\n",
+		})
+		wantProblems(t, probs, map[string]string{"content_fr/about/": "equipe.md in it is a resource of its page"})
+		for _, loc := range []string{"en", "fr"} {
+			if got := pageSlugs(s.Locales[loc]); !slices.Equal(got, []string{"about"}) {
+				t.Errorf("%s pages %v", loc, got)
+			}
+		}
+		if got := typeNames(s.Locales["fr"]); !slices.Equal(got, []string{"posts"}) {
+			t.Errorf("fr types %v", got)
+		}
+	})
 	t.Run("file names", func(t *testing.T) {
 		t.Parallel()
 		s, probs := assemble(t, map[string]string{

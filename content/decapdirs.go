@@ -221,7 +221,7 @@ func decapRemap(sorted []File, skip []string, locales bool) []File {
 		if out == nil {
 			out = slices.Clone(sorted)
 		}
-		out[i].Path, out[i].Source, out[i].foreign = v, f.RealPath(), true
+		out[i].Path, out[i].Source = v, f.RealPath()
 	}
 	if out == nil {
 		return sorted

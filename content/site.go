@@ -199,10 +199,6 @@ type File struct {
 	markup *Markup
 	// links is the site its ref shortcodes resolve in (reflinks.go)
 	links *siteLinks
-	// foreign tells that an Astro collection or a Decap folder
-	// collection places the file: Hugo's leaf bundles (bundle.go) do
-	// not apply to it
-	foreign bool
 }
 
 // Site is one whole, assembled site: every page and item including drafts,
