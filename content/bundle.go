@@ -31,7 +31,7 @@ type bundleRules struct {
 }
 
 // hugo tells whether f is in one of Hugo's content folders.
-func (r bundleRules) hugo(f File) bool {
+func (r bundleRules) hugo(f *File) bool {
 	real := f.RealPath()
 	return strings.HasPrefix(real, "content/") || (len(r.dirs) > 0 && inDirs(real, r.dirs))
 }
@@ -55,15 +55,16 @@ func leafIndex(base string) bool {
 // bundle saying so. sorted itself is returned when nothing changes.
 func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 	var leaves []string // folders below content/ holding an index file
-	for _, f := range sorted {
-		if !strings.HasPrefix(f.Path, "content/") || !rules.hugo(f) {
+	for i := range sorted {
+		f := &sorted[i]
+		if !strings.HasPrefix(f.Path, "content/") {
 			continue
 		}
-		i := strings.LastIndexByte(f.Path, '/')
-		if i <= len("content") || !leafIndex(f.Path[i+1:]) {
+		j := strings.LastIndexByte(f.Path, '/')
+		if j <= len("content") || !leafIndex(f.Path[j+1:]) || !rules.hugo(f) {
 			continue
 		}
-		dir := f.Path[:i]
+		dir := f.Path[:j]
 		if !strings.Contains(dir[len("content/"):], "/") && !topLeaf(sorted, dir[len("content/"):], rules.declared) {
 			continue
 		}
@@ -86,7 +87,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 	renamed := false
 	for i, f := range sorted {
 		leaf := ""
-		if strings.HasPrefix(f.Path, "content/") && rules.hugo(f) {
+		if strings.HasPrefix(f.Path, "content/") && rules.hugo(&sorted[i]) {
 			leaf = outerOf(leaves, f.Path) // a bundle in a bundle is a resource of the outer one
 		}
 		if leaf == "" {
