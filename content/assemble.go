@@ -66,6 +66,9 @@ type Assembler struct {
 	// bundles is what the leaf bundles of a locale's Assembler (plain)
 	// are read with (bundle.go)
 	bundles bundleRules
+	// of is the site the files are of when they are not all of it
+	// (AssembleOne): its declarations and locales' folders hold
+	of *Site
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -144,6 +147,9 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
 	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs()}
+	if as.of != nil {
+		as.bundles = rulesOf(as.of)
+	}
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {

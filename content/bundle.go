@@ -36,6 +36,36 @@ func (r bundleRules) hugo(f *File) bool {
 	return strings.HasPrefix(real, "content/") || (len(r.dirs) > 0 && inDirs(real, r.dirs))
 }
 
+// AssembleOne is Assemble of the one file f of site (its path in its
+// locale's site, its repository path in Source, as Assemble takes a
+// locale's file in a site without locales) read with what site declares
+// and where its locales' content is, as the whole site reads it: a write
+// checks a file so. site may be nil.
+func AssembleOne(f File, site *Site) (*Site, []Problem) {
+	as := &Assembler{of: site}
+	if site == nil {
+		as.of = &Site{}
+	}
+	return as.Assemble([]File{f})
+}
+
+// rulesOf is the bundleRules of an assembled site.
+func rulesOf(s *Site) bundleRules {
+	files := make([]File, 0, len(s.ModelFiles))
+	for p, d := range s.ModelFiles {
+		files = append(files, File{Path: p, Doc: d})
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	r := bundleRules{declared: declaredTypes(files), dirs: s.I18n.OutsideDirs()}
+	for typ := range s.Config.Types {
+		if r.declared == nil {
+			r.declared = map[string]bool{}
+		}
+		r.declared[typ] = true
+	}
+	return r
+}
+
 // leafIndex tells whether base is the index file of a leaf bundle:
 // index.<ext> of a content format (Markdown, HTML), not Hugo's _index.
 func leafIndex(base string) bool {

@@ -85,3 +85,60 @@ func TestWriteLeafBundlePage(t *testing.T) {
 		t.Fatalf("Decap's rename to a taken slug: %d %s", r.Status, r.Body)
 	}
 }
+
+// In a site with locales, a locale's leaf bundle page (in a contentDir
+// outside content/, or named for its language) is written in its own
+// index file.
+func TestWriteLeafBundlePageLocales(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":                 "defaultContentLanguage = 'en'\n[languages.en]\ncontentDir = 'content'\nweight = 1\n[languages.fr]\ncontentDir = 'content_fr'\nweight = 2\n",
+		"content/about/index.md":    "---\ntitle: About\n---\nHi.\n",
+		"content_fr/about/index.md": "---\ntitle: À propos\n---\nSalut.\n",
+		"content_fr/contact.md":     "---\ntitle: Contact\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	for _, w := range []struct{ loc, title, file string }{
+		{"fr", "À propos de nous", "content_fr/about/index.md"},
+		{"en", "About us", "content/about/index.md"},
+	} {
+		r := wr(t, "PATCH", ts.URL+"/api/v1/pages/about?locale="+w.loc, editor, `{"title": "`+w.title+`"}`)
+		if r.Status != 200 || !strings.Contains(string(r.Body), `"slug":"about"`) || !strings.Contains(remoteFile(t, repo.bare, w.file), "title: "+w.title) {
+			t.Fatalf("patch %s: %d %s", w.loc, r.Status, r.Body)
+		}
+	}
+	for _, p := range []string{"content_fr/about.md", "content/about.md", "pages/about.md", "content/fr/about/index.md"} {
+		if remoteFile(t, repo.bare, p) != "" {
+			t.Fatalf("%s was written", p)
+		}
+	}
+	if g := get(t, ts.URL+"/api/v1/pages/about?locale=fr", ts.reader(t)); g.Status != 200 || !strings.Contains(string(g.Body), "À propos de nous") {
+		t.Fatalf("read fr: %d %s", g.Status, g.Body)
+	}
+	// the French page is read as a page: a slug another French page has
+	// is refused
+	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/pages/about?locale=fr", editor, `{"slug": "contact"}`), http.StatusConflict, "CONFLICT")
+}
+
+// A folder folio.yaml declares a type stays one: its index.md is the
+// item index, written as an item is.
+func TestWriteLeafBundleDeclaredType(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":              "title = \"x\"\n",
+		"folio.yaml":             "types:\n  about: {public: true}\n",
+		"content/about/index.md": "---\ntitle: About\n---\n",
+		"content/about/team.md":  "---\ntitle: Team\n---\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	if g := get(t, ts.URL+"/api/v1/pages/about", ts.reader(t)); g.Status != http.StatusNotFound {
+		t.Fatalf("page about: %d %s", g.Status, g.Body)
+	}
+	r := wr(t, "PATCH", ts.URL+"/api/v1/content/about/index", editor, `{"title": "About us"}`)
+	if r.Status != 200 || !strings.Contains(string(r.Body), `"slug":"index"`) || !strings.Contains(remoteFile(t, repo.bare, "content/about/index.md"), "title: About us") {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/about/index", editor, `{"slug": "team"}`), http.StatusConflict, "CONFLICT")
+}
