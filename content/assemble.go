@@ -134,8 +134,9 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = astroFiles(sorted) // astro.go
 	}
 	if as.plain {
-		files, notes := leafBundles(sorted, as.bundles) // bundle.go
+		files, notes, resources := leafBundles(sorted, as.bundles) // bundle.go
 		site, problems := as.assemblePlain(files)
+		site.Resources = resources // a new Site each call (assembleOnce)
 		return site, withProblems(problems, notes)
 	}
 	mk := readMarkup(sorted)
@@ -162,10 +163,11 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.setEnv(readEnv{rules: rules})
 	plain, skipped := hugoPages(sorted)
 	problems = append(problems, skipped...)
-	plain, notes := leafBundles(plain, as.bundles) // bundle.go
+	plain, notes, resources := leafBundles(plain, as.bundles) // bundle.go
 	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
-	if len(problems) > 0 { // a Hugo config that does not parse, files left out
+	site.Resources = resources // a new Site each call (assembleOnce)
+	if len(problems) > 0 {     // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		slices.SortStableFunc(plainProblems, func(x, y Problem) int {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))

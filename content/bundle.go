@@ -82,8 +82,9 @@ func leafIndex(base string) bool {
 // inside content/ is a page (its index file's Path becomes
 // pages/<folder>/index.<ext>, its repository path kept as Source), and
 // the other files of every leaf bundle are left out, one warning per
-// bundle saying so. sorted itself is returned when nothing changes.
-func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
+// bundle saying so, their repository paths returned (sorted). sorted
+// itself is returned when nothing changes.
+func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem, []string) {
 	var leaves []string // folders below content/ holding an index file
 	for i := range sorted {
 		f := &sorted[i]
@@ -103,7 +104,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 		}
 	}
 	if len(leaves) == 0 {
-		return sorted, nil
+		return sorted, nil, nil
 	}
 	slices.Sort(leaves)
 	leaves = slices.Compact(leaves)
@@ -114,6 +115,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 	var bundles []bundle
 	var byDir map[string]int
 	var out []File // nil until a file is renamed or left out
+	var resources []string
 	renamed := false
 	for i, f := range sorted {
 		leaf := ""
@@ -149,6 +151,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 			out = slices.Clone(sorted[:i])
 		}
 		real := f.RealPath()
+		resources = append(resources, real)
 		realDir := realFolder(real, f.Path, leaf)
 		j, ok := byDir[realDir]
 		if !ok {
@@ -162,7 +165,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 		bundles[j].resources = append(bundles[j].resources, strings.TrimPrefix(real, realDir+"/"))
 	}
 	if out == nil {
-		return sorted, nil
+		return sorted, nil, nil
 	}
 	if renamed {
 		slices.SortStableFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
@@ -172,7 +175,8 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem) {
 		problems = append(problems, Problem{Path: b.dir + "/", Level: LevelWarn, Message: resourcesMessage(b.resources)})
 	}
 	slices.SortFunc(problems, func(x, y Problem) int { return strings.Compare(x.Path, y.Path) })
-	return out, problems
+	slices.Sort(resources)
+	return out, problems, resources
 }
 
 // outerOf is the outermost folder of leaves that holds the file p, ""

@@ -8,7 +8,7 @@ func BenchmarkLeafBundlesNone(b *testing.B) {
 	files := siteFiles(b, 10_000)
 	b.ReportAllocs()
 	for b.Loop() {
-		out, _ := leafBundles(files, bundleRules{declared: declaredTypes(files)})
+		out, _, _ := leafBundles(files, bundleRules{declared: declaredTypes(files)})
 		if len(out) != len(files) {
 			b.Fatal(len(out))
 		}

@@ -69,6 +69,11 @@ func TestLeafBundle_Hugo(t *testing.T) {
 		"content/docs/":    "its 3 other content files (guide.md, more/index.md, more/x.md) are resources of its page, not documents, as Hugo reads them",
 		"content/posts/b/": "its 4 other content files (data.yaml, notes.md, sub/deep.html, and 1 more) are resources",
 	})
+	want := []string{"content/docs/guide.md", "content/docs/more/index.md", "content/docs/more/x.md",
+		"content/posts/b/data.yaml", "content/posts/b/notes.md", "content/posts/b/sub/deep.html", "content/posts/b/sub/index.md"}
+	if !slices.Equal(s.Resources, want) || !s.Resource("content/posts/b/notes.md") || s.Resource("content/posts/b/index.md") {
+		t.Errorf("resources %v", s.Resources)
+	}
 	for _, p := range probs {
 		if p.Level != LevelWarn {
 			t.Errorf("%s is not a warning: the site is served as Hugo reads it", p)
@@ -166,6 +171,9 @@ func TestLeafBundle_Locales(t *testing.T) {
 		}
 		if got := slugs(s.Locales["en"].Items["posts"]); !slices.Equal(got, []string{"b"}) {
 			t.Errorf("en posts %v", got)
+		}
+		if r := s.Locales["en"].Resources; !slices.Equal(r, []string{"content/en/posts/b/notes.md"}) || len(s.Locales["de"].Resources) != 0 {
+			t.Errorf("resources en %v, de %v", r, s.Locales["de"].Resources)
 		}
 	})
 	t.Run("contentDir outside content", func(t *testing.T) {

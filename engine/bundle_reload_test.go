@@ -83,3 +83,62 @@ func TestEngine_ReloadMatchesColdLeafBundles(t *testing.T) {
 		}
 	}
 }
+
+// TestEngine_ModelSkipsLeafBundleResources: the content model checks the
+// documents, not a leaf bundle's resources: a resource that breaks the
+// model is no problem, and is one once the bundle's index goes and it is
+// an item; reloads, patched or not, check as a cold start does.
+func TestEngine_ModelSkipsLeafBundleResources(t *testing.T) {
+	t.Parallel()
+	r := newSrcBareSite(t)
+	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	cfg := func() Config {
+		return Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }}
+	}
+	model := "types:\n  posts:\n    fields:\n      title: {kind: string, required: true}\n      price: number\n"
+	r.Commit(srcDay(0), map[string]string{
+		"folio.yaml":               model,
+		"content/posts/a.md":       "---\ntitle: A\n---\n",
+		"content/posts/b/notes.md": "---\ntitle: N\nprice: cheap\n---\n",
+	})
+	r.Push(false)
+	const broken = "problem content/posts/b/notes.md"
+	steps := []struct {
+		name   string
+		files  map[string]string
+		rm     []string
+		broken bool // the resource's problem is served
+	}{
+		{"start: an item", nil, nil, true},
+		{"an index comes: a resource", map[string]string{"content/posts/b/index.md": "---\ntitle: B\n---\n"}, nil, false},
+		{"an edit beside", map[string]string{"content/posts/a.md": "---\ntitle: A2\n---\n"}, nil, false},
+		{"the index goes: an item again", nil, []string{"content/posts/b/index.md"}, true},
+		{"an edit beside again", map[string]string{"content/posts/a.md": "---\ntitle: A3\n---\n"}, nil, true},
+	}
+	e, err := Open(context.Background(), cfg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for i, st := range steps {
+		if i > 0 {
+			r.Commit(srcDay(i), st.files, st.rm...)
+			r.Push(false)
+			if err := e.Reload(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cold, err := Open(context.Background(), cfg())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := viewDump(t, e, true), viewDump(t, cold, true)
+		cold.Close()
+		if got != want {
+			t.Fatalf("%s: the reloaded engine serves\n%s\nan engine opened cold serves\n%s", st.name, got, want)
+		}
+		if strings.Contains(got, broken) != st.broken {
+			t.Fatalf("%s: %q served %v, want %v:\n%s", st.name, broken, !st.broken, st.broken, got)
+		}
+	}
+}
