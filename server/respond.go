@@ -270,14 +270,13 @@ func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([
 			crc = crc32.Update(crc, crc32.IEEETable, comma)
 			size++
 		}
-		body, _, err := it.Body()
+		f, err := repr.DeflatedFragment(it)
 		if err != nil {
 			return nil, 0, err
 		}
-		deflated, _ := repr.Deflated(it)
-		parts = append(parts, repr.GzipPart{Deflated: deflated})
-		crc = crc32.Update(crc, crc32.IEEETable, body)
-		size += len(body)
+		parts = append(parts, repr.GzipPart{Deflated: f.Deflated})
+		crc = f.AppendCRC(crc) // the item's kept CRC: its body is not read
+		size += f.Size
 	}
 	parts = append(parts, repr.GzipPart{Raw: tail})
 	crc = crc32.Update(crc, crc32.IEEETable, tail)
