@@ -71,6 +71,10 @@ func (b *bench) scaleLoadOnly() error {
 			return fmt.Errorf("%s: restart: %w", s.label, err)
 		}
 		defer st.s.stopWithin(time.Minute)
+		// The box's log (with -scale-env GODEBUG=gctrace=1, its
+		// collections) is kept beside the profiles.
+		defer copyFile(filepath.Join(b.tmp, "folio-scale-"+strings.TrimSuffix(filepath.Base(s.served), ".git")+".log"),
+			filepath.Join(profDir, fmt.Sprintf("folio-%d.log", s.n)))
 		boxes[i] = st
 		if slugs[i], err = b.scaleItem(st.s.base, s.m); err != nil {
 			return fmt.Errorf("%s: %w", s.label, err)
@@ -382,4 +386,11 @@ func (b *bench) cpuProfileDuring(metrics, file string, load func() error) error 
 // scaleEnvList splits -scale-env.
 func scaleEnvList(s string) []string {
 	return slices.DeleteFunc(strings.Fields(s), func(x string) bool { return !strings.Contains(x, "=") })
+}
+
+// copyFile copies src to dst, best effort (a log kept for reading).
+func copyFile(src, dst string) {
+	if data, err := os.ReadFile(src); err == nil {
+		os.WriteFile(dst, data, 0o644)
+	}
 }
