@@ -194,37 +194,79 @@ func GzipJoin(parts []GzipPart, crc uint32, size int) []byte {
 // and their total length: the fragments are the kept ones, not copied
 // (a list request writes them from where they are, making no body).
 func GzipJoinParts(parts []GzipPart, crc uint32, size int) ([][]byte, int) {
-	out := make([][]byte, 0, len(parts)+3)
-	n := 0
-	add := func(b []byte) {
-		out = append(out, b)
-		n += len(b)
-	}
-	// The raw parts' stored blocks and the trailer share one buffer
-	// (a list's 19 commas were 19 allocations).
-	own := gzTrailer
+	raw := 0
 	for _, p := range parts {
 		if p.Deflated == nil {
-			own += len(p.Raw) + 5*(len(p.Raw)/0xffff+1)
+			raw += len(p.Raw)
 		}
 	}
-	buf := make([]byte, 0, own)
-	add(gzipHeader)
+	var g GzipPieces
+	g.Start(len(parts), raw)
 	for _, p := range parts {
 		if p.Deflated != nil {
-			add(p.Deflated)
-			continue
+			g.add(p.Deflated)
+		} else {
+			g.addStored(p.Raw)
 		}
-		at := len(buf)
-		buf = appendStored(buf, p.Raw)
-		add(buf[at:len(buf):len(buf)])
 	}
-	add(finalBlock)
-	at := len(buf)
-	buf = binary.LittleEndian.AppendUint32(buf, crc)
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(size))
-	add(buf[at:])
-	return out, n
+	return g.end(crc, size)
+}
+
+// GzipPieces builds, a part at a time, the pieces GzipJoinParts returns,
+// with the CRC-32 and length of the content as it goes: a list adds its
+// own bytes (Raw) and its items' kept fragments (Fragment), whose CRCs
+// are combined rather than computed from their bodies again.
+type GzipPieces struct {
+	out  [][]byte
+	buf  []byte // the stored blocks and the trailer, one buffer
+	n    int    // bytes in out
+	crc  uint32 // of the content so far
+	size int    // its length
+}
+
+// Start makes room for parts parts, of which raw bytes are sent as they
+// are; the gzip header is the first piece.
+func (g *GzipPieces) Start(parts, raw int) {
+	g.out = make([][]byte, 0, parts+3)
+	g.buf = make([]byte, 0, raw+5*(parts+raw/0xffff+1)+gzTrailer)
+	g.add(gzipHeader)
+}
+
+// Raw adds b, sent in stored blocks.
+func (g *GzipPieces) Raw(b []byte) {
+	g.addStored(b)
+	g.crc = crc32.Update(g.crc, crc32.IEEETable, b)
+	g.size += len(b)
+}
+
+// Fragment adds a kept fragment (DeflatedFragment).
+func (g *GzipPieces) Fragment(f Fragment) {
+	g.add(f.Deflated)
+	g.crc = f.AppendCRC(g.crc)
+	g.size += f.Size
+}
+
+// Done ends the member and returns its pieces and their length.
+func (g *GzipPieces) Done() ([][]byte, int) { return g.end(g.crc, g.size) }
+
+func (g *GzipPieces) add(b []byte) {
+	g.out = append(g.out, b)
+	g.n += len(b)
+}
+
+func (g *GzipPieces) addStored(b []byte) {
+	at := len(g.buf)
+	g.buf = appendStored(g.buf, b)
+	g.add(g.buf[at:len(g.buf):len(g.buf)])
+}
+
+func (g *GzipPieces) end(crc uint32, size int) ([][]byte, int) {
+	g.add(finalBlock)
+	at := len(g.buf)
+	g.buf = binary.LittleEndian.AppendUint32(g.buf, crc)
+	g.buf = binary.LittleEndian.AppendUint32(g.buf, uint32(size))
+	g.add(g.buf[at:])
+	return g.out, g.n
 }
 
 // GzipPart is one piece of GzipJoin's content.
