@@ -99,11 +99,12 @@ func (b *bench) scaleLoadOnly() error {
 		eps[i] = scaleEndpoints(st.s.base, slugs[i])
 	}
 	// The forced collections' CPU (ms) and the heap in use after each
-	// (MB), per box: at ready, then before each endpoint's rounds.
+	// (MB), per box, before each endpoint's rounds (the one at ready,
+	// after a start's own garbage, is reported apart).
 	gcCPU, heap := make([][]float64, len(boxes)), make([][]float64, len(boxes))
-	for i, st := range boxes {
-		gcCPU[i], heap[i] = []float64{st.gcCPU}, []float64{st.heap}
-	}
+	// The rows with the collections' share are made once every forced
+	// collection is in.
+	var shares []func()
 	gogc := 100.0
 	for _, e := range b.scaleEnv {
 		if v, ok := strings.CutPrefix(e, "GOGC="); ok {
@@ -190,31 +191,18 @@ func (b *bench) scaleLoadOnly() error {
 			Note: "ratio of each round's two adjacent loads' throughputs"}.check("≥ 0.90×", q.Median >= 0.9))
 		b.add(row{Figure: "scale: " + name + ", requests per CPU-second, " + sites[0].label + " / " + sites[1].label, Sum: summarize(cpuRatios), Unit: unitX,
 			Note: "each round's CPU per request at the base size over that at the large one: the throughput ratio of a CPU-bound box"}.check("≥ 0.90×", summarize(cpuRatios).Median >= 0.9))
-		withGC := make([]float64, len(boxes))
-		for i, s := range sites {
-			// A load of a few seconds may see no collection at 1M files
-			// (the next one is GOGC% of a 4 GB heap away): its share per
-			// request is the collection's CPU over the requests that
-			// allocate the headroom. The collections a load did see (at
-			// 10k files, several) are in its CPU already: they are taken
-			// out, and the share put in their place, at both sizes alike.
-			full := summarize(gcCPU[i]).Median * 1000 // µs
-			gc := full * summarize(alloc[i]).Median / (summarize(heap[i]).Median * (1 << 20) * gogc / 100)
-			seen := make([]float64, len(gcs[i]))
-			for r := range seen {
-				seen[r] = gcs[i][r] * full / (rps[i][r] * b.dur.Seconds())
-			}
-			withGC[i] = summarize(cpu[i]).Median - summarize(seen).Median + gc
-			b.add(row{Figure: "scale: " + name + " CPU per request with its share of collections, " + s.label, Sum: one(withGC[i]), Unit: unitUS,
-				Note: fmt.Sprintf("median CPU per request under load, less the %.1f µs of the collections the load saw, plus %.1f µs: a full collection's CPU × bytes allocated per request ÷ (heap in use × GOGC %.0f%%)", summarize(seen).Median, gc, gogc)})
-		}
-		q2 := withGC[1] / withGC[0]
-		b.add(row{Figure: "scale: " + name + ", requests per CPU-second with collections, " + sites[0].label + " / " + sites[1].label, Sum: one(q2), Unit: unitX,
-			Note: "the throughput ratio of a CPU-bound box in steady state"}.check("≥ 0.90×", q2 >= 0.9))
+		shares = append(shares, func() {
+			b.scaleShareRows(sites, name, gcCPU, heap, gogc, rps, cpu, alloc, gcs)
+		})
+	}
+	for _, f := range shares {
+		f()
 	}
 	for i, s := range sites {
+		b.add(row{Figure: "scale: CPU of a full collection at ready, " + s.label, Sum: one(boxes[i].gcCPU), Unit: unitMS,
+			Note: fmt.Sprintf("after the start; the heap in use after it: %.0f MB", boxes[i].heap)})
 		b.add(row{Figure: "scale: CPU of a full collection, " + s.label, Sum: summarize(gcCPU[i]), Unit: unitMS,
-			Note: "folio's CPU time over GET /debug/pprof/heap?gc=1 at ready and before each endpoint's rounds; the heap in use after it: " + fmt.Sprintf("%.0f MB", summarize(heap[i]).Median)})
+			Note: "folio's CPU time over GET /debug/pprof/heap?gc=1 before each endpoint's rounds; the heap in use after it: " + fmt.Sprintf("%.0f MB", summarize(heap[i]).Median)})
 	}
 	if b.scaleCPU {
 		for i, st := range boxes {
@@ -419,4 +407,32 @@ func copyFile(src, dst string) {
 	if data, err := os.ReadFile(src); err == nil {
 		os.WriteFile(dst, data, 0o644)
 	}
+}
+
+// scaleShareRows adds, for one endpoint, each box's CPU per request with
+// its share of collections and their ratio, from the forced collections'
+// CPU and heap (gcCPU, heap: per box) and the rounds' figures (per box,
+// per round).
+func (b *bench) scaleShareRows(sites []*scaleSite, name string, gcCPU, heap [][]float64, gogc float64, rps, cpu, alloc, gcs [][]float64) {
+	withGC := make([]float64, len(sites))
+	for i, s := range sites {
+		// A load of a few seconds may see no collection at 1M files
+		// (the next one is GOGC% of a 4 GB heap away): its share per
+		// request is the collection's CPU over the requests that
+		// allocate the headroom. The collections a load did see (at
+		// 10k files, several) are in its CPU already: they are taken
+		// out, and the share put in their place, at both sizes alike.
+		full := summarize(gcCPU[i]).Median * 1000 // µs
+		gc := full * summarize(alloc[i]).Median / (summarize(heap[i]).Median * (1 << 20) * gogc / 100)
+		seen := make([]float64, len(gcs[i]))
+		for r := range seen {
+			seen[r] = gcs[i][r] * full / (rps[i][r] * b.dur.Seconds())
+		}
+		withGC[i] = summarize(cpu[i]).Median - summarize(seen).Median + gc
+		b.add(row{Figure: "scale: " + name + " CPU per request with its share of collections, " + s.label, Sum: one(withGC[i]), Unit: unitUS,
+			Note: fmt.Sprintf("median CPU per request under load, less the %.1f µs of the collections the load saw, plus %.1f µs: a full collection's CPU × bytes allocated per request ÷ (heap in use × GOGC %.0f%%)", summarize(seen).Median, gc, gogc)})
+	}
+	q := withGC[1] / withGC[0]
+	b.add(row{Figure: "scale: " + name + ", requests per CPU-second with collections, " + sites[0].label + " / " + sites[1].label, Sum: one(q), Unit: unitX,
+		Note: "the throughput ratio of a CPU-bound box in steady state"}.check("≥ 0.90×", q >= 0.9))
 }
