@@ -1,4 +1,4 @@
-package search
+package gcpace
 
 import (
 	"runtime"
@@ -44,29 +44,29 @@ func TestBuildCollector(t *testing.T) {
 	// plus buildGarbage) is lower.
 	const own = 1 << 20
 	debug.SetGCPercent(own)
-	a := startBuildCollector()
+	a := StartBuild()
 	if got := read(); got == own || got != buildPercent(liveHeap(), own) {
 		t.Fatalf("during a build: percent %d, want %d", got, buildPercent(liveHeap(), own))
 	}
-	b := startBuildCollector()
-	a.pace()
-	a.end()
+	b := StartBuild()
+	a.Pace()
+	a.End()
 	if got := read(); got == own {
 		t.Fatal("put back while a second build runs")
 	}
-	b.pace()
-	b.end()
+	b.Pace()
+	b.End()
 	if got := read(); got != own {
 		t.Fatalf("after the builds: percent %d, want %d", got, own)
 	}
 
-	c := startBuildCollector()
+	c := StartBuild()
 	debug.SetGCPercent(55) // set by something else during the build
-	c.pace()
+	c.Pace()
 	if got := read(); got != 55 {
 		t.Fatalf("pace overwrote another setting: %d, want 55", got)
 	}
-	c.end()
+	c.End()
 	if got := read(); got != 55 {
 		t.Fatalf("end overwrote another setting: %d, want 55", got)
 	}

@@ -1,4 +1,4 @@
-package search
+package gcpace
 
 import (
 	"runtime/debug"
@@ -40,12 +40,12 @@ var buildGC struct {
 	set    int // the percent they set last
 }
 
-// buildCollector tunes the collector for a build: pace after each batch,
-// end when the build is over.
-type buildCollector struct{}
+// Build tunes the collector for a build: Pace after each batch,
+// End when the build is over.
+type Build struct{}
 
-// startBuildCollector tunes the collector for a build.
-func startBuildCollector() buildCollector {
+// StartBuild tunes the collector for a build.
+func StartBuild() Build {
 	buildGC.mu.Lock()
 	defer buildGC.mu.Unlock()
 	buildGC.builds++
@@ -54,11 +54,11 @@ func startBuildCollector() buildCollector {
 		buildGC.set = buildPercent(liveHeap(), buildGC.saved)
 		debug.SetGCPercent(buildGC.set)
 	}
-	return buildCollector{}
+	return Build{}
 }
 
-// pace sets the target again for the live heap now.
-func (buildCollector) pace() {
+// Pace sets the target again for the live heap now.
+func (Build) Pace() {
 	buildGC.mu.Lock()
 	defer buildGC.mu.Unlock()
 	p := buildPercent(liveHeap(), buildGC.saved)
@@ -72,8 +72,8 @@ func (buildCollector) pace() {
 	buildGC.set = p
 }
 
-// end puts the percent back once the last build is over.
-func (buildCollector) end() {
+// End puts the percent back once the last build is over.
+func (Build) End() {
 	buildGC.mu.Lock()
 	defer buildGC.mu.Unlock()
 	buildGC.builds--
