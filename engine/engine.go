@@ -102,8 +102,6 @@ type Config struct {
 	// lookupFirstMin is the source's SourceConfig.LookupFirstMin (tests
 	// compare the first Load's parallel lookup with the serial one).
 	lookupFirstMin int
-	// paceStartMin is the source's SourceConfig.PaceStartMin (tests).
-	paceStartMin int
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -222,7 +220,7 @@ type loadError struct {
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
 	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth,
-		LookupFirstMin: cfg.lookupFirstMin, PaceStartMin: cfg.paceStartMin})
+		LookupFirstMin: cfg.lookupFirstMin})
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +251,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.saveRunning = true // the first save waits; see firstSaveDelay
 	e.saveMu.Unlock()
 	e.fetchParseCache(ctx)
-	err = e.Reload(ctx)
-	// The first Load of a large site paced the collector by a memory
-	// limit from half-way through its parse (gcpace.HoldStart): the
-	// snapshot is served now.
-	src.EndStartPacing()
-	if err != nil {
+	if err := e.Reload(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}

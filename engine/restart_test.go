@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -65,23 +64,16 @@ func TestEngine_RestartMatchesCold(t *testing.T) {
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	// What a start serves that looks its documents up one at a time
 	// (no cache: every file parsed).
-	serial, err := Open(context.Background(), Config{Site: site, Now: func() time.Time { return now }, lookupFirstMin: -1, paceStartMin: -1})
+	serial, err := Open(context.Background(), Config{Site: site, Now: func() time.Time { return now }, lookupFirstMin: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [2]string{viewDump(t, serial, false), viewDump(t, serial, true)}
 	serial.Close()
-	// The first start paces the collector by a memory limit from half-way
-	// through its parse (gcpace.HoldStart) until it serves: the same
-	// documents, and the limit put back.
-	limit := debug.SetMemoryLimit(-1)
-	cfg := Config{Site: site, CacheDir: cache, Now: func() time.Time { return now }, lookupFirstMin: 1000, paceStartMin: 1000}
+	cfg := Config{Site: site, CacheDir: cache, Now: func() time.Time { return now }, lookupFirstMin: 1000}
 	cold, err := Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if cold.src.PacingStart() || debug.SetMemoryLimit(-1) != limit {
-		t.Fatalf("first start served with its pacing held (memory limit %d, was %d)", debug.SetMemoryLimit(-1), limit)
 	}
 	first := cold.src.Stats()
 	if first.LoadedFromDisk != 0 || first.Parsed < 3000 {

@@ -25,7 +25,6 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/engine/gitauth"
-	"github.com/folio-cms/folio/engine/internal/gcpace"
 )
 
 // ErrUnknownBranch is returned by Source.Resolve for a branch the repository
@@ -77,11 +76,6 @@ type SourceConfig struct {
 	// (a start) looks its documents up on every core
 	// (source_load_first.go). Default 16384; below 0: never.
 	LookupFirstMin int
-	// PaceStartMin is the number of documents to parse from which the
-	// first Load paces the collector by a memory limit from half-way
-	// through its parse until EndStartPacing (gcpace.HoldStart): a first
-	// start of a large site. Default 32768; below 0: never.
-	PaceStartMin int
 }
 
 // Source is a Git repository that content snapshots are loaded from. Its
@@ -123,10 +117,6 @@ type Source struct {
 	loadedTrees atomic.Pointer[map[plumbing.Hash][]object.TreeEntry]
 
 	rootCfg rootConfig // the root: of the last folio.yaml read; guarded by loadMu
-
-	// startGC paces the collector from half-way through the first Load's
-	// parse of a large site until EndStartPacing (nil: not held).
-	startGC atomic.Pointer[gcpace.Start]
 
 	// contentDirs are the folders outside content/ the site's locales
 	// read content from, as the last Load's configuration said (nil:
@@ -197,9 +187,6 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	}
 	if cfg.LookupFirstMin == 0 {
 		cfg.LookupFirstMin = lookupFirstMin
-	}
-	if cfg.PaceStartMin == 0 {
-		cfg.PaceStartMin = paceStartMin
 	}
 	buildKey := buildKeyOf(cfg.CacheKey)
 	if cfg.CacheKey == "" {
@@ -399,7 +386,6 @@ func (s *Source) LastFetch() time.Time {
 // save, and closes the files kept open to read bodies (a body read after
 // Close opens them again).
 func (s *Source) Close() error {
-	s.EndStartPacing()
 	err := s.saveCache(true)
 	s.blobs.close()
 	return err

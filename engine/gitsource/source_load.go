@@ -24,7 +24,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/folio-cms/folio/content"
-	"github.com/folio-cms/folio/engine/internal/gcpace"
 )
 
 // gitFile is one relevant blob (or symlink) of a commit's tree.
@@ -463,9 +462,6 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	}
 	results := make([]parseResult, len(keys))
 	workers := min(s.cfg.Workers, len(keys))
-	// The first Load of a large site (a first start) paces the
-	// collector from half-way through its parse (gcpace.HoldStart).
-	pace := s.cfg.PaceStartMin >= 0 && len(keys) >= s.cfg.PaceStartMin && s.last == nil
 	var packs *packBlobs
 	if len(keys) >= s.cfg.PackBlobsMin {
 		packs = openPackBlobs(s.gitDir)
@@ -499,9 +495,6 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 				i := int(next.Add(1)) - 1
 				if i >= len(keys) {
 					return
-				}
-				if i == len(keys)/2 && pace {
-					s.holdStartPacing()
 				}
 				k := keys[i]
 				first := out[misses[k][0]].Path
@@ -784,33 +777,3 @@ func (d *dirRec) entry(name string, mode filemode.FileMode) int {
 	}
 	return -1
 }
-
-// paceStartMin is SourceConfig.PaceStartMin's default: a first start
-// of a site this large holds a live heap of some hundreds of MB by the
-// end of its parse (about 250 MB at 100k files).
-const paceStartMin = 32768
-
-// holdStartPacing paces the collector by a memory limit until
-// EndStartPacing (gcpace.HoldStart), unless it is already.
-func (s *Source) holdStartPacing() {
-	if s.startGC.Load() != nil {
-		return
-	}
-	p := gcpace.HoldStart()
-	if !s.startGC.CompareAndSwap(nil, p) {
-		p.End()
-	}
-}
-
-// EndStartPacing ends the pacing of the collector the first Load of a
-// large site began (SourceConfig.PaceStartMin): the engine calls it
-// once it serves that Load's snapshot, Close if it never does.
-func (s *Source) EndStartPacing() {
-	if p := s.startGC.Swap(nil); p != nil {
-		p.End()
-	}
-}
-
-// PacingStart tells whether the first Load's pacing of the collector
-// is held (for tests).
-func (s *Source) PacingStart() bool { return s.startGC.Load() != nil }

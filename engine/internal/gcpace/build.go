@@ -32,20 +32,12 @@ import (
 // of the text cut too); the peak RSS grew 270 MB rather than 200.
 const buildGarbage = 256 << 20
 
-// buildGC is the process's collector setting while builds (and a
-// first start: start.go) run.
-var buildGC gcRecord
-
-type gcRecord struct {
+// buildGC is the process's collector setting while builds run.
+var buildGC struct {
 	mu     sync.Mutex
 	builds int // builds running
 	saved  int // the percent before the first of them
 	set    int // the percent they set last
-	// The first start's memory limit (start.go).
-	starts     int    // Starts held
-	savedLimit int64  // the limit before the first of them
-	limit      int64  // the limit they set last
-	startCap   uint64 // the heap target when the first began
 }
 
 // Build tunes the collector for a build: Pace after each batch,
