@@ -33,7 +33,6 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/folio-cms/folio/engine/internal/gcpace"
 	"github.com/folio-cms/folio/media"
 )
 
@@ -478,9 +477,9 @@ func indexDocs(idx bleve.Index, changed map[string]any, gone []string, now time.
 		ids = ids[k:]
 	}
 	if len(chunks) > 2 {
-		gc := gcpace.StartBuild()
-		defer gc.End()
-		pace = gc.Pace
+		gc := startBuildCollector()
+		defer gc.end()
+		pace = gc.pace
 	}
 	dm, err := newDocMaker(idx.Mapping())
 	if err != nil {

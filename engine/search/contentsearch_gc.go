@@ -1,4 +1,4 @@
-package gcpace
+package search
 
 import (
 	"runtime/debug"
@@ -40,12 +40,12 @@ var buildGC struct {
 	set    int // the percent they set last
 }
 
-// Build tunes the collector for a build: Pace after each batch,
-// End when the build is over.
-type Build struct{}
+// buildCollector tunes the collector for a build: pace after each batch,
+// end when the build is over.
+type buildCollector struct{}
 
-// StartBuild tunes the collector for a build.
-func StartBuild() Build {
+// startBuildCollector tunes the collector for a build.
+func startBuildCollector() buildCollector {
 	buildGC.mu.Lock()
 	defer buildGC.mu.Unlock()
 	buildGC.builds++
@@ -54,11 +54,11 @@ func StartBuild() Build {
 		buildGC.set = buildPercent(liveHeap(), buildGC.saved)
 		debug.SetGCPercent(buildGC.set)
 	}
-	return Build{}
+	return buildCollector{}
 }
 
-// Pace sets the target again for the live heap now.
-func (Build) Pace() {
+// pace sets the target again for the live heap now.
+func (buildCollector) pace() {
 	buildGC.mu.Lock()
 	defer buildGC.mu.Unlock()
 	p := buildPercent(liveHeap(), buildGC.saved)
@@ -72,8 +72,8 @@ func (Build) Pace() {
 	buildGC.set = p
 }
 
-// End puts the percent back once the last build is over.
-func (Build) End() {
+// end puts the percent back once the last build is over.
+func (buildCollector) end() {
 	buildGC.mu.Lock()
 	defer buildGC.mu.Unlock()
 	buildGC.builds--

@@ -1,4 +1,4 @@
-package gcpace
+package search
 
 import (
 	"runtime"
@@ -44,29 +44,29 @@ func TestBuildCollector(t *testing.T) {
 	// plus buildGarbage) is lower.
 	const own = 1 << 20
 	debug.SetGCPercent(own)
-	a := StartBuild()
+	a := startBuildCollector()
 	if got := read(); got == own || got != buildPercent(liveHeap(), own) {
 		t.Fatalf("during a build: percent %d, want %d", got, buildPercent(liveHeap(), own))
 	}
-	b := StartBuild()
-	a.Pace()
-	a.End()
+	b := startBuildCollector()
+	a.pace()
+	a.end()
 	if got := read(); got == own {
 		t.Fatal("put back while a second build runs")
 	}
-	b.Pace()
-	b.End()
+	b.pace()
+	b.end()
 	if got := read(); got != own {
 		t.Fatalf("after the builds: percent %d, want %d", got, own)
 	}
 
-	c := StartBuild()
+	c := startBuildCollector()
 	debug.SetGCPercent(55) // set by something else during the build
-	c.Pace()
+	c.pace()
 	if got := read(); got != 55 {
 		t.Fatalf("pace overwrote another setting: %d, want 55", got)
 	}
-	c.End()
+	c.end()
 	if got := read(); got != 55 {
 		t.Fatalf("end overwrote another setting: %d, want 55", got)
 	}
