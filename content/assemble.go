@@ -63,6 +63,12 @@ type Assembler struct {
 	// fromChanges counts the AssembleChanged calls that read only the
 	// changed files (for tests).
 	fromChanges int
+	// bundles is what the leaf bundles of a locale's Assembler (plain)
+	// are read with (bundle.go)
+	bundles bundleRules
+	// of is the site the files are of when they are not all of it
+	// (AssembleOne): its declarations and locales' folders hold
+	of *Site
 }
 
 // Fork returns a new Assembler that starts from this one's last call, as
@@ -128,7 +134,10 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		sorted = astroFiles(sorted) // astro.go
 	}
 	if as.plain {
-		return as.assemblePlain(sorted)
+		files, notes, resources := leafBundles(sorted, as.bundles) // bundle.go
+		site, problems := as.assemblePlain(files)
+		site.Resources = resources // a new Site each call (assembleOnce)
+		return site, withProblems(problems, notes)
 	}
 	mk := readMarkup(sorted)
 	if mk == nil {
@@ -138,6 +147,10 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
+	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs()}
+	if as.of != nil {
+		as.bundles = rulesOf(as.of)
+	}
 	if cfg != nil {
 		as.last = nil
 		if as.loc != nil && as.env.rules != nil && as.env.rules.key != rules.key {
@@ -150,8 +163,11 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.setEnv(readEnv{rules: rules})
 	plain, skipped := hugoPages(sorted)
 	problems = append(problems, skipped...)
+	plain, notes, resources := leafBundles(plain, as.bundles) // bundle.go
+	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
-	if len(problems) > 0 { // a Hugo config that does not parse, files left out
+	site.Resources = resources // a new Site each call (assembleOnce)
+	if len(problems) > 0 {     // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		slices.SortStableFunc(plainProblems, func(x, y Problem) int {
 			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
@@ -160,6 +176,18 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	served := withSiteLanguage(site, sorted)
 	as.asRead = len(problems) == 0 && served == site && sameFiles(plain, files)
 	return served, plainProblems
+}
+
+// withProblems is problems and more, in path and line order.
+func withProblems(problems, more []Problem) []Problem {
+	if len(more) == 0 {
+		return problems
+	}
+	out := slices.Concat(problems, more)
+	slices.SortStableFunc(out, func(x, y Problem) int {
+		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
+	})
+	return out
 }
 
 // sameFiles tells whether a and b are the same slice.

@@ -47,7 +47,7 @@ func (as *Assembler) assembleChanged(files []File, changed []string) (*Site, []P
 		return nil, nil, false
 	}
 	for _, p := range changed {
-		if !ordinaryPath(p) {
+		if !ordinaryPath(p) || bundleChange(last.files, files, p) {
 			return nil, nil, false
 		}
 	}

@@ -640,6 +640,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 			prefix = ""
 		}
 		sub.setEnv(readEnv{rules: as.env.rules, prefix: prefix})
+		sub.bundles = as.bundles
 		site, probs := sub.Assemble(buckets[l.Code])
 		raw[l.Code] = site
 		for _, p := range probs {

@@ -26,6 +26,7 @@ type common struct {
 	pathSlug           string // the slug the file's path gives
 	dateText           string // the date key as written, when text
 	url                string // front matter url: (Hugo's)
+	zolaPath           string // front matter path: (Zola's)
 	meta               Meta
 	published, updated time.Time
 }
@@ -39,6 +40,9 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 		c.url, _ = v.(string)
 		f.untake("url")
 	}
+	if v, ok := f.fm.value("path"); ok {
+		c.zolaPath, _ = v.(string)
+	}
 	slug, err := f.text("slug")
 	if err != nil {
 		return c, err
@@ -51,7 +55,18 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	} else {
 		slug = pathSlug
 		if !ValidSlug(slug) {
-			return c, problemAt(0, "the file name gives the slug %q, which is not valid: rename the file or set slug (letters, digits, '.', '_', '~', '-')", slug)
+			// A document whose front matter gives its URL (Hugo's url,
+			// Zola's path) is not served at its file name: the file's
+			// name only tells it apart (the Rust blog's roadmap@0.md,
+			// roadmap@1.md), and its slug is the name made valid.
+			s, ok := "", false
+			if c.url != "" || strings.Trim(c.zolaPath, "/") != "" {
+				s, ok = slugOfName(pathSlug)
+			}
+			if !ok {
+				return c, problemAt(0, "the file name gives the slug %q, which is not valid: rename the file or set slug (letters, digits, '.', '_', '~', '-')", slug)
+			}
+			slug = s
 		}
 	}
 	c.slug = slug
@@ -131,7 +146,7 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 // addressed is the Addressed of a document read with c, in the site
 // whose URL rules and locale prefix env has.
 func (c common) addressed(env readEnv, typ string) Addressed {
-	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url}
+	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url, zolaPath: c.zolaPath}
 	rules := env.rules
 	if rules == nil {
 		rules = &urlRules{}

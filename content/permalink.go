@@ -14,7 +14,9 @@ import (
 // makes it; GET /api/v1/resolve finds a document by it. folio's layout is
 // Hugo's, so the rules are Hugo's:
 //
-//   - front matter url: is the path as written;
+//   - front matter url: is the path as written; on a Zola site (a
+//     config.toml with base_url, Zola's key: Hugo's is baseURL) so is
+//     front matter path:, between slashes;
 //   - a page is /<slug>/, the homepage (slug index) /;
 //   - an item of type t is /t/<folders>/<slug or file name>/, unless the
 //     Hugo configuration's [permalinks] (or [permalinks.page]) gives t a
@@ -29,6 +31,7 @@ type urlRules struct {
 	permalinks map[string]string // section (type) -> pattern
 	keepCase   bool              // disablePathToLower
 	inSubdir   bool              // defaultContentLanguageInSubdir
+	zola       bool              // a Zola site: front matter path: is the document's path
 	key        string            // all of it, to tell a change
 }
 
@@ -82,6 +85,9 @@ func readURLRules(sorted []File) *urlRules {
 		if v, _, ok := lowerKey(m, "defaultContentLanguageInSubdir"); ok && v == true {
 			r.inSubdir = true
 		}
+		if _, ok := m["base_url"]; ok && f.Path == "config.toml" {
+			r.zola = true
+		}
 	}
 	var b strings.Builder
 	keys := make([]string, 0, len(r.permalinks))
@@ -97,6 +103,9 @@ func readURLRules(sorted []File) *urlRules {
 	}
 	if r.inSubdir {
 		b.WriteString("inSubdir\x00")
+	}
+	if r.zola {
+		b.WriteString("zola\x00")
 	}
 	r.key = b.String()
 	return r
@@ -130,6 +139,7 @@ type docInfo struct {
 	date     time.Time // its date
 	dateText string    // the date as written (Hugo takes the date as written, not in UTC)
 	url      string    // front matter url:
+	zolaPath string    // front matter path: (Zola's)
 }
 
 // docPath is the URL path of a document in the locale whose prefix is
@@ -141,6 +151,9 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 			u = "/" + u
 		}
 		return u
+	}
+	if p := strings.Trim(d.zolaPath, "/"); r.zola && p != "" {
+		return "/" + p + "/" // as written, as Zola serves it
 	}
 	var p string
 	switch {

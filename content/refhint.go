@@ -36,7 +36,7 @@ func (d *Doc) RefHint() RefHint {
 func (d *Doc) SetRefHint(h RefHint) { d.refHint = h }
 
 // refHintOf reads meta's strings (those the reference checker reads: in
-// maps and lists) for the RefHint.
+// maps and lists, not under a URL key) for the RefHint.
 func refHintOf(meta map[string]any) RefHint {
 	h := RefHintKnown | RefHintNoRef | RefHintNoURL
 	anyType := RefReader{IsType: func(string) bool { return true }}
@@ -60,8 +60,10 @@ func refHintOf(meta map[string]any) RefHint {
 			}
 		}
 	}
-	for _, v := range meta {
-		walk(v)
+	for k, v := range meta {
+		if !URLKey(k) {
+			walk(v)
+		}
 	}
 	return h
 }

@@ -7,12 +7,14 @@ import (
 )
 
 // refSite is a Hugo site whose paths are not Hugo's defaults: posts by
-// date (permalinks), a page with url:, a post with slug:, a leaf bundle.
+// date (permalinks), a page with url:, a post with slug:, a branch
+// bundle with a page of its own (a leaf bundle's setup.md would be a
+// resource, no page).
 var refSite = map[string]string{
 	"hugo.toml":                          "title = \"R\"\n[permalinks]\n  posts = \"/:year/:month/:day/:slug/\"\n",
 	"content/posts/2019-01-01-report.md": "---\ntitle: Report\nslug: report\ndate: 2019-01-01\n---\nFirst.\n",
 	"content/posts/moved.md":             "---\ntitle: Moved\nurl: /archive/moved-post/\ndate: 2018-06-01\n---\nMoved.\n",
-	"content/docs/guide/index.md":        "---\ntitle: Guide\nurl: /handbook/\n---\nSee [setup]({{< relref \"setup.md\" >}}).\n",
+	"content/docs/guide/_index.md":       "---\ntitle: Guide\nurl: /handbook/\n---\nSee [setup]({{< relref \"setup.md\" >}}).\n",
 	"content/docs/guide/setup.md":        "---\ntitle: Setup\n---\nSetup.\n",
 	"content/docs/_index.md":             "---\ntitle: Docs\nurl: /documentation/\n---\nDocs.\n",
 	"content/about.md": "---\ntitle: About\n---\n" +
@@ -49,7 +51,7 @@ func TestRefLinks_SitePaths(t *testing.T) {
 	if got := hrefs(pageHTML(t, s, "about")); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("about's links %q\nwant %q", got, want)
 	}
-	// relative to the referring file first: the bundle's setup.md
+	// relative to the referring file first: the branch bundle's setup.md
 	it := itemBySlug(t, s, "docs", "guide")
 	if got := hrefs(it.Data["body"].(Markdown).HTML()); len(got) != 1 || got[0] != "/docs/guide/setup/" {
 		t.Errorf("guide's link %q", got)

@@ -303,7 +303,7 @@ func (r *refRun) refsOf(doc any) []foundRef {
 		var buf [16]string
 		keys := buf[:0]
 		for k := range doc.Data {
-			if k != "body" {
+			if k != "body" && !URLKey(k) {
 				keys = append(keys, k)
 			}
 		}

@@ -3,6 +3,7 @@ package content
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -214,6 +215,11 @@ type Site struct {
 	// ConfigPath and GlobalsPath are the paths of folio.yaml and of the
 	// globals file; "" when the site has none.
 	ConfigPath, GlobalsPath string
+	// Resources are the repository paths, sorted, of the files of Hugo
+	// leaf bundles that are resources of their bundle's page, not
+	// documents (content/posts/b/notes.md beside b/index.md); in a site
+	// with locales, each locale's site has its own.
+	Resources []string
 
 	// I18n is the site's locales; nil for a site without. In a site with
 	// locales, the Site is the default locale's and Locales holds every
@@ -229,6 +235,13 @@ type Site struct {
 	// loc); nil for other sites. It may be called until the next Assemble
 	// of the Assembler that made the site, from one goroutine.
 	Localize func(doc *Doc, loc string) (*Doc, bool)
+}
+
+// Resource tells whether the file at the repository path p is a
+// resource of a leaf bundle (Resources), no document.
+func (s *Site) Resource(p string) bool {
+	_, ok := slices.BinarySearch(s.Resources, p)
+	return ok
 }
 
 // RealPath is the file's repository path.

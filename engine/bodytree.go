@@ -19,7 +19,7 @@ import (
 // body's ETag (of its bytes) changes with the library; tm.Keys name the
 // items it embeds.
 func (r *Resource) TreeResource(tm *TreeMedia) (*Resource, error) {
-	if err := r.encode(); err != nil {
+	if _, err := r.encode(); err != nil {
 		return nil, err
 	}
 	v, changed, err := withTrees(r.value, tm)

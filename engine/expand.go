@@ -111,11 +111,7 @@ func (v *View) ExpandBody(body []byte, e *Expand, ml MediaLookup, self string) (
 	if self != "" {
 		chain = []string{self}
 	}
-	for k, val := range doc {
-		if !metaKeys[k] {
-			doc[k] = x.walk(val, 1, chain)
-		}
-	}
+	x.walkDoc(doc, 1, chain)
 	if x.err != nil {
 		return nil, nil, x.err
 	}
@@ -139,6 +135,26 @@ type expander struct {
 	ml   MediaLookup
 	keys map[string]bool
 	err  error // the first embedded resource that did not encode
+}
+
+// walkDoc replaces the references in doc, a page or item (or its fields
+// projection), at depth: in its fields but those of metaKeys, and in its
+// data but under the keys that name URLs (content.URLKey).
+func (x *expander) walkDoc(doc map[string]any, depth int, chain []string) {
+	for k, val := range doc {
+		if metaKeys[k] {
+			continue
+		}
+		if data, ok := val.(map[string]any); ok && k == "data" {
+			for dk, dv := range data {
+				if !content.URLKey(dk) {
+					data[dk] = x.walk(dv, depth, chain)
+				}
+			}
+			continue
+		}
+		doc[k] = x.walk(val, depth, chain)
+	}
 }
 
 // walk replaces the references in val at depth (1: the resource's own).
@@ -226,12 +242,7 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		}
 	}
 	if x.e.All && depth < MaxExpandDepth {
-		next := append(slices.Clone(chain), target)
-		for k, val := range obj {
-			if !metaKeys[k] {
-				obj[k] = x.walk(val, depth+1, next)
-			}
-		}
+		x.walkDoc(obj, depth+1, append(slices.Clone(chain), target))
 	}
 	return obj
 }

@@ -79,6 +79,10 @@ type modelState struct {
 	checkedAt    string
 	checkedModel *schema.Model
 	diff         modelDiff
+	// lastResources tells that the site lastChecks are of has resources
+	// of leaf bundles (content.Site.Resources), which a patch of its
+	// checks cannot follow
+	lastResources bool
 	// persisted are the validation cache's results at start: the first
 	// load takes the results of its model from there (a document by the
 	// blob of its file, as the parse cache names it) instead of
@@ -330,7 +334,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 				proj = projs
 			}
 			typ, t := modelTypeOf(p, f.Path, site, m)
-			if t == nil {
+			if t == nil || resourceOf(site, loc, f.Path) {
 				continue
 			}
 			c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
@@ -371,6 +375,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	}
 	ms.lastChecks = list
 	ms.checkedAt, ms.checkedModel = commit, m
+	ms.lastResources = len(site.Resources) > 0
 	if len(fresh) > 0 {
 		ms.onDisk = true // the file holds this model's results
 	}

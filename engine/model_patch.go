@@ -40,6 +40,9 @@ func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *s
 		len(diff.paths) > maxPatchedChecks || last == nil {
 		return patchedChecks{}, false
 	}
+	if len(site.Resources) > 0 || ms.lastResources {
+		return patchedChecks{}, false // which files of a leaf bundle are documents may have changed
+	}
 	for _, p := range diff.paths {
 		if !strings.HasPrefix(p, "content/") && !strings.HasPrefix(p, "pages/") || p == site.GlobalsPath || content.ModelFile(p) {
 			return patchedChecks{}, false
@@ -67,6 +70,16 @@ func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *s
 		}
 	}
 	return out, true
+}
+
+// resourceOf tells whether the file at path is a resource of a Hugo
+// leaf bundle in its locale loc's site ("": a site without locales), no
+// document, which the model does not check.
+func resourceOf(site *content.Site, loc, path string) bool {
+	if loc != "" && site.Locales[loc] != nil {
+		site = site.Locales[loc]
+	}
+	return len(site.Resources) > 0 && site.Resource(path)
 }
 
 // checkOf is the check of a file of a site without locales: its type's

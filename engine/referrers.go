@@ -155,7 +155,7 @@ func (sc *refScanner) scan(doc any) []refUse {
 	case *content.Item:
 		path = append(path, "data")
 		for k, e := range d.Data {
-			if k == "body" {
+			if k == "body" || content.URLKey(k) {
 				continue
 			}
 			path = append(path, k)
@@ -243,12 +243,11 @@ func patchRefIndex(s, prev *Snapshot) *refIndex {
 func buildRefIndex(s *Snapshot) *refIndex {
 	sc, types, bases := newRefScanner(s)
 	x := &refIndex{types: types, bases: bases, model: s.Model}
-	docs := len(s.Site.Pages)
-	for _, items := range s.Site.Items {
-		docs += len(items)
-	}
+	// Not sized for the documents: few may have references (403
+	// targets at 10k files, where shards sized for every document held
+	// 0.7 MB of empty slots at ready); they grow with what they get.
 	for i := range x.shards {
-		x.shards[i] = make(map[string][]referrerEntry, docs/refShards)
+		x.shards[i] = map[string][]referrerEntry{}
 	}
 	addDoc := func(doc any) {
 		for _, r := range sc.scan(doc) {

@@ -337,6 +337,7 @@ func (ms *modelState) fork() *modelState {
 		files: maps.Clone(ms.files), model: ms.model, problems: slices.Clone(ms.problems),
 		results: ms.results, typeSlices: maps.Clone(ms.typeSlices),
 		lastChecks: ms.lastChecks, lastFound: ms.lastFound, checkedAt: ms.checkedAt, checkedModel: ms.checkedModel,
+		lastResources: ms.lastResources,
 	}
 }
 

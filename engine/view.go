@@ -55,18 +55,24 @@ type pageEntry struct {
 }
 
 // Resource is one JSON body with its ETag and surrogate keys, encoded once
-// on first use.
+// on first use. A snapshot holds one for every page and item (two for a
+// page), most never requested: what the encoding keeps is made with it
+// (encoded), so a resource not yet encoded is 48 bytes, not 128.
 type Resource struct {
 	value any
-	// mu serialises the encoding; done is set once it succeeded. A
+	// mu serialises the encoding; enc is set once it succeeded. A
 	// failed encoding keeps nothing, so the next request tries again.
-	mu   sync.Mutex
-	done atomic.Bool
+	mu  sync.Mutex
+	enc atomic.Pointer[encoded]
+	// kept is the HTTP layer's (see Kept).
+	kept atomic.Pointer[any]
+}
+
+// encoded is what a resource's encoding made.
+type encoded struct {
 	body []byte
 	etag string
 	keys keyHeaders
-	// kept is the HTTP layer's (see Kept).
-	kept atomic.Pointer[any]
 }
 
 func newResource(v any) *Resource { return &Resource{value: v} }
@@ -86,11 +92,11 @@ func (r *Resource) Kept() *atomic.Pointer[any] { return &r.kept }
 // WithBody is a resource of r's value and surrogate keys whose encoding
 // is body with ETag etag (a projection of r's JSON, say).
 func (r *Resource) WithBody(body []byte, etag string) (*Resource, error) {
-	if err := r.encode(); err != nil {
+	if _, err := r.encode(); err != nil {
 		return nil, err
 	}
-	p := &Resource{value: r.value, keys: r.keys, body: body, etag: etag}
-	p.done.Store(true)
+	p := &Resource{value: r.value}
+	p.enc.Store(&encoded{body: body, etag: etag, keys: r.enc.Load().keys})
 	return p, nil
 }
 
@@ -100,10 +106,11 @@ func (r *Resource) WithBody(body []byte, etag string) (*Resource, error) {
 // header map as they are; nil for a page summary, and for a resource that
 // does not encode (see Body). The slices are shared: never modify them.
 func (r *Resource) Keys() (surrogateKey, cacheTag []string) {
-	if r.encode() != nil {
+	e, err := r.encode()
+	if err != nil {
 		return nil, nil
 	}
-	return r.keys.surrogate, r.keys.tag
+	return e.keys.surrogate, e.keys.tag
 }
 
 // Body returns the JSON encoding and its strong ETag (quoted), made on
@@ -112,39 +119,41 @@ func (r *Resource) Keys() (surrogateKey, cacheTag []string) {
 // returns the error, naming the file, and keeps nothing: the next call
 // tries again.
 func (r *Resource) Body() ([]byte, string, error) {
-	if err := r.encode(); err != nil {
+	e, err := r.encode()
+	if err != nil {
 		return nil, "", err
 	}
-	return r.body, r.etag, nil
+	return e.body, e.etag, nil
 }
 
-func (r *Resource) encode() error {
-	if r.done.Load() {
-		return nil
+// encode is the resource's encoding, made on the first call that
+// succeeds.
+func (r *Resource) encode() (*encoded, error) {
+	if e := r.enc.Load(); e != nil {
+		return e, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done.Load() {
-		return nil
+	if e := r.enc.Load(); e != nil {
+		return e, nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r.value); err != nil {
 		if p := r.path(); p != "" {
-			return fmt.Errorf("encoding %s: %w", p, err)
+			return nil, fmt.Errorf("encoding %s: %w", p, err)
 		}
-		return fmt.Errorf("encoding a resource: %w", err)
+		return nil, fmt.Errorf("encoding a resource: %w", err)
 	}
-	r.keys = resourceKeys(r.value)
-	r.body = bytes.TrimRight(buf.Bytes(), "\n")
-	r.etag = ETag(r.body)
+	e := &encoded{keys: resourceKeys(r.value), body: bytes.TrimRight(buf.Bytes(), "\n")}
+	e.etag = ETag(e.body)
 	if b := r.blob(); b != "" {
 		// Tied to the file's blob, for the write API's If-Match.
-		r.etag = `"` + b + "." + r.etag[1:]
+		e.etag = `"` + b + "." + e.etag[1:]
 	}
-	r.done.Store(true)
-	return nil
+	r.enc.Store(e)
+	return e, nil
 }
 
 // path is the repository path of the file the resource was made from, for

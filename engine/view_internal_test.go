@@ -3,7 +3,9 @@ package engine
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/folio-cms/folio/content"
 )
@@ -35,5 +37,53 @@ func TestResource_BodyFails(t *testing.T) {
 	body, etag, err := r.Body()
 	if err != nil || !strings.Contains(string(body), "<p>fine</p>") || etag == "" {
 		t.Fatalf("Body = %s %s, %v", body, etag, err)
+	}
+}
+
+// TestResource_SmallUntilEncoded: a snapshot's resources (one for every
+// item, two for every page), most never requested, are 48 bytes until
+// the first request encodes one (128 when the encoding's fields were the
+// resource's); the encoding is made once however many ask at once, and
+// is what it was: body, ETag tied to the blob, keys, and WithBody's.
+func TestResource_SmallUntilEncoded(t *testing.T) {
+	if n := unsafe.Sizeof(Resource{}); n > 48 {
+		t.Errorf("a resource not encoded is %d bytes, want at most 48", n)
+	}
+	it := &content.Item{ID: "1", Type: "posts", Slug: "a", Title: "A", Data: map[string]any{"k": "v"},
+		Meta: content.Meta{Path: "content/posts/a.md", Blob: "0123456789abcdef0123456789abcdef01234567"}}
+	r := newResource(it)
+	if r.enc.Load() != nil {
+		t.Fatal("encoded before the first request")
+	}
+	var wg sync.WaitGroup
+	bodies := make([][]byte, 8)
+	for i := range bodies {
+		wg.Go(func() { bodies[i], _, _ = r.Body() })
+	}
+	wg.Wait()
+	for _, b := range bodies[1:] {
+		if unsafe.SliceData(b) != unsafe.SliceData(bodies[0]) {
+			t.Fatal("encoded more than once")
+		}
+	}
+	body, etag, err := r.Body()
+	if err != nil || !strings.HasPrefix(string(body), `{"id":"1","type":"posts","title":"A","slug":"a","data":{"k":"v"}`) {
+		t.Fatalf("Body = %s, %v", body, err)
+	}
+	if want := `"0123456789abcdef.` + ETag(body)[1:]; etag != want {
+		t.Errorf("ETag %s, want %s", etag, want)
+	}
+	sk, tag := r.Keys()
+	if len(sk) != 1 || sk[0] != ItemKey("posts", "1")+" "+TypeKey("posts") || len(tag) != 1 || tag[0] != ItemKey("posts", "1")+","+TypeKey("posts") {
+		t.Errorf("Keys = %q, %q", sk, tag)
+	}
+	w, err := r.WithBody([]byte(`{"x":1}`), `"w"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, wetag, err := w.Body()
+	wsk, _ := w.Keys()
+	if err != nil || string(wb) != `{"x":1}` || wetag != `"w"` || len(wsk) != 1 || wsk[0] != sk[0] {
+		t.Errorf("WithBody: %s %s %q, %v", wb, wetag, wsk, err)
 	}
 }

@@ -149,3 +149,37 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("commit info %v", v)
 	}
 }
+
+// TestMetrics_StatusCountersOnFirstUse: a route's request counter of a
+// status is made by the first request answering it, not for every status
+// of every route when the route table is built (1.2 MB of a start's
+// heap); it counts from there, and a status without a slot still counts.
+func TestMetrics_StatusCountersOnFirstUse(t *testing.T) {
+	t.Parallel()
+	m := server.NewMetrics()
+	repo := newRepo(t, mediaSite)
+	ts := startServer(t, repo.bare, func(e *engine.Config, s *server.Config) { s.Metrics = m })
+	ms := httptest.NewServer(m.Handler())
+	defer ms.Close()
+	page := `route="/api/v1/pages/{slug}"`
+	series := func(status string) float64 {
+		return metric(scrape(t, ms.URL+"/metrics"), "folio_http_requests_total", page, `method="GET"`, `status="`+status+`"`)
+	}
+	for _, st := range []string{"200", "404", "500"} {
+		if v := series(st); v != -1 {
+			t.Errorf("status %s of the page route before a request: %v, want no series", st, v)
+		}
+	}
+	reader := ts.key(t, "r", server.ScopeContentRead)
+	for range 2 {
+		if r := get(t, ts.URL+"/api/v1/pages/home", reader); r.Status != http.StatusOK {
+			t.Fatalf("page: %d", r.Status)
+		}
+	}
+	wantError(t, get(t, ts.URL+"/api/v1/pages/nosuch", reader), http.StatusNotFound, "NOT_FOUND")
+	for st, want := range map[string]float64{"200": 2, "404": 1, "500": -1} {
+		if v := series(st); v != want {
+			t.Errorf("status %s of the page route: %v, want %v", st, v, want)
+		}
+	}
+}

@@ -9,13 +9,30 @@ import (
 // query returns the request's query parameters, read-only. A request
 // without a query string, the common case on the hot paths, gets nil
 // (which reads as empty) rather than a fresh map on every call of
-// URL.Query.
+// URL.Query; a GET or HEAD gets the map parseQuery kept in r.Form, parsed
+// once for the whole request (a filtered list asked for it five times:
+// 2.4 KB of its 8 KB allocated per request, issue 34).
 func query(r *http.Request) url.Values {
 	if r.URL.RawQuery == "" {
 		return nil
 	}
+	if r.Form != nil && readOnlyMethod(r.Method) {
+		return r.Form
+	}
 	return r.URL.Query()
 }
+
+// parseQuery parses a GET or HEAD request's query once, into r.Form: for
+// these methods what Request.ParseForm would put there (the URL's query
+// alone), so that a later FormValue agrees. Other methods are left
+// alone: their r.Form would hold a form body as well.
+func parseQuery(r *http.Request) {
+	if r.URL.RawQuery != "" && r.Form == nil && readOnlyMethod(r.Method) {
+		r.Form = r.URL.Query()
+	}
+}
+
+func readOnlyMethod(m string) bool { return m == http.MethodGet || m == http.MethodHead }
 
 // page is a parsed limit/offset pair.
 type page struct{ Limit, Offset int }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"hash/crc32"
 	"net/http"
 	"strconv"
 	"strings"
@@ -213,9 +212,10 @@ func listTail(total, limit, offset int) []byte {
 	return tail[bytes.IndexByte(tail, ']'):]
 }
 
-// listParts is listBody as the pieces to write one after another (the
-// items' own bytes, not copied) and their total length.
-func listParts(key string, items [][]byte, total, limit, offset int) ([][]byte, int) {
+// listParts is listBody of the items' bodies as the pieces to write one
+// after another (the items' own bytes, not copied) and their total
+// length.
+func listParts(key string, items []*engine.Resource, total, limit, offset int) ([][]byte, int, error) {
 	tail := listTail(total, limit, offset)
 	parts := make([][]byte, 0, 2*len(items)+1)
 	parts = append(parts, []byte(`{"`+key+`":[`))
@@ -225,10 +225,14 @@ func listParts(key string, items [][]byte, total, limit, offset int) ([][]byte, 
 			parts = append(parts, comma)
 			size++
 		}
-		parts = append(parts, it)
-		size += len(it)
+		body, _, err := it.Body()
+		if err != nil {
+			return nil, 0, err
+		}
+		parts = append(parts, body)
+		size += len(body)
 	}
-	return append(parts, tail), size
+	return append(parts, tail), size, nil
 }
 
 // serveList serves a list of pre-encoded resources as listBody does, in
@@ -241,11 +245,10 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 		return serveCoded(w, r, c, nil, etag, cacheControl, keys)
 	}
 	if c != codingGzip {
-		bs, err := bodies(items)
+		parts, size, err := listParts("items", items, total, limit, offset)
 		if err != nil {
 			return err
 		}
-		parts, size := listParts("items", bs, total, limit, offset)
 		return serveParts(w, r, identity, parts, size, etag, cacheControl, keys)
 	}
 	gz, size, err := gzipList("items", items, total, limit, offset)
@@ -256,33 +259,26 @@ func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource,
 }
 
 // gzipList is the gzip encoding of listBody(key, bodies(items), …), as
-// pieces to write in turn (repr.GzipJoinParts) and their length.
+// pieces to write in turn (repr.GzipPieces) and their length: the items'
+// kept DEFLATE fragments, and their kept CRCs for the trailer.
 func gzipList(key string, items []*engine.Resource, total, limit, offset int) ([][]byte, int, error) {
 	head := []byte(`{"` + key + `":[`)
 	tail := listTail(total, limit, offset)
-	parts := make([]repr.GzipPart, 0, 2*len(items)+1)
-	parts = append(parts, repr.GzipPart{Raw: head})
-	crc := crc32.ChecksumIEEE(head)
-	size := len(head)
+	var g repr.GzipPieces
+	g.Start(2*len(items)+1, len(head)+len(items)+len(tail))
+	g.Raw(head)
 	for i, it := range items {
 		if i > 0 {
-			parts = append(parts, repr.GzipPart{Raw: comma})
-			crc = crc32.Update(crc, crc32.IEEETable, comma)
-			size++
+			g.Raw(comma)
 		}
-		body, _, err := it.Body()
+		f, err := repr.DeflatedFragment(it)
 		if err != nil {
 			return nil, 0, err
 		}
-		deflated, _ := repr.Deflated(it)
-		parts = append(parts, repr.GzipPart{Deflated: deflated})
-		crc = crc32.Update(crc, crc32.IEEETable, body)
-		size += len(body)
+		g.Fragment(f) // the item's kept CRC: its body is not read
 	}
-	parts = append(parts, repr.GzipPart{Raw: tail})
-	crc = crc32.Update(crc, crc32.IEEETable, tail)
-	size += len(tail)
-	gz, n := repr.GzipJoinParts(parts, crc, size)
+	g.Raw(tail)
+	gz, n := g.Done()
 	return gz, n, nil
 }
 

@@ -235,6 +235,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rte route, p http
 			return rateLimited(w, wait)
 		}
 	}
+	parseQuery(r)
 	return rte.h(w, r, p)
 }
 

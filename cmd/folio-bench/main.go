@@ -106,7 +106,7 @@ func run(args []string) error {
 	fs.IntVar(&b.mediaN, "media", 0, "media items for search and media start-up (default 100000, 10000 with -quick)")
 	fs.IntVar(&b.scaleSize, "scale-size", 1000000, "site size of the scale group (-only scale; `make bench-scale`)")
 	fs.IntVar(&b.scaleBase, "scale-base", 10000, "site size the scale group compares one-item and filtered-list throughput with")
-	fs.BoolVar(&b.scaleLoadOnlyFlag, "scale-load-only", false, "the scale group measures only the throughput of one item and the filtered list at -scale-size and -scale-base: restarts of each in turn, -runs rounds, nothing else running (no pushes, branches or background saves before the loads)")
+	fs.BoolVar(&b.scaleLoadOnlyFlag, "scale-load-only", false, "the scale group measures only the throughput of one item and the filtered list at -scale-size and -scale-base: both restarted and serving, each endpoint loaded on the two in turn for -runs rounds (order alternating), with folio's CPU per request; nothing else running (no pushes, branches or background saves before the loads)")
 	fs.StringVar(&b.scaleKeep, "scale-keep", "", "with -scale-load-only, a directory keeping the served clones and their parse caches between runs (the first start that writes a cache is skipped when it is there)")
 	scaleEnv := fs.String("scale-env", "", "environment added to the scale group's folio, space-separated (GOGC=200 GOMEMLIMIT=6GiB GODEBUG=gctrace=1)")
 	fs.BoolVar(&b.scaleCPU, "scale-cpuprofile", false, "with -scale-load-only, the last round loads each endpoint once more while taking a CPU profile (bench/out/scale-profiles/cpu-<size>-<endpoint>.pb.gz)")

@@ -169,7 +169,7 @@ func (b *bench) scaleStart(site, media, cache, prof string) (scaleStarted, error
 		return scaleStarted{}, err
 	}
 	metrics := "127.0.0.1:" + strconv.Itoa(port)
-	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-scale.log"),
+	s, err := b.startFolio(serveOpts{Site: site, Media: media, CacheDir: cache, Log: filepath.Join(b.tmp, "folio-scale-"+strings.TrimSuffix(filepath.Base(site), ".git")+".log"),
 		Args: []string{"--metrics-addr", metrics, "--search=false"}, Env: b.scaleEnv})
 	if err != nil {
 		return scaleStarted{}, err

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,14 +24,22 @@ type scaleSite struct {
 }
 
 // scaleLoadOnly (-scale-load-only) measures only the scale group's
-// throughput rows, on boxes doing nothing else: each site is started once
-// to write its parse cache (skipped when -scale-keep already holds it),
-// then in each of -runs rounds the -scale-size and -scale-base sites are
-// restarted in turn (the order alternating), each warmed by its
-// endpoints' first requests and a short load, then loaded once per
-// endpoint, with folio's CPU time per request. No push, branch or
-// background save runs before a load. -scale-cpuprofile adds one more
-// load per endpoint while /debug/pprof/profile records.
+// throughput rows, on boxes doing nothing else. Each site is started once
+// to write its parse cache (skipped when -scale-keep already holds it);
+// then both are restarted and kept serving side by side (the -scale-size
+// box first: one large start at a time), and, once both are idle, each
+// endpoint is loaded in interleaved rounds: the two boxes in turn, by
+// the same client at the same concurrency, the order alternating from one
+// round to the next (A B, B A, A B, …) so that a drift of the machine's
+// load favours neither. A round's ratio compares two adjacent loads; the
+// figures are the medians over -runs rounds and their spread, with
+// folio's CPU time per request (utime+stime of its /proc/<pid>/stat over
+// the load), which other processes on the machine do not move. Each box
+// is collected (forced) before each endpoint's rounds, so that no cycle
+// of a 4 GB heap marks during them; the collections' share per request
+// is added from those collections' CPU.
+// -scale-cpuprofile adds one more load per endpoint and box while
+// /debug/pprof/profile records.
 func (b *bench) scaleLoadOnly() error {
 	var sites []*scaleSite
 	root := b.scaleKeep
@@ -55,51 +65,46 @@ func (b *bench) scaleLoadOnly() error {
 		}
 		sites = append(sites, s)
 	}
-	eps := scaleEndpoints("", "")
-	// rps[site][endpoint], cpu[site][endpoint]: one value per round.
-	rps := make([][][]float64, len(sites))
-	cpu := make([][][]float64, len(sites))
-	alloc := make([][][]float64, len(sites))
-	gcs := make([][][]float64, len(sites))
-	for i := range sites {
-		rps[i], cpu[i], alloc[i], gcs[i] = make([][]float64, len(eps)), make([][]float64, len(eps)), make([][]float64, len(eps)), make([][]float64, len(eps))
-	}
-	gcCPU := make([][]float64, len(sites)) // ms, per round
-	heap := make([][]float64, len(sites))  // MB in use after the forced collection
-	var loads []string
-	for r := range b.runs {
-		order := []int{0, 1}
-		if r%2 == 1 {
-			order = []int{1, 0}
+	boxes := make([]scaleStarted, len(sites))
+	slugs := make([]string, len(sites))
+	for i, s := range sites {
+		b.logf("  %s: restart, load average %s", s.label, loadAvg())
+		st, err := b.scaleStart(s.served, s.media, s.cache, filepath.Join(profDir, fmt.Sprintf("heap-load-%d.pb.gz", s.n)))
+		if err != nil {
+			return fmt.Errorf("%s: restart: %w", s.label, err)
 		}
-		for _, i := range order {
-			s := sites[i]
-			loads = append(loads, loadAvg())
-			b.logf("  round %d, %s: load average %s", r+1, s.label, loads[len(loads)-1])
-			st, err := b.scaleStart(s.served, s.media, s.cache, filepath.Join(profDir, fmt.Sprintf("heap-load-%d-%d.pb.gz", s.n, r)))
-			if err != nil {
-				return fmt.Errorf("%s: restart: %w", s.label, err)
-			}
-			gcCPU[i], heap[i] = append(gcCPU[i], st.gcCPU), append(heap[i], st.heap)
-			prof := ""
-			if b.scaleCPU && r == b.runs-1 {
-				prof = filepath.Join(profDir, fmt.Sprintf("cpu-%d", s.n))
-			}
-			res, err := b.scaleLoadOnce(st, s.m, prof)
-			st.s.stopWithin(time.Minute)
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.label, err)
-			}
-			for j, x := range res {
-				rps[i][j] = append(rps[i][j], x.rps)
-				cpu[i][j] = append(cpu[i][j], x.cpuUS)
-				alloc[i][j] = append(alloc[i][j], x.allocB)
-				gcs[i][j] = append(gcs[i][j], x.gcs)
-			}
+		defer st.s.stopWithin(time.Minute)
+		// The box's log (with -scale-env GODEBUG=gctrace=1, its
+		// collections) is kept beside the profiles.
+		defer copyFile(filepath.Join(b.tmp, "folio-scale-"+strings.TrimSuffix(filepath.Base(s.served), ".git")+".log"),
+			filepath.Join(profDir, fmt.Sprintf("folio-%d.log", s.n)))
+		boxes[i] = st
+		if slugs[i], err = b.scaleItem(st.s.base, s.m); err != nil {
+			return fmt.Errorf("%s: %w", s.label, err)
 		}
 	}
-	note := fmt.Sprintf("restart, warm, then %d connections over loopback for %s, one site at a time, %d rounds (sizes alternating first); load averages at each start: %s",
-		b.conns, b.dur, b.runs, strings.Join(loads, ", "))
+	for i, st := range boxes {
+		idle, err := waitIdle(st.s.pid(), 2*time.Minute)
+		if err != nil {
+			return err
+		}
+		b.logf("  %s: idle, %.1f%% of a core over the last second", sites[i].label, idle*100)
+	}
+	// One client for every load, with room to keep both boxes'
+	// connections open between rounds.
+	gen := &loadGen{wrk: b.wrk, conns: b.conns, threads: 2, tmp: b.tmp, client: newClient(2 * b.conns)}
+	defer gen.client.CloseIdleConnections()
+	eps := make([][]endpoint, len(boxes))
+	for i, st := range boxes {
+		eps[i] = scaleEndpoints(st.s.base, slugs[i])
+	}
+	// The forced collections' CPU (ms) and the heap in use after each
+	// (MB), per box, before each endpoint's rounds (the one at ready,
+	// after a start's own garbage, is reported apart).
+	gcCPU, heap := make([][]float64, len(boxes)), make([][]float64, len(boxes))
+	// The rows with the collections' share are made once every forced
+	// collection is in.
+	var shares []func()
 	gogc := 100.0
 	for _, e := range b.scaleEnv {
 		if v, ok := strings.CutPrefix(e, "GOGC="); ok {
@@ -108,51 +113,170 @@ func (b *bench) scaleLoadOnly() error {
 			}
 		}
 	}
-	for i, s := range sites {
-		b.add(row{Figure: "scale: CPU of a full collection at ready, " + s.label, Sum: summarize(gcCPU[i]), Unit: unitMS,
-			Note: "folio's CPU time over GET /debug/pprof/heap?gc=1 right after ready; the heap in use after it: " + fmt.Sprintf("%.0f MB", summarize(heap[i]).Median)})
-	}
-	for j, ep := range eps {
-		withGC := make([]float64, len(sites))
-		for i, s := range sites {
-			// A load of a few seconds may see no collection at 1M files
-			// (the next one is GOGC% of a 4 GB heap away): its share per
-			// request is the collection's CPU over the requests that
-			// allocate the headroom.
-			// The collections a load did see (at 10k files, several) are
-			// in its CPU already: they are taken out, and the share put
-			// in their place, at both sizes alike.
-			full := summarize(gcCPU[i]).Median * 1000 // µs
-			gc := full * summarize(alloc[i][j]).Median / (summarize(heap[i]).Median * (1 << 20) * gogc / 100)
-			seen := make([]float64, len(gcs[i][j]))
-			for r := range seen {
-				seen[r] = gcs[i][j][r] * full / (rps[i][j][r] * b.dur.Seconds())
+	var loads []string
+	for j := range eps[0] {
+		name := eps[0][j].name
+		// rps[box][round] and the like.
+		rps, cpu, alloc, gcs := make([][]float64, len(boxes)), make([][]float64, len(boxes)), make([][]float64, len(boxes)), make([][]float64, len(boxes))
+		sizes := make([]int, len(boxes))
+		for i := range boxes {
+			ep := eps[i][j]
+			t0 := time.Now()
+			n, err := b.bodySize(ep.urls[0], ep.enc)
+			if err != nil {
+				return fmt.Errorf("%s, %s: first request: %w", sites[i].label, name, err)
 			}
-			withGC[i] = summarize(cpu[i][j]).Median - summarize(seen).Median + gc
-			b.add(row{Figure: "scale: " + ep.name + " CPU per request with its share of collections, " + s.label, Sum: one(withGC[i]), Unit: unitUS,
-				Note: fmt.Sprintf("median CPU per request under load, less the %.1f µs of the collections the load saw, plus %.1f µs: a full collection's CPU × bytes allocated per request ÷ (heap in use × GOGC %.0f%%)", summarize(seen).Median, gc, gogc)})
+			sizes[i] = n
+			b.logf("  %s, %s: first request %.0f ms, body %d bytes", sites[i].label, name, ms(time.Since(t0)), n)
+			if _, err := gen.run(ep.urls, b.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
+				return err
+			}
 		}
-		q := withGC[1] / withGC[0]
-		b.add(row{Figure: "scale: " + ep.name + ", requests per CPU-second with collections, " + sites[0].label + " / " + sites[1].label, Sum: one(q), Unit: unitX,
-			Note: "the throughput ratio of a CPU-bound box in steady state"}.check("≥ 0.90×", q >= 0.9))
-	}
-	for j, ep := range eps {
-		for i, s := range sites {
-			b.add(row{Figure: "scale: " + ep.name + " throughput, " + s.label, Sum: summarize(rps[i][j]), Unit: unitRPS, Note: note})
-			// Each figure names its endpoint: -against merges rows by name.
-			b.add(row{Figure: "… folio CPU per request, " + ep.name + ", " + s.label, Sum: summarize(cpu[i][j]), Unit: unitUS})
-			b.add(row{Figure: "… bytes allocated per request, " + ep.name + ", " + s.label, Sum: summarize(alloc[i][j]), Unit: unitN})
-			b.add(row{Figure: "… collections during one load, " + ep.name + ", " + s.label, Sum: summarize(gcs[i][j]), Unit: unitN})
+		// A collection of each box before the rounds: at 1M files one
+		// takes 8–11 s of CPU, and a cycle that the rounds' allocation
+		// started would run its marking during some of them (the
+		// background workers take idle cores too), which no counter of
+		// completed collections shows. The rounds measure the requests;
+		// the collections' share is added below from these.
+		for i, st := range boxes {
+			c0, err := cpuTime(st.s.pid())
+			if err != nil {
+				return err
+			}
+			h, err := b.heapInUse(st.metrics)
+			if err != nil {
+				return err
+			}
+			c1, err := cpuTime(st.s.pid())
+			if err != nil {
+				return err
+			}
+			gcCPU[i], heap[i] = append(gcCPU[i], ms(c1-c0)), append(heap[i], h/(1<<20))
+			b.logf("  %s: a forced collection, %.0f ms of CPU, %.0f MB in use", sites[i].label, ms(c1-c0), h/(1<<20))
 		}
-		ratios := make([]float64, b.runs)
 		for r := range b.runs {
-			ratios[r] = rps[0][j][r] / rps[1][j][r]
+			order := []int{0, 1}
+			if r%2 == 1 {
+				order = []int{1, 0}
+			}
+			loads = append(loads, loadAvg())
+			for _, i := range order {
+				x, err := b.scaleLoadOne(gen, boxes[i], eps[i][j])
+				if err != nil {
+					return fmt.Errorf("%s: %w", sites[i].label, err)
+				}
+				b.logf("  round %d, %s, %s: %.0f req/s, %.1f µs CPU and %.0f bytes allocated per request, %.0f collections", r+1, sites[i].label, name, x.rps, x.cpuUS, x.allocB, x.gcs)
+				rps[i], cpu[i] = append(rps[i], x.rps), append(cpu[i], x.cpuUS)
+				alloc[i], gcs[i] = append(alloc[i], x.allocB), append(gcs[i], x.gcs)
+			}
+		}
+		note := fmt.Sprintf("both boxes serving, %d connections over loopback for %s per load, the two boxes in turn in %d rounds (order alternating); load averages at each round: %s",
+			b.conns, b.dur, b.runs, strings.Join(loads[len(loads)-b.runs:], ", "))
+		for i, s := range sites {
+			b.add(row{Figure: "scale: " + name + " throughput, " + s.label, Sum: summarize(rps[i]), Unit: unitRPS, Note: note})
+			// Each figure names its endpoint: -against merges rows by name.
+			b.add(row{Figure: "… folio CPU per request, " + name + ", " + s.label, Sum: summarize(cpu[i]), Unit: unitUS})
+			b.add(row{Figure: "… bytes allocated per request, " + name + ", " + s.label, Sum: summarize(alloc[i]), Unit: unitN})
+			b.add(row{Figure: "… collections during one load, " + name + ", " + s.label, Sum: summarize(gcs[i]), Unit: unitN})
+			b.add(row{Figure: "… response body, " + name + ", " + s.label, Sum: one(float64(sizes[i])), Unit: unitN,
+				Note: "bytes of the body as sent (the gzip form for a gzip load)"})
+		}
+		ratios, cpuRatios := make([]float64, b.runs), make([]float64, b.runs)
+		for r := range b.runs {
+			ratios[r] = rps[0][r] / rps[1][r]
+			cpuRatios[r] = cpu[1][r] / cpu[0][r]
 		}
 		q := summarize(ratios)
-		b.add(row{Figure: "scale: " + ep.name + ", " + sites[0].label + " / " + sites[1].label, Sum: q, Unit: unitX,
-			Note: "ratio of each round's throughputs"}.check("≥ 0.90×", q.Median >= 0.9))
+		b.add(row{Figure: "scale: " + name + ", " + sites[0].label + " / " + sites[1].label, Sum: q, Unit: unitX,
+			Note: "ratio of each round's two adjacent loads' throughputs"}.check("≥ 0.90×", q.Median >= 0.9))
+		b.add(row{Figure: "scale: " + name + ", requests per CPU-second, " + sites[0].label + " / " + sites[1].label, Sum: summarize(cpuRatios), Unit: unitX,
+			Note: "each round's CPU per request at the base size over that at the large one: the throughput ratio of a CPU-bound box"}.check("≥ 0.90×", summarize(cpuRatios).Median >= 0.9))
+		shares = append(shares, func() {
+			b.scaleShareRows(sites, name, gcCPU, heap, gogc, rps, cpu, alloc, gcs)
+		})
+	}
+	for _, f := range shares {
+		f()
+	}
+	for i, s := range sites {
+		b.add(row{Figure: "scale: CPU of a full collection at ready, " + s.label, Sum: one(boxes[i].gcCPU), Unit: unitMS,
+			Note: fmt.Sprintf("after the start; the heap in use after it: %.0f MB", boxes[i].heap)})
+		b.add(row{Figure: "scale: CPU of a full collection, " + s.label, Sum: summarize(gcCPU[i]), Unit: unitMS,
+			Note: "folio's CPU time over GET /debug/pprof/heap?gc=1 before each endpoint's rounds; the heap in use after it: " + fmt.Sprintf("%.0f MB", summarize(heap[i]).Median)})
+	}
+	if b.scaleCPU {
+		for i, st := range boxes {
+			for j, ep := range eps[i] {
+				file := filepath.Join(profDir, fmt.Sprintf("cpu-%d-%d.pb.gz", sites[i].n, j))
+				c0, err := cpuTime(st.s.pid())
+				if err != nil {
+					return err
+				}
+				var r loadResult
+				if err := b.cpuProfileDuring(st.metrics, file, func() error {
+					var err error
+					r, err = gen.run(ep.urls, b.key, ep.enc, b.dur)
+					return err
+				}); err != nil {
+					return err
+				}
+				c1, err := cpuTime(st.s.pid())
+				if err != nil {
+					return err
+				}
+				b.logf("  %s, %s, profiled: %d requests, %.0f req/s, %.1f µs CPU per request: %s", sites[i].label, ep.name, r.Requests, r.RPS, float64((c1-c0).Microseconds())/float64(max(1, r.Requests)), file)
+			}
+		}
 	}
 	return nil
+}
+
+// waitIdle waits until the process pid uses less than 2% of a core over
+// one second (a start's work in the background done), up to limit, and
+// returns the share of the last second.
+func waitIdle(pid int, limit time.Duration) (float64, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		c0, err := cpuTime(pid)
+		if err != nil {
+			return 0, err
+		}
+		time.Sleep(time.Second)
+		c1, err := cpuTime(pid)
+		if err != nil {
+			return 0, err
+		}
+		share := (c1 - c0).Seconds()
+		if share < 0.02 || time.Now().After(deadline) {
+			return share, nil
+		}
+	}
+}
+
+// bodySize GETs url with the bench key (and Accept-Encoding enc when
+// set) and returns the bytes of the body as sent.
+func (b *bench) bodySize(url, enc string) (int, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+b.key)
+	if enc != "" {
+		req.Header.Set("Accept-Encoding", enc) // set here, the transport leaves the body coded
+	}
+	resp, err := b.slowClient().Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	if err == nil && enc != "" && resp.Header.Get("Content-Encoding") != enc {
+		err = fmt.Errorf("Content-Encoding %q, want %q", resp.Header.Get("Content-Encoding"), enc)
+	}
+	return int(n), err
 }
 
 // scaleKeptSite returns the n-file site's bare clone, cache and media
@@ -226,64 +350,35 @@ func (b *bench) goMetrics(addr string, names ...string) ([]float64, error) {
 
 var scaleGoMetrics = []string{"go_memstats_alloc_bytes_total", "go_gc_duration_seconds_count"}
 
-// scaleLoadOnce warms each scale endpoint on st (its first request, then
-// a short load), loads it once for -duration and returns the throughput
-// and folio's CPU time per request. With prof set, one more load runs
-// while a CPU profile is taken, written to prof-<endpoint>.pb.gz.
-func (b *bench) scaleLoadOnce(st scaleStarted, m manifest, prof string) ([]scaleLoaded, error) {
-	gen := &loadGen{wrk: b.wrk, conns: b.conns, threads: 2, tmp: b.tmp, client: newClient(b.conns)}
-	defer gen.client.CloseIdleConnections()
-	slug, err := b.scaleItem(st.s.base, m)
+// scaleLoadOne loads one endpoint of st by gen once for -duration and returns
+// the throughput, folio's CPU time and bytes allocated per request and
+// the collections that ran.
+func (b *bench) scaleLoadOne(gen *loadGen, st scaleStarted, ep endpoint) (scaleLoaded, error) {
+	c0, err := cpuTime(st.s.pid())
 	if err != nil {
-		return nil, err
+		return scaleLoaded{}, err
 	}
-	var out []scaleLoaded
-	for k, ep := range scaleEndpoints(st.s.base, slug) {
-		t0 := time.Now()
-		if _, status, err := b.getKeyedWith(b.slowClient(), ep.urls[0]); err != nil || status != 200 {
-			return nil, fmt.Errorf("%s: first request: %d %v", ep.name, status, err)
-		}
-		b.logf("  %s: first request %.0f ms", ep.name, ms(time.Since(t0)))
-		if _, err := gen.run(ep.urls, b.key, ep.enc, max(time.Second, b.dur/4)); err != nil {
-			return nil, err
-		}
-		c0, err := cpuTime(st.s.pid())
-		if err != nil {
-			return nil, err
-		}
-		g0, err := b.goMetrics(st.metrics, scaleGoMetrics...)
-		if err != nil {
-			return nil, err
-		}
-		r, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
-		if err != nil {
-			return nil, err
-		}
-		c1, err := cpuTime(st.s.pid())
-		if err != nil {
-			return nil, err
-		}
-		g1, err := b.goMetrics(st.metrics, scaleGoMetrics...)
-		if err != nil {
-			return nil, err
-		}
-		if r.Errors > 0 || r.Requests == 0 {
-			return nil, fmt.Errorf("%s: %d failed requests of %d", ep.name, r.Errors, r.Requests)
-		}
-		x := scaleLoaded{rps: r.RPS, cpuUS: float64((c1 - c0).Microseconds()) / float64(r.Requests),
-			allocB: (g1[0] - g0[0]) / float64(r.Requests), gcs: g1[1] - g0[1]}
-		b.logf("  %s: %.0f req/s, %.1f µs CPU and %.0f bytes allocated per request, %.0f collections", ep.name, x.rps, x.cpuUS, x.allocB, x.gcs)
-		out = append(out, x)
-		if prof != "" {
-			if err := b.cpuProfileDuring(st.metrics, fmt.Sprintf("%s-%d.pb.gz", prof, k), func() error {
-				_, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
-				return err
-			}); err != nil {
-				return nil, err
-			}
-		}
+	g0, err := b.goMetrics(st.metrics, scaleGoMetrics...)
+	if err != nil {
+		return scaleLoaded{}, err
 	}
-	return out, nil
+	r, err := gen.run(ep.urls, b.key, ep.enc, b.dur)
+	if err != nil {
+		return scaleLoaded{}, err
+	}
+	c1, err := cpuTime(st.s.pid())
+	if err != nil {
+		return scaleLoaded{}, err
+	}
+	g1, err := b.goMetrics(st.metrics, scaleGoMetrics...)
+	if err != nil {
+		return scaleLoaded{}, err
+	}
+	if r.Errors > 0 || r.Requests == 0 {
+		return scaleLoaded{}, fmt.Errorf("%s: %d failed requests of %d", ep.name, r.Errors, r.Requests)
+	}
+	return scaleLoaded{rps: r.RPS, cpuUS: float64((c1 - c0).Microseconds()) / float64(r.Requests),
+		allocB: (g1[0] - g0[0]) / float64(r.Requests), gcs: g1[1] - g0[1]}, nil
 }
 
 // cpuProfileDuring takes a CPU profile from the metrics listener while
@@ -305,4 +400,39 @@ func (b *bench) cpuProfileDuring(metrics, file string, load func() error) error 
 // scaleEnvList splits -scale-env.
 func scaleEnvList(s string) []string {
 	return slices.DeleteFunc(strings.Fields(s), func(x string) bool { return !strings.Contains(x, "=") })
+}
+
+// copyFile copies src to dst, best effort (a log kept for reading).
+func copyFile(src, dst string) {
+	if data, err := os.ReadFile(src); err == nil {
+		os.WriteFile(dst, data, 0o644)
+	}
+}
+
+// scaleShareRows adds, for one endpoint, each box's CPU per request with
+// its share of collections and their ratio, from the forced collections'
+// CPU and heap (gcCPU, heap: per box) and the rounds' figures (per box,
+// per round).
+func (b *bench) scaleShareRows(sites []*scaleSite, name string, gcCPU, heap [][]float64, gogc float64, rps, cpu, alloc, gcs [][]float64) {
+	withGC := make([]float64, len(sites))
+	for i, s := range sites {
+		// A load of a few seconds may see no collection at 1M files
+		// (the next one is GOGC% of a 4 GB heap away): its share per
+		// request is the collection's CPU over the requests that
+		// allocate the headroom. The collections a load did see (at
+		// 10k files, several) are in its CPU already: they are taken
+		// out, and the share put in their place, at both sizes alike.
+		full := summarize(gcCPU[i]).Median * 1000 // µs
+		gc := full * summarize(alloc[i]).Median / (summarize(heap[i]).Median * (1 << 20) * gogc / 100)
+		seen := make([]float64, len(gcs[i]))
+		for r := range seen {
+			seen[r] = gcs[i][r] * full / (rps[i][r] * b.dur.Seconds())
+		}
+		withGC[i] = summarize(cpu[i]).Median - summarize(seen).Median + gc
+		b.add(row{Figure: "scale: " + name + " CPU per request with its share of collections, " + s.label, Sum: one(withGC[i]), Unit: unitUS,
+			Note: fmt.Sprintf("median CPU per request under load, less the %.1f µs of the collections the load saw, plus %.1f µs: a full collection's CPU × bytes allocated per request ÷ (heap in use × GOGC %.0f%%)", summarize(seen).Median, gc, gogc)})
+	}
+	q := withGC[1] / withGC[0]
+	b.add(row{Figure: "scale: " + name + ", requests per CPU-second with collections, " + sites[0].label + " / " + sites[1].label, Sum: one(q), Unit: unitX,
+		Note: "the throughput ratio of a CPU-bound box in steady state"}.check("≥ 0.90×", q >= 0.9))
 }

@@ -33,8 +33,10 @@ type decodedBlock struct {
 // decodeBlocks decodes the blocks of documents of a cache file, as next
 // reads them (false: no more), into the map of the document cache (n:
 // the number of documents the file says it holds, checked), with their
-// lines' keys in lines.
-func (s *Source) decodeBlocks(next func() (docBlock, bool, error), n int, lines *lineKeys) (map[docKey]*docEntry, error) {
+// lines' keys in lines. Each worker hands next the bytes of the block it
+// decoded last, which next may read the next block into: a decoded
+// document keeps none of its block's bytes.
+func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n int, lines *lineKeys) (map[docKey]*docEntry, error) {
 	var (
 		mu      sync.Mutex // next, ended
 		ended   bool       // next said there are no more
@@ -51,13 +53,14 @@ func (s *Source) decodeBlocks(next func() (docBlock, bool, error), n int, lines 
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			d := &cacheDecoder{in: newInterner(), lines: lines, lineMemo: map[string]int{}}
+			var last []byte // the bytes of the block decoded last
 			for !failed.Load() {
 				mu.Lock()
 				var b docBlock
 				var ok bool
 				var e error
 				if !ended {
-					b, ok, e = next()
+					b, ok, e = next(last)
 					ended = !ok
 				}
 				mu.Unlock()
@@ -74,6 +77,7 @@ func (s *Source) decodeBlocks(next func() (docBlock, bool, error), n int, lines 
 					fail(d.Err)
 					return
 				}
+				last = b.data
 				decoded <- out
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -186,5 +187,54 @@ func TestSource_CacheChecksumCheckedAfterBlocks(t *testing.T) {
 	s := &Source{cfg: SourceConfig{CacheKey: "key"}, log: slog.New(slog.DiscardHandler), gitDir: "/site.git", cache: name, docs: newDocCache()}
 	if err := s.loadCache(); err != errCacheCorrupt || len(s.docs.docs) != 0 {
 		t.Fatalf("a changed byte: %v, %d documents read; want %v and none", err, len(s.docs.docs), errCacheCorrupt)
+	}
+}
+
+// TestSource_CacheBlockReusesBytes: a block is read into the bytes of
+// the one decoded before when they can hold it, and the blocks read so
+// decode to the same documents (TestSource_CacheReadInBlocks reads 3+
+// blocks on fewer workers).
+func TestSource_CacheBlockReusesBytes(t *testing.T) {
+	data, _ := blockedCache(t, 6000)
+	name := filepath.Join(t.TempDir(), "parsed.cache")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := newCacheReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.str()
+	r.str()
+	r.uvarint()
+	first, ok, err := r.block(nil)
+	if err != nil || !ok {
+		t.Fatalf("first block: %v, %v", ok, err)
+	}
+	if cap(first.data) <= len(first.data) {
+		t.Fatalf("a new block's bytes: %d of %d, want room for a larger next block", len(first.data), cap(first.data))
+	}
+	kept := slices.Clone(first.data)
+	second, ok, err := r.block(first.data)
+	if err != nil || !ok {
+		t.Fatalf("second block: %v, %v", ok, err)
+	}
+	if len(second.data) > cap(first.data) {
+		t.Skipf("a second block of %d bytes, over the first's %d", len(second.data), cap(first.data))
+	}
+	if &second.data[0] != &first.data[0] {
+		t.Fatal("the second block was not read into the first one's bytes")
+	}
+	if bytes.Equal(second.data, kept) {
+		t.Fatal("the second block reads as the first")
+	}
+	third, _, err := r.block(make([]byte, 0, 10)) // too small: new bytes
+	if err != nil || len(third.data) > 0 && cap(third.data) == 10 {
+		t.Fatalf("third block into 10 bytes: %d of %d, %v", len(third.data), cap(third.data), err)
 	}
 }

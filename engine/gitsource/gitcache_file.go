@@ -291,7 +291,7 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 	}
 	n := min(d.Uvarint(), uint64(len(d.B)/32))
 	// the blocks as they are in data
-	next := func() (docBlock, bool, error) {
+	next := func([]byte) (docBlock, bool, error) { // no bytes to read: data holds them
 		switch tag := d.Byte1(); {
 		case d.Err != nil:
 			return docBlock{}, false, d.Err
@@ -321,6 +321,7 @@ func (s *Source) decodeCache(data []byte, accept func(key, site string) bool) (d
 func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 	nt := d.Count()
 	var times []pathTimes
+	var paths strSlab // a string per path would be an object per file
 	for range nt {
 		if d.Err != nil {
 			break
@@ -330,7 +331,7 @@ func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 		m := d.Count()
 		at := make(map[string]time.Time, m)
 		for range m {
-			p := d.Str()
+			p := paths.str(d.Bytes(d.Uvarint()))
 			var t time.Time
 			if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil {
 				d.Fail()

@@ -1,10 +1,13 @@
 package gitsource
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -116,5 +119,61 @@ func TestSource_CacheLoadAllocs(t *testing.T) {
 	}
 	if per > 7.5 { // 8 with an entry made per document and the map grown
 		t.Fatalf("%.2f allocations per document, want at most 7.5", per)
+	}
+}
+
+// TestSource_CacheStringsInBlocks: the strings a restart decodes and
+// does not find in its interner (a title, an excerpt, a path of the
+// recent times) are cut from shared blocks, not an allocation each, and
+// read as they were written.
+func TestSource_CacheStringsInBlocks(t *testing.T) {
+	const key, site, n = "key", "/site.git", 2000
+	docs := map[docKey]parsedDoc{}
+	at := map[string]time.Time{}
+	when := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	for i := range n {
+		p := fmt.Sprintf("content/posts/a-post-with-a-long-enough-name-%04d.md", i)
+		doc, err := content.Parse(p, fmt.Appendf(nil, "---\ntitle: T%d\nexcerpt: an excerpt long enough to be taken for unique, %d\n---\nBody", i, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[docKey{blob: plumbing.Hash{byte(i), byte(i >> 8), 1}, ext: ".md"}] = parsedDoc{doc: doc, bodyOff: -1}
+		at[p] = when.Add(time.Duration(i) * time.Second)
+	}
+	times := []pathTimes{{commit: plumbing.Hash{9}, times: newTimeMap(at)}}
+	data, skipped := encodeCache(key, site, docs, times)
+	if skipped != 0 {
+		t.Fatalf("%d documents not encoded", skipped)
+	}
+	name := filepath.Join(t.TempDir(), "parsed.cache")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var s *Source
+	per := testing.AllocsPerRun(3, func() {
+		s = &Source{cfg: SourceConfig{CacheKey: key}, log: slog.New(slog.DiscardHandler), gitDir: site, cache: name, docs: newDocCache()}
+		if err := s.loadCache(); err != nil {
+			t.Fatal(err)
+		}
+	}) / n
+	if len(s.docs.docs) != n {
+		t.Fatalf("%d documents loaded, want %d", len(s.docs.docs), n)
+	}
+	for k, e := range s.docs.docs {
+		want := docs[k].doc.Meta()
+		if got := e.doc.Meta(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("document %v reads %v, want %v", k, got, want)
+		}
+	}
+	if len(s.docs.times) != 1 || s.docs.times[0].times.len() != n {
+		t.Fatalf("recent times: %d", len(s.docs.times))
+	}
+	for p, want := range at {
+		if got := timeOf(s.docs.times[0].times, p); !got.Equal(want) {
+			t.Fatalf("time of %s: %v, want %v", p, got, want)
+		}
+	}
+	if per > 10 { // 12 with a string each for the title, the excerpt and the path
+		t.Fatalf("%.2f allocations per document, want at most 10", per)
 	}
 }

@@ -74,10 +74,21 @@ func (r *cacheReader) uvarint() (uint64, error) {
 
 // bytes reads n bytes into a new slice: no more than the file has left.
 func (r *cacheReader) bytes(n uint64) ([]byte, error) {
+	return r.bytesInto(n, nil)
+}
+
+// bytesInto reads n bytes into buf if it can hold them, else into a new
+// slice: no more than the file has left.
+func (r *cacheReader) bytesInto(n uint64, buf []byte) ([]byte, error) {
 	if n > uint64(r.unread()) {
 		return nil, errCacheCorrupt
 	}
-	b := make([]byte, n)
+	var b []byte
+	if uint64(cap(buf)) >= n {
+		b = buf[:n]
+	} else {
+		b = make([]byte, n)
+	}
 	if _, err := io.ReadFull(r.br, b); err != nil {
 		return nil, errCacheCorrupt
 	}
@@ -93,8 +104,11 @@ func (r *cacheReader) str() (string, error) {
 	return string(b), err
 }
 
-// block reads the next block of documents; false after the last.
-func (r *cacheReader) block() (docBlock, bool, error) {
+// block reads the next block of documents; false after the last. Its
+// bytes go into reuse (a block decoded already, whose bytes no document
+// keeps) when it can hold them: at a million files the blocks add up to
+// 366 MB of garbage otherwise, made while the heap grows to gigabytes.
+func (r *cacheReader) block(reuse []byte) (docBlock, bool, error) {
 	tag, err := r.br.ReadByte()
 	switch {
 	case err != nil:
@@ -109,7 +123,12 @@ func (r *cacheReader) block() (docBlock, bool, error) {
 	if err := cmp.Or(err1, err2); err != nil {
 		return docBlock{}, false, err
 	}
-	data, err := r.bytes(size)
+	if uint64(cap(reuse)) < size && size <= uint64(r.unread()) {
+		// blocks are about cacheBlock bytes, each over it by its last
+		// document: room for the next one too
+		reuse = make([]byte, 0, size+size/8)
+	}
+	data, err := r.bytesInto(size, reuse)
 	if err != nil {
 		return docBlock{}, false, err
 	}

@@ -56,6 +56,10 @@ type packReader struct {
 	files map[string]*os.File
 	br    *bufio.Reader
 	zr    io.ReadCloser
+	// reuse: each read's bytes are valid until the next read only (buf
+	// is read into again): for a parse that keeps nothing of them.
+	reuse bool
+	buf   []byte
 }
 
 func (pb *packBlobs) reader() *packReader {
@@ -74,8 +78,8 @@ func (r *packReader) Close() {
 const packBlobType = 3 // OBJ_BLOB in a pack entry header
 
 // read returns the blob's bytes (nil, with its size, when it is over
-// content.MaxFileSize), or ok false when the blob is not a whole object in
-// a known pack.
+// content.MaxFileSize; with reuse, valid until the next read), or ok
+// false when the blob is not a whole object in a known pack.
 func (r *packReader) read(h plumbing.Hash) (data []byte, size int64, ok bool) {
 	if r == nil {
 		return nil, 0, false
@@ -130,7 +134,15 @@ func (r *packReader) readAt(f *os.File, off int64) ([]byte, int64, bool) {
 	} else if err := r.zr.(zlib.Resetter).Reset(r.br, nil); err != nil {
 		return nil, 0, false
 	}
-	data := make([]byte, size)
+	var data []byte
+	if r.reuse {
+		if int64(cap(r.buf)) < size {
+			r.buf = make([]byte, size)
+		}
+		data = r.buf[:size]
+	} else {
+		data = make([]byte, size)
+	}
 	if _, err := io.ReadFull(r.zr, data); err != nil {
 		return nil, 0, false // the object store reports what is wrong
 	}

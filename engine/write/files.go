@@ -121,6 +121,25 @@ func docOfPath(p string) Doc {
 	return Doc{Kind: KindItem, Type: segs[1]}
 }
 
+// pageAt is the page of the branch's snapshot (of locale loc) whose file
+// is p, when one is: a Hugo leaf bundle's content/about/index.md and
+// content/about.md are pages, though their paths look like an item's.
+func (v view) pageAt(p, loc string) (Doc, bool) {
+	if !strings.HasPrefix(p, "content/") && (v.own == nil || v.own.Site == nil || v.own.Site.I18n == nil) {
+		return Doc{}, false // pages/…: docOfPath says so
+	}
+	site := localeSite(v.own, loc)
+	if site == nil {
+		return Doc{}, false
+	}
+	for _, pg := range site.Pages {
+		if pg.Meta.Path == p {
+			return Doc{Kind: KindPage, Slug: pg.Slug, Locale: loc}, true
+		}
+	}
+	return Doc{}, false
+}
+
 // PutFile writes a whole content file (front matter and body as the
 // editor made them) at p: checked as a document write is (the file
 // parses, the content rules, the content model, a slug no other document
@@ -163,6 +182,9 @@ func (w *Writer) writeFile(ctx context.Context, p string, data []byte, del bool,
 	loc, virt := virtualPath(i18n, p)
 	d := docOfPath(virt)
 	d.Locale = loc
+	if sd, ok := v.pageAt(p, loc); ok {
+		d = sd // a page whose path looks like an item's (content/about/index.md)
+	}
 	if d.Kind == KindItem && !content.ValidType(d.Type) {
 		return Result{}, fault.New(fault.Invalid, "invalid content type %q in %s", d.Type, p)
 	}

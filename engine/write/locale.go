@@ -39,6 +39,16 @@ func (v view) i18n() *content.I18n {
 	return snap.Site.I18n
 }
 
+// siteOf is the served site of the branch (else the published one's):
+// what a file written is read with (its declared types, its locales'
+// folders); nil before the first load.
+func (v view) siteOf() *content.Site {
+	if snap := v.ownOrPublished(); snap != nil {
+		return snap.Site
+	}
+	return nil
+}
+
 // checkLocale resolves d.Locale: "" is the default locale on a site with
 // locales; a locale the site does not have is Invalid, its message the
 // one the read routes give (engine.LocaleError).

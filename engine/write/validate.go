@@ -59,7 +59,7 @@ func (pn planner) validate(ctx context.Context, pl *plan, d Doc, data []byte, do
 			}
 		}
 	}
-	site, fields := assembleOne(pl.path, virt, src, doc)
+	site, fields := assembleOne(pn.siteOf(), pl.path, virt, src, doc)
 	if len(fields) > 0 {
 		return &ValidationError{append(fields, others...)}
 	}
@@ -118,10 +118,12 @@ func (pn planner) validate(ctx context.Context, pl *plan, d Doc, data []byte, do
 
 // assembleOne assembles the one document doc of the file p, read at its
 // path virt in its locale's site (src: the file's own path when not
-// virt): the site, and the problems of p as the fields they are at.
-func assembleOne(p, virt, src string, doc *content.Doc) (*content.Site, []FieldProblem) {
+// virt) as the served site of (nil: none) reads it (its declared types,
+// its locales' folders: a leaf bundle's index.md is a page or an item
+// as there): the site, and the problems of p as the fields they are at.
+func assembleOne(of *content.Site, p, virt, src string, doc *content.Doc) (*content.Site, []FieldProblem) {
 	var fields []FieldProblem
-	site, problems := content.Assemble([]content.File{{Path: virt, Source: src, Doc: doc}})
+	site, problems := content.AssembleOne(content.File{Path: virt, Source: src, Doc: doc}, of)
 	for _, pr := range problems {
 		if pr.Path == p && pr.Level != content.LevelWarn {
 			fields = append(fields, FieldProblem{keyAtLine(doc, pr.Line), pr.Message})
@@ -159,7 +161,7 @@ func (pn planner) otherReadings(ctx context.Context, pl *plan, c *content.I18n, 
 				continue
 			}
 		}
-		_, fields := assembleOne(pl.path, virt, src, ld)
+		_, fields := assembleOne(pn.siteOf(), pl.path, virt, src, ld)
 		if len(fields) == 0 && t != nil {
 			for _, p := range t.Validate(ld) {
 				if !p.Warn {

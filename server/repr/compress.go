@@ -39,8 +39,11 @@ const gzTrailer = 8
 type encodings struct {
 	gzOnce sync.Once
 	gz     []byte // a whole gzip member: header, fragment, final block, trailer
-	brOnce sync.Once
-	br     []byte
+	// gzShift is crcShift of the body's length: with the CRC in gz's
+	// trailer, what a list needs to add the body to its CRC (Fragment).
+	gzShift uint32
+	brOnce  sync.Once
+	br      []byte
 }
 
 var flatePool = sync.Pool{New: func() any {
@@ -70,6 +73,12 @@ func GzipBody(res *engine.Resource) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	return keptGzip(res, body).gz, EncodedETag(etag, "gz"), nil
+}
+
+// keptGzip is res's kept gzip encoding, made from body (res's Body) on
+// first use.
+func keptGzip(res *engine.Resource, body []byte) *encodings {
 	e := &keptOf(res).enc
 	e.gzOnce.Do(func() {
 		frag := Deflate(body)
@@ -79,20 +88,48 @@ func GzipBody(res *engine.Resource) ([]byte, string, error) {
 		gz = append(gz, finalBlock...)
 		gz = binary.LittleEndian.AppendUint32(gz, crc32.ChecksumIEEE(body))
 		gz = binary.LittleEndian.AppendUint32(gz, uint32(len(body)))
-		e.gz = gz
+		e.gz, e.gzShift = gz, crcShift(len(body))
 	})
-	return e.gz, EncodedETag(etag, "gz"), nil
+	return e
 }
 
 // Deflated returns res's Body as a DEFLATE fragment (see Deflate), the
 // part of the kept gzip encoding between its header and its final block,
 // for a list to join without compressing the item again.
 func Deflated(res *engine.Resource) ([]byte, error) {
-	gz, _, err := GzipBody(res)
+	f, err := DeflatedFragment(res)
+	return f.Deflated, err
+}
+
+// Fragment is a resource's Body as a kept DEFLATE fragment, with what a
+// gzip list needs besides to join it (GzipPart): the body's length and
+// CRC-32, so that the list's CRC is made without reading the body.
+type Fragment struct {
+	Deflated   []byte
+	Size       int
+	crc, shift uint32
+}
+
+// DeflatedFragment is Deflated with the body's length and CRC.
+func DeflatedFragment(res *engine.Resource) (Fragment, error) {
+	body, _, err := res.Body()
 	if err != nil {
-		return nil, err
+		return Fragment{}, err
 	}
-	return gz[len(gzipHeader) : len(gz)-len(finalBlock)-gzTrailer], nil
+	e := keptGzip(res, body)
+	gz := e.gz
+	return Fragment{
+		Deflated: gz[len(gzipHeader) : len(gz)-len(finalBlock)-gzTrailer],
+		Size:     len(body),
+		crc:      binary.LittleEndian.Uint32(gz[len(gz)-gzTrailer:]),
+		shift:    e.gzShift,
+	}, nil
+}
+
+// AppendCRC is the CRC-32 of a content whose CRC is crc followed by f's
+// body: crc32.Update(crc, crc32.IEEETable, body) without the body.
+func (f Fragment) AppendCRC(crc uint32) uint32 {
+	return crcCombine(crc, f.crc, f.shift)
 }
 
 // BrotliBody returns the brotli encoding of res's Body (made on first use,
@@ -157,24 +194,79 @@ func GzipJoin(parts []GzipPart, crc uint32, size int) []byte {
 // and their total length: the fragments are the kept ones, not copied
 // (a list request writes them from where they are, making no body).
 func GzipJoinParts(parts []GzipPart, crc uint32, size int) ([][]byte, int) {
-	out := make([][]byte, 0, len(parts)+3)
-	n := 0
-	add := func(b []byte) {
-		out = append(out, b)
-		n += len(b)
+	raw := 0
+	for _, p := range parts {
+		if p.Deflated == nil {
+			raw += len(p.Raw)
+		}
 	}
-	add(gzipHeader)
+	var g GzipPieces
+	g.Start(len(parts), raw)
 	for _, p := range parts {
 		if p.Deflated != nil {
-			add(p.Deflated)
-			continue
+			g.add(p.Deflated)
+		} else {
+			g.addStored(p.Raw)
 		}
-		add(appendStored(make([]byte, 0, len(p.Raw)+5*(len(p.Raw)/0xffff+1)), p.Raw))
 	}
-	add(finalBlock)
-	trailer := binary.LittleEndian.AppendUint32(make([]byte, 0, gzTrailer), crc)
-	add(binary.LittleEndian.AppendUint32(trailer, uint32(size)))
-	return out, n
+	return g.end(crc, size)
+}
+
+// GzipPieces builds, a part at a time, the pieces GzipJoinParts returns,
+// with the CRC-32 and length of the content as it goes: a list adds its
+// own bytes (Raw) and its items' kept fragments (Fragment), whose CRCs
+// are combined rather than computed from their bodies again.
+type GzipPieces struct {
+	out  [][]byte
+	buf  []byte // the stored blocks and the trailer, one buffer
+	n    int    // bytes in out
+	crc  uint32 // of the content so far
+	size int    // its length
+}
+
+// Start makes room for parts parts, of which raw bytes are sent as they
+// are; the gzip header is the first piece.
+func (g *GzipPieces) Start(parts, raw int) {
+	g.out = make([][]byte, 0, parts+3)
+	g.buf = make([]byte, 0, raw+5*(parts+raw/0xffff+1)+gzTrailer)
+	g.add(gzipHeader)
+}
+
+// Raw adds b, sent in stored blocks.
+func (g *GzipPieces) Raw(b []byte) {
+	g.addStored(b)
+	g.crc = crc32.Update(g.crc, crc32.IEEETable, b)
+	g.size += len(b)
+}
+
+// Fragment adds a kept fragment (DeflatedFragment).
+func (g *GzipPieces) Fragment(f Fragment) {
+	g.add(f.Deflated)
+	g.crc = f.AppendCRC(g.crc)
+	g.size += f.Size
+}
+
+// Done ends the member and returns its pieces and their length.
+func (g *GzipPieces) Done() ([][]byte, int) { return g.end(g.crc, g.size) }
+
+func (g *GzipPieces) add(b []byte) {
+	g.out = append(g.out, b)
+	g.n += len(b)
+}
+
+func (g *GzipPieces) addStored(b []byte) {
+	at := len(g.buf)
+	g.buf = appendStored(g.buf, b)
+	g.add(g.buf[at:len(g.buf):len(g.buf)])
+}
+
+func (g *GzipPieces) end(crc uint32, size int) ([][]byte, int) {
+	g.add(finalBlock)
+	at := len(g.buf)
+	g.buf = binary.LittleEndian.AppendUint32(g.buf, crc)
+	g.buf = binary.LittleEndian.AppendUint32(g.buf, uint32(size))
+	g.add(g.buf[at:])
+	return g.out, g.n
 }
 
 // GzipPart is one piece of GzipJoin's content.
