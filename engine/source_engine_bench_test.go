@@ -16,7 +16,13 @@ import (
 func benchEngineSite(b *testing.B) string {
 	if dir := os.Getenv("FOLIO_BENCH_SITE"); dir != "" {
 		bare := filepath.Join(b.TempDir(), "site.git")
-		srcGit(b, filepath.Dir(bare), "clone", "-q", "--bare", dir, bare)
+		args := []string{"clone", "-q", "--bare"}
+		// FOLIO_BENCH_SITE_CONFIG: settings of the served clone, such as
+		// "core.looseCompression=0" (docs/deploy.md)
+		for _, kv := range strings.Fields(os.Getenv("FOLIO_BENCH_SITE_CONFIG")) {
+			args = append(args, "-c", kv)
+		}
+		srcGit(b, filepath.Dir(bare), append(args, dir, bare)...)
 		return bare
 	}
 	return benchSite(b, 10000, 50)
@@ -182,7 +188,9 @@ func benchEngine(b *testing.B, site string) {
 func benchWorkClone(b *testing.B, site, p string) (*srcTestRepo, []byte) {
 	b.Helper()
 	work := filepath.Join(b.TempDir(), "work")
-	srcGit(b, filepath.Dir(work), "clone", "-q", site, work)
+	// only p checked out: a work tree of a 1M-file site takes minutes
+	srcGit(b, filepath.Dir(work), "clone", "-q", "--sparse", site, work)
+	srcGit(b, work, "sparse-checkout", "set", "--no-cone", "/"+p)
 	orig, err := os.ReadFile(filepath.Join(work, filepath.FromSlash(p)))
 	if err != nil {
 		b.Fatal(err)

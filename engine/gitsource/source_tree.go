@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -51,6 +52,9 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 	if err != nil {
 		return rawTree{}, false
 	}
+	if obj, ok := inflateStored(raw); ok {
+		return storedTree(obj)
+	}
 	lt.br.Reset(raw)
 	if lt.zr == nil {
 		if lt.zr, err = zlib.NewReader(&lt.br); err != nil {
@@ -72,16 +76,9 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 		}
 		n++
 	}
-	kind, sz, found := strings.Cut(string(head[:n]), " ")
-	if n == len(head) || !found || kind != "tree" {
+	size, ok := treeHeader(string(head[:n]))
+	if n == len(head) || !ok {
 		return rawTree{}, false
-	}
-	size := 0
-	for _, c := range []byte(sz) {
-		if c < '0' || c > '9' || size > 1<<40 {
-			return rawTree{}, false
-		}
-		size = size*10 + int(c-'0')
 	}
 	// Deflate cannot expand more than about 1032 times: a header that
 	// claims more is not to be believed (nor allocated for).
@@ -101,6 +98,44 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 	tree := b.String()
 	entries, ends, ok := parseTree(tree)
 	if !ok || len(tree) > 1<<31-1 {
+		return rawTree{}, false
+	}
+	return rawTree{raw: tree, entries: entries, ends: ends}, true
+}
+
+// treeHeader is the size a loose object's header ("tree <size>", before
+// its NUL) gives, or ok false when it is not a tree's.
+func treeHeader(head string) (size int, ok bool) {
+	kind, sz, found := strings.Cut(head, " ")
+	if !found || kind != "tree" {
+		return 0, false
+	}
+	for _, c := range []byte(sz) {
+		if c < '0' || c > '9' || size > 1<<40 {
+			return 0, false
+		}
+		size = size*10 + int(c-'0')
+	}
+	return size, true
+}
+
+// storedTree is the tree whose loose object's content (header and tree)
+// is obj, read by inflateStored: the tree's bytes are obj's, not copied.
+func storedTree(obj []byte) (rawTree, bool) {
+	nul := bytes.IndexByte(obj[:min(len(obj), 32)], 0)
+	if nul < 0 {
+		return rawTree{}, false
+	}
+	size, ok := treeHeader(string(obj[:nul]))
+	if !ok || size != len(obj)-nul-1 || size > 1<<31-1 {
+		return rawTree{}, false
+	}
+	tree := ""
+	if size > 0 {
+		tree = unsafe.String(&obj[nul+1], size)
+	}
+	entries, ends, ok := parseTree(tree)
+	if !ok {
 		return rawTree{}, false
 	}
 	return rawTree{raw: tree, entries: entries, ends: ends}, true

@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,14 @@ import (
 // would refuse some of them), and returns its hash.
 func hashTree(t *testing.T, gitDir string, raw []byte) plumbing.Hash {
 	t.Helper()
-	cmd := exec.Command("git", "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
+	return hashTreeLevel(t, gitDir, raw, -1)
+}
+
+// hashTreeLevel is hashTree with git's core.looseCompression set to level
+// (-1: git's default; 0: stored, as docs/deploy.md recommends).
+func hashTreeLevel(t *testing.T, gitDir string, raw []byte, level int) plumbing.Hash {
+	t.Helper()
+	cmd := exec.Command("git", "-c", fmt.Sprintf("core.looseCompression=%d", level), "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
 	cmd.Dir = gitDir
 	cmd.Env = srcGitEnv(time.Time{})
 	cmd.Stdin = bytes.NewReader(raw)
@@ -62,6 +70,19 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 	for _, raw := range good {
 		hashes = append(hashes, hashTree(t, gitDir, raw))
 	}
+	// and written uncompressed, as core.looseCompression 0 has git write
+	// them (inflateStored)
+	stored := filepath.Join(t.TempDir(), "stored.git")
+	srcGit(t, filepath.Dir(stored), "init", "-q", "--bare", stored)
+	storedLT := &looseTrees{objects: filepath.Join(stored, "objects")}
+	for _, raw := range good {
+		h := hashTreeLevel(t, stored, raw, 0)
+		got, ok := storedLT.read(h)
+		want, wok := lt.read(h)
+		if !ok || !wok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("stored tree %s: got %v, %v; want %v", h, got, ok, want)
+		}
+	}
 	for _, rev := range []string{"HEAD^{tree}", "HEAD:content", "HEAD:content/posts", "HEAD:pages"} {
 		hashes = append(hashes, plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", rev)))
 	}
@@ -90,6 +111,9 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 		if _, ok := lt.read(hashTree(t, gitDir, raw)); ok {
 			t.Errorf("malformed tree %q read", raw)
 		}
+		if _, ok := storedLT.read(hashTreeLevel(t, stored, raw, 0)); ok {
+			t.Errorf("malformed stored tree %q read", raw)
+		}
 	}
 
 	// Packed: left to the object store.
@@ -105,7 +129,17 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 // out again by LooseTree (the history index asks for them next) without
 // reading their objects again, and are go-git's entries.
 func TestLooseTree_AfterPush(t *testing.T) {
+	for _, level := range []string{"-1", "0"} {
+		t.Run("looseCompression="+level, func(t *testing.T) { looseTreeAfterPush(t, level) })
+	}
+}
+
+// looseTreeAfterPush is TestLooseTree_AfterPush with the served
+// repository's core.looseCompression at level (0: the push's trees are
+// written uncompressed and read by inflateStored).
+func looseTreeAfterPush(t *testing.T, level string) {
 	r := newSrcBareSite(t)
+	srcGit(t, r.Site(), "config", "core.looseCompression", level)
 	r.Commit(srcDay(0), map[string]string{"content/posts/a.md": "---\ntitle: A\n---\n", "content/posts/b.md": "---\ntitle: B\n---\n"})
 	r.Push(false)
 	src := openSrc(t, r.Site(), t.TempDir(), &srcTestParser{})
@@ -122,6 +156,12 @@ func TestLooseTree_AfterPush(t *testing.T) {
 	}
 	// The object gone: only the Load's copy can answer.
 	hex := h.String()
+	if level == "0" {
+		raw, err := os.ReadFile(filepath.Join(r.Site(), "objects", hex[:2], hex[2:]))
+		if _, stored := inflateStored(raw); err != nil || !stored {
+			t.Fatalf("the push's tree is not written uncompressed (%v)", err)
+		}
+	}
 	if err := os.Remove(filepath.Join(r.Site(), "objects", hex[:2], hex[2:])); err != nil {
 		t.Fatalf("the push's tree is not a loose object: %v", err)
 	}
