@@ -27,22 +27,18 @@ var spooledSteps = []struct {
 	name      string
 	committed bool
 	maybe     bool // the step runs beside the commit: either
-	// nameUnsynced: the sidecar's name is not durable yet, so a crash
-	// of the machine may lose it; the upload was not answered.
-	nameUnsynced bool
 }{
-	{"claimed", false, false, false},        // the claim of the key created, its name not synced
-	{"sidecar-bytes", false, false, false},  // the sidecar's bytes written, not synced
-	{"spool-sync", false, false, false},     // SyncSpooled begins: the first round's syncs begin
-	{"claims-synced", false, false, false},  // the claim's name synced
-	{"sidecar-synced", false, false, false}, // the sidecar's bytes synced
-	{"spool-synced", false, false, false},   // SyncSpooled done: the spooled file durable
-	{"linked", false, false, false},         // the key linked to the spooled file
-	{"sidecar-created", true, false, true},  // the sidecar created (the commit point), its name not synced
-	{"logged", true, false, true},           // the log entry written (beside the two syncs below)
-	{"committed", true, false, false},       // the sidecar's folder synced
-	{"folder-synced", true, true, false},    // the key's folder synced (beside the commit)
-	{"returned", true, false, false},        // Create returned (the spooled name removed)
+	{"claimed", false, false},        // the claim of the key created, its name not synced
+	{"sidecar-bytes", false, false},  // the sidecar's bytes written, not synced
+	{"spool-sync", false, false},     // SyncSpooled begins: the first round's syncs begin
+	{"claims-synced", false, false},  // the claim's name synced
+	{"sidecar-synced", false, false}, // the sidecar's bytes synced
+	{"spool-synced", false, false},   // SyncSpooled done: the spooled file durable
+	{"linked", false, false},         // the key linked to the spooled file
+	{"committed", true, false},       // the sidecar created and its folder synced
+	{"logged", true, false},          // the log entry written
+	{"folder-synced", true, true},    // the key's folder synced (beside the commit)
+	{"returned", true, false},        // Create returned (the spooled name removed)
 }
 
 const (
@@ -82,7 +78,6 @@ func (s *killingStorage) LinkSpooled(ctx context.Context, key string, f *os.File
 	err := s.Storage.LinkSpooled(ctx, key, f)
 	if s.k.armed.Load() {
 		fmt.Printf("key %s\n", key)
-		fmt.Printf("id %s\n", strings.TrimPrefix(filepath.Base(f.Name()), "upload-"))
 	}
 	s.k.at("linked")
 	return err
@@ -120,18 +115,8 @@ func (s *killingState) CreateUnsynced(ctx context.Context, key string, data []by
 
 func (s *killingState) SyncNames(ctx context.Context, keys []string) error {
 	err := s.State.SyncNames(ctx, keys)
-	if strings.HasPrefix(keys[0], "claims/") {
-		s.k.at("claims-synced")
-	} else {
-		s.k.at("committed")
-	}
+	s.k.at("claims-synced")
 	return err
-}
-
-func (s *killingState) CreatePreparedUnsynced(ctx context.Context, key string, po media.PreparedObject) (string, error) {
-	tag, err := s.State.CreatePreparedUnsynced(ctx, key, po)
-	s.k.at("sidecar-created")
-	return tag, err
 }
 
 func (s *killingState) PrepareCreate(data []byte) (media.PreparedObject, error) {
@@ -224,7 +209,7 @@ func TestCrash_SpooledUploadKilled(t *testing.T) {
 				if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 					t.Fatalf("child not killed: %v\n%s%s", err, out, stderr.Bytes())
 				}
-				var keptID, doomedKey, doomedID string
+				var keptID, doomedKey string
 				sc := bufio.NewScanner(bytes.NewReader(out))
 				for sc.Scan() {
 					if v, ok := strings.CutPrefix(sc.Text(), "kept "); ok {
@@ -233,20 +218,8 @@ func TestCrash_SpooledUploadKilled(t *testing.T) {
 					if v, ok := strings.CutPrefix(sc.Text(), "key "); ok {
 						doomedKey = v
 					}
-					if v, ok := strings.CutPrefix(sc.Text(), "id "); ok {
-						doomedID = v
-					}
 				}
 				committed := step.committed
-				if power && step.nameUnsynced {
-					// The sidecar's folder not synced yet: its name lost
-					// with the key's (the worst case; the log entry, when
-					// written, survives).
-					if err := os.Remove(stateItem(e.root, doomedID)); err != nil {
-						t.Fatal(err)
-					}
-					committed = false
-				}
 				if power && doomedKey != "" && !committed {
 					// Not committed: nothing of it was synced but its
 					// claim; the key's name may or may not be there.

@@ -280,18 +280,6 @@ func (l *Library) commitNew(ctx context.Context, it *Item, side *sidecarAhead) e
 	return l.sync.commit(ctx, it, side)
 }
 
-// commitNewAhead is commitNew of a sidecar whose bytes are durable
-// already, with alsoSync run beside the sync of its name
-// (stateSync.commitAhead).
-func (l *Library) commitNewAhead(ctx context.Context, it *Item, side *sidecarAhead, alsoSync func() error) (committed bool, alsoErr, err error) {
-	l.folderMu.RLock()
-	defer l.folderMu.RUnlock()
-	if !l.folderExists(it.Folder) {
-		return false, nil, errorf(ErrFolderNotFound, "folder %s not found", it.Folder)
-	}
-	return l.sync.commitAhead(ctx, it, side, alsoSync)
-}
-
 // reserveName picks the first free name "<name>", "<name-1>", … in the
 // current month folder such that neither the original's key nor any of its
 // derivative keys is claimed by an item or reserved by a write in flight,

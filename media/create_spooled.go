@@ -26,12 +26,9 @@ const spoolPrefix = "upload-"
 //     then at once: the spooled file's bytes and its name in tmpDir
 //     (upload-<id>), the claim's name (a sync of the claims' folder),
 //     and the sidecar's bytes;
-//  2. the key linked to the spooled file and the sidecar created (the
-//     commit point), neither synced; then at once: the sidecar's folder
-//     and the key's folder, while the item is applied and logged
-//     (commitAhead; where the state cannot create a name without a
-//     sync, the sidecar's create syncs it beside the key's folder, and
-//     the item is logged after).
+//  2. the key linked to the spooled file (no sync) and the sidecar
+//     created (the commit point), then at once: the sidecar's folder and
+//     the key's folder.
 //
 // No sync of the first round begins before all its files and names are
 // made: on ext4 a sync that begins while another file is still being
@@ -73,27 +70,6 @@ func (l *Library) createSpooled(ctx context.Context, sl SpoolLinker, orig *origi
 	}
 	if err := sl.LinkSpooled(ctx, it.Key, orig.file); err != nil {
 		return fail(storageError(err), false)
-	}
-	if side != nil && side.syncer != nil {
-		syncKey := func() error { return sl.SyncFolders(context.WithoutCancel(ctx), []string{it.Key}) }
-		committed, folderErr, err := l.commitNewAhead(ctx, it, side, syncKey)
-		if !committed {
-			return fail(err, true)
-		}
-		if folderErr != nil || err != nil {
-			// Committed: the spooled name, durable, stands for the key
-			// until the next start links it again.
-			orig.moved = true
-		}
-		if folderErr != nil {
-			l.log.Warn("media: the folder of an upload not synced; its spooled file is kept for the next start", "key", it.Key, "err", folderErr)
-		}
-		if err != nil {
-			// The item stands, whole, but its sidecar's name may not
-			// survive a crash of the machine: not answered as done.
-			return nil, err
-		}
-		return l.view(it), nil
 	}
 	folder := make(chan error, 1)
 	go func() { folder <- sl.SyncFolders(context.WithoutCancel(ctx), []string{it.Key}) }()

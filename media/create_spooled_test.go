@@ -67,11 +67,6 @@ func (r *roundsState) CreatePrepared(ctx context.Context, key string, po media.P
 	return r.State.CreatePrepared(ctx, key, po)
 }
 
-func (r *roundsState) CreatePreparedUnsynced(ctx context.Context, key string, po media.PreparedObject) (string, error) {
-	r.nameOnce.Do(func() { close(r.sidecarName) })
-	return r.State.CreatePreparedUnsynced(ctx, key, po)
-}
-
 // roundsStorage is the real local storage whose folder syncs wait until
 // the sidecar's create begins.
 type roundsStorage struct {
@@ -256,70 +251,6 @@ func TestCreate_SpooledUploadWritesBeforeSyncing(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(it.Key)))
 	if err != nil || string(got) != string(pdfBytes) {
 		t.Fatalf("original: %q, %v", got, err)
-	}
-	e.close(t, l)
-	if got, ok := e.open(t).Get(it.ID); !ok || got.Key != it.Key {
-		t.Errorf("after a restart: %+v %v", got, ok)
-	}
-}
-
-// logBeside is the real local state whose syncs of a sidecar's name (and
-// synced creates of a sidecar) wait until a log entry's create begins.
-type logBeside struct {
-	*local.State
-	logged chan struct{}
-	once   sync.Once
-}
-
-func (s *logBeside) CreateUnsynced(ctx context.Context, key string, data []byte) (string, error) {
-	if strings.HasPrefix(key, "log/") {
-		s.once.Do(func() { close(s.logged) })
-	}
-	return s.State.CreateUnsynced(ctx, key, data)
-}
-
-func (s *logBeside) SyncNames(ctx context.Context, keys []string) error {
-	if strings.HasPrefix(keys[0], "items/") {
-		if err := waitSignal(s.logged, "the sidecar's name's sync, for the log entry,"); err != nil {
-			return err
-		}
-	}
-	return s.State.SyncNames(ctx, keys)
-}
-
-func (s *logBeside) CreatePrepared(ctx context.Context, key string, po media.PreparedObject) (string, error) {
-	if err := waitSignal(s.logged, "the sidecar's synced create, for the log entry,"); err != nil {
-		return "", err
-	}
-	return s.State.CreatePrepared(ctx, key, po)
-}
-
-// An upload of one file writes its log entry while its second round of
-// syncs (the sidecar's folder, the key's folder) runs, not after it: a
-// sync of the sidecar's name that waits for the log entry does not hold
-// the upload up. The item is answered, whole, and read back after a
-// restart.
-func TestCreate_SpooledUploadLogsBesideTheSyncs(t *testing.T) {
-	e := newEnv(t)
-	st, err := local.OpenState(filepath.Join(e.root, local.StateDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lb := &logBeside{State: st, logged: make(chan struct{})}
-	cfg := e.cfg
-	cfg.State = lb
-	l, err := media.Open(context.Background(), cfg)
-	if err != nil {
-		st.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close(); st.Close() })
-	it := mustCreate(t, l, "a.pdf", pdfBytes, "")
-	if !fileExists(t, stateItem(e.root, it.ID)) {
-		t.Errorf("no sidecar for %s", it.ID)
-	}
-	if ents, _ := os.ReadDir(filepath.Join(e.root, ".tmp")); len(ents) != 0 {
-		t.Errorf("left in the temporary folder: %v", ents)
 	}
 	e.close(t, l)
 	if got, ok := e.open(t).Get(it.ID); !ok || got.Key != it.Key {

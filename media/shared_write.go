@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -159,50 +158,6 @@ func (s *stateSync) commit(ctx context.Context, it *Item, side *sidecarAhead) er
 	s.apply(&e)
 	s.appendLog(ctx, e)
 	return nil
-}
-
-// commitAhead is commit of a sidecar whose bytes syncFirstRound made
-// durable, on a state that can create its name without a sync
-// (side.syncer): the name is created, then the sync of its folder and
-// alsoSync run while the item is applied and logged (the log entry's
-// own file is made meanwhile instead of after them). It returns when all
-// are done: alsoErr is alsoSync's outcome; err is the create's, or the
-// sync of the sidecar's name, which fails after the item was applied
-// (committed reports it).
-//
-// A log entry (never synced: SetUnsyncedLog) may then be written before
-// the sidecar's name is durable; after a crash of the machine that lost
-// the name, the writer's start drops the item the entry names, as for
-// any item whose sidecar is gone (reconcileListed). The upload was not
-// answered.
-func (s *stateSync) commitAhead(ctx context.Context, it *Item, side *sidecarAhead, alsoSync func() error) (committed bool, alsoErr, err error) {
-	data, obj, err := side.wait()
-	if err != nil {
-		return false, nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
-	}
-	key := itemStateKey(it.ID)
-	tag, err := side.syncer.CreatePreparedUnsynced(ctx, key, obj)
-	if errors.Is(err, ErrPrecondition) {
-		// As in commit: this very write, retried.
-		if got, gtag, gerr := s.st.Get(ctx, key); gerr == nil && bytes.Equal(got, data) {
-			tag, err = gtag, nil
-		}
-	}
-	if err != nil {
-		return false, nil, fmt.Errorf("media: write sidecar: %w", storageError(err))
-	}
-	var nameErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { nameErr = side.syncer.SyncNames(context.WithoutCancel(ctx), []string{key}) })
-	wg.Go(func() { alsoErr = alsoSync() })
-	e := logEntry{Op: opPut, Item: it, ETag: tag}
-	s.apply(&e)
-	s.appendLog(ctx, e)
-	wg.Wait()
-	if nameErr != nil {
-		return true, alsoErr, fmt.Errorf("media: write sidecar: %w", storageError(nameErr))
-	}
-	return true, alsoErr, nil
 }
 
 // swapSidecar reads the sidecar of id afresh, makes its next version with

@@ -96,12 +96,6 @@ type UnsyncedPreparer interface {
 	// SyncPrepared makes the bytes of p durable; CreatePrepared refuses
 	// bytes PrepareCreateUnsynced wrote until it has.
 	SyncPrepared(p PreparedObject) error
-	// CreatePreparedUnsynced is CreatePrepared without the sync of the
-	// object's name, which SyncNames makes durable.
-	CreatePreparedUnsynced(ctx context.Context, key string, p PreparedObject) (etag string, err error)
-	// SyncNames makes the names of objects created without a sync
-	// durable.
-	SyncNames(ctx context.Context, keys []string) error
 }
 
 // StateObject is one entry of a StateStore listing.

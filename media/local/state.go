@@ -525,18 +525,6 @@ func (st *State) SyncNames(ctx context.Context, keys []string) error {
 // name is made (link(2): ErrPrecondition when it exists) and synced. The
 // temporary file is gone afterwards, whatever the outcome.
 func (st *State) CreatePrepared(ctx context.Context, key string, po media.PreparedObject) (string, error) {
-	return st.createPrepared(ctx, key, po, true)
-}
-
-// CreatePreparedUnsynced is CreatePrepared without the sync of the key's
-// name (media.UnsyncedPreparer): SyncNames makes it durable. An upload
-// syncs it beside the sync of its original's folder, and logs the item
-// meanwhile.
-func (st *State) CreatePreparedUnsynced(ctx context.Context, key string, po media.PreparedObject) (string, error) {
-	return st.createPrepared(ctx, key, po, false)
-}
-
-func (st *State) createPrepared(ctx context.Context, key string, po media.PreparedObject, syncName bool) (string, error) {
 	p, ok := po.(*prepared)
 	if !ok || p.st != st {
 		return "", fmt.Errorf("local state: create %q: not prepared by this state", key)
@@ -567,7 +555,7 @@ func (st *State) createPrepared(ctx context.Context, key string, po media.Prepar
 		st.removeTemp(p.tmp)
 		return "", st.wrap("create", key, err)
 	}
-	return st.linkTemp(key, p.tmp, p.tag, syncName)
+	return st.linkTemp(key, p.tmp, p.tag, true)
 }
 
 // linkTemp links the temporary file tmp (tag tag) to key, syncing the

@@ -286,8 +286,7 @@ func TestState_CreateUnsynced(t *testing.T) {
 
 // PrepareCreateUnsynced writes an object's bytes ahead of its create
 // without syncing them: CreatePrepared refuses them until SyncPrepared
-// has synced them, then creates the object with the prepared tag (and
-// CreatePreparedUnsynced without syncing its name); a
+// has synced them, then creates the object with the prepared tag; a
 // discarded one leaves no temporary file. SyncNames syncs the folders of
 // objects CreateUnsynced made.
 func TestState_PrepareCreateUnsynced(t *testing.T) {
@@ -319,24 +318,6 @@ func TestState_PrepareCreateUnsynced(t *testing.T) {
 	}
 	if data, got, err := st.Get(ctx, "items/a.yaml"); err != nil || string(data) != "sidecar" || got != tag {
 		t.Errorf("get after CreatePrepared: %q %q %v (tag %q)", data, got, err, tag)
-	}
-	// Its name made without a sync, then synced.
-	po, err = st.PrepareCreateUnsynced([]byte("second"))
-	if err == nil {
-		err = st.SyncPrepared(po)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	tag, err = st.CreatePreparedUnsynced(ctx, "items/b.yaml", po)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data, got, err := st.Get(ctx, "items/b.yaml"); err != nil || string(data) != "second" || got != tag {
-		t.Errorf("get after CreatePreparedUnsynced: %q %q %v (tag %q)", data, got, err, tag)
-	}
-	if err := st.SyncNames(ctx, []string{"items/b.yaml"}); err != nil {
-		t.Error(err)
 	}
 	discarded, err := st.PrepareCreateUnsynced([]byte("gone"))
 	if err != nil {
