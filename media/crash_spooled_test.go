@@ -20,22 +20,25 @@ import (
 )
 
 // The steps of an upload of one file (createSpooled) that
-// TestCrash_SpooledUploadKilled kills a process at, in their order, and
-// whether the upload is committed once the step is done.
+// TestCrash_SpooledUploadKilled kills a process at, in their order (the
+// first two, and the three after spool-sync, in any order among them),
+// and whether the upload is committed once the step is done.
 var spooledSteps = []struct {
 	name      string
 	committed bool
 	maybe     bool // the step runs beside the commit: either
 }{
-	{"spool-sync", false, false},    // SyncSpooled begins: the file spooled, nothing synced
-	{"claimed", false, false},       // the claim of the key created and synced
-	{"sidecar-bytes", false, false}, // the sidecar's bytes written and synced
-	{"spool-synced", false, false},  // SyncSpooled done: the spooled file durable
-	{"linked", false, false},        // the key linked to the spooled file
-	{"committed", true, false},      // the sidecar created and its folder synced
-	{"logged", true, false},         // the log entry written
-	{"folder-synced", true, true},   // the key's folder synced (beside the commit)
-	{"returned", true, false},       // Create returned (the spooled name removed)
+	{"claimed", false, false},        // the claim of the key created, its name not synced
+	{"sidecar-bytes", false, false},  // the sidecar's bytes written, not synced
+	{"spool-sync", false, false},     // SyncSpooled begins: the first round's syncs begin
+	{"claims-synced", false, false},  // the claim's name synced
+	{"sidecar-synced", false, false}, // the sidecar's bytes synced
+	{"spool-synced", false, false},   // SyncSpooled done: the spooled file durable
+	{"linked", false, false},         // the key linked to the spooled file
+	{"committed", true, false},       // the sidecar created and its folder synced
+	{"logged", true, false},          // the log entry written
+	{"folder-synced", true, true},    // the key's folder synced (beside the commit)
+	{"returned", true, false},        // Create returned (the spooled name removed)
 }
 
 const (
@@ -104,13 +107,34 @@ func (s *killingState) CreateUnsynced(ctx context.Context, key string, data []by
 	if strings.HasPrefix(key, "log/") {
 		s.k.at("logged")
 	}
+	if strings.HasPrefix(key, "claims/") {
+		s.k.at("claimed")
+	}
 	return tag, err
+}
+
+func (s *killingState) SyncNames(ctx context.Context, keys []string) error {
+	err := s.State.SyncNames(ctx, keys)
+	s.k.at("claims-synced")
+	return err
 }
 
 func (s *killingState) PrepareCreate(data []byte) (media.PreparedObject, error) {
 	po, err := s.State.PrepareCreate(data)
 	s.k.at("sidecar-bytes")
 	return po, err
+}
+
+func (s *killingState) PrepareCreateUnsynced(data []byte) (media.PreparedObject, error) {
+	po, err := s.State.PrepareCreateUnsynced(data)
+	s.k.at("sidecar-bytes")
+	return po, err
+}
+
+func (s *killingState) SyncPrepared(po media.PreparedObject) error {
+	err := s.State.SyncPrepared(po)
+	s.k.at("sidecar-synced")
+	return err
 }
 
 func (s *killingState) CreatePrepared(ctx context.Context, key string, po media.PreparedObject) (string, error) {
@@ -195,12 +219,13 @@ func TestCrash_SpooledUploadKilled(t *testing.T) {
 						doomedKey = v
 					}
 				}
-				if power && doomedKey != "" && !step.committed {
+				committed := step.committed
+				if power && doomedKey != "" && !committed {
 					// Not committed: nothing of it was synced but its
 					// claim; the key's name may or may not be there.
 					os.Remove(keyPath(e.root, doomedKey))
 				}
-				if power && doomedKey != "" && step.committed && step.name != "folder-synced" && step.name != "returned" {
+				if power && doomedKey != "" && committed && step.name != "folder-synced" && step.name != "returned" {
 					// The key's folder may not be synced yet.
 					if err := os.Remove(keyPath(e.root, doomedKey)); err != nil {
 						t.Fatal(err)
@@ -217,8 +242,8 @@ func TestCrash_SpooledUploadKilled(t *testing.T) {
 						doomed = append(doomed, it)
 					}
 				}
-				if !step.maybe && (step.committed && len(doomed) != 1 || !step.committed && len(doomed) != 0) || len(doomed) > 1 {
-					t.Errorf("after a kill at %s: %d doomed items, want committed=%v", step.name, len(doomed), step.committed)
+				if !step.maybe && (committed && len(doomed) != 1 || !committed && len(doomed) != 0) || len(doomed) > 1 {
+					t.Errorf("after a kill at %s: %d doomed items, want committed=%v", step.name, len(doomed), committed)
 				}
 				// New uploads get names and ids of their own.
 				a := mustCreate(t, l, "doomed.pdf", pdfBytes, "")

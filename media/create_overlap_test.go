@@ -73,7 +73,10 @@ func (c *claimsAfter) CreateNameSynced(ctx context.Context, key string, data []b
 // An upload's original is synced beside the claims of its keys (each
 // with a sync of the claims' folder), not after them: a claim waiting for
 // the original's sync to begin does not hold the upload up. The original
-// is still renamed into place only after both, and the item is whole.
+// is still renamed into place only after both, and the item is whole. (A
+// PDF's claim is made without a sync, before any sync of its round
+// begins, and so does not wait here: the syncs then run at once, see
+// TestCreate_SpooledUploadWritesBeforeSyncing.)
 func TestCreate_OriginalSyncedBesideTheClaims(t *testing.T) {
 	e := newEnv(t)
 	store := &preparingStorage{Storage: e.store, started: make(chan struct{})}
@@ -139,6 +142,13 @@ func (p *preparingState) PrepareCreate(data []byte) (media.PreparedObject, error
 		close(p.started)
 	}
 	return p.State.PrepareCreate(data)
+}
+
+func (p *preparingState) PrepareCreateUnsynced(data []byte) (media.PreparedObject, error) {
+	if p.prepared.Add(1) == 1 {
+		close(p.started)
+	}
+	return p.State.PrepareCreateUnsynced(data)
 }
 
 // An upload's sidecar has its bytes synced beside the sync of its

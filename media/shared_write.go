@@ -24,6 +24,26 @@ func (s *stateSync) claimKeys(ctx context.Context, owner string, keys []string) 
 	return err
 }
 
+// claimKeysDeferred is claimKeys whose claims' names syncNames makes
+// durable, when the state can (replica.ClaimDeferred): syncNames must
+// return nil before any object of keys is made.
+func (s *stateSync) claimKeysDeferred(ctx context.Context, owner string, keys []string) (syncNames func(context.Context) error, err error) {
+	sync, err := s.rep.ClaimDeferred(ctx, owner, keys)
+	var taken *replica.KeyTakenError
+	if err != nil && !errors.As(err, &taken) {
+		return nil, storageError(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		if err := sync(ctx); err != nil {
+			return storageError(err)
+		}
+		return nil
+	}, nil
+}
+
 // releaseClaims deletes claims, best effort: a claim left behind only
 // keeps a name from being used.
 func (s *stateSync) releaseClaims(ctx context.Context, keys []string) {
@@ -37,6 +57,9 @@ type sidecarAhead struct {
 	data []byte
 	obj  PreparedObject
 	err  error
+	// syncer syncs obj (sync) when it was written without a sync
+	// (prepareSidecarUnsynced); nil when PrepareCreate synced it.
+	syncer UnsyncedPreparer
 }
 
 // prepareSidecar starts making it's sidecar durable ahead of commit; nil
@@ -54,6 +77,35 @@ func (s *stateSync) prepareSidecar(it *Item) *sidecarAhead {
 		}
 	}()
 	return sa
+}
+
+// prepareSidecarUnsynced is prepareSidecar whose bytes are written and
+// not synced, when the state can (UnsyncedPreparer): written reports
+// when they are, and sync makes them durable, which it must before
+// commit. nil when the state cannot prepare at all; when it can only
+// prepare with a sync, sync does nothing.
+func (s *stateSync) prepareSidecarUnsynced(it *Item) *sidecarAhead {
+	up, ok := s.st.(UnsyncedPreparer)
+	if !ok {
+		return s.prepareSidecar(it)
+	}
+	sa := &sidecarAhead{done: make(chan struct{}), syncer: up}
+	go func() {
+		defer close(sa.done)
+		if sa.data, sa.err = encodeSidecar(it); sa.err == nil {
+			sa.obj, sa.err = up.PrepareCreateUnsynced(sa.data)
+		}
+	}()
+	return sa
+}
+
+// sync makes the prepared bytes durable, once they are written (wait).
+func (sa *sidecarAhead) sync() error {
+	_, obj, err := sa.wait()
+	if err != nil || sa.syncer == nil {
+		return err
+	}
+	return sa.syncer.SyncPrepared(obj)
 }
 
 // wait is the prepared sidecar's outcome.

@@ -82,5 +82,21 @@ type PreparedCreator interface {
 // if CreatePrepared did not take them.
 type PreparedObject interface{ Discard() }
 
+// UnsyncedPreparer is a PreparedCreator that can write an object's bytes
+// ahead of its create without syncing them (media/local.State), so that
+// an upload writes all the files and names of its first round before it
+// syncs any: on ext4, a sync that begins while another file is still
+// being written is served by a second commit of the journal, after the
+// first.
+type UnsyncedPreparer interface {
+	PreparedCreator
+	// PrepareCreateUnsynced writes data as PrepareCreate does, without
+	// the sync.
+	PrepareCreateUnsynced(data []byte) (PreparedObject, error)
+	// SyncPrepared makes the bytes of p durable; CreatePrepared refuses
+	// bytes PrepareCreateUnsynced wrote until it has.
+	SyncPrepared(p PreparedObject) error
+}
+
 // StateObject is one entry of a StateStore listing.
 type StateObject = replica.Object

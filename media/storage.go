@@ -110,8 +110,13 @@ type SpoolLinker interface {
 	// Spooled reports whether f is a file SyncSpooled and LinkSpooled
 	// can take.
 	Spooled(f *os.File) bool
-	// SyncSpooled makes f readable as Put's files are (0644) and syncs
-	// its bytes and its name where it is.
+	// PrepareSpooled makes f readable as Put's files are (0644) and
+	// begins to write its bytes to the disk, without waiting: everything
+	// but the syncs, so that those of an upload's first round begin
+	// after every file and name of it is made.
+	PrepareSpooled(f *os.File) error
+	// SyncSpooled syncs the bytes and the name of f, which
+	// PrepareSpooled readied, where it is.
 	SyncSpooled(f *os.File) error
 	// LinkSpooled gives f the name key too, without a sync of key's
 	// folder (SyncFolders); f keeps its name.

@@ -25,16 +25,29 @@ func (s *Storage) Spooled(f *os.File) bool {
 	return filepath.IsAbs(f.Name()) && filepath.Dir(f.Name()) == filepath.Join(s.dir, spoolDir)
 }
 
-// SyncSpooled makes the spooled upload f durable where it is
-// (media.SpoolLinker): its mode made 0644 as Put's files, its bytes and
-// its name in the temporary folder synced, the two syncs at once. Syncs
-// of the folder that overlap (concurrent uploads) share one.
-func (s *Storage) SyncSpooled(f *os.File) error {
+// PrepareSpooled readies the spooled upload f for SyncSpooled
+// (media.SpoolLinker): its mode made 0644 as Put's files, and the writing
+// of its bytes begun, without waiting for it, so that the file's blocks
+// are allocated before any sync of the upload's first round begins (see
+// startWriteback).
+func (s *Storage) PrepareSpooled(f *os.File) error {
 	if !s.Spooled(f) {
 		return fmt.Errorf("local storage: %s is not in the temporary folder", f.Name())
 	}
 	if err := f.Chmod(0o644); err != nil {
 		return fmt.Errorf("local storage: %w", err)
+	}
+	startWriteback(int(f.Fd()))
+	return nil
+}
+
+// SyncSpooled makes the spooled upload f, which PrepareSpooled readied,
+// durable where it is (media.SpoolLinker): its bytes and its name in the
+// temporary folder synced, the two syncs at once. Syncs of the folder
+// that overlap (concurrent uploads) share one.
+func (s *Storage) SyncSpooled(f *os.File) error {
+	if !s.Spooled(f) {
+		return fmt.Errorf("local storage: %s is not in the temporary folder", f.Name())
 	}
 	dirs, err := s.folder(spoolDir)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // An upload spooled in the root's temporary folder is synced where it
-// is (made 0644) and linked to its key, keeping its spooled name; a file
+// is (made 0644 by PrepareSpooled) and linked to its key, keeping its spooled name; a file
 // already at the key (no item's) is replaced; a file outside the
 // temporary folder is not taken; a folder removed since it was opened is
 // made again.
@@ -40,6 +40,9 @@ func TestStorage_LinkSpooled(t *testing.T) {
 	f := spool("upload-a", "first")
 	if !s.Spooled(f) {
 		t.Fatal("a file of .tmp not taken")
+	}
+	if err := s.PrepareSpooled(f); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.SyncSpooled(f); err != nil {
 		t.Fatal(err)
@@ -82,7 +85,7 @@ func TestStorage_LinkSpooled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if s.Spooled(h) || s.SyncSpooled(h) == nil || s.LinkSpooled(ctx, "2026/11/d.pdf", h) == nil {
+	if s.Spooled(h) || s.PrepareSpooled(h) == nil || s.SyncSpooled(h) == nil || s.LinkSpooled(ctx, "2026/11/d.pdf", h) == nil {
 		t.Error("a file outside .tmp taken")
 	}
 }

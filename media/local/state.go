@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -410,16 +411,35 @@ func (st *State) create(ctx context.Context, key string, data []byte, syncData, 
 	return st.linkTemp(key, tmp, tag, syncName)
 }
 
-// prepared is an object's bytes written and synced under a temporary
-// name, for CreatePrepared (media.PreparedObject).
+// prepared is an object's bytes written under a temporary name, for
+// CreatePrepared (media.PreparedObject): synced by PrepareCreate, or
+// written by PrepareCreateUnsynced and kept open (fd) until SyncPrepared
+// syncs them.
 type prepared struct {
 	st       *State
 	tmp, tag string
 	once     sync.Once
+	mu       sync.Mutex
+	fd       int // -1 once synced, or when PrepareCreate synced them
 }
 
 // Discard removes the temporary file if CreatePrepared did not take it.
-func (p *prepared) Discard() { p.once.Do(func() { p.st.removeTemp(p.tmp) }) }
+func (p *prepared) Discard() {
+	p.once.Do(func() {
+		p.closeFD()
+		p.st.removeTemp(p.tmp)
+	})
+}
+
+// closeFD closes the file kept open for SyncPrepared, if still open.
+func (p *prepared) closeFD() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fd >= 0 {
+		unix.Close(p.fd)
+		p.fd = -1
+	}
+}
 
 // PrepareCreate writes data to a temporary file and syncs it, so that a
 // caller can make the bytes of an object durable beside other work and
@@ -433,7 +453,72 @@ func (st *State) PrepareCreate(data []byte) (media.PreparedObject, error) {
 	if err != nil {
 		return nil, st.wrap("create", "", err)
 	}
-	return &prepared{st: st, tmp: tmp, tag: tag}, nil
+	return &prepared{st: st, tmp: tmp, tag: tag, fd: -1}, nil
+}
+
+// PrepareCreateUnsynced is PrepareCreate without the sync
+// (media.UnsyncedPreparer): the bytes are written to a temporary file,
+// their writing to the disk begun (startWriteback), and SyncPrepared
+// makes them durable, which it must before CreatePrepared. An upload
+// writes every file of its first round this way before it syncs any.
+func (st *State) PrepareCreateUnsynced(data []byte) (media.PreparedObject, error) {
+	if st.readOnly {
+		return nil, fmt.Errorf("local state: create: %w", ErrReadOnly)
+	}
+	tmp, tag, fd, err := st.writeTempFile(data, false, true)
+	if err != nil {
+		return nil, st.wrap("create", "", err)
+	}
+	startWriteback(fd)
+	return &prepared{st: st, tmp: tmp, tag: tag, fd: fd}, nil
+}
+
+// SyncPrepared makes the bytes PrepareCreateUnsynced wrote durable
+// (media.UnsyncedPreparer); for those PrepareCreate wrote it does nothing.
+func (st *State) SyncPrepared(po media.PreparedObject) error {
+	p, ok := po.(*prepared)
+	if !ok || p.st != st {
+		return errors.New("local state: sync: not prepared by this state")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fd < 0 {
+		return nil
+	}
+	if err := ignoringEINTR(func() error { return unix.Fsync(p.fd) }); err != nil {
+		return st.wrap("create", "", pathErr("fsync", p.tmp, err))
+	}
+	unix.Close(p.fd)
+	p.fd = -1
+	return nil
+}
+
+// SyncNames makes the names of the objects at keys durable: a sync of
+// each of their directories, once each (media/replica.NameSyncer). An
+// upload creates the claim of its key with CreateUnsynced and syncs its
+// name this way beside the other syncs of its first round.
+func (st *State) SyncNames(ctx context.Context, keys []string) error {
+	if st.readOnly {
+		return fmt.Errorf("local state: sync: %w", ErrReadOnly)
+	}
+	var done []string
+	for _, key := range keys {
+		if err := checkKey("sync", key); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		dir := filepath.Dir(filepath.FromSlash(key))
+		if slices.Contains(done, dir) {
+			continue
+		}
+		if err := st.dirs.fsyncDir(dir); err != nil {
+			return st.wrap("sync", key, err)
+		}
+		done = append(done, dir)
+	}
+	return nil
 }
 
 // CreatePrepared is Create of the bytes PrepareCreate wrote: the key's
@@ -448,6 +533,14 @@ func (st *State) CreatePrepared(ctx context.Context, key string, po media.Prepar
 	p.once.Do(func() { taken = true })
 	if !taken {
 		return "", fmt.Errorf("local state: create %q: prepared object used already", key)
+	}
+	p.mu.Lock()
+	unsynced := p.fd >= 0
+	p.mu.Unlock()
+	if unsynced {
+		p.closeFD()
+		st.removeTemp(p.tmp)
+		return "", fmt.Errorf("local state: create %q: prepared bytes not synced (SyncPrepared)", key)
 	}
 	if err := checkKey("create", key); err != nil {
 		st.removeTemp(p.tmp)
@@ -596,7 +689,14 @@ func (st *State) Delete(ctx context.Context, key string) error {
 // modification time, synced when durable, and returns its name (in .tmp)
 // and its tag.
 func (st *State) writeTemp(data []byte, durable bool) (name, tag string, err error) {
-	name = rand.Text()
+	name, tag, _, err = st.writeTempFile(data, durable, false)
+	return name, tag, err
+}
+
+// writeTempFile is writeTemp, returning the file open (its descriptor)
+// when keep, else -1.
+func (st *State) writeTempFile(data []byte, durable, keep bool) (name, tag string, kept int, err error) {
+	name, kept = rand.Text(), -1
 	err = st.dirs.do(stateTmp, func(tmpfd int) (err error) {
 		var fd int
 		err = ignoringEINTR(func() (err error) {
@@ -607,6 +707,10 @@ func (st *State) writeTemp(data []byte, durable bool) (name, tag string, err err
 			return pathErr("open", name, err)
 		}
 		defer func() {
+			if keep && err == nil {
+				kept = fd
+				return
+			}
 			if cerr := unix.Close(fd); err == nil && cerr != nil {
 				err = pathErr("close", name, cerr)
 			}
@@ -643,9 +747,9 @@ func (st *State) writeTemp(data []byte, durable bool) (name, tag string, err err
 		return nil
 	})
 	if err != nil {
-		return "", "", err
+		return "", "", -1, err
 	}
-	return name, tag, nil
+	return name, tag, kept, nil
 }
 
 // removeTemp removes a temporary file writeTemp made (once it is linked

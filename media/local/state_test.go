@@ -284,6 +284,60 @@ func TestState_CreateUnsynced(t *testing.T) {
 	}
 }
 
+// PrepareCreateUnsynced writes an object's bytes ahead of its create
+// without syncing them: CreatePrepared refuses them until SyncPrepared
+// has synced them, then creates the object with the prepared tag; a
+// discarded one leaves no temporary file. SyncNames syncs the folders of
+// objects CreateUnsynced made.
+func TestState_PrepareCreateUnsynced(t *testing.T) {
+	ctx := context.Background()
+	st := newState(t)
+	po, err := st.PrepareCreateUnsynced([]byte("sidecar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreatePrepared(ctx, "items/a.yaml", po); err == nil {
+		t.Fatal("unsynced bytes created")
+	}
+	if _, _, err := st.Get(ctx, "items/a.yaml"); !errors.Is(err, media.ErrNotExist) {
+		t.Errorf("a refused create left the object: %v", err)
+	}
+	po, err = st.PrepareCreateUnsynced([]byte("sidecar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncPrepared(po); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncPrepared(po); err != nil {
+		t.Errorf("a second sync: %v", err)
+	}
+	tag, err := st.CreatePrepared(ctx, "items/a.yaml", po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, got, err := st.Get(ctx, "items/a.yaml"); err != nil || string(data) != "sidecar" || got != tag {
+		t.Errorf("get after CreatePrepared: %q %q %v (tag %q)", data, got, err, tag)
+	}
+	discarded, err := st.PrepareCreateUnsynced([]byte("gone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	discarded.Discard()
+	if ents, err := os.ReadDir(filepath.Join(st.Dir(), ".tmp")); err != nil || len(ents) != 0 {
+		t.Errorf("temporary files left: %v %v", ents, err)
+	}
+	if _, err := st.CreateUnsynced(ctx, "claims/2026/03/a.png", []byte("id\n2026/03/a.png")); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SyncNames(ctx, []string{"claims/2026/03/a.png", "claims/2026/03/b.png"}); err != nil {
+		t.Errorf("SyncNames: %v", err)
+	}
+	if err := st.SyncNames(ctx, []string{"../a"}); err == nil {
+		t.Error("SyncNames of a key outside the state")
+	}
+}
+
 // The State keeps the directories it writes in open: one removed (and
 // made again) behind its back, by hand or by another process, is noticed,
 // and a write never lands in the directory that is gone.

@@ -31,9 +31,48 @@ func ParseClaim(b []byte) (owner, key string, ok bool) {
 // made. A claim that exists with this very owner is ours (a retried
 // request made it).
 func (r *Replica) Claim(ctx context.Context, owner string, keys []string) error {
+	return r.claim(ctx, owner, keys, r.claimCreate())
+}
+
+// ClaimDeferred is Claim whose claims' names are not made durable before
+// it returns, when the store can and claims are name-synced
+// (SetNameSyncedClaims, a store that is an UnsyncedCreator and a
+// NameSyncer): the claims are created without a sync, and syncNames
+// makes their names durable. The caller must call it, and see it return
+// nil, before it makes any object of the keys: a claim's name must be
+// durable before the object it stands for is. It is meant to run beside
+// the other syncs of a write whose files and names are all made first
+// (an upload of one file to local storage). Otherwise it is Claim, and
+// syncNames does nothing.
+func (r *Replica) ClaimDeferred(ctx context.Context, owner string, keys []string) (syncNames func(context.Context) error, err error) {
+	ns, ok := r.st.(NameSyncer)
+	uc, ok2 := r.st.(UnsyncedCreator)
+	if !ok || !ok2 || r.nameSyncedClaims.Load() == nil {
+		return func(context.Context) error { return nil }, r.Claim(ctx, owner, keys)
+	}
+	if err := r.claim(ctx, owner, keys, uc.CreateUnsynced); err != nil {
+		return nil, err
+	}
+	claims := make([]string, len(keys))
+	for i, k := range keys {
+		claims[i] = ClaimKey(k)
+	}
+	return func(ctx context.Context) error { return ns.SyncNames(ctx, claims) }, nil
+}
+
+// claimCreate is how Claim creates a claim.
+func (r *Replica) claimCreate() func(ctx context.Context, key string, data []byte) (string, error) {
+	if c := r.nameSyncedClaims.Load(); c != nil {
+		return (*c).CreateNameSynced
+	}
+	return r.st.Create
+}
+
+// claim is Claim, each claim made with create.
+func (r *Replica) claim(ctx context.Context, owner string, keys []string, create func(ctx context.Context, key string, data []byte) (string, error)) error {
 	errs := make([]error, len(keys))
 	one := func(i int) {
-		taken, err := r.claimOne(ctx, owner, keys[i])
+		taken, err := r.claimOne(ctx, owner, keys[i], create)
 		if err == nil && taken != "" {
 			err = &KeyTakenError{Key: keys[i]}
 		}
@@ -74,15 +113,11 @@ func (r *Replica) Claim(ctx context.Context, owner string, keys []string) error 
 // returns the content of another owner's claim, "" when the claim is (or
 // was already) owner's.
 func (r *Replica) ClaimIfFree(ctx context.Context, owner, key string) (other string, err error) {
-	return r.claimOne(ctx, owner, key)
+	return r.claimOne(ctx, owner, key, r.claimCreate())
 }
 
-func (r *Replica) claimOne(ctx context.Context, owner, key string) (other string, err error) {
+func (r *Replica) claimOne(ctx context.Context, owner, key string, create func(ctx context.Context, key string, data []byte) (string, error)) (other string, err error) {
 	body := ClaimBody(owner, key)
-	create := r.st.Create
-	if c := r.nameSyncedClaims.Load(); c != nil {
-		create = (*c).CreateNameSynced
-	}
 	_, err = create(ctx, ClaimKey(key), body)
 	if !r.isPrecondition(err) {
 		return "", err

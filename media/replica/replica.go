@@ -58,6 +58,13 @@ type NameSyncedCreator interface {
 	CreateNameSynced(ctx context.Context, key string, data []byte) (etag string, err error)
 }
 
+// NameSyncer is a Store that can make the names of objects created
+// without a sync (CreateUnsynced) durable afterwards
+// (media/local.State.SyncNames): ClaimDeferred.
+type NameSyncer interface {
+	SyncNames(ctx context.Context, keys []string) error
+}
+
 // Object is one entry of a Store listing.
 type Object struct {
 	Key          string
