@@ -66,6 +66,11 @@ func rulesOf(s *Site) bundleRules {
 	return r
 }
 
+// LeafIndex tells whether base, a file's name, is the index file of a
+// leaf bundle: index.<ext> of a content format (Markdown, HTML), not
+// Hugo's _index.
+func LeafIndex(base string) bool { return leafIndex(base) }
+
 // leafIndex tells whether base is the index file of a leaf bundle:
 // index.<ext> of a content format (Markdown, HTML), not Hugo's _index.
 func leafIndex(base string) bool {

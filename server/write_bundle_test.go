@@ -142,3 +142,53 @@ func TestWriteLeafBundleDeclaredType(t *testing.T) {
 	}
 	wantError(t, wr(t, "PATCH", ts.URL+"/api/v1/content/about/index", editor, `{"slug": "team"}`), http.StatusConflict, "CONFLICT")
 }
+
+// A write may not change which files of a leaf bundle are documents: a
+// new document inside a bundle's folder would be a resource (answered
+// 201, never served), and an index file written into a folder of other
+// documents would make them resources (one POST of slug "index" into
+// posts took every post off the site). Both are a 409 that writes
+// nothing; the bundle's own index and documents outside stay writable.
+func TestWriteLeafBundleConflicts(t *testing.T) {
+	t.Parallel()
+	site := map[string]string{}
+	for k, v := range bundleSite {
+		site[k] = v
+	}
+	site["content/posts/c/x.md"] = "---\ntitle: X\n---\nX.\n"
+	repo := newRepo(t, site)
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	head := git(t, repo.bare, "rev-parse", "main")
+
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "Extra", "slug": "b/extra"}`), http.StatusConflict, "CONFLICT")
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "Idx", "slug": "index"}`), http.StatusConflict, "CONFLICT")
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	g := rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "c", "path": "content/posts/c/index.md", "raw": "---\ntitle: C\n---\nC.\n"}},
+		"options":   map[string]any{"commitMessage": "c"}})
+	if g.Status != http.StatusConflict {
+		t.Fatalf("Decap's c/index.md beside c/x.md: %d %s", g.Status, g.Body)
+	}
+	if h := git(t, repo.bare, "rev-parse", "main"); h != head {
+		t.Fatalf("a refused write committed: %s -> %s", head, h)
+	}
+	for _, u := range []string{"/api/v1/content/posts/a", "/api/v1/content/posts/b", "/api/v1/content/posts/c/x", "/api/v1/pages/about"} {
+		if g := get(t, ts.URL+u, reader); g.Status != 200 {
+			t.Errorf("GET %s after the refused writes: %d %s", u, g.Status, g.Body)
+		}
+	}
+
+	// still writable: the bundle's own index, a document outside, a new
+	// bundle in an empty folder
+	if r := wr(t, "PATCH", ts.URL+"/api/v1/content/posts/b", editor, `{"title": "B2"}`); r.Status != 200 {
+		t.Fatalf("patch b: %d %s", r.Status, r.Body)
+	}
+	if r := wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "D", "slug": "d"}`); r.Status != 201 {
+		t.Fatalf("post d: %d %s", r.Status, r.Body)
+	}
+	wantOK(t, rpcOpened(t, ts.URL, key, map[string]any{"branch": "main",
+		"dataFiles": []map[string]any{{"slug": "e", "path": "content/posts/e/index.md", "raw": "---\ntitle: E\n---\nE.\n"}},
+		"options":   map[string]any{"commitMessage": "e"}}))
+}

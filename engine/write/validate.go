@@ -24,6 +24,12 @@ func (pn planner) validate(ctx context.Context, pl *plan, d Doc, data []byte, do
 	if err != nil {
 		return &ValidationError{[]FieldProblem{{"", problemMessage(err)}}}
 	}
+	if d.Kind == KindItem || d.Kind == KindPage {
+		self, _, _ := pn.served(d)
+		if err := bundleConflict(pn.siteOf(), pl.path, self); err != nil {
+			return err
+		}
+	}
 	// On a site with locales, the file is read as its locale's site reads
 	// it: at its path in the locale, with the locale's values.
 	i18n := pn.i18n()
