@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/folio-cms/folio/media/replica"
 )
@@ -40,20 +41,35 @@ type StateStore interface {
 // already (another box wrote the same thing first); one it does not
 // accept (truncated, damaged) is replaced, unless another box replaced
 // it meanwhile. For objects named by what they hold (a published
-// snapshot of one commit), where any sound copy is as good as obj.
+// snapshot of one commit), where any sound copy is as good as obj. A
+// create refused for an object that is then not there (another box's
+// write of it still under way, or failed: a bucket may refuse a
+// conditional create while another is in flight) is tried again.
 func CreateOnce(ctx context.Context, st StateStore, key string, obj []byte, sound func(old []byte) bool) error {
-	_, err := st.Create(ctx, key, obj)
-	if !errors.Is(err, ErrPrecondition) {
-		return err
-	}
-	old, etag, err := st.Get(ctx, key)
-	if err != nil {
-		return err
+	var old []byte
+	var etag string
+	for attempt := 0; ; attempt++ {
+		_, err := st.Create(ctx, key, obj)
+		if !errors.Is(err, ErrPrecondition) {
+			return err
+		}
+		old, etag, err = st.Get(ctx, key)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrNotExist) || attempt == 4 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		}
 	}
 	if sound(old) {
 		return nil
 	}
-	_, err = st.Replace(ctx, key, obj, etag)
+	_, err := st.Replace(ctx, key, obj, etag)
 	if errors.Is(err, ErrPrecondition) {
 		return nil // another box replaced it meanwhile
 	}
