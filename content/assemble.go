@@ -169,9 +169,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	site.Resources = resources // a new Site each call (assembleOnce)
 	if len(problems) > 0 {     // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
-		slices.SortStableFunc(plainProblems, func(x, y Problem) int {
-			return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
-		})
+		sortProblems(plainProblems)
 	}
 	served := withSiteLanguage(site, sorted)
 	as.asRead = len(problems) == 0 && served == site && sameFiles(plain, files)
@@ -184,10 +182,16 @@ func withProblems(problems, more []Problem) []Problem {
 		return problems
 	}
 	out := slices.Concat(problems, more)
-	slices.SortStableFunc(out, func(x, y Problem) int {
+	sortProblems(out)
+	return out
+}
+
+// sortProblems sorts problems by path, then line, keeping the order of
+// those at one place.
+func sortProblems(problems []Problem) {
+	slices.SortStableFunc(problems, func(x, y Problem) int {
 		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
 	})
-	return out
 }
 
 // sameFiles tells whether a and b are the same slice.
@@ -309,9 +313,7 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 	for _, items := range a.site.Items {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
-	slices.SortStableFunc(a.problems, func(x, y Problem) int {
-		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
-	})
+	sortProblems(a.problems)
 	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
 }
 

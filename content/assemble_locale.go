@@ -660,9 +660,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 	for _, s := range sites {
 		s.Locales = sites
 	}
-	slices.SortStableFunc(problems, func(x, y Problem) int {
-		return cmp.Or(strings.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
-	})
+	sortProblems(problems)
 	return sites[cfg.Default], problems
 }
 
