@@ -238,7 +238,7 @@ func listParts(key string, items []*engine.Resource, total, limit, offset int) (
 // serveList serves a list of pre-encoded resources as listBody does, in
 // the coding the client prefers: for gzip, the kept DEFLATE form of each
 // item is joined, with the list's own bytes between them in stored
-// blocks, so no item is compressed again (repr.GzipJoin).
+// blocks, so no item is compressed again (repr.GzipPieces).
 func serveList(w http.ResponseWriter, r *http.Request, items []*engine.Resource, total, limit, offset int, etag, cacheControl string, keys keyHdr) error {
 	c := negotiate(r, false)
 	if etagMatches(r.Header.Get("If-None-Match"), etag) {

@@ -53,7 +53,7 @@ var flatePool = sync.Pool{New: func() any {
 
 // Deflate compresses b into raw DEFLATE blocks that end with a sync flush:
 // byte-aligned and not final, so that such fragments, and stored blocks
-// between them, can be joined into one stream (see GzipJoin).
+// between them, can be joined into one stream (see GzipPieces).
 func Deflate(b []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(b)/3 + 64)
@@ -93,16 +93,8 @@ func keptGzip(res *engine.Resource, body []byte) *encodings {
 	return e
 }
 
-// Deflated returns res's Body as a DEFLATE fragment (see Deflate), the
-// part of the kept gzip encoding between its header and its final block,
-// for a list to join without compressing the item again.
-func Deflated(res *engine.Resource) ([]byte, error) {
-	f, err := DeflatedFragment(res)
-	return f.Deflated, err
-}
-
 // Fragment is a resource's Body as a kept DEFLATE fragment, with what a
-// gzip list needs besides to join it (GzipPart): the body's length and
+// gzip list needs besides to join it (GzipPieces): the body's length and
 // CRC-32, so that the list's CRC is made without reading the body.
 type Fragment struct {
 	Deflated   []byte
@@ -110,7 +102,10 @@ type Fragment struct {
 	crc, shift uint32
 }
 
-// DeflatedFragment is Deflated with the body's length and CRC.
+// DeflatedFragment is res's Body as a DEFLATE fragment (see Deflate),
+// the part of the kept gzip encoding between its header and its final
+// block, for a list to join without compressing the item again, with
+// the body's length and CRC.
 func DeflatedFragment(res *engine.Resource) (Fragment, error) {
 	body, _, err := res.Body()
 	if err != nil {
@@ -160,60 +155,10 @@ func EncodedETag(etag, coding string) string {
 	return etag[:len(etag)-1] + "-" + coding + `"`
 }
 
-// GzipJoin builds one gzip member whose decoded content is the
-// concatenation of parts, without compressing again the parts that are
-// already DEFLATE fragments: a part is either raw bytes (Deflated == nil),
-// sent as stored blocks, or a fragment from Deflate with its decoded
-// bytes. crc is the CRC-32 of the whole decoded content and size its
-// length (the caller has the identity bytes or can compute them cheaply).
-func GzipJoin(parts []GzipPart, crc uint32, size int) []byte {
-	n := len(gzipHeader) + len(finalBlock) + gzTrailer
-	for _, p := range parts {
-		if p.Deflated != nil {
-			n += len(p.Deflated)
-		} else {
-			n += len(p.Raw) + 5*(len(p.Raw)/0xffff+1)
-		}
-	}
-	out := make([]byte, 0, n)
-	out = append(out, gzipHeader...)
-	for _, p := range parts {
-		if p.Deflated != nil {
-			out = append(out, p.Deflated...)
-			continue
-		}
-		out = appendStored(out, p.Raw)
-	}
-	out = append(out, finalBlock...)
-	out = binary.LittleEndian.AppendUint32(out, crc)
-	out = binary.LittleEndian.AppendUint32(out, uint32(size))
-	return out
-}
-
-// GzipJoinParts is GzipJoin as the pieces to write one after another
-// and their total length: the fragments are the kept ones, not copied
-// (a list request writes them from where they are, making no body).
-func GzipJoinParts(parts []GzipPart, crc uint32, size int) ([][]byte, int) {
-	raw := 0
-	for _, p := range parts {
-		if p.Deflated == nil {
-			raw += len(p.Raw)
-		}
-	}
-	var g GzipPieces
-	g.Start(len(parts), raw)
-	for _, p := range parts {
-		if p.Deflated != nil {
-			g.add(p.Deflated)
-		} else {
-			g.addStored(p.Raw)
-		}
-	}
-	return g.end(crc, size)
-}
-
-// GzipPieces builds, a part at a time, the pieces GzipJoinParts returns,
-// with the CRC-32 and length of the content as it goes: a list adds its
+// GzipPieces builds, a part at a time, one gzip member whose decoded
+// content is the parts one after another, as the pieces to write in turn
+// (the fragments are the kept ones, not copied), with the CRC-32 and
+// length of the content as it goes: a list adds its
 // own bytes (Raw) and its items' kept fragments (Fragment), whose CRCs
 // are combined rather than computed from their bodies again.
 type GzipPieces struct {
@@ -267,12 +212,6 @@ func (g *GzipPieces) end(crc uint32, size int) ([][]byte, int) {
 	g.buf = binary.LittleEndian.AppendUint32(g.buf, uint32(size))
 	g.add(g.buf[at:])
 	return g.out, g.n
-}
-
-// GzipPart is one piece of GzipJoin's content.
-type GzipPart struct {
-	Raw      []byte // bytes sent as they are, in stored blocks
-	Deflated []byte // or a fragment from Deflate
 }
 
 // appendStored appends b as non-final stored DEFLATE blocks (the stream is

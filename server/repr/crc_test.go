@@ -55,8 +55,8 @@ func TestFragmentCRC(t *testing.T) {
 			t.Fatal(err)
 		}
 		body, _, _ := it.Body()
-		d, _ := Deflated(it)
-		if f.Size != len(body) || &f.Deflated[0] != &d[0] {
+		d, _ := DeflatedFragment(it)
+		if f.Size != len(body) || &f.Deflated[0] != &d.Deflated[0] {
 			t.Fatalf("item %d: fragment of %d bytes for a %d-byte body, or not the kept one", i, f.Size, len(body))
 		}
 		crc = f.AppendCRC(crc)
