@@ -30,10 +30,13 @@ type docEntry struct {
 	bodyOff int
 }
 
-// parsedDoc is a document a Load parsed, and its bodyOff.
+// parsedDoc is a document a Load parsed, and its bodyOff; entry, when
+// set, is the cache entry it was decoded into (decodeFirst), taken as
+// it is.
 type parsedDoc struct {
 	doc     *content.Doc
 	bodyOff int
+	entry   *docEntry
 }
 
 // pathTimes is the Updated time of every relevant path of one commit.
@@ -125,7 +128,11 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	defer c.mu.Unlock()
 	added := make(map[docKey]*docEntry, len(parsed))
 	for k, d := range parsed {
-		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
+		e := d.entry
+		if e == nil {
+			e = &docEntry{doc: d.doc, bodyOff: d.bodyOff}
+		}
+		e.used = gen
 		c.docs[k] = e
 		added[k] = e
 		c.dirty = true

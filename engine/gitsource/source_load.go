@@ -243,7 +243,10 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			}
 		})
 	}
-	parsed, err := s.parseMisses(ctx, objects, misses, out)
+	// the first Load of a large site holds what it parses in the parse
+	// cache's form (source_load_encode.go)
+	encode := prev.files == nil && s.cfg.Parse == nil && s.cfg.EncodeFirstMin >= 0 && len(misses) >= s.cfg.EncodeFirstMin
+	parsed, err := s.parseMisses(ctx, objects, misses, out, encode)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
@@ -457,11 +460,14 @@ type parseResult struct {
 	doc     *content.Doc
 	bodyOff int
 	err     error
+	encoded bool // doc is in the workers' blocks (encode)
 }
 
 // parseMisses reads and parses the missed blobs with cfg.Workers workers,
 // each on its own object store, fills out, and returns the new documents.
-func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File) (map[docKey]parsedDoc, error) {
+// With encode, the workers hold the documents they parse in the parse
+// cache's form, decoded once all are parsed (source_load_encode.go).
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File, encode bool) (map[docKey]parsedDoc, error) {
 	parsed := map[docKey]parsedDoc{}
 	if len(misses) == 0 {
 		return parsed, nil
@@ -473,6 +479,10 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	results := make([]parseResult, len(keys))
 	workers := min(s.cfg.Workers, len(keys))
 	var packs *packBlobs
+	var blocks *firstBlocks
+	if encode {
+		blocks = &firstBlocks{}
+	}
 	if len(keys) >= s.cfg.PackBlobsMin {
 		packs = openPackBlobs(s.gitDir)
 	}
@@ -501,6 +511,11 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 				pr.reuse = s.cfg.Parse == nil
 				defer pr.Close()
 			}
+			var enc *firstEncoder
+			if blocks != nil {
+				enc = newFirstEncoder(blocks)
+				defer enc.flush()
+			}
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(keys) {
@@ -514,7 +529,11 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 					cancel()
 					return
 				}
-				results[i] = parseResult{key: k, doc: doc, bodyOff: off, err: perr}
+				encoded := false
+				if perr == nil && enc != nil && enc.add(k, doc, off) {
+					doc, encoded = nil, true // the block holds it
+				}
+				results[i] = parseResult{key: k, doc: doc, bodyOff: off, err: perr, encoded: encoded}
 			}
 		}()
 	}
@@ -525,10 +544,26 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if blocks != nil {
+		err := s.decodeFirst(blocks, parsed)
+		if err == nil && len(parsed) != blocks.docs {
+			err = fmt.Errorf("%d documents decoded of %d encoded", len(parsed), blocks.docs)
+		}
+		if err != nil {
+			// not the documents that were encoded (a value that does
+			// not decode as it encoded): parsed again, as they are
+			s.log.Warn("source: the first load's encoded documents do not decode; parsing them again", "err", err)
+			return s.parseMisses(ctx, objects, misses, out, false)
+		}
+	}
 	for i, r := range results {
 		idx := misses[keys[i]]
 		if r.err == nil {
-			parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
+			if r.encoded {
+				r.doc = parsed[r.key].doc
+			} else {
+				parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
+			}
 			for _, j := range idx {
 				out[j].Doc = r.doc
 			}
