@@ -122,11 +122,22 @@ func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 }
 
 // finish records a Load's new documents, drops stale ones, and returns the
-// entries of the new ones.
+// entries of the new ones (at least: the cache's map, when it held none).
 func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	added := make(map[docKey]*docEntry, len(parsed))
+	// A first start's new documents are all of the cache: its map is
+	// made to their size (not grown a million times) and is the one
+	// returned (a second map of a million entries otherwise), which only
+	// the Load reads, and only Loads, one at a time, write.
+	fresh := len(c.docs) == 0
+	var added map[docKey]*docEntry
+	if fresh {
+		c.docs = make(map[docKey]*docEntry, len(parsed))
+		added = c.docs
+	} else {
+		added = make(map[docKey]*docEntry, len(parsed))
+	}
 	for k, d := range parsed {
 		e := d.entry
 		if e == nil {
