@@ -30,13 +30,10 @@ type docEntry struct {
 	bodyOff int
 }
 
-// parsedDoc is a document a Load parsed, and its bodyOff; entry, when
-// set, is the cache entry it was decoded into (decodeFirst), taken as
-// it is.
+// parsedDoc is a document a Load parsed, and its bodyOff.
 type parsedDoc struct {
 	doc     *content.Doc
 	bodyOff int
-	entry   *docEntry
 }
 
 // pathTimes is the Updated time of every relevant path of one commit.
@@ -121,29 +118,42 @@ func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	fn(func(k docKey) *docEntry { return c.docs[k] })
 }
 
-// finish records a Load's new documents, drops stale ones, and returns the
-// entries of the new ones (at least: the cache's map, when it held none).
-func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) map[docKey]*docEntry {
+// finish records a Load's new documents, those it parsed and those it
+// decoded into entries (decodeFirst), drops stale ones, and returns the
+// entries of the new ones (at least: the cache's map, when it held
+// none).
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, hits int, walked int, took time.Duration) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// A first start's new documents are all of the cache: its map is
-	// made to their size (not grown a million times) and is the one
+	// A first start's new documents are all of the cache: the decoded
+	// ones' map, made to their size, is the cache's (or one made to the
+	// size of the parsed ones: not grown a million times) and is the one
 	// returned (a second map of a million entries otherwise), which only
 	// the Load reads, and only Loads, one at a time, write.
 	fresh := len(c.docs) == 0
 	var added map[docKey]*docEntry
-	if fresh {
+	switch {
+	case fresh && decoded != nil:
+		c.docs, decoded = decoded, nil
+		for _, e := range c.docs {
+			e.used = gen
+		}
+		c.dirty = true
+		added = c.docs
+	case fresh:
 		c.docs = make(map[docKey]*docEntry, len(parsed))
 		added = c.docs
-	} else {
-		added = make(map[docKey]*docEntry, len(parsed))
+	default:
+		added = make(map[docKey]*docEntry, len(parsed)+len(decoded))
+	}
+	for k, e := range decoded {
+		e.used = gen
+		c.docs[k] = e
+		added[k] = e
+		c.dirty = true
 	}
 	for k, d := range parsed {
-		e := d.entry
-		if e == nil {
-			e = &docEntry{doc: d.doc, bodyOff: d.bodyOff}
-		}
-		e.used = gen
+		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
 		c.docs[k] = e
 		added[k] = e
 		c.dirty = true
@@ -159,10 +169,14 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 			}
 		}
 	}
-	c.unsaved += len(parsed)
+	n := len(parsed) + len(decoded)
+	if fresh {
+		n = len(c.docs)
+	}
+	c.unsaved += n
 	c.stats.Loads++
-	c.stats.Parsed += len(parsed)
-	c.stats.LastParsed = len(parsed)
+	c.stats.Parsed += n
+	c.stats.LastParsed = n
 	c.stats.CacheHits += hits
 	c.stats.CommitsWalked += walked
 	c.stats.LastLoad = took

@@ -246,12 +246,12 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	// the first Load of a large site holds what it parses in the parse
 	// cache's form (source_load_encode.go)
 	encode := prev.files == nil && s.cfg.Parse == nil && s.cfg.EncodeFirstMin >= 0 && len(misses) >= s.cfg.EncodeFirstMin
-	parsed, err := s.parseMisses(ctx, objects, misses, out, encode)
+	parsed, decoded, err := s.parseMisses(ctx, objects, misses, out, encode)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.lastRoot = root
-	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	added := s.docs.finish(gen, parsed, decoded, hits, walked, time.Since(start))
 	for k, idx := range misses {
 		if e := added[k]; e != nil {
 			for _, i := range idx {
@@ -466,11 +466,13 @@ type parseResult struct {
 // parseMisses reads and parses the missed blobs with cfg.Workers workers,
 // each on its own object store, fills out, and returns the new documents.
 // With encode, the workers hold the documents they parse in the parse
-// cache's form, decoded once all are parsed (source_load_encode.go).
-func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File, encode bool) (map[docKey]parsedDoc, error) {
-	parsed := map[docKey]parsedDoc{}
+// cache's form, decoded once all are parsed (source_load_encode.go):
+// those are returned as the cache entries they were decoded into,
+// decoded.
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File, encode bool) (parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, err error) {
+	parsed = map[docKey]parsedDoc{}
 	if len(misses) == 0 {
-		return parsed, nil
+		return parsed, nil, nil
 	}
 	keys := make([]docKey, 0, len(misses))
 	for k := range misses {
@@ -539,15 +541,15 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	}
 	wg.Wait()
 	if readErr != nil {
-		return nil, readErr
+		return nil, nil, readErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if blocks != nil {
-		err := s.decodeFirst(blocks, parsed)
-		if err == nil && len(parsed) != blocks.docs {
-			err = fmt.Errorf("%d documents decoded of %d encoded", len(parsed), blocks.docs)
+		decoded, err = s.decodeFirst(blocks)
+		if err == nil && len(decoded) != blocks.docs {
+			err = fmt.Errorf("%d documents decoded of %d encoded", len(decoded), blocks.docs)
 		}
 		if err != nil {
 			// not the documents that were encoded (a value that does
@@ -560,7 +562,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 		idx := misses[keys[i]]
 		if r.err == nil {
 			if r.encoded {
-				r.doc = parsed[r.key].doc
+				r.doc = decoded[r.key].doc
 			} else {
 				parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
 			}
@@ -575,7 +577,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 			out[j].Err = s.reparseErr(objects, r, out[j].Path)
 		}
 	}
-	return parsed, nil
+	return parsed, decoded, nil
 }
 
 // reparseErr gives the failure of a blob under another path. An oversized

@@ -80,9 +80,10 @@ func (fe *firstEncoder) flush() {
 }
 
 // decodeFirst decodes the blocks of a first Load's encoded documents
-// into parsed, each block's bytes let go once decoded, their lines of
-// keys in the Source's table (made here when no cache file was read).
-func (s *Source) decodeFirst(fb *firstBlocks, parsed map[docKey]parsedDoc) error {
+// into cache entries, each block's bytes let go once decoded, their
+// lines of keys in the Source's table (made here when no cache file was
+// read).
+func (s *Source) decodeFirst(fb *firstBlocks) (map[docKey]*docEntry, error) {
 	blocks := fb.blocks
 	fb.blocks = nil
 	i := 0
@@ -104,10 +105,5 @@ func (s *Source) decodeFirst(fb *firstBlocks, parsed map[docKey]parsedDoc) error
 		s.lineKeys = lines
 	}
 	s.docs.mu.Unlock()
-	return s.decodeBlocksEach(next, lines, func(b decodedBlock) {
-		for j, k := range b.keys {
-			e := &b.entries[j]
-			parsed[k] = parsedDoc{doc: e.doc, bodyOff: e.bodyOff, entry: e}
-		}
-	})
+	return s.decodeBlocks(next, fb.docs, lines)
 }
