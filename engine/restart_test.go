@@ -54,8 +54,10 @@ func restartSite(t *testing.T, n int) string {
 }
 
 // TestEngine_RestartMatchesCold: a first start that looks its documents
-// up on every core serves what one that looks them up one at a time
-// does, and a restart on the parse cache a first start wrote (read in blocks on every core while the trees are walked,
+// up on every core, and holds what it parses in the parse cache's form
+// until it decodes it (gitsource's EncodeFirstMin), serves what one that
+// looks them up one at a time and keeps the parsed documents does, and
+// a restart on the parse cache a first start wrote (read in blocks on every core while the trees are walked,
 // its documents looked up on every core) serves byte for byte what the
 // first start served, and parses nothing.
 func TestEngine_RestartMatchesCold(t *testing.T) {
