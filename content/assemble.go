@@ -454,6 +454,20 @@ type assembler struct {
 	untitledAt, untitledTitle string
 	untitledN                 int
 	unmarked                  map[string]bool // slugs of pages that say isHomepage: false
+	// tablesOf is the type of the last itemTables, slugs and ids its tables
+	tablesOf   string
+	slugs, ids map[string]string
+}
+
+// itemTables are the claims' tables of the slugs and ids of type typ
+// (made when the type has none yet). Items come in path order, so by
+// type: the last type's are kept, no lookup per item.
+func (a *assembler) itemTables(typ string) (slugs, ids map[string]string) {
+	if a.slugs == nil || a.tablesOf != typ {
+		a.tablesOf = typ
+		a.slugs, a.ids = a.claims.tableFor(itemSlug, typ, 0), a.claims.tableFor(itemID, typ, 0)
+	}
+	return a.slugs, a.ids
 }
 
 func (a *assembler) problem(p string, line int, format string, args ...any) {
@@ -518,7 +532,7 @@ func (a *assembler) unit(f File, u *unit) bool {
 
 func (a *assembler) page(f File, u *unit) bool {
 	p := u.page
-	slugs, ids := a.claims.keys[pageSlug], a.claims.keys[pageID]
+	slugs, ids := a.claims.table(claimKey{kind: pageSlug}), a.claims.table(claimKey{kind: pageID})
 	if prev, dup := slugs[p.Slug]; dup {
 		alt, ok := a.altPage(p)
 		if !ok {
@@ -529,7 +543,7 @@ func (a *assembler) page(f File, u *unit) bool {
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
-		a.claims.contested[claimKey{pageSlug, alt.Slug}] = true
+		a.claims.contested[claimKey{pageSlug, "", alt.Slug}] = true
 		p = alt
 	}
 	if prev, dup := ids[p.ID]; dup {
@@ -587,8 +601,8 @@ func (a *assembler) homepage() {
 
 func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
-	slugs, ids := a.claims.keys[itemSlug], a.claims.keys[itemID]
-	if prev, dup := slugs[u.slugKey]; dup {
+	slugs, ids := a.itemTables(u.typ)
+	if prev, dup := slugs[it.Slug]; dup {
 		alt, ok := a.altItem(u)
 		if !ok {
 			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
@@ -598,18 +612,17 @@ func (a *assembler) item(f File, u *unit) bool {
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
-		typed := u.typ + "\x00"
-		slugs[typed+alt.Slug], ids[typed+alt.ID] = f.RealPath(), f.RealPath()
-		a.claims.contested[claimKey{itemSlug, typed + alt.Slug}] = true
+		slugs[alt.Slug], ids[alt.ID] = f.RealPath(), f.RealPath()
+		a.claims.contested[claimKey{itemSlug, u.typ, alt.Slug}] = true
 		a.site.Items[u.typ] = append(a.site.Items[u.typ], alt)
 		a.paths[alt.Path] = f.RealPath()
 		return true
 	}
-	if prev, dup := ids[u.idKey]; dup {
+	if prev, dup := ids[it.ID]; dup {
 		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
 		return false
 	}
-	slugs[u.slugKey], ids[u.idKey] = f.RealPath(), f.RealPath()
+	slugs[it.Slug], ids[it.ID] = f.RealPath(), f.RealPath()
 	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
 	a.paths[it.Path] = f.RealPath()
 	return true

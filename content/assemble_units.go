@@ -25,9 +25,7 @@ type unit struct {
 	homeSet bool
 	item    *Item
 	typ     string
-	slugKey string // item: type "\x00" slug
-	idKey   string // item: type "\x00" id
-	err     error  // the file's problem, when it cannot be read
+	err     error // the file's problem, when it cannot be read
 }
 
 func newUnitKey(f File) unitKey {
@@ -179,5 +177,5 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if err != nil {
 		return &unit{err: err}
 	}
-	return &unit{item: it, typ: typ, slugKey: typ + "\x00" + it.Slug, idKey: typ + "\x00" + it.ID}
+	return &unit{item: it, typ: typ}
 }

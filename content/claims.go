@@ -6,26 +6,52 @@ import "maps"
 // the path of the file holding it, and every key a left-out page or item
 // asked for. Claims made by an assembly are changed only while it runs:
 // a patch (and a fork) makes new ones, over the old ones' maps (patched).
+//
+// An item's keys are its slug and id in a table of its type: the item's
+// own strings as the maps' keys, not a "type\x00slug" string made per
+// item (two at 10k items: 1 MB kept as long as the site).
 type claims struct {
-	keys      [4]map[string]string // by claimKind: key -> path
+	tables    map[claimTable]map[string]string // key -> path
 	contested map[claimKey]bool
-	// base, when set, holds the keys, and keys are only the changes
+	// base, when set, holds the keys, and tables are only the changes
 	// over it: a key held by another path, or "" for a key base holds
 	// that is given up.
 	base *claims
+}
+
+// claimTable names one table of keys: a kind, and for an item's the type.
+type claimTable struct {
+	kind claimKind
+	typ  string
 }
 
 // maxClaimsLayer is the number of changed keys over a base from which
 // patched claims are merged into new maps.
 const maxClaimsLayer = 4096
 
+// table is the table of k's kind and type; nil when there is none.
+func (cl *claims) table(k claimKey) map[string]string {
+	return cl.tables[claimTable{k.kind, k.typ}]
+}
+
+// tableFor is the table of kind and typ, made (with room for n keys)
+// when there is none.
+func (cl *claims) tableFor(kind claimKind, typ string, n int) map[string]string {
+	t := cl.tables[claimTable{kind, typ}]
+	if t == nil {
+		t = make(map[string]string, n)
+		cl.tables[claimTable{kind, typ}] = t
+	}
+	return t
+}
+
 // held tells whether a page or item holds k.
 func (cl *claims) held(k claimKey) bool {
-	if p, ok := cl.keys[k.kind][k.key]; ok {
+	if p, ok := cl.table(k)[k.key]; ok {
 		return p != ""
 	}
 	if cl.base != nil {
-		_, ok := cl.base.keys[k.kind][k.key]
+		_, ok := cl.base.table(k)[k.key]
 		return ok
 	}
 	return false
@@ -38,39 +64,43 @@ func (cl *claims) patched(free []claimKey, take map[claimKey]string) *claims {
 	if cl.base != nil {
 		base = cl.base
 	}
-	out := &claims{base: base, contested: cl.contested}
+	out := &claims{tables: map[claimTable]map[string]string{}, base: base, contested: cl.contested}
 	n := 0
-	for i := range out.keys {
-		if cl.base != nil {
-			out.keys[i] = maps.Clone(cl.keys[i])
+	if cl.base != nil {
+		for t, m := range cl.tables {
+			out.tables[t] = maps.Clone(m)
+			n += len(m)
 		}
-		if out.keys[i] == nil {
-			out.keys[i] = map[string]string{}
-		}
-		n += len(out.keys[i])
 	}
 	for _, k := range free {
-		if _, inBase := base.keys[k.kind][k.key]; inBase {
-			out.keys[k.kind][k.key] = ""
+		if _, inBase := base.table(k)[k.key]; inBase {
+			out.tableFor(k.kind, k.typ, 0)[k.key] = ""
 		} else {
-			delete(out.keys[k.kind], k.key)
+			delete(out.table(k), k.key)
 		}
 	}
 	for k, p := range take {
-		out.keys[k.kind][k.key] = p
+		out.tableFor(k.kind, k.typ, 0)[k.key] = p
 	}
 	if n+len(free)+len(take) <= maxClaimsLayer {
 		return out
 	}
 	// merged: maps of their own
-	flat := &claims{contested: cl.contested}
-	for i := range flat.keys {
-		flat.keys[i] = maps.Clone(base.keys[i])
-		for key, p := range out.keys[i] {
+	flat := &claims{tables: make(map[claimTable]map[string]string, len(base.tables)), contested: cl.contested}
+	for t, m := range base.tables {
+		flat.tables[t] = maps.Clone(m)
+	}
+	for t, m := range out.tables {
+		ft := flat.tables[t]
+		if ft == nil {
+			ft = map[string]string{}
+			flat.tables[t] = ft
+		}
+		for key, p := range m {
 			if p == "" {
-				delete(flat.keys[i], key)
+				delete(ft, key)
 			} else {
-				flat.keys[i][key] = p
+				ft[key] = p
 			}
 		}
 	}
@@ -82,32 +112,39 @@ type claimKind uint8
 const (
 	pageSlug claimKind = iota
 	pageID
-	itemSlug // type "\x00" slug
-	itemID   // type "\x00" id
+	itemSlug // in the table of the item's type
+	itemID   // in the table of the item's type
 )
 
+// claimKey is a slug or id: a page's (typ ""), or an item's of type typ.
 type claimKey struct {
 	kind claimKind
+	typ  string
 	key  string
 }
 
 // newClaims makes the claims of a site of pages pages and items items
-// (the maps sized for them: a site of 100k items and no page used to
-// have page maps sized for 25k).
-func newClaims(pages, items int) *claims {
-	return &claims{
-		keys:      [4]map[string]string{make(map[string]string, pages), make(map[string]string, pages), make(map[string]string, items), make(map[string]string, items)},
-		contested: map[claimKey]bool{},
+// of each type (the tables sized for them: a site of 100k items and no
+// page used to have page maps sized for 25k).
+func newClaims(pages int, items map[string]int) *claims {
+	cl := &claims{tables: make(map[claimTable]map[string]string, 2+2*len(items)), contested: map[claimKey]bool{}}
+	cl.tableFor(pageSlug, "", pages)
+	cl.tableFor(pageID, "", pages)
+	for typ, n := range items {
+		cl.tableFor(itemSlug, typ, n)
+		cl.tableFor(itemID, typ, n)
 	}
+	return cl
 }
 
-// unitCounts are the pages and items among units.
-func unitCounts(units []*unit) (pages, items int) {
+// unitCounts are the pages among units, and the items of each type.
+func unitCounts(units []*unit) (pages int, items map[string]int) {
+	items = map[string]int{}
 	for _, u := range units {
 		switch {
 		case u == nil || u.err != nil:
 		case u.item != nil:
-			items++
+			items[u.typ]++
 		default:
 			pages++
 		}
@@ -118,7 +155,7 @@ func unitCounts(units []*unit) (pages, items int) {
 // keys are the slug and id a unit claims.
 func (u *unit) keys() [2]claimKey {
 	if u.item != nil {
-		return [2]claimKey{{itemSlug, u.slugKey}, {itemID, u.idKey}}
+		return [2]claimKey{{itemSlug, u.typ, u.item.Slug}, {itemID, u.typ, u.item.ID}}
 	}
-	return [2]claimKey{{pageSlug, u.page.Slug}, {pageID, u.page.ID}}
+	return [2]claimKey{{pageSlug, "", u.page.Slug}, {pageID, "", u.page.ID}}
 }

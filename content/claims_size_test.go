@@ -24,16 +24,17 @@ func TestClaimsSizedForTheSite(t *testing.T) {
 	}
 	as := &Assembler{plain: true}
 	units, accepted, _, _ := as.readUnits(files)
-	if pages, items := unitCounts(units); pages != 0 || items != n {
-		t.Fatalf("units: %d pages, %d items", pages, items)
+	if pages, items := unitCounts(units); pages != 0 || items["posts"] != n || len(items) != 1 {
+		t.Fatalf("units: %d pages, items %v", pages, items)
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	a := assembleUnits(files, units, accepted)
 	runtime.ReadMemStats(&after)
-	if len(a.site.Items["posts"]) != n || len(a.claims.keys[itemSlug]) != n || len(a.claims.keys[pageSlug]) != 0 {
-		t.Fatalf("assembled %d items, %d item claims, %d page claims", len(a.site.Items["posts"]), len(a.claims.keys[itemSlug]), len(a.claims.keys[pageSlug]))
+	slugs, pageSlugs := a.claims.table(claimKey{kind: itemSlug, typ: "posts"}), a.claims.table(claimKey{kind: pageSlug})
+	if len(a.site.Items["posts"]) != n || len(slugs) != n || len(pageSlugs) != 0 {
+		t.Fatalf("assembled %d items, %d item claims, %d page claims", len(a.site.Items["posts"]), len(slugs), len(pageSlugs))
 	}
 	per := float64(after.TotalAlloc-before.TotalAlloc) / n
 	t.Logf("assembleUnits: %.0f bytes per item", per)
@@ -47,12 +48,18 @@ func TestClaimsSizedForTheSite(t *testing.T) {
 // changed the same way holds, and the claims they were made from do not
 // change (a forked Assembler shares them).
 func TestClaims_PatchedMatchesMap(t *testing.T) {
-	keyOf := func(i int) claimKey { return claimKey{claimKind(i % 4), fmt.Sprint("k", i%12000)} }
-	cl := newClaims(0, 0)
+	keyOf := func(i int) claimKey {
+		k := claimKey{kind: claimKind(i % 4), key: fmt.Sprint("k", i%12000)}
+		if k.kind == itemSlug || k.kind == itemID {
+			k.typ = fmt.Sprint("t", i%3) // tables of three types
+		}
+		return k
+	}
+	cl := newClaims(0, nil)
 	want := map[claimKey]string{}
 	for i := range 200 {
 		k := keyOf(i)
-		cl.keys[k.kind][k.key] = "p"
+		cl.tableFor(k.kind, k.typ, 0)[k.key] = "p"
 		want[k] = "p"
 	}
 	var olds []*claims
@@ -94,5 +101,25 @@ func TestClaims_PatchedMatchesMap(t *testing.T) {
 	}
 	if !merged {
 		t.Fatal("never merged")
+	}
+}
+
+// TestReadItemUnit_NoKeyStrings: a unit is one allocation over its item's:
+// its claims are its item's slug and id in its type's tables, not two
+// "type\x00slug" strings made for each item (1 MB at 10k).
+func TestReadItemUnit_NoKeyStrings(t *testing.T) {
+	doc, err := Parse("content/posts/a.md", []byte("---\ntitle: Classic Stove\nauthor: Jo Berg\n---\nBody\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := File{Path: "content/posts/a.md", Doc: doc}
+	item := testing.AllocsPerRun(100, func() { readItem(f, "posts", "a.md", readEnv{}) })
+	unit := testing.AllocsPerRun(100, func() { readItemUnit(f, "posts", "a.md", readEnv{}) })
+	if unit-item != 1 {
+		t.Fatalf("readItemUnit made %.0f allocations over readItem's %.0f, want 1 (the unit)", unit-item, item)
+	}
+	u := readItemUnit(f, "posts", "a.md", readEnv{})
+	if ks := u.keys(); ks[0] != (claimKey{itemSlug, "posts", "a"}) || ks[1].typ != "posts" || ks[1].key != u.item.ID {
+		t.Fatalf("keys %v", ks)
 	}
 }
