@@ -133,8 +133,10 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 			units[i] = readPageUnit(f, rel, as.env)
 			return
 		}
-		segs := strings.SplitN(f.Path, "/", 3)
-		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
+		// content/<type>/<rel>: todo has no other path
+		_, rest, _ := strings.Cut(f.Path, "/")
+		typ, rel, _ := strings.Cut(rest, "/")
+		units[i] = readItemUnit(f, typ, rel, as.env)
 	}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
 		var next atomic.Int64
