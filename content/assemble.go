@@ -85,7 +85,7 @@ func (as *Assembler) Fork() *Assembler {
 	if as.last == nil {
 		return &Assembler{plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 	}
-	last := *as.last // its claims are never changed: shared
+	last := *as.last // its contested keys are never changed: shared
 	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork(), asRead: as.asRead}
 }
 
@@ -112,7 +112,8 @@ type assembly struct {
 	accepted []bool  // units[i] is in the site
 	site     *Site
 	problems []Problem
-	claims   *claims
+	// contested are the keys a left-out page or item asked for (claims)
+	contested map[claimKey]bool
 }
 
 // maxPatched is the number of changed files up to which a call tries to
@@ -314,7 +315,7 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
 	sortProblems(a.problems)
-	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
+	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, contested: a.claims.contested}
 }
 
 // patch builds the site from the last one when every change is a plain
@@ -326,7 +327,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 	if last == nil {
 		return nil, false
 	}
-	cl := last.claims
+	contested := last.contested
 	freed := map[claimKey]bool{}
 	for _, c := range changes {
 		if c.old < 0 {
@@ -337,7 +338,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if cl.contested[k] {
+			if contested[k] {
 				return nil, false // a left-out file may get in now
 			}
 			freed[k] = true
@@ -353,7 +354,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if held := cl.held(k); (held && !freed[k]) || cl.contested[k] || taken[k] {
+			if contested[k] || taken[k] || (!freed[k] && siteHolds(last.site, k)) {
 				return nil, false
 			}
 			taken[k] = true
@@ -420,22 +421,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		site.Pages = nil
 	}
 
-	var free []claimKey
-	take := map[claimKey]string{}
-	for _, c := range changes {
-		if c.old >= 0 {
-			ks := last.units[c.old].keys()
-			free = append(free, ks[:]...)
-		}
-	}
-	for _, c := range changes {
-		if c.new >= 0 {
-			for _, k := range units[c.new].keys() {
-				take[k] = sorted[c.new].RealPath()
-			}
-		}
-	}
-	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl.patched(free, take)}, true
+	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, contested: contested}, true
 }
 
 func pageSlugOrder(p *Page, slug string) int  { return strings.Compare(p.Slug, slug) }

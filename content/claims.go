@@ -1,22 +1,20 @@
 package content
 
-import "maps"
+import "slices"
 
-// claims are the slugs and ids the site's pages and items hold, each with
-// the path of the file holding it, and every key a left-out page or item
-// asked for. Claims made by an assembly are changed only while it runs:
-// a patch (and a fork) makes new ones, over the old ones' maps (patched).
+// claims are the slugs and ids the site's pages and items hold while an
+// assembly reads them (assembleUnits), each with the path of the file
+// holding it, and every key a left-out page or item asked for. An item's
+// keys are its slug and id in a table of its type: the item's own strings
+// as the maps' keys.
 //
-// An item's keys are its slug and id in a table of its type: the item's
-// own strings as the maps' keys, not a "type\x00slug" string made per
-// item (two at 10k items: 1 MB kept as long as the site).
+// Only contested outlives the assembly: the tables are what the site it
+// made holds (each slug and id of its pages and items), so a later patch
+// asks the site (siteHolds) instead of keeping them with it (about 1.3 MB
+// at 10k items: four maps sized for every document).
 type claims struct {
 	tables    map[claimTable]map[string]string // key -> path
 	contested map[claimKey]bool
-	// base, when set, holds the keys, and tables are only the changes
-	// over it: a key held by another path, or "" for a key base holds
-	// that is given up.
-	base *claims
 }
 
 // claimTable names one table of keys: a kind, and for an item's the type.
@@ -24,10 +22,6 @@ type claimTable struct {
 	kind claimKind
 	typ  string
 }
-
-// maxClaimsLayer is the number of changed keys over a base from which
-// patched claims are merged into new maps.
-const maxClaimsLayer = 4096
 
 // table is the table of k's kind and type; nil when there is none.
 func (cl *claims) table(k claimKey) map[string]string {
@@ -45,66 +39,24 @@ func (cl *claims) tableFor(kind claimKind, typ string, n int) map[string]string 
 	return t
 }
 
-// held tells whether a page or item holds k.
-func (cl *claims) held(k claimKey) bool {
-	if p, ok := cl.table(k)[k.key]; ok {
-		return p != ""
+// siteHolds tells whether a page or item of site holds k: the claims an
+// assembly made hold the keys of the pages and items it put in its site,
+// and a patch keeps that so. Slugs are looked up in the sorted lists;
+// ids, which a patch asks only of a file added or given a new id, in
+// the list of the type.
+func siteHolds(site *Site, k claimKey) bool {
+	switch k.kind {
+	case pageSlug:
+		_, found := slices.BinarySearchFunc(site.Pages, k.key, pageSlugOrder)
+		return found
+	case pageID:
+		return slices.ContainsFunc(site.Pages, func(p *Page) bool { return p.ID == k.key })
+	case itemSlug:
+		_, found := slices.BinarySearchFunc(site.Items[k.typ], k.key, itemSlugOrder)
+		return found
+	default:
+		return slices.ContainsFunc(site.Items[k.typ], func(it *Item) bool { return it.ID == k.key })
 	}
-	if cl.base != nil {
-		_, ok := cl.base.table(k)[k.key]
-		return ok
-	}
-	return false
-}
-
-// patched are new claims: cl's with the keys of free given up and those
-// of take held by their path (a key in both is held). cl does not change.
-func (cl *claims) patched(free []claimKey, take map[claimKey]string) *claims {
-	base := cl
-	if cl.base != nil {
-		base = cl.base
-	}
-	out := &claims{tables: map[claimTable]map[string]string{}, base: base, contested: cl.contested}
-	n := 0
-	if cl.base != nil {
-		for t, m := range cl.tables {
-			out.tables[t] = maps.Clone(m)
-			n += len(m)
-		}
-	}
-	for _, k := range free {
-		if _, inBase := base.table(k)[k.key]; inBase {
-			out.tableFor(k.kind, k.typ, 0)[k.key] = ""
-		} else {
-			delete(out.table(k), k.key)
-		}
-	}
-	for k, p := range take {
-		out.tableFor(k.kind, k.typ, 0)[k.key] = p
-	}
-	if n+len(free)+len(take) <= maxClaimsLayer {
-		return out
-	}
-	// merged: maps of their own
-	flat := &claims{tables: make(map[claimTable]map[string]string, len(base.tables)), contested: cl.contested}
-	for t, m := range base.tables {
-		flat.tables[t] = maps.Clone(m)
-	}
-	for t, m := range out.tables {
-		ft := flat.tables[t]
-		if ft == nil {
-			ft = map[string]string{}
-			flat.tables[t] = ft
-		}
-		for key, p := range m {
-			if p == "" {
-				delete(ft, key)
-			} else {
-				ft[key] = p
-			}
-		}
-	}
-	return flat
 }
 
 type claimKind uint8
