@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"encoding/hex"
 	"path"
 	"sync"
 	"time"
@@ -19,6 +20,15 @@ type docKey struct {
 
 func newDocKey(blob plumbing.Hash, p string) docKey {
 	return docKey{blob: blob, ext: path.Ext(p)}
+}
+
+// blobName is h in hex, as plumbing.Hash.String, in one allocation (the
+// hex package's makes a slice, then the string: a Load names every file's
+// blob, and half of that was garbage among the documents kept).
+func blobName(h plumbing.Hash) string {
+	var b [2 * len(h)]byte
+	hex.Encode(b[:], h[:])
+	return string(b[:])
 }
 
 type docEntry struct {
