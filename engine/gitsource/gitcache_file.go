@@ -329,17 +329,17 @@ func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 		var pt pathTimes
 		copy(pt.commit[:], d.Bytes(20))
 		m := d.Count()
-		at := make(map[string]time.Time, m)
+		at := make(map[string]int64, m)
 		for range m {
 			p := paths.str(d.Bytes(d.Uvarint()))
 			var t time.Time
-			if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil {
-				d.Fail()
+			if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil || t.Nanosecond() != 0 || t.Location() != time.UTC {
+				d.Fail() // not a commit's time as a timeMap keeps it
 				break
 			}
-			at[p] = t
+			at[p] = secs(t)
 		}
-		pt.times = newTimeMap(at)
+		pt.times = newTimeMapSecs(at)
 		times = append(times, pt)
 	}
 	if d.Err != nil {
