@@ -70,7 +70,7 @@ const (
 type docCache struct {
 	mu      sync.Mutex
 	gen     uint64
-	docs    map[docKey]*docEntry
+	docs    *docIndex
 	times   []pathTimes // most recently used first
 	timesID uint64      // the last pathTimes.id given
 	dirty   bool        // changed since the last save or load
@@ -96,7 +96,7 @@ type SourceStats struct {
 }
 
 func newDocCache() *docCache {
-	return &docCache{docs: map[docKey]*docEntry{}}
+	return &docCache{docs: newDocIndex(0)}
 }
 
 // Stats returns the source's counters.
@@ -105,7 +105,7 @@ func (s *Source) Stats() SourceStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.stats
-	st.CachedDocs = len(c.docs)
+	st.CachedDocs = c.docs.len()
 	st.LoadedFromDisk = c.fromDsk
 	st.Adopted = c.fetched
 	return st
@@ -125,7 +125,7 @@ func (c *docCache) begin() uint64 {
 func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fn(func(k docKey) *docEntry { return c.docs[k] })
+	fn(c.docs.get)
 }
 
 // finish records a Load's new documents, drops stale ones, and returns the
@@ -136,7 +136,7 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	added := make(map[docKey]*docEntry, len(parsed))
 	for k, d := range parsed {
 		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
-		c.docs[k] = e
+		c.docs.set(k, e)
 		added[k] = e
 		c.dirty = true
 	}
@@ -144,11 +144,8 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	// each (a walk over every document of the site): one stays up to
 	// docKeepLoads+docSweepLoads-1 Loads.
 	if gen%docSweepLoads == 0 {
-		for k, e := range c.docs {
-			if gen-e.used >= docKeepLoads {
-				delete(c.docs, k)
-				c.dirty = true
-			}
+		if c.docs.deleteIf(func(e *docEntry) bool { return gen-e.used >= docKeepLoads }) {
+			c.dirty = true
 		}
 	}
 	c.unsaved += len(parsed)
