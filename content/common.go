@@ -34,7 +34,7 @@ type common struct {
 // readCommon reads the shared keys. pathSlug is the slug the file's path
 // gives; idScope names the id namespace (page or item type) for the
 // derived id.
-func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) {
+func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules) (common, error) {
 	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}, pathSlug: pathSlug}
 	if v, ok := f.get("url"); ok {
 		c.url, _ = v.(string)
@@ -123,6 +123,16 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	updated, updSet, err := f.date("updatedat", "lastmod")
 	if err != nil {
 		return c, err
+	}
+	if k := rules.updatedKey(); !updSet && k != "" {
+		// the generator's own key (Zola's updated, Hugo's modified),
+		// kept in data as written
+		if v, ok := f.fm.value(k); ok && v != nil {
+			if updated, err = parseDate(v); err != nil {
+				return c, problemAt(f.doc.KeyLines()[k], "%s: %v", k, err)
+			}
+			updSet = true
+		}
 	}
 	if c.meta.ExpiresAt, _, err = f.date("expiresat", "expirydate"); err != nil {
 		return c, err

@@ -20,7 +20,7 @@ func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	c, err := readCommon(f, file, PathSlug(rel), "page")
+	c, err := readCommon(f, file, PathSlug(rel), "page", env.rules)
 	if err != nil {
 		return nil, false, err
 	}

@@ -32,7 +32,24 @@ type urlRules struct {
 	keepCase   bool              // disablePathToLower
 	inSubdir   bool              // defaultContentLanguageInSubdir
 	zola       bool              // a Zola site: front matter path: is the document's path
+	hugo       bool              // a Hugo configuration, not Zola's: modified is lastmod
 	key        string            // all of it, to tell a change
+}
+
+// updatedKey is the front matter key, beside updatedAt and lastmod,
+// that the site's generator reads as a document's last update: Zola's
+// updated, Hugo's modified (its alias of lastmod); "" for none. It stays
+// in data as written.
+func (r *urlRules) updatedKey() string {
+	switch {
+	case r == nil:
+		return ""
+	case r.zola:
+		return "updated"
+	case r.hugo:
+		return "modified"
+	}
+	return ""
 }
 
 // permalinksFile tells whether p is config/_default/permalinks.* (Hugo's
@@ -89,6 +106,7 @@ func readURLRules(sorted []File) *urlRules {
 			r.zola = true
 		}
 	}
+	r.hugo = !r.zola
 	var b strings.Builder
 	keys := make([]string, 0, len(r.permalinks))
 	for k := range r.permalinks {
@@ -106,6 +124,9 @@ func readURLRules(sorted []File) *urlRules {
 	}
 	if r.zola {
 		b.WriteString("zola\x00")
+	}
+	if r.hugo {
+		b.WriteString("hugo\x00")
 	}
 	r.key = b.String()
 	return r
