@@ -36,6 +36,12 @@ type common struct {
 // derived id.
 func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules) (common, error) {
 	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}, pathSlug: pathSlug}
+	var nameDate time.Time // the date a Zola page's file name gives
+	if rules != nil && rules.zola {
+		if s, d, ok := zolaDatedName(pathSlug); ok {
+			pathSlug, c.pathSlug, nameDate = s, s, d
+		}
+	}
 	if v, ok := f.get("url"); ok {
 		c.url, _ = v.(string)
 		f.untake("url")
@@ -113,6 +119,9 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 
 	if c.published, c.meta.PublishedSet, err = f.date("publishedat", "publishdate", "date"); err != nil {
 		return c, err
+	}
+	if !c.meta.PublishedSet && !nameDate.IsZero() {
+		c.published, c.meta.PublishedSet = nameDate, true // Zola's date from the file name
 	}
 	for _, k := range [...]string{"date", "publishdate", "publishedat"} {
 		if v, ok := f.get(k); ok {

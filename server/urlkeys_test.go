@@ -157,3 +157,35 @@ func TestURLKeysDeclaredReferences(t *testing.T) {
 		t.Fatalf("problems = %s", probs)
 	}
 }
+
+// TestZolaDatedNameServedAndWritten: a Zola post named with its date
+// (content/blog/2018-08-10-mastodon.md) is served as Zola serves it, the
+// item mastodon at /blog/mastodon/ of 2018-08-10; a PATCH of it commits
+// to its own file, adding neither a slug nor a date.
+func TestZolaDatedNameServedAndWritten(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"config.toml":                         "base_url = \"https://blog.example.com\"\n",
+		"content/blog/_index.md":              "+++\ntitle = \"Blog\"\n+++\n",
+		"content/blog/2018-08-10-mastodon.md": "+++\ntitle = \"Mastodon\"\n+++\nToot.\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	r := get(t, ts.URL+"/api/v1/content/blog/mastodon", ts.reader(t))
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if m := r.json(t); m["path"] != "/blog/mastodon/" || m["publishedAt"] != "2018-08-10T00:00:00Z" {
+		t.Fatalf("served %v %v", m["path"], m["publishedAt"])
+	}
+	if r := wr(t, "PATCH", ts.URL+"/api/v1/content/blog/mastodon", editor, `{"title": "Mastodon, edited"}`); r.Status != 200 {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	got := remoteFile(t, repo.bare, "content/blog/2018-08-10-mastodon.md")
+	if !strings.Contains(got, `title = "Mastodon, edited"`) || strings.Contains(got, "slug") || strings.Contains(got, "date") {
+		t.Fatalf("file after the patch: %q", got)
+	}
+	if got := remoteFile(t, repo.bare, "content/blog/mastodon.md"); got != "" {
+		t.Fatalf("the patch wrote a new file: %q", got)
+	}
+}

@@ -1,0 +1,60 @@
+package content
+
+import (
+	"testing"
+	"time"
+)
+
+// On a Zola site a page whose file name (or bundle folder) starts with a
+// date is served, as Zola serves it, under the rest of the name, dated
+// by the name unless its front matter has a date (the notmandatory blog's
+// content/2018-08-10-mastodon.md is /mastodon/ of 2018-08-10). A Hugo
+// site keeps the name whole.
+func TestZolaDatedNames(t *testing.T) {
+	t.Parallel()
+	day := func(s string) time.Time { d, _ := time.Parse(time.RFC3339, s); return d }
+	zola := map[string]string{
+		"config.toml":                                "base_url = \"https://z/\"\n",
+		"content/2018-08-10-mastodon.md":             "+++\ntitle = \"Mastodon\"\n+++\n",
+		"content/blog/_index.md":                     "+++\ntitle = \"Blog\"\n+++\n",
+		"content/blog/2020-03-14-rockpro64/index.md": "+++\ntitle = \"R\"\n+++\n",
+		"content/blog/2021-01-02T10:00:00Z_timed.md": "+++\ntitle = \"T\"\n+++\n",
+		"content/blog/2019-05-06 spaced.md":          "+++\ntitle = \"S\"\n+++\n",
+		"content/blog/2022-01-01-dated.md":           "+++\ntitle = \"D\"\ndate = 2023-02-03\n+++\n",
+		"content/blog/2019-01-01.md":                 "+++\ntitle = \"Only date\"\n+++\n",
+		"content/blog/2019-13-01-bad-month.md":       "+++\ntitle = \"B\"\n+++\n",
+	}
+	s, probs := assemble(t, zola)
+	wantNoProblems(t, probs)
+	if p := pageBySlug(t, s, "mastodon"); p.Path != "/mastodon/" || !p.PublishedAt.Equal(day("2018-08-10T00:00:00Z")) || p.Meta.Path != "content/2018-08-10-mastodon.md" {
+		t.Errorf("mastodon: path %s, publishedAt %v, file %s", p.Path, p.PublishedAt, p.Meta.Path)
+	}
+	want := map[string]struct{ path, date string }{
+		"rockpro64":            {"/blog/rockpro64/", "2020-03-14T00:00:00Z"},
+		"timed":                {"/blog/timed/", "2021-01-02T10:00:00Z"},
+		"spaced":               {"/blog/spaced/", "2019-05-06T00:00:00Z"},
+		"dated":                {"/blog/dated/", "2023-02-03T00:00:00Z"},
+		"2019-01-01":           {"/blog/2019-01-01/", "2019-01-01T00:00:00Z"},
+		"2019-13-01-bad-month": {"/blog/2019-13-01-bad-month/", commitTime.Format(time.RFC3339)},
+	}
+	got := map[string]bool{}
+	for _, it := range s.Items["blog"] {
+		got[it.Slug] = true
+		w, ok := want[it.Slug]
+		if !ok {
+			t.Errorf("unexpected item %s", it.Slug)
+			continue
+		}
+		if it.Path != w.path || !it.PublishedAt.Equal(day(w.date)) {
+			t.Errorf("%s: path %s, publishedAt %v, want %s %s", it.Slug, it.Path, it.PublishedAt, w.path, w.date)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("items %v, want %v", got, want)
+	}
+
+	hugo, _ := assemble(t, map[string]string{"hugo.toml": "title = \"x\"\n", "content/2018-08-10-mastodon.md": "---\ntitle: M\n---\n"})
+	if p := pageBySlug(t, hugo, "2018-08-10-mastodon"); !p.PublishedAt.Equal(commitTime) {
+		t.Errorf("hugo: %s %v", p.Slug, p.PublishedAt)
+	}
+}
