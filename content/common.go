@@ -1,6 +1,7 @@
 package content
 
 import (
+	"path"
 	"strings"
 	"time"
 )
@@ -27,6 +28,7 @@ type common struct {
 	dateText           string // the date key as written, when text
 	url                string // front matter url: (Hugo's)
 	zolaPath           string // front matter path: (Zola's)
+	zolaPage           bool   // on a Zola site, a page (not a section's _index)
 	meta               Meta
 	published, updated time.Time
 }
@@ -38,6 +40,7 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}, pathSlug: pathSlug}
 	var nameDate time.Time // the date a Zola page's file name gives
 	if rules != nil && rules.zola {
+		c.zolaPage = !strings.HasPrefix(path.Base(file.RealPath()), "_index")
 		if s, d, ok := zolaDatedName(pathSlug); ok {
 			pathSlug, c.pathSlug, nameDate = s, s, d
 		}
@@ -165,7 +168,7 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 // addressed is the Addressed of a document read with c, in the site
 // whose URL rules and locale prefix env has.
 func (c common) addressed(env readEnv, typ string) Addressed {
-	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url, zolaPath: c.zolaPath}
+	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url, zolaPath: c.zolaPath, zolaPage: c.zolaPage}
 	rules := env.rules
 	if rules == nil {
 		rules = &urlRules{}

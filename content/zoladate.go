@@ -3,6 +3,10 @@ package content
 import (
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // zolaDatedName reads a Zola page's dated file name (Zola's page.rs): the
@@ -67,4 +71,44 @@ func digits(s string) bool {
 		}
 	}
 	return true
+}
+
+// zolaSlugify is a name as Zola's slugify.paths = "on" makes it (the slug
+// crate): lower case ASCII letters and digits, every other run of
+// characters one '-', none at either end; accented letters lose their
+// accents. (Zola also transliterates other scripts, which this keeps as
+// written, lower-cased.)
+func zolaSlugify(name string) string {
+	b := make([]byte, 0, len(name))
+	dash := true // no leading '-'
+	s := name
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			s = norm.NFD.String(name) // accents apart from their letters
+			break
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b, dash = append(b, byte(r)), false
+		case r >= 'A' && r <= 'Z':
+			b, dash = append(b, byte(r-'A'+'a')), false
+		case r >= utf8.RuneSelf && unicode.Is(unicode.Mn, r):
+			// an accent, taken off
+		case r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			b, dash = utf8.AppendRune(b, unicode.ToLower(r)), false
+		default:
+			if !dash {
+				b, dash = append(b, '-'), true
+			}
+		}
+	}
+	if n := len(b); n > 0 && b[n-1] == '-' {
+		b = b[:n-1]
+	}
+	if len(b) == 0 {
+		return name // nothing to keep: the name as written
+	}
+	return string(b)
 }

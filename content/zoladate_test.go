@@ -58,3 +58,52 @@ func TestZolaDatedNames(t *testing.T) {
 		t.Errorf("hugo: %s %v", p.Slug, p.PublishedAt)
 	}
 }
+
+// On a Zola site a page's slug is slugified in its path, as Zola's
+// default slugify.paths = "on" does (friedemannsommer/website's
+// lib_tcstring.md is /projects/lib-tcstring/); sections (_index files)
+// and folders keep their names and case; slugify.paths = "safe" keeps the
+// name as written. The slug served by the API is the file's.
+func TestZolaSlugifiedPaths(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"config.toml":                        "base_url = \"https://z/\"\n",
+		"content/projects/_index.md":         "+++\ntitle = \"P\"\n+++\n",
+		"content/projects/lib_tcstring.md":   "+++\ntitle = \"L\"\n+++\n",
+		"content/projects/Café au Lait.md":   "+++\ntitle = \"C\"\n+++\n",
+		"content/projects/v1.2-notes.md":     "+++\ntitle = \"V\"\n+++\n",
+		"content/projects/Sub_Dir/_index.md": "+++\ntitle = \"S\"\n+++\n",
+		"content/projects/Sub_Dir/Two_X.md":  "+++\ntitle = \"T\"\n+++\n",
+		"content/projects/set.md":            "+++\ntitle = \"Set\"\nslug = \"My_Slug\"\n+++\n",
+		"content/About_Me.md":                "+++\ntitle = \"A\"\n+++\n",
+	}
+	s, probs := assemble(t, files)
+	wantNoProblems(t, probs)
+	paths := map[string]string{}
+	for _, it := range s.Items["projects"] {
+		paths[it.Slug] = it.Path
+	}
+	want := map[string]string{
+		"lib_tcstring":  "/projects/lib-tcstring/",
+		"Café-au-Lait":  "/projects/cafe-au-lait/",
+		"v1.2-notes":    "/projects/v1-2-notes/",
+		"Sub_Dir":       "/projects/Sub_Dir/",
+		"Sub_Dir/Two_X": "/projects/Sub_Dir/two-x/",
+		"My_Slug":       "/projects/my-slug/",
+	}
+	for slug, p := range want {
+		if paths[slug] != p {
+			t.Errorf("%s: path %q, want %q (all: %v)", slug, paths[slug], p, paths)
+		}
+	}
+	if p := pageBySlug(t, s, "About_Me"); p.Path != "/about-me/" {
+		t.Errorf("About_Me: %s", p.Path)
+	}
+	files["config.toml"] = "base_url = \"https://z/\"\n[slugify]\npaths = \"safe\"\n"
+	s, _ = assemble(t, files)
+	for _, it := range s.Items["projects"] {
+		if it.Slug == "lib_tcstring" && it.Path != "/projects/lib_tcstring/" {
+			t.Errorf("safe: %s", it.Path)
+		}
+	}
+}
