@@ -107,3 +107,35 @@ func TestZolaSlugifiedPaths(t *testing.T) {
 		}
 	}
 }
+
+// A Zola site's languages are its default_language (else en) and those
+// of its [languages] table, which lists only the others: x.fr.md is the
+// French x, under /fr/, as Zola serves it. It was one language, and
+// _index.fr.md a problem.
+func TestZolaLanguages(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ config, def string }{
+		{"base_url = \"https://z/\"\n\n[languages.fr]\ntitle = \"FR\"\n", "en"},
+		{"base_url = \"https://z/\"\ndefault_language = \"de\"\n\n[languages.fr]\n", "de"},
+	} {
+		s, probs := assemble(t, map[string]string{
+			"config.toml":               c.config,
+			"content/blog/_index.md":    "+++\ntitle = \"Blog\"\n+++\n",
+			"content/blog/_index.fr.md": "+++\ntitle = \"Blog FR\"\n+++\n",
+			"content/blog/hello.md":     "+++\ntitle = \"Hello\"\n+++\n",
+			"content/blog/hello.fr.md":  "+++\ntitle = \"Bonjour\"\n+++\n",
+		})
+		wantNoProblems(t, probs)
+		if s.I18n == nil || s.I18n.Default != c.def || len(s.Locales) != 2 || s.Locales["fr"] == nil {
+			t.Fatalf("%q: locales %v", c.config, s.Locales)
+		}
+		fr := s.Locales["fr"].Items["blog"]
+		if len(fr) != 1 || fr[0].Slug != "hello" || fr[0].Title != "Bonjour" || fr[0].Path != "/fr/blog/hello/" {
+			t.Fatalf("%q: fr items %v", c.config, fr)
+		}
+		def := s.Locales[c.def].Items["blog"]
+		if len(def) != 1 || def[0].Title != "Hello" || def[0].Path != "/blog/hello/" {
+			t.Fatalf("%q: %s items %v", c.config, c.def, def)
+		}
+	}
+}
