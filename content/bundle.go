@@ -3,6 +3,7 @@ package content
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -256,7 +257,7 @@ func resourcesMessage(names []string, zola bool) string {
 	}
 	list, more := names, ""
 	if len(list) > 3 {
-		list, more = list[:3], ", and "+count(len(names)-3, "more")
+		list, more = list[:3], ", and "+strconv.Itoa(len(names)-3)+" more"
 	}
 	return what + "its " + count(len(names), "other content file") + " (" + strings.Join(list, ", ") + more +
 		") are resources of its page, not documents, as " + gen + " reads them"

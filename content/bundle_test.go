@@ -329,3 +329,12 @@ func TestLeafBundle_Zola(t *testing.T) {
 		t.Errorf("resources %v", s.Resources)
 	}
 }
+
+// A bundle of many resources names three and counts the others: "and 8
+// more", not "and 8 mores" (2i2c-org's content/founders/).
+func TestResourcesMessageMore(t *testing.T) {
+	names := []string{"a.md", "b.md", "c.md", "d.md", "e.md", "f.md", "g.md", "h.md", "i.md", "j.md", "k.md"}
+	if got := resourcesMessage(names, false); !strings.Contains(got, "(a.md, b.md, c.md, and 8 more)") {
+		t.Fatalf("%q", got)
+	}
+}

@@ -391,7 +391,7 @@ func jekyllSite(in *MisreadInput) []Misread {
 	if len(pages) > 0 {
 		list, more := pages, ""
 		if len(list) > 3 {
-			list, more = list[:3], ", and "+count(len(pages)-3, "more")
+			list, more = list[:3], ", and "+strconv.Itoa(len(pages)-3)+" more"
 		}
 		out = append(out, Misread{Kind: MisreadJekyllSite, Path: config,
 			Message: fmt.Sprintf("%s at the root of a Jekyll site (%s%s) not read: folio reads pages in pages/ or content/", count(len(pages), "Markdown page"), strings.Join(list, ", "), more)})
