@@ -9,7 +9,7 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ)
+	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ, env.rules)
 	if err != nil {
 		return nil, err
 	}
