@@ -138,6 +138,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		files, notes, resources := leafBundles(sorted, as.bundles) // bundle.go
 		site, problems := as.assemblePlain(files)
 		site.Resources = resources // a new Site each call (assembleOnce)
+		site.zola = as.bundles.zola
 		return site, withProblems(problems, notes)
 	}
 	mk := readMarkup(sorted)
@@ -148,7 +149,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
-	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs()}
+	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs(), zola: rules.zola}
 	if as.of != nil {
 		as.bundles = rulesOf(as.of)
 	}
@@ -168,7 +169,8 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
 	site.Resources = resources // a new Site each call (assembleOnce)
-	if len(problems) > 0 {     // a Hugo config that does not parse, files left out
+	site.zola = as.bundles.zola
+	if len(problems) > 0 { // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		sortProblems(plainProblems)
 	}

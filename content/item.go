@@ -10,7 +10,7 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 		return nil, err
 	}
 	f := &fs
-	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ)
+	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ, env.rules)
 	if err != nil {
 		return nil, err
 	}

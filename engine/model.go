@@ -768,9 +768,11 @@ func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []cont
 // CheckSite is CheckFiles that also returns the assembled site.
 func CheckSite(files []content.File, mediaExists func(content.Ref) bool) (*content.Site, []content.Problem) {
 	site, problems := content.Assemble(files)
-	problems = append(problems, content.ReferenceProblems(site, files, mediaExists)...)
-	problems = append(problems, content.CaseProblems(files)...)
 	var ms modelState
+	ms.update(site, files)
+	rc := content.RefChecker{URLRefs: urlRefs(ms.model)}
+	problems = append(problems, rc.Problems(site, files, mediaExists)...)
+	problems = append(problems, content.CaseProblems(files)...)
 	_, mp, _ := ms.applyModel(site, files, nil, "")
 	problems = append(problems, mp...)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {

@@ -157,7 +157,7 @@ func (sc *refScanner) scan(doc any) []refUse {
 	case *content.Item:
 		path = append(path, "data")
 		for k, e := range d.Data {
-			if k == "body" || content.URLKey(k) {
+			if k == "body" || notRefKey(sc.model, d.Type, k) {
 				continue
 			}
 			path = append(path, k)
