@@ -16,10 +16,11 @@ const RichTextSection = "richText"
 // readPage builds a page from a file under pages/; rel is the path below
 // pages/. Keys a page does not know are its data, as an item's.
 func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
-	f, err := newFields(file.Doc, pageKeySet)
-	if err != nil {
+	var fs fields
+	if err := fs.init(file.Doc, pageKeySet); err != nil {
 		return nil, false, err
 	}
+	f := &fs
 	c, err := readCommon(f, file, PathSlug(rel), "page", env.rules)
 	if err != nil {
 		return nil, false, err
