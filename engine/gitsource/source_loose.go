@@ -78,5 +78,8 @@ func readLoose(dir string, h plumbing.Hash, limit int64, zr *io.ReadCloser) (t p
 		}
 		return fail(err)
 	}
+	if !sameHash(h, t, data) {
+		return fail(errors.New("its bytes do not hash to its name"))
+	}
 	return t, size, data, true, nil
 }

@@ -3,11 +3,13 @@ package gitsource
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -139,6 +141,9 @@ func (g *gitObjects) read(h plumbing.Hash, limit int64) (plumbing.ObjectType, in
 		}
 		if ok {
 			t, size, data, err := g.readPacked(ix, off, limit)
+			if err == nil && size <= limit && !sameHash(h, t, data) {
+				err = errors.New("its bytes do not hash to its name")
+			}
 			if err != nil {
 				return 0, 0, nil, fmt.Errorf("corrupt object %s (%s at %d): %w", h, filepath.Base(ix.pack), off, err)
 			}
@@ -149,6 +154,22 @@ func (g *gitObjects) read(h plumbing.Hash, limit int64) (plumbing.ObjectType, in
 		return 0, 0, nil, fmt.Errorf("object %s not found, and %w", h, g.packErr)
 	}
 	return 0, 0, nil, plumbing.ErrObjectNotFound
+}
+
+// sameHash tells whether h names the object of type t and bytes data.
+// A pack's entries and its index have no checksum a read checks (the
+// CRCs of the index are the entries' as packed): a damaged offset or
+// delta could give another object's bytes without this.
+func sameHash(h plumbing.Hash, t plumbing.ObjectType, data []byte) bool {
+	d := sha1.New()
+	d.Write(t.Bytes())
+	d.Write([]byte{' '})
+	d.Write(strconv.AppendInt(nil, int64(len(data)), 10))
+	d.Write([]byte{0})
+	d.Write(data)
+	var sum plumbing.Hash
+	d.Sum(sum[:0])
+	return sum == h
 }
 
 // has tells whether object h is there (loose or in a pack).
@@ -366,6 +387,9 @@ func (g *gitObjects) readPacked(ix *packIndex, off int64, limit int64) (plumbing
 			return 0, 0, nil, errors.New("delta chain too long")
 		}
 		if b, ok := g.bases.get(ix, cur); ok {
+			if len(chain) == 0 && int64(len(b.data)) > limit {
+				return b.typ, int64(len(b.data)), nil, nil
+			}
 			typ, base = b.typ, b.data
 			break
 		}
