@@ -70,9 +70,12 @@ func (s *objectStore) Close() error {
 // tree reads the entries of tree h (canonical modes, as go-git's), their
 // names cut from the object's bytes: one string for all.
 func (s *objectStore) tree(h plumbing.Hash) ([]object.TreeEntry, error) {
-	typ, _, data, err := s.objs.read(h, maxObjectSize)
+	typ, size, data, err := s.objs.read(h, maxObjectSize)
 	if err != nil {
 		return nil, err
+	}
+	if int64(len(data)) != size {
+		return nil, fmt.Errorf("tree %s: %d bytes, over the %d a tree may have", h, size, maxObjectSize)
 	}
 	if typ != plumbing.TreeObject {
 		return nil, plumbing.ErrObjectNotFound

@@ -457,7 +457,10 @@ func (g *gitObjects) readRef(h plumbing.Hash) (plumbing.ObjectType, []byte, erro
 	}
 	g.depth++
 	defer func() { g.depth-- }()
-	typ, _, data, err := g.read(h, maxObjectSize)
+	typ, size, data, err := g.read(h, maxObjectSize)
+	if err == nil && int64(len(data)) != size {
+		err = fmt.Errorf("%d bytes", size)
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("delta base %s: %w", h, err)
 	}

@@ -133,7 +133,7 @@ func checkObjects(t *testing.T, state, gitDir string) {
 // historyRepo makes a work tree repository of n commits that each edit
 // a few files a little (and add and remove some), so that packs hold
 // chains of deltas of trees and blobs.
-func historyRepo(t *testing.T, n int) *srcTestRepo {
+func historyRepo(t testing.TB, n int) *srcTestRepo {
 	t.Helper()
 	r := newSrcWorkTreeSite(t)
 	body := func(i, v int) string {
