@@ -91,8 +91,10 @@ type Source struct {
 	// names its shared cache with (SharedKey).
 	buildKey string
 
-	mu   sync.Mutex      // guards repo (refs reads and fetches)
+	mu   sync.Mutex      // guards repo (refs reads and fetches) and objects
 	repo *git.Repository // long-lived handle for refs and fetch
+	// objects reads the objects repo's refs lead to (source_objects.go).
+	objects *objectStore
 	// refMu is held by a fetch and by a writer from a push until the
 	// clone's ref follows it (RefLock).
 	refMu sync.Mutex
@@ -388,6 +390,7 @@ func (s *Source) LastFetch() time.Time {
 func (s *Source) Close() error {
 	err := s.saveCache(true)
 	s.blobs.close()
+	s.closeObjects()
 	return err
 }
 
