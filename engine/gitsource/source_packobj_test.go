@@ -3,6 +3,7 @@ package gitsource
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -299,5 +301,48 @@ func TestGitObjects_Mirrors(t *testing.T) {
 		st.Close()
 		gg.Close()
 		t.Logf("%s: %d commits, %d trees (%d deltas in its packs)", dir, commits, trees, deltaCount(t, dir))
+	}
+}
+
+// A Load of a repository packed with chains of deltas (git gc
+// --aggressive), and of one that borrows its objects from another (git
+// clone --shared: objects/info/alternates), gives every relevant file
+// of each commit as git ls-tree does, each Updated as git log's last
+// commit of its path.
+func TestLoad_PackedAndAlternates(t *testing.T) {
+	r := historyRepo(t, 30)
+	srcGit(t, r.Dir, "gc", "-q", "--aggressive", "--prune=now")
+	shared := filepath.Join(t.TempDir(), "shared.git")
+	srcGit(t, r.Dir, "clone", "-q", "--bare", "--shared", r.Dir, shared)
+	for _, site := range []string{r.Dir, shared} {
+		src := openSrc(t, site, t.TempDir(), &srcTestParser{})
+		for k := 29; k >= 0; k -= 7 {
+			commit := srcGit(t, r.Dir, "rev-parse", fmt.Sprintf("HEAD~%d", k))
+			tree, err := src.Load(context.Background(), commit)
+			if err != nil {
+				t.Fatalf("%s: Load(HEAD~%d): %v", site, k, err)
+			}
+			var want []string
+			for _, line := range strings.Split(srcGit(t, r.Dir, "ls-tree", "-r", commit), "\n") {
+				meta, p, _ := strings.Cut(line, "\t")
+				if srcRelevant(p) {
+					want = append(want, p+" "+strings.Fields(meta)[2])
+				}
+			}
+			var got []string
+			for _, f := range tree.Files {
+				got = append(got, f.Path+" "+f.Blob)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: HEAD~%d: files\n%v\nwant\n%v", site, k, got, want)
+			}
+			for _, f := range tree.Files[:5] {
+				when := srcGit(t, r.Dir, "log", "-1", "--format=%cI", commit, "--", f.Path)
+				if w, _ := time.Parse(time.RFC3339, when); !f.Updated.Equal(w) {
+					t.Fatalf("%s: HEAD~%d: %s updated %v, git log: %s", site, k, f.Path, f.Updated, when)
+				}
+			}
+		}
+		src.Close()
 	}
 }
