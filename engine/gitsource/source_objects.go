@@ -24,9 +24,8 @@ import (
 // the packs), opened on the first. Under s.mu.
 func (s *Source) objectsLocked() *objectStore {
 	if s.objects == nil {
-		s.objects = &objectStore{Storage: openGoGitStorage(s.gitDir, cache.NewObjectLRU(cache.MiByte)), objs: newGitObjects(s.gitDir)}
 		// long-lived: few bases kept between reads
-		s.objects.objs.bases.max = longLivedBaseCache
+		s.objects = openObjectStorage(s.gitDir, cache.NewObjectLRU(longLivedBaseCache))
 	}
 	return s.objects
 }

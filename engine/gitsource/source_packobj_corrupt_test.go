@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 )
 
 // packedRepo is a small repository packed with chains of deltas (trees
@@ -57,7 +58,7 @@ func (p packedRepo) readAll(t testing.TB, dir string, pack, idx []byte) int {
 	if err := os.WriteFile(filepath.Join(pd, p.name+".idx"), idx, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := newGitObjects(dir)
+	g := newGitObjects(dir, cache.NewObjectLRU(cache.MiByte))
 	defer g.Close()
 	failed := 0
 	for h, w := range p.objects {
