@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
 )
@@ -43,7 +42,7 @@ type blobReader struct {
 
 type blobConn struct {
 	gen int
-	st  *filesystem.Storage
+	st  *objectStore
 	pr  *packReader
 }
 

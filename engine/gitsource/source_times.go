@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // timeNode is a directory or file of the paths still waiting for their last
@@ -105,7 +104,7 @@ type treeEntries struct {
 	// root is the site root: the folder whose trees the times are of
 	// ("" : the repository's).
 	root    string
-	st      storer.EncodedObjectStorer
+	st      *objectStore
 	loose   *looseTrees // nil: every tree from st
 	m       map[plumbing.Hash][]object.TreeEntry
 	entries int
@@ -151,11 +150,10 @@ func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 			tc.raws[h] = rt
 		}
 	} else {
-		t, err := object.GetTree(tc.st, h)
-		if err != nil {
+		var err error
+		if entries, err = tc.st.tree(h); err != nil {
 			return nil, err
 		}
-		entries = t.Entries
 	}
 	if tc.read != nil && len(tc.read) < maxReadTrees {
 		tc.read[h] = entries
