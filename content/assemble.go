@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // Assemble builds a Site from parsed files and reports a problem for each
@@ -107,9 +109,9 @@ func (as *Assembler) setMarkup(mk *Markup) {
 
 // assembly is one call's result, and what the next call compares with.
 type assembly struct {
-	files    []File  // sorted by path; the caller's slice when it was sorted
-	units    []*unit // of files[i]: nil for other files and failed parses
-	accepted []bool  // units[i] is in the site
+	files    chunks.List[File] // sorted by path; the caller's slice when it was sorted
+	units    []*unit           // of files[i]: nil for other files and failed parses
+	accepted []bool            // units[i] is in the site
 	site     *Site
 	problems []Problem
 	claims   *claims
@@ -216,16 +218,16 @@ func (as *Assembler) assemblePlain(sorted []File) (*Site, []Problem) {
 		as.links = &siteLinks{}
 	}
 	site, problems := as.assembleOnce(sorted)
-	return as.rereadStale(sorted, site, problems)
+	return as.rereadStale(chunks.Of(sorted), site, problems)
 }
 
 // rereadStale keeps site's links for the bodies, and assembles files once
 // more, reading the files whose rendered links resolve otherwise in it.
-func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (*Site, []Problem) {
+func (as *Assembler) rereadStale(files chunks.List[File], site *Site, problems []Problem) (*Site, []Problem) {
 	as.links.set(site)
 	if stale := as.links.stale(); len(stale) > 0 {
 		as.reread = stale
-		site, problems = as.assembleOnce(files)
+		site, problems = as.assembleOnce(files.Slice())
 		as.reread = nil
 		as.links.set(site)
 	}
@@ -236,7 +238,7 @@ func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (
 func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
 	units, accepted, changes, few := as.readUnits(sorted)
 	if few {
-		if next, ok := as.patch(sorted, units, accepted, changes); ok {
+		if next, ok := as.patch(chunks.Of(sorted), units, accepted, changes); ok {
 			as.last = next
 			as.patched++
 			return next.site, slices.Clone(next.problems)
@@ -314,14 +316,14 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
 	sortProblems(a.problems)
-	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
+	return &assembly{files: chunks.Of(sorted), units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
 }
 
 // patch builds the site from the last one when every change is a plain
 // page or item whose slug and id no other file asks for (see Assembler);
 // ok is false when the whole-site rules must be applied afresh. Nothing
 // of the last call is modified unless ok.
-func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, changes []change) (*assembly, bool) {
+func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []bool, changes []change) (*assembly, bool) {
 	last := as.last
 	if last == nil {
 		return nil, false
@@ -431,7 +433,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 	for _, c := range changes {
 		if c.new >= 0 {
 			for _, k := range units[c.new].keys() {
-				take[k] = sorted[c.new].RealPath()
+				take[k] = sorted.Ptr(c.new).RealPath()
 			}
 		}
 	}
