@@ -17,6 +17,7 @@ import (
 // bytes a file (17 MB of every push's reload at 100k files).
 func TestSource_PushSharesLists(t *testing.T) {
 	r := newSrcBareSite(t)
+	srcGit(t, r.Dir, "config", "gc.auto", "0") // no gc in the background of a commit of 10k files
 	files := map[string]string{}
 	for d := range 40 {
 		for i := range 250 {
