@@ -161,20 +161,17 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			*o, *e = loadFile(get, gen, f, timeOf(times, f.path))
 			if *e != nil {
 				hits++
+				s.docs.taken(newDocKey(f.blob, f.path), *e)
 			} else if o.Err == nil {
 				k := newDocKey(f.blob, f.path)
 				misses[k] = append(misses[k], i)
 			}
 		}
 		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
-			if gen%docSweepLoads == 0 {
-				// the sweep keeps what this Load serves
-				for _, e := range entries.All() {
-					if *e != nil {
-						(*e).used = gen
-					}
-				}
-			}
+			// The documents of the files gone may be in no list now:
+			// the sweep looks at them (and those of the files added
+			// are used).
+			s.docs.leave(prev.files, prev.docs, ch.gone)
 			for _, i := range addedAt(steps) {
 				load(get, i)
 			}
@@ -218,7 +215,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.lastRoot = root
-	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start))
+	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start), !patched)
 	for k, idx := range misses {
 		if e := added[k]; e != nil {
 			for _, i := range idx {
