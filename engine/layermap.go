@@ -3,6 +3,8 @@ package engine
 import (
 	"iter"
 	"maps"
+
+	"github.com/folio-cms/folio/content"
 )
 
 // layerMap is a map that a reload makes from the last snapshot's without
@@ -111,4 +113,10 @@ func (t *TypeList) slug(slug string) (*itemEntry, bool) {
 		return nil, false
 	}
 	return t.bySlug.get(slug)
+}
+
+// samePages tells whether a and b are the same slice of pages (a push
+// that changed only items keeps the last site's).
+func samePages(a, b []*content.Page) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

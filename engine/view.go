@@ -489,7 +489,11 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 		}
 		return m.Visible(publishedAt, now)
 	}
+	pagesKept := samePages(prev.Site.Pages, site.Pages)
 	for _, p := range prev.Site.Pages {
+		if pagesKept {
+			break // none gone
+		}
 		if _, ok := s.pageRes[p]; !ok && bounds(p.Meta, p.PublishedAt) {
 			return nil
 		}
@@ -501,12 +505,18 @@ func patchView(s *Snapshot, prev *Snapshot, diffs map[string]itemDiff, now time.
 			}
 		}
 	}
-	v.addPages(s, func(p *content.Page) bool {
-		if _, old := prev.pageRes[p]; old {
-			return p.Meta.Visible(p.PublishedAt, now)
-		}
-		return added(p.Meta, p.PublishedAt)
-	})
+	if pagesKept {
+		// the same pages, visible as in pv (valid at now): its lists,
+		// never changed once made
+		v.pages, v.pageBySlug = pv.pages, pv.pageBySlug
+	} else {
+		v.addPages(s, func(p *content.Page) bool {
+			if _, old := prev.pageRes[p]; old {
+				return p.Meta.Visible(p.PublishedAt, now)
+			}
+			return added(p.Meta, p.PublishedAt)
+		})
+	}
 	for name, ptl := range pv.types {
 		d, changed := diffs[name]
 		if !changed {

@@ -9,7 +9,8 @@ import (
 
 // TestPatchView_SharesSlugMap checks that a one-file push's view takes
 // the changed type's slug map over the last view's (not a copy of it:
-// 14 ms of a push at 1M files) and serves the change.
+// 14 ms of a push at 1M files), and the pages' lists as they are when
+// only items changed, and serves the change.
 func TestPatchView_SharesSlugMap(t *testing.T) {
 	r := newSrcBareSite(t)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
@@ -20,6 +21,8 @@ func TestPatchView_SharesSlugMap(t *testing.T) {
 		date := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format(time.DateOnly)
 		files[fmt.Sprintf("content/posts/p%03d.md", i)] = fmt.Sprintf("---\ntitle: Post %d\ndate: %s\n---\nbody\n", i, date)
 	}
+	files["pages/about.md"] = "---\ntitle: About\n---\nabout\n"
+	files["pages/contact.md"] = "---\ntitle: Contact\n---\ncontact\n"
 	r.Commit(srcDay(0), files)
 	r.Push(false)
 	e, err := Open(context.Background(), Config{Site: r.Site(), CacheDir: t.TempDir(), Now: func() time.Time { return now }})
@@ -27,6 +30,8 @@ func TestPatchView_SharesSlugMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	view := func() *View { return e.Published().View(false, now) }
+	beforeView := view()
 	posts := func() *TypeList {
 		tl, ok := e.Published().View(false, now).Type("posts")
 		if !ok {
@@ -49,6 +54,15 @@ func TestPatchView_SharesSlugMap(t *testing.T) {
 	}
 	if fmt.Sprintf("%p", after.bySlug.base) != fmt.Sprintf("%p", before.bySlug.base) {
 		t.Fatal("the slug map was copied")
+	}
+	// a push of items only: the pages' lists and resources are the last
+	// view's
+	if afterView := view(); fmt.Sprintf("%p", afterView.pageBySlug) != fmt.Sprintf("%p", beforeView.pageBySlug) ||
+		len(afterView.pages) != 2 || fmt.Sprintf("%p", e.Published().pageRes) != fmt.Sprintf("%p", beforeView.snap.pageRes) {
+		t.Fatal("the pages' lists were made again")
+	}
+	if _, ok := view().Page("about"); !ok {
+		t.Fatal("the page about is not served")
 	}
 	if _, ok := after.Item("p200"); ok {
 		t.Fatal("the deleted item is served")
