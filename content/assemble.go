@@ -109,9 +109,9 @@ func (as *Assembler) setMarkup(mk *Markup) {
 
 // assembly is one call's result, and what the next call compares with.
 type assembly struct {
-	files    chunks.List[File] // sorted by path; the caller's slice when it was sorted
-	units    []*unit           // of files[i]: nil for other files and failed parses
-	accepted []bool            // units[i] is in the site
+	files    chunks.List[File]  // sorted by path; the caller's slice when it was sorted
+	units    chunks.List[*unit] // of files[i]: nil for other files and failed parses
+	accepted chunks.List[bool]  // units[i] is in the site
 	site     *Site
 	problems []Problem
 	claims   *claims
@@ -238,7 +238,7 @@ func (as *Assembler) rereadStale(files chunks.List[File], site *Site, problems [
 func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
 	units, accepted, changes, few := as.readUnits(sorted)
 	if few {
-		if next, ok := as.patch(chunks.Of(sorted), units, accepted, changes); ok {
+		if next, ok := as.patch(chunks.Of(sorted), chunks.Of(units), chunks.Of(accepted), changes); ok {
 			as.last = next
 			as.patched++
 			return next.site, slices.Clone(next.problems)
@@ -316,14 +316,17 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
 	sortProblems(a.problems)
-	return &assembly{files: chunks.Of(sorted), units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
+	ul, al := chunks.Of(units), chunks.Of(accepted)
+	ul.Seal()
+	al.Seal()
+	return &assembly{files: chunks.Of(sorted), units: ul, accepted: al, site: a.site, problems: a.problems, claims: a.claims}
 }
 
 // patch builds the site from the last one when every change is a plain
 // page or item whose slug and id no other file asks for (see Assembler);
 // ok is false when the whole-site rules must be applied afresh. Nothing
 // of the last call is modified unless ok.
-func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []bool, changes []change) (*assembly, bool) {
+func (as *Assembler) patch(sorted chunks.List[File], units chunks.List[*unit], accepted chunks.List[bool], changes []change) (*assembly, bool) {
 	last := as.last
 	if last == nil {
 		return nil, false
@@ -334,8 +337,8 @@ func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []b
 		if c.old < 0 {
 			continue
 		}
-		u := last.units[c.old]
-		if !u.plain() || !last.accepted[c.old] {
+		u := last.units.At(c.old)
+		if !u.plain() || !last.accepted.At(c.old) {
 			return nil, false
 		}
 		for _, k := range u.keys() {
@@ -350,7 +353,7 @@ func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []b
 		if c.new < 0 {
 			continue
 		}
-		u := units[c.new]
+		u := units.At(c.new)
 		if !u.plain() || (u.item != nil && len(last.site.Items[u.typ]) == 0) {
 			return nil, false
 		}
@@ -369,7 +372,7 @@ func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []b
 		if c.old < 0 {
 			continue
 		}
-		u := last.units[c.old]
+		u := last.units.At(c.old)
 		if u.page != nil {
 			if !pagesCopied {
 				site.Pages, pagesCopied = slices.Clone(site.Pages), true
@@ -395,14 +398,14 @@ func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []b
 		if c.new < 0 {
 			continue
 		}
-		u := units[c.new]
+		u := units.At(c.new)
 		if u.page != nil {
 			if !pagesCopied {
 				site.Pages, pagesCopied = slices.Clone(site.Pages), true
 			}
 			i, _ := slices.BinarySearchFunc(site.Pages, u.page.Slug, pageSlugOrder)
 			site.Pages = slices.Insert(site.Pages, i, u.page)
-			accepted[c.new] = true
+			*accepted.Mut(c.new) = true
 			continue
 		}
 		items := site.Items[u.typ]
@@ -411,7 +414,7 @@ func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []b
 		}
 		i, _ := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
 		site.Items[u.typ] = slices.Insert(items, i, u.item)
-		accepted[c.new] = true
+		*accepted.Mut(c.new) = true
 	}
 	for typ := range itemsCopied {
 		if len(site.Items[typ]) == 0 {
@@ -426,17 +429,19 @@ func (as *Assembler) patch(sorted chunks.List[File], units []*unit, accepted []b
 	take := map[claimKey]string{}
 	for _, c := range changes {
 		if c.old >= 0 {
-			ks := last.units[c.old].keys()
+			ks := last.units.At(c.old).keys()
 			free = append(free, ks[:]...)
 		}
 	}
 	for _, c := range changes {
 		if c.new >= 0 {
-			for _, k := range units[c.new].keys() {
+			for _, k := range units.At(c.new).keys() {
 				take[k] = sorted.Ptr(c.new).RealPath()
 			}
 		}
 	}
+	units.Seal()
+	accepted.Seal()
 	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl.patched(free, take)}, true
 }
 

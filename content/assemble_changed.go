@@ -61,7 +61,7 @@ func (as *Assembler) assembleChanged(files chunks.List[File], changed []string) 
 	if ok {
 		as.patched++
 	} else {
-		next = assembleUnits(files.Slice(), units, accepted)
+		next = assembleUnits(files.Slice(), slices.Clone(units.Slice()), slices.Clone(accepted.Slice()))
 	}
 	as.last = next
 	as.fromChanges++
@@ -73,10 +73,12 @@ func (as *Assembler) assembleChanged(files chunks.List[File], changed []string) 
 // changed paths: the units of the others are the last call's, moved by
 // the paths added and deleted before them; ok is false when files and the
 // last call's do not differ by exactly those paths.
-func (as *Assembler) readChanged(files chunks.List[File], changed []string) (units []*unit, accepted []bool, changes []change, ok bool) {
+// The units and accepted flags are the last call's lists patched: only
+// their chunks a change falls in are copied.
+func (as *Assembler) readChanged(files chunks.List[File], changed []string) (units chunks.List[*unit], accepted chunks.List[bool], changes []change, ok bool) {
 	last := as.last
-	units = make([]*unit, files.Len())
-	accepted = make([]bool, files.Len())
+	var steps []chunks.Step
+	var read []int // the new units to read, in files
 	oi, ni := 0, 0 // the next file of last.files and of files not copied yet
 	for _, p := range changed {
 		o, inOld := findPath(last.files, p)
@@ -85,10 +87,11 @@ func (as *Assembler) readChanged(files chunks.List[File], changed []string) (uni
 			continue // in neither: no change (a path of a commit between)
 		}
 		if o < oi || n < ni || o-oi != n-ni {
-			return nil, nil, nil, false
+			return units, accepted, nil, false
 		}
-		copy(units[ni:n], last.units[oi:o])
-		copy(accepted[ni:n], last.accepted[oi:o])
+		if o > oi {
+			steps = append(steps, chunks.Step{From: oi, To: o})
+		}
 		c := change{old: -1, new: -1}
 		oi, ni = o, n
 		if inOld {
@@ -98,32 +101,38 @@ func (as *Assembler) readChanged(files chunks.List[File], changed []string) (uni
 		if inNew {
 			c.new = n
 			ni++
-			as.readUnit(files, n, units)
+			steps = append(steps, chunks.Step{From: -1})
+			read = append(read, n)
 		}
 		if relevantPlain(p) {
 			changes = append(changes, c)
 		}
 	}
 	if last.files.Len()-oi != files.Len()-ni {
-		return nil, nil, nil, false
+		return units, accepted, nil, false
 	}
-	copy(units[ni:], last.units[oi:])
-	copy(accepted[ni:], last.accepted[oi:])
+	if n := last.units.Len(); oi < n {
+		steps = append(steps, chunks.Step{From: oi, To: n})
+	}
+	units, accepted = last.units.Patch(steps), last.accepted.Patch(steps)
+	for _, i := range read {
+		as.readUnit(files, i, &units)
+	}
 	return units, accepted, changes, true
 }
 
 // readUnit reads files[i] into units[i] as readUnits does.
-func (as *Assembler) readUnit(files chunks.List[File], i int, units []*unit) {
+func (as *Assembler) readUnit(files chunks.List[File], i int, units *chunks.List[*unit]) {
 	f := files.At(i)
 	if !relevantPlain(f.Path) || f.Err != nil || f.Doc == nil {
 		return
 	}
 	f.markup, f.links = as.markup, as.links
 	if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
-		units[i] = readPageUnit(f, rel, as.env)
+		*units.Mut(i) = readPageUnit(f, rel, as.env)
 		return
 	}
 	if segs := strings.SplitN(f.Path, "/", 3); len(segs) == 3 && segs[0] == "content" {
-		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
+		*units.Mut(i) = readItemUnit(f, segs[1], segs[2], as.env)
 	}
 }

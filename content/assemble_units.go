@@ -92,6 +92,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		changes = append(changes, c)
 	}
 	lastFiles := last.files.Slice() // a pass over every file
+	lastUnits, lastAccepted := last.units.Slice(), last.accepted.Slice()
 	j := 0
 	for i, f := range sorted {
 		for j < len(lastFiles) && lastFiles[j].Path < f.Path {
@@ -104,7 +105,7 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		if j < len(lastFiles) && lastFiles[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
 			old = j
 			if sameFile(lastFiles[j], f) && !as.reread[f.RealPath()] {
-				units[i], accepted[i] = last.units[j], last.accepted[j]
+				units[i], accepted[i] = lastUnits[j], lastAccepted[j]
 				j++
 				continue
 			}
