@@ -5,11 +5,12 @@ package content
 // Data; a Markdown body becomes Data["body"] (over a front matter "body"),
 // a Markdown value that encodes as its HTML.
 func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
-	f, err := newFields(file.Doc, commonKeySet)
-	if err != nil {
+	var fs fields
+	if err := fs.init(file.Doc, commonKeySet); err != nil {
 		return nil, err
 	}
-	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ)
+	f := &fs
+	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ, env.rules)
 	if err != nil {
 		return nil, err
 	}

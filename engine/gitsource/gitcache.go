@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"encoding/hex"
 	"path"
 	"sync"
 	"time"
@@ -20,6 +21,15 @@ type docKey struct {
 
 func newDocKey(blob plumbing.Hash, p string) docKey {
 	return docKey{blob: blob, ext: path.Ext(p)}
+}
+
+// blobName is h in hex, as plumbing.Hash.String, in one allocation (the
+// hex package's makes a slice, then the string: a Load names every file's
+// blob, and half of that was garbage among the documents kept).
+func blobName(h plumbing.Hash) string {
+	var b [2 * len(h)]byte
+	hex.Encode(b[:], h[:])
+	return string(b[:])
 }
 
 type docEntry struct {
@@ -61,7 +71,7 @@ const (
 type docCache struct {
 	mu   sync.Mutex
 	gen  uint64
-	docs map[docKey]*docEntry
+	docs *docIndex
 	// loose are the documents that may be in no Load's list: those a
 	// patched Load's files left (gone or changed), and at a full Load
 	// those it did not use. A patched Load's sweep looks at these only,
@@ -93,7 +103,7 @@ type SourceStats struct {
 }
 
 func newDocCache() *docCache {
-	return &docCache{docs: map[docKey]*docEntry{}}
+	return &docCache{docs: newDocIndex(0)}
 }
 
 // Stats returns the source's counters.
@@ -102,7 +112,7 @@ func (s *Source) Stats() SourceStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.stats
-	st.CachedDocs = len(c.docs)
+	st.CachedDocs = c.docs.len()
 	st.LoadedFromDisk = c.fromDsk
 	st.Adopted = c.fetched
 	return st
@@ -122,7 +132,7 @@ func (c *docCache) begin() uint64 {
 func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fn(func(k docKey) *docEntry { return c.docs[k] })
+	fn(c.docs.get)
 }
 
 // finish records a Load's new documents, drops stale ones, and returns the
@@ -134,7 +144,7 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	added := make(map[docKey]*docEntry, len(parsed))
 	for k, d := range parsed {
 		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
-		c.docs[k] = e
+		c.docs.set(k, e)
 		added[k] = e
 		c.dirty = true
 	}
@@ -146,21 +156,21 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	case full:
 		// every document is looked at: those this Load did not use
 		// are the loose ones
+		if sweep && c.docs.deleteIf(func(e *docEntry) bool { return gen-e.used >= docKeepLoads }) {
+			c.dirty = true
+		}
 		c.loose = map[docKey]*docEntry{}
-		for k, e := range c.docs {
-			if sweep && gen-e.used >= docKeepLoads {
-				delete(c.docs, k)
-				c.dirty = true
-			} else if e.used != gen {
+		for k, e := range c.docs.all() {
+			if e.used != gen {
 				c.loose[k] = e
 			}
 		}
 	case sweep:
 		for k, e := range c.loose {
-			if c.docs[k] != e {
+			if c.docs.get(k) != e {
 				delete(c.loose, k) // dropped or replaced since
 			} else if gen-e.used >= docKeepLoads {
-				delete(c.docs, k)
+				c.docs.delete(k)
 				delete(c.loose, k)
 				c.dirty = true
 			}

@@ -33,14 +33,14 @@ func TestDocCache_SweepLooksAtWhatPushesLeft(t *testing.T) {
 	defer c.mu.Unlock()
 	// 49 documents the list held all along, p00's last version, and the
 	// versions of p00 not dropped yet
-	if n := len(c.docs); n < 50 || n > 50+docKeepLoads+docSweepLoads {
+	if n := c.docs.len(); n < 50 || n > 50+docKeepLoads+docSweepLoads {
 		t.Fatalf("%d documents cached after %d pushes of one file of 50", n, pushes)
 	}
 	for i, f := range first.Files.All() {
 		if i == 0 {
 			continue
 		}
-		e := c.docs[newDocKey(src.last.files.At(i).blob, f.Path)]
+		e := c.docs.get(newDocKey(src.last.files.At(i).blob, f.Path))
 		if e == nil || e.doc != f.Doc {
 			t.Fatalf("%s: dropped from the cache", f.Path)
 		}

@@ -268,7 +268,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 // and its cache entry (get's, marked used by gen), nil when its document
 // is not cached (to parse) or it is a symlink (Err set).
 func loadFile(get func(docKey) *docEntry, gen uint64, f gitFile, updated time.Time) (content.File, *docEntry) {
-	out := content.File{Path: f.path, Blob: f.blob.String(), Updated: updated}
+	out := content.File{Path: f.path, Blob: blobName(f.blob), Updated: updated}
 	if f.mode == filemode.Symlink {
 		// The link target could be anything on this machine
 		// (/etc/passwd); it is never resolved or read.
