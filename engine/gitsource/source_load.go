@@ -391,9 +391,6 @@ type dirRec struct {
 	// own), ends where each entry ends in it; "" and nil otherwise.
 	raw  string
 	ends []int32
-	// common is what raw shares with the last walk's bytes of the
-	// folder at either end, when its parse found it (parseTreeFrom)
-	common commonEnds
 	// sorted tells that files was found in path order (diffRecs).
 	sorted bool
 }
@@ -438,13 +435,12 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 	}
 	d := &dirRec{hash: h, entries: entries, slot: make([]int32, len(entries))}
 	if rt, ok := tc.raws[h]; ok && len(rt.entries) == len(entries) {
-		d.raw, d.ends, d.common = rt.raw, rt.ends, rt.common
+		d.raw, d.ends = rt.raw, rt.ends
 	}
 	// The entries at either end whose bytes are old's are old's: their
 	// records are taken as they are; only the ones between are merged
 	// with old's by name (a push of one file into a folder of 500k).
 	sp := sameSpan(old, d)
-	d.common = commonEnds{} // not to keep old's bytes alive
 	if sp.pre > 0 {
 		d.keepFrom(old, 0, sp.pre, 0)
 	}

@@ -43,9 +43,6 @@ type rawTree struct {
 	raw     string
 	entries []object.TreeEntry
 	ends    []int32
-	// common is, when the tree was parsed from its last version
-	// (parseTreeFrom), what its bytes share with last's at either end
-	common commonEnds
 }
 
 // readRaw returns tree h read from its loose object, or ok false.
@@ -102,11 +99,11 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 		return rawTree{}, false
 	}
 	tree := b.String()
-	rt, ok := parseTreeFrom(tree, lt.last)
+	entries, ends, ok := parseTreeFrom(tree, lt.last)
 	if !ok || len(tree) > 1<<31-1 {
 		return rawTree{}, false
 	}
-	return rt, true
+	return rawTree{raw: tree, entries: entries, ends: ends}, true
 }
 
 // treeHeader is the size a loose object's header ("tree <size>", before
@@ -140,7 +137,11 @@ func storedTree(obj []byte, last *lastTree) (rawTree, bool) {
 	if size > 0 {
 		tree = unsafe.String(&obj[nul+1], size)
 	}
-	return parseTreeFrom(tree, last)
+	entries, ends, ok := parseTreeFrom(tree, last)
+	if !ok {
+		return rawTree{}, false
+	}
+	return rawTree{raw: tree, entries: entries, ends: ends}, true
 }
 
 // parseTree parses a tree object's content (entries "<octal mode>

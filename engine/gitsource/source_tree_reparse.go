@@ -2,7 +2,6 @@ package gitsource
 
 import (
 	"sort"
-	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -23,43 +22,22 @@ type lastTree struct {
 	ends    []int32
 }
 
-// commonEnds are the lengths of the common start and end of a tree's
-// bytes and of vs, its last version's (sameSpan reads them instead of
-// comparing the bytes again).
-type commonEnds struct {
-	vs       string
-	pre, suf int
-}
-
-// of is the common start and end of a and b.
-func (c commonEnds) of(a, b string) (pre, suf int) {
-	if c.vs != "" && len(c.vs) == len(a) && unsafe.StringData(c.vs) == unsafe.StringData(a) {
-		return c.pre, c.suf
-	}
-	pre = commonPrefix(a, b)
-	return pre, commonSuffix(a[pre:], b[pre:])
-}
-
-// parseTreeFrom is the tree s parsed, for a tree whose last version was
-// old (nil: none): the entries and ends parseTree gives, the unchanged
-// ones taken from old's.
-func parseTreeFrom(s string, old *lastTree) (rawTree, bool) {
-	rt, _, ok := reparseTree(s, old)
-	return rt, ok
+// parseTreeFrom is parseTree(s) for a tree whose last version was old:
+// the same entries and ends, the unchanged ones taken from old's.
+func parseTreeFrom(s string, old *lastTree) ([]object.TreeEntry, []int32, bool) {
+	entries, ends, _, ok := reparseTree(s, old)
+	return entries, ends, ok
 }
 
 // reparseTree is parseTreeFrom, and the number of entries it parsed.
-func reparseTree(s string, old *lastTree) (rt rawTree, parsed int, ok bool) {
+func reparseTree(s string, old *lastTree) (entries []object.TreeEntry, ends []int32, parsed int, ok bool) {
 	if old == nil || old.raw == "" || len(old.entries) != len(old.ends) || len(old.entries) == 0 {
-		entries, ends, ok := parseTree(s)
-		return rawTree{raw: s, entries: entries, ends: ends}, len(entries), ok
+		entries, ends, ok = parseTree(s)
+		return entries, ends, len(entries), ok
 	}
 	a := old.raw
 	p := commonPrefix(a, s)
 	suf := commonSuffix(a[p:], s[p:])
-	rt = rawTree{raw: s, common: commonEnds{vs: a, pre: p, suf: suf}}
-	var entries []object.TreeEntry
-	var ends []int32
 	delta := len(a) - len(s) // where an entry of the common end starts in a, less where in s
 	// the entries that end within the common start are old's
 	pre := sort.Search(len(old.ends), func(i int) bool { return int(old.ends[i]) > p })
@@ -84,21 +62,19 @@ func reparseTree(s string, old *lastTree) (rt rawTree, parsed int, ok bool) {
 					entries = append(entries, reentry(s, old.entries[k], end))
 					ends = append(ends, int32(end))
 				}
-				rt.entries, rt.ends = entries, ends
-				return rt, parsed, true
+				return entries, ends, parsed, true
 			}
 		}
 		e, n, ok := parseEntry(s[at:])
 		if !ok {
-			return rawTree{}, parsed, false
+			return nil, nil, parsed, false
 		}
 		at += n
 		parsed++
 		entries = append(entries, e)
 		ends = append(ends, int32(at))
 	}
-	rt.entries, rt.ends = entries, ends
-	return rt, parsed, true
+	return entries, ends, parsed, true
 }
 
 // reentry is entry e of an old tree, ending at end in s (the same bytes):

@@ -42,7 +42,8 @@ func sameSpan(old, d *dirRec) treeSpan {
 		return sp
 	}
 	a, b := old.raw, d.raw
-	p, s := d.common.of(a, b)
+	p := commonPrefix(a, b)
+	s := commonSuffix(a[p:], b[p:])
 	// The entries that end within the common start are old's: the same
 	// bytes parse the same.
 	sp.pre = sort.Search(n, func(i int) bool { return int(d.ends[i]) > p })
