@@ -421,15 +421,7 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 			return old, nil
 		}
 	}
-	if old != nil && old.raw != "" && tc.loose != nil {
-		// the entries old's bytes share with the new tree's are not
-		// parsed again (source_tree_reparse.go)
-		tc.loose.last = &lastTree{raw: old.raw, entries: old.entries, ends: old.ends}
-	}
 	entries, err := tc.get(h)
-	if tc.loose != nil {
-		tc.loose.last = nil
-	}
 	if err != nil {
 		return nil, fmt.Errorf("tree %s%s: %w", prefix, h, err)
 	}

@@ -26,9 +26,6 @@ type looseTrees struct {
 	objects string // the repository's objects folder
 	zr      io.ReadCloser
 	br      bytes.Reader
-	// last, when set, is the last version of the next tree read: its
-	// unchanged entries are taken from there (source_tree_reparse.go)
-	last *lastTree
 }
 
 // read returns the entries of tree h, or ok false.
@@ -56,7 +53,7 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 		return rawTree{}, false
 	}
 	if obj, ok := inflateStored(raw); ok {
-		return storedTree(obj, lt.last)
+		return storedTree(obj)
 	}
 	lt.br.Reset(raw)
 	if lt.zr == nil {
@@ -99,7 +96,7 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 		return rawTree{}, false
 	}
 	tree := b.String()
-	entries, ends, ok := parseTreeFrom(tree, lt.last)
+	entries, ends, ok := parseTree(tree)
 	if !ok || len(tree) > 1<<31-1 {
 		return rawTree{}, false
 	}
@@ -124,7 +121,7 @@ func treeHeader(head string) (size int, ok bool) {
 
 // storedTree is the tree whose loose object's content (header and tree)
 // is obj, read by inflateStored: the tree's bytes are obj's, not copied.
-func storedTree(obj []byte, last *lastTree) (rawTree, bool) {
+func storedTree(obj []byte) (rawTree, bool) {
 	nul := bytes.IndexByte(obj[:min(len(obj), 32)], 0)
 	if nul < 0 {
 		return rawTree{}, false
@@ -137,7 +134,7 @@ func storedTree(obj []byte, last *lastTree) (rawTree, bool) {
 	if size > 0 {
 		tree = unsafe.String(&obj[nul+1], size)
 	}
-	entries, ends, ok := parseTreeFrom(tree, last)
+	entries, ends, ok := parseTree(tree)
 	if !ok {
 		return rawTree{}, false
 	}
@@ -151,44 +148,35 @@ func parseTree(s string) ([]object.TreeEntry, []int32, bool) {
 	// Entries take at least 1+1+1+1+20 bytes; most take 30 to 80.
 	entries := make([]object.TreeEntry, 0, len(s)/48+1)
 	ends := make([]int32, 0, len(s)/48+1)
-	at := 0
-	for at < len(s) {
-		e, n, ok := parseEntry(s[at:])
-		if !ok {
+	n := len(s)
+	for len(s) > 0 {
+		sp := strings.IndexByte(s, ' ')
+		if sp <= 0 || sp > 11 {
 			return nil, nil, false
 		}
-		at += n
+		var mode uint64
+		for i := range sp {
+			c := s[i]
+			if c < '0' || c > '7' {
+				return nil, nil, false
+			}
+			mode = mode<<3 | uint64(c-'0')
+		}
+		if mode > 1<<32-1 {
+			return nil, nil, false
+		}
+		s = s[sp+1:]
+		nul := strings.IndexByte(s, 0)
+		if nul <= 0 || len(s) < nul+1+len(plumbing.Hash{}) {
+			return nil, nil, false
+		}
+		e := object.TreeEntry{Name: s[:nul], Mode: canonicalMode(filemode.FileMode(mode))}
+		copy(e.Hash[:], s[nul+1:])
+		s = s[nul+1+len(e.Hash):]
 		entries = append(entries, e)
-		ends = append(ends, int32(at))
+		ends = append(ends, int32(n-len(s)))
 	}
 	return entries, ends, true
-}
-
-// parseEntry parses the entry s starts with, and returns its length.
-func parseEntry(s string) (object.TreeEntry, int, bool) {
-	sp := strings.IndexByte(s, ' ')
-	if sp <= 0 || sp > 11 {
-		return object.TreeEntry{}, 0, false
-	}
-	var mode uint64
-	for i := range sp {
-		c := s[i]
-		if c < '0' || c > '7' {
-			return object.TreeEntry{}, 0, false
-		}
-		mode = mode<<3 | uint64(c-'0')
-	}
-	if mode > 1<<32-1 {
-		return object.TreeEntry{}, 0, false
-	}
-	rest := s[sp+1:]
-	nul := strings.IndexByte(rest, 0)
-	if nul <= 0 || len(rest) < nul+1+len(plumbing.Hash{}) {
-		return object.TreeEntry{}, 0, false
-	}
-	e := object.TreeEntry{Name: rest[:nul], Mode: canonicalMode(filemode.FileMode(mode))}
-	copy(e.Hash[:], rest[nul+1:])
-	return e, sp + 1 + nul + 1 + len(e.Hash), true
 }
 
 // canonicalMode is what go-git makes of a tree entry's mode.
