@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // Assemble builds a Site from parsed files and reports a problem for each
@@ -107,9 +109,9 @@ func (as *Assembler) setMarkup(mk *Markup) {
 
 // assembly is one call's result, and what the next call compares with.
 type assembly struct {
-	files    []File  // sorted by path; the caller's slice when it was sorted
-	units    []*unit // of files[i]: nil for other files and failed parses
-	accepted []bool  // units[i] is in the site
+	files    chunks.List[File]  // sorted by path; the caller's slice when it was sorted
+	units    chunks.List[*unit] // of files[i]: nil for other files and failed parses
+	accepted chunks.List[bool]  // units[i] is in the site
 	site     *Site
 	problems []Problem
 	// contested are the keys a left-out page or item asked for (claims)
@@ -219,16 +221,16 @@ func (as *Assembler) assemblePlain(sorted []File) (*Site, []Problem) {
 		as.links = &siteLinks{}
 	}
 	site, problems := as.assembleOnce(sorted)
-	return as.rereadStale(sorted, site, problems)
+	return as.rereadStale(chunks.Of(sorted), site, problems)
 }
 
 // rereadStale keeps site's links for the bodies, and assembles files once
 // more, reading the files whose rendered links resolve otherwise in it.
-func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (*Site, []Problem) {
+func (as *Assembler) rereadStale(files chunks.List[File], site *Site, problems []Problem) (*Site, []Problem) {
 	as.links.set(site)
 	if stale := as.links.stale(); len(stale) > 0 {
 		as.reread = stale
-		site, problems = as.assembleOnce(files)
+		site, problems = as.assembleOnce(files.Slice())
 		as.reread = nil
 		as.links.set(site)
 	}
@@ -239,7 +241,7 @@ func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (
 func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
 	units, accepted, changes, few := as.readUnits(sorted)
 	if few {
-		if next, ok := as.patch(sorted, units, accepted, changes); ok {
+		if next, ok := as.patch(chunks.Of(sorted), chunks.Of(units), chunks.Of(accepted), changes); ok {
 			as.last = next
 			as.patched++
 			return next.site, slices.Clone(next.problems)
@@ -317,14 +319,17 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
 	sortProblems(a.problems)
-	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, contested: a.claims.contested}
+	ul, al := chunks.Of(units), chunks.Of(accepted)
+	ul.Seal()
+	al.Seal()
+	return &assembly{files: chunks.Of(sorted), units: ul, accepted: al, site: a.site, problems: a.problems, contested: a.claims.contested}
 }
 
 // patch builds the site from the last one when every change is a plain
 // page or item whose slug and id no other file asks for (see Assembler);
 // ok is false when the whole-site rules must be applied afresh. Nothing
 // of the last call is modified unless ok.
-func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, changes []change) (*assembly, bool) {
+func (as *Assembler) patch(sorted chunks.List[File], units chunks.List[*unit], accepted chunks.List[bool], changes []change) (*assembly, bool) {
 	last := as.last
 	if last == nil {
 		return nil, false
@@ -335,8 +340,8 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.old < 0 {
 			continue
 		}
-		u := last.units[c.old]
-		if !u.plain() || !last.accepted[c.old] {
+		u := last.units.At(c.old)
+		if !u.plain() || !last.accepted.At(c.old) {
 			return nil, false
 		}
 		for _, k := range u.keys() {
@@ -351,7 +356,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.new < 0 {
 			continue
 		}
-		u := units[c.new]
+		u := units.At(c.new)
 		if !u.plain() || (u.item != nil && len(last.site.Items[u.typ]) == 0) {
 			return nil, false
 		}
@@ -370,7 +375,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.old < 0 {
 			continue
 		}
-		u := last.units[c.old]
+		u := last.units.At(c.old)
 		if u.page != nil {
 			if !pagesCopied {
 				site.Pages, pagesCopied = slices.Clone(site.Pages), true
@@ -396,14 +401,14 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.new < 0 {
 			continue
 		}
-		u := units[c.new]
+		u := units.At(c.new)
 		if u.page != nil {
 			if !pagesCopied {
 				site.Pages, pagesCopied = slices.Clone(site.Pages), true
 			}
 			i, _ := slices.BinarySearchFunc(site.Pages, u.page.Slug, pageSlugOrder)
 			site.Pages = slices.Insert(site.Pages, i, u.page)
-			accepted[c.new] = true
+			*accepted.Mut(c.new) = true
 			continue
 		}
 		items := site.Items[u.typ]
@@ -412,7 +417,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		}
 		i, _ := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
 		site.Items[u.typ] = slices.Insert(items, i, u.item)
-		accepted[c.new] = true
+		*accepted.Mut(c.new) = true
 	}
 	for typ := range itemsCopied {
 		if len(site.Items[typ]) == 0 {
@@ -423,6 +428,8 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		site.Pages = nil
 	}
 
+	units.Seal()
+	accepted.Seal()
 	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, contested: contested}, true
 }
 

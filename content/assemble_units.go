@@ -89,19 +89,21 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		}
 		changes = append(changes, c)
 	}
+	lastFiles := last.files.Slice() // a pass over every file
+	lastUnits, lastAccepted := last.units.Slice(), last.accepted.Slice()
 	j := 0
 	for i, f := range sorted {
-		for j < len(last.files) && last.files[j].Path < f.Path {
-			if relevantPlain(last.files[j].Path) {
+		for j < len(lastFiles) && lastFiles[j].Path < f.Path {
+			if relevantPlain(lastFiles[j].Path) {
 				changed(change{old: j, new: -1})
 			}
 			j++
 		}
 		old := -1
-		if j < len(last.files) && last.files[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
+		if j < len(lastFiles) && lastFiles[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
 			old = j
-			if sameFile(last.files[j], f) && !as.reread[f.RealPath()] {
-				units[i], accepted[i] = last.units[j], last.accepted[j]
+			if sameFile(lastFiles[j], f) && !as.reread[f.RealPath()] {
+				units[i], accepted[i] = lastUnits[j], lastAccepted[j]
 				j++
 				continue
 			}
@@ -121,8 +123,8 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 			todo = append(todo, i)
 		}
 	}
-	for ; j < len(last.files); j++ {
-		if relevantPlain(last.files[j].Path) {
+	for ; j < len(lastFiles); j++ {
+		if relevantPlain(lastFiles[j].Path) {
 			changed(change{old: j, new: -1})
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // An Assembler fed successive versions of a site gives exactly what a
@@ -131,7 +133,7 @@ func TestAssembler_Incremental(t *testing.T) {
 		}
 		slices.Sort(changed)
 		fromChanges := asc.fromChanges
-		gotC, gotCProbs := asc.AssembleChanged(sorted, changed)
+		gotC, gotCProbs := asc.AssembleChanged(chunks.Of(sorted), changed)
 		lastFiles = sorted
 		if !reflect.DeepEqual(gotC, want) || !reflect.DeepEqual(gotCProbs, wantProbs) {
 			t.Fatalf("%s: AssembleChanged differs from a fresh Assemble:\n got %+v %v\nwant %+v %v", v.name, gotC, gotCProbs, want, wantProbs)

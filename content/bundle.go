@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // Hugo's leaf bundles (gohugo.io, "Page bundles"): a folder of content/
@@ -310,7 +312,7 @@ func declaredTypes(sorted []File) map[string]bool {
 // old and new (each sorted by path, as given: no file renamed), may read
 // a leaf bundle otherwise: an index file added or removed, or any file
 // of a folder that holds one, in either (leafBundles).
-func bundleChange(old, new []File, p string) bool {
+func bundleChange(old, new chunks.List[File], p string) bool {
 	if !strings.HasPrefix(p, "content/") {
 		return false
 	}
@@ -330,18 +332,24 @@ func bundleChange(old, new []File, p string) bool {
 	return false
 }
 
-func hasPath(files []File, p string) bool {
-	_, ok := slices.BinarySearchFunc(files, p, func(f File, p string) int { return strings.Compare(f.Path, p) })
+func hasPath(files chunks.List[File], p string) bool {
+	_, ok := findPath(files, p)
 	return ok
+}
+
+// findPath is the index of the first file of files (in path order) not
+// before path p, and whether it is p.
+func findPath(files chunks.List[File], p string) (int, bool) {
+	return files.Search(func(f *File) int { return strings.Compare(f.Path, p) })
 }
 
 // hasIndex tells whether files holds the index file of a leaf bundle in
 // the folder dir.
-func hasIndex(files []File, dir string) bool {
+func hasIndex(files chunks.List[File], dir string) bool {
 	prefix := dir + "/index."
-	i, _ := slices.BinarySearchFunc(files, prefix, func(f File, p string) int { return strings.Compare(f.Path, p) })
-	for ; i < len(files) && strings.HasPrefix(files[i].Path, prefix); i++ {
-		if base := files[i].Path[len(dir)+1:]; !strings.Contains(base, "/") && leafIndex(base) {
+	i, _ := findPath(files, prefix)
+	for ; i < files.Len() && strings.HasPrefix(files.Ptr(i).Path, prefix); i++ {
+		if base := files.Ptr(i).Path[len(dir)+1:]; !strings.Contains(base, "/") && leafIndex(base) {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 func pageSlugs(s *Site) []string {
@@ -282,7 +284,7 @@ func TestLeafBundle_ReloadMatchesCold(t *testing.T) {
 			t.Fatalf("%s: Assemble differs from a cold one:\n got %v %v %v\nwant %v %v %v", v.name, pageSlugs(got), got.Items, gotProbs, pageSlugs(want), want.Items, wantProbs)
 		}
 		before := asc.fromChanges
-		gotC, gotCProbs := asc.AssembleChanged(files, changed)
+		gotC, gotCProbs := asc.AssembleChanged(chunks.Of(files), changed)
 		if !reflect.DeepEqual(gotC, want) || !reflect.DeepEqual(gotCProbs, wantProbs) {
 			t.Fatalf("%s: AssembleChanged differs from a cold Assemble:\n got %v %v %v\nwant %v %v %v", v.name, pageSlugs(gotC), gotC.Items, gotCProbs, pageSlugs(want), want.Items, wantProbs)
 		}

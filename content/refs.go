@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // RefKind tells what a reference names.
@@ -155,6 +157,18 @@ type foundRef struct {
 
 // Problems is ReferenceProblems(site, files, mediaExists).
 func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bool) []Problem {
+	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(files, byPath) {
+		files = slices.Clone(files)
+		slices.SortStableFunc(files, byPath)
+	}
+	return c.ProblemsOf(site, chunks.Of(files), mediaExists)
+}
+
+// ProblemsOf is Problems of files in chunks, in path order (a Load's
+// list): a check that only looks at the documents a push changed reads
+// only theirs.
+func (c *RefChecker) ProblemsOf(site *Site, files chunks.List[File], mediaExists func(Ref) bool) []Problem {
 	run := &refRun{c: c, site: site, files: files, mediaExists: mediaExists, rr: c.reader(site)}
 	c.gen++
 	if c.last != nil && mediaExists == nil {
@@ -215,7 +229,7 @@ func urlRefsKey(refs map[string][]string) string {
 type refRun struct {
 	c           *RefChecker
 	site        *Site
-	files       []File
+	files       chunks.List[File]
 	mediaExists func(Ref) bool
 	rr          RefReader
 	lines       map[string]map[string]int // made when a problem needs them
@@ -424,14 +438,19 @@ func (r *refRun) check(path string, refs []foundRef) {
 // of the reference (or of its top-level key).
 func (r *refRun) problem(path string, f foundRef, msg string) {
 	if r.lines == nil {
-		r.lines = make(map[string]map[string]int, len(r.files))
-		for _, f := range r.files {
-			if f.Doc != nil {
-				r.lines[f.Path] = f.Doc.KeyLines()
+		r.lines = map[string]map[string]int{}
+	}
+	ls, ok := r.lines[path]
+	if !ok {
+		// the file of the document, looked up (a push's check has a
+		// few problems, not one per file of the site)
+		if i, found := r.files.Search(func(f *File) int { return strings.Compare(f.Path, path) }); found {
+			if f := r.files.Ptr(i); f.Doc != nil {
+				ls = f.Doc.KeyLines()
 			}
 		}
+		r.lines[path] = ls
 	}
-	ls := r.lines[path]
 	line := 0
 	for _, at := range f.at {
 		if line = ls[at]; line > 0 {

@@ -546,7 +546,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.refCheckers[branch] = rc
 	}
 	rc.URLRefs = urlRefs(ms.model)
-	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
+	refs := rc.ProblemsOf(site, tree.Files, e.cfg.MediaExists)
 	if cases := e.caseProblems(branch, tree); len(cases) > 0 {
 		refs = slices.Concat(refs, cases)
 	}
@@ -581,7 +581,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		}
 	}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
-		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
+		"files", tree.Files.Len(), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {
 		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
 	}
@@ -602,7 +602,7 @@ func (e *Engine) assemble(as *content.Assembler, branch string, tree *gitsource.
 	if changed, ok := td.since(at); ok {
 		return as.AssembleChanged(tree.Files, changed)
 	}
-	return as.Assemble(tree.Files)
+	return as.Assemble(tree.Files.Slice())
 }
 
 // modelDiff is td's changes from the commit ms last checked, when known.
@@ -624,7 +624,7 @@ func (e *Engine) caseProblems(branch string, tree *gitsource.Tree) []content.Pro
 	if c, ok := e.cases[branch]; ok && c.pathsID == tree.PathsID {
 		return c.problems
 	}
-	probs := content.CaseProblems(tree.Files)
+	probs := content.CaseProblemsOf(tree.Files)
 	if e.cases == nil {
 		e.cases = map[string]caseProblems{}
 	}

@@ -218,7 +218,7 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		return s // a cycle: stays as written
 	}
 	t := x.v.types[r.Type]
-	ent, ok := t.bySlug[r.Slug]
+	ent, ok := t.bySlug.get(r.Slug)
 	if !ok {
 		x.keys[TypeKey(r.Type)] = true
 		return nil // missing, or not visible in this view (a draft)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 	"github.com/folio-cms/folio/content/schema"
 )
 
@@ -195,11 +196,11 @@ func (ms *modelState) sameModelFiles(site *content.Site) bool {
 // update recompiles the model when its files changed. A model that does
 // not compile, or a model file that does not load (folio.yaml included),
 // leaves the last one in force.
-func (ms *modelState) update(site *content.Site, files []content.File) {
+func (ms *modelState) update(site *content.Site, files chunks.List[content.File]) {
 	if ms.files != nil && ms.sameModelFiles(site) {
 		return
 	}
-	for _, f := range files {
+	for _, f := range files.All() {
 		config := !strings.Contains(f.Path, "/") && strings.HasPrefix(strings.ToLower(f.Path), "folio.")
 		if !config && !content.ModelFile(f.Path) {
 			continue
@@ -315,7 +316,7 @@ func (s *startResults) get(f content.File, t *schema.Type, proj bool) (docResult
 // prev (or left out), items' data with defaults and dates filled in. It
 // returns the problems (the model's own, and each violation as "path:line:
 // field: message") and the documents held back.
-func (ms *modelState) applyModel(site *content.Site, files []content.File, prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
+func (ms *modelState) applyModel(site *content.Site, files chunks.List[content.File], prev *Snapshot, commit string) (*content.Site, []content.Problem, []HeldDoc) {
 	if ms.pending != nil {
 		ms.persisted, ms.pending = <-ms.pending, nil
 	}
@@ -348,8 +349,8 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 	if isPatched {
 		list, todo = patched.checks, patched.todo
 	} else {
-		checks = make([]docCheck, 0, len(files))
-		for _, f := range files {
+		checks = make([]docCheck, 0, files.Len())
+		for _, f := range files.All() {
 			if f.Doc == nil || f.Err != nil {
 				continue
 			}
@@ -390,7 +391,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 					last.next()
 				} else if res, ok := ms.results[valKey{c.doc, t}]; ok {
 					c.res = res
-				} else if res, ok := persisted.get(f, t, c.proj); ok {
+				} else if res, ok := persisted.get(*f, t, c.proj); ok {
 					c.res = res
 					freshAt = append(freshAt, len(checks))
 				} else {
@@ -769,11 +770,11 @@ func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []cont
 func CheckSite(files []content.File, mediaExists func(content.Ref) bool) (*content.Site, []content.Problem) {
 	site, problems := content.Assemble(files)
 	var ms modelState
-	ms.update(site, files)
+	ms.update(site, chunks.Of(files))
 	rc := content.RefChecker{URLRefs: urlRefs(ms.model)}
 	problems = append(problems, rc.Problems(site, files, mediaExists)...)
 	problems = append(problems, content.CaseProblems(files)...)
-	_, mp, _ := ms.applyModel(site, files, nil, "")
+	_, mp, _ := ms.applyModel(site, chunks.Of(files), nil, "")
 	problems = append(problems, mp...)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // TestCheckList_PatchSharesChunks checks that a reload's checks patched
@@ -139,7 +140,7 @@ func TestDocChecks_ShareScopes(t *testing.T) {
 		t.Fatal(probs)
 	}
 	ms := new(modelState)
-	if _, probs, _ := ms.applyModel(site, files, nil, "c"); len(probs) > 0 {
+	if _, probs, _ := ms.applyModel(site, chunks.Of(files), nil, "c"); len(probs) > 0 {
 		t.Fatal(probs)
 	}
 	scopes := map[*checkScope]bool{}

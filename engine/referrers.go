@@ -466,7 +466,7 @@ func (v *View) referrer(doc any) *Referrer {
 		if t == nil {
 			return nil
 		}
-		if e := t.bySlug[d.Slug]; e == nil || e.item != d {
+		if e, _ := t.bySlug.get(d.Slug); e == nil || e.item != d {
 			return nil
 		}
 		return &Referrer{Kind: ReferrerItem, Type: d.Type, Slug: d.Slug, Title: d.Title}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // docKey names a parsed document: the blob's content and the extension that
@@ -68,9 +69,15 @@ const (
 // commits. Only successful parses are cached: a failure is cheap to repeat
 // and its error may name the path.
 type docCache struct {
-	mu      sync.Mutex
-	gen     uint64
-	docs    *docIndex
+	mu   sync.Mutex
+	gen  uint64
+	docs *docIndex
+	// loose are the documents that may be in no Load's list: those a
+	// patched Load's files left (gone or changed), and at a full Load
+	// those it did not use. A patched Load's sweep looks at these only,
+	// not at every document (a million at 1M) after marking every one
+	// its list holds.
+	loose   map[docKey]*docEntry
 	times   []pathTimes // most recently used first
 	timesID uint64      // the last pathTimes.id given
 	dirty   bool        // changed since the last save or load
@@ -129,8 +136,9 @@ func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 }
 
 // finish records a Load's new documents, drops stale ones, and returns the
-// entries of the new ones.
-func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration) map[docKey]*docEntry {
+// entries of the new ones. full tells a Load that marked every document
+// its list holds used (not a patched one).
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration, full bool) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	added := make(map[docKey]*docEntry, len(parsed))
@@ -143,9 +151,29 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	// Stale documents are looked for every docSweepLoads Loads, not after
 	// each (a walk over every document of the site): one stays up to
 	// docKeepLoads+docSweepLoads-1 Loads.
-	if gen%docSweepLoads == 0 {
-		if c.docs.deleteIf(func(e *docEntry) bool { return gen-e.used >= docKeepLoads }) {
+	sweep := gen%docSweepLoads == 0
+	switch {
+	case full:
+		// every document is looked at: those this Load did not use
+		// are the loose ones
+		if sweep && c.docs.deleteIf(func(e *docEntry) bool { return gen-e.used >= docKeepLoads }) {
 			c.dirty = true
+		}
+		c.loose = map[docKey]*docEntry{}
+		for k, e := range c.docs.all() {
+			if e.used != gen {
+				c.loose[k] = e
+			}
+		}
+	case sweep:
+		for k, e := range c.loose {
+			if c.docs.get(k) != e {
+				delete(c.loose, k) // dropped or replaced since
+			} else if gen-e.used >= docKeepLoads {
+				c.docs.delete(k)
+				delete(c.loose, k)
+				c.dirty = true
+			}
 		}
 	}
 	c.unsaved += len(parsed)
@@ -202,4 +230,34 @@ func (c *docCache) putPathTimes(h plumbing.Hash, times *timeMap) uint64 {
 	}
 	c.dirty = true
 	return c.timesID
+}
+
+// leave notes the documents of the files at paths gone of a list (files
+// and their entries docs, in path order) as loose: the sweep drops them
+// once no Load has used them for docKeepLoads Loads. One taken again by
+// a Load is marked used then. (A document two files share stays loose
+// when one of them goes: dropped from the cache, it is parsed again at
+// the next start; the list keeps serving it.) c.mu is held.
+func (c *docCache) leave(files chunks.List[gitFile], docs chunks.List[*docEntry], gone []string) {
+	for _, p := range gone {
+		i, found := findFile(files, p)
+		if !found {
+			continue
+		}
+		if e := docs.At(i); e != nil {
+			f := files.Ptr(i)
+			if c.loose == nil {
+				c.loose = map[docKey]*docEntry{}
+			}
+			c.loose[newDocKey(f.blob, f.path)] = e
+		}
+	}
+}
+
+// taken notes that a Load's list holds e (of key k) again: it is not
+// loose. c.mu is held.
+func (c *docCache) taken(k docKey, e *docEntry) {
+	if c.loose[k] == e {
+		delete(c.loose, k)
+	}
 }

@@ -87,3 +87,10 @@ func (x *docIndex) deleteIf(drop func(*docEntry) bool) bool {
 	}
 	return deleted
 }
+
+// delete deletes k's entry.
+func (x *docIndex) delete(k docKey) {
+	if s, ok := x.slot(k); ok {
+		delete(x.m, s)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 	"github.com/folio-cms/folio/engine/gitauth"
 )
 
@@ -137,8 +138,8 @@ type Source struct {
 // Tree is every content file of one commit, parsed.
 type Tree struct {
 	Commit string
-	Time   time.Time      // committer time of the commit, UTC
-	Files  []content.File // relevant paths only, sorted by path
+	Time   time.Time                 // committer time of the commit, UTC
+	Files  chunks.List[content.File] // relevant paths only, sorted by path
 	// PathsID names the list of Files' paths: two Trees of one Source
 	// with the same PathsID have the same paths, in the same order (a
 	// push that only edited files keeps it), so what depends on the

@@ -65,8 +65,8 @@ func BenchmarkSource(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(tree.Files) != files {
-			b.Fatalf("%d files, want %d", len(tree.Files), files)
+		if tree.Files.Len() != files {
+			b.Fatalf("%d files, want %d", tree.Files.Len(), files)
 		}
 		return tree
 	}

@@ -3,13 +3,14 @@ package gitsource
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // timeNode is a directory or file of the paths still waiting for their last
@@ -265,32 +266,33 @@ func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, 
 // fromParent, when set, are the relevant paths c changed from its first
 // parent (the last Load's commit, diffed by the Load): the parent's
 // trees are not compared again.
-func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, int, timesIDs, error) {
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, list chunks.List[gitFile], fromParent []string) (*timeMap, int, timesIDs, error) {
 	st := tc.st
 	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
-		for _, f := range files {
+		for _, f := range list.All() {
 			if _, ok := known.get(f.path); !ok {
 				complete = false
 				break
 			}
 		}
-		if complete && known.len() == len(files) {
+		if complete && known.len() == list.Len() {
 			return known, 0, timesIDs{self: id}, nil // the same paths: never changed
 		}
 		if complete {
-			times := make(map[string]int64, len(files))
-			for _, f := range files {
+			times := make(map[string]int64, list.Len())
+			for _, f := range list.All() {
 				times[f.path], _ = known.getSecs(f.path)
 			}
 			return newTimeMapSecs(times), 0, timesIDs{self: id}, nil
 		}
 	}
 
-	if times, ids, ok, err := s.attributeFromParent(tc, c, files, fromParent); err != nil || ok {
+	if times, ids, ok, err := s.attributeFromParent(tc, c, list, fromParent); err != nil || ok {
 		return times, 1, ids, err
 	}
 	// a map of every path only for the walk (not for a push's patch)
+	files := list.Slice()
 	times := make(map[string]int64, len(files))
 
 	root := newTimeTree(files)
@@ -356,7 +358,7 @@ type timesIDs struct {
 // (or added) gets c's time, every other one its time in the parent. That is
 // what the history walk gives, without building its tree of 10k paths.
 // ok is false when the parent's attribution is not known.
-func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, timesIDs, bool, error) {
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files chunks.List[gitFile], fromParent []string) (*timeMap, timesIDs, bool, error) {
 	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
 		return nil, timesIDs{}, false, nil
 	}
@@ -391,8 +393,8 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		id := s.docs.putPathTimes(c.Hash, times)
 		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
-	m := make(map[string]int64, len(files))
-	for _, f := range files {
+	m := make(map[string]int64, files.Len())
+	for _, f := range files.All() {
 		t, ok := known.getSecs(f.path)
 		if !ok || changed[f.path] {
 			t = secs(when)
@@ -430,10 +432,10 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 // parent's, not a copy of it), without a lookup per file. files is sorted
 // by path. ok is false when the parent's attribution does not hold every
 // unchanged file: then every path is looked up.
-func patchTimes(known *timeMap, changed map[string]bool, files []gitFile, when time.Time) (*timeMap, bool) {
+func patchTimes(known *timeMap, changed map[string]bool, files chunks.List[gitFile], when time.Time) (*timeMap, bool) {
 	var set, deleted []string
 	for p := range changed {
-		if _, ok := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); ok {
+		if _, ok := findFile(files, p); ok {
 			set = append(set, p)
 		} else {
 			deleted = append(deleted, p) // not relevant, or not a file any more
@@ -443,7 +445,7 @@ func patchTimes(known *timeMap, changed map[string]bool, files []gitFile, when t
 	// Every file is now in times: an unchanged one was in the parent,
 	// with a key in known, and a changed one was just set. So the same
 	// count means the same paths.
-	if times.len() != len(files) {
+	if times.len() != files.Len() {
 		return nil, false
 	}
 	return times, true

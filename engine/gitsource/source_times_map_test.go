@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // TestPatchTimes_OverParent checks that a push's attribution, the parent's
@@ -52,7 +54,7 @@ func TestPatchTimes_OverParent(t *testing.T) {
 			}
 		}
 		changed["content/posts/not-a-file"] = true // a folder, or not relevant
-		got, ok := patchTimes(known, changed, sorted(), when)
+		got, ok := patchTimes(known, changed, chunks.Of(sorted()), when)
 		if !ok {
 			t.Fatalf("push %d: not patched", push)
 		}
@@ -87,7 +89,7 @@ func TestPatchTimes_OverParent(t *testing.T) {
 		t.Fatalf("%d of 3000 pushes shared the parent's map", shared)
 	}
 	// A path the parent did not have, not in the files: not patched.
-	if _, ok := patchTimes(known, map[string]bool{}, append(sorted(), gitFile{path: strings.Repeat("z", 3)}), time.Now()); ok {
+	if _, ok := patchTimes(known, map[string]bool{}, chunks.Of(append(sorted(), gitFile{path: strings.Repeat("z", 3)})), time.Now()); ok {
 		t.Fatal("an unchanged file the parent has no time for was patched")
 	}
 }
