@@ -330,13 +330,13 @@ func TestLoad_PackedAndAlternates(t *testing.T) {
 				}
 			}
 			var got []string
-			for _, f := range tree.Files {
+			for _, f := range tree.Files.All() {
 				got = append(got, f.Path+" "+f.Blob)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: HEAD~%d: files\n%v\nwant\n%v", site, k, got, want)
 			}
-			for _, f := range tree.Files[:5] {
+			for _, f := range tree.Files.Slice()[:5] {
 				when := srcGit(t, r.Dir, "log", "-1", "--format=%cI", commit, "--", f.Path)
 				if w, _ := time.Parse(time.RFC3339, when); !f.Updated.Equal(w) {
 					t.Fatalf("%s: HEAD~%d: %s updated %v, git log: %s", site, k, f.Path, f.Updated, when)
