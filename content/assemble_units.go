@@ -175,9 +175,15 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if !ValidType(typ) {
 		return &unit{err: problemAt(0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)}
 	}
-	it, err := readItem(f, typ, rel, env)
-	if err != nil {
+	iu := new(itemUnit) // the unit and its item: one object
+	it := &iu.it
+	if err := readItemTo(it, f, typ, rel, env); err != nil {
 		return &unit{err: err}
 	}
-	return &unit{item: it, typ: typ, slugKey: typ + "\x00" + it.Slug, idKey: typ + "\x00" + it.ID}
+	// the two keys: one string, which holds the ID too
+	keys := typ + "\x00" + it.Slug + typ + "\x00" + it.ID
+	n := len(typ) + 1 + len(it.Slug)
+	iu.u = unit{item: it, typ: typ, slugKey: keys[:n], idKey: keys[n:]}
+	it.ID = keys[n+len(typ)+1:]
+	return &iu.u
 }

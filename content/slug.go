@@ -133,10 +133,12 @@ func PathSlug(rel string) string {
 // stableID derives an id from the parts that name a document; it changes
 // when they change, so authors who need a fixed id set one.
 func stableID(parts ...string) string {
-	h := sha256.New()
+	var buf [128]byte // the parts on the stack, when they fit
+	b := buf[:0]
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		b = append(b, p...)
+		b = append(b, 0)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
