@@ -85,7 +85,7 @@ func (as *Assembler) Fork() *Assembler {
 	if as.last == nil {
 		return &Assembler{plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 	}
-	last := *as.last // its claims are never changed: shared
+	last := *as.last // its contested keys are never changed: shared
 	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork(), asRead: as.asRead}
 }
 
@@ -112,7 +112,8 @@ type assembly struct {
 	accepted []bool  // units[i] is in the site
 	site     *Site
 	problems []Problem
-	claims   *claims
+	// contested are the keys a left-out page or item asked for (claims)
+	contested map[claimKey]bool
 }
 
 // maxPatched is the number of changed files up to which a call tries to
@@ -137,6 +138,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		files, notes, resources := leafBundles(sorted, as.bundles) // bundle.go
 		site, problems := as.assemblePlain(files)
 		site.Resources = resources // a new Site each call (assembleOnce)
+		site.zola = as.bundles.zola
 		return site, withProblems(problems, notes)
 	}
 	mk := readMarkup(sorted)
@@ -147,7 +149,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
-	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs()}
+	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs(), zola: rules.zola}
 	if as.of != nil {
 		as.bundles = rulesOf(as.of)
 	}
@@ -167,7 +169,8 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
 	site.Resources = resources // a new Site each call (assembleOnce)
-	if len(problems) > 0 {     // a Hugo config that does not parse, files left out
+	site.zola = as.bundles.zola
+	if len(problems) > 0 { // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		sortProblems(plainProblems)
 	}
@@ -314,7 +317,7 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
 	sortProblems(a.problems)
-	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
+	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, contested: a.claims.contested}
 }
 
 // patch builds the site from the last one when every change is a plain
@@ -326,7 +329,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 	if last == nil {
 		return nil, false
 	}
-	cl := last.claims
+	contested := last.contested
 	freed := map[claimKey]bool{}
 	for _, c := range changes {
 		if c.old < 0 {
@@ -337,7 +340,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if cl.contested[k] {
+			if contested[k] {
 				return nil, false // a left-out file may get in now
 			}
 			freed[k] = true
@@ -353,7 +356,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if held := cl.held(k); (held && !freed[k]) || cl.contested[k] || taken[k] {
+			if contested[k] || taken[k] || (!freed[k] && siteHolds(last.site, k)) {
 				return nil, false
 			}
 			taken[k] = true
@@ -420,22 +423,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		site.Pages = nil
 	}
 
-	var free []claimKey
-	take := map[claimKey]string{}
-	for _, c := range changes {
-		if c.old >= 0 {
-			ks := last.units[c.old].keys()
-			free = append(free, ks[:]...)
-		}
-	}
-	for _, c := range changes {
-		if c.new >= 0 {
-			for _, k := range units[c.new].keys() {
-				take[k] = sorted[c.new].RealPath()
-			}
-		}
-	}
-	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl.patched(free, take)}, true
+	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, contested: contested}, true
 }
 
 func pageSlugOrder(p *Page, slug string) int  { return strings.Compare(p.Slug, slug) }
@@ -454,6 +442,20 @@ type assembler struct {
 	untitledAt, untitledTitle string
 	untitledN                 int
 	unmarked                  map[string]bool // slugs of pages that say isHomepage: false
+	// tablesOf is the type of the last itemTables, slugs and ids its tables
+	tablesOf   string
+	slugs, ids map[string]string
+}
+
+// itemTables are the claims' tables of the slugs and ids of type typ
+// (made when the type has none yet). Items come in path order, so by
+// type: the last type's are kept, no lookup per item.
+func (a *assembler) itemTables(typ string) (slugs, ids map[string]string) {
+	if a.slugs == nil || a.tablesOf != typ {
+		a.tablesOf = typ
+		a.slugs, a.ids = a.claims.tableFor(itemSlug, typ, 0), a.claims.tableFor(itemID, typ, 0)
+	}
+	return a.slugs, a.ids
 }
 
 func (a *assembler) problem(p string, line int, format string, args ...any) {
@@ -518,7 +520,7 @@ func (a *assembler) unit(f File, u *unit) bool {
 
 func (a *assembler) page(f File, u *unit) bool {
 	p := u.page
-	slugs, ids := a.claims.keys[pageSlug], a.claims.keys[pageID]
+	slugs, ids := a.claims.table(claimKey{kind: pageSlug}), a.claims.table(claimKey{kind: pageID})
 	if prev, dup := slugs[p.Slug]; dup {
 		alt, ok := a.altPage(p)
 		if !ok {
@@ -529,7 +531,7 @@ func (a *assembler) page(f File, u *unit) bool {
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
-		a.claims.contested[claimKey{pageSlug, alt.Slug}] = true
+		a.claims.contested[claimKey{pageSlug, "", alt.Slug}] = true
 		p = alt
 	}
 	if prev, dup := ids[p.ID]; dup {
@@ -587,8 +589,8 @@ func (a *assembler) homepage() {
 
 func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
-	slugs, ids := a.claims.keys[itemSlug], a.claims.keys[itemID]
-	if prev, dup := slugs[u.slugKey]; dup {
+	slugs, ids := a.itemTables(u.typ)
+	if prev, dup := slugs[it.Slug]; dup {
 		alt, ok := a.altItem(u)
 		if !ok {
 			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
@@ -598,18 +600,17 @@ func (a *assembler) item(f File, u *unit) bool {
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
-		typed := u.typ + "\x00"
-		slugs[typed+alt.Slug], ids[typed+alt.ID] = f.RealPath(), f.RealPath()
-		a.claims.contested[claimKey{itemSlug, typed + alt.Slug}] = true
+		slugs[alt.Slug], ids[alt.ID] = f.RealPath(), f.RealPath()
+		a.claims.contested[claimKey{itemSlug, u.typ, alt.Slug}] = true
 		a.site.Items[u.typ] = append(a.site.Items[u.typ], alt)
 		a.paths[alt.Path] = f.RealPath()
 		return true
 	}
-	if prev, dup := ids[u.idKey]; dup {
+	if prev, dup := ids[it.ID]; dup {
 		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
 		return false
 	}
-	slugs[u.slugKey], ids[u.idKey] = f.RealPath(), f.RealPath()
+	slugs[it.Slug], ids[it.ID] = f.RealPath(), f.RealPath()
 	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
 	a.paths[it.Path] = f.RealPath()
 	return true

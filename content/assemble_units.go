@@ -25,9 +25,7 @@ type unit struct {
 	homeSet bool
 	item    *Item
 	typ     string
-	slugKey string // item: type "\x00" slug
-	idKey   string // item: type "\x00" id
-	err     error  // the file's problem, when it cannot be read
+	err     error // the file's problem, when it cannot be read
 }
 
 func newUnitKey(f File) unitKey {
@@ -135,8 +133,10 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 			units[i] = readPageUnit(f, rel, as.env)
 			return
 		}
-		segs := strings.SplitN(f.Path, "/", 3)
-		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
+		// content/<type>/<rel>: todo has no other path
+		_, rest, _ := strings.Cut(f.Path, "/")
+		typ, rel, _ := strings.Cut(rest, "/")
+		units[i] = readItemUnit(f, typ, rel, as.env)
 	}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
 		var next atomic.Int64
@@ -180,10 +180,6 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if err := readItemTo(it, f, typ, rel, env); err != nil {
 		return &unit{err: err}
 	}
-	// the two keys: one string, which holds the ID too
-	keys := typ + "\x00" + it.Slug + typ + "\x00" + it.ID
-	n := len(typ) + 1 + len(it.Slug)
-	iu.u = unit{item: it, typ: typ, slugKey: keys[:n], idKey: keys[n:]}
-	it.ID = keys[n+len(typ)+1:]
+	iu.u = unit{item: it, typ: typ}
 	return &iu.u
 }

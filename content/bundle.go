@@ -3,6 +3,7 @@ package content
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,17 @@ import (
 type bundleRules struct {
 	declared map[string]bool // the types the site declares (declaredTypes)
 	dirs     []string        // the locales' contentDirs outside content/
+	// zola: a Zola site (urlRules.zola), where every Markdown file is a
+	// page, those beside a folder's index.md too (Zola's "asset
+	// colocation" copies only the other files): a bundle's .md files
+	// stay documents.
+	zola bool
+}
+
+// zolaPage tells whether the file base, in a leaf bundle, is a document
+// as Zola reads it: a Markdown file (.md, as Zola names them).
+func (r bundleRules) zolaPage(base string) bool {
+	return r.zola && strings.HasSuffix(base, ".md")
 }
 
 // hugo tells whether f is in one of Hugo's content folders.
@@ -56,7 +68,7 @@ func rulesOf(s *Site) bundleRules {
 		files = append(files, File{Path: p, Doc: d})
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	r := bundleRules{declared: declaredTypes(files), dirs: s.I18n.OutsideDirs()}
+	r := bundleRules{declared: declaredTypes(files), dirs: s.I18n.OutsideDirs(), zola: s.zola}
 	for typ := range s.Config.Types {
 		if r.declared == nil {
 			r.declared = map[string]bool{}
@@ -151,6 +163,12 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem, []string)
 			renamed = true
 			continue
 		}
+		if rules.zolaPage(base) {
+			if out != nil {
+				out = append(out, f)
+			}
+			continue // a page of its own on a Zola site
+		}
 		// a resource of the bundle leaf
 		if out == nil {
 			out = slices.Clone(sorted[:i])
@@ -177,7 +195,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem, []string)
 	}
 	problems := make([]Problem, 0, len(bundles))
 	for _, b := range bundles {
-		problems = append(problems, Problem{Path: b.dir + "/", Level: LevelWarn, Message: resourcesMessage(b.resources)})
+		problems = append(problems, Problem{Path: b.dir + "/", Level: LevelWarn, Message: resourcesMessage(b.resources, rules.zola)})
 	}
 	slices.SortFunc(problems, func(x, y Problem) int { return strings.Compare(x.Path, y.Path) })
 	slices.Sort(resources)
@@ -228,17 +246,21 @@ func realFolder(real, virt, leaf string) string {
 }
 
 // resourcesMessage says which files of a leaf bundle are resources.
-func resourcesMessage(names []string) string {
+func resourcesMessage(names []string, zola bool) string {
 	const what = "a leaf bundle (a folder with an index file): "
+	gen := "Hugo"
+	if zola {
+		gen = "Zola" // which reads only .md files as pages
+	}
 	if len(names) == 1 {
-		return what + names[0] + " in it is a resource of its page, not a document, as Hugo reads it"
+		return what + names[0] + " in it is a resource of its page, not a document, as " + gen + " reads it"
 	}
 	list, more := names, ""
 	if len(list) > 3 {
-		list, more = list[:3], ", and "+count(len(names)-3, "more")
+		list, more = list[:3], ", and "+strconv.Itoa(len(names)-3)+" more"
 	}
 	return what + "its " + count(len(names), "other content file") + " (" + strings.Join(list, ", ") + more +
-		") are resources of its page, not documents, as Hugo reads them"
+		") are resources of its page, not documents, as " + gen + " reads them"
 }
 
 // declaredTypes are the content types a site names itself, which its
@@ -324,4 +346,60 @@ func hasIndex(files []File, dir string) bool {
 		}
 	}
 	return false
+}
+
+// LeafBundleDir tells whether the loader reads the folder dir (a
+// repository path) of site as a leaf bundle when it holds an index file
+// (leafBundles' rule, for a write to ask before it adds a file): a folder
+// of Hugo's content below content/ (a locale's contentDir), but for one
+// right inside it that stays a type, being declared (folio.yaml's types,
+// a Decap folder collection) or another file being its page already.
+// Names decide nothing: content/posts/posts is a bundle, a declared
+// type's folder is none. site may be nil: none is.
+func LeafBundleDir(site *Site, dir string) bool {
+	if site == nil {
+		return false
+	}
+	virt := dir
+	if site.I18n != nil {
+		_, v, ok := site.I18n.locate(dir + "/index.md")
+		if !ok {
+			return false
+		}
+		virt = path.Dir(v)
+	}
+	rest, ok := strings.CutPrefix(virt, "content/")
+	if !ok || rest == "" {
+		return false
+	}
+	rules := rulesOf(site)
+	if !rules.hugo(&File{Path: virt + "/index.md", Source: dir + "/index.md"}) {
+		return false
+	}
+	if strings.Contains(rest, "/") {
+		return true
+	}
+	if rules.declared[rest] {
+		return false
+	}
+	// another file is the page rest already: the folder stays a type
+	other := func(s *Site) bool {
+		i, found := slices.BinarySearchFunc(s.Pages, rest, func(p *Page, slug string) int { return strings.Compare(p.Slug, slug) })
+		return found && !strings.HasPrefix(s.Pages[i].Meta.Path, dir+"/")
+	}
+	if other(site) {
+		return false
+	}
+	for _, s := range site.Locales {
+		if s != site && other(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// BundlePage tells whether a file named base inside a leaf bundle of
+// site is a document all the same: a Markdown file on a Zola site.
+func BundlePage(site *Site, base string) bool {
+	return site != nil && bundleRules{zola: site.zola}.zolaPage(base)
 }

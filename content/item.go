@@ -14,11 +14,12 @@ func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
 
 // readItemTo is readItem into *it.
 func readItemTo(it *Item, file File, typ, rel string, env readEnv) error {
-	f, err := newFields(file.Doc, commonKeySet)
-	if err != nil {
+	var fs fields
+	if err := fs.init(file.Doc, commonKeySet); err != nil {
 		return err
 	}
-	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ)
+	f := &fs
+	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ, env.rules)
 	if err != nil {
 		return err
 	}

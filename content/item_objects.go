@@ -5,8 +5,8 @@ import "unsafe"
 // A restart reads every item of the site (a million at a million
 // files) and keeps them: the collector marks each of their objects in
 // every collection of the start. An item read is made of fewer objects
-// than its parts: the unit and its Item one object, its two claim keys
-// one string, its Data's body and that body's settings one object, and
+// than its parts: the unit and its Item one object, its Data's body and
+// that body's settings one object, and
 // the front matter its Doc keeps beside the Data with the keys it holds
 // (shareWith).
 

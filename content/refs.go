@@ -2,6 +2,7 @@ package content
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -121,6 +122,10 @@ type RefChecker struct {
 	// MediaBases are the media library's absolute URL bases
 	// (RefReader.MediaBases): URLs under them are media references.
 	MediaBases []string
+	// URLRefs are, per content type, the URL keys (URLKey) a content model
+	// declares a reference (or a list of references): the model wins over
+	// the URL-key rule, so their strings are read as references. nil: none.
+	URLRefs map[string][]string
 
 	types string // the content types (and media bases) the references were parsed for
 	gen   uint64
@@ -183,7 +188,7 @@ func (c *RefChecker) reader(site *Site) RefReader {
 		}
 	}
 	slices.Sort(typeNames)
-	types := strings.Join(typeNames, "\x00") + "\x01" + strings.Join(c.MediaBases, "\x00")
+	types := strings.Join(typeNames, "\x00") + "\x01" + strings.Join(c.MediaBases, "\x00") + "\x01" + urlRefsKey(c.URLRefs)
 	if c.docs == nil || types != c.types {
 		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
@@ -191,6 +196,18 @@ func (c *RefChecker) reader(site *Site) RefReader {
 		_, ok := slices.BinarySearch(typeNames, t)
 		return ok
 	}, MediaBases: c.MediaBases}
+}
+
+// urlRefsKey is refs (RefChecker.URLRefs) as one string, to tell a change.
+func urlRefsKey(refs map[string][]string) string {
+	if len(refs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range slices.Sorted(maps.Keys(refs)) {
+		b.WriteString(t + "\x00" + strings.Join(refs[t], "\x00") + "\x02")
+	}
+	return b.String()
 }
 
 // refRun is one call of RefChecker.Problems: the site it checks and the
@@ -288,8 +305,12 @@ func (r *refRun) refsOf(doc any) []foundRef {
 		e.gen = c.gen
 		return e.refs
 	}
-	if it, ok := doc.(*Item); ok && it.refHint.refFree(r.rr) {
-		return nil // nothing to read, nothing to remember
+	var urlRefs []string // the URL keys the model declares references
+	if it, ok := doc.(*Item); ok {
+		urlRefs = c.URLRefs[it.Type]
+		if urlRefs == nil && it.refHint.refFree(r.rr) {
+			return nil // nothing to read, nothing to remember
+		}
 	}
 	sc := refScan{rr: r.rr}
 	switch doc := doc.(type) {
@@ -303,7 +324,7 @@ func (r *refRun) refsOf(doc any) []foundRef {
 		var buf [16]string
 		keys := buf[:0]
 		for k := range doc.Data {
-			if k != "body" && !URLKey(k) {
+			if k != "body" && (!URLKey(k) || slices.Contains(urlRefs, k)) {
 				keys = append(keys, k)
 			}
 		}

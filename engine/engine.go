@@ -534,11 +534,18 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	}
 	td := e.loadDiffs.next(tree, pubCommit)
 	site, problems := e.assemble(as, branch, tree, td)
+	ms := e.models[branch]
+	if ms == nil {
+		ms = new(modelState)
+		e.models[branch] = ms
+	}
+	ms.update(site, tree.Files) // the references the model declares are checked as such
 	rc := e.refCheckers[branch]
 	if rc == nil {
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
 		e.refCheckers[branch] = rc
 	}
+	rc.URLRefs = urlRefs(ms.model)
 	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
 	if cases := e.caseProblems(branch, tree); len(cases) > 0 {
 		refs = slices.Concat(refs, cases)
@@ -548,11 +555,6 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 		})
-	}
-	ms := e.models[branch]
-	if ms == nil {
-		ms = new(modelState)
-		e.models[branch] = ms
 	}
 	ms.diff = ms.diffFrom(td)
 	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)

@@ -240,13 +240,46 @@ const (
 
 type docCheck struct {
 	path string
-	typ  string // content type, "pages" or "globals"
 	doc  *content.Doc
 	t    *schema.Type
 	res  docResult
-	loc  string // its locale, in a site with locales
+	*checkScope
+}
+
+// checkScope is what a check has in common with the checks of its type
+// (and locale): one for all of them, not three fields in each (a start
+// keeps a check of every document for the next load: 80 bytes each were
+// 48 with the scope shared). Never changed once made.
+type checkScope struct {
+	typ string // content type, "pages" or "globals"
+	loc string // its locale, in a site with locales
 	// proj: doc is the reading in loc of a file of the fields layout
 	proj bool
+}
+
+// checkScopes hands out the scopes of one pass of checks: the last one
+// again while it fits (files come in path order, so by type), else the
+// one made for the same values, else a new one.
+type checkScopes struct {
+	last *checkScope
+	made map[checkScope]*checkScope
+}
+
+func (cs *checkScopes) of(typ, loc string, proj bool) *checkScope {
+	want := checkScope{typ: typ, loc: loc, proj: proj}
+	if cs.last != nil && *cs.last == want {
+		return cs.last
+	}
+	sc := cs.made[want]
+	if sc == nil {
+		if cs.made == nil {
+			cs.made = map[checkScope]*checkScope{}
+		}
+		sc = &want
+		cs.made[want] = sc
+	}
+	cs.last = sc
+	return sc
 }
 
 // startResults looks documents up in the validation cache's results at
@@ -305,6 +338,7 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 		persisted.p = nil
 	}
 	var projs []string // the fields layout: the locales to read each file in
+	var scopes checkScopes
 	if site.I18n != nil {
 		projs = projections(site)
 	}
@@ -337,14 +371,14 @@ func (ms *modelState) applyModel(site *content.Site, files []content.File, prev 
 			if t == nil || resourceOf(site, loc, f.Path) {
 				continue
 			}
-			c := docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t, loc: loc}
+			c := docCheck{path: f.Path, doc: f.Doc, t: t, checkScope: scopes.of(typ, loc, false)}
 			for i := 0; i == 0 || i < len(proj); i++ { // once, or once per locale
 				if proj != nil {
 					d, in := site.Localize(f.Doc, proj[i])
 					if !in {
 						continue
 					}
-					c.doc, c.loc, c.proj = d, proj[i], true
+					c.doc, c.checkScope = d, scopes.of(typ, proj[i], true)
 				}
 				for l := last.peek(); l != nil && l.path < c.path; l = last.peek() {
 					last.next()
@@ -734,9 +768,11 @@ func CheckFiles(files []content.File, mediaExists func(content.Ref) bool) []cont
 // CheckSite is CheckFiles that also returns the assembled site.
 func CheckSite(files []content.File, mediaExists func(content.Ref) bool) (*content.Site, []content.Problem) {
 	site, problems := content.Assemble(files)
-	problems = append(problems, content.ReferenceProblems(site, files, mediaExists)...)
-	problems = append(problems, content.CaseProblems(files)...)
 	var ms modelState
+	ms.update(site, files)
+	rc := content.RefChecker{URLRefs: urlRefs(ms.model)}
+	problems = append(problems, rc.Problems(site, files, mediaExists)...)
+	problems = append(problems, content.CaseProblems(files)...)
 	_, mp, _ := ms.applyModel(site, files, nil, "")
 	problems = append(problems, mp...)
 	slices.SortStableFunc(problems, func(a, b content.Problem) int {

@@ -92,7 +92,7 @@ func checkOf(f content.File, site *content.Site, m *schema.Model) (docCheck, boo
 	if t == nil {
 		return docCheck{}, false
 	}
-	return docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}, true
+	return docCheck{path: f.Path, doc: f.Doc, t: t, checkScope: &checkScope{typ: typ}}, true
 }
 
 // modelTypeOf is the type of the document at p (its path in its locale on

@@ -34,8 +34,8 @@ func (s *Source) DocNames() map[*content.Doc]string {
 	c := s.docs
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[*content.Doc]string, len(c.docs))
-	for k, e := range c.docs {
+	out := make(map[*content.Doc]string, c.docs.len())
+	for k, e := range c.docs.all() {
 		out[e.doc] = string(k.blob[:]) + k.ext
 	}
 	return out

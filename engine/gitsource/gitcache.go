@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"encoding/hex"
 	"path"
 	"sync"
 	"time"
@@ -19,6 +20,15 @@ type docKey struct {
 
 func newDocKey(blob plumbing.Hash, p string) docKey {
 	return docKey{blob: blob, ext: path.Ext(p)}
+}
+
+// blobName is h in hex, as plumbing.Hash.String, in one allocation (the
+// hex package's makes a slice, then the string: a Load names every file's
+// blob, and half of that was garbage among the documents kept).
+func blobName(h plumbing.Hash) string {
+	var b [2 * len(h)]byte
+	hex.Encode(b[:], h[:])
+	return string(b[:])
 }
 
 type docEntry struct {
@@ -60,7 +70,7 @@ const (
 type docCache struct {
 	mu      sync.Mutex
 	gen     uint64
-	docs    map[docKey]*docEntry
+	docs    *docIndex
 	times   []pathTimes // most recently used first
 	timesID uint64      // the last pathTimes.id given
 	dirty   bool        // changed since the last save or load
@@ -86,7 +96,7 @@ type SourceStats struct {
 }
 
 func newDocCache() *docCache {
-	return &docCache{docs: map[docKey]*docEntry{}}
+	return &docCache{docs: newDocIndex(0)}
 }
 
 // Stats returns the source's counters.
@@ -95,7 +105,7 @@ func (s *Source) Stats() SourceStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.stats
-	st.CachedDocs = len(c.docs)
+	st.CachedDocs = c.docs.len()
 	st.LoadedFromDisk = c.fromDsk
 	st.Adopted = c.fetched
 	return st
@@ -115,7 +125,7 @@ func (c *docCache) begin() uint64 {
 func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fn(func(k docKey) *docEntry { return c.docs[k] })
+	fn(c.docs.get)
 }
 
 // finish records a Load's new documents, drops stale ones, and returns the
@@ -126,7 +136,7 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	added := make(map[docKey]*docEntry, len(parsed))
 	for k, d := range parsed {
 		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
-		c.docs[k] = e
+		c.docs.set(k, e)
 		added[k] = e
 		c.dirty = true
 	}
@@ -134,11 +144,8 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 	// each (a walk over every document of the site): one stays up to
 	// docKeepLoads+docSweepLoads-1 Loads.
 	if gen%docSweepLoads == 0 {
-		for k, e := range c.docs {
-			if gen-e.used >= docKeepLoads {
-				delete(c.docs, k)
-				c.dirty = true
-			}
+		if c.docs.deleteIf(func(e *docEntry) bool { return gen-e.used >= docKeepLoads }) {
+			c.dirty = true
 		}
 	}
 	c.unsaved += len(parsed)

@@ -36,7 +36,7 @@ type decodedBlock struct {
 // lines' keys in lines. Each worker hands next the bytes of the block it
 // decoded last, which next may read the next block into: a decoded
 // document keeps none of its block's bytes.
-func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n int, lines *lineKeys) (map[docKey]*docEntry, error) {
+func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n int, lines *lineKeys) (*docIndex, error) {
 	var (
 		mu      sync.Mutex // next, ended
 		ended   bool       // next said there are no more
@@ -86,10 +86,10 @@ func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n
 		wg.Wait()
 		close(decoded)
 	}()
-	docs := make(map[docKey]*docEntry, n)
+	docs := newDocIndex(n)
 	for b := range decoded {
 		for j, k := range b.keys {
-			docs[k] = &b.entries[j]
+			docs.set(k, &b.entries[j])
 		}
 	}
 	if err != nil {

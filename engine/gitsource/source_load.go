@@ -150,7 +150,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	// one file that is not the last Load's
 	load := func(get func(docKey) *docEntry, i int) {
 		f := files[i]
-		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: timeOf(times, f.path)}
+		out[i] = content.File{Path: f.path, Blob: blobName(f.blob), Updated: timeOf(times, f.path)}
 		entries[i] = nil
 		if f.mode == filemode.Symlink {
 			// The link target could be anything on this machine

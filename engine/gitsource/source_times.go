@@ -52,7 +52,7 @@ func newTimeTree(files []gitFile) *timeNode {
 }
 
 // settle gives every waiting file below n the time t.
-func (n *timeNode) settle(t time.Time, times map[string]time.Time) {
+func (n *timeNode) settle(t int64, times map[string]int64) {
 	k := n.pending
 	if k == 0 {
 		return
@@ -63,7 +63,7 @@ func (n *timeNode) settle(t time.Time, times map[string]time.Time) {
 	}
 }
 
-func (n *timeNode) settleBelow(t time.Time, times map[string]time.Time) {
+func (n *timeNode) settleBelow(t int64, times map[string]int64) {
 	if n.pending == 0 {
 		return
 	}
@@ -79,12 +79,12 @@ func (n *timeNode) settleBelow(t time.Time, times map[string]time.Time) {
 
 // settleKnown takes the waiting files' times from an attribution of an
 // ancestor they have not changed since.
-func (n *timeNode) settleKnown(known *timeMap, times map[string]time.Time) {
+func (n *timeNode) settleKnown(known *timeMap, times map[string]int64) {
 	if n.pending == 0 {
 		return
 	}
 	if n.kids == nil {
-		if t, ok := known.get(n.path); ok {
+		if t, ok := known.getSecs(n.path); ok {
 			times[n.path] = t
 			n.pending = 0
 			for p := n.parent; p != nil; p = p.parent {
@@ -202,7 +202,7 @@ func gitNameEnd(name string, i int, mode filemode.FileMode) int {
 // diff gives time t to the waiting files below n that differ between tree a
 // (of a commit) and tree b (of its parent). Equal subtree hashes mean
 // nothing below changed, so unchanged parts of the tree are never opened.
-func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times map[string]time.Time) error {
+func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t int64, times map[string]int64) error {
 	if a == b || n.pending == 0 {
 		return nil
 	}
@@ -281,11 +281,11 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 			return known, 0, timesIDs{self: id}, nil // the same paths: never changed
 		}
 		if complete {
-			times := make(map[string]time.Time, len(files))
+			times := make(map[string]int64, len(files))
 			for _, f := range files {
-				times[f.path] = timeOf(known, f.path)
+				times[f.path], _ = known.getSecs(f.path)
 			}
-			return newTimeMap(times), 0, timesIDs{self: id}, nil
+			return newTimeMapSecs(times), 0, timesIDs{self: id}, nil
 		}
 	}
 
@@ -293,7 +293,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		return times, 1, ids, err
 	}
 	// a map of every path only for the walk (not for a push's patch)
-	times := make(map[string]time.Time, len(files))
+	times := make(map[string]int64, len(files))
 
 	root := newTimeTree(files)
 	knownCommits := s.docs.knownCommits()
@@ -302,7 +302,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		if err := ctx.Err(); err != nil {
 			return nil, walked, timesIDs{}, err
 		}
-		when := cur.Committer.When.UTC() // one zone, so cached and walked times are identical
+		when := secs(cur.Committer.When) // served in UTC, so cached and walked times are identical
 		if cur != c && knownCommits[cur.Hash] {
 			if known, _ := s.docs.pathTimesFor(cur.Hash); known != nil {
 				root.settleKnown(known, times)
@@ -338,7 +338,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		}
 		cur = parent
 	}
-	tm := newTimeMap(times)
+	tm := newTimeMapSecs(times)
 	id := s.docs.putPathTimes(c.Hash, tm)
 	return tm, walked, timesIDs{self: id}, nil
 }
@@ -393,15 +393,15 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		id := s.docs.putPathTimes(c.Hash, times)
 		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
-	m := make(map[string]time.Time, len(files))
+	m := make(map[string]int64, len(files))
 	for _, f := range files {
-		t, ok := known.get(f.path)
+		t, ok := known.getSecs(f.path)
 		if !ok || changed[f.path] {
-			t = when
+			t = secs(when)
 		}
 		m[f.path] = t
 	}
-	times := newTimeMap(m)
+	times := newTimeMapSecs(m)
 	id := s.docs.putPathTimes(c.Hash, times)
 	return times, timesIDs{self: id, parent: knownID}, true, nil
 }
