@@ -177,9 +177,11 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if !ValidType(typ) {
 		return &unit{err: problemAt(0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)}
 	}
-	it, err := readItem(f, typ, rel, env)
-	if err != nil {
+	iu := new(itemUnit) // the unit and its item: one object
+	it := &iu.it
+	if err := readItemTo(it, f, typ, rel, env); err != nil {
 		return &unit{err: err}
 	}
-	return &unit{item: it, typ: typ}
+	iu.u = unit{item: it, typ: typ}
+	return &iu.u
 }

@@ -106,7 +106,7 @@ func TestSiteHolds(t *testing.T) {
 	}
 }
 
-// TestReadItemUnit_NoKeyStrings: a unit is one allocation over its item's:
+// TestReadItemUnit_NoKeyStrings: a unit is at most one allocation over its item's:
 // its claims are its item's slug and id in its type's tables, not two
 // "type\x00slug" strings made for each item (1 MB at 10k).
 func TestReadItemUnit_NoKeyStrings(t *testing.T) {
@@ -117,8 +117,8 @@ func TestReadItemUnit_NoKeyStrings(t *testing.T) {
 	f := File{Path: "content/posts/a.md", Doc: doc}
 	item := testing.AllocsPerRun(100, func() { readItem(f, "posts", "a.md", readEnv{}) })
 	unit := testing.AllocsPerRun(100, func() { readItemUnit(f, "posts", "a.md", readEnv{}) })
-	if unit-item != 1 {
-		t.Fatalf("readItemUnit made %.0f allocations over readItem's %.0f, want 1 (the unit)", unit-item, item)
+	if unit-item > 1 { // 0: the unit and its Item are one object (item_objects.go)
+		t.Fatalf("readItemUnit made %.0f allocations over readItem's %.0f, want at most 1 (the unit)", unit-item, item)
 	}
 	u := readItemUnit(f, "posts", "a.md", readEnv{})
 	if ks := u.keys(); ks[0] != (claimKey{itemSlug, "posts", "a"}) || ks[1].typ != "posts" || ks[1].key != u.item.ID {

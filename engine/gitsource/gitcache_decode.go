@@ -103,11 +103,23 @@ func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n
 func (s *Source) decodeBlock(d *cacheDecoder, count int) ([]docKey, []docEntry) {
 	keys := make([]docKey, 0, count)
 	entries := make([]docEntry, 0, count)
+	var bodies []bodyInBlob // the readers of the block's bodies, made once
+	var k docKey
+	inBlob := func(off int) content.BodySource {
+		if bodies == nil {
+			bodies = make([]bodyInBlob, 0, count)
+		}
+		if len(bodies) == cap(bodies) {
+			return &bodyInBlob{s: s, h: k.blob, off: off} // more bodies than documents: a corrupt block, failed below
+		}
+		bodies = append(bodies, bodyInBlob{s: s, h: k.blob, off: off})
+		return &bodies[len(bodies)-1]
+	}
 	for d.Err == nil && len(d.B) > 0 {
-		var k docKey
+		k = docKey{}
 		copy(k.blob[:], d.Bytes(20))
 		k.ext = d.key()
-		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
+		doc, off := d.doc(k.ext, inBlob)
 		if d.Err != nil {
 			break
 		}

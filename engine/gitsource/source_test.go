@@ -390,7 +390,7 @@ func TestSource_CacheCodec(t *testing.T) {
 		"emptyMap": map[string]any{},
 	})
 	doc.Body, doc.HasBody, doc.Line = content.NewMarkdown("# body\n"), true, 4
-	noBlob := func(int) content.Markdown { t.Fatal("body said to be in the blob"); return content.Markdown{} }
+	noBlob := func(int) content.BodySource { t.Fatal("body said to be in the blob"); return nil }
 	e := &cacheEncoder{}
 	if err := e.doc(doc, -1); err != nil {
 		t.Fatal(err)
@@ -442,9 +442,9 @@ func TestSource_CacheCodec(t *testing.T) {
 	}
 	var gotOff int
 	d = newCacheDecoder(e.B)
-	got, off = d.doc(".md", func(o int) content.Markdown {
+	got, off = d.doc(".md", func(o int) content.BodySource {
 		gotOff = o
-		return content.NewMarkdown("read again")
+		return content.BodyFunc(func() (string, error) { return "read again", nil })
 	})
 	if d.Err != nil || len(d.B) != 0 || off != 17 || gotOff != 17 || got.Body.Source() != "read again" || !got.HasBody || got.Line != 3 {
 		t.Fatalf("in-blob body: err %v, off %d/%d, body %q, doc %+v", d.Err, off, gotOff, got.Body.Source(), got)
