@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // Assemble builds a Site from parsed files and reports a problem for each
@@ -85,7 +87,7 @@ func (as *Assembler) Fork() *Assembler {
 	if as.last == nil {
 		return &Assembler{plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork()}
 	}
-	last := *as.last // its claims are never changed: shared
+	last := *as.last // its contested keys are never changed: shared
 	return &Assembler{last: &last, plain: as.plain, markup: as.markup, env: as.env, links: as.links.fork(), asRead: as.asRead}
 }
 
@@ -107,12 +109,13 @@ func (as *Assembler) setMarkup(mk *Markup) {
 
 // assembly is one call's result, and what the next call compares with.
 type assembly struct {
-	files    []File  // sorted by path; the caller's slice when it was sorted
-	units    []*unit // of files[i]: nil for other files and failed parses
-	accepted []bool  // units[i] is in the site
+	files    chunks.List[File]  // sorted by path; the caller's slice when it was sorted
+	units    chunks.List[*unit] // of files[i]: nil for other files and failed parses
+	accepted chunks.List[bool]  // units[i] is in the site
 	site     *Site
 	problems []Problem
-	claims   *claims
+	// contested are the keys a left-out page or item asked for (claims)
+	contested map[claimKey]bool
 }
 
 // maxPatched is the number of changed files up to which a call tries to
@@ -137,6 +140,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 		files, notes, resources := leafBundles(sorted, as.bundles) // bundle.go
 		site, problems := as.assemblePlain(files)
 		site.Resources = resources // a new Site each call (assembleOnce)
+		site.zola = as.bundles.zola
 		return site, withProblems(problems, notes)
 	}
 	mk := readMarkup(sorted)
@@ -147,7 +151,7 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
-	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs()}
+	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs(), zola: rules.zola}
 	if as.of != nil {
 		as.bundles = rulesOf(as.of)
 	}
@@ -167,7 +171,8 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	problems = append(problems, notes...)
 	site, plainProblems := as.assemblePlain(plain)
 	site.Resources = resources // a new Site each call (assembleOnce)
-	if len(problems) > 0 {     // a Hugo config that does not parse, files left out
+	site.zola = as.bundles.zola
+	if len(problems) > 0 { // a Hugo config that does not parse, files left out
 		plainProblems = append(problems, plainProblems...)
 		sortProblems(plainProblems)
 	}
@@ -216,16 +221,16 @@ func (as *Assembler) assemblePlain(sorted []File) (*Site, []Problem) {
 		as.links = &siteLinks{}
 	}
 	site, problems := as.assembleOnce(sorted)
-	return as.rereadStale(sorted, site, problems)
+	return as.rereadStale(chunks.Of(sorted), site, problems)
 }
 
 // rereadStale keeps site's links for the bodies, and assembles files once
 // more, reading the files whose rendered links resolve otherwise in it.
-func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (*Site, []Problem) {
+func (as *Assembler) rereadStale(files chunks.List[File], site *Site, problems []Problem) (*Site, []Problem) {
 	as.links.set(site)
 	if stale := as.links.stale(); len(stale) > 0 {
 		as.reread = stale
-		site, problems = as.assembleOnce(files)
+		site, problems = as.assembleOnce(files.Slice())
 		as.reread = nil
 		as.links.set(site)
 	}
@@ -236,7 +241,7 @@ func (as *Assembler) rereadStale(files []File, site *Site, problems []Problem) (
 func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
 	units, accepted, changes, few := as.readUnits(sorted)
 	if few {
-		if next, ok := as.patch(sorted, units, accepted, changes); ok {
+		if next, ok := as.patch(chunks.Of(sorted), chunks.Of(units), chunks.Of(accepted), changes); ok {
 			as.last = next
 			as.patched++
 			return next.site, slices.Clone(next.problems)
@@ -314,30 +319,33 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 		slices.SortFunc(items, func(x, y *Item) int { return strings.Compare(x.Slug, y.Slug) })
 	}
 	sortProblems(a.problems)
-	return &assembly{files: sorted, units: units, accepted: accepted, site: a.site, problems: a.problems, claims: a.claims}
+	ul, al := chunks.Of(units), chunks.Of(accepted)
+	ul.Seal()
+	al.Seal()
+	return &assembly{files: chunks.Of(sorted), units: ul, accepted: al, site: a.site, problems: a.problems, contested: a.claims.contested}
 }
 
 // patch builds the site from the last one when every change is a plain
 // page or item whose slug and id no other file asks for (see Assembler);
 // ok is false when the whole-site rules must be applied afresh. Nothing
 // of the last call is modified unless ok.
-func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, changes []change) (*assembly, bool) {
+func (as *Assembler) patch(sorted chunks.List[File], units chunks.List[*unit], accepted chunks.List[bool], changes []change) (*assembly, bool) {
 	last := as.last
 	if last == nil {
 		return nil, false
 	}
-	cl := last.claims
+	contested := last.contested
 	freed := map[claimKey]bool{}
 	for _, c := range changes {
 		if c.old < 0 {
 			continue
 		}
-		u := last.units[c.old]
-		if !u.plain() || !last.accepted[c.old] {
+		u := last.units.At(c.old)
+		if !u.plain() || !last.accepted.At(c.old) {
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if cl.contested[k] {
+			if contested[k] {
 				return nil, false // a left-out file may get in now
 			}
 			freed[k] = true
@@ -348,12 +356,12 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.new < 0 {
 			continue
 		}
-		u := units[c.new]
+		u := units.At(c.new)
 		if !u.plain() || (u.item != nil && len(last.site.Items[u.typ]) == 0) {
 			return nil, false
 		}
 		for _, k := range u.keys() {
-			if held := cl.held(k); (held && !freed[k]) || cl.contested[k] || taken[k] {
+			if contested[k] || taken[k] || (!freed[k] && siteHolds(last.site, k)) {
 				return nil, false
 			}
 			taken[k] = true
@@ -367,7 +375,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.old < 0 {
 			continue
 		}
-		u := last.units[c.old]
+		u := last.units.At(c.old)
 		if u.page != nil {
 			if !pagesCopied {
 				site.Pages, pagesCopied = slices.Clone(site.Pages), true
@@ -393,14 +401,14 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		if c.new < 0 {
 			continue
 		}
-		u := units[c.new]
+		u := units.At(c.new)
 		if u.page != nil {
 			if !pagesCopied {
 				site.Pages, pagesCopied = slices.Clone(site.Pages), true
 			}
 			i, _ := slices.BinarySearchFunc(site.Pages, u.page.Slug, pageSlugOrder)
 			site.Pages = slices.Insert(site.Pages, i, u.page)
-			accepted[c.new] = true
+			*accepted.Mut(c.new) = true
 			continue
 		}
 		items := site.Items[u.typ]
@@ -409,7 +417,7 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		}
 		i, _ := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
 		site.Items[u.typ] = slices.Insert(items, i, u.item)
-		accepted[c.new] = true
+		*accepted.Mut(c.new) = true
 	}
 	for typ := range itemsCopied {
 		if len(site.Items[typ]) == 0 {
@@ -420,22 +428,9 @@ func (as *Assembler) patch(sorted []File, units []*unit, accepted []bool, change
 		site.Pages = nil
 	}
 
-	var free []claimKey
-	take := map[claimKey]string{}
-	for _, c := range changes {
-		if c.old >= 0 {
-			ks := last.units[c.old].keys()
-			free = append(free, ks[:]...)
-		}
-	}
-	for _, c := range changes {
-		if c.new >= 0 {
-			for _, k := range units[c.new].keys() {
-				take[k] = sorted[c.new].RealPath()
-			}
-		}
-	}
-	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, claims: cl.patched(free, take)}, true
+	units.Seal()
+	accepted.Seal()
+	return &assembly{files: sorted, units: units, accepted: accepted, site: &site, problems: last.problems, contested: contested}, true
 }
 
 func pageSlugOrder(p *Page, slug string) int  { return strings.Compare(p.Slug, slug) }
@@ -454,6 +449,20 @@ type assembler struct {
 	untitledAt, untitledTitle string
 	untitledN                 int
 	unmarked                  map[string]bool // slugs of pages that say isHomepage: false
+	// tablesOf is the type of the last itemTables, slugs and ids its tables
+	tablesOf   string
+	slugs, ids map[string]string
+}
+
+// itemTables are the claims' tables of the slugs and ids of type typ
+// (made when the type has none yet). Items come in path order, so by
+// type: the last type's are kept, no lookup per item.
+func (a *assembler) itemTables(typ string) (slugs, ids map[string]string) {
+	if a.slugs == nil || a.tablesOf != typ {
+		a.tablesOf = typ
+		a.slugs, a.ids = a.claims.tableFor(itemSlug, typ, 0), a.claims.tableFor(itemID, typ, 0)
+	}
+	return a.slugs, a.ids
 }
 
 func (a *assembler) problem(p string, line int, format string, args ...any) {
@@ -518,7 +527,7 @@ func (a *assembler) unit(f File, u *unit) bool {
 
 func (a *assembler) page(f File, u *unit) bool {
 	p := u.page
-	slugs, ids := a.claims.keys[pageSlug], a.claims.keys[pageID]
+	slugs, ids := a.claims.table(claimKey{kind: pageSlug}), a.claims.table(claimKey{kind: pageID})
 	if prev, dup := slugs[p.Slug]; dup {
 		alt, ok := a.altPage(p)
 		if !ok {
@@ -529,7 +538,7 @@ func (a *assembler) page(f File, u *unit) bool {
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
-		a.claims.contested[claimKey{pageSlug, alt.Slug}] = true
+		a.claims.contested[claimKey{pageSlug, "", alt.Slug}] = true
 		p = alt
 	}
 	if prev, dup := ids[p.ID]; dup {
@@ -587,8 +596,8 @@ func (a *assembler) homepage() {
 
 func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
-	slugs, ids := a.claims.keys[itemSlug], a.claims.keys[itemID]
-	if prev, dup := slugs[u.slugKey]; dup {
+	slugs, ids := a.itemTables(u.typ)
+	if prev, dup := slugs[it.Slug]; dup {
 		alt, ok := a.altItem(u)
 		if !ok {
 			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
@@ -598,18 +607,17 @@ func (a *assembler) item(f File, u *unit) bool {
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
-		typed := u.typ + "\x00"
-		slugs[typed+alt.Slug], ids[typed+alt.ID] = f.RealPath(), f.RealPath()
-		a.claims.contested[claimKey{itemSlug, typed + alt.Slug}] = true
+		slugs[alt.Slug], ids[alt.ID] = f.RealPath(), f.RealPath()
+		a.claims.contested[claimKey{itemSlug, u.typ, alt.Slug}] = true
 		a.site.Items[u.typ] = append(a.site.Items[u.typ], alt)
 		a.paths[alt.Path] = f.RealPath()
 		return true
 	}
-	if prev, dup := ids[u.idKey]; dup {
+	if prev, dup := ids[it.ID]; dup {
 		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
 		return false
 	}
-	slugs[u.slugKey], ids[u.idKey] = f.RealPath(), f.RealPath()
+	slugs[it.Slug], ids[it.ID] = f.RealPath(), f.RealPath()
 	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
 	a.paths[it.Path] = f.RealPath()
 	return true

@@ -3,6 +3,8 @@ package content
 import (
 	"slices"
 	"strings"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // AssembleChanged is Assemble of files that are the last call's files but
@@ -15,14 +17,14 @@ import (
 // site is patched: the work is in proportion to the change, not to the
 // site. Otherwise, or when files do not match the last call's with those
 // changes, it is Assemble. The result is Assemble's either way.
-func (as *Assembler) AssembleChanged(files []File, changed []string) (*Site, []Problem) {
+func (as *Assembler) AssembleChanged(files chunks.List[File], changed []string) (*Site, []Problem) {
 	as.mu.Lock()
 	site, problems, ok := as.assembleChanged(files, changed)
 	as.mu.Unlock()
 	if ok {
 		return site, problems
 	}
-	return as.Assemble(files)
+	return as.Assemble(files.Slice())
 }
 
 // ordinaryPath tells whether p is a page or item file that no whole-site
@@ -41,7 +43,7 @@ func ordinaryPath(p string) bool {
 
 // assembleChanged is AssembleChanged's patch; ok is false when it does
 // not apply (nothing of the last call was changed then).
-func (as *Assembler) assembleChanged(files []File, changed []string) (*Site, []Problem, bool) {
+func (as *Assembler) assembleChanged(files chunks.List[File], changed []string) (*Site, []Problem, bool) {
 	last := as.last
 	if !as.asRead || as.plain || as.loc != nil || last == nil || as.reread != nil || len(changed) > maxPatched {
 		return nil, nil, false
@@ -59,7 +61,7 @@ func (as *Assembler) assembleChanged(files []File, changed []string) (*Site, []P
 	if ok {
 		as.patched++
 	} else {
-		next = assembleUnits(files, units, accepted)
+		next = assembleUnits(files.Slice(), slices.Clone(units.Slice()), slices.Clone(accepted.Slice()))
 	}
 	as.last = next
 	as.fromChanges++
@@ -71,23 +73,25 @@ func (as *Assembler) assembleChanged(files []File, changed []string) (*Site, []P
 // changed paths: the units of the others are the last call's, moved by
 // the paths added and deleted before them; ok is false when files and the
 // last call's do not differ by exactly those paths.
-func (as *Assembler) readChanged(files []File, changed []string) (units []*unit, accepted []bool, changes []change, ok bool) {
+// The units and accepted flags are the last call's lists patched: only
+// their chunks a change falls in are copied.
+func (as *Assembler) readChanged(files chunks.List[File], changed []string) (units chunks.List[*unit], accepted chunks.List[bool], changes []change, ok bool) {
 	last := as.last
-	units = make([]*unit, len(files))
-	accepted = make([]bool, len(files))
-	byPath := func(f File, p string) int { return strings.Compare(f.Path, p) }
+	var steps []chunks.Step
+	var read []int // the new units to read, in files
 	oi, ni := 0, 0 // the next file of last.files and of files not copied yet
 	for _, p := range changed {
-		o, inOld := slices.BinarySearchFunc(last.files, p, byPath)
-		n, inNew := slices.BinarySearchFunc(files, p, byPath)
+		o, inOld := findPath(last.files, p)
+		n, inNew := findPath(files, p)
 		if !inOld && !inNew {
 			continue // in neither: no change (a path of a commit between)
 		}
 		if o < oi || n < ni || o-oi != n-ni {
-			return nil, nil, nil, false
+			return units, accepted, nil, false
 		}
-		copy(units[ni:n], last.units[oi:o])
-		copy(accepted[ni:n], last.accepted[oi:o])
+		if o > oi {
+			steps = append(steps, chunks.Step{From: oi, To: o})
+		}
 		c := change{old: -1, new: -1}
 		oi, ni = o, n
 		if inOld {
@@ -97,32 +101,38 @@ func (as *Assembler) readChanged(files []File, changed []string) (units []*unit,
 		if inNew {
 			c.new = n
 			ni++
-			as.readUnit(files, n, units)
+			steps = append(steps, chunks.Step{From: -1})
+			read = append(read, n)
 		}
 		if relevantPlain(p) {
 			changes = append(changes, c)
 		}
 	}
-	if len(last.files)-oi != len(files)-ni {
-		return nil, nil, nil, false
+	if last.files.Len()-oi != files.Len()-ni {
+		return units, accepted, nil, false
 	}
-	copy(units[ni:], last.units[oi:])
-	copy(accepted[ni:], last.accepted[oi:])
+	if n := last.units.Len(); oi < n {
+		steps = append(steps, chunks.Step{From: oi, To: n})
+	}
+	units, accepted = last.units.Patch(steps), last.accepted.Patch(steps)
+	for _, i := range read {
+		as.readUnit(files, i, &units)
+	}
 	return units, accepted, changes, true
 }
 
 // readUnit reads files[i] into units[i] as readUnits does.
-func (as *Assembler) readUnit(files []File, i int, units []*unit) {
-	f := files[i]
+func (as *Assembler) readUnit(files chunks.List[File], i int, units *chunks.List[*unit]) {
+	f := files.At(i)
 	if !relevantPlain(f.Path) || f.Err != nil || f.Doc == nil {
 		return
 	}
 	f.markup, f.links = as.markup, as.links
 	if rel, ok := strings.CutPrefix(f.Path, "pages/"); ok {
-		units[i] = readPageUnit(f, rel, as.env)
+		*units.Mut(i) = readPageUnit(f, rel, as.env)
 		return
 	}
 	if segs := strings.SplitN(f.Path, "/", 3); len(segs) == 3 && segs[0] == "content" {
-		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
+		*units.Mut(i) = readItemUnit(f, segs[1], segs[2], as.env)
 	}
 }

@@ -25,9 +25,7 @@ type unit struct {
 	homeSet bool
 	item    *Item
 	typ     string
-	slugKey string // item: type "\x00" slug
-	idKey   string // item: type "\x00" id
-	err     error  // the file's problem, when it cannot be read
+	err     error // the file's problem, when it cannot be read
 }
 
 func newUnitKey(f File) unitKey {
@@ -91,19 +89,21 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		}
 		changes = append(changes, c)
 	}
+	lastFiles := last.files.Slice() // a pass over every file
+	lastUnits, lastAccepted := last.units.Slice(), last.accepted.Slice()
 	j := 0
 	for i, f := range sorted {
-		for j < len(last.files) && last.files[j].Path < f.Path {
-			if relevantPlain(last.files[j].Path) {
+		for j < len(lastFiles) && lastFiles[j].Path < f.Path {
+			if relevantPlain(lastFiles[j].Path) {
 				changed(change{old: j, new: -1})
 			}
 			j++
 		}
 		old := -1
-		if j < len(last.files) && last.files[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
+		if j < len(lastFiles) && lastFiles[j].Path == f.Path && (i == 0 || sorted[i-1].Path != f.Path) {
 			old = j
-			if sameFile(last.files[j], f) && !as.reread[f.RealPath()] {
-				units[i], accepted[i] = last.units[j], last.accepted[j]
+			if sameFile(lastFiles[j], f) && !as.reread[f.RealPath()] {
+				units[i], accepted[i] = lastUnits[j], lastAccepted[j]
 				j++
 				continue
 			}
@@ -123,8 +123,8 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 			todo = append(todo, i)
 		}
 	}
-	for ; j < len(last.files); j++ {
-		if relevantPlain(last.files[j].Path) {
+	for ; j < len(lastFiles); j++ {
+		if relevantPlain(lastFiles[j].Path) {
 			changed(change{old: j, new: -1})
 		}
 	}
@@ -135,8 +135,10 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 			units[i] = readPageUnit(f, rel, as.env)
 			return
 		}
-		segs := strings.SplitN(f.Path, "/", 3)
-		units[i] = readItemUnit(f, segs[1], segs[2], as.env)
+		// content/<type>/<rel>: todo has no other path
+		_, rest, _ := strings.Cut(f.Path, "/")
+		typ, rel, _ := strings.Cut(rest, "/")
+		units[i] = readItemUnit(f, typ, rel, as.env)
 	}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
 		var next atomic.Int64
@@ -175,9 +177,11 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if !ValidType(typ) {
 		return &unit{err: problemAt(0, "content type folder %q is not a valid type name: use lower-case letters, digits, '_' and '-', starting with a letter or digit, at most %d characters", typ, MaxTypeLen)}
 	}
-	it, err := readItem(f, typ, rel, env)
-	if err != nil {
+	iu := new(itemUnit) // the unit and its item: one object
+	it := &iu.it
+	if err := readItemTo(it, f, typ, rel, env); err != nil {
 		return &unit{err: err}
 	}
-	return &unit{item: it, typ: typ, slugKey: typ + "\x00" + it.Slug, idKey: typ + "\x00" + it.ID}
+	iu.u = unit{item: it, typ: typ}
+	return &iu.u
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // An Assembler fed successive versions of a site gives exactly what a
@@ -72,6 +74,14 @@ func TestAssembler_Incremental(t *testing.T) {
 		{name: "last of a type goes", changes: map[string]string{"content/notes/n.md": ""}},
 		{name: "two edits in two types", changes: map[string]string{"content/posts/zz.md": "---\ntitle: A3\n---\n", "content/events/e.yaml": "title: E2\nexpiresAt: 2030-01-01\n"}, patched: true},
 		{name: "an item moves to a free id", changes: map[string]string{"content/posts/zz.md": "---\ntitle: A3\nid: fresh\n---\n"}, patched: true},
+		{name: "an item added with a free slug and id", changes: map[string]string{"content/posts/w.md": "---\ntitle: W\n---\n"}, patched: true},
+		{name: "an item added with a used id", changes: map[string]string{"content/posts/y.md": "---\ntitle: Y\nid: fresh\n---\n"}},
+		{name: "both go", changes: map[string]string{"content/posts/w.md": "", "content/posts/y.md": ""}},
+		{name: "a page added with a used id", changes: map[string]string{"pages/p2.md": "---\ntitle: P2\nid: page-x\n---\n", "pages/p1.md": "---\ntitle: P1\nid: page-x\n---\n"}},
+		{name: "the page holding it goes", changes: map[string]string{"pages/p1.md": ""}},
+		{name: "a page added with a free id", changes: map[string]string{"pages/p3.md": "---\ntitle: P3\nid: page-y\n---\n"}, patched: true},
+		{name: "a page added with the id of one", changes: map[string]string{"pages/p4.md": "---\ntitle: P4\nid: page-y\n---\n"}},
+		{name: "pages go", changes: map[string]string{"pages/p2.md": "", "pages/p3.md": "", "pages/p4.md": ""}},
 		{name: "two files swap their slugs", changes: map[string]string{"content/posts/zz.md": "---\ntitle: A3\nid: fresh\nslug: c\n---\n", "content/posts/c.md": "---\ntitle: C2\nid: x1\nslug: zz\n---\n"}},
 		{name: "globals and config change", changes: map[string]string{"globals.yaml": "siteName: B\n", "folio.yaml": "types: {posts: {defaultSort: title}}\n"}},
 		{name: "back to the start", changes: base},
@@ -123,7 +133,7 @@ func TestAssembler_Incremental(t *testing.T) {
 		}
 		slices.Sort(changed)
 		fromChanges := asc.fromChanges
-		gotC, gotCProbs := asc.AssembleChanged(sorted, changed)
+		gotC, gotCProbs := asc.AssembleChanged(chunks.Of(sorted), changed)
 		lastFiles = sorted
 		if !reflect.DeepEqual(gotC, want) || !reflect.DeepEqual(gotCProbs, wantProbs) {
 			t.Fatalf("%s: AssembleChanged differs from a fresh Assemble:\n got %+v %v\nwant %+v %v", v.name, gotC, gotCProbs, want, wantProbs)

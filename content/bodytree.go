@@ -118,7 +118,7 @@ func (b *markdownBody) buildTree(env *bodyEnv, deps *[]refDep) (root *TreeNode, 
 	}()
 	src := b.src
 	if b.load != nil {
-		if src, err = b.load(); err != nil {
+		if src, err = b.load.BodySource(); err != nil {
 			return nil, err
 		}
 	}

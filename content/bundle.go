@@ -3,7 +3,10 @@ package content
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // Hugo's leaf bundles (gohugo.io, "Page bundles"): a folder of content/
@@ -28,6 +31,17 @@ import (
 type bundleRules struct {
 	declared map[string]bool // the types the site declares (declaredTypes)
 	dirs     []string        // the locales' contentDirs outside content/
+	// zola: a Zola site (urlRules.zola), where every Markdown file is a
+	// page, those beside a folder's index.md too (Zola's "asset
+	// colocation" copies only the other files): a bundle's .md files
+	// stay documents.
+	zola bool
+}
+
+// zolaPage tells whether the file base, in a leaf bundle, is a document
+// as Zola reads it: a Markdown file (.md, as Zola names them).
+func (r bundleRules) zolaPage(base string) bool {
+	return r.zola && strings.HasSuffix(base, ".md")
 }
 
 // hugo tells whether f is in one of Hugo's content folders.
@@ -56,7 +70,7 @@ func rulesOf(s *Site) bundleRules {
 		files = append(files, File{Path: p, Doc: d})
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	r := bundleRules{declared: declaredTypes(files), dirs: s.I18n.OutsideDirs()}
+	r := bundleRules{declared: declaredTypes(files), dirs: s.I18n.OutsideDirs(), zola: s.zola}
 	for typ := range s.Config.Types {
 		if r.declared == nil {
 			r.declared = map[string]bool{}
@@ -151,6 +165,12 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem, []string)
 			renamed = true
 			continue
 		}
+		if rules.zolaPage(base) {
+			if out != nil {
+				out = append(out, f)
+			}
+			continue // a page of its own on a Zola site
+		}
 		// a resource of the bundle leaf
 		if out == nil {
 			out = slices.Clone(sorted[:i])
@@ -177,7 +197,7 @@ func leafBundles(sorted []File, rules bundleRules) ([]File, []Problem, []string)
 	}
 	problems := make([]Problem, 0, len(bundles))
 	for _, b := range bundles {
-		problems = append(problems, Problem{Path: b.dir + "/", Level: LevelWarn, Message: resourcesMessage(b.resources)})
+		problems = append(problems, Problem{Path: b.dir + "/", Level: LevelWarn, Message: resourcesMessage(b.resources, rules.zola)})
 	}
 	slices.SortFunc(problems, func(x, y Problem) int { return strings.Compare(x.Path, y.Path) })
 	slices.Sort(resources)
@@ -228,17 +248,21 @@ func realFolder(real, virt, leaf string) string {
 }
 
 // resourcesMessage says which files of a leaf bundle are resources.
-func resourcesMessage(names []string) string {
+func resourcesMessage(names []string, zola bool) string {
 	const what = "a leaf bundle (a folder with an index file): "
+	gen := "Hugo"
+	if zola {
+		gen = "Zola" // which reads only .md files as pages
+	}
 	if len(names) == 1 {
-		return what + names[0] + " in it is a resource of its page, not a document, as Hugo reads it"
+		return what + names[0] + " in it is a resource of its page, not a document, as " + gen + " reads it"
 	}
 	list, more := names, ""
 	if len(list) > 3 {
-		list, more = list[:3], ", and "+count(len(names)-3, "more")
+		list, more = list[:3], ", and "+strconv.Itoa(len(names)-3)+" more"
 	}
 	return what + "its " + count(len(names), "other content file") + " (" + strings.Join(list, ", ") + more +
-		") are resources of its page, not documents, as Hugo reads them"
+		") are resources of its page, not documents, as " + gen + " reads them"
 }
 
 // declaredTypes are the content types a site names itself, which its
@@ -288,7 +312,7 @@ func declaredTypes(sorted []File) map[string]bool {
 // old and new (each sorted by path, as given: no file renamed), may read
 // a leaf bundle otherwise: an index file added or removed, or any file
 // of a folder that holds one, in either (leafBundles).
-func bundleChange(old, new []File, p string) bool {
+func bundleChange(old, new chunks.List[File], p string) bool {
 	if !strings.HasPrefix(p, "content/") {
 		return false
 	}
@@ -308,20 +332,82 @@ func bundleChange(old, new []File, p string) bool {
 	return false
 }
 
-func hasPath(files []File, p string) bool {
-	_, ok := slices.BinarySearchFunc(files, p, func(f File, p string) int { return strings.Compare(f.Path, p) })
+func hasPath(files chunks.List[File], p string) bool {
+	_, ok := findPath(files, p)
 	return ok
+}
+
+// findPath is the index of the first file of files (in path order) not
+// before path p, and whether it is p.
+func findPath(files chunks.List[File], p string) (int, bool) {
+	return files.Search(func(f *File) int { return strings.Compare(f.Path, p) })
 }
 
 // hasIndex tells whether files holds the index file of a leaf bundle in
 // the folder dir.
-func hasIndex(files []File, dir string) bool {
+func hasIndex(files chunks.List[File], dir string) bool {
 	prefix := dir + "/index."
-	i, _ := slices.BinarySearchFunc(files, prefix, func(f File, p string) int { return strings.Compare(f.Path, p) })
-	for ; i < len(files) && strings.HasPrefix(files[i].Path, prefix); i++ {
-		if base := files[i].Path[len(dir)+1:]; !strings.Contains(base, "/") && leafIndex(base) {
+	i, _ := findPath(files, prefix)
+	for ; i < files.Len() && strings.HasPrefix(files.Ptr(i).Path, prefix); i++ {
+		if base := files.Ptr(i).Path[len(dir)+1:]; !strings.Contains(base, "/") && leafIndex(base) {
 			return true
 		}
 	}
 	return false
+}
+
+// LeafBundleDir tells whether the loader reads the folder dir (a
+// repository path) of site as a leaf bundle when it holds an index file
+// (leafBundles' rule, for a write to ask before it adds a file): a folder
+// of Hugo's content below content/ (a locale's contentDir), but for one
+// right inside it that stays a type, being declared (folio.yaml's types,
+// a Decap folder collection) or another file being its page already.
+// Names decide nothing: content/posts/posts is a bundle, a declared
+// type's folder is none. site may be nil: none is.
+func LeafBundleDir(site *Site, dir string) bool {
+	if site == nil {
+		return false
+	}
+	virt := dir
+	if site.I18n != nil {
+		_, v, ok := site.I18n.locate(dir + "/index.md")
+		if !ok {
+			return false
+		}
+		virt = path.Dir(v)
+	}
+	rest, ok := strings.CutPrefix(virt, "content/")
+	if !ok || rest == "" {
+		return false
+	}
+	rules := rulesOf(site)
+	if !rules.hugo(&File{Path: virt + "/index.md", Source: dir + "/index.md"}) {
+		return false
+	}
+	if strings.Contains(rest, "/") {
+		return true
+	}
+	if rules.declared[rest] {
+		return false
+	}
+	// another file is the page rest already: the folder stays a type
+	other := func(s *Site) bool {
+		i, found := slices.BinarySearchFunc(s.Pages, rest, func(p *Page, slug string) int { return strings.Compare(p.Slug, slug) })
+		return found && !strings.HasPrefix(s.Pages[i].Meta.Path, dir+"/")
+	}
+	if other(site) {
+		return false
+	}
+	for _, s := range site.Locales {
+		if s != site && other(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// BundlePage tells whether a file named base inside a leaf bundle of
+// site is a document all the same: a Markdown file on a Zola site.
+func BundlePage(site *Site, base string) bool {
+	return site != nil && bundleRules{zola: site.zola}.zolaPage(base)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 func pageSlugs(s *Site) []string {
@@ -282,12 +284,59 @@ func TestLeafBundle_ReloadMatchesCold(t *testing.T) {
 			t.Fatalf("%s: Assemble differs from a cold one:\n got %v %v %v\nwant %v %v %v", v.name, pageSlugs(got), got.Items, gotProbs, pageSlugs(want), want.Items, wantProbs)
 		}
 		before := asc.fromChanges
-		gotC, gotCProbs := asc.AssembleChanged(files, changed)
+		gotC, gotCProbs := asc.AssembleChanged(chunks.Of(files), changed)
 		if !reflect.DeepEqual(gotC, want) || !reflect.DeepEqual(gotCProbs, wantProbs) {
 			t.Fatalf("%s: AssembleChanged differs from a cold Assemble:\n got %v %v %v\nwant %v %v %v", v.name, pageSlugs(gotC), gotC.Items, gotCProbs, pageSlugs(want), want.Items, wantProbs)
 		}
 		if fc := asc.fromChanges > before; fc != v.fromChanges {
 			t.Errorf("%s: read only the changed files %v, want %v", v.name, fc, v.fromChanges)
 		}
+	}
+}
+
+// On a Zola site (config.toml with base_url) every .md file is a page,
+// those beside a folder's index.md and inside its subfolders too: Zola's
+// "asset colocation" copies only a page folder's other files. The .md
+// files of a bundle stay documents (posts b/notes is served at
+// /posts/b/notes/, as Zola serves it); its other files are still left
+// out with a warning naming Zola.
+func TestLeafBundle_Zola(t *testing.T) {
+	t.Parallel()
+	s, probs := assemble(t, map[string]string{
+		"config.toml":                   "base_url = \"https://example.com\"\n",
+		"content/about/index.md":        "+++\ntitle = \"About\"\n+++\nhi\n",
+		"content/posts/_index.md":       "+++\ntitle = \"Posts\"\n+++\n",
+		"content/posts/a.md":            "+++\ntitle = \"A\"\n+++\n",
+		"content/posts/b/index.md":      "+++\ntitle = \"B\"\n+++\n",
+		"content/posts/b/notes.md":      "+++\ntitle = \"N\"\n+++\n",
+		"content/posts/b/data.yaml":     "title: D\n",
+		"content/posts/b/sub/index.md":  "+++\ntitle = \"S\"\n+++\n",
+		"content/posts/b/sub/deep.html": "<p>h</p>\n",
+	})
+	if got := pageSlugs(s); !slices.Contains(got, "about") {
+		t.Errorf("pages %v", got)
+	}
+	if got := slugs(s.Items["posts"]); !slices.Equal(got, []string{"a", "b", "b/notes", "b/sub"}) {
+		t.Errorf("posts %v", got)
+	}
+	for _, it := range s.Items["posts"] {
+		if it.Slug == "b/notes" && it.Path != "/posts/b/notes/" {
+			t.Errorf("b/notes path %s", it.Path)
+		}
+	}
+	wantProblems(t, probs, map[string]string{
+		"content/posts/b/": "its 2 other content files (data.yaml, sub/deep.html) are resources of its page, not documents, as Zola reads them",
+	})
+	if want := []string{"content/posts/b/data.yaml", "content/posts/b/sub/deep.html"}; !slices.Equal(s.Resources, want) {
+		t.Errorf("resources %v", s.Resources)
+	}
+}
+
+// A bundle of many resources names three and counts the others: "and 8
+// more", not "and 8 mores" (2i2c-org's content/founders/).
+func TestResourcesMessageMore(t *testing.T) {
+	names := []string{"a.md", "b.md", "c.md", "d.md", "e.md", "f.md", "g.md", "h.md", "i.md", "j.md", "k.md"}
+	if got := resourcesMessage(names, false); !strings.Contains(got, "(a.md, b.md, c.md, and 8 more)") {
+		t.Fatalf("%q", got)
 	}
 }

@@ -3,6 +3,8 @@ package content
 import (
 	"slices"
 	"strings"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // CaseProblems reports the files whose repository paths differ only in
@@ -12,9 +14,14 @@ import (
 // a group (by path) is a problem naming the first. Cheap when no path has
 // an upper-case letter: strings.ToLower returns such a path as it is.
 func CaseProblems(files []File) []Problem {
+	return CaseProblemsOf(chunks.Of(files))
+}
+
+// CaseProblemsOf is CaseProblems of files in chunks.
+func CaseProblemsOf(files chunks.List[File]) []Problem {
 	var folded map[string][]string // lower-case path → the paths with an upper-case letter
-	for i := range files {
-		p := files[i].RealPath()
+	for _, f := range files.All() {
+		p := f.RealPath()
 		if l := strings.ToLower(p); l != p {
 			if folded == nil {
 				folded = map[string][]string{}
@@ -25,9 +32,9 @@ func CaseProblems(files []File) []Problem {
 	if folded == nil {
 		return nil
 	}
-	paths := make(map[string]bool, len(files))
-	for i := range files {
-		paths[files[i].RealPath()] = true
+	paths := make(map[string]bool, files.Len())
+	for _, f := range files.All() {
+		paths[f.RealPath()] = true
 	}
 	var out []Problem
 	for l, group := range folded {

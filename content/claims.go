@@ -1,80 +1,62 @@
 package content
 
-import "maps"
+import "slices"
 
-// claims are the slugs and ids the site's pages and items hold, each with
-// the path of the file holding it, and every key a left-out page or item
-// asked for. Claims made by an assembly are changed only while it runs:
-// a patch (and a fork) makes new ones, over the old ones' maps (patched).
+// claims are the slugs and ids the site's pages and items hold while an
+// assembly reads them (assembleUnits), each with the path of the file
+// holding it, and every key a left-out page or item asked for. An item's
+// keys are its slug and id in a table of its type: the item's own strings
+// as the maps' keys.
+//
+// Only contested outlives the assembly: the tables are what the site it
+// made holds (each slug and id of its pages and items), so a later patch
+// asks the site (siteHolds) instead of keeping them with it (about 1.3 MB
+// at 10k items: four maps sized for every document).
 type claims struct {
-	keys      [4]map[string]string // by claimKind: key -> path
+	tables    map[claimTable]map[string]string // key -> path
 	contested map[claimKey]bool
-	// base, when set, holds the keys, and keys are only the changes
-	// over it: a key held by another path, or "" for a key base holds
-	// that is given up.
-	base *claims
 }
 
-// maxClaimsLayer is the number of changed keys over a base from which
-// patched claims are merged into new maps.
-const maxClaimsLayer = 4096
-
-// held tells whether a page or item holds k.
-func (cl *claims) held(k claimKey) bool {
-	if p, ok := cl.keys[k.kind][k.key]; ok {
-		return p != ""
-	}
-	if cl.base != nil {
-		_, ok := cl.base.keys[k.kind][k.key]
-		return ok
-	}
-	return false
+// claimTable names one table of keys: a kind, and for an item's the type.
+type claimTable struct {
+	kind claimKind
+	typ  string
 }
 
-// patched are new claims: cl's with the keys of free given up and those
-// of take held by their path (a key in both is held). cl does not change.
-func (cl *claims) patched(free []claimKey, take map[claimKey]string) *claims {
-	base := cl
-	if cl.base != nil {
-		base = cl.base
+// table is the table of k's kind and type; nil when there is none.
+func (cl *claims) table(k claimKey) map[string]string {
+	return cl.tables[claimTable{k.kind, k.typ}]
+}
+
+// tableFor is the table of kind and typ, made (with room for n keys)
+// when there is none.
+func (cl *claims) tableFor(kind claimKind, typ string, n int) map[string]string {
+	t := cl.tables[claimTable{kind, typ}]
+	if t == nil {
+		t = make(map[string]string, n)
+		cl.tables[claimTable{kind, typ}] = t
 	}
-	out := &claims{base: base, contested: cl.contested}
-	n := 0
-	for i := range out.keys {
-		if cl.base != nil {
-			out.keys[i] = maps.Clone(cl.keys[i])
-		}
-		if out.keys[i] == nil {
-			out.keys[i] = map[string]string{}
-		}
-		n += len(out.keys[i])
+	return t
+}
+
+// siteHolds tells whether a page or item of site holds k: the claims an
+// assembly made hold the keys of the pages and items it put in its site,
+// and a patch keeps that so. Slugs are looked up in the sorted lists;
+// ids, which a patch asks only of a file added or given a new id, in
+// the list of the type.
+func siteHolds(site *Site, k claimKey) bool {
+	switch k.kind {
+	case pageSlug:
+		_, found := slices.BinarySearchFunc(site.Pages, k.key, pageSlugOrder)
+		return found
+	case pageID:
+		return slices.ContainsFunc(site.Pages, func(p *Page) bool { return p.ID == k.key })
+	case itemSlug:
+		_, found := slices.BinarySearchFunc(site.Items[k.typ], k.key, itemSlugOrder)
+		return found
+	default:
+		return slices.ContainsFunc(site.Items[k.typ], func(it *Item) bool { return it.ID == k.key })
 	}
-	for _, k := range free {
-		if _, inBase := base.keys[k.kind][k.key]; inBase {
-			out.keys[k.kind][k.key] = ""
-		} else {
-			delete(out.keys[k.kind], k.key)
-		}
-	}
-	for k, p := range take {
-		out.keys[k.kind][k.key] = p
-	}
-	if n+len(free)+len(take) <= maxClaimsLayer {
-		return out
-	}
-	// merged: maps of their own
-	flat := &claims{contested: cl.contested}
-	for i := range flat.keys {
-		flat.keys[i] = maps.Clone(base.keys[i])
-		for key, p := range out.keys[i] {
-			if p == "" {
-				delete(flat.keys[i], key)
-			} else {
-				flat.keys[i][key] = p
-			}
-		}
-	}
-	return flat
 }
 
 type claimKind uint8
@@ -82,32 +64,39 @@ type claimKind uint8
 const (
 	pageSlug claimKind = iota
 	pageID
-	itemSlug // type "\x00" slug
-	itemID   // type "\x00" id
+	itemSlug // in the table of the item's type
+	itemID   // in the table of the item's type
 )
 
+// claimKey is a slug or id: a page's (typ ""), or an item's of type typ.
 type claimKey struct {
 	kind claimKind
+	typ  string
 	key  string
 }
 
 // newClaims makes the claims of a site of pages pages and items items
-// (the maps sized for them: a site of 100k items and no page used to
-// have page maps sized for 25k).
-func newClaims(pages, items int) *claims {
-	return &claims{
-		keys:      [4]map[string]string{make(map[string]string, pages), make(map[string]string, pages), make(map[string]string, items), make(map[string]string, items)},
-		contested: map[claimKey]bool{},
+// of each type (the tables sized for them: a site of 100k items and no
+// page used to have page maps sized for 25k).
+func newClaims(pages int, items map[string]int) *claims {
+	cl := &claims{tables: make(map[claimTable]map[string]string, 2+2*len(items)), contested: map[claimKey]bool{}}
+	cl.tableFor(pageSlug, "", pages)
+	cl.tableFor(pageID, "", pages)
+	for typ, n := range items {
+		cl.tableFor(itemSlug, typ, n)
+		cl.tableFor(itemID, typ, n)
 	}
+	return cl
 }
 
-// unitCounts are the pages and items among units.
-func unitCounts(units []*unit) (pages, items int) {
+// unitCounts are the pages among units, and the items of each type.
+func unitCounts(units []*unit) (pages int, items map[string]int) {
+	items = map[string]int{}
 	for _, u := range units {
 		switch {
 		case u == nil || u.err != nil:
 		case u.item != nil:
-			items++
+			items[u.typ]++
 		default:
 			pages++
 		}
@@ -118,7 +107,7 @@ func unitCounts(units []*unit) (pages, items int) {
 // keys are the slug and id a unit claims.
 func (u *unit) keys() [2]claimKey {
 	if u.item != nil {
-		return [2]claimKey{{itemSlug, u.slugKey}, {itemID, u.idKey}}
+		return [2]claimKey{{itemSlug, u.typ, u.item.Slug}, {itemID, u.typ, u.item.ID}}
 	}
-	return [2]claimKey{{pageSlug, u.page.Slug}, {pageID, u.page.ID}}
+	return [2]claimKey{{pageSlug, "", u.page.Slug}, {pageID, "", u.page.ID}}
 }

@@ -1,6 +1,7 @@
 package content
 
 import (
+	"path"
 	"strings"
 	"time"
 )
@@ -27,6 +28,7 @@ type common struct {
 	dateText           string // the date key as written, when text
 	url                string // front matter url: (Hugo's)
 	zolaPath           string // front matter path: (Zola's)
+	zolaPage           bool   // on a Zola site, a page (not a section's _index)
 	meta               Meta
 	published, updated time.Time
 }
@@ -34,8 +36,15 @@ type common struct {
 // readCommon reads the shared keys. pathSlug is the slug the file's path
 // gives; idScope names the id namespace (page or item type) for the
 // derived id.
-func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) {
+func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules) (common, error) {
 	c := common{meta: Meta{Path: file.RealPath(), Blob: file.Blob}, pathSlug: pathSlug}
+	var nameDate time.Time // the date a Zola page's file name gives
+	if rules != nil && rules.zola {
+		c.zolaPage = !strings.HasPrefix(path.Base(file.RealPath()), "_index")
+		if s, d, ok := zolaDatedName(pathSlug); ok {
+			pathSlug, c.pathSlug, nameDate = s, s, d
+		}
+	}
 	if v, ok := f.get("url"); ok {
 		c.url, _ = v.(string)
 		f.untake("url")
@@ -114,6 +123,9 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	if c.published, c.meta.PublishedSet, err = f.date("publishedat", "publishdate", "date"); err != nil {
 		return c, err
 	}
+	if !c.meta.PublishedSet && !nameDate.IsZero() {
+		c.published, c.meta.PublishedSet = nameDate, true // Zola's date from the file name
+	}
 	for _, k := range [...]string{"date", "publishdate", "publishedat"} {
 		if v, ok := f.get(k); ok {
 			c.dateText, _ = v.(string)
@@ -123,6 +135,16 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 	updated, updSet, err := f.date("updatedat", "lastmod")
 	if err != nil {
 		return c, err
+	}
+	if k := rules.updatedKey(); !updSet && k != "" {
+		// the generator's own key (Zola's updated, Hugo's modified),
+		// kept in data as written
+		if v, ok := f.fm.value(k); ok && v != nil {
+			if updated, err = parseDate(v); err != nil {
+				return c, problemAt(f.doc.KeyLines()[k], "%s: %v", k, err)
+			}
+			updSet = true
+		}
 	}
 	if c.meta.ExpiresAt, _, err = f.date("expiresat", "expirydate"); err != nil {
 		return c, err
@@ -146,7 +168,7 @@ func readCommon(f *fields, file File, pathSlug, idScope string) (common, error) 
 // addressed is the Addressed of a document read with c, in the site
 // whose URL rules and locale prefix env has.
 func (c common) addressed(env readEnv, typ string) Addressed {
-	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url, zolaPath: c.zolaPath}
+	d := docInfo{typ: typ, pathSlug: c.pathSlug, slug: c.slug, slugSet: c.slugSet, title: c.title, date: c.published, dateText: c.dateText, url: c.url, zolaPath: c.zolaPath, zolaPage: c.zolaPage}
 	rules := env.rules
 	if rules == nil {
 		rules = &urlRules{}

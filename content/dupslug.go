@@ -14,7 +14,7 @@ import "strings"
 // altSlug is the slug a document whose slug is taken is served with: its
 // path without the slashes around it; ok is false when that is no valid
 // slug or is taken.
-func (a *assembler) altSlug(docPath, slug string, taken map[string]string, scope string) (string, bool) {
+func (a *assembler) altSlug(docPath, slug string, taken map[string]string) (string, bool) {
 	if _, same := a.paths[docPath]; same {
 		return "", false
 	}
@@ -22,7 +22,7 @@ func (a *assembler) altSlug(docPath, slug string, taken map[string]string, scope
 	if alt == "" || alt == slug || !ValidSlug(alt) {
 		return "", false
 	}
-	if _, held := taken[scope+alt]; held {
+	if _, held := taken[alt]; held {
 		return "", false
 	}
 	return alt, true
@@ -32,8 +32,8 @@ func (a *assembler) altSlug(docPath, slug string, taken map[string]string, scope
 // when it has none or its id is taken.
 func (a *assembler) altItem(u *unit) (*Item, bool) {
 	it := u.item
-	scope := u.typ + "\x00"
-	slug, ok := a.altSlug(it.Path, it.Slug, a.claims.keys[itemSlug], scope)
+	slugs, ids := a.itemTables(u.typ)
+	slug, ok := a.altSlug(it.Path, it.Slug, slugs)
 	if !ok {
 		return nil, false
 	}
@@ -42,7 +42,7 @@ func (a *assembler) altItem(u *unit) (*Item, bool) {
 	if cp.ID == stableID("item\x00"+u.typ, it.Slug) {
 		cp.ID = stableID("item\x00"+u.typ, slug)
 	}
-	if _, held := a.claims.keys[itemID][scope+cp.ID]; held {
+	if _, held := ids[cp.ID]; held {
 		return nil, false
 	}
 	return &cp, true
@@ -50,7 +50,7 @@ func (a *assembler) altItem(u *unit) (*Item, bool) {
 
 // altPage is altItem for a page.
 func (a *assembler) altPage(p *Page) (*Page, bool) {
-	slug, ok := a.altSlug(p.Path, p.Slug, a.claims.keys[pageSlug], "")
+	slug, ok := a.altSlug(p.Path, p.Slug, a.claims.table(claimKey{kind: pageSlug}))
 	if !ok {
 		return nil, false
 	}
@@ -59,7 +59,7 @@ func (a *assembler) altPage(p *Page) (*Page, bool) {
 	if cp.ID == stableID("page", p.Slug) {
 		cp.ID = stableID("page", slug)
 	}
-	if _, held := a.claims.keys[pageID][cp.ID]; held {
+	if _, held := a.claims.table(claimKey{kind: pageID})[cp.ID]; held {
 		return nil, false
 	}
 	return &cp, true

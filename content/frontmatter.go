@@ -171,14 +171,16 @@ func (d *Doc) shareWith(data map[string]any, bodyIsData bool) {
 			n++
 		}
 	}
-	s := &frontMatter{m: data, bodyIsData: bodyIsData, shared: true}
+	s := newSharedFrontMatter(n) // its out beside it: one object
+	s.m, s.bodyIsData, s.shared = data, bodyIsData, true
 	if n > 0 {
-		s.out = make([]MetaField, 0, n)
 		for k, v := range f.all {
 			if outside(k) {
 				s.out = append(s.out, MetaField{k, v})
 			}
 		}
+	} else {
+		s.out = nil
 	}
 	d.fm.CompareAndSwap(f, s)
 }

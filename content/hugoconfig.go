@@ -247,6 +247,7 @@ func (r *hugoReader) readMain(f File) {
 	if v, k, ok := lowerKey(f.Doc.Meta(), "languages"); ok {
 		r.readLanguages(f, v, f.Doc.KeyLines()[k])
 		r.from = f.Path
+		r.zolaDefault(f)
 	}
 	if mod, k, ok := lowerKey(f.Doc.Meta(), "module"); ok {
 		if mm, isMap := mod.(map[string]any); isMap {
@@ -254,6 +255,26 @@ func (r *hugoReader) readMain(f File) {
 				r.readMounts(f, v, k, k2)
 			}
 		}
+	}
+}
+
+// zolaDefault reads a Zola configuration's (config.toml with base_url)
+// default language: default_language, else en. Zola's [languages] lists
+// the other languages only (a table for the default one is optional), so
+// the default one is added: a site of en and [languages.fr] has two
+// languages, its French files named x.fr.md, as Hugo's are.
+func (r *hugoReader) zolaDefault(f File) {
+	m := f.Doc.Meta()
+	if _, zola := m["base_url"]; !zola || f.Path != "config.toml" {
+		return
+	}
+	def, line := "en", 0
+	if v, ok := m["default_language"].(string); ok && v != "" {
+		def, line = v, f.Doc.KeyLines()["default_language"]
+	}
+	r.def, r.defPath, r.defLine = def, f.Path, line
+	if _, ok := r.langs[def]; !ok {
+		r.addLang(def, langSrc{path: f.Path, line: line, settings: map[string]any{}})
 	}
 }
 

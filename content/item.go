@@ -5,25 +5,36 @@ package content
 // Data; a Markdown body becomes Data["body"] (over a front matter "body"),
 // a Markdown value that encodes as its HTML.
 func readItem(file File, typ, rel string, env readEnv) (*Item, error) {
-	f, err := newFields(file.Doc, commonKeySet)
-	if err != nil {
+	it := new(Item)
+	if err := readItemTo(it, file, typ, rel, env); err != nil {
 		return nil, err
 	}
-	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ)
+	return it, nil
+}
+
+// readItemTo is readItem into *it.
+func readItemTo(it *Item, file File, typ, rel string, env readEnv) error {
+	var fs fields
+	if err := fs.init(file.Doc, commonKeySet); err != nil {
+		return err
+	}
+	f := &fs
+	c, err := readCommon(f, file, PathSlug(rel), "item\x00"+typ, env.rules)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	data := f.rest()
 	if file.Doc.HasBody {
-		data["body"] = file.Doc.Body.inSite(file)
+		data["body"] = file.Doc.Body.inSiteAny(file)
 	}
 	// one map of the front matter, not two: the Doc keeps data and the
 	// keys the item took (frontmatter.go)
 	file.Doc.shareWith(data, file.Doc.HasBody)
-	return &Item{
+	*it = Item{
 		ID: c.id, Type: typ, Title: c.title, Slug: c.slug, Data: data,
 		PublishedAt: c.published, UpdatedAt: c.updated, Meta: c.meta,
 		Addressed: c.addressed(env, typ),
 		refHint:   file.Doc.refHint,
-	}, nil
+	}
+	return nil
 }

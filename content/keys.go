@@ -17,9 +17,14 @@ import (
 type fields struct {
 	fm    *frontMatter // the document's keys
 	doc   *Doc         // its lines, read when a problem needs one
-	known []knownKey   // the known names the document has
-	buf   [6]knownKey
+	n     int          // known[:n] are the known names the document has
+	known [maxKnownKeys]knownKey
 }
+
+// maxKnownKeys bounds the known names of a keySet: a document has each at
+// most once, so they fit fields' array (no slice into itself, which would
+// put every fields on the heap).
+const maxKnownKeys = 20
 
 // knownKey is a known name (lower case) a document has, the key as
 // written, and whether it was taken.
@@ -35,6 +40,9 @@ type keySet struct {
 }
 
 func newKeySet(names []string) *keySet {
+	if len(names) > maxKnownKeys {
+		panic("content: more known keys than maxKnownKeys")
+	}
 	ks := &keySet{names: make(map[string]bool, len(names))}
 	for _, n := range names {
 		ks.names[n] = true
@@ -61,12 +69,15 @@ func (ks *keySet) lower(k string) (string, bool) {
 	return lk, ks.names[lk]
 }
 
-func newFields(doc *Doc, known *keySet) (*fields, error) {
-	f := &fields{fm: doc.fm.Load(), doc: doc}
+// init reads doc's keys into f, which the caller declares on its stack.
+// (A fields made on the heap for each document, 280 bytes, was garbage of
+// the size class of the items' Data maps, 288: it left half of each of
+// their spans free after a start.)
+func (f *fields) init(doc *Doc, known *keySet) error {
+	*f = fields{fm: doc.fm.Load(), doc: doc}
 	if f.fm == nil {
 		f.fm = &frontMatter{}
 	}
-	f.known = f.buf[:0]
 	for k := range f.fm.all {
 		lk, ok := known.lower(k)
 		if !ok {
@@ -77,17 +88,18 @@ func newFields(doc *Doc, known *keySet) (*fields, error) {
 			if b < a {
 				a, b = b, a
 			}
-			return nil, problemAt(f.line(b), "keys %q and %q are the same key; keep one", a, b)
+			return problemAt(f.line(b), "keys %q and %q are the same key; keep one", a, b)
 		}
-		f.known = append(f.known, knownKey{low: lk, key: k})
+		f.known[f.n] = knownKey{low: lk, key: k}
+		f.n++
 	}
-	return f, nil
+	return nil
 }
 
 // find is the index in f.known of known name (lower case); -1 when the
 // document does not have it.
 func (f *fields) find(name string) int {
-	for i := range f.known {
+	for i := range f.n {
 		if f.known[i].low == name {
 			return i
 		}
@@ -133,7 +145,7 @@ func (f *fields) line(name string) int {
 // the Doc and must not be modified.
 func (f *fields) rest() map[string]any {
 	taken := 0
-	for _, k := range f.known {
+	for _, k := range f.known[:f.n] {
 		if k.taken {
 			taken++
 		}
@@ -149,7 +161,7 @@ func (f *fields) rest() map[string]any {
 
 // taken tells whether key k (as written) was taken.
 func (f *fields) taken(k string) bool {
-	for _, kk := range f.known {
+	for _, kk := range f.known[:f.n] {
 		if kk.taken && kk.key == k {
 			return true
 		}

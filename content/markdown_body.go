@@ -34,7 +34,7 @@ type Markdown struct {
 
 type markdownBody struct {
 	src  string
-	load func() (string, error) // nil when src is held
+	load BodySource // nil when src is held
 	// isHTML: the source is HTML (a Hugo .html content file), which is
 	// sanitized rather than rendered (see NewHTML).
 	isHTML bool
@@ -96,7 +96,7 @@ func NewMarkdown(src string) Markdown { return Markdown{b: &markdownBody{src: sr
 // must return the same text every time, and text that passed Parse's
 // checks; an error makes the body fail to render (see MarshalJSON).
 func NewLazyMarkdown(load func() (string, error)) Markdown {
-	return Markdown{b: &markdownBody{load: load}}
+	return Markdown{b: &markdownBody{load: bodyFunc(load)}}
 }
 
 // NewHTML returns the body with HTML source src, the body of a Hugo
@@ -109,7 +109,7 @@ func NewHTML(src string) Markdown { return Markdown{b: &markdownBody{src: src, i
 
 // NewLazyHTML is NewHTML with the source read by load, as NewLazyMarkdown.
 func NewLazyHTML(load func() (string, error)) Markdown {
-	return Markdown{b: &markdownBody{load: load, isHTML: true}}
+	return Markdown{b: &markdownBody{load: bodyFunc(load), isHTML: true}}
 }
 
 // BodyOf returns the body of a document file of extension ext with
@@ -152,7 +152,7 @@ func (m Markdown) SourceErr() (string, error) {
 		return "", nil
 	}
 	if m.b.load != nil {
-		return m.b.load()
+		return m.b.load.BodySource()
 	}
 	return m.b.src, nil
 }
@@ -236,7 +236,7 @@ func (b *markdownBody) render(env *bodyEnv) (html string, deps []refDep, err err
 	}()
 	src := b.src
 	if b.load != nil {
-		if src, err = b.load(); err != nil {
+		if src, err = b.load.BodySource(); err != nil {
 			return "", nil, err
 		}
 	}

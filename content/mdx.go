@@ -20,7 +20,7 @@ func NewMDX(src string) Markdown { return Markdown{b: &markdownBody{src: src, is
 
 // NewLazyMDX is NewMDX with the source read by load, as NewLazyMarkdown.
 func NewLazyMDX(load func() (string, error)) Markdown {
-	return Markdown{b: &markdownBody{load: load, isMDX: true}}
+	return Markdown{b: &markdownBody{load: bodyFunc(load), isMDX: true}}
 }
 
 // IsMDX tells whether the body's source is MDX.

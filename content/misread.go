@@ -36,6 +36,7 @@ const (
 	MisreadShortcodes      = "shortcodes"       // Hugo shortcode tags folio cannot parse, left in bodies as written
 	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
 	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
+	MisreadJekyllSite      = "jekyll-site"      // a Jekyll site's _posts/ and collections, which folio does not read
 )
 
 // MisreadInput is what the checks look at.
@@ -53,11 +54,12 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	unreadFiles,
 	shortcodes,
 	decapFolders,
+	jekyllSite,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite}
 }
 
 // Misreads are the signs of in's site being misread, in order.
@@ -342,4 +344,71 @@ func decapFolders(in *MisreadInput) []Misread {
 		}
 	}
 	return out
+}
+
+// jekyllDirs are the folders of a Jekyll site that hold no documents.
+var jekyllDirs = map[string]bool{"_layouts": true, "_includes": true, "_sass": true, "_data": true, "_site": true, "_plugins": true, "_drafts": true}
+
+// jekyllSite finds a Jekyll site (a _config.yml at the root) whose posts
+// (_posts/) and collections (_<name>/) hold Markdown or HTML documents:
+// folio reads neither (they start with "_"), nor Jekyll's dates and
+// slugs from file names, so their documents are not served.
+func jekyllSite(in *MisreadInput) []Misread {
+	config := ""
+	for _, p := range in.Paths {
+		if p == "_config.yml" || p == "_config.yaml" || p == "_config.toml" {
+			config = p
+			break
+		}
+	}
+	if config == "" {
+		return nil
+	}
+	dirs := map[string]int{}
+	var pages []string // Markdown pages at the root (about.md)
+	for _, p := range in.Paths {
+		if !strings.Contains(p, "/") {
+			low := strings.ToLower(p)
+			ext := path.Ext(low)
+			if (ext == ".md" || ext == ".markdown") && !jekyllNotPage(strings.TrimSuffix(low, ext)) {
+				pages = append(pages, p)
+			}
+			continue
+		}
+		dir, rest, ok := strings.Cut(p, "/")
+		if !ok || len(dir) < 2 || dir[0] != '_' || jekyllDirs[dir] || strings.HasPrefix(path.Base(rest), ".") {
+			continue
+		}
+		switch strings.ToLower(path.Ext(p)) {
+		case ".md", ".markdown", ".html":
+			dirs[dir]++
+		}
+	}
+	if len(dirs) == 0 {
+		return nil // a Hugo or other site that keeps a _config.yml
+	}
+	var out []Misread
+	if len(pages) > 0 {
+		list, more := pages, ""
+		if len(list) > 3 {
+			list, more = list[:3], ", and "+strconv.Itoa(len(pages)-3)+" more"
+		}
+		out = append(out, Misread{Kind: MisreadJekyllSite, Path: config,
+			Message: fmt.Sprintf("%s at the root of a Jekyll site (%s%s) not read: folio reads pages in pages/ or content/", count(len(pages), "Markdown page"), strings.Join(list, ", "), more)})
+	}
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		out = append(out, Misread{Kind: MisreadJekyllSite, Path: dir + "/",
+			Message: fmt.Sprintf("%s of a Jekyll site (%s) not read: folio reads Hugo's content/ and pages/, not Jekyll's posts and collections; move them to content/<type>/ to serve them", count(dirs[dir], "content file"), config)})
+	}
+	return out
+}
+
+// jekyllNotPage tells the root Markdown files (lower-case, without their
+// extension) that are a repository's, not a Jekyll site's pages.
+func jekyllNotPage(stem string) bool {
+	switch stem {
+	case "readme", "license", "changelog", "contributing", "code_of_conduct", "security":
+		return true
+	}
+	return false
 }

@@ -16,11 +16,12 @@ const RichTextSection = "richText"
 // readPage builds a page from a file under pages/; rel is the path below
 // pages/. Keys a page does not know are its data, as an item's.
 func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
-	f, err := newFields(file.Doc, pageKeySet)
-	if err != nil {
+	var fs fields
+	if err := fs.init(file.Doc, pageKeySet); err != nil {
 		return nil, false, err
 	}
-	c, err := readCommon(f, file, PathSlug(rel), "page")
+	f := &fs
+	c, err := readCommon(f, file, PathSlug(rel), "page", env.rules)
 	if err != nil {
 		return nil, false, err
 	}
@@ -111,6 +112,11 @@ func readSections(f *fields, pageID string) ([]Section, error) {
 			return nil, f.errorf("sections", "section %d: want a map with a type, found %s", i+1, kindOf(e))
 		}
 		typ, _ := m["type"].(string)
+		typeKey := "type"
+		if b, isText := m["block"].(string); strings.TrimSpace(typ) == "" && isText && strings.TrimSpace(b) != "" {
+			// Hugo Blox's (Wowchemy's) landing page: - block: markdown
+			typ, typeKey = b, "block"
+		}
 		if strings.TrimSpace(typ) == "" {
 			return nil, f.errorf("sections", "section %d has no type", i+1)
 		}
@@ -134,7 +140,7 @@ func readSections(f *fields, pageID string) ([]Section, error) {
 				return nil, f.errorf("sections", "section %d: data must be a map, found %s", i+1, kindOf(d))
 			}
 			for k := range m {
-				if k != "id" && k != "type" && k != "data" {
+				if k != "id" && k != typeKey && k != "data" {
 					return nil, f.errorf("sections", "section %d has data and also %q: put %q inside data", i+1, k, k)
 				}
 			}
@@ -142,7 +148,7 @@ func readSections(f *fields, pageID string) ([]Section, error) {
 		} else {
 			s.Data = make(map[string]any, len(m))
 			for k, v := range m {
-				if k != "id" && k != "type" {
+				if k != "id" && k != typeKey {
 					s.Data[k] = v
 				}
 			}

@@ -176,3 +176,30 @@ func TestAssemble_HomepagePath(t *testing.T) {
 		t.Errorf("about's path is %q, want /about/", p)
 	}
 }
+
+// A Hugo Blox (Wowchemy) landing page's sections say their type with
+// block: (2i2c-org's content/mission/_index.md: - block: markdown, id,
+// content). Such a section is of that type, its data every key but id
+// and block; type: wins when both are there. They were "section 1 has
+// no type", the page left out.
+func TestAssemble_HugoBloxSections(t *testing.T) {
+	t.Parallel()
+	s, probs := assemble(t, map[string]string{
+		"hugo.yaml": "title: x\n",
+		"content/mission/_index.md": "---\ntitle: Our mission\ntype: landing\nsections:\n" +
+			"  - block: markdown\n    id: mission\n    content:\n      title: We grow\n      text: Hi\n" +
+			"  - block: cta-card\n    type: hero\n    content: {title: T}\n---\n",
+	})
+	wantNoProblems(t, probs)
+	p := pageBySlug(t, s, "mission")
+	if len(p.Sections) < 2 {
+		t.Fatalf("sections %v", p.Sections)
+	}
+	s0, s1 := p.Sections[0], p.Sections[1]
+	if s0.Type != "markdown" || s0.ID != "mission" || s0.Data["block"] != nil || s0.Data["content"] == nil {
+		t.Errorf("section 0: %+v", s0)
+	}
+	if s1.Type != "hero" || s1.Data["block"] != "cta-card" {
+		t.Errorf("section 1: %+v", s1)
+	}
+}

@@ -24,51 +24,60 @@ func Relevant(p string) bool {
 	return relevantPlain(p) || localeRelevant(p) || astroRelevant(p) || permalinksFile(p)
 }
 
-// relevantPlain is Relevant for a site without locales.
+// relevantPlain is Relevant for a site without locales. (It reads the
+// segments in place: every file of a site is asked at every load, and a
+// slice of them each was garbage among the documents kept.)
 func relevantPlain(p string) bool {
 	if p == "" || strings.HasPrefix(p, "/") {
 		return false
 	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if s == "" || s[0] == '.' || (s[0] == '_' && !(i == len(segs)-1 && branchBundle(segs))) {
+	n := strings.Count(p, "/") + 1
+	first, _, _ := strings.Cut(p, "/")
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	for i, rest := 0, p; ; i++ {
+		s, tail, more := strings.Cut(rest, "/")
+		if s == "" || s[0] == '.' || (s[0] == '_' && !(i == n-1 && branchBundle(first, last, n))) {
 			return false
 		}
+		if !more {
+			break
+		}
+		rest = tail
 	}
 	if ModelFile(p) {
 		return true
 	}
 	ext := strings.ToLower(path.Ext(p))
-	switch len(segs) {
+	switch n {
 	case 1:
 		base := strings.TrimSuffix(strings.ToLower(p), ext)
 		return (base == "globals" || base == "folio") && isDataExt(ext)
 	}
-	switch segs[0] {
+	switch first {
 	case "pages":
 		return isDocExt(ext)
 	case "content":
 		// content/<type>/<file>: a file right inside content/ has no type.
-		return len(segs) >= 3 && isDocExt(ext)
+		return n >= 3 && isDocExt(ext)
 	}
 	return false
 }
 
-// branchBundle tells whether the path segs ends in the _index file of a
+// branchBundle tells whether a path of n segments, the first first and
+// the last last, is the _index file of a
 // Hugo branch bundle below a type or pages/ (content/authors/jo/_index.md,
 // pages/docs/_index.md): that file is the document of its folder, as x/index.md
 // is. A type's or pages/' own _index.md (content/posts/_index.md, Hugo's
 // list page of the section) is not.
-func branchBundle(segs []string) bool {
-	base := segs[len(segs)-1]
-	if !strings.HasPrefix(base, "_index.") {
+func branchBundle(first, last string, n int) bool {
+	if !strings.HasPrefix(last, "_index.") {
 		return false
 	}
-	switch segs[0] {
+	switch first {
 	case "content":
-		return len(segs) >= 4
+		return n >= 4
 	case "pages":
-		return len(segs) >= 3
+		return n >= 3
 	}
 	return false
 }

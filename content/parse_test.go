@@ -264,6 +264,17 @@ func TestRelevant(t *testing.T) {
 	}
 }
 
+// TestRelevantPlain_NoAllocation: asking whether a file is relevant makes
+// no slice of its segments (every file of a site is asked at every load:
+// 1 MB of garbage at 10k, among the documents kept).
+func TestRelevantPlain_NoAllocation(t *testing.T) {
+	for _, p := range []string{"content/posts/a.md", "content/authors/jo/_index.md", "pages/a/b/c.yaml", "globals.yaml", "content/_posts/a.md"} {
+		if n := testing.AllocsPerRun(100, func() { relevantPlain(p) }); n != 0 {
+			t.Errorf("relevantPlain(%q) made %.0f allocations, want none", p, n)
+		}
+	}
+}
+
 // docReading is what a Doc reads as, to compare two with
 // reflect.DeepEqual (the Doc holds its front matter behind a pointer
 // that differs between equal Docs).

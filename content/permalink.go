@@ -32,7 +32,25 @@ type urlRules struct {
 	keepCase   bool              // disablePathToLower
 	inSubdir   bool              // defaultContentLanguageInSubdir
 	zola       bool              // a Zola site: front matter path: is the document's path
+	hugo       bool              // a Hugo configuration, not Zola's: modified is lastmod
+	zolaSlugs  bool              // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
 	key        string            // all of it, to tell a change
+}
+
+// updatedKey is the front matter key, beside updatedAt and lastmod,
+// that the site's generator reads as a document's last update: Zola's
+// updated, Hugo's modified (its alias of lastmod); "" for none. It stays
+// in data as written.
+func (r *urlRules) updatedKey() string {
+	switch {
+	case r == nil:
+		return ""
+	case r.zola:
+		return "updated"
+	case r.hugo:
+		return "modified"
+	}
+	return ""
 }
 
 // permalinksFile tells whether p is config/_default/permalinks.* (Hugo's
@@ -86,9 +104,15 @@ func readURLRules(sorted []File) *urlRules {
 			r.inSubdir = true
 		}
 		if _, ok := m["base_url"]; ok && f.Path == "config.toml" {
-			r.zola = true
+			r.zola, r.zolaSlugs = true, true
+			if sl, ok := m["slugify"].(map[string]any); ok {
+				if v, ok := sl["paths"].(string); ok && v != "on" {
+					r.zolaSlugs = false // "safe" or "off": the name as written
+				}
+			}
 		}
 	}
+	r.hugo = !r.zola
 	var b strings.Builder
 	keys := make([]string, 0, len(r.permalinks))
 	for k := range r.permalinks {
@@ -106,6 +130,12 @@ func readURLRules(sorted []File) *urlRules {
 	}
 	if r.zola {
 		b.WriteString("zola\x00")
+	}
+	if r.hugo {
+		b.WriteString("hugo\x00")
+	}
+	if r.zolaSlugs {
+		b.WriteString("zolaSlugs\x00")
 	}
 	r.key = b.String()
 	return r
@@ -140,6 +170,7 @@ type docInfo struct {
 	dateText string    // the date as written (Hugo takes the date as written, not in UTC)
 	url      string    // front matter url:
 	zolaPath string    // front matter path: (Zola's)
+	zolaPage bool      // a Zola page (not a section, _index): its slug is slugified in its path
 }
 
 // docPath is the URL path of a document in the locale whose prefix is
@@ -161,7 +192,7 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 		if d.slug == "index" {
 			p = "/"
 		} else {
-			p = "/" + d.slug + "/"
+			p = "/" + r.zolaName(d, d.slug) + "/"
 		}
 	default:
 		if pat, ok := r.permalinks[d.typ]; ok {
@@ -172,13 +203,25 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 			if d.slugSet {
 				name = d.slug // Hugo's slug: replaces the file's name
 			}
-			p = "/" + d.typ + "/" + dir + name + "/"
+			p = "/" + d.typ + "/" + dir + r.zolaName(d, name) + "/"
 		}
 	}
-	if !r.keepCase {
+	if !r.keepCase && !r.zola { // Zola lowercases no folder, and its slugs are slugified
 		p = strings.ToLower(p)
 	}
 	return prefix + p
+}
+
+// zolaName is the last segment of name (a page's slug, an item's file
+// name or slug) as Zola puts it in a page's path: slugified (zolaSlugify)
+// on a Zola site whose slugify.paths is "on", as written otherwise and
+// for sections (_index files).
+func (r *urlRules) zolaName(d docInfo, name string) string {
+	if !r.zolaSlugs || !d.zolaPage {
+		return name
+	}
+	i := strings.LastIndexByte(name, '/')
+	return name[:i+1] + zolaSlugify(name[i+1:])
 }
 
 // expand fills a Hugo permalink pattern in.

@@ -2,10 +2,13 @@ package content
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // RefKind tells what a reference names.
@@ -121,6 +124,10 @@ type RefChecker struct {
 	// MediaBases are the media library's absolute URL bases
 	// (RefReader.MediaBases): URLs under them are media references.
 	MediaBases []string
+	// URLRefs are, per content type, the URL keys (URLKey) a content model
+	// declares a reference (or a list of references): the model wins over
+	// the URL-key rule, so their strings are read as references. nil: none.
+	URLRefs map[string][]string
 
 	types string // the content types (and media bases) the references were parsed for
 	gen   uint64
@@ -150,6 +157,18 @@ type foundRef struct {
 
 // Problems is ReferenceProblems(site, files, mediaExists).
 func (c *RefChecker) Problems(site *Site, files []File, mediaExists func(Ref) bool) []Problem {
+	byPath := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(files, byPath) {
+		files = slices.Clone(files)
+		slices.SortStableFunc(files, byPath)
+	}
+	return c.ProblemsOf(site, chunks.Of(files), mediaExists)
+}
+
+// ProblemsOf is Problems of files in chunks, in path order (a Load's
+// list): a check that only looks at the documents a push changed reads
+// only theirs.
+func (c *RefChecker) ProblemsOf(site *Site, files chunks.List[File], mediaExists func(Ref) bool) []Problem {
 	run := &refRun{c: c, site: site, files: files, mediaExists: mediaExists, rr: c.reader(site)}
 	c.gen++
 	if c.last != nil && mediaExists == nil {
@@ -183,7 +202,7 @@ func (c *RefChecker) reader(site *Site) RefReader {
 		}
 	}
 	slices.Sort(typeNames)
-	types := strings.Join(typeNames, "\x00") + "\x01" + strings.Join(c.MediaBases, "\x00")
+	types := strings.Join(typeNames, "\x00") + "\x01" + strings.Join(c.MediaBases, "\x00") + "\x01" + urlRefsKey(c.URLRefs)
 	if c.docs == nil || types != c.types {
 		c.types, c.docs, c.refBy, c.last = types, map[any]*docRefs{}, map[string]map[any]bool{}, nil
 	}
@@ -193,12 +212,24 @@ func (c *RefChecker) reader(site *Site) RefReader {
 	}, MediaBases: c.MediaBases}
 }
 
+// urlRefsKey is refs (RefChecker.URLRefs) as one string, to tell a change.
+func urlRefsKey(refs map[string][]string) string {
+	if len(refs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, t := range slices.Sorted(maps.Keys(refs)) {
+		b.WriteString(t + "\x00" + strings.Join(refs[t], "\x00") + "\x02")
+	}
+	return b.String()
+}
+
 // refRun is one call of RefChecker.Problems: the site it checks and the
 // problems it found.
 type refRun struct {
 	c           *RefChecker
 	site        *Site
-	files       []File
+	files       chunks.List[File]
 	mediaExists func(Ref) bool
 	rr          RefReader
 	lines       map[string]map[string]int // made when a problem needs them
@@ -288,8 +319,12 @@ func (r *refRun) refsOf(doc any) []foundRef {
 		e.gen = c.gen
 		return e.refs
 	}
-	if it, ok := doc.(*Item); ok && it.refHint.refFree(r.rr) {
-		return nil // nothing to read, nothing to remember
+	var urlRefs []string // the URL keys the model declares references
+	if it, ok := doc.(*Item); ok {
+		urlRefs = c.URLRefs[it.Type]
+		if urlRefs == nil && it.refHint.refFree(r.rr) {
+			return nil // nothing to read, nothing to remember
+		}
 	}
 	sc := refScan{rr: r.rr}
 	switch doc := doc.(type) {
@@ -303,7 +338,7 @@ func (r *refRun) refsOf(doc any) []foundRef {
 		var buf [16]string
 		keys := buf[:0]
 		for k := range doc.Data {
-			if k != "body" && !URLKey(k) {
+			if k != "body" && (!URLKey(k) || slices.Contains(urlRefs, k)) {
 				keys = append(keys, k)
 			}
 		}
@@ -403,14 +438,19 @@ func (r *refRun) check(path string, refs []foundRef) {
 // of the reference (or of its top-level key).
 func (r *refRun) problem(path string, f foundRef, msg string) {
 	if r.lines == nil {
-		r.lines = make(map[string]map[string]int, len(r.files))
-		for _, f := range r.files {
-			if f.Doc != nil {
-				r.lines[f.Path] = f.Doc.KeyLines()
+		r.lines = map[string]map[string]int{}
+	}
+	ls, ok := r.lines[path]
+	if !ok {
+		// the file of the document, looked up (a push's check has a
+		// few problems, not one per file of the site)
+		if i, found := r.files.Search(func(f *File) int { return strings.Compare(f.Path, path) }); found {
+			if f := r.files.Ptr(i); f.Doc != nil {
+				ls = f.Doc.KeyLines()
 			}
 		}
+		r.lines[path] = ls
 	}
-	ls := r.lines[path]
 	line := 0
 	for _, at := range f.at {
 		if line = ls[at]; line > 0 {

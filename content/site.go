@@ -235,6 +235,8 @@ type Site struct {
 	// loc); nil for other sites. It may be called until the next Assemble
 	// of the Assembler that made the site, from one goroutine.
 	Localize func(doc *Doc, loc string) (*Doc, bool)
+
+	zola bool // a Zola site: its leaf bundles' Markdown files are pages (bundle.go)
 }
 
 // Resource tells whether the file at the repository path p is a

@@ -174,3 +174,30 @@ func TestZolaPathIsThePath(t *testing.T) {
 		t.Errorf("a Hugo page's path: is no path: %q, want /docs/api/", p)
 	}
 }
+
+// A URL key a content model declares a reference (RefChecker.URLRefs)
+// is read as one, for its type only, even when the document's RefHint
+// says it has no reference elsewhere.
+func TestURLRefsDeclared(t *testing.T) {
+	var files []File
+	for _, f := range [][2]string{
+		{"content/links/a.md", "---\ntitle: A\nurl: links/gone\n---\n"},
+		{"content/posts/p.md", "---\ntitle: P\nurl: links/gone\n---\n"},
+	} {
+		doc, err := Parse(f[0], []byte(f[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, File{Path: f[0], Doc: doc})
+	}
+	site, _ := Assemble(files)
+	c := &RefChecker{}
+	if probs := c.Problems(site, files, nil); len(probs) != 0 {
+		t.Fatalf("undeclared: %v", probs)
+	}
+	c.URLRefs = map[string][]string{"links": {"url"}}
+	probs := c.Problems(site, files, nil)
+	if len(probs) != 1 || probs[0].Path != "content/links/a.md" || !strings.Contains(probs[0].Message, "missing item links/gone") {
+		t.Fatalf("declared: %v", probs)
+	}
+}

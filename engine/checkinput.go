@@ -22,5 +22,5 @@ func (e *Engine) CheckInput(ctx context.Context) (paths []string, files []conten
 	if err != nil {
 		return nil, nil, err
 	}
-	return paths, tree.Files, nil
+	return paths, tree.Files.Slice(), nil
 }

@@ -538,12 +538,19 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 	}
 	td := e.loadDiffs.next(tree, pubCommit)
 	site, problems := e.assemble(as, branch, tree, td)
+	ms := e.models[branch]
+	if ms == nil {
+		ms = new(modelState)
+		e.models[branch] = ms
+	}
+	ms.update(site, tree.Files) // the references the model declares are checked as such
 	rc := e.refCheckers[branch]
 	if rc == nil {
 		rc = &content.RefChecker{MediaBases: e.cfg.MediaBases}
 		e.refCheckers[branch] = rc
 	}
-	refs := rc.Problems(site, tree.Files, e.cfg.MediaExists)
+	rc.URLRefs = urlRefs(ms.model)
+	refs := rc.ProblemsOf(site, tree.Files, e.cfg.MediaExists)
 	if cases := e.caseProblems(branch, tree); len(cases) > 0 {
 		refs = slices.Concat(refs, cases)
 	}
@@ -552,11 +559,6 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 		})
-	}
-	ms := e.models[branch]
-	if ms == nil {
-		ms = new(modelState)
-		e.models[branch] = ms
 	}
 	ms.diff = ms.diffFrom(td)
 	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
@@ -583,7 +585,7 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		}
 	}
 	e.cfg.Logger.Info("snapshot loaded", "branch", branch, "commit", commit,
-		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
+		"files", tree.Files.Len(), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	for _, p := range problems {
 		e.cfg.Logger.Warn("content problem", "branch", branch, "problem", p.String())
 	}
@@ -604,7 +606,7 @@ func (e *Engine) assemble(as *content.Assembler, branch string, tree *gitsource.
 	if changed, ok := td.since(at); ok {
 		return as.AssembleChanged(tree.Files, changed)
 	}
-	return as.Assemble(tree.Files)
+	return as.Assemble(tree.Files.Slice())
 }
 
 // modelDiff is td's changes from the commit ms last checked, when known.
@@ -626,7 +628,7 @@ func (e *Engine) caseProblems(branch string, tree *gitsource.Tree) []content.Pro
 	if c, ok := e.cases[branch]; ok && c.pathsID == tree.PathsID {
 		return c.problems
 	}
-	probs := content.CaseProblems(tree.Files)
+	probs := content.CaseProblemsOf(tree.Files)
 	if e.cases == nil {
 		e.cases = map[string]caseProblems{}
 	}

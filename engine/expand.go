@@ -139,15 +139,20 @@ type expander struct {
 
 // walkDoc replaces the references in doc, a page or item (or its fields
 // projection), at depth: in its fields but those of metaKeys, and in its
-// data but under the keys that name URLs (content.URLKey).
+// data but under the keys that name URLs (content.URLKey) the content
+// model does not declare references (notRefKey).
 func (x *expander) walkDoc(doc map[string]any, depth int, chain []string) {
 	for k, val := range doc {
 		if metaKeys[k] {
 			continue
 		}
 		if data, ok := val.(map[string]any); ok && k == "data" {
+			typ, _ := doc["type"].(string)
+			if typ == "" && len(chain) > 0 { // a fields projection without type
+				typ, _, _ = strings.Cut(chain[len(chain)-1], "/")
+			}
 			for dk, dv := range data {
-				if !content.URLKey(dk) {
+				if !notRefKey(x.v.snap.Model, typ, dk) {
 					data[dk] = x.walk(dv, depth, chain)
 				}
 			}
@@ -213,7 +218,7 @@ func (x *expander) ref(s string, depth int, chain []string) any {
 		return s // a cycle: stays as written
 	}
 	t := x.v.types[r.Type]
-	ent, ok := t.bySlug[r.Slug]
+	ent, ok := t.bySlug.get(r.Slug)
 	if !ok {
 		x.keys[TypeKey(r.Type)] = true
 		return nil // missing, or not visible in this view (a draft)

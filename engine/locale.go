@@ -245,15 +245,13 @@ func (ls *localeSet) merge(parts []*View, codes []string) *View {
 	for name := range names {
 		bt := base.types[name]
 		tl := &TypeList{Name: name, keys: newKeyHeaders(localeKey(TypeKey(name), base.locale))}
+		bySlug := map[string]*itemEntry{}
 		if bt != nil {
 			tl.Config = bt.Config
 			tl.items = slices.Clone(bt.items)
-			tl.bySlug = make(map[string]*itemEntry, len(bt.bySlug))
-			for s, e := range bt.bySlug {
-				tl.bySlug[s] = e
+			for s, e := range bt.bySlug.all() {
+				bySlug[s] = e
 			}
-		} else {
-			tl.bySlug = map[string]*itemEntry{}
 		}
 		added := false
 		for j := 1; j < len(parts); j++ {
@@ -269,11 +267,11 @@ func (ls *localeSet) merge(parts []*View, codes []string) *View {
 				for k := 0; k < j && !covered; k++ {
 					if t, ok := e.item.Translations[codes[k]]; ok {
 						if kt := parts[k].types[name]; kt != nil {
-							if _, ok := kt.bySlug[t.Slug]; ok {
+							if _, ok := kt.bySlug.get(t.Slug); ok {
 								covered = true
-								if _, taken := tl.bySlug[e.item.Slug]; !taken {
-									if shown, ok := tl.bySlug[t.Slug]; ok {
-										tl.bySlug[e.item.Slug] = shown
+								if _, taken := bySlug[e.item.Slug]; !taken {
+									if shown, ok := bySlug[t.Slug]; ok {
+										bySlug[e.item.Slug] = shown
 									}
 								}
 							}
@@ -286,11 +284,12 @@ func (ls *localeSet) merge(parts []*View, codes []string) *View {
 				fe := &itemEntry{item: e.item, res: ls.fallback(e.res)}
 				tl.items = append(tl.items, fe)
 				added = true
-				if _, taken := tl.bySlug[e.item.Slug]; !taken {
-					tl.bySlug[e.item.Slug] = fe
+				if _, taken := bySlug[e.item.Slug]; !taken {
+					bySlug[e.item.Slug] = fe
 				}
 			}
 		}
+		tl.bySlug = newLayerMap(bySlug)
 		if added {
 			slices.SortStableFunc(tl.items, func(a, b *itemEntry) int { return strings.Compare(a.item.Slug, b.item.Slug) })
 		}

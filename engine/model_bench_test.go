@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // benchModelYAML declares ~10 fields for each type of benchModelFiles.
@@ -87,7 +88,7 @@ func BenchmarkModelLoad(b *testing.B) {
 				as := new(content.Assembler)
 				site, _ := as.Assemble(files)
 				ms := new(modelState)
-				_, probs, _ := ms.applyModel(site, files, nil, "c")
+				_, probs, _ := ms.applyModel(site, chunks.Of(files), nil, "c")
 				if len(probs) > 0 {
 					b.Fatal(probs[0])
 				}
@@ -97,7 +98,7 @@ func BenchmarkModelLoad(b *testing.B) {
 			as := new(content.Assembler)
 			ms := new(modelState)
 			site, _ := as.Assemble(files)
-			ms.applyModel(site, files, nil, "c")
+			ms.applyModel(site, chunks.Of(files), nil, "c")
 			cur := append([]content.File(nil), files...)
 			i := len(cur) - 1 // the last item (folio.yaml sorts after content/)
 			for !strings.HasPrefix(cur[i].Path, "content/posts/") {
@@ -118,7 +119,7 @@ func BenchmarkModelLoad(b *testing.B) {
 				cur[i].Doc = doc
 				b.StartTimer()
 				site, _ := as.Assemble(cur)
-				_, probs, _ := ms.applyModel(site, cur, nil, "c")
+				_, probs, _ := ms.applyModel(site, chunks.Of(cur), nil, "c")
 				if len(probs) > 0 {
 					b.Fatal(probs[0])
 				}
@@ -141,12 +142,12 @@ func BenchmarkModelRestart(b *testing.B) {
 	as := new(content.Assembler)
 	site, _ := as.Assemble(files)
 	first := new(modelState)
-	first.applyModel(site, files, nil, "c")
+	first.applyModel(site, chunks.Of(files), nil, "c")
 	data := encodeValidation("k", "s", first.hash, first.order(), maps.Clone(first.results), names)
 	b.Run("Validate", func(b *testing.B) {
 		for b.Loop() {
 			ms := new(modelState)
-			if _, probs, _ := ms.applyModel(site, files, nil, "c"); len(probs) > 0 || ms.gen == 0 {
+			if _, probs, _ := ms.applyModel(site, chunks.Of(files), nil, "c"); len(probs) > 0 || ms.gen == 0 {
 				b.Fatal("not validated")
 			}
 		}
@@ -154,7 +155,7 @@ func BenchmarkModelRestart(b *testing.B) {
 	b.Run("FromCache", func(b *testing.B) {
 		for b.Loop() {
 			ms := &modelState{persisted: decodeValidation(data, "k", "s")}
-			if _, probs, _ := ms.applyModel(site, files, nil, "c"); len(probs) > 0 || ms.gen != 0 {
+			if _, probs, _ := ms.applyModel(site, chunks.Of(files), nil, "c"); len(probs) > 0 || ms.gen != 0 {
 				b.Fatal("validated")
 			}
 		}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // TestCheckList_PatchSharesChunks checks that a reload's checks patched
@@ -106,5 +109,50 @@ func TestCheckList_PatchSharesChunks(t *testing.T) {
 	}
 	if shared < 50 {
 		t.Fatalf("%d one-file pushes shared the last list's unchanged chunks", shared)
+	}
+}
+
+// TestDocChecks_ShareScopes: the checks a load keeps for the next one (a
+// check of every document) are 48 bytes each, their type and locale in a
+// scope shared by the checks of a type (80 bytes each with them in every
+// check), and read as the document's type.
+func TestDocChecks_ShareScopes(t *testing.T) {
+	if n := unsafe.Sizeof(docCheck{}); n > 48 {
+		t.Fatalf("a docCheck is %d bytes, want at most 48", n)
+	}
+	files := []content.File{}
+	add := func(p, src string) {
+		doc, err := content.Parse(p, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, content.File{Path: p, Doc: doc})
+	}
+	add("folio.yaml", "types:\n  posts:\n    fields: {title: {kind: string, required: true}}\n  docs:\n    fields: {title: {kind: string, required: true}}\n")
+	for i := range 300 {
+		typ := []string{"posts", "docs"}[i%2]
+		add(fmt.Sprintf("content/%s/p%03d.md", typ, i), fmt.Sprintf("---\ntitle: T%d\n---\n", i))
+	}
+	add("pages/about.md", "---\ntitle: About\n---\n")
+	slices.SortFunc(files, func(a, b content.File) int { return strings.Compare(a.Path, b.Path) })
+	site, probs := new(content.Assembler).Assemble(files)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	ms := new(modelState)
+	if _, probs, _ := ms.applyModel(site, chunks.Of(files), nil, "c"); len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	scopes := map[*checkScope]bool{}
+	n := 0
+	for c := range ms.lastChecks.all() {
+		n++
+		scopes[c.checkScope] = true
+		if want, _, _ := strings.Cut(strings.TrimPrefix(c.path, "content/"), "/"); c.typ != want || c.loc != "" || c.proj {
+			t.Fatalf("%s: scope %+v, want type %s", c.path, *c.checkScope, want)
+		}
+	}
+	if n != 300 || len(scopes) != 2 {
+		t.Fatalf("%d checks, %d scopes; want 300 and 2", n, len(scopes))
 	}
 }

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 	"github.com/folio-cms/folio/content/schema"
 )
 
@@ -34,7 +34,7 @@ type patchedChecks struct {
 // results to take. The checks of the changed paths are made again, the
 // others are the last ones, in the chunks of the last list they share
 // (checkList); ok is false when it does not apply.
-func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *schema.Model, diff modelDiff, persisted bool, commit string) (patchedChecks, bool) {
+func (ms *modelState) patchChecks(site *content.Site, files chunks.List[content.File], m *schema.Model, diff modelDiff, persisted bool, commit string) (patchedChecks, bool) {
 	last := ms.lastChecks
 	if diff.base == "" || diff.base != ms.checkedAt || m != ms.checkedModel || site.I18n != nil || persisted ||
 		len(diff.paths) > maxPatchedChecks || last == nil {
@@ -48,14 +48,13 @@ func (ms *modelState) patchChecks(site *content.Site, files []content.File, m *s
 			return patchedChecks{}, false
 		}
 	}
-	byPath := func(f content.File, p string) int { return strings.Compare(f.Path, p) }
 	var out patchedChecks
 	out.checks, out.made = patchList(last, diff.paths, func(p string) (docCheck, bool) {
-		j, found := slices.BinarySearchFunc(files, p, byPath)
+		j, found := files.Search(func(f *content.File) int { return strings.Compare(f.Path, p) })
 		if !found {
 			return docCheck{}, false
 		}
-		c, ok := checkOf(files[j], site, m)
+		c, ok := checkOf(files.At(j), site, m)
 		if !ok {
 			return docCheck{}, false
 		}
@@ -92,7 +91,7 @@ func checkOf(f content.File, site *content.Site, m *schema.Model) (docCheck, boo
 	if t == nil {
 		return docCheck{}, false
 	}
-	return docCheck{path: f.Path, typ: typ, doc: f.Doc, t: t}, true
+	return docCheck{path: f.Path, doc: f.Doc, t: t, checkScope: &checkScope{typ: typ}}, true
 }
 
 // modelTypeOf is the type of the document at p (its path in its locale on

@@ -84,7 +84,9 @@ type refScanner struct {
 // scan returns the references of a document, in field order.
 func (sc *refScanner) scan(doc any) []refUse {
 	var out []refUse
-	var path []string
+	// the field's path: room for the usual depth, not grown per document
+	// (every item is scanned at a start: garbage among what it keeps)
+	path := make([]string, 0, 8)
 	add := func(r content.Ref, field string) {
 		switch {
 		case r.Kind == content.RefItem:
@@ -155,7 +157,7 @@ func (sc *refScanner) scan(doc any) []refUse {
 	case *content.Item:
 		path = append(path, "data")
 		for k, e := range d.Data {
-			if k == "body" || content.URLKey(k) {
+			if k == "body" || notRefKey(sc.model, d.Type, k) {
 				continue
 			}
 			path = append(path, k)
@@ -464,7 +466,7 @@ func (v *View) referrer(doc any) *Referrer {
 		if t == nil {
 			return nil
 		}
-		if e := t.bySlug[d.Slug]; e == nil || e.item != d {
+		if e, _ := t.bySlug.get(d.Slug); e == nil || e.item != d {
 			return nil
 		}
 		return &Referrer{Kind: ReferrerItem, Type: d.Type, Slug: d.Slug, Title: d.Title}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 	"github.com/folio-cms/folio/engine/gitsource"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkRefIndex(b *testing.B) {
 	as := new(content.Assembler)
 	ms := new(modelState)
 	site, _ := as.Assemble(files)
-	site, _, _ = ms.applyModel(site, files, nil, "c")
+	site, _, _ = ms.applyModel(site, chunks.Of(files), nil, "c")
 	prev := newSnapshot("main", &gitsource.Tree{Commit: "a"}, site, nil, now, nil)
 	prev.Model = ms.model
 	prev.refs.Store(buildRefIndex(prev))
@@ -42,7 +43,7 @@ func BenchmarkRefIndex(b *testing.B) {
 	}
 	cur[i].Doc = doc
 	next, _ := as.Assemble(cur)
-	next, _, _ = ms.applyModel(next, cur, prev, "d")
+	next, _, _ = ms.applyModel(next, chunks.Of(cur), prev, "d")
 	b.Run("Snapshot", func(b *testing.B) {
 		for b.Loop() {
 			newSnapshot("main", &gitsource.Tree{Commit: "b"}, next, nil, now, prev)

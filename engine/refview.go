@@ -254,7 +254,7 @@ func (e *Engine) loadRef(ctx context.Context, ref Ref) (*Snapshot, error) {
 	snap := newSnapshot(ref.Name, tree, site, problems, e.cfg.Now(), pub)
 	snap.Held, snap.Model, snap.mediaBases = held, ms.model, e.cfg.MediaBases
 	e.cfg.Logger.Info("ref snapshot built", "ref", ref.Name, "commit", ref.Commit,
-		"files", len(tree.Files), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
+		"files", tree.Files.Len(), "problems", len(problems), "took", time.Since(start).Round(time.Microsecond))
 	return snap, nil
 }
 

@@ -122,16 +122,16 @@ func viewChangedKeys(old, new *View) []string {
 	for name, t := range new.types {
 		ot := old.types[name]
 		changed := ot == nil || len(ot.items) != len(t.items)
-		for slug, it := range t.bySlug {
-			if ot == nil || ot.bySlug[slug] == nil || ot.bySlug[slug].res != it.res {
+		for slug, it := range t.bySlug.all() {
+			if oit, _ := ot.slug(slug); oit == nil || oit.res != it.res {
 				sk, _ := it.res.Keys()
 				addKeys(keys, sk)
 				changed = true
 			}
 		}
 		if ot != nil {
-			for slug, it := range ot.bySlug {
-				if t.bySlug[slug] == nil {
+			for slug, it := range ot.bySlug.all() {
+				if e, _ := t.bySlug.get(slug); e == nil {
 					sk, _ := it.res.Keys()
 					addKeys(keys, sk)
 					changed = true

@@ -163,7 +163,7 @@ func (v *View) Shows(d any) bool {
 		if !ok {
 			return false
 		}
-		e, ok := t.bySlug[d.Slug]
+		e, ok := t.bySlug.get(d.Slug)
 		return ok && e.item == d
 	}
 	return false

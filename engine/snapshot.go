@@ -67,18 +67,24 @@ func newSnapshot(branch string, tree *gitsource.Tree, site *content.Site, proble
 // without locales).
 func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, problems []content.Problem, now time.Time, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Branch: branch, Commit: tree.Commit, CommitTime: tree.Time, LoadedAt: now.UTC(), Site: site, Problems: problems}
-	s.pageRes = make(map[*content.Page]*pageEntry, len(site.Pages))
-	for _, p := range site.Pages {
-		e := prev.pageEntry(p)
-		if e == nil {
-			e = &pageEntry{
-				full: newResource(p),
-				summary: newResource(pageSummary{ID: p.ID, Slug: p.Slug, Title: p.Title, IsHomepage: p.IsHomepage,
-					PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt, Addressed: p.Addressed,
-					Localized: content.Localized{Locale: p.Locale, Translations: p.Translations}}),
+	if prev != nil && samePages(prev.Site.Pages, site.Pages) {
+		// a push of items: the pages are the last snapshot's, and so
+		// their resources (the map is never changed once made)
+		s.pageRes = prev.pageRes
+	} else {
+		s.pageRes = make(map[*content.Page]*pageEntry, len(site.Pages))
+		for _, p := range site.Pages {
+			e := prev.pageEntry(p)
+			if e == nil {
+				e = &pageEntry{
+					full: newResource(p),
+					summary: newResource(pageSummary{ID: p.ID, Slug: p.Slug, Title: p.Title, IsHomepage: p.IsHomepage,
+						PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt, Addressed: p.Addressed,
+						Localized: content.Localized{Locale: p.Locale, Translations: p.Translations}}),
+				}
 			}
+			s.pageRes[p] = e
 		}
-		s.pageRes[p] = e
 	}
 	diffs, patch := diffSiteItems(prev, site)
 	s.itemRes = make(map[string]*resMap, len(site.Items))

@@ -109,3 +109,83 @@ func TestSlugOfNameWithURLServed(t *testing.T) {
 		t.Fatalf("the patch wrote a new file wg-1.md: %q", got)
 	}
 }
+
+// TestURLKeysDeclaredReferences: a content model that declares a field
+// named like a URL key (url, path, aliases) a reference wins over the
+// rule that such keys never refer: its references expand, are referrers
+// and are checked (a missing one is a problem). Another type's url, not
+// declared, stays a URL.
+func TestURLKeysDeclaredReferences(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"folio.yaml": "types:\n  links:\n    fields:\n      title: string\n      url: {kind: reference, to: team}\n" +
+			"      aliases: {kind: list, of: {kind: reference, to: team}}\n",
+		"content/team/ann.md":   "---\ntitle: Ann\n---\n",
+		"content/team/bob.md":   "---\ntitle: Bob\n---\n",
+		"content/links/a.md":    "---\ntitle: A\nurl: team/ann\naliases: [team/bob, team/gone]\n---\n",
+		"content/posts/post.md": "---\ntitle: P\nurl: team/ann\n---\n",
+	})
+	ts := startServer(t, repo.bare)
+	key := ts.reader(t)
+	url := func(p string) string { return ts.URL + p }
+
+	r := get(t, url("/api/v1/content/links/a?expand=*"), key)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	d, _ := r.json(t)["data"].(map[string]any)
+	if u, ok := d["url"].(map[string]any); !ok || u["title"] != "Ann" {
+		t.Fatalf("declared url not expanded: %v", d["url"])
+	}
+	if as, ok := d["aliases"].([]any); !ok || len(as) != 2 || as[1] != nil {
+		t.Fatalf("declared aliases not expanded: %v", d["aliases"])
+	} else if b, ok := as[0].(map[string]any); !ok || b["title"] != "Bob" {
+		t.Fatalf("declared aliases not expanded: %v", d["aliases"])
+	}
+	r = get(t, url("/api/v1/content/posts/post?expand=*"), key)
+	if d, _ := r.json(t)["data"].(map[string]any); d["url"] != "team/ann" {
+		t.Fatalf("undeclared url expanded: %v", d["url"])
+	}
+
+	got, _ := referrersOf(t, get(t, url("/api/v1/content/team/ann/referrers"), key))
+	if want := "item links/a A data.url"; got != want {
+		t.Fatalf("referrers of ann:\n%s\nwant\n%s", got, want)
+	}
+
+	probs := fmt.Sprint(get(t, url("/api/v1/status"), key).json(t)["problems"])
+	if !strings.Contains(probs, "reference to a missing item team/gone") || strings.Contains(probs, "posts/post") {
+		t.Fatalf("problems = %s", probs)
+	}
+}
+
+// TestZolaDatedNameServedAndWritten: a Zola post named with its date
+// (content/blog/2018-08-10-mastodon.md) is served as Zola serves it, the
+// item mastodon at /blog/mastodon/ of 2018-08-10; a PATCH of it commits
+// to its own file, adding neither a slug nor a date.
+func TestZolaDatedNameServedAndWritten(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"config.toml":                         "base_url = \"https://blog.example.com\"\n",
+		"content/blog/_index.md":              "+++\ntitle = \"Blog\"\n+++\n",
+		"content/blog/2018-08-10-mastodon.md": "+++\ntitle = \"Mastodon\"\n+++\nToot.\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	r := get(t, ts.URL+"/api/v1/content/blog/mastodon", ts.reader(t))
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	if m := r.json(t); m["path"] != "/blog/mastodon/" || m["publishedAt"] != "2018-08-10T00:00:00Z" {
+		t.Fatalf("served %v %v", m["path"], m["publishedAt"])
+	}
+	if r := wr(t, "PATCH", ts.URL+"/api/v1/content/blog/mastodon", editor, `{"title": "Mastodon, edited"}`); r.Status != 200 {
+		t.Fatalf("patch: %d %s", r.Status, r.Body)
+	}
+	got := remoteFile(t, repo.bare, "content/blog/2018-08-10-mastodon.md")
+	if !strings.Contains(got, `title = "Mastodon, edited"`) || strings.Contains(got, "slug") || strings.Contains(got, "date") {
+		t.Fatalf("file after the patch: %q", got)
+	}
+	if got := remoteFile(t, repo.bare, "content/blog/mastodon.md"); got != "" {
+		t.Fatalf("the patch wrote a new file: %q", got)
+	}
+}

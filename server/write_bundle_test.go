@@ -192,3 +192,54 @@ func TestWriteLeafBundleConflicts(t *testing.T) {
 		"dataFiles": []map[string]any{{"slug": "e", "path": "content/posts/e/index.md", "raw": "---\ntitle: E\n---\nE.\n"}},
 		"options":   map[string]any{"commitMessage": "e"}}))
 }
+
+// Whether a write changes what a leaf bundle holds is the loader's own
+// decision, not a folder's name: a nested bundle named like its type
+// (content/posts/posts/index.md) is a bundle, so a new post inside it is
+// a 409; a declared type's folder stays a type even with an index file,
+// so a guide with slug index is written and served, the other guides
+// with it. On a Zola site a bundle's .md files are pages: a new post
+// beside b/index.md is written and served.
+func TestWriteLeafBundleByLoader(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"hugo.toml":                    "title = \"x\"\nbaseURL = \"https://x/\"\n",
+		"folio.yaml":                   "types:\n  guides:\n    public: true\n",
+		"content/guides/a.md":          "---\ntitle: GA\n---\nA.\n",
+		"content/posts/a.md":           "---\ntitle: A\n---\nA.\n",
+		"content/posts/posts/index.md": "---\ntitle: PP\n---\nPP.\n",
+	})
+	ts := startWriter(t, "file://"+repo.bare)
+	editor := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	reader := ts.reader(t)
+	head := git(t, repo.bare, "rev-parse", "main")
+	wantError(t, wr(t, "POST", ts.URL+"/api/v1/content/posts", editor, `{"title": "In", "slug": "posts/in"}`), http.StatusConflict, "CONFLICT")
+	if h := git(t, repo.bare, "rev-parse", "main"); h != head {
+		t.Fatalf("a refused write committed: %s -> %s", head, h)
+	}
+	if r := wr(t, "POST", ts.URL+"/api/v1/content/guides", editor, `{"title": "GI", "slug": "index"}`); r.Status != 201 {
+		t.Fatalf("post guides/index: %d %s", r.Status, r.Body)
+	}
+	for _, u := range []string{"/api/v1/content/guides/a", "/api/v1/content/guides/index", "/api/v1/content/posts/posts"} {
+		if g := get(t, ts.URL+u, reader); g.Status != 200 {
+			t.Errorf("GET %s: %d %s", u, g.Status, g.Body)
+		}
+	}
+
+	zola := newRepo(t, map[string]string{
+		"config.toml":              "base_url = \"https://z/\"\n",
+		"content/posts/_index.md":  "+++\ntitle = \"Posts\"\n+++\n",
+		"content/posts/b/index.md": "+++\ntitle = \"B\"\n+++\nB.\n",
+		"content/posts/b/notes.md": "+++\ntitle = \"N\"\n+++\nN.\n",
+	})
+	zs := startWriter(t, "file://"+zola.bare)
+	zed := zs.key(t, "editor", server.ScopeContentRead, server.ScopeContentWrite)
+	if r := wr(t, "POST", zs.URL+"/api/v1/content/posts", zed, `{"title": "Extra", "slug": "b/extra"}`); r.Status != 201 {
+		t.Fatalf("zola post b/extra: %d %s", r.Status, r.Body)
+	}
+	for _, u := range []string{"/api/v1/content/posts/b", "/api/v1/content/posts/b/notes", "/api/v1/content/posts/b/extra"} {
+		if g := get(t, zs.URL+u, zs.reader(t)); g.Status != 200 {
+			t.Errorf("zola GET %s: %d %s", u, g.Status, g.Body)
+		}
+	}
+}

@@ -264,3 +264,22 @@ func TestCheckRefLinks(t *testing.T) {
 		}
 	}
 }
+
+// A Jekyll blog (_config.yml, _posts/, a collection, root pages) has
+// nothing folio reads: check says so per folder, as a misread, instead of
+// "no problems … the site is empty".
+func TestCheckJekyllSite(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "jekyll")
+	out, said, err := runCLI(t, "check", "--worktree", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: _config.yml: 1 Markdown page at the root of a Jekyll site (about.md) not read: folio reads pages in pages/ or content/ [jekyll-site]\n" +
+		"misread: _posts/: 2 content files of a Jekyll site (_config.yml) not read: folio reads Hugo's content/ and pages/, not Jekyll's posts and collections; move them to content/<type>/ to serve them [jekyll-site]\n" +
+		"misread: _recipes/: 1 content file of a Jekyll site (_config.yml) not read: folio reads Hugo's content/ and pages/, not Jekyll's posts and collections; move them to content/<type>/ to serve them [jekyll-site]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+}

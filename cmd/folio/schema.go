@@ -61,7 +61,7 @@ func runSchema(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		files = tree.Files
+		files = tree.Files.Slice()
 	}
 	site2, _ := content.Assemble(files)
 	out, err := schema.Infer(site2, files)

@@ -1,12 +1,13 @@
 package gitsource
 
 import (
+	"io"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/folio-cms/folio/content"
 )
@@ -34,8 +35,8 @@ func (s *Source) DocNames() map[*content.Doc]string {
 	c := s.docs
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[*content.Doc]string, len(c.docs))
-	for k, e := range c.docs {
+	out := make(map[*content.Doc]string, c.docs.len())
+	for k, e := range c.docs.all() {
 		out[e.doc] = string(k.blob[:]) + k.ext
 	}
 	return out
@@ -72,8 +73,17 @@ func (s *Source) LooseTree(h plumbing.Hash) ([]object.TreeEntry, bool) {
 	return lt.read(h)
 }
 
-// OpenObjects opens the repository's objects with a cache of cacheBytes,
-// for a reader of its own (the history index); the caller closes it.
-func (s *Source) OpenObjects(cacheBytes cache.FileSize) *filesystem.Storage {
+// Objects is a reader of a repository's objects (see OpenObjects); not
+// safe for concurrent use.
+type Objects interface {
+	storer.EncodedObjectStorer
+	io.Closer
+}
+
+// OpenObjects opens the repository's objects, for a reader of its own
+// (the history index); the caller closes it. Its reads are folio's
+// (objectStore), with their own cache of delta bases; cacheBytes is
+// the cache of the rest of go-git's store.
+func (s *Source) OpenObjects(cacheBytes cache.FileSize) Objects {
 	return openObjectStorage(s.gitDir, cache.NewObjectLRU(cacheBytes))
 }

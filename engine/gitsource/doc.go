@@ -1,9 +1,11 @@
 // Package gitsource is folio's Git I/O: the repository a site is read
 // from, local (watched) or remote (cloned into the cache dir, fetched
 // with the git CLI through package gitauth), and everything read from
-// it in process: refs, trees and blobs with go-git plus readers of its
-// own (whole blobs straight from the packs, loose trees, a pack index
-// that follows fetches), the parsed-document cache with its binary
+// it in process: refs with go-git, objects with readers of its own
+// (commits, trees and blobs, loose or packed, deltas resolved: the
+// pack's index finds them, and go-git's map of every offset to its
+// object is never built; whole blobs straight from the packs; loose
+// trees), the parsed-document cache with its binary
 // codec, and the Updated times of the files. Package engine builds its
 // snapshots and views from what a Source gives; it reads no Git itself.
 //

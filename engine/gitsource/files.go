@@ -11,7 +11,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Files reads branches and the files of commits of a repository, in
@@ -25,7 +24,7 @@ type Files struct {
 	gitDir string
 
 	mu sync.Mutex
-	st *filesystem.Storage // opened on the first read
+	st *objectStore // opened on the first read
 }
 
 // FileEntry is one file of a commit: its path (the site's) and blob.

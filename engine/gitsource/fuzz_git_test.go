@@ -148,7 +148,7 @@ func FuzzParseCache(f *testing.F) {
 		if err := s.loadCache(); err != nil && err != errCacheCorrupt {
 			t.Fatalf("loadCache: %v", err)
 		}
-		for _, e := range s.docs.docs {
+		for _, e := range s.docs.docs.all() {
 			if e.doc == nil || e.bodyOff > content.MaxFileSize {
 				t.Fatalf("loaded a document %+v", e)
 			}

@@ -1,6 +1,7 @@
 package gitsource
 
 import (
+	"encoding/hex"
 	"path"
 	"sync"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // docKey names a parsed document: the blob's content and the extension that
@@ -19,6 +21,15 @@ type docKey struct {
 
 func newDocKey(blob plumbing.Hash, p string) docKey {
 	return docKey{blob: blob, ext: path.Ext(p)}
+}
+
+// blobName is h in hex, as plumbing.Hash.String, in one allocation (the
+// hex package's makes a slice, then the string: a Load names every file's
+// blob, and half of that was garbage among the documents kept).
+func blobName(h plumbing.Hash) string {
+	var b [2 * len(h)]byte
+	hex.Encode(b[:], h[:])
+	return string(b[:])
 }
 
 type docEntry struct {
@@ -58,9 +69,15 @@ const (
 // commits. Only successful parses are cached: a failure is cheap to repeat
 // and its error may name the path.
 type docCache struct {
-	mu      sync.Mutex
-	gen     uint64
-	docs    map[docKey]*docEntry
+	mu   sync.Mutex
+	gen  uint64
+	docs *docIndex
+	// loose are the documents that may be in no Load's list: those a
+	// patched Load's files left (gone or changed), and at a full Load
+	// those it did not use. A patched Load's sweep looks at these only,
+	// not at every document (a million at 1M) after marking every one
+	// its list holds.
+	loose   map[docKey]*docEntry
 	times   []pathTimes // most recently used first
 	timesID uint64      // the last pathTimes.id given
 	dirty   bool        // changed since the last save or load
@@ -86,7 +103,7 @@ type SourceStats struct {
 }
 
 func newDocCache() *docCache {
-	return &docCache{docs: map[docKey]*docEntry{}}
+	return &docCache{docs: newDocIndex(0)}
 }
 
 // Stats returns the source's counters.
@@ -95,7 +112,7 @@ func (s *Source) Stats() SourceStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.stats
-	st.CachedDocs = len(c.docs)
+	st.CachedDocs = c.docs.len()
 	st.LoadedFromDisk = c.fromDsk
 	st.Adopted = c.fetched
 	return st
@@ -115,63 +132,61 @@ func (c *docCache) begin() uint64 {
 func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fn(func(k docKey) *docEntry { return c.docs[k] })
+	fn(c.docs.get)
 }
 
 // finish records a Load's new documents, those it parsed and those it
 // decoded into entries (decodeFirst), drops stale ones, and returns the
-// entries of the new ones (at least: the cache's map, when it held
-// none).
-func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, hits int, walked int, took time.Duration) map[docKey]*docEntry {
+// entries of the new ones. full tells a Load that marked every document
+// its list holds used (not a patched one).
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, hits int, walked int, took time.Duration, full bool) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// A first start's new documents are all of the cache: the decoded
-	// ones' map, made to their size, is the cache's (or one made to the
-	// size of the parsed ones: not grown a million times) and is the one
-	// returned (a second map of a million entries otherwise), which only
-	// the Load reads, and only Loads, one at a time, write.
-	fresh := len(c.docs) == 0
-	var added map[docKey]*docEntry
-	switch {
-	case fresh && decoded != nil:
-		c.docs, decoded = decoded, nil
-		for _, e := range c.docs {
-			e.used = gen
-		}
-		c.dirty = true
-		added = c.docs
-	case fresh:
-		c.docs = make(map[docKey]*docEntry, len(parsed))
-		added = c.docs
-	default:
-		added = make(map[docKey]*docEntry, len(parsed)+len(decoded))
+	// A first start's decoded documents: their map is the one returned
+	// (the Load's own; a second map of a million entries otherwise).
+	n := len(parsed) + len(decoded)
+	added := decoded
+	if added == nil {
+		added = make(map[docKey]*docEntry, len(parsed))
 	}
 	for k, e := range decoded {
 		e.used = gen
-		c.docs[k] = e
-		added[k] = e
+		c.docs.set(k, e)
 		c.dirty = true
 	}
 	for k, d := range parsed {
 		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
-		c.docs[k] = e
+		c.docs.set(k, e)
 		added[k] = e
 		c.dirty = true
 	}
 	// Stale documents are looked for every docSweepLoads Loads, not after
 	// each (a walk over every document of the site): one stays up to
 	// docKeepLoads+docSweepLoads-1 Loads.
-	if gen%docSweepLoads == 0 {
-		for k, e := range c.docs {
-			if gen-e.used >= docKeepLoads {
-				delete(c.docs, k)
+	sweep := gen%docSweepLoads == 0
+	switch {
+	case full:
+		// every document is looked at: those this Load did not use
+		// are the loose ones
+		if sweep && c.docs.deleteIf(func(e *docEntry) bool { return gen-e.used >= docKeepLoads }) {
+			c.dirty = true
+		}
+		c.loose = map[docKey]*docEntry{}
+		for k, e := range c.docs.all() {
+			if e.used != gen {
+				c.loose[k] = e
+			}
+		}
+	case sweep:
+		for k, e := range c.loose {
+			if c.docs.get(k) != e {
+				delete(c.loose, k) // dropped or replaced since
+			} else if gen-e.used >= docKeepLoads {
+				c.docs.delete(k)
+				delete(c.loose, k)
 				c.dirty = true
 			}
 		}
-	}
-	n := len(parsed) + len(decoded)
-	if fresh {
-		n = len(c.docs)
 	}
 	c.unsaved += n
 	c.stats.Loads++
@@ -227,4 +242,34 @@ func (c *docCache) putPathTimes(h plumbing.Hash, times *timeMap) uint64 {
 	}
 	c.dirty = true
 	return c.timesID
+}
+
+// leave notes the documents of the files at paths gone of a list (files
+// and their entries docs, in path order) as loose: the sweep drops them
+// once no Load has used them for docKeepLoads Loads. One taken again by
+// a Load is marked used then. (A document two files share stays loose
+// when one of them goes: dropped from the cache, it is parsed again at
+// the next start; the list keeps serving it.) c.mu is held.
+func (c *docCache) leave(files chunks.List[gitFile], docs chunks.List[*docEntry], gone []string) {
+	for _, p := range gone {
+		i, found := findFile(files, p)
+		if !found {
+			continue
+		}
+		if e := docs.At(i); e != nil {
+			f := files.Ptr(i)
+			if c.loose == nil {
+				c.loose = map[docKey]*docEntry{}
+			}
+			c.loose[newDocKey(f.blob, f.path)] = e
+		}
+	}
+}
+
+// taken notes that a Load's list holds e (of key k) again: it is not
+// loose. c.mu is held.
+func (c *docCache) taken(k docKey, e *docEntry) {
+	if c.loose[k] == e {
+		delete(c.loose, k)
+	}
 }

@@ -254,6 +254,7 @@ type cacheDecoder struct {
 	// lineMemo: the index in lines of the keys this decoder saw (lines
 	// is shared by the decoders of a file's blocks, and locked)
 	lineMemo map[string]int
+	scratch  []byte // compactLines's, reused
 }
 
 // key reads a map key (or another name that repeats: an extension).
@@ -275,17 +276,19 @@ func (d *cacheDecoder) strValue() any {
 // errCacheCorrupt is the error of a parse cache that cannot be read.
 var errCacheCorrupt = bincodec.ErrCorrupt
 
-// doc decodes a document of a file of extension ext; inBlob makes the
-// body that starts at an offset of the document's blob. It returns that
-// offset, or -1.
-func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*content.Doc, int) {
-	doc := content.NewDocFields(d.fields())
+// doc decodes a document of a file of extension ext; inBlob is the
+// reader of the body that starts at an offset of the document's blob.
+// It returns that offset, or -1. The Doc, its lazy body and its lines
+// are one object (content.NewCachedDoc).
+func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.BodySource) (*content.Doc, int) {
+	c := content.CachedDoc{Fields: d.fields(), Ext: ext}
+	var body content.Markdown // a body held in memory
 	off := -1
 	switch d.Byte1() {
 	case cbodyNone:
 	case cbodySource:
 		if src := d.Str(); src != "" {
-			doc.Body = content.BodyOf(ext, src)
+			body = content.BodyOf(ext, src)
 		}
 	case cbodyInBlob:
 		v := d.Uvarint()
@@ -294,12 +297,12 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 			return nil, -1
 		}
 		off = int(v)
-		doc.Body = inBlob(off)
+		c.Body = inBlob(off)
 	default:
 		d.Fail()
 		return nil, -1
 	}
-	doc.HasBody = d.Byte1() == 1
+	c.HasBody = d.Byte1() == 1
 	// What Parse found of the document's strings for the reference
 	// checker: a restart does not read them again.
 	hint := d.Byte1()
@@ -307,32 +310,33 @@ func (d *cacheDecoder) doc(ext string, inBlob func(off int) content.Markdown) (*
 		d.Fail()
 		return nil, -1
 	}
-	doc.SetRefHint(content.RefHint(hint))
-	doc.Line = int(d.Varint())
+	c.RefHint = content.RefHint(hint)
+	c.Line = int(d.Varint())
 	// The lines of keys stay encoded until a problem needs one: with the
 	// keys in a table (gitcache_lines.go) when the cache file is read,
 	// else a copy of their bytes (decodeLines).
 	if d.lines != nil {
 		if enc := d.compactLines(d.lines); enc != nil {
-			doc.SetLazyLines(enc, d.lines.decodeFn)
+			c.Lines, c.Decode = enc, d.lines.decodeFn
 		}
-		if d.Err != nil {
-			return nil, -1
-		}
-		return doc, off
-	}
-	start := d.B
-	if n := d.Count(); n > 0 && d.Err == nil {
-		for range n {
-			d.Bytes(d.Uvarint())
-			d.Varint()
-		}
-		if d.Err == nil {
-			doc.SetLazyLines(slices.Clone(start[:len(start)-len(d.B)]), decodeLines)
+	} else {
+		start := d.B
+		if n := d.Count(); n > 0 && d.Err == nil {
+			for range n {
+				d.Bytes(d.Uvarint())
+				d.Varint()
+			}
+			if d.Err == nil {
+				c.Lines, c.Decode = slices.Clone(start[:len(start)-len(d.B)]), decodeLines
+			}
 		}
 	}
 	if d.Err != nil {
 		return nil, -1
+	}
+	doc := content.NewCachedDoc(c)
+	if body != (content.Markdown{}) {
+		doc.Body = body
 	}
 	return doc, off
 }
@@ -413,6 +417,10 @@ func (d *cacheDecoder) strMap() map[string]any {
 }
 
 func (d *cacheDecoder) value() any {
+	var vb *valueBoxes // the boxes of a whole file's decode; nil: any(v)
+	if d.in != nil {
+		vb = &d.in.boxes
+	}
 	switch tag := d.Byte1(); tag {
 	case ctagNil:
 		return nil
@@ -423,13 +431,25 @@ func (d *cacheDecoder) value() any {
 	case ctagFalse:
 		return false
 	case ctagInt:
-		return int(d.Varint())
+		v := int(d.Varint())
+		if vb == nil || uint(v) < 256 { // Go boxes these without an allocation
+			return v
+		}
+		return vb.ints.box(v)
 	case ctagInt64:
-		return d.Varint()
+		v := d.Varint()
+		if vb == nil || uint64(v) < 256 {
+			return v
+		}
+		return vb.int64s.box(v)
 	case ctagInt32:
 		return int32(d.Varint())
 	case ctagUint64:
-		return d.Uvarint()
+		v := d.Uvarint()
+		if vb == nil || v < 256 {
+			return v
+		}
+		return vb.uint64s.box(v)
 	case ctagUint:
 		return uint(d.Uvarint())
 	case ctagFloat64:
@@ -437,7 +457,11 @@ func (d *cacheDecoder) value() any {
 		if b == nil {
 			return nil
 		}
-		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+		v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		if vb == nil {
+			return v
+		}
+		return vb.floats.box(v)
 	case ctagFloat32:
 		b := d.Bytes(4)
 		if b == nil {
@@ -449,26 +473,45 @@ func (d *cacheDecoder) value() any {
 		if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil {
 			d.Fail()
 		}
-		return t
+		if vb == nil {
+			return t
+		}
+		return vb.times.box(t)
 	case ctagJSONNumber:
 		return json.Number(d.Str())
 	case ctagSlice:
 		n := d.Count()
-		s := make([]any, n)
+		var s []any
+		if vb == nil {
+			s = make([]any, n)
+		} else {
+			s = vb.list(n)
+		}
 		for i := range s {
 			if d.Err != nil {
 				return nil
 			}
 			s[i] = d.value()
 		}
-		return s
+		if vb == nil {
+			return s
+		}
+		return vb.lists.box(s)
 	case ctagStringSlice:
 		n := d.Count()
-		s := make([]string, n)
+		var s []string
+		if vb == nil {
+			s = make([]string, n)
+		} else {
+			s = vb.strList(n)
+		}
 		for i := range s {
 			s[i] = d.key()
 		}
-		return s
+		if vb == nil {
+			return s
+		}
+		return vb.strLists.box(s)
 	case ctagMap:
 		n := d.Count()
 		m := make(map[string]any, n)

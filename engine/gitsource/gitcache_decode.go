@@ -36,11 +36,11 @@ type decodedBlock struct {
 // lines' keys in lines. Each worker hands next the bytes of the block it
 // decoded last, which next may read the next block into: a decoded
 // document keeps none of its block's bytes.
-func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n int, lines *lineKeys) (map[docKey]*docEntry, error) {
-	docs := make(map[docKey]*docEntry, n)
+func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n int, lines *lineKeys) (*docIndex, error) {
+	docs := newDocIndex(n)
 	err := s.decodeBlocksEach(next, lines, func(b decodedBlock) {
 		for j, k := range b.keys {
-			docs[k] = &b.entries[j]
+			docs.set(k, &b.entries[j])
 		}
 	})
 	if err != nil {
@@ -112,11 +112,23 @@ func (s *Source) decodeBlocksEach(next func(reuse []byte) (docBlock, bool, error
 func (s *Source) decodeBlock(d *cacheDecoder, count int) ([]docKey, []docEntry) {
 	keys := make([]docKey, 0, count)
 	entries := make([]docEntry, 0, count)
+	var bodies []bodyInBlob // the readers of the block's bodies, made once
+	var k docKey
+	inBlob := func(off int) content.BodySource {
+		if bodies == nil {
+			bodies = make([]bodyInBlob, 0, count)
+		}
+		if len(bodies) == cap(bodies) {
+			return &bodyInBlob{s: s, h: k.blob, off: off} // more bodies than documents: a corrupt block, failed below
+		}
+		bodies = append(bodies, bodyInBlob{s: s, h: k.blob, off: off})
+		return &bodies[len(bodies)-1]
+	}
 	for d.Err == nil && len(d.B) > 0 {
-		var k docKey
+		k = docKey{}
 		copy(k.blob[:], d.Bytes(20))
 		k.ext = d.key()
-		doc, off := d.doc(k.ext, func(off int) content.Markdown { return s.lazyBody(k.blob, k.ext, off) })
+		doc, off := d.doc(k.ext, inBlob)
 		if d.Err != nil {
 			break
 		}

@@ -77,11 +77,11 @@ func TestSource_CacheReadInBlocks(t *testing.T) {
 	if err := s.loadCache(); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.docs.docs) != len(docs) {
-		t.Fatalf("%d documents read, want %d", len(s.docs.docs), len(docs))
+	if s.docs.docs.len() != len(docs) {
+		t.Fatalf("%d documents read, want %d", s.docs.docs.len(), len(docs))
 	}
 	for k, want := range docs {
-		e := s.docs.docs[k]
+		e := s.docs.docs.get(k)
 		if e == nil {
 			t.Fatalf("document %x not read", k.blob[:4])
 		}
@@ -107,8 +107,8 @@ func TestSource_CacheCorruptBlockIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Source{cfg: SourceConfig{CacheKey: "key"}, log: slog.New(slog.DiscardHandler), gitDir: "/site.git", cache: name, docs: newDocCache()}
-	if err := s.loadCache(); err != errCacheCorrupt || len(s.docs.docs) != 0 {
-		t.Fatalf("a corrupt block: %v, %d documents read; want %v and none", err, len(s.docs.docs), errCacheCorrupt)
+	if err := s.loadCache(); err != errCacheCorrupt || s.docs.docs.len() != 0 {
+		t.Fatalf("a corrupt block: %v, %d documents read; want %v and none", err, s.docs.docs.len(), errCacheCorrupt)
 	}
 }
 
@@ -185,8 +185,8 @@ func TestSource_CacheChecksumCheckedAfterBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Source{cfg: SourceConfig{CacheKey: "key"}, log: slog.New(slog.DiscardHandler), gitDir: "/site.git", cache: name, docs: newDocCache()}
-	if err := s.loadCache(); err != errCacheCorrupt || len(s.docs.docs) != 0 {
-		t.Fatalf("a changed byte: %v, %d documents read; want %v and none", err, len(s.docs.docs), errCacheCorrupt)
+	if err := s.loadCache(); err != errCacheCorrupt || s.docs.docs.len() != 0 {
+		t.Fatalf("a changed byte: %v, %d documents read; want %v and none", err, s.docs.docs.len(), errCacheCorrupt)
 	}
 }
 

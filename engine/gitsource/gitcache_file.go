@@ -43,15 +43,15 @@ func (s *Source) saveCache(force bool) error {
 
 	c := s.docs
 	c.mu.Lock()
-	worth := !c.onDisk || c.unsaved >= max(1000, len(c.docs)/10)
+	worth := !c.onDisk || c.unsaved >= max(1000, c.docs.len()/10)
 	if !c.dirty || !(force || worth) {
 		c.mu.Unlock()
 		return nil
 	}
 	unsaved := c.unsaved
 	c.unsaved = 0
-	docs := make([]keyedDoc, 0, len(c.docs))
-	for k, e := range c.docs {
+	docs := make([]keyedDoc, 0, c.docs.len())
+	for k, e := range c.docs.all() {
 		docs = append(docs, keyedDoc{k, parsedDoc{doc: e.doc, bodyOff: e.bodyOff}})
 	}
 	times := append([]pathTimes(nil), c.times...)
@@ -265,7 +265,7 @@ func (s *Source) loadCacheLocked() error {
 // names, its documents and recent Updated times.
 type decodedCache struct {
 	key, site string
-	docs      map[docKey]*docEntry
+	docs      *docIndex
 	times     []pathTimes
 	lines     *lineKeys
 }
@@ -330,17 +330,17 @@ func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 		var pt pathTimes
 		copy(pt.commit[:], d.Bytes(20))
 		m := d.Count()
-		at := make(map[string]time.Time, m)
+		at := make(map[string]int64, m)
 		for range m {
 			p := paths.str(d.Bytes(d.Uvarint()))
 			var t time.Time
-			if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil {
-				d.Fail()
+			if err := t.UnmarshalBinary(d.Bytes(d.Uvarint())); err != nil || t.Nanosecond() != 0 || t.Location() != time.UTC {
+				d.Fail() // not a commit's time as a timeMap keeps it
 				break
 			}
-			at[p] = t
+			at[p] = secs(t)
 		}
-		pt.times = newTimeMap(at)
+		pt.times = newTimeMapSecs(at)
 		times = append(times, pt)
 	}
 	if d.Err != nil {
@@ -373,11 +373,11 @@ func (s *Source) installCacheLocked(dc decodedCache, fetched bool) {
 	c.times = dc.times
 	c.unsaved = 0
 	if fetched {
-		c.fetched = len(dc.docs)
+		c.fetched = dc.docs.len()
 		c.dirty, c.onDisk = true, false
 		return
 	}
-	c.fromDsk = len(dc.docs)
+	c.fromDsk = dc.docs.len()
 	c.dirty = false
 	c.onDisk = true
 }

@@ -25,9 +25,10 @@ const (
 
 // interner holds the strings, and the boxed strings, of one decode.
 type interner struct {
-	strs [internSlots]string
-	vals [internSlots]any
-	slab strSlab // the bytes of the strings it makes
+	strs  [internSlots]string
+	vals  [internSlots]any
+	slab  strSlab    // the bytes of the strings it makes
+	boxes valueBoxes // the boxes of the values it makes (gitcache_boxes.go)
 }
 
 func newInterner() *interner { return new(interner) }
@@ -60,13 +61,13 @@ func (in *interner) str(b []byte) string {
 // they are short.
 func (in *interner) value(b []byte) any {
 	if len(b) > internMaxLen {
-		return in.slab.str(b)
+		return in.boxes.strs.box(in.slab.str(b))
 	}
 	slot := &in.vals[internSlot(b)]
 	if s, ok := (*slot).(string); ok && s == string(b) {
 		return *slot
 	}
-	var v any = in.slab.str(b)
+	v := in.boxes.strs.box(in.slab.str(b))
 	*slot = v
 	return v
 }
@@ -89,6 +90,16 @@ const (
 // strSlab makes strings in blocks of bytes it never writes again. Its
 // zero value is ready; it is not safe for concurrent use.
 type strSlab struct{ buf []byte }
+
+// bytes is a copy of b in the slab's current block, its capacity its
+// length (an append to it copies); nil when b is empty.
+func (sl *strSlab) bytes(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	s := sl.str(b)
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
 
 // str is string(b), its bytes in the slab's current block.
 func (sl *strSlab) str(b []byte) string {

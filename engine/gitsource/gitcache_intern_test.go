@@ -44,8 +44,8 @@ func TestSource_CacheInterns(t *testing.T) {
 	if err := s.loadCache(); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.docs.docs) != 3 {
-		t.Fatalf("%d documents loaded, want 3", len(s.docs.docs))
+	if s.docs.docs.len() != 3 {
+		t.Fatalf("%d documents loaded, want 3", s.docs.docs.len())
 	}
 	box := func(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
 	keyOf := func(m map[string]any, k string) *byte {
@@ -59,7 +59,7 @@ func TestSource_CacheInterns(t *testing.T) {
 	}
 	var first *content.Doc
 	var firstExt string
-	for k, e := range s.docs.docs {
+	for k, e := range s.docs.docs.all() {
 		m := e.doc.Meta()
 		if first == nil {
 			first, firstExt = e.doc, k.ext
@@ -114,8 +114,8 @@ func TestSource_CacheLoadAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}) / n
-	if len(s.docs.docs) != n {
-		t.Fatalf("%d documents loaded, want %d", len(s.docs.docs), n)
+	if s.docs.docs.len() != n {
+		t.Fatalf("%d documents loaded, want %d", s.docs.docs.len(), n)
 	}
 	if per > 7.5 { // 8 with an entry made per document and the map grown
 		t.Fatalf("%.2f allocations per document, want at most 7.5", per)
@@ -156,10 +156,10 @@ func TestSource_CacheStringsInBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}) / n
-	if len(s.docs.docs) != n {
-		t.Fatalf("%d documents loaded, want %d", len(s.docs.docs), n)
+	if s.docs.docs.len() != n {
+		t.Fatalf("%d documents loaded, want %d", s.docs.docs.len(), n)
 	}
-	for k, e := range s.docs.docs {
+	for k, e := range s.docs.docs.all() {
 		want := docs[k].doc.Meta()
 		if got := e.doc.Meta(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("document %v reads %v, want %v", k, got, want)

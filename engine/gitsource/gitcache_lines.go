@@ -2,6 +2,7 @@ package gitsource
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	"github.com/folio-cms/folio/engine/internal/bincodec"
@@ -52,7 +53,7 @@ func (d *cacheDecoder) compactLines(lk *lineKeys) []byte {
 	if n == 0 || d.Err != nil {
 		return nil
 	}
-	out := binary.AppendUvarint(make([]byte, 0, 1+3*n), uint64(n))
+	out := binary.AppendUvarint(d.scratch[:0], uint64(n))
 	for range n {
 		k := d.Bytes(d.Uvarint())
 		l := d.Varint()
@@ -66,10 +67,14 @@ func (d *cacheDecoder) compactLines(lk *lineKeys) []byte {
 		out = binary.AppendUvarint(out, uint64(i))
 		out = binary.AppendVarint(out, l)
 	}
+	d.scratch = out
 	if d.Err != nil {
 		return nil
 	}
-	return out
+	if d.in != nil {
+		return d.in.slab.bytes(out) // in the decode's blocks: no object of its own
+	}
+	return slices.Clone(out)
 }
 
 // decode makes the map of compact lines (as compactLines made them).

@@ -37,7 +37,7 @@ func TestSource_CacheLinesCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got *content.Doc
-	for _, e := range s.docs.docs {
+	for _, e := range s.docs.docs.all() {
 		got = e.doc
 	}
 	enc := got.LazyLines()

@@ -65,7 +65,7 @@ func (s *Source) AdoptCache(data []byte) (int, error) {
 		return 0, errAdopt
 	}
 	s.installCache(dc, true)
-	return len(dc.docs), nil
+	return dc.docs.len(), nil
 }
 
 // empty tells whether the source holds no document and never loaded.
@@ -73,7 +73,7 @@ func (s *Source) empty() bool {
 	c := s.docs
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.gen == 0 && len(c.docs) == 0 && len(c.times) == 0
+	return c.gen == 0 && c.docs.len() == 0 && len(c.times) == 0
 }
 
 // buildKeyOf is the parser generation two boxes share: key when set

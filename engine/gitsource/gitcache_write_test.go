@@ -70,8 +70,8 @@ func TestSource_CacheWrittenInChunks(t *testing.T) {
 	}
 	kept := w.Bytes()
 	s := &Source{cfg: SourceConfig{CacheKey: key}, log: slog.New(slog.DiscardHandler), gitDir: site, cache: name, docs: newDocCache()}
-	if err := s.loadCache(); err != nil || len(s.docs.docs) != len(docs) {
-		t.Fatalf("read back: %d documents, %v; want %d", len(s.docs.docs), err, len(docs))
+	if err := s.loadCache(); err != nil || s.docs.docs.len() != len(docs) {
+		t.Fatalf("read back: %d documents, %v; want %d", s.docs.docs.len(), err, len(docs))
 	}
 	// A failed write keeps the file that was there.
 	err := atomicfile.WriteFunc(name, func(wr io.Writer) error {

@@ -222,7 +222,7 @@ func (s *Source) peel(h plumbing.Hash) (plumbing.Hash, error) {
 		if o.Type() != plumbing.TagObject {
 			return h, nil
 		}
-		t, err := object.DecodeTag(s.repo.Storer, o)
+		t, err := object.DecodeTag(s.objectsLocked(), o)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("%w: tag %s: %v", ErrRefNotFound, h, err)
 		}
@@ -413,7 +413,7 @@ func (s *Source) reachableCommits() ([]plumbing.Hash, error) {
 		if seen[h] {
 			continue
 		}
-		c, err := object.GetCommit(s.repo.Storer, h)
+		c, err := object.GetCommit(s.objectsLocked(), h)
 		if err != nil {
 			continue // a shallow or damaged history: what is there
 		}

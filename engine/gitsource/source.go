@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 	"github.com/folio-cms/folio/engine/gitauth"
 )
 
@@ -96,8 +97,10 @@ type Source struct {
 	// names its shared cache with (SharedKey).
 	buildKey string
 
-	mu   sync.Mutex      // guards repo (refs reads and fetches)
+	mu   sync.Mutex      // guards repo (refs reads and fetches) and objects
 	repo *git.Repository // long-lived handle for refs and fetch
+	// objects reads the objects repo's refs lead to (source_objects.go).
+	objects *objectStore
 	// refMu is held by a fetch and by a writer from a push until the
 	// clone's ref follows it (RefLock).
 	refMu sync.Mutex
@@ -142,8 +145,8 @@ type Source struct {
 // Tree is every content file of one commit, parsed.
 type Tree struct {
 	Commit string
-	Time   time.Time      // committer time of the commit, UTC
-	Files  []content.File // relevant paths only, sorted by path
+	Time   time.Time                 // committer time of the commit, UTC
+	Files  chunks.List[content.File] // relevant paths only, sorted by path
 	// PathsID names the list of Files' paths: two Trees of one Source
 	// with the same PathsID have the same paths, in the same order (a
 	// push that only edited files keeps it), so what depends on the
@@ -398,21 +401,30 @@ func (s *Source) LastFetch() time.Time {
 func (s *Source) Close() error {
 	err := s.saveCache(true)
 	s.blobs.close()
+	s.closeObjects()
 	return err
 }
 
 // openStorage opens a fresh object store on the repository. Each Load and
 // each of its workers gets its own: go-git's storage is not safe for
 // concurrent use, and a fresh one sees packs written since the last Load.
-// They share objects, the cache of resolved objects and delta bases, which
-// is safe for concurrent use. It must be large: in a packed repository most
+// They share objects, the cache of delta bases (objectStore's, by pack
+// offset), which is safe for concurrent use. It must be large: in a packed repository most
 // blobs are deltas, and with a small cache each read resolves its delta
 // chain again (10k files, 76 MB: 13 s with 8 MB, 0.5-0.9 s with 96 MB).
-func (s *Source) openStorage(objects cache.Object) *filesystem.Storage {
+func (s *Source) openStorage(objects cache.Object) *objectStore {
 	return openObjectStorage(s.gitDir, objects)
 }
 
-func openObjectStorage(gitDir string, objects cache.Object) *filesystem.Storage {
+// openObjectStorage is go-git's object store of the repository at
+// gitDir, but for the reads of objects, which are folio's own
+// (objectStore).
+func openObjectStorage(gitDir string, objects cache.Object) *objectStore {
+	return &objectStore{Storage: openGoGitStorage(gitDir, objects), objs: newGitObjects(gitDir, objects)}
+}
+
+// openGoGitStorage is go-git's object store of the repository at gitDir.
+func openGoGitStorage(gitDir string, objects cache.Object) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(
 		osfs.New(gitDir, osfs.WithBoundOS()),
 		objects,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/folio-cms/folio/content"
@@ -63,8 +65,8 @@ func BenchmarkSource(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(tree.Files) != files {
-			b.Fatalf("%d files, want %d", len(tree.Files), files)
+		if tree.Files.Len() != files {
+			b.Fatalf("%d files, want %d", tree.Files.Len(), files)
 		}
 		return tree
 	}
@@ -125,4 +127,82 @@ func BenchmarkSource(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkRestartSite measures a restart (a Load with the persisted
+// parse cache warm) of the folio-gen site FOLIO_BENCH_SITE (e.g. the
+// 100k one; a clone: nothing is written to it, but a run may be long),
+// with, when FOLIO_BENCH_PROFILE names a file prefix, a CPU profile of
+// the restarts alone (<prefix>cpu.pb.gz) and the allocations before
+// and after them (<prefix>mem0.pb.gz, <prefix>mem1.pb.gz: compare with
+// pprof -diff_base):
+//
+//	FOLIO_BENCH_SITE=/tmp/site.git FOLIO_BENCH_PROFILE=/tmp/restart- go test -run '^$' \
+//	  -bench BenchmarkRestartSite -benchtime 5x ./engine/gitsource/
+func BenchmarkRestartSite(b *testing.B) {
+	site := os.Getenv("FOLIO_BENCH_SITE")
+	if site == "" {
+		b.Skip("FOLIO_BENCH_SITE names no site")
+	}
+	ctx := context.Background()
+	cacheDir := b.TempDir()
+	open := func() *Source {
+		src, err := OpenSource(ctx, SourceConfig{Site: site, CacheDir: cacheDir, Parse: content.Parse, Relevant: content.Relevant, CacheKey: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return src
+	}
+	load := func(src *Source) {
+		commit, err := src.Resolve("main")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := src.Load(ctx, commit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	warm := open()
+	load(warm)
+	if err := warm.Close(); err != nil {
+		b.Fatal(err)
+	}
+	prof := os.Getenv("FOLIO_BENCH_PROFILE")
+	if prof != "" {
+		runtime.GC()
+		writeHeapProfile(b, prof+"mem0.pb.gz")
+		f, err := os.Create(prof + "cpu.pb.gz")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+			runtime.GC()
+			writeHeapProfile(b, prof+"mem1.pb.gz")
+		}()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		src := open()
+		load(src)
+		if st := src.Stats(); st.Parsed != 0 {
+			b.Fatalf("restart parsed %d files", st.Parsed)
+		}
+		src.Close()
+	}
+}
+
+func writeHeapProfile(b *testing.B, name string) {
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
 )
@@ -43,7 +42,7 @@ type blobReader struct {
 
 type blobConn struct {
 	gen int
-	st  *filesystem.Storage
+	st  *objectStore
 	pr  *packReader
 }
 
@@ -223,23 +222,38 @@ func (r *blobReader) currentGen() int {
 // lazyBody is the body that starts at byte off of blob h, a document
 // file of extension ext (Markdown, or HTML: content.LazyBodyOf).
 func (s *Source) lazyBody(h plumbing.Hash, ext string, off int) content.Markdown {
-	return content.LazyBodyOf(ext, func() (string, error) {
-		data, err := s.blobs.read(h)
-		if err == nil && off > len(data) {
-			err = fmt.Errorf("blob %s: %d bytes, body said to start at %d", h, len(data), off)
-		}
-		if err != nil {
-			s.log.Error("source: cannot read a document's body from the repository", "err", err)
-			return "", err
-		}
-		if off == len(data) {
-			return "", nil
-		}
-		// No copy: nothing writes the bytes of a blob read (blobs.read),
-		// and a build of the search index reads every body once.
-		return unsafe.String(&data[off], len(data)-off), nil
-	})
+	return content.LazyBodyOf(ext, func() (string, error) { return s.blobBody(h, off) })
 }
+
+// blobBody is the text of blob h from byte off on.
+func (s *Source) blobBody(h plumbing.Hash, off int) (string, error) {
+	data, err := s.blobs.read(h)
+	if err == nil && off > len(data) {
+		err = fmt.Errorf("blob %s: %d bytes, body said to start at %d", h, len(data), off)
+	}
+	if err != nil {
+		s.log.Error("source: cannot read a document's body from the repository", "err", err)
+		return "", err
+	}
+	if off == len(data) {
+		return "", nil
+	}
+	// No copy: nothing writes the bytes of a blob read (blobs.read),
+	// and a build of the search index reads every body once.
+	return unsafe.String(&data[off], len(data)-off), nil
+}
+
+// bodyInBlob is lazyBody's reader as a value: a restart's decode makes
+// those of a block of documents in one slice (decodeBlock), not a
+// closure for each document.
+type bodyInBlob struct {
+	s   *Source
+	h   plumbing.Hash
+	off int
+}
+
+// BodySource is the body's text (content.BodySource).
+func (b *bodyInBlob) BodySource() (string, error) { return b.s.blobBody(b.h, b.off) }
 
 // bodyOffset is where d's Markdown body starts in data, the bytes it was
 // parsed from, or -1 when d has no body or its body is not data's tail

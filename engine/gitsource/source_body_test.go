@@ -30,7 +30,7 @@ func TestSource_BodiesReadFromRepository(t *testing.T) {
 	t.Cleanup(func() { src.Close() })
 	check := func(tree *Tree, files map[string]string) {
 		t.Helper()
-		for _, f := range tree.Files {
+		for _, f := range tree.Files.All() {
 			if f.Doc == nil {
 				t.Fatalf("%s: %v", f.Path, f.Err)
 			}
@@ -192,7 +192,7 @@ func BenchmarkBodyRead(b *testing.B) {
 	defer src.Close()
 	tree := srcLoad(b, src, "main")
 	var docs []*content.Doc
-	for _, f := range tree.Files {
+	for _, f := range tree.Files.All() {
 		if f.Doc != nil && f.Doc.Body.Lazy() {
 			docs = append(docs, f.Doc)
 		}

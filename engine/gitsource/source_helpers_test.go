@@ -89,9 +89,9 @@ func srcLoad(tb testing.TB, src *Source, branch string) *Tree {
 
 func srcFile(tb testing.TB, tree *Tree, p string) content.File {
 	tb.Helper()
-	for _, f := range tree.Files {
+	for _, f := range tree.Files.All() {
 		if f.Path == p {
-			return f
+			return *f
 		}
 	}
 	tb.Fatalf("no file %s in tree %s", p, tree.Commit)
@@ -100,7 +100,7 @@ func srcFile(tb testing.TB, tree *Tree, p string) content.File {
 
 func srcPaths(tree *Tree) []string {
 	var ps []string
-	for _, f := range tree.Files {
+	for _, f := range tree.Files.All() {
 		ps = append(ps, f.Path)
 	}
 	return ps
@@ -133,11 +133,11 @@ func srcProblem(err error) string {
 // bodies by their text (a body read from the repository is a closure,
 // which reflect.DeepEqual cannot compare). "" when they are the same.
 func srcTreeDiff(got, want *Tree) string {
-	if got.Commit != want.Commit || !got.Time.Equal(want.Time) || len(got.Files) != len(want.Files) {
-		return fmt.Sprintf("commit %s %v, %d files; want %s %v, %d files", got.Commit, got.Time, len(got.Files), want.Commit, want.Time, len(want.Files))
+	if got.Commit != want.Commit || !got.Time.Equal(want.Time) || got.Files.Len() != want.Files.Len() {
+		return fmt.Sprintf("commit %s %v, %d files; want %s %v, %d files", got.Commit, got.Time, got.Files.Len(), want.Commit, want.Time, want.Files.Len())
 	}
-	for i, g := range got.Files {
-		w := want.Files[i]
+	for i, g := range got.Files.All() {
+		w := want.Files.At(i)
 		if g.Path != w.Path || !g.Updated.Equal(w.Updated) || !reflect.DeepEqual(g.Err, w.Err) || (g.Doc == nil) != (w.Doc == nil) {
 			return fmt.Sprintf("file %d: %+v, want %+v", i, g, w)
 		}

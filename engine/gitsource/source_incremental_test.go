@@ -56,11 +56,11 @@ func TestSource_IncrementalLoadMatchesCold(t *testing.T) {
 // (added, deleted, another blob or problem), in path order.
 func srcChangedPaths(a, b *Tree) []string {
 	at := map[string]content.File{}
-	for _, f := range a.Files {
-		at[f.Path] = f
+	for _, f := range a.Files.All() {
+		at[f.Path] = *f
 	}
 	var out []string
-	for _, f := range b.Files {
+	for _, f := range b.Files.All() {
 		old, ok := at[f.Path]
 		if !ok || old.Blob != f.Blob || (old.Err == nil) != (f.Err == nil) || !old.Updated.Equal(f.Updated) {
 			out = append(out, f.Path)

@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // gitFile is one relevant blob (or symlink) of a commit's tree.
@@ -93,29 +94,30 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if s.last != nil {
 		prev = *s.last
 	}
-	var steps []patchStep
+	var steps []chunks.Step
 	var ch treeChanges
-	var files []gitFile
+	var files chunks.List[gitFile]
 	patched := false
 	if !again && prev.root != nil && prev.root == s.lastRoot {
 		var ok bool
 		if ch, ok = changesSince(prev.root, root, tc.spans); ok {
-			var n int
-			if steps, n, ok = patchPlan(prev.files, ch); ok {
-				files = applyPlan(prev.files, steps, n)
+			if steps, ok = patchPlan(prev.files, ch); ok {
+				files = prev.files.Patch(steps)
 				for k, i := range addedAt(steps) {
-					files[i] = ch.added[k]
+					*files.Mut(i) = ch.added[k]
 				}
+				files.Seal()
 				patched = true
 			}
 		}
 	}
 	if !patched {
-		files = make([]gitFile, 0, root.total)
-		root.collect(&files)
-		if !slices.IsSortedFunc(files, gitFileOrder) {
-			slices.SortFunc(files, gitFileOrder)
+		flat := make([]gitFile, 0, root.total)
+		root.collect(&flat)
+		if !slices.IsSortedFunc(flat, gitFileOrder) {
+			slices.SortFunc(flat, gitFileOrder)
 		}
+		files = chunks.Of(flat)
 	}
 
 	// the paths this commit changed from its parent, when the last Load
@@ -142,54 +144,42 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	patched = patched && (sameTimes || siblings)
 
 	gen := s.docs.begin()
-	var out []content.File
-	var entries []*docEntry
+	var out chunks.List[content.File]
+	var entries chunks.List[*docEntry]
 	misses := map[docKey][]int{} // one parse per distinct blob and extension
 	hits := 0
-	samePaths := false // the paths are the last Load's, in order
-	// one file that is not the last Load's
-	load := func(get func(docKey) *docEntry, i int) {
-		f := files[i]
-		out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: timeOf(times, f.path)}
-		entries[i] = nil
-		if f.mode == filemode.Symlink {
-			// The link target could be anything on this machine
-			// (/etc/passwd); it is never resolved or read.
-			out[i].Err = content.Problem{Path: f.path, Message: "symlink not followed"}
-			return
-		}
-		k := newDocKey(f.blob, f.path)
-		if e := get(k); e != nil {
-			e.used = gen
-			out[i].Doc = e.doc
-			entries[i] = e
-			hits++
-			return
-		}
-		misses[k] = append(misses[k], i)
-	}
+	samePaths := false   // the paths are the last Load's, in order
 	var retimed []string // unchanged files whose Updated is not the last Load's
 	if patched {
-		out = applyPlan(prev.out, steps, len(files))
-		entries = applyPlan(prev.docs, steps, len(files))
+		out = prev.out.Patch(steps)
+		entries = prev.docs.Patch(steps)
 		samePaths = ch.samePaths()
-		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
-			if gen%docSweepLoads == 0 {
-				// the sweep keeps what this Load serves
-				for _, e := range entries {
-					if e != nil {
-						e.used = gen
-					}
-				}
+		// one file that is not the last Load's
+		load := func(get func(docKey) *docEntry, i int) {
+			f := files.At(i)
+			o, e := out.Mut(i), entries.Mut(i)
+			*o, *e = loadFile(get, gen, f, timeOf(times, f.path))
+			if *e != nil {
+				hits++
+				s.docs.taken(newDocKey(f.blob, f.path), *e)
+			} else if o.Err == nil {
+				k := newDocKey(f.blob, f.path)
+				misses[k] = append(misses[k], i)
 			}
+		}
+		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+			// The documents of the files gone may be in no list now:
+			// the sweep looks at them (and those of the files added
+			// are used).
+			s.docs.leave(prev.files, prev.docs, ch.gone)
 			for _, i := range addedAt(steps) {
 				load(get, i)
 			}
 			if siblings {
 				for _, set := range []map[string]bool{prev.fromParent, ids.fromParent} {
 					for p := range set {
-						if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && out[i].Updated != timeOf(times, p) {
-							out[i].Updated = timeOf(times, p)
+						if i, found := findFile(files, p); found && out.Ptr(i).Updated != timeOf(times, p) {
+							out.Mut(i).Updated = timeOf(times, p)
 							retimed = append(retimed, p) // a change too
 						}
 					}
@@ -198,67 +188,46 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			// Failures are read again: a corrupt object may have
 			// been repaired.
 			for _, p := range prev.failed {
-				i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) })
-				if found && entries[i] == nil && out[i].Doc == nil && files[i].mode != filemode.Symlink {
+				i, found := findFile(files, p)
+				if found && entries.At(i) == nil && out.Ptr(i).Doc == nil && files.Ptr(i).mode != filemode.Symlink {
 					load(get, i)
 				}
 			}
-		})
-	} else if prev.files == nil && s.cfg.LookupFirstMin >= 0 && len(files) >= s.cfg.LookupFirstMin {
-		// the first Load of a large site (a start): source_load_first.go
-		out = make([]content.File, len(files))
-		entries = make([]*docEntry, len(files))
-		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
-			hits = lookupFirst(get, gen, files, times, out, entries, misses)
 		})
 	} else {
-		out = make([]content.File, len(files))
-		entries = make([]*docEntry, len(files))
-		s.docs.lookup(gen, func(get func(docKey) *docEntry) {
-			samePaths = len(files) == len(prev.files)
-			j := 0
-			for i, f := range files {
-				for j < len(prev.files) && prev.files[j].path < f.path {
-					j++
-				}
-				samePaths = samePaths && j == i && prev.files[j].path == f.path
-				unchanged := j < len(prev.files) && prev.files[j] == f
-				// A file the last Load had the same (path, blob,
-				// mode) has the same document: no lookup by key.
-				// Both lists are in path order.
-				if !unchanged || prev.docs[j] == nil {
-					load(get, i)
-					if unchanged && sameTimes {
-						out[i].Updated = prev.out[j].Updated
-					}
-					continue
-				}
-				out[i] = prev.out[j] // no hex string per file per push
-				if !sameTimes {
-					out[i].Updated = timeOf(times, f.path)
-				}
-				prev.docs[j].used = gen
-				entries[i] = prev.docs[j]
-				hits++
-			}
-		})
+		flatFiles := files.Slice()
+		flatOut := make([]content.File, len(flatFiles))
+		flatEntries := make([]*docEntry, len(flatFiles))
+		if s.last == nil && s.cfg.LookupFirstMin >= 0 && len(flatFiles) >= s.cfg.LookupFirstMin {
+			// the first Load of a large site (a start): source_load_first.go
+			s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+				hits = lookupFirst(get, gen, flatFiles, times, flatOut, flatEntries, misses)
+			})
+		} else {
+			s.docs.lookup(gen, func(get func(docKey) *docEntry) {
+				hits, samePaths = lookupAll(get, gen, &prev, flatFiles, times, sameTimes, flatOut, flatEntries, misses)
+			})
+		}
+		out, entries = chunks.Of(flatOut), chunks.Of(flatEntries)
 	}
 	// the first Load of a large site holds what it parses in the parse
 	// cache's form (source_load_encode.go)
-	encode := prev.files == nil && s.cfg.Parse == nil && s.cfg.EncodeFirstMin >= 0 && len(misses) >= s.cfg.EncodeFirstMin
-	parsed, decoded, err := s.parseMisses(ctx, objects, misses, out, encode)
+	encode := s.last == nil && s.cfg.Parse == nil && s.cfg.EncodeFirstMin >= 0 && len(misses) >= s.cfg.EncodeFirstMin
+	parsed, decoded, err := s.parseMisses(ctx, objects, misses, func(i int) *content.File { return out.Mut(i) }, encode)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.lastRoot = root
-	added := s.docs.finish(gen, parsed, decoded, hits, walked, time.Since(start))
+	added := s.docs.finish(gen, parsed, decoded, hits, walked, time.Since(start), !patched)
 	for k, idx := range misses {
 		if e := added[k]; e != nil {
 			for _, i := range idx {
-				entries[i] = e
+				*entries.Mut(i) = e
 			}
 		}
 	}
+	out.Seal()
+	entries.Seal()
 	s.keepReadTrees(tc)
 	pathsID := s.pathsSeq.Add(1)
 	if samePaths && s.last != nil {
@@ -267,20 +236,20 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	var failed []string
 	if patched {
 		for _, p := range prev.failed {
-			if i, found := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); found && entries[i] == nil {
+			if i, found := findFile(files, p); found && entries.At(i) == nil {
 				failed = append(failed, p)
 			}
 		}
 		for _, i := range addedAt(steps) {
-			if entries[i] == nil && files[i].mode != filemode.Symlink {
-				failed = append(failed, files[i].path)
+			if entries.At(i) == nil && files.Ptr(i).mode != filemode.Symlink {
+				failed = append(failed, files.Ptr(i).path)
 			}
 		}
 		slices.Sort(failed)
 	} else {
-		for i, e := range entries {
-			if e == nil && files[i].mode != filemode.Symlink {
-				failed = append(failed, files[i].path)
+		for i, e := range entries.All() {
+			if *e == nil && files.Ptr(i).mode != filemode.Symlink {
+				failed = append(failed, files.Ptr(i).path)
 			}
 		}
 	}
@@ -296,6 +265,75 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		}
 	}
 	return t, nil
+}
+
+// loadFile is the content.File of f, a file that is not the last Load's,
+// and its cache entry (get's, marked used by gen), nil when its document
+// is not cached (to parse) or it is a symlink (Err set).
+func loadFile(get func(docKey) *docEntry, gen uint64, f gitFile, updated time.Time) (content.File, *docEntry) {
+	out := content.File{Path: f.path, Blob: blobName(f.blob), Updated: updated}
+	if f.mode == filemode.Symlink {
+		// The link target could be anything on this machine
+		// (/etc/passwd); it is never resolved or read.
+		out.Err = content.Problem{Path: f.path, Message: "symlink not followed"}
+		return out, nil
+	}
+	e := get(newDocKey(f.blob, f.path))
+	if e != nil {
+		e.used = gen
+		out.Doc = e.doc
+	}
+	return out, e
+}
+
+// lookupAll is a Load's pass over every file when it does not patch the
+// last one's lists: a file the last Load had the same takes its
+// content.File and entry, the others are looked up (misses: those to
+// parse). It returns the hits and whether the paths are the last Load's.
+func lookupAll(get func(docKey) *docEntry, gen uint64, prev *lastLoad, files []gitFile, times *timeMap, sameTimes bool, out []content.File, entries []*docEntry, misses map[docKey][]int) (hits int, samePaths bool) {
+	load := func(i int) {
+		f := files[i]
+		out[i], entries[i] = loadFile(get, gen, f, timeOf(times, f.path))
+		if entries[i] != nil {
+			hits++
+		} else if out[i].Err == nil {
+			k := newDocKey(f.blob, f.path)
+			misses[k] = append(misses[k], i)
+		}
+	}
+	prevFiles, prevOut, prevDocs := prev.files.Slice(), prev.out.Slice(), prev.docs.Slice()
+	samePaths = len(files) == len(prevFiles)
+	j := 0
+	for i, f := range files {
+		for j < len(prevFiles) && prevFiles[j].path < f.path {
+			j++
+		}
+		samePaths = samePaths && j == i && prevFiles[j].path == f.path
+		unchanged := j < len(prevFiles) && prevFiles[j] == f
+		// A file the last Load had the same (path, blob, mode) has the
+		// same document: no lookup by key. Both lists are in path
+		// order.
+		if !unchanged || prevDocs[j] == nil {
+			load(i)
+			if unchanged && sameTimes {
+				out[i].Updated = prevOut[j].Updated
+			}
+			continue
+		}
+		out[i] = prevOut[j] // no hex string per file per push
+		if !sameTimes {
+			out[i].Updated = timeOf(times, f.path)
+		}
+		prevDocs[j].used = gen
+		entries[i] = prevDocs[j]
+		hits++
+	}
+	return hits, samePaths
+}
+
+// findFile is the index of path p in files, and whether it is there.
+func findFile(files chunks.List[gitFile], p string) (int, bool) {
+	return files.Search(func(f *gitFile) int { return strings.Compare(f.path, p) })
 }
 
 // keepReadTrees keeps the trees tc decoded for LooseTree, when they are
@@ -316,9 +354,9 @@ func (s *Source) keepReadTrees(tc *treeEntries) {
 // entry of each one's document (nil: none, e.g. a parse failure), their
 // Updated times, and the id of the stored attribution those are.
 type lastLoad struct {
-	files  []gitFile
-	out    []content.File // Tree.Files: each file's blob in hex, document, Updated
-	docs   []*docEntry
+	files  chunks.List[gitFile]
+	out    chunks.List[content.File] // Tree.Files: each file's blob in hex, document, Updated
+	docs   chunks.List[*docEntry]
 	failed []string // the paths of files whose document failed (not symlinks), in path order
 	root   *dirRec  // the walk the files are of
 	// parentTimes is the id of the parent's times this Load's were made
@@ -468,14 +506,16 @@ type parseResult struct {
 // cache's form, decoded once all are parsed (source_load_encode.go):
 // those are returned as the cache entries they were decoded into,
 // decoded.
-func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out []content.File, encode bool) (parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, err error) {
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out func(i int) *content.File, encode bool) (parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, err error) {
 	parsed = map[docKey]parsedDoc{}
 	if len(misses) == 0 {
 		return parsed, nil, nil
 	}
 	keys := make([]docKey, 0, len(misses))
-	for k := range misses {
+	firsts := make([]string, 0, len(misses)) // the path of each key's first file
+	for k, idx := range misses {
 		keys = append(keys, k)
+		firsts = append(firsts, out(idx[0]).Path)
 	}
 	workers := min(s.cfg.Workers, len(keys))
 	// each worker's results but the documents it encoded (those are
@@ -526,8 +566,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 					return
 				}
 				k := keys[i]
-				first := out[misses[k][0]].Path
-				doc, off, perr, err := s.readParseTolerant(st, pr, k.blob, first)
+				doc, off, perr, err := s.readParseTolerant(st, pr, k.blob, firsts[i])
 				if err != nil {
 					errOnce.Do(func() { readErr = err })
 					cancel()
@@ -561,7 +600,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 	}
 	for k, e := range decoded {
 		for _, j := range misses[k] {
-			out[j].Doc = e.doc
+			out(j).Doc = e.doc
 		}
 	}
 	for _, r := range slices.Concat(results...) {
@@ -569,14 +608,15 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 		if r.err == nil {
 			parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
 			for _, j := range idx {
-				out[j].Doc = r.doc
+				out(j).Doc = r.doc
 			}
 			continue
 		}
-		out[idx[0]].Err = r.err
+		out(idx[0]).Err = r.err
 		// Errors may name the path, so a shared blob gets each path's own.
 		for _, j := range idx[1:] {
-			out[j].Err = s.reparseErr(objects, r, out[j].Path)
+			f := out(j)
+			f.Err = s.reparseErr(objects, r, f.Path)
 		}
 	}
 	return parsed, decoded, nil

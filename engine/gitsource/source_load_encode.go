@@ -105,5 +105,14 @@ func (s *Source) decodeFirst(fb *firstBlocks) (map[docKey]*docEntry, error) {
 		s.lineKeys = lines
 	}
 	s.docs.mu.Unlock()
-	return s.decodeBlocks(next, fb.docs, lines)
+	docs := make(map[docKey]*docEntry, fb.docs)
+	err := s.decodeBlocksEach(next, lines, func(b decodedBlock) {
+		for j, k := range b.keys {
+			docs[k] = &b.entries[j]
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
 }

@@ -70,13 +70,13 @@ func TestSource_FirstLoadDecodesWhatItParsed(t *testing.T) {
 	kept := srcLoad(t, open(-1), "main")
 	first := open(1)
 	tree := srcLoad(t, first, "main")
-	if len(tree.Files) != len(files) || len(kept.Files) != len(files) {
-		t.Fatalf("%d and %d files loaded, want %d", len(tree.Files), len(kept.Files), len(files))
+	if tree.Files.Len() != len(files) || kept.Files.Len() != len(files) {
+		t.Fatalf("%d and %d files loaded, want %d", tree.Files.Len(), kept.Files.Len(), len(files))
 	}
 	if st := first.Stats(); st.Parsed != len(files)-30-1 { // the failures are not kept, the shared blob once
 		t.Fatalf("first Load: %+v, want %d documents parsed", st, len(files)-31)
 	}
-	for i, f := range tree.Files {
+	for i, f := range tree.Files.All() {
 		want, werr := content.Parse(f.Path, []byte(files[f.Path]))
 		if (werr == nil) != (f.Err == nil) || (werr != nil && werr.Error() != f.Err.Error()) {
 			t.Fatalf("%s: error %v, want %v", f.Path, f.Err, werr)
@@ -85,7 +85,7 @@ func TestSource_FirstLoadDecodesWhatItParsed(t *testing.T) {
 			continue
 		}
 		same(f.Path, f.Doc, want)
-		same(f.Path+" (kept as parsed)", f.Doc, kept.Files[i].Doc)
+		same(f.Path+" (kept as parsed)", f.Doc, kept.Files.At(i).Doc)
 		// the form a decode of the cache gives, not Parse's
 		if f.Doc.PackedLines() != nil || len(want.KeyLines()) > 0 && f.Doc.LazyLines() == nil {
 			t.Fatalf("%s: the first Load kept the parsed form of the document (packed lines %v, lazy lines %v)", f.Path, f.Doc.PackedLines() != nil, f.Doc.LazyLines() != nil)
@@ -105,9 +105,9 @@ func TestSource_FirstLoadDecodesWhatItParsed(t *testing.T) {
 	if st := warm.Stats(); st.LoadedFromDisk != len(files)-31 || st.Parsed != 0 {
 		t.Fatalf("restart: %+v, want every document from the cache", st)
 	}
-	for i, f := range again.Files {
+	for i, f := range again.Files.All() {
 		if f.Doc != nil {
-			same(f.Path+" (restart)", f.Doc, tree.Files[i].Doc)
+			same(f.Path+" (restart)", f.Doc, tree.Files.At(i).Doc)
 		}
 	}
 

@@ -38,7 +38,7 @@ func lookupFirst(get func(docKey) *docEntry, gen uint64, files []gitFile, times 
 			p.misses = map[docKey][]int{}
 			for i := lo; i < hi; i++ {
 				f := files[i]
-				out[i] = content.File{Path: f.path, Blob: f.blob.String(), Updated: timeOf(times, f.path)}
+				out[i] = content.File{Path: f.path, Blob: blobName(f.blob), Updated: timeOf(times, f.path)}
 				if f.mode == filemode.Symlink {
 					// The link target could be anything on this
 					// machine (/etc/passwd); it is never resolved or

@@ -2,10 +2,11 @@ package gitsource
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // A Load whose walk reused most of the last Load's folders (a push of a
@@ -135,14 +136,11 @@ func changesSince(old, root *dirRec, spans map[*dirRec]treeSpan) (ch treeChanges
 	return ch, true
 }
 
-// patchStep is one step of making the new list from the last one: copy
-// the last one's [from, to), or (from -1) put in added[to].
-type patchStep struct{ from, to int }
-
 // patchPlan is how the new list is made from last (in path order) with
-// ch's changes, and the new list's length; ok is false when a gone path
-// is not in last (the walks do not match the list).
-func patchPlan(last []gitFile, ch treeChanges) (steps []patchStep, n int, ok bool) {
+// ch's changes: the steps of last's Patch (the new elements are ch.added,
+// in order); ok is false when a gone path is not in last (the walks do
+// not match the list).
+func patchPlan(last chunks.List[gitFile], ch treeChanges) (steps []chunks.Step, ok bool) {
 	i, gi, ai := 0, 0, 0
 	for gi < len(ch.gone) || ai < len(ch.added) {
 		goneFirst := ai == len(ch.added) || gi < len(ch.gone) && ch.gone[gi] <= ch.added[ai].path
@@ -152,61 +150,47 @@ func patchPlan(last []gitFile, ch treeChanges) (steps []patchStep, n int, ok boo
 		} else {
 			p = ch.added[ai].path
 		}
-		k := i + sort.Search(len(last)-i, func(x int) bool { return last[i+x].path >= p })
+		k, found := findFile(last, p)
+		if k < i {
+			// before the rest of last: p was gone just now (a changed
+			// file), or the changes are not in order
+			k, found = i, i < last.Len() && last.Ptr(i).path == p
+		}
 		if k > i {
-			steps = append(steps, patchStep{i, k})
-			n += k - i
+			steps = append(steps, chunks.Step{From: i, To: k})
 		}
 		i = k
 		if goneFirst {
-			if i == len(last) || last[i].path != p {
-				return nil, 0, false
+			if !found {
+				return nil, false
 			}
 			i++
 			gi++
 			continue
 		}
-		if i < len(last) && last[i].path == p {
-			return nil, 0, false // added but not gone: the list has it
+		if found {
+			return nil, false // added but not gone: the list has it
 		}
-		steps = append(steps, patchStep{-1, ai})
-		n++
+		steps = append(steps, chunks.Step{From: -1})
 		ai++
 	}
-	if i < len(last) {
-		steps = append(steps, patchStep{i, len(last)})
-		n += len(last) - i
+	if n := last.Len(); i < n {
+		steps = append(steps, chunks.Step{From: i, To: n})
 	}
-	return steps, n, true
-}
-
-// applyPlan makes the new list of last's elements by steps; the places of
-// added elements are left zero and their indexes returned by the caller
-// (addedAt).
-func applyPlan[T any](last []T, steps []patchStep, n int) []T {
-	out := make([]T, n)
-	at := 0
-	for _, s := range steps {
-		if s.from < 0 {
-			at++
-			continue
-		}
-		at += copy(out[at:], last[s.from:s.to])
-	}
-	return out
+	return steps, true
 }
 
 // addedAt is the index in the new list of each added file, in order.
-func addedAt(steps []patchStep) []int {
+func addedAt(steps []chunks.Step) []int {
 	var idx []int
 	at := 0
 	for _, s := range steps {
-		if s.from < 0 {
+		if s.From < 0 {
 			idx = append(idx, at)
 			at++
 			continue
 		}
-		at += s.to - s.from
+		at += s.To - s.From
 	}
 	return idx
 }

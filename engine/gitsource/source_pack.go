@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/folio-cms/folio/content"
@@ -26,7 +25,7 @@ type packBlobs struct {
 
 type packFile struct {
 	path string // .pack
-	idx  *idxfile.MemoryIndex
+	idx  *packIndex
 }
 
 // openPackBlobs decodes the index of every pack of the repository.
@@ -34,17 +33,11 @@ func openPackBlobs(gitDir string) *packBlobs {
 	idxs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "pack-*.idx"))
 	pb := &packBlobs{}
 	for _, p := range idxs {
-		f, err := os.Open(p)
+		idx, err := readPackIndex(p)
 		if err != nil {
 			continue
 		}
-		idx := idxfile.NewMemoryIndex()
-		err = idxfile.NewDecoder(bufio.NewReader(f)).Decode(idx)
-		f.Close()
-		if err != nil {
-			continue
-		}
-		pb.packs = append(pb.packs, packFile{path: p[:len(p)-len(".idx")] + ".pack", idx: idx})
+		pb.packs = append(pb.packs, packFile{path: idx.pack, idx: idx})
 	}
 	return pb
 }
@@ -85,8 +78,8 @@ func (r *packReader) read(h plumbing.Hash) (data []byte, size int64, ok bool) {
 		return nil, 0, false
 	}
 	for _, p := range r.pb.packs {
-		off, ferr := p.idx.FindOffset(h)
-		if ferr != nil {
+		off, found, ferr := p.idx.find(h)
+		if ferr != nil || !found {
 			continue
 		}
 		f := r.files[p.path]

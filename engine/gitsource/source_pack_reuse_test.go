@@ -41,10 +41,10 @@ func TestSource_PackBufferReusedKeepsNothing(t *testing.T) {
 	}
 	defer src.Close()
 	tree := srcLoad(t, src, "main")
-	if len(tree.Files) != len(files) {
-		t.Fatalf("%d files loaded, want %d", len(tree.Files), len(files))
+	if tree.Files.Len() != len(files) {
+		t.Fatalf("%d files loaded, want %d", tree.Files.Len(), len(files))
 	}
-	for _, f := range tree.Files {
+	for _, f := range tree.Files.All() {
 		want, werr := content.Parse(f.Path, []byte(files[f.Path]))
 		if (werr == nil) != (f.Err == nil) || (werr != nil && werr.Error() != f.Err.Error()) {
 			t.Fatalf("%s: error %v, want %v", f.Path, f.Err, werr)

@@ -181,10 +181,10 @@ func TestSource_Updated(t *testing.T) {
 	}
 	check := func(t *testing.T, tree *Tree, want map[string]time.Time) {
 		t.Helper()
-		if len(tree.Files) != len(want) {
+		if tree.Files.Len() != len(want) {
 			t.Fatalf("paths = %v", srcPaths(tree))
 		}
-		for _, f := range tree.Files {
+		for _, f := range tree.Files.All() {
 			if !f.Updated.Equal(want[f.Path]) {
 				t.Errorf("%s updated %v, want %v", f.Path, f.Updated, want[f.Path])
 			}
@@ -349,7 +349,7 @@ func TestSource_Cache(t *testing.T) {
 	if d := srcTreeDiff(got, want); d != "" {
 		t.Fatalf("restarted tree differs: %s", d)
 	}
-	for _, f := range got.Files {
+	for _, f := range got.Files.All() {
 		if !f.Doc.Body.Lazy() {
 			t.Fatalf("%s: body held in memory after a restart", f.Path)
 		}
@@ -372,7 +372,7 @@ func TestSource_Cache(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := openSrc(t, r.Site(), cacheDir, &srcTestParser{})
-		if tree := srcLoad(t, src, "main"); len(tree.Files) != 4 {
+		if tree := srcLoad(t, src, "main"); tree.Files.Len() != 4 {
 			t.Fatalf("paths = %v", srcPaths(tree))
 		}
 	})
@@ -390,7 +390,7 @@ func TestSource_CacheCodec(t *testing.T) {
 		"emptyMap": map[string]any{},
 	})
 	doc.Body, doc.HasBody, doc.Line = content.NewMarkdown("# body\n"), true, 4
-	noBlob := func(int) content.Markdown { t.Fatal("body said to be in the blob"); return content.Markdown{} }
+	noBlob := func(int) content.BodySource { t.Fatal("body said to be in the blob"); return nil }
 	e := &cacheEncoder{}
 	if err := e.doc(doc, -1); err != nil {
 		t.Fatal(err)
@@ -442,9 +442,9 @@ func TestSource_CacheCodec(t *testing.T) {
 	}
 	var gotOff int
 	d = newCacheDecoder(e.B)
-	got, off = d.doc(".md", func(o int) content.Markdown {
+	got, off = d.doc(".md", func(o int) content.BodySource {
 		gotOff = o
-		return content.NewMarkdown("read again")
+		return content.BodyFunc(func() (string, error) { return "read again", nil })
 	})
 	if d.Err != nil || len(d.B) != 0 || off != 17 || gotOff != 17 || got.Body.Source() != "read again" || !got.HasBody || got.Line != 3 {
 		t.Fatalf("in-blob body: err %v, off %d/%d, body %q, doc %+v", d.Err, off, gotOff, got.Body.Source(), got)
@@ -579,7 +579,7 @@ func TestSource_RealParser(t *testing.T) {
 	if f.Err != nil || f.Doc.Meta()["title"] != "Hello" || !strings.Contains(f.Doc.Body.HTML(), "Hi") {
 		t.Fatalf("hello.md = %+v / %+v", f, f.Doc)
 	}
-	for _, f := range tree.Files {
+	for _, f := range tree.Files.All() {
 		if f.Path == "README.md" {
 			t.Fatal("README.md is not content")
 		}
@@ -626,10 +626,10 @@ func TestSource_GitOrder(t *testing.T) {
 		"content/a": srcDay(2), "content/a-b.md": srcDay(3), "content/a.md": srcDay(0),
 		"content/a0.md/z.md": srcDay(2), "content/ab.md": srcDay(2),
 	}
-	if len(tree.Files) != len(want) {
+	if tree.Files.Len() != len(want) {
 		t.Fatalf("paths = %v", srcPaths(tree))
 	}
-	for _, f := range tree.Files {
+	for _, f := range tree.Files.All() {
 		if !f.Updated.Equal(want[f.Path]) {
 			t.Errorf("%s updated %v, want %v", f.Path, f.Updated, want[f.Path])
 		}
@@ -692,8 +692,8 @@ func TestSource_OnePushAtATime(t *testing.T) {
 		if !reflect.DeepEqual(srcPaths(got), srcPaths(want)) {
 			t.Fatalf("step %d: paths %v, want %v", i, srcPaths(got), srcPaths(want))
 		}
-		for j, f := range got.Files {
-			w := want.Files[j]
+		for j, f := range got.Files.All() {
+			w := want.Files.At(j)
 			if !f.Updated.Equal(w.Updated) || f.Doc.Body.Source() != w.Doc.Body.Source() {
 				t.Errorf("step %d: %s updated %v body %q, want %v %q", i, f.Path, f.Updated, f.Doc.Body.Source(), w.Updated, w.Doc.Body.Source())
 			}
@@ -747,11 +747,11 @@ func TestSource_PackBlobs(t *testing.T) {
 
 func comparePackTrees(t *testing.T, got, want *Tree) {
 	t.Helper()
-	if !reflect.DeepEqual(srcPaths(got), srcPaths(want)) || len(got.Files) != 604 {
-		t.Fatalf("paths differ: %d vs %d", len(got.Files), len(want.Files))
+	if !reflect.DeepEqual(srcPaths(got), srcPaths(want)) || got.Files.Len() != 604 {
+		t.Fatalf("paths differ: %d vs %d", got.Files.Len(), want.Files.Len())
 	}
-	for i, f := range got.Files {
-		w := want.Files[i]
+	for i, f := range got.Files.All() {
+		w := want.Files.At(i)
 		if srcProblem(f.Err) != srcProblem(w.Err) || (f.Doc == nil) != (w.Doc == nil) {
 			t.Fatalf("%s: %v / %v, want %v / %v", f.Path, f.Doc, f.Err, w.Doc, w.Err)
 		}

@@ -3,14 +3,14 @@ package gitsource
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // timeNode is a directory or file of the paths still waiting for their last
@@ -52,7 +52,7 @@ func newTimeTree(files []gitFile) *timeNode {
 }
 
 // settle gives every waiting file below n the time t.
-func (n *timeNode) settle(t time.Time, times map[string]time.Time) {
+func (n *timeNode) settle(t int64, times map[string]int64) {
 	k := n.pending
 	if k == 0 {
 		return
@@ -63,7 +63,7 @@ func (n *timeNode) settle(t time.Time, times map[string]time.Time) {
 	}
 }
 
-func (n *timeNode) settleBelow(t time.Time, times map[string]time.Time) {
+func (n *timeNode) settleBelow(t int64, times map[string]int64) {
 	if n.pending == 0 {
 		return
 	}
@@ -79,12 +79,12 @@ func (n *timeNode) settleBelow(t time.Time, times map[string]time.Time) {
 
 // settleKnown takes the waiting files' times from an attribution of an
 // ancestor they have not changed since.
-func (n *timeNode) settleKnown(known *timeMap, times map[string]time.Time) {
+func (n *timeNode) settleKnown(known *timeMap, times map[string]int64) {
 	if n.pending == 0 {
 		return
 	}
 	if n.kids == nil {
-		if t, ok := known.get(n.path); ok {
+		if t, ok := known.getSecs(n.path); ok {
 			times[n.path] = t
 			n.pending = 0
 			for p := n.parent; p != nil; p = p.parent {
@@ -105,7 +105,7 @@ type treeEntries struct {
 	// root is the site root: the folder whose trees the times are of
 	// ("" : the repository's).
 	root    string
-	st      storer.EncodedObjectStorer
+	st      *objectStore
 	loose   *looseTrees // nil: every tree from st
 	m       map[plumbing.Hash][]object.TreeEntry
 	entries int
@@ -151,11 +151,10 @@ func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 			tc.raws[h] = rt
 		}
 	} else {
-		t, err := object.GetTree(tc.st, h)
-		if err != nil {
+		var err error
+		if entries, err = tc.st.tree(h); err != nil {
 			return nil, err
 		}
-		entries = t.Entries
 	}
 	if tc.read != nil && len(tc.read) < maxReadTrees {
 		tc.read[h] = entries
@@ -202,7 +201,7 @@ func gitNameEnd(name string, i int, mode filemode.FileMode) int {
 // diff gives time t to the waiting files below n that differ between tree a
 // (of a commit) and tree b (of its parent). Equal subtree hashes mean
 // nothing below changed, so unchanged parts of the tree are never opened.
-func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t time.Time, times map[string]time.Time) error {
+func (tc *treeEntries) diff(n *timeNode, a, b plumbing.Hash, t int64, times map[string]int64) error {
 	if a == b || n.pending == 0 {
 		return nil
 	}
@@ -267,33 +266,34 @@ func (tc *treeEntries) changed(a, b plumbing.Hash, fn func(ea object.TreeEntry, 
 // fromParent, when set, are the relevant paths c changed from its first
 // parent (the last Load's commit, diffed by the Load): the parent's
 // trees are not compared again.
-func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, int, timesIDs, error) {
+func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commit, list chunks.List[gitFile], fromParent []string) (*timeMap, int, timesIDs, error) {
 	st := tc.st
 	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
-		for _, f := range files {
+		for _, f := range list.All() {
 			if _, ok := known.get(f.path); !ok {
 				complete = false
 				break
 			}
 		}
-		if complete && known.len() == len(files) {
+		if complete && known.len() == list.Len() {
 			return known, 0, timesIDs{self: id}, nil // the same paths: never changed
 		}
 		if complete {
-			times := make(map[string]time.Time, len(files))
-			for _, f := range files {
-				times[f.path] = timeOf(known, f.path)
+			times := make(map[string]int64, list.Len())
+			for _, f := range list.All() {
+				times[f.path], _ = known.getSecs(f.path)
 			}
-			return newTimeMap(times), 0, timesIDs{self: id}, nil
+			return newTimeMapSecs(times), 0, timesIDs{self: id}, nil
 		}
 	}
 
-	if times, ids, ok, err := s.attributeFromParent(tc, c, files, fromParent); err != nil || ok {
+	if times, ids, ok, err := s.attributeFromParent(tc, c, list, fromParent); err != nil || ok {
 		return times, 1, ids, err
 	}
 	// a map of every path only for the walk (not for a push's patch)
-	times := make(map[string]time.Time, len(files))
+	files := list.Slice()
+	times := make(map[string]int64, len(files))
 
 	root := newTimeTree(files)
 	knownCommits := s.docs.knownCommits()
@@ -302,7 +302,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		if err := ctx.Err(); err != nil {
 			return nil, walked, timesIDs{}, err
 		}
-		when := cur.Committer.When.UTC() // one zone, so cached and walked times are identical
+		when := secs(cur.Committer.When) // served in UTC, so cached and walked times are identical
 		if cur != c && knownCommits[cur.Hash] {
 			if known, _ := s.docs.pathTimesFor(cur.Hash); known != nil {
 				root.settleKnown(known, times)
@@ -338,7 +338,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		}
 		cur = parent
 	}
-	tm := newTimeMap(times)
+	tm := newTimeMapSecs(times)
 	id := s.docs.putPathTimes(c.Hash, tm)
 	return tm, walked, timesIDs{self: id}, nil
 }
@@ -358,7 +358,7 @@ type timesIDs struct {
 // (or added) gets c's time, every other one its time in the parent. That is
 // what the history walk gives, without building its tree of 10k paths.
 // ok is false when the parent's attribution is not known.
-func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []gitFile, fromParent []string) (*timeMap, timesIDs, bool, error) {
+func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files chunks.List[gitFile], fromParent []string) (*timeMap, timesIDs, bool, error) {
 	if len(c.ParentHashes) == 0 || s.cfg.HistoryLimit < 1 {
 		return nil, timesIDs{}, false, nil
 	}
@@ -393,15 +393,15 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files []
 		id := s.docs.putPathTimes(c.Hash, times)
 		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
-	m := make(map[string]time.Time, len(files))
-	for _, f := range files {
-		t, ok := known.get(f.path)
+	m := make(map[string]int64, files.Len())
+	for _, f := range files.All() {
+		t, ok := known.getSecs(f.path)
 		if !ok || changed[f.path] {
-			t = when
+			t = secs(when)
 		}
 		m[f.path] = t
 	}
-	times := newTimeMap(m)
+	times := newTimeMapSecs(m)
 	id := s.docs.putPathTimes(c.Hash, times)
 	return times, timesIDs{self: id, parent: knownID}, true, nil
 }
@@ -432,10 +432,10 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 // parent's, not a copy of it), without a lookup per file. files is sorted
 // by path. ok is false when the parent's attribution does not hold every
 // unchanged file: then every path is looked up.
-func patchTimes(known *timeMap, changed map[string]bool, files []gitFile, when time.Time) (*timeMap, bool) {
+func patchTimes(known *timeMap, changed map[string]bool, files chunks.List[gitFile], when time.Time) (*timeMap, bool) {
 	var set, deleted []string
 	for p := range changed {
-		if _, ok := slices.BinarySearchFunc(files, p, func(f gitFile, p string) int { return strings.Compare(f.path, p) }); ok {
+		if _, ok := findFile(files, p); ok {
 			set = append(set, p)
 		} else {
 			deleted = append(deleted, p) // not relevant, or not a file any more
@@ -445,7 +445,7 @@ func patchTimes(known *timeMap, changed map[string]bool, files []gitFile, when t
 	// Every file is now in times: an unchanged one was in the parent,
 	// with a key in known, and a changed one was just set. So the same
 	// count means the same paths.
-	if times.len() != len(files) {
+	if times.len() != files.Len() {
 		return nil, false
 	}
 	return times, true

@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/folio-cms/folio/content/chunks"
 )
 
 // TestPatchTimes_OverParent checks that a push's attribution, the parent's
@@ -52,7 +54,7 @@ func TestPatchTimes_OverParent(t *testing.T) {
 			}
 		}
 		changed["content/posts/not-a-file"] = true // a folder, or not relevant
-		got, ok := patchTimes(known, changed, sorted(), when)
+		got, ok := patchTimes(known, changed, chunks.Of(sorted()), when)
 		if !ok {
 			t.Fatalf("push %d: not patched", push)
 		}
@@ -87,7 +89,7 @@ func TestPatchTimes_OverParent(t *testing.T) {
 		t.Fatalf("%d of 3000 pushes shared the parent's map", shared)
 	}
 	// A path the parent did not have, not in the files: not patched.
-	if _, ok := patchTimes(known, map[string]bool{}, append(sorted(), gitFile{path: strings.Repeat("z", 3)}), time.Now()); ok {
+	if _, ok := patchTimes(known, map[string]bool{}, chunks.Of(append(sorted(), gitFile{path: strings.Repeat("z", 3)})), time.Now()); ok {
 		t.Fatal("an unchanged file the parent has no time for was patched")
 	}
 }
@@ -131,5 +133,65 @@ func TestAttribute_PushAllocatesItsChange(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
 		t.Fatalf("%d bytes allocated for one changed file of 4000", n)
+	}
+}
+
+// encodeTimes is a cache file's recent times: one commit's, each path's
+// time as MarshalBinary writes it.
+func encodeTimes(at map[string]time.Time) []byte {
+	e := newCacheEncoder(nil)
+	e.Uvarint(1)
+	e.B = append(e.B, make([]byte, 20)...)
+	e.Uvarint(uint64(len(at)))
+	for p, t := range at {
+		e.Str(p)
+		bin, _ := t.MarshalBinary()
+		e.Str(string(bin))
+	}
+	return e.B
+}
+
+// TestTimeMap_SecondsAPath: the recent times a restart decodes keep each
+// path's time as seconds (8 bytes in the map, no pointer), not a
+// time.Time (24 bytes): the bytes a decoded map of 8000 paths keeps per
+// path. They read as written, and a time a commit cannot have (not whole
+// seconds, not UTC) makes the file corrupt, not a time served otherwise.
+func TestTimeMap_SecondsAPath(t *testing.T) {
+	const n = 8000
+	at := map[string]time.Time{}
+	for i := range n {
+		at[fmt.Sprintf("content/posts/p%05d.md", i)] = time.Unix(int64(1.7e9+i*97), 0).UTC()
+	}
+	data := encodeTimes(at)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	times, err := decodeTimes(newCacheDecoder(data))
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if err != nil || len(times) != 1 || times[0].times.len() != n {
+		t.Fatalf("decoded %d, %v", len(times), err)
+	}
+	kept := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
+	t.Logf("%.0f bytes per path", kept)
+	if kept > 50 {
+		t.Fatalf("the decoded times keep %.0f bytes per path, want at most 50 (79 with a time.Time each)", kept)
+	}
+	tm := times[0].times
+	for p, want := range at {
+		if got, ok := tm.get(p); !ok || got != want {
+			t.Fatalf("%s: %v, want %v", p, got, want)
+		}
+	}
+	for p, got := range tm.all() {
+		if got != at[p] {
+			t.Fatalf("all: %s: %v, want %v", p, got, at[p])
+		}
+	}
+	runtime.KeepAlive(times)
+	for _, odd := range []time.Time{time.Unix(1.7e9, 5).UTC(), time.Unix(1.7e9, 0).In(time.FixedZone("x", 3600))} {
+		if _, err := decodeTimes(newCacheDecoder(encodeTimes(map[string]time.Time{"content/posts/a.md": odd}))); err == nil {
+			t.Errorf("time %v decoded", odd)
+		}
 	}
 }

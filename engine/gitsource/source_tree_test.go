@@ -54,7 +54,7 @@ func TestLooseTrees_MatchGoGit(t *testing.T) {
 	r.Commit(srcDay(0), map[string]string{"pages/a.md": "---\ntitle: A\n---\n", "content/posts/b c.md": "x", "content/posts/é.md": "y"})
 	r.Push(false)
 	gitDir := r.Site()
-	st := openObjectStorage(gitDir, cache.NewObjectLRU(cache.MiByte))
+	st := openGoGitStorage(gitDir, cache.NewObjectLRU(cache.MiByte))
 	defer st.Close()
 	lt := &looseTrees{objects: filepath.Join(gitDir, "objects")}
 
@@ -148,7 +148,7 @@ func looseTreeAfterPush(t *testing.T, level string) {
 	r.Push(false)
 	srcLoad(t, src, "main")
 	h := plumbing.NewHash(srcGit(t, r.Dir, "rev-parse", "HEAD:content/posts"))
-	st := openObjectStorage(r.Site(), cache.NewObjectLRU(cache.MiByte))
+	st := openGoGitStorage(r.Site(), cache.NewObjectLRU(cache.MiByte))
 	defer st.Close()
 	want, err := object.GetTree(st, h)
 	if err != nil {

@@ -47,7 +47,10 @@ func eachDoc(site *content.Site, f func(docPath)) {
 
 // bundleConflict refuses writing the file at p (a document's new or
 // current file; self: the document's file before the write, "" for a new
-// one) when the served site's leaf bundles would read it otherwise.
+// one) when the served site's leaf bundles would read it otherwise. What
+// is a leaf bundle is the loader's own decision (content.LeafBundleDir),
+// never a folder's name: content/posts/posts/index.md is a bundle, the
+// folder of a declared type holding an index file is none.
 func bundleConflict(site *content.Site, p, self string) error {
 	if site == nil || !strings.HasPrefix(p, "content/") && site.I18n == nil {
 		return nil
@@ -57,7 +60,9 @@ func bundleConflict(site *content.Site, p, self string) error {
 		bundle string // the index file of a leaf bundle holding p
 		others int    // documents below p's folder, when p is an index file
 	)
-	pIndex, pDir := content.LeafIndex(path.Base(p)), path.Dir(p)
+	pBase, pDir := path.Base(p), path.Dir(p)
+	pIndex := content.LeafIndex(pBase) && content.LeafBundleDir(site, pDir)
+	pPage := content.BundlePage(site, pBase) // a document even in a bundle (Zola's .md)
 	eachDoc(site, func(d docPath) {
 		switch {
 		case d.path == p:
@@ -66,17 +71,13 @@ func bundleConflict(site *content.Site, p, self string) error {
 		case d.path == self:
 			return
 		}
-		if pIndex && strings.HasPrefix(d.path, pDir+"/") {
+		if pIndex && strings.HasPrefix(d.path, pDir+"/") && !content.BundlePage(site, path.Base(d.path)) {
 			others++
 		}
-		if bundle != "" || !content.LeafIndex(path.Base(d.path)) {
+		if bundle != "" || pPage || !content.LeafIndex(path.Base(d.path)) {
 			return
 		}
-		dir := path.Dir(d.path)
-		if !d.page && path.Base(dir) == d.typ {
-			return // a type's folder (declared as a type) holding an index item
-		}
-		if strings.HasPrefix(p, dir+"/") {
+		if dir := path.Dir(d.path); strings.HasPrefix(p, dir+"/") && content.LeafBundleDir(site, dir) {
 			bundle = d.path
 		}
 	})
