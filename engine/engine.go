@@ -102,6 +102,10 @@ type Config struct {
 	// lookupFirstMin is the source's SourceConfig.LookupFirstMin (tests
 	// compare the first Load's parallel lookup with the serial one).
 	lookupFirstMin int
+	// encodeFirstMin is the source's SourceConfig.EncodeFirstMin (tests
+	// compare a first start that decodes what it parsed with one that
+	// keeps the parsed documents).
+	encodeFirstMin int
 }
 
 // ReloadEvent is one attempt to load a commit of a branch, or a failed
@@ -220,7 +224,7 @@ type loadError struct {
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	cfg.setDefaults()
 	src, err := gitsource.OpenSource(ctx, gitsource.SourceConfig{Site: cfg.Site, CacheDir: cfg.CacheDir, Logger: cfg.Logger, FetchTimeout: cfg.FetchTimeout, Root: cfg.Root, GitAuth: cfg.GitAuth,
-		LookupFirstMin: cfg.lookupFirstMin})
+		LookupFirstMin: cfg.lookupFirstMin, EncodeFirstMin: cfg.encodeFirstMin})
 	if err != nil {
 		return nil, err
 	}

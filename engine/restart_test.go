@@ -54,8 +54,10 @@ func restartSite(t *testing.T, n int) string {
 }
 
 // TestEngine_RestartMatchesCold: a first start that looks its documents
-// up on every core serves what one that looks them up one at a time
-// does, and a restart on the parse cache a first start wrote (read in blocks on every core while the trees are walked,
+// up on every core, and holds what it parses in the parse cache's form
+// until it decodes it (gitsource's EncodeFirstMin), serves what one that
+// looks them up one at a time and keeps the parsed documents does, and
+// a restart on the parse cache a first start wrote (read in blocks on every core while the trees are walked,
 // its documents looked up on every core) serves byte for byte what the
 // first start served, and parses nothing.
 func TestEngine_RestartMatchesCold(t *testing.T) {
@@ -63,14 +65,17 @@ func TestEngine_RestartMatchesCold(t *testing.T) {
 	cache := t.TempDir()
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	// What a start serves that looks its documents up one at a time
-	// (no cache: every file parsed).
-	serial, err := Open(context.Background(), Config{Site: site, Now: func() time.Time { return now }, lookupFirstMin: -1})
+	// (no cache: every file parsed), and keeps the documents it parsed
+	// as they were parsed.
+	serial, err := Open(context.Background(), Config{Site: site, Now: func() time.Time { return now }, lookupFirstMin: -1, encodeFirstMin: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [2]string{viewDump(t, serial, false), viewDump(t, serial, true)}
 	serial.Close()
-	cfg := Config{Site: site, CacheDir: cache, Now: func() time.Time { return now }, lookupFirstMin: 1000}
+	// The first start below holds what it parses in the parse cache's
+	// form, and serves the documents decoded from it.
+	cfg := Config{Site: site, CacheDir: cache, Now: func() time.Time { return now }, lookupFirstMin: 1000, encodeFirstMin: 1000}
 	cold, err := Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -135,13 +135,25 @@ func (c *docCache) lookup(gen uint64, fn func(get func(docKey) *docEntry)) {
 	fn(c.docs.get)
 }
 
-// finish records a Load's new documents, drops stale ones, and returns the
+// finish records a Load's new documents, those it parsed and those it
+// decoded into entries (decodeFirst), drops stale ones, and returns the
 // entries of the new ones. full tells a Load that marked every document
 // its list holds used (not a patched one).
-func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, walked int, took time.Duration, full bool) map[docKey]*docEntry {
+func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, hits int, walked int, took time.Duration, full bool) map[docKey]*docEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	added := make(map[docKey]*docEntry, len(parsed))
+	// A first start's decoded documents: their map is the one returned
+	// (the Load's own; a second map of a million entries otherwise).
+	n := len(parsed) + len(decoded)
+	added := decoded
+	if added == nil {
+		added = make(map[docKey]*docEntry, len(parsed))
+	}
+	for k, e := range decoded {
+		e.used = gen
+		c.docs.set(k, e)
+		c.dirty = true
+	}
 	for k, d := range parsed {
 		e := &docEntry{doc: d.doc, used: gen, bodyOff: d.bodyOff}
 		c.docs.set(k, e)
@@ -176,10 +188,10 @@ func (c *docCache) finish(gen uint64, parsed map[docKey]parsedDoc, hits int, wal
 			}
 		}
 	}
-	c.unsaved += len(parsed)
+	c.unsaved += n
 	c.stats.Loads++
-	c.stats.Parsed += len(parsed)
-	c.stats.LastParsed = len(parsed)
+	c.stats.Parsed += n
+	c.stats.LastParsed = n
 	c.stats.CacheHits += hits
 	c.stats.CommitsWalked += walked
 	c.stats.LastLoad = took

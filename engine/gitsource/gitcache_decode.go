@@ -37,6 +37,21 @@ type decodedBlock struct {
 // decoded last, which next may read the next block into: a decoded
 // document keeps none of its block's bytes.
 func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n int, lines *lineKeys) (*docIndex, error) {
+	docs := newDocIndex(n)
+	err := s.decodeBlocksEach(next, lines, func(b decodedBlock) {
+		for j, k := range b.keys {
+			docs.set(k, &b.entries[j])
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// decodeBlocksEach decodes the blocks next reads, as decodeBlocks, and
+// hands each decoded block to each, on the caller's goroutine.
+func (s *Source) decodeBlocksEach(next func(reuse []byte) (docBlock, bool, error), lines *lineKeys, each func(decodedBlock)) error {
 	var (
 		mu      sync.Mutex // next, ended
 		ended   bool       // next said there are no more
@@ -86,16 +101,10 @@ func (s *Source) decodeBlocks(next func(reuse []byte) (docBlock, bool, error), n
 		wg.Wait()
 		close(decoded)
 	}()
-	docs := newDocIndex(n)
 	for b := range decoded {
-		for j, k := range b.keys {
-			docs.set(k, &b.entries[j])
-		}
+		each(b)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return docs, nil
+	return err
 }
 
 // decodeBlock decodes the count documents of one block, d.B (the

@@ -55,6 +55,7 @@ func (s *Source) saveCache(force bool) error {
 		docs = append(docs, keyedDoc{k, parsedDoc{doc: e.doc, bodyOff: e.bodyOff}})
 	}
 	times := append([]pathTimes(nil), c.times...)
+	lines := s.lineKeys // set with c.mu held (decodeFirst)
 	c.dirty = false
 	c.mu.Unlock()
 
@@ -64,7 +65,7 @@ func (s *Source) saveCache(force bool) error {
 	var skipped int
 	err := atomicfile.WriteFunc(s.cache, func(w io.Writer) error {
 		var err error
-		skipped, err = writeCache(w, cacheChunk, s.cfg.CacheKey, s.siteID(), docs, times, s.lineKeys)
+		skipped, err = writeCache(w, cacheChunk, s.cfg.CacheKey, s.siteID(), docs, times, lines)
 		return err
 	})
 	if skipped > 0 {

@@ -77,6 +77,11 @@ type SourceConfig struct {
 	// (a start) looks its documents up on every core
 	// (source_load_first.go). Default 16384; below 0: never.
 	LookupFirstMin int
+	// EncodeFirstMin is the number of documents to parse from which the
+	// first Load (a start with no parse cache) holds them in the parse
+	// cache's form while it parses, and makes them by decoding that
+	// (source_load_encode.go). Default 16384; below 0: never.
+	EncodeFirstMin int
 }
 
 // Source is a Git repository that content snapshots are loaded from. Its
@@ -104,7 +109,9 @@ type Source struct {
 	saveMu sync.Mutex // serialises SaveCache
 
 	// lineKeys are the keys of the lines of keys of the documents read
-	// from the cache file (set by loadCache, not changed after).
+	// from the cache file (set by loadCache) or decoded by the first
+	// Load (decodeFirst, which may add to the file's), not changed
+	// after; set with docs.mu held.
 	lineKeys *lineKeys
 	docs     *docCache
 	blobs    *blobReader // reads documents' bodies on demand
@@ -190,6 +197,9 @@ func OpenSource(ctx context.Context, cfg SourceConfig) (*Source, error) {
 	}
 	if cfg.LookupFirstMin == 0 {
 		cfg.LookupFirstMin = lookupFirstMin
+	}
+	if cfg.EncodeFirstMin == 0 {
+		cfg.EncodeFirstMin = encodeFirstMin
 	}
 	buildKey := buildKeyOf(cfg.CacheKey)
 	if cfg.CacheKey == "" {

@@ -210,12 +210,15 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		}
 		out, entries = chunks.Of(flatOut), chunks.Of(flatEntries)
 	}
-	parsed, err := s.parseMisses(ctx, objects, misses, func(i int) *content.File { return out.Mut(i) })
+	// the first Load of a large site holds what it parses in the parse
+	// cache's form (source_load_encode.go)
+	encode := s.last == nil && s.cfg.Parse == nil && s.cfg.EncodeFirstMin >= 0 && len(misses) >= s.cfg.EncodeFirstMin
+	parsed, decoded, err := s.parseMisses(ctx, objects, misses, func(i int) *content.File { return out.Mut(i) }, encode)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
 	s.lastRoot = root
-	added := s.docs.finish(gen, parsed, hits, walked, time.Since(start), !patched)
+	added := s.docs.finish(gen, parsed, decoded, hits, walked, time.Since(start), !patched)
 	for k, idx := range misses {
 		if e := added[k]; e != nil {
 			for _, i := range idx {
@@ -499,10 +502,14 @@ type parseResult struct {
 
 // parseMisses reads and parses the missed blobs with cfg.Workers workers,
 // each on its own object store, fills out, and returns the new documents.
-func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out func(i int) *content.File) (map[docKey]parsedDoc, error) {
-	parsed := map[docKey]parsedDoc{}
+// With encode, the workers hold the documents they parse in the parse
+// cache's form, decoded once all are parsed (source_load_encode.go):
+// those are returned as the cache entries they were decoded into,
+// decoded.
+func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses map[docKey][]int, out func(i int) *content.File, encode bool) (parsed map[docKey]parsedDoc, decoded map[docKey]*docEntry, err error) {
+	parsed = map[docKey]parsedDoc{}
 	if len(misses) == 0 {
-		return parsed, nil
+		return parsed, nil, nil
 	}
 	keys := make([]docKey, 0, len(misses))
 	firsts := make([]string, 0, len(misses)) // the path of each key's first file
@@ -510,9 +517,16 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 		keys = append(keys, k)
 		firsts = append(firsts, out(idx[0]).Path)
 	}
-	results := make([]parseResult, len(keys))
 	workers := min(s.cfg.Workers, len(keys))
+	// each worker's results but the documents it encoded (those are
+	// read from decoded): no result per document held through the
+	// decode, 80 MB at a million files
+	results := make([][]parseResult, workers)
 	var packs *packBlobs
+	var blocks *firstBlocks
+	if encode {
+		blocks = &firstBlocks{}
+	}
 	if len(keys) >= s.cfg.PackBlobsMin {
 		packs = openPackBlobs(s.gitDir)
 	}
@@ -525,7 +539,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 		errOnce sync.Once
 		readErr error
 	)
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -541,6 +555,11 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 				pr.reuse = s.cfg.Parse == nil
 				defer pr.Close()
 			}
+			var enc *firstEncoder
+			if blocks != nil {
+				enc = newFirstEncoder(blocks)
+				defer enc.flush()
+			}
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(keys) {
@@ -553,19 +572,39 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 					cancel()
 					return
 				}
-				results[i] = parseResult{key: k, doc: doc, bodyOff: off, err: perr}
+				if perr == nil && enc != nil && enc.add(k, doc, off) {
+					continue // the block holds it
+				}
+				results[w] = append(results[w], parseResult{key: k, doc: doc, bodyOff: off, err: perr})
 			}
 		}()
 	}
 	wg.Wait()
 	if readErr != nil {
-		return nil, readErr
+		return nil, nil, readErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for i, r := range results {
-		idx := misses[keys[i]]
+	if blocks != nil {
+		decoded, err = s.decodeFirst(blocks)
+		if err == nil && len(decoded) != blocks.docs {
+			err = fmt.Errorf("%d documents decoded of %d encoded", len(decoded), blocks.docs)
+		}
+		if err != nil {
+			// not the documents that were encoded (a value that does
+			// not decode as it encoded): parsed again, as they are
+			s.log.Warn("source: the first load's encoded documents do not decode; parsing them again", "err", err)
+			return s.parseMisses(ctx, objects, misses, out, false)
+		}
+	}
+	for k, e := range decoded {
+		for _, j := range misses[k] {
+			out(j).Doc = e.doc
+		}
+	}
+	for _, r := range slices.Concat(results...) {
+		idx := misses[r.key]
 		if r.err == nil {
 			parsed[r.key] = parsedDoc{doc: r.doc, bodyOff: r.bodyOff}
 			for _, j := range idx {
@@ -580,7 +619,7 @@ func (s *Source) parseMisses(ctx context.Context, objects cache.Object, misses m
 			f.Err = s.reparseErr(objects, r, f.Path)
 		}
 	}
-	return parsed, nil
+	return parsed, decoded, nil
 }
 
 // reparseErr gives the failure of a blob under another path. An oversized
