@@ -69,33 +69,25 @@ type valueBoxes struct {
 }
 
 // list is a list of n values, cut from vb.elems.
-func (vb *valueBoxes) list(n int) []any {
-	if n == 0 {
-		return []any{} // not nil: an empty list encodes as [], not null
-	}
-	if n > boxChunk {
-		return make([]any, n)
-	}
-	if cap(vb.elems)-len(vb.elems) < n {
-		vb.elems = make([]any, 0, 4*boxChunk)
-	}
-	i := len(vb.elems)
-	vb.elems = vb.elems[:i+n]
-	return vb.elems[i : i+n : i+n]
-}
+func (vb *valueBoxes) list(n int) []any { return cutList(&vb.elems, n) }
 
 // strList is a list of n strings, cut from vb.strs2.
-func (vb *valueBoxes) strList(n int) []string {
+func (vb *valueBoxes) strList(n int) []string { return cutList(&vb.strs2, n) }
+
+// cutList is a list of n elements cut from the chunk *pool, a new chunk
+// when it has no room, its own slice when n is over a chunk's share;
+// never nil: an empty list encodes as [], not null.
+func cutList[T any](pool *[]T, n int) []T {
 	if n == 0 {
-		return []string{}
+		return []T{}
 	}
 	if n > boxChunk {
-		return make([]string, n)
+		return make([]T, n)
 	}
-	if cap(vb.strs2)-len(vb.strs2) < n {
-		vb.strs2 = make([]string, 0, 4*boxChunk)
+	if cap(*pool)-len(*pool) < n {
+		*pool = make([]T, 0, 4*boxChunk)
 	}
-	i := len(vb.strs2)
-	vb.strs2 = vb.strs2[:i+n]
-	return vb.strs2[i : i+n : i+n]
+	i := len(*pool)
+	*pool = (*pool)[:i+n]
+	return (*pool)[i : i+n : i+n]
 }
