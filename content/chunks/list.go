@@ -154,6 +154,22 @@ func (l List[T]) Search(cmp func(*T) int) (int, bool) {
 // patched, or (From -1) one new element, zero until set through Mut.
 type Step struct{ From, To int }
 
+// Added is the index in the patched list of each new element of steps
+// (From -1), in order.
+func Added(steps []Step) []int {
+	var idx []int
+	at := 0
+	for _, s := range steps {
+		if s.From < 0 {
+			idx = append(idx, at)
+			at++
+			continue
+		}
+		at += s.To - s.From
+	}
+	return idx
+}
+
 // Patch is the list of l's elements by steps (in order, each From at or
 // after the last one's To). The chunks a copy step covers whole, with the
 // element after them copied by the same step (or none after them), are

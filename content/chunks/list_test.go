@@ -62,7 +62,7 @@ func TestPatch_MatchesFlat(t *testing.T) {
 			want := patchFlat(flat, steps, &next)
 			got := l.Patch(steps)
 			// the new elements are zero until set
-			for k, i := range addedIndexes(steps) {
+			for k, i := range Added(steps) {
 				if got.At(i) != 0 {
 					t.Fatalf("n %d round %d: new element %d is %d", n, round, i, got.At(i))
 				}
@@ -94,20 +94,6 @@ func TestPatch_MatchesFlat(t *testing.T) {
 	}
 }
 
-func addedIndexes(steps []Step) []int {
-	var idx []int
-	at := 0
-	for _, s := range steps {
-		if s.From < 0 {
-			idx = append(idx, at)
-			at++
-			continue
-		}
-		at += s.To - s.From
-	}
-	return idx
-}
-
 // A list patched with one change shares every chunk but the one it falls
 // in (and at most its neighbour).
 func TestPatch_SharesChunks(t *testing.T) {
@@ -127,7 +113,7 @@ func TestPatch_SharesChunks(t *testing.T) {
 		{{0, n}, {-1, 0}},                         // one added at the end
 	} {
 		got := l.Patch(steps)
-		for _, i := range addedIndexes(steps) {
+		for _, i := range Added(steps) {
 			*got.Mut(i) = -1
 		}
 		got.Seal()

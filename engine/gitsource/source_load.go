@@ -97,7 +97,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 		if ch, ok = changesSince(prev.root, root, tc.spans); ok {
 			if steps, ok = patchPlan(prev.files, ch); ok {
 				files = prev.files.Patch(steps)
-				for k, i := range addedAt(steps) {
+				for k, i := range chunks.Added(steps) {
 					*files.Mut(i) = ch.added[k]
 				}
 				files.Seal()
@@ -166,7 +166,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 			// the sweep looks at them (and those of the files added
 			// are used).
 			s.docs.leave(prev.files, prev.docs, ch.gone)
-			for _, i := range addedAt(steps) {
+			for _, i := range chunks.Added(steps) {
 				load(get, i)
 			}
 			if siblings {
@@ -234,7 +234,7 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 				failed = append(failed, p)
 			}
 		}
-		for _, i := range addedAt(steps) {
+		for _, i := range chunks.Added(steps) {
 			if entries.At(i) == nil && files.Ptr(i).mode != filemode.Symlink {
 				failed = append(failed, files.Ptr(i).path)
 			}

@@ -180,21 +180,6 @@ func patchPlan(last chunks.List[gitFile], ch treeChanges) (steps []chunks.Step, 
 	return steps, true
 }
 
-// addedAt is the index in the new list of each added file, in order.
-func addedAt(steps []chunks.Step) []int {
-	var idx []int
-	at := 0
-	for _, s := range steps {
-		if s.From < 0 {
-			idx = append(idx, at)
-			at++
-			continue
-		}
-		at += s.To - s.From
-	}
-	return idx
-}
-
 // samePathsAs tells whether ch only changed files in place: every path
 // gone is added back.
 func (ch *treeChanges) samePaths() bool {
