@@ -11,7 +11,7 @@ import (
 // copying it: the same base map, under the keys set and deleted since it
 // was made (two small maps, copied at each change), merged into a new
 // base once they hold more than maxResLayer keys. A layerMap never
-// changes once made. (resMap is the same for items' resources.)
+// changes once made. (resMap, the items' resources, is one.)
 type layerMap[K comparable, V any] struct {
 	base map[K]V
 	set  map[K]V    // over base

@@ -95,7 +95,7 @@ func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, pro
 				s.itemRes[typ] = prev.itemRes[typ]
 				continue
 			}
-			s.itemRes[typ] = prev.itemRes[typ].patched(d.gone, d.added, func(it *content.Item) *Resource { return newResource(it) })
+			s.itemRes[typ] = patchedRes(prev.itemRes[typ], d.gone, d.added, func(it *content.Item) *Resource { return newResource(it) })
 			continue
 		}
 		m := make(map[*content.Item]*Resource, len(items))

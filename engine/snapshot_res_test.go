@@ -34,7 +34,7 @@ func TestResMap_PatchedMatchesMap(t *testing.T) {
 		if step%256 == 0 {
 			olds, oldWants = append(olds, m), append(oldWants, maps.Clone(want))
 		}
-		m = m.patched(gone, added, func(it *content.Item) *Resource {
+		m = patchedRes(m, gone, added, func(it *content.Item) *Resource {
 			r := res(it)
 			want[it] = r
 			return r
@@ -44,7 +44,7 @@ func TestResMap_PatchedMatchesMap(t *testing.T) {
 				delete(want, it)
 			}
 		}
-		merged = merged || (step > 0 && m.added == nil)
+		merged = merged || (step > 0 && m.set == nil)
 		if step%64 != 0 && step >= 16 {
 			continue
 		}
