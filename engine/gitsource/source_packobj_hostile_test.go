@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -217,5 +218,46 @@ func TestApplyDelta_ClaimedSizeNotAllocated(t *testing.T) {
 	}
 	if n > 1<<20 {
 		t.Fatalf("a %d-byte delta claiming 512 MB allocated %d MB", len(d), n>>20)
+	}
+}
+
+// A big file that a push wrote loose (git streams a blob over
+// core.bigFileThreshold to a loose object; a small push unpacks its
+// objects loose): its size is read from its header, without reading its
+// file. Found by this pass: the reader read the whole file (48 MB here,
+// a GB for a GB file) to learn that the object is over the limit, in
+// each Load that met it and each request for its size.
+func TestGitObjects_LooseBigObjectNotRead(t *testing.T) {
+	r := newSrcWorkTreeSite(t)
+	big := make([]byte, 48<<20)
+	rand.NewChaCha8([32]byte{1}).Read(big) // does not compress
+
+	name := filepath.Join(r.Dir, "big.bin")
+	if err := os.WriteFile(name, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := plumbing.NewHash(srcGit(t, r.Dir, "hash-object", "-w", "big.bin"))
+	gitDir := filepath.Join(r.Dir, ".git")
+	if fi, err := os.Stat(filepath.Join(gitDir, "objects", h.String()[:2], h.String()[2:])); err != nil || fi.Size() < 40<<20 {
+		t.Fatalf("the big file's loose object: %v", err)
+	}
+	g := newGitObjects(gitDir, nil)
+	defer g.Close()
+	for _, limit := range []int64{-1, largeObject} {
+		var typ plumbing.ObjectType
+		var size int64
+		var data []byte
+		var err error
+		n := allocated(func() { typ, size, data, err = g.read(h, limit) })
+		if err != nil || typ != plumbing.BlobObject || size != int64(len(big)) || data != nil {
+			t.Fatalf("read(limit %d) = %v %d, %d bytes, %v", limit, typ, size, len(data), err)
+		}
+		if n > 1<<20 {
+			t.Fatalf("read(limit %d) of a %d MB loose blob allocated %d MB", limit, len(big)>>20, n>>20)
+		}
+	}
+	// read whole, it is the file
+	if _, size, data, err := g.read(h, maxObjectSize); err != nil || size != int64(len(big)) || !bytes.Equal(data, big) {
+		t.Fatalf("read whole: %d bytes, %v", len(data), err)
 	}
 }
