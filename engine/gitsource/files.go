@@ -219,6 +219,9 @@ func (f *Files) List(commit, dir string) ([]FileEntry, error) {
 		for _, e := range t.Entries {
 			switch {
 			case e.Mode == filemode.Dir:
+				if err := checkPathLen(prefix, e.Name); err != nil {
+					return err
+				}
 				o, err := f.object(e.Hash)
 				if err != nil {
 					return err
