@@ -21,7 +21,9 @@ func TestEngine_ShallowSite(t *testing.T) {
 	shallow := filepath.Join(t.TempDir(), "shallow.git")
 	gittest.Git(t, t.TempDir(), "clone", "-q", "--bare", "--depth", "1", "file://"+r.Bare, shallow)
 	now := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	cfg := func() Config { return Config{Site: shallow, CacheDir: t.TempDir(), Now: func() time.Time { return now }} }
+	cfg := func() Config {
+		return Config{Site: shallow, CacheDir: t.TempDir(), Now: func() time.Time { return now }}
+	}
 	e, err := Open(context.Background(), cfg())
 	if err != nil {
 		t.Fatal(err)
