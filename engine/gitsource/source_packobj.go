@@ -29,7 +29,8 @@ import (
 // Anything malformed or truncated is an error, never a panic or wrong
 // bytes. Not safe for concurrent use: one per goroutine.
 type gitObjects struct {
-	dirs []string // the objects folder, then its alternates
+	dirs    []string // the objects folder, then its alternates
+	dirInfo []os.FileInfo
 
 	opened  bool
 	packs   []*packIndex
@@ -85,14 +86,24 @@ func newGitObjects(gitDir string, bases cache.Object) *gitObjects {
 }
 
 // addDir adds an objects folder and, as git does, the ones its
-// info/alternates names (relative to it), up to five levels.
+// info/alternates names (relative to it), up to five levels. An
+// alternate that is no folder is skipped (git warns and skips it), and
+// one that is a folder already added by another name (a symlink, a
+// path with "..") too: else each alternates file's lines multiplied the
+// folders at each level (6 lines that lead back: 9331 folders, each
+// looked in for every loose object).
 func (g *gitObjects) addDir(dir string, level int) {
-	for _, d := range g.dirs {
-		if d == dir {
+	fi, err := os.Stat(dir)
+	if level > 0 && (err != nil || !fi.IsDir()) {
+		return
+	}
+	for i, d := range g.dirs {
+		if d == dir || fi != nil && g.dirInfo[i] != nil && os.SameFile(fi, g.dirInfo[i]) {
 			return
 		}
 	}
 	g.dirs = append(g.dirs, dir)
+	g.dirInfo = append(g.dirInfo, fi)
 	if level >= 5 {
 		return
 	}

@@ -353,3 +353,43 @@ func BenchmarkReadPackIndex(b *testing.B) {
 		})
 	}
 }
+
+// Alternates that lead back to the objects folder (itself, through
+// "..", through symlinks), that loop between two repositories, or that
+// name no folder: the reader looks in each folder once. Found by this
+// pass: six symlinks back made 9331 folders (every path at five levels),
+// each looked in for every loose object. (A relative alternate is
+// relative to the objects folder, and one outside the repository is
+// read, as git reads it: the file is the server's, no push writes it.)
+func TestGitObjects_AlternatesLoopsBounded(t *testing.T) {
+	r := newSrcWorkTreeSite(t)
+	r.Commit(srcT0, map[string]string{"content/posts/a.md": "---\ntitle: A\n---\nA\n"})
+	other := newSrcWorkTreeSite(t)
+	other.Commit(srcT0, map[string]string{"content/posts/b.md": "---\ntitle: B\n---\nB\n"})
+	hb := plumbing.NewHash(srcGit(t, other.Dir, "rev-parse", "HEAD:content/posts/b.md"))
+	objects := filepath.Join(r.Dir, ".git", "objects")
+	otherObjects := filepath.Join(other.Dir, ".git", "objects")
+	var lines []string
+	for i := range 6 {
+		link := filepath.Join(objects, fmt.Sprintf("back%d", i))
+		if err := os.Symlink(".", link); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, filepath.Base(link))
+	}
+	lines = append(lines, ".", "../objects", objects, "/nonexistent/objects", "# a comment", "", otherObjects)
+	if err := os.WriteFile(filepath.Join(objects, "info", "alternates"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(otherObjects, "info", "alternates"), []byte(objects+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGitObjects(filepath.Join(r.Dir, ".git"), nil)
+	defer g.Close()
+	if len(g.dirs) != 2 {
+		t.Fatalf("%d objects folders: %.10q…; want the repository's and the other's", len(g.dirs), g.dirs)
+	}
+	if _, _, data, err := g.read(hb, maxObjectSize); err != nil || !strings.Contains(string(data), "title: B") {
+		t.Fatalf("a blob of the alternate: %q, %v", data, err)
+	}
+}
