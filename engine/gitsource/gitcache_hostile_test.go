@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,5 +120,69 @@ func TestSource_CorruptCacheRebuiltAtRestart(t *testing.T) {
 		if c.name != "empty" && !strings.Contains(logged.String(), "ignoring parsed-document cache") {
 			t.Errorf("%s: the log does not say the cache was ignored:\n%s", c.name, logged.String())
 		}
+	}
+}
+
+// Boxes of one site sharing one cache folder: two write the parse cache
+// over and over (each its own documents: one is at another commit)
+// while a third opens, reads it and loads, again and again; every Load
+// is the cold one's tree, and no temporary file is left. (Held: the
+// file is written to a temporary file of its own and renamed.)
+func TestSource_CacheDirSharedByBoxes(t *testing.T) {
+	r := newSrcBareSite(t)
+	files := map[string]string{"globals.yaml": "siteName: A\n"}
+	for i := range 300 {
+		files[fmt.Sprintf("content/posts/p%03d.md", i)] = fmt.Sprintf("---\ntitle: P%d\n---\nBody %d\n", i, i)
+	}
+	r.Commit(srcDay(0), files)
+	r.Push(false)
+	old := srcGit(t, r.Dir, "rev-parse", "HEAD")
+	r.Commit(srcDay(1), map[string]string{"content/posts/p000.md": "---\ntitle: Edited\n---\nNew\n"})
+	r.Push(false)
+	want := srcLoad(t, openSrc(t, r.Site(), t.TempDir(), &srcTestParser{}), "main")
+	shared := t.TempDir()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := openSrc(t, r.Site(), shared, &srcTestParser{})
+			commit := old
+			if w == 1 {
+				commit = want.Commit
+			}
+			if _, err := src.Load(context.Background(), commit); err != nil {
+				t.Error(err)
+				return
+			}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				src.docs.mu.Lock()
+				src.docs.dirty = true
+				src.docs.mu.Unlock()
+				if err := src.saveCache(true); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 15 {
+		src := openSrc(t, r.Site(), shared, &srcTestParser{})
+		got := srcLoad(t, src, "main")
+		src.Close()
+		if d := srcTreeDiff(got, want); d != "" {
+			t.Fatalf("round %d: %s", i, d)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if tmp, _ := filepath.Glob(filepath.Join(shared, "*.tmp*")); len(tmp) > 0 {
+		t.Fatalf("temporary files left: %q", tmp)
 	}
 }
