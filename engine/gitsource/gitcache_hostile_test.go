@@ -186,3 +186,17 @@ func TestSource_CacheDirSharedByBoxes(t *testing.T) {
 		t.Fatalf("temporary files left: %q", tmp)
 	}
 }
+
+// The local parse cache's key holds the executable's Go build ID: two
+// builds of one size with the same file time (an image builder that sets
+// every time alike) are two keys. Found by this pass: the key was the
+// file's name, size and time only.
+func TestExecutableKey_HoldsBuildID(t *testing.T) {
+	id := goBuildID()
+	if id == "" {
+		t.Skip("no Go build ID in this executable")
+	}
+	if key := executableKey(); !strings.HasSuffix(key, ":"+id) {
+		t.Fatalf("executableKey() = %q, without the build ID %q", key, id)
+	}
+}
