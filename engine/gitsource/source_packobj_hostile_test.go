@@ -393,3 +393,69 @@ func TestGitObjects_AlternatesLoopsBounded(t *testing.T) {
 		t.Fatalf("a blob of the alternate: %q, %v", data, err)
 	}
 }
+
+// FuzzPackDeltas builds a pack of entries the bytes describe (whole
+// objects, OFS_DELTAs of earlier entries, REF_DELTAs of any entry,
+// itself included, with any sizes and deltas) and reads every object
+// whole and under a small limit: an error or the object its name hashes
+// to, never a panic, and never more than the chain's bound held.
+func FuzzPackDeltas(f *testing.F) {
+	f.Add([]byte{0, 10, 'h', 'e', 'l', 'l', 'o', 1, 0, 4, 5, 5, 0x90, 5})
+	f.Add([]byte{2, 1, 4, 1, 1, 2, 0, 4})         // two REF_DELTAs of each other
+	f.Add([]byte{2, 0, 6, 0xff, 0xff, 0x03, 0x00}) // a REF_DELTA of itself
+	f.Add([]byte{0, 3, 'a', 'b', 'c', 1, 0, 6, 3, 0xff, 0xff, 0x7f, 0x91, 0})
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		type ent struct {
+			kind byte // 0 blob, 1 ofs, 2 ref
+			base int
+			data []byte
+		}
+		var ents []ent
+		for len(spec) >= 3 && len(ents) < 8 {
+			kind, base, n := spec[0]%3, int(spec[1]), int(spec[2])
+			spec = spec[3:]
+			n = min(n, len(spec))
+			e := ent{kind: kind, base: base, data: spec[:n]}
+			spec = spec[n:]
+			if kind == 1 && len(ents) == 0 {
+				e.kind = 0
+			}
+			ents = append(ents, e)
+		}
+		if len(ents) == 0 {
+			return
+		}
+		names := make([]plumbing.Hash, len(ents))
+		for i := range ents {
+			names[i][0], names[i][1] = byte(i*37+1), byte(i)
+		}
+		var crafted []craftedEntry
+		for i, e := range ents {
+			crafted = append(crafted, craftedEntry{names[i], func(off int64, offs map[plumbing.Hash]int64) []byte {
+				switch e.kind {
+				case 0:
+					return packEntry(objBlob, len(e.data), zlibBytes(e.data))
+				case 1:
+					return ofsDelta(off, offs[names[e.base%i]], e.data)
+				default:
+					return refDelta(names[e.base%len(ents)], e.data)
+				}
+			}})
+		}
+		gitDir := t.TempDir()
+		writeCraftedPack(t, gitDir, crafted)
+		g := newGitObjects(gitDir, cache.NewObjectLRU(cache.MiByte))
+		defer g.Close()
+		for _, h := range names {
+			for _, limit := range []int64{maxObjectSize, 16} {
+				typ, size, data, err := g.read(h, limit)
+				if err != nil || data == nil {
+					continue
+				}
+				if int64(len(data)) != size || !sameHash(h, typ, data) {
+					t.Fatalf("object %s read as %d bytes (size %d) that are not it", h, len(data), size)
+				}
+			}
+		}
+	})
+}
