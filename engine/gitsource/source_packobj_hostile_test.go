@@ -401,7 +401,7 @@ func TestGitObjects_AlternatesLoopsBounded(t *testing.T) {
 // to, never a panic, and never more than the chain's bound held.
 func FuzzPackDeltas(f *testing.F) {
 	f.Add([]byte{0, 10, 'h', 'e', 'l', 'l', 'o', 1, 0, 4, 5, 5, 0x90, 5})
-	f.Add([]byte{2, 1, 4, 1, 1, 2, 0, 4})         // two REF_DELTAs of each other
+	f.Add([]byte{2, 1, 4, 1, 1, 2, 0, 4})          // two REF_DELTAs of each other
 	f.Add([]byte{2, 0, 6, 0xff, 0xff, 0x03, 0x00}) // a REF_DELTA of itself
 	f.Add([]byte{0, 3, 'a', 'b', 'c', 1, 0, 6, 3, 0xff, 0xff, 0x7f, 0x91, 0})
 	f.Fuzz(func(t *testing.T, spec []byte) {
