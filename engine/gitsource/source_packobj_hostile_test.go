@@ -16,6 +16,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Packs no git writes (index-pack refuses them), built here byte by
@@ -458,4 +460,33 @@ func FuzzPackDeltas(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A big file (48 MB here) read as a content file through Files.Blobs
+// (Decap's entries of a folder, a write's base): a 413-class error
+// before any of it is read. Found by this pass: it was read whole, then
+// copied (100 MB a request, 2 GB for a GB file).
+func TestFiles_BigBlobNotRead(t *testing.T) {
+	r := newSrcWorkTreeSite(t)
+	big := make([]byte, 48<<20)
+	rand.NewChaCha8([32]byte{2}).Read(big)
+	r.Write(map[string]string{"content/posts/big.md": string(big), "content/posts/a.md": "---\ntitle: A\n---\nA\n"})
+	srcGit(t, r.Dir, "add", "-A")
+	srcGit(t, r.Dir, "commit", "-q", "-m", "big")
+	srcGit(t, r.Dir, "repack", "-adq")
+	hb := srcGit(t, r.Dir, "rev-parse", "HEAD:content/posts/big.md")
+	ha := srcGit(t, r.Dir, "rev-parse", "HEAD:content/posts/a.md")
+	f := OpenFiles(filepath.Join(r.Dir, ".git"))
+	defer f.Close()
+	var err error
+	n := allocated(func() { _, err = f.Blobs([]string{ha, hb}) })
+	if fault.CodeOf(err) != fault.TooLarge {
+		t.Fatalf("Blobs of a 48 MB blob: %v; want a TooLarge error", err)
+	}
+	if n > 4<<20 {
+		t.Fatalf("Blobs of a 48 MB blob allocated %d MB", n>>20)
+	}
+	if got, err := f.Blobs([]string{ha}); err != nil || !strings.Contains(string(got[0]), "title: A") {
+		t.Fatalf("Blobs of a small blob: %v", err)
+	}
 }
