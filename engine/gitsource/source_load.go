@@ -19,6 +19,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/chunks"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // gitFile is one relevant blob (or symlink) of a commit's tree.
@@ -411,7 +412,9 @@ func (d *dirRec) collect(out *[]gitFile) {
 // 4096).
 const maxPathLen = 4096
 
-var errPathTooLong = fmt.Errorf("a path longer than %d bytes", maxPathLen)
+// errPathTooLong is Unprocessable: a listing of the files (an editor's
+// request) that meets such a path is a 422, not a 500.
+var errPathTooLong = fault.New(fault.Unprocessable, "a path longer than %d bytes", maxPathLen)
 
 // checkPathLen is an error when the path prefix+name is over
 // maxPathLen: the walks of trees (a Load's, the history's, a listing's)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // fastImport makes a bare repository whose main is a commit of files,
@@ -78,5 +80,23 @@ func TestSource_DeepTreeInHistoryBounded(t *testing.T) {
 	}
 	if n > 64<<20 {
 		t.Fatalf("Load of a commit whose parent has a tree 20000 folders deep allocated %d MB", n>>20)
+	}
+}
+
+// A listing of the files (Decap's folder) that meets such a path is an
+// Unprocessable error (a 422), not an internal one.
+func TestFiles_DeepTreeUnprocessable(t *testing.T) {
+	post := "---\ntitle: X\n---\nBody\n"
+	deep := "content/" + strings.Repeat("a/", 2100) + "x.md"
+	site := fastImport(t, map[string]string{"content/posts/ok.md": post, deep: post})
+	f := OpenFiles(site)
+	defer f.Close()
+	head, err := f.Head("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.List(head, "content")
+	if fault.CodeOf(err) != fault.Unprocessable || !strings.Contains(err.Error(), "longer than 4096 bytes") {
+		t.Fatalf("List of a folder holding a path over 4096 bytes: %v (code %v); want Unprocessable", err, fault.CodeOf(err))
 	}
 }
