@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/adrg/frontmatter"
 )
@@ -76,6 +77,12 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 				return nil, problemAt(openLine, "front matter opened with %q is never closed", o)
 			}
 		}
+		if lang, ok := codeFrontMatter(opener); ok {
+			// Eleventy's ---js (gray-matter's ---<language>): its
+			// keys (a title, draft: true) are code folio does not run;
+			// served as a body, a draft would be published
+			return nil, problemAt(openLine, "front matter in %s (%q) is not read: folio reads YAML (---), TOML (+++) and JSON; this file is left out", lang, opener)
+		}
 	}
 	meta := map[string]any{}
 	var lines map[string]int
@@ -121,6 +128,27 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 		doc.Body = NewMarkdown(string(rest))
 	}
 	return doc, nil
+}
+
+// codeFrontMatter tells whether opener, a file's first line, opens a
+// front matter in a language folio does not read: "---" followed by the
+// language's name (Eleventy's "---js", "---javascript"; gray-matter's
+// "---coffee"), and which language.
+func codeFrontMatter(opener string) (string, bool) {
+	lang, ok := strings.CutPrefix(opener, "---")
+	if !ok || lang == "" || len(lang) > 16 {
+		return "", false
+	}
+	for _, c := range lang {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return "", false
+		}
+	}
+	switch strings.ToLower(lang) {
+	case "js", "javascript":
+		return "JavaScript", true
+	}
+	return lang, true
 }
 
 // fmEnd returns the offset just past the first line that closes a front

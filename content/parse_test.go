@@ -195,6 +195,9 @@ func TestParse_Bad(t *testing.T) {
 		{"JSON number out of range", "a.json", `{"a": 1e999}`, 0, "out of range"},
 		{"unclosed front matter", "a.md", "\n---\ntitle: x\n\nBody\n", 2, "never closed"},
 		{"unclosed TOML front matter", "a.md", "+++\ntitle = 1\n", 1, "never closed"},
+		// eleventy-base-blog's content/blog/fifthpost.md: its draft: true is JavaScript
+		{"JavaScript front matter", "a.md", "---js\nconst title = \"This is a fifth post\";\nconst date = \"2023-01-23\";\nconst draft = true;\n---\nThis is a draft post\n", 1, `front matter in JavaScript ("---js") is not read`},
+		{"CoffeeScript front matter", "a.md", "\n---coffee\ntitle: 'x'\n---\n", 2, `front matter in coffee ("---coffee") is not read`},
 		{"unsupported extension", "a.txt", "hello", 0, "unsupported file type"},
 	}
 	for _, tt := range tests {
