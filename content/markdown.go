@@ -71,6 +71,9 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 		}
 	}
 	openLine, opener := firstLine(data)
+	if f, end := fmSplit(data); fm.kind == 0 && end > 0 {
+		fm, rest = f, data[end:] // closed as Hugo closes it (fmSplit)
+	}
 	if fm.kind == 0 {
 		for _, o := range fmOpeners {
 			if opener == o {
@@ -199,6 +202,13 @@ func fmSplit(data []byte) (fm fmCapture, end int) {
 		if string(t) == closer {
 			fm.src = data[start:off]
 			return fm, next
+		}
+		if closer == "---" && len(t) > 3 && bytes.Count(t, []byte("-")) == len(t) {
+			// Hugo closes a YAML front matter at the first line that
+			// starts with ---; the rest of the line is the body's
+			// (falco.org's tuning.md closes its own with ----------)
+			fm.src = data[start:off]
+			return fm, off + bytes.IndexByte(data[off:next], '-') + 3
 		}
 		off = next
 	}

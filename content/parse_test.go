@@ -219,6 +219,30 @@ func TestParse_Bad(t *testing.T) {
 
 // A Doc is shared between paths: it must not depend on anything but the
 // extension and the bytes.
+// TestParse_HugoDashCloser: Hugo closes a YAML front matter at the
+// first line that starts with "---", the rest of the line the body's, as
+// falco.org's docs/concepts/event-sources/kernel/tuning.md has it (it was
+// "never closed", the page left out).
+func TestParse_HugoDashCloser(t *testing.T) {
+	src := "---\ntitle: Advanced Performance Tuning\nweight: 30\n----------\n\nThis document provides tuning options.\n"
+	for _, fast := range []bool{true, false} {
+		doc, err := parseFile("a.md", []byte(src), fast, nil)
+		if err != nil {
+			t.Fatalf("fast %v: %v", fast, err)
+		}
+		if doc.Get("title") != "Advanced Performance Tuning" || doc.Get("weight") != int64(30) {
+			t.Errorf("fast %v: meta %v", fast, doc.Meta())
+		}
+		if got := doc.Body.Source(); got != "-------\n\nThis document provides tuning options.\n" {
+			t.Errorf("fast %v: body %q", fast, got)
+		}
+	}
+	// a line of dashes further down a closed front matter's body stays
+	if doc := mustParse(t, "b.md", "---\ntitle: B\n---\nText\n\n------\n"); doc.Get("title") != "B" || !strings.Contains(doc.Body.Source(), "------") {
+		t.Errorf("closed: %v %q", doc.Meta(), doc.Body.Source())
+	}
+}
+
 func TestParse_PathIndependent(t *testing.T) {
 	src := "---\ntitle: x\n---\n# T\n"
 	a, b := mustParse(t, "pages/a.md", src), mustParse(t, "content/posts/deep/b.md", src)
