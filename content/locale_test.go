@@ -581,7 +581,8 @@ func TestLocales_HugoMounts(t *testing.T) {
 func TestLocales_HugoConfigFolders(t *testing.T) {
 	dir := t.TempDir()
 	for p, src := range map[string]string{
-		"config/_default/config.toml":              "baseURL = 'https://falco.org/'\ndefaultContentLanguage = \"en\"\ndefaultContentLanguageInSubdir = false\n[permalinks]\nblog = '/blog/:slug/'\n",
+		"config/_default/config.toml":              "baseURL = 'https://falco.org/'\ndefaultContentLanguage = \"en\"\ndefaultContentLanguageInSubdir = false\n",
+		"config/_default/urls/permalinks.toml":     "blog = '/blog/:year/:slug/'\n",
 		"config/_default/languages/languages.yaml": "# Language definitions.\n\nen:\n  title: \"Falco\"\n  languageName: \"English\"\n  weight: 1\n",
 		"config/_default/module/module.yaml":       "mounts:\n  - source: 'content/en'\n    target: 'content'\n    lang: 'en'\n",
 		"config/_default/versions/params.yaml":     "versions: []\n",
@@ -610,7 +611,7 @@ func TestLocales_HugoConfigFolders(t *testing.T) {
 	if _, ok := site.Items["en"]; ok || len(site.Items["docs"]) != 1 || len(site.Items["blog"]) != 1 {
 		t.Fatalf("items %v", site.Items)
 	}
-	if p := site.Items["blog"][0].Path; p != "/blog/falco-0-41-0/" {
+	if p := site.Items["blog"][0].Path; p != "/blog/2025/falco-0-41-0/" {
 		t.Errorf("blog post's path %q", p)
 	}
 	if len(site.Pages) != 2 || site.Pages[0].Slug != "docs" || site.Pages[1].Slug != "index" {

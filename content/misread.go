@@ -37,6 +37,8 @@ const (
 	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
 	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
 	MisreadJekyllSite      = "jekyll-site"      // a Jekyll site's _posts/ and collections, which folio does not read
+	MisreadAstroSite       = "astro-site"       // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
+	MisreadEleventySite    = "eleventy-site"    // an Eleventy site's templates folio does not read, or reads otherwise
 )
 
 // MisreadInput is what the checks look at.
@@ -55,11 +57,13 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	shortcodes,
 	decapFolders,
 	jekyllSite,
+	astroSite,
+	eleventySite,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite}
 }
 
 // Misreads are the signs of in's site being misread, in order.

@@ -54,10 +54,15 @@ func (r *urlRules) updatedKey() string {
 }
 
 // permalinksFile tells whether p is config/_default/permalinks.* (Hugo's
-// split configuration).
+// split configuration), or a permalinks.* in a folder of it.
 func permalinksFile(p string) bool {
-	rest, ok := strings.CutPrefix(p, "config/_default/permalinks.")
-	return ok && isDataExt("."+strings.ToLower(rest))
+	rest, ok := strings.CutPrefix(p, "config/_default/")
+	if !ok {
+		return false
+	}
+	dir, base := path.Split(rest)
+	ext, ok := strings.CutPrefix(base, "permalinks.")
+	return ok && isDataExt("."+strings.ToLower(ext)) && (dir == "" || visibleDir(dir))
 }
 
 // readURLRules reads the URL rules of the site's Hugo configuration, if

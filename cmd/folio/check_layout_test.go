@@ -283,3 +283,49 @@ func TestCheckJekyllSite(t *testing.T) {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
 	}
 }
+
+// TestCheckAstroGlobSite: an Astro site whose collection's glob() loader
+// reads src/data/post/ (AstroWind's shape) and whose Markdown pages are
+// in src/pages/: check names both, where it said "no problems … the site
+// is empty"; the collection in src/content/blog/ is served.
+func TestCheckAstroGlobSite(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "astro-glob")
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: src/data/: 2 content files of an Astro site (astro.config.ts) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them [astro-site]\n" +
+		"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
+	if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "1 item of 1 type (blog)") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+	if _, said, err := runCLI(t, "check", "--site", dir, "--allow", "astro-site"); err != nil {
+		t.Errorf("--allow astro-site: %v (%s)", err, said)
+	}
+}
+
+// TestCheckEleventySite: an Eleventy site (eleventy-base-blog's and
+// eleventy-netlify-boilerplate's shapes): its directory data file
+// pages/pages.json is served as a page, fourthpost/fourthpost.md at
+// /blog/fourthpost/fourthpost/ where Eleventy writes /blog/fourthpost/,
+// and its root 404.md and posts/ are not read: check says so, and leaves
+// out README.md and _includes/.
+func TestCheckEleventySite(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "eleventy")
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "warning: pages/pages.json: no title: served with the title \"Pages\" made from the file name (titleFromFile: true)\n" +
+		"misread: pages/pages.json: Eleventy's directory data file of pages/ (data every template in it has: its layout, tags, permalink), served as a document of its own (eleventy.config.js) [eleventy-site]\n" +
+		"misread: content/blog/fourthpost/fourthpost.md: a template named for its folder: Eleventy writes it as the folder's index (fourthpost/ is its URL), folio serves it at the folder's path and its name (eleventy.config.js) [eleventy-site]\n" +
+		"misread: eleventy.config.js: 1 Markdown template at the root of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n" +
+		"misread: posts/: 1 Markdown template of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+}

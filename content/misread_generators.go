@@ -1,0 +1,171 @@
+package content
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Signs of an Astro or Eleventy site that folio reads in part: both
+// generators say in code (astro.config.*, src/content.config.ts,
+// eleventy.config.js and its data files) where their documents are and
+// what their URLs are, which folio does not run.
+
+// rootConfig is the first of names among the repository's root files
+// (paths), "" when none is there.
+func rootConfig(paths []string, names ...string) string {
+	for _, n := range names {
+		if slices.Contains(paths, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// servedPaths are the repository paths of the files the site was
+// assembled from.
+func servedPaths(files []File) map[string]bool {
+	out := make(map[string]bool, len(files))
+	for _, f := range files {
+		out[f.RealPath()] = true
+	}
+	return out
+}
+
+// documentPaths are the repository paths of a site's pages and items,
+// in every locale, sorted.
+func documentPaths(site *Site) []string {
+	if site == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range sitesOf(site) {
+		for _, pg := range s.Pages {
+			out = append(out, pg.Meta.Path)
+		}
+		for _, list := range s.Items {
+			for _, it := range list {
+				out = append(out, it.Meta.Path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// unservedByFolder counts the Markdown documents (.md, .markdown, .mdx,
+// and Markdoc's .mdoc) that keep(p) names and folio did not read, by
+// folder (its first two segments; "" for the root's).
+func unservedByFolder(in *MisreadInput, keep func(p string) bool) map[string]int {
+	served := servedPaths(in.Files)
+	dirs := map[string]int{}
+	for _, p := range in.Paths {
+		switch strings.ToLower(path.Ext(p)) {
+		case ".md", ".markdown", ".mdx", ".mdoc":
+		default:
+			continue
+		}
+		if served[p] || strings.HasPrefix(p, "node_modules/") || strings.Contains(p, "/node_modules/") || !keep(p) {
+			continue
+		}
+		segs := strings.SplitN(p, "/", 3)
+		dir := "" // a file at the root
+		switch len(segs) {
+		case 2:
+			dir = segs[0] + "/"
+		case 3:
+			dir = segs[0] + "/" + segs[1] + "/"
+		}
+		dirs[dir]++
+	}
+	return dirs
+}
+
+// astroSite finds the Markdown and MDX documents of an Astro site (an
+// astro.config.* at the root) that folio does not read: those of a
+// content collection whose glob() loader reads another folder than
+// src/content/<collection>/ (AstroWind's src/data/post/, named in
+// src/content.config.ts), and Astro's Markdown pages in src/pages/.
+func astroSite(in *MisreadInput) []Misread {
+	config := rootConfig(in.Paths, "astro.config.mjs", "astro.config.ts", "astro.config.js", "astro.config.mts", "astro.config.cjs")
+	if config == "" {
+		return nil
+	}
+	dirs := unservedByFolder(in, func(p string) bool { return strings.HasPrefix(p, "src/") })
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		msg := fmt.Sprintf("%s of an Astro site (%s) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them", count(dirs[dir], "content file"), config)
+		if strings.HasPrefix(dir, "src/pages/") {
+			msg = fmt.Sprintf("%s of an Astro site (%s) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/", count(dirs[dir], "Markdown page"), config)
+		}
+		out = append(out, Misread{Kind: MisreadAstroSite, Path: dir, Message: msg})
+	}
+	return out
+}
+
+// eleventyNotPage tells the Markdown files of an Eleventy site's
+// repository that are no templates: its includes and layouts, and the
+// repository's own notes.
+func eleventyNotPage(p string) bool {
+	for _, s := range strings.Split(path.Dir(p), "/") {
+		if s == "." {
+			break // a file at the root
+		}
+		if strings.HasPrefix(s, "_") || strings.HasPrefix(s, ".") {
+			return true // _includes/, _data/, _site/
+		}
+	}
+	stem := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p)))
+	return jekyllNotPage(stem)
+}
+
+// eleventySite finds what folio reads otherwise than Eleventy (an
+// eleventy.config.* or .eleventy.js at the root) does: its directory
+// data files (pages/pages.json: the layout, tags and permalink of every
+// template of pages/) served as documents, a template named for its
+// folder (blog/fourthpost/fourthpost.md, which Eleventy writes at
+// /blog/fourthpost/) served at the folder's path and its name, and
+// Markdown templates it does not read.
+func eleventySite(in *MisreadInput) []Misread {
+	config := rootConfig(in.Paths, "eleventy.config.js", "eleventy.config.mjs", "eleventy.config.cjs", "eleventy.config.ts", ".eleventy.js", ".eleventy.cjs", ".eleventy.mjs")
+	if config == "" {
+		return nil
+	}
+	var out []Misread
+	var named []string // templates named for their folder
+	for _, p := range documentPaths(in.Site) {
+		dir, base := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		ext := path.Ext(base)
+		stem := strings.TrimSuffix(base, ext)
+		if dir == "" || stem != path.Base(dir) {
+			continue
+		}
+		if isDataExt(strings.ToLower(ext)) {
+			out = append(out, Misread{Kind: MisreadEleventySite, Path: p,
+				Message: fmt.Sprintf("Eleventy's directory data file of %s/ (data every template in it has: its layout, tags, permalink), served as a document of its own (%s)", dir, config)})
+			continue
+		}
+		named = append(named, p)
+	}
+	if len(named) > 0 {
+		more := ""
+		if len(named) > 1 {
+			more = fmt.Sprintf(" (and %s more)", count(len(named)-1, "template"))
+		}
+		out = append(out, Misread{Kind: MisreadEleventySite, Path: named[0],
+			Message: fmt.Sprintf("a template named for its folder%s: Eleventy writes it as the folder's index (%s/ is its URL), folio serves it at the folder's path and its name (%s)", more, path.Base(path.Dir(named[0])), config)})
+	}
+	dirs := unservedByFolder(in, func(p string) bool { return !eleventyNotPage(p) })
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		at, where := dir, ""
+		if dir == "" {
+			at, where = config, " at the root"
+		}
+		out = append(out, Misread{Kind: MisreadEleventySite, Path: at,
+			Message: fmt.Sprintf("%s%s of an Eleventy site (%s) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them", count(dirs[dir], "Markdown template"), where, config)})
+	}
+	return out
+}
