@@ -618,3 +618,38 @@ func TestLocales_HugoConfigFolders(t *testing.T) {
 		t.Errorf("pages %s, %s", site.Pages[0].Slug, site.Pages[len(site.Pages)-1].Slug)
 	}
 }
+
+// TestLocales_HugoLanguagePermalinks: a language's own permalinks
+// (miriamlasserre.fr's config/_default/languages.yaml: publications at
+// /presse/:slug/ in French, /press/:slug/ in English; ebooks at
+// /ebooks/:year-:slug/) make its documents' paths, over the site's
+// permalinks.
+func TestLocales_HugoLanguagePermalinks(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"config/_default/hugo.yaml":       "defaultContentLanguage: fr\n",
+		"config/_default/permalinks.yaml": "_merge: deep\nservices: /prestations/:slug/\n",
+		"config/_default/languages.yaml": "fr:\n  languageName: Français\n  weight: 1\n  permalinks:\n    ebooks: /ebooks/:year-:slug/\n    publications: /presse/:slug/\n" +
+			"en:\n  languageName: English\n  weight: 2\n  permalinks:\n    ebooks: /ebooks/:year-:slug/\n    publications: /press/:slug/\n",
+		"content/publications/2023/06/2023-06-27-home-is-my-style.fr.md": "---\ndate: 2019-01-02T11:35:40.55Z\ntitle: Home is my style\n---\n",
+		"content/publications/2023/06/2023-06-27-home-is-my-style.en.md": "---\ndate: 2019-01-02T11:35:40.55Z\ntitle: Home is my style\n---\n",
+		"content/ebooks/2023/2023-06-la-garde-robe-parfaite.fr.md":       "---\ndate: 2023-06-28T12:13:23.434Z\ntitle: La garde-robe parfaite\n---\n",
+		"content/services/dressing-detox.fr.md":                          "---\ntitle: Dressing detox\n---\n",
+		"content/services/dressing-detox.en.md":                          "---\ntitle: Dressing detox\n---\n",
+	})
+	wantNoProblems(t, probs)
+	for _, tc := range []struct{ loc, typ, path string }{
+		{"fr", "publications", "/presse/home-is-my-style/"},
+		{"en", "publications", "/en/press/home-is-my-style/"},
+		{"fr", "ebooks", "/ebooks/2023-la-garde-robe-parfaite/"},
+		{"fr", "services", "/prestations/dressing-detox/"},
+		{"en", "services", "/en/prestations/dressing-detox/"},
+	} {
+		s := site.Locales[tc.loc]
+		if s == nil || len(s.Items[tc.typ]) != 1 {
+			t.Fatalf("%s %s: %v", tc.loc, tc.typ, s)
+		}
+		if got := s.Items[tc.typ][0].Path; got != tc.path {
+			t.Errorf("%s %s: path %q, want %q", tc.loc, tc.typ, got, tc.path)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package content
 
 import (
 	"cmp"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -28,13 +29,14 @@ import (
 
 // urlRules are what the site's configuration says of its URL paths.
 type urlRules struct {
-	permalinks map[string]string // section (type) -> pattern
-	keepCase   bool              // disablePathToLower
-	inSubdir   bool              // defaultContentLanguageInSubdir
-	zola       bool              // a Zola site: front matter path: is the document's path
-	hugo       bool              // a Hugo configuration, not Zola's: modified is lastmod
-	zolaSlugs  bool              // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
-	key        string            // all of it, to tell a change
+	permalinks map[string]string            // section (type) -> pattern
+	keepCase   bool                         // disablePathToLower
+	inSubdir   bool                         // defaultContentLanguageInSubdir
+	zola       bool                         // a Zola site: front matter path: is the document's path
+	hugo       bool                         // a Hugo configuration, not Zola's: modified is lastmod
+	zolaSlugs  bool                         // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
+	locales    map[string]map[string]string // a language's own permalinks (languages.<code>.permalinks)
+	key        string                       // all of it, to tell a change
 }
 
 // updatedKey is the front matter key, beside updatedAt and lastmod,
@@ -118,6 +120,7 @@ func readURLRules(sorted []File) *urlRules {
 		}
 	}
 	r.hugo = !r.zola
+	r.locales = readLocalePermalinks(sorted)
 	var b strings.Builder
 	keys := make([]string, 0, len(r.permalinks))
 	for k := range r.permalinks {
@@ -142,8 +145,93 @@ func readURLRules(sorted []File) *urlRules {
 	if r.zolaSlugs {
 		b.WriteString("zolaSlugs\x00")
 	}
+	for _, code := range slices.Sorted(maps.Keys(r.locales)) {
+		lp := r.locales[code]
+		for _, k := range slices.Sorted(maps.Keys(lp)) {
+			b.WriteString("locale " + code + ":" + k + "=" + lp[k] + "\x00")
+		}
+	}
 	r.key = b.String()
 	return r
+}
+
+// readLocalePermalinks reads the permalinks a Hugo site gives one
+// language (languages.<code>.permalinks: miriamlasserre.fr's
+// config/_default/languages.yaml puts its publications at /presse/:slug/
+// in French, /press/:slug/ in English): of the main config's languages,
+// a languages.* file's, or a languages.<code>.* file's own; nil when
+// none does.
+func readLocalePermalinks(sorted []File) map[string]map[string]string {
+	var out map[string]map[string]string
+	add := func(code string, settings any) {
+		m, _ := settings.(map[string]any)
+		v, _, ok := lowerKey(m, "permalinks")
+		pm, isMap := v.(map[string]any)
+		if !ok || !isMap {
+			return
+		}
+		r := urlRules{}
+		r.addPermalinks(pm)
+		if len(r.permalinks) == 0 {
+			return
+		}
+		if out == nil {
+			out = map[string]map[string]string{}
+		}
+		if out[code] == nil {
+			out[code] = map[string]string{}
+		}
+		maps.Copy(out[code], r.permalinks)
+	}
+	addAll := func(langs any) {
+		m, _ := langs.(map[string]any)
+		for _, code := range slices.Sorted(maps.Keys(m)) {
+			add(code, m[code])
+		}
+	}
+	for _, f := range sorted {
+		kind, ok := hugoConfigFile(f.Path)
+		if !ok || f.Doc == nil {
+			continue
+		}
+		m := f.Doc.Meta()
+		switch {
+		case kind == "main":
+			if v, _, ok := lowerKey(m, "languages"); ok {
+				addAll(v)
+			}
+		case kind == "languages":
+			if v, _, ok := lowerKey(m, "languages"); ok && len(m) == 1 {
+				addAll(v)
+			} else {
+				addAll(m)
+			}
+		case strings.HasPrefix(kind, "languages."):
+			add(strings.TrimPrefix(kind, "languages."), m)
+		}
+	}
+	return out
+}
+
+// forLocale is r for the documents of the locale code: its own
+// permalinks (readLocalePermalinks) over the site's.
+func (r *urlRules) forLocale(code string) *urlRules {
+	lp := r.locales[code]
+	if lp == nil {
+		lp = r.locales[strings.ToLower(code)]
+	}
+	if len(lp) == 0 {
+		return r
+	}
+	cp := *r
+	cp.permalinks = maps.Clone(r.permalinks)
+	if cp.permalinks == nil {
+		cp.permalinks = map[string]string{}
+	}
+	maps.Copy(cp.permalinks, lp)
+	cp.locales = nil
+	cp.key = r.key + "for locale " + code + "\x00"
+	return &cp
 }
 
 // addPermalinks reads a permalinks map: section = pattern, or Hugo's
