@@ -39,6 +39,7 @@ const (
 	MisreadJekyllSite      = "jekyll-site"      // a Jekyll site's _posts/ and collections, which folio does not read
 	MisreadAstroSite       = "astro-site"       // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
 	MisreadEleventySite    = "eleventy-site"    // an Eleventy site's templates folio does not read, or reads otherwise
+	MisreadHugoMounts      = "hugo-mounts"      // Hugo module mounts onto a folder of content/, which folio does not follow
 )
 
 // MisreadInput is what the checks look at.
@@ -59,11 +60,12 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	jekyllSite,
 	astroSite,
 	eleventySite,
+	hugoSubMounts,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts}
 }
 
 // Misreads are the signs of in's site being misread, in order.

@@ -169,3 +169,56 @@ func eleventySite(in *MisreadInput) []Misread {
 	}
 	return out
 }
+
+// hugoSubMounts finds the module mounts of a Hugo configuration whose
+// target is a folder below content/ (jaegertracing.io mounts
+// content/docs/v2 onto content/docs and content/docs/v2/_dev onto
+// content/docs/2.dev): Hugo serves the mounted documents at the
+// target's paths; folio reads a mount onto content itself (a language's
+// content folder) and no other, so it serves them where they are, or
+// not at all (a folder starting with _).
+func hugoSubMounts(in *MisreadInput) []Misread {
+	var out []Misread
+	for _, f := range in.Files {
+		kind, ok := hugoConfigFile(f.Path)
+		if !ok || f.Doc == nil || (kind != "main" && kind != "module") {
+			continue
+		}
+		m := f.Doc.Meta()
+		at := []string{}
+		if kind == "main" {
+			mod, k, ok := lowerKey(m, "module")
+			mm, isMap := mod.(map[string]any)
+			if !ok || !isMap {
+				continue
+			}
+			m, at = mm, append(at, k)
+		}
+		v, k, ok := lowerKey(m, "mounts")
+		if !ok {
+			continue
+		}
+		at = append(at, k)
+		list, _ := v.([]any)
+		for i, e := range list {
+			mt, _ := e.(map[string]any)
+			src, dst := mountPath(mt, "source"), mountPath(mt, "target")
+			rest, below := strings.CutPrefix(dst, "content/")
+			if !below || rest == "" || src == "" {
+				continue
+			}
+			n := 0
+			for _, p := range in.Paths {
+				if (p == src || strings.HasPrefix(p, src+"/")) && isDocExt(strings.ToLower(path.Ext(p))) {
+					n++
+				}
+			}
+			if n == 0 {
+				continue // an image mounted as a resource
+			}
+			out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: f.Doc.LineOf(append(slices.Clip(at), fmt.Sprint(i))...),
+				Message: fmt.Sprintf("a module mount of %s/ (%s) onto %s/: Hugo serves them below /%s/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _)", src, count(n, "content file"), dst, rest)})
+		}
+	}
+	return out
+}

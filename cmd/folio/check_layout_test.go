@@ -329,3 +329,23 @@ func TestCheckEleventySite(t *testing.T) {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
 	}
 }
+
+// TestCheckHugoSubMounts: jaegertracing.io's hugo.yaml mounts
+// content/docs/v2 onto content/docs (its 2.9 docs at /docs/2.9/…) and
+// content/docs/v2/_dev onto content/docs/2.dev: folio serves the first at
+// /docs/v2/2.9/… and not the second at all, where check said "no
+// problems"; the mount of an image is no sign.
+func TestCheckHugoSubMounts(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "hugo-sub-mounts")
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: hugo.yaml:15: a module mount of content/docs/v2/ (2 content files) onto content/docs/: Hugo serves them below /docs/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n" +
+		"misread: hugo.yaml:18: a module mount of content/docs/v2/_dev/ (1 content file) onto content/docs/2.dev/: Hugo serves them below /docs/2.dev/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+}
