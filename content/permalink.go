@@ -36,6 +36,7 @@ type urlRules struct {
 	hugo       bool                         // a Hugo configuration, not Zola's: modified is lastmod
 	zolaSlugs  bool                         // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
 	locales    map[string]map[string]string // a language's own permalinks (languages.<code>.permalinks)
+	starlight  bool                         // an Astro site's src/content/docs/: Starlight's docs, served at the root
 	key        string                       // all of it, to tell a change
 }
 
@@ -79,8 +80,11 @@ func readURLRules(sorted []File) *urlRules {
 			files = append(files, f)
 		}
 	}
-	r := &urlRules{}
+	r := &urlRules{starlight: starlightDocs(sorted)}
 	if len(files) == 0 {
+		if r.starlight {
+			r.key = "starlight\x00"
+		}
 		return r
 	}
 	rank := func(f File) int {
@@ -145,6 +149,9 @@ func readURLRules(sorted []File) *urlRules {
 	if r.zolaSlugs {
 		b.WriteString("zolaSlugs\x00")
 	}
+	if r.starlight {
+		b.WriteString("starlight\x00")
+	}
 	for _, code := range slices.Sorted(maps.Keys(r.locales)) {
 		lp := r.locales[code]
 		for _, k := range slices.Sorted(maps.Keys(lp)) {
@@ -153,6 +160,18 @@ func readURLRules(sorted []File) *urlRules {
 	}
 	r.key = b.String()
 	return r
+}
+
+// starlightDocs tells whether sorted (astroFiles's) has documents of an
+// Astro collection docs (src/content/docs/), Starlight's.
+func starlightDocs(sorted []File) bool {
+	i, _ := slices.BinarySearchFunc(sorted, "content/docs/", func(f File, p string) int { return strings.Compare(f.Path, p) })
+	for ; i < len(sorted) && strings.HasPrefix(sorted[i].Path, "content/docs/"); i++ {
+		if strings.HasPrefix(sorted[i].Source, "src/content/docs/") {
+			return true
+		}
+	}
+	return false
 }
 
 // readLocalePermalinks reads the permalinks a Hugo site gives one
@@ -286,6 +305,19 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 			p = "/"
 		} else {
 			p = "/" + r.zolaName(d, d.slug) + "/"
+		}
+	case d.typ == "docs" && r.starlight:
+		// Starlight serves its docs collection at the site's root, an
+		// entry's slug (its path, or slug: in full) the URL: docs/
+		// guides/intro.md is /guides/intro/, index.mdx /
+		s := d.pathSlug
+		if d.slugSet {
+			s = d.slug
+		}
+		if s = strings.TrimSuffix(s, "/index"); s == "index" || s == "" {
+			p = "/"
+		} else {
+			p = "/" + s + "/"
 		}
 	default:
 		if pat, ok := r.permalinks[d.typ]; ok {
