@@ -47,6 +47,10 @@ type MisreadInput struct {
 	Paths []string // every file path of the repository (or folder), relevant or not
 	Files []File   // the content files the site was assembled from
 	Site  *Site
+	// Read gives the bytes of a file of Paths that folio does not read
+	// as content (an Astro site's src/content.config.ts); nil, or false,
+	// when it cannot.
+	Read func(p string) ([]byte, bool)
 }
 
 // misreadChecks look for one kind of Misread each, in the order they

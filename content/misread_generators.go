@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -94,7 +95,7 @@ func astroSite(in *MisreadInput) []Misread {
 		return nil
 	}
 	dirs := unservedByFolder(in, func(p string) bool { return strings.HasPrefix(p, "src/") })
-	var out []Misread
+	out := astroUnpublished(in)
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		msg := fmt.Sprintf("%s of an Astro site (%s) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them", count(dirs[dir], "content file"), config)
 		if strings.HasPrefix(dir, "src/pages/") {
@@ -219,6 +220,80 @@ func hugoSubMounts(in *MisreadInput) []Misread {
 			out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: f.Doc.LineOf(append(slices.Clip(at), fmt.Sprint(i))...),
 				Message: fmt.Sprintf("a module mount of %s/ (%s) onto %s/: Hugo serves them below /%s/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _)", src, count(n, "content file"), dst, rest)})
 		}
+	}
+	return out
+}
+
+// astroUnpublishedDefault finds a collection schema's published key that
+// defaults to false (published: z.boolean().default(false)): an entry
+// without it is not published by the site's pages.
+var astroUnpublishedDefault = regexp.MustCompile(`\bpublished\s*:\s*z\s*\.\s*boolean\(\s*\)\s*\.\s*default\(\s*false\s*\)`)
+
+// astroGlobBase finds a glob() loader's base folder.
+var astroGlobBase = regexp.MustCompile(`\bglob\(\s*\{[^}]*?\bbase\s*:\s*["'` + "`" + `]([^"'` + "`" + `]+)["'` + "`" + `]`)
+
+// astroUnpublished finds the entries an Astro site's collection schema
+// (src/content.config.ts, or src/content/config.ts) leaves unpublished
+// and folio serves as published: a collection whose published key
+// defaults to false (greensoftware.foundation's articles), read from
+// src/content/<collection>/, with entries that do not set it. folio runs
+// no schema: such an entry is a draft to the site, published to folio.
+func astroUnpublished(in *MisreadInput) []Misread {
+	if in.Read == nil {
+		return nil
+	}
+	var config string
+	var src []byte
+	for _, p := range []string{"src/content.config.ts", "src/content.config.mjs", "src/content.config.js", "src/content.config.mts", "src/content/config.ts", "src/content/config.mjs", "src/content/config.js"} {
+		if !slices.Contains(in.Paths, p) {
+			continue
+		}
+		if b, ok := in.Read(p); ok {
+			config, src = p, b
+			break
+		}
+	}
+	if config == "" {
+		return nil
+	}
+	// each defineCollection( … ) up to the next one is a collection's
+	var bases []string
+	blocks := strings.Split(string(src), "defineCollection(")
+	for _, b := range blocks[1:] {
+		m := astroGlobBase.FindStringSubmatch(b)
+		if m == nil || !astroUnpublishedDefault.MatchString(b) {
+			continue
+		}
+		base := strings.Trim(path.Clean("/"+strings.TrimPrefix(m[1], "./")), "/")
+		if base != "" {
+			bases = append(bases, base)
+		}
+	}
+	var out []Misread
+	for _, base := range bases {
+		n, first := 0, ""
+		for _, f := range in.Files {
+			p := f.RealPath()
+			if f.Doc == nil || !strings.HasPrefix(p, base+"/") {
+				continue
+			}
+			if _, set := f.Doc.Value("published"); set {
+				continue
+			}
+			if n == 0 {
+				first = p
+			}
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		more := ""
+		if n > 1 {
+			more = fmt.Sprintf(" (and %s more)", count(n-1, "document"))
+		}
+		out = append(out, Misread{Kind: MisreadAstroSite, Path: first,
+			Message: fmt.Sprintf("has no published: key%s, which the schema of %s/ (%s) defaults to false, so the site does not publish it; folio runs no schema and serves it as published: set published: false (or true)", more, base, config)})
 	}
 	return out
 }
