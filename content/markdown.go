@@ -51,6 +51,7 @@ var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 // parseMarkdown reads a Markdown file, or with isHTML an HTML one (front
 // matter the same, the body HTML); fmFast and body: see parseFile.
 func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) Markdown) (*Doc, error) {
+	bodyFn := body
 	var fm fmCapture
 	// adrg/frontmatter copies the whole file, body included, through a
 	// buffer of its own: when the front matter's closing line is plain to
@@ -82,9 +83,24 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 		}
 		if lang, ok := codeFrontMatter(opener); ok {
 			// Eleventy's ---js (gray-matter's ---<language>): its
-			// keys (a title, draft: true) are code folio does not run;
-			// served as a body, a draft would be published
-			return nil, problemAt(openLine, "front matter in %s (%q) is not read: folio reads YAML (---), TOML (+++) and JSON; this file is left out", lang, opener)
+			// keys (a title, draft: true) are code; served as a body, a
+			// draft would be published. Declarations of values are read
+			// (jsfrontmatter.go), other code is a problem.
+			src, body, closed := codeFrontMatterSplit(data)
+			if !closed {
+				return nil, problemAt(openLine, "front matter opened with %q is never closed", opener)
+			}
+			m, read := map[string]any(nil), false
+			if lang == "JavaScript" {
+				m, read = jsFrontMatter(src)
+			}
+			if !read {
+				return nil, problemAt(openLine, "front matter in %s (%q) is not read: folio reads YAML (---), TOML (+++), JSON, and JavaScript that only declares values (const title = \"…\";); this file is left out", lang, opener)
+			}
+			if _, err := normTree(m, 0); err != nil {
+				return nil, problemAt(openLine, "front matter in JavaScript: %v", err)
+			}
+			return markdownDoc(data, m, nil, body, isHTML, isMDX, bodyFn)
 		}
 	}
 	meta := map[string]any{}
@@ -107,6 +123,12 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 			return nil, err
 		}
 	}
+	return markdownDoc(data, meta, lines, rest, isHTML, isMDX, body)
+}
+
+// markdownDoc is the Doc of data, a Markdown (or HTML, MDX) file whose
+// front matter is meta and whose body is rest, the tail of data.
+func markdownDoc(data []byte, meta map[string]any, lines map[string]int, rest []byte, isHTML, isMDX bool, body func(off int) Markdown) (*Doc, error) {
 	doc := NewDoc(meta)
 	doc.Lines, doc.Line = lines, lineAt(data, len(data)-len(rest))
 	if len(bytes.TrimSpace(rest)) == 0 {
@@ -152,6 +174,36 @@ func codeFrontMatter(opener string) (string, bool) {
 		return "JavaScript", true
 	}
 	return lang, true
+}
+
+// codeFrontMatterSplit splits data, a file whose first non-blank line
+// opens a front matter in code (---js), at the first later line "---":
+// the front matter's text and the body after it; false when no line
+// closes it.
+func codeFrontMatterSplit(data []byte) (src string, body []byte, closed bool) {
+	i := bytes.IndexByte(data, '\n')
+	for i >= 0 && len(bytes.TrimSpace(data[:i])) == 0 { // blank lines before the opener
+		j := bytes.IndexByte(data[i+1:], '\n')
+		if j < 0 {
+			return "", nil, false
+		}
+		i += j + 1
+	}
+	if i < 0 {
+		return "", nil, false
+	}
+	start := i + 1
+	for off := start; off < len(data); {
+		next := len(data)
+		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
+			next = off + j + 1
+		}
+		if string(bytes.TrimSpace(data[off:next])) == "---" {
+			return string(data[start:off]), data[next:], true
+		}
+		off = next
+	}
+	return "", nil, false
 }
 
 // fmEnd returns the offset just past the first line that closes a front
