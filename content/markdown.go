@@ -21,6 +21,7 @@ type fmCapture struct {
 	kind   fmKind
 	src    []byte
 	delims bool // src includes the delimiter lines (JSON "{ ... }")
+	dashes bool // closed by a line of more than three dashes (fmSplit), as Hugo closes it
 }
 
 func capture(kind fmKind, delims bool) frontmatter.UnmarshalFunc {
@@ -61,10 +62,10 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 	// there is none, the whole file is parsed.
 	var rest []byte
 	var err error
-	if fmFast {
-		if f, end := fmSplit(data); end > 0 {
-			fm, rest = f, data[end:]
-		}
+	if f, end := fmSplit(data); end > 0 && (fmFast || f.dashes) {
+		// (a front matter closed by a line of dashes is Hugo's, which
+		// adrg/frontmatter would not close there)
+		fm, rest = f, data[end:]
 	}
 	if rest == nil {
 		if rest, err = frontmatter.Parse(bytes.NewReader(data), &fm, fmFormats()...); err != nil {
@@ -72,9 +73,6 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 		}
 	}
 	openLine, opener := firstLine(data)
-	if f, end := fmSplit(data); fm.kind == 0 && end > 0 {
-		fm, rest = f, data[end:] // closed as Hugo closes it (fmSplit)
-	}
 	if fm.kind == 0 {
 		for _, o := range fmOpeners {
 			if opener == o {
@@ -259,7 +257,7 @@ func fmSplit(data []byte) (fm fmCapture, end int) {
 			// Hugo closes a YAML front matter at the first line that
 			// starts with ---; the rest of the line is the body's
 			// (falco.org's tuning.md closes its own with ----------)
-			fm.src = data[start:off]
+			fm.src, fm.dashes = data[start:off], true
 			return fm, off + bytes.IndexByte(data[off:next], '-') + 3
 		}
 		off = next
