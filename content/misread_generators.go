@@ -96,6 +96,7 @@ func astroSite(in *MisreadInput) []Misread {
 	}
 	dirs := unservedByFolder(in, func(p string) bool { return strings.HasPrefix(p, "src/") })
 	out := astroUnpublished(in)
+	out = append(out, astroRootContent(in)...)
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		msg := fmt.Sprintf("%s of an Astro site (%s) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them", count(dirs[dir], "content file"), config)
 		if strings.HasPrefix(dir, "src/pages/") {
@@ -232,6 +233,60 @@ var astroUnpublishedDefault = regexp.MustCompile(`\bpublished\s*:\s*z\s*\.\s*boo
 // astroGlobBase finds a glob() loader's base folder.
 var astroGlobBase = regexp.MustCompile(`\bglob\(\s*\{[^}]*?\bbase\s*:\s*["'` + "`" + `]([^"'` + "`" + `]+)["'` + "`" + `]`)
 
+// astroConfig is an Astro site's content config (src/content.config.ts,
+// or the older src/content/config.ts) and its text; "" when none is
+// there or in.Read cannot read it.
+func astroConfig(in *MisreadInput) (string, string) {
+	if in.Read == nil {
+		return "", ""
+	}
+	for _, p := range []string{"src/content.config.ts", "src/content.config.mjs", "src/content.config.js", "src/content.config.mts", "src/content/config.ts", "src/content/config.mjs", "src/content/config.js"} {
+		if !slices.Contains(in.Paths, p) {
+			continue
+		}
+		if b, ok := in.Read(p); ok {
+			return p, string(b)
+		}
+	}
+	return "", ""
+}
+
+// astroRootContent finds the documents folio serves from the root's
+// content/ folder of an Astro site whose content config reads none of
+// it (kyverno.io's content/en/community/code-of-conduct.md, served as a
+// type en, a leftover of its Hugo site): the site's collections are
+// elsewhere.
+func astroRootContent(in *MisreadInput) []Misread {
+	config, src := astroConfig(in)
+	if config == "" {
+		return nil
+	}
+	for _, m := range astroGlobBase.FindAllStringSubmatch(src, -1) {
+		base := strings.Trim(path.Clean("/"+strings.TrimPrefix(m[1], "./")), "/")
+		if base == "content" || strings.HasPrefix(base, "content/") {
+			return nil // a collection of the site is there
+		}
+	}
+	n, first := 0, ""
+	for _, p := range documentPaths(in.Site) {
+		if strings.HasPrefix(p, "content/") {
+			if n == 0 {
+				first = p
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	which := first
+	if n > 1 {
+		which = fmt.Sprintf("%s and %d more", first, n-1)
+	}
+	return []Misread{{Kind: MisreadAstroSite, Path: "content/",
+		Message: fmt.Sprintf("%s served from content/ (%s) that the Astro site does not read: no collection of %s loads from it; move them to a collection's folder, or delete them", count(n, "document"), which, config)}}
+}
+
 // astroUnpublished finds the entries an Astro site's collection schema
 // (src/content.config.ts, or src/content/config.ts) leaves unpublished
 // and folio serves as published: a collection whose published key
@@ -239,26 +294,13 @@ var astroGlobBase = regexp.MustCompile(`\bglob\(\s*\{[^}]*?\bbase\s*:\s*["'` + "
 // src/content/<collection>/, with entries that do not set it. folio runs
 // no schema: such an entry is a draft to the site, published to folio.
 func astroUnpublished(in *MisreadInput) []Misread {
-	if in.Read == nil {
-		return nil
-	}
-	var config string
-	var src []byte
-	for _, p := range []string{"src/content.config.ts", "src/content.config.mjs", "src/content.config.js", "src/content.config.mts", "src/content/config.ts", "src/content/config.mjs", "src/content/config.js"} {
-		if !slices.Contains(in.Paths, p) {
-			continue
-		}
-		if b, ok := in.Read(p); ok {
-			config, src = p, b
-			break
-		}
-	}
+	config, src := astroConfig(in)
 	if config == "" {
 		return nil
 	}
 	// each defineCollection( … ) up to the next one is a collection's
 	var bases []string
-	blocks := strings.Split(string(src), "defineCollection(")
+	blocks := strings.Split(src, "defineCollection(")
 	for _, b := range blocks[1:] {
 		m := astroGlobBase.FindStringSubmatch(b)
 		if m == nil || !astroUnpublishedDefault.MatchString(b) {
