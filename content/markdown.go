@@ -170,6 +170,8 @@ func codeFrontMatter(opener string) (string, bool) {
 	switch strings.ToLower(lang) {
 	case "js", "javascript":
 		return "JavaScript", true
+	case "yaml", "toml", "json":
+		return "", false // ---YAML: not an opener adrg/frontmatter knows (case), as before
 	}
 	return lang, true
 }

@@ -71,13 +71,17 @@ func permalinksFile(p string) bool {
 // readURLRules reads the URL rules of the site's Hugo configuration, if
 // any: hugo.* before config.* at the root, then config/_default/.
 func readURLRules(sorted []File) *urlRules {
-	var files []File
+	var files, langs []File
 	for _, f := range sorted {
 		if f.Doc == nil || (strings.IndexByte(f.Path, '/') >= 0 && !strings.HasPrefix(f.Path, "config/")) {
 			continue
 		}
-		if kind, ok := hugoConfigFile(f.Path); (ok && kind == "main") || permalinksFile(f.Path) {
+		kind, ok := hugoConfigFile(f.Path)
+		if (ok && kind == "main") || permalinksFile(f.Path) {
 			files = append(files, f)
+		}
+		if ok && (kind == "main" || strings.HasPrefix(kind, "languages")) {
+			langs = append(langs, f)
 		}
 	}
 	r := &urlRules{starlight: starlightDocs(sorted)}
@@ -124,7 +128,7 @@ func readURLRules(sorted []File) *urlRules {
 		}
 	}
 	r.hugo = !r.zola
-	r.locales = readLocalePermalinks(sorted)
+	r.locales = readLocalePermalinks(langs)
 	var b strings.Builder
 	keys := make([]string, 0, len(r.permalinks))
 	for k := range r.permalinks {
@@ -178,9 +182,9 @@ func starlightDocs(sorted []File) bool {
 // language (languages.<code>.permalinks: miriamlasserre.fr's
 // config/_default/languages.yaml puts its publications at /presse/:slug/
 // in French, /press/:slug/ in English): of the main config's languages,
-// a languages.* file's, or a languages.<code>.* file's own; nil when
-// none does.
-func readLocalePermalinks(sorted []File) map[string]map[string]string {
+// a languages.* file's, or a languages.<code>.* file's own, of files (the
+// site's Hugo configuration files); nil when none does.
+func readLocalePermalinks(files []File) map[string]map[string]string {
 	var out map[string]map[string]string
 	add := func(code string, settings any) {
 		m, _ := settings.(map[string]any)
@@ -208,7 +212,7 @@ func readLocalePermalinks(sorted []File) map[string]map[string]string {
 			add(code, m[code])
 		}
 	}
-	for _, f := range sorted {
+	for _, f := range files {
 		kind, ok := hugoConfigFile(f.Path)
 		if !ok || f.Doc == nil {
 			continue
