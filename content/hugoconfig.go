@@ -63,12 +63,16 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 // visibleDir tells whether dir ("a/b/") has no segment that starts with
 // "." (a folder Hugo's walk of its config folder skips).
 func visibleDir(dir string) bool {
-	for _, s := range strings.Split(strings.TrimSuffix(dir, "/"), "/") {
+	for rest := strings.TrimSuffix(dir, "/"); ; {
+		s, tail, more := strings.Cut(rest, "/")
 		if s == "" || s[0] == '.' {
 			return false
 		}
+		if !more {
+			return true
+		}
+		rest = tail
 	}
-	return true
 }
 
 // kindOfPath is the kind of Hugo config file p is ("" for none).
