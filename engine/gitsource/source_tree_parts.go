@@ -146,6 +146,9 @@ func (p *dirPart) fill(tc *treeEntries, prefix string, old *dirParts, relevant f
 				was = op.slot[j]
 			}
 		}
+		if err := checkPathLen(prefix, e.Name); err != nil {
+			return err
+		}
 		switch e.Mode {
 		case filemode.Dir:
 			var oldKid *dirRec
@@ -336,7 +339,7 @@ func (lt *looseTrees) readInto(h plumbing.Hash) (head, b []byte, sum uint32, che
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || fi.Size() > 1<<31 {
+	if err != nil || fi.Size() > maxObjectSize {
 		return nil, nil, 0, false, false
 	}
 	n := int(fi.Size())
@@ -374,7 +377,7 @@ func (lt *looseTrees) readInto(h plumbing.Hash) (head, b []byte, sum uint32, che
 		k++
 	}
 	size, ok := treeHeader(string(hb[:k]))
-	if k == len(hb) || !ok || size > 1100*n || size > 1<<31-1 {
+	if k == len(hb) || !ok || size > 1100*n || size > maxObjectSize {
 		return nil, nil, 0, false, false
 	}
 	if cap(lt.out) < size+k+1 {
