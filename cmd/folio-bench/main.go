@@ -50,6 +50,7 @@ type bench struct {
 	scaleSize         int    // site size of the scale group
 	scaleBase         int    // the size it compares request throughput with
 	scaleLoadOnlyFlag bool   // -scale-load-only: only the throughput rows (scale_load.go)
+	scalePushOnlyFlag bool   // -scale-push-only: only the push rows (scale_push.go)
 	scaleKeep         string // where the scale group keeps clones and parse caches ("" the run's temp dir)
 	scaleEnv          []string
 	scaleCPU          bool // a CPU profile of each scale load
@@ -107,7 +108,8 @@ func run(args []string) error {
 	fs.IntVar(&b.scaleSize, "scale-size", 1000000, "site size of the scale group (-only scale; `make bench-scale`)")
 	fs.IntVar(&b.scaleBase, "scale-base", 10000, "site size the scale group compares one-item and filtered-list throughput with")
 	fs.BoolVar(&b.scaleLoadOnlyFlag, "scale-load-only", false, "the scale group measures only the throughput of one item and the filtered list at -scale-size and -scale-base: both restarted and serving, each endpoint loaded on the two in turn for -runs rounds (order alternating), with folio's CPU per request; nothing else running (no pushes, branches or background saves before the loads)")
-	fs.StringVar(&b.scaleKeep, "scale-keep", "", "with -scale-load-only, a directory keeping the served clones and their parse caches between runs (the first start that writes a cache is skipped when it is there)")
+	fs.BoolVar(&b.scalePushOnlyFlag, "scale-push-only", false, "the scale group measures only push to serve at -scale-size: the site restarted from the parse cache kept in -scale-keep (a first start writes it when missing), idle, then the one-file pushes; no first starts, offsets, branches or loads")
+	fs.StringVar(&b.scaleKeep, "scale-keep", "", "with -scale-load-only or -scale-push-only, a directory keeping the served clones and their parse caches between runs (the first start that writes a cache is skipped when it is there)")
 	scaleEnv := fs.String("scale-env", "", "environment added to the scale group's folio, space-separated (GOGC=200 GOMEMLIMIT=6GiB GODEBUG=gctrace=1)")
 	fs.BoolVar(&b.scaleCPU, "scale-cpuprofile", false, "with -scale-load-only, the last round loads each endpoint once more while taking a CPU profile (bench/out/scale-profiles/cpu-<size>-<endpoint>.pb.gz)")
 	fs.StringVar(&b.against, "against", "", "other folio binaries, comma-separated (older builds): each group runs -runs times with each binary in turn, one run each, and the table shows each one's median and -folio's ratio to it")

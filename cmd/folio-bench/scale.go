@@ -42,6 +42,9 @@ func (b *bench) scaleGroup() error {
 	if b.scaleLoadOnlyFlag {
 		return b.scaleLoadOnly()
 	}
+	if b.scalePushOnlyFlag {
+		return b.scalePushOnly()
+	}
 	n := b.scaleSize
 	dir, m, err := b.dataset(n, 0)
 	if err != nil {

@@ -61,8 +61,11 @@ func (s *Source) RelevantInRepo(p string) bool { return s.relevantInRepo(p) }
 // and reports what is wrong. Safe for concurrent use.
 func (s *Source) LooseTree(h plumbing.Hash) ([]object.TreeEntry, bool) {
 	if m := s.loadedTrees.Load(); m != nil {
-		if entries, ok := (*m)[h]; ok {
+		if entries, ok := m.flat[h]; ok {
 			return entries, true
+		}
+		if d := m.recs[h]; d != nil {
+			return d.flatEntries(), true
 		}
 	}
 	lt, _ := s.loose.Get().(*looseTrees)

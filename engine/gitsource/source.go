@@ -20,7 +20,6 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/folio-cms/folio/content"
@@ -124,7 +123,10 @@ type Source struct {
 	pathsSeq atomic.Uint64 // the last Tree.PathsID given out
 	// loadedTrees are the trees the last Load decoded, when it decoded
 	// fewer than maxReadTrees (a push): LooseTree hands them out.
-	loadedTrees atomic.Pointer[map[plumbing.Hash][]object.TreeEntry]
+	loadedTrees atomic.Pointer[readTrees]
+	// walkTrees reads the loose trees of the Loads' walks, its buffers
+	// kept from one Load to the next; guarded by loadMu.
+	walkTrees *looseTrees
 
 	rootCfg rootConfig // the root: of the last folio.yaml read; guarded by loadMu
 

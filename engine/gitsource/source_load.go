@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -49,8 +48,11 @@ func (s *Source) Load(ctx context.Context, commit string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
 	}
-	tc := &treeEntries{st: st, loose: &looseTrees{objects: filepath.Join(s.gitDir, "objects")}, m: map[plumbing.Hash][]object.TreeEntry{},
-		read: map[plumbing.Hash][]object.TreeEntry{}}
+	if s.walkTrees == nil {
+		s.walkTrees = &looseTrees{objects: filepath.Join(s.gitDir, "objects")}
+	}
+	tc := &treeEntries{st: st, loose: s.walkTrees, m: map[plumbing.Hash][]object.TreeEntry{},
+		read: map[plumbing.Hash][]object.TreeEntry{}, walked: map[plumbing.Hash]*dirRec{}}
 	siteRoot, err := s.siteRootOf(tc, c.TreeHash)
 	if err != nil {
 		return nil, fmt.Errorf("source: load commit %s: %w", commit, err)
@@ -337,12 +339,18 @@ func findFile(files chunks.List[gitFile], p string) (int, bool) {
 // its storage, its object cache with the packed trees' bytes, the pack's
 // index: 1.7 MB at ready of a 10k restart).
 func (s *Source) keepReadTrees(tc *treeEntries) {
-	if len(tc.read) >= maxReadTrees {
+	if len(tc.read)+len(tc.walked) >= maxReadTrees {
 		s.loadedTrees.Store(nil)
 		return
 	}
-	read := tc.read
-	s.loadedTrees.Store(&read)
+	s.loadedTrees.Store(&readTrees{flat: tc.read, recs: tc.walked})
+}
+
+// readTrees are the trees a Load decoded: read whole (flat) or by parts
+// (recs, their entries made one slice when asked for).
+type readTrees struct {
+	flat map[plumbing.Hash][]object.TreeEntry
+	recs map[plumbing.Hash]*dirRec
 }
 
 // lastLoad is what the last Load read: its files in path order, the cache
@@ -367,29 +375,18 @@ type lastLoad struct {
 func gitFileOrder(a, b gitFile) int { return strings.Compare(a.path, b.path) }
 
 // dirRec is one folder of the last loaded commit: its tree and the relevant
-// files directly in it, and its subfolders. A Load keeps the records of the
-// previous one, so a folder whose tree hash did not change is not read
-// again: a one-file push decodes only the trees on that file's path, and
-// in those it takes the path (and relevance) of every entry the previous
-// tree had under the same name and mode from the previous record.
+// files directly in it, and its subfolders, in parts (dirPart,
+// source_tree_parts.go). A Load keeps the records of the previous one, so
+// a folder whose tree hash did not change is not read again: a one-file
+// push decodes only the trees on that file's path, and in those it takes
+// the parts whose bytes did not change as they are, and the path (and
+// relevance) of every other entry the previous tree had under the same
+// name and mode from the previous record.
 type dirRec struct {
-	hash    plumbing.Hash
-	entries []object.TreeEntry
-	// slot[i] is, for entries[i], its index in files (a relevant file),
-	// in dirs (a folder), or -1.
-	slot  []int32
-	files []gitFile // relevant regular files and symlinks directly here
-	dirs  []*dirRec // in tree order
-	// before[i] is the number of files that come before dirs[i] in
-	// tree order.
-	before []int
-	total  int // relevant files here and below
-	// raw is the tree's content when it was read from its loose object
-	// (the entries' names are cut from it: it costs no memory of its
-	// own), ends where each entry ends in it; "" and nil otherwise.
-	raw  string
-	ends []int32
-	// sorted tells that files was found in path order (diffRecs).
+	hash  plumbing.Hash
+	parts []*dirPart // each with at least one entry
+	total int        // relevant files here and below
+	// sorted tells that the files were found in path order (diffRecs).
 	sorted bool
 }
 
@@ -397,13 +394,15 @@ type dirRec struct {
 // folder as if its name ended in "/", so tree order is the order of the
 // full paths, as long as the trees are well-formed.
 func (d *dirRec) collect(out *[]gitFile) {
-	i := 0
-	for k, kid := range d.dirs {
-		*out = append(*out, d.files[i:d.before[k]]...)
-		i = d.before[k]
-		kid.collect(out)
+	for _, p := range d.parts {
+		i := 0
+		for k, kid := range p.dirs {
+			*out = append(*out, p.files[i:p.before[k]]...)
+			i = int(p.before[k])
+			kid.collect(out)
+		}
+		*out = append(*out, p.files[i:]...)
 	}
-	*out = append(*out, d.files[i:]...)
 }
 
 // maxPathLen bounds the paths of a tree (a folder's path is held while
@@ -436,86 +435,35 @@ func shortPath(p string) string {
 
 // walkDir lists the relevant regular files and symlinks below tree h at
 // prefix, reusing old (the record at the same place in the previous Load)
-// when its tree is the same, and its entries' paths and relevance
-// otherwise. Submodules are skipped: their commits are not in this
-// repository. The trees it reads, and those of old along the way, go into
-// tc for the history walk.
+// when its tree is the same, and its parts and its entries' paths and
+// relevance otherwise. Submodules are skipped: their commits are not in
+// this repository. The trees it reads, and those of old along the way, go
+// into tc for the history walk.
 func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relevant func(string) bool) (*dirRec, error) {
 	if old != nil {
-		tc.put(old.hash, old.entries)
+		tc.putRec(old)
 		if old.hash == h {
 			return old, nil
 		}
+	}
+	if d, ok, err := walkLoose(tc, h, prefix, old, relevant); err != nil || ok {
+		return d, err
 	}
 	entries, err := tc.get(h)
 	if err != nil {
 		return nil, fmt.Errorf("tree %s%s: %w", prefix, h, err)
 	}
-	d := &dirRec{hash: h, entries: entries, slot: make([]int32, len(entries))}
-	if rt, ok := tc.raws[h]; ok && len(rt.entries) == len(entries) {
-		d.raw, d.ends = rt.raw, rt.ends
+	d := &dirRec{hash: h, parts: cutParts(entries, "", nil)}
+	var cur *dirParts
+	if old != nil {
+		cur = &dirParts{parts: old.parts}
 	}
-	// The entries at either end whose bytes are old's are old's: their
-	// records are taken as they are; only the ones between are merged
-	// with old's by name (a push of one file into a folder of 500k).
-	sp := sameSpan(old, d)
-	if sp.pre > 0 {
-		d.keepFrom(old, 0, sp.pre, 0)
-	}
-	k := sp.pre // the first entry of old not before e: both are in tree order
-	for i := sp.pre; i < sp.sufNew; i++ {
-		e := entries[i]
-		d.slot[i] = -1
-		// old's entry of the same name and mode, if any, and its slot
-		same, was := false, int32(-1)
-		if old != nil {
-			for k < sp.sufOld && gitOrder(old.entries[k], e) < 0 {
-				k++
-			}
-			if k < sp.sufOld && old.entries[k].Name == e.Name && old.entries[k].Mode == e.Mode {
-				same, was = true, old.slot[k]
-			}
-		}
-		if err := checkPathLen(prefix, e.Name); err != nil {
+	for _, p := range d.parts {
+		if err := p.fill(tc, prefix, cur, relevant); err != nil {
 			return nil, err
 		}
-		switch e.Mode {
-		case filemode.Dir:
-			var oldKid *dirRec
-			if was >= 0 {
-				oldKid = old.dirs[was]
-			}
-			kid, err := walkDir(tc, e.Hash, prefix+e.Name+"/", oldKid, relevant)
-			if err != nil {
-				return nil, err
-			}
-			d.slot[i] = int32(len(d.dirs))
-			d.dirs = append(d.dirs, kid)
-			d.before = append(d.before, len(d.files))
-			d.total += kid.total
-		case filemode.Submodule:
-		case filemode.Regular, filemode.Executable, filemode.Deprecated, filemode.Symlink:
-			var p string
-			switch {
-			case was >= 0:
-				p = old.files[was].path // relevant then, so now
-			case same:
-				continue // the same path was not relevant then
-			default:
-				p = prefix + e.Name
-				if !relevant(p) {
-					continue
-				}
-			}
-			d.slot[i] = int32(len(d.files))
-			d.files = append(d.files, gitFile{path: p, blob: e.Hash, mode: e.Mode})
-			d.total++
-		}
 	}
-	if sp.sufNew < len(entries) {
-		d.keepFrom(old, sp.sufOld, len(old.entries), sp.sufNew)
-	}
-	tc.setSpan(d, sp)
+	d.count()
 	return d, nil
 }
 
@@ -540,10 +488,11 @@ func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) 
 	// Only folio.yaml and a Hugo config name contentDirs: the root's
 	// files and those of config/_default/ (a Decap config has none).
 	var cfg []gitFile
-	cfg = append(cfg, root.files...)
+	add := func(f *gitFile) { cfg = append(cfg, *f) }
+	root.eachFile(add)
 	if c := root.kid("config"); c != nil {
 		if d := c.kid("_default"); d != nil {
-			cfg = append(cfg, d.files...)
+			d.eachFile(add)
 		}
 	}
 	cfg = slices.DeleteFunc(cfg, func(f gitFile) bool { return !content.LocaleConfigFile(f.path) })
@@ -602,22 +551,26 @@ func (d *dirRec) adminConfigs(depth int, out *[]gitFile) {
 	if depth > 3 {
 		return
 	}
-	if depth == 0 || len(d.files) == 0 || !strings.Contains(path.Dir(d.files[0].path)+"/", "admin/") {
+	if first := d.firstFile(); depth == 0 || first == nil || !strings.Contains(path.Dir(first.path)+"/", "admin/") {
 		// none of the files here is in an admin/ folder: only the
 		// subfolders are looked into (not each of the entries of a
 		// folder of 50k posts)
-		for _, kid := range d.dirs {
-			kid.adminConfigs(depth+1, out)
+		for _, p := range d.parts {
+			for _, kid := range p.dirs {
+				kid.adminConfigs(depth+1, out)
+			}
 		}
 		return
 	}
-	for i, e := range d.entries {
-		switch {
-		case e.Mode == filemode.Dir && d.slot[i] >= 0:
-			d.dirs[d.slot[i]].adminConfigs(depth+1, out)
-		case depth > 0 && d.slot[i] >= 0 && e.Mode != filemode.Dir:
-			if f := d.files[d.slot[i]]; content.DecapConfigFile(f.path) {
-				*out = append(*out, f)
+	for _, p := range d.parts {
+		for i, e := range p.entries {
+			switch {
+			case e.Mode == filemode.Dir && p.slot[i] >= 0:
+				p.dirs[p.slot[i]].adminConfigs(depth+1, out)
+			case p.slot[i] >= 0 && e.Mode != filemode.Dir:
+				if f := p.files[p.slot[i]]; content.DecapConfigFile(f.path) {
+					*out = append(*out, f)
+				}
 			}
 		}
 	}
@@ -625,21 +578,8 @@ func (d *dirRec) adminConfigs(depth int, out *[]gitFile) {
 
 // kid is the subfolder name of d; nil when it has none.
 func (d *dirRec) kid(name string) *dirRec {
-	if i := d.entry(name, filemode.Dir); i >= 0 && d.slot[i] >= 0 {
-		return d.dirs[d.slot[i]]
+	if p, i := d.entry(name, filemode.Dir); p != nil && p.slot[i] >= 0 {
+		return p.dirs[p.slot[i]]
 	}
 	return nil
-}
-
-// entry is the index of d's entry name of that mode, or -1: the entries
-// with name as a prefix follow each other in tree order, from the first
-// not before name.
-func (d *dirRec) entry(name string, mode filemode.FileMode) int {
-	i := sort.Search(len(d.entries), func(i int) bool { return d.entries[i].Name >= name })
-	for ; i < len(d.entries) && strings.HasPrefix(d.entries[i].Name, name); i++ {
-		if d.entries[i].Name == name && d.entries[i].Mode == mode {
-			return i
-		}
-	}
-	return -1
 }

@@ -45,36 +45,34 @@ func diffRecs(old, d *dirRec, ch *treeChanges, spans map[*dirRec]treeSpan) bool 
 	if old == d {
 		return true
 	}
-	// the files and entries to compare: all of them, or those between
-	// what d took from old
+	// the parts to compare: all of them, or those between what d took
+	// from old
 	sp, spanned := spans[d]
 	spanned = spanned && sp.old == old
-	oldFiles, files := old.files, d.files
-	oldLo, oldHi, lo, hi := 0, len(old.entries), 0, len(d.entries)
+	oldParts, parts := old.parts, d.parts
 	if spanned {
-		fLo, _ := d.slotsFrom(sp.pre)
-		fHi, _ := d.slotsFrom(sp.sufNew)
-		oLo, _ := old.slotsFrom(sp.pre)
-		oHi, _ := old.slotsFrom(sp.sufOld)
-		oldFiles, files = old.files[oLo:oHi], d.files[fLo:fHi]
-		oldLo, oldHi, lo, hi = sp.pre, sp.sufOld, sp.pre, sp.sufNew
+		oldParts, parts = old.parts[sp.pre:sp.sufOld], d.parts[sp.pre:sp.sufNew]
 	}
-	i, j := 0, 0
-	for i < len(oldFiles) || j < len(files) {
+	a, b := &fileIter{parts: oldParts}, &fileIter{parts: parts}
+	for {
+		of, f := a.peek(), b.peek()
+		if of == nil && f == nil {
+			break
+		}
 		switch {
-		case i < len(oldFiles) && j < len(files) && oldFiles[i].path == files[j].path:
-			if oldFiles[i] != files[j] {
-				ch.gone = append(ch.gone, oldFiles[i].path)
-				ch.added = append(ch.added, files[j])
+		case of != nil && f != nil && of.path == f.path:
+			if *of != *f {
+				ch.gone = append(ch.gone, of.path)
+				ch.added = append(ch.added, *f)
 			}
-			i++
-			j++
-		case j == len(files) || i < len(oldFiles) && oldFiles[i].path < files[j].path:
-			ch.gone = append(ch.gone, oldFiles[i].path)
-			i++
+			a.next()
+			b.next()
+		case f == nil || of != nil && of.path < f.path:
+			ch.gone = append(ch.gone, of.path)
+			a.next()
 		default:
-			ch.added = append(ch.added, files[j])
-			j++
+			ch.added = append(ch.added, *f)
+			b.next()
 		}
 		if ch.tooMany() {
 			return false
@@ -84,37 +82,39 @@ func diffRecs(old, d *dirRec, ch *treeChanges, spans map[*dirRec]treeSpan) bool 
 		return false
 	}
 	// the subfolders, by name
-	for k := lo; k < hi; k++ {
-		e := d.entries[k]
-		if e.Mode != filemode.Dir || d.slot[k] < 0 {
-			continue
-		}
-		kid := d.dirs[d.slot[k]]
-		oldKid := old.kid(e.Name)
-		if oldKid == nil {
-			if len(ch.added)+kid.total > maxPatchedFiles {
+	for _, p := range parts {
+		for k, e := range p.entries {
+			if e.Mode != filemode.Dir || p.slot[k] < 0 {
+				continue
+			}
+			kid := p.dirs[p.slot[k]]
+			oldKid := old.kid(e.Name)
+			if oldKid == nil {
+				if len(ch.added)+kid.total > maxPatchedFiles {
+					return false
+				}
+				kid.collect(&ch.added)
+				continue
+			}
+			if !diffRecs(oldKid, kid, ch, spans) {
 				return false
 			}
-			kid.collect(&ch.added)
-			continue
-		}
-		if !diffRecs(oldKid, kid, ch, spans) {
-			return false
 		}
 	}
-	for k := oldLo; k < oldHi; k++ {
-		e := old.entries[k]
-		if e.Mode != filemode.Dir || old.slot[k] < 0 || d.kid(e.Name) != nil {
-			continue
-		}
-		kid := old.dirs[old.slot[k]]
-		if len(ch.gone)+kid.total > maxPatchedFiles {
-			return false
-		}
-		var files []gitFile
-		kid.collect(&files)
-		for _, f := range files {
-			ch.gone = append(ch.gone, f.path)
+	for _, p := range oldParts {
+		for k, e := range p.entries {
+			if e.Mode != filemode.Dir || p.slot[k] < 0 || d.kid(e.Name) != nil {
+				continue
+			}
+			kid := p.dirs[p.slot[k]]
+			if len(ch.gone)+kid.total > maxPatchedFiles {
+				return false
+			}
+			var files []gitFile
+			kid.collect(&files)
+			for _, f := range files {
+				ch.gone = append(ch.gone, f.path)
+			}
 		}
 	}
 	return true

@@ -113,9 +113,11 @@ type treeEntries struct {
 	// push's new trees, which the history index reads next
 	// (Source.LooseTree).
 	read map[plumbing.Hash][]object.TreeEntry
-	// raws are the trees read from their loose objects, with their
-	// bytes (walkDir compares a changed folder's with its last ones').
-	raws map[plumbing.Hash]rawTree
+	// recs are the records of the last walk met on the way (put), whose
+	// entries are made one slice only when asked for (get); walked are
+	// the folders walkLoose read, up to maxReadTrees (read's, in parts:
+	// Source.LooseTree).
+	recs, walked map[plumbing.Hash]*dirRec
 	// spans are, for the folders walkDir merged with their last record
 	// by bytes, what it took from there as it was (diffRecs looks
 	// between).
@@ -137,20 +139,30 @@ func (tc *treeEntries) put(h plumbing.Hash, entries []object.TreeEntry) {
 	tc.entries += len(entries)
 }
 
+// putRec records a folder of the last walk, its entries made one slice
+// if get asks for them.
+func (tc *treeEntries) putRec(d *dirRec) {
+	if _, ok := tc.m[d.hash]; ok {
+		return
+	}
+	if tc.recs == nil {
+		tc.recs = map[plumbing.Hash]*dirRec{}
+	}
+	tc.recs[d.hash] = d
+}
+
 func (tc *treeEntries) get(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := tc.m[h]; ok {
 		return es, nil
 	}
+	if d := tc.recs[h]; d != nil {
+		es := d.flatEntries()
+		tc.put(h, es)
+		return es, nil
+	}
 	rt, ok := tc.loose.readRaw(h)
 	entries := rt.entries
-	if ok {
-		if tc.raws == nil {
-			tc.raws = map[plumbing.Hash]rawTree{}
-		}
-		if len(tc.raws) < maxReadTrees {
-			tc.raws[h] = rt
-		}
-	} else {
+	if !ok {
 		var err error
 		if entries, err = tc.st.tree(h); err != nil {
 			return nil, err

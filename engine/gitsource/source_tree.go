@@ -26,6 +26,9 @@ type looseTrees struct {
 	objects string // the repository's objects folder
 	zr      io.ReadCloser
 	br      bytes.Reader
+	// file and out are readInto's buffers, kept from one read to the
+	// next: the file as read, the tree inflated.
+	file, out []byte
 }
 
 // read returns the entries of tree h, or ok false.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -20,7 +21,7 @@ import (
 // at either end of a changed folder from the last walk by their bytes
 // (sameSpan) makes the records a walk from nothing makes, and the same
 // changes (diffRecs with and without the spans), over random pushes into a
-// folder of a few hundred files with subfolders, and a root of files the
+// folder of 3000 files (three parts) with subfolders, and a root of files the
 // site does not read. And that it does take them: a push of one file
 // merges a few entries, not the folder.
 func TestWalkDir_SpanMatchesFresh(t *testing.T) {
@@ -36,10 +37,10 @@ func TestWalkDir_SpanMatchesFresh(t *testing.T) {
 		}
 	}
 	var files []string
-	for i := range 300 {
-		p := fmt.Sprintf("content/posts/p%04d.md", i*10)
-		if i%50 == 7 {
-			p = fmt.Sprintf("content/posts/p%04d/index.md", i*10) // a subfolder among the files
+	for i := range 3000 {
+		p := fmt.Sprintf("content/posts/p%05d.md", i*10)
+		if i%500 == 7 {
+			p = fmt.Sprintf("content/posts/p%05d/index.md", i*10) // a subfolder among the files
 		}
 		files = append(files, p)
 		write(p, fmt.Sprintf("post %d\n", i))
@@ -77,9 +78,9 @@ func TestWalkDir_SpanMatchesFresh(t *testing.T) {
 				write(p, fmt.Sprintf("edit %d\n", step))
 				did = append(did, "edit "+p)
 			case 2: // add, at any place
-				p := fmt.Sprintf("content/posts/p%04d.md", rng.IntN(3000)|1)
+				p := fmt.Sprintf("content/posts/p%05d.md", rng.IntN(30000)|1)
 				if i := rng.IntN(8); i == 0 {
-					p = fmt.Sprintf("content/posts/p%04d/x.md", rng.IntN(3000)|1) // a new subfolder
+					p = fmt.Sprintf("content/posts/p%05d/x.md", rng.IntN(30000)|1) // a new subfolder
 				}
 				if !slices.Contains(files, p) {
 					files = append(files, p)
@@ -117,7 +118,7 @@ func TestWalkDir_SpanMatchesFresh(t *testing.T) {
 			t.Fatalf("step %d (%q): changes with the spans %v %+v, without %v %+v", step, did, ok, ch, okFull, full)
 		}
 		posts := got.kid("content").kid("posts")
-		if sp, ok := tc.spans[posts]; ok && sp.sufNew-sp.pre <= 4 {
+		if sp, ok := tc.spans[posts]; ok && sp.sufNew-sp.pre <= 2 {
 			spanned++
 		}
 		last = got
@@ -127,30 +128,77 @@ func TestWalkDir_SpanMatchesFresh(t *testing.T) {
 	}
 }
 
-// recDiff tells how two walks' records differ, "" when alike.
+// recDiff tells how two walks' records differ, "" when alike: their
+// entries, slots, files and subfolders as one folder's (the parts a walk
+// from the last one makes need not be cut where a fresh walk cuts them).
 func recDiff(a, b *dirRec, at string) string {
+	fa, fb := flatRec(a), flatRec(b)
 	switch {
 	case a.hash != b.hash:
 		return at + ": hash"
-	case !reflect.DeepEqual(a.entries, b.entries):
+	case !reflect.DeepEqual(fa.entries, fb.entries):
 		return at + ": entries"
-	case !slices.Equal(a.slot, b.slot):
-		return fmt.Sprintf("%s: slots %v, want %v", at, a.slot, b.slot)
-	case !slices.Equal(a.files, b.files):
-		return fmt.Sprintf("%s: files %v, want %v", at, a.files, b.files)
-	case !slices.Equal(a.before, b.before):
-		return fmt.Sprintf("%s: before %v, want %v", at, a.before, b.before)
+	case !slices.Equal(fa.slot, fb.slot):
+		return fmt.Sprintf("%s: slots %v, want %v", at, fa.slot, fb.slot)
+	case !slices.Equal(fa.files, fb.files):
+		return fmt.Sprintf("%s: files %v, want %v", at, fa.files, fb.files)
+	case !slices.Equal(fa.before, fb.before):
+		return fmt.Sprintf("%s: before %v, want %v", at, fa.before, fb.before)
 	case a.total != b.total:
 		return fmt.Sprintf("%s: total %d, want %d", at, a.total, b.total)
-	case len(a.dirs) != len(b.dirs):
-		return fmt.Sprintf("%s: %d folders, want %d", at, len(a.dirs), len(b.dirs))
+	case len(fa.dirs) != len(fb.dirs):
+		return fmt.Sprintf("%s: %d folders, want %d", at, len(fa.dirs), len(fb.dirs))
 	}
-	for i := range a.dirs {
-		if d := recDiff(a.dirs[i], b.dirs[i], at+"/"+strings.TrimSpace(fmt.Sprint(i))); d != "" {
+	for _, p := range a.parts {
+		if len(p.entries) == 0 {
+			return at + ": an empty part"
+		}
+		if p.raw != "" {
+			if _, _, ok := parseTree(p.raw); !ok {
+				return at + ": a part's bytes are not its entries'"
+			}
+		}
+	}
+	for i := range fa.dirs {
+		if d := recDiff(fa.dirs[i], fb.dirs[i], at+"/"+strings.TrimSpace(fmt.Sprint(i))); d != "" {
 			return d
 		}
 	}
 	return ""
+}
+
+// flatDir is a folder's record as one part: its slots, files and
+// subfolders numbered in the folder.
+type flatDir struct {
+	entries []object.TreeEntry
+	slot    []int32
+	files   []gitFile
+	dirs    []*dirRec
+	before  []int
+}
+
+func flatRec(d *dirRec) flatDir {
+	var f flatDir
+	for _, p := range d.parts {
+		for i, e := range p.entries {
+			f.entries = append(f.entries, e)
+			s := p.slot[i]
+			switch {
+			case s < 0:
+			case e.Mode == filemode.Dir:
+				s += int32(len(f.dirs))
+			default:
+				s += int32(len(f.files))
+			}
+			f.slot = append(f.slot, s)
+		}
+		for k, kid := range p.dirs {
+			f.before = append(f.before, len(f.files)+int(p.before[k]))
+			f.dirs = append(f.dirs, kid)
+		}
+		f.files = append(f.files, p.files...)
+	}
+	return f
 }
 
 // TestWalkDir_SpanMalformed checks that a folder whose changed middle is
@@ -170,7 +218,7 @@ func TestWalkDir_SpanMalformed(t *testing.T) {
 			if i == edit {
 				b = 200
 			}
-			posts = append(posts, rawEntry("100644", fmt.Sprintf("f%03d.md", i), b))
+			posts = append(posts, rawEntry("100644", fmt.Sprintf("f%04d.md", i), b))
 		}
 		ph := hashTree(t, gitDir, bytes.Join(posts, nil))
 		ch := hashTree(t, gitDir, append([]byte("40000 posts\x00"), ph[:]...))
@@ -185,18 +233,18 @@ func TestWalkDir_SpanMalformed(t *testing.T) {
 		}
 		return d, tc
 	}
-	order := make([]int, 100)
+	order := make([]int, 3000) // three parts
 	for i := range order {
 		order[i] = i
 	}
 	a, _ := walk(site(order, -1), nil)
-	b, tc := walk(site(order, 70), a)
+	b, tc := walk(site(order, 1570), a)
 	if ch, ok := changesSince(a, b, tc.spans); !ok || len(ch.added) != 1 {
 		t.Fatalf("one file changed: %v %+v", ok, ch)
 	}
 	swapped := slices.Clone(order)
-	swapped[40], swapped[41] = swapped[41], swapped[40]
-	c, tc := walk(site(swapped, 50), b)
+	swapped[1500], swapped[1501] = swapped[1501], swapped[1500]
+	c, tc := walk(site(swapped, 1510), b)
 	if _, ok := tc.spans[c.kid("content").kid("posts")]; !ok {
 		t.Fatal("the folder's ends were not taken from the last walk")
 	}

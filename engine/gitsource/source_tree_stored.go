@@ -23,9 +23,20 @@ import (
 // overwritten). Bytes after the stream's checksum
 // are ignored, as the inflater does.
 func inflateStored(z []byte) (out []byte, ok bool) {
+	out, sum, ok := storedStream(z)
+	if !ok || adler32.Checksum(out) != sum {
+		return nil, false
+	}
+	return out, true
+}
+
+// storedStream is inflateStored without the checksum's check: the
+// content moved to the start of z and the Adler-32 the stream ends with,
+// for a caller that checks it by parts (source_tree_parts.go).
+func storedStream(z []byte) (out []byte, sum uint32, ok bool) {
 	// The zlib header: deflate, no preset dictionary, its check.
 	if len(z) < 2 || z[0]&0x0f != 8 || z[0]>>4 > 7 || z[1]&0x20 != 0 || (uint(z[0])<<8|uint(z[1]))%31 != 0 {
-		return nil, false
+		return nil, 0, false
 	}
 	// First the blocks' headers, so that z is left as it was when the
 	// stream is not all stored blocks. Stored blocks end on a byte: each
@@ -34,15 +45,15 @@ func inflateStored(z []byte) (out []byte, ok bool) {
 	r := 2
 	for {
 		if r+5 > len(z) {
-			return nil, false
+			return nil, 0, false
 		}
 		h := z[r]
 		if h&0x06 != 0 {
-			return nil, false // a compressed block
+			return nil, 0, false // a compressed block
 		}
 		n := int(binary.LittleEndian.Uint16(z[r+1:]))
 		if binary.LittleEndian.Uint16(z[r+3:]) != ^uint16(n) || r+5+n > len(z) {
-			return nil, false
+			return nil, 0, false
 		}
 		r += 5 + n
 		if h&1 != 0 {
@@ -51,17 +62,14 @@ func inflateStored(z []byte) (out []byte, ok bool) {
 	}
 	end := r
 	if end+4 > len(z) {
-		return nil, false
+		return nil, 0, false
 	}
-	sum := binary.BigEndian.Uint32(z[end:])
+	sum = binary.BigEndian.Uint32(z[end:])
 	w := 0
 	for r = 2; r < end; {
 		n := int(binary.LittleEndian.Uint16(z[r+1:]))
 		w += copy(z[w:], z[r+5:r+5+n])
 		r += 5 + n
 	}
-	if adler32.Checksum(z[:w]) != sum {
-		return nil, false
-	}
-	return z[:w], true
+	return z[:w], sum, true
 }
