@@ -639,7 +639,7 @@ func (as *Assembler) assembleLocales(sorted []File, cfg *I18n, problems []Proble
 		if l.Code == cfg.Default && !as.env.rules.inSubdir {
 			prefix = ""
 		}
-		sub.setEnv(readEnv{rules: as.env.rules, prefix: prefix})
+		sub.setEnv(readEnv{rules: as.env.rules.forLocale(l.Code), prefix: prefix})
 		sub.bundles = as.bundles
 		site, probs := sub.Assemble(buckets[l.Code])
 		raw[l.Code] = site

@@ -3,6 +3,7 @@ package content
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Astro content collections: src/content/<collection>/… holds the
@@ -73,4 +74,25 @@ func astroMarkup(sorted []File) *Markup {
 		}
 	}
 	return nil
+}
+
+// astroSlug is the slug Astro's glob() loader gives an entry whose path
+// (name) is no valid slug: each segment slugified as github-slugger
+// does, lower case, spaces as '-', other characters than letters, digits,
+// '-' and '_' dropped (greensoftware.foundation's
+// articles/en/…-metrics—meet-…/index.md is …-metricsmeet-…).
+func astroSlug(name string) (string, bool) {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r == '/' || r == '-' || r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		case unicode.In(r, unicode.L, unicode.M, unicode.N):
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	s := b.String()
+	return s, ValidSlug(s)
 }

@@ -204,3 +204,36 @@ func BenchmarkReferenceProblems(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRelevant is the question a loader asks of every file of the
+// site at every load: 10,000 paths of a Hugo site's shape (content,
+// config, layouts, static).
+func BenchmarkRelevant(b *testing.B) {
+	paths := make([]string, 0, 10_000)
+	for i := range 10_000 {
+		switch i % 5 {
+		case 0:
+			paths = append(paths, fmt.Sprintf("content/posts/%d/post-%d.md", i%100, i))
+		case 1:
+			paths = append(paths, fmt.Sprintf("content/en/docs/v%d/page-%d.md", i%7, i))
+		case 2:
+			paths = append(paths, fmt.Sprintf("static/img/%d/photo-%d.jpg", i%100, i))
+		case 3:
+			paths = append(paths, fmt.Sprintf("layouts/partials/p%d.html", i))
+		default:
+			paths = append(paths, fmt.Sprintf("config/_default/menus/menu.%d.toml", i%30))
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for _, p := range paths {
+			if Relevant(p) {
+				n++
+			}
+		}
+		if n == 0 {
+			b.Fatal("none relevant")
+		}
+	}
+}

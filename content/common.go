@@ -69,8 +69,13 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 			// name only tells it apart (the Rust blog's roadmap@0.md,
 			// roadmap@1.md), and its slug is the name made valid.
 			s, ok := "", false
-			if c.url != "" || strings.Trim(c.zolaPath, "/") != "" {
+			switch {
+			case c.url != "" || strings.Trim(c.zolaPath, "/") != "":
 				s, ok = slugOfName(pathSlug)
+			case strings.HasPrefix(file.Source, "src/content/"):
+				// an Astro collection's entry: its id is its path
+				// slugified (github-slugger), as Astro makes it
+				s, ok = astroSlug(pathSlug)
 			}
 			if !ok {
 				return c, problemAt(0, "the file name gives the slug %q, which is not valid: rename the file or set slug (letters, digits, '.', '_', '~', '-')", slug)

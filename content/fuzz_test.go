@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		"a: &x {b: 1}\nc: *x\n<<: *x\n", "> > - [ ] x\n\n| a |\n|---|\n", aliasBomb, "a: .nan", "\uFEFF---\n---\n",
 		"---\ntitle: x\n---\n<p onclick=x>a<script>b</script><a href=\"javascript:c\">d</a><iframe src=e></iframe></p>",
 		"<SCRIPT>x</SCRIPT><svg><script>y</script></svg><math><style>z</style></math><img src=x onerror=y>",
+		"---\na: 1\n-----\nb: 2\n---\nbody", "---js\nconst a = { b: [1, \"c\"] };\n---\nx",
 	} {
 		for _, ext := range []string{".md", ".yaml", ".json", ".toml", ".html"} {
 			f.Add(ext, s)

@@ -31,6 +31,13 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 	}
 	dir, base := path.Split(p)
 	name := strings.TrimSuffix(base, path.Ext(base))
+	if sub, ok := strings.CutPrefix(dir, "config/_default/"); ok && sub != "" && visibleDir(sub) {
+		// Hugo reads config/_default/ down its folders, a file's key
+		// its name wherever it is (falco.org keeps its languages in
+		// config/_default/languages/languages.yaml, its mounts in
+		// module/module.yaml)
+		dir = "config/_default/"
+	}
 	switch dir {
 	case "":
 		if name == "hugo" || name == "config" {
@@ -51,6 +58,21 @@ func hugoConfigFile(p string) (kind string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// visibleDir tells whether dir ("a/b/") has no segment that starts with
+// "." (a folder Hugo's walk of its config folder skips).
+func visibleDir(dir string) bool {
+	for rest := strings.TrimSuffix(dir, "/"); ; {
+		s, tail, more := strings.Cut(rest, "/")
+		if s == "" || s[0] == '.' {
+			return false
+		}
+		if !more {
+			return true
+		}
+		rest = tail
+	}
 }
 
 // kindOfPath is the kind of Hugo config file p is ("" for none).

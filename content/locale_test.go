@@ -571,3 +571,85 @@ func TestLocales_HugoMounts(t *testing.T) {
 		})
 	}
 }
+
+// TestLocales_HugoConfigFolders: Hugo reads config/_default/ down its
+// folders, each file's key its name, as falco.org keeps its language in
+// config/_default/languages/languages.yaml and its mount of content/en
+// in config/_default/module/module.yaml: the sections of content/en are
+// types, not a type "en" of 257 items (read from the disk, so that the
+// files are those Relevant gives).
+func TestLocales_HugoConfigFolders(t *testing.T) {
+	dir := t.TempDir()
+	for p, src := range map[string]string{
+		"config/_default/config.toml":              "baseURL = 'https://falco.org/'\ndefaultContentLanguage = \"en\"\ndefaultContentLanguageInSubdir = false\n",
+		"config/_default/urls/permalinks.toml":     "blog = '/blog/:year/:slug/'\n",
+		"config/_default/languages/languages.yaml": "# Language definitions.\n\nen:\n  title: \"Falco\"\n  languageName: \"English\"\n  weight: 1\n",
+		"config/_default/module/module.yaml":       "mounts:\n  - source: 'content/en'\n    target: 'content'\n    lang: 'en'\n",
+		"config/_default/versions/params.yaml":     "versions: []\n",
+		"content/en/_index.html":                   "---\ntitle: Falco\n---\n<p>Home</p>\n",
+		"content/en/docs/_index.md":                "---\ntitle: Docs\n---\n",
+		"content/en/docs/install.md":               "---\ntitle: Install\n---\n",
+		"content/en/blog/falco-0-41-0/index.md":    "---\ntitle: Falco 0.41.0\ndate: 2025-05-29\nslug: falco-0-41-0\n---\n",
+	} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, probs := Assemble(files)
+	wantNoProblems(t, probs)
+	if site.I18n == nil || len(site.I18n.Locales) != 1 || site.I18n.Locales[0].ContentDir != "content/en" {
+		t.Fatalf("I18n %+v", site.I18n)
+	}
+	if _, ok := site.Items["en"]; ok || len(site.Items["docs"]) != 1 || len(site.Items["blog"]) != 1 {
+		t.Fatalf("items %v", site.Items)
+	}
+	if p := site.Items["blog"][0].Path; p != "/blog/2025/falco-0-41-0/" {
+		t.Errorf("blog post's path %q", p)
+	}
+	if len(site.Pages) != 2 || site.Pages[0].Slug != "docs" || site.Pages[1].Slug != "index" {
+		t.Errorf("pages %s, %s", site.Pages[0].Slug, site.Pages[len(site.Pages)-1].Slug)
+	}
+}
+
+// TestLocales_HugoLanguagePermalinks: a language's own permalinks
+// (miriamlasserre.fr's config/_default/languages.yaml: publications at
+// /presse/:slug/ in French, /press/:slug/ in English; ebooks at
+// /ebooks/:year-:slug/) make its documents' paths, over the site's
+// permalinks.
+func TestLocales_HugoLanguagePermalinks(t *testing.T) {
+	site, probs := assemble(t, map[string]string{
+		"config/_default/hugo.yaml":       "defaultContentLanguage: fr\n",
+		"config/_default/permalinks.yaml": "_merge: deep\nservices: /prestations/:slug/\n",
+		"config/_default/languages.yaml": "fr:\n  languageName: Français\n  weight: 1\n  permalinks:\n    ebooks: /ebooks/:year-:slug/\n    publications: /presse/:slug/\n" +
+			"en:\n  languageName: English\n  weight: 2\n  permalinks:\n    ebooks: /ebooks/:year-:slug/\n    publications: /press/:slug/\n",
+		"content/publications/2023/06/2023-06-27-home-is-my-style.fr.md": "---\ndate: 2019-01-02T11:35:40.55Z\ntitle: Home is my style\n---\n",
+		"content/publications/2023/06/2023-06-27-home-is-my-style.en.md": "---\ndate: 2019-01-02T11:35:40.55Z\ntitle: Home is my style\n---\n",
+		"content/ebooks/2023/2023-06-la-garde-robe-parfaite.fr.md":       "---\ndate: 2023-06-28T12:13:23.434Z\ntitle: La garde-robe parfaite\n---\n",
+		"content/services/dressing-detox.fr.md":                          "---\ntitle: Dressing detox\n---\n",
+		"content/services/dressing-detox.en.md":                          "---\ntitle: Dressing detox\n---\n",
+	})
+	wantNoProblems(t, probs)
+	for _, tc := range []struct{ loc, typ, path string }{
+		{"fr", "publications", "/presse/home-is-my-style/"},
+		{"en", "publications", "/en/press/home-is-my-style/"},
+		{"fr", "ebooks", "/ebooks/2023-la-garde-robe-parfaite/"},
+		{"fr", "services", "/prestations/dressing-detox/"},
+		{"en", "services", "/en/prestations/dressing-detox/"},
+	} {
+		s := site.Locales[tc.loc]
+		if s == nil || len(s.Items[tc.typ]) != 1 {
+			t.Fatalf("%s %s: %v", tc.loc, tc.typ, s)
+		}
+		if got := s.Items[tc.typ][0].Path; got != tc.path {
+			t.Errorf("%s %s: path %q, want %q", tc.loc, tc.typ, got, tc.path)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/adrg/frontmatter"
 )
@@ -20,6 +21,7 @@ type fmCapture struct {
 	kind   fmKind
 	src    []byte
 	delims bool // src includes the delimiter lines (JSON "{ ... }")
+	dashes bool // closed by a line of more than three dashes (fmSplit), as Hugo closes it
 }
 
 func capture(kind fmKind, delims bool) frontmatter.UnmarshalFunc {
@@ -50,6 +52,7 @@ var fmOpeners = []string{"---", "---yaml", "+++", "---toml", ";;;", "---json"}
 // parseMarkdown reads a Markdown file, or with isHTML an HTML one (front
 // matter the same, the body HTML); fmFast and body: see parseFile.
 func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) Markdown) (*Doc, error) {
+	bodyFn := body
 	var fm fmCapture
 	// adrg/frontmatter copies the whole file, body included, through a
 	// buffer of its own: when the front matter's closing line is plain to
@@ -59,10 +62,10 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 	// there is none, the whole file is parsed.
 	var rest []byte
 	var err error
-	if fmFast {
-		if f, end := fmSplit(data); end > 0 {
-			fm, rest = f, data[end:]
-		}
+	if f, end := fmSplit(data); end > 0 && (fmFast || f.dashes) {
+		// (a front matter closed by a line of dashes is Hugo's, which
+		// adrg/frontmatter would not close there)
+		fm, rest = f, data[end:]
 	}
 	if rest == nil {
 		if rest, err = frontmatter.Parse(bytes.NewReader(data), &fm, fmFormats()...); err != nil {
@@ -75,6 +78,27 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 			if opener == o {
 				return nil, problemAt(openLine, "front matter opened with %q is never closed", o)
 			}
+		}
+		if lang, ok := codeFrontMatter(opener); ok {
+			// Eleventy's ---js (gray-matter's ---<language>): its
+			// keys (a title, draft: true) are code; served as a body, a
+			// draft would be published. Declarations of values are read
+			// (jsfrontmatter.go), other code is a problem.
+			src, body, closed := codeFrontMatterSplit(data)
+			if !closed {
+				return nil, problemAt(openLine, "front matter opened with %q is never closed", opener)
+			}
+			m, read := map[string]any(nil), false
+			if lang == "JavaScript" {
+				m, read = jsFrontMatter(src)
+			}
+			if !read {
+				return nil, problemAt(openLine, "front matter in %s (%q) is not read: folio reads YAML (---), TOML (+++), JSON, and JavaScript that only declares values (const title = \"…\";); this file is left out", lang, opener)
+			}
+			if _, err := normTree(m, 0); err != nil {
+				return nil, problemAt(openLine, "front matter in JavaScript: %v", err)
+			}
+			return markdownDoc(data, m, nil, body, isHTML, isMDX, bodyFn)
 		}
 	}
 	meta := map[string]any{}
@@ -97,6 +121,12 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 			return nil, err
 		}
 	}
+	return markdownDoc(data, meta, lines, rest, isHTML, isMDX, body)
+}
+
+// markdownDoc is the Doc of data, a Markdown (or HTML, MDX) file whose
+// front matter is meta and whose body is rest, the tail of data.
+func markdownDoc(data []byte, meta map[string]any, lines map[string]int, rest []byte, isHTML, isMDX bool, body func(off int) Markdown) (*Doc, error) {
 	doc := NewDoc(meta)
 	doc.Lines, doc.Line = lines, lineAt(data, len(data)-len(rest))
 	if len(bytes.TrimSpace(rest)) == 0 {
@@ -121,6 +151,59 @@ func parseMarkdown(data []byte, fmFast, isHTML, isMDX bool, body func(off int) M
 		doc.Body = NewMarkdown(string(rest))
 	}
 	return doc, nil
+}
+
+// codeFrontMatter tells whether opener, a file's first line, opens a
+// front matter in a language folio does not read: "---" followed by the
+// language's name (Eleventy's "---js", "---javascript"; gray-matter's
+// "---coffee"), and which language.
+func codeFrontMatter(opener string) (string, bool) {
+	lang, ok := strings.CutPrefix(opener, "---")
+	if !ok || lang == "" || len(lang) > 16 {
+		return "", false
+	}
+	for _, c := range lang {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return "", false
+		}
+	}
+	switch strings.ToLower(lang) {
+	case "js", "javascript":
+		return "JavaScript", true
+	case "yaml", "toml", "json":
+		return "", false // ---YAML: not an opener adrg/frontmatter knows (case), as before
+	}
+	return lang, true
+}
+
+// codeFrontMatterSplit splits data, a file whose first non-blank line
+// opens a front matter in code (---js), at the first later line "---":
+// the front matter's text and the body after it; false when no line
+// closes it.
+func codeFrontMatterSplit(data []byte) (src string, body []byte, closed bool) {
+	i := bytes.IndexByte(data, '\n')
+	for i >= 0 && len(bytes.TrimSpace(data[:i])) == 0 { // blank lines before the opener
+		j := bytes.IndexByte(data[i+1:], '\n')
+		if j < 0 {
+			return "", nil, false
+		}
+		i += j + 1
+	}
+	if i < 0 {
+		return "", nil, false
+	}
+	start := i + 1
+	for off := start; off < len(data); {
+		next := len(data)
+		if j := bytes.IndexByte(data[off:], '\n'); j >= 0 {
+			next = off + j + 1
+		}
+		if string(bytes.TrimSpace(data[off:next])) == "---" {
+			return string(data[start:off]), data[next:], true
+		}
+		off = next
+	}
+	return "", nil, false
 }
 
 // fmEnd returns the offset just past the first line that closes a front
@@ -171,6 +254,13 @@ func fmSplit(data []byte) (fm fmCapture, end int) {
 		if string(t) == closer {
 			fm.src = data[start:off]
 			return fm, next
+		}
+		if closer == "---" && len(t) > 3 && bytes.Count(t, []byte("-")) == len(t) {
+			// Hugo closes a YAML front matter at the first line that
+			// starts with ---; the rest of the line is the body's
+			// (falco.org's tuning.md closes its own with ----------)
+			fm.src, fm.dashes = data[start:off], true
+			return fm, off + bytes.IndexByte(data[off:next], '-') + 3
 		}
 		off = next
 	}

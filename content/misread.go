@@ -37,6 +37,9 @@ const (
 	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
 	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
 	MisreadJekyllSite      = "jekyll-site"      // a Jekyll site's _posts/ and collections, which folio does not read
+	MisreadAstroSite       = "astro-site"       // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
+	MisreadEleventySite    = "eleventy-site"    // an Eleventy site's templates folio does not read, or reads otherwise
+	MisreadHugoMounts      = "hugo-mounts"      // Hugo module mounts onto a folder of content/, which folio does not follow
 )
 
 // MisreadInput is what the checks look at.
@@ -44,6 +47,10 @@ type MisreadInput struct {
 	Paths []string // every file path of the repository (or folder), relevant or not
 	Files []File   // the content files the site was assembled from
 	Site  *Site
+	// Read gives the bytes of a file of Paths that folio does not read
+	// as content (an Astro site's src/content.config.ts); nil, or false,
+	// when it cannot.
+	Read func(p string) ([]byte, bool)
 }
 
 // misreadChecks look for one kind of Misread each, in the order they
@@ -55,11 +62,14 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	shortcodes,
 	decapFolders,
 	jekyllSite,
+	astroSite,
+	eleventySite,
+	hugoSubMounts,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts}
 }
 
 // Misreads are the signs of in's site being misread, in order.

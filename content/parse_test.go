@@ -195,6 +195,12 @@ func TestParse_Bad(t *testing.T) {
 		{"JSON number out of range", "a.json", `{"a": 1e999}`, 0, "out of range"},
 		{"unclosed front matter", "a.md", "\n---\ntitle: x\n\nBody\n", 2, "never closed"},
 		{"unclosed TOML front matter", "a.md", "+++\ntitle = 1\n", 1, "never closed"},
+		// JavaScript that is code, not declared values: its draft: true may be computed
+		{"JavaScript front matter with a call", "a.md", "---js\nconst title = \"Fifth\";\nconst draft = isDraft();\n---\nThis is a draft post\n", 1, `front matter in JavaScript ("---js") is not read`},
+		{"JavaScript front matter with a template", "a.md", "---js\nconst title = `Post ${n}`;\n---\n", 1, `front matter in JavaScript ("---js") is not read`},
+		{"JavaScript front matter with a variable", "a.md", "---js\nconst nav = { key: name };\n---\n", 1, `front matter in JavaScript ("---js") is not read`},
+		{"JavaScript front matter unclosed", "a.md", "---js\nconst title = \"x\";\n", 1, `front matter opened with "---js" is never closed`},
+		{"CoffeeScript front matter", "a.md", "\n---coffee\ntitle: 'x'\n---\n", 2, `front matter in coffee ("---coffee") is not read`},
 		{"unsupported extension", "a.txt", "hello", 0, "unsupported file type"},
 	}
 	for _, tt := range tests {
@@ -216,6 +222,53 @@ func TestParse_Bad(t *testing.T) {
 
 // A Doc is shared between paths: it must not depend on anything but the
 // extension and the bytes.
+// TestParse_JavaScriptFrontMatter: Eleventy's ---js front matter that
+// only declares values is read, as eleventy-base-blog writes it
+// (content/blog/fifthpost.md, a draft, was served as a published body;
+// content/about.md's eleventyNavigation), and so is one object literal.
+func TestParse_JavaScriptFrontMatter(t *testing.T) {
+	doc := mustParse(t, "content/blog/fifthpost.md", "---js\nconst title = \"This is a fifth post\";\nconst date = \"2023-01-23\";\nconst draft = true;\n---\nThis is a draft post\n")
+	if doc.Get("title") != "This is a fifth post" || doc.Get("draft") != true || doc.Get("date") != "2023-01-23" {
+		t.Errorf("fifthpost: %v", doc.Meta())
+	}
+	if got := doc.Body.Source(); got != "This is a draft post\n" {
+		t.Errorf("fifthpost body %q", got)
+	}
+	doc = mustParse(t, "content/about.md", "---js\nconst eleventyNavigation = {\n\tkey: \"About\",\n\torder: 3\n};\n---\n# About Me\n\nI am a person that writes stuff.\n")
+	nav, _ := doc.Get("eleventyNavigation").(map[string]any)
+	if nav["key"] != "About" || nav["order"] != int64(3) || doc.Line != 7 {
+		t.Errorf("about: %v (body at line %d)", doc.Meta(), doc.Line)
+	}
+	doc = mustParse(t, "a.md", "---js\n// one object\n{ title: 'It\\'s', tags: [\"a\", 'b',], 'x-y': -1.5, n: null }\n---\n")
+	if doc.Get("title") != "It's" || doc.Get("x-y") != -1.5 || len(doc.Get("tags").([]any)) != 2 {
+		t.Errorf("object: %v", doc.Meta())
+	}
+}
+
+// TestParse_HugoDashCloser: Hugo closes a YAML front matter at the
+// first line that starts with "---", the rest of the line the body's, as
+// falco.org's docs/concepts/event-sources/kernel/tuning.md has it (it was
+// "never closed", the page left out).
+func TestParse_HugoDashCloser(t *testing.T) {
+	src := "---\ntitle: Advanced Performance Tuning\nweight: 30\n----------\n\nThis document provides tuning options.\n"
+	for _, fast := range []bool{true, false} {
+		doc, err := parseFile("a.md", []byte(src), fast, nil)
+		if err != nil {
+			t.Fatalf("fast %v: %v", fast, err)
+		}
+		if doc.Get("title") != "Advanced Performance Tuning" || doc.Get("weight") != int64(30) {
+			t.Errorf("fast %v: meta %v", fast, doc.Meta())
+		}
+		if got := doc.Body.Source(); got != "-------\n\nThis document provides tuning options.\n" {
+			t.Errorf("fast %v: body %q", fast, got)
+		}
+	}
+	// a line of dashes further down a closed front matter's body stays
+	if doc := mustParse(t, "b.md", "---\ntitle: B\n---\nText\n\n------\n"); doc.Get("title") != "B" || !strings.Contains(doc.Body.Source(), "------") {
+		t.Errorf("closed: %v %q", doc.Meta(), doc.Body.Source())
+	}
+}
+
 func TestParse_PathIndependent(t *testing.T) {
 	src := "---\ntitle: x\n---\n# T\n"
 	a, b := mustParse(t, "pages/a.md", src), mustParse(t, "content/posts/deep/b.md", src)

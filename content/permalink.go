@@ -2,6 +2,7 @@ package content
 
 import (
 	"cmp"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -28,13 +29,15 @@ import (
 
 // urlRules are what the site's configuration says of its URL paths.
 type urlRules struct {
-	permalinks map[string]string // section (type) -> pattern
-	keepCase   bool              // disablePathToLower
-	inSubdir   bool              // defaultContentLanguageInSubdir
-	zola       bool              // a Zola site: front matter path: is the document's path
-	hugo       bool              // a Hugo configuration, not Zola's: modified is lastmod
-	zolaSlugs  bool              // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
-	key        string            // all of it, to tell a change
+	permalinks map[string]string            // section (type) -> pattern
+	keepCase   bool                         // disablePathToLower
+	inSubdir   bool                         // defaultContentLanguageInSubdir
+	zola       bool                         // a Zola site: front matter path: is the document's path
+	hugo       bool                         // a Hugo configuration, not Zola's: modified is lastmod
+	zolaSlugs  bool                         // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
+	locales    map[string]map[string]string // a language's own permalinks (languages.<code>.permalinks)
+	starlight  bool                         // an Astro site's src/content/docs/: Starlight's docs, served at the root
+	key        string                       // all of it, to tell a change
 }
 
 // updatedKey is the front matter key, beside updatedAt and lastmod,
@@ -54,26 +57,38 @@ func (r *urlRules) updatedKey() string {
 }
 
 // permalinksFile tells whether p is config/_default/permalinks.* (Hugo's
-// split configuration).
+// split configuration), or a permalinks.* in a folder of it.
 func permalinksFile(p string) bool {
-	rest, ok := strings.CutPrefix(p, "config/_default/permalinks.")
-	return ok && isDataExt("."+strings.ToLower(rest))
+	rest, ok := strings.CutPrefix(p, "config/_default/")
+	if !ok {
+		return false
+	}
+	dir, base := path.Split(rest)
+	ext, ok := strings.CutPrefix(base, "permalinks.")
+	return ok && isDataExt("."+strings.ToLower(ext)) && (dir == "" || visibleDir(dir))
 }
 
 // readURLRules reads the URL rules of the site's Hugo configuration, if
 // any: hugo.* before config.* at the root, then config/_default/.
 func readURLRules(sorted []File) *urlRules {
-	var files []File
+	var files, langs []File
 	for _, f := range sorted {
 		if f.Doc == nil || (strings.IndexByte(f.Path, '/') >= 0 && !strings.HasPrefix(f.Path, "config/")) {
 			continue
 		}
-		if kind, ok := hugoConfigFile(f.Path); (ok && kind == "main") || permalinksFile(f.Path) {
+		kind, ok := hugoConfigFile(f.Path)
+		if (ok && kind == "main") || permalinksFile(f.Path) {
 			files = append(files, f)
 		}
+		if ok && (kind == "main" || strings.HasPrefix(kind, "languages")) {
+			langs = append(langs, f)
+		}
 	}
-	r := &urlRules{}
+	r := &urlRules{starlight: starlightDocs(sorted)}
 	if len(files) == 0 {
+		if r.starlight {
+			r.key = "starlight\x00"
+		}
 		return r
 	}
 	rank := func(f File) int {
@@ -113,6 +128,7 @@ func readURLRules(sorted []File) *urlRules {
 		}
 	}
 	r.hugo = !r.zola
+	r.locales = readLocalePermalinks(langs)
 	var b strings.Builder
 	keys := make([]string, 0, len(r.permalinks))
 	for k := range r.permalinks {
@@ -137,8 +153,108 @@ func readURLRules(sorted []File) *urlRules {
 	if r.zolaSlugs {
 		b.WriteString("zolaSlugs\x00")
 	}
+	if r.starlight {
+		b.WriteString("starlight\x00")
+	}
+	for _, code := range slices.Sorted(maps.Keys(r.locales)) {
+		lp := r.locales[code]
+		for _, k := range slices.Sorted(maps.Keys(lp)) {
+			b.WriteString("locale " + code + ":" + k + "=" + lp[k] + "\x00")
+		}
+	}
 	r.key = b.String()
 	return r
+}
+
+// starlightDocs tells whether sorted (astroFiles's) has documents of an
+// Astro collection docs (src/content/docs/), Starlight's.
+func starlightDocs(sorted []File) bool {
+	i, _ := slices.BinarySearchFunc(sorted, "content/docs/", func(f File, p string) int { return strings.Compare(f.Path, p) })
+	for ; i < len(sorted) && strings.HasPrefix(sorted[i].Path, "content/docs/"); i++ {
+		if strings.HasPrefix(sorted[i].Source, "src/content/docs/") {
+			return true
+		}
+	}
+	return false
+}
+
+// readLocalePermalinks reads the permalinks a Hugo site gives one
+// language (languages.<code>.permalinks: miriamlasserre.fr's
+// config/_default/languages.yaml puts its publications at /presse/:slug/
+// in French, /press/:slug/ in English): of the main config's languages,
+// a languages.* file's, or a languages.<code>.* file's own, of files (the
+// site's Hugo configuration files); nil when none does.
+func readLocalePermalinks(files []File) map[string]map[string]string {
+	var out map[string]map[string]string
+	add := func(code string, settings any) {
+		m, _ := settings.(map[string]any)
+		v, _, ok := lowerKey(m, "permalinks")
+		pm, isMap := v.(map[string]any)
+		if !ok || !isMap {
+			return
+		}
+		r := urlRules{}
+		r.addPermalinks(pm)
+		if len(r.permalinks) == 0 {
+			return
+		}
+		if out == nil {
+			out = map[string]map[string]string{}
+		}
+		if out[code] == nil {
+			out[code] = map[string]string{}
+		}
+		maps.Copy(out[code], r.permalinks)
+	}
+	addAll := func(langs any) {
+		m, _ := langs.(map[string]any)
+		for _, code := range slices.Sorted(maps.Keys(m)) {
+			add(code, m[code])
+		}
+	}
+	for _, f := range files {
+		kind, ok := hugoConfigFile(f.Path)
+		if !ok || f.Doc == nil {
+			continue
+		}
+		m := f.Doc.Meta()
+		switch {
+		case kind == "main":
+			if v, _, ok := lowerKey(m, "languages"); ok {
+				addAll(v)
+			}
+		case kind == "languages":
+			if v, _, ok := lowerKey(m, "languages"); ok && len(m) == 1 {
+				addAll(v)
+			} else {
+				addAll(m)
+			}
+		case strings.HasPrefix(kind, "languages."):
+			add(strings.TrimPrefix(kind, "languages."), m)
+		}
+	}
+	return out
+}
+
+// forLocale is r for the documents of the locale code: its own
+// permalinks (readLocalePermalinks) over the site's.
+func (r *urlRules) forLocale(code string) *urlRules {
+	lp := r.locales[code]
+	if lp == nil {
+		lp = r.locales[strings.ToLower(code)]
+	}
+	if len(lp) == 0 {
+		return r
+	}
+	cp := *r
+	cp.permalinks = maps.Clone(r.permalinks)
+	if cp.permalinks == nil {
+		cp.permalinks = map[string]string{}
+	}
+	maps.Copy(cp.permalinks, lp)
+	cp.locales = nil
+	cp.key = r.key + "for locale " + code + "\x00"
+	return &cp
 }
 
 // addPermalinks reads a permalinks map: section = pattern, or Hugo's
@@ -193,6 +309,19 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 			p = "/"
 		} else {
 			p = "/" + r.zolaName(d, d.slug) + "/"
+		}
+	case d.typ == "docs" && r.starlight:
+		// Starlight serves its docs collection at the site's root, an
+		// entry's slug (its path, or slug: in full) the URL: docs/
+		// guides/intro.md is /guides/intro/, index.mdx /
+		s := d.pathSlug
+		if d.slugSet {
+			s = d.slug
+		}
+		if s = strings.TrimSuffix(s, "/index"); s == "index" || s == "" {
+			p = "/"
+		} else {
+			p = "/" + s + "/"
 		}
 	default:
 		if pat, ok := r.permalinks[d.typ]; ok {

@@ -514,3 +514,24 @@ func TestDecapI18nSingleFileNoModel(t *testing.T) {
 		t.Fatalf("a bad French slug: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestDecapFolderWithBigFile: a file over the content-file limit in a
+// collection's folder is left out of the folder's entries (folio never
+// reads it; check reports it), not a 413 for the whole collection; the
+// file itself is a 413.
+func TestDecapFolderWithBigFile(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"content/posts/hello.md": "---\ntitle: Hello\n---\nHello.\n",
+		"content/posts/big.md":   "---\ntitle: Big\n---\n" + strings.Repeat("x", 5<<20),
+	})
+	ts := startDecapWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "ada", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	es := decapEntries(t, rpc(t, ts.URL, key, "entriesByFolder", map[string]any{"branch": "main", "folder": "content/posts", "extension": "md", "depth": 1}))
+	if len(es) != 1 || !strings.Contains(es["content/posts/hello.md"], "Hello") {
+		t.Fatalf("entriesByFolder: %v", es)
+	}
+	if r := rpc(t, ts.URL, key, "getEntry", map[string]any{"branch": "main", "path": "content/posts/big.md"}); r.Status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("getEntry of the big file: %d %s", r.Status, r.Body)
+	}
+}

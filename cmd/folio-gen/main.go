@@ -53,6 +53,11 @@ type Manifest struct {
 	Model         bool   `json:"model,omitempty"`
 	Commit        string `json:"commit,omitempty"`
 	NoModelCommit string `json:"noModelCommit,omitempty"`
+	// Shard is -shard: the items of posts and products are written in
+	// numbered folders of at most Shard files each
+	// (content/posts/0012/<name>.md); 0 writes each type's items in one
+	// folder, the layout every figure before -shard was measured on.
+	Shard int `json:"shard,omitempty"`
 }
 
 // Version is the version of what folio-gen writes: 2 gave posts a
@@ -81,14 +86,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	bare := fs.Bool("bare", false, "also write a bare clone of the site at DIR/site.git")
 	model := fs.Bool("model", false, "declare a content model of 10 fields per type (two defaults, a unique field) in folio.yaml, in a second commit on top of the site without one (the manifest's noModelCommit)")
 	locales := fs.Int("locales", 0, "write the site in this many locales (en, fr, de, es, it, pt, nl, sv), each document once per locale: -files documents make -files × -locales files; 0 or 1: no locales")
+	shard := fs.Int("shard", 0, "write the items of posts and products in numbered folders of at most this many files each (content/posts/0012/<name>.md), as large sites keep their folders small; 0: one folder per type")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return errors.New("-out is required")
 	}
-	if *files < 0 || *media < 0 {
-		return errors.New("-files and -media must not be negative")
+	if *files < 0 || *media < 0 || *shard < 0 {
+		return errors.New("-files, -media and -shard must not be negative")
 	}
 	if _, err := os.Stat(filepath.Join(*out, ManifestName)); err == nil {
 		return fmt.Errorf("%s already holds generated data", *out)
@@ -99,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *locales < 0 || *locales > len(genLocales) {
 		return fmt.Errorf("-locales: from 0 to %d", len(genLocales))
 	}
-	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare, Model: *model}
+	m := Manifest{Version: Version, Files: *files, Media: *media, Seed: *seed, Bare: *bare, Model: *model, Shard: *shard}
 	if *locales > 1 {
 		m.Locales = genLocales[:*locales]
 	}

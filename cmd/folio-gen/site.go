@@ -58,6 +58,9 @@ type siteWriter struct {
 	// model: folio.yaml declares no fields (-model commits modelFields
 	// on top).
 	model bool
+	// shard: posts and products in numbered folders of at most shard
+	// items each; 0: one folder per type.
+	shard int
 }
 
 // genLocales are the locales -locales takes, in order.
@@ -68,6 +71,7 @@ func writeSite(root string, n int, seed uint64, m *Manifest) error {
 		root:    root,
 		locales: m.Locales,
 		model:   m.Model,
+		shard:   m.Shard,
 		g:       textGen{r: rand.New(rand.NewPCG(seed, 0x5eed517e))},
 		dirs:    map[string]bool{},
 		out:     newFileWriter(8),
@@ -317,6 +321,10 @@ func (w *siteWriter) page(i int) (slug string, draft bool, err error) {
 func (w *siteWriter) doc(typ string, i int) (slug string, draft bool, err error) {
 	g := &w.g
 	slug = g.slugWords(2+g.r.IntN(3)) + "-" + strconv.Itoa(i)
+	if w.shard > 0 && typ != "docs" {
+		// The folder is part of the slug folio serves (content.md).
+		slug = fmt.Sprintf("%04d/%s", i/w.shard, slug)
+	}
 	rel := "content/" + typ + "/" + slug + ".md"
 	if typ == "docs" {
 		rel = "content/docs/" + docSections[g.r.IntN(len(docSections))] + "/" + slug + ".md"

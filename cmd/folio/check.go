@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/folio-cms/folio/content"
@@ -84,7 +88,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: site})
+		top := filepath.Join(*worktree, filepath.FromSlash(siteRoot))
+		read := func(p string) ([]byte, bool) {
+			b, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(p)))
+			return b, err == nil
+		}
+		mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: site, Read: read})
 		problems = withLinkProblems(problems, site, files)
 		return report(stdout, stderr, filepath.Join(*worktree, filepath.FromSlash(siteRoot)), site, problems, mis, allow)
 	}
@@ -99,12 +108,31 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	pub := eng.Published().Site
-	mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: pub})
+	mis := content.Misreads(content.MisreadInput{Paths: paths, Files: files, Site: pub, Read: gitReader(ctx, eng.GitDir(), st.Commit, eng.SiteRoot())})
 	where := fmt.Sprintf("%s at %.12s", st.Branch, st.Commit)
 	if r := eng.SiteRoot(); r != "" {
 		where = r + "/ of " + where
 	}
 	return report(stdout, stderr, where, pub, withLinkProblems(st.Problems, pub, files), mis, allow)
+}
+
+// gitReader reads a file of the site (a path below root) at commit of
+// the repository at gitDir, with the git CLI: the files folio reads no
+// content from (an Astro site's src/content.config.ts), for the misread
+// checks. Files over content.MaxFileSize are not read.
+func gitReader(ctx context.Context, gitDir, commit, root string) func(p string) ([]byte, bool) {
+	return func(p string) ([]byte, bool) {
+		spec := commit + ":" + path.Join(root, p)
+		size, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "cat-file", "-s", spec).Output()
+		if err != nil {
+			return nil, false
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64); err != nil || n > content.MaxFileSize {
+			return nil, false
+		}
+		out, err := exec.CommandContext(ctx, "git", "--git-dir", gitDir, "cat-file", "blob", spec).Output()
+		return out, err == nil
+	}
 }
 
 // withLinkProblems adds to problems the ref shortcodes of site's bodies

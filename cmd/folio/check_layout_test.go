@@ -283,3 +283,78 @@ func TestCheckJekyllSite(t *testing.T) {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
 	}
 }
+
+// TestCheckAstroGlobSite: an Astro site whose collection's glob() loader
+// reads src/data/post/ (AstroWind's shape) and whose Markdown pages are
+// in src/pages/: check names both, where it said "no problems … the site
+// is empty"; the collection in src/content/blog/ is served, and its entry
+// without published:, which its schema defaults to false
+// (greensoftware.foundation's articles), is named too, read from the
+// commit (--site) and from the disk (--worktree), and so is the root's
+// content/ no collection loads from (kyverno.io's leftover
+// content/en/community/code-of-conduct.md).
+func TestCheckAstroGlobSite(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "astro-glob")
+	for _, args := range [][]string{{"--site", dir}, {"--worktree", dir}} {
+		out, said, err := runCLI(t, append([]string{"check"}, args...)...)
+		var exit exitError
+		if !errors.As(err, &exit) || exit != 1 {
+			t.Fatalf("%s: err = %v, want exit status 1\n%s%s", args[0], err, out, said)
+		}
+		want := "misread: src/content/blog/kept.md: has no published: key, which the schema of src/content/blog/ (src/content.config.ts) defaults to false, so the site does not publish it; folio runs no schema and serves it as published: set published: false (or true) [astro-site]\n" +
+			"misread: content/: 1 document served from content/ (content/en/community/code-of-conduct.md) that the Astro site does not read: no collection of src/content.config.ts loads from it; move them to a collection's folder, or delete them [astro-site]\n" +
+			"misread: src/data/: 2 content files of an Astro site (astro.config.ts) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them [astro-site]\n" +
+			"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
+		if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "3 items of 2 types (blog, en)") {
+			t.Errorf("%s: output %q, want %q; said %q", args[0], out, want, said)
+		}
+	}
+	if _, said, err := runCLI(t, "check", "--site", dir, "--allow", "astro-site"); err != nil {
+		t.Errorf("--allow astro-site: %v (%s)", err, said)
+	}
+}
+
+// TestCheckEleventySite: an Eleventy site (eleventy-base-blog's and
+// eleventy-netlify-boilerplate's shapes): its directory data file
+// pages/pages.json is served as a page, fourthpost/fourthpost.md at
+// /blog/fourthpost/fourthpost/ where Eleventy writes /blog/fourthpost/,
+// and its root 404.md and posts/ are not read: check says so, and leaves
+// out README.md and _includes/.
+func TestCheckEleventySite(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "eleventy")
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "warning: pages/pages.json: no title: served with the title \"Pages\" made from the file name (titleFromFile: true)\n" +
+		"misread: pages/pages.json: Eleventy's directory data file of pages/ (data every template in it has: its layout, tags, permalink), served as a document of its own (eleventy.config.js) [eleventy-site]\n" +
+		"misread: content/blog/fourthpost/fourthpost.md: a template named for its folder: Eleventy writes it as the folder's index (fourthpost/ is its URL), folio serves it at the folder's path and its name (eleventy.config.js) [eleventy-site]\n" +
+		"misread: eleventy.config.js: 1 Markdown template at the root of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n" +
+		"misread: posts/: 1 Markdown template of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+}
+
+// TestCheckHugoSubMounts: jaegertracing.io's hugo.yaml mounts
+// content/docs/v2 onto content/docs (its 2.9 docs at /docs/2.9/…) and
+// content/docs/v2/_dev onto content/docs/2.dev: folio serves the first at
+// /docs/v2/2.9/… and not the second at all, where check said "no
+// problems"; the mount of an image is no sign.
+func TestCheckHugoSubMounts(t *testing.T) {
+	t.Parallel()
+	dir := layoutRepo(t, "hugo-sub-mounts")
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: hugo.yaml:15: a module mount of content/docs/v2/ (2 content files) onto content/docs/: Hugo serves them below /docs/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n" +
+		"misread: hugo.yaml:18: a module mount of content/docs/v2/_dev/ (1 content file) onto content/docs/2.dev/: Hugo serves them below /docs/2.dev/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+}

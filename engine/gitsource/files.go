@@ -11,6 +11,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/folio-cms/folio/content"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // Files reads branches and the files of commits of a repository, in
@@ -219,6 +222,9 @@ func (f *Files) List(commit, dir string) ([]FileEntry, error) {
 		for _, e := range t.Entries {
 			switch {
 			case e.Mode == filemode.Dir:
+				if err := checkPathLen(prefix, e.Name); err != nil {
+					return err
+				}
 				o, err := f.object(e.Hash)
 				if err != nil {
 					return err
@@ -258,6 +264,13 @@ func (f *Files) Blobs(ids []string) ([][]byte, error) {
 		}
 		if o.Type() != plumbing.BlobObject {
 			return nil, fmt.Errorf("gitsource: %s is a %s, not a blob", id, o.Type())
+		}
+		// Its readers read content files (Decap's entries, a write's
+		// base), which folio never reads over content.MaxFileSize: a
+		// big file named so is not read whole (a GB, once for the
+		// object and once more here, at each request).
+		if o.Size() > content.MaxFileSize {
+			return nil, fault.New(fault.TooLarge, "blob %s is %d bytes, over the limit of %d for a content file", id, o.Size(), content.MaxFileSize)
 		}
 		r, err := o.Reader()
 		if err != nil {

@@ -79,6 +79,9 @@ func (f *Files) diffTrees(a, b *object.Tree, prefix string, out *[]Change) error
 				continue
 			}
 			if x.Mode == filemode.Dir { // both folders: compareEntries tells a folder from a file
+				if err := checkPathLen(prefix, x.Name); err != nil {
+					return err
+				}
 				ta, err := f.readTree(x.Hash)
 				if err != nil {
 					return err
@@ -108,6 +111,9 @@ func (f *Files) side(e object.TreeEntry, prefix string, status byte, out *[]Chan
 	if e.Mode != filemode.Dir {
 		*out = append(*out, Change{Path: prefix + e.Name, Status: status})
 		return nil
+	}
+	if err := checkPathLen(prefix, e.Name); err != nil {
+		return err
 	}
 	t, err := f.readTree(e.Hash)
 	if err != nil {

@@ -436,7 +436,11 @@ func openGoGitStorage(gitDir string, objects cache.Object) *filesystem.Storage {
 const loadCacheSize = 128 * cache.MiByte
 
 // executableKey identifies the running build, so a cache written by another
-// build (maybe another parser) is not trusted.
+// build (maybe another parser) is not trusted: the file's name, size and
+// time, and its Go build ID (a hash of the build) when it has one. Without
+// the ID, two builds of one size whose times an image builder set alike
+// (to the epoch, or SOURCE_DATE_EPOCH) had one key: the second trusted
+// the first's documents.
 func executableKey() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -446,5 +450,9 @@ func executableKey() string {
 	if err != nil {
 		return "unknown"
 	}
-	return fmt.Sprintf("%s:%d:%d", filepath.Base(exe), fi.Size(), fi.ModTime().UnixNano())
+	key := fmt.Sprintf("%s:%d:%d", filepath.Base(exe), fi.Size(), fi.ModTime().UnixNano())
+	if id := goBuildID(); id != "" {
+		key += ":" + id
+	}
+	return key
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/folio-cms/folio/content"
 	"github.com/folio-cms/folio/content/chunks"
+	"github.com/folio-cms/folio/content/fault"
 )
 
 // gitFile is one relevant blob (or symlink) of a commit's tree.
@@ -405,6 +406,34 @@ func (d *dirRec) collect(out *[]gitFile) {
 	*out = append(*out, d.files[i:]...)
 }
 
+// maxPathLen bounds the paths of a tree (a folder's path is held while
+// its subfolders are walked: a tree nested 100000 deep held 10 GB of
+// paths). No file system checks out a longer one (Linux's PATH_MAX is
+// 4096).
+const maxPathLen = 4096
+
+// errPathTooLong is Unprocessable: a listing of the files (an editor's
+// request) that meets such a path is a 422, not a 500.
+var errPathTooLong = fault.New(fault.Unprocessable, "a path longer than %d bytes", maxPathLen)
+
+// checkPathLen is an error when the path prefix+name is over
+// maxPathLen: the walks of trees (a Load's, the history's, a listing's)
+// check each entry before they go into it.
+func checkPathLen(prefix, name string) error {
+	if len(prefix)+len(name) < maxPathLen {
+		return nil
+	}
+	return fmt.Errorf("tree %s: %w", shortPath(prefix+name), errPathTooLong)
+}
+
+// shortPath is p, cut to its start and end when it is long.
+func shortPath(p string) string {
+	if len(p) <= 120 {
+		return p
+	}
+	return p[:60] + "…" + p[len(p)-60:]
+}
+
 // walkDir lists the relevant regular files and symlinks below tree h at
 // prefix, reusing old (the record at the same place in the previous Load)
 // when its tree is the same, and its entries' paths and relevance
@@ -446,6 +475,9 @@ func walkDir(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relev
 			if k < sp.sufOld && old.entries[k].Name == e.Name && old.entries[k].Mode == e.Mode {
 				same, was = true, old.slot[k]
 			}
+		}
+		if err := checkPathLen(prefix, e.Name); err != nil {
+			return nil, err
 		}
 		switch e.Mode {
 		case filemode.Dir:

@@ -33,7 +33,7 @@ func openPackBlobs(gitDir string) *packBlobs {
 	idxs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "pack-*.idx"))
 	pb := &packBlobs{}
 	for _, p := range idxs {
-		idx, err := readPackIndex(p)
+		idx, err := readPackIndexSum(p, true) // read checks no object's name
 		if err != nil {
 			continue
 		}

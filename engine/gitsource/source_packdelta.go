@@ -53,7 +53,10 @@ func applyDelta(base, d []byte) ([]byte, error) {
 	if target > maxObjectSize {
 		return nil, fmt.Errorf("delta claims %d bytes", target)
 	}
-	out := make([]byte, 0, target)
+	// Room for what the delta can make without repeating its base:
+	// its claimed size is not believed before its instructions make it
+	// (a few bytes may claim maxObjectSize).
+	out := make([]byte, 0, min(target, int64(len(base))+int64(len(d))))
 	for i < len(d) {
 		cmd := d[i]
 		i++

@@ -2,9 +2,11 @@ package gitsource
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -35,6 +37,15 @@ var idxMagic = []byte{0xff, 't', 'O', 'c'}
 
 // readPackIndex reads the index at path (pack-*.idx).
 func readPackIndex(path string) (*packIndex, error) {
+	return readPackIndexSum(path, false)
+}
+
+// readPackIndexSum reads the index at path, and with verify checks its
+// own checksum (its last 20 bytes: the SHA-1 of the rest), for a reader
+// that does not check the names of the objects it reads (packReader):
+// a damaged offset would give another object's bytes. About 20 ms at a
+// million files (40 MB), once a Load that parses many blobs.
+func readPackIndexSum(path string, verify bool) (*packIndex, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -78,6 +89,19 @@ func readPackIndex(path string) (*packIndex, error) {
 	tail := make([]byte, size-idxHeader-int64(ix.count)*24)
 	if _, err := f.ReadAt(tail, idxHeader+int64(ix.count)*24); err != nil {
 		return nil, err
+	}
+	if verify {
+		d := sha1.New()
+		d.Write(head)
+		d.Write(ix.names)
+		crcs := io.NewSectionReader(f, idxHeader+int64(ix.count)*20, int64(ix.count)*4)
+		if _, err := io.CopyBuffer(d, crcs, make([]byte, 64<<10)); err != nil {
+			return nil, err
+		}
+		d.Write(tail[:len(tail)-20])
+		if !bytes.Equal(d.Sum(nil), tail[len(tail)-20:]) {
+			return nil, bad("its checksum is not its bytes'")
+		}
 	}
 	ix.offs = tail[:ix.count*4]
 	ix.large = tail[ix.count*4 : len(tail)-idxTrailer]

@@ -29,7 +29,8 @@ import (
 // Anything malformed or truncated is an error, never a panic or wrong
 // bytes. Not safe for concurrent use: one per goroutine.
 type gitObjects struct {
-	dirs []string // the objects folder, then its alternates
+	dirs    []string // the objects folder, then its alternates
+	dirInfo []os.FileInfo
 
 	opened  bool
 	packs   []*packIndex
@@ -47,6 +48,9 @@ type gitObjects struct {
 	bases cache.Object
 	// depth counts the REF_DELTA bases being read from another pack.
 	depth int
+	// maxDeltaBytes bounds the deltas of one chain held at once
+	// (deltaBytesLimit; lowered by tests).
+	maxDeltaBytes int64
 }
 
 type packData struct {
@@ -65,26 +69,41 @@ const (
 	maxDeltaChain = 10000
 	// maxRefDepth bounds REF_DELTA bases read from another pack.
 	maxRefDepth = 64
+	// deltaBytesLimit bounds the inflated deltas of one chain, which
+	// are all held until its base is read: with maxObjectSize for the
+	// base and for each result, a read holds at most 3 GB, however its
+	// pack is made (a chain of 10000 deltas of 1 GB each otherwise).
+	deltaBytesLimit = 1 << 30
 )
 
 // newGitObjects reads the objects of the repository at gitDir (a bare
 // repository or a .git folder), and those of its alternates, keeping
 // delta bases in bases (nil: none).
 func newGitObjects(gitDir string, bases cache.Object) *gitObjects {
-	g := &gitObjects{bases: bases}
+	g := &gitObjects{bases: bases, maxDeltaBytes: deltaBytesLimit}
 	g.addDir(filepath.Join(gitDir, "objects"), 0)
 	return g
 }
 
 // addDir adds an objects folder and, as git does, the ones its
-// info/alternates names (relative to it), up to five levels.
+// info/alternates names (relative to it), up to five levels. An
+// alternate that is no folder is skipped (git warns and skips it), and
+// one that is a folder already added by another name (a symlink, a
+// path with "..") too: else each alternates file's lines multiplied the
+// folders at each level (6 lines that lead back: 9331 folders, each
+// looked in for every loose object).
 func (g *gitObjects) addDir(dir string, level int) {
-	for _, d := range g.dirs {
-		if d == dir {
+	fi, err := os.Stat(dir)
+	if level > 0 && (err != nil || !fi.IsDir()) {
+		return
+	}
+	for i, d := range g.dirs {
+		if d == dir || fi != nil && g.dirInfo[i] != nil && os.SameFile(fi, g.dirInfo[i]) {
 			return
 		}
 	}
 	g.dirs = append(g.dirs, dir)
+	g.dirInfo = append(g.dirInfo, fi)
 	if level >= 5 {
 		return
 	}
@@ -372,10 +391,12 @@ func (g *gitObjects) inflate(size, left int64) ([]byte, error) {
 	return data, nil
 }
 
-// delta is one step of a chain: the entry's offset and its delta.
+// delta is one step of a chain: the entry's offset, its delta, and the
+// size of the base it is of.
 type delta struct {
 	off  int64
 	data []byte
+	base int64
 }
 
 // readPacked reads the object at off in ix's pack, resolving its
@@ -388,6 +409,7 @@ func (g *gitObjects) readPacked(ix *packIndex, off int64, limit int64) (plumbing
 	var chain []delta
 	var typ plumbing.ObjectType
 	var base []byte
+	var held int64 // the bytes of chain's deltas
 	for cur := off; ; {
 		if len(chain) > maxDeltaChain {
 			return 0, 0, nil, errors.New("delta chain too long")
@@ -416,19 +438,26 @@ func (g *gitObjects) readPacked(ix *packIndex, off int64, limit int64) (plumbing
 			}
 			break
 		}
+		if held += h.size; held > g.maxDeltaBytes {
+			return 0, 0, nil, fmt.Errorf("deltas of a chain over %d bytes", g.maxDeltaBytes)
+		}
 		dd, err := g.inflate(h.size, d.size-20-cur)
 		if err != nil {
 			return 0, 0, nil, fmt.Errorf("delta: %w", err)
 		}
-		if len(chain) == 0 && limit < maxObjectSize {
-			if _, target, _, err := deltaSizes(dd); err != nil {
-				return 0, 0, nil, err
-			} else if target > limit {
-				t, err := g.typeAt(ix, d, h)
-				return t, target, nil, err
-			}
+		baseSize, target, _, err := deltaSizes(dd)
+		if err != nil {
+			return 0, 0, nil, fmt.Errorf("delta at %d: %w", cur, err)
 		}
-		chain = append(chain, delta{off: cur, data: dd})
+		if len(chain) == 0 && limit < maxObjectSize && target > limit {
+			t, err := g.typeAt(ix, d, h)
+			return t, target, nil, err
+		}
+		// each delta makes the base of the one read before it
+		if n := len(chain); n > 0 && target != chain[n-1].base {
+			return 0, 0, nil, fmt.Errorf("delta at %d makes %d bytes, the base of the delta at %d has %d", cur, target, chain[n-1].off, chain[n-1].base)
+		}
+		chain = append(chain, delta{off: cur, data: dd, base: baseSize})
 		if h.typ == objOfsDelta {
 			cur = h.baseOff
 			continue
@@ -436,6 +465,13 @@ func (g *gitObjects) readPacked(ix *packIndex, off int64, limit int64) (plumbing
 		if bo, ok, err := ix.find(h.baseRef); err != nil {
 			return 0, 0, nil, err
 		} else if ok {
+			// OFS_DELTAs' bases are earlier in the pack, REF_DELTAs'
+			// anywhere: one already in the chain is a loop.
+			for _, c := range chain {
+				if c.off == bo {
+					return 0, 0, nil, fmt.Errorf("delta chain loops: the entry at %d is a base of its own base", bo)
+				}
+			}
 			cur = bo
 			continue
 		}

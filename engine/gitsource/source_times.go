@@ -414,6 +414,9 @@ func (tc *treeEntries) changedFiles(a, b plumbing.Hash, prefix string, out map[s
 		return nil
 	}
 	return tc.changed(a, b, func(ea object.TreeEntry, before *object.TreeEntry) error {
+		if err := checkPathLen(prefix, ea.Name); err != nil {
+			return err
+		}
 		p := prefix + ea.Name
 		if ea.Mode == filemode.Dir {
 			var bh plumbing.Hash // zero: everything below is new

@@ -240,6 +240,9 @@ func (s *Service) entriesByFolder(ctx context.Context, branch, folder, ext strin
 		}
 	}
 	datas, err := s.Repo.Blobs(ctx, ids)
+	if fault.CodeOf(err) == fault.TooLarge {
+		keep, datas, err = s.readEachBlob(ctx, keep)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -249,4 +252,24 @@ func (s *Service) entriesByFolder(ctx context.Context, branch, folder, ext strin
 		out = append(out, entry{Data: &d, File: entryFile{Path: bl.Path, ID: &id}})
 	}
 	return out, nil
+}
+
+// readEachBlob reads files one at a time and leaves out those over the
+// content-file limit (a big file named .md: folio never reads one, its
+// Load and check report it): one such file does not make its whole
+// collection unreadable in the editor.
+func (s *Service) readEachBlob(ctx context.Context, files []write.File) ([]write.File, [][]byte, error) {
+	var keep []write.File
+	var datas [][]byte
+	for _, f := range files {
+		d, err := s.Repo.Blobs(ctx, []string{f.Blob})
+		switch {
+		case fault.CodeOf(err) == fault.TooLarge:
+			continue
+		case err != nil:
+			return nil, nil, err
+		}
+		keep, datas = append(keep, f), append(datas, d[0])
+	}
+	return keep, datas, nil
 }
