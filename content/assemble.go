@@ -239,21 +239,29 @@ func (as *Assembler) rereadStale(files chunks.List[File], site *Site, problems [
 
 // assembleOnce is one pass of assemblePlain.
 func (as *Assembler) assembleOnce(sorted []File) (*Site, []Problem) {
-	units, accepted, changes, few := as.readUnits(sorted)
+	units, accepted, changes, few, r := as.readUnitsAsync(sorted)
 	if few {
+		r.wait()
 		if next, ok := as.patch(chunks.Of(sorted), chunks.Of(units), chunks.Of(accepted), changes); ok {
 			as.last = next
 			as.patched++
 			return next.site, slices.Clone(next.problems)
 		}
 	}
-	as.last = assembleUnits(sorted, units, accepted)
+	as.last = assembleUnitsReading(sorted, units, accepted, r)
 	return as.last.site, slices.Clone(as.last.problems)
 }
 
 // assembleUnits applies the whole-site rules to every file.
 func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
-	pages, items := unitCounts(units)
+	return assembleUnitsReading(sorted, units, accepted, &unitReading{})
+}
+
+// assembleUnitsReading is assembleUnits of units still being read by r:
+// each file's rules are applied once its unit is read, in the files'
+// order, while the later ones are read.
+func assembleUnitsReading(sorted []File, units []*unit, accepted []bool, r *unitReading) *assembly {
+	pages, items := r.counts(sorted, units)
 	a := &assembler{
 		site:   &Site{Items: map[string][]*Item{}, Config: Config{Types: map[string]TypeConfig{}}},
 		claims: newClaims(pages, items),
@@ -261,6 +269,7 @@ func assembleUnits(sorted []File, units []*unit, accepted []bool) *assembly {
 	}
 	var globalsFrom, configFrom string
 	for i, f := range sorted {
+		r.ready(i)
 		if u := units[i]; u != nil {
 			accepted[i] = a.unit(f, u)
 			if accepted[i] {

@@ -3,7 +3,6 @@ package content
 import (
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -74,6 +73,15 @@ const parallelUnits = 256
 // returns whether each unit was in the last site, and the relevant files
 // that changed, unless there are more than maxPatched (few false).
 func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, changes []change, few bool) {
+	units, accepted, changes, few, r := as.readUnitsAsync(sorted)
+	r.wait()
+	return units, accepted, changes, few
+}
+
+// readUnitsAsync is readUnits, the files to read read in the background
+// when there are many: units[i] is read once r.ready(i) returns, every
+// unit once r.wait does.
+func (as *Assembler) readUnitsAsync(sorted []File) (units []*unit, accepted []bool, changes []change, few bool, r *unitReading) {
 	units = make([]*unit, len(sorted))
 	accepted = make([]bool, len(sorted))
 	var last assembly
@@ -140,30 +148,101 @@ func (as *Assembler) readUnits(sorted []File) (units []*unit, accepted []bool, c
 		typ, rel, _ := strings.Cut(rest, "/")
 		units[i] = readItemUnit(f, typ, rel, as.env)
 	}
+	r = &unitReading{todo: todo}
 	if workers := runtime.GOMAXPROCS(0); len(todo) >= parallelUnits && workers > 1 {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for {
-					n := int(next.Add(1)) - 1
-					if n >= len(todo) {
-						return
-					}
-					read(todo[n])
-				}
-			})
-		}
-		wg.Wait()
+		r.start(workers, read)
 	} else {
 		for _, i := range todo {
 			read(i)
 		}
+		r.next = len(todo)
 	}
 	if tooMany {
 		changes = nil
 	}
-	return units, accepted, changes, !tooMany
+	return units, accepted, changes, !tooMany, r
+}
+
+// unitReading is readUnitsAsync's reading of the files in todo (indexes
+// of its files, increasing), by workers that take them a run of
+// unitReadRun at a time in order: the caller goes over the units in
+// order while the later ones are read (assembleUnits), the two cores
+// busy with both.
+type unitReading struct {
+	todo []int
+	done []chan struct{} // of each run of todo, closed once read
+	next int             // the todo entries before it are read (as ready knows)
+}
+
+// unitReadRun is the number of files a worker reads at a time.
+const unitReadRun = 64
+
+func (r *unitReading) start(workers int, read func(i int)) {
+	runs := (len(r.todo) + unitReadRun - 1) / unitReadRun
+	r.done = make([]chan struct{}, runs)
+	for k := range r.done {
+		r.done[k] = make(chan struct{})
+	}
+	var next atomic.Int64
+	for range workers {
+		go func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= runs {
+					return
+				}
+				for _, i := range r.todo[k*unitReadRun : min(len(r.todo), (k+1)*unitReadRun)] {
+					read(i)
+				}
+				close(r.done[k])
+			}
+		}()
+	}
+}
+
+// ready waits until the unit of file i is read (one goroutine's).
+func (r *unitReading) ready(i int) {
+	for r.next < len(r.todo) && r.todo[r.next] <= i {
+		k := r.next / unitReadRun
+		<-r.done[k]
+		r.next = min(len(r.todo), (k+1)*unitReadRun)
+	}
+}
+
+// wait waits until every unit is read.
+func (r *unitReading) wait() {
+	if len(r.todo) > 0 {
+		r.ready(r.todo[len(r.todo)-1])
+	}
+}
+
+// counts are the pages and items of each type among units once read,
+// at most (a file whose reading fails is counted): from the paths of
+// the files still to read, so known before they are.
+func (r *unitReading) counts(sorted []File, units []*unit) (pages int, items map[string]int) {
+	items = map[string]int{}
+	k := r.next // the todo entries from k on may be under way
+	for i := range units {
+		// units[i] is not read for a file still to read: a worker writes it
+		if k < len(r.todo) && r.todo[k] == i {
+			k++
+			if rest, ok := strings.CutPrefix(sorted[i].Path, "content/"); ok {
+				typ, _, _ := strings.Cut(rest, "/")
+				items[typ]++
+			} else {
+				pages++
+			}
+			continue
+		}
+		switch u := units[i]; {
+		case u == nil || u.err != nil:
+		case u.item != nil:
+			items[u.typ]++
+		default:
+			pages++
+		}
+	}
+	return pages, items
 }
 
 // readPageUnit reads a file under pages/; rel is the path below pages/.

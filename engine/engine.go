@@ -550,18 +550,29 @@ func (e *Engine) reloadBranch(ctx context.Context, branch string, cur *Snapshot)
 		e.refCheckers[branch] = rc
 	}
 	rc.URLRefs = urlRefs(ms.model)
-	refs := rc.ProblemsOf(site, tree.Files, e.cfg.MediaExists)
-	if cases := e.caseProblems(branch, tree); len(cases) > 0 {
-		refs = slices.Concat(refs, cases)
-	}
+	// The references are checked while the model is applied, on the
+	// other core: both read the assembled site, neither changes it (the
+	// model's fill-ins and held documents are copies), and each keeps
+	// state of its own (rc and e.cases; ms).
+	var refs []content.Problem
+	refsDone := make(chan struct{})
+	go func() {
+		defer close(refsDone)
+		refs = rc.ProblemsOf(site, tree.Files, e.cfg.MediaExists)
+		if cases := e.caseProblems(branch, tree); len(cases) > 0 {
+			refs = slices.Concat(refs, cases)
+		}
+	}()
+	ms.diff = ms.diffFrom(td)
+	served, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
+	<-refsDone
+	site = served
 	if len(refs) > 0 {
 		problems = slices.Concat(problems, refs)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {
 			return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 		})
 	}
-	ms.diff = ms.diffFrom(td)
-	site, modelProblems, held := ms.applyModel(site, tree.Files, cur, commit)
 	if len(modelProblems) > 0 {
 		problems = slices.Concat(problems, modelProblems)
 		slices.SortStableFunc(problems, func(a, b content.Problem) int {

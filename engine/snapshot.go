@@ -88,25 +88,35 @@ func newSnapshotOne(branch string, tree *gitsource.Tree, site *content.Site, pro
 	}
 	diffs, patch := diffSiteItems(prev, site)
 	s.itemRes = make(map[string]*resMap, len(site.Items))
-	for typ, items := range site.Items {
-		if patch {
+	if patch {
+		for typ := range site.Items {
 			d, changed := diffs[typ]
 			if !changed {
 				s.itemRes[typ] = prev.itemRes[typ]
 				continue
 			}
 			s.itemRes[typ] = patchedRes(prev.itemRes[typ], d.gone, d.added, func(it *content.Item) *Resource { return newResource(it) })
-			continue
 		}
-		m := make(map[*content.Item]*Resource, len(items))
-		for _, it := range items {
-			r := prev.itemResource(typ, it)
-			if r == nil {
-				r = newResource(it)
+	} else {
+		// each type's map on its own, the types on both cores at a start
+		names, total := typesBySize(site.Items)
+		maps := make([]*resMap, len(names))
+		eachType(names, total, func(i int) {
+			typ := names[i]
+			items := site.Items[typ]
+			m := make(map[*content.Item]*Resource, len(items))
+			for _, it := range items {
+				r := prev.itemResource(typ, it)
+				if r == nil {
+					r = newResource(it)
+				}
+				m[it] = r
 			}
-			m[it] = r
+			maps[i] = newResMap(m)
+		})
+		for i, typ := range names {
+			s.itemRes[typ] = maps[i]
 		}
-		s.itemRes[typ] = newResMap(m)
 	}
 	var v *View
 	if patch {

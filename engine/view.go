@@ -390,11 +390,26 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 		return draft || m.Visible(publishedAt, now)
 	}
 	v.addPages(s, func(p *content.Page) bool { return visible(p.Meta, p.PublishedAt) })
-	for name, items := range site.Items {
+	// Each type's list on its own, the types on both cores when there
+	// are many items; each notes its documents' instants in a bounds of
+	// its own, merged after (the earliest end, the latest start: the same
+	// whatever the order).
+	names, total := typesBySize(site.Items)
+	lists := make([]*TypeList, len(names))
+	bounds := make([]validity, len(names))
+	eachType(names, total, func(i int) {
+		name := names[i]
+		items := site.Items[name]
+		b := &bounds[i]
+		b.until = farFuture
 		t := &TypeList{Name: name, Config: site.Config.Types[name], keys: newKeyHeaders(localeKey(TypeKey(name), site.Locale))}
 		bySlug := make(map[string]*itemEntry, len(items))
 		for _, it := range items {
-			if !visible(it.Meta, it.PublishedAt) {
+			b.note(now, it.PublishedAt)
+			if !it.Meta.ExpiresAt.IsZero() {
+				b.note(now, it.Meta.ExpiresAt)
+			}
+			if !draft && !it.Meta.Visible(it.PublishedAt, now) {
 				continue
 			}
 			e := &itemEntry{item: it, res: s.itemResource(name, it)}
@@ -402,7 +417,11 @@ func buildView(s *Snapshot, draft bool, now time.Time) *View {
 			bySlug[it.Slug] = e
 		}
 		t.bySlug = newLayerMap(bySlug)
-		v.types[name] = t
+		lists[i] = t
+	})
+	for i, name := range names {
+		v.types[name] = lists[i]
+		v.merge(bounds[i])
 	}
 	for name, cfg := range site.Config.Types {
 		if _, ok := v.types[name]; !ok {
@@ -567,11 +586,32 @@ func entrySlugOrder(e *itemEntry, slug string) int { return strings.Compare(e.it
 
 // noteBoundary narrows the view's validity around now by instant t.
 func (v *View) noteBoundary(now, t time.Time) {
+	b := validity{v.validFrom, v.validUntil}
+	b.note(now, t)
+	v.validFrom, v.validUntil = b.from, b.until
+}
+
+// validity is the interval a view is valid in: from the last publish or
+// expiry instant of its documents up to now, until the next one.
+type validity struct{ from, until time.Time }
+
+// note narrows the interval around now by instant t.
+func (b *validity) note(now, t time.Time) {
 	if t.After(now) {
-		if t.Before(v.validUntil) {
-			v.validUntil = t
+		if t.Before(b.until) {
+			b.until = t
 		}
-	} else if t.After(v.validFrom) {
-		v.validFrom = t
+	} else if t.After(b.from) {
+		b.from = t
+	}
+}
+
+// merge narrows the view's validity to b too.
+func (v *View) merge(b validity) {
+	if b.until.Before(v.validUntil) {
+		v.validUntil = b.until
+	}
+	if b.from.After(v.validFrom) {
+		v.validFrom = b.from
 	}
 }
