@@ -69,7 +69,7 @@ func NewCachedDoc(c CachedDoc) *Doc {
 	}
 	d.HasBody, d.Line, d.refHint = c.HasBody, c.Line, c.RefHint
 	if c.Lines != nil {
-		cd.lines = lazyLines{enc: c.Lines, decode: c.Decode}
+		cd.lines.set(c.Lines, c.Decode)
 		d.lazy = &cd.lines
 	}
 	return d

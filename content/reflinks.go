@@ -99,7 +99,7 @@ func (l *siteLinks) stale() map[string]bool {
 			continue
 		}
 		ok := true
-		for _, r := range []*rendered{m.b.out.Load(), m.b.tree.Load()} {
+		for _, r := range []*rendered{m.b.out(), m.b.tree()} {
 			if r != nil && !t.hold(self, r.deps) {
 				ok = false
 			}
