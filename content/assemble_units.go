@@ -22,10 +22,19 @@ type unitKey struct {
 // copy).
 type unit struct {
 	page    *Page
-	homeSet bool
 	item    *Item
-	typ     string
 	err     error // the file's problem, when it cannot be read
+	homeSet bool
+}
+
+// typ is the item's type; "" for a page or a file that cannot be read.
+// (Not a field: the unit and its Item are one object of 288 bytes,
+// itemUnit, and a string more would make it 320.)
+func (u *unit) typ() string {
+	if u.item == nil {
+		return ""
+	}
+	return u.item.Type
 }
 
 func newUnitKey(f File) unitKey {
@@ -182,6 +191,6 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if err := readItemTo(it, f, typ, rel, env); err != nil {
 		return &unit{err: err}
 	}
-	iu.u = unit{item: it, typ: typ}
+	iu.u = unit{item: it}
 	return &iu.u
 }
