@@ -131,8 +131,7 @@ func (b *markdownBody) buildTree(env *bodyEnv, deps *[]refDep) (root *TreeNode, 
 	if markdownTooDeep([]byte(src)) > 0 {
 		return root, nil
 	}
-	e := env.withNestBudget(len(src))
-	e.deps = deps
+	e := env.withNestBudget(len(src), deps)
 	root.Children = bodyTree(src, e, 0)
 	return root, nil
 }

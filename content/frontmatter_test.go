@@ -139,7 +139,8 @@ func TestPerItemSizes(t *testing.T) {
 	}{
 		{"Doc", unsafe.Sizeof(Doc{}), 64},
 		{"frontMatter", unsafe.Sizeof(frontMatter{}), 48},
-		{"bodyEnv", unsafe.Sizeof(bodyEnv{}), 64},
+		{"bodyEnv", unsafe.Sizeof(bodyEnv{}), 48},
+		{"bodyInSite", unsafe.Sizeof(bodyInSite{}), 64},
 	} {
 		if c.size > c.max {
 			t.Errorf("%s is %d bytes, want at most %d", c.name, c.size, c.max)

@@ -243,12 +243,7 @@ func (m Markdown) bodyEnv() *bodyEnv {
 	if !m.b.isMDX {
 		return m.env
 	}
-	e := bodyEnv{mdx: true}
-	if m.env != nil {
-		e = *m.env
-		e.mdx = true
-	}
-	return &e
+	return m.env.withRun(func(r *bodyRun) { r.mdx = true })
 }
 
 // Rendered tells whether the HTML was made already.
@@ -284,8 +279,7 @@ func (b *markdownBody) render(env *bodyEnv) (html string, deps []refDep, err err
 		return "", nil, nil
 	}
 	// renderContext bounds the work of links (see linkGate).
-	e := env.withNestBudget(len(src))
-	e.deps = &deps
+	e := env.withNestBudget(len(src), &deps)
 	html = renderBodyHTML(src, e, 0)
 	return html, deps, nil
 }

@@ -273,8 +273,8 @@ func refHref(ref string, env *bodyEnv) string {
 	if !found {
 		p = hugoRefPath(target)
 	}
-	if env.deps != nil {
-		*env.deps = append(*env.deps, refDep{target: target, path: p, found: found})
+	if d := env.deps(); d != nil {
+		*d = append(*d, refDep{target: target, path: p, found: found})
 	}
 	return p + anchor
 }
