@@ -61,7 +61,7 @@ func NewCachedDoc(c CachedDoc) *Doc {
 	cd := &cachedDoc{}
 	d := &cd.doc
 	if c.Fields != nil {
-		d.fm.Store(&frontMatter{out: c.Fields})
+		d.fm.Store(frontMatterOut(c.Fields))
 	}
 	if c.Body != nil {
 		cd.body = markdownBody{load: c.Body, isHTML: IsHTMLExt(c.Ext), isMDX: !IsHTMLExt(c.Ext) && IsMDXExt(c.Ext)}

@@ -138,7 +138,7 @@ func TestPerItemSizes(t *testing.T) {
 		size, max uintptr
 	}{
 		{"Doc", unsafe.Sizeof(Doc{}), 64},
-		{"frontMatter", unsafe.Sizeof(frontMatter{}), 48},
+		{"frontMatter", unsafe.Sizeof(frontMatter{}), 24},
 		{"bodyEnv", unsafe.Sizeof(bodyEnv{}), 48},
 		{"bodyInSite", unsafe.Sizeof(bodyInSite{}), 64},
 	} {
