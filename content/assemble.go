@@ -366,7 +366,7 @@ func (as *Assembler) patch(sorted chunks.List[File], units chunks.List[*unit], a
 			continue
 		}
 		u := units.At(c.new)
-		if !u.plain() || (u.item != nil && len(last.site.Items[u.typ]) == 0) {
+		if !u.plain() || (u.item != nil && len(last.site.Items[u.typ()]) == 0) {
 			return nil, false
 		}
 		for _, k := range u.keys() {
@@ -396,15 +396,15 @@ func (as *Assembler) patch(sorted chunks.List[File], units chunks.List[*unit], a
 			site.Pages = slices.Delete(site.Pages, i, i+1)
 			continue
 		}
-		items := site.Items[u.typ]
-		if !itemsCopied[u.typ] {
-			items, itemsCopied[u.typ] = slices.Clone(items), true
+		items := site.Items[u.typ()]
+		if !itemsCopied[u.typ()] {
+			items, itemsCopied[u.typ()] = slices.Clone(items), true
 		}
 		i, found := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
 		if !found || items[i] != u.item {
 			return nil, false
 		}
-		site.Items[u.typ] = slices.Delete(items, i, i+1)
+		site.Items[u.typ()] = slices.Delete(items, i, i+1)
 	}
 	for _, c := range changes {
 		if c.new < 0 {
@@ -420,12 +420,12 @@ func (as *Assembler) patch(sorted chunks.List[File], units chunks.List[*unit], a
 			*accepted.Mut(c.new) = true
 			continue
 		}
-		items := site.Items[u.typ]
-		if !itemsCopied[u.typ] {
-			items, itemsCopied[u.typ] = slices.Clone(items), true
+		items := site.Items[u.typ()]
+		if !itemsCopied[u.typ()] {
+			items, itemsCopied[u.typ()] = slices.Clone(items), true
 		}
 		i, _ := slices.BinarySearchFunc(items, u.item.Slug, itemSlugOrder)
-		site.Items[u.typ] = slices.Insert(items, i, u.item)
+		site.Items[u.typ()] = slices.Insert(items, i, u.item)
 		*accepted.Mut(c.new) = true
 	}
 	for typ := range itemsCopied {
@@ -605,29 +605,29 @@ func (a *assembler) homepage() {
 
 func (a *assembler) item(f File, u *unit) bool {
 	it := u.item
-	slugs, ids := a.itemTables(u.typ)
+	slugs, ids := a.itemTables(u.typ())
 	if prev, dup := slugs[it.Slug]; dup {
 		alt, ok := a.altItem(u)
 		if !ok {
-			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ, it.Slug, prev)
+			a.problem(f.RealPath(), 0, "%s slug %q is used by %s already; this file is left out", u.typ(), it.Slug, prev)
 			return false
 		}
-		a.warn(f.RealPath(), 0, "%s slug %q is used by %s already; this file is served with slug %q, after its path %s", u.typ, it.Slug, prev, alt.Slug, alt.Path)
+		a.warn(f.RealPath(), 0, "%s slug %q is used by %s already; this file is served with slug %q, after its path %s", u.typ(), it.Slug, prev, alt.Slug, alt.Path)
 		for _, k := range u.keys() {
 			a.claims.contested[k] = true
 		}
 		slugs[alt.Slug], ids[alt.ID] = f.RealPath(), f.RealPath()
-		a.claims.contested[claimKey{itemSlug, u.typ, alt.Slug}] = true
-		a.site.Items[u.typ] = append(a.site.Items[u.typ], alt)
+		a.claims.contested[claimKey{itemSlug, u.typ(), alt.Slug}] = true
+		a.site.Items[u.typ()] = append(a.site.Items[u.typ()], alt)
 		a.paths[alt.Path] = f.RealPath()
 		return true
 	}
 	if prev, dup := ids[it.ID]; dup {
-		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "%s id %q is used by %s already; this file is left out", u.typ, it.ID, prev)
+		a.problem(f.RealPath(), f.Doc.KeyLines()["id"], "%s id %q is used by %s already; this file is left out", u.typ(), it.ID, prev)
 		return false
 	}
 	slugs[it.Slug], ids[it.ID] = f.RealPath(), f.RealPath()
-	a.site.Items[u.typ] = append(a.site.Items[u.typ], it)
+	a.site.Items[u.typ()] = append(a.site.Items[u.typ()], it)
 	a.paths[it.Path] = f.RealPath()
 	return true
 }

@@ -21,10 +21,19 @@ type unitKey struct {
 // copy).
 type unit struct {
 	page    *Page
-	homeSet bool
 	item    *Item
-	typ     string
 	err     error // the file's problem, when it cannot be read
+	homeSet bool
+}
+
+// typ is the item's type; "" for a page or a file that cannot be read.
+// (Not a field: the unit and its Item are one object of 288 bytes,
+// itemUnit, and a string more would make it 320.)
+func (u *unit) typ() string {
+	if u.item == nil {
+		return ""
+	}
+	return u.item.Type
 }
 
 func newUnitKey(f File) unitKey {
@@ -237,7 +246,7 @@ func (r *unitReading) counts(sorted []File, units []*unit) (pages int, items map
 		switch u := units[i]; {
 		case u == nil || u.err != nil:
 		case u.item != nil:
-			items[u.typ]++
+			items[u.typ()]++
 		default:
 			pages++
 		}
@@ -261,6 +270,6 @@ func readItemUnit(f File, typ, rel string, env readEnv) *unit {
 	if err := readItemTo(it, f, typ, rel, env); err != nil {
 		return &unit{err: err}
 	}
-	iu.u = unit{item: it, typ: typ}
+	iu.u = unit{item: it}
 	return &iu.u
 }

@@ -87,12 +87,13 @@ func (m Markdown) tree() (*rendered, error) {
 		return emptyTree, nil
 	}
 	key := m.env.key()
-	if r := b.tree.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
+	if r := b.tree(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r, nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if r := b.tree.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
+	rs := b.renders()
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r := rs.tree.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r, nil
 	}
 	var deps []refDep
@@ -105,7 +106,7 @@ func (m Markdown) tree() (*rendered, error) {
 		return nil, err
 	}
 	r := &rendered{key: key, text: string(j), images: imagesOf(j), deps: deps}
-	b.tree.Store(r)
+	rs.tree.Store(r)
 	m.noteLinks(deps)
 	return r, nil
 }
@@ -130,8 +131,7 @@ func (b *markdownBody) buildTree(env *bodyEnv, deps *[]refDep) (root *TreeNode, 
 	if markdownTooDeep([]byte(src)) > 0 {
 		return root, nil
 	}
-	e := env.withNestBudget(len(src))
-	e.deps = deps
+	e := env.withNestBudget(len(src), deps)
 	root.Children = bodyTree(src, e, 0)
 	return root, nil
 }

@@ -110,7 +110,7 @@ func TestBodyTree_Shape(t *testing.T) {
 func TestBodyTree_Lazy(t *testing.T) {
 	m := NewMarkdown("# x\n")
 	_ = m.HTML()
-	if m.b.tree.Load() != nil {
+	if m.b.tree() != nil {
 		t.Fatal("HTML made the tree")
 	}
 	a, _ := m.Tree()

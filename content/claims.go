@@ -96,7 +96,7 @@ func unitCounts(units []*unit) (pages int, items map[string]int) {
 		switch {
 		case u == nil || u.err != nil:
 		case u.item != nil:
-			items[u.typ]++
+			items[u.typ()]++
 		default:
 			pages++
 		}
@@ -107,7 +107,7 @@ func unitCounts(units []*unit) (pages int, items map[string]int) {
 // keys are the slug and id a unit claims.
 func (u *unit) keys() [2]claimKey {
 	if u.item != nil {
-		return [2]claimKey{{itemSlug, u.typ, u.item.Slug}, {itemID, u.typ, u.item.ID}}
+		return [2]claimKey{{itemSlug, u.typ(), u.item.Slug}, {itemID, u.typ(), u.item.ID}}
 	}
 	return [2]claimKey{{pageSlug, "", u.page.Slug}, {pageID, "", u.page.ID}}
 }

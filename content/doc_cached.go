@@ -61,7 +61,7 @@ func NewCachedDoc(c CachedDoc) *Doc {
 	cd := &cachedDoc{}
 	d := &cd.doc
 	if c.Fields != nil {
-		d.fm.Store(&frontMatter{out: c.Fields})
+		d.fm.Store(frontMatterOut(c.Fields))
 	}
 	if c.Body != nil {
 		cd.body = markdownBody{load: c.Body, isHTML: IsHTMLExt(c.Ext), isMDX: !IsHTMLExt(c.Ext) && IsMDXExt(c.Ext)}
@@ -69,7 +69,7 @@ func NewCachedDoc(c CachedDoc) *Doc {
 	}
 	d.HasBody, d.Line, d.refHint = c.HasBody, c.Line, c.RefHint
 	if c.Lines != nil {
-		cd.lines = lazyLines{enc: c.Lines, decode: c.Decode}
+		cd.lines.set(c.Lines, c.Decode)
 		d.lazy = &cd.lines
 	}
 	return d

@@ -32,15 +32,15 @@ func (a *assembler) altSlug(docPath, slug string, taken map[string]string) (stri
 // when it has none or its id is taken.
 func (a *assembler) altItem(u *unit) (*Item, bool) {
 	it := u.item
-	slugs, ids := a.itemTables(u.typ)
+	slugs, ids := a.itemTables(u.typ())
 	slug, ok := a.altSlug(it.Path, it.Slug, slugs)
 	if !ok {
 		return nil, false
 	}
 	cp := *it
 	cp.Slug = slug
-	if cp.ID == stableID("item\x00"+u.typ, it.Slug) {
-		cp.ID = stableID("item\x00"+u.typ, slug)
+	if cp.ID == stableID("item\x00"+u.typ(), it.Slug) {
+		cp.ID = stableID("item\x00"+u.typ(), slug)
 	}
 	if _, held := ids[cp.ID]; held {
 		return nil, false

@@ -1,6 +1,10 @@
 package content
 
-import "iter"
+import (
+	"iter"
+	"math"
+	"unsafe"
+)
 
 // frontMatter is how a Doc holds its front matter (or whole data
 // document), in one of three forms:
@@ -19,14 +23,42 @@ import "iter"
 // same. Reading is the same code for the three: out first, then m.
 type frontMatter struct {
 	m map[string]any
-	// out are keys m does not have: every key (list), or those the item
-	// took (title, date, ...) and a front matter "body" the Markdown body
-	// replaced in Data (shared).
-	out []MetaField
+	// outP and outN are out, the keys m does not have: every key (list),
+	// or those the item took (title, date, ...) and a front matter "body"
+	// the Markdown body replaced in Data (shared). A pointer and a count,
+	// not a slice: a frontMatter is 24 bytes, and one is kept with every
+	// item a restart reads (newSharedFrontMatter).
+	outP *MetaField
+	outN uint32
 	// bodyIsData: m's "body" is the item's Markdown body, not a key of
 	// the front matter.
 	bodyIsData bool
 	shared     bool
+}
+
+// frontMatterOut is a frontMatter of the keys out (nil: none).
+func frontMatterOut(out []MetaField) *frontMatter {
+	f := &frontMatter{}
+	f.setOut(out)
+	return f
+}
+
+// out is the keys m does not have; nil when the frontMatter has none
+// set, as the slice set was.
+func (f *frontMatter) out() []MetaField {
+	if f.outP == nil {
+		return nil
+	}
+	return unsafe.Slice(f.outP, f.outN)
+}
+
+// setOut makes out the frontMatter's keys m does not have; the caller
+// does not change them after.
+func (f *frontMatter) setOut(out []MetaField) {
+	if uint64(len(out)) > math.MaxUint32 {
+		panic("content: a front matter of more than 2^32 keys")
+	}
+	f.outP, f.outN = unsafe.SliceData(out), uint32(len(out))
 }
 
 // MetaField is one key of a front matter and its value.
@@ -48,7 +80,7 @@ func NewDoc(meta map[string]any) *Doc {
 func NewDocFields(fields []MetaField) *Doc {
 	d := &Doc{}
 	if fields != nil {
-		d.fm.Store(&frontMatter{out: fields})
+		d.fm.Store(frontMatterOut(fields))
 	}
 	return d
 }
@@ -69,7 +101,7 @@ func (d *Doc) Meta() map[string]any {
 	if f == nil {
 		return nil
 	}
-	if len(f.out) == 0 && !f.bodyIsData && (f.m != nil || f.out == nil) {
+	if f.outN == 0 && !f.bodyIsData && (f.m != nil || f.outP == nil) {
 		return f.m // own, or shared with the same keys
 	}
 	out := make(map[string]any, f.len())
@@ -89,9 +121,9 @@ func (d *Doc) Value(k string) (any, bool) {
 }
 
 func (f *frontMatter) value(k string) (any, bool) {
-	for i := range f.out {
-		if f.out[i].Key == k {
-			return f.out[i].Value, true
+	for _, o := range f.out() {
+		if o.Key == k {
+			return o.Value, true
 		}
 	}
 	if k == "body" && f.bodyIsData {
@@ -113,7 +145,7 @@ func (d *Doc) Len() int {
 // HasMeta tells whether the Doc has a front matter (it may have no key).
 func (d *Doc) HasMeta() bool {
 	f := d.fm.Load()
-	return f != nil && (f.m != nil || f.out != nil)
+	return f != nil && (f.m != nil || f.outP != nil)
 }
 
 // Fields are the keys and values of the front matter, in no order.
@@ -124,7 +156,7 @@ func (d *Doc) Fields() iter.Seq2[string, any] {
 }
 
 func (f *frontMatter) len() int {
-	n := len(f.m) + len(f.out)
+	n := len(f.m) + int(f.outN)
 	if f.bodyIsData {
 		n-- // m's "body" is the item's
 	}
@@ -135,8 +167,8 @@ func (f *frontMatter) all(yield func(string, any) bool) {
 	if f == nil {
 		return
 	}
-	for i := range f.out {
-		if !yield(f.out[i].Key, f.out[i].Value) {
+	for _, o := range f.out() {
+		if !yield(o.Key, o.Value) {
 			return
 		}
 	}
@@ -171,22 +203,21 @@ func (d *Doc) shareWith(data map[string]any, bodyIsData bool) {
 			n++
 		}
 	}
-	s := newSharedFrontMatter(n) // its out beside it: one object
+	s, out := newSharedFrontMatter(n) // its out beside it: one object
 	s.m, s.bodyIsData, s.shared = data, bodyIsData, true
 	if n > 0 {
 		for k, v := range f.all {
 			if outside(k) {
-				s.out = append(s.out, MetaField{k, v})
+				out = append(out, MetaField{k, v})
 			}
 		}
-	} else {
-		s.out = nil
+		s.setOut(out)
 	}
 	d.fm.CompareAndSwap(f, s)
 }
 
 // hasAny tells whether the front matter has a key.
-func (f *frontMatter) hasAny() bool { return len(f.m) > 0 || len(f.out) > 0 }
+func (f *frontMatter) hasAny() bool { return len(f.m) > 0 || f.outN > 0 }
 
 // clone is a copy of the Doc that its maker may change (a Doc is never
 // modified once shared).

@@ -138,8 +138,9 @@ func TestPerItemSizes(t *testing.T) {
 		size, max uintptr
 	}{
 		{"Doc", unsafe.Sizeof(Doc{}), 64},
-		{"frontMatter", unsafe.Sizeof(frontMatter{}), 48},
-		{"bodyEnv", unsafe.Sizeof(bodyEnv{}), 64},
+		{"frontMatter", unsafe.Sizeof(frontMatter{}), 24},
+		{"bodyEnv", unsafe.Sizeof(bodyEnv{}), 48},
+		{"bodyInSite", unsafe.Sizeof(bodyInSite{}), 64},
 	} {
 		if c.size > c.max {
 			t.Errorf("%s is %d bytes, want at most %d", c.name, c.size, c.max)

@@ -57,40 +57,38 @@ func (m Markdown) inSiteAny(file File) any {
 	return markdownAt(&b.m)
 }
 
-// newSharedFrontMatter is a frontMatter whose out has capacity n, made
-// as one object with its array when n is small.
-func newSharedFrontMatter(n int) *frontMatter {
+// newSharedFrontMatter is a frontMatter and an empty list of capacity n
+// for its out (which the caller appends to, then sets), made as one
+// object with its array when n is small: 96 bytes for the usual two
+// keys an item took (title, date).
+func newSharedFrontMatter(n int) (*frontMatter, []MetaField) {
 	switch {
 	case n == 0:
-		return &frontMatter{}
+		return &frontMatter{}, nil
 	case n == 1:
 		p := &struct {
 			f frontMatter
 			a [1]MetaField
 		}{}
-		p.f.out = p.a[:0:1]
-		return &p.f
+		return &p.f, p.a[:0:1]
 	case n == 2:
 		p := &struct {
 			f frontMatter
 			a [2]MetaField
 		}{}
-		p.f.out = p.a[:0:2]
-		return &p.f
+		return &p.f, p.a[:0:2]
 	case n == 3:
 		p := &struct {
 			f frontMatter
 			a [3]MetaField
 		}{}
-		p.f.out = p.a[:0:3]
-		return &p.f
+		return &p.f, p.a[:0:3]
 	case n == 4:
 		p := &struct {
 			f frontMatter
 			a [4]MetaField
 		}{}
-		p.f.out = p.a[:0:4]
-		return &p.f
+		return &p.f, p.a[:0:4]
 	}
-	return &frontMatter{out: make([]MetaField, 0, n)}
+	return &frontMatter{}, make([]MetaField, 0, n)
 }

@@ -40,14 +40,48 @@ type markdownBody struct {
 	isHTML bool
 	// isMDX: the source is MDX (mdx.go)
 	isMDX bool
-	// mu serialises the render; out is set once it succeeded, with the
-	// settings it was made with (a body cached by blob serves sites whose
-	// settings may differ). A render that failed (a lazy source that
-	// could not be read, a panic) keeps nothing, so the next use tries
-	// again. tree is the body tree, made the same way (bodytree.go).
+	// r is what was rendered of the body, made on its first render: a
+	// restart keeps a body for every document of the site and renders
+	// few of them, so the lock and the two renders are not kept for
+	// every one (16 bytes less a body; see bodyRenders).
+	r atomic.Pointer[bodyRenders]
+}
+
+// bodyRenders is what a body's renders made. mu serialises the render;
+// out is set once it succeeded, with the settings it was made with (a
+// body cached by blob serves sites whose settings may differ). A render
+// that failed (a lazy source that could not be read, a panic) keeps
+// nothing, so the next use tries again. tree is the body tree, made the
+// same way (bodytree.go).
+type bodyRenders struct {
 	mu   sync.Mutex
 	out  atomic.Pointer[rendered]
 	tree atomic.Pointer[rendered]
+}
+
+// renders is the body's bodyRenders, made by the first caller.
+func (b *markdownBody) renders() *bodyRenders {
+	if r := b.r.Load(); r != nil {
+		return r
+	}
+	b.r.CompareAndSwap(nil, new(bodyRenders))
+	return b.r.Load()
+}
+
+// out is the kept HTML render; nil when none.
+func (b *markdownBody) out() *rendered {
+	if r := b.r.Load(); r != nil {
+		return r.out.Load()
+	}
+	return nil
+}
+
+// tree is the kept tree render; nil when none.
+func (b *markdownBody) tree() *rendered {
+	if r := b.r.Load(); r != nil {
+		return r.tree.Load()
+	}
+	return nil
 }
 
 // rendered is a body's HTML (or tree JSON) made with the settings of key.
@@ -178,19 +212,20 @@ func (m Markdown) Render() (string, error) {
 		return "", nil
 	}
 	key := m.env.key()
-	if r := b.out.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
+	if r := b.out(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r.text, nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if r := b.out.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
+	rs := b.renders()
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r := rs.out.Load(); r != nil && r.key == key && m.env.depsHold(r.deps) {
 		return r.text, nil
 	}
 	html, deps, err := b.render(m.bodyEnv())
 	if err != nil {
 		return "", err
 	}
-	b.out.Store(&rendered{key: key, text: html, deps: deps})
+	rs.out.Store(&rendered{key: key, text: html, deps: deps})
 	m.noteLinks(deps)
 	return html, nil
 }
@@ -208,12 +243,7 @@ func (m Markdown) bodyEnv() *bodyEnv {
 	if !m.b.isMDX {
 		return m.env
 	}
-	e := bodyEnv{mdx: true}
-	if m.env != nil {
-		e = *m.env
-		e.mdx = true
-	}
-	return &e
+	return m.env.withRun(func(r *bodyRun) { r.mdx = true })
 }
 
 // Rendered tells whether the HTML was made already.
@@ -221,7 +251,7 @@ func (m Markdown) Rendered() bool {
 	if m.b == nil {
 		return true
 	}
-	r := m.b.out.Load()
+	r := m.b.out()
 	return r != nil && r.key == m.env.key() && m.env.depsHold(r.deps)
 }
 
@@ -249,8 +279,7 @@ func (b *markdownBody) render(env *bodyEnv) (html string, deps []refDep, err err
 		return "", nil, nil
 	}
 	// renderContext bounds the work of links (see linkGate).
-	e := env.withNestBudget(len(src))
-	e.deps = &deps
+	e := env.withNestBudget(len(src), &deps)
 	html = renderBodyHTML(src, e, 0)
 	return html, deps, nil
 }

@@ -93,10 +93,11 @@ type Item struct {
 type Meta struct {
 	Path      string    // repository path of the source file
 	Blob      string    // Git blob hash of the source file; "" when not known
-	Draft     bool      // draft: true, published: false or status: draft
 	ExpiresAt time.Time // zero: never expires
+	Draft     bool      // draft: true, published: false or status: draft
 	// PublishedSet tells whether PublishedAt came from the file (true) or
-	// was filled in from the commit time (false).
+	// was filled in from the commit time (false). (Beside Draft: one word
+	// for the two, an Item of 248 bytes.)
 	PublishedSet bool
 }
 

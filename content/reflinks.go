@@ -99,7 +99,7 @@ func (l *siteLinks) stale() map[string]bool {
 			continue
 		}
 		ok := true
-		for _, r := range []*rendered{m.b.out.Load(), m.b.tree.Load()} {
+		for _, r := range []*rendered{m.b.out(), m.b.tree()} {
 			if r != nil && !t.hold(self, r.deps) {
 				ok = false
 			}
@@ -273,8 +273,8 @@ func refHref(ref string, env *bodyEnv) string {
 	if !found {
 		p = hugoRefPath(target)
 	}
-	if env.deps != nil {
-		*env.deps = append(*env.deps, refDep{target: target, path: p, found: found})
+	if d := env.deps(); d != nil {
+		*d = append(*d, refDep{target: target, path: p, found: found})
 	}
 	return p + anchor
 }

@@ -20,16 +20,53 @@ type bodyEnv struct {
 	// doc is the document whose front matter the param shortcode reads
 	// (its Doc, not a map: one holds its keys in the item's Data).
 	doc *Doc
-	mdx bool // the source is MDX (mdx.go)
-	// nest is the render's budget of nested source (withNestBudget);
-	// nil: none.
-	nest *int64
 	// links is the site the ref shortcodes resolve in, self the
-	// repository path of the body's file (reflinks.go); deps collects
-	// what one render resolved (nil: not collected).
+	// repository path of the body's file (reflinks.go).
 	links *siteLinks
 	self  string
-	deps  *[]refDep
+	// run is what one render sets (nil: none, as in the env an item
+	// keeps with its body): 48 bytes, with its body 64, for every item
+	// a restart reads, not 64 and 80.
+	run *bodyRun
+}
+
+// bodyRun is what one render of a body sets in the copy of its env it
+// renders with; copies of that env share it.
+type bodyRun struct {
+	mdx bool // the source is MDX (mdx.go)
+	// nest is the render's budget of nested source (withNestBudget);
+	// hasNest false: none.
+	nest    int64
+	hasNest bool
+	// deps collects what the render resolved (nil: not collected).
+	deps *[]refDep
+}
+
+// mdx tells whether the source is MDX.
+func (e *bodyEnv) mdx() bool { return e != nil && e.run != nil && e.run.mdx }
+
+// deps is where the render collects what it resolved; nil: nowhere.
+func (e *bodyEnv) deps() *[]refDep {
+	if e == nil || e.run == nil {
+		return nil
+	}
+	return e.run.deps
+}
+
+// withRun is a copy of e (nil: folio's defaults) whose run is a copy of
+// e's changed by set.
+func (e *bodyEnv) withRun(set func(*bodyRun)) *bodyEnv {
+	var c bodyEnv
+	if e != nil {
+		c = *e
+	}
+	r := bodyRun{}
+	if c.run != nil {
+		r = *c.run
+	}
+	set(&r)
+	c.run = &r
+	return &c
 }
 
 // A component's inner content is parsed again at each level it nests
@@ -45,27 +82,23 @@ const (
 
 // withNestBudget is a copy of e for one render of a body of n bytes,
 // with its own budget of nested source.
-func (e *bodyEnv) withNestBudget(n int) *bodyEnv {
-	var c bodyEnv
-	if e != nil {
-		c = *e
-	}
-	left := int64(n)*nestFactor + nestFloor
-	c.nest = &left
-	return &c
+func (e *bodyEnv) withNestBudget(n int, deps *[]refDep) *bodyEnv {
+	return e.withRun(func(r *bodyRun) {
+		r.nest, r.hasNest, r.deps = int64(n)*nestFactor+nestFloor, true, deps
+	})
 }
 
 // spendNested takes n bytes of inner content from the render's budget:
 // false when it is spent.
 func (e *bodyEnv) spendNested(n int) bool {
-	if e == nil || e.nest == nil {
+	if e == nil || e.run == nil || !e.run.hasNest {
 		return true
 	}
-	if *e.nest < int64(n) {
-		*e.nest = 0
+	if e.run.nest < int64(n) {
+		e.run.nest = 0
 		return false
 	}
-	*e.nest -= int64(n)
+	e.run.nest -= int64(n)
 	return true
 }
 
@@ -82,7 +115,7 @@ func (e *bodyEnv) md() *Markup {
 	if e == nil {
 		return nil
 	}
-	if e.mdx {
+	if e.mdx() {
 		var m Markup
 		if e.markup != nil {
 			m = *e.markup
@@ -137,7 +170,7 @@ func expandBody(src string, env *bodyEnv) expandedBody {
 		src = strings.NewReplacer(string(phOpen), "\uFFFD", string(phClose), "\uFFFD", string(phBlock), "\uFFFD").Replace(src)
 	}
 	var spans []scSpan
-	if env != nil && env.mdx {
+	if env.mdx() {
 		src, spans = findMDX(src)
 	} else {
 		spans = findShortcodes(src)
@@ -152,7 +185,7 @@ func expandBody(src string, env *bodyEnv) expandedBody {
 	prevBlock := false // the span before was a component's block
 	prevCol0 := false  // that started its line
 	for _, sp := range spans {
-		if prevBlock && env.mdx && nextLineFull(src[last:], prevCol0) {
+		if prevBlock && env.mdx() && nextLineFull(src[last:], prevCol0) {
 			b.WriteByte('\n')
 		}
 		b.WriteString(src[last:sp.start])
@@ -172,7 +205,7 @@ func expandBody(src string, env *bodyEnv) expandedBody {
 		b.WriteRune(phClose)
 		comps = append(comps, sp.comp)
 	}
-	if prevBlock && env.mdx && nextLineFull(src[last:], prevCol0) {
+	if prevBlock && env.mdx() && nextLineFull(src[last:], prevCol0) {
 		b.WriteByte('\n')
 	}
 	b.WriteString(src[last:])

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Doc is the path-independent result of parsing one file: its front matter
@@ -37,7 +38,10 @@ type Doc struct {
 // held for that cost 4 MB at 10k documents. A cache encodes them its way
 // (SetLazyLines); Parse packs its own (packLines: decode is nil).
 type lazyLines struct {
-	enc    []byte
+	// enc is the encoded lines, n bytes long, kept as a pointer and a
+	// length: 8 bytes less than a slice for every document (newLazyLines).
+	enc    *byte
+	n      int
 	decode func([]byte) map[string]int
 	// m is decode(enc) once made: two first uses at once may both make
 	// it (a pure function of enc), and one is kept. An atomic pointer,
@@ -45,10 +49,30 @@ type lazyLines struct {
 	m atomic.Pointer[map[string]int]
 }
 
+// newLazyLines is the lines enc that decode decodes (nil: unpackLines).
+func newLazyLines(enc []byte, decode func([]byte) map[string]int) *lazyLines {
+	l := &lazyLines{}
+	l.set(enc, decode)
+	return l
+}
+
+// set makes l the lines enc that decode decodes.
+func (l *lazyLines) set(enc []byte, decode func([]byte) map[string]int) {
+	l.enc, l.n, l.decode = unsafe.SliceData(enc), len(enc), decode
+}
+
+// bytes is the encoded lines (their capacity their length).
+func (l *lazyLines) bytes() []byte {
+	if l.enc == nil {
+		return nil
+	}
+	return unsafe.Slice(l.enc, l.n)
+}
+
 // SetLazyLines makes decode(enc) the Doc's Lines, decoded on the first
 // KeyLines; only while the Doc is being made (it is shared after).
 func (d *Doc) SetLazyLines(enc []byte, decode func([]byte) map[string]int) {
-	d.Lines, d.lazy = nil, &lazyLines{enc: enc, decode: decode}
+	d.Lines, d.lazy = nil, newLazyLines(enc, decode)
 }
 
 // LazyLines is what SetLazyLines was given; nil when it was not (Lines
@@ -57,7 +81,7 @@ func (d *Doc) LazyLines() []byte {
 	if d == nil || d.Lines != nil || d.lazy == nil || d.lazy.decode == nil {
 		return nil
 	}
-	return d.lazy.enc
+	return d.lazy.bytes()
 }
 
 // PackedLines are the lines of keys as Parse keeps them: their count,
@@ -67,7 +91,7 @@ func (d *Doc) PackedLines() []byte {
 	if d == nil || d.Lines != nil || d.lazy == nil || d.lazy.decode != nil {
 		return nil
 	}
-	return d.lazy.enc
+	return d.lazy.bytes()
 }
 
 // packLines keeps the Lines Parse made packed (PackedLines), decoded on
@@ -88,7 +112,7 @@ func (d *Doc) packLines() {
 		enc = append(enc, k...)
 		enc = binary.AppendVarint(enc, int64(l))
 	}
-	d.Lines, d.lazy = nil, &lazyLines{enc: enc}
+	d.Lines, d.lazy = nil, newLazyLines(enc, nil)
 }
 
 // uvarintLen is the length of x as binary.AppendUvarint writes it.
@@ -136,9 +160,9 @@ func (d *Doc) KeyLines() map[string]int {
 	}
 	var m map[string]int
 	if l.decode != nil {
-		m = l.decode(l.enc)
+		m = l.decode(l.bytes())
 	} else {
-		m = unpackLines(l.enc)
+		m = unpackLines(l.bytes())
 	}
 	if !l.m.CompareAndSwap(nil, &m) {
 		return *l.m.Load()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -87,5 +88,16 @@ func TestSource_CacheDecodeObjects(t *testing.T) {
 	// its body and its lines made as one object.
 	if perDoc > 3.5 {
 		t.Fatalf("%.2f objects a decoded document, want at most 3.5", perDoc)
+	}
+}
+
+// TestBodyInBlobSize: a restart keeps a body's reader for every decoded
+// document with its body in the blob (a million at a million files), in
+// one slice a block: 32 bytes each (40 when the offset was an int).
+// TestSource_CacheDecodeObjects and TestEngine_RestartMatchesCold read
+// the bodies through it.
+func TestBodyInBlobSize(t *testing.T) {
+	if s := unsafe.Sizeof(bodyInBlob{}); s > 32 {
+		t.Fatalf("bodyInBlob is %d bytes, want at most 32", s)
 	}
 }

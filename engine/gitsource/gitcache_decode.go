@@ -119,9 +119,9 @@ func (s *Source) decodeBlock(d *cacheDecoder, count int) ([]docKey, []docEntry) 
 			bodies = make([]bodyInBlob, 0, count)
 		}
 		if len(bodies) == cap(bodies) {
-			return &bodyInBlob{s: s, h: k.blob, off: off} // more bodies than documents: a corrupt block, failed below
+			return &bodyInBlob{s: s, h: k.blob, off: int32(off)} // more bodies than documents: a corrupt block, failed below
 		}
-		bodies = append(bodies, bodyInBlob{s: s, h: k.blob, off: off})
+		bodies = append(bodies, bodyInBlob{s: s, h: k.blob, off: int32(off)})
 		return &bodies[len(bodies)-1]
 	}
 	for d.Err == nil && len(d.B) > 0 {

@@ -247,13 +247,18 @@ func (s *Source) blobBody(h plumbing.Hash, off int) (string, error) {
 // those of a block of documents in one slice (decodeBlock), not a
 // closure for each document.
 type bodyInBlob struct {
-	s   *Source
-	h   plumbing.Hash
-	off int
+	s *Source
+	h plumbing.Hash
+	// off is at most content.MaxFileSize (the decode checks it): an
+	// int32 beside the hash, 32 bytes a body, not 40.
+	off int32
 }
 
+// A body's offset fits bodyInBlob.off (a compile error otherwise).
+const _ int32 = content.MaxFileSize
+
 // BodySource is the body's text (content.BodySource).
-func (b *bodyInBlob) BodySource() (string, error) { return b.s.blobBody(b.h, b.off) }
+func (b *bodyInBlob) BodySource() (string, error) { return b.s.blobBody(b.h, int(b.off)) }
 
 // bodyOffset is where d's Markdown body starts in data, the bytes it was
 // parsed from, or -1 when d has no body or its body is not data's tail
