@@ -243,13 +243,7 @@ func (r *unitReading) counts(sorted []File, units []*unit) (pages int, items map
 			}
 			continue
 		}
-		switch u := units[i]; {
-		case u == nil || u.err != nil:
-		case u.item != nil:
-			items[u.typ()]++
-		default:
-			pages++
-		}
+		pages += units[i].count(items)
 	}
 	return pages, items
 }

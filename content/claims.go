@@ -93,15 +93,22 @@ func newClaims(pages int, items map[string]int) *claims {
 func unitCounts(units []*unit) (pages int, items map[string]int) {
 	items = map[string]int{}
 	for _, u := range units {
-		switch {
-		case u == nil || u.err != nil:
-		case u.item != nil:
-			items[u.typ()]++
-		default:
-			pages++
-		}
+		pages += u.count(items)
 	}
 	return pages, items
+}
+
+// count adds an item unit to items, its type's count; it is 1 for a
+// page and 0 for anything else (no unit, or a file that failed).
+func (u *unit) count(items map[string]int) (page int) {
+	switch {
+	case u == nil || u.err != nil:
+		return 0
+	case u.item != nil:
+		items[u.typ()]++
+		return 0
+	}
+	return 1
 }
 
 // keys are the slug and id a unit claims.
