@@ -58,29 +58,11 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 	if obj, ok := inflateStored(raw); ok {
 		return storedTree(obj)
 	}
-	lt.br.Reset(raw)
-	if lt.zr == nil {
-		if lt.zr, err = zlib.NewReader(&lt.br); err != nil {
-			lt.zr = nil
-			return rawTree{}, false
-		}
-	} else if err := lt.zr.(zlib.Resetter).Reset(&lt.br, nil); err != nil {
+	if !lt.inflate(raw) {
 		return rawTree{}, false
 	}
-	// The header: "tree <size>\x00".
-	var head [32]byte
-	n := 0
-	for n < len(head) {
-		if _, err := io.ReadFull(lt.zr, head[n:n+1]); err != nil {
-			return rawTree{}, false
-		}
-		if head[n] == 0 {
-			break
-		}
-		n++
-	}
-	size, ok := treeHeader(string(head[:n]))
-	if n == len(head) || !ok {
+	_, size, ok := lt.treeHead()
+	if !ok {
 		return rawTree{}, false
 	}
 	// Deflate cannot expand more than about 1032 times: a header that
@@ -104,6 +86,41 @@ func (lt *looseTrees) readRaw(h plumbing.Hash) (t rawTree, ok bool) {
 		return rawTree{}, false
 	}
 	return rawTree{raw: tree, entries: entries, ends: ends}, true
+}
+
+// inflate sets lt's inflater to read the zlib stream z.
+func (lt *looseTrees) inflate(z []byte) bool {
+	lt.br.Reset(z)
+	if lt.zr == nil {
+		zr, err := zlib.NewReader(&lt.br)
+		if err != nil {
+			return false
+		}
+		lt.zr = zr
+		return true
+	}
+	return lt.zr.(zlib.Resetter).Reset(&lt.br, nil) == nil
+}
+
+// treeHead reads a loose tree's header ("tree <size>\x00") from the
+// inflater: the header's n bytes before its NUL (in head) and the size
+// it gives; ok false when it is not a tree's.
+func (lt *looseTrees) treeHead() (head [32]byte, size int, ok bool) {
+	n := 0
+	for n < len(head) {
+		if _, err := io.ReadFull(lt.zr, head[n:n+1]); err != nil {
+			return head, 0, false
+		}
+		if head[n] == 0 {
+			break
+		}
+		n++
+	}
+	if n == len(head) {
+		return head, 0, false
+	}
+	size, ok = treeHeader(string(head[:n]))
+	return head, size, ok
 }
 
 // treeHeader is the size a loose object's header ("tree <size>", before

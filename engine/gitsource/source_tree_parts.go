@@ -14,7 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/klauspost/compress/zlib"
 
 	"github.com/folio-cms/folio/content/chunks"
 )
@@ -356,30 +355,14 @@ func (lt *looseTrees) readInto(h plumbing.Hash) (head, b []byte, sum uint32, che
 		head, b, ok := splitTreeHeader(obj)
 		return head, b, sum, false, ok
 	}
-	lt.br.Reset(z)
-	if lt.zr == nil {
-		if lt.zr, err = zlib.NewReader(&lt.br); err != nil {
-			lt.zr = nil
-			return nil, nil, 0, false, false
-		}
-	} else if err := lt.zr.(zlib.Resetter).Reset(&lt.br, nil); err != nil {
+	if !lt.inflate(z) {
 		return nil, nil, 0, false, false
 	}
-	var hb [32]byte
-	k := 0
-	for k < len(hb) {
-		if _, err := io.ReadFull(lt.zr, hb[k:k+1]); err != nil {
-			return nil, nil, 0, false, false
-		}
-		if hb[k] == 0 {
-			break
-		}
-		k++
-	}
-	size, ok := treeHeader(string(hb[:k]))
-	if k == len(hb) || !ok || size > 1100*n || size > maxObjectSize {
+	hb, size, ok := lt.treeHead()
+	if !ok || size > 1100*n || size > maxObjectSize {
 		return nil, nil, 0, false, false
 	}
+	k := bytes.IndexByte(hb[:], 0)
 	if cap(lt.out) < size+k+1 {
 		lt.out = make([]byte, size+k+1+size/8)
 	}
