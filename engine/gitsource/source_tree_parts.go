@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -456,14 +455,4 @@ func (d *dirRec) entry(name string, mode filemode.FileMode) (*dirPart, int) {
 		}
 	}
 	return nil, -1
-}
-
-// partsString describes parts for a test's message.
-func partsString(ps []*dirPart) string {
-	var b strings.Builder
-	for _, p := range ps {
-		b.WriteString(strconv.Itoa(len(p.entries)))
-		b.WriteByte(' ')
-	}
-	return b.String()
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -173,4 +175,14 @@ func TestAdler32Combine(t *testing.T) {
 			t.Fatalf("%d+%d bytes: %08x, want %08x", len(a), len(b), got, want)
 		}
 	}
+}
+
+// partsString describes parts for a test's message.
+func partsString(ps []*dirPart) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(strconv.Itoa(len(p.entries)))
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
