@@ -3,8 +3,11 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/folio-cms/folio/engine"
 	"github.com/folio-cms/folio/server"
 )
 
@@ -33,5 +36,63 @@ func TestHostileDecapManyDataFiles(t *testing.T) {
 	params["dataFiles"] = files[:1]
 	if r := rpc(t, ts.URL, key, "persistEntry", params); r.Status != http.StatusOK {
 		t.Fatalf("one data file: %d %s", r.Status, r.Body)
+	}
+}
+
+// A preview link grants no more than its key: revoking a leaked key ends
+// its links too (they showed the key's drafts for up to 7 days after),
+// and so does its expiry; a key made again under the same id does not
+// bring the old links back.
+func TestHostilePreviewOfRevokedKey(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, map[string]string{
+		"folio.yaml":         "types:\n  posts:\n    public: true\n",
+		"content/posts/a.md": "---\ntitle: A\ndate: 2024-01-01\n---\nA\n",
+		"content/posts/d.md": "---\ntitle: D\ndate: 2024-01-01\ndraft: true\n---\nD\n",
+	})
+	clk := newClock(time.Now())
+	ts := startServer(t, repo.bare, func(e *engine.Config, s *server.Config) {
+		s.PreviewSecret = "s3cret"
+		s.Now, e.Now = clk.Now, clk.Now
+	})
+	mint := func(name string) string {
+		t.Helper()
+		k := ts.key(t, name, server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentPreview)
+		r := do(t, http.MethodPost, ts.URL+"/api/v1/previews", k, strings.NewReader(`{"ref":"main"}`), "Content-Type", "application/json")
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		return r.json(t)["token"].(string)
+	}
+	draft := func(tok string) int {
+		t.Helper()
+		return get(t, ts.URL+"/api/v1/content/posts/d?draft=true&preview="+tok, "").Status
+	}
+	tok := mint("leaked")
+	if s := draft(tok); s != http.StatusOK {
+		t.Fatalf("a draft through a live key's link: %d", s)
+	}
+	if err := ts.keys.Revoke("leaked"); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"/api/v1/content/posts/d?draft=true&", "/api/v1/public/collections/posts/a?", "/api/v1/content/posts/a?"} {
+		wantError(t, get(t, ts.URL+u+"preview="+tok, ""), http.StatusUnauthorized, server.CodeUnauthorized)
+	}
+	delete(ts.secret, "leaked")
+	_ = mint("leaked") // the same id, a new key
+	if s := draft(tok); s != http.StatusUnauthorized {
+		t.Fatalf("the revoked key's link through a new key of its id: %d", s)
+	}
+	// An expired key's links end with it.
+	tok = mint("temp")
+	if err := ts.keys.SetAccount("temp", "", clk.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if s := draft(tok); s != http.StatusOK {
+		t.Fatalf("before the key expires: %d", s)
+	}
+	clk.Add(2 * time.Minute)
+	if s := draft(tok); s != http.StatusUnauthorized {
+		t.Fatalf("after the key expired: %d", s)
 	}
 }
