@@ -96,3 +96,60 @@ func TestHostilePreviewOfRevokedKey(t *testing.T) {
 		t.Fatalf("after the key expired: %d", s)
 	}
 }
+
+// Decap's rename racing an edit: the old file changed after the editor
+// opened it. The rename is refused (412) and leaves one entry, the
+// edited one: it wrote the new file, then refused the removal of the old,
+// and the 412 left two entries. Raced many times, a rename either moves
+// the file or leaves it where it was, never both.
+func TestHostileDecapRenameRacingAnEdit(t *testing.T) {
+	t.Parallel()
+	repo := newRepo(t, writeSite)
+	ts := startWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	open := func(p string) (raw, id string) {
+		t.Helper()
+		r := rpc(t, ts.URL, key, "getEntry", map[string]any{"branch": "main", "path": p})
+		if r.Status != http.StatusOK {
+			t.Fatalf("getEntry: %d %s", r.Status, r.Body)
+		}
+		m := r.json(t)
+		return m["data"].(string), m["file"].(map[string]any)["id"].(string)
+	}
+	rename := func(from, to, raw, base string) response {
+		return rpc(t, ts.URL, key, "persistEntry", map[string]any{"branch": "main", "dataFiles": []map[string]any{{
+			"slug": strings.TrimSuffix(to[len("content/posts/"):], ".md"), "path": from, "newPath": to, "raw": raw, "base": base}},
+			"assets": []any{}, "options": map[string]any{}})
+	}
+	exists := func(p string) bool {
+		_, err := gitOut(repo.bare, "cat-file", "-e", "main:"+p)
+		return err == nil
+	}
+	raw, id := open("content/posts/hello.md")
+	if r := wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/hello", key, `{"rating":4}`); r.Status != http.StatusOK {
+		t.Fatalf("the edit: %d %s", r.Status, r.Body)
+	}
+	wantError(t, rename("content/posts/hello.md", "content/posts/hello-2.md", raw, id), http.StatusPreconditionFailed, server.CodePreconditionFailed)
+	if exists("content/posts/hello-2.md") || !strings.Contains(remoteFile(t, repo.bare, "content/posts/hello.md"), "rating: 4") {
+		t.Fatalf("a refused rename changed the branch: %s", git(t, repo.bare, "log", "--stat", "-2", "main"))
+	}
+	// Raced: an edit and a rename sent at once, from one version.
+	for i := range 4 {
+		from, to := fmt.Sprintf("content/posts/r%d.md", i), fmt.Sprintf("content/posts/r%d-moved.md", i)
+		if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, fmt.Sprintf(`{"slug":"r%d","title":"R"}`, i)); r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		raw, id := open(from)
+		var moved response
+		done := make(chan struct{})
+		go func() { moved = rename(from, to, raw, id); close(done) }()
+		wr(t, http.MethodPatch, ts.URL+fmt.Sprintf("/api/v1/content/posts/r%d", i), key, `{"rating":1}`)
+		<-done
+		if exists(from) == exists(to) {
+			t.Fatalf("round %d: rename %d %s; old there %v, new there %v", i, moved.Status, moved.Body, exists(from), exists(to))
+		}
+		if (moved.Status == http.StatusOK) != exists(to) {
+			t.Fatalf("round %d: rename answered %d %s, new file there: %v", i, moved.Status, moved.Body, exists(to))
+		}
+	}
+}
