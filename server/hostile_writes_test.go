@@ -153,3 +153,26 @@ func TestHostileDecapRenameRacingAnEdit(t *testing.T) {
 		}
 	}
 }
+
+// On a site without locales, <type>/_index.md is Hugo's list page of the
+// section, which no route serves: a create of the slug _index answered
+// 201 with a document nobody could read, and a DELETE removed the
+// section's page. Now 422 and 404, nothing committed.
+func TestHostileWriteSectionIndex(t *testing.T) {
+	t.Parallel()
+	site := map[string]string{"content/posts/_index.md": "---\ntitle: All posts\n---\n"}
+	for k, v := range writeSite {
+		site[k] = v
+	}
+	repo := newRepo(t, site)
+	ts := startWriter(t, "file://"+repo.bare)
+	key := ts.key(t, "editor", server.ScopeContentRead, server.ScopeContentDraft, server.ScopeContentWrite)
+	before := git(t, repo.bare, "rev-parse", "main")
+	wantError(t, wr(t, http.MethodPost, ts.URL+"/api/v1/pages", key, `{"slug":"_index","title":"Index"}`), http.StatusUnprocessableEntity, server.CodeValidation)
+	wantError(t, wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"_index","title":"Index"}`), http.StatusUnprocessableEntity, server.CodeValidation)
+	wantError(t, do(t, http.MethodDelete, ts.URL+"/api/v1/content/posts/_index", key, nil), http.StatusNotFound, server.CodeNotFound)
+	wantError(t, wr(t, http.MethodPatch, ts.URL+"/api/v1/content/posts/_index", key, `{"title":"X"}`), http.StatusNotFound, server.CodeNotFound)
+	if got := git(t, repo.bare, "rev-parse", "main"); got != before {
+		t.Fatalf("a refused write committed: %s", git(t, repo.bare, "log", "--stat", "-1", "main"))
+	}
+}
