@@ -145,6 +145,23 @@ func TestWriteRefusesWhatGitCannotHold(t *testing.T) {
 			}
 		}
 	})
+	// Ü as one code point and as U with a combining diaeresis: one file
+	// on macOS (APFS and HFS+ ignore the normalization), two in Git.
+	t.Run("NormalizationOnlyDuplicate", func(t *testing.T) {
+		if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"\u00dcber","title":"Über"}`); r.Status != http.StatusCreated {
+			t.Fatalf("a slug with Ü: %d %s", r.Status, r.Body)
+		}
+		before = git(t, repo.bare, "rev-parse", "main")
+		if r := wr(t, http.MethodPost, ts.URL+"/api/v1/content/posts", key, `{"slug":"U\u0308ber","title":"Über again"}`); r.Status != http.StatusConflict ||
+			!strings.Contains(string(r.Body), "differs only in case") {
+			t.Fatalf("the decomposed Ü through the write API: %d %s", r.Status, r.Body)
+		}
+		raw := "---\ntitle: Über again\n---\nText.\n"
+		params := map[string]any{"branch": "main", "dataFiles": []map[string]any{{"slug": "u\u0308ber", "path": "content/posts/u\u0308ber.md", "raw": raw}}, "assets": []any{}, "options": map[string]any{}}
+		if r := rpc(t, ts.URL, key, "persistEntry", params); r.Status != http.StatusConflict {
+			t.Fatalf("the decomposed ü through Decap: %d %s", r.Status, r.Body)
+		}
+	})
 	if got := git(t, repo.bare, "rev-parse", "main"); got != before {
 		t.Fatalf("a refused write committed: %s", git(t, repo.bare, "log", "--stat", "-1", "main"))
 	}

@@ -349,6 +349,20 @@ func (ks *KeyStore) Verify(token string) (*Key, bool) {
 	return found, found != nil
 }
 
+// ByName is the key accepted now whose id is name; nil when none is.
+func (ks *KeyStore) ByName(name string) *Key {
+	if ks == nil {
+		return nil
+	}
+	ks.refresh(time.Now())
+	for _, k := range ks.keys() {
+		if k.Name == name {
+			return k
+		}
+	}
+	return nil
+}
+
 // Create adds a key named name with scopes and returns its secret, which is
 // shown once and stored only as a hash.
 func (ks *KeyStore) Create(name string, scopes []string) (string, error) {

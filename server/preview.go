@@ -39,7 +39,13 @@ const (
 type previewClaims struct {
 	Ref     string `json:"r"`           // branch or tag (followed), or a full commit hash
 	Expires int64  `json:"e"`           // Unix seconds
-	Key     string `json:"k,omitempty"` // the name of the key that made it, for the logs
+	Key     string `json:"k,omitempty"` // the id of the key that made it (a person's e-mail when Person)
+	// KeyHash is the start of that key's stored hash: a key revoked and
+	// made again under the same id does not bring its old links back.
+	// "" in a token made before folio wrote it.
+	KeyHash string `json:"h,omitempty"`
+	// Person: made by a signed-in person, not a key.
+	Person bool `json:"p,omitempty"`
 	// Scopes are the read scopes the key that made it held (of
 	// previewScopes): a token grants no more than its key. nil in a
 	// token made before folio wrote them: content:read only.
@@ -144,6 +150,9 @@ func (s *Server) withPreview(r *http.Request, rte route) (*http.Request, access,
 	if err != nil {
 		return nil, rte.access, err
 	}
+	if c, err = s.previewKeyHolds(c); err != nil {
+		return nil, rte.access, err
+	}
 	if sc := rte.access.missing(c); sc != "" {
 		return nil, rte.access, tokenLacks(sc)
 	}
@@ -231,6 +240,11 @@ func (s *contentHandlers) createPreview(w http.ResponseWriter, r *http.Request, 
 	c := previewClaims{Ref: name, Expires: exp.Unix(), Scopes: []string{}}
 	if k := keyFrom(r.Context()); k != nil {
 		c.Key = k.Name
+		if principalFrom(r.Context()) != nil {
+			c.Person = true
+		} else if len(k.Hash) >= previewKeyHash {
+			c.KeyHash = k.Hash[:previewKeyHash]
+		}
 		for _, sc := range previewScopes {
 			if k.Has(sc) {
 				c.Scopes = append(c.Scopes, sc)
@@ -241,4 +255,32 @@ func (s *contentHandlers) createPreview(w http.ResponseWriter, r *http.Request, 
 	return writeJSON(w, http.StatusCreated, previewResponse{
 		Token: s.signPreview(c), Ref: name, Kind: string(ref.Kind), Commit: ref.Commit, ExpiresAt: exp.UTC(),
 	})
+}
+
+// previewKeyHash is how many hex digits of its key's hash a token holds.
+const previewKeyHash = 16
+
+// previewKeyHolds is a key-made token as its key stands now: a token of a
+// key revoked (or made again under its id) or expired is refused as a bad
+// token, and it grants no scope its key no longer holds (a key stripped of
+// content:draft stops showing drafts through its links). A box without a
+// keys file (a public box given none) takes the token as signed. A
+// person's token is the signature's: their sessions end by the editors
+// file, their links by expiry or a new --preview-secret.
+func (s *Server) previewKeyHolds(c *previewClaims) (*previewClaims, error) {
+	if c.Key == "" || c.Person || s.keys == nil || s.keys.Missing() {
+		return c, nil
+	}
+	k := s.keys.ByName(c.Key)
+	if k == nil || k.Expired(s.now()) || c.KeyHash != "" && !strings.HasPrefix(k.Hash, c.KeyHash) {
+		return nil, errBadPreview
+	}
+	held := *c
+	held.Scopes = []string{}
+	for _, sc := range previewScopes {
+		if c.can(sc) && k.Has(sc) {
+			held.Scopes = append(held.Scopes, sc)
+		}
+	}
+	return &held, nil
 }

@@ -38,3 +38,24 @@ func TestCaseClash(t *testing.T) {
 		}
 	}
 }
+
+// A path that differs from another only in Unicode normalization (Ü as
+// one code point, or U and a combining diaeresis) is one file on macOS:
+// a second one is refused as a case clash is.
+func TestCaseClash_UnicodeNormalization(t *testing.T) {
+	files := []File{{Path: "content/posts/\u00dcn.md"}, {Path: "content/posts/Caf\u00e9/a.md"}, {Path: "content/posts/\u212aelvin.md"}}
+	for p, want := range map[string]string{
+		"content/posts/U\u0308n.md":     "content/posts/\u00dcn.md",
+		"content/posts/u\u0308n.md":     "content/posts/\u00dcn.md",
+		"content/posts/Cafe\u0301/b.md": "content/posts/Caf\u00e9/a.md",
+		"content/posts/caf\u00e9/b.md":  "content/posts/Caf\u00e9/a.md",
+		"content/posts/kelvin.md":       "content/posts/\u212aelvin.md",
+		"content/posts/Caf\u00e9/b.md":  "",
+		"content/posts/\u00dcn.md":      "",
+		"content/posts/Un.md":           "",
+	} {
+		if got := caseClash(p, files); got != want {
+			t.Errorf("caseClash(%+q) = %+q, want %+q", p, got, want)
+		}
+	}
+}

@@ -421,6 +421,9 @@ func (w *Writer) write(ctx context.Context, o op, d Doc, opts Options) (Result, 
 	if _, err := v.checkLocale(&d); err != nil {
 		return Result{}, err
 	}
+	if err := checkSectionIndex(o, d, v); err != nil {
+		return Result{}, err
+	}
 	if d.TranslationOf != "" && (o != opCreate || d.Kind == KindGlobals || !content.ValidSlug(d.TranslationOf)) {
 		return Result{}, fault.New(fault.Invalid, "translationOf: the slug of the document a new one translates (creates of items and pages)")
 	}
@@ -570,6 +573,21 @@ func checkDoc(o op, d *Doc) error {
 		return fault.New(fault.Invalid, "invalid slug %q", d.Slug)
 	}
 	return nil
+}
+
+// checkSectionIndex refuses the slug _index on a site without locales:
+// <type>/_index.md (pages/_index.md) is then the list page of the
+// section, Hugo's, which no document route serves. A create there
+// answered 201 with a document nobody could read, and a delete removed
+// the file. (A site with locales serves Hugo's section pages.)
+func checkSectionIndex(o op, d Doc, v view) error {
+	if d.Slug != "_index" || d.Kind == KindGlobals || v.i18n() != nil {
+		return nil
+	}
+	if o == opCreate {
+		return &ValidationError{[]FieldProblem{{"slug", "_index names the list page of the section, not a document: choose another slug"}}}
+	}
+	return fault.New(fault.NotFound, "no document _index: _index is the list page of the section, not a document")
 }
 
 // publish makes commit the branch's head: a compare-and-swap of the ref

@@ -135,11 +135,30 @@ func (s *Service) writeEntry(ctx context.Context, who Caller, branch, msg string
 			opts.IfMatch = `"` + ew.read.Blob + `"`
 		}
 	}
-	if _, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), put); err != nil {
+	if ew.oldPath != "" && ew.read.Blob != "" {
+		// The old file changed since it was opened: refused before the
+		// new one is written (it was written, and the 412 left both).
+		_, blob, err := s.Writer.ReadFile(ctx, branch, ew.oldPath)
+		if err != nil && fault.CodeOf(err) != fault.NotFound {
+			return err
+		}
+		if blob != "" && blob != ew.read.Blob {
+			return s.caughtUp(ctx, fault.New(fault.PreconditionFailed, "%s changed since it was opened: reload it and rename it again", ew.oldPath))
+		}
+	}
+	res, err := s.Writer.PutFile(ctx, ew.path, []byte(ew.raw), put)
+	if err != nil {
 		return s.caughtUp(ctx, err)
 	}
 	if ew.oldPath != "" {
 		if _, err := s.Writer.DeleteFile(ctx, ew.oldPath, opts); err != nil && fault.CodeOf(err) != fault.NotFound {
+			// Changed between the check and the delete (another box, a
+			// push): the new file goes again, so that a refused rename
+			// leaves one entry, not two.
+			undo := write.Options{Branch: branch, Message: "Undo the rename of " + ew.oldPath + ": it changed since it was opened", Author: opts.Author, IfMatch: `"` + res.Blob + `"`}
+			if _, uerr := s.Writer.DeleteFile(ctx, ew.path, undo); uerr != nil {
+				s.logger().Error("decap: a refused rename left its new file", "path", ew.path, "old", ew.oldPath, "err", uerr)
+			}
 			return s.caughtUp(ctx, err)
 		}
 	}

@@ -102,6 +102,12 @@ func (s *Service) persistEntry(ctx context.Context, who Caller, branch string, p
 	if len(files) == 0 {
 		return nil, bad("params.dataFiles: missing")
 	}
+	// Each data file is a commit, a push and a reload, made while every
+	// other save waits: Decap sends one per locale, and a body of 20,000
+	// tiny files held the write lock for minutes.
+	if most := s.mostDataFiles(); len(files) > most {
+		return nil, bad("params.dataFiles: %d files; an entry has at most %d (one per locale of the site)", len(files), most)
+	}
 	if len(p.Assets) > 0 && !who.Can("media:write") {
 		return nil, fault.New(fault.Forbidden, "an entry with new media needs the scope media:write")
 	}
@@ -339,4 +345,14 @@ func (s *Service) deleteFiles(ctx context.Context, who Caller, branch string, pa
 		}
 	}
 	return map[string]string{"message": "deleted files " + strings.Join(paths, ", ")}, nil
+}
+
+// mostDataFiles is how many data files one entry may have: one per
+// locale of the served site (Decap's multiple_files and multiple_folders
+// structures), else one.
+func (s *Service) mostDataFiles() int {
+	if snap := s.Engine.Published(); snap != nil && snap.Site != nil && snap.Site.I18n != nil && len(snap.Site.I18n.Locales) > 1 {
+		return len(snap.Site.I18n.Locales)
+	}
+	return 1
 }
