@@ -40,6 +40,9 @@ const (
 	MisreadAstroSite       = "astro-site"       // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
 	MisreadEleventySite    = "eleventy-site"    // an Eleventy site's templates folio does not read, or reads otherwise
 	MisreadHugoMounts      = "hugo-mounts"      // Hugo module mounts onto a folder of content/, which folio does not follow
+	MisreadDocusaurusSite  = "docusaurus-site"  // a Docusaurus site's docs, blog and pages, which folio does not read
+	MisreadMkDocsSite      = "mkdocs-site"      // an MkDocs site's docs_dir, which folio does not read
+	MisreadHugoDataContent = "hugo-data-files"  // data files in a Hugo site's content/, served as documents where Hugo renders no page
 )
 
 // MisreadInput is what the checks look at.
@@ -65,11 +68,14 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	astroSite,
 	eleventySite,
 	hugoSubMounts,
+	docusaurusSite,
+	mkdocsSite,
+	hugoDataContent,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent}
 }
 
 // Misreads are the signs of in's site being misread, in order.

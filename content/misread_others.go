@@ -1,0 +1,145 @@
+package content
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Signs of sites folio reads otherwise than their generator: a
+// Docusaurus or MkDocs site, whose Markdown folio does not read at all,
+// and a Hugo site's data files in content/, which Hugo renders as no
+// page.
+
+// notDocument tells the Markdown files of a repository that no
+// generator publishes: those below a folder starting with "_" or "."
+// (partials, includes), in node_modules/, and the root's own notes (a
+// file at the root is never counted: unservedByFolder gives it the
+// folder "").
+func notDocument(p string) bool {
+	for _, s := range strings.Split(path.Dir(p), "/") {
+		if strings.HasPrefix(s, "_") || strings.HasPrefix(s, ".") || s == "node_modules" {
+			return true
+		}
+	}
+	return strings.HasPrefix(path.Base(p), "_")
+}
+
+// docusaurusSite finds the Markdown and MDX documents of a Docusaurus
+// site (a docusaurus.config.* at the root: helm.sh's docs/, blog/,
+// versioned_docs/ and i18n/) that folio does not read: Docusaurus's
+// docs, blog and pages plugins read them, with their own slugs, ids
+// and versions.
+func docusaurusSite(in *MisreadInput) []Misread {
+	config := rootConfig(in.Paths, "docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs", "docusaurus.config.cjs", "docusaurus.config.mts")
+	if config == "" {
+		return nil
+	}
+	dirs := unservedByFolder(in, func(p string) bool { return !notDocument(p) })
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		if dir == "" {
+			continue // the repository's README.md, CONTRIBUTING.md
+		}
+		out = append(out, Misread{Kind: MisreadDocusaurusSite, Path: dir,
+			Message: fmt.Sprintf("%s of a Docusaurus site (%s) not read: folio reads content/<type>/ and pages/, not the folders of Docusaurus's docs, blog and pages plugins; move them to content/<type>/, or name the folder in a Decap collection, to serve them", count(dirs[dir], "Markdown document"), config)})
+	}
+	return out
+}
+
+// mkdocsDocsDir is the docs_dir line of an mkdocs.yml.
+var mkdocsDocsDir = regexp.MustCompile(`(?m)^docs_dir:[ \t]*['"]?([^'"\s#]+)`)
+
+// mkdocsSite finds the Markdown documents of an MkDocs site (an
+// mkdocs.yml at the root: knative.dev's docs/) that folio does not read:
+// MkDocs publishes every Markdown file of its docs_dir (docs/ unless the
+// configuration says otherwise), at its path.
+func mkdocsSite(in *MisreadInput) []Misread {
+	config := rootConfig(in.Paths, "mkdocs.yml", "mkdocs.yaml")
+	if config == "" {
+		return nil
+	}
+	docs := "docs"
+	if in.Read != nil {
+		if data, ok := in.Read(config); ok {
+			if m := mkdocsDocsDir.FindSubmatch(data); m != nil {
+				docs = strings.Trim(path.Clean(string(m[1])), "/")
+			}
+		}
+	}
+	n := 0
+	first := ""
+	served := servedPaths(in.Files)
+	for _, p := range in.Paths {
+		switch strings.ToLower(path.Ext(p)) {
+		case ".md", ".markdown":
+		default:
+			continue
+		}
+		if !strings.HasPrefix(p, docs+"/") || served[p] {
+			continue
+		}
+		if first == "" {
+			first = p
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return []Misread{{Kind: MisreadMkDocsSite, Path: docs + "/",
+		Message: fmt.Sprintf("%s of an MkDocs site (%s) not read (%s among them): folio reads content/<type>/ and pages/, not MkDocs's docs_dir; move them to content/<type>/ to serve them", count(n, "Markdown document"), config, first)}}
+}
+
+// hugoDataContent finds the data files (.yaml, .yml, .json, .toml) in a
+// Hugo site's content folders that folio serves as documents (as it
+// serves content/<type>/<slug>.yaml on a site of its own): Hugo renders
+// no page of them (etcd.io's content/en/docs/v3.5/op-guide/grafana.json,
+// dapr's component examples), it publishes them as files, if at all.
+func hugoDataContent(in *MisreadInput) []Misread {
+	if in.Site == nil || in.Site.zola || !hugoSite(in) {
+		return nil
+	}
+	rules := bundleRules{dirs: in.Site.I18n.OutsideDirs()}
+	var found []string
+	for _, p := range documentPaths(in.Site) {
+		if isDataExt(strings.ToLower(path.Ext(p))) && rules.hugo(&File{Path: p}) {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	more := ""
+	if len(found) > 1 {
+		more = fmt.Sprintf(" (and %s more)", count(len(found)-1, "data file"))
+	}
+	return []Misread{{Kind: MisreadHugoDataContent, Path: found[0],
+		Message: fmt.Sprintf("a data file in a Hugo site's content folder%s, served as a document: Hugo renders no page of a .yaml, .json or .toml file there (it is a resource, copied as it is); move it to data/ or assets/, or delete it", more)}}
+}
+
+// hugoKeys are top-level keys of a Hugo configuration that the
+// config.yml or config.toml of another tool (Zola's base_url, a Gatsby
+// site's settings) does not have.
+var hugoKeys = regexp.MustCompile(`(?im)^["']?(baseurl|languagecode|defaultcontentlanguage|theme|disablekinds|params|menus?|taxonomies|module|markup|outputs)["']?[ \t]*[:=]|^\[(params|menus?|taxonomies|module|markup|outputs)[.\]]`)
+
+// hugoSite tells whether in is a Hugo site: its configuration is a
+// hugo.* file or in config/_default/, or a root config.* that sets
+// keys of Hugo's.
+func hugoSite(in *MisreadInput) bool {
+	cfg := hugoConfigAt(in.Paths, "")
+	if cfg == "" {
+		return false
+	}
+	if !strings.HasPrefix(cfg, "config.") {
+		return true // hugo.*, config/_default/
+	}
+	if in.Read == nil {
+		return false
+	}
+	data, ok := in.Read(cfg)
+	return ok && hugoKeys.Match(data)
+}
