@@ -38,7 +38,14 @@ func docusaurusSite(in *MisreadInput) []Misread {
 	if config == "" {
 		return nil
 	}
-	dirs := unservedByFolder(in, func(p string) bool { return !notDocument(p) })
+	dirs := map[string]int{} // by plugin folder: docs/, blog/, i18n/<locale>/, versioned_docs/<version>/
+	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) }) {
+		first, _, _ := strings.Cut(dir, "/")
+		if dir != "" && first != "i18n" && first != "versioned_docs" && first != "src" {
+			dir = first + "/"
+		}
+		dirs[dir] += n
+	}
 	var out []Misread
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		if dir == "" {

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/folio-cms/folio/fixtures/testkit"
+)
+
+// checkMisreads runs check --site on a repository of files and wants it
+// to fail (exit status 1) with the lines want, never saying "no
+// problems", and to pass with --allow kind.
+func checkMisreads(t *testing.T, files map[string]string, kind string, want ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	testkit.CommitSite(t, dir, files)
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if n := strings.Count(out, "misread: "); n != len(want) {
+		t.Errorf("%d misreads, want %d:\n%s", n, len(want), out)
+	}
+	if strings.Contains(said, "no problems") {
+		t.Errorf("said %q", said)
+	}
+	if _, said, err := runCLI(t, "check", "--site", dir, "--allow", kind); err != nil {
+		t.Errorf("--allow %s: %v (%s)", kind, err, said)
+	}
+}
+
+// TestCheckDocusaurusSite: helm.sh's shape (docusaurus.config.js, docs/,
+// blog/, versioned_docs/, i18n/<locale>/…, src/pages/): check said "no
+// problems … the site is empty"; it names every folder of documents, and
+// leaves out the root's README.md and a partial (_snippet.md).
+func TestCheckDocusaurusSite(t *testing.T) {
+	t.Parallel()
+	const doc = "---\ntitle: Charts\nsidebar_position: 2\n---\nText.\n"
+	checkMisreads(t, map[string]string{
+		"docusaurus.config.js":              "module.exports = {title: 'Helm'};\n",
+		"README.md":                         "# helm-www\n",
+		"docs/intro.md":                     doc,
+		"docs/topics/charts.mdx":            doc,
+		"docs/topics/_snippet.md":           "A partial.\n",
+		"blog/2024-01-01-helm-4.md":         "---\ntitle: Helm 4\nauthors: [mattfarina]\n---\nText.\n",
+		"versioned_docs/version-3/intro.md": doc,
+		"i18n/ko/docusaurus-plugin-content-docs/current/intro.md": doc,
+		"src/pages/index.md": "# Helm\n",
+	}, "docusaurus-site",
+		"misread: blog/: 1 Markdown document of a Docusaurus site (docusaurus.config.js) not read: folio reads content/<type>/ and pages/, not the folders of Docusaurus's docs, blog and pages plugins; move them to content/<type>/, or name the folder in a Decap collection, to serve them [docusaurus-site]\n",
+		"misread: docs/: 2 Markdown documents of a Docusaurus site",
+		"misread: i18n/ko/: 1 Markdown document of a Docusaurus site",
+		"misread: src/pages/: 1 Markdown document of a Docusaurus site",
+		"misread: versioned_docs/version-3/: 1 Markdown document of a Docusaurus site",
+	)
+}
+
+// TestCheckMkDocsSite: knative.dev's shape, an mkdocs.yml whose docs_dir
+// (here site/, read from the commit) holds the documents: check said "no
+// problems … the site is empty"; it names them, and not the Markdown
+// outside docs_dir (docs/notes.md, vendor/).
+func TestCheckMkDocsSite(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		"mkdocs.yml":               "site_name: Knative\ndocs_dir: 'site'  # the docs\nnav:\n  - Home: index.md\n",
+		"README.md":                "# docs\n",
+		"site/index.md":            "# Knative\n",
+		"site/serving/overview.md": "---\ntitle: Serving\n---\nText.\n",
+		"docs/notes.md":            "Not published.\n",
+		"vendor/example/README.md": "A module.\n",
+	}, "mkdocs-site",
+		"misread: site/: 2 Markdown documents of an MkDocs site (mkdocs.yml) not read (site/index.md among them): folio reads content/<type>/ and pages/, not MkDocs's docs_dir; move them to content/<type>/ to serve them [mkdocs-site]\n",
+	)
+}
+
+// TestCheckHugoDataFiles: etcd.io keeps Grafana dashboards and alert
+// rules (grafana.json, etcd3_alert.rules.yml) beside its docs in
+// content/: folio served each as a document where Hugo renders no page
+// of them, and check said "no problems"; it names them now, not the
+// data file of a leaf bundle (a resource folio leaves out already).
+func TestCheckHugoDataFiles(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		"config.yaml": "baseURL: https://etcd.io\ntitle: etcd\n",
+		"content/docs/v3.5/op-guide/monitoring.md":         "---\ntitle: Monitoring\n---\nText.\n",
+		"content/docs/v3.5/op-guide/grafana.json":          "{\"id\": 16, \"title\": \"etcd\"}\n",
+		"content/docs/v3.5/op-guide/etcd3_alert.rules.yml": "title: rules\ngroups: []\n",
+		"content/blog/post/index.md":                       "---\ntitle: Post\n---\nText.\n",
+		"content/blog/post/data.yaml":                      "a: 1\n",
+	}, "hugo-data-files",
+		"misread: content/docs/v3.5/op-guide/etcd3_alert.rules.yml: a data file in a Hugo site's content folder (and 1 data file more), served as a document: Hugo renders no page of a .yaml, .json or .toml file there (it is a resource, copied as it is); move it to data/ or assets/, or delete it [hugo-data-files]\n",
+	)
+}
+
+// TestCheckDataFilesNotHugo: a site whose root config.yml is no Hugo
+// configuration (a Gatsby site's settings), or a site of folio's own,
+// serves its content/<type>/*.yml items with no sign.
+func TestCheckDataFilesNotHugo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.CommitSite(t, dir, map[string]string{
+		"config.yml":                 "title: Events\nsiteUrl: https://example.org\n",
+		"content/events/kubecon.yml": "title: KubeCon\n",
+	})
+	out, said, err := runCLI(t, "check", "--site", dir)
+	if err != nil || strings.Contains(out, "misread") || !strings.Contains(said, "no problems") {
+		t.Errorf("err %v, output %q, said %q", err, out, said)
+	}
+}
