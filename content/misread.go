@@ -43,6 +43,7 @@ const (
 	MisreadDocusaurusSite  = "docusaurus-site"  // a Docusaurus site's docs, blog and pages, which folio does not read
 	MisreadMkDocsSite      = "mkdocs-site"      // an MkDocs site's docs_dir, which folio does not read
 	MisreadHugoDataContent = "hugo-data-files"  // data files in a Hugo site's content/, served as documents where Hugo renders no page
+	MisreadGatsbySite      = "gatsby-site"      // Markdown a Gatsby site's plugins source from folders folio does not read
 )
 
 // MisreadInput is what the checks look at.
@@ -71,11 +72,12 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	docusaurusSite,
 	mkdocsSite,
 	hugoDataContent,
+	gatsbySite,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite}
 }
 
 // Misreads are the signs of in's site being misread, in order.

@@ -150,3 +150,43 @@ func hugoSite(in *MisreadInput) bool {
 	data, ok := in.Read(cfg)
 	return ok && hugoKeys.Match(data)
 }
+
+// gatsbyPath is a folder a Gatsby plugin's options name: path:
+// `${__dirname}/src/posts`, "./content/blog", path.join(__dirname,
+// "posts").
+var gatsbyPath = regexp.MustCompile("(?:path|folder)\\s*:\\s*(?:`\\$\\{__dirname\\}/|[`'\"](?:\\./)?|path\\.(?:join|resolve)\\(\\s*__dirname\\s*,\\s*[`'\"](?:\\./)?)([A-Za-z0-9_][A-Za-z0-9_./-]*)[`'\"]")
+
+// gatsbySite finds the Markdown and MDX documents of a Gatsby site (a
+// gatsby-config.* at the root) in the folders its plugins source
+// (gatsby-source-filesystem's path: cilium.io's src/posts/) that folio
+// does not read: Gatsby's pages are what gatsby-node.js makes of them,
+// which folio does not run.
+func gatsbySite(in *MisreadInput) []Misread {
+	config := rootConfig(in.Paths, "gatsby-config.js", "gatsby-config.ts", "gatsby-config.mjs", "gatsby-config.cjs")
+	if config == "" || in.Read == nil {
+		return nil
+	}
+	data, ok := in.Read(config)
+	if !ok {
+		return nil
+	}
+	var sourced []string
+	for _, m := range gatsbyPath.FindAllSubmatch(data, -1) {
+		if d := strings.Trim(path.Clean(string(m[1])), "/"); d != "." && !strings.HasPrefix(d, "..") {
+			sourced = append(sourced, d)
+		}
+	}
+	if len(sourced) == 0 {
+		return nil
+	}
+	dirs := map[string]int{}
+	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) && inDirs(p, sourced) }) {
+		dirs[dir] += n
+	}
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		out = append(out, Misread{Kind: MisreadGatsbySite, Path: dir,
+			Message: fmt.Sprintf("%s of a Gatsby site (%s sources them) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not gatsby-source-filesystem's; move them, or name the folder in a Decap collection, to serve them", count(dirs[dir], "Markdown document"), config)})
+	}
+	return out
+}

@@ -114,3 +114,22 @@ func TestCheckDataFilesNotHugo(t *testing.T) {
 		t.Errorf("err %v, output %q, said %q", err, out, said)
 	}
 }
+
+// TestCheckGatsbySite: cilium.io's gatsby-config.js sources its blog
+// from src/posts/ (gatsby-source-filesystem) and its events from
+// content/events/: folio served the events and not one post, and check
+// said "no problems"; it names src/posts/ now, and not Markdown in a
+// folder no plugin sources (docs/notes.md) nor the served events.
+func TestCheckGatsbySite(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		"gatsby-config.js":                          "const plugins = [\n  {\n    resolve: `gatsby-source-filesystem`,\n    options: {\n      name: `posts`,\n      path: `${__dirname}/src/posts`,\n    },\n  },\n  {\n    resolve: `gatsby-source-filesystem`,\n    options: { name: `events`, path: `${__dirname}/content/events` },\n  },\n];\nmodule.exports = { plugins };\n",
+		"README.md":                                 "# cilium.io\n",
+		"src/posts/2017-11-30-kafka/index.md":       "---\npath: '/blog/2017/11/30/kafka'\ndate: '2017-11-30T12:00:00.000Z'\ntitle: 'Cilium now supports Kafka'\n---\nText.\n",
+		"src/posts/2018-04-24-cilium-10/index.md":   "---\npath: '/blog/2018/04/24/cilium-10'\ntitle: 'Cilium 1.0'\n---\nText.\n",
+		"content/events/2025-04-01-ciliumcon-eu.md": "---\ntitle: CiliumCon Europe\ndate: 2025-04-01\n---\n",
+		"docs/notes.md":                             "Not sourced.\n",
+	}, "gatsby-site",
+		"misread: src/posts/: 2 Markdown documents of a Gatsby site (gatsby-config.js sources them) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not gatsby-source-filesystem's; move them, or name the folder in a Decap collection, to serve them [gatsby-site]\n",
+	)
+}
