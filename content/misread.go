@@ -31,19 +31,20 @@ func (m Misread) String() string {
 
 // The kinds of Misread (folio check --allow takes them).
 const (
-	MisreadLanguageFolders = "language-folders" // content/<code>/ served as a type while the site has that language
-	MisreadUnreadFiles     = "unread-files"     // content files of a format folio does not read (.rst, .adoc, …)
-	MisreadShortcodes      = "shortcodes"       // Hugo shortcode tags folio cannot parse, left in bodies as written
-	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
-	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
-	MisreadJekyllSite      = "jekyll-site"      // a Jekyll site's _posts/ and collections, which folio does not read
-	MisreadAstroSite       = "astro-site"       // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
-	MisreadEleventySite    = "eleventy-site"    // an Eleventy site's templates folio does not read, or reads otherwise
-	MisreadHugoMounts      = "hugo-mounts"      // Hugo module mounts onto a folder of content/, which folio does not follow
-	MisreadDocusaurusSite  = "docusaurus-site"  // a Docusaurus site's docs, blog and pages, which folio does not read
-	MisreadMkDocsSite      = "mkdocs-site"      // an MkDocs site's docs_dir, which folio does not read
-	MisreadHugoDataContent = "hugo-data-files"  // data files in a Hugo site's content/, served as documents where Hugo renders no page
-	MisreadGatsbySite      = "gatsby-site"      // Markdown a Gatsby site's plugins source from folders folio does not read
+	MisreadLanguageFolders    = "language-folders"     // content/<code>/ served as a type while the site has that language
+	MisreadUnreadFiles        = "unread-files"         // content files of a format folio does not read (.rst, .adoc, …)
+	MisreadShortcodes         = "shortcodes"           // Hugo shortcode tags folio cannot parse, left in bodies as written
+	MisreadSubfolderSite      = "subfolder-site"       // a site's configuration in a subfolder, not at the site root
+	MisreadDecapFolders       = "decap-folders"        // Decap collections whose folder folio does not serve
+	MisreadJekyllSite         = "jekyll-site"          // a Jekyll site's _posts/ and collections, which folio does not read
+	MisreadAstroSite          = "astro-site"           // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
+	MisreadEleventySite       = "eleventy-site"        // an Eleventy site's templates folio does not read, or reads otherwise
+	MisreadHugoMounts         = "hugo-mounts"          // Hugo module mounts onto a folder of content/, which folio does not follow
+	MisreadDocusaurusSite     = "docusaurus-site"      // a Docusaurus site's docs, blog and pages, which folio does not read
+	MisreadMkDocsSite         = "mkdocs-site"          // an MkDocs site's docs_dir, which folio does not read
+	MisreadHugoDataContent    = "hugo-data-files"      // data files in a Hugo site's content/, served as documents where Hugo renders no page
+	MisreadGatsbySite         = "gatsby-site"          // Markdown a Gatsby site's plugins source from folders folio does not read
+	MisreadHugoMissingContent = "hugo-content-missing" // a Hugo contentDir the repository does not hold (a build step makes it)
 )
 
 // MisreadInput is what the checks look at.
@@ -73,11 +74,12 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	mkdocsSite,
 	hugoDataContent,
 	gatsbySite,
+	hugoMissingContent,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent}
 }
 
 // Misreads are the signs of in's site being misread, in order.

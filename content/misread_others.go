@@ -190,3 +190,38 @@ func gatsbySite(in *MisreadInput) []Misread {
 	}
 	return out
 }
+
+// hugoMissingContent finds the content folder a Hugo configuration
+// names (its contentDir; a language's own may be missing, Hugo serves
+// the language empty) that the repository does not hold: a build step makes them (thanos.io's website/hugo.yaml reads
+// docs-pre-processed/, which a script writes from docs/), and folio,
+// which runs none, serves nothing of them.
+func hugoMissingContent(in *MisreadInput) []Misread {
+	type named struct{ dir, from string }
+	var dirs []named
+	for _, f := range in.Files {
+		if kind, ok := hugoConfigFile(f.Path); !ok || kind != "main" || f.Doc == nil {
+			continue
+		}
+		if v, _, ok := lowerKey(f.Doc.Meta(), "contentDir"); ok {
+			if d, _ := v.(string); d != "" {
+				dirs = append(dirs, named{d, f.Path})
+			}
+		}
+	}
+	var out []Misread
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		dir := strings.Trim(path.Clean(d.dir), "/")
+		if seen[dir] || dir == "." || strings.HasPrefix(dir, "..") {
+			continue
+		}
+		seen[dir] = true
+		held := slices.ContainsFunc(in.Paths, func(p string) bool { return strings.HasPrefix(p, dir+"/") })
+		if !held {
+			out = append(out, Misread{Kind: MisreadHugoMissingContent, Path: d.from,
+				Message: fmt.Sprintf("the content folder %s/ (contentDir) is not in the repository: a build step makes it, which folio does not run, so it serves nothing of it", dir)})
+		}
+	}
+	return out
+}

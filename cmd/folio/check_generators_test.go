@@ -133,3 +133,33 @@ func TestCheckGatsbySite(t *testing.T) {
 		"misread: src/posts/: 2 Markdown documents of a Gatsby site (gatsby-config.js sources them) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not gatsby-source-filesystem's; move them, or name the folder in a Decap collection, to serve them [gatsby-site]\n",
 	)
 }
+
+// TestCheckHugoMissingContent: thanos.io's website/hugo.yaml reads its
+// content from docs-pre-processed/, which a script writes from docs/
+// before Hugo runs: folio served an empty site and check said "no
+// problems"; it names the missing folder now (read below --root), and
+// a contentDir the repository holds is no sign.
+func TestCheckHugoMissingContent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.CommitSite(t, dir, map[string]string{
+		"docs/getting-started.md":    "---\ntitle: Getting started\n---\nText.\n",
+		"website/hugo.yaml":          "title: Thanos\nlanguageCode: en-us\ncontentDir: \"docs-pre-processed\"\npublishDir: public\n",
+		"website/layouts/index.html": "<html></html>\n",
+		"held/hugo.yaml":             "title: Held\ncontentDir: docs\n",
+		"held/docs/posts/a.md":       "---\ntitle: A\n---\n",
+	})
+	out, said, err := runCLI(t, "check", "--site", dir, "--root", "website")
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: hugo.yaml: the content folder docs-pre-processed/ (contentDir) is not in the repository: a build step makes it, which folio does not run, so it serves nothing of it [hugo-content-missing]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+	out, said, err = runCLI(t, "check", "--site", dir, "--root", "held")
+	if err != nil || strings.Contains(out, "misread") {
+		t.Errorf("held: err %v, output %q, said %q", err, out, said)
+	}
+}
