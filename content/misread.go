@@ -45,6 +45,8 @@ const (
 	MisreadHugoDataContent    = "hugo-data-files"      // data files in a Hugo site's content/, served as documents where Hugo renders no page
 	MisreadGatsbySite         = "gatsby-site"          // Markdown a Gatsby site's plugins source from folders folio does not read
 	MisreadHugoMissingContent = "hugo-content-missing" // a Hugo contentDir the repository does not hold (a build step makes it)
+	MisreadVitePressSite      = "vitepress-site"       // a VitePress site's Markdown pages, which folio does not read
+	MisreadMdBookSite         = "mdbook-site"          // an mdBook's chapters, which folio does not read
 )
 
 // MisreadInput is what the checks look at.
@@ -75,11 +77,13 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	hugoDataContent,
 	gatsbySite,
 	hugoMissingContent,
+	vitepressSite,
+	mdbookSite,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite}
 }
 
 // Misreads are the signs of in's site being misread, in order.

@@ -225,3 +225,66 @@ func hugoMissingContent(in *MisreadInput) []Misread {
 	}
 	return out
 }
+
+// vitepressSite finds the Markdown pages of a VitePress site (a
+// .vitepress/config.* : vuejs.org's src/guide/, src/api/) that folio
+// does not read: VitePress publishes every Markdown file of its srcDir
+// (the root unless the config says otherwise) at its path, by first
+// folder; the root's own notes (README.md) are not counted.
+func vitepressSite(in *MisreadInput) []Misread {
+	config := rootConfig(in.Paths, ".vitepress/config.ts", ".vitepress/config.mts", ".vitepress/config.js", ".vitepress/config.mjs")
+	if config == "" {
+		return nil
+	}
+	dirs := map[string]int{}
+	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) }) {
+		if dir == "" {
+			continue
+		}
+		first, _, _ := strings.Cut(dir, "/")
+		dirs[first+"/"] += n
+	}
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		out = append(out, Misread{Kind: MisreadVitePressSite, Path: dir,
+			Message: fmt.Sprintf("%s of a VitePress site (%s) not read: folio reads content/<type>/ and pages/, not VitePress's srcDir; move them to content/<type>/ to serve them", count(dirs[dir], "Markdown page"), config)})
+	}
+	return out
+}
+
+// mdbookSrc is the src line of a book.toml.
+var mdbookSrc = regexp.MustCompile(`(?m)^src[ \t]*=[ \t]*["']([^"']+)["']`)
+
+// mdbookSite finds the chapters of an mdBook (a root book.toml: the Rust
+// book's src/) that folio does not read: mdBook renders the Markdown
+// files of its src folder (src/ unless book.toml says otherwise) that
+// SUMMARY.md lists.
+func mdbookSite(in *MisreadInput) []Misread {
+	if !slices.Contains(in.Paths, "book.toml") {
+		return nil
+	}
+	src := "src"
+	if in.Read != nil {
+		if data, ok := in.Read("book.toml"); ok {
+			if m := mdbookSrc.FindSubmatch(data); m != nil {
+				src = strings.Trim(path.Clean(string(m[1])), "/")
+			}
+		}
+	}
+	served := servedPaths(in.Files)
+	n, first := 0, ""
+	for _, p := range in.Paths {
+		if strings.ToLower(path.Ext(p)) != ".md" || !strings.HasPrefix(p, src+"/") || served[p] {
+			continue
+		}
+		if first == "" {
+			first = p
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return []Misread{{Kind: MisreadMdBookSite, Path: src + "/",
+		Message: fmt.Sprintf("%s of an mdBook (book.toml) not read (%s among them): folio reads content/<type>/ and pages/, not an mdBook's chapters; move them to content/<type>/ to serve them", count(n, "Markdown chapter"), first)}}
+}

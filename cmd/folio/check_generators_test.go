@@ -163,3 +163,39 @@ func TestCheckHugoMissingContent(t *testing.T) {
 		t.Errorf("held: err %v, output %q, said %q", err, out, said)
 	}
 }
+
+// TestCheckVitePressSite: vuejs.org's docs (.vitepress/config.ts, its
+// pages in src/guide/, src/api/): check said "no problems … the site is
+// empty"; it names them by first folder, and not the root's README.md
+// nor the theme's .vitepress/ files.
+func TestCheckVitePressSite(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		".vitepress/config.ts":      "export default { srcDir: 'src' }\n",
+		".vitepress/theme/notes.md": "Theme notes.\n",
+		"README.md":                 "# vuejs.org\n",
+		"src/index.md":              "---\npage: true\n---\n",
+		"src/guide/introduction.md": "# Introduction\n",
+		"src/api/application.md":    "# Application API\n",
+	}, "vitepress-site",
+		"misread: src/: 3 Markdown pages of a VitePress site (.vitepress/config.ts) not read: folio reads content/<type>/ and pages/, not VitePress's srcDir; move them to content/<type>/ to serve them [vitepress-site]\n",
+	)
+}
+
+// TestCheckMdBookSite: the Rust book (book.toml, chapters in src/; here
+// its src named in book.toml, read from the commit): check said "no
+// problems … the site is empty"; it names the chapters, not the
+// repository's other Markdown.
+func TestCheckMdBookSite(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		"book.toml":                        "[book]\ntitle = \"The Rust Programming Language\"\nsrc = \"chapters\"\n",
+		"README.md":                        "# The book\n",
+		"style-guide.md":                   "Style.\n",
+		"chapters/SUMMARY.md":              "- [Intro](ch00-00-introduction.md)\n",
+		"chapters/ch00-00-introduction.md": "# Introduction\n",
+		"src/old.md":                       "Not the book's src.\n",
+	}, "mdbook-site",
+		"misread: chapters/: 2 Markdown chapters of an mdBook (book.toml) not read (chapters/SUMMARY.md among them): folio reads content/<type>/ and pages/, not an mdBook's chapters; move them to content/<type>/ to serve them [mdbook-site]\n",
+	)
+}
