@@ -47,6 +47,7 @@ const (
 	MisreadHugoMissingContent = "hugo-content-missing" // a Hugo contentDir the repository does not hold (a build step makes it)
 	MisreadVitePressSite      = "vitepress-site"       // a VitePress site's Markdown pages, which folio does not read
 	MisreadMdBookSite         = "mdbook-site"          // an mdBook's chapters, which folio does not read
+	MisreadHugoOutsideContent = "hugo-outside-content" // Hugo-shaped documents outside content/ that a build step copies in
 )
 
 // MisreadInput is what the checks look at.
@@ -79,11 +80,12 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	hugoMissingContent,
 	vitepressSite,
 	mdbookSite,
+	hugoOutsideContent,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite, MisreadHugoOutsideContent}
 }
 
 // Misreads are the signs of in's site being misread, in order.

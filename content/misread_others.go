@@ -288,3 +288,45 @@ func mdbookSite(in *MisreadInput) []Misread {
 	return []Misread{{Kind: MisreadMdBookSite, Path: src + "/",
 		Message: fmt.Sprintf("%s of an mdBook (book.toml) not read (%s among them): folio reads content/<type>/ and pages/, not an mdBook's chapters; move them to content/<type>/ to serve them", count(n, "Markdown chapter"), first)}}
 }
+
+// hugoNotContent are the folders of a Hugo site that hold Markdown which
+// is no content: its themes, layouts, archetypes and the like.
+var hugoNotContent = map[string]bool{"themes": true, "layouts": true, "archetypes": true, "node_modules": true, "static": true, "assets": true, "i18n": true, "data": true, "resources": true, "public": true, "exampleSite": true}
+
+// hugoOutsideContent finds a Hugo site's folders outside its content
+// that hold Hugo-shaped documents (the folder's own section page
+// _index.md, among Markdown) folio does not read: a build step copies them into content/
+// (goharbor.io's load-docs.sh copies docs/ to content/docs/<release>/),
+// which folio does not run.
+func hugoOutsideContent(in *MisreadInput) []Misread {
+	if !hugoSite(in) {
+		return nil
+	}
+	served := servedPaths(in.Files)
+	rules := bundleRules{}
+	if in.Site != nil {
+		rules.dirs = in.Site.I18n.OutsideDirs()
+	}
+	sections := map[string]bool{}
+	docs := map[string]int{}
+	for _, p := range in.Paths {
+		first, rest, ok := strings.Cut(p, "/")
+		if !ok || hugoNotContent[first] || first == "content" || first == "pages" || strings.HasPrefix(first, ".") || strings.HasPrefix(first, "_") {
+			continue
+		}
+		ext := strings.ToLower(path.Ext(p))
+		if ext != ".md" && ext != ".markdown" || served[p] || rules.hugo(&File{Path: p}) {
+			continue
+		}
+		docs[first]++
+		if strings.HasPrefix(rest, "_index.") {
+			sections[first] = true // the folder's own section page: docs/_index.md
+		}
+	}
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(sections)) {
+		out = append(out, Misread{Kind: MisreadHugoOutsideContent, Path: dir + "/",
+			Message: fmt.Sprintf("%s laid out as Hugo content (%s_index.md its section page) outside the site's content folder, not read: a build step copies or mounts them into content/, which folio does not run; move them into content/ to serve them", count(docs[dir], "Markdown document"), dir+"/")})
+	}
+	return out
+}

@@ -199,3 +199,26 @@ func TestCheckMdBookSite(t *testing.T) {
 		"misread: chapters/: 2 Markdown chapters of an mdBook (book.toml) not read (chapters/SUMMARY.md among them): folio reads content/<type>/ and pages/, not an mdBook's chapters; move them to content/<type>/ to serve them [mdbook-site]\n",
 	)
 }
+
+// TestCheckHugoOutsideContent: goharbor.io keeps its docs in docs/ (a
+// Hugo section tree, docs/_index.md its page), which load-docs.sh copies
+// into content/docs/<release>/ before Hugo runs: folio served the blog
+// only and check said "no problems"; it names docs/ now, and not a
+// folder of notes without its own _index.md (opentelemetry.io's
+// projects/, whose sub-folders have one), nor a theme's.
+func TestCheckHugoOutsideContent(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		"config.toml":                          "baseURL = \"https://goharbor.io\"\ntitle = \"Harbor\"\n",
+		"load-docs.sh":                         "cp -r docs/* generated/docs/\n",
+		"content/blog/harbor-2.0.md":           "---\ntitle: Harbor 2.0\n---\nText.\n",
+		"docs/_index.md":                       "---\ntitle: Harbor docs\n---\n",
+		"docs/install-config/_index.md":        "---\ntitle: Installation\n---\n",
+		"docs/install-config/run-installer.md": "---\ntitle: Run the installer\n---\n",
+		"projects/README.md":                   "Plans.\n",
+		"projects/2026/redesign/_index.md":     "---\ntitle: Redesign\n---\n",
+		"themes/docsy/docs/_index.md":          "---\ntitle: Theme docs\n---\n",
+	}, "hugo-outside-content",
+		"misread: docs/: 3 Markdown documents laid out as Hugo content (docs/_index.md its section page) outside the site's content folder, not read: a build step copies or mounts them into content/, which folio does not run; move them into content/ to serve them [hugo-outside-content]\n",
+	)
+}
