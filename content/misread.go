@@ -48,6 +48,7 @@ const (
 	MisreadVitePressSite      = "vitepress-site"       // a VitePress site's Markdown pages, which folio does not read
 	MisreadMdBookSite         = "mdbook-site"          // an mdBook's chapters, which folio does not read
 	MisreadHugoOutsideContent = "hugo-outside-content" // Hugo-shaped documents outside content/ that a build step copies in
+	MisreadUnreadMarkdown     = "unread-markdown"      // an empty site's Markdown in folders folio does not read, no other sign found
 )
 
 // MisreadInput is what the checks look at.
@@ -85,7 +86,7 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite, MisreadHugoOutsideContent}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite, MisreadHugoOutsideContent, MisreadUnreadMarkdown}
 }
 
 // Misreads are the signs of in's site being misread, in order.
@@ -93,6 +94,9 @@ func Misreads(in MisreadInput) []Misread {
 	var out []Misread
 	for _, check := range misreadChecks {
 		out = append(out, check(&in)...)
+	}
+	if len(out) == 0 {
+		out = emptySiteMarkdown(&in) // the last resort: no sign said why the site is empty
 	}
 	return out
 }

@@ -330,3 +330,29 @@ func hugoOutsideContent(in *MisreadInput) []Misread {
 	}
 	return out
 }
+
+// emptySiteMarkdown finds, when no other sign did, the Markdown of a
+// repository whose site folio reads as empty: a generator folio does
+// not know reads it (prometheus.io's Next.js app renders docs/), and
+// check would say "no problems … the site is empty". By first folder;
+// the root's own files, and folders starting with "." or "_", are not
+// counted.
+func emptySiteMarkdown(in *MisreadInput) []Misread {
+	if in.Site == nil || !siteEmpty(in.Site) {
+		return nil
+	}
+	dirs := map[string]int{}
+	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) }) {
+		if dir == "" {
+			continue
+		}
+		first, _, _ := strings.Cut(dir, "/")
+		dirs[first+"/"] += n
+	}
+	var out []Misread
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		out = append(out, Misread{Kind: MisreadUnreadMarkdown, Path: dir,
+			Message: fmt.Sprintf("%s not read, and the site is empty: folio reads pages/, content/<type>/ and the folders a Hugo, Decap or folio configuration names; another generator reads these, which folio does not know", count(dirs[dir], "Markdown document"))})
+	}
+	return out
+}

@@ -222,3 +222,33 @@ func TestCheckHugoOutsideContent(t *testing.T) {
 		"misread: docs/: 3 Markdown documents laid out as Hugo content (docs/_index.md its section page) outside the site's content folder, not read: a build step copies or mounts them into content/, which folio does not run; move them into content/ to serve them [hugo-outside-content]\n",
 	)
 }
+
+// TestCheckUnreadMarkdown: prometheus.io's docs are a Next.js app
+// rendering docs/ and blog/, a generator folio does not know: check
+// said "no problems … the site is empty"; it names the folders of
+// Markdown when no other sign says why the site is empty, and never the
+// root's README.md or .github/; a repository with no Markdown there
+// stays "no problems".
+func TestCheckUnreadMarkdown(t *testing.T) {
+	t.Parallel()
+	checkMisreads(t, map[string]string{
+		"next.config.ts":                    "export default {};\n",
+		"README.md":                         "# docs\n",
+		".github/PULL_REQUEST_TEMPLATE.md":  "Describe.\n",
+		"docs/introduction/overview.md":     "---\ntitle: Overview\n---\n",
+		"docs/concepts/data_model.md":       "---\ntitle: Data model\n---\n",
+		"blog/2016-07-18-prometheus-1-0.md": "---\ntitle: Prometheus 1.0\n---\n",
+	}, "unread-markdown",
+		"misread: blog/: 1 Markdown document not read, and the site is empty: folio reads pages/, content/<type>/ and the folders a Hugo, Decap or folio configuration names; another generator reads these, which folio does not know [unread-markdown]\n",
+		"misread: docs/: 2 Markdown documents not read, and the site is empty",
+	)
+	dir := t.TempDir()
+	testkit.CommitSite(t, dir, map[string]string{
+		"next.config.js": "module.exports = {};\n",
+		"README.md":      "# starter\n",
+		"pages/index.js": "export default function Home() {}\n",
+	})
+	if out, said, err := runCLI(t, "check", "--site", dir); err != nil || out != "" || !strings.Contains(said, "no problems") {
+		t.Errorf("no Markdown: err %v, output %q, said %q", err, out, said)
+	}
+}
