@@ -49,6 +49,7 @@ const (
 	MisreadMdBookSite         = "mdbook-site"          // an mdBook's chapters, which folio does not read
 	MisreadHugoOutsideContent = "hugo-outside-content" // Hugo-shaped documents outside content/ that a build step copies in
 	MisreadUnreadMarkdown     = "unread-markdown"      // an empty site's Markdown in folders folio does not read, no other sign found
+	MisreadGitSubmodules      = "git-submodules"       // Git submodules (not themes), whose files folio does not read
 )
 
 // MisreadInput is what the checks look at.
@@ -82,11 +83,12 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	vitepressSite,
 	mdbookSite,
 	hugoOutsideContent,
+	gitSubmodules,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite, MisreadHugoOutsideContent, MisreadUnreadMarkdown}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite, MisreadHugoOutsideContent, MisreadUnreadMarkdown, MisreadGitSubmodules}
 }
 
 // Misreads are the signs of in's site being misread, in order.

@@ -356,3 +356,39 @@ func emptySiteMarkdown(in *MisreadInput) []Misread {
 	}
 	return out
 }
+
+// submodulePath is a path line of a .gitmodules.
+var submodulePath = regexp.MustCompile(`(?m)^\s*path\s*=\s*(\S+)\s*$`)
+
+// gitSubmodules finds the Git submodules of a site (its .gitmodules)
+// other than themes: folio reads no file of a submodule (a commit of
+// another repository), where a build step copies documents out of it
+// (containerd.io's refresh-docs.sh copies containerd-main/docs/ into
+// content/docs/) or a Hugo mount reads it. A theme's (below themes/,
+// or named for one) is no sign: folio needs no layouts.
+func gitSubmodules(in *MisreadInput) []Misread {
+	if in.Read == nil || !slices.Contains(in.Paths, ".gitmodules") {
+		return nil
+	}
+	data, ok := in.Read(".gitmodules")
+	if !ok {
+		return nil
+	}
+	var subs []string
+	for _, m := range submodulePath.FindAllSubmatch(data, -1) {
+		p := strings.Trim(string(m[1]), "\"/")
+		if low := strings.ToLower(p); strings.HasPrefix(low, "themes/") || strings.Contains(low, "/themes/") || strings.Contains(path.Base(low), "theme") {
+			continue
+		}
+		subs = append(subs, p)
+	}
+	if len(subs) == 0 {
+		return nil
+	}
+	list, more := subs, ""
+	if len(list) > 3 {
+		list, more = list[:3], fmt.Sprintf(", and %d more", len(subs)-3)
+	}
+	return []Misread{{Kind: MisreadGitSubmodules, Path: ".gitmodules",
+		Message: fmt.Sprintf("%s (%s%s) not read: folio serves no file of a submodule; documents a build step copies out of one, or a Hugo mount reads from one, are not served", count(len(subs), "Git submodule"), strings.Join(list, ", "), more)}}
+}

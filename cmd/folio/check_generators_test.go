@@ -252,3 +252,33 @@ func TestCheckUnreadMarkdown(t *testing.T) {
 		t.Errorf("no Markdown: err %v, output %q, said %q", err, out, said)
 	}
 }
+
+// TestCheckGitSubmodules: containerd.io's docs are copied out of its
+// submodules (containerd-main/docs/ …) by refresh-docs.sh before Hugo
+// runs: folio served 8 pages and check said "no problems"; it names the
+// submodules now, and not a theme's (themes/docsy, a …-theme).
+func TestCheckGitSubmodules(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.CommitSite(t, dir, map[string]string{
+		"config.toml":      "baseURL = \"https://containerd.io\"\ntheme = \"containerd\"\n",
+		"content/scope.md": "---\ntitle: Scope\n---\nText.\n",
+		".gitmodules": "[submodule \"containerd-main\"]\n\tpath = containerd-main\n\turl = https://example.org/containerd.git\n" +
+			"[submodule \"docsy\"]\n\tpath = themes/docsy\n\turl = https://example.org/docsy.git\n" +
+			"[submodule \"hugo-theme-x\"]\n\tpath = vendor/hugo-theme-x\n\turl = https://example.org/x.git\n",
+	})
+	head := testkit.Git(t, dir, "rev-parse", "HEAD")
+	for _, p := range []string{"containerd-main", "themes/docsy", "vendor/hugo-theme-x"} {
+		testkit.Git(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+","+p)
+	}
+	testkit.Git(t, dir, "commit", "-qm", "submodules")
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	want := "misread: .gitmodules: 1 Git submodule (containerd-main) not read: folio serves no file of a submodule; documents a build step copies out of one, or a Hugo mount reads from one, are not served [git-submodules]\n"
+	if out != want || strings.Contains(said, "no problems") {
+		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+}
