@@ -333,14 +333,45 @@ func shortcodes(in *MisreadInput) []Misread {
 			n++
 		}
 	}
+	var out []Misread
+	if n > 0 {
+		msg := "has a Hugo shortcode tag folio cannot parse ({{< … >}} or {{% … %}}), served as written"
+		if n > 1 {
+			msg = fmt.Sprintf("and %s more have a Hugo shortcode tag folio cannot parse ({{< … >}} or {{%% … %%}}), served as written", count(n-1, "document"))
+		}
+		out = append(out, Misread{Kind: MisreadShortcodes, Path: first, Message: msg})
+	}
+	return append(out, codeShortcodes(in)...)
+}
+
+// codeShortcodes finds the Markdown bodies of a Hugo site with a
+// shortcode tag inside code, which Hugo runs and folio shows as written
+// (shortcodesInCode).
+func codeShortcodes(in *MisreadInput) []Misread {
+	if !hugoSite(in) {
+		return nil // another generator's code shows {{< as written too
+	}
+	n, first := 0, ""
+	for _, f := range in.Files {
+		if f.Doc == nil || !f.Doc.HasBody || f.Doc.Body.IsHTML() {
+			continue
+		}
+		if shortcodesInCode(f.Doc.Body.Source()) > 0 {
+			if n == 0 {
+				first = f.RealPath()
+			}
+			n++
+		}
+	}
 	if n == 0 {
 		return nil
 	}
-	msg := "has a Hugo shortcode tag folio cannot parse ({{< … >}} or {{% … %}}), served as written"
+	more := ""
 	if n > 1 {
-		msg = fmt.Sprintf("and %s more have a Hugo shortcode tag folio cannot parse ({{< … >}} or {{%% … %%}}), served as written", count(n-1, "document"))
+		more = fmt.Sprintf(" (and %s more)", count(n-1, "document"))
 	}
-	return []Misread{{Kind: MisreadShortcodes, Path: first, Message: msg}}
+	return []Misread{{Kind: MisreadShortcodes, Path: first,
+		Message: fmt.Sprintf("has a Hugo shortcode tag inside code%s ({{< … >}} in a code block or `span`): Hugo runs it there, folio shows it as written; write {{</* … */>}} to show the tag", more)}}
 }
 
 // decapFolders finds the collections of a Decap/Sveltia config whose

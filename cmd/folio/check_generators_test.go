@@ -282,3 +282,31 @@ func TestCheckGitSubmodules(t *testing.T) {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
 	}
 }
+
+// TestCheckShortcodesInCode: kind.sigs.k8s.io writes `go install
+// sigs.k8s.io/kind@{{< stableVersion >}}` and grpc.io `cmake version
+// {{< param cmake-version >}}` in a code block: Hugo runs a shortcode
+// in code too, folio shows it as written, and check said "no problems";
+// it names them now, and not a comment shown in code ({{</* katex >}} …
+// {{< /katex */>}} over lines, hugo-book's), nor a non-Hugo site's code.
+func TestCheckShortcodesInCode(t *testing.T) {
+	t.Parallel()
+	body := "---\ntitle: Quick start\n---\nRun `go install sigs.k8s.io/kind@{{< stableVersion >}}`.\n"
+	checkMisreads(t, map[string]string{
+		"config.toml":                 "baseURL = \"https://kind.sigs.k8s.io\"\n",
+		"content/docs/quick-start.md": body,
+		"content/docs/cpp.md":         "---\ntitle: C++\n---\n```sh\ncmake version {{< param cmake-version >}}\n```\n",
+		"content/docs/katex.md":       "---\ntitle: KaTeX\n---\n- **Shortcode**\n  ```tpl\n  {{</* katex display=true >}}\n  f(x)\n  {{< /katex */>}}\n  ```\n\nForce it with `{{</* katex /*/>}}`.\n",
+		"content/docs/plain.md":       "---\ntitle: Plain\n---\n{{< alert >}}Outside code.{{< /alert >}}\n",
+	}, "shortcodes",
+		"misread: content/docs/cpp.md: has a Hugo shortcode tag inside code (and 1 document more) ({{< … >}} in a code block or `span`): Hugo runs it there, folio shows it as written; write {{</* … */>}} to show the tag [shortcodes]\n",
+	)
+	dir := t.TempDir()
+	testkit.CommitSite(t, dir, map[string]string{
+		"config.toml":                 "base_url = \"https://example.org\"\n",
+		"content/docs/quick-start.md": "+++\ntitle = \"Quick start\"\n+++\nRun `go install x@{{< stableVersion >}}`.\n",
+	})
+	if out, said, err := runCLI(t, "check", "--site", dir); err != nil || strings.Contains(out, "misread") {
+		t.Errorf("Zola: err %v, output %q, said %q", err, out, said)
+	}
+}
