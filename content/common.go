@@ -107,11 +107,20 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 	if err != nil {
 		return c, err
 	}
-	published, pubSet, err := f.boolean("published")
-	if err != nil {
-		return c, err
+	// published: is a flag (Jekyll's, Astro's), or a date: Hugo's
+	// alias of publishDate (vitess.io's blog posts write
+	// published: 2018-08-05T07:15:00-07:00).
+	c.meta.Draft = draft
+	dateKeys := []string{"publishedat", "publishdate", "date"}
+	if publishedDate(f) {
+		dateKeys = []string{"publishedat", "publishdate", "published", "date"}
+	} else {
+		published, pubSet, err := f.boolean("published")
+		if err != nil {
+			return c, err
+		}
+		c.meta.Draft = draft || pubSet && !published
 	}
-	c.meta.Draft = draft || pubSet && !published
 	// status is folio's only when it says draft or published; any other
 	// value (a product's "in-stock") is the author's data.
 	if v, ok := f.get("status"); ok {
@@ -125,13 +134,13 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 		}
 	}
 
-	if c.published, c.meta.PublishedSet, err = f.date("publishedat", "publishdate", "date"); err != nil {
+	if c.published, c.meta.PublishedSet, err = f.date(dateKeys...); err != nil {
 		return c, err
 	}
 	if !c.meta.PublishedSet && !nameDate.IsZero() {
 		c.published, c.meta.PublishedSet = nameDate, true // Zola's date from the file name
 	}
-	for _, k := range [...]string{"date", "publishdate", "publishedat"} {
+	for _, k := range [...]string{"date", "publishdate", "publishedat", "published"} {
 		if v, ok := f.get(k); ok {
 			c.dateText, _ = v.(string)
 			break
@@ -168,6 +177,20 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 		}
 	}
 	return c, nil
+}
+
+// publishedDate tells whether f's published: key holds a date, not a
+// flag: Hugo's alias of publishDate.
+func publishedDate(f *fields) bool {
+	v, ok := f.get("published")
+	if !ok || v == nil {
+		return false
+	}
+	if _, flag := v.(bool); flag {
+		return false
+	}
+	_, err := parseDate(v)
+	return err == nil
 }
 
 // addressed is the Addressed of a document read with c, in the site

@@ -31,15 +31,25 @@ func (m Misread) String() string {
 
 // The kinds of Misread (folio check --allow takes them).
 const (
-	MisreadLanguageFolders = "language-folders" // content/<code>/ served as a type while the site has that language
-	MisreadUnreadFiles     = "unread-files"     // content files of a format folio does not read (.rst, .adoc, …)
-	MisreadShortcodes      = "shortcodes"       // Hugo shortcode tags folio cannot parse, left in bodies as written
-	MisreadSubfolderSite   = "subfolder-site"   // a site's configuration in a subfolder, not at the site root
-	MisreadDecapFolders    = "decap-folders"    // Decap collections whose folder folio does not serve
-	MisreadJekyllSite      = "jekyll-site"      // a Jekyll site's _posts/ and collections, which folio does not read
-	MisreadAstroSite       = "astro-site"       // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
-	MisreadEleventySite    = "eleventy-site"    // an Eleventy site's templates folio does not read, or reads otherwise
-	MisreadHugoMounts      = "hugo-mounts"      // Hugo module mounts onto a folder of content/, which folio does not follow
+	MisreadLanguageFolders    = "language-folders"     // content/<code>/ served as a type while the site has that language
+	MisreadUnreadFiles        = "unread-files"         // content files of a format folio does not read (.rst, .adoc, …)
+	MisreadShortcodes         = "shortcodes"           // Hugo shortcode tags folio cannot parse, left in bodies as written
+	MisreadSubfolderSite      = "subfolder-site"       // a site's configuration in a subfolder, not at the site root
+	MisreadDecapFolders       = "decap-folders"        // Decap collections whose folder folio does not serve
+	MisreadJekyllSite         = "jekyll-site"          // a Jekyll site's _posts/ and collections, which folio does not read
+	MisreadAstroSite          = "astro-site"           // an Astro site's Markdown outside src/content/ (a glob loader's folder, src/pages/)
+	MisreadEleventySite       = "eleventy-site"        // an Eleventy site's templates folio does not read, or reads otherwise
+	MisreadHugoMounts         = "hugo-mounts"          // Hugo module mounts onto a folder of content/, which folio does not follow
+	MisreadDocusaurusSite     = "docusaurus-site"      // a Docusaurus site's docs, blog and pages, which folio does not read
+	MisreadMkDocsSite         = "mkdocs-site"          // an MkDocs site's docs_dir, which folio does not read
+	MisreadHugoDataContent    = "hugo-data-files"      // data files in a Hugo site's content/, served as documents where Hugo renders no page
+	MisreadGatsbySite         = "gatsby-site"          // Markdown a Gatsby site's plugins source from folders folio does not read
+	MisreadHugoMissingContent = "hugo-content-missing" // a Hugo contentDir the repository does not hold (a build step makes it)
+	MisreadVitePressSite      = "vitepress-site"       // a VitePress site's Markdown pages, which folio does not read
+	MisreadMdBookSite         = "mdbook-site"          // an mdBook's chapters, which folio does not read
+	MisreadHugoOutsideContent = "hugo-outside-content" // Hugo-shaped documents outside content/ that a build step copies in
+	MisreadUnreadMarkdown     = "unread-markdown"      // an empty site's Markdown in folders folio does not read, no other sign found
+	MisreadGitSubmodules      = "git-submodules"       // Git submodules (not themes), whose files folio does not read
 )
 
 // MisreadInput is what the checks look at.
@@ -65,11 +75,20 @@ var misreadChecks = []func(*MisreadInput) []Misread{
 	astroSite,
 	eleventySite,
 	hugoSubMounts,
+	docusaurusSite,
+	mkdocsSite,
+	hugoDataContent,
+	gatsbySite,
+	hugoMissingContent,
+	vitepressSite,
+	mdbookSite,
+	hugoOutsideContent,
+	gitSubmodules,
 }
 
 // MisreadKinds lists the kinds, for --allow's help and its check.
 func MisreadKinds() []string {
-	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts}
+	return []string{MisreadSubfolderSite, MisreadLanguageFolders, MisreadUnreadFiles, MisreadShortcodes, MisreadDecapFolders, MisreadJekyllSite, MisreadAstroSite, MisreadEleventySite, MisreadHugoMounts, MisreadDocusaurusSite, MisreadMkDocsSite, MisreadHugoDataContent, MisreadGatsbySite, MisreadHugoMissingContent, MisreadVitePressSite, MisreadMdBookSite, MisreadHugoOutsideContent, MisreadUnreadMarkdown, MisreadGitSubmodules}
 }
 
 // Misreads are the signs of in's site being misread, in order.
@@ -77,6 +96,9 @@ func Misreads(in MisreadInput) []Misread {
 	var out []Misread
 	for _, check := range misreadChecks {
 		out = append(out, check(&in)...)
+	}
+	if len(out) == 0 {
+		out = emptySiteMarkdown(&in) // the last resort: no sign said why the site is empty
 	}
 	return out
 }
@@ -311,14 +333,45 @@ func shortcodes(in *MisreadInput) []Misread {
 			n++
 		}
 	}
+	var out []Misread
+	if n > 0 {
+		msg := "has a Hugo shortcode tag folio cannot parse ({{< … >}} or {{% … %}}), served as written"
+		if n > 1 {
+			msg = fmt.Sprintf("and %s more have a Hugo shortcode tag folio cannot parse ({{< … >}} or {{%% … %%}}), served as written", count(n-1, "document"))
+		}
+		out = append(out, Misread{Kind: MisreadShortcodes, Path: first, Message: msg})
+	}
+	return append(out, codeShortcodes(in)...)
+}
+
+// codeShortcodes finds the Markdown bodies of a Hugo site with a
+// shortcode tag inside code, which Hugo runs and folio shows as written
+// (shortcodesInCode).
+func codeShortcodes(in *MisreadInput) []Misread {
+	if !hugoSite(in) {
+		return nil // another generator's code shows {{< as written too
+	}
+	n, first := 0, ""
+	for _, f := range in.Files {
+		if f.Doc == nil || !f.Doc.HasBody || f.Doc.Body.IsHTML() {
+			continue
+		}
+		if shortcodesInCode(f.Doc.Body.Source()) > 0 {
+			if n == 0 {
+				first = f.RealPath()
+			}
+			n++
+		}
+	}
 	if n == 0 {
 		return nil
 	}
-	msg := "has a Hugo shortcode tag folio cannot parse ({{< … >}} or {{% … %}}), served as written"
+	more := ""
 	if n > 1 {
-		msg = fmt.Sprintf("and %s more have a Hugo shortcode tag folio cannot parse ({{< … >}} or {{%% … %%}}), served as written", count(n-1, "document"))
+		more = fmt.Sprintf(" (and %s more)", count(n-1, "document"))
 	}
-	return []Misread{{Kind: MisreadShortcodes, Path: first, Message: msg}}
+	return []Misread{{Kind: MisreadShortcodes, Path: first,
+		Message: fmt.Sprintf("has a Hugo shortcode tag inside code%s ({{< … >}} in a code block or `span`): Hugo runs it there, folio shows it as written; write {{</* … */>}} to show the tag", more)}}
 }
 
 // decapFolders finds the collections of a Decap/Sveltia config whose

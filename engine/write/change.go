@@ -70,6 +70,12 @@ func fileKey(name string, meta map[string]any) string {
 	switch strings.ToLower(name) {
 	case "publishedat":
 		group = []string{"publishedat", "publishdate", "date"}
+		if pk := keyFold(meta, "published"); pk != "" {
+			if _, flag := meta[pk].(bool); !flag && meta[pk] != nil {
+				// Hugo's published: <date>, ranked as the reader ranks it
+				group = []string{"publishedat", "publishdate", "published", "date"}
+			}
+		}
 	case "expiresat":
 		group = []string{"expiresat", "expirydate"}
 	case "updatedat":
@@ -141,8 +147,10 @@ func toChange(o op, d Doc, meta map[string]any) change {
 			// The file says published: or status: instead; draft is
 			// written as the file says it.
 			if pk := keyFold(meta, "published"); pk != "" {
-				ch.set[pk], given[pk] = !b, true
-				continue
+				if _, flag := meta[pk].(bool); flag {
+					ch.set[pk], given[pk] = !b, true
+					continue
+				} // else Hugo's published: <date>, which stays: draft is written
 			}
 			if sk := keyFold(meta, "status"); sk != "" {
 				ch.set[sk], given[sk] = map[bool]string{true: "draft", false: "published"}[b], true

@@ -505,6 +505,23 @@ func TestAliases(t *testing.T) {
 	}
 }
 
+// A file dated by Hugo's published: <date> (vitess.io's posts) keeps
+// it as its date: a publishedAt write changes it, a draft write adds
+// draft: and never turns the date into published: false.
+func TestAliasesPublishedDate(t *testing.T) {
+	s := newSite(t)
+	w := s.writer()
+	ctx := context.Background()
+	s.push("content/blog/digest.md", "---\ntitle: Digest\npublished: 2018-08-05T07:15:00-07:00\n---\n")
+	git(t, s.clone, "fetch", "-q", "origin", "+refs/heads/main:refs/heads/main")
+	if _, err := w.Patch(ctx, Doc{Kind: KindItem, Type: "blog", Slug: "digest", Fields: map[string]any{"draft": true, "publishedAt": "2019-01-02T00:00:00Z"}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.remoteFile("content/blog/digest.md"); got != "---\ntitle: Digest\npublished: \"2019-01-02T00:00:00Z\"\ndraft: true\n---\n" {
+		t.Fatalf("published date: %q", got)
+	}
+}
+
 // A file that does not parse cannot be patched, and is mended by a
 // replace.
 func TestReplaceMendsABrokenFile(t *testing.T) {
