@@ -209,6 +209,9 @@ func hugoSubMounts(in *MisreadInput) []Misread {
 			if !below || rest == "" || src == "" {
 				continue
 			}
+			if _, outside := mountSource(mt); !outside && in.Site != nil && in.Site.I18n == nil {
+				continue // followed (hugomounts.go)
+			}
 			n := 0
 			for _, p := range in.Paths {
 				if (p == src || strings.HasPrefix(p, src+"/")) && isDocExt(strings.ToLower(path.Ext(p))) {

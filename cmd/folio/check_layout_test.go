@@ -341,20 +341,93 @@ func TestCheckEleventySite(t *testing.T) {
 
 // TestCheckHugoSubMounts: jaegertracing.io's hugo.yaml mounts
 // content/docs/v2 onto content/docs (its 2.9 docs at /docs/2.9/…) and
-// content/docs/v2/_dev onto content/docs/2.dev: folio serves the first at
-// /docs/v2/2.9/… and not the second at all, where check said "no
-// problems"; the mount of an image is no sign.
+// content/docs/v2/_dev onto content/docs/2.dev; folio served the first
+// at /docs/v2/2.9/… and not the second at all, and check reported both.
+// Now both are read as Hugo reads them, as is a mount of another folder
+// of the repository (guides-src onto content/guides), through each
+// mount's files filter; a mount of a file outside the site
+// (../README.md) cannot be followed and is still reported.
 func TestCheckHugoSubMounts(t *testing.T) {
 	t.Parallel()
-	dir := layoutRepo(t, "hugo-sub-mounts")
+	dir := t.TempDir()
+	files := map[string]string{
+		"hugo.yaml": `baseURL: https://www.jaegertracing.io
+title: Jaeger
+defaultContentLanguage: en
+languages:
+  en:
+    languageName: English
+module:
+  mounts:
+    - files:
+        - '! docs/v?'
+      source: content
+      target: content
+    - files: '! _*'
+      source: content/docs/v2
+      target: content/docs
+    - source: content/docs/v2/_dev
+      target: content/docs/2.dev
+    - source: guides-src
+      target: content/guides
+      files: '! drafts/**'
+    - source: ../README.md
+      target: content/project/readme.md
+    - source: static/img/hero-background.jpg
+      target: content/hero-background.jpg
+`,
+		"content/_index.md":                      "---\ntitle: Jaeger\n---\n",
+		"content/docs/_index.md":                 "---\ntitle: Documentation\n---\n",
+		"content/docs/latest.md":                 "---\ntitle: Latest\n---\n",
+		"content/docs/v2/_index.md":              "---\ntitle: Version 2\n---\n",
+		"content/docs/v2/2.9/getting-started.md": "---\ntitle: Getting Started\n---\nRun it.\n",
+		"content/docs/v2/_dev/faq.md":            "---\ntitle: FAQ\n---\nAsk.\n",
+		"guides-src/intro.md":                    "---\ntitle: Intro\n---\nHi.\n",
+		"guides-src/drafts/wip.md":               "---\ntitle: WIP\n---\nLater.\n",
+		"README.md":                              "# Jaeger docs\n",
+	}
+	for p, body := range files {
+		out := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "site")
 	out, said, err := runCLI(t, "check", "--site", dir)
 	var exit exitError
 	if !errors.As(err, &exit) || exit != 1 {
 		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
 	}
-	want := "misread: hugo.yaml:15: a module mount of content/docs/v2/ (2 content files) onto content/docs/: Hugo serves them below /docs/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n" +
-		"misread: hugo.yaml:18: a module mount of content/docs/v2/_dev/ (1 content file) onto content/docs/2.dev/: Hugo serves them below /docs/2.dev/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n"
-	if out != want || strings.Contains(said, "no problems") {
+	want := "misread: hugo.yaml:21: a module mount of README.md/ (1 content file) onto content/project/readme.md/: Hugo serves them below /project/readme.md/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n"
+	if out != want || !strings.Contains(said, "4 items of 2 types (docs, guides)") {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "content:read")
+	box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	for path, title := range map[string]string{
+		"/docs/2.9/getting-started/": "Getting Started",
+		"/docs/2.dev/faq/":           "FAQ",
+		"/docs/latest/":              "Latest",
+		"/guides/intro/":             "Intro",
+	} {
+		r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, "")
+		if r.status != 200 || !strings.Contains(string(r.body), `"title":"`+title+`"`) {
+			t.Errorf("resolve %s: %d %s", path, r.status, r.body)
+		}
+	}
+	for _, path := range []string{"/docs/v2/2.9/getting-started/", "/guides/drafts/wip/", "/docs/v2/"} {
+		if r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, ""); r.status != 404 {
+			t.Errorf("resolve %s: %d %s, want 404", path, r.status, r.body)
+		}
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
 	}
 }
