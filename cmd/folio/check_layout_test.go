@@ -386,18 +386,7 @@ module:
 		"guides-src/drafts/wip.md":               "---\ntitle: WIP\n---\nLater.\n",
 		"README.md":                              "# Jaeger docs\n",
 	}
-	for p, body := range files {
-		out := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(out, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testkit.Git(t, dir, "init", "-q", "-b", "main")
-	testkit.Git(t, dir, "add", "-A")
-	testkit.Git(t, dir, "commit", "-qm", "site")
+	commitFiles(t, dir, files)
 	out, said, err := runCLI(t, "check", "--site", dir)
 	var exit exitError
 	if !errors.As(err, &exit) || exit != 1 {
@@ -425,6 +414,62 @@ module:
 	for _, path := range []string{"/docs/v2/2.9/getting-started/", "/guides/drafts/wip/", "/docs/v2/"} {
 		if r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, ""); r.status != 404 {
 			t.Errorf("resolve %s: %d %s, want 404", path, r.status, r.body)
+		}
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commitFiles writes files (path -> text) into dir and commits them on a
+// new branch main, with the git CLI.
+func commitFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		out := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "site")
+}
+
+// TestServeHugoRenderNever: Hugo writes no page for a document whose
+// front matter says build: {render: never} (2i2c.org's
+// content/blog/README.md says it as _build, with list: 'never'; TOML's
+// [build] render = "never" too): folio serves it by slug and in its list,
+// with an empty path, which resolve does not find; render: always, and
+// a document without build, keep their paths.
+func TestServeHugoRenderNever(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	commitFiles(t, dir, map[string]string{
+		"hugo.toml":               "baseURL = 'https://2i2c.org'\ntitle = '2i2c'\n",
+		"content/blog/README.md":  "---\n# Ensure this never gets built\n_build:\n  list: 'never'\n  render: 'never'\n---\n\nSee the guide.\n",
+		"content/blog/hello.md":   "---\ntitle: Hello\nbuild:\n  render: always\n---\nHi.\n",
+		"content/blog/snippet.md": "+++\ntitle = 'Snippet'\n[build]\nrender = 'never'\nlist = 'always'\n+++\nA part.\n",
+		"content/blog/plain.md":   "---\ntitle: Plain\n---\nText.\n",
+	})
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "content:read")
+	box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	for slug, path := range map[string]string{"README": "", "snippet": "", "hello": "/blog/hello/", "plain": "/blog/plain/"} {
+		r := box.do(t, "GET", "/api/v1/content/blog/"+slug, key, "")
+		if r.status != 200 || !strings.Contains(string(r.body), `"path":"`+path+`"`) {
+			t.Errorf("GET %s: %d %s, want path %q", slug, r.status, r.body, path)
+		}
+	}
+	if r := box.do(t, "GET", "/api/v1/content/blog?limit=100", key, ""); r.status != 200 || !strings.Contains(string(r.body), `"total":4`) {
+		t.Errorf("list: %d %s, want the 4 items", r.status, r.body)
+	}
+	for path, want := range map[string]int{"/blog/readme/": 404, "/blog/snippet/": 404, "/blog/hello/": 200, "/blog/plain/": 200} {
+		if r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, ""); r.status != want {
+			t.Errorf("resolve %s: %d %s, want %d", path, r.status, r.body, want)
 		}
 	}
 	if err := box.stop(); err != nil {
