@@ -21,7 +21,7 @@ const MaxFileSize = 4 << 20
 // branch bundle (see branchBundle). Extensions are matched case-insensitively.
 // Type folder names are not checked here: Assemble reports a bad one.
 func Relevant(p string) bool {
-	return relevantPlain(p) || localeRelevant(p) || astroRelevant(p) || permalinksFile(p)
+	return relevantPlain(p) || localeRelevant(p) || astroRelevant(p) || permalinksFile(p) || eleventyConfigFile(p)
 }
 
 // relevantPlain is Relevant for a site without locales. (It reads the

@@ -317,10 +317,10 @@ func TestCheckAstroGlobSite(t *testing.T) {
 
 // TestCheckEleventySite: an Eleventy site (eleventy-base-blog's and
 // eleventy-netlify-boilerplate's shapes): its directory data file
-// pages/pages.json is served as a page, fourthpost/fourthpost.md at
-// /blog/fourthpost/fourthpost/ where Eleventy writes /blog/fourthpost/,
-// and its root 404.md and posts/ are not read: check says so, and leaves
-// out README.md and _includes/.
+// pages/pages.json is served as a page, and its root 404.md and posts/
+// are not read: check says so, and leaves out README.md and _includes/.
+// (fourthpost/fourthpost.md is served at /blog/fourthpost/, as Eleventy
+// writes it: TestServeEleventyFolderNamed.)
 func TestCheckEleventySite(t *testing.T) {
 	t.Parallel()
 	dir := layoutRepo(t, "eleventy")
@@ -331,7 +331,6 @@ func TestCheckEleventySite(t *testing.T) {
 	}
 	want := "warning: pages/pages.json: no title: served with the title \"Pages\" made from the file name (titleFromFile: true)\n" +
 		"misread: pages/pages.json: Eleventy's directory data file of pages/ (data every template in it has: its layout, tags, permalink), served as a document of its own (eleventy.config.js) [eleventy-site]\n" +
-		"misread: content/blog/fourthpost/fourthpost.md: a template named for its folder: Eleventy writes it as the folder's index (fourthpost/ is its URL), folio serves it at the folder's path and its name (eleventy.config.js) [eleventy-site]\n" +
 		"misread: eleventy.config.js: 1 Markdown template at the root of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n" +
 		"misread: posts/: 1 Markdown template of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n"
 	if out != want || strings.Contains(said, "no problems") {
@@ -474,5 +473,58 @@ func TestServeHugoRenderNever(t *testing.T) {
 	}
 	if err := box.stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServeEleventyFolderNamed: Eleventy writes a template named for its
+// folder at the folder's URL (eleventy-base-blog's
+// content/blog/fourthpost/fourthpost.md is /blog/fourthpost/); folio
+// served it at /blog/fourthpost/fourthpost/ and check reported it. Now
+// its path is Eleventy's, on a site with eleventy.config.js or
+// .eleventy.js (danurbanowicz's boilerplate), and check has nothing to
+// say; a Hugo site keeps Hugo's path for the same file.
+func TestServeEleventyFolderNamed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ config, text, want, other string }{
+		{"eleventy.config.js", "export default function (eleventyConfig) {}\n", "/blog/fourthpost/", "/blog/fourthpost/fourthpost/"},
+		{".eleventy.js", "module.exports = function (eleventyConfig) {};\n", "/blog/fourthpost/", "/blog/fourthpost/fourthpost/"},
+		{"hugo.toml", "title = 'A Hugo site'\n", "/blog/fourthpost/fourthpost/", "/blog/fourthpost/"},
+	} {
+		dir := t.TempDir()
+		commitFiles(t, dir, map[string]string{
+			c.config:                                c.text,
+			"content/blog/fourthpost/fourthpost.md": "---\ntitle: This is my fourth post.\n---\nA possum.\n",
+			"content/blog/firstpost.md":             "---\ntitle: This is my first post.\n---\nHi.\n",
+			"pages/about/about.md":                  "---\ntitle: About\n---\nMe.\n",
+		})
+		if c.config == "hugo.toml" {
+			testkit.Git(t, dir, "rm", "-q", "pages/about/about.md")
+			testkit.Git(t, dir, "commit", "-qm", "no page")
+		}
+		out, said, err := runCLI(t, "check", "--site", dir)
+		if err != nil || out != "" {
+			t.Errorf("%s: check: %v\n%s%s", c.config, err, out, said)
+		}
+		keys := filepath.Join(t.TempDir(), "keys.yaml")
+		key := newKey(t, keys, "r", "content:read")
+		box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+		r := box.do(t, "GET", "/api/v1/content/blog/fourthpost/fourthpost", key, "")
+		if r.status != 200 || !strings.Contains(string(r.body), `"path":"`+c.want+`"`) {
+			t.Errorf("%s: GET fourthpost: %d %s, want path %s", c.config, r.status, r.body, c.want)
+		}
+		if r := box.do(t, "GET", "/api/v1/resolve?path="+c.other, key, ""); r.status != 404 {
+			t.Errorf("%s: resolve %s: %d, want 404", c.config, c.other, r.status)
+		}
+		if r := box.do(t, "GET", "/api/v1/resolve?path=/blog/firstpost/", key, ""); r.status != 200 {
+			t.Errorf("%s: resolve firstpost: %d", c.config, r.status)
+		}
+		if c.config != "hugo.toml" {
+			if r := box.do(t, "GET", "/api/v1/pages/about/about", key, ""); r.status != 200 || !strings.Contains(string(r.body), `"path":"/about/"`) {
+				t.Errorf("%s: GET page about/about: %d %s", c.config, r.status, r.body)
+			}
+		}
+		if err := box.stop(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
