@@ -198,8 +198,19 @@ func hugoSubMounts(in *MisreadInput) []Misread {
 			if !below || rest == "" || src == "" {
 				continue
 			}
-			if _, outside := mountSource(mt); !outside && in.Site != nil && in.Site.I18n == nil {
+			raw, outside := mountSource(mt)
+			if !outside && in.Site != nil && in.Site.I18n == nil {
 				continue // followed (hugomounts.go)
+			}
+			if outside {
+				// not a file of the site (docsy.dev's ../CONTRIBUTING.md
+				// is the repository's): what it holds is not known
+				if ext := strings.ToLower(path.Ext(raw)); ext != "" && !isDocExt(ext) {
+					continue // an image mounted as a resource
+				}
+				out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: f.Doc.LineOf(append(slices.Clip(at), fmt.Sprint(i))...),
+					Message: fmt.Sprintf("a module mount of %s, outside the site's folder, onto %s: Hugo reads it there, folio reads no file outside the site", raw, dst)})
+				continue
 			}
 			n := 0
 			for _, p := range in.Paths {

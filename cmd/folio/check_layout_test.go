@@ -391,7 +391,7 @@ module:
 	if !errors.As(err, &exit) || exit != 1 {
 		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
 	}
-	want := "misread: hugo.yaml:21: a module mount of README.md/ (1 content file) onto content/project/readme.md/: Hugo serves them below /project/readme.md/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n"
+	want := "misread: hugo.yaml:21: a module mount of ../README.md, outside the site's folder, onto content/project/readme.md: Hugo reads it there, folio reads no file outside the site [hugo-mounts]\n"
 	if out != want || !strings.Contains(said, "4 items of 2 types (docs, guides)") {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
 	}
