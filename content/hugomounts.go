@@ -46,8 +46,11 @@ func readContentMounts(sorted []File) []hugoMount {
 	var out []hugoMount
 	below := false
 	for _, f := range sorted {
+		if f.Doc == nil || (strings.IndexByte(f.Path, '/') >= 0 && !strings.HasPrefix(f.Path, "config/")) {
+			continue // no config file: asked of every file at every load
+		}
 		kind, ok := hugoConfigFile(f.Path)
-		if !ok || f.Doc == nil || (kind != "main" && kind != "module") {
+		if !ok || (kind != "main" && kind != "module") {
 			continue
 		}
 		m := f.Doc.Meta()
