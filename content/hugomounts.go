@@ -194,7 +194,7 @@ func globRegexp(p string) *regexp.Regexp {
 		case c == ',' && depth > 0:
 			b.WriteString("|")
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(p[i : i+1])) // a byte: UTF-8 is kept whole
 		}
 	}
 	if depth > 0 {
