@@ -276,6 +276,9 @@ func ContentDirs(files []File) []string {
 	if cfg == nil {
 		dirs = append(dirs, hugoMountDirs(own)...) // hugomounts.go
 	}
+	for _, g := range astroGlobFolders(files) { // astroglob.go
+		dirs = append(dirs, g.base)
+	}
 	if decap := decapDirs(files, dirs); len(decap) > 0 {
 		dirs = append(dirs, decap...)
 	}

@@ -286,8 +286,10 @@ func TestCheckJekyllSite(t *testing.T) {
 
 // TestCheckAstroGlobSite: an Astro site whose collection's glob() loader
 // reads src/data/post/ (AstroWind's shape) and whose Markdown pages are
-// in src/pages/: check names both, where it said "no problems … the site
-// is empty"; the collection in src/content/blog/ is served, and its entry
+// in src/pages/: check names the pages, where it said "no problems … the
+// site is empty" (the glob() folder was named too; it is served now:
+// TestServeAstroGlobCollections); the collection in src/content/blog/ is
+// served, and its entry
 // without published:, which its schema defaults to false
 // (greensoftware.foundation's articles), is named too, read from the
 // commit (--site) and from the disk (--worktree), and so is the root's
@@ -304,9 +306,8 @@ func TestCheckAstroGlobSite(t *testing.T) {
 		}
 		want := "misread: src/content/blog/kept.md: has no published: key, which the schema of src/content/blog/ (src/content.config.ts) defaults to false, so the site does not publish it; folio runs no schema and serves it as published: set published: false (or true) [astro-site]\n" +
 			"misread: content/: 1 document served from content/ (content/en/community/code-of-conduct.md) that the Astro site does not read: no collection of src/content.config.ts loads from it; move them to a collection's folder, or delete them [astro-site]\n" +
-			"misread: src/data/: 2 content files of an Astro site (astro.config.ts) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them [astro-site]\n" +
-			"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
-		if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "3 items of 2 types (blog, en)") {
+				"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
+		if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "5 items of 3 types (blog, en, post)") {
 			t.Errorf("%s: output %q, want %q; said %q", args[0], out, want, said)
 		}
 	}
@@ -526,5 +527,62 @@ func TestServeEleventyFolderNamed(t *testing.T) {
 		if err := box.stop(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestServeAstroGlobCollections: AstroWind's content config loads its
+// post collection with glob({ pattern: ['*.md', '*.mdx'], base:
+// 'src/data/post' }): folio served none of it (check said so). Now a
+// collection's glob() folder is read as its type, the pattern's depth
+// kept (post reads its folder's own files, guides every level), through
+// a const or in place; a collection whose base folio cannot read (a
+// variable) is still named by check.
+func TestServeAstroGlobCollections(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	commitFiles(t, dir, map[string]string{
+		"astro.config.ts": "import { defineConfig } from 'astro/config';\nexport default defineConfig({});\n",
+		"src/content/config.ts": `import { z, defineCollection } from 'astro:content';
+import { glob } from 'astro/loaders';
+
+const where = 'src/data/notes';
+const postCollection = defineCollection({
+  loader: glob({ pattern: ['*.md', '*.mdx'], base: 'src/data/post' }),
+  schema: z.object({ title: z.string(), draft: z.boolean().optional() }),
+});
+const notes = defineCollection({ loader: glob({ pattern: '**/*.md', base: where }) });
+
+export const collections = {
+  post: postCollection,
+  guides: defineCollection({ loader: glob({ base: "./src/data/guides", pattern: "**/*.{md,mdx}" }) }),
+  notes,
+};
+`,
+		"src/data/post/landing.md":         "---\ntitle: Landing\n---\nHello.\n",
+		"src/data/post/old/nested.md":      "---\ntitle: Nested\n---\nNot loaded by '*.md'.\n",
+		"src/data/guides/start/install.md": "---\ntitle: Install\n---\nRun it.\n",
+		"src/data/notes/a.md":              "---\ntitle: A note\n---\nA.\n",
+	})
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	if strings.Contains(out, "src/data/post") || strings.Contains(out, "src/data/guides") || !strings.Contains(out, "misread: src/data/: 1 content file ") || !strings.Contains(said, "2 items of 2 types (guides, post)") {
+		t.Errorf("check: %s%s", out, said)
+	}
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "content:read")
+	box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	for url, title := range map[string]string{"/api/v1/content/post/landing": "Landing", "/api/v1/content/guides/start/install": "Install"} {
+		if r := box.do(t, "GET", url, key, ""); r.status != 200 || !strings.Contains(string(r.body), `"title":"`+title+`"`) {
+			t.Errorf("GET %s: %d %s", url, r.status, r.body)
+		}
+	}
+	if r := box.do(t, "GET", "/api/v1/content/post/old/nested", key, ""); r.status != 404 {
+		t.Errorf("GET nested: %d %s, want 404", r.status, r.body)
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
 	}
 }
