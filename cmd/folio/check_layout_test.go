@@ -306,7 +306,7 @@ func TestCheckAstroGlobSite(t *testing.T) {
 		}
 		want := "misread: src/content/blog/kept.md: has no published: key, which the schema of src/content/blog/ (src/content.config.ts) defaults to false, so the site does not publish it; folio runs no schema and serves it as published: set published: false (or true) [astro-site]\n" +
 			"misread: content/: 1 document served from content/ (content/en/community/code-of-conduct.md) that the Astro site does not read: no collection of src/content.config.ts loads from it; move them to a collection's folder, or delete them [astro-site]\n" +
-				"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
+			"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
 		if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "5 items of 3 types (blog, en, post)") {
 			t.Errorf("%s: output %q, want %q; said %q", args[0], out, want, said)
 		}
