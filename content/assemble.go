@@ -150,6 +150,9 @@ func (as *Assembler) Assemble(files []File) (*Site, []Problem) {
 	as.setMarkup(mk)
 	rules := readURLRules(sorted)
 	cfg, problems := detectI18n(sorted)
+	if cfg == nil {
+		sorted = hugoMountRemap(sorted) // hugomounts.go
+	}
 	sorted = decapRemap(sorted, cfg.OutsideDirs(), cfg != nil)
 	as.bundles = bundleRules{declared: declaredTypes(sorted), dirs: cfg.OutsideDirs(), zola: rules.zola}
 	if as.of != nil {

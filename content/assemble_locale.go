@@ -273,12 +273,17 @@ func ContentDirs(files []File) []string {
 	}
 	cfg, _ := detectI18n(own)
 	dirs := cfg.OutsideDirs()
+	if cfg == nil {
+		dirs = append(dirs, hugoMountDirs(own)...) // hugomounts.go
+	}
+	for _, g := range astroGlobFolders(files) { // astroglob.go
+		dirs = append(dirs, g.base)
+	}
 	if decap := decapDirs(files, dirs); len(decap) > 0 {
 		dirs = append(dirs, decap...)
-		slices.Sort(dirs)
-		dirs = slices.Compact(dirs)
 	}
-	return dirs
+	slices.Sort(dirs)
+	return slices.Compact(dirs)
 }
 
 // OutsideDirs are the contentDirs of c's locales outside content/ and

@@ -28,10 +28,11 @@ func astroRelevant(p string) bool {
 // the site, content/<collection>/…, its repository path kept as Source;
 // sorted stays sorted by Path. files is not modified.
 func astroFiles(sorted []File) []File {
-	i := slices.IndexFunc(sorted, func(f File) bool { return strings.HasPrefix(f.Path, "src/content/") })
+	i := slices.IndexFunc(sorted, func(f File) bool { return strings.HasPrefix(f.Path, "src/content") })
 	if i < 0 {
 		return sorted
 	}
+	globs := astroGlobFolders(sorted) // astroglob.go
 	// a site that says where its content is (a Hugo configuration, whose
 	// contentDir may be src/content; folio.yaml's locales) is not Astro's
 	for _, f := range sorted {
@@ -58,6 +59,15 @@ func astroFiles(sorted []File) []File {
 				continue
 			}
 			f.Path, f.Source = virt, f.Path
+		}
+		for _, g := range globs {
+			if virt, ok := g.virt(f.Path); ok && f.Source == "" {
+				if taken[virt] {
+					break
+				}
+				f.Path, f.Source = virt, f.Path
+				break
+			}
 		}
 		out = append(out, f)
 	}

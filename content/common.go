@@ -29,6 +29,7 @@ type common struct {
 	url                string // front matter url: (Hugo's)
 	zolaPath           string // front matter path: (Zola's)
 	zolaPage           bool   // on a Zola site, a page (not a section's _index)
+	unrendered         bool   // Hugo's build: {render: never}: no URL of its own (hugobuild.go)
 	meta               Meta
 	published, updated time.Time
 }
@@ -49,6 +50,7 @@ func readCommon(f *fields, file File, pathSlug, idScope string, rules *urlRules)
 		c.url, _ = v.(string)
 		f.untake("url")
 	}
+	c.unrendered = hugoUnrendered(f.fm)
 	if v, ok := f.fm.value("path"); ok {
 		c.zolaPath, _ = v.(string)
 	}
@@ -200,6 +202,9 @@ func (c common) addressed(env readEnv, typ string) Addressed {
 	rules := env.rules
 	if rules == nil {
 		rules = &urlRules{}
+	}
+	if c.unrendered {
+		return Addressed{TitleFromFile: c.titleFromFile} // no URL: Hugo writes no page for it
 	}
 	return Addressed{Path: rules.docPath(d, env.prefix), TitleFromFile: c.titleFromFile}
 }

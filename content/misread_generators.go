@@ -126,17 +126,16 @@ func eleventyNotPage(p string) bool {
 // eleventySite finds what folio reads otherwise than Eleventy (an
 // eleventy.config.* or .eleventy.js at the root) does: its directory
 // data files (pages/pages.json: the layout, tags and permalink of every
-// template of pages/) served as documents, a template named for its
-// folder (blog/fourthpost/fourthpost.md, which Eleventy writes at
-// /blog/fourthpost/) served at the folder's path and its name, and
-// Markdown templates it does not read.
+// template of pages/) served as documents, and Markdown templates it
+// does not read. (A template named for its folder, blog/fourthpost/
+// fourthpost.md, is served at the folder's path, as Eleventy writes it:
+// eleventy.go.)
 func eleventySite(in *MisreadInput) []Misread {
-	config := rootConfig(in.Paths, "eleventy.config.js", "eleventy.config.mjs", "eleventy.config.cjs", "eleventy.config.ts", ".eleventy.js", ".eleventy.cjs", ".eleventy.mjs")
+	config := rootConfig(in.Paths, "eleventy.config.js", "eleventy.config.mjs", "eleventy.config.cjs", "eleventy.config.ts", ".eleventy.js", ".eleventy.cjs", ".eleventy.mjs") // eleventyConfigs
 	if config == "" {
 		return nil
 	}
 	var out []Misread
-	var named []string // templates named for their folder
 	for _, p := range documentPaths(in.Site) {
 		dir, base := path.Split(p)
 		dir = strings.TrimSuffix(dir, "/")
@@ -148,17 +147,7 @@ func eleventySite(in *MisreadInput) []Misread {
 		if isDataExt(strings.ToLower(ext)) {
 			out = append(out, Misread{Kind: MisreadEleventySite, Path: p,
 				Message: fmt.Sprintf("Eleventy's directory data file of %s/ (data every template in it has: its layout, tags, permalink), served as a document of its own (%s)", dir, config)})
-			continue
 		}
-		named = append(named, p)
-	}
-	if len(named) > 0 {
-		more := ""
-		if len(named) > 1 {
-			more = fmt.Sprintf(" (and %s more)", count(len(named)-1, "template"))
-		}
-		out = append(out, Misread{Kind: MisreadEleventySite, Path: named[0],
-			Message: fmt.Sprintf("a template named for its folder%s: Eleventy writes it as the folder's index (%s/ is its URL), folio serves it at the folder's path and its name (%s)", more, path.Base(path.Dir(named[0])), config)})
 	}
 	dirs := unservedByFolder(in, func(p string) bool { return !eleventyNotPage(p) })
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
@@ -207,6 +196,20 @@ func hugoSubMounts(in *MisreadInput) []Misread {
 			src, dst := mountPath(mt, "source"), mountPath(mt, "target")
 			rest, below := strings.CutPrefix(dst, "content/")
 			if !below || rest == "" || src == "" {
+				continue
+			}
+			raw, outside := mountSource(mt)
+			if !outside && in.Site != nil && in.Site.I18n == nil {
+				continue // followed (hugomounts.go)
+			}
+			if outside {
+				// not a file of the site (docsy.dev's ../CONTRIBUTING.md
+				// is the repository's): what it holds is not known
+				if ext := strings.ToLower(path.Ext(raw)); ext != "" && !isDocExt(ext) {
+					continue // an image mounted as a resource
+				}
+				out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: f.Doc.LineOf(append(slices.Clip(at), fmt.Sprint(i))...),
+					Message: fmt.Sprintf("a module mount of %s, outside the site's folder, onto %s: Hugo reads it there, folio reads no file outside the site", raw, dst)})
 				continue
 			}
 			n := 0

@@ -35,7 +35,7 @@ func readPage(file File, rel string, env readEnv) (*Page, bool, error) {
 		return nil, false, err
 	}
 	p.IsHomepage = home
-	if home && c.url == "" {
+	if home && c.url == "" && !c.unrendered {
 		p.Path = env.prefix + "/" // the homepage is its locale's root
 	}
 	if err := readSEO(f, p); err != nil {

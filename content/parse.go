@@ -21,7 +21,7 @@ const MaxFileSize = 4 << 20
 // branch bundle (see branchBundle). Extensions are matched case-insensitively.
 // Type folder names are not checked here: Assemble reports a bad one.
 func Relevant(p string) bool {
-	return relevantPlain(p) || localeRelevant(p) || astroRelevant(p) || permalinksFile(p)
+	return relevantPlain(p) || localeRelevant(p) || astroRelevant(p) || permalinksFile(p) || eleventyConfigFile(p) || AstroConfigFile(p)
 }
 
 // relevantPlain is Relevant for a site without locales. (It reads the
@@ -142,6 +142,9 @@ func ParseLazy(p string, data []byte, body func(off int) Markdown) (*Doc, error)
 // parseMarkdown). Tests turn it off to compare with the whole-file parse.
 // body: see ParseLazy (nil: the body is a copy).
 func parseFile(p string, data []byte, fmFast bool, body func(off int) Markdown) (*Doc, error) {
+	if AstroConfigFile(p) && len(data) <= MaxFileSize {
+		return parseAstroConfig(string(data)), nil // its glob() collections (astroglob.go)
+	}
 	doc, err := parse(strings.ToLower(path.Ext(p)), data, fmFast, body)
 	if err == nil {
 		doc.refHint = refHintOf(doc.Meta())

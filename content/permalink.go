@@ -37,6 +37,7 @@ type urlRules struct {
 	zolaSlugs  bool                         // Zola's slugify.paths = "on" (its default): page slugs slugified in paths
 	locales    map[string]map[string]string // a language's own permalinks (languages.<code>.permalinks)
 	starlight  bool                         // an Astro site's src/content/docs/: Starlight's docs, served at the root
+	eleventy   bool                         // an Eleventy site: x/x.md is served at x/ (eleventy.go)
 	key        string                       // all of it, to tell a change
 }
 
@@ -84,10 +85,13 @@ func readURLRules(sorted []File) *urlRules {
 			langs = append(langs, f)
 		}
 	}
-	r := &urlRules{starlight: starlightDocs(sorted)}
+	r := &urlRules{starlight: starlightDocs(sorted), eleventy: eleventySiteOf(sorted)}
 	if len(files) == 0 {
 		if r.starlight {
 			r.key = "starlight\x00"
+		}
+		if r.eleventy {
+			r.key += "eleventy\x00"
 		}
 		return r
 	}
@@ -155,6 +159,9 @@ func readURLRules(sorted []File) *urlRules {
 	}
 	if r.starlight {
 		b.WriteString("starlight\x00")
+	}
+	if r.eleventy {
+		b.WriteString("eleventy\x00")
 	}
 	for _, code := range slices.Sorted(maps.Keys(r.locales)) {
 		lp := r.locales[code]
@@ -304,6 +311,12 @@ func (r *urlRules) docPath(d docInfo, prefix string) string {
 	}
 	var p string
 	switch {
+	case r.eleventy && !d.slugSet && eleventyFolder(d.pathSlug) != "":
+		// Eleventy writes x/x.md at x/, as x/index.md
+		p = "/" + d.typ + "/" + eleventyFolder(d.pathSlug) + "/"
+		if d.typ == "" {
+			p = "/" + eleventyFolder(d.pathSlug) + "/"
+		}
 	case d.typ == "":
 		if d.slug == "index" {
 			p = "/"

@@ -286,8 +286,10 @@ func TestCheckJekyllSite(t *testing.T) {
 
 // TestCheckAstroGlobSite: an Astro site whose collection's glob() loader
 // reads src/data/post/ (AstroWind's shape) and whose Markdown pages are
-// in src/pages/: check names both, where it said "no problems … the site
-// is empty"; the collection in src/content/blog/ is served, and its entry
+// in src/pages/: check names the pages, where it said "no problems … the
+// site is empty" (the glob() folder was named too; it is served now:
+// TestServeAstroGlobCollections); the collection in src/content/blog/ is
+// served, and its entry
 // without published:, which its schema defaults to false
 // (greensoftware.foundation's articles), is named too, read from the
 // commit (--site) and from the disk (--worktree), and so is the root's
@@ -304,9 +306,8 @@ func TestCheckAstroGlobSite(t *testing.T) {
 		}
 		want := "misread: src/content/blog/kept.md: has no published: key, which the schema of src/content/blog/ (src/content.config.ts) defaults to false, so the site does not publish it; folio runs no schema and serves it as published: set published: false (or true) [astro-site]\n" +
 			"misread: content/: 1 document served from content/ (content/en/community/code-of-conduct.md) that the Astro site does not read: no collection of src/content.config.ts loads from it; move them to a collection's folder, or delete them [astro-site]\n" +
-			"misread: src/data/: 2 content files of an Astro site (astro.config.ts) not read: folio reads the content collections in src/content/<collection>/, not a glob() loader's other folders (src/content.config.ts names them); move them there, or to content/<type>/, to serve them [astro-site]\n" +
 			"misread: src/pages/: 1 Markdown page of an Astro site (astro.config.ts) not read: Astro's Markdown pages (src/pages/) are not read; folio reads pages in pages/ or content/ [astro-site]\n"
-		if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "3 items of 2 types (blog, en)") {
+		if out != want || strings.Contains(said, "no problems") || !strings.Contains(said, "5 items of 3 types (blog, en, post)") {
 			t.Errorf("%s: output %q, want %q; said %q", args[0], out, want, said)
 		}
 	}
@@ -317,10 +318,10 @@ func TestCheckAstroGlobSite(t *testing.T) {
 
 // TestCheckEleventySite: an Eleventy site (eleventy-base-blog's and
 // eleventy-netlify-boilerplate's shapes): its directory data file
-// pages/pages.json is served as a page, fourthpost/fourthpost.md at
-// /blog/fourthpost/fourthpost/ where Eleventy writes /blog/fourthpost/,
-// and its root 404.md and posts/ are not read: check says so, and leaves
-// out README.md and _includes/.
+// pages/pages.json is served as a page, and its root 404.md and posts/
+// are not read: check says so, and leaves out README.md and _includes/.
+// (fourthpost/fourthpost.md is served at /blog/fourthpost/, as Eleventy
+// writes it: TestServeEleventyFolderNamed.)
 func TestCheckEleventySite(t *testing.T) {
 	t.Parallel()
 	dir := layoutRepo(t, "eleventy")
@@ -331,7 +332,6 @@ func TestCheckEleventySite(t *testing.T) {
 	}
 	want := "warning: pages/pages.json: no title: served with the title \"Pages\" made from the file name (titleFromFile: true)\n" +
 		"misread: pages/pages.json: Eleventy's directory data file of pages/ (data every template in it has: its layout, tags, permalink), served as a document of its own (eleventy.config.js) [eleventy-site]\n" +
-		"misread: content/blog/fourthpost/fourthpost.md: a template named for its folder: Eleventy writes it as the folder's index (fourthpost/ is its URL), folio serves it at the folder's path and its name (eleventy.config.js) [eleventy-site]\n" +
 		"misread: eleventy.config.js: 1 Markdown template at the root of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n" +
 		"misread: posts/: 1 Markdown template of an Eleventy site (eleventy.config.js) not read: folio reads content/<type>/, pages/ and the folders of the site's Decap config, not Eleventy's input folders; move them, or name the folder in a Decap collection, to serve them [eleventy-site]\n"
 	if out != want || strings.Contains(said, "no problems") {
@@ -341,20 +341,248 @@ func TestCheckEleventySite(t *testing.T) {
 
 // TestCheckHugoSubMounts: jaegertracing.io's hugo.yaml mounts
 // content/docs/v2 onto content/docs (its 2.9 docs at /docs/2.9/…) and
-// content/docs/v2/_dev onto content/docs/2.dev: folio serves the first at
-// /docs/v2/2.9/… and not the second at all, where check said "no
-// problems"; the mount of an image is no sign.
+// content/docs/v2/_dev onto content/docs/2.dev; folio served the first
+// at /docs/v2/2.9/… and not the second at all, and check reported both.
+// Now both are read as Hugo reads them, as is a mount of another folder
+// of the repository (guides-src onto content/guides), through each
+// mount's files filter; a mount of a file outside the site
+// (../README.md) cannot be followed and is still reported.
 func TestCheckHugoSubMounts(t *testing.T) {
 	t.Parallel()
-	dir := layoutRepo(t, "hugo-sub-mounts")
+	dir := t.TempDir()
+	files := map[string]string{
+		"hugo.yaml": `baseURL: https://www.jaegertracing.io
+title: Jaeger
+defaultContentLanguage: en
+languages:
+  en:
+    languageName: English
+module:
+  mounts:
+    - files:
+        - '! docs/v?'
+      source: content
+      target: content
+    - files: '! _*'
+      source: content/docs/v2
+      target: content/docs
+    - source: content/docs/v2/_dev
+      target: content/docs/2.dev
+    - source: guides-src
+      target: content/guides
+      files: '! drafts/**'
+    - source: ../README.md
+      target: content/project/readme.md
+    - source: static/img/hero-background.jpg
+      target: content/hero-background.jpg
+`,
+		"content/_index.md":                      "---\ntitle: Jaeger\n---\n",
+		"content/docs/_index.md":                 "---\ntitle: Documentation\n---\n",
+		"content/docs/latest.md":                 "---\ntitle: Latest\n---\n",
+		"content/docs/v2/_index.md":              "---\ntitle: Version 2\n---\n",
+		"content/docs/v2/2.9/getting-started.md": "---\ntitle: Getting Started\n---\nRun it.\n",
+		"content/docs/v2/_dev/faq.md":            "---\ntitle: FAQ\n---\nAsk.\n",
+		"guides-src/intro.md":                    "---\ntitle: Intro\n---\nHi.\n",
+		"guides-src/drafts/wip.md":               "---\ntitle: WIP\n---\nLater.\n",
+		"README.md":                              "# Jaeger docs\n",
+	}
+	commitFiles(t, dir, files)
 	out, said, err := runCLI(t, "check", "--site", dir)
 	var exit exitError
 	if !errors.As(err, &exit) || exit != 1 {
 		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
 	}
-	want := "misread: hugo.yaml:15: a module mount of content/docs/v2/ (2 content files) onto content/docs/: Hugo serves them below /docs/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n" +
-		"misread: hugo.yaml:18: a module mount of content/docs/v2/_dev/ (1 content file) onto content/docs/2.dev/: Hugo serves them below /docs/2.dev/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _) [hugo-mounts]\n"
-	if out != want || strings.Contains(said, "no problems") {
+	want := "misread: hugo.yaml:21: a module mount of ../README.md, outside the site's folder, onto content/project/readme.md: Hugo reads it there, folio reads no file outside the site [hugo-mounts]\n"
+	if out != want || !strings.Contains(said, "4 items of 2 types (docs, guides)") {
 		t.Errorf("output %q, want %q; said %q", out, want, said)
+	}
+
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "content:read")
+	box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	for path, title := range map[string]string{
+		"/docs/2.9/getting-started/": "Getting Started",
+		"/docs/2.dev/faq/":           "FAQ",
+		"/docs/latest/":              "Latest",
+		"/guides/intro/":             "Intro",
+	} {
+		r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, "")
+		if r.status != 200 || !strings.Contains(string(r.body), `"title":"`+title+`"`) {
+			t.Errorf("resolve %s: %d %s", path, r.status, r.body)
+		}
+	}
+	for _, path := range []string{"/docs/v2/2.9/getting-started/", "/guides/drafts/wip/", "/docs/v2/"} {
+		if r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, ""); r.status != 404 {
+			t.Errorf("resolve %s: %d %s, want 404", path, r.status, r.body)
+		}
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// commitFiles writes files (path -> text) into dir and commits them on a
+// new branch main, with the git CLI.
+func commitFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		out := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Git(t, dir, "init", "-q", "-b", "main")
+	testkit.Git(t, dir, "add", "-A")
+	testkit.Git(t, dir, "commit", "-qm", "site")
+}
+
+// TestServeHugoRenderNever: Hugo writes no page for a document whose
+// front matter says build: {render: never} (2i2c.org's
+// content/blog/README.md says it as _build, with list: 'never'; TOML's
+// [build] render = "never" too): folio serves it by slug and in its list,
+// with an empty path, which resolve does not find; render: always, and
+// a document without build, keep their paths.
+func TestServeHugoRenderNever(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	commitFiles(t, dir, map[string]string{
+		"hugo.toml":               "baseURL = 'https://2i2c.org'\ntitle = '2i2c'\n",
+		"content/blog/README.md":  "---\n# Ensure this never gets built\n_build:\n  list: 'never'\n  render: 'never'\n---\n\nSee the guide.\n",
+		"content/blog/hello.md":   "---\ntitle: Hello\nbuild:\n  render: always\n---\nHi.\n",
+		"content/blog/snippet.md": "+++\ntitle = 'Snippet'\n[build]\nrender = 'never'\nlist = 'always'\n+++\nA part.\n",
+		"content/blog/plain.md":   "---\ntitle: Plain\n---\nText.\n",
+	})
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "content:read")
+	box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	for slug, path := range map[string]string{"README": "", "snippet": "", "hello": "/blog/hello/", "plain": "/blog/plain/"} {
+		r := box.do(t, "GET", "/api/v1/content/blog/"+slug, key, "")
+		if r.status != 200 || !strings.Contains(string(r.body), `"path":"`+path+`"`) {
+			t.Errorf("GET %s: %d %s, want path %q", slug, r.status, r.body, path)
+		}
+	}
+	if r := box.do(t, "GET", "/api/v1/content/blog?limit=100", key, ""); r.status != 200 || !strings.Contains(string(r.body), `"total":4`) {
+		t.Errorf("list: %d %s, want the 4 items", r.status, r.body)
+	}
+	for path, want := range map[string]int{"/blog/readme/": 404, "/blog/snippet/": 404, "/blog/hello/": 200, "/blog/plain/": 200} {
+		if r := box.do(t, "GET", "/api/v1/resolve?path="+path, key, ""); r.status != want {
+			t.Errorf("resolve %s: %d %s, want %d", path, r.status, r.body, want)
+		}
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeEleventyFolderNamed: Eleventy writes a template named for its
+// folder at the folder's URL (eleventy-base-blog's
+// content/blog/fourthpost/fourthpost.md is /blog/fourthpost/); folio
+// served it at /blog/fourthpost/fourthpost/ and check reported it. Now
+// its path is Eleventy's, on a site with eleventy.config.js or
+// .eleventy.js (danurbanowicz's boilerplate), and check has nothing to
+// say; a Hugo site keeps Hugo's path for the same file.
+func TestServeEleventyFolderNamed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ config, text, want, other string }{
+		{"eleventy.config.js", "export default function (eleventyConfig) {}\n", "/blog/fourthpost/", "/blog/fourthpost/fourthpost/"},
+		{".eleventy.js", "module.exports = function (eleventyConfig) {};\n", "/blog/fourthpost/", "/blog/fourthpost/fourthpost/"},
+		{"hugo.toml", "title = 'A Hugo site'\n", "/blog/fourthpost/fourthpost/", "/blog/fourthpost/"},
+	} {
+		dir := t.TempDir()
+		commitFiles(t, dir, map[string]string{
+			c.config:                                c.text,
+			"content/blog/fourthpost/fourthpost.md": "---\ntitle: This is my fourth post.\n---\nA possum.\n",
+			"content/blog/firstpost.md":             "---\ntitle: This is my first post.\n---\nHi.\n",
+			"pages/about/about.md":                  "---\ntitle: About\n---\nMe.\n",
+		})
+		if c.config == "hugo.toml" {
+			testkit.Git(t, dir, "rm", "-q", "pages/about/about.md")
+			testkit.Git(t, dir, "commit", "-qm", "no page")
+		}
+		out, said, err := runCLI(t, "check", "--site", dir)
+		if err != nil || out != "" {
+			t.Errorf("%s: check: %v\n%s%s", c.config, err, out, said)
+		}
+		keys := filepath.Join(t.TempDir(), "keys.yaml")
+		key := newKey(t, keys, "r", "content:read")
+		box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+		r := box.do(t, "GET", "/api/v1/content/blog/fourthpost/fourthpost", key, "")
+		if r.status != 200 || !strings.Contains(string(r.body), `"path":"`+c.want+`"`) {
+			t.Errorf("%s: GET fourthpost: %d %s, want path %s", c.config, r.status, r.body, c.want)
+		}
+		if r := box.do(t, "GET", "/api/v1/resolve?path="+c.other, key, ""); r.status != 404 {
+			t.Errorf("%s: resolve %s: %d, want 404", c.config, c.other, r.status)
+		}
+		if r := box.do(t, "GET", "/api/v1/resolve?path=/blog/firstpost/", key, ""); r.status != 200 {
+			t.Errorf("%s: resolve firstpost: %d", c.config, r.status)
+		}
+		if c.config != "hugo.toml" {
+			if r := box.do(t, "GET", "/api/v1/pages/about/about", key, ""); r.status != 200 || !strings.Contains(string(r.body), `"path":"/about/"`) {
+				t.Errorf("%s: GET page about/about: %d %s", c.config, r.status, r.body)
+			}
+		}
+		if err := box.stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestServeAstroGlobCollections: AstroWind's content config loads its
+// post collection with glob({ pattern: ['*.md', '*.mdx'], base:
+// 'src/data/post' }): folio served none of it (check said so). Now a
+// collection's glob() folder is read as its type, the pattern's depth
+// kept (post reads its folder's own files, guides every level), through
+// a const or in place; a collection whose base folio cannot read (a
+// variable) is still named by check.
+func TestServeAstroGlobCollections(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	commitFiles(t, dir, map[string]string{
+		"astro.config.ts": "import { defineConfig } from 'astro/config';\nexport default defineConfig({});\n",
+		"src/content/config.ts": `import { z, defineCollection } from 'astro:content';
+import { glob } from 'astro/loaders';
+
+const where = 'src/data/notes';
+const postCollection = defineCollection({
+  loader: glob({ pattern: ['*.md', '*.mdx'], base: 'src/data/post' }),
+  schema: z.object({ title: z.string(), draft: z.boolean().optional() }),
+});
+const notes = defineCollection({ loader: glob({ pattern: '**/*.md', base: where }) });
+
+export const collections = {
+  post: postCollection,
+  guides: defineCollection({ loader: glob({ base: "./src/data/guides", pattern: "**/*.{md,mdx}" }) }),
+  notes,
+};
+`,
+		"src/data/post/landing.md":         "---\ntitle: Landing\n---\nHello.\n",
+		"src/data/post/old/nested.md":      "---\ntitle: Nested\n---\nNot loaded by '*.md'.\n",
+		"src/data/guides/start/install.md": "---\ntitle: Install\n---\nRun it.\n",
+		"src/data/notes/a.md":              "---\ntitle: A note\n---\nA.\n",
+	})
+	out, said, err := runCLI(t, "check", "--site", dir)
+	var exit exitError
+	if !errors.As(err, &exit) || exit != 1 {
+		t.Fatalf("err = %v, want exit status 1\n%s%s", err, out, said)
+	}
+	if strings.Contains(out, "src/data/post") || strings.Contains(out, "src/data/guides") || !strings.Contains(out, "misread: src/data/: 1 content file ") || !strings.Contains(said, "2 items of 2 types (guides, post)") {
+		t.Errorf("check: %s%s", out, said)
+	}
+	keys := filepath.Join(t.TempDir(), "keys.yaml")
+	key := newKey(t, keys, "r", "content:read")
+	box := serveBox(t, "--site", dir, "--media", t.TempDir(), "--keys", keys, "--cache-dir", t.TempDir())
+	for url, title := range map[string]string{"/api/v1/content/post/landing": "Landing", "/api/v1/content/guides/start/install": "Install"} {
+		if r := box.do(t, "GET", url, key, ""); r.status != 200 || !strings.Contains(string(r.body), `"title":"`+title+`"`) {
+			t.Errorf("GET %s: %d %s", url, r.status, r.body)
+		}
+	}
+	if r := box.do(t, "GET", "/api/v1/content/post/old/nested", key, ""); r.status != 404 {
+		t.Errorf("GET nested: %d %s, want 404", r.status, r.body)
+	}
+	if err := box.stop(); err != nil {
+		t.Fatal(err)
 	}
 }

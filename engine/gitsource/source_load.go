@@ -496,6 +496,19 @@ func (s *Source) updateContentDirs(st storer.EncodedObjectStorer, root *dirRec) 
 		}
 	}
 	cfg = slices.DeleteFunc(cfg, func(f gitFile) bool { return !content.LocaleConfigFile(f.path) })
+	// An Astro content config places collections outside src/content/
+	// (a glob() loader's base)
+	if src := root.kid("src"); src != nil {
+		addAstro := func(f *gitFile) {
+			if content.AstroConfigFile(f.path) {
+				cfg = append(cfg, *f)
+			}
+		}
+		src.eachFile(addAstro)
+		if c := src.kid("content"); c != nil {
+			c.eachFile(addAstro)
+		}
+	}
 	// A Decap config places collections outside content/ and pages/:
 	// the admin/ folders a Decap config may be in.
 	root.adminConfigs(0, &cfg)
