@@ -34,7 +34,7 @@ func resumeTree(rng *rand.Rand, names []string) []byte {
 // writeLooseTree writes tree raw as a loose object of gitDir: by git at
 // level (core.looseCompression), or, level < -1, by Go's compress/zlib
 // at -level-10 (another zlib: -11 is Go's level 1).
-func writeLooseTree(t *testing.T, gitDir string, raw []byte, level int) plumbing.Hash {
+func writeLooseTree(t testing.TB, gitDir string, raw []byte, level int) plumbing.Hash {
 	t.Helper()
 	if level >= -1 {
 		return hashTreeLevel(t, gitDir, raw, level)
@@ -58,7 +58,7 @@ func writeLooseTree(t *testing.T, gitDir string, raw []byte, level int) plumbing
 
 // resumeRepo makes an empty bare repository and a maker of walks over
 // its objects that share one loose reader (as a Load's walks do).
-func resumeRepo(t *testing.T) (string, func() *treeEntries) {
+func resumeRepo(t testing.TB) (string, func() *treeEntries) {
 	t.Helper()
 	gitDir := t.TempDir()
 	if out, err := exec.Command("git", "init", "--bare", "-q", gitDir).CombinedOutput(); err != nil {
@@ -235,5 +235,96 @@ func TestWalkLoose_ResumedInflateChecked(t *testing.T) {
 	d, ok, err := walkLoose(tc(), h1, "content/posts/", first(), srcRelevant)
 	if err != nil || !ok || recRaw(d) != string(next) {
 		t.Fatalf("the stream as written: read %v, %v", ok, err)
+	}
+}
+
+// TestWalkDir_ResumedMatchesFresh checks that walks of a big folder at
+// git's default loose compression, each against the last (so each
+// resumes where it can), give the record a fresh walk gives and the
+// changes made, for a run of one-file pushes: edits of a post in the
+// middle and at the end, a post added, one removed, and an edit again.
+func TestWalkDir_ResumedMatchesFresh(t *testing.T) {
+	gitDir, mk := resumeRepo(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	names := make([]string, 16000)
+	for i := range names {
+		names[i] = fmt.Sprintf("f%06d.md", i*2)
+	}
+	tree := resumeTree(rng, names)
+	site := func(raw []byte) plumbing.Hash {
+		posts := writeLooseTree(t, gitDir, raw, -1)
+		c := writeLooseTree(t, gitDir, append([]byte("40000 posts\x00"), posts[:]...), -1)
+		return writeLooseTree(t, gitDir, append([]byte("40000 content\x00"), c[:]...), -1)
+	}
+	walk := func(h plumbing.Hash, old *dirRec) (*dirRec, *treeEntries) {
+		tc := mk()
+		tc.walked = map[plumbing.Hash]*dirRec{}
+		d, err := walkDir(tc, h, "", old, srcRelevant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, tc
+	}
+	last, _ := walk(site(tree), nil)
+	posts := func(d *dirRec) *dirRec { return d.kid("content").kid("posts") }
+	if posts(last).zs == nil {
+		t.Fatal("the posts folder's stream was not kept")
+	}
+	entry := func(i int) (start, end int) {
+		_, ends, _ := parseTree(string(tree))
+		if i > 0 {
+			start = int(ends[i-1])
+		}
+		return start, int(ends[i])
+	}
+	steps := []struct {
+		name string
+		path string
+		edit func() []byte
+	}{
+		{"edit in the middle", "f016000.md", func() []byte {
+			b := bytes.Clone(tree)
+			_, end := entry(8000)
+			b[end-1] ^= 1
+			return b
+		}},
+		{"edit at the end", "f031998.md", func() []byte {
+			b := bytes.Clone(tree)
+			b[len(b)-1] ^= 1
+			return b
+		}},
+		{"a post added", "f020001.md", func() []byte {
+			_, end := entry(10000)
+			e := append([]byte("100644 f020001.md\x00"), bytes.Repeat([]byte{7}, 20)...)
+			return append(append(bytes.Clone(tree[:end]), e...), tree[end:]...)
+		}},
+		{"a post removed", "f000200.md", func() []byte {
+			start, end := entry(100)
+			return append(bytes.Clone(tree[:start]), tree[end:]...)
+		}},
+		{"edit in the middle again", "f016004.md", func() []byte {
+			b := bytes.Clone(tree)
+			_, end := entry(8001) // f016004.md, after the removal
+			b[end-1] ^= 1
+			return b
+		}},
+	}
+	for _, st := range steps {
+		tree = st.edit()
+		h := site(tree)
+		got, tc := walk(h, last)
+		fresh, _ := walk(h, nil)
+		if d := recDiff(got, fresh, ""); d != "" {
+			t.Fatalf("%s: the walk from the last one differs from a fresh one: %s", st.name, d)
+		}
+		if recRaw(posts(got)) != string(tree) {
+			t.Fatalf("%s: the folder's bytes differ from its tree's", st.name)
+		}
+		ch, ok := changesSince(last, got, tc.spans)
+		n := len(ch.added) + len(ch.gone)
+		if !ok || n == 0 || n > 2 || (len(ch.added) > 0 && ch.added[0].path != "content/posts/"+st.path) || (len(ch.gone) > 0 && ch.gone[0] != "content/posts/"+st.path) {
+			t.Fatalf("%s: changes %v %+v", st.name, ok, ch)
+		}
+		last = got
 	}
 }
