@@ -388,6 +388,9 @@ type dirRec struct {
 	total int        // relevant files here and below
 	// sorted tells that the files were found in path order (diffRecs).
 	sorted bool
+	// zs is the tree's loose stream when it was big and deflated, for
+	// the next read of the folder to resume from (source_tree_resume.go).
+	zs *zStream
 }
 
 // collect appends the files here and below in tree order. Git orders a

@@ -190,7 +190,12 @@ func (p *dirPart) fill(tc *treeEntries, prefix string, old *dirParts, relevant f
 // oddly (its checksum, its format): the caller reads it from the object
 // store then, which reports what is wrong.
 func walkLoose(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, relevant func(string) bool) (d *dirRec, ok bool, err error) {
-	head, b, want, checked, ok := tc.loose.readInto(h)
+	var prev *zStream
+	var prevTree func([]byte, int)
+	if old != nil {
+		prev, prevTree = old.zs, old.copyRaw
+	}
+	head, b, want, checked, zs, ok := tc.loose.readInto(h, prev, prevTree)
 	if !ok {
 		return nil, false, nil
 	}
@@ -250,6 +255,7 @@ func walkLoose(tc *treeEntries, h plumbing.Hash, prefix string, old *dirRec, rel
 			return nil, false, nil
 		}
 	}
+	d.zs = zs
 	cur := &dirParts{parts: oldParts[pre:suf]}
 	if old == nil {
 		cur = nil
@@ -289,6 +295,22 @@ func entryLen(b []byte) int {
 	return nul + 1 + len(plumbing.Hash{})
 }
 
+// copyRaw copies d's tree bytes from offset from into dst (its parts'
+// bytes, all known when d was read from a loose stream kept in d.zs).
+func (d *dirRec) copyRaw(dst []byte, from int) {
+	at := 0
+	for _, p := range d.parts {
+		if len(dst) == 0 {
+			return
+		}
+		if end := at + len(p.raw); end > from {
+			n := copy(dst, p.raw[from-at:])
+			dst, from = dst[n:], from+n
+		}
+		at += len(p.raw)
+	}
+}
+
 // count sets d's total from its parts'.
 func (d *dirRec) count() {
 	d.total = 0
@@ -326,19 +348,19 @@ func adler32Combine(a, b uint32, n int) uint32 {
 // and content; sum is the stream's Adler-32, checked already when checked
 // (the inflater's read), to be checked by the caller otherwise (the
 // stored blocks of core.looseCompression 0, read in place).
-func (lt *looseTrees) readInto(h plumbing.Hash) (head, b []byte, sum uint32, checked, ok bool) {
+func (lt *looseTrees) readInto(h plumbing.Hash, prev *zStream, prevTree func([]byte, int)) (head, b []byte, sum uint32, checked bool, zs *zStream, ok bool) {
 	if lt == nil {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
 	hex := h.String()
 	f, err := os.Open(filepath.Join(lt.objects, hex[:2], hex[2:]))
 	if err != nil {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || fi.Size() > maxObjectSize {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
 	n := int(fi.Size())
 	if cap(lt.file) < n+1 {
@@ -347,19 +369,23 @@ func (lt *looseTrees) readInto(h plumbing.Hash) (head, b []byte, sum uint32, che
 	z := lt.file[:n+1]
 	m, err := io.ReadFull(f, z)
 	if err != io.ErrUnexpectedEOF || m != n {
-		return nil, nil, 0, false, false // changed while read
+		return nil, nil, 0, false, nil, false // changed while read
 	}
 	z = z[:n]
 	if obj, sum, ok := storedStream(z); ok {
 		head, b, ok := splitTreeHeader(obj)
-		return head, b, sum, false, ok
+		return head, b, sum, false, nil, ok
+	}
+	if n >= resumeMin {
+		head, b, sum, zs, ok := lt.readDeflated(z, prev, prevTree)
+		return head, b, sum, false, zs, ok
 	}
 	if !lt.inflate(z) {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
 	hb, size, ok := lt.treeHead()
 	if !ok || size > 1100*n || size > maxObjectSize {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
 	k := bytes.IndexByte(hb[:], 0)
 	if cap(lt.out) < size+k+1 {
@@ -368,14 +394,14 @@ func (lt *looseTrees) readInto(h plumbing.Hash) (head, b []byte, sum uint32, che
 	out := lt.out[:k+1+size]
 	copy(out, hb[:k+1])
 	if _, err := io.ReadFull(lt.zr, out[k+1:]); err != nil {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
 	// The stream must end here; reaching its end checks its Adler-32.
 	var one [1]byte
 	if m, err := lt.zr.Read(one[:]); m != 0 || err != io.EOF {
-		return nil, nil, 0, false, false
+		return nil, nil, 0, false, nil, false
 	}
-	return out[:k+1], out[k+1:], 0, true, true
+	return out[:k+1], out[k+1:], 0, true, nil, true
 }
 
 // splitTreeHeader cuts a loose object's content into its header (with

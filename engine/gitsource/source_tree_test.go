@@ -28,7 +28,7 @@ func hashTree(t *testing.T, gitDir string, raw []byte) plumbing.Hash {
 
 // hashTreeLevel is hashTree with git's core.looseCompression set to level
 // (-1: git's default; 0: stored, as docs/deploy.md recommends).
-func hashTreeLevel(t *testing.T, gitDir string, raw []byte, level int) plumbing.Hash {
+func hashTreeLevel(t testing.TB, gitDir string, raw []byte, level int) plumbing.Hash {
 	t.Helper()
 	cmd := exec.Command("git", "-c", fmt.Sprintf("core.looseCompression=%d", level), "hash-object", "-w", "-t", "tree", "--literally", "--stdin")
 	cmd.Dir = gitDir
