@@ -183,8 +183,9 @@ func writeCache(w io.Writer, chunk int, key, site string, docs []keyedDoc, times
 	for _, pt := range times {
 		e.B = append(e.B, pt.commit[:]...)
 		e.Uvarint(uint64(pt.times.len()))
-		for p, t := range pt.times.all() {
+		for p, secs := range pt.times.inPathOrder() {
 			e.Str(p)
+			t := timeAt(secs)
 			bin, err := t.MarshalBinary()
 			if err != nil {
 				bin, _ = t.UTC().MarshalBinary()
@@ -330,7 +331,10 @@ func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 		var pt pathTimes
 		copy(pt.commit[:], d.Bytes(20))
 		m := d.Count()
-		at := make(map[string]int64, m)
+		// written in path order (inPathOrder): kept as read, in two
+		// slices; a file of another order is made a map
+		ps, at := make([]string, 0, m), make([]int64, 0, m)
+		inOrder := true
 		for range m {
 			p := paths.str(d.Bytes(d.Uvarint()))
 			var t time.Time
@@ -338,9 +342,18 @@ func decodeTimes(d *cacheDecoder) ([]pathTimes, error) {
 				d.Fail() // not a commit's time as a timeMap keeps it
 				break
 			}
-			at[p] = secs(t)
+			inOrder = inOrder && (len(ps) == 0 || ps[len(ps)-1] < p)
+			ps, at = append(ps, p), append(at, secs(t))
 		}
-		pt.times = newTimeMapSecs(at)
+		if inOrder {
+			pt.times = newTimeMapSorted(ps, at)
+		} else {
+			m := make(map[string]int64, len(ps))
+			for i, p := range ps {
+				m[p] = at[i]
+			}
+			pt.times = newTimeMapSecs(m)
+		}
 		times = append(times, pt)
 	}
 	if d.Err != nil {

@@ -288,9 +288,10 @@ func loadFile(get func(docKey) *docEntry, gen uint64, f gitFile, updated time.Ti
 // content.File and entry, the others are looked up (misses: those to
 // parse). It returns the hits and whether the paths are the last Load's.
 func lookupAll(get func(docKey) *docEntry, gen uint64, prev *lastLoad, files []gitFile, times *timeMap, sameTimes bool, out []content.File, entries []*docEntry, misses map[docKey][]int) (hits int, samePaths bool) {
+	at := times.cursor() // the files are in path order
 	load := func(i int) {
 		f := files[i]
-		out[i], entries[i] = loadFile(get, gen, f, timeOf(times, f.path))
+		out[i], entries[i] = loadFile(get, gen, f, at.timeOf(f.path))
 		if entries[i] != nil {
 			hits++
 		} else if out[i].Err == nil {
@@ -319,7 +320,7 @@ func lookupAll(get func(docKey) *docEntry, gen uint64, prev *lastLoad, files []g
 		}
 		out[i] = prevOut[j] // no hex string per file per push
 		if !sameTimes {
-			out[i].Updated = timeOf(times, f.path)
+			out[i].Updated = at.timeOf(f.path)
 		}
 		prevDocs[j].used = gen
 		entries[i] = prevDocs[j]

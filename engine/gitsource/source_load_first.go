@@ -47,9 +47,10 @@ func lookupFirst(get func(docKey) *docEntry, gen uint64, files []gitFile, times 
 					return
 				}
 				p := &parts[w]
+				at := times.cursor() // the run's files are in path order
 				for i := w * run; i < min(len(files), (w+1)*run); i++ {
 					f := files[i]
-					out[i] = content.File{Path: f.path, Blob: blobName(f.blob), Updated: timeOf(times, f.path)}
+					out[i] = content.File{Path: f.path, Blob: blobName(f.blob), Updated: at.timeOf(f.path)}
 					if f.mode == filemode.Symlink {
 						// The link target could be anything on this
 						// machine (/etc/passwd); it is never resolved or

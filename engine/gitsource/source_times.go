@@ -79,7 +79,7 @@ func (n *timeNode) settleBelow(t int64, times map[string]int64) {
 
 // settleKnown takes the waiting files' times from an attribution of an
 // ancestor they have not changed since.
-func (n *timeNode) settleKnown(known *timeMap, times map[string]int64) {
+func (n *timeNode) settleKnown(known *timeCursor, times map[string]int64) {
 	if n.pending == 0 {
 		return
 	}
@@ -282,8 +282,9 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 	st := tc.st
 	if known, id := s.docs.pathTimesFor(c.Hash); known != nil {
 		complete := true
+		at := known.cursor()
 		for _, f := range list.All() {
-			if _, ok := known.get(f.path); !ok {
+			if _, ok := at.getSecs(f.path); !ok {
 				complete = false
 				break
 			}
@@ -293,8 +294,9 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		}
 		if complete {
 			times := make(map[string]int64, list.Len())
+			at := known.cursor()
 			for _, f := range list.All() {
-				times[f.path], _ = known.getSecs(f.path)
+				times[f.path], _ = at.getSecs(f.path)
 			}
 			return newTimeMapSecs(times), 0, timesIDs{self: id}, nil
 		}
@@ -317,7 +319,7 @@ func (s *Source) attribute(ctx context.Context, tc *treeEntries, c *object.Commi
 		when := secs(cur.Committer.When) // served in UTC, so cached and walked times are identical
 		if cur != c && knownCommits[cur.Hash] {
 			if known, _ := s.docs.pathTimesFor(cur.Hash); known != nil {
-				root.settleKnown(known, times)
+				root.settleKnown(known.cursor(), times)
 				if root.pending == 0 {
 					break
 				}
@@ -406,8 +408,9 @@ func (s *Source) attributeFromParent(tc *treeEntries, c *object.Commit, files ch
 		return times, timesIDs{self: id, parent: knownID, fromParent: changed}, true, nil
 	}
 	m := make(map[string]int64, files.Len())
+	at := known.cursor()
 	for _, f := range files.All() {
-		t, ok := known.getSecs(f.path)
+		t, ok := at.getSecs(f.path)
 		if !ok || changed[f.path] {
 			t = secs(when)
 		}
