@@ -236,14 +236,7 @@ func vitepressSite(in *MisreadInput) []Misread {
 	if config == "" {
 		return nil
 	}
-	dirs := map[string]int{}
-	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) }) {
-		if dir == "" {
-			continue
-		}
-		first, _, _ := strings.Cut(dir, "/")
-		dirs[first+"/"] += n
-	}
+	dirs := unservedByFirstFolder(in)
 	var out []Misread
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		out = append(out, Misread{Kind: MisreadVitePressSite, Path: dir,
@@ -341,14 +334,7 @@ func emptySiteMarkdown(in *MisreadInput) []Misread {
 	if in.Site == nil || !siteEmpty(in.Site) {
 		return nil
 	}
-	dirs := map[string]int{}
-	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) }) {
-		if dir == "" {
-			continue
-		}
-		first, _, _ := strings.Cut(dir, "/")
-		dirs[first+"/"] += n
-	}
+	dirs := unservedByFirstFolder(in)
 	var out []Misread
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
 		out = append(out, Misread{Kind: MisreadUnreadMarkdown, Path: dir,
@@ -391,4 +377,18 @@ func gitSubmodules(in *MisreadInput) []Misread {
 	}
 	return []Misread{{Kind: MisreadGitSubmodules, Path: ".gitmodules",
 		Message: fmt.Sprintf("%s (%s%s) not read: folio serves no file of a submodule; documents a build step copies out of one, or a Hugo mount reads from one, are not served", count(len(subs), "Git submodule"), strings.Join(list, ", "), more)}}
+}
+
+// unservedByFirstFolder counts the Markdown documents folio does not
+// serve by their first folder ("docs/"), the root's own files left out.
+func unservedByFirstFolder(in *MisreadInput) map[string]int {
+	dirs := map[string]int{}
+	for dir, n := range unservedByFolder(in, func(p string) bool { return !notDocument(p) }) {
+		if dir == "" {
+			continue
+		}
+		first, _, _ := strings.Cut(dir, "/")
+		dirs[first+"/"] += n
+	}
+	return dirs
 }
