@@ -1,6 +1,7 @@
 package content
 
 import (
+	"iter"
 	"path"
 	"regexp"
 	"slices"
@@ -49,34 +50,13 @@ func readContentMounts(sorted []File) []hugoMount {
 		if f.Doc == nil || (strings.IndexByte(f.Path, '/') >= 0 && !strings.HasPrefix(f.Path, "config/")) {
 			continue // no config file: asked of every file at every load
 		}
-		kind, ok := hugoConfigFile(f.Path)
-		if !ok || (kind != "main" && kind != "module") {
-			continue
-		}
-		m := f.Doc.Meta()
-		var at []string
-		if kind == "main" {
-			mod, k, ok := lowerKey(m, "module")
-			mm, isMap := mod.(map[string]any)
-			if !ok || !isMap {
-				continue
-			}
-			m, at = mm, append(at, k)
-		}
-		v, k, ok := lowerKey(m, "mounts")
-		if !ok {
-			continue
-		}
-		at = append(at, k)
-		list, _ := v.([]any)
-		for i, e := range list {
-			mt, _ := e.(map[string]any)
+		for mt, line := range hugoMountsOf(f) {
 			src, outside := mountSource(mt)
 			dst := mountPath(mt, "target")
 			if src == "" || (dst != "content" && !strings.HasPrefix(dst, "content/")) {
 				continue
 			}
-			hm := hugoMount{src: src, dst: dst, outside: outside, path: f.Path, line: f.Doc.LineOf(append(slices.Clip(at), strconv.Itoa(i))...)}
+			hm := hugoMount{src: src, dst: dst, outside: outside, path: f.Path, line: line}
 			hm.incl, hm.excl = mountFilter(mt)
 			if dst != "content" && !outside {
 				below = true
@@ -88,6 +68,40 @@ func readContentMounts(sorted []File) []hugoMount {
 		return nil
 	}
 	return out
+}
+
+// hugoMountsOf yields the module mounts a Hugo configuration file f
+// declares (module.mounts in the main one, mounts in config/…/module.*),
+// each with the line it starts at; none for another file.
+func hugoMountsOf(f File) iter.Seq2[map[string]any, int] {
+	return func(yield func(map[string]any, int) bool) {
+		kind, ok := hugoConfigFile(f.Path)
+		if !ok || f.Doc == nil || (kind != "main" && kind != "module") {
+			return
+		}
+		m := f.Doc.Meta()
+		var at []string
+		if kind == "main" {
+			mod, k, ok := lowerKey(m, "module")
+			mm, isMap := mod.(map[string]any)
+			if !ok || !isMap {
+				return
+			}
+			m, at = mm, append(at, k)
+		}
+		v, k, ok := lowerKey(m, "mounts")
+		if !ok {
+			return
+		}
+		at = append(at, k)
+		list, _ := v.([]any)
+		for i, e := range list {
+			mt, _ := e.(map[string]any)
+			if !yield(mt, f.Doc.LineOf(append(slices.Clip(at), strconv.Itoa(i))...)) {
+				return
+			}
+		}
+	}
 }
 
 // mountSource is a mount's source as a path of the site, and whether it

@@ -171,28 +171,7 @@ func eleventySite(in *MisreadInput) []Misread {
 func hugoSubMounts(in *MisreadInput) []Misread {
 	var out []Misread
 	for _, f := range in.Files {
-		kind, ok := hugoConfigFile(f.Path)
-		if !ok || f.Doc == nil || (kind != "main" && kind != "module") {
-			continue
-		}
-		m := f.Doc.Meta()
-		at := []string{}
-		if kind == "main" {
-			mod, k, ok := lowerKey(m, "module")
-			mm, isMap := mod.(map[string]any)
-			if !ok || !isMap {
-				continue
-			}
-			m, at = mm, append(at, k)
-		}
-		v, k, ok := lowerKey(m, "mounts")
-		if !ok {
-			continue
-		}
-		at = append(at, k)
-		list, _ := v.([]any)
-		for i, e := range list {
-			mt, _ := e.(map[string]any)
+		for mt, line := range hugoMountsOf(f) {
 			src, dst := mountPath(mt, "source"), mountPath(mt, "target")
 			rest, below := strings.CutPrefix(dst, "content/")
 			if !below || rest == "" || src == "" {
@@ -208,7 +187,7 @@ func hugoSubMounts(in *MisreadInput) []Misread {
 				if ext := strings.ToLower(path.Ext(raw)); ext != "" && !isDocExt(ext) {
 					continue // an image mounted as a resource
 				}
-				out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: f.Doc.LineOf(append(slices.Clip(at), fmt.Sprint(i))...),
+				out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: line,
 					Message: fmt.Sprintf("a module mount of %s, outside the site's folder, onto %s: Hugo reads it there, folio reads no file outside the site", raw, dst)})
 				continue
 			}
@@ -221,7 +200,7 @@ func hugoSubMounts(in *MisreadInput) []Misread {
 			if n == 0 {
 				continue // an image mounted as a resource
 			}
-			out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: f.Doc.LineOf(append(slices.Clip(at), fmt.Sprint(i))...),
+			out = append(out, Misread{Kind: MisreadHugoMounts, Path: f.Path, Line: line,
 				Message: fmt.Sprintf("a module mount of %s/ (%s) onto %s/: Hugo serves them below /%s/, folio does not follow a mount below content/ and serves them at their own paths (or not at all, below a folder starting with _)", src, count(n, "content file"), dst, rest)})
 		}
 	}
