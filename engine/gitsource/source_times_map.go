@@ -159,8 +159,8 @@ func (tm *timeMap) baseSecs() iter.Seq2[string, int64] {
 // inPathOrder are the paths and their times sorted by path, as a cache
 // file keeps them (so that a restart reads them as a sortedTimes).
 func (tm *timeMap) inPathOrder() iter.Seq2[string, int64] {
-	if tm.sorted != nil && len(tm.over) == 0 {
-		return tm.sorted.all()
+	if tm.sorted != nil {
+		return tm.sorted.merged(tm.over)
 	}
 	paths := make([]string, 0, tm.n)
 	at := make(map[string]int64, tm.n)
@@ -202,6 +202,35 @@ func (st *sortedTimes) all() iter.Seq2[string, int64] {
 	return func(yield func(string, int64) bool) {
 		for i, p := range st.paths {
 			if !yield(p, st.secs[i]) {
+				return
+			}
+		}
+	}
+}
+
+// merged are st's paths and times with over's merged in, in path order:
+// a path over sets is its time there, one over deletes (noTime) is left
+// out. A save after a push writes them so without sorting a million
+// paths again.
+func (st *sortedTimes) merged(over map[string]int64) iter.Seq2[string, int64] {
+	keys := slices.Sorted(maps.Keys(over))
+	return func(yield func(string, int64) bool) {
+		i := 0
+		for _, k := range keys {
+			for ; i < len(st.paths) && st.paths[i] < k; i++ {
+				if !yield(st.paths[i], st.secs[i]) {
+					return
+				}
+			}
+			if i < len(st.paths) && st.paths[i] == k {
+				i++ // over has it
+			}
+			if t := over[k]; t != noTime && !yield(k, t) {
+				return
+			}
+		}
+		for ; i < len(st.paths); i++ {
+			if !yield(st.paths[i], st.secs[i]) {
 				return
 			}
 		}

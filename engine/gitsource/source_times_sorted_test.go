@@ -97,12 +97,30 @@ func TestCache_TimesReadInPathOrder(t *testing.T) {
 		}
 	}
 	// written again in path order from a map over the slices
+	// (merged with the slices, not sorted again: a path set, one added
+	// before every other, one after, one deleted)
 	var written []string
-	for p := range pushed.inPathOrder() {
+	for p, ts := range pushed.inPathOrder() {
 		written = append(written, p)
+		if want, in := at[p]; !in || ts != secs(want) {
+			t.Fatalf("written: %s at %d, want %v %v", p, ts, want, in)
+		}
 	}
 	if !slices.IsSorted(written) || len(written) != len(at) {
 		t.Fatal("a push's times are not written in path order")
+	}
+	last := pushed.with([]string{"content/posts/zz.md"}, []string{paths[0]}, later)
+	delete(at, paths[0])
+	at["content/posts/zz.md"] = later
+	written = written[:0]
+	for p, ts := range last.inPathOrder() {
+		written = append(written, p)
+		if want, in := at[p]; !in || ts != secs(want) {
+			t.Fatalf("written again: %s at %d, want %v %v", p, ts, want, in)
+		}
+	}
+	if !slices.IsSorted(written) || len(written) != len(at) {
+		t.Fatal("a second push's times are not written in path order")
 	}
 }
 
