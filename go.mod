@@ -9,6 +9,7 @@ require (
 	github.com/adrg/frontmatter v0.2.0
 	github.com/andybalholm/brotli v1.3.0
 	github.com/blevesearch/bleve/v2 v2.5.7
+	github.com/blevesearch/bleve_index_api v1.2.11
 	github.com/buckket/go-blurhash v1.1.0
 	github.com/chai2010/webp v1.4.0
 	github.com/chromedp/cdproto v0.159.0
@@ -47,7 +48,6 @@ require (
 	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bits-and-blooms/bitset v1.22.0 // indirect
-	github.com/blevesearch/bleve_index_api v1.2.11 // indirect
 	github.com/blevesearch/geo v0.2.4 // indirect
 	github.com/blevesearch/go-faiss v1.0.26 // indirect
 	github.com/blevesearch/go-porterstemmer v1.0.3 // indirect
