@@ -77,23 +77,7 @@ func mkdocsSite(in *MisreadInput) []Misread {
 			}
 		}
 	}
-	n := 0
-	first := ""
-	served := servedPaths(in.Files)
-	for _, p := range in.Paths {
-		switch strings.ToLower(path.Ext(p)) {
-		case ".md", ".markdown":
-		default:
-			continue
-		}
-		if !strings.HasPrefix(p, docs+"/") || served[p] {
-			continue
-		}
-		if first == "" {
-			first = p
-		}
-		n++
-	}
+	n, first := unservedUnder(in, docs, ".md", ".markdown")
 	if n == 0 {
 		return nil
 	}
@@ -264,17 +248,7 @@ func mdbookSite(in *MisreadInput) []Misread {
 			}
 		}
 	}
-	served := servedPaths(in.Files)
-	n, first := 0, ""
-	for _, p := range in.Paths {
-		if strings.ToLower(path.Ext(p)) != ".md" || !strings.HasPrefix(p, src+"/") || served[p] {
-			continue
-		}
-		if first == "" {
-			first = p
-		}
-		n++
-	}
+	n, first := unservedUnder(in, src, ".md")
 	if n == 0 {
 		return nil
 	}
@@ -391,4 +365,21 @@ func unservedByFirstFolder(in *MisreadInput) map[string]int {
 		dirs[first+"/"] += n
 	}
 	return dirs
+}
+
+// unservedUnder counts the files below folder dir, with one of the
+// extensions exts (lower case), that folio does not serve, and names the
+// first of them.
+func unservedUnder(in *MisreadInput, dir string, exts ...string) (n int, first string) {
+	served := servedPaths(in.Files)
+	for _, p := range in.Paths {
+		if !slices.Contains(exts, strings.ToLower(path.Ext(p))) || !strings.HasPrefix(p, dir+"/") || served[p] {
+			continue
+		}
+		if first == "" {
+			first = p
+		}
+		n++
+	}
+	return n, first
 }
